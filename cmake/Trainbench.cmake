@@ -1,0 +1,62 @@
+# Build conventions shared by every target of the tree.
+set(CMAKE_RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/bin)
+set(CMAKE_LIBRARY_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/lib)
+set(CMAKE_ARCHIVE_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/lib)
+# Plugins land next to the executables, where the registry looks first.
+set(TB_PLUGIN_OUTPUT_DIR ${CMAKE_BINARY_DIR}/bin/plugins)
+set(TB_PLUGIN_INSTALL_DIR ${CMAKE_INSTALL_LIBDIR}/trainbench/plugins)
+
+add_library(tb_warnings INTERFACE)
+# GCC 12 reports a false -Wmaybe-uninitialized inside its own avx512fintrin.h for Eigen code.
+target_compile_options(tb_warnings INTERFACE -Wall -Wextra -Wpedantic -Wno-maybe-uninitialized)
+add_library(tb_optimise INTERFACE)
+if(TB_NATIVE)
+  target_compile_options(tb_optimise INTERFACE -march=native)
+endif()
+
+find_package(Git QUIET)
+set(TB_GIT_HASH "unknown")
+if(GIT_FOUND AND EXISTS ${CMAKE_SOURCE_DIR}/.git)
+  execute_process(COMMAND ${GIT_EXECUTABLE} rev-parse --short=12 HEAD
+    WORKING_DIRECTORY ${CMAKE_SOURCE_DIR} OUTPUT_VARIABLE TB_GIT_HASH
+    OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET)
+  if(NOT TB_GIT_HASH)
+    set(TB_GIT_HASH "unknown")
+  endif()
+endif()
+
+# tb_add_plugin(<target> SOURCES ... [LIBS ...])
+# A trainer plugin: a MODULE library built against tb::api and tb::numerics.
+function(tb_add_plugin target)
+  cmake_parse_arguments(ARG "" "" "SOURCES;LIBS" ${ARGN})
+  add_library(${target} MODULE ${ARG_SOURCES})
+  set_target_properties(${target} PROPERTIES
+    AUTOMOC ON
+    LIBRARY_OUTPUT_DIRECTORY ${TB_PLUGIN_OUTPUT_DIR}
+    PREFIX "")
+  target_link_libraries(${target} PRIVATE tb::api tb::numerics tb_warnings tb_optimise ${ARG_LIBS})
+  install(TARGETS ${target} LIBRARY DESTINATION ${TB_PLUGIN_INSTALL_DIR})
+endfunction()
+
+# tb_add_test(<name> SOURCES ... [LIBS ...] [LABELS ...] [TIMEOUT s])
+# One QtTest program, registered with CTest under the offscreen platform.
+function(tb_add_test name)
+  cmake_parse_arguments(ARG "" "TIMEOUT" "SOURCES;LIBS;LABELS" ${ARGN})
+  add_executable(${name} ${ARG_SOURCES})
+  set_target_properties(${name} PROPERTIES AUTOMOC ON RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/tests)
+  target_link_libraries(${name} PRIVATE Qt6::Test tb_warnings tb_optimise ${ARG_LIBS})
+  target_compile_definitions(${name} PRIVATE
+    TB_FIXTURES_DIR="${CMAKE_SOURCE_DIR}/tests/fixtures"
+    TB_PLUGIN_BUILD_DIR="${TB_PLUGIN_OUTPUT_DIR}"
+    TB_BIN_DIR="${CMAKE_BINARY_DIR}/bin"
+    TB_SOURCE_DIR="${CMAKE_SOURCE_DIR}")
+  add_test(NAME ${name} COMMAND ${name})
+  if(NOT ARG_TIMEOUT)
+    set(ARG_TIMEOUT 300)
+  endif()
+  set_tests_properties(${name} PROPERTIES TIMEOUT ${ARG_TIMEOUT}
+    ENVIRONMENT "QT_QPA_PLATFORM=offscreen;TRAINBENCH_PLUGIN_PATH=${TB_PLUGIN_OUTPUT_DIR}")
+  if(ARG_LABELS)
+    set_tests_properties(${name} PROPERTIES LABELS "${ARG_LABELS}")
+  endif()
+endfunction()

@@ -1,0 +1,11 @@
+#pragma once
+/// @file Trainbench.h
+/// Everything a plugin needs: include this one header.
+#include "Checkpoint.h"
+#include "DatasetView.h"
+#include "ParamSchema.h"
+#include "ParamSpec.h"
+#include "RunContext.h"
+#include "Seeds.h"
+#include "Trainer.h"
+#include "TrainerFactory.h"
