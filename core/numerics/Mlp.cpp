@@ -1,0 +1,308 @@
+#include "Mlp.h"
+
+#include <tbb/blocked_range.h>
+#include <tbb/parallel_for.h>
+
+#include <cmath>
+#include <random>
+#include <stdexcept>
+
+namespace tb::num {
+namespace {
+
+std::string shape(Eigen::Index r, Eigen::Index c)
+{
+    return std::to_string(r) + "x" + std::to_string(c);
+}
+
+// Rows per task of predict(): large enough for efficient products, small enough to bound memory.
+constexpr Eigen::Index kPredictBlock = 2048;
+
+} // namespace
+
+Mlp::Mlp(std::vector<Eigen::Index> sizes, std::vector<Activation> activations, bool bias)
+    : m_sizes(std::move(sizes)), m_activations(std::move(activations)), m_bias(bias)
+{
+    if (m_sizes.size() < 2)
+        throw std::invalid_argument("mlp: need at least 2 layer sizes (inputs and outputs), got " +
+                                    std::to_string(m_sizes.size()));
+    for (std::size_t i = 0; i < m_sizes.size(); ++i)
+        if (m_sizes[i] < 1)
+            throw std::invalid_argument("mlp: layer size " + std::to_string(i) + " is " + std::to_string(m_sizes[i]) +
+                                        ", must be >= 1");
+    if (m_activations.size() != m_sizes.size() - 1)
+        throw std::invalid_argument("mlp: " + std::to_string(m_sizes.size() - 1) + " weight layers need as many "
+                                    "activations, got " + std::to_string(m_activations.size()));
+    for (std::size_t l = 0; l + 1 < m_activations.size(); ++l)
+        if (m_activations[l] == Activation::Softmax)
+            throw std::invalid_argument("mlp: softmax is allowed on the output layer only, not on layer " +
+                                        std::to_string(l));
+    m_weights.resize(m_activations.size());
+    for (int l = 0; l < layerCount(); ++l)
+        m_weights[std::size_t(l)].setZero(weightRows(l), width(l + 1));
+}
+
+Mlp Mlp::withHidden(Eigen::Index inputs, const std::vector<Eigen::Index>& hidden, Eigen::Index outputs,
+                    Activation hiddenActivation, Activation outputActivation, bool bias)
+{
+    std::vector<Eigen::Index> sizes{inputs};
+    sizes.insert(sizes.end(), hidden.begin(), hidden.end());
+    sizes.push_back(outputs);
+    std::vector<Activation> acts(hidden.size(), hiddenActivation);
+    acts.push_back(outputActivation);
+    return Mlp(std::move(sizes), std::move(acts), bias);
+}
+
+std::string Mlp::describe() const
+{
+    // Appends only: GCC 12 warns falsely (-Wrestrict) on "literal" + std::string temporaries.
+    std::string s;
+    for (std::size_t i = 0; i < m_sizes.size(); ++i) {
+        if (i)
+            s += '-';
+        s += std::to_string(m_sizes[i]);
+    }
+    s += ", ";
+    for (std::size_t i = 0; i < m_activations.size(); ++i) {
+        if (i)
+            s += '/';
+        s += activationName(m_activations[i]);
+    }
+    s += m_bias ? ", bias" : ", no bias";
+    return s;
+}
+
+void Mlp::checkLayer(int l, const char* what) const
+{
+    if (l < 0 || l >= layerCount())
+        throw std::invalid_argument(std::string("mlp ") + what + ": layer " + std::to_string(l) + " is outside [0, " +
+                                    std::to_string(layerCount()) + ")");
+}
+
+void Mlp::setWeights(int l, const Eigen::Ref<const Eigen::MatrixXd>& w)
+{
+    checkLayer(l, "setWeights");
+    Eigen::MatrixXd& m = m_weights[std::size_t(l)];
+    if (w.rows() != m.rows() || w.cols() != m.cols())
+        throw std::invalid_argument("mlp setWeights: layer " + std::to_string(l) + " needs " +
+                                    shape(m.rows(), m.cols()) + " weights, got " + shape(w.rows(), w.cols()));
+    m = w;
+}
+
+void Mlp::setAllWeights(const std::vector<Eigen::MatrixXd>& w)
+{
+    if (int(w.size()) != layerCount())
+        throw std::invalid_argument("mlp setAllWeights: " + std::to_string(layerCount()) + " layers, got " +
+                                    std::to_string(w.size()) + " matrices");
+    for (int l = 0; l < layerCount(); ++l)
+        setWeights(l, w[std::size_t(l)]);
+}
+
+void Mlp::initUniform(std::uint64_t seed, double lo, double hi)
+{
+    if (!std::isfinite(lo) || !std::isfinite(hi) || lo > hi)
+        throw std::invalid_argument("mlp initUniform: range [" + std::to_string(lo) + ", " + std::to_string(hi) +
+                                    "] must be finite with lo <= hi");
+    std::mt19937_64 gen(seed);
+    for (auto& w : m_weights)
+        for (Eigen::Index j = 0; j < w.cols(); ++j)
+            for (Eigen::Index i = 0; i < w.rows(); ++i)
+                w(i, j) = lo + (hi - lo) * uniform01(gen());
+}
+
+void Mlp::initGlorot(std::uint64_t seed)
+{
+    std::mt19937_64 gen(seed);
+    for (int l = 0; l < layerCount(); ++l) {
+        Eigen::MatrixXd& w = m_weights[std::size_t(l)];
+        const double r = std::sqrt(6.0 / double(width(l) + width(l + 1)));
+        for (Eigen::Index j = 0; j < w.cols(); ++j)
+            for (Eigen::Index i = 0; i < w.rows(); ++i)
+                w(i, j) = (m_bias && i == width(l)) ? 0.0 : -r + 2.0 * r * uniform01(gen());
+    }
+}
+
+Eigen::Index Mlp::parameterCount() const
+{
+    Eigen::Index n = 0;
+    for (const auto& w : m_weights)
+        n += w.size();
+    return n;
+}
+
+Eigen::VectorXd Mlp::flatten() const
+{
+    Eigen::VectorXd p(parameterCount());
+    flattenInto(p);
+    return p;
+}
+
+void Mlp::flattenInto(Eigen::Ref<Eigen::VectorXd> out) const
+{
+    flattenInto(m_weights, out);
+}
+
+void Mlp::flattenInto(const std::vector<Eigen::MatrixXd>& mats, Eigen::Ref<Eigen::VectorXd> out)
+{
+    Eigen::Index total = 0;
+    for (const auto& m : mats)
+        total += m.size();
+    if (out.size() != total)
+        throw std::invalid_argument("mlp flatten: buffer has " + std::to_string(out.size()) + " entries, need " +
+                                    std::to_string(total));
+    Eigen::Index off = 0;
+    for (const auto& m : mats) {
+        out.segment(off, m.size()) = Eigen::Map<const Eigen::VectorXd>(m.data(), m.size());
+        off += m.size();
+    }
+}
+
+void Mlp::unflatten(const Eigen::Ref<const Eigen::VectorXd>& p)
+{
+    if (p.size() != parameterCount())
+        throw std::invalid_argument("mlp unflatten: vector has " + std::to_string(p.size()) + " entries, network has " +
+                                    std::to_string(parameterCount()) + " weights");
+    Eigen::Index off = 0;
+    for (auto& w : m_weights) {
+        Eigen::Map<Eigen::VectorXd>(w.data(), w.size()) = p.segment(off, w.size());
+        off += w.size();
+    }
+}
+
+std::vector<Eigen::MatrixXd> Mlp::zeroGradients() const
+{
+    std::vector<Eigen::MatrixXd> g(m_weights.size());
+    for (std::size_t l = 0; l < m_weights.size(); ++l)
+        g[l].setZero(m_weights[l].rows(), m_weights[l].cols());
+    return g;
+}
+
+void Mlp::forward(const Eigen::Ref<const Eigen::MatrixXd>& x, MlpWorkspace& ws) const
+{
+    if (layerCount() == 0)
+        throw std::invalid_argument("mlp forward: the network is empty");
+    if (x.cols() != inputs())
+        throw std::invalid_argument("mlp forward: input has " + std::to_string(x.cols()) + " columns, network expects " +
+                                    std::to_string(inputs()));
+    const Eigen::Index m = x.rows();
+    ws.reserve(*this, m);
+    ws.rows = m;
+    const int last = layerCount() - 1;
+    for (int l = 0; l <= last; ++l) {
+        const Eigen::MatrixXd& w = m_weights[std::size_t(l)];
+        const Eigen::Index in = width(l);
+        // The output layer keeps its pre-activations (for a stable cross-entropy).
+        auto z = (l == last) ? ws.outputPre.topRows(m) : ws.values[std::size_t(l)].topRows(m);
+        if (l == 0)
+            z.noalias() = x * w.topRows(in);
+        else
+            z.noalias() = ws.values[std::size_t(l - 1)].topRows(m) * w.topRows(in);
+        if (m_bias)
+            z.rowwise() += w.row(in);
+        auto out = ws.values[std::size_t(l)].topRows(m);
+        activationApply(m_activations[std::size_t(l)], z, out);
+    }
+}
+
+Eigen::MatrixXd Mlp::predict(const Eigen::Ref<const Eigen::MatrixXd>& x) const
+{
+    if (x.cols() != inputs())
+        throw std::invalid_argument("mlp predict: input has " + std::to_string(x.cols()) + " columns, network expects " +
+                                    std::to_string(inputs()));
+    const Eigen::Index n = x.rows();
+    Eigen::MatrixXd out(n, outputs());
+    const Eigen::Index blocks = (n + kPredictBlock - 1) / kPredictBlock;
+    tbb::parallel_for(tbb::blocked_range<Eigen::Index>(0, blocks, 1), [&](const tbb::blocked_range<Eigen::Index>& r) {
+        MlpWorkspace ws;
+        for (Eigen::Index b = r.begin(); b < r.end(); ++b) {
+            const Eigen::Index r0 = b * kPredictBlock, m = std::min(kPredictBlock, n - r0);
+            forward(x.middleRows(r0, m), ws);
+            out.middleRows(r0, m) = ws.output();
+        }
+    });
+    return out;
+}
+
+double Mlp::loss(const Eigen::Ref<const Eigen::MatrixXd>& y, MlpLoss lossKind, const MlpWorkspace& ws) const
+{
+    const Eigen::Index m = ws.rows;
+    if (y.rows() != m || y.cols() != outputs())
+        throw std::invalid_argument("mlp loss: targets are " + shape(y.rows(), y.cols()) + ", the last forward pass gave " +
+                                    shape(m, outputs()));
+    if (lossKind == MlpLoss::SquaredError)
+        return 0.5 * (ws.output() - y).squaredNorm();
+    if (m_activations.back() != Activation::Softmax)
+        throw std::invalid_argument("mlp loss: softmax cross-entropy needs a softmax output layer, this one is " +
+                                    std::string(activationName(m_activations.back())));
+    // −Σ y·log p with log p = z − logsumexp(z): finite even where p underflows to 0.
+    double total = 0;
+    const auto z = ws.outputPre.topRows(m);
+    for (Eigen::Index i = 0; i < m; ++i) {
+        const double zmax = z.row(i).maxCoeff();
+        const double lse = zmax + std::log((z.row(i).array() - zmax).exp().sum());
+        total -= (y.row(i).array() * (z.row(i).array() - lse)).sum();
+    }
+    return total;
+}
+
+double Mlp::backward(const Eigen::Ref<const Eigen::MatrixXd>& x, const Eigen::Ref<const Eigen::MatrixXd>& y,
+                     MlpLoss lossKind, MlpWorkspace& ws, std::vector<Eigen::MatrixXd>& grads, bool accumulate) const
+{
+    const Eigen::Index m = x.rows();
+    if (!ws.fits(*this, m) || ws.rows != m)
+        throw std::invalid_argument("mlp backward: call forward() on the same " + std::to_string(m) +
+                                    " rows with this workspace first");
+    if (x.cols() != inputs())
+        throw std::invalid_argument("mlp backward: input has " + std::to_string(x.cols()) + " columns, network expects " +
+                                    std::to_string(inputs()));
+    if (int(grads.size()) != layerCount())
+        throw std::invalid_argument("mlp backward: " + std::to_string(grads.size()) + " gradient matrices for " +
+                                    std::to_string(layerCount()) + " layers");
+    for (int l = 0; l < layerCount(); ++l) {
+        const auto& g = grads[std::size_t(l)];
+        if (g.rows() != weightRows(l) || g.cols() != width(l + 1))
+            throw std::invalid_argument("mlp backward: gradient of layer " + std::to_string(l) + " is " +
+                                        shape(g.rows(), g.cols()) + ", weights are " +
+                                        shape(weightRows(l), width(l + 1)));
+    }
+    const double total = loss(y, lossKind, ws); // also checks y's shape and the output activation
+
+    const int last = layerCount() - 1;
+    auto deltaOut = ws.deltas[std::size_t(last)].topRows(m);
+    deltaOut = ws.output() - y;
+    if (lossKind == MlpLoss::SquaredError)
+        activationBackprop(m_activations.back(), ws.output(), deltaOut, deltaOut);
+    // Cross-entropy through softmax: ∂ℓ/∂z = p − y, already there.
+
+    for (int l = last; l >= 0; --l) {
+        const Eigen::Index in = width(l);
+        const auto delta = ws.deltas[std::size_t(l)].topRows(m);
+        Eigen::MatrixXd& g = grads[std::size_t(l)];
+        if (l == 0) {
+            if (accumulate)
+                g.topRows(in).noalias() += x.transpose() * delta;
+            else
+                g.topRows(in).noalias() = x.transpose() * delta;
+        } else {
+            const auto input = ws.values[std::size_t(l - 1)].topRows(m);
+            if (accumulate)
+                g.topRows(in).noalias() += input.transpose() * delta;
+            else
+                g.topRows(in).noalias() = input.transpose() * delta;
+        }
+        if (m_bias) {
+            if (accumulate)
+                g.row(in) += delta.colwise().sum();
+            else
+                g.row(in) = delta.colwise().sum();
+        }
+        if (l > 0) {
+            auto prev = ws.deltas[std::size_t(l - 1)].topRows(m);
+            prev.noalias() = delta * m_weights[std::size_t(l)].topRows(in).transpose();
+            activationBackprop(m_activations[std::size_t(l - 1)], ws.values[std::size_t(l - 1)].topRows(m), prev, prev);
+        }
+    }
+    return total;
+}
+
+} // namespace tb::num

@@ -1,0 +1,134 @@
+#pragma once
+/// @file Mlp.h
+/// The fully connected feed-forward network every network-training plugin (BPLS, gradient
+/// baselines, BLD) trains, so that comparisons are of algorithms, not of models. No Qt.
+///
+/// Layout: sizes = {d, h1, …, hH, k}; L = H + 1 weight layers, numbered 0 … L−1. Weight layer l
+/// maps the width(l) values of layer l (layer 0 = the input X) to width(l+1) values:
+///     Z = [N 1] · W_l,   N' = f_l(Z)
+/// where the constant-1 column is present only when bias() is on, so W_l has
+/// weightRows(l) = width(l) + (bias ? 1 : 0) rows and width(l+1) columns; the bias weights are
+/// the LAST row. Samples are rows.
+
+#include "Activation.h"
+#include "MlpWorkspace.h"
+
+#include <Eigen/Core>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace tb::num {
+
+/// Losses back-propagated by Mlp::backward(), per sample i (rows of the batch):
+enum class MlpLoss {
+    /// ℓ_i = ½ ‖ŷ_i − y_i‖²  (any output activation).
+    SquaredError,
+    /// ℓ_i = −Σ_j y_ij log p_ij with p = softmax output; requires a softmax output layer and
+    /// rows of y that sum to 1 (one-hot or probabilities), so that ∂ℓ/∂z = p − y.
+    SoftmaxCrossEntropy
+};
+
+/// A fully connected network: weights, activations, forward and backward passes.
+///
+/// Thread-safety: const methods may run concurrently (each thread with its own workspace);
+/// the weights must not change meanwhile.
+class Mlp {
+public:
+    /// An empty network (layerCount() == 0). Assign a real one before use.
+    Mlp() = default;
+
+    /// A network with layer widths @p sizes = {d, h1, …, k} (≥ 2 entries, each ≥ 1) and one
+    /// activation per weight layer (@p activations.size() == sizes.size() − 1). Softmax is
+    /// allowed on the output layer only. Weights start at zero; call initUniform() or
+    /// initGlorot(). Throws std::invalid_argument naming the offending entry.
+    Mlp(std::vector<Eigen::Index> sizes, std::vector<Activation> activations, bool bias = true);
+
+    /// Convenience: d inputs, hidden widths @p hidden (may be empty: a linear model), k
+    /// outputs, one activation for all hidden layers and one for the output layer.
+    static Mlp withHidden(Eigen::Index inputs, const std::vector<Eigen::Index>& hidden, Eigen::Index outputs,
+                          Activation hiddenActivation, Activation outputActivation, bool bias = true);
+
+    int layerCount() const { return int(m_weights.size()); }       ///< L = weight layers
+    Eigen::Index inputs() const { return m_sizes.empty() ? 0 : m_sizes.front(); }
+    Eigen::Index outputs() const { return m_sizes.empty() ? 0 : m_sizes.back(); }
+    /// Width of layer @p l, l ∈ [0, L]: width(0) = d, width(L) = k.
+    Eigen::Index width(int l) const { return m_sizes[std::size_t(l)]; }
+    const std::vector<Eigen::Index>& sizes() const { return m_sizes; }
+    bool bias() const { return m_bias; }
+    /// Rows of W_l: width(l) + 1 with bias, width(l) without.
+    Eigen::Index weightRows(int l) const { return width(l) + (m_bias ? 1 : 0); }
+    /// Activation of weight layer @p l, l ∈ [0, L).
+    Activation activation(int l) const { return m_activations[std::size_t(l)]; }
+    const std::vector<Activation>& activations() const { return m_activations; }
+    /// "784-50-10, sigmoid/softmax, bias" for logs.
+    std::string describe() const;
+
+    /// W_l, weightRows(l) × width(l+1); the bias weights are the last row.
+    const Eigen::MatrixXd& weights(int l) const { return m_weights[std::size_t(l)]; }
+    const std::vector<Eigen::MatrixXd>& allWeights() const { return m_weights; }
+    /// Replaces W_l. Throws std::invalid_argument if the shape differs.
+    void setWeights(int l, const Eigen::Ref<const Eigen::MatrixXd>& w);
+    /// Replaces all weights (same shapes). Throws std::invalid_argument on a shape mismatch.
+    void setAllWeights(const std::vector<Eigen::MatrixXd>& w);
+
+    /// Draws every weight, biases included, i.i.d. from U[lo, hi] (paper: [−1, 1]) using
+    /// std::mt19937_64(seed) and the top 53 bits of each draw, layer by layer, column-major —
+    /// identical on every platform. Throws std::invalid_argument unless lo ≤ hi, both finite.
+    void initUniform(std::uint64_t seed, double lo = -1.0, double hi = 1.0);
+    /// Glorot/Xavier uniform: W_l ~ U[−r, r], r = √(6 / (width(l) + width(l+1))); bias rows
+    /// zero. Same generator and order as initUniform().
+    void initGlorot(std::uint64_t seed);
+
+    /// Number of weights, Σ_l weightRows(l)·width(l+1).
+    Eigen::Index parameterCount() const;
+    /// All weights as one vector: layer 0 first, each matrix column-major.
+    Eigen::VectorXd flatten() const;
+    /// flatten() into a caller's buffer of parameterCount() entries (no allocation).
+    void flattenInto(Eigen::Ref<Eigen::VectorXd> out) const;
+    /// Sets all weights from a vector in flatten() order. Throws std::invalid_argument if its
+    /// size is not parameterCount().
+    void unflatten(const Eigen::Ref<const Eigen::VectorXd>& p);
+    /// Any list of weight-shaped matrices (e.g. gradients) in flatten() order.
+    static void flattenInto(const std::vector<Eigen::MatrixXd>& mats, Eigen::Ref<Eigen::VectorXd> out);
+    /// Zero matrices shaped like the weights, e.g. a gradient buffer for backward().
+    std::vector<Eigen::MatrixXd> zeroGradients() const;
+
+    /// Forward pass over the rows of @p x (any row range of a larger matrix, e.g.
+    /// x.middleRows(r0, m)), keeping every layer's output in @p ws (see MlpWorkspace). No
+    /// allocation when ws.fits(*this, x.rows()). Throws std::invalid_argument if x has not
+    /// inputs() columns.
+    void forward(const Eigen::Ref<const Eigen::MatrixXd>& x, MlpWorkspace& ws) const;
+
+    /// Outputs for all rows of @p x (n × outputs()). Allocates; runs in parallel over row
+    /// blocks in the current TBB arena (rows are independent, so results do not depend on
+    /// the thread count).
+    Eigen::MatrixXd predict(const Eigen::Ref<const Eigen::MatrixXd>& x) const;
+
+    /// Back-propagation after forward(x, ws) on the same rows: writes (or, with @p accumulate,
+    /// adds) ∂/∂W_l of Σ_i ℓ_i — the SUM of the per-sample losses over the rows (see
+    /// MlpLoss), so that gradients of row blocks add up; divide by the batch size for a mean.
+    /// @p grads must be shaped like the weights (zeroGradients()). Returns Σ_i ℓ_i.
+    /// No allocation. Throws std::invalid_argument on shape mismatches, a forward pass of
+    /// another size, or SoftmaxCrossEntropy without a softmax output.
+    double backward(const Eigen::Ref<const Eigen::MatrixXd>& x, const Eigen::Ref<const Eigen::MatrixXd>& y,
+                    MlpLoss loss, MlpWorkspace& ws, std::vector<Eigen::MatrixXd>& grads,
+                    bool accumulate = false) const;
+
+    /// Σ_i ℓ_i of the outputs held in @p ws (after forward()) against @p y, without gradients.
+    double loss(const Eigen::Ref<const Eigen::MatrixXd>& y, MlpLoss loss, const MlpWorkspace& ws) const;
+
+    /// Uniform double in [0, 1) from the top 53 bits of @p bits (platform-independent,
+    /// unlike std::uniform_real_distribution).
+    static double uniform01(std::uint64_t bits) { return double(bits >> 11) * 0x1.0p-53; }
+
+private:
+    void checkLayer(int l, const char* what) const;
+
+    std::vector<Eigen::Index> m_sizes;
+    std::vector<Activation> m_activations;
+    std::vector<Eigen::MatrixXd> m_weights;
+    bool m_bias = true;
+};
+
+} // namespace tb::num
