@@ -1,0 +1,415 @@
+#include "BandedLineChart.h"
+
+#include "ChartPalette.h"
+
+#include <QAreaSeries>
+#include <QFontMetricsF>
+#include <QGraphicsSceneResizeEvent>
+#include <QGuiApplication>
+#include <QLegendMarker>
+#include <QLineSeries>
+#include <QLogValueAxis>
+#include <QValueAxis>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+namespace tb::charts {
+
+namespace {
+
+constexpr double kBandAlpha = 0.18;
+constexpr double kDashedBandAlpha = 0.10; // train bands: lighter, they mostly overlap the test bands
+constexpr double kLineWidth = 2.0;
+constexpr double kPad = 0.05; // fraction of the data span added on each side
+
+QFont scaledFont(double factor, bool bold = false)
+{
+    QFont f = QGuiApplication::font();
+    f.setPointSizeF(f.pointSizeF() * factor);
+    f.setBold(bold);
+    return f;
+}
+
+void styleAxis(QAbstractAxis* a)
+{
+    a->setTitleFont(scaledFont(1.1));
+    a->setLabelsFont(scaledFont(1.0));
+    a->setGridLineColor(QColor(0xDD, 0xDD, 0xDD));
+    a->setMinorGridLineColor(QColor(0xF0, 0xF0, 0xF0));
+    a->setLinePenColor(QColor(0x88, 0x88, 0x88));
+}
+
+/// Sets @p axis to [lo, hi] with ticks every 1, 2 or 5 × 10^k, about 6–8 of them, anchored at 0.
+void setLinearRange(QValueAxis* axis, double lo, double hi)
+{
+    axis->setRange(lo, hi);
+    const double raw = (hi - lo) / 7.0;
+    if (!(raw > 0) || !std::isfinite(raw))
+        return;
+    const double mag = std::pow(10.0, std::floor(std::log10(raw)));
+    double step = 10 * mag;
+    for (double m : {1.0, 2.0, 5.0})
+        if (m * mag >= raw) {
+            step = m * mag;
+            break;
+        }
+    axis->setTickAnchor(0);
+    axis->setTickInterval(step);
+}
+
+bool finite(double v)
+{
+    return std::isfinite(v);
+}
+
+} // namespace
+
+BandedLineChart::BandedLineChart(QGraphicsItem* parent)
+    : QChart(parent), m_yLo(std::numeric_limits<double>::quiet_NaN()),
+      m_yHi(std::numeric_limits<double>::quiet_NaN())
+{
+    setAnimationOptions(QChart::NoAnimation); // animations would lag behind 20 Hz updates
+    setBackgroundRoundness(0);
+    setBackgroundBrush(Qt::white);
+    setTitleFont(scaledFont(1.35, true));
+    legend()->setAlignment(Qt::AlignBottom);
+    legend()->setMarkerShape(QLegend::MarkerShapeFromSeries); // a line sample shows dashed vs solid
+    legend()->setFont(scaledFont(1.0));
+
+    auto* x = new QValueAxis;
+    styleAxis(x);
+    x->setLabelFormat("%g");
+    x->setTickType(QValueAxis::TicksDynamic); // ticks at round values without stretching the range
+    addAxis(x, Qt::AlignBottom);
+    m_x = x;
+    m_y = new QValueAxis;
+    styleAxis(m_y);
+    m_y->setLabelFormat("%g");
+    m_y->setTickType(QValueAxis::TicksDynamic);
+    addAxis(m_y, Qt::AlignLeft);
+}
+
+BandedLineChart::~BandedLineChart() = default; // series and axes are owned by QChart
+
+int BandedLineChart::lineCount(int group) const
+{
+    return group >= 0 && group < m_groups.size() ? int(m_groups[group].lines.size()) : 0;
+}
+
+QLineSeries* BandedLineChart::lineSeries(int group, int line) const
+{
+    if (line < 0 || line >= lineCount(group))
+        return nullptr;
+    return m_groups[group].lines[line].series;
+}
+
+QAreaSeries* BandedLineChart::bandSeries(int group, int line) const
+{
+    if (line < 0 || line >= lineCount(group))
+        return nullptr;
+    return m_groups[group].lines[line].band;
+}
+
+void BandedLineChart::setAxisTitles(const QString& x, const QString& y)
+{
+    m_x->setTitleText(x);
+    m_y->setTitleText(y);
+}
+
+void BandedLineChart::setYLimits(double lo, double hi)
+{
+    m_yLo = lo;
+    m_yHi = hi;
+}
+
+void BandedLineChart::setPointMarkers(double size)
+{
+    m_markerSize = size;
+    for (const Group& g : m_groups)
+        for (const Line& l : g.lines) {
+            l.series->setPointsVisible(size > 0);
+            if (size > 0)
+                l.series->setMarkerSize(size);
+        }
+}
+
+void BandedLineChart::setXLog(bool log)
+{
+    if (log == m_xLog)
+        return;
+    const QString title = m_x->titleText();
+    if (log) {
+        // Drop x ≤ 0 before a log axis sees them; the subclass's next setGroups() refills the series.
+        auto keepPositive = [](QXYSeries* s) {
+            QList<QPointF> pts = s->points();
+            pts.removeIf([](const QPointF& p) { return !(p.x() > 0); });
+            s->replace(pts);
+        };
+        for (const Group& g : m_groups)
+            for (const Line& l : g.lines) {
+                keepPositive(l.series);
+                if (l.band) {
+                    keepPositive(l.band->upperSeries());
+                    keepPositive(l.band->lowerSeries());
+                }
+            }
+    }
+    // Qt Charts deletes the axis' graphics with deleteLater(): without an event loop (CLI export) they
+    // would still be painted, so hide them first.
+    m_x->setVisible(false);
+    removeAxis(m_x); // detaches it from every series
+    delete m_x;
+    if (log) {
+        auto* a = new QLogValueAxis;
+        a->setBase(10);
+        a->setLabelFormat("%g");
+        a->setMinorTickCount(8); // 2 … 9 within each decade
+        m_x = a;
+    } else {
+        auto* a = new QValueAxis;
+        a->setLabelFormat("%g");
+        a->setTickType(QValueAxis::TicksDynamic);
+        m_x = a;
+    }
+    styleAxis(m_x);
+    m_x->setTitleText(title);
+    addAxis(m_x, Qt::AlignBottom);
+    m_xLog = log;
+    for (QAbstractSeries* s : series())
+        s->attachAxis(m_x);
+}
+
+QList<QPointF> BandedLineChart::filtered(const LineSpec& spec, QVector<double>* std) const
+{
+    QList<QPointF> pts;
+    pts.reserve(spec.mean.size());
+    std->clear();
+    for (qsizetype i = 0; i < spec.mean.size(); ++i) {
+        const QPointF& p = spec.mean[i];
+        // A log axis cannot place x ≤ 0 (e.g. the checkpoint at time 0): skip it rather than draw at -inf.
+        if (!finite(p.x()) || !finite(p.y()) || (m_xLog && p.x() <= 0))
+            continue;
+        pts.append(p);
+        const double s = i < spec.std.size() ? spec.std[i] : 0.0;
+        std->append(finite(s) ? s : 0.0);
+    }
+    return pts;
+}
+
+void BandedLineChart::destroyLine(Line& line)
+{
+    for (QAbstractSeries* s :
+         {static_cast<QAbstractSeries*>(line.band), static_cast<QAbstractSeries*>(line.series)}) {
+        if (!s)
+            continue;
+        if (s->chart() == this)
+            removeSeries(s); // hands ownership back
+        delete s;
+    }
+    line = Line{};
+}
+
+void BandedLineChart::attach(QAbstractSeries* s)
+{
+    addSeries(s);
+    s->attachAxis(m_x);
+    s->attachAxis(m_y);
+}
+
+void BandedLineChart::restack()
+{
+    // Qt Charts draws series in the order they were added. Bands go first so no band covers a line,
+    // and lines are added group by group so the legend reads "A — test, A — train, B — test …".
+    for (const Group& g : m_groups)
+        for (const Line& l : g.lines)
+            for (QAbstractSeries* s :
+                 {static_cast<QAbstractSeries*>(l.band), static_cast<QAbstractSeries*>(l.series)})
+                if (s && s->chart() == this)
+                    removeSeries(s);
+    for (const Group& g : m_groups)
+        for (const Line& l : g.lines)
+            if (l.band) {
+                attach(l.band);
+                for (QLegendMarker* m : legend()->markers(l.band))
+                    m->setVisible(false);
+            }
+    for (const Group& g : m_groups)
+        for (const Line& l : g.lines)
+            attach(l.series);
+}
+
+void BandedLineChart::resizeEvent(QGraphicsSceneResizeEvent* event)
+{
+    QChart::resizeEvent(event);
+    placeLegend();
+}
+
+void BandedLineChart::placeLegend()
+{
+    // Width of a one-line legend: each marker takes its label, a line sample and spacing.
+    const QFontMetricsF fm(legend()->font());
+    double needed = 0;
+    for (const Group& g : m_groups)
+        for (const Line& l : g.lines)
+            needed += fm.horizontalAdvance(l.series->name()) + 3.5 * fm.height();
+    const Qt::Alignment want = needed <= 0.95 * size().width() ? Qt::AlignBottom : Qt::AlignRight;
+    if (legend()->alignment() != want)
+        legend()->setAlignment(want);
+}
+
+void BandedLineChart::setGroups(const QVector<GroupSpec>& groups)
+{
+    bool restackNeeded = false;
+    while (m_groups.size() > groups.size()) {
+        for (Line& l : m_groups.last().lines)
+            destroyLine(l);
+        m_groups.removeLast();
+    }
+    m_groups.resize(groups.size());
+
+    QVector<double> std;
+    for (qsizetype gi = 0; gi < groups.size(); ++gi) {
+        const GroupSpec& spec = groups[gi];
+        Group& g = m_groups[gi];
+        while (g.lines.size() > spec.lines.size()) {
+            destroyLine(g.lines.last());
+            g.lines.removeLast();
+        }
+        const QColor colour = ChartPalette::color(int(gi));
+        for (qsizetype li = 0; li < spec.lines.size(); ++li) {
+            const LineSpec& ls = spec.lines[li];
+            if (li >= g.lines.size()) {
+                g.lines.append(Line{});
+                g.lines.last().series = new QLineSeries;
+                restackNeeded = true;
+            }
+            Line& l = g.lines[li];
+
+            const QString name = spec.label + QStringLiteral(" — ") + ls.suffix;
+            if (l.series->name() != name)
+                l.series->setName(name);
+            QPen pen(colour, kLineWidth, ls.style, Qt::RoundCap, Qt::RoundJoin);
+            if (l.series->pen() != pen)
+                l.series->setPen(pen);
+            if (l.series->pointsVisible() != (m_markerSize > 0)) {
+                l.series->setPointsVisible(m_markerSize > 0);
+                if (m_markerSize > 0)
+                    l.series->setMarkerSize(m_markerSize);
+            }
+
+            const QList<QPointF> pts = filtered(ls, &std);
+            l.series->replace(pts);
+
+            if (ls.band && !l.band) {
+                l.band = new QAreaSeries(new QLineSeries, new QLineSeries);
+                l.band->upperSeries()->setParent(l.band);
+                l.band->lowerSeries()->setParent(l.band);
+                l.band->setPen(Qt::NoPen);
+                restackNeeded = true;
+            } else if (!ls.band && l.band) {
+                if (l.band->chart() == this)
+                    removeSeries(l.band);
+                delete l.band;
+                l.band = nullptr;
+            }
+            if (l.band) {
+                l.band->setName(name + QStringLiteral(" ± std"));
+                const QBrush brush(ChartPalette::translucent(
+                    colour, ls.style == Qt::SolidLine ? kBandAlpha : kDashedBandAlpha));
+                if (l.band->brush() != brush)
+                    l.band->setBrush(brush);
+                QList<QPointF> up, lo;
+                up.reserve(pts.size());
+                lo.reserve(pts.size());
+                for (qsizetype i = 0; i < pts.size(); ++i) {
+                    up.append(QPointF(pts[i].x(), pts[i].y() + std[i]));
+                    lo.append(QPointF(pts[i].x(), pts[i].y() - std[i]));
+                }
+                l.band->upperSeries()->replace(up);
+                l.band->lowerSeries()->replace(lo);
+            }
+        }
+    }
+    if (restackNeeded)
+        restack();
+    placeLegend();
+    fitToData();
+}
+
+void BandedLineChart::fitToData()
+{
+    if (isZoomed())
+        return; // the user is looking at a detail: leave their view alone
+    const double inf = std::numeric_limits<double>::infinity();
+    double xlo = inf, xhi = -inf;
+    double ylo = inf, yhi = -inf;         // lines and bands
+    double dataYlo = inf, dataYhi = -inf; // lines only
+    for (const Group& g : m_groups)
+        for (const Line& l : g.lines) {
+            if (!l.series->isVisible())
+                continue;
+            for (const QPointF& p : l.series->points()) {
+                xlo = std::min(xlo, p.x());
+                xhi = std::max(xhi, p.x());
+                dataYlo = std::min(dataYlo, p.y());
+                dataYhi = std::max(dataYhi, p.y());
+            }
+            ylo = std::min(ylo, dataYlo);
+            yhi = std::max(yhi, dataYhi);
+            if (l.band && l.band->isVisible()) {
+                for (const QPointF& p : l.band->upperSeries()->points())
+                    yhi = std::max(yhi, p.y());
+                for (const QPointF& p : l.band->lowerSeries()->points())
+                    ylo = std::min(ylo, p.y());
+            }
+        }
+
+    if (m_xLog) {
+        auto* ax = static_cast<QLogValueAxis*>(m_x);
+        if (!(xlo <= xhi)) {
+            ax->setRange(0.1, 1);
+        } else {
+            const double l = std::log10(xlo), h = std::log10(xhi);
+            const double pad = std::max((h - l) * kPad, 0.05);
+            double lo = l - pad, hi = h + pad;
+            // A log axis labels powers of ten only: make sure at least two of them are in view.
+            if (std::floor(hi) - std::ceil(lo) < 1) {
+                lo = std::floor(lo);
+                hi = std::ceil(hi);
+            }
+            ax->setRange(std::pow(10.0, lo), std::pow(10.0, hi));
+        }
+    } else {
+        auto* ax = static_cast<QValueAxis*>(m_x);
+        if (!(xlo <= xhi)) {
+            ax->setRange(0, 1);
+        } else {
+            const double span = xhi - xlo;
+            const double pad = span > 0 ? span * kPad : (xlo != 0 ? std::abs(xlo) * 0.1 : 1.0);
+            double lo = xlo - pad;
+            if (xlo >= 0 && lo < 0)
+                lo = 0; // times, epochs and σ start at 0: no negative region
+            setLinearRange(ax, lo, xhi + pad);
+        }
+    }
+
+    if (!(ylo <= yhi)) {
+        m_y->setRange(std::isnan(m_yLo) ? 0 : m_yLo, std::isnan(m_yHi) ? 1 : m_yHi);
+        return;
+    }
+    const double span = yhi - ylo;
+    const double pad = span > 0 ? span * kPad : (ylo != 0 ? std::abs(ylo) * 0.1 : 1.0);
+    double lo = ylo - pad, hi = yhi + pad;
+    // Limits cut padding and bands (accuracy above 100 %, RMSE below 0), never data.
+    if (!std::isnan(m_yLo) && dataYlo >= m_yLo && lo < m_yLo)
+        lo = m_yLo;
+    if (!std::isnan(m_yHi) && dataYhi <= m_yHi && hi > m_yHi)
+        hi = m_yHi;
+    if (!(hi > lo))
+        hi = lo + 1;
+    setLinearRange(m_y, lo, hi);
+}
+
+} // namespace tb::charts

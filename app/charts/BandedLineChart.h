@@ -1,0 +1,106 @@
+#pragma once
+/// @file BandedLineChart.h
+/// Base of the Trainbench line charts: per algorithm a few mean lines (test solid, train dashed),
+/// each with an optional shaded ± std band, updated in place.
+
+#include <QChart>
+#include <QList>
+#include <QPointF>
+#include <QString>
+#include <QVector>
+
+class QAbstractAxis;
+class QAreaSeries;
+class QLineSeries;
+class QValueAxis;
+
+namespace tb::charts {
+
+/// A QChart holding "groups" (one per algorithm, coloured by ChartPalette in order) of mean lines,
+/// each optionally with a ± std band (a QAreaSeries of the same colour, alpha 0.18 under solid lines
+/// and 0.10 under dashed ones so overlapping bands stay readable; hidden from the legend and drawn
+/// beneath every line). Subclasses turn their records into GroupSpecs and call
+/// setGroups(), which reuses the existing series (QXYSeries::replace), so it is cheap enough to call
+/// ~20 times a second. Axis ranges follow the data unless the user has zoomed (QChart::isZoomed()).
+/// GUI thread only (like every QGraphicsItem). Qt Charts needs a QApplication.
+class BandedLineChart : public QChart {
+    Q_OBJECT
+public:
+    /// One line of a group.
+    struct LineSpec {
+        QString suffix; ///< legend name is "<group label> — <suffix>"
+        Qt::PenStyle style = Qt::SolidLine;
+        QList<QPointF> mean; ///< (x, mean y); points with NaN/Inf (or x ≤ 0 on a log axis) are skipped
+        QVector<double> std; ///< per point of mean; NaN counts as 0; may be empty when !band
+        bool band = false;   ///< draw mean ± std as a shaded band
+    };
+    /// One algorithm.
+    struct GroupSpec {
+        QString label;
+        QVector<LineSpec> lines;
+    };
+
+    explicit BandedLineChart(QGraphicsItem* parent = nullptr);
+    ~BandedLineChart() override;
+
+    /// Number of groups (algorithms) shown.
+    int groupCount() const { return int(m_groups.size()); }
+    /// Number of lines of group @p group (0 if out of range).
+    int lineCount(int group) const;
+    /// Mean line @p line of group @p group, or nullptr if out of range. Owned by the chart.
+    QLineSeries* lineSeries(int group, int line) const;
+    /// Band of that line, or nullptr if it has none (single repeat) or is out of range. Owned by the chart.
+    QAreaSeries* bandSeries(int group, int line) const;
+
+    /// Current x axis (a QValueAxis, or a QLogValueAxis when log x is on). Owned by the chart.
+    QAbstractAxis* xAxis() const { return m_x; }
+    /// Y axis (always linear). Owned by the chart.
+    QValueAxis* yAxis() const { return m_y; }
+    /// True when the x axis is logarithmic (base 10).
+    bool isXLog() const { return m_xLog; }
+
+    /// Sets both axes' ranges to the data with a little padding (5 %; on a log axis 5 % of the decades,
+    /// widened to whole decades when fewer than two powers of ten would be labelled), ticks every
+    /// 1, 2 or 5 × 10^k on linear axes. Does nothing while the user has zoomed; call after zoomReset().
+    void fitToData();
+
+protected:
+    void resizeEvent(QGraphicsSceneResizeEvent* event) override;
+
+    /// Replaces the shown groups by @p groups: series are created, renamed or dropped only where the
+    /// structure changed, points are replaced in place, then fitToData().
+    void setGroups(const QVector<GroupSpec>& groups);
+    /// Switches the x axis between linear and log10 (recreates the axis, keeps the series).
+    void setXLog(bool log);
+    void setAxisTitles(const QString& x, const QString& y);
+    /// Y range limits applied after padding: e.g. 0 … 100 for accuracy in %. NaN means no limit.
+    /// The lower limit only applies when all data are ≥ it (so negative data are never hidden).
+    void setYLimits(double lo, double hi);
+    /// Marks on every data point (noise sweeps), size in pixels; 0 turns them off.
+    void setPointMarkers(double size);
+
+private:
+    struct Line {
+        QLineSeries* series = nullptr;
+        QAreaSeries* band = nullptr;
+    };
+    struct Group {
+        QVector<Line> lines;
+    };
+
+    void restack();
+    void placeLegend();
+    void destroyLine(Line& line);
+    void attach(QAbstractSeries* s);
+    QList<QPointF> filtered(const LineSpec& spec, QVector<double>* std) const;
+
+    QVector<Group> m_groups;
+    QAbstractAxis* m_x = nullptr;
+    QValueAxis* m_y = nullptr;
+    bool m_xLog = false;
+    double m_yLo;
+    double m_yHi;
+    double m_markerSize = 0;
+};
+
+} // namespace tb::charts

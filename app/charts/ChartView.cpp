@@ -1,0 +1,51 @@
+#include "ChartView.h"
+
+#include "BandedLineChart.h"
+#include "ChartHover.h"
+
+#include <QWheelEvent>
+
+#include <cmath>
+
+namespace tb::charts {
+
+ChartView::ChartView(QChart* chart, QWidget* parent)
+    : QChartView(chart ? chart : new QChart, parent), m_hover(new ChartHover(this))
+{
+    setRenderHint(QPainter::Antialiasing);
+    setRubberBand(QChartView::RectangleRubberBand);
+}
+
+void ChartView::resetZoom()
+{
+    QChart* c = chart();
+    if (!c)
+        return;
+    c->zoomReset();
+    if (auto* banded = qobject_cast<BandedLineChart*>(c))
+        banded->fitToData(); // data may have grown since the zoom started
+}
+
+void ChartView::wheelEvent(QWheelEvent* event)
+{
+    if (!m_wheelZoom || !chart()) {
+        QChartView::wheelEvent(event);
+        return;
+    }
+    const double notches = event->angleDelta().y() / 120.0;
+    if (notches != 0)
+        chart()->zoom(std::pow(1.25, notches));
+    event->accept();
+}
+
+void ChartView::mouseDoubleClickEvent(QMouseEvent* event)
+{
+    if (event->button() == Qt::LeftButton) {
+        resetZoom();
+        event->accept();
+        return;
+    }
+    QChartView::mouseDoubleClickEvent(event);
+}
+
+} // namespace tb::charts

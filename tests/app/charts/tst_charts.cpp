@@ -1,0 +1,315 @@
+#include "ChartHover.h"
+#include "ChartPalette.h"
+#include "ChartRenderer.h"
+#include "ChartView.h"
+#include "LearningCurveChart.h"
+#include "NoiseSweepChart.h"
+
+#include <QAreaSeries>
+#include <QGraphicsLayout>
+#include <QLegendMarker>
+#include <QLineSeries>
+#include <QLogValueAxis>
+#include <QTemporaryDir>
+#include <QValueAxis>
+#include <QtTest>
+
+#include <cmath>
+
+using namespace tb;
+using namespace tb::charts;
+
+namespace {
+
+/// A deterministic synthetic learning curve of @p n checkpoints; @p shift varies the repeats.
+QVector<MetricPoint> curve(int n, double shift, double t0 = 0.0)
+{
+    QVector<MetricPoint> c;
+    for (int i = 0; i < n; ++i) {
+        MetricPoint p;
+        p.seq = i;
+        p.epoch = i;
+        p.trainTime = t0 + 0.5 * i;
+        p.loss = 2 * std::exp(-0.4 * i) + shift;
+        p.trainAccuracy = 0.95 - 0.5 * std::exp(-0.5 * i) + shift;
+        p.testAccuracy = 0.90 - 0.5 * std::exp(-0.5 * i) + shift;
+        c.append(p);
+    }
+    return c;
+}
+
+QList<CurveSeriesData> twoByThree(int n)
+{
+    return {
+        {"Adam", "gradient.adam", {curve(n, 0.00), curve(n, 0.02), curve(n, -0.02)}},
+        {"BPLS", "bpls.bpls", {curve(n, 0.03), curve(n, 0.04), curve(n, 0.05)}},
+    };
+}
+
+QSet<QAbstractSeries*> seriesSet(QChart* c)
+{
+    const auto list = c->series();
+    return QSet<QAbstractSeries*>(list.begin(), list.end());
+}
+
+int countBands(QChart* c)
+{
+    int n = 0;
+    for (QAbstractSeries* s : c->series())
+        n += s->type() == QAbstractSeries::SeriesTypeArea;
+    return n;
+}
+
+} // namespace
+
+class TestCharts : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void twoAlgorithmsThreeRepeatsHaveLinesAndBands()
+    {
+        LearningCurveChart chart;
+        chart.setData(twoByThree(6));
+        QCOMPARE(chart.groupCount(), 2);
+        QCOMPARE(chart.series().size(), 8); // per algorithm: test + train lines, and a band for each
+        QCOMPARE(countBands(&chart), 4);
+
+        const QStringList names = {"Adam — test", "Adam — train", "BPLS — test", "BPLS — train"};
+        for (int g = 0; g < 2; ++g)
+            for (int l = 0; l < 2; ++l) {
+                QLineSeries* s = chart.lineSeries(g, l);
+                QVERIFY(s);
+                QCOMPARE(s->name(), names[g * 2 + l]);
+                QCOMPARE(s->pen().style(), l == 0 ? Qt::SolidLine : Qt::DashLine);
+                QCOMPARE(s->pen().color(), ChartPalette::color(g)); // train and test share the colour
+                QCOMPARE(s->count(), 6);
+                QAreaSeries* b = chart.bandSeries(g, l);
+                QVERIFY(b);
+                QCOMPARE(b->upperSeries()->count(), 6);
+                QCOMPARE(b->brush().color().rgb(), ChartPalette::color(g).rgb());
+                QVERIFY(b->brush().color().alphaF() < 0.3); // translucent so the lines stay visible
+            }
+        // Mean of the three repeats at checkpoint 0: shifts 0, 0.02, -0.02 cancel.
+        QVERIFY(std::abs(chart.lineSeries(0, 0)->at(0).y() - 100 * (0.90 - 0.5)) < 1e-9);
+
+        // The legend lists every line once and no band (it hides markers that do not fit: give it room).
+        chart.resize(1000, 700);
+        chart.layout()->activate();
+        QStringList shown;
+        for (QLegendMarker* m : chart.legend()->markers())
+            if (m->isVisible())
+                shown << m->label();
+        QCOMPARE(shown, names);
+    }
+    void singleRepeatHasNoBand()
+    {
+        LearningCurveChart chart;
+        chart.setData({{"Adam", "gradient.adam", {curve(5, 0)}},
+                       {"SGD", "gradient.sgd", {curve(5, 0), curve(5, 0.01)}}});
+        QVERIFY(!chart.bandSeries(0, 0));
+        QVERIFY(!chart.bandSeries(0, 1));
+        QVERIFY(chart.bandSeries(1, 0));
+        QCOMPARE(countBands(&chart), 2);
+        QCOMPARE(chart.series().size(), 6);
+    }
+    void setDataUpdatesSeriesInPlace()
+    {
+        LearningCurveChart chart;
+        chart.setData(twoByThree(4));
+        const QSet<QAbstractSeries*> before = seriesSet(&chart);
+        const double xMaxBefore = static_cast<QValueAxis*>(chart.xAxis())->max();
+        chart.setData(twoByThree(10));
+        QCOMPARE(seriesSet(&chart), before); // same objects: no rebuild, no flicker
+        QCOMPARE(chart.lineSeries(1, 1)->count(), 10);
+        QCOMPARE(chart.bandSeries(1, 1)->lowerSeries()->count(), 10);
+        // The x axis follows the data: the last checkpoint (4.5 s) is inside the range.
+        QVERIFY(static_cast<QValueAxis*>(chart.xAxis())->max() > xMaxBefore);
+        QVERIFY(static_cast<QValueAxis*>(chart.xAxis())->max() >= 4.5);
+
+        // Fewer algorithms: the extra series go away, the first algorithm's stay.
+        QLineSeries* first = chart.lineSeries(0, 0);
+        chart.setData(twoByThree(10).mid(0, 1));
+        QCOMPARE(chart.series().size(), 4);
+        QCOMPARE(chart.lineSeries(0, 0), first);
+    }
+    void axisTitlesNameUnits()
+    {
+        LearningCurveChart chart(LearningCurveChart::Metric::Accuracy, LearningCurveChart::XAxis::TrainTime);
+        QCOMPARE(chart.xAxis()->titleText(), QString("training time (s)"));
+        QCOMPARE(chart.yAxis()->titleText(), QString("accuracy (%)"));
+        QVERIFY(!chart.title().isEmpty());
+        chart.setMetric(LearningCurveChart::Metric::Rmse);
+        chart.setXAxisKind(LearningCurveChart::XAxis::Epoch);
+        QCOMPARE(chart.xAxis()->titleText(), QString("epoch"));
+        QCOMPARE(chart.yAxis()->titleText(), QString("RMSE"));
+        chart.setMetric(LearningCurveChart::Metric::Loss);
+        QCOMPARE(chart.yAxis()->titleText(), QString("loss"));
+    }
+    void lossHasOneLinePerAlgorithm()
+    {
+        LearningCurveChart chart(LearningCurveChart::Metric::Loss);
+        chart.setData(twoByThree(5));
+        QCOMPARE(chart.lineCount(0), 1);
+        QCOMPARE(chart.lineSeries(0, 0)->name(), QString("Adam — loss"));
+        // Switching metric keeps the data and rebuilds the lines.
+        chart.setMetric(LearningCurveChart::Metric::Accuracy);
+        QCOMPARE(chart.lineCount(0), 2);
+        QCOMPARE(chart.lineSeries(1, 1)->count(), 5);
+    }
+    void accuracyAxisStaysWithinPercentRange()
+    {
+        LearningCurveChart chart;
+        chart.setData(twoByThree(8)); // up to 95 % + shift 0.05 = 100 %, bands reach above it
+        QVERIFY(chart.yAxis()->max() <= 100.0);
+        QVERIFY(chart.yAxis()->min() >= 0.0);
+        QVERIFY(chart.yAxis()->min() <= 40.0); // lowest mean: 100 · (0.90 − 0.5 − 0.02) = 38 %
+    }
+    void missingMetricGivesEmptyLineNotCrash()
+    {
+        LearningCurveChart chart(LearningCurveChart::Metric::Rmse); // classifier curves: RMSE all NaN
+        chart.setData(twoByThree(5));
+        QCOMPARE(chart.lineSeries(0, 0)->count(), 0);
+        QVERIFY(!ChartRenderer::render(&chart, QSize(400, 300)).isNull());
+        chart.setData({});
+        QCOMPARE(chart.series().size(), 0);
+    }
+    void logTimeAxisSkipsZeroTime()
+    {
+        LearningCurveChart chart(LearningCurveChart::Metric::Accuracy,
+                                 LearningCurveChart::XAxis::TrainTimeLog);
+        chart.setData(twoByThree(6)); // first checkpoint at t = 0
+        auto* axis = qobject_cast<QLogValueAxis*>(chart.xAxis());
+        QVERIFY(axis);
+        QCOMPARE(chart.lineSeries(0, 0)->count(), 5);
+        QCOMPARE(chart.bandSeries(0, 0)->upperSeries()->count(), 5);
+        QVERIFY(axis->min() > 0);
+        QVERIFY(axis->min() <= 0.5 && axis->max() >= 2.5);
+        const QImage img = ChartRenderer::render(&chart, QSize(600, 400));
+        QCOMPARE(img.size(), QSize(600, 400));
+        // Only t = 0 points: nothing drawable, still no crash and a valid range.
+        chart.setData({{"A", "a", {curve(1, 0)}}});
+        QCOMPARE(chart.lineSeries(0, 0)->count(), 0);
+        QVERIFY(axis->min() > 0 && axis->max() > axis->min());
+        ChartRenderer::render(&chart, QSize(300, 200));
+        // And back to linear keeps the series.
+        QLineSeries* s = chart.lineSeries(0, 0);
+        chart.setXAxisKind(LearningCurveChart::XAxis::TrainTime);
+        QCOMPARE(chart.lineSeries(0, 0), s);
+        QCOMPARE(s->count(), 1);
+        QVERIFY(qobject_cast<QValueAxis*>(chart.xAxis()));
+        QVERIFY(s->attachedAxes().contains(chart.xAxis()));
+    }
+    void savePngWritesImageOfRequestedSize()
+    {
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        LearningCurveChart chart;
+        chart.setData(twoByThree(8));
+        const QString path = dir.filePath("curve.png");
+        QString error;
+        QVERIFY2(ChartRenderer::savePng(&chart, path, QSize(900, 600), &error), qPrintable(error));
+        QVERIFY(QFileInfo(path).size() > 0);
+        QImage img(path);
+        QCOMPARE(img.size(), QSize(900, 600));
+        // The first algorithm's colour must be on the image: the lines were drawn, not only the frame.
+        const QRgb blue = ChartPalette::color(0).rgb();
+        int blueish = 0, nonWhite = 0;
+        for (int y = 0; y < img.height(); ++y)
+            for (int x = 0; x < img.width(); ++x) {
+                const QRgb p = img.pixel(x, y);
+                nonWhite += (p & 0xFFFFFF) != 0xFFFFFF;
+                blueish += std::abs(qRed(p) - qRed(blue)) + std::abs(qGreen(p) - qGreen(blue)) +
+                               std::abs(qBlue(p) - qBlue(blue)) <
+                           30;
+            }
+        QVERIFY2(nonWhite > 2000, qPrintable(QString::number(nonWhite)));
+        QVERIFY2(blueish > 200, qPrintable(QString::number(blueish))); // 2-px lines over hundreds of px
+        // Default size.
+        QVERIFY(ChartRenderer::savePng(&chart, path));
+        QCOMPARE(QImage(path).size(), QSize(1200, 800));
+    }
+    void savePngToUnwritablePathNamesIt()
+    {
+        LearningCurveChart chart;
+        chart.setData(twoByThree(3));
+        const QString path = "/nonexistent-trainbench-dir/sub/curve.png";
+        QString error;
+        QVERIFY(!ChartRenderer::savePng(&chart, path, QSize(300, 200), &error));
+        QVERIFY2(error.contains(path), qPrintable(error));
+        QVERIFY(!ChartRenderer::savePng(nullptr, "/tmp/x.png", QSize(300, 200), &error));
+        QVERIFY(!ChartRenderer::savePng(&chart, "/tmp/x.png", QSize(0, 200), &error));
+        QVERIFY(error.contains("/tmp/x.png"));
+    }
+    void noiseSweepGroupsSortsAndMarks()
+    {
+        QList<SweepPoint> pts;
+        for (double sigma : {0.3, 0.0, 0.1, 0.2}) { // unsorted on purpose
+            SweepPoint a{"bpls.bpls", "BPLS", sigma, 10, 0.1 + sigma / 2, 0.01, 0.2 + sigma, 0.02};
+            SweepPoint b{"linear.ridge", "Ridge", sigma, 1, 0.15 + sigma / 2, 0, 0.25 + sigma, 0};
+            pts << a << b;
+        }
+        NoiseSweepChart chart;
+        chart.setData(pts);
+        QCOMPARE(chart.groupCount(), 2);
+        QCOMPARE(chart.xAxis()->titleText(), QString("noise σ"));
+        QCOMPARE(chart.yAxis()->titleText(), QString("RMSE"));
+        QCOMPARE(chart.lineSeries(0, 0)->name(), QString("BPLS — test"));
+        QCOMPARE(chart.lineSeries(1, 1)->name(), QString("Ridge — train"));
+        QCOMPARE(chart.lineSeries(1, 1)->pen().style(), Qt::DashLine);
+        QVERIFY(chart.lineSeries(0, 0)->pointsVisible());
+        QVERIFY(chart.bandSeries(0, 0));  // 10 Monte-Carlo runs
+        QVERIFY(!chart.bandSeries(1, 0)); // a single run has no spread
+        const QList<QPointF> test = chart.lineSeries(0, 0)->points();
+        QCOMPARE(test.size(), 4);
+        for (int i = 1; i < test.size(); ++i)
+            QVERIFY(test[i - 1].x() < test[i].x());
+        QCOMPARE(test[0].y(), 0.2);
+        QCOMPARE(chart.bandSeries(0, 0)->upperSeries()->at(0).y(), 0.2 + 0.02);
+
+        const QSet<QAbstractSeries*> before = seriesSet(&chart);
+        SweepPoint extra{"bpls.bpls", "BPLS", 0.4, 10, 0.3, 0.01, 0.6, 0.02};
+        pts << extra;
+        chart.setData(pts);
+        QCOMPARE(seriesSet(&chart), before);
+        QCOMPARE(chart.lineSeries(0, 0)->count(), 5);
+        QVERIFY(chart.xAxis()->property("max").toDouble() >= 0.4);
+    }
+    void hoverNamesSeriesAndExactPoint()
+    {
+        auto* chart = new LearningCurveChart;
+        chart->setData(twoByThree(6));
+        ChartView view(chart);
+        view.resize(800, 600);
+        view.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        QLineSeries* s = chart->lineSeries(1, 0);
+        const QPointF p = s->at(3);
+        const QPoint at = view.mapFromScene(chart->mapToScene(chart->mapToPosition(p, s)));
+        const QString text = view.hover()->textAt(at);
+        QVERIFY2(text.contains("BPLS — test"), qPrintable(text));
+        QVERIFY2(text.contains("training time (s) = 1.5"), qPrintable(text));
+        QVERIFY2(text.contains(QString("accuracy (%) = %1").arg(p.y(), 0, 'g', 6)), qPrintable(text));
+        QVERIFY(view.hover()->textAt(QPoint(2, 2)).isEmpty()); // the corner is far from any point
+    }
+    void zoomHoldsAxesUntilReset()
+    {
+        auto* chart = new LearningCurveChart;
+        chart->setData(twoByThree(4));
+        ChartView view(chart);
+        view.resize(800, 600);
+        view.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        const QRectF plot = chart->plotArea();
+        chart->zoomIn(QRectF(plot.topLeft(), plot.size() / 2));
+        QVERIFY(chart->isZoomed());
+        auto* x = static_cast<QValueAxis*>(chart->xAxis());
+        const double zoomedMax = x->max();
+        chart->setData(twoByThree(20)); // live data keeps arriving: the user's zoom stays
+        QCOMPARE(x->max(), zoomedMax);
+        view.resetZoom();
+        QVERIFY(!chart->isZoomed());
+        QVERIFY(x->max() >= 9.5); // now fitted to the grown data (last checkpoint at 9.5 s)
+    }
+};
+
+QTEST_MAIN(TestCharts)
+#include "tst_charts.moc"
