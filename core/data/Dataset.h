@@ -1,0 +1,56 @@
+#pragma once
+/// @file Dataset.h
+/// An owned dataset (inputs, targets, names) and a train/test pair of them.
+
+#include <trainbench/DatasetView.h>
+
+#include <Eigen/Core>
+#include <QString>
+#include <QStringList>
+#include <vector>
+
+namespace tb::data {
+
+/// Inputs and targets of one dataset, owned. A plain value type: copy freely; concurrent const
+/// use is safe.
+///
+/// Invariants kept by every loader and generator of tb::data:
+/// x is n×d, y is n×k with the same n; all values finite; for Classification y is one-hot,
+/// k == classNames.size(), labels has n entries in [0, k) and y(i, labels[i]) == 1; for
+/// Regression labels and classNames are empty.
+struct Dataset {
+    Eigen::MatrixXd x;             ///< n×d inputs (no bias column)
+    Eigen::MatrixXd y;             ///< n×k targets, one-hot for classification
+    tb::Task task = tb::Task::Regression;
+    QStringList classNames;        ///< Classification: k names in class-index order
+    QStringList featureNames;      ///< d names, or empty when the source has none (IDX)
+    QString description;           ///< short human text, e.g. "fashion-mnist train 60000×784"
+    std::vector<int> labels;       ///< Classification: class index of each row; else empty
+
+    Eigen::Index rows() const { return x.rows(); }
+    Eigen::Index inputs() const { return x.cols(); }
+    Eigen::Index outputs() const { return y.cols(); }
+    bool isClassification() const { return task == tb::Task::Classification; }
+
+    /// A non-owning view for Trainer::fit(); valid while this Dataset lives and is not modified.
+    tb::DatasetView view() const;
+
+    /// The rows @p rows (each in [0, rows()), repeats allowed) in that order, with the same
+    /// names, task and description. Throws std::out_of_range for an index outside the set.
+    Dataset selectRows(const std::vector<Eigen::Index>& rows) const;
+
+    /// Sets y to the one-hot encoding of labels with k = classNames.size() columns.
+    /// Throws std::out_of_range if a label is outside [0, k).
+    void setOneHotFromLabels();
+
+    /// Number of rows of each class (size k); empty for regression.
+    std::vector<Eigen::Index> classCounts() const;
+};
+
+/// A training set and the test set it is evaluated on. Both have the same d and k.
+struct DatasetPair {
+    Dataset train;
+    Dataset test;
+};
+
+} // namespace tb::data
