@@ -1,0 +1,359 @@
+#include "DataError.h"
+#include "DataSource.h"
+#include "Generators.h"
+#include "IdxLoader.h"
+
+#include <QJsonDocument>
+#include <QTemporaryDir>
+#include <QtTest>
+
+using namespace tb::data;
+
+namespace {
+
+const QString fixtures = QStringLiteral(TB_FIXTURES_DIR "/data");
+
+QJsonObject obj(const char* json)
+{
+    QJsonParseError err;
+    const QJsonDocument doc = QJsonDocument::fromJson(QByteArray(json), &err);
+    if (err.error != QJsonParseError::NoError)
+        qFatal("bad JSON in test: %s", qPrintable(err.errorString()));
+    return doc.object();
+}
+
+/// The "dataset" object of an experiment file in the fixtures.
+QJsonObject datasetOf(const QString& file)
+{
+    QFile f(fixtures + "/" + file);
+    if (!f.open(QIODevice::ReadOnly))
+        qFatal("missing fixture %s", qPrintable(file));
+    return QJsonDocument::fromJson(f.readAll()).object().value("dataset").toObject();
+}
+
+template <typename Fn>
+DataError expectError(Fn fn)
+{
+    try {
+        fn();
+    } catch (const DataError& e) {
+        return e;
+    }
+    return DataError({}, -1, -1, {}, {}, "NO ERROR THROWN");
+}
+
+QByteArray be32(quint32 v)
+{
+    QByteArray b(4, '\0');
+    qToBigEndian(v, b.data());
+    return b;
+}
+
+void write(const QString& path, const QByteArray& data)
+{
+    QFile f(path);
+    if (!f.open(QIODevice::WriteOnly) || f.write(data) != data.size())
+        qFatal("cannot write %s", qPrintable(path));
+}
+
+} // namespace
+
+class TestDataSource : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void badValueTypeNamesKeyAndValue()
+    {
+        const QJsonObject spec = datasetOf("spec_bad_type.json");
+        QCOMPARE(DataSource::validate(spec), QString("dataset.samples: expected a positive integer, got \"abc\""));
+        const auto e = expectError([&] { DataSource::load(spec, fixtures); });
+        QCOMPARE(e.text(), QString("dataset.samples: expected a positive integer, got \"abc\""));
+        QCOMPARE(e.key(), QString("dataset.samples"));
+        QCOMPARE(e.value(), QString("\"abc\""));
+    }
+
+    void unknownKeyIsAnError()
+    {
+        const QJsonObject spec = datasetOf("spec_unknown_key.json");
+        QCOMPARE(DataSource::validate(spec),
+                 QString("dataset.nosie: unknown key for source \"moons\" (known: source, samples, noise, "
+                         "test_fraction, standardise, seed)"));
+        QCOMPARE(expectError([&] { DataSource::load(spec, fixtures); }).key(), QString("dataset.nosie"));
+    }
+
+    void validateCoversEveryKind_data()
+    {
+        QTest::addColumn<QString>("json");
+        QTest::addColumn<QString>("message");
+        QTest::newRow("no source") << R"({"samples": 3})"
+                                   << R"(dataset.source: missing; expected one of "bpls-toy", "moons", "circles", "spirals", "xor", "friedman1", "fashion-mnist", "idx", "csv", "libsvm")";
+        QTest::newRow("unknown source") << R"({"source": "mnist"})"
+                                        << "dataset.source: expected one of \"bpls-toy\", \"moons\", \"circles\", "
+                                           "\"spirals\", \"xor\", \"friedman1\", \"fashion-mnist\", \"idx\", \"csv\", "
+                                           "\"libsvm\", got \"mnist\"";
+        QTest::newRow("missing function") << R"({"source": "bpls-toy"})"
+                                          << "dataset.function: missing (required for source \"bpls-toy\")";
+        QTest::newRow("bad function") << R"({"source": "bpls-toy", "function": "cubic"})"
+                                      << "dataset.function: expected \"linear\" or \"nonlinear\", got \"cubic\"";
+        QTest::newRow("negative sigma") << R"({"source": "bpls-toy", "function": "linear", "sigma": -1})"
+                                        << "dataset.sigma: expected a number ≥ 0, got -1";
+        QTest::newRow("fractional samples") << R"({"source": "moons", "samples": 10.5})"
+                                            << "dataset.samples: expected a positive integer, got 10.5";
+        QTest::newRow("one sample") << R"({"source": "xor", "samples": 1})"
+                                    << "dataset.samples: expected at least 2 (one training and one test row), got 1";
+        QTest::newRow("fraction 1") << R"({"source": "circles", "test_fraction": 1})"
+                                    << "dataset.test_fraction: expected a number between 0 and 1 (exclusive), got 1";
+        QTest::newRow("few features") << R"({"source": "friedman1", "features": 3})"
+                                      << "dataset.features: Friedman #1 needs at least 5 features, got 3";
+        QTest::newRow("standardise text") << R"({"source": "spirals", "standardise": "yes"})"
+                                          << "dataset.standardise: expected true or false, got \"yes\"";
+        QTest::newRow("negative seed") << R"({"source": "spirals", "seed": -3})"
+                                       << "dataset.seed: expected a non-negative integer (or a string of decimal "
+                                          "digits), got -3";
+        QTest::newRow("csv both tests") << R"({"source": "csv", "file": "a.csv", "target": "y", "task": "regression", "test_file": "b.csv", "test_fraction": 0.2})"
+                                        << "dataset.test_fraction: give either test_file or test_fraction, not both";
+        QTest::newRow("csv no test") << R"({"source": "csv", "file": "a.csv", "target": "y", "task": "regression"})"
+                                     << "dataset.test_file: missing; give test_file (a separate test set) or "
+                                        "test_fraction (a random split)";
+        QTest::newRow("csv two class targets") << R"({"source": "csv", "file": "a.csv", "target": ["a", "b"], "task": "classification", "test_fraction": 0.2})"
+                                               << "dataset.target: classification takes exactly one target column, got 2";
+        QTest::newRow("target number") << R"({"source": "csv", "file": "a.csv", "target": 3, "task": "regression", "test_fraction": 0.2})"
+                                       << "dataset.target: expected a column name or a list of distinct column "
+                                          "names, got 3";
+        QTest::newRow("bad task") << R"({"source": "libsvm", "file": "a", "task": "ranking", "test_fraction": 0.2})"
+                                  << "dataset.task: expected \"classification\" or \"regression\", got \"ranking\"";
+        QTest::newRow("empty path") << R"({"source": "libsvm", "file": "", "task": "regression", "test_fraction": 0.2})"
+                                    << "dataset.file: expected a file path (a non-empty string), got \"\"";
+        QTest::newRow("idx classes") << R"({"source": "idx", "train_images": "a", "train_labels": "b", "test_images": "c", "test_labels": "d", "classes": 300})"
+                                     << "dataset.classes: expected 1..256 (labels are bytes), got 300";
+        QTest::newRow("limit array") << R"({"source": "fashion-mnist", "train_limit": [1]})"
+                                     << "dataset.train_limit: expected a positive integer, got [1]";
+    }
+    void validateCoversEveryKind()
+    {
+        QFETCH(QString, json);
+        QFETCH(QString, message);
+        QCOMPARE(DataSource::validate(obj(json.toUtf8().constData())), message);
+    }
+
+    void validSpecsValidate()
+    {
+        for (const char* j : {R"({"source": "bpls-toy", "function": "nonlinear", "sigma": 0.3})",
+                              R"({"source": "moons", "samples": 400, "noise": 0.1, "test_fraction": 0.3})",
+                              R"({"source": "friedman1", "samples": 100, "features": 5, "seed": "18446744073709551615"})",
+                              R"({"source": "fashion-mnist", "train_limit": 100})",
+                              R"({"source": "csv", "file": "a.csv", "target": ["y1", "y2"], "task": "regression", "test_fraction": 0.3, "standardise": true})"})
+            QVERIFY2(DataSource::validate(obj(j)).isEmpty(), qPrintable(DataSource::validate(obj(j))));
+    }
+
+    void generatorsSplitAndSeeds()
+    {
+        const QJsonObject spec = obj(R"({"source": "moons", "samples": 400, "noise": 0.1, "test_fraction": 0.3})");
+        const DatasetPair p = DataSource::load(spec, {});
+        QCOMPARE(p.train.rows(), Eigen::Index(280));
+        QCOMPARE(p.test.rows(), Eigen::Index(120));
+        QCOMPARE(p.train.inputs(), Eigen::Index(2));
+        QCOMPARE(p.test.outputs(), Eigen::Index(2));
+        // No seed anywhere → seed 1; the override seed is the default; the spec's seed wins.
+        QCOMPARE(DataSource::load(spec, {}, {std::nullopt, 1}).train.x, p.train.x);
+        const DatasetPair o7 = DataSource::load(spec, {}, {std::nullopt, 7});
+        QVERIFY(o7.train.x != p.train.x);
+        QJsonObject seeded = spec;
+        seeded["seed"] = 7;
+        QCOMPARE(DataSource::load(seeded, {}, {std::nullopt, 99}).train.x, o7.train.x);
+    }
+
+    void toySigmaOverride()
+    {
+        const QJsonObject spec = obj(R"({"source": "bpls-toy", "function": "nonlinear", "sigma": 0.0})");
+        const DatasetPair p = DataSource::load(spec, {}, {0.25, 42});
+        const DatasetPair g = Generators::bplsToy(BplsToyFunction::Nonlinear, 0.25, 42);
+        QCOMPARE(p.train.y, g.train.y);
+        QCOMPARE(p.test.y, g.test.y);
+        const auto e = expectError([&] { DataSource::load(spec, {}, {-1.0, 1}); });
+        QVERIFY2(e.text().contains("sigma: expected a number ≥ 0"), e.what());
+        QVERIFY(DataSource::hasNoiseLevel(spec));
+        QCOMPARE(DataSource::task(spec), std::optional<tb::Task>(tb::Task::Regression));
+    }
+
+    void sigmaOverrideOnAFileIsAnError()
+    {
+        const QJsonObject spec = obj(R"({"source": "csv", "file": "iris_small.csv", "target": "species", "task": "classification", "test_fraction": 0.25})");
+        QVERIFY(!DataSource::hasNoiseLevel(spec));
+        const auto e = expectError([&] { DataSource::load(spec, fixtures, {0.1, 1}); });
+        QVERIFY2(e.text().startsWith("dataset.source: \"csv\" has no noise level to sweep"), e.what());
+    }
+
+    void nonFiniteDataRejected()
+    {
+        // Valid keys, but noise 1e308 overflows the targets to ±inf.
+        const QJsonObject spec = obj(R"({"source": "friedman1", "samples": 50, "noise": 1e308})");
+        const auto e = expectError([&] { DataSource::load(spec, {}); });
+        QVERIFY2(e.text().contains("y(") && e.text().contains("is not finite") &&
+                     e.text().contains("generated train set (friedman1)"),
+                 e.what());
+    }
+
+    void csvWithTestFileRelativeToBaseDir()
+    {
+        const QJsonObject spec = obj(R"({"source": "csv", "file": "iris_small.csv", "test_file": "iris_small_test_reordered.csv", "target": "species", "task": "classification"})");
+        const DatasetPair p = DataSource::load(spec, fixtures);
+        QCOMPARE(p.train.rows(), Eigen::Index(12));
+        QCOMPARE(p.test.rows(), Eigen::Index(2));
+        // The reordered test columns are put back in the training order, by name.
+        QCOMPARE(p.test.featureNames, p.train.featureNames);
+        QCOMPARE(p.test.x(1, 0), 7.6); // sepal_length
+        QCOMPARE(p.test.x(1, 3), 2.1); // petal_width
+        QCOMPARE(p.test.labels, (std::vector<int>{0, 2}));
+        QCOMPARE(DataSource::describe(spec),
+                 QString("CSV iris_small.csv → species (classification), test iris_small_test_reordered.csv"));
+    }
+
+    void csvDimensionMismatchNamesBothFiles()
+    {
+        const QJsonObject spec = datasetOf("spec_csv_dimension_mismatch.json");
+        const auto e = expectError([&] { DataSource::load(spec, fixtures); });
+        QCOMPARE(e.file(), fixtures + "/test_5features.csv");
+        QCOMPARE(e.text(), fixtures + "/test_5features.csv:1: train and test features differ: train " + fixtures +
+                               "/train_4features.csv has 4 feature columns, test has 5; not in train: f5");
+    }
+
+    void csvUnseenTestLabel()
+    {
+        const QJsonObject spec = obj(R"({"source": "csv", "file": "iris_small.csv", "test_file": "iris_unseen_label.csv", "target": "species", "task": "classification"})");
+        const auto e = expectError([&] { DataSource::load(spec, fixtures); });
+        QVERIFY2(e.text().startsWith(fixtures + "/iris_unseen_label.csv:3: column 'species': label \"iris-nova\""),
+                 e.what());
+    }
+
+    void splitTestClassMissingFromTrain()
+    {
+        // One row of class "rare": whenever the split puts it in the test set, the test set
+        // has a class the model never saw, which must be reported.
+        QTemporaryDir dir;
+        write(dir.filePath("rare.csv"), "a,label\n1,x\n2,x\n3,y\n4,y\n5,x\n6,rare\n7,y\n8,x\n");
+        int failures = 0, successes = 0;
+        for (int seed = 1; seed <= 12; ++seed) {
+            QJsonObject spec = obj(R"({"source": "csv", "file": "rare.csv", "target": "label", "task": "classification", "test_fraction": 0.5})");
+            spec["seed"] = seed;
+            try {
+                DataSource::load(spec, dir.path());
+                ++successes;
+            } catch (const DataError& e) {
+                ++failures;
+                QVERIFY2(e.text().contains("class \"rare\" occurs in 1 test row(s) but never in the training set") &&
+                             e.text().contains(dir.filePath("rare.csv")),
+                         e.what());
+            }
+        }
+        QVERIFY(failures > 0 && successes > 0);
+    }
+
+    void libsvmWidthFromTrain()
+    {
+        const QJsonObject spec = obj(R"({"source": "libsvm", "file": "small.libsvm", "test_file": "wide_test.libsvm", "task": "classification"})");
+        const auto e = expectError([&] { DataSource::load(spec, fixtures); });
+        QVERIFY2(e.text().startsWith(fixtures + "/wide_test.libsvm:2: bad token \"6:2\": index 6 exceeds the 4 "
+                                                "features expected (the training file " +
+                                     fixtures + "/small.libsvm has 4 features; set dataset.features"),
+                 e.what());
+        QJsonObject wide = spec;
+        wide["features"] = 6;
+        const DatasetPair p = DataSource::load(wide, fixtures);
+        QCOMPARE(p.train.inputs(), Eigen::Index(6));
+        QCOMPARE(p.test.x(1, 5), 2.0);
+    }
+
+    void idxSourceLimitsAndShapeMismatch()
+    {
+        QTemporaryDir dir;
+        auto images = [](quint32 n, quint32 r, quint32 c) {
+            QByteArray px(int(n * r * c), '\0');
+            for (int i = 0; i < px.size(); ++i)
+                px[i] = char(i * 37);
+            return be32(IdxLoader::imagesMagic) + be32(n) + be32(r) + be32(c) + px;
+        };
+        auto labels = [](quint32 n) {
+            QByteArray l(int(n), '\0');
+            for (int i = 0; i < l.size(); ++i)
+                l[i] = char(i % 4);
+            return be32(IdxLoader::labelsMagic) + be32(n) + l;
+        };
+        write(dir.filePath("tr-img"), images(40, 2, 3));
+        write(dir.filePath("tr-lab"), labels(40));
+        write(dir.filePath("te-img"), images(8, 2, 3));
+        write(dir.filePath("te-lab"), labels(8));
+        write(dir.filePath("te-img-wide"), images(8, 3, 3));
+        QJsonObject spec = obj(R"({"source": "idx", "train_images": "tr-img", "train_labels": "tr-lab", "test_images": "te-img", "test_labels": "te-lab", "classes": 4, "train_limit": 20})");
+        const DatasetPair p = DataSource::load(spec, dir.path());
+        QCOMPARE(p.train.rows(), Eigen::Index(20));
+        QCOMPARE(p.test.rows(), Eigen::Index(8));
+        QCOMPARE(p.train.outputs(), Eigen::Index(4));
+        QCOMPARE(DataSource::load(spec, dir.path()).train.x, p.train.x);
+
+        spec["train_limit"] = 41;
+        const auto l = expectError([&] { DataSource::load(spec, dir.path()); });
+        QCOMPARE(l.key(), QString("dataset.train_limit"));
+        QVERIFY2(l.text().startsWith(dir.filePath("tr-img") + ": dataset.train_limit: limit 41 outside 1..40"),
+                 l.what());
+
+        spec.remove("train_limit");
+        spec["test_images"] = "te-img-wide";
+        const auto e = expectError([&] { DataSource::load(spec, dir.path()); });
+        QCOMPARE(e.text(), dir.filePath("te-img-wide") + ": train and test shapes differ: train " +
+                               dir.filePath("tr-img") + " is 40×6 → 4 (rows×features → outputs), test " +
+                               dir.filePath("te-img-wide") + " is 8×9 → 4");
+    }
+
+    void standardiseFitsOnTrainOnly()
+    {
+        const QJsonObject spec = obj(R"({"source": "friedman1", "samples": 200, "features": 6, "noise": 0.5, "standardise": true, "seed": 3})");
+        QJsonObject raw = spec;
+        raw["standardise"] = false;
+        const DatasetPair s = DataSource::load(spec, {});
+        const DatasetPair r = DataSource::load(raw, {});
+        // 1e-12: sums of 140 standardised values.
+        QVERIFY((s.train.x.colwise().mean().array().abs() < 1e-12).all());
+        const Eigen::RowVectorXd var = s.train.x.array().square().colwise().mean();
+        QVERIFY(((var.array() - 1.0).abs() < 1e-12).all());
+        // The test set is transformed with the training mean and std, not its own.
+        const Eigen::RowVectorXd mean = r.train.x.colwise().mean();
+        const double sd0 = std::sqrt((r.train.x.col(0).array() - mean(0)).square().mean());
+        QVERIFY(std::abs(s.test.x(0, 0) - (r.test.x(0, 0) - mean(0)) / sd0) < 1e-12);
+        QCOMPARE(s.train.y, r.train.y); // targets untouched
+        QVERIFY(DataSource::describe(spec).endsWith(", standardised"));
+    }
+
+    void describeIsShortAndHuman()
+    {
+        QCOMPARE(DataSource::describe(obj(R"({"source": "bpls-toy", "function": "linear", "sigma": 0.1})")),
+                 QString("BPLS toy, linear, σ = 0.1"));
+        QCOMPARE(DataSource::describe(obj(R"({"source": "moons", "samples": 400, "noise": 0.1, "test_fraction": 0.3})")),
+                 QString("moons, 400 samples, noise 0.1, 30% test"));
+        QCOMPARE(DataSource::describe(obj(R"({"source": "fashion-mnist", "train_limit": 1000})")),
+                 QString("Fashion-MNIST, train 1000"));
+        QVERIFY(DataSource::describe(obj(R"({"source": 3})")).startsWith("invalid dataset: dataset.source"));
+        QCOMPARE(DataSource::task(obj(R"({"source": "xor"})")), std::optional<tb::Task>(tb::Task::Classification));
+        QCOMPARE(DataSource::task(obj(R"({"source": "xor", "bogus": 1})")), std::optional<tb::Task>());
+    }
+
+    void fashionMnistSubsets()
+    {
+        if (IdxLoader::fashionMnistDir().isEmpty())
+            QSKIP("Fashion-MNIST not installed");
+        const QJsonObject spec = obj(R"({"source": "fashion-mnist", "train_limit": 500, "test_limit": 200})");
+        const DatasetPair p = DataSource::load(spec, {});
+        QCOMPARE(p.train.rows(), Eigen::Index(500));
+        QCOMPARE(p.test.rows(), Eigen::Index(200));
+        QCOMPARE(p.train.inputs(), Eigen::Index(784));
+        QCOMPARE(p.train.classNames, IdxLoader::fashionMnistClassNames());
+
+        QTemporaryDir empty;
+        QJsonObject wrongDir = spec;
+        wrongDir["dir"] = empty.path();
+        const auto e = expectError([&] { DataSource::load(wrongDir, {}); });
+        QVERIFY2(e.text().startsWith(empty.path() + "/train-labels-idx1-ubyte: cannot open"), e.what());
+    }
+};
+
+QTEST_APPLESS_MAIN(TestDataSource)
+#include "tst_datasource.moc"
