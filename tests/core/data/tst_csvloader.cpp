@@ -1,7 +1,7 @@
 #include "CsvLoader.h"
 #include "DataError.h"
 
-#include <QLocale>
+#include <QTemporaryDir>
 #include <clocale>
 #include <QtTest>
 
@@ -86,9 +86,15 @@ private Q_SLOTS:
 
     void numericLabelsSortNumerically()
     {
-        // 'y' holds 10, 14, 18 as class labels: numeric order, not text order.
-        const Dataset d = CsvLoader::load(fixture("train_4features.csv"), classify("y"));
-        QCOMPARE(d.classNames, QStringList({"10", "14", "18"}));
+        // Text order would be "10" < "2" < "9"; numeric labels sort as numbers.
+        QTemporaryDir dir;
+        QFile f(dir.filePath("digits.csv"));
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write("a,digit\n1,10\n2,9\n3,2\n4,10\n");
+        f.close();
+        const Dataset d = CsvLoader::load(f.fileName(), classify("digit"));
+        QCOMPARE(d.classNames, QStringList({"2", "9", "10"}));
+        QCOMPARE(d.labels, (std::vector<int>{2, 1, 0, 2}));
     }
 
     void regressionWithTwoTargets()
@@ -108,15 +114,18 @@ private Q_SLOTS:
 
     void parsingIgnoresTheProcessLocale()
     {
-        const QLocale saved;
-        QLocale::setDefault(QLocale(QLocale::German));
-        std::setlocale(LC_NUMERIC, "de_DE.UTF-8"); // may not be installed: then this changes nothing
+        // Under a comma-decimal C locale, strtod would read "3.5" as 3; from_chars must not.
+        const char* found = nullptr;
+        for (const char* name : {"de_DE.UTF-8", "de_DE.utf8", "fr_FR.UTF-8", "fr_FR.utf8"})
+            if ((found = std::setlocale(LC_NUMERIC, name)))
+                break;
+        if (!found)
+            QSKIP("no comma-decimal locale installed");
         CsvLoader::Options o;
         o.targets = {"y1"};
         o.task = tb::Task::Regression;
         const Dataset d = CsvLoader::load(fixture("regression.csv"), o);
         std::setlocale(LC_NUMERIC, "C");
-        QLocale::setDefault(saved);
         QCOMPARE(d.x(3, 0), 3.5);
     }
 
