@@ -1,0 +1,135 @@
+#include "BplsConfig.h"
+
+#include <stdexcept>
+
+namespace tb::bpls {
+namespace {
+
+const QStringList kHiddenActivations{"identity", "sigmoid", "tanh", "softplus", "elu"};
+const QStringList kRules{"per-neuron", "joint", "joint-delta"};
+const QStringList kEncodings{"smoothed-log", "clipped-log", "one-hot"};
+const QStringList kBlends{"miss-ratio", "replace", "search"};
+const QStringList kPrecisions{"double", "mixed"};
+
+num::Activation activation(const QVariantMap& p, const QString& key)
+{
+    const auto a = num::activationFromName(p.value(key).toString().toStdString());
+    if (!a)
+        throw std::invalid_argument("bpls: parameter \"" + key.toStdString() + "\": unknown activation \"" +
+                                    p.value(key).toString().toStdString() + "\"");
+    return *a;
+}
+
+} // namespace
+
+ParamSchema BplsConfig::schema(bool classify)
+{
+    ParamSchema s;
+    s.add(ParamSpec::intList("hidden", QStringLiteral("Hidden layers"), classify ? QList<int>{50} : QList<int>{3}, 0, 16,
+                             1, 100000,
+                             classify ? QStringLiteral("Widths of the hidden layers (the paper's MNIST net: 50).")
+                                      : QStringLiteral("Widths of the hidden layers (the paper's toy net: 3).")));
+    s.add(ParamSpec::choice("hidden_activation", QStringLiteral("Hidden activation"), kHiddenActivations,
+                            QStringLiteral("sigmoid"),
+                            QStringLiteral("Activation of every hidden layer; must be invertible (BPLS inverts it).")));
+    if (classify)
+        s.add(ParamSpec::choice("output_activation", QStringLiteral("Output activation"),
+                                {"softmax", "sigmoid", "identity"}, QStringLiteral("softmax"),
+                                QStringLiteral("Activation of the output layer (paper: softmax).")));
+    else
+        s.add(ParamSpec::choice("output_activation", QStringLiteral("Output activation"), kHiddenActivations,
+                                QStringLiteral("identity"),
+                                QStringLiteral("Activation of the output layer; targets are passed through its "
+                                               "inverse, clipped by epsilon.")));
+    s.add(ParamSpec::real("init_low", QStringLiteral("Initial weights: low"), -1.0, -100.0, 100.0,
+                          QStringLiteral("Lower end a of the uniform initial weights U[a, b] (paper: -1).")));
+    s.add(ParamSpec::real("init_high", QStringLiteral("Initial weights: high"), 1.0, -100.0, 100.0,
+                          QStringLiteral("Upper end b of the uniform initial weights U[a, b] (paper: 1).")));
+    s.add(ParamSpec::boolean("bias", QStringLiteral("Input bias"), true,
+                             QStringLiteral("Append a constant-1 column to the inputs (the paper's toy: M = 2).")));
+    s.add(ParamSpec::boolean("hidden_bias", QStringLiteral("Hidden bias"), true,
+                             QStringLiteral("Append a constant-1 column to every hidden layer's values.")));
+    s.add(ParamSpec::real("ridge", QStringLiteral("Ridge λ"), 0.0, 0.0, 1e8,
+                          QStringLiteral("Absolute ridge added to every Gram diagonal (paper: 0). Ignored when "
+                                         "relative_ridge > 0."),
+                          true));
+    s.add(ParamSpec::real("relative_ridge", QStringLiteral("Relative ridge"), classify ? 1e-8 : 0.0, 0.0, 1.0,
+                          classify ? QStringLiteral("Ridge λ = relative_ridge·trace(G)/dim per layer; 1e-8 keeps "
+                                                    "image Gram matrices (constant pixels) on the Cholesky path with "
+                                                    "a negligible bias; 0 = paper.")
+                                   : QStringLiteral("Ridge λ = relative_ridge·trace(G)/dim per layer; 0 = off (paper)."),
+                          true));
+    s.add(ParamSpec::choice("target_rule", QStringLiteral("Hidden target rule"), kRules, QStringLiteral("per-neuron"),
+                            QStringLiteral("per-neuron: paper eq. (5) with the least-squares combination over "
+                                           "outputs; joint: minimum-norm N = (B - 1b)W⁺; joint-delta: N + R·W⁺.")));
+    s.add(ParamSpec::real("epsilon", QStringLiteral("Clipping ε"), 1e-3, 1e-12, 0.25,
+                          QStringLiteral("Desired hidden values are clipped into the activation's range shrunk by ε "
+                                         "(sigmoid: [ε, 1-ε]) before inversion; also the target smoothing."),
+                          true));
+    if (classify) {
+        s.add(ParamSpec::choice("target_encoding", QStringLiteral("Target encoding"), kEncodings,
+                                QStringLiteral("smoothed-log"),
+                                QStringLiteral("Softmax output targets: log of one-hot smoothed to 1-ε / ε/(k-1), "
+                                               "log of one-hot clipped to [ε, 1], or the 0/1 values.")));
+        s.add(ParamSpec::boolean("resolve", QStringLiteral("Re-solve from desired values"), true,
+                                 QStringLiteral("Algorithm 2 lines 8-9: solve each hidden-to-next layer again with "
+                                                "the desired hidden values as coefficients.")));
+        s.add(ParamSpec::integer("tau_max", QStringLiteral("τmax"), 20, 0, 1000,
+                                 QStringLiteral("Most refinement iterations on the misclassified rows (one epoch each).")));
+        s.add(ParamSpec::boolean("stop_when_no_gain", QStringLiteral("Stop when misses stop falling"), true,
+                                 QStringLiteral("End refinement at the first iteration that does not reduce the "
+                                                "training misses (paper); the best weights are kept either way.")));
+        s.add(ParamSpec::choice("blend", QStringLiteral("Blend"), kBlends, QStringLiteral("miss-ratio"),
+                                QStringLiteral("miss-ratio: W = (1-r)W + r·W_miss with r = misses/n (paper); "
+                                               "replace: r = 1; search: best r on the training set from "
+                                               "{0.05, 0.1, 0.2, 0.3, 0.5, 0.75, 1}.")));
+    } else {
+        s.add(ParamSpec::boolean("resolve", QStringLiteral("Re-solve from desired values"), false,
+                                 QStringLiteral("Solve each hidden-to-next layer again with the desired hidden "
+                                                "values as coefficients (Algorithm 2's lines 8-9; off in Algorithm 1).")));
+    }
+    s.add(ParamSpec::boolean("standardise", QStringLiteral("Standardise inputs"), false,
+                             QStringLiteral("Z-score every input column inside the trainer (folded into the first "
+                                            "layer's weights, so predictions take raw inputs).")));
+    s.add(ParamSpec::choice("gram_precision", QStringLiteral("Gram precision"), kPrecisions,
+                            classify ? QStringLiteral("mixed") : QStringLiteral("double"),
+                            QStringLiteral("First-layer Gram and products in double, or float on row blocks "
+                                           "accumulated in double (about 2x faster; solves stay double).")));
+    return s;
+}
+
+BplsConfig BplsConfig::fromParams(const QVariantMap& p, bool classify)
+{
+    BplsConfig c;
+    c.classify = classify;
+    c.hidden.clear();
+    for (const auto& v : p.value("hidden").toList())
+        c.hidden.push_back(v.toInt());
+    c.hiddenActivation = activation(p, "hidden_activation");
+    c.outputActivation = activation(p, "output_activation");
+    c.initLow = p.value("init_low").toDouble();
+    c.initHigh = p.value("init_high").toDouble();
+    if (c.initLow > c.initHigh)
+        throw std::invalid_argument("bpls: init_low (" + std::to_string(c.initLow) + ") must not exceed init_high (" +
+                                    std::to_string(c.initHigh) + ")");
+    c.bias = p.value("bias").toBool();
+    c.hiddenBias = p.value("hidden_bias").toBool();
+    c.ridge = p.value("ridge").toDouble();
+    c.relativeRidge = p.value("relative_ridge").toDouble();
+    c.targetRule = TargetRule(kRules.indexOf(p.value("target_rule").toString()));
+    c.epsilon = p.value("epsilon").toDouble();
+    c.resolve = p.value("resolve").toBool();
+    if (classify) {
+        c.encoding = TargetEncoding(kEncodings.indexOf(p.value("target_encoding").toString()));
+        c.tauMax = p.value("tau_max").toInt();
+        c.stopWhenNoGain = p.value("stop_when_no_gain").toBool();
+        c.blend = Blend(kBlends.indexOf(p.value("blend").toString()));
+    }
+    c.standardise = p.value("standardise").toBool();
+    c.gramPrecision = GramPrecision(kPrecisions.indexOf(p.value("gram_precision").toString()));
+    if (int(c.targetRule) < 0 || int(c.encoding) < 0 || int(c.blend) < 0 || int(c.gramPrecision) < 0)
+        throw std::invalid_argument("bpls: parameters were not normalised by the schema");
+    return c;
+}
+
+} // namespace tb::bpls

@@ -1,0 +1,282 @@
+#include "BplsInputs.h"
+
+#include <LeastSquares.h>
+
+#include <tbb/blocked_range.h>
+#include <tbb/parallel_for.h>
+#include <tbb/task_arena.h>
+
+#include <stdexcept>
+
+namespace tb::bpls {
+namespace {
+
+// Rows per task of the products: large enough for efficient GEMM, small enough to balance.
+constexpr Eigen::Index kProductBlock = 2048;
+
+// Same partition rule as core LeastSquares: one part per thread, at least 256 rows each.
+Eigen::Index partCount(Eigen::Index rows)
+{
+    const Eigen::Index threads = std::max(1, tbb::this_task_arena::max_concurrency());
+    return std::max<Eigen::Index>(1, std::min(threads, rows / 256));
+}
+
+template <typename F>
+void forParts(Eigen::Index parts, F&& f)
+{
+    if (parts == 1) {
+        f(Eigen::Index(0));
+        return;
+    }
+    tbb::parallel_for(tbb::blocked_range<Eigen::Index>(0, parts, 1),
+                      [&](const tbb::blocked_range<Eigen::Index>& r) {
+                          for (Eigen::Index i = r.begin(); i < r.end(); ++i)
+                              f(i);
+                      },
+                      tbb::simple_partitioner());
+}
+
+// Appends the bias row/column: G = [[AᵀA, Aᵀ1], [1ᵀA, n]], C = [[AᵀB], [1ᵀB]].
+void appendBias(Eigen::MatrixXd& g, Eigen::MatrixXd& c, const Eigen::RowVectorXd& colSums,
+                const Eigen::RowVectorXd& bSums, Eigen::Index n)
+{
+    const Eigen::Index d = g.rows();
+    g.conservativeResize(d + 1, d + 1);
+    g.row(d).head(d) = colSums;
+    g.col(d).head(d) = colSums.transpose();
+    g(d, d) = double(n);
+    c.conservativeResize(d + 1, Eigen::NoChange);
+    c.row(d) = bSums;
+}
+
+} // namespace
+
+BplsInputs::BplsInputs(const Eigen::Ref<const Eigen::MatrixXd>& x, GramPrecision precision, bool standardise,
+                       bool center)
+    : m_precision(precision), m_rows(x.rows()), m_cols(x.cols())
+{
+    if (standardise) {
+        m_mean = center ? Eigen::VectorXd(x.colwise().mean().transpose()) : Eigen::VectorXd::Zero(m_cols);
+        m_scale.resize(m_cols);
+        for (Eigen::Index j = 0; j < m_cols; ++j) {
+            const double s = m_rows > 1 ? std::sqrt((x.col(j).array() - m_mean(j)).square().sum() / double(m_rows))
+                                        : 0.0;
+            m_scale(j) = s > 0 ? s : 1.0; // constant column: leave it (it is all zero after centring)
+        }
+    }
+    auto transformed = [&](Eigen::Index j0, Eigen::Index j1, auto& out) {
+        for (Eigen::Index j = j0; j < j1; ++j) {
+            if (standardise)
+                out.col(j) = ((x.col(j).array() - m_mean(j)) / m_scale(j)).template cast<typename std::decay_t<decltype(out)>::Scalar>();
+            else
+                out.col(j) = x.col(j).template cast<typename std::decay_t<decltype(out)>::Scalar>();
+        }
+    };
+    auto columnsParallel = [&](auto& out) {
+        tbb::parallel_for(tbb::blocked_range<Eigen::Index>(0, m_cols, 16),
+                          [&](const tbb::blocked_range<Eigen::Index>& r) { transformed(r.begin(), r.end(), out); });
+    };
+    if (precision == GramPrecision::Mixed) {
+        m_float.resize(m_rows, m_cols);
+        columnsParallel(m_float);
+    } else if (standardise) {
+        m_ownDouble.resize(m_rows, m_cols);
+        columnsParallel(m_ownDouble);
+        m_data = m_ownDouble.data();
+        m_stride = m_rows;
+    } else {
+        m_data = x.data();
+        m_stride = x.outerStride();
+    }
+}
+
+Eigen::Map<const Eigen::MatrixXd, 0, Eigen::OuterStride<>> BplsInputs::doubleView() const
+{
+    return {m_data, m_rows, m_cols, Eigen::OuterStride<>(std::max<Eigen::Index>(m_stride, 1))};
+}
+
+BplsInputs BplsInputs::subset(const std::vector<Eigen::Index>& rows) const
+{
+    BplsInputs s;
+    s.m_precision = m_precision;
+    s.m_rows = Eigen::Index(rows.size());
+    s.m_cols = m_cols;
+    s.m_mean = m_mean;
+    s.m_scale = m_scale;
+    for (Eigen::Index r : rows)
+        if (r < 0 || r >= m_rows)
+            throw std::out_of_range("bpls: subset row " + std::to_string(r) + " outside [0, " +
+                                    std::to_string(m_rows) + ")");
+    auto gather = [&](const auto& src, auto& dst) {
+        dst.resize(s.m_rows, m_cols);
+        tbb::parallel_for(tbb::blocked_range<Eigen::Index>(0, m_cols, 16), [&](const tbb::blocked_range<Eigen::Index>& r) {
+            for (Eigen::Index j = r.begin(); j < r.end(); ++j)
+                for (Eigen::Index i = 0; i < s.m_rows; ++i)
+                    dst(i, j) = src(rows[std::size_t(i)], j);
+        });
+    };
+    if (m_precision == GramPrecision::Mixed) {
+        gather(m_float, s.m_float);
+    } else {
+        gather(doubleView(), s.m_ownDouble);
+        s.m_data = s.m_ownDouble.data();
+        s.m_stride = s.m_rows;
+    }
+    return s;
+}
+
+void BplsInputs::augmentedNormalEquations(const Eigen::Ref<const Eigen::MatrixXd>& a,
+                                          const Eigen::Ref<const Eigen::MatrixXd>& b, bool bias, Eigen::MatrixXd& g,
+                                          Eigen::MatrixXd& c)
+{
+    num::gramAndCross(a, b, g, c);
+    if (bias)
+        appendBias(g, c, a.colwise().sum(), b.colwise().sum(), a.rows());
+}
+
+void BplsInputs::normalEquations(const Eigen::Ref<const Eigen::MatrixXd>& b, bool bias, Eigen::MatrixXd& g,
+                                 Eigen::MatrixXd& c) const
+{
+    if (b.rows() != m_rows)
+        throw std::invalid_argument("bpls: targets have " + std::to_string(b.rows()) + " rows, inputs " +
+                                    std::to_string(m_rows));
+    if (m_precision == GramPrecision::Double) {
+        augmentedNormalEquations(doubleView(), b, bias, g, c);
+        return;
+    }
+    const Eigen::MatrixXd bCopy = b;
+    accumulate(&bCopy, true, bias, &g, &c);
+}
+
+Eigen::MatrixXd BplsInputs::gram(bool bias) const
+{
+    Eigen::MatrixXd g;
+    if (m_precision == GramPrecision::Double) {
+        const auto x = doubleView();
+        g = num::gram(x);
+        if (bias) {
+            Eigen::MatrixXd unused(m_cols, 0);
+            appendBias(g, unused, x.colwise().sum(), Eigen::RowVectorXd(0), m_rows);
+        }
+        return g;
+    }
+    accumulate(nullptr, true, bias, &g, nullptr);
+    return g;
+}
+
+Eigen::MatrixXd BplsInputs::cross(const Eigen::Ref<const Eigen::MatrixXd>& b, bool bias) const
+{
+    if (b.rows() != m_rows)
+        throw std::invalid_argument("bpls: targets have " + std::to_string(b.rows()) + " rows, inputs " +
+                                    std::to_string(m_rows));
+    const Eigen::MatrixXd bCopy = b;
+    Eigen::MatrixXd c;
+    accumulate(&bCopy, false, bias, nullptr, &c);
+    return c;
+}
+
+// One pass over the rows: per-thread parts, each over blocks of kMixedBlock rows (float
+// products added in double for mixed precision; double products for double precision).
+void BplsInputs::accumulate(const Eigen::MatrixXd* b, bool wantGram, bool bias, Eigen::MatrixXd* g,
+                            Eigen::MatrixXd* c) const
+{
+    const Eigen::Index n = m_rows, d = m_cols, k = b ? b->cols() : 0;
+    const bool mixed = m_precision == GramPrecision::Mixed;
+    const auto xd = doubleView();
+    const Eigen::Index parts = partCount(n);
+    const Eigen::Index per = (n + parts - 1) / parts;
+    std::vector<Eigen::MatrixXd> gs(static_cast<std::size_t>(parts)), cs(static_cast<std::size_t>(parts));
+    std::vector<Eigen::RowVectorXd> sums(static_cast<std::size_t>(parts));
+    forParts(parts, [&](Eigen::Index p) {
+        Eigen::MatrixXd& gd = gs[std::size_t(p)];
+        Eigen::MatrixXd& cd = cs[std::size_t(p)];
+        Eigen::RowVectorXd& sd = sums[std::size_t(p)];
+        if (wantGram)
+            gd.setZero(d, d);
+        if (b)
+            cd.setZero(d, k);
+        sd.setZero(d);
+        Eigen::MatrixXf gf(wantGram && mixed ? d : 0, wantGram && mixed ? d : 0), cf, bf;
+        const Eigen::Index r0 = p * per, r1 = std::min(n, r0 + per);
+        for (Eigen::Index s = r0; s < r1; s += kMixedBlock) {
+            const Eigen::Index m = std::min(kMixedBlock, r1 - s);
+            if (mixed) {
+                const auto xb = m_float.middleRows(s, m);
+                if (wantGram) {
+                    gf.setZero();
+                    gf.selfadjointView<Eigen::Lower>().rankUpdate(xb.transpose());
+                    gd.triangularView<Eigen::Lower>() += gf.cast<double>();
+                    sd += xb.colwise().sum().cast<double>();
+                }
+                if (b) {
+                    bf = b->middleRows(s, m).cast<float>();
+                    cf.noalias() = xb.transpose() * bf;
+                    cd += cf.cast<double>();
+                }
+            } else {
+                const auto xb = xd.middleRows(s, m);
+                if (wantGram) {
+                    gd.selfadjointView<Eigen::Lower>().rankUpdate(xb.transpose());
+                    sd += xb.colwise().sum();
+                }
+                if (b)
+                    cd.noalias() += xb.transpose() * b->middleRows(s, m);
+            }
+        }
+    });
+    for (std::size_t p = 1; p < std::size_t(parts); ++p) {
+        if (wantGram) {
+            gs[0].triangularView<Eigen::Lower>() += gs[p];
+            sums[0] += sums[p];
+        }
+        if (b)
+            cs[0] += cs[p];
+    }
+    if (wantGram) {
+        *g = std::move(gs[0]);
+        g->triangularView<Eigen::StrictlyUpper>() = g->transpose();
+    }
+    Eigen::MatrixXd noCross(d, 0);
+    Eigen::MatrixXd& cOut = b ? *c : noCross;
+    if (b)
+        cOut = std::move(cs[0]);
+    if (bias) {
+        if (wantGram) {
+            appendBias(*g, cOut, sums[0], b ? Eigen::RowVectorXd(b->colwise().sum()) : Eigen::RowVectorXd(0), n);
+        } else {
+            cOut.conservativeResize(d + 1, Eigen::NoChange);
+            cOut.row(d) = b->colwise().sum();
+        }
+    }
+}
+
+Eigen::MatrixXd BplsInputs::product(const Eigen::MatrixXd& w, bool bias) const
+{
+    const Eigen::Index d = m_cols;
+    if (w.rows() != d + (bias ? 1 : 0))
+        throw std::invalid_argument("bpls: first-layer weights have " + std::to_string(w.rows()) + " rows, expected " +
+                                    std::to_string(d + (bias ? 1 : 0)));
+    Eigen::MatrixXd z(m_rows, w.cols());
+    const Eigen::Index blocks = (m_rows + kProductBlock - 1) / kProductBlock;
+    const Eigen::MatrixXf wf = m_precision == GramPrecision::Mixed ? Eigen::MatrixXf(w.topRows(d).cast<float>())
+                                                                   : Eigen::MatrixXf();
+    const auto xd = doubleView();
+    tbb::parallel_for(tbb::blocked_range<Eigen::Index>(0, blocks, 1), [&](const tbb::blocked_range<Eigen::Index>& r) {
+        Eigen::MatrixXf zf;
+        for (Eigen::Index bI = r.begin(); bI < r.end(); ++bI) {
+            const Eigen::Index r0 = bI * kProductBlock, m = std::min(kProductBlock, m_rows - r0);
+            auto out = z.middleRows(r0, m);
+            if (m_precision == GramPrecision::Mixed) {
+                zf.noalias() = m_float.middleRows(r0, m) * wf;
+                out = zf.cast<double>();
+            } else {
+                out.noalias() = xd.middleRows(r0, m) * w.topRows(d);
+            }
+            if (bias)
+                out.rowwise() += w.row(d);
+        }
+    });
+    return z;
+}
+
+} // namespace tb::bpls

@@ -1,0 +1,76 @@
+#pragma once
+/// @file BplsInputs.h
+/// The first layer's coefficient matrix [X 1]: stored once per fit in the precision the
+/// configuration asks for, with the two large operations BPLS needs on it — the normal
+/// equations of one layer and the product with a weight matrix — parallel over row blocks.
+
+#include "BplsConfig.h"
+
+#include <Eigen/Core>
+#include <vector>
+
+namespace tb::bpls {
+
+/// Training inputs of one fit (or a subset of their rows), optionally standardised.
+///
+/// Parallel: every method runs TBB parallel_for in the caller's arena; row partitions are
+/// fixed by the row count and the arena's concurrency, so results are deterministic for a
+/// given thread count. Not thread-safe for concurrent mutation.
+class BplsInputs {
+public:
+    /// Copies or references @p x (n×d). Double precision without standardisation keeps a
+    /// reference: @p x must outlive this object. Mixed precision stores a float copy.
+    /// With @p standardise, columns are z-scored (a zero spread gives scale 1); when
+    /// @p center is false only the scale is applied (no bias column to absorb a shift).
+    BplsInputs(const Eigen::Ref<const Eigen::MatrixXd>& x, GramPrecision precision, bool standardise, bool center);
+
+    /// The rows @p rows of this set, copied in that order (same precision and transform).
+    BplsInputs subset(const std::vector<Eigen::Index>& rows) const;
+
+    Eigen::Index rows() const { return m_rows; }
+    Eigen::Index cols() const { return m_cols; }
+    GramPrecision precision() const { return m_precision; }
+    /// Column means and scales applied (empty when not standardised).
+    const Eigen::VectorXd& mean() const { return m_mean; }
+    const Eigen::VectorXd& scale() const { return m_scale; }
+
+    /// G = [X 1]ᵀ[X 1] and C = [X 1]ᵀB (the 1 column only when @p bias), G filled in full.
+    /// Double: core LeastSquares gramAndCross plus column sums. Mixed: float products on
+    /// blocks of kMixedBlock rows, each accumulated into double.
+    void normalEquations(const Eigen::Ref<const Eigen::MatrixXd>& b, bool bias, Eigen::MatrixXd& g,
+                         Eigen::MatrixXd& c) const;
+
+    /// G = [X 1]ᵀ[X 1] alone (filled in full), same precision rules as normalEquations().
+    Eigen::MatrixXd gram(bool bias) const;
+
+    /// C = [X 1]ᵀB alone, same precision rules as normalEquations().
+    Eigen::MatrixXd cross(const Eigen::Ref<const Eigen::MatrixXd>& b, bool bias) const;
+
+    /// Z = [X 1]·W (W has cols()+1 rows with @p bias, else cols()); n × W.cols().
+    Eigen::MatrixXd product(const Eigen::MatrixXd& w, bool bias) const;
+
+    /// The same as normalEquations() for any double matrix A (hidden layers).
+    static void augmentedNormalEquations(const Eigen::Ref<const Eigen::MatrixXd>& a,
+                                         const Eigen::Ref<const Eigen::MatrixXd>& b, bool bias, Eigen::MatrixXd& g,
+                                         Eigen::MatrixXd& c);
+
+    /// Rows per float product in mixed precision: each block's float sums cover at most
+    /// this many rows before they are added in double.
+    static constexpr Eigen::Index kMixedBlock = 4096;
+
+private:
+    BplsInputs() = default;
+    void accumulate(const Eigen::MatrixXd* b, bool wantGram, bool bias, Eigen::MatrixXd* g, Eigen::MatrixXd* c) const;
+    Eigen::Map<const Eigen::MatrixXd, 0, Eigen::OuterStride<>> doubleView() const;
+
+    GramPrecision m_precision = GramPrecision::Double;
+    Eigen::Index m_rows = 0, m_cols = 0;
+    // Double data: either the caller's (pointer + stride) or m_ownDouble.
+    const double* m_data = nullptr;
+    Eigen::Index m_stride = 0;
+    Eigen::MatrixXd m_ownDouble;
+    Eigen::MatrixXf m_float;
+    Eigen::VectorXd m_mean, m_scale;
+};
+
+} // namespace tb::bpls

@@ -1,0 +1,613 @@
+#include "BplsTrainer.h"
+
+#include "BplsCalibration.h"
+
+#include <LeastSquares.h>
+
+#include <Eigen/QR>
+#include <QJsonArray>
+#include <tbb/blocked_range.h>
+#include <tbb/parallel_reduce.h>
+#include <tbb/parallel_for.h>
+
+#include <algorithm>
+#include <chrono>
+#include <iterator>
+#include <cmath>
+#include <limits>
+#include <stdexcept>
+
+namespace tb::bpls {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double since(Clock::time_point t0)
+{
+    return std::chrono::duration<double>(Clock::now() - t0).count();
+}
+
+// Rows per task of the forward evaluation.
+constexpr Eigen::Index kEvalBlock = 4096;
+
+// Flops charged per activation evaluation (exp/log based): a model constant, not measured.
+constexpr double kActivationFlops = 20.0;
+
+// Blend ratios tried by Blend::Search, smallest first (ties keep the smaller step).
+constexpr double kBlendGrid[] = {0.05, 0.1, 0.2, 0.3, 0.5, 0.75, 1.0};
+
+void checkFinite(const Eigen::Ref<const Eigen::MatrixXd>& m, const char* what)
+{
+    if (m.allFinite())
+        return;
+    for (Eigen::Index j = 0; j < m.cols(); ++j)
+        for (Eigen::Index i = 0; i < m.rows(); ++i)
+            if (!std::isfinite(m(i, j)))
+                throw std::invalid_argument(std::string("bpls: the training ") + what + " contain " +
+                                            (std::isnan(m(i, j)) ? "NaN" : "Inf") + " at row " + std::to_string(i) +
+                                            ", column " + std::to_string(j) + "; remove or impute it first");
+}
+
+std::vector<Eigen::Index> sizesOf(const BplsConfig& c, Eigen::Index d, Eigen::Index k)
+{
+    std::vector<Eigen::Index> s{d};
+    s.insert(s.end(), c.hidden.begin(), c.hidden.end());
+    s.push_back(k);
+    return s;
+}
+
+// Normal equations + Cholesky + solves of one layer: A n×a (a with bias), o outputs.
+double layerSolveFlops(double n, double a, double o)
+{
+    return n * a * (a + 1) + 2 * n * a * o + a * a * a / 3 + 2 * a * a * o;
+}
+
+} // namespace
+
+/// A forward pass over the training rows, kept for gathering and blending.
+struct BplsTrainer::Evaluation {
+    Eigen::MatrixXd z0;                 ///< n × width(1): first-layer pre-activations
+    std::vector<Eigen::MatrixXd> hidden; ///< hidden layer values, n × width(l), l = 1..H
+    Eigen::MatrixXd out;                ///< n × k outputs
+    Eigen::Index correct = 0;           ///< classify: rows whose arg-max is the label
+    double loss = std::numeric_limits<double>::quiet_NaN();
+};
+
+BplsTrainer::BplsTrainer(BplsConfig config) : m_config(std::move(config)) {}
+
+bool BplsTrainer::layerBias(int layer) const
+{
+    return layer == 0 ? m_config.bias : m_config.hiddenBias;
+}
+
+double BplsTrainer::sweepFlops(const BplsConfig& c, double rows, const std::vector<Eigen::Index>& sizes)
+{
+    const int layers = int(sizes.size()) - 1;
+    double f = 0;
+    for (int l = layers - 1; l >= 0; --l) {
+        const double a = double(sizes[std::size_t(l)]) + ((l == 0 ? c.bias : c.hiddenBias) ? 1 : 0);
+        const double o = double(sizes[std::size_t(l + 1)]);
+        f += layerSolveFlops(rows, a, o);
+        if (l > 0) {
+            // residual, desired values (R·Wᵀ), inverse activation, and the optional re-solve
+            f += 4 * rows * a * o + kActivationFlops * rows * double(sizes[std::size_t(l)]);
+            if (c.resolve)
+                f += layerSolveFlops(rows, a, o);
+        }
+    }
+    return f;
+}
+
+double BplsTrainer::forwardFlops(const BplsConfig& c, double rows, const std::vector<Eigen::Index>& sizes)
+{
+    double f = 0;
+    for (std::size_t l = 0; l + 1 < sizes.size(); ++l) {
+        const double a = double(sizes[l]) + ((l == 0 ? c.bias : c.hiddenBias) ? 1 : 0);
+        f += 2 * rows * a * double(sizes[l + 1]) + kActivationFlops * rows * double(sizes[l + 1]);
+    }
+    return f;
+}
+
+QJsonObject BplsTrainer::predictCost(const ProblemShape& shape) const
+{
+    const auto sizes = sizesOf(m_config, shape.inputs, shape.outputs);
+    const double n = double(shape.rows);
+    QJsonArray steps;
+    const int layers = int(sizes.size()) - 1;
+    for (int l = layers - 1; l >= 0; --l) {
+        const double a = double(sizes[std::size_t(l)]) + (layerBias(l) ? 1 : 0);
+        const double o = double(sizes[std::size_t(l + 1)]);
+        steps.append(QJsonObject{{"layer", l},
+                                 {"gram_flops", n * a * (a + 1) * ((l > 0 && m_config.resolve) ? 2 : 1)},
+                                 {"cross_flops", 2 * n * a * o * ((l > 0 && m_config.resolve) ? 2 : 1)},
+                                 {"factorisation_flops", a * a * a / 3 * ((l > 0 && m_config.resolve) ? 2 : 1)},
+                                 {"solve_flops", 2 * a * a * o * ((l > 0 && m_config.resolve) ? 2 : 1)}});
+    }
+    const double sweep = sweepFlops(m_config, n, sizes);
+    const double forward = forwardFlops(m_config, n, sizes);
+    // Initial forward (random net), the sweep, and the forward that evaluates it.
+    const double total = sweep + 2 * forward;
+    QJsonObject o{{"flops", total},
+                  {"sweep_flops", sweep},
+                  {"forward_flops", forward},
+                  {"steps", steps}};
+    if (m_config.classify)
+        o.insert("refinement_flops_per_missed_row", sweepFlops(m_config, 1.0, sizes));
+    const double rate = BplsCalibration::rate(m_config.gramPrecision == GramPrecision::Mixed);
+    if (rate > 0)
+        o.insert("predicted_seconds", total / rate);
+    return o;
+}
+
+Eigen::MatrixXd BplsTrainer::predict(const Eigen::Ref<const Eigen::MatrixXd>& x) const
+{
+    if (m_net.layerCount() == 0)
+        throw std::invalid_argument("bpls: predict() before fit()");
+    if (x.cols() != m_net.inputs())
+        throw std::invalid_argument("bpls: predict() got " + std::to_string(x.cols()) + " inputs, the network has " +
+                                    std::to_string(m_net.inputs()));
+    return m_net.predict(x);
+}
+
+Eigen::MatrixXd BplsTrainer::outputTargets(const Eigen::Ref<const Eigen::MatrixXd>& y) const
+{
+    const double eps = m_config.epsilon;
+    const num::Activation out = m_config.outputActivation;
+    Eigen::MatrixXd b(y.rows(), y.cols());
+    if (m_config.classify && out == num::Activation::Softmax) {
+        const double k = double(y.cols());
+        switch (m_config.encoding) {
+        case TargetEncoding::SmoothedLog:
+            b = ((1.0 - eps) * y.array() + eps / (k - 1) * (1.0 - y.array())).log().matrix();
+            return b;
+        case TargetEncoding::ClippedLog:
+            num::activationInverse(num::Activation::Softmax, y, b, eps);
+            return b;
+        case TargetEncoding::OneHot:
+            b = y;
+            return b;
+        }
+    }
+    num::activationInverse(out, y, b, eps);
+    return b;
+}
+
+Eigen::MatrixXd BplsTrainer::solve(const Eigen::MatrixXd& g, const Eigen::MatrixXd& c, int layer, bool bias,
+                                   const char* phase, RunContext& ctx)
+{
+    const auto t0 = Clock::now();
+    num::LeastSquaresOptions opt;
+    opt.ridge = m_config.ridge;
+    opt.relativeRidge = m_config.relativeRidge;
+    num::SolveReport rep;
+    Eigen::MatrixXd w = num::solveNormalEquations(g, c, opt, &rep);
+    m_history.solveSeconds += since(t0);
+    if (rep.fallback) {
+        ++m_history.fallbacks;
+        const QString msg = QStringLiteral("bpls: layer %1 %2: %3")
+                                .arg(layer)
+                                .arg(QString::fromLatin1(phase), QString::fromStdString(rep.summary()));
+        ctx.log(msg);
+        if (m_history.fallbacks <= 20)
+            ctx.record(QStringLiteral("fallback_%1").arg(m_history.fallbacks), msg);
+    }
+    if (bias)
+        return w;
+    // No bias column was used: the layer's bias row (if the net has one) stays zero.
+    Eigen::MatrixXd full = Eigen::MatrixXd::Zero(m_work.weightRows(layer), w.cols());
+    full.topRows(w.rows()) = w;
+    return full;
+}
+
+Eigen::MatrixXd BplsTrainer::desiredValues(TargetRule rule, const Eigen::MatrixXd& n, const Eigen::MatrixXd& w,
+                                           const Eigen::MatrixXd& b, bool bias)
+{
+    const Eigen::Index h = n.cols();
+    const auto wh = w.topRows(h);
+    Eigen::MatrixXd r = b - n * wh;
+    if (bias && w.rows() > h)
+        r.rowwise() -= w.row(h);
+    switch (rule) {
+    case TargetRule::PerNeuron: {
+        // n̂_i = n_i + Σ_j w_ij r_j / Σ_j w_ij²; a neuron with no outgoing weight keeps its value.
+        Eigen::VectorXd inv = wh.rowwise().squaredNorm();
+        for (Eigen::Index i = 0; i < h; ++i)
+            inv(i) = inv(i) > 0 ? 1.0 / inv(i) : 0.0;
+        Eigen::MatrixXd step = r * wh.transpose();
+        return n + step * inv.asDiagonal();
+    }
+    case TargetRule::Joint: {
+        const Eigen::MatrixXd pinv = Eigen::CompleteOrthogonalDecomposition<Eigen::MatrixXd>(wh).pseudoInverse();
+        Eigen::MatrixXd target = b;
+        if (bias && w.rows() > h)
+            target.rowwise() -= w.row(h);
+        return target * pinv;
+    }
+    case TargetRule::JointDelta: {
+        const Eigen::MatrixXd pinv = Eigen::CompleteOrthogonalDecomposition<Eigen::MatrixXd>(wh).pseudoInverse();
+        return n + r * pinv;
+    }
+    }
+    return n;
+}
+
+bool BplsTrainer::sweep(const BplsInputs& in, const Eigen::MatrixXd& targets, const std::vector<Eigen::MatrixXd>& hidden,
+                        std::vector<Eigen::MatrixXd>& w, RunContext& ctx, const Eigen::MatrixXd* firstGram)
+{
+    const int layers = m_work.layerCount();
+    w.assign(std::size_t(layers), Eigen::MatrixXd());
+    Eigen::MatrixXd b = targets;
+    Eigen::MatrixXd g, c;
+    for (int l = layers - 1; l >= 1; --l) {
+        if (ctx.stopRequested())
+            return false;
+        const auto t0 = Clock::now();
+        const double solveBefore = m_history.solveSeconds;
+        const bool bias = layerBias(l);
+        const Eigen::MatrixXd& a = hidden[std::size_t(l - 1)];
+        BplsInputs::augmentedNormalEquations(a, b, bias, g, c);
+        const Eigen::MatrixXd wTilde = solve(g, c, l, bias, "initial solve", ctx);
+        Eigen::MatrixXd nHat = desiredValues(m_config.targetRule, a, wTilde, b, bias);
+        const num::Activation act = m_work.activation(l - 1);
+        const num::ClipRange range = num::activationClipRange(act, m_config.epsilon);
+        nHat = nHat.cwiseMax(range.lo).cwiseMin(range.hi);
+        if (m_config.resolve) {
+            BplsInputs::augmentedNormalEquations(nHat, b, bias, g, c);
+            w[std::size_t(l)] = solve(g, c, l, bias, "re-solve from desired values", ctx);
+        } else {
+            w[std::size_t(l)] = wTilde;
+        }
+        b.resize(nHat.rows(), nHat.cols());
+        num::activationInverse(act, nHat, b, m_config.epsilon);
+        m_history.hiddenSeconds += since(t0) - (m_history.solveSeconds - solveBefore);
+    }
+    if (ctx.stopRequested())
+        return false;
+    auto t0 = Clock::now();
+    if (firstGram) {
+        g = *firstGram;
+        c = in.cross(b, layerBias(0));
+    } else {
+        in.normalEquations(b, layerBias(0), g, c);
+        m_history.gramRowsDirect += in.rows();
+    }
+    m_history.gramSeconds += since(t0);
+    w[0] = solve(g, c, 0, layerBias(0), "first layer", ctx);
+    return true;
+}
+
+BplsTrainer::Evaluation BplsTrainer::evaluate(Eigen::MatrixXd z0, const std::vector<Eigen::MatrixXd>& w,
+                                              const Eigen::Ref<const Eigen::MatrixXd>& y)
+{
+    const auto t0 = Clock::now();
+    Evaluation ev;
+    const Eigen::Index n = z0.rows();
+    const int layers = m_work.layerCount();
+    ev.hidden.resize(std::size_t(layers - 1));
+    for (int l = 1; l < layers; ++l)
+        ev.hidden[std::size_t(l - 1)].resize(n, m_work.width(l));
+    ev.out.resize(n, m_work.outputs());
+    const Eigen::Index blocks = (n + kEvalBlock - 1) / kEvalBlock;
+    const bool classify = m_config.classify;
+    struct Partial {
+        Eigen::Index correct = 0;
+        double loss = 0;
+    };
+    // Per-block partials summed in block order: deterministic for any thread count.
+    std::vector<Partial> partial(static_cast<std::size_t>(blocks));
+    tbb::parallel_for(tbb::blocked_range<Eigen::Index>(0, blocks, 1), [&](const tbb::blocked_range<Eigen::Index>& r) {
+        Eigen::MatrixXd z;
+        for (Eigen::Index bI = r.begin(); bI < r.end(); ++bI) {
+            const Eigen::Index r0 = bI * kEvalBlock, m = std::min(kEvalBlock, n - r0);
+            z = z0.middleRows(r0, m);
+            for (int l = 0; l < layers; ++l) {
+                if (l > 0) {
+                    const auto prev = ev.hidden[std::size_t(l - 1)].middleRows(r0, m);
+                    const Eigen::MatrixXd& wl = w[std::size_t(l)];
+                    const Eigen::Index in = m_work.width(l);
+                    z.noalias() = prev * wl.topRows(in);
+                    if (m_work.bias())
+                        z.rowwise() += wl.row(in);
+                }
+                auto dst = (l == layers - 1) ? ev.out.middleRows(r0, m) : ev.hidden[std::size_t(l)].middleRows(r0, m);
+                num::activationApply(m_work.activation(l), z, dst);
+            }
+            Partial& p = partial[std::size_t(bI)];
+            const auto out = ev.out.middleRows(r0, m);
+            for (Eigen::Index i = 0; i < m; ++i) {
+                if (classify) {
+                    Eigen::Index arg = 0;
+                    out.row(i).maxCoeff(&arg);
+                    const int label = m_labels[std::size_t(r0 + i)];
+                    p.correct += (arg == label) ? 1 : 0;
+                    if (m_config.outputActivation == num::Activation::Softmax)
+                        p.loss -= std::log(std::max(out(i, label), 1e-300));
+                    else
+                        p.loss += (out.row(i) - y.row(r0 + i)).squaredNorm();
+                } else {
+                    p.loss += (out.row(i) - y.row(r0 + i)).squaredNorm();
+                }
+            }
+        }
+    });
+    double loss = 0;
+    for (const auto& p : partial) {
+        ev.correct += p.correct;
+        loss += p.loss;
+    }
+    ev.loss = n > 0 ? loss / double(n) : 0.0;
+    ev.z0 = std::move(z0);
+    m_history.forwardSeconds += since(t0);
+    return ev;
+}
+
+void BplsTrainer::publish(const BplsInputs& in)
+{
+    m_net = m_work;
+    if (in.scale().size() == 0)
+        return;
+    // Fold the standardisation into the first layer: x_s = (x − μ)/s.
+    Eigen::MatrixXd w0 = m_work.weights(0);
+    const Eigen::Index d = in.cols();
+    for (Eigen::Index i = 0; i < d; ++i)
+        w0.row(i) /= in.scale()(i);
+    if (m_work.bias())
+        w0.row(d) -= in.mean().transpose() * w0.topRows(d);
+    m_net.setWeights(0, w0);
+}
+
+void BplsTrainer::fit(const DatasetView& data, RunContext& ctx)
+{
+    const auto tStart = Clock::now();
+    m_history = History{};
+    const Eigen::Index n = data.rows(), d = data.inputs(), k = data.outputs();
+    const char* algo = m_config.classify ? "bpls.classify" : "bpls.regress";
+    if (n == 0 || d == 0 || k == 0)
+        throw std::invalid_argument(std::string(algo) + ": empty training set (" + std::to_string(n) + " rows, " +
+                                    std::to_string(d) + " inputs, " + std::to_string(k) + " outputs)");
+    if (data.y.rows() != n)
+        throw std::invalid_argument(std::string(algo) + ": inputs have " + std::to_string(n) + " rows, targets " +
+                                    std::to_string(data.y.rows()));
+    checkFinite(data.x, "inputs");
+    checkFinite(data.y, "targets");
+    if (m_config.classify) {
+        if (!data.isClassification())
+            throw std::invalid_argument("bpls.classify: needs classification data (one-hot targets); use bpls.regress "
+                                        "for regression");
+        if (k < 2)
+            throw std::invalid_argument("bpls.classify: needs at least 2 classes, the data have " + std::to_string(k));
+    }
+
+    // Network: the Mlp has one bias flag; a disabled layer bias is a bias row held at zero.
+    const auto sizes = sizesOf(m_config, d, k);
+    std::vector<num::Activation> acts(m_config.hidden.size(), m_config.hiddenActivation);
+    acts.push_back(m_config.outputActivation);
+    const bool netBias = m_config.bias || (m_config.hiddenBias && !m_config.hidden.empty());
+    m_work = num::Mlp(sizes, acts, netBias);
+    m_work.initUniform(deriveSeed(ctx.seed(), 0), m_config.initLow, m_config.initHigh);
+    std::vector<Eigen::MatrixXd> w = m_work.allWeights();
+    if (netBias)
+        for (int l = 0; l < m_work.layerCount(); ++l)
+            if (!layerBias(l))
+                w[std::size_t(l)].row(m_work.width(l)).setZero();
+    m_work.setAllWeights(w);
+
+    m_labels.clear();
+    if (m_config.classify) {
+        m_labels.resize(std::size_t(n));
+        for (Eigen::Index i = 0; i < n; ++i) {
+            Eigen::Index arg = 0;
+            data.y.row(i).maxCoeff(&arg);
+            m_labels[std::size_t(i)] = int(arg);
+        }
+    }
+
+    // Predicted cost of the deterministic part, from flops and a calibrated GEMM rate.
+    const bool mixed = m_config.gramPrecision == GramPrecision::Mixed;
+    const double rate = BplsCalibration::rate(mixed);
+    const double sweep0 = sweepFlops(m_config, double(n), sizes);
+    const double fwd = forwardFlops(m_config, double(n), sizes);
+    m_history.predictedFlops = sweep0 + 2 * fwd;
+    m_history.predictedSeconds = rate > 0 ? m_history.predictedFlops / rate : 0;
+    ctx.record("network", QString::fromStdString(m_work.describe()));
+    ctx.record("predicted_flops", m_history.predictedFlops);
+    ctx.record("predicted_seconds", m_history.predictedSeconds);
+    ctx.record("calibrated_gflops", rate / 1e9);
+
+    auto t0 = Clock::now();
+    const BplsInputs in(data.x, m_config.gramPrecision, m_config.standardise, m_config.bias);
+    const Eigen::MatrixXd targets = outputTargets(data.y);
+    m_history.otherSeconds += since(t0);
+    publish(in);
+
+    auto firstProduct = [&](const Eigen::MatrixXd& w0) {
+        const auto t = Clock::now();
+        Eigen::MatrixXd z = in.product(w0, m_work.bias());
+        m_history.forwardSeconds += since(t);
+        return z;
+    };
+
+    // Algorithm line 2: the random network's layer values.
+    Evaluation cur = evaluate(firstProduct(m_work.weights(0)), m_work.allWeights(), data.y);
+    if (ctx.stopRequested()) {
+        m_history.stopped = true;
+        return;
+    }
+    std::vector<Eigen::MatrixXd> wNew;
+    if (!sweep(in, targets, cur.hidden, wNew, ctx)) {
+        m_history.stopped = true;
+        return;
+    }
+    m_work.setAllWeights(wNew);
+    cur = evaluate(firstProduct(wNew[0]), wNew, data.y);
+    publish(in);
+    const double firstSeconds = since(tStart);
+    ctx.record("first_sweep_measured_seconds", firstSeconds);
+    QString note = QStringLiteral("backward sweep: %1 fallback(s)").arg(m_history.fallbacks);
+    if (m_config.classify) {
+        m_history.trainAccuracy.push_back(double(cur.correct) / double(n));
+        m_history.misses.push_back(n - cur.correct);
+        note += QStringLiteral(", %1 misses").arg(n - cur.correct);
+    }
+    m_history.bestEpoch = 1;
+    m_history.epochs = 1;
+    CheckpointAction action = ctx.checkpoint(Checkpoint{1.0, cur.loss, note});
+
+    if (m_config.classify && action == CheckpointAction::Continue) {
+        std::vector<Eigen::MatrixXd> best = m_work.allWeights(), curW = best;
+        double bestLoss = cur.loss;
+        Eigen::Index bestCorrect = cur.correct, prevCorrect = cur.correct;
+        std::vector<Eigen::Index> prevMiss;
+        Eigen::MatrixXd missGram;
+        int epoch = 1;
+        for (int tau = 1; tau <= m_config.tauMax; ++tau) {
+            if (ctx.stopRequested()) {
+                m_history.stopped = true;
+                break;
+            }
+            t0 = Clock::now();
+            std::vector<Eigen::Index> miss;
+            miss.reserve(std::size_t(n - cur.correct));
+            for (Eigen::Index i = 0; i < n; ++i) {
+                Eigen::Index arg = 0;
+                cur.out.row(i).maxCoeff(&arg);
+                if (arg != m_labels[std::size_t(i)])
+                    miss.push_back(i);
+            }
+            if (miss.empty()) {
+                ctx.log(QStringLiteral("bpls.classify: no misclassified training rows left after epoch %1").arg(epoch));
+                break;
+            }
+            const BplsInputs sub = in.subset(miss);
+            const Eigen::Index m = Eigen::Index(miss.size());
+            Eigen::MatrixXd subTargets(m, k);
+            std::vector<Eigen::MatrixXd> subHidden(cur.hidden.size());
+            for (std::size_t l = 0; l < cur.hidden.size(); ++l)
+                subHidden[l].resize(m, cur.hidden[l].cols());
+            for (Eigen::Index i = 0; i < m; ++i) {
+                subTargets.row(i) = targets.row(miss[std::size_t(i)]);
+                for (std::size_t l = 0; l < cur.hidden.size(); ++l)
+                    subHidden[l].row(i) = cur.hidden[l].row(miss[std::size_t(i)]);
+            }
+            m_history.otherSeconds += since(t0);
+            // Consecutive miss sets overlap heavily: update the previous miss Gram by the rows
+            // that entered and left when that is cheaper than recomputing it (exact algebra).
+            t0 = Clock::now();
+            if (!prevMiss.empty()) {
+                std::vector<Eigen::Index> added, removed;
+                std::set_difference(miss.begin(), miss.end(), prevMiss.begin(), prevMiss.end(), std::back_inserter(added));
+                std::set_difference(prevMiss.begin(), prevMiss.end(), miss.begin(), miss.end(), std::back_inserter(removed));
+                if (added.size() + removed.size() < miss.size()) {
+                    if (!added.empty())
+                        missGram += in.subset(added).gram(layerBias(0));
+                    if (!removed.empty())
+                        missGram -= in.subset(removed).gram(layerBias(0));
+                    m_history.gramRowsUpdated += Eigen::Index(added.size() + removed.size());
+                } else {
+                    missGram = sub.gram(layerBias(0));
+                    m_history.gramRowsDirect += sub.rows();
+                }
+            } else {
+                missGram = sub.gram(layerBias(0));
+                m_history.gramRowsDirect += sub.rows();
+            }
+            prevMiss = miss;
+            m_history.gramSeconds += since(t0);
+            std::vector<Eigen::MatrixXd> wMiss;
+            if (!sweep(sub, subTargets, subHidden, wMiss, ctx, &missGram)) {
+                m_history.stopped = true;
+                break;
+            }
+            const Eigen::MatrixXd z0Miss = firstProduct(wMiss[0]);
+
+            std::vector<double> ratios;
+            if (m_config.blend == Blend::MissRatio)
+                ratios = {double(m) / double(n)};
+            else if (m_config.blend == Blend::Replace)
+                ratios = {1.0};
+            else
+                ratios.assign(std::begin(kBlendGrid), std::end(kBlendGrid));
+            Evaluation next;
+            std::vector<Eigen::MatrixXd> nextW;
+            double nextR = 0;
+            for (double r : ratios) {
+                t0 = Clock::now();
+                std::vector<Eigen::MatrixXd> wr(curW.size());
+                for (std::size_t l = 0; l < curW.size(); ++l)
+                    wr[l] = (1.0 - r) * curW[l] + r * wMiss[l];
+                // [X 1]·W is linear in W: blend the first-layer products instead of recomputing.
+                Eigen::MatrixXd z0 = (1.0 - r) * cur.z0 + r * z0Miss;
+                m_history.otherSeconds += since(t0);
+                Evaluation ev = evaluate(std::move(z0), wr, data.y);
+                if (nextW.empty() || ev.correct > next.correct) {
+                    next = std::move(ev);
+                    nextW = std::move(wr);
+                    nextR = r;
+                }
+            }
+            epoch = 1 + tau;
+            m_history.blendRatio.push_back(nextR);
+            const bool gained = next.correct > prevCorrect;
+            QString cpNote = QStringLiteral("refinement %1: %2 misses fitted, r = %3, %4 misses")
+                                 .arg(tau).arg(m).arg(nextR, 0, 'g', 3).arg(n - next.correct);
+            if (next.correct > bestCorrect) {
+                best = nextW;
+                bestCorrect = next.correct;
+                bestLoss = next.loss;
+                m_history.bestEpoch = epoch;
+            }
+            if (!gained && m_config.stopWhenNoGain) {
+                // The paper's loop ends here; the curve shows the weights kept.
+                m_work.setAllWeights(best);
+                publish(in);
+                cpNote += QStringLiteral("; no gain, kept epoch %1").arg(m_history.bestEpoch);
+                m_history.trainAccuracy.push_back(double(bestCorrect) / double(n));
+                m_history.misses.push_back(n - bestCorrect);
+                m_history.epochs = epoch;
+                ctx.checkpoint(Checkpoint{double(epoch), bestLoss, cpNote});
+                break;
+            }
+            curW = nextW;
+            cur = std::move(next);
+            prevCorrect = cur.correct;
+            m_work.setAllWeights(curW);
+            publish(in);
+            m_history.trainAccuracy.push_back(double(cur.correct) / double(n));
+            m_history.misses.push_back(n - cur.correct);
+            m_history.epochs = epoch;
+            action = ctx.checkpoint(Checkpoint{double(epoch), cur.loss, cpNote});
+            if (action == CheckpointAction::Stop)
+                break;
+        }
+        if (m_work.allWeights() != best) {
+            m_work.setAllWeights(best);
+            publish(in);
+            // After a stop request the host wants no further checkpoint.
+            if (!m_history.stopped && action == CheckpointAction::Continue) {
+                m_history.trainAccuracy.push_back(double(bestCorrect) / double(n));
+                m_history.misses.push_back(n - bestCorrect);
+                ctx.checkpoint(Checkpoint{double(m_history.epochs), bestLoss,
+                                          QStringLiteral("restored the best iterate (epoch %1)").arg(m_history.bestEpoch)});
+            }
+        }
+    }
+
+    m_history.totalSeconds = since(tStart);
+    ctx.record("fallbacks", m_history.fallbacks);
+    ctx.record("measured_seconds", m_history.totalSeconds);
+    ctx.record("gram_seconds", m_history.gramSeconds);
+    ctx.record("solve_seconds", m_history.solveSeconds);
+    ctx.record("forward_seconds", m_history.forwardSeconds);
+    if (m_config.classify) {
+        ctx.record("best_epoch", m_history.bestEpoch);
+        ctx.record("first_iterate_train_accuracy", m_history.trainAccuracy.front());
+    }
+    ctx.log(QStringLiteral("%1: %2 epoch(s), predicted %3 s for the first sweep, measured %4 s; total %5 s")
+                .arg(algo)
+                .arg(m_history.epochs)
+                .arg(m_history.predictedSeconds, 0, 'g', 3)
+                .arg(firstSeconds, 0, 'g', 3)
+                .arg(m_history.totalSeconds, 0, 'g', 3));
+}
+
+} // namespace tb::bpls

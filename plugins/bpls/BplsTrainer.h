@@ -1,0 +1,94 @@
+#pragma once
+/// @file BplsTrainer.h
+/// One BPLS run: Algorithm 1 (bpls.regress) or Algorithm 2 with refinement (bpls.classify).
+
+#include "BplsConfig.h"
+#include "BplsInputs.h"
+
+#include <trainbench/Trainbench.h>
+
+#include <Mlp.h>
+
+#include <vector>
+
+namespace tb::bpls {
+
+/// Trains a num::Mlp with back-propagating least squares (Tomić et al. 2024; ALGORITHMS.md §1).
+///
+/// Each layer costs ONE Gram matrix and ONE factorisation with one right-hand side per
+/// neuron (core LeastSquares, parallel over row blocks in the run's arena). Checkpoints: after
+/// the first backward sweep (epoch 1) and after every refinement iteration (epoch 1 + τ).
+/// Not thread-safe (one run per instance, as the Trainer contract says).
+class BplsTrainer final : public Trainer {
+public:
+    explicit BplsTrainer(BplsConfig config);
+
+    /// Throws std::invalid_argument for non-finite data (naming row and column), an empty
+    /// set, or classification data with fewer than 2 classes for bpls.classify.
+    void fit(const DatasetView& data, RunContext& ctx) override;
+    /// Network outputs (n×k) for raw inputs; valid after construction (zero weights) and
+    /// from the first checkpoint on. Throws std::invalid_argument on a column mismatch.
+    Eigen::MatrixXd predict(const Eigen::Ref<const Eigen::MatrixXd>& x) const override;
+    /// Flops of the deterministic part (first sweep and its forward passes), per step, plus
+    /// the flops per misclassified row of one refinement iteration.
+    QJsonObject predictCost(const ProblemShape& shape) const override;
+
+    /// The trained network in the raw-input domain (what predict() uses).
+    const num::Mlp& network() const { return m_net; }
+    const BplsConfig& config() const { return m_config; }
+
+    /// What the last fit() did, for tests and benchmarks.
+    struct History {
+        std::vector<double> trainAccuracy; ///< classify: per epoch (after each checkpointed iterate)
+        std::vector<Eigen::Index> misses;  ///< classify: misclassified training rows per epoch
+        std::vector<double> blendRatio;    ///< classify: r chosen at each refinement iteration
+        int bestEpoch = 0;                 ///< classify: epoch of the weights kept
+        int epochs = 0;                    ///< checkpoints emitted
+        int fallbacks = 0;                 ///< solves that left the Cholesky path
+        double gramSeconds = 0;            ///< first-layer Gram + cross products
+        double hiddenSeconds = 0;          ///< hidden-layer normal equations, targets, solves
+        double solveSeconds = 0;           ///< factorisations and solves (all layers)
+        double forwardSeconds = 0;         ///< first-layer products and forward evaluations
+        double otherSeconds = 0;           ///< input copies, gathers, blends
+        Eigen::Index gramRowsUpdated = 0;  ///< classify: rows added to / removed from miss Grams
+        Eigen::Index gramRowsDirect = 0;   ///< rows of Gram matrices computed from scratch
+        double totalSeconds = 0;           ///< the whole fit() (checkpoints included)
+        double predictedSeconds = 0;       ///< predicted from flops and a calibrated GEMM rate
+        double predictedFlops = 0;
+        bool stopped = false;              ///< fit() returned early on a stop request
+    };
+    const History& history() const { return m_history; }
+
+    /// Flops of one backward sweep over @p rows rows for a network of @p sizes.
+    static double sweepFlops(const BplsConfig& c, double rows, const std::vector<Eigen::Index>& sizes);
+    /// Flops of one forward pass over @p rows rows.
+    static double forwardFlops(const BplsConfig& c, double rows, const std::vector<Eigen::Index>& sizes);
+
+    /// Desired values N̂ of a hidden layer with values @p n (rows × h), given the weights @p w
+    /// of the next layer (h [+1 bias row] × o) and that layer's pre-activation targets @p b
+    /// (rows × o); see TargetRule. Not clipped. Pure function.
+    static Eigen::MatrixXd desiredValues(TargetRule rule, const Eigen::MatrixXd& n, const Eigen::MatrixXd& w,
+                                         const Eigen::MatrixXd& b, bool bias);
+
+private:
+    struct Evaluation;
+    struct Timer;
+
+    bool sweep(const BplsInputs& in, const Eigen::MatrixXd& targets, const std::vector<Eigen::MatrixXd>& hidden,
+               std::vector<Eigen::MatrixXd>& w, RunContext& ctx, const Eigen::MatrixXd* firstGram = nullptr);
+    Eigen::MatrixXd solve(const Eigen::MatrixXd& g, const Eigen::MatrixXd& c, int layer, bool bias, const char* phase,
+                          RunContext& ctx);
+    Eigen::MatrixXd outputTargets(const Eigen::Ref<const Eigen::MatrixXd>& y) const;
+    Evaluation evaluate(Eigen::MatrixXd z0, const std::vector<Eigen::MatrixXd>& w,
+                        const Eigen::Ref<const Eigen::MatrixXd>& y);
+    bool layerBias(int layer) const;
+    void publish(const BplsInputs& in);
+
+    BplsConfig m_config;
+    num::Mlp m_work;  ///< weights in the (possibly standardised) training domain
+    num::Mlp m_net;   ///< m_work folded back to raw inputs
+    std::vector<int> m_labels;
+    History m_history;
+};
+
+} // namespace tb::bpls
