@@ -1,0 +1,145 @@
+#pragma once
+/// @file RunStore.h
+/// Every experiment, run, checkpoint and sweep point, logged to one SQLite file.
+
+#include "RunTypes.h"
+
+#include <QJsonObject>
+#include <QList>
+#include <QObject>
+#include <QString>
+#include <QVector>
+
+#include <atomic>
+#include <memory>
+#include <mutex>
+#include <optional>
+
+class QSqlDatabase;
+
+namespace tb {
+
+class StoreWriter;
+struct RunStoreReaders;
+
+/// The run store: experiments, runs, metrics and noise-sweep points in one SQLite file.
+///
+/// Writes go through one writer connection on a private thread fed by a queue, in batched
+/// transactions (see StoreWriter): appendMetric(), finishRun(), setRunInfo() and addSweepPoint()
+/// only enqueue and return at once; createExperiment(), createRun() and the deletes wait for their
+/// commit because they return a result. Operations are applied in the order they were called, so a
+/// run's finishRun() lands after the metrics appended before it — except that createExperiment()
+/// and createRun(), which depend on no queued write, pass queued asynchronous writes instead of
+/// waiting for them to commit. Queued writes are committed within ~100 ms (Options::batchMs). Reads use one
+/// read connection per calling thread and see what has been committed: call flush() first to include queued
+/// writes. Every public method is thread-safe and may be called from any thread concurrently.
+///
+/// The file is in WAL mode with a busy timeout (10 s by default), so several processes may share
+/// it. Opening it marks every run left "running" by a process that no longer exists as
+/// "interrupted"; runs that another live process is training are left alone (see RunStoreOwner).
+/// A file of a newer schema, a non-SQLite file or another application's database is refused and
+/// never modified.
+///
+/// Write errors (disk full, database locked longer than the busy timeout, a metric for an unknown
+/// run) never throw or crash: the failing write is dropped, lastError() keeps the message and
+/// writeFailed() is emitted (from the writer thread: connect with a queued connection to touch
+/// widgets).
+class RunStore : public QObject {
+    Q_OBJECT
+public:
+    /// Tuning of open(); the defaults suit interactive use.
+    struct Options {
+        int busyTimeoutMs = 10000; ///< wait for another process's lock, ≥ 0
+        int batchMs = 100;         ///< longest queued writes wait before a commit, ≥ 1 ms
+        int batchOps = 5000;       ///< most operations per write transaction, ≥ 1
+        int attempts = 3;          ///< tries of a batch that meets a locked database, ≥ 1
+    };
+
+    /// Opens @p path, creating the file and its folders if missing, and brings an older schema up
+    /// to date. Returns nullptr and a message in @p error (may be null) if the file cannot be
+    /// opened, is not SQLite, is another application's database or has a newer schema.
+    static std::unique_ptr<RunStore> open(const QString& path, QString* error);
+    /// As open(path, error) with explicit options.
+    static std::unique_ptr<RunStore> open(const QString& path, const Options& options, QString* error);
+
+    /// The default file: `<generic data location>/trainbench/runs.sqlite`, i.e. the app-data
+    /// location of an application named "trainbench" (~/.local/share/trainbench on Linux) whatever
+    /// the calling program's name, so the GUI and the CLI share it.
+    static QString defaultPath();
+
+    /// Flushes every queued write (waiting as long as that takes), marks the runs this store
+    /// created that are still "running" as "interrupted", and stops the writer thread.
+    ~RunStore() override;
+
+    /// Absolute path of the file.
+    QString path() const { return m_path; }
+    /// Schema version of the file (PRAGMA user_version), −1 if it cannot be read.
+    int schemaVersion() const;
+    /// Runs of dead processes this open() marked "interrupted".
+    int interruptedOnOpen() const { return m_interruptedOnOpen; }
+
+    /// Inserts @p e and returns its id, −1 on failure (see lastError()). Waits for the commit.
+    /// An invalid `created` is stored as now; empty appVersion / gitHash as this build's.
+    qint64 createExperiment(const ExperimentRecord& e);
+    /// Inserts @p r (its id is ignored) owned by this process and returns its id, −1 on failure.
+    /// Waits for the commit. experimentId −1 stores no experiment; an invalid `started` is stored
+    /// as now; an empty appVersion as this build's.
+    qint64 createRun(const RunRecord& r);
+    /// Queues one checkpoint of @p runId; returns without waiting for disk. NaN values are stored
+    /// as NULL and read back as NaN; ±Inf are kept.
+    void appendMetric(qint64 runId, const MetricPoint& p);
+    /// Queues the end of a run: status, error message, `ended` = now, and @p info merged into the
+    /// run's info (keys of @p info replace existing ones). Applied after the run's earlier metrics.
+    void finishRun(qint64 runId, RunStatus status, const QString& error = {}, const QJsonObject& info = {});
+    /// Queues a merge of @p info into the run's info (keys of @p info replace existing ones).
+    void setRunInfo(qint64 runId, const QJsonObject& info);
+    /// Queues one point of a noise sweep.
+    void addSweepPoint(qint64 experimentId, const SweepPoint& p);
+    /// Deletes an experiment with its runs, metrics and sweep points; waits. False if there was no
+    /// such experiment or the delete failed.
+    bool deleteExperiment(qint64 id);
+    /// Deletes a run with its metrics; waits. False if there was no such run or the delete failed.
+    bool deleteRun(qint64 id);
+    /// Waits until every write queued before the call is committed. False if @p timeoutMs
+    /// (default 30 s; < 0: no limit) passed first, or if a write failed since the previous flush()
+    /// returned (then lastError() says which; with concurrent flushes one of them reports it).
+    bool flush(int timeoutMs = 30000);
+
+    /// All experiments, oldest first.
+    QList<ExperimentRecord> experiments() const;
+    std::optional<ExperimentRecord> experiment(qint64 id) const;
+    /// Runs of one experiment, or of all when @p experimentId is −1; oldest first.
+    QList<RunRecord> runs(qint64 experimentId = -1) const;
+    std::optional<RunRecord> run(qint64 id) const;
+    /// Checkpoints of one run in seq order.
+    QVector<MetricPoint> metrics(qint64 runId) const;
+    /// Sweep points of one experiment in insertion order.
+    QList<SweepPoint> sweepPoints(qint64 experimentId) const;
+
+    /// The most recent error of a write or a read, empty if none yet.
+    QString lastError() const;
+
+Q_SIGNALS:
+    /// A queued write failed; emitted on the writer thread.
+    void writeFailed(const QString& message);
+
+private:
+    RunStore(const QString& path, const Options& options);
+    bool start(QString* error);
+    bool initialise(QSqlDatabase& db, QString* error);
+    int recoverInterrupted(QSqlDatabase& db, QString* error);
+    void setError(const QString& message) const;
+    /// This thread's read connection, opened on first use.
+    bool readConnection(QSqlDatabase* db) const;
+
+    QString m_path;
+    Options m_options;
+    QString m_token; ///< unique per RunStore: names connections, tags the runs it creates
+    int m_interruptedOnOpen = 0;
+    std::unique_ptr<StoreWriter> m_writer;
+    std::shared_ptr<RunStoreReaders> m_readers;
+    mutable std::mutex m_errorMutex;
+    mutable QString m_lastError;
+};
+
+} // namespace tb
