@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <functional>
+#include <system_error>
 #include <thread>
 #include <array>
 #include <limits>
@@ -313,7 +314,11 @@ public:
         // Small matrices are not worth a thread.
         if (x.size() < (Eigen::Index(1) << 20))
             return;
-        m_thread = std::thread([&x] { x.setZero(); });
+        try {
+            m_thread = std::thread([&x] { x.setZero(); });
+        } catch (const std::system_error&) {
+            // No thread available: the pages are touched by the conversion instead.
+        }
     }
     void wait()
     {
