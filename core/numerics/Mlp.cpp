@@ -89,6 +89,13 @@ void Mlp::setWeights(int l, const Eigen::Ref<const Eigen::MatrixXd>& w)
     m = w;
 }
 
+Eigen::Map<Eigen::MatrixXd> Mlp::mutableWeights(int l)
+{
+    checkLayer(l, "mutableWeights");
+    Eigen::MatrixXd& m = m_weights[std::size_t(l)];
+    return Eigen::Map<Eigen::MatrixXd>(m.data(), m.rows(), m.cols());
+}
+
 void Mlp::setAllWeights(const std::vector<Eigen::MatrixXd>& w)
 {
     if (int(w.size()) != layerCount())
@@ -177,13 +184,9 @@ std::vector<Eigen::MatrixXd> Mlp::zeroGradients() const
     return g;
 }
 
-void Mlp::forward(const Eigen::Ref<const Eigen::MatrixXd>& x, MlpWorkspace& ws) const
+template <class Input>
+void Mlp::forwardImpl(const Input& x, MlpWorkspace& ws) const
 {
-    if (layerCount() == 0)
-        throw std::invalid_argument("mlp forward: the network is empty");
-    if (x.cols() != inputs())
-        throw std::invalid_argument("mlp forward: input has " + std::to_string(x.cols()) + " columns, network expects " +
-                                    std::to_string(inputs()));
     const Eigen::Index m = x.rows();
     ws.reserve(*this, m);
     ws.rows = m;
@@ -202,6 +205,27 @@ void Mlp::forward(const Eigen::Ref<const Eigen::MatrixXd>& x, MlpWorkspace& ws) 
         auto out = ws.values[std::size_t(l)].topRows(m);
         activationApply(m_activations[std::size_t(l)], z, out);
     }
+}
+
+void Mlp::forward(const Eigen::Ref<const Eigen::MatrixXd>& x, MlpWorkspace& ws) const
+{
+    if (layerCount() == 0)
+        throw std::invalid_argument("mlp forward: the network is empty");
+    if (x.cols() != inputs())
+        throw std::invalid_argument("mlp forward: input has " + std::to_string(x.cols()) + " columns, network expects " +
+                                    std::to_string(inputs()));
+    forwardImpl(x, ws);
+}
+
+void Mlp::forwardColumns(const Eigen::Ref<const Eigen::MatrixXd>& xt, MlpWorkspace& ws) const
+{
+    if (layerCount() == 0)
+        throw std::invalid_argument("mlp forwardColumns: the network is empty");
+    if (xt.rows() != inputs())
+        throw std::invalid_argument("mlp forwardColumns: input has " + std::to_string(xt.rows()) +
+                                    " rows (one sample per column), network expects " + std::to_string(inputs()));
+    // Eigen's products read the transposed operand in place (packing handles the order).
+    forwardImpl(xt.transpose(), ws);
 }
 
 Eigen::MatrixXd Mlp::predict(const Eigen::Ref<const Eigen::MatrixXd>& x) const
@@ -245,16 +269,13 @@ double Mlp::loss(const Eigen::Ref<const Eigen::MatrixXd>& y, MlpLoss lossKind, c
     return total;
 }
 
-double Mlp::backward(const Eigen::Ref<const Eigen::MatrixXd>& x, const Eigen::Ref<const Eigen::MatrixXd>& y,
-                     MlpLoss lossKind, MlpWorkspace& ws, std::vector<Eigen::MatrixXd>& grads, bool accumulate) const
+template <class Input>
+double Mlp::backwardImpl(const Input& x, const Eigen::Ref<const Eigen::MatrixXd>& y, MlpLoss lossKind,
+                         MlpWorkspace& ws, std::vector<Eigen::MatrixXd>& grads, bool accumulate,
+                         int firstGradientLayer) const
 {
+    // The callers checked the workspace and the input's shape.
     const Eigen::Index m = x.rows();
-    if (!ws.fits(*this, m) || ws.rows != m)
-        throw std::invalid_argument("mlp backward: call forward() on the same " + std::to_string(m) +
-                                    " rows with this workspace first");
-    if (x.cols() != inputs())
-        throw std::invalid_argument("mlp backward: input has " + std::to_string(x.cols()) + " columns, network expects " +
-                                    std::to_string(inputs()));
     if (int(grads.size()) != layerCount())
         throw std::invalid_argument("mlp backward: " + std::to_string(grads.size()) + " gradient matrices for " +
                                     std::to_string(layerCount()) + " layers");
@@ -278,7 +299,9 @@ double Mlp::backward(const Eigen::Ref<const Eigen::MatrixXd>& x, const Eigen::Re
         const Eigen::Index in = width(l);
         const auto delta = ws.deltas[std::size_t(l)].topRows(m);
         Eigen::MatrixXd& g = grads[std::size_t(l)];
-        if (l == 0) {
+        if (l < firstGradientLayer) {
+            // The caller applies this layer's gradient from the deltas itself.
+        } else if (l == 0) {
             if (accumulate)
                 g.topRows(in).noalias() += x.transpose() * delta;
             else
@@ -290,7 +313,7 @@ double Mlp::backward(const Eigen::Ref<const Eigen::MatrixXd>& x, const Eigen::Re
             else
                 g.topRows(in).noalias() = input.transpose() * delta;
         }
-        if (m_bias) {
+        if (m_bias && l >= firstGradientLayer) {
             if (accumulate)
                 g.row(in) += delta.colwise().sum();
             else
@@ -303,6 +326,36 @@ double Mlp::backward(const Eigen::Ref<const Eigen::MatrixXd>& x, const Eigen::Re
         }
     }
     return total;
+}
+
+double Mlp::backward(const Eigen::Ref<const Eigen::MatrixXd>& x, const Eigen::Ref<const Eigen::MatrixXd>& y,
+                     MlpLoss lossKind, MlpWorkspace& ws, std::vector<Eigen::MatrixXd>& grads, bool accumulate) const
+{
+    const Eigen::Index m = x.rows();
+    if (!ws.fits(*this, m) || ws.rows != m)
+        throw std::invalid_argument("mlp backward: call forward() on the same " + std::to_string(m) +
+                                    " rows with this workspace first");
+    if (x.cols() != inputs())
+        throw std::invalid_argument("mlp backward: input has " + std::to_string(x.cols()) + " columns, network expects " +
+                                    std::to_string(inputs()));
+    return backwardImpl(x, y, lossKind, ws, grads, accumulate, 0);
+}
+
+double Mlp::backwardColumns(const Eigen::Ref<const Eigen::MatrixXd>& xt, const Eigen::Ref<const Eigen::MatrixXd>& y,
+                            MlpLoss lossKind, MlpWorkspace& ws, std::vector<Eigen::MatrixXd>& grads,
+                            bool accumulate, int firstGradientLayer) const
+{
+    if (firstGradientLayer < 0 || firstGradientLayer > layerCount())
+        throw std::invalid_argument("mlp backwardColumns: first gradient layer " + std::to_string(firstGradientLayer) +
+                                    " is outside [0, " + std::to_string(layerCount()) + "]");
+    const Eigen::Index m = xt.cols();
+    if (!ws.fits(*this, m) || ws.rows != m)
+        throw std::invalid_argument("mlp backwardColumns: call forwardColumns() on the same " + std::to_string(m) +
+                                    " samples with this workspace first");
+    if (xt.rows() != inputs())
+        throw std::invalid_argument("mlp backwardColumns: input has " + std::to_string(xt.rows()) +
+                                    " rows (one sample per column), network expects " + std::to_string(inputs()));
+    return backwardImpl(xt.transpose(), y, lossKind, ws, grads, accumulate, firstGradientLayer);
 }
 
 } // namespace tb::num

@@ -69,6 +69,11 @@ public:
     const std::vector<Eigen::MatrixXd>& allWeights() const { return m_weights; }
     /// Replaces W_l. Throws std::invalid_argument if the shape differs.
     void setWeights(int l, const Eigen::Ref<const Eigen::MatrixXd>& w);
+    /// W_l for in-place updates (optimizers): a view of the stored weights, so no copy and no
+    /// allocation; its shape cannot change. Valid until the network is assigned or destroyed;
+    /// must not be written while other threads run forward() or predict() on this network.
+    /// Throws std::invalid_argument for a layer outside [0, layerCount()).
+    Eigen::Map<Eigen::MatrixXd> mutableWeights(int l);
     /// Replaces all weights (same shapes). Throws std::invalid_argument on a shape mismatch.
     void setAllWeights(const std::vector<Eigen::MatrixXd>& w);
 
@@ -115,6 +120,26 @@ public:
                     MlpLoss loss, MlpWorkspace& ws, std::vector<Eigen::MatrixXd>& grads,
                     bool accumulate = false) const;
 
+    /// forward() for inputs stored one sample per COLUMN: @p xt is inputs() × m, e.g. samples
+    /// gathered from a transposed data matrix, where each sample is contiguous and a shuffled
+    /// minibatch is a cheap column copy. Same results as forward(xt.transpose(), ws) up to
+    /// rounding, without forming the transpose. No allocation when ws.fits(*this, xt.cols()).
+    /// Throws std::invalid_argument if xt has not inputs() rows.
+    void forwardColumns(const Eigen::Ref<const Eigen::MatrixXd>& xt, MlpWorkspace& ws) const;
+
+    /// backward() after forwardColumns(xt, ws) on the same samples: @p xt is inputs() × m,
+    /// @p y is m × outputs() as for backward(). Same contract, checks and results.
+    ///
+    /// With @p firstGradientLayer = f > 0 the gradients of layers 0 … f−1 are not formed (those
+    /// entries of @p grads are left untouched) but every delta is: ws.deltas[l] holds ∂Σℓ/∂Z_l
+    /// (m × width(l+1)) for all l afterwards, so the caller can apply layer l's gradient
+    /// [N_l 1]ᵀ·deltas[l] itself — e.g. fused into an optimizer update for batch size 1, where
+    /// forming the 785×50 outer product costs more than the rest of the step.
+    /// @p firstGradientLayer ∈ [0, layerCount()]; throws std::invalid_argument otherwise.
+    double backwardColumns(const Eigen::Ref<const Eigen::MatrixXd>& xt, const Eigen::Ref<const Eigen::MatrixXd>& y,
+                           MlpLoss loss, MlpWorkspace& ws, std::vector<Eigen::MatrixXd>& grads,
+                           bool accumulate = false, int firstGradientLayer = 0) const;
+
     /// Σ_i ℓ_i of the outputs held in @p ws (after forward()) against @p y, without gradients.
     double loss(const Eigen::Ref<const Eigen::MatrixXd>& y, MlpLoss loss, const MlpWorkspace& ws) const;
 
@@ -124,6 +149,13 @@ public:
 
 private:
     void checkLayer(int l, const char* what) const;
+    // Shared bodies of forward()/forwardColumns() and backward()/backwardColumns(): @p x is
+    // the m × inputs() input as a matrix or a transposed view. Defined in Mlp.cpp only.
+    template <class Input>
+    void forwardImpl(const Input& x, MlpWorkspace& ws) const;
+    template <class Input>
+    double backwardImpl(const Input& x, const Eigen::Ref<const Eigen::MatrixXd>& y, MlpLoss loss, MlpWorkspace& ws,
+                        std::vector<Eigen::MatrixXd>& grads, bool accumulate, int firstGradientLayer) const;
 
     std::vector<Eigen::Index> m_sizes;
     std::vector<Activation> m_activations;

@@ -288,6 +288,93 @@ private Q_SLOTS:
         QVERIFY(Mlp::uniform01(~0ULL) < 1.0);
     }
 
+    void columnInputsMatchRowInputs_data()
+    {
+        QTest::addColumn<int>("rows");
+        QTest::newRow("one sample (matrix-vector path)") << 1;
+        QTest::newRow("minibatch") << 13;
+    }
+    void columnInputsMatchRowInputs()
+    {
+        QFETCH(int, rows);
+        for (MlpLoss loss : {MlpLoss::SquaredError, MlpLoss::SoftmaxCrossEntropy}) {
+            Mlp net({6, 5, 4}, {Activation::Tanh, Activation::Softmax});
+            net.initUniform(21);
+            const Eigen::MatrixXd x = randomMatrix(rows, 6, 22);
+            const Eigen::MatrixXd xt = x.transpose();
+            const Eigen::MatrixXd y = probabilityTargets(rows, 4, 23);
+            MlpWorkspace wr(net, rows), wc(net, rows);
+            auto gr = net.zeroGradients(), gc = net.zeroGradients();
+            net.forward(x, wr);
+            net.forwardColumns(xt, wc);
+            // The same products with the operand read transposed: rounding-level differences only.
+            QVERIFY((wr.output() - wc.output()).cwiseAbs().maxCoeff() < 1e-14);
+            const double lr = net.backward(x, y, loss, wr, gr);
+            const double lc = net.backwardColumns(xt, y, loss, wc, gc);
+            QVERIFY(std::abs(lr - lc) < 1e-13 * std::max(1.0, lr));
+            for (int l = 0; l < net.layerCount(); ++l)
+                QVERIFY((gr[std::size_t(l)] - gc[std::size_t(l)]).cwiseAbs().maxCoeff() < 1e-13);
+            // accumulate adds a second copy.
+            net.backwardColumns(xt, y, loss, wc, gc, /*accumulate=*/true);
+            QVERIFY((2.0 * gr[0] - gc[0]).cwiseAbs().maxCoeff() < 1e-13);
+        }
+    }
+
+    void firstGradientLayerLeavesDeltasForTheCaller()
+    {
+        Mlp net({5, 4, 3, 2}, {Activation::Sigmoid, Activation::Tanh, Activation::Softmax});
+        net.initUniform(31);
+        const Eigen::MatrixXd xt = randomMatrix(5, 1, 32);
+        const Eigen::MatrixXd y = probabilityTargets(1, 2, 33);
+        MlpWorkspace ws(net, 1);
+        auto full = net.zeroGradients();
+        net.forwardColumns(xt, ws);
+        const double l0 = net.backwardColumns(xt, y, MlpLoss::SoftmaxCrossEntropy, ws, full);
+        std::vector<Eigen::MatrixXd> part = net.zeroGradients();
+        part[0].setConstant(7.0); // must stay untouched
+        net.forwardColumns(xt, ws);
+        const double l1 = net.backwardColumns(xt, y, MlpLoss::SoftmaxCrossEntropy, ws, part, false, 1);
+        QCOMPARE(l1, l0);
+        QVERIFY(part[0].isConstant(7.0));
+        QCOMPARE(part[1], full[1]); // identical operations for the layers still formed
+        QCOMPARE(part[2], full[2]);
+        // The caller's outer product [x 1]ᵀ·δ₀ is the first layer's gradient (same products,
+        // possibly another summation path: rounding only).
+        Eigen::MatrixXd g0(6, 4);
+        g0.topRows(5) = xt * ws.deltas[0].topRows(1);
+        g0.row(5) = ws.deltas[0].topRows(1);
+        QVERIFY((g0 - full[0]).cwiseAbs().maxCoeff() < 1e-15);
+        QVERIFY_THROWS_EXCEPTION(std::invalid_argument,
+                                 net.backwardColumns(xt, y, MlpLoss::SoftmaxCrossEntropy, ws, part, false, 4));
+    }
+
+    void columnInputMisuseThrows()
+    {
+        Mlp net = Mlp::withHidden(3, {4}, 2, Activation::Sigmoid, Activation::Identity);
+        const Eigen::MatrixXd xt = randomMatrix(3, 6, 1), y = randomMatrix(6, 2, 2);
+        MlpWorkspace ws;
+        auto grads = net.zeroGradients();
+        QVERIFY_THROWS_EXCEPTION(std::invalid_argument, net.forwardColumns(randomMatrix(6, 3, 1), ws));
+        QVERIFY_THROWS_EXCEPTION(std::invalid_argument, net.backwardColumns(xt, y, MlpLoss::SquaredError, ws, grads));
+        net.forwardColumns(xt, ws);
+        QVERIFY_THROWS_EXCEPTION(std::invalid_argument,
+                                 net.backwardColumns(xt.leftCols(5), y.topRows(5), MlpLoss::SquaredError, ws, grads));
+        QVERIFY_THROWS_EXCEPTION(std::invalid_argument, Mlp().forwardColumns(xt, ws));
+    }
+
+    void mutableWeightsWriteThrough()
+    {
+        Mlp net = Mlp::withHidden(3, {4}, 2, Activation::Sigmoid, Activation::Identity);
+        net.initUniform(5);
+        const double* storage = net.weights(1).data();
+        auto w = net.mutableWeights(1);
+        QCOMPARE(w.data(), storage); // a view, not a copy
+        QCOMPARE(w.rows(), Eigen::Index(5));
+        w(2, 1) = 42.0;
+        QCOMPARE(net.weights(1)(2, 1), 42.0);
+        QVERIFY_THROWS_EXCEPTION(std::invalid_argument, net.mutableWeights(2));
+    }
+
     void flattenRoundTrip()
     {
         Mlp net({3, 4, 2}, {Activation::Elu, Activation::Identity});
