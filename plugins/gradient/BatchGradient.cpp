@@ -1,0 +1,140 @@
+#include "BatchGradient.h"
+
+#include <tbb/blocked_range.h>
+#include <tbb/parallel_for.h>
+
+#include <algorithm>
+#include <stdexcept>
+#include <string>
+
+namespace tb::gradient {
+
+BatchGradient::BatchGradient(const num::Mlp& net, num::MlpLoss loss, const Eigen::MatrixXd& xt,
+                             const Eigen::Ref<const Eigen::MatrixXd>& y, Eigen::Index maxRows)
+    : m_loss(loss), m_xt(xt), m_y(y)
+{
+    if (xt.rows() != net.inputs() || y.cols() != net.outputs() || xt.cols() != y.rows())
+        throw std::invalid_argument("gradient: inputs " + std::to_string(xt.cols()) + "x" + std::to_string(xt.rows()) +
+                                    " and targets " + std::to_string(y.rows()) + "x" + std::to_string(y.cols()) +
+                                    " do not fit the network " + net.describe());
+    ensureChunks(net, std::max<Eigen::Index>(1, maxRows));
+}
+
+int BatchGradient::chunkCount(Eigen::Index m)
+{
+    if (m < 2 * kChunkRows)
+        return 1;
+    return int(std::min<Eigen::Index>(kMaxChunks, m / kChunkRows));
+}
+
+void BatchGradient::ensureChunks(const num::Mlp& net, Eigen::Index m)
+{
+    if (m <= m_capacity && !m_chunks.empty())
+        return;
+    const int chunks = chunkCount(m);
+    const Eigen::Index perChunk = (m + chunks - 1) / chunks;
+    const Eigen::Index block = std::min(kBlockRows, perChunk);
+    m_chunks.resize(std::size_t(std::max<int>(chunks, int(m_chunks.size()))));
+    for (std::size_t c = 0; c < m_chunks.size(); ++c) {
+        Chunk& ch = m_chunks[c];
+        ch.ws.reserve(net, block);
+        if (c > 0 && ch.grad.empty())
+            ch.grad = net.zeroGradients();
+        if (block > 1 && ch.xbuf.cols() < block) {
+            ch.xbuf.resize(net.inputs(), block);
+            ch.ybuf.resize(block, net.outputs());
+        }
+    }
+    m_capacity = m;
+}
+
+BatchGradient::Result BatchGradient::gradient(const num::Mlp& net, const Eigen::Index* rows, Eigen::Index first,
+                                              Eigen::Index m, std::vector<Eigen::MatrixXd>& grad,
+                                              const RunContext* ctx)
+{
+    return run(net, rows, first, m, &grad, ctx);
+}
+
+BatchGradient::Result BatchGradient::loss(const num::Mlp& net, const Eigen::Index* rows, Eigen::Index first,
+                                          Eigen::Index m, const RunContext* ctx)
+{
+    return run(net, rows, first, m, nullptr, ctx);
+}
+
+BatchGradient::Result BatchGradient::run(const num::Mlp& net, const Eigen::Index* rows, Eigen::Index first,
+                                         Eigen::Index m, std::vector<Eigen::MatrixXd>* grad, const RunContext* ctx)
+{
+    if (m < 1)
+        throw std::invalid_argument("gradient: empty batch");
+    if (!rows && (first < 0 || first + m > m_xt.cols()))
+        throw std::out_of_range("gradient: samples [" + std::to_string(first) + ", " + std::to_string(first + m) +
+                                ") outside the " + std::to_string(m_xt.cols()) + " samples");
+    ensureChunks(net, m);
+    m_stopped.store(false, std::memory_order_relaxed);
+    const int chunks = chunkCount(m);
+    if (chunks == 1) {
+        runChunk(0, net, rows, first, 0, m, grad, ctx);
+    } else {
+        tbb::parallel_for(
+            tbb::blocked_range<int>(0, chunks, 1),
+            [&](const tbb::blocked_range<int>& r) {
+                for (int c = r.begin(); c < r.end(); ++c)
+                    runChunk(c, net, rows, first, c * m / chunks, (c + 1) * m / chunks, grad, ctx);
+            },
+            tbb::simple_partitioner());
+    }
+    Result res;
+    res.stopped = m_stopped.load(std::memory_order_relaxed);
+    // Fixed summation order: chunk 0, 1, 2 … whatever thread ran them.
+    for (int c = 0; c < chunks; ++c)
+        res.loss += m_chunks[std::size_t(c)].loss;
+    if (grad)
+        for (int c = 1; c < chunks; ++c)
+            for (std::size_t l = 0; l < grad->size(); ++l)
+                (*grad)[l] += m_chunks[std::size_t(c)].grad[l];
+    return res;
+}
+
+void BatchGradient::runChunk(int c, const num::Mlp& net, const Eigen::Index* rows, Eigen::Index first,
+                             Eigen::Index begin, Eigen::Index end, std::vector<Eigen::MatrixXd>* grad,
+                             const RunContext* ctx)
+{
+    Chunk& ch = m_chunks[std::size_t(c)];
+    std::vector<Eigen::MatrixXd>* g = grad ? (c == 0 ? grad : &ch.grad) : nullptr;
+    const Eigen::Index block = std::max<Eigen::Index>(1, std::min(kBlockRows, ch.ws.capacity()));
+    double sum = 0;
+    bool firstBlock = true;
+    auto pass = [&](const Eigen::Ref<const Eigen::MatrixXd>& xin, const Eigen::Ref<const Eigen::MatrixXd>& yin) {
+        net.forwardColumns(xin, ch.ws);
+        if (g)
+            sum += net.backwardColumns(xin, yin, m_loss, ch.ws, *g, /*accumulate=*/!firstBlock);
+        else
+            sum += net.loss(yin, m_loss, ch.ws);
+        firstBlock = false;
+    };
+    for (Eigen::Index s = begin; s < end; s += block) {
+        if (s > begin && ctx && ctx->stopRequested()) {
+            m_stopped.store(true, std::memory_order_relaxed);
+            break;
+        }
+        const Eigen::Index len = std::min(block, end - s);
+        if (!rows) {
+            pass(m_xt.middleCols(first + s, len), m_y.middleRows(first + s, len));
+        } else if (len == 1) {
+            // One sample is already a contiguous column: no copy. (Dynamic-size blocks bind to
+            // Ref without a temporary, unlike the vector-typed col()/row().)
+            pass(m_xt.middleCols(rows[s], 1), m_y.middleRows(rows[s], 1));
+        } else {
+            auto xb = ch.xbuf.leftCols(len);
+            auto yb = ch.ybuf.topRows(len);
+            for (Eigen::Index j = 0; j < len; ++j) {
+                xb.col(j) = m_xt.col(rows[s + j]);
+                yb.row(j) = m_y.row(rows[s + j]);
+            }
+            pass(xb, yb);
+        }
+    }
+    ch.loss = sum;
+}
+
+} // namespace tb::gradient

@@ -1,0 +1,82 @@
+#pragma once
+/// @file BatchGradient.h
+/// Loss and gradient of a network over a set of samples, in parallel over fixed row chunks.
+
+#include <Mlp.h>
+#include <trainbench/RunContext.h>
+
+#include <Eigen/Core>
+#include <atomic>
+#include <vector>
+
+namespace tb::gradient {
+
+/// Computes Σ_i ℓ_i and its gradient over a minibatch (or the whole training set) of samples
+/// that are columns of a transposed input matrix, reusing per-chunk buffers: no allocation
+/// after construction for batches up to the capacity.
+///
+/// Work is split into chunks of consecutive batch rows that run as TBB tasks in the current
+/// arena; each chunk runs forward/backward over blocks of at most kBlockRows rows into its own
+/// gradient buffer, and the chunk sums are added in chunk order. The chunking depends only on
+/// the batch size, never on the thread count or the scheduling, so results are identical for
+/// any number of threads. A batch of fewer than 2·kChunkRows rows is one chunk and runs on the
+/// calling thread without any task dispatch (batch size 1 costs one forward and one backward).
+///
+/// Not thread-safe: one caller at a time.
+class BatchGradient {
+public:
+    static constexpr Eigen::Index kChunkRows = 64;   ///< rows per chunk at least (parallel batches)
+    static constexpr int kMaxChunks = 16;            ///< chunks at most
+    static constexpr Eigen::Index kBlockRows = 256;  ///< rows per forward/backward pass in a chunk
+
+    /// What a call produced.
+    struct Result {
+        double loss = 0;       ///< Σ_i ℓ_i over the batch (NaN/Inf when the network diverged)
+        bool stopped = false;  ///< the run's Stop was seen midway: loss and gradient are incomplete
+    };
+
+    /// @p xt holds one sample per column (inputs × n), @p y the targets (n × outputs); both must
+    /// outlive this object and keep their storage. @p maxRows is the largest batch to expect
+    /// (larger ones still work but allocate once).
+    BatchGradient(const num::Mlp& net, num::MlpLoss loss, const Eigen::MatrixXd& xt,
+                  const Eigen::Ref<const Eigen::MatrixXd>& y, Eigen::Index maxRows);
+
+    /// Σ_i ℓ_i and its gradient (a sum over samples, not a mean) into @p grad (shaped like the
+    /// weights) for the samples @p rows[0 … m), or, when @p rows is null, for the contiguous
+    /// samples [first, first + m) (no gathering). @p ctx, if given, is polled for Stop between
+    /// row blocks.
+    Result gradient(const num::Mlp& net, const Eigen::Index* rows, Eigen::Index first, Eigen::Index m,
+                    std::vector<Eigen::MatrixXd>& grad, const RunContext* ctx);
+
+    /// Σ_i ℓ_i only (forward passes), same sample selection as gradient().
+    Result loss(const num::Mlp& net, const Eigen::Index* rows, Eigen::Index first, Eigen::Index m,
+                const RunContext* ctx);
+
+    /// Chunks a batch of @p m rows is split into: 1 below 2·kChunkRows, else
+    /// min(kMaxChunks, ⌊m / kChunkRows⌋).
+    static int chunkCount(Eigen::Index m);
+
+private:
+    struct Chunk {
+        num::MlpWorkspace ws;
+        std::vector<Eigen::MatrixXd> grad;  // chunk 0 writes into the caller's buffer instead
+        Eigen::MatrixXd xbuf;               // gathered inputs, inputs × block rows
+        Eigen::MatrixXd ybuf;               // gathered targets, block rows × outputs
+        double loss = 0;
+    };
+
+    Result run(const num::Mlp& net, const Eigen::Index* rows, Eigen::Index first, Eigen::Index m,
+               std::vector<Eigen::MatrixXd>* grad, const RunContext* ctx);
+    void runChunk(int c, const num::Mlp& net, const Eigen::Index* rows, Eigen::Index first, Eigen::Index begin,
+                  Eigen::Index end, std::vector<Eigen::MatrixXd>* grad, const RunContext* ctx);
+    void ensureChunks(const num::Mlp& net, Eigen::Index m);
+
+    num::MlpLoss m_loss;
+    const Eigen::MatrixXd& m_xt;
+    Eigen::Ref<const Eigen::MatrixXd> m_y;
+    std::vector<Chunk> m_chunks;
+    Eigen::Index m_capacity = 0;  // batch rows the chunks are sized for
+    std::atomic<bool> m_stopped{false};
+};
+
+} // namespace tb::gradient

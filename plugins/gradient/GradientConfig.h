@@ -1,0 +1,94 @@
+#pragma once
+/// @file GradientConfig.h
+/// The parameters of the gradient plugin's algorithms: schemas, parsing, the learning-rate
+/// schedule and the network they describe.
+
+#include "Optimizer.h"
+
+#include <Activation.h>
+#include <Mlp.h>
+#include <trainbench/Trainbench.h>
+
+#include <QString>
+#include <optional>
+#include <vector>
+
+namespace tb::gradient {
+
+/// What an algorithm id stands for: one of the first-order methods, or full-batch L-BFGS.
+struct AlgorithmKind {
+    bool lbfgs = false;
+    Method method = Method::Sgd;  ///< when !lbfgs
+};
+
+/// Learning-rate schedules, as functions of the completed epochs e (constant within an epoch):
+/// constant η; step η·γ^⌊e / step_epochs⌋; inverse η / (1 + decay·e).
+enum class Schedule { Constant, Step, Inverse };
+
+/// Initial weights: U[init_low, init_high] (the BPLS paper: [−1, 1]) or Glorot uniform.
+enum class InitKind { Uniform, Glorot };
+
+/// The loss asked for; Auto = cross-entropy for classification, squared error for regression.
+enum class LossChoice { Auto, CrossEntropy, SquaredError };
+
+/// The complete, checked parameters of one run. Build with fromParams().
+struct GradientConfig {
+    AlgorithmKind kind;
+
+    // Network (every algorithm).
+    std::vector<Eigen::Index> hidden{50};                   ///< hidden widths; empty = linear model
+    num::Activation activation = num::Activation::Sigmoid;  ///< hidden layers
+    std::optional<num::Activation> output;                  ///< nullopt = auto (softmax / identity)
+    LossChoice loss = LossChoice::Auto;
+    InitKind init = InitKind::Uniform;
+    double initLow = -1.0;
+    double initHigh = 1.0;
+    double weightDecay = 0.0;                               ///< λ, penalty λ/2·‖w‖² on all weights
+
+    // First-order methods.
+    OptimizerSettings optimizer;
+    double learningRate = 0.01;
+    Eigen::Index batchSize = 32;                            ///< clamped to the training rows
+    int epochs = 10;
+    bool shuffle = true;
+    Schedule schedule = Schedule::Constant;
+    int stepEpochs = 10;
+    double stepFactor = 0.5;
+    double inverseDecay = 0.1;
+    double validationFraction = 0.0;                        ///< 0 = no early stopping
+    int patience = 5;
+    int checkpointEvery = 0;                                ///< minibatches; 0 = epoch ends only
+
+    // L-BFGS.
+    int iterations = 100;
+    int memory = 10;
+    double tolerance = 1e-6;
+    bool strongWolfe = true;                                ///< else Armijo backtracking
+
+    /// The algorithm ids of the plugin: "gradient.sgd", "gradient.momentum", "gradient.nag",
+    /// "gradient.adagrad", "gradient.rmsprop", "gradient.adam", "gradient.lbfgs".
+    static QStringList algorithmIds();
+    /// The kind behind an id; nullopt for an unknown id.
+    static std::optional<AlgorithmKind> kindFromId(const QString& id);
+
+    /// The parameter schema of an algorithm (every default, range and help text).
+    static ParamSchema schema(const AlgorithmKind& kind);
+
+    /// Reads parameters normalised by schema(kind). Throws std::invalid_argument naming the
+    /// parameters for combinations the schema cannot express (init_low > init_high,
+    /// loss "cross_entropy" with an output other than softmax).
+    static GradientConfig fromParams(const AlgorithmKind& kind, const QVariantMap& params);
+
+    /// Learning rate during epoch @p epoch (0-based, = epochs completed).
+    double learningRateAt(int epoch) const;
+
+    /// The network and loss for a problem with @p inputs inputs and @p outputs outputs of
+    /// @p task, weights initialised from @p seed. Throws std::invalid_argument when the loss
+    /// does not fit the task (cross-entropy needs classification).
+    num::Mlp makeNetwork(Eigen::Index inputs, Eigen::Index outputs, Task task, std::uint64_t seed) const;
+    num::MlpLoss resolveLoss(Task task) const;
+    /// Number of weights (biases included) of that network.
+    double weightCount(Eigen::Index inputs, Eigen::Index outputs) const;
+};
+
+} // namespace tb::gradient

@@ -1,0 +1,47 @@
+#pragma once
+/// @file GradientTrainer.h
+/// Minibatch training of the shared network with SGD, momentum, NAG, AdaGrad, RMSProp or Adam.
+
+#include "GradientConfig.h"
+
+#include <Mlp.h>
+#include <trainbench/Trainbench.h>
+
+namespace tb::gradient {
+
+/// One run of a first-order method (see GradientConfig for the parameters, Optimizer for the
+/// update rules).
+///
+/// Each epoch visits the training rows in a fresh order (Fisher–Yates from
+/// deriveSeed(seed, kSeedShuffle)) in minibatches of batch_size rows; each minibatch is one
+/// update with the mean gradient of the batch (+ λw). Checkpoints: every epoch end with the
+/// epoch's mean minibatch loss (+ λ/2‖w‖²) and, with checkpoint_every = k, after every k-th
+/// minibatch with the running mean so far. Stop is polled before every minibatch and between
+/// row blocks of large ones. A non-finite minibatch loss ends the run: the trainer logs the
+/// epoch and minibatch, records "diverged_at_epoch" and reports a checkpoint with an infinite
+/// loss at the fractional epoch reached, which the host marks as divergence.
+///
+/// Not thread-safe (the host calls it from one thread); fit() parallelises over row chunks in
+/// the run's arena (see BatchGradient), with results independent of the thread count.
+class GradientTrainer final : public Trainer {
+public:
+    explicit GradientTrainer(GradientConfig config);
+
+    void fit(const DatasetView& data, RunContext& ctx) override;
+    /// Network outputs (class probabilities or regression values). Throws std::logic_error
+    /// before the first fit().
+    Eigen::MatrixXd predict(const Eigen::Ref<const Eigen::MatrixXd>& x) const override;
+    /// {"flops": whole run, "flops_per_epoch": …}: 6·P flops per sample and epoch for P
+    /// weights (forward 2P, backward 4P).
+    QJsonObject predictCost(const ProblemShape& shape) const override;
+
+    const GradientConfig& config() const { return m_config; }
+    /// The trained network (empty before fit()).
+    const num::Mlp& network() const { return m_net; }
+
+private:
+    GradientConfig m_config;
+    num::Mlp m_net;
+};
+
+} // namespace tb::gradient

@@ -1,0 +1,40 @@
+#pragma once
+/// @file LbfgsTrainer.h
+/// Full-batch L-BFGS on the flattened weights of the shared network (LBFGS++).
+
+#include "GradientConfig.h"
+
+#include <Mlp.h>
+#include <trainbench/Trainbench.h>
+
+namespace tb::gradient {
+
+/// The quasi-Newton reference: minimises f(w) = (1/n) Σ_i ℓ_i(w) + λ/2‖w‖² over all weights
+/// at once with L-BFGS (LBFGS++'s BFGSMat and line searches, driven by our own loop so that
+/// every iteration is a checkpoint). Each iteration = one "epoch" in the curves; the full-batch
+/// gradient runs in parallel over fixed row chunks (BatchGradient), deterministic for any
+/// thread count.
+///
+/// Ends after `iterations` iterations, when ‖∇f‖ ≤ tolerance·max(1, ‖w‖) (recorded as
+/// "converged_at_iteration"), or when the line search cannot decrease f any further (logged
+/// and recorded as "line_search"; the last accepted weights are kept). A non-finite f is
+/// reported like the first-order trainers report divergence. Stop is polled between row
+/// blocks of every gradient evaluation.
+class LbfgsTrainer final : public Trainer {
+public:
+    explicit LbfgsTrainer(GradientConfig config);
+
+    void fit(const DatasetView& data, RunContext& ctx) override;
+    /// Network outputs. Throws std::logic_error before the first fit().
+    Eigen::MatrixXd predict(const Eigen::Ref<const Eigen::MatrixXd>& x) const override;
+    /// {"flops_per_evaluation": one full-batch gradient (6·P·n)}; iterations take one or more.
+    QJsonObject predictCost(const ProblemShape& shape) const override;
+
+    const num::Mlp& network() const { return m_net; }
+
+private:
+    GradientConfig m_config;
+    num::Mlp m_net;
+};
+
+} // namespace tb::gradient

@@ -1,0 +1,94 @@
+#pragma once
+/// @file Optimizer.h
+/// The update rules of the first-order methods and their per-parameter state.
+
+#include <Eigen/Core>
+#include <vector>
+
+namespace tb::num {
+class Mlp;
+}
+
+namespace tb::gradient {
+
+/// The first-order methods. Their rules (PyTorch's conventions; t counts updates from 1,
+/// η is the learning rate of this update, g the gradient of the minibatch objective including
+/// the weight-decay term λ·w):
+/// - Sgd:      w ← w − η g
+/// - Momentum: v ← μ v + g;            w ← w − η v            (heavy ball)
+/// - Nag:      v ← μ v + g;            w ← w − η (g + μ v)    (Nesterov, Sutskever et al. 2013)
+/// - AdaGrad:  s ← s + g²;             w ← w − η g / (√s + ε)
+/// - RmsProp:  s ← ρ s + (1 − ρ) g²;   w ← w − η g / (√s + ε)
+/// - Adam:     m ← β₁ m + (1 − β₁) g;  v ← β₂ v + (1 − β₂) g²;
+///             w ← w − η m̂ / (√v̂ + ε) with m̂ = m / (1 − β₁ᵗ), v̂ = v / (1 − β₂ᵗ)
+/// State (v, s, m) starts at zero and persists across epochs for the whole run.
+enum class Method { Sgd, Momentum, Nag, AdaGrad, RmsProp, Adam };
+
+/// Constants of the rules above. Ranges are enforced by the parameter schema.
+struct OptimizerSettings {
+    Method method = Method::Sgd;
+    double momentum = 0.9;     ///< μ of Momentum and Nag, [0, 1)
+    double rho = 0.9;          ///< ρ of RmsProp, [0, 1)
+    double beta1 = 0.9;        ///< β₁ of Adam, [0, 1)
+    double beta2 = 0.999;      ///< β₂ of Adam, [0, 1)
+    double epsilon = 1e-8;     ///< ε of AdaGrad, RmsProp and Adam, > 0
+    double weightDecay = 0.0;  ///< λ ≥ 0: adds λ·w to every gradient (L2 penalty λ/2·‖w‖²)
+};
+
+/// Applies one method's rule to a parameter vector, keeping its state.
+///
+/// Parameters are addressed by their offset in a flattened parameter vector (e.g.
+/// num::Mlp::flatten() order), so that a network's layers can be updated one block at a time
+/// without copying them into one vector. Not thread-safe; no allocation after construction.
+class Optimizer {
+public:
+    /// State for @p parameterCount parameters, all zero; t = 0.
+    Optimizer(const OptimizerSettings& settings, Eigen::Index parameterCount);
+
+    /// Starts the next update: t ← t + 1 (Adam's bias correction uses t).
+    void beginStep();
+
+    /// Updates the parameters [@p offset, @p offset + w.size()) at learning rate @p lr with the
+    /// gradient g = @p gradScale · @p raw + λ·w (e.g. gradScale = 1/m turns a sum over a batch
+    /// of m samples into a mean; the rule adds the weight decay itself). Call beginStep() once
+    /// before the blocks of one update. Throws std::out_of_range if the block does not fit the
+    /// state or the sizes differ.
+    void apply(double lr, Eigen::Index offset, Eigen::Ref<Eigen::VectorXd> w,
+               const Eigen::Ref<const Eigen::VectorXd>& raw, double gradScale = 1.0);
+
+    /// apply() for a layer whose gradient is one sample's outer product, without forming it:
+    /// the weights @p w (rows × cols, column-major as num::Mlp stores them, starting at
+    /// @p offset) get the raw gradient g_ij = a_i·δ_j, and, when @p bias is set, g_rj = δ_j in
+    /// the last row r = a.size(). @p delta is 1 × cols. Same rule and scaling as apply().
+    /// Throws std::out_of_range on inconsistent sizes.
+    void applyOuter(double lr, Eigen::Index offset, Eigen::Ref<Eigen::MatrixXd> w,
+                    const Eigen::Ref<const Eigen::VectorXd>& a, const Eigen::Ref<const Eigen::MatrixXd>& delta,
+                    bool bias, double gradScale = 1.0);
+
+    /// One whole update of @p net: beginStep(), then apply() to every layer with @p grads
+    /// (shaped like the weights, as num::Mlp::backward() writes them) scaled by @p gradScale.
+    void step(double lr, num::Mlp& net, const std::vector<Eigen::MatrixXd>& grads, double gradScale = 1.0);
+
+    const OptimizerSettings& settings() const { return m_settings; }
+    /// Updates begun so far.
+    long long steps() const { return m_t; }
+    /// First state vector: v (Momentum, Nag), s (AdaGrad, RmsProp), m (Adam); empty for Sgd.
+    const Eigen::VectorXd& state1() const { return m_s1; }
+    /// Second state vector: v of Adam; empty otherwise.
+    const Eigen::VectorXd& state2() const { return m_s2; }
+
+private:
+    // The rule on parameters [offset, offset + len) with the effective gradient g (decay included).
+    void update(double lr, Eigen::Index offset, double* w, const double* g, Eigen::Index len);
+    void checkBlock(Eigen::Index offset, Eigen::Index n) const;
+
+    OptimizerSettings m_settings;
+    long long m_t = 0;
+    Eigen::VectorXd m_s1;
+    Eigen::VectorXd m_s2;
+    Eigen::VectorXd m_scratch;  // effective gradient of one chunk or column
+    double m_biasCorrection1 = 1.0;         // Adam: 1 − β₁ᵗ
+    double m_invSqrtBiasCorrection2 = 1.0;  // Adam: 1/√(1 − β₂ᵗ)
+};
+
+} // namespace tb::gradient

@@ -1,0 +1,33 @@
+#pragma once
+/// @file Sampling.h
+/// Portable shuffling and the transposed data layout the trainers gather minibatches from.
+
+#include <Eigen/Core>
+#include <cstdint>
+#include <random>
+#include <vector>
+
+namespace tb::gradient {
+
+/// Stream indices for tb::deriveSeed(run seed, index): every random stream of a run.
+enum SeedStream : std::uint64_t {
+    kSeedWeights = 0,  ///< initial weights
+    kSeedShuffle = 1,  ///< minibatch order, drawn epoch after epoch
+    kSeedSplit = 2     ///< early-stopping validation rows
+};
+
+/// Uniform integer in [0, @p n) from @p gen by Lemire's multiply-and-reject method: unbiased
+/// and the same on every platform (std::uniform_int_distribution is implementation-defined).
+/// @p n ≥ 1.
+std::uint64_t boundedDraw(std::mt19937_64& gen, std::uint64_t n);
+
+/// Fisher–Yates shuffle of @p v with boundedDraw(): same order for the same generator state on
+/// every platform.
+void shuffle(std::vector<Eigen::Index>& v, std::mt19937_64& gen);
+
+/// x transposed (d × n: one sample per contiguous column), copied in cache-sized tiles, in
+/// parallel over tiles in the current TBB arena for large matrices. Shuffled minibatches are
+/// then column copies instead of strided row gathers.
+Eigen::MatrixXd transposedCopy(const Eigen::Ref<const Eigen::MatrixXd>& x);
+
+} // namespace tb::gradient

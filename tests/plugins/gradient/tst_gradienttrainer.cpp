@@ -1,0 +1,390 @@
+// Training runs of the gradient plugin's trainers against a recording RunContext: the
+// minibatch loop against a reference loop written with Mlp and Optimizer directly, optimizer
+// state across epochs, divergence, Stop, determinism, early stopping, checkpoints, L-BFGS.
+#include <GradientConfig.h>
+#include <GradientTrainer.h>
+#include <LbfgsTrainer.h>
+#include <Sampling.h>
+
+#include <Eigen/QR>
+#include <QtTest>
+#include <atomic>
+#include <chrono>
+#include <functional>
+#include <future>
+#include <random>
+#include <tbb/task_arena.h>
+#include <thread>
+
+using namespace tb::gradient;
+using tb::num::Mlp;
+
+namespace {
+
+class TestContext final : public tb::RunContext {
+public:
+    explicit TestContext(std::uint64_t seed = 1) : m_seed(seed) {}
+    std::uint64_t seed() const override { return m_seed; }
+    int threads() const override { return 2; }
+    bool stopRequested() const override { return stop.load(); }
+    tb::CheckpointAction checkpoint(const tb::Checkpoint& cp) override
+    {
+        checkpoints.push_back(cp);
+        if (onCheckpoint)
+            return onCheckpoint(cp);
+        return stop.load() ? tb::CheckpointAction::Stop : tb::CheckpointAction::Continue;
+    }
+    void record(const QString& key, const QJsonValue& value) override { records.insert(key, value); }
+    void log(const QString& message) override { logs << message; }
+
+    std::uint64_t m_seed;
+    std::atomic<bool> stop{false};
+    std::vector<tb::Checkpoint> checkpoints;
+    QJsonObject records;
+    QStringList logs;
+    std::function<tb::CheckpointAction(const tb::Checkpoint&)> onCheckpoint;
+};
+
+Eigen::MatrixXd randomMatrix(Eigen::Index r, Eigen::Index c, unsigned seed, double scale = 1.0)
+{
+    std::mt19937_64 gen(seed);
+    std::normal_distribution<double> nd(0.0, scale);
+    Eigen::MatrixXd m(r, c);
+    for (Eigen::Index j = 0; j < c; ++j)
+        for (Eigen::Index i = 0; i < r; ++i)
+            m(i, j) = nd(gen);
+    return m;
+}
+
+// Parameters as the plugin receives them: the schema's defaults completed with @p over.
+GradientConfig config(const QString& id, const QVariantMap& over)
+{
+    const AlgorithmKind kind = *GradientConfig::kindFromId(id);
+    QString err;
+    const auto p = GradientConfig::schema(kind).normalise(over, &err);
+    if (!p)
+        qFatal("%s", qPrintable(err));
+    return GradientConfig::fromParams(kind, *p);
+}
+
+// The minibatch loop written out with the shared network's row-input backward() and the
+// optimizer, without BatchGradient, gathering, fusion or chunking: what GradientTrainer must
+// compute for shuffle = false.
+Mlp referenceRun(const GradientConfig& c, const Eigen::MatrixXd& x, const Eigen::MatrixXd& y, tb::Task task,
+                 std::uint64_t seed, bool resetStateEachEpoch = false)
+{
+    Mlp net = c.makeNetwork(x.cols(), y.cols(), task, tb::deriveSeed(seed, kSeedWeights));
+    const tb::num::MlpLoss loss = c.resolveLoss(task);
+    auto opt = std::make_unique<Optimizer>(c.optimizer, net.parameterCount());
+    tb::num::MlpWorkspace ws;
+    std::vector<Eigen::MatrixXd> g = net.zeroGradients();
+    const Eigen::Index n = x.rows(), b = std::min<Eigen::Index>(c.batchSize, n);
+    for (int e = 0; e < c.epochs; ++e) {
+        if (resetStateEachEpoch)
+            opt = std::make_unique<Optimizer>(c.optimizer, net.parameterCount());
+        for (Eigen::Index s = 0; s < n; s += b) {
+            const Eigen::Index m = std::min(b, n - s);
+            net.forward(x.middleRows(s, m), ws);
+            net.backward(x.middleRows(s, m), y.middleRows(s, m), loss, ws, g);
+            opt->step(c.learningRateAt(e), net, g, 1.0 / double(m));
+        }
+    }
+    return net;
+}
+
+double maxDiff(const Mlp& a, const Mlp& b)
+{
+    return (a.flatten() - b.flatten()).cwiseAbs().maxCoeff();
+}
+
+} // namespace
+
+class TestGradientTrainer : public QObject {
+    Q_OBJECT
+private:
+    Eigen::MatrixXd m_x = randomMatrix(30, 3, 1);
+    Eigen::MatrixXd m_y = randomMatrix(30, 2, 2, 0.5);
+
+private Q_SLOTS:
+    void minibatchLoopMatchesReference_data()
+    {
+        QTest::addColumn<QString>("id");
+        QTest::addColumn<int>("batch");
+        for (const char* id : {"gradient.sgd", "gradient.momentum", "gradient.nag", "gradient.adagrad",
+                               "gradient.rmsprop", "gradient.adam"}) {
+            QTest::newRow(qPrintable(QString("%1 batch 1").arg(id))) << QString(id) << 1;
+            QTest::newRow(qPrintable(QString("%1 batch 7").arg(id))) << QString(id) << 7;
+        }
+    }
+    void minibatchLoopMatchesReference()
+    {
+        QFETCH(QString, id);
+        QFETCH(int, batch);
+        // Batch 1 runs the fused outer-product update, batch 7 the gathered minibatch path
+        // (30 rows: 4 full batches and one of 2); both must equal the plain loop.
+        const GradientConfig c = config(id, {{"batch_size", batch}, {"epochs", 3}, {"shuffle", false},
+                                             {"hidden", QVariantList{4}}, {"activation", "tanh"},
+                                             {"weight_decay", 0.01}, {"schedule", "inverse"}, {"lr", 0.02}});
+        GradientTrainer t(c);
+        TestContext ctx(7);
+        t.fit(tb::DatasetView(m_x, m_y), ctx);
+        const Mlp ref = referenceRun(c, m_x, m_y, tb::Task::Regression, 7);
+        // Same operations, other association orders (column products, fused gradient): 75–90
+        // updates of O(0.1) weights accumulate rounding of ~1e-15 each.
+        QVERIFY2(maxDiff(t.network(), ref) < 1e-12, qPrintable(QString::number(maxDiff(t.network(), ref))));
+        QCOMPARE(int(ctx.checkpoints.size()), 3);
+        QCOMPARE(ctx.checkpoints.back().epoch, 3.0);
+        QVERIFY(ctx.checkpoints[2].loss < ctx.checkpoints[0].loss);  // it learns
+    }
+
+    void optimizerStateCarriesAcrossEpochs_data()
+    {
+        QTest::addColumn<QString>("id");
+        QTest::newRow("adagrad") << "gradient.adagrad";
+        QTest::newRow("rmsprop") << "gradient.rmsprop";
+        QTest::newRow("adam") << "gradient.adam";
+        QTest::newRow("nag") << "gradient.nag";
+    }
+    void optimizerStateCarriesAcrossEpochs()
+    {
+        QFETCH(QString, id);
+        const GradientConfig c = config(id, {{"batch_size", 10}, {"epochs", 4}, {"shuffle", false},
+                                             {"hidden", QVariantList{5}}, {"lr", 0.01}});
+        GradientTrainer t(c);
+        TestContext ctx(3);
+        t.fit(tb::DatasetView(m_x, m_y), ctx);
+        const Mlp carried = referenceRun(c, m_x, m_y, tb::Task::Regression, 3, false);
+        const Mlp reset = referenceRun(c, m_x, m_y, tb::Task::Regression, 3, true);
+        QVERIFY(maxDiff(t.network(), carried) < 1e-12);
+        // Restarting the accumulators every epoch would give visibly other weights.
+        QVERIFY2(maxDiff(t.network(), reset) > 1e-4, qPrintable(QString::number(maxDiff(t.network(), reset))));
+    }
+
+    void divergenceIsReportedWithItsEpoch()
+    {
+        // Plain SGD at η = 10 on a linear model with targets of size 100: the iterates grow
+        // by a factor ≈ |1 − η·λ_max| per step until the loss overflows.
+        const Eigen::MatrixXd y = 100.0 * m_y;
+        const GradientConfig c = config("gradient.sgd", {{"lr", 10.0}, {"hidden", QVariantList{}},
+                                                         {"batch_size", 30}, {"epochs", 5000}});
+        GradientTrainer t(c);
+        TestContext ctx;
+        t.fit(tb::DatasetView(m_x, y), ctx);
+        QVERIFY(ctx.checkpoints.size() > 2);
+        QVERIFY(ctx.checkpoints.size() < 5000);
+        const tb::Checkpoint& last = ctx.checkpoints.back();
+        QVERIFY(std::isinf(last.loss));  // what the host turns into "diverged at epoch …"
+        for (std::size_t i = 0; i + 1 < ctx.checkpoints.size(); ++i)
+            QVERIFY(std::isfinite(ctx.checkpoints[i].loss));
+        QCOMPARE(ctx.records.value("diverged_at_epoch").toDouble(), last.epoch);
+        // One minibatch per epoch: the divergence is at the end of a whole epoch.
+        const int epoch = int(last.epoch);
+        QCOMPARE(last.epoch, double(epoch));
+        QVERIFY2(ctx.logs.join('\n').contains(QString("diverged in epoch %1 (minibatch 1 of 1)").arg(epoch)),
+                 qPrintable(ctx.logs.join('\n')));
+    }
+
+    void stopIsHonouredWithin200ms_data()
+    {
+        QTest::addColumn<QString>("id");
+        QTest::addColumn<int>("batch");
+        QTest::newRow("adam batch 1") << "gradient.adam" << 1;
+        QTest::newRow("sgd full batch") << "gradient.sgd" << 1000000;
+        QTest::newRow("lbfgs") << "gradient.lbfgs" << 0;
+    }
+    void stopIsHonouredWithin200ms()
+    {
+        QFETCH(QString, id);
+        QFETCH(int, batch);
+        // 40000 × 100 inputs, 64 hidden: a full-batch gradient takes tens of milliseconds, so
+        // Stop has to be seen between row blocks, not only between updates.
+        static const Eigen::MatrixXd x = randomMatrix(40000, 100, 5);
+        static const Eigen::MatrixXd y = randomMatrix(40000, 3, 6);
+        QVariantMap p{{"hidden", QVariantList{64}}};
+        if (batch > 0)
+            p.insert({{"batch_size", batch}, {"epochs", 1000000}});
+        else
+            p.insert({{"iterations", 1000000}, {"tolerance", 1e-14}});
+        std::unique_ptr<tb::Trainer> t;
+        const GradientConfig c = config(id, p);
+        if (c.kind.lbfgs)
+            t = std::make_unique<LbfgsTrainer>(c);
+        else
+            t = std::make_unique<GradientTrainer>(c);
+        TestContext ctx;
+        std::atomic<bool> started{false};
+        ctx.onCheckpoint = [&](const tb::Checkpoint&) {
+            started = true;
+            return tb::CheckpointAction::Continue;
+        };
+        auto fut = std::async(std::launch::async, [&] {
+            tbb::task_arena(2).execute([&] { t->fit(tb::DatasetView(x, y), ctx); });
+        });
+        // Well into training (past the first checkpoint, or 300 ms for the batch-1 run's
+        // first long epoch), then Stop.
+        const auto begin = std::chrono::steady_clock::now();
+        while (!started && std::chrono::steady_clock::now() - begin < std::chrono::milliseconds(300))
+            std::this_thread::sleep_for(std::chrono::milliseconds(5));
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+        const auto t0 = std::chrono::steady_clock::now();
+        ctx.stop = true;
+        fut.get();
+        const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+        // The product's promise; polling is every minibatch and every 256-row block (< 5 ms).
+        QVERIFY2(ms < 200, qPrintable(QString("fit() returned %1 ms after Stop").arg(ms)));
+        QVERIFY(t->predict(x.topRows(3)).allFinite());  // a valid model is left behind
+    }
+
+    void sameSeedSameCurve()
+    {
+        const Eigen::MatrixXd x = randomMatrix(600, 4, 8);
+        Eigen::MatrixXd y = Eigen::MatrixXd::Zero(600, 3);
+        for (Eigen::Index i = 0; i < 600; ++i)
+            y(i, (x(i, 0) > 0) + (x(i, 1) > 0.5)) = 1.0;
+        auto run = [&](std::uint64_t seed, int threads) {
+            // Batch 200: two parallel chunks per update; shuffling on.
+            GradientTrainer t(config("gradient.adam", {{"batch_size", 200}, {"epochs", 5}, {"hidden", QVariantList{6}}}));
+            TestContext ctx(seed);
+            tbb::task_arena(threads).execute([&] { t.fit(tb::DatasetView(x, y, tb::Task::Classification), ctx); });
+            std::vector<double> curve;
+            for (const auto& cp : ctx.checkpoints)
+                curve.push_back(cp.loss);
+            return std::make_pair(curve, t.predict(x));
+        };
+        const auto a = run(11, 2), b = run(11, 2), one = run(11, 1), other = run(12, 2);
+        QCOMPARE(a.first, b.first);
+        QCOMPARE(a.second, b.second);
+        // Chunking depends on the batch only: even the thread count does not change a bit.
+        QCOMPARE(a.first, one.first);
+        QVERIFY(a.first != other.first);
+    }
+
+    void earlyStoppingKeepsTheBestWeights()
+    {
+        // 40 noisy samples, a wide network and a large step: the validation loss soon rises.
+        const Eigen::MatrixXd x = randomMatrix(40, 2, 9);
+        const Eigen::MatrixXd y = x.col(0) + randomMatrix(40, 1, 10, 0.5);
+        const QVariantMap p{{"lr", 0.05}, {"batch_size", 4}, {"epochs", 400}, {"hidden", QVariantList{40}},
+                            {"validation_fraction", 0.25}, {"patience", 5}};
+        GradientTrainer t(config("gradient.adam", p));
+        TestContext ctx(4);
+        t.fit(tb::DatasetView(x, y), ctx);
+        QVERIFY(ctx.records.contains("early_stopped_at_epoch"));
+        const int stopped = ctx.records.value("early_stopped_at_epoch").toInt();
+        const int best = ctx.records.value("best_epoch").toInt();
+        QCOMPARE(stopped, best + 5);
+        QCOMPARE(int(ctx.checkpoints.size()), stopped);
+        QCOMPARE(ctx.records.value("validation_rows").toInt(), 10);
+        // The same run cut at the best epoch ends with the weights kept by early stopping.
+        QVariantMap cut = p;
+        cut.insert("epochs", best);
+        GradientTrainer u(config("gradient.adam", cut));
+        TestContext ctx2(4);
+        u.fit(tb::DatasetView(x, y), ctx2);
+        QCOMPARE(u.network().flatten(), t.network().flatten());
+    }
+
+    void checkpointsInsideEpochs()
+    {
+        // 30 rows in batches of 3 = 10 minibatches; a checkpoint after every 4th and at the end.
+        GradientTrainer t(config("gradient.sgd", {{"batch_size", 3}, {"epochs", 2}, {"checkpoint_every", 4}}));
+        TestContext ctx;
+        t.fit(tb::DatasetView(m_x, m_y), ctx);
+        std::vector<double> epochs;
+        for (const auto& cp : ctx.checkpoints)
+            epochs.push_back(cp.epoch);
+        QCOMPARE(epochs, (std::vector<double>{0.4, 0.8, 1.0, 1.4, 1.8, 2.0}));
+        // A checkpoint answered with Stop ends fit() there.
+        GradientTrainer u(config("gradient.sgd", {{"batch_size", 3}, {"epochs", 2}, {"checkpoint_every", 4}}));
+        TestContext ctx2;
+        ctx2.onCheckpoint = [](const tb::Checkpoint& cp) {
+            return cp.epoch >= 1.4 ? tb::CheckpointAction::Stop : tb::CheckpointAction::Continue;
+        };
+        u.fit(tb::DatasetView(m_x, m_y), ctx2);
+        QCOMPARE(ctx2.checkpoints.back().epoch, 1.4);
+    }
+
+    void learningRateSchedules()
+    {
+        const GradientConfig step = config("gradient.sgd", {{"lr", 0.8}, {"schedule", "step"}, {"step_epochs", 3},
+                                                            {"step_factor", 0.5}});
+        QCOMPARE(step.learningRateAt(0), 0.8);
+        QCOMPARE(step.learningRateAt(2), 0.8);
+        QCOMPARE(step.learningRateAt(3), 0.4);
+        QCOMPARE(step.learningRateAt(7), 0.2);
+        const GradientConfig inv = config("gradient.sgd", {{"lr", 0.8}, {"schedule", "inverse"}, {"inverse_decay", 0.5}});
+        QCOMPARE(inv.learningRateAt(0), 0.8);
+        QCOMPARE(inv.learningRateAt(2), 0.4);
+        QCOMPARE(config("gradient.sgd", {{"lr", 0.8}}).learningRateAt(100), 0.8);
+    }
+
+    void lbfgsReachesTheLeastSquaresOptimum()
+    {
+        // Linear model, squared error: the optimum is the least-squares solution of [x 1]·W = y.
+        const Eigen::MatrixXd x = randomMatrix(200, 3, 12);
+        Eigen::MatrixXd a(200, 4);
+        a << x, Eigen::VectorXd::Ones(200);
+        Eigen::MatrixXd w(4, 2);
+        w << 1, -2, 0.5, 3, -1, 0.25, 2, -0.5;
+        const Eigen::MatrixXd y = a * w + randomMatrix(200, 2, 13, 0.1);
+        const Eigen::MatrixXd best = a.colPivHouseholderQr().solve(y);
+        LbfgsTrainer t(config("gradient.lbfgs", {{"hidden", QVariantList{}}, {"tolerance", 1e-10}}));
+        TestContext ctx;
+        t.fit(tb::DatasetView(x, y), ctx);
+        QVERIFY(ctx.records.contains("converged_at_iteration"));
+        QVERIFY(ctx.records.value("converged_at_iteration").toInt() < 50);  // a 4-variable quadratic
+        // ‖∇f‖ ≤ 1e-10·‖w‖ with f's Hessian AᵀA/n ≥ 0.5·I here: the weights are within ~1e-9.
+        QVERIFY2((t.network().weights(0) - best).cwiseAbs().maxCoeff() < 1e-7,
+                 qPrintable(QString::number((t.network().weights(0) - best).cwiseAbs().maxCoeff())));
+        for (std::size_t i = 1; i < ctx.checkpoints.size(); ++i)
+            QVERIFY(ctx.checkpoints[i].loss <= ctx.checkpoints[i - 1].loss);  // monotone decrease
+    }
+
+    void invalidCombinationsAreRefused()
+    {
+        try {
+            config("gradient.adam", {{"init_low", 0.5}, {"init_high", -0.5}});
+            QFAIL("init_low > init_high accepted");
+        } catch (const std::invalid_argument& e) {
+            QVERIFY(QString(e.what()).contains("init_low") && QString(e.what()).contains("init_high"));
+        }
+        QVERIFY_THROWS_EXCEPTION(std::invalid_argument,
+                                 config("gradient.sgd", {{"loss", "cross_entropy"}, {"output", "tanh"}}));
+        // Cross-entropy on a regression set is refused when fit() sees the task.
+        GradientTrainer t(config("gradient.sgd", {{"loss", "cross_entropy"}}));
+        TestContext ctx;
+        try {
+            t.fit(tb::DatasetView(m_x, m_y), ctx);
+            QFAIL("cross-entropy on regression accepted");
+        } catch (const std::invalid_argument& e) {
+            QVERIFY(QString(e.what()).contains("cross_entropy"));
+        }
+        GradientTrainer fresh(config("gradient.sgd", {}));
+        QVERIFY_THROWS_EXCEPTION(std::logic_error, fresh.predict(m_x));
+        const Eigen::MatrixXd empty(0, 3), emptyY(0, 2);
+        QVERIFY_THROWS_EXCEPTION(std::invalid_argument, fresh.fit(tb::DatasetView(empty, emptyY), ctx));
+    }
+
+    void schemasAreComplete()
+    {
+        QCOMPARE(GradientConfig::algorithmIds().size(), 7);
+        for (const QString& id : GradientConfig::algorithmIds()) {
+            const tb::ParamSchema s = GradientConfig::schema(*GradientConfig::kindFromId(id));
+            QVERIFY2(s.validate(s.defaults()).isEmpty(), qPrintable(id));
+            for (const auto& spec : s.specs())
+                QVERIFY2(spec.help.contains("Default"), qPrintable(id + "." + spec.key));
+            QVERIFY(s.find("hidden") && s.find("init") && s.find("weight_decay"));
+        }
+        const tb::ParamSchema adam = GradientConfig::schema({false, Method::Adam});
+        QCOMPARE(adam.find("lr")->defaultValue.toDouble(), 1e-3);
+        QVERIFY(adam.find("lr")->logScale);
+        QCOMPARE(adam.find("beta2")->defaultValue.toDouble(), 0.999);
+        QCOMPARE(adam.find("init_low")->defaultValue.toDouble(), -1.0);  // the BPLS paper's U[−1, 1]
+        QVERIFY(!GradientConfig::schema({false, Method::Sgd}).find("epsilon"));
+        QVERIFY(GradientConfig::schema({true, Method::Sgd}).find("memory"));
+        QVERIFY(!GradientConfig::kindFromId("gradient.nope"));
+    }
+};
+
+QTEST_APPLESS_MAIN(TestGradientTrainer)
+#include "tst_gradienttrainer.moc"
