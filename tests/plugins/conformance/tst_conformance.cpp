@@ -1,0 +1,434 @@
+// The shared conformance suite: every algorithm of every plugin in the build's plugin folder
+// goes through the same checks, run by the engine's Runner exactly as the workbench runs them.
+// Plugins are discovered, never listed: a new plugin joins by being built.
+//
+// Checks per algorithm (docs/plugin-guide.md, "Conformance"):
+//  - metadata: id, name, at least one task; schema keys, labels, help, defaults in range;
+//    the defaults validate and create() accepts them;
+//  - invalid parameters: every parameter given a value of the wrong type or out of range, and an
+//    unknown key, makes the run fail with a message naming the parameter;
+//  - same seed → same curve (every checkpoint's metrics equal, bit for bit, on 2 threads);
+//  - Stop: a long run returns within 200 ms of Stop;
+//  - known answers, to the tolerance the plugin declares: linear regression reaches the
+//    closed-form least-squares optimum's training RMSE; a linearly separable two-class set is
+//    classified to the declared training accuracy.
+// Tolerances and the parameters for these problems come from the optional "conformance" object
+// of the plugin's metadata JSON (read with QPluginLoader::metaData(), never by loading code).
+#include <LeastSquares.h>
+#include <Metrics.h>
+#include <PluginRegistry.h>
+#include <Runner.h>
+
+#include <QJsonArray>
+#include <QPluginLoader>
+#include <QtTest>
+#include <chrono>
+#include <condition_variable>
+#include <future>
+#include <mutex>
+#include <random>
+#include <tbb/task_arena.h>
+#include <thread>
+
+using namespace tb;
+
+namespace {
+
+constexpr double kDefaultRmseExcess = 0.01;
+constexpr double kDefaultMinAccuracy = 1.0;
+constexpr double kStopLimitMs = 200.0;
+
+// One algorithm's declared conformance settings, merged from "default" and its own entry.
+struct Declared {
+    QVariantMap regressionParams, classificationParams, longParams;
+    double rmseExcess = kDefaultRmseExcess;
+    double minAccuracy = kDefaultMinAccuracy;
+    QString source;  // where it came from, for messages
+};
+
+// An entry's params over the defaults' params; a null value removes a default key.
+QVariantMap mergeParams(QVariantMap base, const QJsonObject& over)
+{
+    const QJsonObject o = over.value("params").toObject();
+    for (auto it = o.begin(); it != o.end(); ++it) {
+        if (it.value().isNull())
+            base.remove(it.key());
+        else
+            base.insert(it.key(), it.value().toVariant());
+    }
+    return base;
+}
+
+void apply(Declared& d, const QJsonObject& entry)
+{
+    const QJsonObject reg = entry.value("regression").toObject();
+    const QJsonObject cls = entry.value("classification").toObject();
+    d.regressionParams = mergeParams(d.regressionParams, reg);
+    d.classificationParams = mergeParams(d.classificationParams, cls);
+    d.longParams = mergeParams(d.longParams, entry.value("long_run").toObject());
+    if (reg.contains("max_rmse_excess"))
+        d.rmseExcess = reg.value("max_rmse_excess").toDouble();
+    if (cls.contains("min_accuracy"))
+        d.minAccuracy = cls.value("min_accuracy").toDouble();
+}
+
+Declared declared(const PluginSpec& plugin, const QString& algorithmId)
+{
+    QPluginLoader loader(plugin.filePath);
+    const QJsonObject conf = loader.metaData().value("MetaData").toObject().value("conformance").toObject();
+    Declared d;
+    d.source = conf.isEmpty() ? QStringLiteral("suite defaults") : plugin.filePath + " metadata \"conformance\"";
+    apply(d, conf.value("default").toObject());
+    apply(d, conf.value(algorithmId).toObject());
+    return d;
+}
+
+// Uniform in [−1, 1) from the top 53 bits: the same data on every platform.
+double uniformPm1(std::mt19937_64& gen)
+{
+    return 2.0 * double(gen() >> 11) * 0x1.0p-53 - 1.0;
+}
+
+// y = x·B + c + N(0, 0.1²)-ish noise (sum of uniforms), 3 inputs, 2 outputs.
+std::shared_ptr<const data::DatasetPair> linearRegression()
+{
+    std::mt19937_64 gen(20240601);
+    Eigen::Matrix<double, 3, 2> b;
+    b << 1.0, -2.0, 0.5, 1.5, -1.0, 0.25;
+    const Eigen::RowVector2d c(0.3, -0.7);
+    auto make = [&](Eigen::Index n) {
+        data::Dataset s;
+        s.task = Task::Regression;
+        s.x.resize(n, 3);
+        for (Eigen::Index i = 0; i < n; ++i)
+            for (int j = 0; j < 3; ++j)
+                s.x(i, j) = uniformPm1(gen);
+        s.y = s.x * b;
+        s.y.rowwise() += c;
+        for (Eigen::Index i = 0; i < s.y.size(); ++i)
+            s.y.data()[i] += 0.1 * std::sqrt(3.0) * uniformPm1(gen);  // σ = 0.1
+        s.description = "conformance linear regression";
+        return s;
+    };
+    auto pair = std::make_shared<data::DatasetPair>();
+    pair->train = make(300);
+    pair->test = make(100);
+    return pair;
+}
+
+// Two classes on either side of a line through the origin at 30°, nothing within 0.2 of it.
+std::shared_ptr<const data::DatasetPair> separableClasses(Eigen::Index nTrain, Eigen::Index nTest, int inputs = 2)
+{
+    std::mt19937_64 gen(20240602);
+    const double u0 = std::cos(M_PI / 6), u1 = std::sin(M_PI / 6);
+    auto make = [&](Eigen::Index n) {
+        data::Dataset s;
+        s.task = Task::Classification;
+        s.classNames = {"below", "above"};
+        s.x.resize(n, inputs);
+        s.labels.resize(std::size_t(n));
+        for (Eigen::Index i = 0; i < n;) {
+            for (int j = 0; j < inputs; ++j)
+                s.x(i, j) = uniformPm1(gen);
+            const double side = u0 * s.x(i, 0) + u1 * s.x(i, 1);
+            if (std::abs(side) < 0.2)
+                continue;
+            s.labels[std::size_t(i)] = side > 0;
+            ++i;
+        }
+        s.setOneHotFromLabels();
+        s.description = "conformance separable classes";
+        return s;
+    };
+    auto pair = std::make_shared<data::DatasetPair>();
+    pair->train = make(nTrain);
+    pair->test = make(nTest);
+    return pair;
+}
+
+RunJob makeJob(const QString& id, const QVariantMap& params, std::shared_ptr<const data::DatasetPair> d,
+               std::uint64_t seed = 1)
+{
+    RunJob j;
+    j.algorithmId = id;
+    j.label = id;
+    j.params = params;
+    j.seed = seed;
+    j.data = std::move(d);
+    j.datasetDescription = j.data ? j.data->train.description : QString();
+    j.threads = 2;
+    return j;
+}
+
+RunResult runIn2Threads(const PluginRegistry& reg, const RunJob& job, const StopSource& stop,
+                        RunObserver* observer = nullptr)
+{
+    RunResult r;
+    tbb::task_arena(2).execute([&] { r = Runner(reg, nullptr).execute(job, stop, observer); });
+    return r;
+}
+
+bool sameNumber(double a, double b)
+{
+    return a == b || (std::isnan(a) && std::isnan(b));
+}
+
+// Invalid values for one parameter: wrong types and, where the spec is bounded, out of range.
+QList<QVariant> invalidValues(const ParamSpec& s)
+{
+    QList<QVariant> v;
+    switch (s.type) {
+    case ParamType::Int:
+        v << QVariant("seven") << QVariant(1.5);
+        if (std::isfinite(s.minimum))
+            v << QVariant(qlonglong(s.minimum) - 1);
+        if (std::isfinite(s.maximum) && s.maximum < 9e15)
+            v << QVariant(qlonglong(s.maximum) + 1);
+        break;
+    case ParamType::Real:
+        v << QVariant("big") << QVariant(true);
+        if (std::isfinite(s.minimum))
+            v << QVariant(s.minimum - 1.0 - std::abs(s.minimum));
+        if (std::isfinite(s.maximum))
+            v << QVariant(s.maximum + 1.0 + std::abs(s.maximum));
+        break;
+    case ParamType::Bool:
+        v << QVariant("maybe") << QVariant(2);
+        break;
+    case ParamType::Choice:
+        v << QVariant("no-such-choice") << QVariant(3);
+        break;
+    case ParamType::IntList:
+        v << QVariant("a, b") << QVariant(QVariantList{1.5});
+        if (std::isfinite(s.minimum))
+            v << QVariant(QVariantList{qlonglong(s.minimum) - 1});
+        break;
+    }
+    return v;
+}
+
+// Signals the first checkpoint of a run to the thread that waits for it.
+class FirstCheckpoint final : public RunObserver {
+public:
+    void checkpointLogged(const RunJob&, qint64, const MetricPoint&) override
+    {
+        std::lock_guard lock(m_mutex);
+        m_seen = true;
+        m_cv.notify_all();
+    }
+    bool wait(std::chrono::milliseconds limit)
+    {
+        std::unique_lock lock(m_mutex);
+        return m_cv.wait_for(lock, limit, [&] { return m_seen; });
+    }
+
+private:
+    std::mutex m_mutex;
+    std::condition_variable m_cv;
+    bool m_seen = false;
+};
+
+} // namespace
+
+class TestConformance : public QObject {
+    Q_OBJECT
+private:
+    PluginRegistry m_reg;
+
+    const AlgorithmEntry& entry(const QString& id) const { return *m_reg.algorithm(id); }
+
+    // Known-answer params for the problem the algorithm can do (regression first).
+    QVariantMap anyProblemParams(const AlgorithmEntry& e, const Declared& d) const
+    {
+        return e.info.regression ? d.regressionParams : d.classificationParams;
+    }
+    std::shared_ptr<const data::DatasetPair> anyProblem(const AlgorithmEntry& e) const
+    {
+        return e.info.regression ? linearRegression() : separableClasses(300, 100);
+    }
+
+    void addAlgorithmRows()
+    {
+        QTest::addColumn<QString>("id");
+        for (const AlgorithmEntry& e : m_reg.algorithms())
+            QTest::newRow(qPrintable(e.info.id)) << e.info.id;
+    }
+
+private Q_SLOTS:
+    void initTestCase()
+    {
+        m_reg.scan({TB_PLUGIN_BUILD_DIR});
+        for (const auto& p : m_reg.plugins())
+            QVERIFY2(p->isLoaded(), qPrintable(p->filePath + ": " + p->stateName() + ": " + p->error));
+        // The suite must see the plugins of this tree (at least the reference plugin).
+        QVERIFY2(m_reg.algorithm("linear.ridge"), qPrintable("no linear.ridge in " + QString(TB_PLUGIN_BUILD_DIR)));
+        QStringList ids;
+        for (const AlgorithmEntry& e : m_reg.algorithms())
+            ids << e.info.id;
+        qInfo("conformance: %lld algorithms: %s", qlonglong(ids.size()), qPrintable(ids.join(", ")));
+    }
+
+    void metadataAndDefaults_data() { addAlgorithmRows(); }
+    void metadataAndDefaults()
+    {
+        QFETCH(QString, id);
+        const AlgorithmEntry& e = entry(id);
+        QVERIFY(!e.info.name.isEmpty());
+        QVERIFY2(e.info.regression || e.info.classification, "the algorithm handles no task");
+        const QRegularExpression keyPattern("^[a-z_][a-z0-9_]*$");
+        QSet<QString> keys;
+        for (const ParamSpec& s : e.info.schema.specs()) {
+            const QString where = id + "." + s.key;
+            QVERIFY2(keyPattern.match(s.key).hasMatch(), qPrintable(where + ": key is not [a-z_][a-z0-9_]*"));
+            QVERIFY2(!keys.contains(s.key), qPrintable(where + ": duplicate key"));
+            keys.insert(s.key);
+            QVERIFY2(!s.label.isEmpty() && !s.help.isEmpty(), qPrintable(where + ": label and help are required"));
+            QString err;
+            QVERIFY2(ParamSchema::convert(s, s.defaultValue, &err), qPrintable(where + ": default invalid: " + err));
+        }
+        const QString err = e.info.schema.validate(e.info.schema.defaults());
+        QVERIFY2(err.isEmpty(), qPrintable(err));
+        std::unique_ptr<Trainer> t;
+        try {
+            t = m_reg.create(id, {});
+        } catch (const std::exception& ex) {
+            QFAIL(qPrintable(id + ": create() with the defaults threw: " + ex.what()));
+        }
+        QVERIFY(t);
+    }
+
+    void invalidParametersFailClearly_data() { addAlgorithmRows(); }
+    void invalidParametersFailClearly()
+    {
+        QFETCH(QString, id);
+        const AlgorithmEntry& e = entry(id);
+        const auto data = anyProblem(e);
+        StopSource stop;
+        int checked = 0;
+        for (const ParamSpec& s : e.info.schema.specs()) {
+            for (const QVariant& bad : invalidValues(s)) {
+                const RunResult r = runIn2Threads(m_reg, makeJob(id, {{s.key, bad}}, data), stop);
+                const QString what = QString("%1: %2 = %3").arg(id, s.key, ParamSchema::describe(bad));
+                QVERIFY2(r.status == RunStatus::Failed, qPrintable(what + " was accepted"));
+                QVERIFY2(r.error.contains(s.key), qPrintable(what + " gave \"" + r.error + "\", which does not name it"));
+                ++checked;
+            }
+        }
+        const RunResult r = runIn2Threads(m_reg, makeJob(id, {{"no_such_parameter", 1}}, data), stop);
+        QCOMPARE(r.status, RunStatus::Failed);
+        QVERIFY2(r.error.contains("no_such_parameter"), qPrintable(r.error));
+        qInfo("%s: %d invalid values refused", qPrintable(id), checked + 1);
+    }
+
+    void sameSeedSameCurve_data() { addAlgorithmRows(); }
+    void sameSeedSameCurve()
+    {
+        QFETCH(QString, id);
+        const AlgorithmEntry& e = entry(id);
+        const Declared d = declared(*e.plugin, id);
+        const auto data = anyProblem(e);
+        const QVariantMap params = anyProblemParams(e, d);
+        StopSource stop;
+        const RunResult a = runIn2Threads(m_reg, makeJob(id, params, data, 77), stop);
+        const RunResult b = runIn2Threads(m_reg, makeJob(id, params, data, 77), stop);
+        QVERIFY2(a.status == RunStatus::Finished, qPrintable(runStatusName(a.status) + ": " + a.error));
+        QCOMPARE(b.status, RunStatus::Finished);
+        QCOMPARE(a.points.size(), b.points.size());
+        QVERIFY(!a.points.isEmpty());
+        for (int i = 0; i < a.points.size(); ++i) {
+            const MetricPoint &p = a.points[i], &q = b.points[i];
+            const QString at = QString("checkpoint %1").arg(i);
+            QVERIFY2(p.epoch == q.epoch && sameNumber(p.loss, q.loss), qPrintable(at + ": epoch or loss differ"));
+            QVERIFY2(sameNumber(p.trainRmse, q.trainRmse) && sameNumber(p.testRmse, q.testRmse) &&
+                         sameNumber(p.trainAccuracy, q.trainAccuracy) && sameNumber(p.testAccuracy, q.testAccuracy),
+                     qPrintable(at + ": metrics differ"));
+        }
+    }
+
+    void stopWithin200ms_data() { addAlgorithmRows(); }
+    void stopWithin200ms()
+    {
+        QFETCH(QString, id);
+        const AlgorithmEntry& e = entry(id);
+        const Declared d = declared(*e.plugin, id);
+        QVariantMap params = anyProblemParams(e, d);
+        for (auto it = d.longParams.begin(); it != d.longParams.end(); ++it)
+            params.insert(it.key(), it.value());
+        // A larger problem so that a long run's every unit of work is substantial.
+        std::shared_ptr<const data::DatasetPair> data;
+        if (e.info.classification)
+            data = separableClasses(20000, 100, 20);
+        else
+            data = linearRegression();
+        // Shared 2-core machines delay threads now and then: one retry before failing.
+        double best = 1e300;
+        bool finishedFirst = false;
+        for (int attempt = 0; attempt < 2 && best >= kStopLimitMs; ++attempt) {
+            StopSource stop;
+            FirstCheckpoint first;
+            const RunJob job = makeJob(id, params, data);
+            auto fut = std::async(std::launch::async, [&] { return runIn2Threads(m_reg, job, stop, &first); });
+            first.wait(std::chrono::milliseconds(5000));
+            std::this_thread::sleep_for(std::chrono::milliseconds(50));
+            finishedFirst = fut.wait_for(std::chrono::seconds(0)) == std::future_status::ready;
+            const auto t0 = std::chrono::steady_clock::now();
+            stop.requestStop();
+            const RunResult r = fut.get();
+            best = std::min(best, std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+            QVERIFY2(r.status == RunStatus::Cancelled || r.status == RunStatus::Finished,
+                     qPrintable(runStatusName(r.status) + ": " + r.error));
+            if (!finishedFirst)
+                QCOMPARE(r.status, RunStatus::Cancelled);
+        }
+        if (finishedFirst)
+            qInfo("%s finished before Stop (declare \"long_run\" params to test Stop)", qPrintable(id));
+        else
+            qInfo("%s returned %.1f ms after Stop", qPrintable(id), best);
+        QVERIFY2(best < kStopLimitMs, qPrintable(QString("%1 returned %2 ms after Stop").arg(id).arg(best)));
+    }
+
+    void knownAnswerLinearRegression_data() { addAlgorithmRows(); }
+    void knownAnswerLinearRegression()
+    {
+        QFETCH(QString, id);
+        const AlgorithmEntry& e = entry(id);
+        if (!e.info.regression)
+            QSKIP("classification only");
+        const Declared d = declared(*e.plugin, id);
+        const auto data = linearRegression();
+        // The closed-form optimum of the training RMSE over affine maps.
+        Eigen::MatrixXd a(data->train.rows(), data->train.inputs() + 1);
+        a << data->train.x, Eigen::VectorXd::Ones(data->train.rows());
+        const Eigen::MatrixXd w = num::solveLeastSquares(a, data->train.y);
+        const double optimum = num::rmse(a * w, data->train.y);
+        StopSource stop;
+        const RunResult r = runIn2Threads(m_reg, makeJob(id, d.regressionParams, data), stop);
+        QVERIFY2(r.status == RunStatus::Finished, qPrintable(runStatusName(r.status) + ": " + r.error));
+        const double excess = r.last.trainRmse - optimum;
+        qInfo("%s: train RMSE %.6f, optimum %.6f, excess %.2e (declared ≤ %.2e, %s)", qPrintable(id),
+              r.last.trainRmse, optimum, excess, d.rmseExcess, qPrintable(d.source));
+        // (A non-linear model may end below the affine optimum: only the excess is bounded.)
+        QVERIFY2(excess <= d.rmseExcess, qPrintable(QString("RMSE %1 above the optimum %2 by more than %3")
+                                                         .arg(r.last.trainRmse).arg(optimum).arg(d.rmseExcess)));
+    }
+
+    void knownAnswerSeparableClasses_data() { addAlgorithmRows(); }
+    void knownAnswerSeparableClasses()
+    {
+        QFETCH(QString, id);
+        const AlgorithmEntry& e = entry(id);
+        if (!e.info.classification)
+            QSKIP("regression only");
+        const Declared d = declared(*e.plugin, id);
+        StopSource stop;
+        const RunResult r = runIn2Threads(m_reg, makeJob(id, d.classificationParams, separableClasses(300, 100)), stop);
+        QVERIFY2(r.status == RunStatus::Finished, qPrintable(runStatusName(r.status) + ": " + r.error));
+        qInfo("%s: train accuracy %.4f, test %.4f (declared ≥ %.4f, %s)", qPrintable(id), r.last.trainAccuracy,
+              r.last.testAccuracy, d.minAccuracy, qPrintable(d.source));
+        QVERIFY2(r.last.trainAccuracy >= d.minAccuracy,
+                 qPrintable(QString("training accuracy %1 < %2").arg(r.last.trainAccuracy).arg(d.minAccuracy)));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestConformance)
+#include "tst_conformance.moc"
