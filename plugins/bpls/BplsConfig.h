@@ -59,13 +59,13 @@ struct BplsConfig {
     double ridge = 0.0;                          ///< absolute λ
     double relativeRidge = 0.0;                  ///< λ = relativeRidge·trace(G)/dim when > 0
     TargetRule targetRule = TargetRule::PerNeuron;
-    double epsilon = 1e-3;                       ///< clipping of desired values and targets
+    double epsilon = 1e-3;                       ///< clipping of desired values and targets (classify: 0.05)
     TargetEncoding encoding = TargetEncoding::SmoothedLog;
     bool resolve = false;                        ///< Alg. 2 lines 8–9: re-solve from desired values
     int tauMax = 0;                              ///< refinement iterations (classify)
     bool stopWhenNoGain = true;                  ///< end refinement when misses stop falling
     Blend blend = Blend::MissRatio;
-    bool standardise = false;                    ///< z-score inputs inside the trainer
+    bool standardise = false;                    ///< z-score inputs inside the trainer (classify: true)
     GramPrecision gramPrecision = GramPrecision::Double;
 
     /// Parameter schema of bpls.regress or bpls.classify; defaults documented in each help.

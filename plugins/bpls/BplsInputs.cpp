@@ -6,6 +6,8 @@
 #include <tbb/parallel_for.h>
 #include <tbb/task_arena.h>
 
+#include <cmath>
+#include <atomic>
 #include <stdexcept>
 
 namespace tb::bpls {
@@ -55,39 +57,47 @@ BplsInputs::BplsInputs(const Eigen::Ref<const Eigen::MatrixXd>& x, GramPrecision
                        bool center)
     : m_precision(precision), m_rows(x.rows()), m_cols(x.cols())
 {
-    if (standardise) {
-        m_mean = center ? Eigen::VectorXd(x.colwise().mean().transpose()) : Eigen::VectorXd::Zero(m_cols);
-        m_scale.resize(m_cols);
-        for (Eigen::Index j = 0; j < m_cols; ++j) {
-            const double s = m_rows > 1 ? std::sqrt((x.col(j).array() - m_mean(j)).square().sum() / double(m_rows))
-                                        : 0.0;
-            m_scale(j) = s > 0 ? s : 1.0; // constant column: leave it (it is all zero after centring)
-        }
-    }
-    auto transformed = [&](Eigen::Index j0, Eigen::Index j1, auto& out) {
-        for (Eigen::Index j = j0; j < j1; ++j) {
-            if (standardise)
-                out.col(j) = ((x.col(j).array() - m_mean(j)) / m_scale(j)).template cast<typename std::decay_t<decltype(out)>::Scalar>();
-            else
-                out.col(j) = x.col(j).template cast<typename std::decay_t<decltype(out)>::Scalar>();
-        }
-    };
-    auto columnsParallel = [&](auto& out) {
-        tbb::parallel_for(tbb::blocked_range<Eigen::Index>(0, m_cols, 16),
-                          [&](const tbb::blocked_range<Eigen::Index>& r) { transformed(r.begin(), r.end(), out); });
-    };
-    if (precision == GramPrecision::Mixed) {
-        m_float.resize(m_rows, m_cols);
-        columnsParallel(m_float);
-    } else if (standardise) {
-        m_ownDouble.resize(m_rows, m_cols);
-        columnsParallel(m_ownDouble);
-        m_data = m_ownDouble.data();
-        m_stride = m_rows;
-    } else {
+    const bool mixed = precision == GramPrecision::Mixed;
+    if (!mixed && !standardise) {
         m_data = x.data();
         m_stride = x.outerStride();
+        m_finite = x.allFinite();
+        return;
     }
+    if (standardise) {
+        m_mean.setZero(m_cols);
+        m_scale.setOnes(m_cols);
+    }
+    if (mixed)
+        m_float.resize(m_rows, m_cols);
+    else
+        m_ownDouble.resize(m_rows, m_cols);
+    // One pass per column while it is in cache: finiteness, statistics, the (transformed) copy.
+    std::atomic<bool> finite{true};
+    tbb::parallel_for(tbb::blocked_range<Eigen::Index>(0, m_cols, 8), [&](const tbb::blocked_range<Eigen::Index>& r) {
+        for (Eigen::Index j = r.begin(); j < r.end(); ++j) {
+            const auto col = x.col(j);
+            if (!col.allFinite())
+                finite = false;
+            double mu = 0.0, s = 1.0;
+            if (standardise) {
+                mu = center && m_rows > 0 ? col.mean() : 0.0;
+                const double var = m_rows > 0 ? (col.array() - mu).square().sum() / double(m_rows) : 0.0;
+                s = var > 0 ? std::sqrt(var) : 1.0; // a constant column stays as it is (zero once centred)
+                m_mean(j) = mu;
+                m_scale(j) = s;
+            }
+            if (mixed)
+                m_float.col(j) = ((col.array() - mu) * (1.0 / s)).cast<float>().matrix();
+            else
+                m_ownDouble.col(j) = ((col.array() - mu) * (1.0 / s)).matrix();
+        }
+    });
+    if (!mixed) {
+        m_data = m_ownDouble.data();
+        m_stride = m_rows;
+    }
+    m_finite = finite;
 }
 
 Eigen::Map<const Eigen::MatrixXd, 0, Eigen::OuterStride<>> BplsInputs::doubleView() const
@@ -98,31 +108,47 @@ Eigen::Map<const Eigen::MatrixXd, 0, Eigen::OuterStride<>> BplsInputs::doubleVie
 BplsInputs BplsInputs::subset(const std::vector<Eigen::Index>& rows) const
 {
     BplsInputs s;
-    s.m_precision = m_precision;
-    s.m_rows = Eigen::Index(rows.size());
-    s.m_cols = m_cols;
-    s.m_mean = m_mean;
-    s.m_scale = m_scale;
+    s.assignSubset(*this, rows);
+    return s;
+}
+
+void BplsInputs::assignSubset(const BplsInputs& source, const std::vector<Eigen::Index>& rows)
+{
     for (Eigen::Index r : rows)
-        if (r < 0 || r >= m_rows)
+        if (r < 0 || r >= source.m_rows)
             throw std::out_of_range("bpls: subset row " + std::to_string(r) + " outside [0, " +
-                                    std::to_string(m_rows) + ")");
-    auto gather = [&](const auto& src, auto& dst) {
-        dst.resize(s.m_rows, m_cols);
+                                    std::to_string(source.m_rows) + ")");
+    m_precision = source.m_precision;
+    m_rows = Eigen::Index(rows.size());
+    m_cols = source.m_cols;
+    m_mean = source.m_mean;
+    m_scale = source.m_scale;
+    m_finite = source.m_finite;
+    // Keep the storage when it is large enough: rows beyond m_rows are never read.
+    auto gather = [&](const auto* src, Eigen::Index srcStride, auto& dst) {
+        if (dst.rows() < m_rows || dst.cols() != m_cols)
+            dst.resize(std::max(m_rows, dst.cols() == m_cols ? dst.rows() : Eigen::Index(0)), m_cols);
+        const Eigen::Index dstStride = dst.rows();
+        auto* out = dst.data();
+        const Eigen::Index* idx = rows.data();
         tbb::parallel_for(tbb::blocked_range<Eigen::Index>(0, m_cols, 16), [&](const tbb::blocked_range<Eigen::Index>& r) {
-            for (Eigen::Index j = r.begin(); j < r.end(); ++j)
-                for (Eigen::Index i = 0; i < s.m_rows; ++i)
-                    dst(i, j) = src(rows[std::size_t(i)], j);
+            for (Eigen::Index j = r.begin(); j < r.end(); ++j) {
+                const auto* in = src + j * srcStride;
+                auto* o = out + j * dstStride;
+                for (Eigen::Index i = 0; i < m_rows; ++i)
+                    o[i] = in[idx[i]];
+            }
         });
     };
     if (m_precision == GramPrecision::Mixed) {
-        gather(m_float, s.m_float);
+        gather(source.m_float.data(), source.m_float.rows(), m_float);
+        m_data = nullptr;
+        m_stride = 0;
     } else {
-        gather(doubleView(), s.m_ownDouble);
-        s.m_data = s.m_ownDouble.data();
-        s.m_stride = s.m_rows;
+        gather(source.m_data, source.m_stride, m_ownDouble);
+        m_data = m_ownDouble.data();
+        m_stride = m_ownDouble.rows();
     }
-    return s;
 }
 
 void BplsInputs::augmentedNormalEquations(const Eigen::Ref<const Eigen::MatrixXd>& a,
@@ -250,13 +276,13 @@ void BplsInputs::accumulate(const Eigen::MatrixXd* b, bool wantGram, bool bias, 
     }
 }
 
-Eigen::MatrixXd BplsInputs::product(const Eigen::MatrixXd& w, bool bias) const
+void BplsInputs::product(const Eigen::MatrixXd& w, bool bias, Eigen::MatrixXd& z) const
 {
     const Eigen::Index d = m_cols;
     if (w.rows() != d + (bias ? 1 : 0))
         throw std::invalid_argument("bpls: first-layer weights have " + std::to_string(w.rows()) + " rows, expected " +
                                     std::to_string(d + (bias ? 1 : 0)));
-    Eigen::MatrixXd z(m_rows, w.cols());
+    z.resize(m_rows, w.cols());
     const Eigen::Index blocks = (m_rows + kProductBlock - 1) / kProductBlock;
     const Eigen::MatrixXf wf = m_precision == GramPrecision::Mixed ? Eigen::MatrixXf(w.topRows(d).cast<float>())
                                                                    : Eigen::MatrixXf();
@@ -276,7 +302,6 @@ Eigen::MatrixXd BplsInputs::product(const Eigen::MatrixXd& w, bool bias) const
                 out.rowwise() += w.row(d);
         }
     });
-    return z;
 }
 
 } // namespace tb::bpls

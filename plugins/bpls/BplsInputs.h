@@ -24,8 +24,19 @@ public:
     /// @p center is false only the scale is applied (no bias column to absorb a shift).
     BplsInputs(const Eigen::Ref<const Eigen::MatrixXd>& x, GramPrecision precision, bool standardise, bool center);
 
+    /// An empty set, e.g. a buffer for assignSubset().
+    BplsInputs() = default;
+
     /// The rows @p rows of this set, copied in that order (same precision and transform).
+    /// Throws std::out_of_range for a row outside [0, rows()).
     BplsInputs subset(const std::vector<Eigen::Index>& rows) const;
+
+    /// Makes this object the rows @p rows of @p source (as subset()), reusing its storage:
+    /// no allocation once it has held a set at least as large.
+    void assignSubset(const BplsInputs& source, const std::vector<Eigen::Index>& rows);
+
+    /// False if any input is NaN or ±Inf (checked during the copy, or on the caller's data).
+    bool allFinite() const { return m_finite; }
 
     Eigen::Index rows() const { return m_rows; }
     Eigen::Index cols() const { return m_cols; }
@@ -46,8 +57,9 @@ public:
     /// C = [X 1]ᵀB alone, same precision rules as normalEquations().
     Eigen::MatrixXd cross(const Eigen::Ref<const Eigen::MatrixXd>& b, bool bias) const;
 
-    /// Z = [X 1]·W (W has cols()+1 rows with @p bias, else cols()); n × W.cols().
-    Eigen::MatrixXd product(const Eigen::MatrixXd& w, bool bias) const;
+    /// Z = [X 1]·W (W has cols()+1 rows with @p bias, else cols()); n × W.cols(), written to
+    /// @p z (resized only if its shape differs).
+    void product(const Eigen::MatrixXd& w, bool bias, Eigen::MatrixXd& z) const;
 
     /// The same as normalEquations() for any double matrix A (hidden layers).
     static void augmentedNormalEquations(const Eigen::Ref<const Eigen::MatrixXd>& a,
@@ -59,7 +71,6 @@ public:
     static constexpr Eigen::Index kMixedBlock = 4096;
 
 private:
-    BplsInputs() = default;
     void accumulate(const Eigen::MatrixXd* b, bool wantGram, bool bias, Eigen::MatrixXd* g, Eigen::MatrixXd* c) const;
     Eigen::Map<const Eigen::MatrixXd, 0, Eigen::OuterStride<>> doubleView() const;
 
@@ -68,8 +79,9 @@ private:
     // Double data: either the caller's (pointer + stride) or m_ownDouble.
     const double* m_data = nullptr;
     Eigen::Index m_stride = 0;
-    Eigen::MatrixXd m_ownDouble;
-    Eigen::MatrixXf m_float;
+    Eigen::MatrixXd m_ownDouble; ///< may have more rows than m_rows (capacity, see assignSubset)
+    Eigen::MatrixXf m_float;     ///< same
+    bool m_finite = true;
     Eigen::VectorXd m_mean, m_scale;
 };
 

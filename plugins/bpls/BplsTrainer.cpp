@@ -199,8 +199,9 @@ Eigen::MatrixXd BplsTrainer::solve(const Eigen::MatrixXd& g, const Eigen::Matrix
     return full;
 }
 
-Eigen::MatrixXd BplsTrainer::desiredValues(TargetRule rule, const Eigen::MatrixXd& n, const Eigen::MatrixXd& w,
-                                           const Eigen::MatrixXd& b, bool bias)
+Eigen::MatrixXd BplsTrainer::desiredValues(TargetRule rule, const Eigen::Ref<const Eigen::MatrixXd>& n,
+                                           const Eigen::MatrixXd& w, const Eigen::Ref<const Eigen::MatrixXd>& b,
+                                           bool bias)
 {
     const Eigen::Index h = n.cols();
     const auto wh = w.topRows(h);
@@ -247,18 +248,30 @@ bool BplsTrainer::sweep(const BplsInputs& in, const Eigen::MatrixXd& targets, co
         const Eigen::MatrixXd& a = hidden[std::size_t(l - 1)];
         BplsInputs::augmentedNormalEquations(a, b, bias, g, c);
         const Eigen::MatrixXd wTilde = solve(g, c, l, bias, "initial solve", ctx);
-        Eigen::MatrixXd nHat = desiredValues(m_config.targetRule, a, wTilde, b, bias);
+        // Desired values, clipped into the activation's range, and their pre-activations:
+        // row-independent, so computed on row blocks in parallel.
         const num::Activation act = m_work.activation(l - 1);
         const num::ClipRange range = num::activationClipRange(act, m_config.epsilon);
-        nHat = nHat.cwiseMax(range.lo).cwiseMin(range.hi);
+        const Eigen::Index rows = a.rows();
+        Eigen::MatrixXd nHat(rows, a.cols()), bNext(rows, a.cols());
+        const Eigen::Index blocks = (rows + kEvalBlock - 1) / kEvalBlock;
+        tbb::parallel_for(tbb::blocked_range<Eigen::Index>(0, blocks, 1), [&](const tbb::blocked_range<Eigen::Index>& r) {
+            for (Eigen::Index bI = r.begin(); bI < r.end(); ++bI) {
+                const Eigen::Index r0 = bI * kEvalBlock, m = std::min(kEvalBlock, rows - r0);
+                auto nb = nHat.middleRows(r0, m);
+                nb = desiredValues(m_config.targetRule, a.middleRows(r0, m), wTilde, b.middleRows(r0, m), bias)
+                         .cwiseMax(range.lo)
+                         .cwiseMin(range.hi);
+                num::activationInverse(act, nb, bNext.middleRows(r0, m), m_config.epsilon);
+            }
+        });
         if (m_config.resolve) {
             BplsInputs::augmentedNormalEquations(nHat, b, bias, g, c);
             w[std::size_t(l)] = solve(g, c, l, bias, "re-solve from desired values", ctx);
         } else {
             w[std::size_t(l)] = wTilde;
         }
-        b.resize(nHat.rows(), nHat.cols());
-        num::activationInverse(act, nHat, b, m_config.epsilon);
+        b = std::move(bNext);
         m_history.hiddenSeconds += since(t0) - (m_history.solveSeconds - solveBefore);
     }
     if (ctx.stopRequested())
@@ -276,17 +289,19 @@ bool BplsTrainer::sweep(const BplsInputs& in, const Eigen::MatrixXd& targets, co
     return true;
 }
 
-BplsTrainer::Evaluation BplsTrainer::evaluate(Eigen::MatrixXd z0, const std::vector<Eigen::MatrixXd>& w,
-                                              const Eigen::Ref<const Eigen::MatrixXd>& y)
+void BplsTrainer::evaluate(Evaluation& ev, const std::vector<Eigen::MatrixXd>& w,
+                           const Eigen::Ref<const Eigen::MatrixXd>& y)
 {
     const auto t0 = Clock::now();
-    Evaluation ev;
+    const Eigen::MatrixXd& z0 = ev.z0;
     const Eigen::Index n = z0.rows();
     const int layers = m_work.layerCount();
+    // Buffers keep their storage between calls (no page faults on every refinement).
     ev.hidden.resize(std::size_t(layers - 1));
     for (int l = 1; l < layers; ++l)
         ev.hidden[std::size_t(l - 1)].resize(n, m_work.width(l));
     ev.out.resize(n, m_work.outputs());
+    ev.correct = 0;
     const Eigen::Index blocks = (n + kEvalBlock - 1) / kEvalBlock;
     const bool classify = m_config.classify;
     struct Partial {
@@ -299,17 +314,18 @@ BplsTrainer::Evaluation BplsTrainer::evaluate(Eigen::MatrixXd z0, const std::vec
         Eigen::MatrixXd z;
         for (Eigen::Index bI = r.begin(); bI < r.end(); ++bI) {
             const Eigen::Index r0 = bI * kEvalBlock, m = std::min(kEvalBlock, n - r0);
-            z = z0.middleRows(r0, m);
             for (int l = 0; l < layers; ++l) {
-                if (l > 0) {
-                    const auto prev = ev.hidden[std::size_t(l - 1)].middleRows(r0, m);
-                    const Eigen::MatrixXd& wl = w[std::size_t(l)];
-                    const Eigen::Index in = m_work.width(l);
-                    z.noalias() = prev * wl.topRows(in);
-                    if (m_work.bias())
-                        z.rowwise() += wl.row(in);
-                }
                 auto dst = (l == layers - 1) ? ev.out.middleRows(r0, m) : ev.hidden[std::size_t(l)].middleRows(r0, m);
+                if (l == 0) {
+                    num::activationApply(m_work.activation(0), z0.middleRows(r0, m), dst);
+                    continue;
+                }
+                const auto prev = ev.hidden[std::size_t(l - 1)].middleRows(r0, m);
+                const Eigen::MatrixXd& wl = w[std::size_t(l)];
+                const Eigen::Index in = m_work.width(l);
+                z.noalias() = prev * wl.topRows(in);
+                if (m_work.bias())
+                    z.rowwise() += wl.row(in);
                 num::activationApply(m_work.activation(l), z, dst);
             }
             Partial& p = partial[std::size_t(bI)];
@@ -336,9 +352,7 @@ BplsTrainer::Evaluation BplsTrainer::evaluate(Eigen::MatrixXd z0, const std::vec
         loss += p.loss;
     }
     ev.loss = n > 0 ? loss / double(n) : 0.0;
-    ev.z0 = std::move(z0);
     m_history.forwardSeconds += since(t0);
-    return ev;
 }
 
 void BplsTrainer::publish(const BplsInputs& in)
@@ -368,7 +382,6 @@ void BplsTrainer::fit(const DatasetView& data, RunContext& ctx)
     if (data.y.rows() != n)
         throw std::invalid_argument(std::string(algo) + ": inputs have " + std::to_string(n) + " rows, targets " +
                                     std::to_string(data.y.rows()));
-    checkFinite(data.x, "inputs");
     checkFinite(data.y, "targets");
     if (m_config.classify) {
         if (!data.isClassification())
@@ -377,6 +390,14 @@ void BplsTrainer::fit(const DatasetView& data, RunContext& ctx)
         if (k < 2)
             throw std::invalid_argument("bpls.classify: needs at least 2 classes, the data have " + std::to_string(k));
     }
+
+    // The inputs in the working precision; the copy pass also checks them for NaN/Inf.
+    auto t0 = Clock::now();
+    const BplsInputs in(data.x, m_config.gramPrecision, m_config.standardise, m_config.bias);
+    if (!in.allFinite())
+        checkFinite(data.x, "inputs"); // throws, naming the first bad entry
+    const Eigen::MatrixXd targets = outputTargets(data.y);
+    m_history.inputSeconds += since(t0);
 
     // Network: the Mlp has one bias flag; a disabled layer bias is a bias row held at zero.
     const auto sizes = sizesOf(m_config, d, k);
@@ -391,6 +412,7 @@ void BplsTrainer::fit(const DatasetView& data, RunContext& ctx)
             if (!layerBias(l))
                 w[std::size_t(l)].row(m_work.width(l)).setZero();
     m_work.setAllWeights(w);
+    publish(in);
 
     m_labels.clear();
     if (m_config.classify) {
@@ -405,30 +427,23 @@ void BplsTrainer::fit(const DatasetView& data, RunContext& ctx)
     // Predicted cost of the deterministic part, from flops and a calibrated GEMM rate.
     const bool mixed = m_config.gramPrecision == GramPrecision::Mixed;
     const double rate = BplsCalibration::rate(mixed);
-    const double sweep0 = sweepFlops(m_config, double(n), sizes);
-    const double fwd = forwardFlops(m_config, double(n), sizes);
-    m_history.predictedFlops = sweep0 + 2 * fwd;
+    m_history.predictedFlops = sweepFlops(m_config, double(n), sizes) + 2 * forwardFlops(m_config, double(n), sizes);
     m_history.predictedSeconds = rate > 0 ? m_history.predictedFlops / rate : 0;
     ctx.record("network", QString::fromStdString(m_work.describe()));
     ctx.record("predicted_flops", m_history.predictedFlops);
     ctx.record("predicted_seconds", m_history.predictedSeconds);
     ctx.record("calibrated_gflops", rate / 1e9);
 
-    auto t0 = Clock::now();
-    const BplsInputs in(data.x, m_config.gramPrecision, m_config.standardise, m_config.bias);
-    const Eigen::MatrixXd targets = outputTargets(data.y);
-    m_history.otherSeconds += since(t0);
-    publish(in);
-
-    auto firstProduct = [&](const Eigen::MatrixXd& w0) {
+    auto firstProduct = [&](const Eigen::MatrixXd& w0, Eigen::MatrixXd& z) {
         const auto t = Clock::now();
-        Eigen::MatrixXd z = in.product(w0, m_work.bias());
+        in.product(w0, m_work.bias(), z);
         m_history.forwardSeconds += since(t);
-        return z;
     };
 
     // Algorithm line 2: the random network's layer values.
-    Evaluation cur = evaluate(firstProduct(m_work.weights(0)), m_work.allWeights(), data.y);
+    Evaluation cur, cand, best;
+    firstProduct(m_work.weights(0), cur.z0);
+    evaluate(cur, m_work.allWeights(), data.y);
     if (ctx.stopRequested()) {
         m_history.stopped = true;
         return;
@@ -439,7 +454,8 @@ void BplsTrainer::fit(const DatasetView& data, RunContext& ctx)
         return;
     }
     m_work.setAllWeights(wNew);
-    cur = evaluate(firstProduct(wNew[0]), wNew, data.y);
+    firstProduct(wNew[0], cur.z0);
+    evaluate(cur, wNew, data.y);
     publish(in);
     const double firstSeconds = since(tStart);
     ctx.record("first_sweep_measured_seconds", firstSeconds);
@@ -454,20 +470,19 @@ void BplsTrainer::fit(const DatasetView& data, RunContext& ctx)
     CheckpointAction action = ctx.checkpoint(Checkpoint{1.0, cur.loss, note});
 
     if (m_config.classify && action == CheckpointAction::Continue) {
-        std::vector<Eigen::MatrixXd> best = m_work.allWeights(), curW = best;
+        std::vector<Eigen::MatrixXd> bestW = m_work.allWeights(), curW = bestW;
         double bestLoss = cur.loss;
         Eigen::Index bestCorrect = cur.correct, prevCorrect = cur.correct;
-        std::vector<Eigen::Index> prevMiss;
-        Eigen::MatrixXd missGram;
-        int epoch = 1;
+        std::vector<Eigen::Index> miss, prevMiss, added, removed;
+        Eigen::MatrixXd missGram, z0Miss;
+        BplsInputs sub, delta; // storage reused across iterations
         for (int tau = 1; tau <= m_config.tauMax; ++tau) {
             if (ctx.stopRequested()) {
                 m_history.stopped = true;
                 break;
             }
             t0 = Clock::now();
-            std::vector<Eigen::Index> miss;
-            miss.reserve(std::size_t(n - cur.correct));
+            miss.clear();
             for (Eigen::Index i = 0; i < n; ++i) {
                 Eigen::Index arg = 0;
                 cur.out.row(i).maxCoeff(&arg);
@@ -475,10 +490,11 @@ void BplsTrainer::fit(const DatasetView& data, RunContext& ctx)
                     miss.push_back(i);
             }
             if (miss.empty()) {
-                ctx.log(QStringLiteral("bpls.classify: no misclassified training rows left after epoch %1").arg(epoch));
+                ctx.log(QStringLiteral("bpls.classify: no misclassified training rows left after epoch %1")
+                            .arg(m_history.epochs));
                 break;
             }
-            const BplsInputs sub = in.subset(miss);
+            sub.assignSubset(in, miss);
             const Eigen::Index m = Eigen::Index(miss.size());
             Eigen::MatrixXd subTargets(m, k);
             std::vector<Eigen::MatrixXd> subHidden(cur.hidden.size());
@@ -489,36 +505,38 @@ void BplsTrainer::fit(const DatasetView& data, RunContext& ctx)
                 for (std::size_t l = 0; l < cur.hidden.size(); ++l)
                     subHidden[l].row(i) = cur.hidden[l].row(miss[std::size_t(i)]);
             }
-            m_history.otherSeconds += since(t0);
+            m_history.gatherSeconds += since(t0);
+
             // Consecutive miss sets overlap heavily: update the previous miss Gram by the rows
             // that entered and left when that is cheaper than recomputing it (exact algebra).
             t0 = Clock::now();
-            if (!prevMiss.empty()) {
-                std::vector<Eigen::Index> added, removed;
-                std::set_difference(miss.begin(), miss.end(), prevMiss.begin(), prevMiss.end(), std::back_inserter(added));
-                std::set_difference(prevMiss.begin(), prevMiss.end(), miss.begin(), miss.end(), std::back_inserter(removed));
-                if (added.size() + removed.size() < miss.size()) {
-                    if (!added.empty())
-                        missGram += in.subset(added).gram(layerBias(0));
-                    if (!removed.empty())
-                        missGram -= in.subset(removed).gram(layerBias(0));
-                    m_history.gramRowsUpdated += Eigen::Index(added.size() + removed.size());
-                } else {
-                    missGram = sub.gram(layerBias(0));
-                    m_history.gramRowsDirect += sub.rows();
+            added.clear();
+            removed.clear();
+            std::set_difference(miss.begin(), miss.end(), prevMiss.begin(), prevMiss.end(), std::back_inserter(added));
+            std::set_difference(prevMiss.begin(), prevMiss.end(), miss.begin(), miss.end(), std::back_inserter(removed));
+            if (!prevMiss.empty() && added.size() + removed.size() < miss.size()) {
+                if (!added.empty()) {
+                    delta.assignSubset(in, added);
+                    missGram += delta.gram(layerBias(0));
                 }
+                if (!removed.empty()) {
+                    delta.assignSubset(in, removed);
+                    missGram -= delta.gram(layerBias(0));
+                }
+                m_history.gramRowsUpdated += Eigen::Index(added.size() + removed.size());
             } else {
                 missGram = sub.gram(layerBias(0));
                 m_history.gramRowsDirect += sub.rows();
             }
-            prevMiss = miss;
+            std::swap(prevMiss, miss);
             m_history.gramSeconds += since(t0);
+
             std::vector<Eigen::MatrixXd> wMiss;
             if (!sweep(sub, subTargets, subHidden, wMiss, ctx, &missGram)) {
                 m_history.stopped = true;
                 break;
             }
-            const Eigen::MatrixXd z0Miss = firstProduct(wMiss[0]);
+            firstProduct(wMiss[0], z0Miss);
 
             std::vector<double> ratios;
             if (m_config.blend == Blend::MissRatio)
@@ -527,7 +545,6 @@ void BplsTrainer::fit(const DatasetView& data, RunContext& ctx)
                 ratios = {1.0};
             else
                 ratios.assign(std::begin(kBlendGrid), std::end(kBlendGrid));
-            Evaluation next;
             std::vector<Eigen::MatrixXd> nextW;
             double nextR = 0;
             for (double r : ratios) {
@@ -536,51 +553,54 @@ void BplsTrainer::fit(const DatasetView& data, RunContext& ctx)
                 for (std::size_t l = 0; l < curW.size(); ++l)
                     wr[l] = (1.0 - r) * curW[l] + r * wMiss[l];
                 // [X 1]·W is linear in W: blend the first-layer products instead of recomputing.
-                Eigen::MatrixXd z0 = (1.0 - r) * cur.z0 + r * z0Miss;
-                m_history.otherSeconds += since(t0);
-                Evaluation ev = evaluate(std::move(z0), wr, data.y);
-                if (nextW.empty() || ev.correct > next.correct) {
-                    next = std::move(ev);
+                cand.z0.resize(n, cur.z0.cols());
+                cand.z0 = (1.0 - r) * cur.z0 + r * z0Miss;
+                m_history.blendSeconds += since(t0);
+                evaluate(cand, wr, data.y);
+                if (nextW.empty() || cand.correct > best.correct) {
+                    std::swap(best, cand);
                     nextW = std::move(wr);
                     nextR = r;
                 }
             }
-            epoch = 1 + tau;
+            const int epoch = 1 + tau;
             m_history.blendRatio.push_back(nextR);
-            const bool gained = next.correct > prevCorrect;
+            const bool gained = best.correct > prevCorrect;
             QString cpNote = QStringLiteral("refinement %1: %2 misses fitted, r = %3, %4 misses")
-                                 .arg(tau).arg(m).arg(nextR, 0, 'g', 3).arg(n - next.correct);
-            if (next.correct > bestCorrect) {
-                best = nextW;
-                bestCorrect = next.correct;
-                bestLoss = next.loss;
+                                 .arg(tau)
+                                 .arg(m)
+                                 .arg(nextR, 0, 'g', 3)
+                                 .arg(n - best.correct);
+            if (best.correct > bestCorrect) {
+                bestW = nextW;
+                bestCorrect = best.correct;
+                bestLoss = best.loss;
                 m_history.bestEpoch = epoch;
             }
+            m_history.epochs = epoch;
             if (!gained && m_config.stopWhenNoGain) {
                 // The paper's loop ends here; the curve shows the weights kept.
-                m_work.setAllWeights(best);
+                m_work.setAllWeights(bestW);
                 publish(in);
                 cpNote += QStringLiteral("; no gain, kept epoch %1").arg(m_history.bestEpoch);
                 m_history.trainAccuracy.push_back(double(bestCorrect) / double(n));
                 m_history.misses.push_back(n - bestCorrect);
-                m_history.epochs = epoch;
-                ctx.checkpoint(Checkpoint{double(epoch), bestLoss, cpNote});
+                action = ctx.checkpoint(Checkpoint{double(epoch), bestLoss, cpNote});
                 break;
             }
-            curW = nextW;
-            cur = std::move(next);
+            curW = std::move(nextW);
+            std::swap(cur, best);
             prevCorrect = cur.correct;
             m_work.setAllWeights(curW);
             publish(in);
             m_history.trainAccuracy.push_back(double(cur.correct) / double(n));
             m_history.misses.push_back(n - cur.correct);
-            m_history.epochs = epoch;
             action = ctx.checkpoint(Checkpoint{double(epoch), cur.loss, cpNote});
             if (action == CheckpointAction::Stop)
                 break;
         }
-        if (m_work.allWeights() != best) {
-            m_work.setAllWeights(best);
+        if (m_work.allWeights() != bestW) {
+            m_work.setAllWeights(bestW);
             publish(in);
             // After a stop request the host wants no further checkpoint.
             if (!m_history.stopped && action == CheckpointAction::Continue) {

@@ -49,7 +49,9 @@ public:
         double hiddenSeconds = 0;          ///< hidden-layer normal equations, targets, solves
         double solveSeconds = 0;           ///< factorisations and solves (all layers)
         double forwardSeconds = 0;         ///< first-layer products and forward evaluations
-        double otherSeconds = 0;           ///< input copies, gathers, blends
+        double inputSeconds = 0;           ///< input copy / standardisation / NaN check, targets
+        double gatherSeconds = 0;          ///< classify: gathering the misclassified rows
+        double blendSeconds = 0;           ///< classify: blending weights and first-layer products
         Eigen::Index gramRowsUpdated = 0;  ///< classify: rows added to / removed from miss Grams
         Eigen::Index gramRowsDirect = 0;   ///< rows of Gram matrices computed from scratch
         double totalSeconds = 0;           ///< the whole fit() (checkpoints included)
@@ -67,8 +69,9 @@ public:
     /// Desired values N̂ of a hidden layer with values @p n (rows × h), given the weights @p w
     /// of the next layer (h [+1 bias row] × o) and that layer's pre-activation targets @p b
     /// (rows × o); see TargetRule. Not clipped. Pure function.
-    static Eigen::MatrixXd desiredValues(TargetRule rule, const Eigen::MatrixXd& n, const Eigen::MatrixXd& w,
-                                         const Eigen::MatrixXd& b, bool bias);
+    static Eigen::MatrixXd desiredValues(TargetRule rule, const Eigen::Ref<const Eigen::MatrixXd>& n,
+                                         const Eigen::MatrixXd& w, const Eigen::Ref<const Eigen::MatrixXd>& b,
+                                         bool bias);
 
 private:
     struct Evaluation;
@@ -79,8 +82,7 @@ private:
     Eigen::MatrixXd solve(const Eigen::MatrixXd& g, const Eigen::MatrixXd& c, int layer, bool bias, const char* phase,
                           RunContext& ctx);
     Eigen::MatrixXd outputTargets(const Eigen::Ref<const Eigen::MatrixXd>& y) const;
-    Evaluation evaluate(Eigen::MatrixXd z0, const std::vector<Eigen::MatrixXd>& w,
-                        const Eigen::Ref<const Eigen::MatrixXd>& y);
+    void evaluate(Evaluation& ev, const std::vector<Eigen::MatrixXd>& w, const Eigen::Ref<const Eigen::MatrixXd>& y);
     bool layerBias(int layer) const;
     void publish(const BplsInputs& in);
 
