@@ -10,9 +10,90 @@
 namespace tb::gradient {
 namespace {
 
-// Rules run over chunks that stay in L1 while Eigen makes its passes over them (each
-// statement below is one vectorised pass).
-constexpr Eigen::Index kChunk = 512;
+// The constants of one update, per-step values (Adam's bias corrections) folded in.
+struct RuleConstants {
+    double lr, momentum, rho, epsilon, beta1, beta2;
+    double adamStep;   // η/(1 − β₁ᵗ)
+    double adamScale;  // 1/√(1 − β₂ᵗ)
+};
+
+// One parameter's update with its effective gradient g: the rules of Optimizer.h. Written per
+// element so that the loops below fuse forming g, the state updates and the weight update into
+// one vectorised pass (sqrt and division vectorise with -fno-math-errno, set for this library).
+template <Method M>
+inline void rule(const RuleConstants& c, double* __restrict w, double g, double* __restrict s1,
+                 double* __restrict s2, Eigen::Index i)
+{
+    if constexpr (M == Method::Sgd) {
+        w[i] -= c.lr * g;
+    } else if constexpr (M == Method::Momentum) {
+        const double v = c.momentum * s1[i] + g;
+        s1[i] = v;
+        w[i] -= c.lr * v;
+    } else if constexpr (M == Method::Nag) {
+        const double v = c.momentum * s1[i] + g;
+        s1[i] = v;
+        w[i] -= c.lr * (g + c.momentum * v);
+    } else if constexpr (M == Method::AdaGrad) {
+        const double a = s1[i] + g * g;
+        s1[i] = a;
+        w[i] -= c.lr * g / (std::sqrt(a) + c.epsilon);
+    } else if constexpr (M == Method::RmsProp) {
+        const double a = c.rho * s1[i] + (1.0 - c.rho) * (g * g);
+        s1[i] = a;
+        w[i] -= c.lr * g / (std::sqrt(a) + c.epsilon);
+    } else {
+        const double m = c.beta1 * s1[i] + (1.0 - c.beta1) * g;
+        const double v = c.beta2 * s2[i] + (1.0 - c.beta2) * (g * g);
+        s1[i] = m;
+        s2[i] = v;
+        w[i] -= c.adamStep * m / (std::sqrt(v) * c.adamScale + c.epsilon);
+    }
+}
+
+// w ← rule(gradScale·g + λ·w) over n contiguous parameters.
+template <Method M>
+void denseKernel(const RuleConstants& c, double* __restrict w, const double* __restrict g, double* __restrict s1,
+                 double* __restrict s2, Eigen::Index n, double gradScale, double lambda)
+{
+    for (Eigen::Index i = 0; i < n; ++i)
+        rule<M>(c, w, gradScale * g[i] + lambda * w[i], s1, s2, i);
+}
+
+// One column of a layer whose gradient is the outer product: g_i = δ·a_i (+ δ in the bias row).
+template <Method M>
+void outerKernel(const RuleConstants& c, double* __restrict w, const double* __restrict a, Eigen::Index d, bool bias,
+                 double delta, double lambda, double* __restrict s1, double* __restrict s2)
+{
+    for (Eigen::Index i = 0; i < d; ++i)
+        rule<M>(c, w, delta * a[i] + lambda * w[i], s1, s2, i);
+    if (bias)
+        rule<M>(c, w, delta + lambda * w[d], s1, s2, d);
+}
+
+template <template <Method> class F, class... Args>
+void dispatch(Method m, Args&&... args)
+{
+    switch (m) {
+    case Method::Sgd: return F<Method::Sgd>::run(std::forward<Args>(args)...);
+    case Method::Momentum: return F<Method::Momentum>::run(std::forward<Args>(args)...);
+    case Method::Nag: return F<Method::Nag>::run(std::forward<Args>(args)...);
+    case Method::AdaGrad: return F<Method::AdaGrad>::run(std::forward<Args>(args)...);
+    case Method::RmsProp: return F<Method::RmsProp>::run(std::forward<Args>(args)...);
+    case Method::Adam: return F<Method::Adam>::run(std::forward<Args>(args)...);
+    }
+}
+
+template <Method M>
+struct Dense {
+    template <class... Args>
+    static void run(Args&&... args) { denseKernel<M>(std::forward<Args>(args)...); }
+};
+template <Method M>
+struct Outer {
+    template <class... Args>
+    static void run(Args&&... args) { outerKernel<M>(std::forward<Args>(args)...); }
+};
 
 } // namespace
 
@@ -32,7 +113,6 @@ Optimizer::Optimizer(const OptimizerSettings& settings, Eigen::Index parameterCo
         m_s2.setZero(parameterCount);
         break;
     }
-    m_scratch.resize(kChunk);
 }
 
 void Optimizer::beginStep()
@@ -54,50 +134,6 @@ void Optimizer::checkBlock(Eigen::Index offset, Eigen::Index n) const
                                 ") is outside the " + std::to_string(capacity) + " parameters");
 }
 
-void Optimizer::update(double lr, Eigen::Index offset, double* wp, const double* gp, Eigen::Index len)
-{
-    const OptimizerSettings& s = m_settings;
-    Eigen::Map<Eigen::ArrayXd> wc(wp, len);
-    const Eigen::Map<const Eigen::ArrayXd> gc(gp, len);
-    switch (s.method) {
-    case Method::Sgd:
-        wc -= lr * gc;
-        break;
-    case Method::Momentum: {
-        auto v = m_s1.segment(offset, len).array();
-        v = s.momentum * v + gc;
-        wc -= lr * v;
-        break;
-    }
-    case Method::Nag: {
-        auto v = m_s1.segment(offset, len).array();
-        v = s.momentum * v + gc;
-        wc -= lr * (gc + s.momentum * v);
-        break;
-    }
-    case Method::AdaGrad: {
-        auto acc = m_s1.segment(offset, len).array();
-        acc += gc.square();
-        wc -= lr * gc / (acc.sqrt() + s.epsilon);
-        break;
-    }
-    case Method::RmsProp: {
-        auto acc = m_s1.segment(offset, len).array();
-        acc = s.rho * acc + (1.0 - s.rho) * gc.square();
-        wc -= lr * gc / (acc.sqrt() + s.epsilon);
-        break;
-    }
-    case Method::Adam: {
-        auto m = m_s1.segment(offset, len).array();
-        auto v = m_s2.segment(offset, len).array();
-        m = s.beta1 * m + (1.0 - s.beta1) * gc;
-        v = s.beta2 * v + (1.0 - s.beta2) * gc.square();
-        wc -= (lr / m_biasCorrection1) * m / (v.sqrt() * m_invSqrtBiasCorrection2 + s.epsilon);
-        break;
-    }
-    }
-}
-
 void Optimizer::apply(double lr, Eigen::Index offset, Eigen::Ref<Eigen::VectorXd> w,
                       const Eigen::Ref<const Eigen::VectorXd>& g, double gradScale)
 {
@@ -106,20 +142,9 @@ void Optimizer::apply(double lr, Eigen::Index offset, Eigen::Ref<Eigen::VectorXd
         throw std::out_of_range("optimizer: " + std::to_string(n) + " weights but " + std::to_string(g.size()) +
                                 " gradient entries");
     checkBlock(offset, n);
-    const double lambda = m_settings.weightDecay;
-    for (Eigen::Index c = 0; c < n; c += kChunk) {
-        const Eigen::Index len = std::min(kChunk, n - c);
-        // The effective gradient, formed once per chunk unless it is the raw one.
-        const double* gp = g.data() + c;
-        if (lambda != 0.0) {
-            m_scratch.head(len) = gradScale * g.segment(c, len) + lambda * w.segment(c, len);
-            gp = m_scratch.data();
-        } else if (gradScale != 1.0) {
-            m_scratch.head(len) = gradScale * g.segment(c, len);
-            gp = m_scratch.data();
-        }
-        update(lr, offset + c, w.data() + c, gp, len);
-    }
+    dispatch<Dense>(m_settings.method, RuleConstants{lr, m_settings.momentum, m_settings.rho, m_settings.epsilon, m_settings.beta1,
+                                  m_settings.beta2, lr / m_biasCorrection1, m_invSqrtBiasCorrection2}, w.data(), g.data(), state(m_s1, offset), state(m_s2, offset), n,
+                    gradScale, m_settings.weightDecay);
 }
 
 void Optimizer::applyOuter(double lr, Eigen::Index offset, Eigen::Ref<Eigen::MatrixXd> w,
@@ -133,20 +158,12 @@ void Optimizer::applyOuter(double lr, Eigen::Index offset, Eigen::Ref<Eigen::Mat
                                 " delta does not fit " + std::to_string(rows) + "x" + std::to_string(cols) +
                                 " weights");
     checkBlock(offset, w.size());
-    if (m_scratch.size() < rows)
-        m_scratch.resize(rows);  // once per run: a layer is wider than a chunk
-    const double lambda = m_settings.weightDecay;
-    const Eigen::Index d = a.size();
+    const RuleConstants c = RuleConstants{lr, m_settings.momentum, m_settings.rho, m_settings.epsilon, m_settings.beta1,
+                                  m_settings.beta2, lr / m_biasCorrection1, m_invSqrtBiasCorrection2};
     for (Eigen::Index j = 0; j < cols; ++j) {
-        const double dj = gradScale * delta(0, j);
-        auto g = m_scratch.head(rows);
-        if (lambda != 0.0)
-            g.head(d) = dj * a + lambda * w.col(j).head(d);
-        else
-            g.head(d) = dj * a;
-        if (bias)
-            g(d) = dj + lambda * w(d, j);
-        update(lr, offset + j * rows, w.col(j).data(), g.data(), rows);
+        const Eigen::Index at = offset + j * rows;
+        dispatch<Outer>(m_settings.method, c, w.col(j).data(), a.data(), a.size(), bias, gradScale * delta(0, j),
+                        m_settings.weightDecay, state(m_s1, at), state(m_s2, at));
     }
 }
 

@@ -78,15 +78,14 @@ public:
     const Eigen::VectorXd& state2() const { return m_s2; }
 
 private:
-    // The rule on parameters [offset, offset + len) with the effective gradient g (decay included).
-    void update(double lr, Eigen::Index offset, double* w, const double* g, Eigen::Index len);
     void checkBlock(Eigen::Index offset, Eigen::Index n) const;
+    // The state entries from @p offset on, or null for a method without that state.
+    static double* state(Eigen::VectorXd& s, Eigen::Index offset) { return s.size() ? s.data() + offset : nullptr; }
 
     OptimizerSettings m_settings;
     long long m_t = 0;
     Eigen::VectorXd m_s1;
     Eigen::VectorXd m_s2;
-    Eigen::VectorXd m_scratch;  // effective gradient of one chunk or column
     double m_biasCorrection1 = 1.0;         // Adam: 1 − β₁ᵗ
     double m_invSqrtBiasCorrection2 = 1.0;  // Adam: 1/√(1 − β₂ᵗ)
 };
