@@ -105,6 +105,29 @@ Eigen::Map<const Eigen::MatrixXd, 0, Eigen::OuterStride<>> BplsInputs::doubleVie
     return {m_data, m_rows, m_cols, Eigen::OuterStride<>(std::max<Eigen::Index>(m_stride, 1))};
 }
 
+BplsInputs::BplsInputs(BplsInputs&& o) noexcept
+{
+    *this = std::move(o);
+}
+
+BplsInputs& BplsInputs::operator=(BplsInputs&& o) noexcept
+{
+    const bool ownsDouble = o.m_data != nullptr && o.m_data == o.m_ownDouble.data();
+    m_precision = o.m_precision;
+    m_rows = o.m_rows;
+    m_cols = o.m_cols;
+    m_stride = o.m_stride;
+    m_ownDouble = std::move(o.m_ownDouble);
+    m_float = std::move(o.m_float);
+    m_data = ownsDouble ? m_ownDouble.data() : o.m_data;
+    m_mean = std::move(o.m_mean);
+    m_scale = std::move(o.m_scale);
+    m_finite = o.m_finite;
+    m_stop = std::move(o.m_stop);
+    m_stopped = o.m_stopped.load();
+    return *this;
+}
+
 BplsInputs BplsInputs::subset(const std::vector<Eigen::Index>& rows) const
 {
     BplsInputs s;
@@ -124,6 +147,8 @@ void BplsInputs::assignSubset(const BplsInputs& source, const std::vector<Eigen:
     m_mean = source.m_mean;
     m_scale = source.m_scale;
     m_finite = source.m_finite;
+    m_stop = source.m_stop;
+    m_stopped = source.m_stopped.load();
     // Keep the storage when it is large enough: rows beyond m_rows are never read.
     auto gather = [&](const auto* src, Eigen::Index srcStride, auto& dst) {
         if (dst.rows() < m_rows || dst.cols() != m_cols)
@@ -167,26 +192,59 @@ void BplsInputs::normalEquations(const Eigen::Ref<const Eigen::MatrixXd>& b, boo
         throw std::invalid_argument("bpls: targets have " + std::to_string(b.rows()) + " rows, inputs " +
                                     std::to_string(m_rows));
     if (m_precision == GramPrecision::Double) {
-        augmentedNormalEquations(doubleView(), b, bias, g, c);
+        doubleNormalEquations(b, true, bias, g, c);
         return;
     }
     const Eigen::MatrixXd bCopy = b;
     accumulate(&bCopy, true, bias, &g, &c);
 }
 
+bool BplsInputs::pollStop() const
+{
+    if (m_stopped.load())
+        return true;
+    if (m_stop && m_stop()) {
+        m_stopped = true;
+        return true;
+    }
+    return false;
+}
+
+// Double precision: the core gramAndCross() (parallel over row chunks in the arena) on slices
+// of kDoubleChunk rows, summed in slice order, polling the stop token between slices.
+void BplsInputs::doubleNormalEquations(const Eigen::Ref<const Eigen::MatrixXd>& b, bool wantCross, bool bias,
+                                       Eigen::MatrixXd& g, Eigen::MatrixXd& c) const
+{
+    const auto x = doubleView();
+    const Eigen::Index n = m_rows, d = m_cols;
+    g.setZero(d, d);
+    c.setZero(d, wantCross ? b.cols() : 0);
+    Eigen::MatrixXd gs, cs;
+    const Eigen::MatrixXd noB(0, 0);
+    for (Eigen::Index r0 = 0; r0 < n; r0 += kDoubleChunk) {
+        if (pollStop())
+            return;
+        const Eigen::Index m = std::min(kDoubleChunk, n - r0);
+        if (wantCross) {
+            num::gramAndCross(x.middleRows(r0, m), b.middleRows(r0, m), gs, cs);
+            c += cs;
+        } else {
+            gs = num::gram(x.middleRows(r0, m));
+        }
+        g += gs;
+    }
+    if (bias)
+        appendBias(g, c, x.colwise().sum(), wantCross ? Eigen::RowVectorXd(b.colwise().sum()) : Eigen::RowVectorXd(0),
+                   n);
+}
+
 Eigen::MatrixXd BplsInputs::gram(bool bias) const
 {
-    Eigen::MatrixXd g;
-    if (m_precision == GramPrecision::Double) {
-        const auto x = doubleView();
-        g = num::gram(x);
-        if (bias) {
-            Eigen::MatrixXd unused(m_cols, 0);
-            appendBias(g, unused, x.colwise().sum(), Eigen::RowVectorXd(0), m_rows);
-        }
-        return g;
-    }
-    accumulate(nullptr, true, bias, &g, nullptr);
+    Eigen::MatrixXd g, unused;
+    if (m_precision == GramPrecision::Double)
+        doubleNormalEquations(Eigen::MatrixXd(m_rows, 0), false, bias, g, unused);
+    else
+        accumulate(nullptr, true, bias, &g, nullptr);
     return g;
 }
 
@@ -225,6 +283,8 @@ void BplsInputs::accumulate(const Eigen::MatrixXd* b, bool wantGram, bool bias, 
         Eigen::MatrixXf gf(wantGram && mixed ? d : 0, wantGram && mixed ? d : 0), cf, bf;
         const Eigen::Index r0 = p * per, r1 = std::min(n, r0 + per);
         for (Eigen::Index s = r0; s < r1; s += kMixedBlock) {
+            if (pollStop())
+                return;
             const Eigen::Index m = std::min(kMixedBlock, r1 - s);
             if (mixed) {
                 const auto xb = m_float.middleRows(s, m);
@@ -290,6 +350,8 @@ void BplsInputs::product(const Eigen::MatrixXd& w, bool bias, Eigen::MatrixXd& z
     tbb::parallel_for(tbb::blocked_range<Eigen::Index>(0, blocks, 1), [&](const tbb::blocked_range<Eigen::Index>& r) {
         Eigen::MatrixXf zf;
         for (Eigen::Index bI = r.begin(); bI < r.end(); ++bI) {
+            if (pollStop())
+                return;
             const Eigen::Index r0 = bI * kProductBlock, m = std::min(kProductBlock, m_rows - r0);
             auto out = z.middleRows(r0, m);
             if (m_precision == GramPrecision::Mixed) {

@@ -7,6 +7,8 @@
 #include "BplsConfig.h"
 
 #include <Eigen/Core>
+#include <atomic>
+#include <functional>
 #include <vector>
 
 namespace tb::bpls {
@@ -26,6 +28,10 @@ public:
 
     /// An empty set, e.g. a buffer for assignSubset().
     BplsInputs() = default;
+    BplsInputs(BplsInputs&& other) noexcept;
+    BplsInputs& operator=(BplsInputs&& other) noexcept;
+    BplsInputs(const BplsInputs&) = delete; // large: copy explicitly with subset()
+    BplsInputs& operator=(const BplsInputs&) = delete;
 
     /// The rows @p rows of this set, copied in that order (same precision and transform).
     /// Throws std::out_of_range for a row outside [0, rows()).
@@ -37,6 +43,14 @@ public:
 
     /// False if any input is NaN or ±Inf (checked during the copy, or on the caller's data).
     bool allFinite() const { return m_finite; }
+
+    /// A predicate polled between row blocks of normalEquations(), gram(), cross() and
+    /// product() (e.g. RunContext::stopRequested, which any thread may call). Once it returns
+    /// true those calls skip their remaining blocks and their results are meaningless: the
+    /// caller must check stopped() and discard them. Default: never stop.
+    void setStopToken(std::function<bool()> stop) { m_stop = std::move(stop); }
+    /// True once the stop token fired during a call (sticky).
+    bool stopped() const { return m_stopped.load(); }
 
     Eigen::Index rows() const { return m_rows; }
     Eigen::Index cols() const { return m_cols; }
@@ -69,9 +83,15 @@ public:
     /// Rows per float product in mixed precision: each block's float sums cover at most
     /// this many rows before they are added in double.
     static constexpr Eigen::Index kMixedBlock = 4096;
+    /// Rows per call of the core gramAndCross() in double precision (the stop token is
+    /// polled between calls).
+    static constexpr Eigen::Index kDoubleChunk = 16384;
 
 private:
     void accumulate(const Eigen::MatrixXd* b, bool wantGram, bool bias, Eigen::MatrixXd* g, Eigen::MatrixXd* c) const;
+    void doubleNormalEquations(const Eigen::Ref<const Eigen::MatrixXd>& b, bool wantCross, bool bias, Eigen::MatrixXd& g,
+                               Eigen::MatrixXd& c) const;
+    bool pollStop() const;
     Eigen::Map<const Eigen::MatrixXd, 0, Eigen::OuterStride<>> doubleView() const;
 
     GramPrecision m_precision = GramPrecision::Double;
@@ -82,6 +102,8 @@ private:
     Eigen::MatrixXd m_ownDouble; ///< may have more rows than m_rows (capacity, see assignSubset)
     Eigen::MatrixXf m_float;     ///< same
     bool m_finite = true;
+    std::function<bool()> m_stop;
+    mutable std::atomic<bool> m_stopped{false};
     Eigen::VectorXd m_mean, m_scale;
 };
 

@@ -21,7 +21,7 @@ QList<AlgorithmInfo> BplsPlugin::algorithms() const
     regress.citation = kCitation + QStringLiteral(", Algorithm 1");
     regress.schema = BplsConfig::schema(false);
     regress.regression = true;
-    regress.classification = true;
+    regress.classification = false; // Algorithm 1 assumes an injective map; bpls.classify is Algorithm 2
 
     AlgorithmInfo classify;
     classify.id = QStringLiteral("bpls.classify");

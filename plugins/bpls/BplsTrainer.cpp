@@ -7,13 +7,12 @@
 #include <Eigen/QR>
 #include <QJsonArray>
 #include <tbb/blocked_range.h>
-#include <tbb/parallel_reduce.h>
 #include <tbb/parallel_for.h>
 
 #include <algorithm>
 #include <chrono>
-#include <iterator>
 #include <cmath>
+#include <iterator>
 #include <limits>
 #include <stdexcept>
 
@@ -285,14 +284,21 @@ bool BplsTrainer::sweep(const BplsInputs& in, const Eigen::MatrixXd& targets, co
         m_history.gramRowsDirect += in.rows();
     }
     m_history.gramSeconds += since(t0);
+    if (in.stopped())
+        return false;
     w[0] = solve(g, c, 0, layerBias(0), "first layer", ctx);
     return true;
 }
 
+// With blendFrom/blendTo, ev.z0 is first set to (1 − ratio)·blendFrom + ratio·blendTo, block by
+// block inside the same parallel loop.
 void BplsTrainer::evaluate(Evaluation& ev, const std::vector<Eigen::MatrixXd>& w,
-                           const Eigen::Ref<const Eigen::MatrixXd>& y)
+                           const Eigen::Ref<const Eigen::MatrixXd>& y, const Eigen::MatrixXd* blendFrom,
+                           const Eigen::MatrixXd* blendTo, double ratio)
 {
     const auto t0 = Clock::now();
+    if (blendFrom)
+        ev.z0.resize(blendFrom->rows(), blendFrom->cols());
     const Eigen::MatrixXd& z0 = ev.z0;
     const Eigen::Index n = z0.rows();
     const int layers = m_work.layerCount();
@@ -314,6 +320,8 @@ void BplsTrainer::evaluate(Evaluation& ev, const std::vector<Eigen::MatrixXd>& w
         Eigen::MatrixXd z;
         for (Eigen::Index bI = r.begin(); bI < r.end(); ++bI) {
             const Eigen::Index r0 = bI * kEvalBlock, m = std::min(kEvalBlock, n - r0);
+            if (blendFrom)
+                ev.z0.middleRows(r0, m) = (1.0 - ratio) * blendFrom->middleRows(r0, m) + ratio * blendTo->middleRows(r0, m);
             for (int l = 0; l < layers; ++l) {
                 auto dst = (l == layers - 1) ? ev.out.middleRows(r0, m) : ev.hidden[std::size_t(l)].middleRows(r0, m);
                 if (l == 0) {
@@ -393,7 +401,8 @@ void BplsTrainer::fit(const DatasetView& data, RunContext& ctx)
 
     // The inputs in the working precision; the copy pass also checks them for NaN/Inf.
     auto t0 = Clock::now();
-    const BplsInputs in(data.x, m_config.gramPrecision, m_config.standardise, m_config.bias);
+    BplsInputs in(data.x, m_config.gramPrecision, m_config.standardise, m_config.bias);
+    in.setStopToken([&ctx] { return ctx.stopRequested(); }); // the big products poll it per row block
     if (!in.allFinite())
         checkFinite(data.x, "inputs"); // throws, naming the first bad entry
     const Eigen::MatrixXd targets = outputTargets(data.y);
@@ -443,8 +452,9 @@ void BplsTrainer::fit(const DatasetView& data, RunContext& ctx)
     // Algorithm line 2: the random network's layer values.
     Evaluation cur, cand, best;
     firstProduct(m_work.weights(0), cur.z0);
-    evaluate(cur, m_work.allWeights(), data.y);
-    if (ctx.stopRequested()) {
+    if (!in.stopped())
+        evaluate(cur, m_work.allWeights(), data.y);
+    if (in.stopped() || ctx.stopRequested()) {
         m_history.stopped = true;
         return;
     }
@@ -453,8 +463,12 @@ void BplsTrainer::fit(const DatasetView& data, RunContext& ctx)
         m_history.stopped = true;
         return;
     }
-    m_work.setAllWeights(wNew);
     firstProduct(wNew[0], cur.z0);
+    if (in.stopped()) {
+        m_history.stopped = true;
+        return;
+    }
+    m_work.setAllWeights(wNew);
     evaluate(cur, wNew, data.y);
     publish(in);
     const double firstSeconds = since(tStart);
@@ -481,6 +495,9 @@ void BplsTrainer::fit(const DatasetView& data, RunContext& ctx)
                 m_history.stopped = true;
                 break;
             }
+            const auto tIteration = Clock::now();
+            const Eigen::Index gramRowsBefore = m_history.gramRowsUpdated + m_history.gramRowsDirect;
+            double iterationPredicted = 0;
             t0 = Clock::now();
             miss.clear();
             for (Eigen::Index i = 0; i < n; ++i) {
@@ -530,6 +547,20 @@ void BplsTrainer::fit(const DatasetView& data, RunContext& ctx)
             }
             std::swap(prevMiss, miss);
             m_history.gramSeconds += since(t0);
+            if (in.stopped() || sub.stopped() || delta.stopped()) {
+                m_history.stopped = true;
+                break;
+            }
+            // This iteration's cost is known now: the sweep over m rows (its first-layer Gram
+            // replaced by the rows actually added to or removed from the miss Gram) and one
+            // first-layer product over all n rows, plus the forward tails.
+            {
+                const double a0 = double(d) + (layerBias(0) ? 1 : 0);
+                const double gramRows = m_history.gramRowsUpdated + m_history.gramRowsDirect - gramRowsBefore;
+                const double flops = sweepFlops(m_config, double(m), sizes) - double(m) * a0 * (a0 + 1) +
+                                     gramRows * a0 * (a0 + 1) + forwardFlops(m_config, double(n), sizes);
+                iterationPredicted = rate > 0 ? flops / rate : 0;
+            }
 
             std::vector<Eigen::MatrixXd> wMiss;
             if (!sweep(sub, subTargets, subHidden, wMiss, ctx, &missGram)) {
@@ -537,6 +568,10 @@ void BplsTrainer::fit(const DatasetView& data, RunContext& ctx)
                 break;
             }
             firstProduct(wMiss[0], z0Miss);
+            if (in.stopped()) {
+                m_history.stopped = true;
+                break;
+            }
 
             std::vector<double> ratios;
             if (m_config.blend == Blend::MissRatio)
@@ -552,11 +587,9 @@ void BplsTrainer::fit(const DatasetView& data, RunContext& ctx)
                 std::vector<Eigen::MatrixXd> wr(curW.size());
                 for (std::size_t l = 0; l < curW.size(); ++l)
                     wr[l] = (1.0 - r) * curW[l] + r * wMiss[l];
-                // [X 1]·W is linear in W: blend the first-layer products instead of recomputing.
-                cand.z0.resize(n, cur.z0.cols());
-                cand.z0 = (1.0 - r) * cur.z0 + r * z0Miss;
                 m_history.blendSeconds += since(t0);
-                evaluate(cand, wr, data.y);
+                // [X 1]·W is linear in W: blend the first-layer products instead of recomputing.
+                evaluate(cand, wr, data.y, &cur.z0, &z0Miss, r);
                 if (nextW.empty() || cand.correct > best.correct) {
                     std::swap(best, cand);
                     nextW = std::move(wr);
@@ -565,6 +598,8 @@ void BplsTrainer::fit(const DatasetView& data, RunContext& ctx)
             }
             const int epoch = 1 + tau;
             m_history.blendRatio.push_back(nextR);
+            m_history.refinementPredictedSeconds.push_back(iterationPredicted);
+            m_history.refinementMeasuredSeconds.push_back(since(tIteration));
             const bool gained = best.correct > prevCorrect;
             QString cpNote = QStringLiteral("refinement %1: %2 misses fitted, r = %3, %4 misses")
                                  .arg(tau)
@@ -619,6 +654,13 @@ void BplsTrainer::fit(const DatasetView& data, RunContext& ctx)
     ctx.record("solve_seconds", m_history.solveSeconds);
     ctx.record("forward_seconds", m_history.forwardSeconds);
     if (m_config.classify) {
+        QJsonArray predicted, measured;
+        for (std::size_t i = 0; i < m_history.refinementMeasuredSeconds.size(); ++i) {
+            predicted.append(m_history.refinementPredictedSeconds[i]);
+            measured.append(m_history.refinementMeasuredSeconds[i]);
+        }
+        ctx.record("refinement_predicted_seconds", predicted);
+        ctx.record("refinement_measured_seconds", measured);
         ctx.record("best_epoch", m_history.bestEpoch);
         ctx.record("first_iterate_train_accuracy", m_history.trainAccuracy.front());
     }

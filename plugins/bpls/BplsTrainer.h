@@ -55,7 +55,9 @@ public:
         Eigen::Index gramRowsUpdated = 0;  ///< classify: rows added to / removed from miss Grams
         Eigen::Index gramRowsDirect = 0;   ///< rows of Gram matrices computed from scratch
         double totalSeconds = 0;           ///< the whole fit() (checkpoints included)
-        double predictedSeconds = 0;       ///< predicted from flops and a calibrated GEMM rate
+        double predictedSeconds = 0;       ///< first sweep and its forwards: flops / calibrated GEMM rate
+        std::vector<double> refinementPredictedSeconds; ///< classify: per iteration, once its miss set is known
+        std::vector<double> refinementMeasuredSeconds;  ///< classify: per iteration, measured
         double predictedFlops = 0;
         bool stopped = false;              ///< fit() returned early on a stop request
     };
@@ -82,7 +84,9 @@ private:
     Eigen::MatrixXd solve(const Eigen::MatrixXd& g, const Eigen::MatrixXd& c, int layer, bool bias, const char* phase,
                           RunContext& ctx);
     Eigen::MatrixXd outputTargets(const Eigen::Ref<const Eigen::MatrixXd>& y) const;
-    void evaluate(Evaluation& ev, const std::vector<Eigen::MatrixXd>& w, const Eigen::Ref<const Eigen::MatrixXd>& y);
+    void evaluate(Evaluation& ev, const std::vector<Eigen::MatrixXd>& w, const Eigen::Ref<const Eigen::MatrixXd>& y,
+                  const Eigen::MatrixXd* blendFrom = nullptr, const Eigen::MatrixXd* blendTo = nullptr,
+                  double ratio = 0.0);
     bool layerBias(int layer) const;
     void publish(const BplsInputs& in);
 

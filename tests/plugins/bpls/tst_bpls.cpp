@@ -125,6 +125,7 @@ private Q_SLOTS:
         QCOMPARE(algos.size(), 2);
         QCOMPARE(algos[0].id, QString("bpls.regress"));
         QCOMPARE(algos[1].id, QString("bpls.classify"));
+        QVERIFY(algos[0].regression && !algos[0].classification);
         QVERIFY(!algos[1].regression && algos[1].classification);
         for (const auto& a : algos) {
             QString err;
@@ -140,6 +141,12 @@ private Q_SLOTS:
         QCOMPARE(algos[1].schema.defaults().value("relative_ridge").toDouble(), 1e-8);
         QCOMPARE(algos[0].schema.defaults().value("ridge").toDouble(), 0.0);
         QCOMPARE(algos[0].schema.defaults().value("target_rule").toString(), QString("per-neuron"));
+        QCOMPARE(algos[1].schema.defaults().value("target_rule").toString(), QString("per-neuron"));
+        // Open choices of the paper, set from the Fashion-MNIST validation split (bench/README.md).
+        QCOMPARE(algos[1].schema.defaults().value("epsilon").toDouble(), 0.05);
+        QCOMPARE(algos[1].schema.defaults().value("standardise").toBool(), true);
+        QCOMPARE(algos[0].schema.defaults().value("epsilon").toDouble(), 1e-3);
+        QCOMPARE(algos[0].schema.defaults().value("standardise").toBool(), false);
         QString err;
         QVERIFY(!algos[0].schema.normalise({{"target_rule", "fancy"}}, &err));
         QVERIFY(err.contains("target_rule"));
