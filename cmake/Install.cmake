@@ -1,1 +1,28 @@
-# filled in by the install step
+# Install rules and the CMake package that out-of-tree plugins use:
+#   find_package(Trainbench REQUIRED)
+#   tb_add_plugin(myplugin SOURCES MyPlugin.cpp myplugin.json)
+include(CMakePackageConfigHelpers)
+
+install(DIRECTORY ${CMAKE_SOURCE_DIR}/core/api/trainbench DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}
+        FILES_MATCHING PATTERN "*.h")
+install(FILES ${CMAKE_SOURCE_DIR}/core/numerics/LeastSquares.h ${CMAKE_SOURCE_DIR}/core/numerics/Metrics.h
+        DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/trainbench/numerics)
+file(GLOB TB_NUMERICS_EXTRA_HEADERS ${CMAKE_SOURCE_DIR}/core/numerics/Mlp*.h ${CMAKE_SOURCE_DIR}/core/numerics/Activation*.h)
+if(TB_NUMERICS_EXTRA_HEADERS)
+  install(FILES ${TB_NUMERICS_EXTRA_HEADERS} DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/trainbench/numerics)
+endif()
+install(TARGETS tb_api tb_numerics EXPORT TrainbenchTargets
+        LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
+        ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR})
+install(TARGETS tb_data tb_engine tb_charts LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
+install(EXPORT TrainbenchTargets NAMESPACE tb:: DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/Trainbench)
+
+configure_package_config_file(${CMAKE_SOURCE_DIR}/cmake/TrainbenchConfig.cmake.in
+  ${CMAKE_BINARY_DIR}/TrainbenchConfig.cmake
+  INSTALL_DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/Trainbench
+  PATH_VARS TB_PLUGIN_INSTALL_DIR)
+write_basic_package_version_file(${CMAKE_BINARY_DIR}/TrainbenchConfigVersion.cmake
+  COMPATIBILITY SameMajorVersion)
+install(FILES ${CMAKE_BINARY_DIR}/TrainbenchConfig.cmake ${CMAKE_BINARY_DIR}/TrainbenchConfigVersion.cmake
+              ${CMAKE_SOURCE_DIR}/cmake/TrainbenchPlugin.cmake
+        DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/Trainbench)

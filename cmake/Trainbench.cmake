@@ -5,6 +5,8 @@ set(CMAKE_ARCHIVE_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/lib)
 # Plugins land next to the executables, where the registry looks first.
 set(TB_PLUGIN_OUTPUT_DIR ${CMAKE_BINARY_DIR}/bin/plugins)
 set(TB_PLUGIN_INSTALL_DIR ${CMAKE_INSTALL_LIBDIR}/trainbench/plugins)
+# Installed binaries find the libraries relative to themselves (relocatable prefix).
+set(CMAKE_INSTALL_RPATH "$ORIGIN/../${CMAKE_INSTALL_LIBDIR};$ORIGIN/../..")
 
 add_library(tb_warnings INTERFACE)
 # GCC 12 reports a false -Wmaybe-uninitialized inside its own avx512fintrin.h for Eigen code.

@@ -37,17 +37,31 @@ struct ParamSpec {
     int maxCount = 64;     ///< IntList only: most elements
     QString help;          ///< one sentence; default and range are appended by the helpers
 
+    /// Fields common to every type; the typed helpers below fill the rest.
+    static ParamSpec make(const QString& key, const QString& label, ParamType type, const QVariant& def,
+                          double lo = -std::numeric_limits<double>::infinity(),
+                          double hi = std::numeric_limits<double>::infinity())
+    {
+        ParamSpec p;
+        p.key = key;
+        p.label = label;
+        p.type = type;
+        p.defaultValue = def;
+        p.minimum = lo;
+        p.maximum = hi;
+        return p;
+    }
     static ParamSpec integer(const QString& key, const QString& label, qlonglong def, qlonglong lo,
                              qlonglong hi, const QString& help)
     {
-        ParamSpec p{key, label, ParamType::Int, QVariant(def), double(lo), double(hi)};
+        ParamSpec p = make(key, label, ParamType::Int, QVariant(def), double(lo), double(hi));
         p.help = help + QStringLiteral(" Default %1, range [%2, %3].").arg(def).arg(lo).arg(hi);
         return p;
     }
     static ParamSpec real(const QString& key, const QString& label, double def, double lo, double hi,
                           const QString& help, bool logScale = false)
     {
-        ParamSpec p{key, label, ParamType::Real, QVariant(def), lo, hi};
+        ParamSpec p = make(key, label, ParamType::Real, QVariant(def), lo, hi);
         p.logScale = logScale;
         p.help = help + QStringLiteral(" Default %1, range [%2, %3]%4.")
                             .arg(def).arg(lo).arg(hi)
@@ -56,14 +70,14 @@ struct ParamSpec {
     }
     static ParamSpec boolean(const QString& key, const QString& label, bool def, const QString& help)
     {
-        ParamSpec p{key, label, ParamType::Bool, QVariant(def)};
+        ParamSpec p = make(key, label, ParamType::Bool, QVariant(def));
         p.help = help + QStringLiteral(" Default %1.").arg(def ? "on" : "off");
         return p;
     }
     static ParamSpec choice(const QString& key, const QString& label, const QStringList& choices,
                             const QString& def, const QString& help)
     {
-        ParamSpec p{key, label, ParamType::Choice, QVariant(def)};
+        ParamSpec p = make(key, label, ParamType::Choice, QVariant(def));
         p.choices = choices;
         p.help = help + QStringLiteral(" Default %1; one of %2.").arg(def, choices.join(", "));
         return p;
@@ -78,7 +92,7 @@ struct ParamSpec {
             dv << v;
             ds << QString::number(v);
         }
-        ParamSpec p{key, label, ParamType::IntList, QVariant(dv), double(lo), double(hi)};
+        ParamSpec p = make(key, label, ParamType::IntList, QVariant(dv), double(lo), double(hi));
         p.minCount = minCount;
         p.maxCount = maxCount;
         p.help = help + QStringLiteral(" Default [%1]; %2 to %3 values, each in [%4, %5].")

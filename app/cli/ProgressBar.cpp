@@ -1,0 +1,87 @@
+#include "ProgressBar.h"
+
+#include <cstdio>
+
+namespace tb::cli {
+
+ProgressBar::ProgressBar(bool enabled) : m_enabled(enabled)
+{
+    m_clock.start();
+}
+
+ProgressBar::~ProgressBar()
+{
+    finish();
+}
+
+void ProgressBar::experimentStarted(qint64, const ExperimentSpec&, int totalUnits)
+{
+    std::lock_guard lock(m_mutex);
+    m_total = totalUnits;
+    m_clock.restart();
+    draw(true);
+}
+
+void ProgressBar::progress(int done, int total)
+{
+    std::lock_guard lock(m_mutex);
+    m_done = done;
+    m_total = total;
+    draw(done == total);
+}
+
+void ProgressBar::runStarted(const RunJob& job, qint64)
+{
+    std::lock_guard lock(m_mutex);
+    if (std::isnan(job.sigma))
+        m_current = QStringLiteral("%1 #%2").arg(job.label).arg(job.repeat + 1);
+    draw(false);
+}
+
+void ProgressBar::checkpointLogged(const RunJob& job, qint64, const MetricPoint& p)
+{
+    std::lock_guard lock(m_mutex);
+    m_current = QStringLiteral("%1 #%2 epoch %3").arg(job.label).arg(job.repeat + 1).arg(p.epoch);
+    draw(false);
+}
+
+void ProgressBar::draw(bool force)
+{
+    if (!m_enabled)
+        return;
+    const qint64 now = m_clock.elapsed();
+    if (!force && now - m_lastDraw < 100)
+        return;
+    m_lastDraw = now;
+    const int width = 30;
+    const double frac = m_total > 0 ? double(m_done) / m_total : 0.0;
+    const int filled = int(frac * width);
+    QString bar = QString(filled, QLatin1Char('#')) + QString(width - filled, QLatin1Char('.'));
+    QString eta = QStringLiteral("--:--");
+    if (m_done > 0 && m_done < m_total) {
+        const qint64 s = qint64(now / 1000.0 * (m_total - m_done) / m_done);
+        eta = QStringLiteral("%1:%2").arg(s / 60).arg(s % 60, 2, 10, QLatin1Char('0'));
+    } else if (m_done >= m_total && m_total > 0) {
+        eta = QStringLiteral("done");
+    }
+    QString line = QStringLiteral("\r[%1] %2%  %3/%4  ETA %5  %6")
+                       .arg(bar)
+                       .arg(int(frac * 100), 3)
+                       .arg(m_done)
+                       .arg(m_total)
+                       .arg(eta, m_current.left(40));
+    std::fprintf(stderr, "%-100s", qPrintable(line));
+    std::fflush(stderr);
+    m_drawn = true;
+}
+
+void ProgressBar::finish()
+{
+    std::lock_guard lock(m_mutex);
+    if (m_enabled && m_drawn) {
+        std::fprintf(stderr, "\n");
+        m_drawn = false;
+    }
+}
+
+} // namespace tb::cli

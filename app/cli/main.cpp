@@ -1,0 +1,412 @@
+// trainbench-cli: runs experiment files headless, lists plugins and past runs, exports charts.
+// Exit codes (also in docs/cli.md):
+//   0 success; 1 some runs failed or diverged; 2 usage error; 3 invalid experiment or data;
+//   4 database error; 5 stopped by the user (Ctrl-C); 6 output (PNG/CSV) could not be written.
+
+#include "ChartExport.h"
+#include "ProgressBar.h"
+
+#include <ExperimentRunner.h>
+#include <ExperimentSpec.h>
+#include <PluginRegistry.h>
+#include <ResultIO.h>
+#include <RunStore.h>
+
+#include <QApplication>
+#include <QCommandLineParser>
+#include <QDir>
+#include <QFileInfo>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QTextStream>
+
+#include <atomic>
+#include <csignal>
+#include <cstdio>
+#include <unistd.h>
+
+namespace {
+
+enum Exit { Ok = 0, RunsFailed = 1, Usage = 2, Invalid = 3, Database = 4, Stopped = 5, Output = 6 };
+
+QTextStream& out()
+{
+    static QTextStream s(stdout);
+    return s;
+}
+QTextStream& err()
+{
+    static QTextStream s(stderr);
+    return s;
+}
+
+tb::ExperimentRunner* g_runner = nullptr;
+std::atomic<int> g_interrupts{0};
+
+extern "C" void onSigint(int)
+{
+    // Only lock-free atomic stores here: the runner's stop flag is a std::atomic<bool>.
+    if (++g_interrupts > 1)
+        std::_Exit(Stopped);
+    if (g_runner)
+        g_runner->requestStop();
+}
+
+std::unique_ptr<tb::RunStore> openStore(const QString& path)
+{
+    const QString p = path.isEmpty() ? tb::RunStore::defaultPath() : path;
+    QString error;
+    auto store = tb::RunStore::open(p, &error);
+    if (!store)
+        err() << "trainbench-cli: " << error << Qt::endl;
+    return store;
+}
+
+QString fmtPct(double v)
+{
+    return std::isfinite(v) ? QString::number(100 * v, 'f', 2) + QLatin1Char('%') : QStringLiteral("-");
+}
+QString fmt(double v)
+{
+    return std::isfinite(v) ? QString::number(v, 'g', 4) : QStringLiteral("-");
+}
+
+// ---------------------------------------------------------------------------------- list
+int cmdList(const QStringList& args)
+{
+    QCommandLineParser p;
+    p.setApplicationDescription("List plugins, their algorithms and parameter schemas.");
+    p.addHelpOption();
+    p.addOption({"json", "Print JSON instead of text."});
+    p.process(args);
+
+    tb::PluginRegistry reg;
+    reg.scan();
+    if (p.isSet("json")) {
+        QJsonArray plugins;
+        for (const auto& s : reg.plugins()) {
+            QJsonObject o{{"file", s->filePath}, {"id", s->id}, {"name", s->name}, {"version", s->version},
+                          {"family", s->family}, {"state", s->stateName()}};
+            if (!s->error.isEmpty())
+                o.insert("error", s->error);
+            QJsonArray algs;
+            for (const auto& a : s->algorithms)
+                algs.append(QJsonObject{{"id", a.id}, {"name", a.name}, {"description", a.description},
+                                        {"citation", a.citation}, {"regression", a.regression},
+                                        {"classification", a.classification}, {"params", a.schema.toJson()}});
+            o.insert("algorithms", algs);
+            plugins.append(o);
+        }
+        QJsonObject root{{"search_paths", QJsonArray::fromStringList(reg.searchPaths())}, {"plugins", plugins}};
+        out() << QJsonDocument(root).toJson(QJsonDocument::Indented);
+        return Ok;
+    }
+    int loaded = 0;
+    for (const auto& s : reg.plugins()) {
+        if (!s->isLoaded())
+            continue;
+        ++loaded;
+        out() << s->name << " (" << s->id << " " << s->version << ")  " << s->filePath << "\n";
+        if (!s->citation.isEmpty())
+            out() << "  " << s->citation << "\n";
+        for (const auto& a : s->algorithms) {
+            out() << "  " << a.id << " — " << a.name << "\n    " << a.description << "\n";
+            for (const auto& ps : a.schema.specs())
+                out() << "      " << ps.key << " (" << tb::paramTypeName(ps.type) << "): " << ps.help << "\n";
+        }
+        out() << "\n";
+    }
+    int broken = 0;
+    for (const auto& s : reg.plugins())
+        if (!s->isLoaded()) {
+            if (broken++ == 0)
+                out() << "Not loaded:\n";
+            out() << "  " << s->filePath << ": " << s->stateName() << ": " << s->error << "\n";
+        }
+    if (loaded == 0)
+        out() << "No plugins found. Searched: " << reg.searchPaths().join(", ") << "\n";
+    return Ok;
+}
+
+// ---------------------------------------------------------------------------------- run
+int cmdRun(const QStringList& args)
+{
+    QCommandLineParser p;
+    p.setApplicationDescription("Run an experiment file.");
+    p.addHelpOption();
+    p.addPositionalArgument("spec", "Experiment file (JSON).");
+    p.addOption({"db", "Run database (default: the user's app-data folder).", "file"});
+    p.addOption({"no-db", "Do not log to a database."});
+    p.addOption({"threads", "Worker threads (overrides the file; 0 = all cores).", "n"});
+    p.addOption({"plot", "Write the charts as PNG (learning curves: FILE and FILE-epoch).", "file.png"});
+    p.addOption({"csv", "Write the results as CSV.", "file.csv"});
+    p.addOption({"quiet", "No progress bar."});
+    p.process(args);
+    if (p.positionalArguments().size() != 1) {
+        err() << "usage: trainbench-cli run SPEC.json [--db FILE] [--threads N] [--plot OUT.png] [--csv OUT.csv]\n";
+        return Usage;
+    }
+    QString error;
+    auto spec = tb::ExperimentSpec::fromFile(p.positionalArguments().first(), &error);
+    if (!spec) {
+        err() << error << Qt::endl;
+        return Invalid;
+    }
+    if (p.isSet("threads")) {
+        bool ok = false;
+        const int t = p.value("threads").toInt(&ok);
+        if (!ok || t < 0 || t > 1024) {
+            err() << "trainbench-cli: --threads: expected an integer in [0, 1024], got \"" << p.value("threads") << "\"\n";
+            return Usage;
+        }
+        spec->threads = t;
+    }
+    tb::PluginRegistry reg;
+    reg.scan();
+    const QStringList problems = spec->validate(reg);
+    if (!problems.isEmpty()) {
+        for (const auto& pr : problems)
+            err() << pr << "\n";
+        err().flush();
+        return Invalid;
+    }
+    std::unique_ptr<tb::RunStore> store;
+    if (!p.isSet("no-db")) {
+        store = openStore(p.value("db"));
+        if (!store)
+            return Database;
+    }
+    tb::ExperimentRunner runner(reg, store.get());
+    g_runner = &runner;
+    std::signal(SIGINT, onSigint);
+    std::signal(SIGTERM, onSigint);
+    tb::cli::ProgressBar bar(!p.isSet("quiet") && isatty(STDERR_FILENO));
+    err() << "Running \"" << spec->name << "\" (" << tb::ExperimentSpec::kindName(spec->kind) << ", "
+          << spec->effectiveThreads() << " threads)" << (store ? QStringLiteral(" → ") + store->path() : QString())
+          << Qt::endl;
+    const tb::ExperimentResult result = runner.run(*spec, &bar);
+    bar.finish();
+    g_runner = nullptr;
+    std::signal(SIGINT, SIG_DFL);
+
+    if (!result.error.isEmpty()) {
+        err() << result.error << Qt::endl;
+        return Invalid;
+    }
+    // Summary on stdout.
+    if (result.kind == tb::ExperimentSpec::Kind::NoiseSweep) {
+        out() << "algorithm                      sigma    MC   train RMSE (mean±std)   test RMSE (mean±std)\n";
+        for (const auto& sp : result.sweep)
+            out() << QString("%1 %2 %3   %4 ± %5      %6 ± %7\n")
+                         .arg(sp.algorithmName.left(30), -30)
+                         .arg(sp.sigma, 5, 'g', 3)
+                         .arg(sp.monteCarlo, 5)
+                         .arg(fmt(sp.trainRmseMean), 9).arg(fmt(sp.trainRmseStd), -9)
+                         .arg(fmt(sp.testRmseMean), 9).arg(fmt(sp.testRmseStd), -9);
+    } else {
+        for (const auto& c : result.curves)
+            for (int r = 0; r < c.repeats.size(); ++r) {
+                const auto& pts = c.repeats[r];
+                const tb::MetricPoint last = pts.isEmpty() ? tb::MetricPoint{} : pts.last();
+                out() << QString("%1 #%2  %3  epochs %4  time %5 s  ")
+                             .arg(c.label.left(28), -28).arg(r + 1)
+                             .arg(tb::runStatusName(c.statuses.value(r)), -9)
+                             .arg(fmt(last.epoch)).arg(fmt(last.trainTime));
+                if (std::isfinite(last.trainAccuracy))
+                    out() << "train acc " << fmtPct(last.trainAccuracy) << "  test acc " << fmtPct(last.testAccuracy) << "\n";
+                else
+                    out() << "train RMSE " << fmt(last.trainRmse) << "  test RMSE " << fmt(last.testRmse) << "\n";
+            }
+    }
+    for (const auto& e : result.runErrors)
+        err() << "  problem: " << e << "\n";
+    err().flush();
+    out().flush();
+
+    int code = result.cancelled ? Stopped : (result.runsFailed > 0 ? RunsFailed : Ok);
+    if (p.isSet("plot")) {
+        QStringList written;
+        if (!tb::cli::writeCharts(result, spec->name, p.value("plot"), &written, &error)) {
+            err() << "trainbench-cli: " << error << Qt::endl;
+            code = Output;
+        }
+        for (const auto& w : written)
+            out() << "chart: " << QFileInfo(w).absoluteFilePath() << "\n";
+    }
+    if (p.isSet("csv")) {
+        if (!tb::writeResultCsv(result, p.value("csv"), &error)) {
+            err() << "trainbench-cli: " << error << Qt::endl;
+            code = Output;
+        } else {
+            out() << "csv: " << QFileInfo(p.value("csv")).absoluteFilePath() << "\n";
+        }
+    }
+    if (store)
+        out() << "database: " << store->path() << " (experiment " << result.experimentId << ")\n";
+    out().flush();
+    return code;
+}
+
+// ---------------------------------------------------------------------------------- runs
+int cmdRuns(const QStringList& args)
+{
+    QCommandLineParser p;
+    p.setApplicationDescription("List past experiments and their runs.");
+    p.addHelpOption();
+    p.addOption({"db", "Run database.", "file"});
+    p.addOption({"json", "Print JSON."});
+    p.process(args);
+    auto store = openStore(p.value("db"));
+    if (!store)
+        return Database;
+    const auto exps = store->experiments();
+    QJsonArray jexps;
+    for (const auto& e : exps) {
+        const auto runs = store->runs(e.id);
+        if (p.isSet("json")) {
+            QJsonArray jr;
+            for (const auto& r : runs)
+                jr.append(QJsonObject{{"id", r.id}, {"algorithm", r.algorithmId}, {"label", r.algorithmName},
+                                      {"status", tb::runStatusName(r.status)}, {"seed", QString::number(r.seed)},
+                                      {"threads", r.threads}, {"repeat", r.repeat}, {"error", r.error},
+                                      {"plugin_version", r.pluginVersion}, {"app_version", r.appVersion},
+                                      {"params", QJsonObject::fromVariantMap(r.params)}, {"info", r.info}});
+            jexps.append(QJsonObject{{"id", e.id}, {"name", e.name}, {"kind", e.kind},
+                                     {"created", e.created.toString(Qt::ISODate)}, {"app_version", e.appVersion},
+                                     {"git_hash", e.gitHash}, {"runs", jr}});
+            continue;
+        }
+        out() << "experiment " << e.id << "  " << e.name << "  [" << e.kind << "]  "
+              << e.created.toLocalTime().toString("yyyy-MM-dd hh:mm:ss") << "  app " << e.appVersion << " ("
+              << e.gitHash << ")\n";
+        for (const auto& r : runs) {
+            const QJsonObject fin = r.info.value("final").toObject();
+            QString metrics;
+            if (fin.contains("test_accuracy"))
+                metrics = QStringLiteral("train acc %1  test acc %2").arg(fmtPct(fin.value("train_accuracy").toDouble(NAN)),
+                                                                          fmtPct(fin.value("test_accuracy").toDouble(NAN)));
+            else if (fin.contains("test_rmse"))
+                metrics = QStringLiteral("train RMSE %1  test RMSE %2").arg(fmt(fin.value("train_rmse").toDouble(NAN)),
+                                                                            fmt(fin.value("test_rmse").toDouble(NAN)));
+            else if (r.info.contains("cells"))
+                metrics = QStringLiteral("%1/%2 cells finished").arg(r.info.value("cells_finished").toInt()).arg(r.info.value("cells").toInt());
+            const double secs = r.ended.isValid() ? r.started.msecsTo(r.ended) / 1000.0 : NAN;
+            out() << QString("  run %1  %2 %3  seed %4  %5 thr  %6 s  %7")
+                         .arg(r.id, 5)
+                         .arg(r.algorithmName.left(24), -24)
+                         .arg(tb::runStatusName(r.status), -11)
+                         .arg(r.seed)
+                         .arg(r.threads)
+                         .arg(fmt(secs))
+                         .arg(metrics);
+            if (!r.error.isEmpty())
+                out() << "  (" << r.error << ")";
+            out() << "\n";
+        }
+    }
+    if (p.isSet("json"))
+        out() << QJsonDocument(QJsonObject{{"database", store->path()}, {"experiments", jexps}}).toJson();
+    else if (exps.isEmpty())
+        out() << "No experiments in " << store->path() << "\n";
+    out().flush();
+    return Ok;
+}
+
+// ---------------------------------------------------------------------------------- export
+int cmdExport(const QStringList& args)
+{
+    QCommandLineParser p;
+    p.setApplicationDescription("Export a past experiment's charts and metrics.");
+    p.addHelpOption();
+    p.addPositionalArgument("id", "Experiment id (see `trainbench-cli runs`).");
+    p.addOption({"db", "Run database.", "file"});
+    p.addOption({"plot", "PNG file.", "file.png"});
+    p.addOption({"csv", "CSV file.", "file.csv"});
+    p.process(args);
+    bool ok = false;
+    const qint64 id = p.positionalArguments().value(0).toLongLong(&ok);
+    if (!ok || p.positionalArguments().size() != 1 || (!p.isSet("plot") && !p.isSet("csv"))) {
+        err() << "usage: trainbench-cli export ID [--db FILE] --plot OUT.png and/or --csv OUT.csv\n";
+        return Usage;
+    }
+    auto store = openStore(p.value("db"));
+    if (!store)
+        return Database;
+    QString error;
+    const auto result = tb::loadResult(*store, id, &error);
+    if (!result) {
+        err() << "trainbench-cli: " << error << Qt::endl;
+        return Usage;
+    }
+    const auto exp = store->experiment(id);
+    int code = Ok;
+    if (p.isSet("plot")) {
+        QStringList written;
+        if (!tb::cli::writeCharts(*result, exp ? exp->name : QString(), p.value("plot"), &written, &error)) {
+            err() << "trainbench-cli: " << error << Qt::endl;
+            code = Output;
+        }
+        for (const auto& w : written)
+            out() << "chart: " << QFileInfo(w).absoluteFilePath() << "\n";
+    }
+    if (p.isSet("csv")) {
+        if (!tb::writeResultCsv(*result, p.value("csv"), &error)) {
+            err() << "trainbench-cli: " << error << Qt::endl;
+            code = Output;
+        } else {
+            out() << "csv: " << QFileInfo(p.value("csv")).absoluteFilePath() << "\n";
+        }
+    }
+    out().flush();
+    return code;
+}
+
+void usage()
+{
+    err() << "usage: trainbench-cli <command> [options]\n\n"
+             "commands:\n"
+             "  list [--json]                         plugins, algorithms, parameter schemas, broken plugins\n"
+             "  run SPEC.json [--db FILE] [--no-db] [--threads N] [--plot OUT.png] [--csv OUT.csv] [--quiet]\n"
+             "  runs [--db FILE] [--json]             past experiments and runs\n"
+             "  export ID [--db FILE] [--plot OUT.png] [--csv OUT.csv]\n"
+             "  --version\n\n"
+             "exit codes: 0 ok, 1 runs failed/diverged, 2 usage, 3 invalid experiment or data,\n"
+             "            4 database, 5 stopped by user, 6 output not written\n";
+    err().flush();
+}
+
+} // namespace
+
+int main(int argc, char** argv)
+{
+    // The CLI never shows a window; Qt Charts still need a QApplication to render PNGs.
+    if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM"))
+        qputenv("QT_QPA_PLATFORM", "offscreen");
+    QApplication app(argc, argv);
+    QCoreApplication::setApplicationName("trainbench");
+    QCoreApplication::setOrganizationName("trainbench");
+    QCoreApplication::setApplicationVersion(TB_APP_VERSION);
+
+    QStringList args = app.arguments();
+    if (args.size() < 2 || args[1] == "help" || args[1] == "--help" || args[1] == "-h") {
+        usage();
+        return args.size() < 2 ? Usage : Ok;
+    }
+    if (args[1] == "--version") {
+        out() << "trainbench-cli " << TB_APP_VERSION << " (" << TB_GIT_HASH << ")\n";
+        return Ok;
+    }
+    const QString cmd = args.takeAt(1);
+    args[0] = QStringLiteral("trainbench-cli ") + cmd;
+    if (cmd == "list")
+        return cmdList(args);
+    if (cmd == "run")
+        return cmdRun(args);
+    if (cmd == "runs")
+        return cmdRuns(args);
+    if (cmd == "export")
+        return cmdExport(args);
+    err() << "trainbench-cli: unknown command \"" << cmd << "\"\n\n";
+    usage();
+    return Usage;
+}

@@ -1,0 +1,11 @@
+# tb_add_plugin() for plugins built against an installed Trainbench.
+# tb_add_plugin(<target> SOURCES <sources and metadata .json> [LIBS <libs>])
+# The plugin is built as a MODULE library; `cmake --install` puts it in TRAINBENCH_PLUGIN_DIR,
+# where the workbench finds it (or point TRAINBENCH_PLUGIN_PATH at the build folder).
+function(tb_add_plugin target)
+  cmake_parse_arguments(ARG "" "" "SOURCES;LIBS" ${ARGN})
+  add_library(${target} MODULE ${ARG_SOURCES})
+  set_target_properties(${target} PROPERTIES AUTOMOC ON PREFIX "" CXX_STANDARD 20 CXX_STANDARD_REQUIRED ON)
+  target_link_libraries(${target} PRIVATE tb::api tb::numerics ${ARG_LIBS})
+  install(TARGETS ${target} LIBRARY DESTINATION ${TRAINBENCH_PLUGIN_DIR})
+endfunction()

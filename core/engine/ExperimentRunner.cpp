@@ -1,0 +1,283 @@
+#include "ExperimentRunner.h"
+
+#include "PluginRegistry.h"
+#include "RunStore.h"
+
+#include <DataSource.h>
+#include <Metrics.h>
+#include <trainbench/Seeds.h>
+
+#include <QElapsedTimer>
+#include <QJsonArray>
+#include <QSet>
+#include <mutex>
+#include <tbb/parallel_for.h>
+#include <tbb/task_arena.h>
+
+#ifndef TB_APP_VERSION
+#define TB_APP_VERSION "0.0.0"
+#endif
+#ifndef TB_GIT_HASH
+#define TB_GIT_HASH "unknown"
+#endif
+
+namespace tb {
+
+ExperimentRunner::ExperimentRunner(const PluginRegistry& registry, RunStore* store)
+    : m_registry(registry), m_store(store)
+{
+}
+
+ExperimentResult ExperimentRunner::run(const ExperimentSpec& spec, ExperimentObserver* observer)
+{
+    m_stop.reset();
+    QElapsedTimer wall;
+    wall.start();
+    qint64 experimentId = -1;
+    if (m_store) {
+        ExperimentRecord rec;
+        rec.name = spec.name;
+        rec.kind = ExperimentSpec::kindName(spec.kind);
+        rec.spec = spec.toJson();
+        rec.created = QDateTime::currentDateTimeUtc();
+        rec.appVersion = QStringLiteral(TB_APP_VERSION);
+        rec.gitHash = QStringLiteral(TB_GIT_HASH);
+        experimentId = m_store->createExperiment(rec);
+    }
+    ExperimentResult r = spec.kind == ExperimentSpec::Kind::NoiseSweep ? runNoiseSweep(spec, experimentId, observer)
+                                                                       : runLearningCurve(spec, experimentId, observer);
+    r.experimentId = experimentId;
+    r.kind = spec.kind;
+    r.cancelled = m_stop.stopRequested();
+    r.wallSeconds = wall.elapsed() / 1000.0;
+    if (m_store)
+        m_store->flush();
+    return r;
+}
+
+ExperimentResult ExperimentRunner::runLearningCurve(const ExperimentSpec& spec, qint64 experimentId,
+                                                    ExperimentObserver* obs)
+{
+    ExperimentResult result;
+    const int threads = spec.effectiveThreads();
+    std::shared_ptr<const data::DatasetPair> data;
+    try {
+        data = std::make_shared<const data::DatasetPair>(
+            data::DataSource::load(spec.dataset, spec.baseDir, data::DataOverrides{std::nullopt, spec.seed}));
+    } catch (const std::exception& e) {
+        result.error = QString::fromUtf8(e.what());
+        return result;
+    }
+    const QString description = data::DataSource::describe(spec.dataset);
+    const int total = int(spec.algorithms.size()) * spec.repeats;
+    if (obs)
+        obs->experimentStarted(experimentId, spec, total);
+
+    tbb::task_arena arena(threads);
+    QSet<QString> errors;
+    int done = 0;
+    for (int a = 0; a < spec.algorithms.size(); ++a) {
+        const AlgorithmRun& alg = spec.algorithms[a];
+        AlgorithmCurves curves;
+        curves.algorithmId = alg.id;
+        const AlgorithmEntry* entry = m_registry.algorithm(alg.id);
+        curves.label = !alg.label.isEmpty() ? alg.label : (entry ? entry->info.name : alg.id);
+        for (int rep = 0; rep < spec.repeats && !m_stop.stopRequested(); ++rep) {
+            RunJob job;
+            job.algorithmId = alg.id;
+            job.label = curves.label;
+            job.params = alg.params;
+            // Repeat r of every algorithm uses the same seed: paired comparisons.
+            job.seed = deriveSeed(spec.seed, std::uint64_t(rep));
+            job.repeat = rep;
+            job.data = data;
+            job.datasetDescription = description;
+            job.timeBudgetSeconds = spec.timeBudgetSeconds;
+            job.experimentId = experimentId;
+            job.threads = threads;
+            RunResult rr;
+            arena.execute([&] { rr = Runner(m_registry, m_store).execute(job, m_stop, obs); });
+            curves.repeats << rr.points;
+            curves.statuses << rr.status;
+            if (rr.status == RunStatus::Finished)
+                result.runsFinished++;
+            else if (rr.status == RunStatus::Failed || rr.status == RunStatus::Diverged) {
+                result.runsFailed++;
+                errors.insert(QStringLiteral("%1: %2").arg(curves.label, rr.error));
+            }
+            if (obs)
+                obs->progress(++done, total);
+        }
+        result.curves << curves;
+        if (m_stop.stopRequested())
+            break;
+    }
+    result.runErrors = QStringList(errors.values());
+    result.runErrors.sort();
+    return result;
+}
+
+ExperimentResult ExperimentRunner::runNoiseSweep(const ExperimentSpec& spec, qint64 experimentId,
+                                                 ExperimentObserver* obs)
+{
+    ExperimentResult result;
+    const int threads = spec.effectiveThreads();
+    const int nAlg = int(spec.algorithms.size());
+    const int nSigma = int(spec.sigmas.size());
+    const int mc = spec.monteCarlo;
+    const qint64 cells = qint64(nSigma) * mc;
+    const int total = int(std::min<qint64>(cells * nAlg, std::numeric_limits<int>::max()));
+    const QString description = data::DataSource::describe(spec.dataset);
+
+    // Check the data source once up front so a bad spec fails fast, not once per cell.
+    try {
+        data::DataSource::load(spec.dataset, spec.baseDir, data::DataOverrides{spec.sigmas.value(0), spec.seed});
+    } catch (const std::exception& e) {
+        result.error = QString::fromUtf8(e.what());
+        return result;
+    }
+    if (obs)
+        obs->experimentStarted(experimentId, spec, total);
+
+    // One run row per algorithm stands for all its cells: it carries the plugin version and
+    // complete parameters; each cell's seed is deriveSeed(seed, cell) (docs/experiments.md).
+    QVector<qint64> runIds(nAlg, -1);
+    QStringList labels;
+    for (int a = 0; a < nAlg; ++a) {
+        const AlgorithmRun& alg = spec.algorithms[a];
+        const AlgorithmEntry* entry = m_registry.algorithm(alg.id);
+        labels << (!alg.label.isEmpty() ? alg.label : (entry ? entry->info.name : alg.id));
+        if (m_store && entry) {
+            RunRecord rec;
+            rec.experimentId = experimentId;
+            rec.algorithmId = alg.id;
+            rec.algorithmName = labels.last();
+            rec.pluginId = entry->plugin->id;
+            rec.pluginVersion = entry->plugin->version;
+            QString err;
+            rec.params = entry->info.schema.normalise(alg.params, &err).value_or(alg.params);
+            rec.dataset = description;
+            rec.seed = spec.seed;
+            rec.threads = threads;
+            rec.started = QDateTime::currentDateTimeUtc();
+            rec.appVersion = QStringLiteral(TB_APP_VERSION);
+            runIds[a] = m_store->createRun(rec);
+        }
+    }
+
+    // Results by [algorithm][cell]; NaN where a cell failed, diverged or was skipped.
+    std::vector<std::vector<double>> trainRmse(nAlg, std::vector<double>(size_t(cells), NaN));
+    std::vector<std::vector<double>> testRmse(nAlg, std::vector<double>(size_t(cells), NaN));
+    std::vector<std::vector<char>> status(nAlg, std::vector<char>(size_t(cells), 0)); // 0 skipped 1 ok 2 failed 3 diverged
+    std::atomic<int> done{0};
+    std::atomic<int> lastReported{-1};
+    std::mutex errorMutex;
+    QSet<QString> errors;
+
+    tbb::task_arena arena(threads);
+    arena.execute([&] {
+        tbb::parallel_for(qint64(0), cells, [&](qint64 cell) {
+            if (m_stop.stopRequested())
+                return;
+            const int s = int(cell / mc);
+            const std::uint64_t cellSeed = deriveSeed(spec.seed, std::uint64_t(cell));
+            std::shared_ptr<const data::DatasetPair> d;
+            try {
+                d = std::make_shared<const data::DatasetPair>(data::DataSource::load(
+                    spec.dataset, spec.baseDir, data::DataOverrides{spec.sigmas[s], cellSeed}));
+            } catch (const std::exception& e) {
+                std::lock_guard lock(errorMutex);
+                errors.insert(QString::fromUtf8(e.what()));
+                return;
+            }
+            for (int a = 0; a < nAlg && !m_stop.stopRequested(); ++a) {
+                RunJob job;
+                job.algorithmId = spec.algorithms[a].id;
+                job.label = labels[a];
+                job.params = spec.algorithms[a].params;
+                job.seed = cellSeed; // every algorithm of a cell sees the same data and seed
+                job.sigma = spec.sigmas[s];
+                job.data = d;
+                job.datasetDescription = description;
+                job.timeBudgetSeconds = spec.timeBudgetSeconds;
+                job.experimentId = experimentId;
+                job.evaluateCheckpoints = false;
+                job.logToStore = false;
+                job.threads = threads;
+                const RunResult rr = Runner(m_registry, nullptr).execute(job, m_stop, nullptr);
+                if (rr.status == RunStatus::Finished) {
+                    trainRmse[a][size_t(cell)] = rr.last.trainRmse;
+                    testRmse[a][size_t(cell)] = rr.last.testRmse;
+                    status[a][size_t(cell)] = 1;
+                } else if (rr.status == RunStatus::Failed || rr.status == RunStatus::Diverged) {
+                    status[a][size_t(cell)] = rr.status == RunStatus::Failed ? 2 : 3;
+                    std::lock_guard lock(errorMutex);
+                    if (errors.size() < 20)
+                        errors.insert(QStringLiteral("%1 (σ=%2): %3").arg(labels[a]).arg(spec.sigmas[s]).arg(rr.error));
+                }
+                const int now = ++done;
+                // Report about every 0.5 % so observers are not flooded by 10⁵ tiny runs.
+                if (obs && (now == total || now - lastReported.load() >= std::max(1, total / 200))) {
+                    lastReported = now;
+                    obs->progress(now, total);
+                }
+            }
+        });
+    });
+
+    for (int a = 0; a < nAlg; ++a) {
+        int ok = 0, failed = 0, diverged = 0;
+        for (int s = 0; s < nSigma; ++s) {
+            std::vector<double> tr, te;
+            for (int m = 0; m < mc; ++m) {
+                const size_t cell = size_t(s) * size_t(mc) + size_t(m);
+                if (status[a][cell] == 1) {
+                    tr.push_back(trainRmse[a][cell]);
+                    te.push_back(testRmse[a][cell]);
+                    ++ok;
+                } else if (status[a][cell] == 2) {
+                    ++failed;
+                } else if (status[a][cell] == 3) {
+                    ++diverged;
+                }
+            }
+            SweepPoint p;
+            p.algorithmId = spec.algorithms[a].id;
+            p.algorithmName = labels[a];
+            p.sigma = spec.sigmas[s];
+            p.monteCarlo = int(tr.size());
+            if (!tr.empty()) {
+                const auto trs = num::meanStd(tr), tes = num::meanStd(te);
+                p.trainRmseMean = trs.mean;
+                p.trainRmseStd = trs.std;
+                p.testRmseMean = tes.mean;
+                p.testRmseStd = tes.std;
+            }
+            result.sweep << p;
+            if (m_store && experimentId >= 0)
+                m_store->addSweepPoint(experimentId, p);
+            if (obs)
+                obs->sweepPointReady(p);
+        }
+        result.runsFinished += ok;
+        result.runsFailed += failed + diverged;
+        if (m_store && runIds[a] >= 0) {
+            QJsonObject info{{"cells", double(cells)}, {"cells_finished", ok}, {"cells_failed", failed},
+                             {"cells_diverged", diverged}, {"cell_seed_rule", "deriveSeed(seed, sigma_index*monte_carlo + mc_index)"}};
+            RunStatus st = RunStatus::Finished;
+            QString err;
+            if (m_stop.stopRequested())
+                st = RunStatus::Cancelled;
+            else if (ok == 0) {
+                st = diverged > 0 && failed == 0 ? RunStatus::Diverged : RunStatus::Failed;
+                err = QStringLiteral("no cell finished");
+            }
+            m_store->finishRun(runIds[a], st, err, info);
+        }
+    }
+    result.runErrors = QStringList(errors.values());
+    result.runErrors.sort();
+    return result;
+}
+
+} // namespace tb

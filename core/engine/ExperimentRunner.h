@@ -1,0 +1,78 @@
+#pragma once
+/// @file ExperimentRunner.h
+/// Runs a whole experiment (learning curve or noise sweep) in one TBB arena.
+
+#include "ExperimentSpec.h"
+#include "RunTypes.h"
+#include "Runner.h"
+
+#include <QList>
+#include <QString>
+#include <atomic>
+
+namespace tb {
+
+class PluginRegistry;
+class RunStore;
+
+/// Every repeat of one algorithm's learning curve.
+struct AlgorithmCurves {
+    QString algorithmId;
+    QString label;
+    QList<QVector<MetricPoint>> repeats;
+    QList<RunStatus> statuses;
+};
+
+/// What an experiment produced.
+struct ExperimentResult {
+    qint64 experimentId = -1;
+    ExperimentSpec::Kind kind = ExperimentSpec::Kind::LearningCurve;
+    QList<AlgorithmCurves> curves;   ///< learning-curve
+    QList<SweepPoint> sweep;         ///< noise-sweep, ordered by algorithm then σ
+    int runsFinished = 0;
+    int runsFailed = 0;              ///< failed or diverged
+    bool cancelled = false;
+    QString error;                   ///< set when the experiment could not start (bad data …)
+    QStringList runErrors;           ///< distinct messages of failed / diverged runs
+    double wallSeconds = 0;
+};
+
+/// Progress of an experiment as a whole. Called from worker threads; implementations must
+/// be thread-safe and quick.
+class ExperimentObserver : public RunObserver {
+public:
+    virtual void experimentStarted(qint64 experimentId, const ExperimentSpec& spec, int totalUnits)
+    {
+        Q_UNUSED(experimentId); Q_UNUSED(spec); Q_UNUSED(totalUnits);
+    }
+    /// @p done of @p total units (runs, or sweep cells × algorithms) are complete.
+    virtual void progress(int done, int total) { Q_UNUSED(done); Q_UNUSED(total); }
+    virtual void sweepPointReady(const SweepPoint& p) { Q_UNUSED(p); }
+};
+
+/// Runs experiments. One instance may run one experiment at a time; requestStop() may be
+/// called from any thread and takes effect at the trainers' next stop poll (≤ 200 ms for
+/// conforming plugins).
+class ExperimentRunner {
+public:
+    /// @p store may be null.
+    ExperimentRunner(const PluginRegistry& registry, RunStore* store);
+
+    /// Blocks until the experiment is done or stopped. Learning curves run one run at a time
+    /// using every thread of the arena (so timings are comparable); noise sweeps run their
+    /// (σ, Monte-Carlo) cells in parallel. The caller should have validated @p spec.
+    ExperimentResult run(const ExperimentSpec& spec, ExperimentObserver* observer = nullptr);
+
+    void requestStop() { m_stop.requestStop(); }
+    bool stopRequested() const { return m_stop.stopRequested(); }
+
+private:
+    ExperimentResult runLearningCurve(const ExperimentSpec& spec, qint64 experimentId, ExperimentObserver* obs);
+    ExperimentResult runNoiseSweep(const ExperimentSpec& spec, qint64 experimentId, ExperimentObserver* obs);
+
+    const PluginRegistry& m_registry;
+    RunStore* m_store;
+    StopSource m_stop;
+};
+
+} // namespace tb

@@ -1,0 +1,333 @@
+#include "ExperimentSpec.h"
+
+#include "PluginRegistry.h"
+
+#include <DataSource.h>
+
+#include <QFile>
+#include <QFileInfo>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QSet>
+#include <cmath>
+#include <thread>
+
+namespace tb {
+namespace {
+
+// "line:col" of a byte offset, 1-based, for JSON syntax errors.
+QString lineColumn(const QByteArray& text, int offset)
+{
+    int line = 1, col = 1;
+    for (int i = 0; i < offset && i < text.size(); ++i) {
+        if (text[i] == '\n') {
+            ++line;
+            col = 1;
+        } else {
+            ++col;
+        }
+    }
+    return QStringLiteral("%1:%2").arg(line).arg(col);
+}
+
+QString shown(const QJsonValue& v)
+{
+    switch (v.type()) {
+    case QJsonValue::String: return QLatin1Char('"') + v.toString() + QLatin1Char('"');
+    case QJsonValue::Double: return QString::number(v.toDouble(), 'g', 15);
+    case QJsonValue::Bool: return v.toBool() ? QStringLiteral("true") : QStringLiteral("false");
+    case QJsonValue::Null: return QStringLiteral("null");
+    case QJsonValue::Array: return QStringLiteral("an array");
+    case QJsonValue::Object: return QStringLiteral("an object");
+    case QJsonValue::Undefined: break;
+    }
+    return QStringLiteral("nothing");
+}
+
+class Checker {
+public:
+    explicit Checker(QString source) : m_source(std::move(source)) {}
+    bool fail(const QString& key, const QString& message)
+    {
+        if (m_error.isEmpty())
+            m_error = QStringLiteral("%1: %2: %3").arg(m_source, key, message);
+        return false;
+    }
+    bool integer(const QJsonObject& o, const QString& key, const QString& path, qint64 lo, qint64 hi, qint64& out)
+    {
+        if (!o.contains(key))
+            return true;
+        const QJsonValue v = o.value(key);
+        const double d = v.toDouble(std::nan(""));
+        if (!v.isDouble() || d != std::floor(d))
+            return fail(path, QStringLiteral("expected an integer, got %1").arg(shown(v)));
+        if (d < double(lo) || d > double(hi))
+            return fail(path, QStringLiteral("%1 is outside [%2, %3]").arg(shown(v)).arg(lo).arg(hi));
+        out = qint64(d);
+        return true;
+    }
+    QString error() const { return m_error; }
+
+private:
+    QString m_source;
+    QString m_error;
+};
+
+} // namespace
+
+QString ExperimentSpec::kindName(Kind k)
+{
+    return k == Kind::NoiseSweep ? QStringLiteral("noise-sweep") : QStringLiteral("learning-curve");
+}
+
+std::optional<ExperimentSpec> ExperimentSpec::fromFile(const QString& path, QString* error)
+{
+    QFile f(path);
+    if (!f.open(QIODevice::ReadOnly)) {
+        if (error)
+            *error = QStringLiteral("%1: cannot open: %2").arg(path, f.errorString());
+        return std::nullopt;
+    }
+    auto spec = fromJson(f.readAll(), path, error);
+    if (spec) {
+        spec->sourcePath = QFileInfo(path).absoluteFilePath();
+        spec->baseDir = QFileInfo(path).absolutePath();
+    }
+    return spec;
+}
+
+std::optional<ExperimentSpec> ExperimentSpec::fromJson(const QByteArray& json, const QString& sourceName, QString* error)
+{
+    QJsonParseError pe;
+    const QJsonDocument doc = QJsonDocument::fromJson(json, &pe);
+    if (pe.error != QJsonParseError::NoError) {
+        if (error)
+            *error = QStringLiteral("%1:%2: %3").arg(sourceName, lineColumn(json, pe.offset), pe.errorString());
+        return std::nullopt;
+    }
+    if (!doc.isObject()) {
+        if (error)
+            *error = QStringLiteral("%1: the top level must be a JSON object").arg(sourceName);
+        return std::nullopt;
+    }
+    return fromObject(doc.object(), sourceName, error);
+}
+
+std::optional<ExperimentSpec> ExperimentSpec::fromObject(const QJsonObject& o, const QString& sourceName, QString* error)
+{
+    Checker c(sourceName);
+    ExperimentSpec s;
+    auto done = [&]() -> std::optional<ExperimentSpec> {
+        if (!c.error().isEmpty()) {
+            if (error)
+                *error = c.error();
+            return std::nullopt;
+        }
+        return s;
+    };
+    static const QSet<QString> known{"name",    "kind",    "dataset",       "algorithms", "repeats",
+                                     "seed",    "threads", "time_budget_s", "sweep",      "description"};
+    for (auto it = o.begin(); it != o.end(); ++it)
+        if (!known.contains(it.key())) {
+            c.fail(it.key(), QStringLiteral("unknown key (known: %1)").arg(QStringList(known.values()).join(", ")));
+            return done();
+        }
+
+    s.name = o.value("name").toString(QStringLiteral("untitled experiment"));
+    const QString kind = o.value("kind").toString();
+    if (kind == QLatin1String("learning-curve"))
+        s.kind = Kind::LearningCurve;
+    else if (kind == QLatin1String("noise-sweep"))
+        s.kind = Kind::NoiseSweep;
+    else {
+        c.fail("kind", QStringLiteral("expected \"learning-curve\" or \"noise-sweep\", got %1").arg(shown(o.value("kind"))));
+        return done();
+    }
+
+    if (!o.value("dataset").isObject()) {
+        c.fail("dataset", QStringLiteral("expected an object such as {\"source\": \"moons\"}, got %1").arg(shown(o.value("dataset"))));
+        return done();
+    }
+    s.dataset = o.value("dataset").toObject();
+
+    const QJsonValue algs = o.value("algorithms");
+    if (!algs.isArray() || algs.toArray().isEmpty()) {
+        c.fail("algorithms", QStringLiteral("expected a non-empty array of {\"id\": ..., \"params\": {...}}, got %1").arg(shown(algs)));
+        return done();
+    }
+    const QJsonArray arr = algs.toArray();
+    for (int i = 0; i < arr.size(); ++i) {
+        const QString path = QStringLiteral("algorithms[%1]").arg(i);
+        if (!arr[i].isObject()) {
+            c.fail(path, QStringLiteral("expected an object, got %1").arg(shown(arr[i])));
+            return done();
+        }
+        const QJsonObject a = arr[i].toObject();
+        for (auto it = a.begin(); it != a.end(); ++it)
+            if (it.key() != "id" && it.key() != "label" && it.key() != "params") {
+                c.fail(path + "." + it.key(), QStringLiteral("unknown key (known: id, label, params)"));
+                return done();
+            }
+        AlgorithmRun r;
+        r.id = a.value("id").toString();
+        if (r.id.isEmpty()) {
+            c.fail(path + ".id", QStringLiteral("expected an algorithm id string, got %1").arg(shown(a.value("id"))));
+            return done();
+        }
+        r.label = a.value("label").toString();
+        if (a.contains("params") && !a.value("params").isObject()) {
+            c.fail(path + ".params", QStringLiteral("expected an object, got %1").arg(shown(a.value("params"))));
+            return done();
+        }
+        r.params = a.value("params").toObject().toVariantMap();
+        s.algorithms << r;
+    }
+
+    qint64 v = 1;
+    if (!c.integer(o, "repeats", "repeats", 1, 1000, v))
+        return done();
+    s.repeats = int(v);
+    if (o.contains("seed")) {
+        // Seeds are 64-bit; JSON numbers are doubles, so large seeds may be given as strings.
+        const QJsonValue sv = o.value("seed");
+        bool ok = false;
+        std::uint64_t seed = 0;
+        if (sv.isString())
+            seed = sv.toString().toULongLong(&ok);
+        else if (sv.isDouble() && sv.toDouble() >= 0 && sv.toDouble() == std::floor(sv.toDouble()) && sv.toDouble() < 9007199254740992.0) {
+            seed = std::uint64_t(sv.toDouble());
+            ok = true;
+        }
+        if (!ok) {
+            c.fail("seed", QStringLiteral("expected a non-negative integer (or a decimal string for seeds ≥ 2^53), got %1").arg(shown(sv)));
+            return done();
+        }
+        s.seed = seed;
+    }
+    v = 0;
+    if (!c.integer(o, "threads", "threads", 0, 1024, v))
+        return done();
+    s.threads = int(v);
+    if (o.contains("time_budget_s")) {
+        const QJsonValue tv = o.value("time_budget_s");
+        if (!tv.isDouble() || !(tv.toDouble() >= 0) || !std::isfinite(tv.toDouble())) {
+            c.fail("time_budget_s", QStringLiteral("expected seconds ≥ 0, got %1").arg(shown(tv)));
+            return done();
+        }
+        s.timeBudgetSeconds = tv.toDouble();
+    }
+
+    if (s.kind == Kind::NoiseSweep) {
+        const QJsonValue sw = o.value("sweep");
+        if (!sw.isObject()) {
+            c.fail("sweep", QStringLiteral("a noise-sweep needs {\"sigma\": [...], \"monte_carlo\": N}, got %1").arg(shown(sw)));
+            return done();
+        }
+        const QJsonObject so = sw.toObject();
+        for (auto it = so.begin(); it != so.end(); ++it)
+            if (it.key() != "sigma" && it.key() != "monte_carlo") {
+                c.fail("sweep." + it.key(), QStringLiteral("unknown key (known: sigma, monte_carlo)"));
+                return done();
+            }
+        const QJsonValue sig = so.value("sigma");
+        if (!sig.isArray() || sig.toArray().isEmpty()) {
+            c.fail("sweep.sigma", QStringLiteral("expected a non-empty array of noise levels, got %1").arg(shown(sig)));
+            return done();
+        }
+        const QJsonArray sa = sig.toArray();
+        for (int i = 0; i < sa.size(); ++i) {
+            const double d = sa[i].toDouble(-1);
+            if (!sa[i].isDouble() || !(d >= 0) || !std::isfinite(d)) {
+                c.fail(QStringLiteral("sweep.sigma[%1]").arg(i), QStringLiteral("expected σ ≥ 0, got %1").arg(shown(sa[i])));
+                return done();
+            }
+            s.sigmas << d;
+        }
+        v = 1;
+        if (!c.integer(so, "monte_carlo", "sweep.monte_carlo", 1, 1000000, v))
+            return done();
+        s.monteCarlo = int(v);
+        if (o.contains("repeats")) {
+            c.fail("repeats", QStringLiteral("a noise-sweep repeats through sweep.monte_carlo; remove \"repeats\""));
+            return done();
+        }
+    } else if (o.contains("sweep")) {
+        c.fail("sweep", QStringLiteral("only a noise-sweep has a sweep; this experiment is a learning-curve"));
+        return done();
+    }
+    return done();
+}
+
+QStringList ExperimentSpec::validate(const PluginRegistry& registry) const
+{
+    QStringList problems;
+    const QString src = sourcePath.isEmpty() ? QStringLiteral("experiment") : sourcePath;
+    const QString dataError = data::DataSource::validate(dataset);
+    if (!dataError.isEmpty())
+        problems << QStringLiteral("%1: %2").arg(src, dataError);
+    const bool classification = data::DataSource::task(dataset) == Task::Classification;
+    for (int i = 0; i < algorithms.size(); ++i) {
+        const auto& a = algorithms[i];
+        const QString path = QStringLiteral("algorithms[%1]").arg(i);
+        const AlgorithmEntry* e = registry.algorithm(a.id);
+        if (!e) {
+            QStringList ids;
+            for (const auto& x : registry.algorithms())
+                ids << x.info.id;
+            problems << QStringLiteral("%1: %2.id: unknown algorithm \"%3\" (available: %4)")
+                            .arg(src, path, a.id, ids.isEmpty() ? QStringLiteral("none — no plugin loaded") : ids.join(", "));
+            continue;
+        }
+        QString err;
+        if (!e->info.schema.normalise(a.params, &err))
+            problems << QStringLiteral("%1: %2.params: %3").arg(src, path, err);
+        if (classification && !e->info.classification)
+            problems << QStringLiteral("%1: %2.id: \"%3\" does not do classification").arg(src, path, a.id);
+        if (!classification && !e->info.regression)
+            problems << QStringLiteral("%1: %2.id: \"%3\" does not do regression").arg(src, path, a.id);
+    }
+    if (kind == Kind::NoiseSweep && dataError.isEmpty() && !data::DataSource::hasNoiseLevel(dataset))
+        problems << QStringLiteral("%1: dataset.source: a noise-sweep needs a generator with a noise level "
+                                   "(e.g. \"bpls-toy\"), got \"%2\"")
+                        .arg(src, dataset.value("source").toString());
+    return problems;
+}
+
+QJsonObject ExperimentSpec::toJson() const
+{
+    QJsonObject o{{"name", name}, {"kind", kindName(kind)}, {"dataset", dataset}};
+    QJsonArray algs;
+    for (const auto& a : algorithms) {
+        QJsonObject ao{{"id", a.id}, {"params", QJsonObject::fromVariantMap(a.params)}};
+        if (!a.label.isEmpty())
+            ao.insert("label", a.label);
+        algs.append(ao);
+    }
+    o.insert("algorithms", algs);
+    // Seeds beyond 2^53 do not survive a JSON double.
+    if (seed < (std::uint64_t(1) << 53))
+        o.insert("seed", double(seed));
+    else
+        o.insert("seed", QString::number(seed));
+    o.insert("threads", effectiveThreads());
+    if (timeBudgetSeconds > 0)
+        o.insert("time_budget_s", timeBudgetSeconds);
+    if (kind == Kind::NoiseSweep) {
+        QJsonArray sa;
+        for (double s : sigmas)
+            sa.append(s);
+        o.insert("sweep", QJsonObject{{"sigma", sa}, {"monte_carlo", monteCarlo}});
+    } else {
+        o.insert("repeats", repeats);
+    }
+    return o;
+}
+
+int ExperimentSpec::effectiveThreads() const
+{
+    if (threads > 0)
+        return threads;
+    return std::max(1u, std::thread::hardware_concurrency());
+}
+
+} // namespace tb

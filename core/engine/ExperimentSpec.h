@@ -1,0 +1,64 @@
+#pragma once
+/// @file ExperimentSpec.h
+/// An experiment file (JSON): what to run, on which data, how often.
+
+#include <QJsonObject>
+#include <QList>
+#include <QString>
+#include <QVariantMap>
+#include <QVector>
+#include <cstdint>
+#include <optional>
+
+namespace tb {
+
+class PluginRegistry;
+
+/// One algorithm entry of an experiment.
+struct AlgorithmRun {
+    QString id;           ///< algorithm id, e.g. "linear.ridge"
+    QString label;        ///< legend label; defaults to the algorithm's name
+    QVariantMap params;   ///< as written in the file (normalised by the registry at run time)
+};
+
+/// A parsed experiment file. Keys (see docs/experiments.md):
+/// name, kind ("learning-curve" | "noise-sweep"), dataset {...}, algorithms [{id, label, params}],
+/// repeats (learning-curve, default 1, 1..1000), seed (default 1), threads (default: all cores),
+/// time_budget_s (per run, default none), sweep {sigma: [..], monte_carlo: N} (noise-sweep only).
+struct ExperimentSpec {
+    enum class Kind { LearningCurve, NoiseSweep };
+
+    QString name;
+    Kind kind = Kind::LearningCurve;
+    QJsonObject dataset;
+    QList<AlgorithmRun> algorithms;
+    int repeats = 1;
+    std::uint64_t seed = 1;
+    int threads = 0;                 ///< 0 = all cores
+    double timeBudgetSeconds = 0;    ///< 0 = no budget
+    QVector<double> sigmas;          ///< noise-sweep
+    int monteCarlo = 1;              ///< noise-sweep
+    QString sourcePath;              ///< file it was read from, if any
+    QString baseDir;                 ///< folder relative dataset paths resolve against
+
+    static QString kindName(Kind k);
+
+    /// Parses and checks the structure (not the algorithm ids or parameters: see validate()).
+    /// On error returns nullopt and sets @p error to "FILE:LINE:COL: message" for JSON syntax
+    /// errors or "FILE: key.path: message" for wrong values.
+    static std::optional<ExperimentSpec> fromJson(const QByteArray& json, const QString& sourceName, QString* error);
+    static std::optional<ExperimentSpec> fromFile(const QString& path, QString* error);
+    static std::optional<ExperimentSpec> fromObject(const QJsonObject& o, const QString& sourceName, QString* error);
+
+    /// Checks algorithm ids, their parameters, their task and the dataset spec against
+    /// @p registry. Returns every problem found, each naming its key path
+    /// (e.g. "algorithms[1].params.lr: 5 is outside [1e-06, 1]").
+    QStringList validate(const PluginRegistry& registry) const;
+
+    /// The spec as JSON, as it would be saved (threads and seed resolved).
+    QJsonObject toJson() const;
+    /// Threads actually used: threads, or the machine's cores when 0.
+    int effectiveThreads() const;
+};
+
+} // namespace tb

@@ -1,0 +1,218 @@
+#include "PluginRegistry.h"
+
+#include <QCoreApplication>
+#include <QDir>
+#include <QFileInfo>
+#include <QJsonArray>
+#include <QLibrary>
+#include <QPluginLoader>
+#include <QStandardPaths>
+
+#include <stdexcept>
+
+#ifndef TB_PLUGIN_INSTALL_DIR
+#define TB_PLUGIN_INSTALL_DIR ""
+#endif
+
+namespace tb {
+
+QString PluginSpec::stateName() const
+{
+    switch (state) {
+    case State::Loaded: return QStringLiteral("loaded");
+    case State::Invalid: return QStringLiteral("invalid");
+    case State::Failed: return QStringLiteral("failed");
+    case State::Shadowed: return QStringLiteral("shadowed");
+    }
+    return QStringLiteral("?");
+}
+
+PluginRegistry::PluginRegistry() = default;
+
+PluginRegistry::~PluginRegistry()
+{
+    // Trainers hold code from these libraries; the registry outlives them by contract, so
+    // the loaders are deleted without unload(): unloading at exit only risks crashes.
+    qDeleteAll(m_loaders);
+}
+
+QStringList PluginRegistry::defaultSearchPaths()
+{
+    QStringList paths;
+    const QByteArray env = qgetenv("TRAINBENCH_PLUGIN_PATH");
+    for (const auto& p : QString::fromLocal8Bit(env).split(QLatin1Char(':'), Qt::SkipEmptyParts))
+        paths << QDir::cleanPath(p);
+    if (QCoreApplication::instance()) {
+        const QString exeDir = QCoreApplication::applicationDirPath();
+        paths << QDir::cleanPath(exeDir + "/plugins") << QDir::cleanPath(exeDir + "/../lib/trainbench/plugins");
+    }
+    if (const QString installed = QStringLiteral(TB_PLUGIN_INSTALL_DIR); !installed.isEmpty())
+        paths << QDir::cleanPath(installed);
+    const QString user = QStandardPaths::writableLocation(QStandardPaths::GenericDataLocation);
+    if (!user.isEmpty())
+        paths << QDir::cleanPath(user + "/trainbench/plugins");
+    paths.removeDuplicates();
+    return paths;
+}
+
+void PluginRegistry::scan(const QStringList& paths)
+{
+    m_searchPaths = paths;
+    for (const QString& dir : paths) {
+        QDir d(dir);
+        if (!d.exists())
+            continue;
+        const auto entries = d.entryInfoList(QDir::Files | QDir::NoDotAndDotDot, QDir::Name);
+        for (const QFileInfo& fi : entries)
+            if (QLibrary::isLibrary(fi.fileName()))
+                loadOne(fi.absoluteFilePath());
+    }
+}
+
+void PluginRegistry::loadOne(const QString& filePath)
+{
+    auto spec = std::make_shared<PluginSpec>();
+    spec->filePath = filePath;
+    m_plugins.append(spec);
+
+    auto* loader = new QPluginLoader(filePath);
+    const QJsonObject meta = loader->metaData();
+    if (meta.isEmpty()) {
+        spec->state = PluginSpec::State::Invalid;
+        spec->error = QStringLiteral("not a Qt plugin (%1)").arg(loader->errorString());
+        delete loader;
+        return;
+    }
+    const QString iid = meta.value("IID").toString();
+    const QJsonObject data = meta.value("MetaData").toObject();
+    spec->id = data.value("id").toString();
+    spec->name = data.value("name").toString(spec->id);
+    spec->version = data.value("version").toString();
+    spec->family = data.value("family").toString();
+    spec->citation = data.value("citation").toString();
+    spec->description = data.value("description").toString();
+    spec->apiVersion = data.value("apiVersion").toInt();
+
+    const QString prefix = QStringLiteral("org.trainbench.TrainerFactory/");
+    if (iid != QLatin1String(TrainerFactory_iid)) {
+        spec->state = PluginSpec::State::Invalid;
+        if (iid.startsWith(prefix))
+            spec->error = QStringLiteral("built for plugin API %1; this Trainbench supports API %2")
+                              .arg(iid.mid(prefix.size()))
+                              .arg(ApiVersion);
+        else
+            spec->error = QStringLiteral("not a Trainbench trainer plugin (interface \"%1\", expected \"%2\")")
+                              .arg(iid, QLatin1String(TrainerFactory_iid));
+        delete loader;
+        return;
+    }
+    if (spec->id.isEmpty() || spec->version.isEmpty()) {
+        spec->state = PluginSpec::State::Invalid;
+        spec->error = QStringLiteral("metadata lacks \"id\" or \"version\"");
+        delete loader;
+        return;
+    }
+    if (spec->apiVersion != ApiVersion) {
+        spec->state = PluginSpec::State::Invalid;
+        spec->error = QStringLiteral("metadata declares apiVersion %1; this Trainbench supports %2")
+                          .arg(spec->apiVersion)
+                          .arg(ApiVersion);
+        delete loader;
+        return;
+    }
+    for (const auto& other : std::as_const(m_plugins)) {
+        if (other != spec && other->isLoaded() && other->id == spec->id) {
+            spec->state = PluginSpec::State::Shadowed;
+            spec->error = QStringLiteral("plugin \"%1\" already loaded from %2").arg(spec->id, other->filePath);
+            delete loader;
+            return;
+        }
+    }
+
+    QObject* root = loader->instance();
+    if (!root) {
+        spec->state = PluginSpec::State::Failed;
+        spec->error = QStringLiteral("could not be loaded: %1").arg(loader->errorString());
+        delete loader;
+        return;
+    }
+    auto* factory = qobject_cast<TrainerFactory*>(root);
+    if (!factory) {
+        spec->state = PluginSpec::State::Failed;
+        spec->error = QStringLiteral("root object does not implement %1").arg(QLatin1String(TrainerFactory_iid));
+        loader->unload();
+        delete loader;
+        return;
+    }
+    QList<AlgorithmInfo> algos;
+    try {
+        algos = factory->algorithms();
+    } catch (const std::exception& e) {
+        spec->state = PluginSpec::State::Failed;
+        spec->error = QStringLiteral("algorithms() threw: %1").arg(QString::fromUtf8(e.what()));
+        m_loaders.append(loader);
+        return;
+    }
+    if (algos.isEmpty()) {
+        spec->state = PluginSpec::State::Failed;
+        spec->error = QStringLiteral("offers no algorithms");
+        m_loaders.append(loader);
+        return;
+    }
+    for (const auto& a : algos) {
+        if (const AlgorithmEntry* dup = algorithm(a.id)) {
+            spec->state = PluginSpec::State::Failed;
+            spec->error = QStringLiteral("algorithm id \"%1\" is already offered by plugin \"%2\"")
+                              .arg(a.id, dup->plugin->id);
+            m_loaders.append(loader);
+            return;
+        }
+    }
+    spec->factory = factory;
+    spec->algorithms = algos;
+    spec->state = PluginSpec::State::Loaded;
+    m_loaders.append(loader);
+    for (const auto& a : algos)
+        m_algorithms.append(AlgorithmEntry{a, spec.get()});
+}
+
+QList<AlgorithmEntry> PluginRegistry::algorithms() const
+{
+    return m_algorithms;
+}
+
+const AlgorithmEntry* PluginRegistry::algorithm(const QString& id) const
+{
+    for (const auto& a : m_algorithms)
+        if (a.info.id == id)
+            return &a;
+    return nullptr;
+}
+
+std::unique_ptr<Trainer> PluginRegistry::create(const QString& algorithmId, const QVariantMap& params,
+                                                QVariantMap* normalised) const
+{
+    const AlgorithmEntry* entry = algorithm(algorithmId);
+    if (!entry) {
+        QStringList ids;
+        for (const auto& a : m_algorithms)
+            ids << a.info.id;
+        throw std::invalid_argument(QStringLiteral("unknown algorithm \"%1\" (available: %2)")
+                                        .arg(algorithmId, ids.isEmpty() ? QStringLiteral("none") : ids.join(", "))
+                                        .toStdString());
+    }
+    QString error;
+    const auto norm = entry->info.schema.normalise(params, &error);
+    if (!norm)
+        throw std::invalid_argument(QStringLiteral("%1: %2").arg(algorithmId, error).toStdString());
+    if (normalised)
+        *normalised = *norm;
+    auto trainer = entry->plugin->factory->create(algorithmId, *norm);
+    if (!trainer)
+        throw std::runtime_error(QStringLiteral("plugin \"%1\" returned no trainer for \"%2\"")
+                                     .arg(entry->plugin->id, algorithmId)
+                                     .toStdString());
+    return trainer;
+}
+
+} // namespace tb

@@ -1,0 +1,280 @@
+#include "Runner.h"
+
+#include "PluginRegistry.h"
+#include "RunStore.h"
+
+#include <Metrics.h>
+#include <trainbench/RunContext.h>
+#include <trainbench/Trainer.h>
+
+#include <QJsonArray>
+#include <chrono>
+#include <exception>
+
+#ifndef TB_APP_VERSION
+#define TB_APP_VERSION "0.0.0"
+#endif
+
+namespace tb {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// Fills the metrics of @p p from the trainer's predictions. Returns false if any prediction
+// is not finite (the run diverged).
+bool evaluate(const Trainer& trainer, const data::DatasetPair& d, MetricPoint& p)
+{
+    const Eigen::MatrixXd trainPred = trainer.predict(d.train.x);
+    const Eigen::MatrixXd testPred = d.test.rows() > 0 ? trainer.predict(d.test.x) : Eigen::MatrixXd();
+    auto shapeCheck = [](const Eigen::MatrixXd& pred, const data::Dataset& set, const char* which) {
+        if (pred.rows() != set.y.rows() || pred.cols() != set.y.cols())
+            throw std::runtime_error(QStringLiteral("predict() on the %1 set returned %2x%3, expected %4x%5")
+                                         .arg(which)
+                                         .arg(pred.rows()).arg(pred.cols())
+                                         .arg(set.y.rows()).arg(set.y.cols())
+                                         .toStdString());
+    };
+    shapeCheck(trainPred, d.train, "training");
+    if (d.test.rows() > 0)
+        shapeCheck(testPred, d.test, "test");
+    const bool finite = trainPred.allFinite() && testPred.allFinite();
+    if (d.train.task == Task::Classification) {
+        p.trainAccuracy = num::accuracy(trainPred, d.train.y);
+        if (d.test.rows() > 0)
+            p.testAccuracy = num::accuracy(testPred, d.test.y);
+    } else {
+        p.trainRmse = num::rmse(trainPred, d.train.y);
+        if (d.test.rows() > 0)
+            p.testRmse = num::rmse(testPred, d.test.y);
+    }
+    return finite;
+}
+
+// The RunContext a trainer sees: owns the training clock.
+class RunExecution final : public RunContext {
+public:
+    RunExecution(const RunJob& job, const StopSource& stop, RunStore* store, RunObserver* observer, qint64 runId)
+        : m_job(job), m_stop(stop), m_store(store), m_observer(observer), m_runId(runId)
+    {
+    }
+
+    void attach(Trainer* t) { m_trainer = t; }
+    void startClock() { m_t0 = Clock::now(); }
+    void stopClock() { m_elapsed += std::chrono::duration<double>(Clock::now() - m_t0).count(); }
+    double elapsed() const { return m_elapsed; }
+
+    std::uint64_t seed() const override { return m_job.seed; }
+    int threads() const override { return m_job.threads; }
+    bool stopRequested() const override { return m_stop.stopRequested() || m_budgetHit || m_diverged; }
+
+    CheckpointAction checkpoint(const Checkpoint& cp) override
+    {
+        stopClock();
+        m_lastEpoch = cp.epoch;
+        m_checkpoints++;
+        if (!m_job.evaluateCheckpoints) {
+            if (std::isinf(cp.loss))
+                markDiverged(cp.epoch, "loss is infinite");
+        } else {
+            MetricPoint p;
+            p.seq = int(m_points.size());
+            p.epoch = cp.epoch;
+            p.trainTime = m_elapsed;
+            p.loss = cp.loss;
+            const bool finite = evaluate(*m_trainer, *m_job.data, p) && !std::isinf(cp.loss);
+            m_points.append(p);
+            if (m_store && m_runId >= 0)
+                m_store->appendMetric(m_runId, p);
+            if (m_observer)
+                m_observer->checkpointLogged(m_job, m_runId, p);
+            if (!finite)
+                markDiverged(cp.epoch, "non-finite predictions or loss");
+        }
+        if (!cp.note.isEmpty())
+            log(cp.note);
+        if (m_job.timeBudgetSeconds > 0 && m_elapsed >= m_job.timeBudgetSeconds)
+            m_budgetHit = true;
+        const bool stop = stopRequested();
+        startClock();
+        return stop ? CheckpointAction::Stop : CheckpointAction::Continue;
+    }
+
+    /// Appends a point evaluated by the host after fit() and logs it like a checkpoint.
+    void appendPoint(MetricPoint p)
+    {
+        p.seq = int(m_points.size());
+        m_points.append(p);
+        if (m_store && m_runId >= 0)
+            m_store->appendMetric(m_runId, p);
+        if (m_observer)
+            m_observer->checkpointLogged(m_job, m_runId, p);
+    }
+
+    void record(const QString& key, const QJsonValue& value) override { m_info.insert(key, value); }
+    void log(const QString& message) override
+    {
+        if (m_log.size() < 200)
+            m_log.append(message);
+    }
+
+    const QVector<MetricPoint>& points() const { return m_points; }
+    QJsonObject info() const
+    {
+        QJsonObject i = m_info;
+        if (!m_log.isEmpty())
+            i.insert("log", m_log);
+        return i;
+    }
+    bool diverged() const { return m_diverged; }
+    QString divergence() const { return m_divergence; }
+    bool budgetHit() const { return m_budgetHit; }
+    int checkpoints() const { return m_checkpoints; }
+    double lastEpoch() const { return m_lastEpoch; }
+
+    void markDiverged(double epoch, const char* what)
+    {
+        if (m_diverged)
+            return;
+        m_diverged = true;
+        m_divergence = QStringLiteral("diverged at epoch %1: %2").arg(epoch).arg(QLatin1String(what));
+    }
+
+private:
+    const RunJob& m_job;
+    const StopSource& m_stop;
+    RunStore* m_store;
+    RunObserver* m_observer;
+    qint64 m_runId;
+    Trainer* m_trainer = nullptr;
+    Clock::time_point m_t0;
+    double m_elapsed = 0;
+    double m_lastEpoch = 0;
+    int m_checkpoints = 0;
+    bool m_budgetHit = false;
+    bool m_diverged = false;
+    QString m_divergence;
+    QVector<MetricPoint> m_points;
+    QJsonObject m_info;
+    QJsonArray m_log;
+};
+
+} // namespace
+
+Runner::Runner(const PluginRegistry& registry, RunStore* store) : m_registry(registry), m_store(store) {}
+
+RunResult Runner::execute(const RunJob& job, const StopSource& stop, RunObserver* observer) const
+{
+    RunResult result;
+    const AlgorithmEntry* entry = m_registry.algorithm(job.algorithmId);
+
+    // Normalise parameters first: a run row always stores the complete parameters.
+    QString paramError;
+    std::optional<QVariantMap> params;
+    if (entry)
+        params = entry->info.schema.normalise(job.params, &paramError);
+    result.params = params.value_or(job.params);
+
+    if (m_store && job.logToStore) {
+        RunRecord rec;
+        rec.experimentId = job.experimentId;
+        rec.algorithmId = job.algorithmId;
+        rec.algorithmName = job.label.isEmpty() && entry ? entry->info.name : job.label;
+        rec.pluginId = entry ? entry->plugin->id : QString();
+        rec.pluginVersion = entry ? entry->plugin->version : QString();
+        rec.params = result.params;
+        rec.dataset = job.datasetDescription;
+        rec.seed = job.seed;
+        rec.threads = job.threads;
+        rec.repeat = job.repeat;
+        rec.sigma = job.sigma;
+        rec.status = RunStatus::Running;
+        rec.started = QDateTime::currentDateTimeUtc();
+        rec.appVersion = QStringLiteral(TB_APP_VERSION);
+        result.runId = m_store->createRun(rec);
+    }
+    if (observer)
+        observer->runStarted(job, result.runId);
+
+    RunExecution ctx(job, stop, m_store, observer, result.runId);
+    auto finish = [&](RunStatus status, const QString& error) -> RunResult {
+        result.status = status;
+        result.error = error;
+        result.points = ctx.points();
+        result.trainSeconds = ctx.elapsed();
+        result.info = ctx.info();
+        if (!result.points.isEmpty())
+            result.last = result.points.last();
+        QJsonObject fin;
+        auto put = [&](const char* k, double v) {
+            if (std::isfinite(v))
+                fin.insert(k, v);
+        };
+        put("train_accuracy", result.last.trainAccuracy);
+        put("test_accuracy", result.last.testAccuracy);
+        put("train_rmse", result.last.trainRmse);
+        put("test_rmse", result.last.testRmse);
+        put("loss", result.last.loss);
+        put("epochs", result.last.epoch);
+        fin.insert("train_seconds", result.trainSeconds);
+        result.info.insert("final", fin);
+        if (m_store && result.runId >= 0)
+            m_store->finishRun(result.runId, status, error, result.info);
+        if (observer)
+            observer->runFinished(job, result);
+        return result;
+    };
+
+    if (!entry)
+        return finish(RunStatus::Failed, QStringLiteral("unknown algorithm \"%1\"").arg(job.algorithmId));
+    if (!params)
+        return finish(RunStatus::Failed, QStringLiteral("%1: %2").arg(job.algorithmId, paramError));
+    if (!job.data)
+        return finish(RunStatus::Failed, QStringLiteral("no data"));
+
+    try {
+        std::unique_ptr<Trainer> trainer = entry->plugin->factory->create(job.algorithmId, *params);
+        if (!trainer)
+            return finish(RunStatus::Failed, QStringLiteral("plugin returned no trainer"));
+        ctx.attach(trainer.get());
+        const data::Dataset& train = job.data->train;
+        DatasetView view(train.x, train.y, train.task);
+        view.classNames = train.classNames;
+        view.featureNames = train.featureNames;
+        ProblemShape shape{train.rows(), train.inputs(), train.outputs(), train.task};
+        const QJsonObject cost = trainer->predictCost(shape);
+        if (!cost.isEmpty())
+            ctx.record("predicted_cost", cost);
+
+        ctx.startClock();
+        trainer->fit(view, ctx);
+        ctx.stopClock();
+
+        // A final evaluation when the trainer never checkpointed, or when checkpoints were
+        // not evaluated (noise sweeps).
+        if (!ctx.diverged() && (ctx.points().isEmpty() || !job.evaluateCheckpoints)) {
+            MetricPoint p;
+            p.epoch = ctx.lastEpoch();
+            p.trainTime = ctx.elapsed();
+            if (!evaluate(*trainer, *job.data, p))
+                ctx.markDiverged(ctx.lastEpoch(), "non-finite predictions");
+            ctx.appendPoint(p);
+        }
+        if (!cost.isEmpty())
+            ctx.record("measured_seconds", ctx.elapsed());
+        if (ctx.diverged())
+            return finish(RunStatus::Diverged, ctx.divergence());
+        if (stop.stopRequested())
+            return finish(RunStatus::Cancelled, QString());
+        if (ctx.budgetHit())
+            ctx.record("stopped_by", QStringLiteral("time budget"));
+        return finish(RunStatus::Finished, QString());
+    } catch (const std::exception& e) {
+        ctx.stopClock();
+        return finish(RunStatus::Failed, QString::fromUtf8(e.what()));
+    } catch (...) {
+        ctx.stopClock();
+        return finish(RunStatus::Failed, QStringLiteral("unknown exception"));
+    }
+}
+
+} // namespace tb

@@ -1,0 +1,91 @@
+#pragma once
+/// @file Runner.h
+/// Runs one (algorithm, parameters, seed) on one dataset: the checkpoint clock, the stop
+/// token, divergence and failure handling, and logging to the run store.
+
+#include "RunTypes.h"
+
+#include <Dataset.h>
+
+#include <QJsonObject>
+#include <atomic>
+#include <memory>
+
+namespace tb {
+
+class PluginRegistry;
+class RunStore;
+
+/// A stop flag shared by everything one experiment runs. Thread-safe.
+class StopSource {
+public:
+    void requestStop() { m_stop.store(true, std::memory_order_relaxed); }
+    bool stopRequested() const { return m_stop.load(std::memory_order_relaxed); }
+    void reset() { m_stop.store(false); }
+
+private:
+    std::atomic<bool> m_stop{false};
+};
+
+/// One run to do.
+struct RunJob {
+    QString algorithmId;
+    QString label;                 ///< legend label
+    QVariantMap params;            ///< as given; normalised by the schema before the run
+    std::uint64_t seed = 1;
+    int repeat = 0;
+    double sigma = NaN;            ///< noise-sweep cell's σ
+    std::shared_ptr<const data::DatasetPair> data;
+    QString datasetDescription;
+    double timeBudgetSeconds = 0;  ///< 0 = none; checked at checkpoints
+    qint64 experimentId = -1;
+    /// false: checkpoints only poll Stop and the host evaluates once after fit() — used by
+    /// noise sweeps, which need final metrics only.
+    bool evaluateCheckpoints = true;
+    /// Whether to create a run row and log metrics (noise-sweep cells log aggregates instead).
+    bool logToStore = true;
+    int threads = 1;               ///< the arena's cap, recorded with the run
+};
+
+/// What came of a run.
+struct RunResult {
+    qint64 runId = -1;
+    RunStatus status = RunStatus::Failed;
+    QString error;
+    QVector<MetricPoint> points;   ///< every checkpoint (or the single final point)
+    MetricPoint last;              ///< the final evaluation
+    QJsonObject info;              ///< facts the trainer recorded + "stopped_by" etc.
+    QVariantMap params;            ///< normalised parameters actually used
+    double trainSeconds = 0;
+};
+
+/// Receives progress from runs. Called from worker threads: implementations must be
+/// thread-safe and quick (queue, don't draw).
+class RunObserver {
+public:
+    virtual ~RunObserver() = default;
+    virtual void runStarted(const RunJob& job, qint64 runId) { Q_UNUSED(job); Q_UNUSED(runId); }
+    virtual void checkpointLogged(const RunJob& job, qint64 runId, const MetricPoint& p)
+    {
+        Q_UNUSED(job); Q_UNUSED(runId); Q_UNUSED(p);
+    }
+    virtual void runFinished(const RunJob& job, const RunResult& r) { Q_UNUSED(job); Q_UNUSED(r); }
+};
+
+/// Executes runs. Stateless apart from its references; thread-safe: execute() may be called
+/// from several threads at once (noise-sweep cells run in parallel).
+class Runner {
+public:
+    /// @p store may be null (nothing is logged).
+    Runner(const PluginRegistry& registry, RunStore* store);
+
+    /// Runs @p job on the calling thread. Call it inside the TBB arena the run may use.
+    /// Never throws: a trainer's exception becomes a failed run with its message.
+    RunResult execute(const RunJob& job, const StopSource& stop, RunObserver* observer = nullptr) const;
+
+private:
+    const PluginRegistry& m_registry;
+    RunStore* m_store;
+};
+
+} // namespace tb

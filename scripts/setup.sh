@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# Shared by run.sh and test.sh: install missing Debian packages, configure, build.
+# Usage: source scripts/setup.sh  (then $TB_BUILD_DIR holds the build tree)
+set -euo pipefail
+
+TB_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+TB_BUILD_DIR="${TB_BUILD_DIR:-$TB_ROOT/build}"
+
+# Why each package is needed is in README.md ("Dependencies").
+TB_PACKAGES=(
+  g++ cmake ninja-build pkg-config git
+  qt6-base-dev qt6-charts-dev libqt6sql6-sqlite libgl-dev
+  libeigen3-dev libtbb-dev zlib1g-dev liblbfgspp-dev
+  fonts-dejavu-core
+  dataset-fashion-mnist
+)
+
+tb_install_packages() {
+  local missing=()
+  for p in "${TB_PACKAGES[@]}"; do
+    if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+      missing+=("$p")
+    fi
+  done
+  if [ ${#missing[@]} -eq 0 ]; then
+    return 0
+  fi
+  echo "Installing missing packages: ${missing[*]}" >&2
+  local sudo=""
+  if [ "$(id -u)" -ne 0 ]; then
+    sudo="sudo"
+  fi
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2
+}
+
+tb_build() {
+  local generator=()
+  if command -v ninja >/dev/null 2>&1; then
+    generator=(-G Ninja)
+  fi
+  if [ ! -f "$TB_BUILD_DIR/CMakeCache.txt" ]; then
+    cmake -S "$TB_ROOT" -B "$TB_BUILD_DIR" "${generator[@]}" -DCMAKE_BUILD_TYPE=Release >&2
+  fi
+  cmake --build "$TB_BUILD_DIR" -j "$(nproc)" >&2
+}
+
+tb_install_packages
+tb_build

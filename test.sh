@@ -1,0 +1,7 @@
+#!/usr/bin/env bash
+# Installs what is missing, builds, and runs every test. Exits non-zero on any failure.
+set -euo pipefail
+cd "$(dirname "$0")"
+source scripts/setup.sh
+# Two jobs: the machine has two cores; the tests that measure Stop latency tolerate a busy neighbour.
+ctest --test-dir "$TB_BUILD_DIR" --output-on-failure -j "${TB_TEST_JOBS:-2}" "$@"

@@ -1,0 +1,131 @@
+#include <ExperimentSpec.h>
+#include <PluginRegistry.h>
+
+#include <QtTest>
+
+using tb::ExperimentSpec;
+
+namespace {
+QString parseError(const QByteArray& json)
+{
+    QString err;
+    const auto s = ExperimentSpec::fromJson(json, "exp.json", &err);
+    return s ? QString() : err;
+}
+} // namespace
+
+class TestExperimentSpec : public QObject {
+    Q_OBJECT
+private:
+    tb::PluginRegistry m_reg;
+
+private Q_SLOTS:
+    void initTestCase() { m_reg.scan({TB_TEST_PLUGIN_DIR, TB_PLUGIN_BUILD_DIR}); }
+
+    void parsesLearningCurve()
+    {
+        QString err;
+        const auto s = ExperimentSpec::fromJson(R"({"name": "x", "kind": "learning-curve",
+            "dataset": {"source": "moons"}, "repeats": 3, "seed": 7, "threads": 2,
+            "algorithms": [{"id": "linear.ridge", "label": "Ridge", "params": {"lambda": 0.1}}]})",
+                                                "exp.json", &err);
+        QVERIFY2(s, qPrintable(err));
+        QCOMPARE(s->repeats, 3);
+        QCOMPARE(s->seed, std::uint64_t(7));
+        QCOMPARE(s->algorithms.size(), 1);
+        QCOMPARE(s->algorithms[0].params.value("lambda").toDouble(), 0.1);
+        QVERIFY(s->validate(m_reg).isEmpty());
+    }
+
+    void syntaxErrorNamesLineAndColumn()
+    {
+        const QString e = parseError("{\n  \"name\": \"x\",\n  \"kind\" \"learning-curve\"\n}");
+        QVERIFY2(e.startsWith("exp.json:3:"), qPrintable(e));
+    }
+
+    void wrongValuesNameTheirKey_data()
+    {
+        QTest::addColumn<QByteArray>("json");
+        QTest::addColumn<QString>("expected");
+        const QByteArray base = R"("dataset": {"source": "moons"}, "algorithms": [{"id": "linear.ridge"}])";
+        QTest::newRow("kind") << QByteArray("{\"kind\": \"curve\", " + base + "}") << "exp.json: kind: expected \"learning-curve\" or \"noise-sweep\", got \"curve\"";
+        QTest::newRow("unknown key") << QByteArray("{\"kind\": \"learning-curve\", \"repeat\": 3, " + base + "}") << "exp.json: repeat: unknown key";
+        QTest::newRow("repeats") << QByteArray("{\"kind\": \"learning-curve\", \"repeats\": 0, " + base + "}") << "exp.json: repeats: 0 is outside [1, 1000]";
+        QTest::newRow("threads type") << QByteArray("{\"kind\": \"learning-curve\", \"threads\": \"two\", " + base + "}") << "exp.json: threads: expected an integer, got \"two\"";
+        QTest::newRow("no algorithms") << QByteArray(R"({"kind": "learning-curve", "dataset": {"source": "moons"}, "algorithms": []})") << "exp.json: algorithms: expected a non-empty array";
+        QTest::newRow("algorithm key") << QByteArray(R"({"kind": "learning-curve", "dataset": {"source": "moons"}, "algorithms": [{"id": "a", "parms": {}}]})") << "exp.json: algorithms[0].parms: unknown key";
+        QTest::newRow("sweep missing") << QByteArray("{\"kind\": \"noise-sweep\", " + base + "}") << "exp.json: sweep: a noise-sweep needs";
+        QTest::newRow("sigma negative") << QByteArray("{\"kind\": \"noise-sweep\", \"sweep\": {\"sigma\": [0, -1]}, " + base + "}") << "exp.json: sweep.sigma[1]: expected σ ≥ 0, got -1";
+        QTest::newRow("negative seed") << QByteArray("{\"kind\": \"learning-curve\", \"seed\": -3, " + base + "}") << "exp.json: seed: expected a non-negative integer";
+    }
+    void wrongValuesNameTheirKey()
+    {
+        QFETCH(QByteArray, json);
+        QFETCH(QString, expected);
+        const QString e = parseError(json);
+        QVERIFY2(e.startsWith(expected), qPrintable(e));
+    }
+
+    void validateChecksAlgorithmsAgainstRegistry()
+    {
+        QString err;
+        auto s = ExperimentSpec::fromJson(R"({"kind": "learning-curve", "dataset": {"source": "moons"},
+            "algorithms": [{"id": "linear.ridge", "params": {"lambda": -2}}, {"id": "nope"}]})",
+                                          "exp.json", &err);
+        QVERIFY(s);
+        const QStringList problems = s->validate(m_reg);
+        QCOMPARE(problems.size(), 2);
+        QVERIFY2(problems[0].contains("algorithms[0].params: parameter \"lambda\": -2 is outside"), qPrintable(problems[0]));
+        QVERIFY2(problems[1].contains("algorithms[1].id: unknown algorithm \"nope\""), qPrintable(problems[1]));
+    }
+
+    void noiseSweepNeedsANoisyGenerator()
+    {
+        QString err;
+        auto s = ExperimentSpec::fromJson(R"({"kind": "noise-sweep", "dataset": {"source": "fashion-mnist"},
+            "sweep": {"sigma": [0, 0.1], "monte_carlo": 5}, "algorithms": [{"id": "linear.ridge"}]})",
+                                          "exp.json", &err);
+        QVERIFY(s);
+        const QStringList problems = s->validate(m_reg);
+        QVERIFY(!problems.isEmpty());
+        QVERIFY2(problems.join("\n").contains("dataset.source"), qPrintable(problems.join("\n")));
+    }
+
+    void roundTripsThroughJson()
+    {
+        QString err;
+        auto s = ExperimentSpec::fromJson(R"({"name": "n", "kind": "noise-sweep", "dataset": {"source": "bpls-toy", "function": "linear"},
+            "sweep": {"sigma": [0, 0.5], "monte_carlo": 7}, "seed": "18446744073709551615", "threads": 2,
+            "algorithms": [{"id": "linear.ridge", "params": {"lambda": 1}}]})",
+                                          "exp.json", &err);
+        QVERIFY2(s, qPrintable(err));
+        QCOMPARE(s->seed, std::numeric_limits<std::uint64_t>::max());
+        auto again = ExperimentSpec::fromObject(s->toJson(), "again", &err);
+        QVERIFY2(again, qPrintable(err));
+        QCOMPARE(again->seed, s->seed);
+        QCOMPARE(again->sigmas, s->sigmas);
+        QCOMPARE(again->monteCarlo, 7);
+        QCOMPARE(again->threads, 2);
+    }
+
+    void shippedExperimentsAreValid()
+    {
+        const QDir dir(QStringLiteral(TB_SOURCE_DIR "/resources/experiments"));
+        const auto files = dir.entryList({"*.json"}, QDir::Files);
+        QVERIFY(!files.isEmpty());
+        for (const auto& f : files) {
+            QString err;
+            auto s = ExperimentSpec::fromFile(dir.filePath(f), &err);
+            QVERIFY2(s, qPrintable(err));
+            // Only check algorithms whose plugin is built; the rest is a structural check.
+            QStringList problems;
+            for (const auto& p : s->validate(m_reg))
+                if (!p.contains("unknown algorithm"))
+                    problems << p;
+            QVERIFY2(problems.isEmpty(), qPrintable(f + ": " + problems.join("; ")));
+        }
+    }
+};
+
+QTEST_GUILESS_MAIN(TestExperimentSpec)
+#include "tst_experimentspec.moc"

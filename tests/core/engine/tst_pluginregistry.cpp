@@ -1,0 +1,109 @@
+#include <PluginRegistry.h>
+
+#include <QtTest>
+
+using tb::PluginSpec;
+
+class TestPluginRegistry : public QObject {
+    Q_OBJECT
+private:
+    tb::PluginRegistry m_reg;
+
+    const PluginSpec* byFile(const QString& part) const
+    {
+        for (const auto& s : m_reg.plugins())
+            if (QFileInfo(s->filePath).fileName().contains(part))
+                return s.get();
+        return nullptr;
+    }
+
+private Q_SLOTS:
+    void initTestCase() { m_reg.scan({TB_TEST_PLUGIN_DIR, TB_PLUGIN_BUILD_DIR, "/nonexistent/folder"}); }
+
+    void brokenPluginsAreListedWithReasons()
+    {
+        const PluginSpec* wrong = byFile("wrongiid");
+        QVERIFY(wrong);
+        QCOMPARE(wrong->state, PluginSpec::State::Invalid);
+        QVERIFY2(wrong->error.contains("org.example.OtherInterface/1"), qPrintable(wrong->error));
+
+        const PluginSpec* old = byFile("oldapi");
+        QVERIFY(old);
+        QCOMPARE(old->state, PluginSpec::State::Invalid);
+        QVERIFY2(old->error.contains("API 0") && old->error.contains("API 1"), qPrintable(old->error));
+
+        const PluginSpec* notPlugin = byFile("notaplugin");
+        QVERIFY(notPlugin);
+        QCOMPARE(notPlugin->state, PluginSpec::State::Invalid);
+        QVERIFY2(notPlugin->error.contains("not a Qt plugin"), qPrintable(notPlugin->error));
+    }
+
+    void everythingElseStillLoads()
+    {
+        const PluginSpec* t = byFile("tb_test_trainers");
+        QVERIFY(t);
+        QVERIFY2(t->isLoaded(), qPrintable(t->error));
+        QCOMPARE(t->id, QStringLiteral("testtrainers"));
+        QVERIFY(m_reg.algorithm("test.sleepy"));
+        const auto* lin = m_reg.algorithm("linear.ridge");
+        QVERIFY(lin);
+        QCOMPARE(lin->plugin->version, QStringLiteral("1.0.0"));
+    }
+
+    void metadataReadBeforeLoading()
+    {
+        const PluginSpec* old = byFile("oldapi");
+        QVERIFY(old);
+        // Metadata is known even though the plugin was never instantiated.
+        QCOMPARE(old->id, QStringLiteral("oldapi"));
+        QCOMPARE(old->version, QStringLiteral("0.1.0"));
+        QVERIFY(!old->factory);
+    }
+
+    void createValidatesParameters()
+    {
+        QVariantMap norm;
+        auto t = m_reg.create("linear.ridge", {{"lambda", 0.5}}, &norm);
+        QVERIFY(t);
+        QCOMPARE(norm.value("lambda").toDouble(), 0.5);
+        QCOMPARE(norm.value("bias").toBool(), true); // filled from the schema default
+        try {
+            m_reg.create("linear.ridge", {{"lambda", -1}});
+            QFAIL("no exception for a negative ridge");
+        } catch (const std::invalid_argument& e) {
+            QVERIFY2(QString(e.what()).contains("lambda") && QString(e.what()).contains("-1"), e.what());
+        }
+        QVERIFY_THROWS_EXCEPTION(std::invalid_argument, m_reg.create("no.such", {}));
+    }
+
+    void duplicatePluginIsShadowed()
+    {
+        // The same folder scanned twice: the second copy of each plugin is shadowed, not loaded twice.
+        tb::PluginRegistry reg;
+        reg.scan({TB_PLUGIN_BUILD_DIR, TB_PLUGIN_BUILD_DIR});
+        int loaded = 0, shadowed = 0;
+        for (const auto& s : reg.plugins()) {
+            if (s->id != "linear")
+                continue;
+            loaded += s->isLoaded();
+            shadowed += s->state == PluginSpec::State::Shadowed;
+        }
+        QCOMPARE(loaded, 1);
+        QCOMPARE(shadowed, 1);
+    }
+
+    void schemaValidationMessages()
+    {
+        const auto* e = m_reg.algorithm("test.sleepy");
+        QVERIFY(e);
+        const auto& schema = e->info.schema;
+        QVERIFY(schema.validate(schema.defaults()).isEmpty());
+        QCOMPARE(schema.validate({{"epochs", 0}}), QStringLiteral("parameter \"epochs\": 0 is outside [1, 100000]"));
+        QVERIFY(schema.validate({{"epochs", 2.5}}).contains("expected an integer"));
+        QVERIFY(schema.validate({{"epochs", "ten"}}).contains("\"ten\""));
+        QVERIFY(schema.validate({{"epoch", 3}}).contains("unknown parameter \"epoch\""));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestPluginRegistry)
+#include "tst_pluginregistry.moc"

@@ -1,0 +1,231 @@
+#include <DataSource.h>
+#include <ExperimentRunner.h>
+#include <PluginRegistry.h>
+#include <RunStore.h>
+#include <Runner.h>
+
+#include <QtTest>
+#include <chrono>
+#include <future>
+#include <tbb/task_arena.h>
+#include <thread>
+
+using namespace tb;
+
+namespace {
+std::shared_ptr<const data::DatasetPair> moons()
+{
+    return std::make_shared<const data::DatasetPair>(data::DataSource::load(
+        QJsonObject{{"source", "moons"}, {"samples", 200}, {"noise", 0.1}}, QString(), data::DataOverrides{{}, 3}));
+}
+
+RunJob job(const QString& id, QVariantMap params, std::uint64_t seed = 1)
+{
+    RunJob j;
+    j.algorithmId = id;
+    j.label = id;
+    j.params = std::move(params);
+    j.seed = seed;
+    j.data = moons();
+    j.datasetDescription = "moons";
+    j.threads = 2;
+    return j;
+}
+
+ExperimentSpec parse(const QByteArray& json)
+{
+    QString err;
+    auto s = ExperimentSpec::fromJson(json, "test", &err);
+    if (!s)
+        qFatal("%s", qPrintable(err));
+    return *s;
+}
+} // namespace
+
+class TestRunner : public QObject {
+    Q_OBJECT
+private:
+    PluginRegistry m_reg;
+    QTemporaryDir m_dir;
+
+private Q_SLOTS:
+    void initTestCase()
+    {
+        m_reg.scan({TB_TEST_PLUGIN_DIR, TB_PLUGIN_BUILD_DIR});
+        QVERIFY(m_reg.algorithm("test.sleepy"));
+        QVERIFY(m_reg.algorithm("linear.ridge"));
+    }
+
+    void stopIsHonouredWithin200ms()
+    {
+        StopSource stop;
+        Runner runner(m_reg, nullptr);
+        auto fut = std::async(std::launch::async, [&] {
+            return runner.execute(job("test.sleepy", {{"epochs", 10000}, {"epoch_ms", 1000}}), stop);
+        });
+        std::this_thread::sleep_for(std::chrono::milliseconds(150));
+        const auto t0 = std::chrono::steady_clock::now();
+        stop.requestStop();
+        const RunResult r = fut.get();
+        const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+        QCOMPARE(r.status, RunStatus::Cancelled);
+        // The trainer polls every 10 ms; 200 ms is the product's promise.
+        QVERIFY2(ms < 200, qPrintable(QString("stop took %1 ms").arg(ms)));
+    }
+
+    void exceptionMarksRunFailedWithMessage()
+    {
+        StopSource stop;
+        const RunResult r = Runner(m_reg, nullptr).execute(job("test.throws", {}), stop);
+        QCOMPARE(r.status, RunStatus::Failed);
+        QCOMPARE(r.error, QStringLiteral("deliberate failure at epoch 2"));
+        QCOMPARE(r.points.size(), 1); // the checkpoint before the failure is kept
+    }
+
+    void nonFinitePredictionsMarkRunDiverged()
+    {
+        StopSource stop;
+        const RunResult r = Runner(m_reg, nullptr).execute(job("test.diverge", {{"epochs", 10}}), stop);
+        QCOMPARE(r.status, RunStatus::Diverged);
+        QVERIFY2(r.error.contains("epoch 3"), qPrintable(r.error));
+        QCOMPARE(r.points.size(), 3); // stopped at the first non-finite checkpoint
+    }
+
+    void invalidParametersFailCleanly()
+    {
+        StopSource stop;
+        const RunResult r = Runner(m_reg, nullptr).execute(job("linear.ridge", {{"lambda", "big"}}), stop);
+        QCOMPARE(r.status, RunStatus::Failed);
+        QVERIFY2(r.error.contains("lambda"), qPrintable(r.error));
+    }
+
+    void sameSeedSameMetrics()
+    {
+        StopSource stop;
+        tbb::task_arena arena(2);
+        RunResult a, b, c;
+        arena.execute([&] {
+            a = Runner(m_reg, nullptr).execute(job("test.noise", {{"epochs", 4}}, 11), stop);
+            b = Runner(m_reg, nullptr).execute(job("test.noise", {{"epochs", 4}}, 11), stop);
+            c = Runner(m_reg, nullptr).execute(job("test.noise", {{"epochs", 4}}, 12), stop);
+        });
+        QCOMPARE(a.points.size(), 4);
+        for (int i = 0; i < 4; ++i) {
+            QCOMPARE(a.points[i].trainAccuracy, b.points[i].trainAccuracy);
+            QCOMPARE(a.points[i].testAccuracy, b.points[i].testAccuracy);
+        }
+        bool differs = false;
+        for (int i = 0; i < 4; ++i)
+            differs = differs || a.points[i].trainAccuracy != c.points[i].trainAccuracy;
+        QVERIFY(differs);
+    }
+
+    void trainingClockExcludesEvaluation()
+    {
+        // test.sleepy sleeps 50 ms per epoch; the clock must add up to about that, and the
+        // times must be increasing.
+        StopSource stop;
+        const RunResult r = Runner(m_reg, nullptr).execute(job("test.sleepy", {{"epochs", 3}, {"epoch_ms", 50}}), stop);
+        QCOMPARE(r.status, RunStatus::Finished);
+        QCOMPARE(r.points.size(), 3);
+        QVERIFY(r.points[0].trainTime >= 0.045 && r.points[1].trainTime > r.points[0].trainTime);
+    }
+
+    void learningCurveLogsReproducibleRuns()
+    {
+        QString err;
+        auto store = RunStore::open(m_dir.filePath("lc.sqlite"), &err);
+        QVERIFY2(store, qPrintable(err));
+        ExperimentRunner runner(m_reg, store.get());
+        const ExperimentSpec spec = parse(R"({"name": "lc", "kind": "learning-curve", "repeats": 2, "seed": 5, "threads": 2,
+            "dataset": {"source": "moons", "samples": 300, "noise": 0.1},
+            "algorithms": [{"id": "linear.ridge", "params": {"lambda": 0.01}}, {"id": "test.noise", "params": {"epochs": 3}}]})");
+        const ExperimentResult res = runner.run(spec);
+        QVERIFY2(res.error.isEmpty(), qPrintable(res.error));
+        QCOMPARE(res.curves.size(), 2);
+        QCOMPARE(res.curves[0].repeats.size(), 2);
+        QCOMPARE(res.runsFinished, 4);
+        // Linear least squares separates two moons well above chance (85 % is typical).
+        QVERIFY(res.curves[0].repeats[0].last().trainAccuracy > 0.8);
+        const auto runs = store->runs(res.experimentId);
+        QCOMPARE(runs.size(), 4);
+        for (const auto& r : runs) {
+            QCOMPARE(r.status, RunStatus::Finished);
+            QCOMPARE(r.threads, 2);
+            QVERIFY(!r.pluginVersion.isEmpty());
+            QVERIFY(!r.appVersion.isEmpty());
+            QVERIFY(r.params.contains("epochs") || r.params.contains("lambda"));
+        }
+        QCOMPARE(runs[0].seed, runs[2].seed);      // repeat 0 of both algorithms: paired
+        QVERIFY(runs[0].seed != runs[1].seed);     // repeats differ
+        QCOMPARE(store->metrics(runs[3].id).size(), 3);
+        const auto exp = store->experiment(res.experimentId);
+        QVERIFY(exp);
+        QCOMPARE(exp->spec.value("seed").toInt(), 5);
+    }
+
+    void stoppedLearningCurveLeavesCancelledRun()
+    {
+        QString err;
+        auto store = RunStore::open(m_dir.filePath("cancel.sqlite"), &err);
+        QVERIFY(store);
+        ExperimentRunner runner(m_reg, store.get());
+        const ExperimentSpec spec = parse(R"({"kind": "learning-curve", "threads": 1, "dataset": {"source": "moons"},
+            "algorithms": [{"id": "test.sleepy", "params": {"epochs": 1000, "epoch_ms": 100}}]})");
+        auto fut = std::async(std::launch::async, [&] { return runner.run(spec); });
+        std::this_thread::sleep_for(std::chrono::milliseconds(300));
+        runner.requestStop();
+        const ExperimentResult res = fut.get();
+        QVERIFY(res.cancelled);
+        const auto runs = store->runs(res.experimentId);
+        QCOMPARE(runs.size(), 1);
+        QCOMPARE(runs[0].status, RunStatus::Cancelled);
+    }
+
+    void noiseSweepAggregatesCells()
+    {
+        QString err;
+        auto store = RunStore::open(m_dir.filePath("sweep.sqlite"), &err);
+        QVERIFY(store);
+        ExperimentRunner runner(m_reg, store.get());
+        const ExperimentSpec spec = parse(R"({"kind": "noise-sweep", "threads": 2, "seed": 3,
+            "dataset": {"source": "bpls-toy", "function": "linear"},
+            "sweep": {"sigma": [0, 0.5], "monte_carlo": 20},
+            "algorithms": [{"id": "linear.ridge", "label": "LS"}, {"id": "test.throws"}]})");
+        const ExperimentResult res = runner.run(spec);
+        QVERIFY2(res.error.isEmpty(), qPrintable(res.error));
+        QCOMPARE(res.sweep.size(), 4);
+        const SweepPoint& clean = res.sweep[0];
+        QCOMPARE(clean.sigma, 0.0);
+        QCOMPARE(clean.monteCarlo, 20);
+        // The linear toy is exactly linear in x: with a bias, least squares fits it to rounding.
+        QVERIFY(clean.trainRmseMean < 1e-9 && clean.testRmseMean < 1e-9);
+        const SweepPoint& noisy = res.sweep[1];
+        QVERIFY(noisy.trainRmseMean > 0.05 && noisy.testRmseStd > 0);
+        QCOMPARE(res.sweep[2].monteCarlo, 0); // the failing algorithm contributes no cells
+        QCOMPARE(res.runsFailed, 40);
+        QVERIFY(!res.runErrors.isEmpty());
+        QCOMPARE(store->sweepPoints(res.experimentId).size(), 4);
+        const auto runs = store->runs(res.experimentId);
+        QCOMPARE(runs.size(), 2);
+        QCOMPARE(runs[0].status, RunStatus::Finished);
+        QCOMPARE(runs[1].status, RunStatus::Failed);
+
+        // Same seed and threads: identical statistics.
+        const ExperimentResult again = ExperimentRunner(m_reg, nullptr).run(spec);
+        QCOMPARE(again.sweep[1].trainRmseMean, noisy.trainRmseMean);
+        QCOMPARE(again.sweep[1].testRmseStd, noisy.testRmseStd);
+    }
+
+    void badDataFailsTheExperimentNotTheProcess()
+    {
+        ExperimentRunner runner(m_reg, nullptr);
+        const ExperimentSpec spec = parse(R"({"kind": "learning-curve", "dataset": {"source": "csv", "file": "/nonexistent/x.csv", "target": "y", "task": "regression", "test_fraction": 0.2},
+            "algorithms": [{"id": "linear.ridge"}]})");
+        const ExperimentResult res = runner.run(spec);
+        QVERIFY2(res.error.contains("/nonexistent/x.csv"), qPrintable(res.error));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestRunner)
+#include "tst_runner.moc"
