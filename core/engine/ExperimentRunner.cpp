@@ -82,7 +82,7 @@ ExperimentResult ExperimentRunner::runLearningCurve(const ExperimentSpec& spec, 
         curves.algorithmId = alg.id;
         const AlgorithmEntry* entry = m_registry.algorithm(alg.id);
         curves.label = !alg.label.isEmpty() ? alg.label : (entry ? entry->info.name : alg.id);
-        for (int rep = 0; rep < spec.repeats && !m_stop.stopRequested(); ++rep) {
+        for (int rep = spec.firstRepeat; rep < spec.firstRepeat + spec.repeats && !m_stop.stopRequested(); ++rep) {
             RunJob job;
             job.algorithmId = alg.id;
             job.label = curves.label;

@@ -126,7 +126,7 @@ std::optional<ExperimentSpec> ExperimentSpec::fromObject(const QJsonObject& o, c
         return s;
     };
     static const QSet<QString> known{"name",    "kind",    "dataset",       "algorithms", "repeats",
-                                     "seed",    "threads", "time_budget_s", "sweep",      "description"};
+                                     "first_repeat", "seed", "threads", "time_budget_s", "sweep", "description"};
     for (auto it = o.begin(); it != o.end(); ++it)
         if (!known.contains(it.key())) {
             c.fail(it.key(), QStringLiteral("unknown key (known: %1)").arg(QStringList(known.values()).join(", ")));
@@ -187,6 +187,10 @@ std::optional<ExperimentSpec> ExperimentSpec::fromObject(const QJsonObject& o, c
     if (!c.integer(o, "repeats", "repeats", 1, 1000, v))
         return done();
     s.repeats = int(v);
+    v = 0;
+    if (!c.integer(o, "first_repeat", "first_repeat", 0, 1000000, v))
+        return done();
+    s.firstRepeat = int(v);
     if (o.contains("seed")) {
         // Seeds are 64-bit; JSON numbers are doubles, so large seeds may be given as strings.
         const QJsonValue sv = o.value("seed");
@@ -247,10 +251,11 @@ std::optional<ExperimentSpec> ExperimentSpec::fromObject(const QJsonObject& o, c
         if (!c.integer(so, "monte_carlo", "sweep.monte_carlo", 1, 1000000, v))
             return done();
         s.monteCarlo = int(v);
-        if (o.contains("repeats")) {
-            c.fail("repeats", QStringLiteral("a noise-sweep repeats through sweep.monte_carlo; remove \"repeats\""));
-            return done();
-        }
+        for (const char* key : {"repeats", "first_repeat"})
+            if (o.contains(key)) {
+                c.fail(key, QStringLiteral("a noise-sweep repeats through sweep.monte_carlo; remove \"%1\"").arg(key));
+                return done();
+            }
     } else if (o.contains("sweep")) {
         c.fail("sweep", QStringLiteral("only a noise-sweep has a sweep; this experiment is a learning-curve"));
         return done();
@@ -319,6 +324,8 @@ QJsonObject ExperimentSpec::toJson() const
         o.insert("sweep", QJsonObject{{"sigma", sa}, {"monte_carlo", monteCarlo}});
     } else {
         o.insert("repeats", repeats);
+        if (firstRepeat > 0)
+            o.insert("first_repeat", firstRepeat);
     }
     return o;
 }

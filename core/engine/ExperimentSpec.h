@@ -23,7 +23,7 @@ struct AlgorithmRun {
 
 /// A parsed experiment file. Keys (see docs/experiments.md):
 /// name, kind ("learning-curve" | "noise-sweep"), dataset {...}, algorithms [{id, label, params}],
-/// repeats (learning-curve, default 1, 1..1000), seed (default 1), threads (default: all cores),
+/// repeats (learning-curve, default 1, 1..1000), first_repeat (learning-curve, default 0), seed (default 1), threads (default: all cores),
 /// time_budget_s (per run, default none), sweep {sigma: [..], monte_carlo: N} (noise-sweep only).
 struct ExperimentSpec {
     enum class Kind { LearningCurve, NoiseSweep };
@@ -33,6 +33,9 @@ struct ExperimentSpec {
     QJsonObject dataset;
     QList<AlgorithmRun> algorithms;
     int repeats = 1;
+    /// Learning-curve: index of the first repeat, so repeats r = first_repeat … first_repeat +
+    /// repeats − 1 run with seeds deriveSeed(seed, r). Lets one stored run be re-run exactly.
+    int firstRepeat = 0;
     std::uint64_t seed = 1;
     int threads = 0;                 ///< 0 = all cores
     double timeBudgetSeconds = 0;    ///< 0 = no budget

@@ -164,6 +164,34 @@ private Q_SLOTS:
         QCOMPARE(exp->spec.value("seed").toInt(), 5);
     }
 
+    void firstRepeatReRunsOneStoredRunExactly()
+    {
+        // The GUI's "Re-run" of repeat r is {"repeats": 1, "first_repeat": r}: same seed, same
+        // data, so the same metrics (training times aside).
+        ExperimentRunner runner(m_reg, nullptr);
+        const QByteArray base = R"({"kind": "learning-curve", "seed": 9, "threads": 1,
+            "dataset": {"source": "moons", "samples": 200, "noise": 0.2},
+            "algorithms": [{"id": "test.noise", "params": {"epochs": 4}}], )";
+        const ExperimentResult all = runner.run(parse(base + R"("repeats": 3})"));
+        const ExperimentResult one = runner.run(parse(base + R"("repeats": 1, "first_repeat": 2})"));
+        QCOMPARE(all.curves[0].repeats.size(), 3);
+        QCOMPARE(one.curves[0].repeats.size(), 1);
+        const auto& a = all.curves[0].repeats[2];
+        const auto& b = one.curves[0].repeats[0];
+        QCOMPARE(a.size(), b.size());
+        for (int i = 0; i < a.size(); ++i) {
+            QCOMPARE(a[i].trainAccuracy, b[i].trainAccuracy);
+            QCOMPARE(a[i].testAccuracy, b[i].testAccuracy);
+            QCOMPARE(a[i].loss, b[i].loss);
+        }
+        // A different repeat index gives a different seed and so different numbers.
+        QVERIFY(all.curves[0].repeats[1].last().trainAccuracy != b.last().trainAccuracy);
+        QString err;
+        QVERIFY(!ExperimentSpec::fromJson(R"({"kind": "noise-sweep", "first_repeat": 1, "dataset": {"source": "bpls-toy", "function": "linear"},
+            "algorithms": [{"id": "linear.ridge"}], "sweep": {"sigma": [0], "monte_carlo": 1}})", "t", &err));
+        QVERIFY2(err.contains("first_repeat"), qPrintable(err));
+    }
+
     void stoppedLearningCurveLeavesCancelledRun()
     {
         QString err;
