@@ -1,0 +1,587 @@
+#include "RunTreeModel.h"
+
+#include <RunStore.h>
+
+#include <QFont>
+#include <QIcon>
+#include <QJsonDocument>
+#include <QPainter>
+#include <QPixmap>
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+
+namespace tb::gui {
+namespace {
+
+constexpr quintptr ExperimentTag = 0; ///< internalId of top-level rows; runs carry group row + 1
+
+constexpr std::array<RunStatus, 6> AllStatuses{RunStatus::Finished, RunStatus::Running,   RunStatus::Cancelled,
+                                               RunStatus::Failed,   RunStatus::Diverged,  RunStatus::Interrupted};
+
+QString localTime(const QDateTime& t)
+{
+    return t.isValid() ? t.toLocalTime().toString(QStringLiteral("yyyy-MM-dd hh:mm:ss")) : QStringLiteral("-");
+}
+
+QString esc(const QString& s)
+{
+    return s.toHtmlEscaped();
+}
+
+QString jsonText(const QJsonObject& o)
+{
+    return QString::fromUtf8(QJsonDocument(o).toJson(QJsonDocument::Indented)).trimmed();
+}
+
+/// One "<tr>" of a details table; empty values are left out so the pane stays short.
+QString detailRow(const QString& key, const QString& value, bool escape = true)
+{
+    if (value.isEmpty())
+        return {};
+    return QStringLiteral("<tr><td style='padding-right:12px'><b>%1</b></td><td>%2</td></tr>")
+        .arg(esc(key), escape ? esc(value) : value);
+}
+
+QString seedText(const QJsonValue& v)
+{
+    if (v.isString())
+        return v.toString();
+    if (v.isDouble())
+        return QString::number(qulonglong(v.toDouble()));
+    return {};
+}
+
+QIcon statusIcon(RunStatus s)
+{
+    // Built on first use (a QPixmap needs the GUI application) and kept for the process.
+    static QHash<int, QIcon> icons;
+    auto it = icons.find(int(s));
+    if (it != icons.end())
+        return *it;
+    QPixmap pm(12, 12);
+    pm.fill(Qt::transparent);
+    {
+        QPainter p(&pm);
+        p.setRenderHint(QPainter::Antialiasing);
+        p.setPen(Qt::NoPen);
+        p.setBrush(RunTreeModel::statusColor(s));
+        p.drawEllipse(QRectF(1.5, 1.5, 9, 9));
+    }
+    return *icons.insert(int(s), QIcon(pm));
+}
+
+} // namespace
+
+RunTreeModel::RunTreeModel(QObject* parent) : QAbstractItemModel(parent) {}
+
+QColor RunTreeModel::statusColor(RunStatus status)
+{
+    switch (status) {
+    case RunStatus::Finished: return QColor(0x2e, 0x7d, 0x32);    // green
+    case RunStatus::Running: return QColor(0x15, 0x65, 0xc0);     // blue
+    case RunStatus::Cancelled: return QColor(0xa6, 0x6a, 0x00);   // amber, dark enough on white
+    case RunStatus::Failed: return QColor(0xc6, 0x28, 0x28);      // red
+    case RunStatus::Diverged: return QColor(0x8e, 0x24, 0xaa);    // purple
+    case RunStatus::Interrupted: return QColor(0x75, 0x75, 0x75); // grey
+    }
+    return QColor(Qt::black);
+}
+
+QString RunTreeModel::formatAccuracy(double fraction)
+{
+    return std::isfinite(fraction) ? QString::number(100 * fraction, 'f', 2) + QLatin1Char('%')
+                                   : QStringLiteral("-");
+}
+
+QString RunTreeModel::formatRmse(double value)
+{
+    return std::isfinite(value) ? QString::number(value, 'g', 4) : QStringLiteral("-");
+}
+
+QString RunTreeModel::formatDuration(double seconds)
+{
+    if (!std::isfinite(seconds) || seconds < 0)
+        return QStringLiteral("-");
+    if (seconds < 60)
+        return QString::number(seconds, 'f', seconds < 10 ? 2 : 1) + QStringLiteral(" s");
+    const qint64 s = qint64(std::llround(seconds));
+    if (s < 3600)
+        return QStringLiteral("%1 min %2 s").arg(s / 60).arg(s % 60, 2, 10, QLatin1Char('0'));
+    return QStringLiteral("%1 h %2 min").arg(s / 3600).arg((s % 3600) / 60, 2, 10, QLatin1Char('0'));
+}
+
+bool RunTreeModel::reload(const RunStore* store, QString* error)
+{
+    if (!store) {
+        clear();
+        return true;
+    }
+    const QString before = store->lastError();
+    const QList<ExperimentRecord> experiments = store->experiments();
+    const QList<RunRecord> runs = store->runs(-1); // every run in one query, not one per experiment
+    setRecords(experiments, runs);
+    const QString after = store->lastError();
+    if (after != before && !after.isEmpty()) {
+        if (error)
+            *error = after;
+        return false;
+    }
+    return true;
+}
+
+void RunTreeModel::clear()
+{
+    beginResetModel();
+    m_groups.clear();
+    m_groupPos.clear();
+    m_runPos.clear();
+    endResetModel();
+}
+
+void RunTreeModel::setRecords(const QList<ExperimentRecord>& experiments, const QList<RunRecord>& runs)
+{
+    beginResetModel();
+    m_groups.clear();
+    m_groupPos.clear();
+    m_runPos.clear();
+    m_groups.reserve(experiments.size() + 1);
+    for (const ExperimentRecord& e : experiments) {
+        if (m_groupPos.contains(e.id))
+            continue;
+        m_groupPos.insert(e.id, int(m_groups.size()));
+        Group g;
+        g.record = e;
+        m_groups.append(std::move(g));
+    }
+    int orphans = -1;
+    for (const RunRecord& r : runs) {
+        auto it = m_groupPos.constFind(r.experimentId);
+        int gi = 0;
+        if (it != m_groupPos.constEnd()) {
+            gi = *it;
+        } else {
+            // Runs logged without an experiment (or whose experiment row is gone) stay visible.
+            if (orphans < 0) {
+                orphans = int(m_groups.size());
+                Group g;
+                g.record.id = -1;
+                g.record.name = tr("Runs without an experiment");
+                m_groups.append(std::move(g));
+            }
+            gi = orphans;
+        }
+        RunRow row;
+        row.record = r;
+        const QJsonObject fin = r.info.value(QLatin1String("final")).toObject();
+        if (fin.contains(QLatin1String("test_accuracy")) || fin.contains(QLatin1String("train_accuracy"))) {
+            row.metric = RunRow::Metric::Accuracy;
+            row.train = fin.value(QLatin1String("train_accuracy")).toDouble(NaN);
+            row.test = fin.value(QLatin1String("test_accuracy")).toDouble(NaN);
+        } else if (fin.contains(QLatin1String("test_rmse")) || fin.contains(QLatin1String("train_rmse"))) {
+            row.metric = RunRow::Metric::Rmse;
+            row.train = fin.value(QLatin1String("train_rmse")).toDouble(NaN);
+            row.test = fin.value(QLatin1String("test_rmse")).toDouble(NaN);
+        } else if (r.info.contains(QLatin1String("cells"))) {
+            row.metric = RunRow::Metric::Cells;
+            row.train = r.info.value(QLatin1String("cells_finished")).toDouble(NaN);
+            row.test = r.info.value(QLatin1String("cells")).toDouble(NaN);
+        }
+        if (r.started.isValid() && r.ended.isValid())
+            row.duration = r.started.msecsTo(r.ended) / 1000.0;
+        m_groups[gi].runs.append(std::move(row));
+    }
+    for (int gi = 0; gi < m_groups.size(); ++gi) {
+        Group& g = m_groups[gi];
+        summarise(g);
+        for (int ri = 0; ri < g.runs.size(); ++ri)
+            m_runPos.insert(g.runs[ri].record.id, {gi, ri});
+    }
+    endResetModel();
+}
+
+void RunTreeModel::summarise(Group& g)
+{
+    int maxRepeat = 0;
+    QDateTime first, last;
+    bool open = g.runs.isEmpty();
+    for (const RunRow& r : g.runs) {
+        g.counts[int(r.record.status)]++;
+        maxRepeat = std::max(maxRepeat, r.record.repeat);
+        if (!r.record.ended.isValid())
+            open = true;
+        if (r.record.started.isValid() && (!first.isValid() || r.record.started < first))
+            first = r.record.started;
+        if (r.record.ended.isValid() && (!last.isValid() || r.record.ended > last))
+            last = r.record.ended;
+    }
+    if (!open && first.isValid() && last.isValid())
+        g.duration = first.msecsTo(last) / 1000.0;
+    for (RunRow& r : g.runs) {
+        const QString label = r.record.algorithmName.isEmpty() ? r.record.algorithmId : r.record.algorithmName;
+        // Repeats only need telling apart when the experiment has several.
+        r.name = maxRepeat > 0 ? tr("%1 [repeat %2]").arg(label, QString::number(r.record.repeat + 1)) : label;
+    }
+    // The summary takes the colour of what most needs attention.
+    g.worst = RunStatus::Finished;
+    for (RunStatus s : {RunStatus::Cancelled, RunStatus::Interrupted, RunStatus::Diverged, RunStatus::Failed,
+                        RunStatus::Running})
+        if (g.counts[int(s)] > 0)
+            g.worst = s;
+    QStringList parts;
+    for (RunStatus s : AllStatuses)
+        if (g.counts[int(s)] > 0)
+            parts << QStringLiteral("%1 %2").arg(g.counts[int(s)]).arg(runStatusName(s));
+    g.statusText = parts.isEmpty() ? tr("no runs") : parts.join(QStringLiteral(", "));
+}
+
+const RunRecord* RunTreeModel::runAt(const QModelIndex& index) const
+{
+    if (!index.isValid() || index.model() != this || index.internalId() == ExperimentTag)
+        return nullptr;
+    const int gi = int(index.internalId() - 1);
+    if (gi >= m_groups.size() || index.row() >= m_groups[gi].runs.size())
+        return nullptr;
+    return &m_groups[gi].runs[index.row()].record;
+}
+
+const ExperimentRecord* RunTreeModel::experimentAt(const QModelIndex& index) const
+{
+    if (!index.isValid() || index.model() != this)
+        return nullptr;
+    const int gi = index.internalId() == ExperimentTag ? index.row() : int(index.internalId() - 1);
+    return gi < m_groups.size() ? &m_groups[gi].record : nullptr;
+}
+
+QList<qint64> RunTreeModel::runIdsOfExperiment(qint64 experimentId) const
+{
+    QList<qint64> ids;
+    const auto it = m_groupPos.constFind(experimentId);
+    int gi = it != m_groupPos.constEnd() ? *it : -1;
+    if (gi < 0 && experimentId == -1 && !m_groups.isEmpty() && m_groups.last().record.id == -1)
+        gi = int(m_groups.size()) - 1;
+    if (gi < 0)
+        return ids;
+    ids.reserve(m_groups[gi].runs.size());
+    for (const RunRow& r : m_groups[gi].runs)
+        ids << r.record.id;
+    return ids;
+}
+
+QModelIndex RunTreeModel::indexOfRun(qint64 runId, int column) const
+{
+    const auto it = m_runPos.constFind(runId);
+    if (it == m_runPos.constEnd() || column < 0 || column >= ColumnCount)
+        return {};
+    return createIndex(it->second, column, quintptr(it->first + 1));
+}
+
+QModelIndex RunTreeModel::indexOfExperiment(qint64 experimentId, int column) const
+{
+    if (column < 0 || column >= ColumnCount)
+        return {};
+    const auto it = m_groupPos.constFind(experimentId);
+    if (it != m_groupPos.constEnd())
+        return createIndex(*it, column, ExperimentTag);
+    if (experimentId == -1 && !m_groups.isEmpty() && m_groups.last().record.id == -1)
+        return createIndex(int(m_groups.size()) - 1, column, ExperimentTag);
+    return {};
+}
+
+QModelIndex RunTreeModel::index(int row, int column, const QModelIndex& parent) const
+{
+    if (row < 0 || column < 0 || column >= ColumnCount)
+        return {};
+    if (!parent.isValid())
+        return row < m_groups.size() ? createIndex(row, column, ExperimentTag) : QModelIndex();
+    if (parent.internalId() != ExperimentTag || parent.row() >= m_groups.size())
+        return {};
+    if (row >= m_groups[parent.row()].runs.size())
+        return {};
+    return createIndex(row, column, quintptr(parent.row() + 1));
+}
+
+QModelIndex RunTreeModel::parent(const QModelIndex& child) const
+{
+    if (!child.isValid() || child.internalId() == ExperimentTag)
+        return {};
+    return createIndex(int(child.internalId() - 1), 0, ExperimentTag);
+}
+
+int RunTreeModel::rowCount(const QModelIndex& parent) const
+{
+    if (!parent.isValid())
+        return int(m_groups.size());
+    if (parent.column() > 0 || parent.internalId() != ExperimentTag || parent.row() >= m_groups.size())
+        return 0;
+    return int(m_groups[parent.row()].runs.size());
+}
+
+int RunTreeModel::columnCount(const QModelIndex&) const
+{
+    return ColumnCount;
+}
+
+Qt::ItemFlags RunTreeModel::flags(const QModelIndex& index) const
+{
+    if (!index.isValid())
+        return Qt::NoItemFlags;
+    return Qt::ItemIsEnabled | Qt::ItemIsSelectable;
+}
+
+QVariant RunTreeModel::headerData(int section, Qt::Orientation orientation, int role) const
+{
+    if (orientation != Qt::Horizontal)
+        return {};
+    if (role == Qt::DisplayRole) {
+        switch (section) {
+        case NameColumn: return tr("Experiment / algorithm");
+        case StatusColumn: return tr("Status");
+        case TrainColumn: return tr("Train");
+        case TestColumn: return tr("Test");
+        case DurationColumn: return tr("Duration");
+        case SeedColumn: return tr("Seed");
+        case ThreadsColumn: return tr("Threads");
+        case StartedColumn: return tr("Started");
+        }
+    } else if (role == Qt::ToolTipRole) {
+        switch (section) {
+        case TrainColumn: return tr("Final train metric: accuracy (%) for classification, RMSE for regression");
+        case TestColumn: return tr("Final test metric: accuracy (%) for classification, RMSE for regression");
+        case DurationColumn: return tr("Wall-clock time from start to end (training time is in the details)");
+        }
+    }
+    return {};
+}
+
+QVariant RunTreeModel::data(const QModelIndex& index, int role) const
+{
+    if (!index.isValid() || index.model() != this)
+        return {};
+    if (index.internalId() == ExperimentTag) {
+        if (index.row() >= m_groups.size())
+            return {};
+        return experimentData(m_groups[index.row()], index.column(), role);
+    }
+    const int gi = int(index.internalId() - 1);
+    if (gi >= m_groups.size() || index.row() >= m_groups[gi].runs.size())
+        return {};
+    return runData(m_groups[gi], m_groups[gi].runs[index.row()], index.column(), role);
+}
+
+QVariant RunTreeModel::runData(const Group& g, const RunRow& r, int column, int role) const
+{
+    const RunRecord& rec = r.record;
+    auto metricText = [&](double v) -> QString {
+        switch (r.metric) {
+        case RunRow::Metric::Accuracy: return formatAccuracy(v);
+        case RunRow::Metric::Rmse: return tr("RMSE %1").arg(formatRmse(v));
+        case RunRow::Metric::Cells: return {};
+        case RunRow::Metric::None: break;
+        }
+        return QStringLiteral("-");
+    };
+    switch (role) {
+    case Qt::DisplayRole:
+        switch (column) {
+        case NameColumn: return r.name;
+        case StatusColumn: return runStatusName(rec.status);
+        case TrainColumn:
+            if (r.metric == RunRow::Metric::Cells)
+                return tr("%1/%2 cells").arg(r.train).arg(r.test);
+            return metricText(r.train);
+        case TestColumn: return r.metric == RunRow::Metric::Cells ? QStringLiteral("-") : metricText(r.test);
+        case DurationColumn: return formatDuration(r.duration);
+        case SeedColumn: return QString::number(rec.seed);
+        case ThreadsColumn: return rec.threads;
+        case StartedColumn: return localTime(rec.started);
+        }
+        break;
+    case Qt::ForegroundRole:
+        if (column == StatusColumn)
+            return statusColor(rec.status);
+        break;
+    case Qt::DecorationRole:
+        if (column == StatusColumn)
+            return statusIcon(rec.status);
+        break;
+    case Qt::TextAlignmentRole:
+        if (column >= TrainColumn && column <= ThreadsColumn)
+            return QVariant::fromValue(Qt::AlignRight | Qt::AlignVCenter);
+        break;
+    case Qt::ToolTipRole: {
+        QString tip = QStringLiteral("<b>%1</b> (%2) — run %3<br>%4")
+                          .arg(esc(r.name), esc(rec.algorithmId), QString::number(rec.id),
+                               esc(runStatusName(rec.status)));
+        if (!rec.error.isEmpty())
+            tip += QStringLiteral("<br><span style='color:%1'>%2</span>")
+                       .arg(statusColor(RunStatus::Failed).name(), esc(rec.error));
+        if (!rec.params.isEmpty()) {
+            QString params = QString::fromUtf8(QJsonDocument(QJsonObject::fromVariantMap(rec.params))
+                                                   .toJson(QJsonDocument::Compact));
+            if (params.size() > 300)
+                params = params.left(300) + QStringLiteral("…");
+            tip += QStringLiteral("<br><tt>%1</tt>").arg(esc(params));
+        }
+        return tip;
+    }
+    case RunIdRole: return rec.id;
+    case ExperimentIdRole: return g.record.id;
+    case IsRunRole: return true;
+    case StatusRole: return int(rec.status);
+    case SortRole:
+        switch (column) {
+        case NameColumn: return r.name;
+        case StatusColumn: return runStatusName(rec.status);
+        case TrainColumn: return std::isfinite(r.train) ? QVariant(r.train) : QVariant();
+        case TestColumn:
+            return std::isfinite(r.test) && r.metric != RunRow::Metric::Cells ? QVariant(r.test) : QVariant();
+        case DurationColumn: return std::isfinite(r.duration) ? QVariant(r.duration) : QVariant();
+        case SeedColumn: return qulonglong(rec.seed);
+        case ThreadsColumn: return rec.threads;
+        case StartedColumn: return rec.started;
+        }
+        break;
+    case SearchTextRole:
+        return QStringList{r.name, rec.algorithmId, rec.pluginId, runStatusName(rec.status), rec.dataset,
+                           QString::number(rec.seed), rec.error, QStringLiteral("#%1").arg(rec.id)}
+            .join(QLatin1Char('\n'))
+            .toLower();
+    case DetailsRole: return runDetails(g, r);
+    }
+    return {};
+}
+
+QVariant RunTreeModel::experimentData(const Group& g, int column, int role) const
+{
+    const ExperimentRecord& e = g.record;
+    switch (role) {
+    case Qt::DisplayRole:
+        switch (column) {
+        case NameColumn:
+            return e.id < 0 ? e.name : QStringLiteral("%1  [%2]").arg(e.name, e.kind);
+        case StatusColumn: return g.statusText;
+        case DurationColumn: return formatDuration(g.duration);
+        case SeedColumn: return seedText(e.spec.value(QLatin1String("seed")));
+        case ThreadsColumn:
+            return e.spec.contains(QLatin1String("threads")) ? QVariant(e.spec.value(QLatin1String("threads")).toInt())
+                                                            : QVariant();
+        case StartedColumn: return e.id < 0 ? QString() : localTime(e.created);
+        }
+        break;
+    case Qt::FontRole:
+        if (column == NameColumn) {
+            QFont f;
+            f.setBold(true);
+            return f;
+        }
+        break;
+    case Qt::ForegroundRole:
+        if (column == StatusColumn && !g.runs.isEmpty())
+            return statusColor(g.worst);
+        break;
+    case Qt::DecorationRole:
+        if (column == StatusColumn && !g.runs.isEmpty())
+            return statusIcon(g.worst);
+        break;
+    case Qt::TextAlignmentRole:
+        if (column >= TrainColumn && column <= ThreadsColumn)
+            return QVariant::fromValue(Qt::AlignRight | Qt::AlignVCenter);
+        break;
+    case Qt::ToolTipRole:
+        return QStringLiteral("<b>%1</b>%2<br>%3 runs: %4")
+            .arg(esc(e.name),
+                 e.id < 0 ? QString() : QStringLiteral(" — experiment %1, %2").arg(QString::number(e.id), esc(e.kind)),
+                 QString::number(g.runs.size()), esc(g.statusText));
+    case RunIdRole: return qint64(-1);
+    case ExperimentIdRole: return e.id;
+    case IsRunRole: return false;
+    case SortRole:
+        switch (column) {
+        case NameColumn: return e.name;
+        case StatusColumn: return g.statusText;
+        case DurationColumn: return std::isfinite(g.duration) ? QVariant(g.duration) : QVariant();
+        case SeedColumn: {
+            bool ok = false;
+            const qulonglong s = seedText(e.spec.value(QLatin1String("seed"))).toULongLong(&ok);
+            return ok ? QVariant(s) : QVariant();
+        }
+        case ThreadsColumn: return experimentData(g, column, Qt::DisplayRole);
+        case StartedColumn: return e.created.isValid() ? QVariant(e.created) : QVariant();
+        }
+        break;
+    case SearchTextRole:
+        return QStringList{e.name, e.kind, e.id < 0 ? QString() : QStringLiteral("#%1").arg(e.id)}
+            .join(QLatin1Char('\n'))
+            .toLower();
+    case DetailsRole: return experimentDetails(g);
+    }
+    return {};
+}
+
+QString RunTreeModel::runDetails(const Group& g, const RunRow& r)
+{
+    const RunRecord& rec = r.record;
+    QString html = QStringLiteral("<h3>%1</h3><table>").arg(esc(r.name));
+    html += detailRow(tr("Run"), QString::number(rec.id));
+    html += detailRow(tr("Experiment"), g.record.id < 0 ? tr("none")
+                                                  : QStringLiteral("%1 (%2)").arg(g.record.name, QString::number(g.record.id)));
+    html += detailRow(tr("Algorithm"), rec.algorithmId);
+    html += detailRow(tr("Plugin"), QStringLiteral("%1 %2").arg(rec.pluginId, rec.pluginVersion).trimmed());
+    html += detailRow(tr("App version"), rec.appVersion);
+    html += detailRow(tr("Dataset"), rec.dataset);
+    html += detailRow(tr("Seed"), QString::number(rec.seed));
+    html += detailRow(tr("Threads"), QString::number(rec.threads));
+    html += detailRow(tr("Repeat"), QString::number(rec.repeat + 1));
+    if (std::isfinite(rec.sigma))
+        html += detailRow(tr("σ"), QString::number(rec.sigma, 'g', 6));
+    html += detailRow(tr("Status"), QStringLiteral("<span style='color:%1'>%2</span>")
+                                  .arg(statusColor(rec.status).name(), esc(runStatusName(rec.status))),
+                false);
+    if (!rec.error.isEmpty())
+        html += detailRow(tr("Error"), QStringLiteral("<span style='color:%1'>%2</span>")
+                                     .arg(statusColor(RunStatus::Failed).name(), esc(rec.error)),
+                    false);
+    html += detailRow(tr("Started"), localTime(rec.started));
+    html += detailRow(tr("Ended"), rec.ended.isValid() ? localTime(rec.ended) : QString());
+    html += detailRow(tr("Duration"), std::isfinite(r.duration) ? formatDuration(r.duration) : QString());
+    const QJsonObject fin = rec.info.value(QLatin1String("final")).toObject();
+    if (fin.contains(QLatin1String("train_seconds")))
+        html += detailRow(tr("Training time"), formatDuration(fin.value(QLatin1String("train_seconds")).toDouble(NaN)));
+    for (const char* key : {"train_accuracy", "test_accuracy"})
+        if (fin.contains(QLatin1String(key)))
+            html += detailRow(QString::fromLatin1(key), formatAccuracy(fin.value(QLatin1String(key)).toDouble(NaN)));
+    for (const char* key : {"train_rmse", "test_rmse", "loss", "epochs"})
+        if (fin.contains(QLatin1String(key)))
+            html += detailRow(QString::fromLatin1(key), formatRmse(fin.value(QLatin1String(key)).toDouble(NaN)));
+    html += QStringLiteral("</table>");
+    QJsonObject facts = rec.info;
+    facts.remove(QLatin1String("final"));
+    html += QStringLiteral("<h4>%1</h4><pre>%2</pre>")
+                .arg(tr("Parameters"), esc(jsonText(QJsonObject::fromVariantMap(rec.params))));
+    if (!facts.isEmpty())
+        html += QStringLiteral("<h4>%1</h4><pre>%2</pre>").arg(tr("Facts recorded"), esc(jsonText(facts)));
+    return html;
+}
+
+QString RunTreeModel::experimentDetails(const Group& g)
+{
+    const ExperimentRecord& e = g.record;
+    QString html = QStringLiteral("<h3>%1</h3><table>").arg(esc(e.name));
+    if (e.id >= 0) {
+        html += detailRow(tr("Experiment"), QString::number(e.id));
+        html += detailRow(tr("Kind"), e.kind);
+        html += detailRow(tr("Created"), localTime(e.created));
+        html += detailRow(tr("App version"),
+                    e.gitHash.isEmpty() ? e.appVersion : QStringLiteral("%1 (%2)").arg(e.appVersion, e.gitHash));
+    }
+    html += detailRow(tr("Runs"), QStringLiteral("%1 — %2").arg(QString::number(g.runs.size()), g.statusText));
+    html += detailRow(tr("Duration"), std::isfinite(g.duration) ? formatDuration(g.duration) : QString());
+    html += QStringLiteral("</table>");
+    if (!e.spec.isEmpty())
+        html += QStringLiteral("<h4>%1</h4><pre>%2</pre>").arg(tr("Experiment file as run"), esc(jsonText(e.spec)));
+    return html;
+}
+
+} // namespace tb::gui

@@ -1,0 +1,132 @@
+#pragma once
+/// @file RunTreeModel.h
+/// Experiments and their runs from a RunStore, as a two-level item model for the run browser.
+
+#include <RunTypes.h>
+
+#include <QAbstractItemModel>
+#include <QColor>
+#include <QHash>
+#include <QList>
+#include <QVector>
+
+namespace tb {
+class RunStore;
+}
+
+namespace tb::gui {
+
+/// Two-level tree: experiments at the top (store order, oldest first), their runs as children
+/// (oldest first). Runs whose experiment is missing from the store (created with experiment −1)
+/// are grouped under one synthetic top-level row whose experiment id is −1.
+///
+/// The model reads the store once per reload(): one query for the experiments and one for all
+/// runs; checkpoints are never read (final metrics come from each run's info "final" object,
+/// written by the runner). Display values are computed once per reload so sorting thousands of
+/// rows stays cheap. GUI thread only, like every item model.
+class RunTreeModel : public QAbstractItemModel {
+    Q_OBJECT
+public:
+    /// Columns, left to right.
+    enum Column {
+        NameColumn,     ///< experiment name / run's algorithm label
+        StatusColumn,   ///< run status, or an experiment's count per status
+        TrainColumn,    ///< final train accuracy (%) or RMSE, or "n/m cells" for a noise-sweep run
+        TestColumn,     ///< final test accuracy (%) or RMSE
+        DurationColumn, ///< wall-clock seconds from start to end
+        SeedColumn,     ///< run seed (experiment: base seed of its spec)
+        ThreadsColumn,  ///< thread cap
+        StartedColumn,  ///< run start / experiment creation, local time
+        ColumnCount
+    };
+    /// Extra data roles, valid on every column of a row.
+    enum Role {
+        RunIdRole = Qt::UserRole + 1, ///< qint64 run id; −1 on experiment rows
+        ExperimentIdRole,             ///< qint64 experiment id (of the run's experiment on run rows)
+        IsRunRole,                    ///< bool: the row is a run
+        StatusRole,                   ///< int(RunStatus) on run rows; invalid on experiment rows
+        SortRole,                     ///< numeric / date value the proxy sorts by; invalid if none
+        SearchTextRole,               ///< lower-case text the filter matches (name, ids, dataset, error …)
+        DetailsRole                   ///< HTML description for the details pane
+    };
+
+    /// An empty model.
+    explicit RunTreeModel(QObject* parent = nullptr);
+
+    /// Replaces the contents with what @p store holds now (committed data only). @p store null
+    /// clears the model. Returns false and sets @p error (may be null) if a read failed; the model
+    /// then shows what could be read.
+    bool reload(const RunStore* store, QString* error = nullptr);
+    /// Replaces the contents with @p experiments and @p runs (grouped by experiment id).
+    void setRecords(const QList<ExperimentRecord>& experiments, const QList<RunRecord>& runs);
+    /// Removes every row.
+    void clear();
+
+    /// Number of experiment rows (including the synthetic group of runs without an experiment).
+    int experimentCount() const { return int(m_groups.size()); }
+    /// Number of run rows.
+    int runCount() const { return int(m_runPos.size()); }
+
+    /// The run shown at @p index (any column), or null on experiment rows and invalid indexes.
+    /// The pointer is valid until the next reload(), setRecords() or clear().
+    const RunRecord* runAt(const QModelIndex& index) const;
+    /// The experiment of the row at @p index: the experiment itself, or the run's experiment.
+    /// Null for invalid indexes. Same validity as runAt().
+    const ExperimentRecord* experimentAt(const QModelIndex& index) const;
+    /// Runs of experiment @p experimentId (−1: the runs without an experiment) in store order.
+    QList<qint64> runIdsOfExperiment(qint64 experimentId) const;
+    /// Index of run @p runId in @p column, invalid if it is not in the model.
+    QModelIndex indexOfRun(qint64 runId, int column = NameColumn) const;
+    /// Index of experiment @p experimentId (−1: the group of runs without one), or invalid.
+    QModelIndex indexOfExperiment(qint64 experimentId, int column = NameColumn) const;
+
+    /// The colour a status is drawn in (readable on a white or a dark background).
+    static QColor statusColor(RunStatus status);
+    /// Final metric text the way the CLI shows it: "93.75%" for accuracies, 4 significant
+    /// digits for RMSE, "-" for NaN / Inf.
+    static QString formatAccuracy(double fraction);
+    /// See formatAccuracy().
+    static QString formatRmse(double value);
+    /// "0.8 s", "12.3 s", "4 min 05 s", "2 h 03 min"; "-" for negative or NaN.
+    static QString formatDuration(double seconds);
+
+    QModelIndex index(int row, int column, const QModelIndex& parent = {}) const override;
+    QModelIndex parent(const QModelIndex& child) const override;
+    int rowCount(const QModelIndex& parent = {}) const override;
+    int columnCount(const QModelIndex& parent = {}) const override;
+    QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
+    QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
+    Qt::ItemFlags flags(const QModelIndex& index) const override;
+
+private:
+    /// A run with the values its row shows, computed once.
+    struct RunRow {
+        RunRecord record;
+        enum class Metric { None, Accuracy, Rmse, Cells } metric = Metric::None;
+        double train = NaN;    ///< fraction for accuracies
+        double test = NaN;
+        double duration = NaN; ///< seconds, NaN while running
+        QString name;          ///< label, with the repeat when the experiment has several
+    };
+    /// An experiment with its runs and a summary.
+    struct Group {
+        ExperimentRecord record;
+        QVector<RunRow> runs;
+        int counts[6] = {0, 0, 0, 0, 0, 0}; ///< runs per RunStatus
+        double duration = NaN;             ///< first start to last end, NaN while a run is open
+        QString statusText;
+        RunStatus worst = RunStatus::Finished; ///< status whose colour the summary takes
+    };
+
+    QVariant runData(const Group& g, const RunRow& r, int column, int role) const;
+    QVariant experimentData(const Group& g, int column, int role) const;
+    static QString runDetails(const Group& g, const RunRow& r);
+    static QString experimentDetails(const Group& g);
+    static void summarise(Group& g);
+
+    QVector<Group> m_groups;
+    QHash<qint64, int> m_groupPos;              ///< experiment id → group row
+    QHash<qint64, QPair<int, int>> m_runPos;    ///< run id → (group row, run row)
+};
+
+} // namespace tb::gui
