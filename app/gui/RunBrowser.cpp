@@ -1,0 +1,657 @@
+#include "RunBrowser.h"
+
+#include "RunFilterModel.h"
+#include "RunTreeModel.h"
+
+#include <RunStore.h>
+
+#include <QAction>
+#include <QComboBox>
+#include <QDir>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QItemSelectionModel>
+#include <QLabel>
+#include <QLineEdit>
+#include <QMenu>
+#include <QMessageBox>
+#include <QPushButton>
+#include <QSaveFile>
+#include <QScrollBar>
+#include <QSet>
+#include <QSplitter>
+#include <QTextBrowser>
+#include <QTextStream>
+#include <QToolButton>
+#include <QTreeView>
+#include <QVBoxLayout>
+
+#include <algorithm>
+#include <cmath>
+
+namespace tb::gui {
+namespace {
+
+QString csvNumber(double v)
+{
+    // Shortest text that reads back to the same double; NaN / Inf as empty fields, as ResultIO.
+    return std::isfinite(v) ? QString::number(v, 'g', QLocale::FloatingPointShortest) : QString();
+}
+
+QString csvField(QString s)
+{
+    if (s.contains(QLatin1Char(',')) || s.contains(QLatin1Char('"')) || s.contains(QLatin1Char('\n')) ||
+        s.contains(QLatin1Char('\r')))
+        return QLatin1Char('"') + s.replace(QLatin1String("\""), QLatin1String("\"\"")) + QLatin1Char('"');
+    return s;
+}
+
+/// "a, b, c and 4 more" — keeps dialogs short for large selections.
+QString nameList(const QStringList& names, int shown = 8)
+{
+    if (names.size() <= shown)
+        return names.join(QStringLiteral(", "));
+    return RunBrowser::tr("%1 and %2 more").arg(names.mid(0, shown).join(QStringLiteral(", ")), QString::number(names.size() - shown));
+}
+
+QList<qint64> sortedUnique(QList<qint64> ids)
+{
+    std::sort(ids.begin(), ids.end());
+    ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
+    return ids;
+}
+
+} // namespace
+
+RunBrowser::RunBrowser(QWidget* parent) : QWidget(parent)
+{
+    m_model = new RunTreeModel(this);
+    m_proxy = new RunFilterModel(this);
+    m_proxy->setSourceModel(m_model);
+    buildUi();
+    updateActions();
+    updateSummary();
+    updateDetails();
+}
+
+RunBrowser::~RunBrowser() = default;
+
+void RunBrowser::buildUi()
+{
+    m_filterEdit = new QLineEdit(this);
+    m_filterEdit->setObjectName(QStringLiteral("runFilterEdit"));
+    m_filterEdit->setPlaceholderText(tr("Filter by name, algorithm, dataset, seed, error…"));
+    m_filterEdit->setClearButtonEnabled(true);
+    m_statusBox = new QComboBox(this);
+    m_statusBox->setObjectName(QStringLiteral("runStatusFilter"));
+    m_statusBox->addItem(tr("All statuses"), -1);
+    for (RunStatus s : {RunStatus::Finished, RunStatus::Running, RunStatus::Cancelled, RunStatus::Failed,
+                        RunStatus::Diverged, RunStatus::Interrupted}) {
+        QPixmap dot(10, 10);
+        dot.fill(RunTreeModel::statusColor(s));
+        m_statusBox->addItem(QIcon(dot), runStatusName(s), int(s));
+    }
+    connect(m_filterEdit, &QLineEdit::textChanged, this, &RunBrowser::applyFilter);
+    connect(m_statusBox, &QComboBox::currentIndexChanged, this, &RunBrowser::applyFilter);
+
+    m_view = new QTreeView(this);
+    m_view->setObjectName(QStringLiteral("runTree"));
+    m_view->setModel(m_proxy);
+    m_view->setSelectionMode(QAbstractItemView::ExtendedSelection);
+    m_view->setSelectionBehavior(QAbstractItemView::SelectRows);
+    m_view->setUniformRowHeights(true); // lets the view lay out thousands of rows without measuring each
+    m_view->setAlternatingRowColors(true);
+    m_view->setAllColumnsShowFocus(true);
+    m_view->setSortingEnabled(true);
+    m_view->sortByColumn(RunTreeModel::StartedColumn, Qt::DescendingOrder); // newest experiments first
+    m_view->setExpandsOnDoubleClick(false); // double-click overlays; the arrow expands
+    m_view->setContextMenuPolicy(Qt::CustomContextMenu);
+    m_view->header()->setStretchLastSection(false);
+    m_view->header()->setSectionResizeMode(QHeaderView::Interactive);
+    m_view->header()->setSectionResizeMode(RunTreeModel::NameColumn, QHeaderView::Stretch);
+    m_view->header()->setMinimumSectionSize(40);
+    connect(m_view->selectionModel(), &QItemSelectionModel::selectionChanged, this, &RunBrowser::onSelectionChanged);
+    connect(m_view->selectionModel(), &QItemSelectionModel::currentChanged, this, &RunBrowser::updateDetails);
+    connect(m_view, &QTreeView::doubleClicked, this, [this](const QModelIndex&) { requestOverlay(); });
+    connect(m_view, &QWidget::customContextMenuRequested, this, &RunBrowser::showContextMenu);
+
+    m_details = new QTextBrowser(this);
+    m_details->setObjectName(QStringLiteral("runDetails"));
+    m_details->setOpenLinks(false);
+    m_details->setMinimumHeight(60);
+
+    auto makeAction = [this](const QString& text, const QString& name, const QString& tip) {
+        auto* a = new QAction(text, this);
+        a->setObjectName(name);
+        a->setToolTip(tip);
+        return a;
+    };
+    m_showAction = makeAction(tr("Show on charts"), QStringLiteral("showOnChartsAction"),
+                              tr("Overlay the selected runs' curves on the charts (or double-click a row)"));
+    m_rerunAction = makeAction(tr("Re-run"), QStringLiteral("rerunAction"),
+                               tr("Train the selected run, or run the selected experiment, again with identical "
+                                  "settings"));
+    m_rerunExperimentAction = makeAction(tr("Re-run experiment"), QStringLiteral("rerunExperimentAction"),
+                                         tr("Run the selected run's whole experiment again with identical settings"));
+    m_deleteAction = makeAction(tr("Delete…"), QStringLiteral("deleteAction"),
+                                tr("Delete the selected experiments and runs from the database (Del)"));
+    m_deleteAction->setShortcut(QKeySequence::Delete);
+    m_deleteAction->setShortcutContext(Qt::WidgetWithChildrenShortcut);
+    m_exportAction = makeAction(tr("Export CSV…"), QStringLiteral("exportCsvAction"),
+                                tr("Write every checkpoint of the selected runs to a CSV file"));
+    m_refreshAction = makeAction(tr("Refresh"), QStringLiteral("refreshAction"), tr("Re-read the database (F5)"));
+    m_refreshAction->setShortcut(QKeySequence::Refresh);
+    m_refreshAction->setShortcutContext(Qt::WidgetWithChildrenShortcut);
+    // Shortcuts act while the focus is anywhere in the browser.
+    addAction(m_deleteAction);
+    addAction(m_refreshAction);
+
+    connect(m_showAction, &QAction::triggered, this, &RunBrowser::requestOverlay);
+    connect(m_rerunAction, &QAction::triggered, this, &RunBrowser::requestRerun);
+    connect(m_rerunExperimentAction, &QAction::triggered, this, &RunBrowser::requestRerunExperiment);
+    connect(m_deleteAction, &QAction::triggered, this, [this] { deleteSelected(); });
+    connect(m_exportAction, &QAction::triggered, this, &RunBrowser::exportWithDialog);
+    connect(m_refreshAction, &QAction::triggered, this, &RunBrowser::refresh);
+
+    auto* filterRow = new QHBoxLayout;
+    filterRow->addWidget(m_filterEdit, 1);
+    filterRow->addWidget(m_statusBox);
+
+    m_summary = new QLabel(this);
+    m_summary->setObjectName(QStringLiteral("runSummary"));
+    m_summary->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_summary->setWordWrap(true);
+
+    auto* buttons = new QHBoxLayout;
+    for (QAction* a : {m_showAction, m_rerunAction, m_deleteAction, m_exportAction, m_refreshAction}) {
+        auto* b = new QToolButton(this);
+        b->setDefaultAction(a);
+        b->setToolButtonStyle(Qt::ToolButtonTextOnly);
+        buttons->addWidget(b);
+    }
+    buttons->addStretch(1);
+
+    auto* splitter = new QSplitter(Qt::Vertical, this);
+    splitter->addWidget(m_view);
+    splitter->addWidget(m_details);
+    splitter->setStretchFactor(0, 3);
+    splitter->setStretchFactor(1, 1);
+    splitter->setChildrenCollapsible(false);
+
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->addLayout(filterRow);
+    layout->addWidget(splitter, 1);
+    layout->addLayout(buttons);
+    layout->addWidget(m_summary);
+}
+
+QAbstractItemModel* RunBrowser::model() const
+{
+    return m_model;
+}
+
+void RunBrowser::setStore(RunStore* store)
+{
+    m_store = store;
+    m_message.clear();
+    m_columnsSized = false;
+    refresh();
+}
+
+void RunBrowser::setConfirmDeletes(bool on)
+{
+    m_confirmDeletes = on;
+}
+
+QModelIndex RunBrowser::toSource(const QModelIndex& proxyIndex) const
+{
+    return proxyIndex.isValid() ? m_proxy->mapToSource(proxyIndex) : QModelIndex();
+}
+
+QModelIndex RunBrowser::toProxy(const QModelIndex& sourceIndex) const
+{
+    return sourceIndex.isValid() ? m_proxy->mapFromSource(sourceIndex) : QModelIndex();
+}
+
+void RunBrowser::refresh()
+{
+    // What to restore, by id: row positions change when runs come and go.
+    QList<qint64> expIds, runIds, expanded;
+    for (const QModelIndex& i : m_view->selectionModel()->selectedRows()) {
+        const QModelIndex s = toSource(i);
+        if (s.data(RunTreeModel::IsRunRole).toBool())
+            runIds << s.data(RunTreeModel::RunIdRole).toLongLong();
+        else
+            expIds << s.data(RunTreeModel::ExperimentIdRole).toLongLong();
+    }
+    for (int r = 0; r < m_model->rowCount(); ++r) {
+        const QModelIndex s = m_model->index(r, 0);
+        const QModelIndex p = toProxy(s);
+        if (p.isValid() && m_view->isExpanded(p))
+            expanded << s.data(RunTreeModel::ExperimentIdRole).toLongLong();
+    }
+    const QModelIndex current = toSource(m_view->currentIndex());
+    const bool currentIsRun = current.data(RunTreeModel::IsRunRole).toBool();
+    const qint64 currentId = currentIsRun ? current.data(RunTreeModel::RunIdRole).toLongLong()
+                                          : current.data(RunTreeModel::ExperimentIdRole).toLongLong();
+    const int scroll = m_view->verticalScrollBar()->value();
+
+    m_restoring = true;
+    QString error;
+    if (m_store)
+        m_store->flush(1000); // include this process's queued writes; never wait long on the UI thread
+    if (!m_model->reload(m_store, &error))
+        m_message = tr("Could not read everything from %1: %2").arg(m_store->path(), error);
+    else if (m_message.startsWith(tr("Could not read")))
+        m_message.clear();
+
+    for (qint64 id : expanded) {
+        const QModelIndex p = toProxy(m_model->indexOfExperiment(id));
+        if (p.isValid())
+            m_view->setExpanded(p, true);
+    }
+    QItemSelection sel;
+    auto add = [&](const QModelIndex& source) {
+        const QModelIndex p = toProxy(source);
+        if (p.isValid())
+            sel.select(p, p);
+    };
+    for (qint64 id : expIds)
+        add(m_model->indexOfExperiment(id));
+    for (qint64 id : runIds)
+        add(m_model->indexOfRun(id));
+    m_view->selectionModel()->select(sel, QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
+    if (current.isValid()) {
+        const QModelIndex c = toProxy(currentIsRun ? m_model->indexOfRun(currentId, current.column())
+                                                   : m_model->indexOfExperiment(currentId, current.column()));
+        if (c.isValid())
+            m_view->selectionModel()->setCurrentIndex(c, QItemSelectionModel::NoUpdate);
+    }
+    m_view->verticalScrollBar()->setValue(scroll);
+    if (!m_columnsSized && m_model->rowCount() > 0) {
+        // Fit the columns once; afterwards they keep whatever widths the user gave them.
+        for (int c = RunTreeModel::StatusColumn; c < RunTreeModel::ColumnCount; ++c)
+            m_view->resizeColumnToContents(c);
+        m_columnsSized = true;
+    }
+    m_restoring = false;
+    onSelectionChanged();
+    updateDetails();
+    updateSummary();
+}
+
+QList<qint64> RunBrowser::selectedRunIds() const
+{
+    QList<qint64> ids;
+    for (const QModelIndex& i : m_view->selectionModel()->selectedRows()) {
+        const QModelIndex s = toSource(i);
+        if (s.data(RunTreeModel::IsRunRole).toBool())
+            ids << s.data(RunTreeModel::RunIdRole).toLongLong();
+        else if (s.isValid())
+            ids << m_model->runIdsOfExperiment(s.data(RunTreeModel::ExperimentIdRole).toLongLong());
+    }
+    return sortedUnique(ids);
+}
+
+QList<qint64> RunBrowser::selectedExperimentIds() const
+{
+    QList<qint64> ids;
+    for (const QModelIndex& i : m_view->selectionModel()->selectedRows()) {
+        const QModelIndex s = toSource(i);
+        if (s.isValid() && !s.data(RunTreeModel::IsRunRole).toBool()) {
+            const qint64 id = s.data(RunTreeModel::ExperimentIdRole).toLongLong();
+            if (id >= 0)
+                ids << id;
+        }
+    }
+    return sortedUnique(ids);
+}
+
+void RunBrowser::setSelection(const QList<qint64>& experimentIds, const QList<qint64>& runIds)
+{
+    QItemSelection sel;
+    QModelIndex first;
+    auto add = [&](const QModelIndex& source) {
+        const QModelIndex p = toProxy(source);
+        if (!p.isValid())
+            return;
+        sel.select(p, p);
+        if (!first.isValid())
+            first = p;
+        if (p.parent().isValid())
+            m_view->setExpanded(p.parent(), true);
+    };
+    for (qint64 id : experimentIds)
+        add(m_model->indexOfExperiment(id));
+    for (qint64 id : runIds)
+        add(m_model->indexOfRun(id));
+    m_view->selectionModel()->select(sel, QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
+    if (first.isValid()) {
+        m_view->selectionModel()->setCurrentIndex(first, QItemSelectionModel::NoUpdate);
+        m_view->scrollTo(first);
+    }
+}
+
+QModelIndex RunBrowser::singleSelectedSource() const
+{
+    const QModelIndexList rows = m_view->selectionModel()->selectedRows();
+    return rows.size() == 1 ? toSource(rows.first()) : QModelIndex();
+}
+
+void RunBrowser::onSelectionChanged()
+{
+    updateActions();
+    updateSummary();
+    if (m_restoring)
+        return;
+    const QList<qint64> runs = selectedRunIds();
+    const QList<qint64> exps = selectedExperimentIds();
+    if (runs == m_lastRunIds && exps == m_lastExperimentIds)
+        return;
+    m_lastRunIds = runs;
+    m_lastExperimentIds = exps;
+    Q_EMIT selectionChanged();
+}
+
+void RunBrowser::updateActions()
+{
+    const bool anyRows = m_view->selectionModel()->hasSelection();
+    const bool anyRuns = !selectedRunIds().isEmpty();
+    const QModelIndex one = singleSelectedSource();
+    const bool oneRun = one.isValid() && one.data(RunTreeModel::IsRunRole).toBool();
+    const qint64 oneExperiment = one.isValid() ? one.data(RunTreeModel::ExperimentIdRole).toLongLong() : -1;
+    m_showAction->setEnabled(anyRuns);
+    m_exportAction->setEnabled(anyRuns && m_store);
+    m_deleteAction->setEnabled(anyRows && m_store);
+    m_rerunAction->setEnabled(oneRun || oneExperiment >= 0);
+    m_rerunAction->setText(oneRun || oneExperiment < 0 ? tr("Re-run") : tr("Re-run experiment"));
+    m_rerunExperimentAction->setEnabled(oneExperiment >= 0);
+    m_refreshAction->setEnabled(m_store != nullptr);
+}
+
+void RunBrowser::updateSummary()
+{
+    QString text;
+    if (!m_store) {
+        text = tr("No database open.");
+    } else {
+        text = tr("%1: %2 experiments, %3 runs")
+                   .arg(QDir::toNativeSeparators(m_store->path()), QString::number(m_model->experimentCount()),
+                        QString::number(m_model->runCount()));
+        const int selected = int(selectedRunIds().size());
+        if (selected > 0)
+            text += tr(" — %1 selected").arg(selected);
+    }
+    if (!m_message.isEmpty())
+        text += QStringLiteral("<br><span style='color:%1'>%2</span>")
+                    .arg(RunTreeModel::statusColor(RunStatus::Failed).name(), m_message.toHtmlEscaped());
+    else
+        text = text.toHtmlEscaped();
+    m_summary->setText(text);
+}
+
+void RunBrowser::updateDetails()
+{
+    const QModelIndex current = toSource(m_view->currentIndex());
+    if (!current.isValid()) {
+        m_details->setHtml(tr("<i>Select an experiment or a run to see its parameters and facts.</i>"));
+        return;
+    }
+    m_details->setHtml(current.data(RunTreeModel::DetailsRole).toString());
+}
+
+void RunBrowser::applyFilter()
+{
+    const int status = m_statusBox->currentData().toInt();
+    m_proxy->setFilterText(m_filterEdit->text());
+    m_proxy->setStatusFilter(status < 0 ? std::nullopt : std::optional<RunStatus>(RunStatus(status)));
+    // While filtering, the matches are what matters: open every experiment that has some.
+    if (!m_filterEdit->text().trimmed().isEmpty() || status >= 0)
+        m_view->expandAll();
+    updateActions();
+    updateSummary();
+}
+
+void RunBrowser::showContextMenu(const QPoint& pos)
+{
+    const QModelIndex at = m_view->indexAt(pos);
+    if (at.isValid() && !m_view->selectionModel()->isRowSelected(at.row(), at.parent()))
+        m_view->selectionModel()->setCurrentIndex(at, QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
+    QMenu menu(this);
+    menu.addAction(m_showAction);
+    const QModelIndex one = singleSelectedSource();
+    if (one.isValid() && one.data(RunTreeModel::IsRunRole).toBool()) {
+        menu.addAction(m_rerunAction);
+        if (one.data(RunTreeModel::ExperimentIdRole).toLongLong() >= 0)
+            menu.addAction(m_rerunExperimentAction);
+    } else {
+        menu.addAction(m_rerunAction);
+    }
+    menu.addSeparator();
+    menu.addAction(m_exportAction);
+    menu.addAction(m_deleteAction);
+    menu.addSeparator();
+    menu.addAction(tr("Expand all"), m_view, &QTreeView::expandAll);
+    menu.addAction(tr("Collapse all"), m_view, &QTreeView::collapseAll);
+    menu.addAction(m_refreshAction);
+    menu.exec(m_view->viewport()->mapToGlobal(pos));
+}
+
+void RunBrowser::requestOverlay()
+{
+    const QList<qint64> ids = selectedRunIds();
+    if (!ids.isEmpty())
+        Q_EMIT overlayRequested(ids);
+}
+
+void RunBrowser::requestRerun()
+{
+    const QModelIndex one = singleSelectedSource();
+    if (!one.isValid())
+        return;
+    if (one.data(RunTreeModel::IsRunRole).toBool()) {
+        Q_EMIT rerunRequested(one.data(RunTreeModel::RunIdRole).toLongLong());
+        return;
+    }
+    const qint64 experimentId = one.data(RunTreeModel::ExperimentIdRole).toLongLong();
+    if (experimentId >= 0)
+        Q_EMIT rerunExperimentRequested(experimentId);
+}
+
+void RunBrowser::requestRerunExperiment()
+{
+    const QModelIndex one = singleSelectedSource();
+    const qint64 experimentId = one.isValid() ? one.data(RunTreeModel::ExperimentIdRole).toLongLong() : -1;
+    if (experimentId >= 0)
+        Q_EMIT rerunExperimentRequested(experimentId);
+}
+
+int RunBrowser::deleteSelected()
+{
+    if (!m_store)
+        return 0;
+    // Whole experiments first; then runs outside them (the group of runs without an experiment
+    // has no row of its own to delete, so its runs go one by one).
+    QList<qint64> expIds, runIds;
+    QStringList expNames, runNames, skipped;
+    int runsWithExperiments = 0;
+    QSet<qint64> expSet;
+    const QModelIndexList rows = m_view->selectionModel()->selectedRows();
+    for (const QModelIndex& i : rows) {
+        const QModelIndex s = toSource(i);
+        if (!s.isValid() || s.data(RunTreeModel::IsRunRole).toBool())
+            continue;
+        const qint64 id = s.data(RunTreeModel::ExperimentIdRole).toLongLong();
+        const ExperimentRecord* e = m_model->experimentAt(s);
+        bool running = false;
+        for (qint64 runId : m_model->runIdsOfExperiment(id)) {
+            const RunRecord* r = m_model->runAt(m_model->indexOfRun(runId));
+            running = running || (r && r->status == RunStatus::Running);
+        }
+        if (id < 0) {
+            for (qint64 runId : m_model->runIdsOfExperiment(id))
+                runIds << runId;
+        } else if (running) {
+            skipped << tr("experiment “%1” (a run is still running)").arg(e ? e->name : QString::number(id));
+            expSet.insert(id); // its selected runs are skipped with it
+        } else if (!expSet.contains(id)) {
+            expSet.insert(id);
+            expIds << id;
+            expNames << QStringLiteral("“%1”").arg(e ? e->name : QString::number(id));
+            runsWithExperiments += int(m_model->rowCount(s));
+        }
+    }
+    for (const QModelIndex& i : rows) {
+        const QModelIndex s = toSource(i);
+        if (s.data(RunTreeModel::IsRunRole).toBool())
+            runIds << s.data(RunTreeModel::RunIdRole).toLongLong();
+    }
+    runIds = sortedUnique(runIds);
+    QList<qint64> runsToDelete;
+    for (qint64 id : runIds) {
+        const QModelIndex s = m_model->indexOfRun(id);
+        const RunRecord* r = m_model->runAt(s);
+        if (!r || (r->experimentId >= 0 && expSet.contains(r->experimentId)))
+            continue;
+        const QString name = s.data(Qt::DisplayRole).toString();
+        if (r->status == RunStatus::Running) {
+            skipped << tr("run %1 “%2” (still running)").arg(QString::number(id), name);
+            continue;
+        }
+        runsToDelete << id;
+        runNames << QStringLiteral("%1 “%2”").arg(QString::number(id), name);
+    }
+    if (expIds.isEmpty() && runsToDelete.isEmpty()) {
+        if (!skipped.isEmpty()) {
+            m_message = tr("Nothing deleted: %1. Stop running runs before deleting them.").arg(nameList(skipped, 3));
+            updateSummary();
+        }
+        return 0;
+    }
+
+    if (m_confirmDeletes) {
+        QStringList what;
+        if (!expIds.isEmpty())
+            what << tr("%1 with their %2: %3")
+                        .arg(expIds.size() == 1 ? tr("1 experiment") : tr("%1 experiments").arg(expIds.size()),
+                             runsWithExperiments == 1 ? tr("1 run") : tr("%1 runs").arg(runsWithExperiments),
+                             nameList(expNames));
+        if (!runsToDelete.isEmpty())
+            what << tr("%1: %2").arg(runsToDelete.size() == 1 ? tr("1 run") : tr("%1 runs").arg(runsToDelete.size()),
+                                     nameList(runNames));
+        QMessageBox box(QMessageBox::Warning, tr("Delete runs"),
+                        tr("Delete from %1?").arg(QFileInfo(m_store->path()).fileName()), QMessageBox::NoButton,
+                        this);
+        QString info = what.join(QStringLiteral("\n\n"));
+        if (!skipped.isEmpty())
+            info += QStringLiteral("\n\n") + tr("Not deleted: %1.").arg(nameList(skipped, 3));
+        info += QStringLiteral("\n\n") + tr("Their metrics are deleted too. This cannot be undone.");
+        box.setInformativeText(info);
+        if (expNames.size() + runNames.size() > 8)
+            box.setDetailedText((expNames + runNames).join(QLatin1Char('\n')));
+        QPushButton* del = box.addButton(tr("Delete"), QMessageBox::DestructiveRole);
+        box.addButton(QMessageBox::Cancel);
+        box.setDefaultButton(QMessageBox::Cancel);
+        box.exec();
+        if (box.clickedButton() != del)
+            return 0;
+    }
+
+    int deleted = 0;
+    QStringList failures;
+    for (qint64 id : expIds) {
+        if (m_store->deleteExperiment(id))
+            ++deleted;
+        else
+            failures << tr("experiment %1: %2").arg(id).arg(m_store->lastError());
+    }
+    for (qint64 id : runsToDelete) {
+        if (m_store->deleteRun(id))
+            ++deleted;
+        else
+            failures << tr("run %1: %2").arg(id).arg(m_store->lastError());
+    }
+    if (!failures.isEmpty())
+        m_message = tr("Could not delete %1").arg(nameList(failures, 3));
+    else if (!skipped.isEmpty())
+        m_message = tr("Not deleted: %1.").arg(nameList(skipped, 3));
+    else
+        m_message.clear();
+    refresh();
+    return deleted;
+}
+
+bool RunBrowser::exportSelectedCsv(const QString& path, QString* error)
+{
+    auto fail = [error](const QString& message) {
+        if (error)
+            *error = message;
+        return false;
+    };
+    if (!m_store)
+        return fail(tr("%1: no database is open").arg(path));
+    const QList<qint64> ids = selectedRunIds();
+    if (ids.isEmpty())
+        return fail(tr("%1: no runs are selected").arg(path));
+
+    // QSaveFile: a failed export never leaves a half-written file in place of a good one.
+    QSaveFile file(path);
+    if (!file.open(QIODevice::WriteOnly | QIODevice::Text))
+        return fail(tr("%1: cannot write: %2").arg(path, file.errorString()));
+    QTextStream out(&file);
+    out << "run_id,experiment_id,label,algorithm_id,seed,repeat,sigma,status,seq,epoch,train_seconds,loss,"
+           "train_accuracy,test_accuracy,train_rmse,test_rmse\n";
+    for (qint64 id : ids) {
+        const RunRecord* r = m_model->runAt(m_model->indexOfRun(id));
+        if (!r)
+            continue;
+        const QString before = m_store->lastError();
+        const QVector<MetricPoint> points = m_store->metrics(id);
+        const QString after = m_store->lastError();
+        if (points.isEmpty() && after != before && !after.isEmpty()) {
+            file.cancelWriting();
+            return fail(tr("%1: cannot read the checkpoints of run %2: %3").arg(path, QString::number(id), after));
+        }
+        const QString label = r->algorithmName.isEmpty() ? r->algorithmId : r->algorithmName;
+        const QStringList fields{QString::number(r->id),
+                                 r->experimentId >= 0 ? QString::number(r->experimentId) : QString(),
+                                 csvField(label),
+                                 csvField(r->algorithmId),
+                                 QString::number(r->seed),
+                                 QString::number(r->repeat),
+                                 csvNumber(r->sigma),
+                                 runStatusName(r->status)};
+        const QString prefix = fields.join(QLatin1Char(',')) + QLatin1Char(',');
+        for (const MetricPoint& p : points)
+            out << prefix << p.seq << ',' << csvNumber(p.epoch) << ',' << csvNumber(p.trainTime) << ','
+                << csvNumber(p.loss) << ',' << csvNumber(p.trainAccuracy) << ',' << csvNumber(p.testAccuracy) << ','
+                << csvNumber(p.trainRmse) << ',' << csvNumber(p.testRmse) << '\n';
+    }
+    out.flush();
+    if (out.status() != QTextStream::Ok || !file.commit())
+        return fail(tr("%1: cannot write: %2").arg(path, file.errorString()));
+    return true;
+}
+
+void RunBrowser::exportWithDialog()
+{
+    const QList<qint64> ids = selectedRunIds();
+    if (ids.isEmpty())
+        return;
+    const QString dir = m_lastDir.isEmpty() ? QDir::homePath() : m_lastDir;
+    const QString suggested = ids.size() == 1 ? QStringLiteral("run-%1.csv").arg(ids.first())
+                                              : QStringLiteral("runs-%1-%2.csv").arg(ids.first()).arg(ids.last());
+    const QString path = QFileDialog::getSaveFileName(this, tr("Export checkpoints as CSV"),
+                                                      QDir(dir).filePath(suggested), tr("CSV files (*.csv)"));
+    if (path.isEmpty())
+        return;
+    m_lastDir = QFileInfo(path).absolutePath();
+    QString error;
+    if (!exportSelectedCsv(path, &error))
+        QMessageBox::warning(this, tr("Export CSV"), error);
+}
+
+} // namespace tb::gui

@@ -1,0 +1,140 @@
+#pragma once
+/// @file RunBrowser.h
+/// The run browser: past experiments and runs of a RunStore, with overlay, re-run, delete and
+/// CSV export.
+
+#include <QList>
+#include <QWidget>
+
+class QAbstractItemModel;
+class QAction;
+class QComboBox;
+class QLabel;
+class QLineEdit;
+class QModelIndex;
+class QPoint;
+class QTextBrowser;
+class QTreeView;
+
+namespace tb {
+class RunStore;
+}
+
+namespace tb::gui {
+
+class RunFilterModel;
+class RunTreeModel;
+
+/// Experiments (top level) and their runs (children) from a RunStore in a QTreeView with
+/// sortable columns: algorithm label, status (coloured), final train and test metric (accuracy %
+/// or RMSE, as the CLI shows them), duration, seed, threads, started. A details pane shows the
+/// current row's parameters (JSON), recorded facts, error message, plugin and app versions; a
+/// filter line edit and a status box narrow the tree.
+///
+/// Buttons and the context menu offer Show on charts, Re-run, Delete…, Export CSV… and Refresh;
+/// the Delete key deletes the selection; double-clicking a row asks to show it on the charts.
+///
+/// The store is read once per refresh() (one query for experiments, one for all runs);
+/// checkpoints are read only by exportSelectedCsv(). Nothing refreshes by itself: the owner calls
+/// refresh() when runs have changed. GUI thread only.
+class RunBrowser : public QWidget {
+    Q_OBJECT
+public:
+    /// An empty browser with no store; deletes ask for confirmation.
+    explicit RunBrowser(QWidget* parent = nullptr);
+    ~RunBrowser() override;
+
+    /// Shows the contents of @p store (not owned; it must outlive the browser or be replaced
+    /// first). nullptr clears the browser. Calls refresh().
+    void setStore(RunStore* store);
+    /// The store shown, or nullptr.
+    RunStore* store() const { return m_store; }
+
+    /// Re-reads the store (after flushing its queued writes for at most 1 s), keeping the
+    /// selection, the expanded experiments, the current row and the scroll position. Emits
+    /// selectionChanged() if the selected ids changed (e.g. selected runs were deleted elsewhere).
+    void refresh();
+
+    /// Runs selected directly or through their experiment (every run of a selected experiment,
+    /// including runs the filter hides), ascending ids without duplicates.
+    QList<qint64> selectedRunIds() const;
+    /// Experiments selected directly (not through one of their runs), ascending ids. The group
+    /// of runs without an experiment has no id and is never listed.
+    QList<qint64> selectedExperimentIds() const;
+    /// Selects exactly the given experiments and runs (ids not shown are ignored), expanding the
+    /// experiments of the selected runs, and makes the first of them current.
+    void setSelection(const QList<qint64>& experimentIds, const QList<qint64>& runIds);
+
+    /// Deletes the selected experiments (with all their runs) and the selected runs outside
+    /// them, after a confirmation dialog naming what will be deleted (skipped when
+    /// setConfirmDeletes(false)). Running runs, and experiments that still have one, are never
+    /// deleted (the runner is still writing to them) and are named in the dialog. Returns the
+    /// number of experiments plus runs deleted (a run deleted with its experiment counts with
+    /// it); 0 if cancelled or nothing was selected. Failures are shown in the status line.
+    int deleteSelected();
+    /// Whether deleteSelected() asks first; default true. Tests only should turn it off.
+    void setConfirmDeletes(bool on);
+    bool confirmDeletes() const { return m_confirmDeletes; }
+
+    /// Writes every checkpoint of the selected runs to @p path as CSV with a header row:
+    /// run_id, experiment_id, label, algorithm_id, seed, repeat, sigma, status, seq, epoch,
+    /// train_seconds, loss, train_accuracy, test_accuracy, train_rmse, test_rmse. Numbers are
+    /// written in their shortest exact form; NaN as an empty field. The file is replaced
+    /// atomically. Returns false with a message naming the path or run in @p error (may be null)
+    /// if no store is open, no run is selected, a read fails or the file cannot be written.
+    bool exportSelectedCsv(const QString& path, QString* error);
+
+    /// The unfiltered, unsorted tree (a RunTreeModel), for tests and for the owner's lookups.
+    QAbstractItemModel* model() const;
+
+Q_SIGNALS:
+    /// The selection changed; selectedRunIds() and selectedExperimentIds() give the new one.
+    void selectionChanged();
+    /// The user asked to overlay these runs (selectedRunIds()) on the charts.
+    void overlayRequested(const QList<qint64>& runIds);
+    /// The user asked to train run @p runId again with identical settings.
+    void rerunRequested(qint64 runId);
+    /// The user asked to run experiment @p experimentId again with identical settings.
+    void rerunExperimentRequested(qint64 experimentId);
+
+private:
+    void buildUi();
+    void updateActions();
+    void updateSummary();
+    void updateDetails();
+    void onSelectionChanged();
+    void showContextMenu(const QPoint& pos);
+    void requestOverlay();
+    void requestRerun();
+    void requestRerunExperiment();
+    void exportWithDialog();
+    void applyFilter();
+    /// The single selected row, or an invalid index if zero or several rows are selected.
+    QModelIndex singleSelectedSource() const;
+    QModelIndex toSource(const QModelIndex& proxyIndex) const;
+    QModelIndex toProxy(const QModelIndex& sourceIndex) const;
+
+    RunStore* m_store = nullptr;
+    RunTreeModel* m_model = nullptr;
+    RunFilterModel* m_proxy = nullptr;
+    QTreeView* m_view = nullptr;
+    QTextBrowser* m_details = nullptr;
+    QLineEdit* m_filterEdit = nullptr;
+    QComboBox* m_statusBox = nullptr;
+    QLabel* m_summary = nullptr;
+    QAction* m_showAction = nullptr;
+    QAction* m_rerunAction = nullptr;
+    QAction* m_rerunExperimentAction = nullptr;
+    QAction* m_deleteAction = nullptr;
+    QAction* m_exportAction = nullptr;
+    QAction* m_refreshAction = nullptr;
+    bool m_confirmDeletes = true;
+    bool m_restoring = false;      ///< refresh() is rebuilding: selection signals are its own
+    bool m_columnsSized = false;   ///< columns fitted to the first non-empty contents
+    QString m_message;             ///< last error shown in the status line, empty if none
+    QList<qint64> m_lastRunIds;    ///< selection last announced by selectionChanged()
+    QList<qint64> m_lastExperimentIds;
+    QString m_lastDir;             ///< folder of the last CSV export
+};
+
+} // namespace tb::gui
