@@ -1,0 +1,89 @@
+#pragma once
+/// @file ParamForm.h
+/// A parameter form generated from an algorithm's ParamSchema.
+
+#include <trainbench/ParamSchema.h>
+
+#include <QList>
+#include <QStringList>
+#include <QVariantMap>
+#include <QWidget>
+
+class QLabel;
+
+namespace tb::gui {
+
+class LogSlider;
+
+/// A form generated from a ParamSchema, one row per parameter in schema order:
+///  - Int: QSpinBox with the spec's range (clamped to the int range);
+///  - Real: QDoubleSpinBox with the spec's range that also accepts "1e-3", plus a LogSlider
+///    beside it when the spec is log-scale (learning rates);
+///  - Bool: QCheckBox; Choice: QComboBox with the spec's choices;
+///  - IntList: LayerSizeEdit ("50, 20").
+/// Every row has the spec's help as tooltip and an inline red message shown while its value is
+/// invalid; the message is ParamSchema's own (naming the parameter and the value), written
+/// "key: message", e.g. `lr: 5 is outside [1e-06, 1]`.
+///
+/// Spin boxes cannot hold a value outside their range, so a value given to setValues() that the
+/// schema rejects (e.g. from an experiment file) is kept as is, reported by problems() and
+/// values(), and shown in the message until the user edits that row. GUI thread only.
+class ParamForm : public QWidget {
+    Q_OBJECT
+public:
+    /// Builds the editors for @p schema (copied) and sets every one to its default.
+    explicit ParamForm(const ParamSchema& schema, QWidget* parent = nullptr);
+
+    /// Every key of the schema with its current value: canonical types (qlonglong, double,
+    /// bool, QString, QVariantList of int) for valid rows; an invalid row gives the raw value
+    /// (e.g. the typed text "50, -3") so that validation downstream names it too.
+    QVariantMap values() const;
+
+    /// Sets the keys of @p v; unknown keys are ignored, missing keys get their default.
+    /// Emits changed() once.
+    void setValues(const QVariantMap& v);
+
+    /// Every parameter back to its default (setValues({})). Emits changed() once.
+    void resetToDefaults();
+
+    /// One message per invalid row, in schema order, each starting with the key
+    /// ("hidden: \"50, -3\" …"); empty when every value is valid.
+    QStringList problems() const;
+
+    /// The editor widget of @p key (QSpinBox, QDoubleSpinBox, QCheckBox, QComboBox or
+    /// LayerSizeEdit), or nullptr for an unknown key.
+    QWidget* editor(const QString& key) const;
+    /// The log slider beside a log-scale real, else nullptr.
+    LogSlider* slider(const QString& key) const;
+    /// The inline message label of @p key (hidden while the value is valid), or nullptr.
+    QLabel* messageLabel(const QString& key) const;
+
+    const ParamSchema& schema() const { return m_schema; }
+
+Q_SIGNALS:
+    /// A value changed (user edit, setValues() or resetToDefaults()).
+    void changed();
+
+private:
+    struct Row {
+        ParamSpec spec;
+        QWidget* editor = nullptr;
+        LogSlider* slider = nullptr;
+        QLabel* message = nullptr;
+        bool hasRejected = false; ///< a value from setValues() the editor cannot hold
+        QVariant rejected;
+    };
+
+    QWidget* makeEditor(Row& row);
+    const Row* row(const QString& key) const;
+    QVariant rawValue(const Row& row) const;
+    QString problem(const Row& row) const;
+    void setEditorValue(Row& row, const QVariant& canonical);
+    void onEdited(int index);
+    void refreshMessage(const Row& row);
+
+    ParamSchema m_schema;
+    QList<Row> m_rows;
+};
+
+} // namespace tb::gui
