@@ -275,6 +275,12 @@ void RunBrowser::refresh()
         // Fit the columns once; afterwards they keep whatever widths the user gave them.
         for (int c = RunTreeModel::StatusColumn; c < RunTreeModel::ColumnCount; ++c)
             m_view->resizeColumnToContents(c);
+        // Long values (a 64-bit seed, an unusual summary) must not squeeze the name column.
+        // (The widest regular value is an experiment's summary; the view may not be laid out yet,
+        // so the cap cannot depend on its width.)
+        const int cap = m_view->fontMetrics().horizontalAdvance(QStringLiteral("100/100 finished, 10 running")) + 40;
+        for (int c = RunTreeModel::StatusColumn; c < RunTreeModel::ColumnCount; ++c)
+            m_view->setColumnWidth(c, std::min(m_view->columnWidth(c), cap));
         m_columnsSized = true;
     }
     m_restoring = false;
@@ -535,7 +541,7 @@ int RunBrowser::deleteSelected()
     if (m_confirmDeletes) {
         QStringList what;
         if (!expIds.isEmpty())
-            what << tr("%1 with their %2: %3")
+            what << (expIds.size() == 1 ? tr("%1 with its %2: %3") : tr("%1 with their %2: %3"))
                         .arg(expIds.size() == 1 ? tr("1 experiment") : tr("%1 experiments").arg(expIds.size()),
                              runsWithExperiments == 1 ? tr("1 run") : tr("%1 runs").arg(runsWithExperiments),
                              nameList(expNames));

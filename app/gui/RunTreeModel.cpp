@@ -234,6 +234,10 @@ void RunTreeModel::summarise(Group& g)
         if (g.counts[int(s)] > 0)
             parts << QStringLiteral("%1 %2").arg(g.counts[int(s)]).arg(runStatusName(s));
     g.statusText = parts.isEmpty() ? tr("no runs") : parts.join(QStringLiteral(", "));
+    g.shortStatus = g.runs.isEmpty() ? g.statusText
+                                     : tr("%1/%2 finished").arg(g.counts[int(RunStatus::Finished)]).arg(g.runs.size());
+    if (g.counts[int(RunStatus::Running)] > 0)
+        g.shortStatus += tr(", %1 running").arg(g.counts[int(RunStatus::Running)]);
 }
 
 const RunRecord* RunTreeModel::runAt(const QModelIndex& index) const
@@ -461,7 +465,7 @@ QVariant RunTreeModel::experimentData(const Group& g, int column, int role) cons
         switch (column) {
         case NameColumn:
             return e.id < 0 ? e.name : QStringLiteral("%1  [%2]").arg(e.name, e.kind);
-        case StatusColumn: return g.statusText;
+        case StatusColumn: return g.shortStatus;
         case DurationColumn: return formatDuration(g.duration);
         case SeedColumn: return seedText(e.spec.value(QLatin1String("seed")));
         case ThreadsColumn:
@@ -500,7 +504,8 @@ QVariant RunTreeModel::experimentData(const Group& g, int column, int role) cons
     case SortRole:
         switch (column) {
         case NameColumn: return e.name;
-        case StatusColumn: return g.statusText;
+        case StatusColumn: // share of finished runs, so incomplete experiments sort together
+            return g.runs.isEmpty() ? QVariant() : QVariant(double(g.counts[int(RunStatus::Finished)]) / g.runs.size());
         case DurationColumn: return std::isfinite(g.duration) ? QVariant(g.duration) : QVariant();
         case SeedColumn: {
             bool ok = false;
@@ -523,10 +528,32 @@ QVariant RunTreeModel::experimentData(const Group& g, int column, int role) cons
 QString RunTreeModel::runDetails(const Group& g, const RunRow& r)
 {
     const RunRecord& rec = r.record;
+    // What went wrong and how well it did first; identity and provenance below.
     QString html = QStringLiteral("<h3>%1</h3><table>").arg(esc(r.name));
+    html += detailRow(tr("Status"),
+                      QStringLiteral("<span style='color:%1'>%2</span>")
+                          .arg(statusColor(rec.status).name(), esc(runStatusName(rec.status))),
+                      false);
+    if (!rec.error.isEmpty())
+        html += detailRow(tr("Error"),
+                          QStringLiteral("<span style='color:%1'>%2</span>")
+                              .arg(statusColor(RunStatus::Failed).name(), esc(rec.error)),
+                          false);
+    const QJsonObject fin = rec.info.value(QLatin1String("final")).toObject();
+    for (const char* key : {"train_accuracy", "test_accuracy"})
+        if (fin.contains(QLatin1String(key)))
+            html += detailRow(QString::fromLatin1(key), formatAccuracy(fin.value(QLatin1String(key)).toDouble(NaN)));
+    for (const char* key : {"train_rmse", "test_rmse", "loss", "epochs"})
+        if (fin.contains(QLatin1String(key)))
+            html += detailRow(QString::fromLatin1(key), formatRmse(fin.value(QLatin1String(key)).toDouble(NaN)));
+    if (fin.contains(QLatin1String("train_seconds")))
+        html += detailRow(tr("Training time"),
+                          formatDuration(fin.value(QLatin1String("train_seconds")).toDouble(NaN)));
+    html += detailRow(tr("Duration"), std::isfinite(r.duration) ? formatDuration(r.duration) : QString());
     html += detailRow(tr("Run"), QString::number(rec.id));
-    html += detailRow(tr("Experiment"), g.record.id < 0 ? tr("none")
-                                                  : QStringLiteral("%1 (%2)").arg(g.record.name, QString::number(g.record.id)));
+    html += detailRow(tr("Experiment"),
+                      g.record.id < 0 ? tr("none")
+                                      : QStringLiteral("%1 (%2)").arg(g.record.name, QString::number(g.record.id)));
     html += detailRow(tr("Algorithm"), rec.algorithmId);
     html += detailRow(tr("Plugin"), QStringLiteral("%1 %2").arg(rec.pluginId, rec.pluginVersion).trimmed());
     html += detailRow(tr("App version"), rec.appVersion);
@@ -536,30 +563,13 @@ QString RunTreeModel::runDetails(const Group& g, const RunRow& r)
     html += detailRow(tr("Repeat"), QString::number(rec.repeat + 1));
     if (std::isfinite(rec.sigma))
         html += detailRow(tr("σ"), QString::number(rec.sigma, 'g', 6));
-    html += detailRow(tr("Status"), QStringLiteral("<span style='color:%1'>%2</span>")
-                                  .arg(statusColor(rec.status).name(), esc(runStatusName(rec.status))),
-                false);
-    if (!rec.error.isEmpty())
-        html += detailRow(tr("Error"), QStringLiteral("<span style='color:%1'>%2</span>")
-                                     .arg(statusColor(RunStatus::Failed).name(), esc(rec.error)),
-                    false);
     html += detailRow(tr("Started"), localTime(rec.started));
     html += detailRow(tr("Ended"), rec.ended.isValid() ? localTime(rec.ended) : QString());
-    html += detailRow(tr("Duration"), std::isfinite(r.duration) ? formatDuration(r.duration) : QString());
-    const QJsonObject fin = rec.info.value(QLatin1String("final")).toObject();
-    if (fin.contains(QLatin1String("train_seconds")))
-        html += detailRow(tr("Training time"), formatDuration(fin.value(QLatin1String("train_seconds")).toDouble(NaN)));
-    for (const char* key : {"train_accuracy", "test_accuracy"})
-        if (fin.contains(QLatin1String(key)))
-            html += detailRow(QString::fromLatin1(key), formatAccuracy(fin.value(QLatin1String(key)).toDouble(NaN)));
-    for (const char* key : {"train_rmse", "test_rmse", "loss", "epochs"})
-        if (fin.contains(QLatin1String(key)))
-            html += detailRow(QString::fromLatin1(key), formatRmse(fin.value(QLatin1String(key)).toDouble(NaN)));
     html += QStringLiteral("</table>");
-    QJsonObject facts = rec.info;
-    facts.remove(QLatin1String("final"));
     html += QStringLiteral("<h4>%1</h4><pre>%2</pre>")
                 .arg(tr("Parameters"), esc(jsonText(QJsonObject::fromVariantMap(rec.params))));
+    QJsonObject facts = rec.info;
+    facts.remove(QLatin1String("final"));
     if (!facts.isEmpty())
         html += QStringLiteral("<h4>%1</h4><pre>%2</pre>").arg(tr("Facts recorded"), esc(jsonText(facts)));
     return html;

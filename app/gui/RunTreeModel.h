@@ -30,7 +30,7 @@ public:
     /// Columns, left to right.
     enum Column {
         NameColumn,     ///< experiment name / run's algorithm label
-        StatusColumn,   ///< run status, or an experiment's count per status
+        StatusColumn,   ///< run status, or how many of an experiment's runs finished
         TrainColumn,    ///< final train accuracy (%) or RMSE, or "n/m cells" for a noise-sweep run
         TestColumn,     ///< final test accuracy (%) or RMSE
         DurationColumn, ///< wall-clock seconds from start to end
@@ -114,7 +114,8 @@ private:
         QVector<RunRow> runs;
         int counts[6] = {0, 0, 0, 0, 0, 0}; ///< runs per RunStatus
         double duration = NaN;             ///< first start to last end, NaN while a run is open
-        QString statusText;
+        QString statusText;  ///< count per status, e.g. "3 finished, 1 failed"
+        QString shortStatus; ///< e.g. "3/4 finished, 1 running", for the narrow status column
         RunStatus worst = RunStatus::Finished; ///< status whose colour the summary takes
     };
 

@@ -13,6 +13,9 @@
 #include <QComboBox>
 #include <QFile>
 #include <QLineEdit>
+#include <QMessageBox>
+#include <QPushButton>
+#include <QTimer>
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QTreeView>
@@ -230,8 +233,13 @@ private Q_SLOTS:
             QVERIFY2(details.contains(QLatin1String(needle)), needle);
 
         // The experiment row sums up its runs.
-        const QString summary = model->indexOfExperiment(m_expA, RunTreeModel::StatusColumn).data().toString();
-        QCOMPARE(summary, QStringLiteral("1 finished, 1 cancelled, 1 failed, 1 diverged"));
+        const QModelIndex summary = model->indexOfExperiment(m_expA, RunTreeModel::StatusColumn);
+        QCOMPARE(summary.data().toString(), QStringLiteral("1/4 finished"));
+        QVERIFY(summary.data(Qt::ToolTipRole).toString().contains(
+            QStringLiteral("1 finished, 1 cancelled, 1 failed, 1 diverged")));
+        QCOMPARE(summary.data(Qt::ForegroundRole).value<QColor>(), RunTreeModel::statusColor(RunStatus::Failed));
+        QCOMPARE(model->indexOfExperiment(m_expB, RunTreeModel::StatusColumn).data().toString(),
+                 QStringLiteral("1/3 finished, 1 running"));
         QCOMPARE(model->indexOfExperiment(m_expA, RunTreeModel::SeedColumn).data().toString(), QStringLiteral("7"));
     }
 
@@ -277,6 +285,35 @@ private Q_SLOTS:
         QVERIFY(!model->indexOfRun(m_interrupted).isValid());
         QCOMPARE(model->rowCount(model->indexOfExperiment(m_expB)), 2);
         QVERIFY(m_browser->selectedRunIds().isEmpty());
+    }
+
+    void deleteAsksFirstNamingWhatGoes()
+    {
+        m_browser->setConfirmDeletes(true);
+        m_browser->setSelection({m_expA}, {m_interrupted});
+        QString text;
+        // The dialog is modal: answer it from the event loop it runs.
+        auto answer = [&text](const QString& button) {
+            QTimer::singleShot(0, [&text, button] {
+                auto* box = qobject_cast<QMessageBox*>(QApplication::activeModalWidget());
+                QVERIFY(box);
+                text = box->text() + QLatin1Char('\n') + box->informativeText();
+                for (QAbstractButton* b : box->buttons())
+                    if (b->text().remove(QLatin1Char('&')) == button)
+                        b->click();
+            });
+        };
+        answer(QStringLiteral("Cancel"));
+        QCOMPARE(m_browser->deleteSelected(), 0);
+        QVERIFY(m_store->experiment(m_expA));
+        QVERIFY(m_store->run(m_interrupted));
+        QVERIFY2(text.contains(QStringLiteral("1 experiment with its 4 runs: “Toy curve”")), qPrintable(text));
+        QVERIFY2(text.contains(QStringLiteral("1 run: %1 “L-BFGS”").arg(m_interrupted)), qPrintable(text));
+
+        answer(QStringLiteral("Delete"));
+        QCOMPARE(m_browser->deleteSelected(), 2);
+        QVERIFY(!m_store->experiment(m_expA));
+        QVERIFY(!m_store->run(m_interrupted));
     }
 
     void runningRunsAreNeverDeleted()
