@@ -198,6 +198,11 @@ void RunBrowser::setStore(RunStore* store)
     m_store = store;
     m_message.clear();
     m_columnsSized = false;
+    // Ids of another database name other runs: forget the selection and expansion first.
+    m_restoring = true;
+    m_view->selectionModel()->clear();
+    m_model->clear();
+    m_restoring = false;
     refresh();
 }
 
@@ -243,10 +248,9 @@ void RunBrowser::refresh()
     QString error;
     if (m_store)
         m_store->flush(1000); // include this process's queued writes; never wait long on the UI thread
+    m_readError.clear();
     if (!m_model->reload(m_store, &error))
-        m_message = tr("Could not read everything from %1: %2").arg(m_store->path(), error);
-    else if (m_message.startsWith(tr("Could not read")))
-        m_message.clear();
+        m_readError = tr("Could not read everything from %1: %2").arg(m_store->path(), error);
 
     for (qint64 id : expanded) {
         const QModelIndex p = toProxy(m_model->indexOfExperiment(id));
@@ -391,11 +395,11 @@ void RunBrowser::updateSummary()
         if (selected > 0)
             text += tr(" — %1 selected").arg(selected);
     }
-    if (!m_message.isEmpty())
-        text += QStringLiteral("<br><span style='color:%1'>%2</span>")
-                    .arg(RunTreeModel::statusColor(RunStatus::Failed).name(), m_message.toHtmlEscaped());
-    else
-        text = text.toHtmlEscaped();
+    text = text.toHtmlEscaped();
+    for (const QString& problem : {m_readError, m_message})
+        if (!problem.isEmpty())
+            text += QStringLiteral("<br><span style='color:%1'>%2</span>")
+                        .arg(RunTreeModel::statusColor(RunStatus::Failed).name(), problem.toHtmlEscaped());
     m_summary->setText(text);
 }
 

@@ -131,7 +131,8 @@ private:
     bool m_confirmDeletes = true;
     bool m_restoring = false;      ///< refresh() is rebuilding: selection signals are its own
     bool m_columnsSized = false;   ///< columns fitted to the first non-empty contents
-    QString m_message;             ///< last error shown in the status line, empty if none
+    QString m_readError;           ///< the last refresh()'s read failure, empty if none
+    QString m_message;             ///< outcome of the last delete worth telling, empty if none
     QList<qint64> m_lastRunIds;    ///< selection last announced by selectionChanged()
     QList<qint64> m_lastExperimentIds;
     QString m_lastDir;             ///< folder of the last CSV export

@@ -548,6 +548,47 @@ private Q_SLOTS:
         QCOMPARE(shown->index(2, 0, expB).data(RunTreeModel::RunIdRole).toLongLong(), m_running);     // none
     }
 
+    void noiseSweepRunShowsItsCells()
+    {
+        // A noise sweep logs one run per algorithm standing for all its (σ, Monte-Carlo) cells.
+        ExperimentRecord e;
+        e.name = QStringLiteral("Sweep");
+        e.kind = QStringLiteral("noise-sweep");
+        const qint64 exp = m_store->createExperiment(e);
+        RunRecord r;
+        r.experimentId = exp;
+        r.algorithmId = QStringLiteral("bpls.regress");
+        r.status = RunStatus::Finished;
+        r.started = T0;
+        r.ended = T0.addSecs(1);
+        r.info = {{QStringLiteral("cells"), 12}, {QStringLiteral("cells_finished"), 10}};
+        const qint64 id = m_store->createRun(r);
+        QVERIFY(exp >= 0 && id >= 0);
+        m_browser->refresh();
+        QCOMPARE(cell(id, RunTreeModel::NameColumn), QStringLiteral("bpls.regress")); // no label: the id
+        QCOMPARE(cell(id, RunTreeModel::TrainColumn), QStringLiteral("10/12 cells"));
+        QCOMPARE(cell(id, RunTreeModel::TestColumn), QStringLiteral("-"));
+        QVERIFY(treeModel()->indexOfExperiment(exp).data().toString().contains(QStringLiteral("noise-sweep")));
+    }
+
+    void anotherStoreStartsWithNothingSelected()
+    {
+        m_browser->setSelection({m_expA}, {});
+        QSignalSpy changed(m_browser.get(), &RunBrowser::selectionChanged);
+        QTemporaryDir dir;
+        QString error;
+        auto other = RunStore::open(dir.filePath(QStringLiteral("other.sqlite")), &error);
+        QVERIFY2(other, qPrintable(error));
+        ExperimentRecord e;
+        e.name = QStringLiteral("Same id, other database");
+        QCOMPARE(other->createExperiment(e), m_expA); // ids restart in every file
+        m_browser->setStore(other.get());
+        QCOMPARE(treeModel()->rowCount(), 1);
+        QVERIFY(m_browser->selectedExperimentIds().isEmpty());
+        QCOMPARE(changed.count(), 1);
+        m_browser->setStore(m_store.get());
+    }
+
     void runsWithoutAnExperimentAndNoStore()
     {
         const qint64 loose = addRun(-1, QStringLiteral("Loose run"), RunStatus::Finished, 1, {});
