@@ -278,7 +278,14 @@ void ParamForm::setValues(const QVariantMap& v)
         // editors would clamp or coerce it, so keep the rejected value beside them.
         r.hasRejected = !canonical && r.spec.type != ParamType::IntList;
         r.rejected = r.hasRejected ? given : QVariant();
-        setEditorValue(r, canonical ? *canonical : (r.spec.type == ParamType::IntList ? given : r.spec.defaultValue));
+        QVariant shown = canonical ? *canonical : r.spec.defaultValue;
+        if (!canonical && r.spec.type == ParamType::IntList)
+            shown = given;
+        bool numeric = false;
+        const double asNumber = given.toDouble(&numeric);
+        if (!canonical && numeric && std::isfinite(asNumber) && (r.spec.type == ParamType::Int || r.spec.type == ParamType::Real))
+            shown = given; // the spin box clamps it: the nearest valid value is the likely fix
+        setEditorValue(r, shown);
         refreshMessage(r);
     }
     Q_EMIT changed();

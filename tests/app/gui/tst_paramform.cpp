@@ -118,6 +118,9 @@ private Q_SLOTS:
         QVERIFY(messageShown(f, "lr"));
         QCOMPARE(f.messageLabel("lr")->text(), QString("lr: 5 is outside [1e-06, 1]"));
         QCOMPARE(f.values().value("lr").toDouble(), 5.0);
+        // The editors show the nearest valid value, the likely fix.
+        QCOMPARE(qobject_cast<QDoubleSpinBox*>(f.editor("lr"))->value(), 1.0);
+        QCOMPARE(qobject_cast<QSpinBox*>(f.editor("epochs"))->value(), 1);
 
         // Editing the row replaces the rejected value and clears the message.
         qobject_cast<QDoubleSpinBox*>(f.editor("lr"))->setValue(0.01);
