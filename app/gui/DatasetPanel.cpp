@@ -613,9 +613,9 @@ void DatasetPanel::finishLoad(quint64 generation, const LoadResult& result)
     setError(result.error);
     if (result.error.isEmpty()) {
         m_preview->setSummary(result.summary);
-        m_status->setText(tr("%1 (loaded in %2 s)")
-                              .arg(result.summary.description)
-                              .arg(result.seconds, 0, 'f', result.seconds < 0.1 ? 3 : 2));
+        const QString took = result.seconds < 1 ? tr("%1 ms").arg(std::lround(result.seconds * 1000))
+                                                : tr("%1 s").arg(result.seconds, 0, 'f', 2);
+        m_status->setText(tr("%1 (loaded in %2)").arg(result.summary.description, took));
     } else {
         m_preview->setMessage(tr("No preview: the data could not be loaded."));
         m_status->clear();

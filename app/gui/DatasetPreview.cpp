@@ -147,14 +147,16 @@ QString DatasetPreview::classText() const
     if (!m_summary.valid)
         return {};
     if (m_summary.task == Task::Regression)
-        return tr("regression, %n target(s)", nullptr, int(m_summary.outputs));
+        return m_summary.outputs == 1 ? tr("regression, 1 target") : tr("regression, %1 targets").arg(m_summary.outputs);
     QStringList parts;
     const int shown = std::min<int>(int(m_summary.classNames.size()), 12);
     for (int c = 0; c < shown; ++c)
         parts << QStringLiteral("%1 (%2)").arg(m_summary.classNames[c]).arg(m_summary.trainClassCounts.value(c));
     if (shown < m_summary.classNames.size())
         parts << QStringLiteral("…");
-    return tr("%n class(es): ", nullptr, int(m_summary.classNames.size())) + parts.join(QStringLiteral(", "));
+    const QString count = m_summary.classNames.size() == 1 ? tr("1 class: ")
+                                                           : tr("%1 classes: ").arg(m_summary.classNames.size());
+    return count + parts.join(QStringLiteral(", "));
 }
 
 QSize DatasetPreview::sizeHint() const

@@ -53,8 +53,9 @@ PluginsDialog::PluginsDialog(const PluginRegistry& registry, QWidget* parent) : 
     int broken = 0;
     for (const auto& p : m_plugins)
         broken += p->isLoaded() ? 0 : 1;
-    auto* summary = new QLabel(tr("%n plugin file(s) found", nullptr, int(m_plugins.size())) +
-                                   (broken ? tr("; %n not loaded", nullptr, broken) : QString()),
+    auto* summary = new QLabel((m_plugins.size() == 1 ? tr("1 plugin file found")
+                                                      : tr("%1 plugin files found").arg(m_plugins.size())) +
+                                   (broken ? tr("; %1 not loaded").arg(broken) : QString()),
                                this);
     layout->addWidget(summary);
 
