@@ -16,19 +16,18 @@
 #include <QJsonArray>
 #include <QLabel>
 #include <QLineEdit>
-#include <QPointer>
 #include <QRegularExpressionValidator>
 #include <QSignalBlocker>
 #include <QSpinBox>
+#include <QThreadPool>
 #include <QTimer>
 #include <QToolButton>
 #include <QVBoxLayout>
 
+#include <atomic>
 #include <cmath>
 #include <mutex>
 #include <new>
-#include <system_error>
-#include <thread>
 
 namespace tb::gui {
 
@@ -37,6 +36,7 @@ namespace tb::gui {
 struct DatasetPanel::LoadShared {
     std::mutex mutex;
     DatasetPanel* panel = nullptr;
+    std::atomic<quint64> latest{0}; ///< generation of the newest load started
 };
 
 struct DatasetPanel::LoadResult {
@@ -567,6 +567,7 @@ void DatasetPanel::startLoad()
 {
     m_debounce->stop();
     const quint64 generation = ++m_generation;
+    m_shared->latest = generation;
     const QJsonObject s = spec();
     if (const QString problem = data::DataSource::validate(s); !problem.isEmpty()) {
         m_loading = false;
@@ -578,31 +579,29 @@ void DatasetPanel::startLoad()
     }
     m_loading = true;
     m_status->setText(tr("Loading %1 …").arg(data::DataSource::describe(s)));
-    try {
-        std::thread([shared = m_shared, generation, s, baseDir = m_baseDir] {
-            LoadResult r;
-            QElapsedTimer clock;
-            clock.start();
-            try {
-                r.summary = DatasetPreview::summarise(data::DataSource::load(s, baseDir));
-            } catch (const data::DataError& e) {
-                r.error = e.text();
-            } catch (const std::bad_alloc&) {
-                r.error = tr("not enough memory to load %1").arg(data::DataSource::describe(s));
-            } catch (const std::exception& e) {
-                r.error = QString::fromUtf8(e.what());
-            }
-            r.seconds = double(clock.nsecsElapsed()) * 1e-9;
-            const std::lock_guard lock(shared->mutex);
-            if (DatasetPanel* panel = shared->panel)
-                QMetaObject::invokeMethod(
-                    panel, [panel, generation, r] { panel->finishLoad(generation, r); }, Qt::QueuedConnection);
-        }).detach();
-    } catch (const std::system_error& e) {
+    // The global pool, because QCoreApplication waits for its tasks on exit: a load still
+    // running when the window closes finishes before static data is torn down.
+    QThreadPool::globalInstance()->start([shared = m_shared, generation, s, baseDir = m_baseDir] {
+        if (shared->latest != generation)
+            return; // superseded while queued; the newer load reports
         LoadResult r;
-        r.error = tr("cannot start the loader thread: %1").arg(QString::fromUtf8(e.what()));
-        finishLoad(generation, r);
-    }
+        QElapsedTimer clock;
+        clock.start();
+        try {
+            r.summary = DatasetPreview::summarise(data::DataSource::load(s, baseDir));
+        } catch (const data::DataError& e) {
+            r.error = e.text();
+        } catch (const std::bad_alloc&) {
+            r.error = tr("not enough memory to load %1").arg(data::DataSource::describe(s));
+        } catch (const std::exception& e) {
+            r.error = QString::fromUtf8(e.what());
+        }
+        r.seconds = double(clock.nsecsElapsed()) * 1e-9;
+        const std::lock_guard lock(shared->mutex);
+        if (DatasetPanel* panel = shared->panel)
+            QMetaObject::invokeMethod(
+                panel, [panel, generation, r] { panel->finishLoad(generation, r); }, Qt::QueuedConnection);
+    });
 }
 
 void DatasetPanel::finishLoad(quint64 generation, const LoadResult& result)

@@ -30,10 +30,11 @@ class DatasetPreview;
 /// experiment's seed); standardise.
 ///
 /// Every edit restarts a 300 ms timer; when it fires the spec is validated and loaded on a
-/// worker thread, and the DatasetPreview shows the shape, classes and sample images or a
-/// scatter. Results of superseded loads are dropped; errors (DataError text naming the key, or
-/// the file and line) appear in a red label, never as a crash. The panel may be destroyed while
-/// a load runs (the worker finishes alone and its result is discarded). GUI thread only.
+/// QThreadPool::globalInstance() thread (the application waits for it on exit), and the
+/// DatasetPreview shows the shape, classes and sample images or a scatter. Results of
+/// superseded loads are dropped; errors (DataError text naming the key, or the file and line)
+/// appear in a red label, never as a crash. The panel may be destroyed while
+/// a load runs (the task finishes alone and its result is discarded). GUI thread only.
 class DatasetPanel : public QWidget {
     Q_OBJECT
 public:
@@ -67,7 +68,7 @@ public:
     QWidget* editor(const QString& key) const;
     /// Starts a preview load now instead of after the debounce delay.
     void refreshPreview();
-    /// True while a load runs on the worker thread.
+    /// True while a load runs (or waits) on the thread pool.
     bool isLoading() const { return m_loading; }
 
 Q_SIGNALS:

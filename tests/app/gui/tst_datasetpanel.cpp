@@ -14,6 +14,7 @@
 #include <QSpinBox>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QThreadPool>
 
 using namespace tb;
 using tb::gui::DatasetPanel;
@@ -215,7 +216,10 @@ private Q_SLOTS:
         panel->refreshPreview();
         QVERIFY(panel->isLoading());
         delete panel;
-        QTest::qWait(3000); // let the worker finish and try to post (~0.5 s on an idle machine)
+        // The load runs on the global pool: wait for it to finish and try to post, then let a
+        // posted event (there must be none for a dead panel) be delivered.
+        QVERIFY(QThreadPool::globalInstance()->waitForDone(30000));
+        QCoreApplication::processEvents();
         DatasetPanel other;
         other.setSpec({{"source", "xor"}, {"samples", 50}});
         QVERIFY(waitForPreview(other));
