@@ -6,6 +6,7 @@
 
 #include <Eigen/QR>
 #include <QJsonArray>
+#include <QJsonObject>
 #include <tbb/blocked_range.h>
 #include <tbb/parallel_for.h>
 
@@ -171,8 +172,21 @@ Eigen::MatrixXd BplsTrainer::outputTargets(const Eigen::Ref<const Eigen::MatrixX
     return b;
 }
 
-Eigen::MatrixXd BplsTrainer::solve(const Eigen::MatrixXd& g, const Eigen::MatrixXd& c, int layer, bool bias,
-                                   const char* phase, RunContext& ctx)
+double BplsTrainer::relativeResidual(const Eigen::MatrixXd& g, const Eigen::MatrixXd& c, double targetNorm2,
+                                     const Eigen::MatrixXd& w)
+{
+    if (!(targetNorm2 > 0))
+        return 0.0;
+    // Only the lower triangle is read, as by the solver. Cost a²·o: nothing next to the Gram.
+    // The terms cancel down to the residual, so rounding in G and C (≈ ε‖B‖²) limits its
+    // resolution to ≈ √ε ≈ 1e-8 relative; extended precision here would not lower that floor.
+    const Eigen::MatrixXd gw = g.selfadjointView<Eigen::Lower>() * w;
+    const double r2 = targetNorm2 - 2.0 * (w.array() * c.array()).sum() + (w.array() * gw.array()).sum();
+    return std::sqrt(std::max(r2, 0.0) / targetNorm2);
+}
+
+Eigen::MatrixXd BplsTrainer::solve(const Eigen::MatrixXd& g, const Eigen::MatrixXd& c, double targetNorm2, int layer,
+                                   bool bias, const char* phase, RunContext& ctx)
 {
     const auto t0 = Clock::now();
     num::LeastSquaresOptions opt;
@@ -180,7 +194,20 @@ Eigen::MatrixXd BplsTrainer::solve(const Eigen::MatrixXd& g, const Eigen::Matrix
     opt.relativeRidge = m_config.relativeRidge;
     num::SolveReport rep;
     Eigen::MatrixXd w = num::solveNormalEquations(g, c, opt, &rep);
-    m_history.solveSeconds += since(t0);
+    const bool finiteCond = std::isfinite(rep.conditionEstimate);
+    m_layerSolves.append(QJsonObject{
+        {"layer", layer},
+        {"phase", QString::fromLatin1(phase)},
+        {"method", rep.method == num::SolveReport::Method::Cholesky ? "cholesky" : "eigen-pinv"},
+        {"rank", qint64(rep.rank)},
+        {"dimension", qint64(rep.dimension)},
+        // JSON has no infinity: null stands for an infinite estimate (rank < dimension).
+        {"cond", finiteCond ? QJsonValue(rep.conditionEstimate) : QJsonValue(QJsonValue::Null)},
+        {"ridge", rep.ridgeUsed},
+        {"fallback", rep.fallback},
+        {"reason", QString::fromStdString(rep.reason)},
+        {"residual", relativeResidual(g, c, targetNorm2, w)}});
+    m_history.solveSeconds += since(t0); // the residual's a²·o product counts as solve time
     if (rep.fallback) {
         ++m_history.fallbacks;
         const QString msg = QStringLiteral("bpls: layer %1 %2: %3")
@@ -236,6 +263,7 @@ bool BplsTrainer::sweep(const BplsInputs& in, const Eigen::MatrixXd& targets, co
 {
     const int layers = m_work.layerCount();
     w.assign(std::size_t(layers), Eigen::MatrixXd());
+    m_layerSolves = QJsonArray();
     Eigen::MatrixXd b = targets;
     Eigen::MatrixXd g, c;
     for (int l = layers - 1; l >= 1; --l) {
@@ -246,7 +274,8 @@ bool BplsTrainer::sweep(const BplsInputs& in, const Eigen::MatrixXd& targets, co
         const bool bias = layerBias(l);
         const Eigen::MatrixXd& a = hidden[std::size_t(l - 1)];
         BplsInputs::augmentedNormalEquations(a, b, bias, g, c);
-        const Eigen::MatrixXd wTilde = solve(g, c, l, bias, "initial solve", ctx);
+        const double bNorm2 = b.squaredNorm(); // a pass over the o target columns, not over A
+        const Eigen::MatrixXd wTilde = solve(g, c, bNorm2, l, bias, "initial solve", ctx);
         // Desired values, clipped into the activation's range, and their pre-activations:
         // row-independent, so computed on row blocks in parallel.
         const num::Activation act = m_work.activation(l - 1);
@@ -266,7 +295,7 @@ bool BplsTrainer::sweep(const BplsInputs& in, const Eigen::MatrixXd& targets, co
         });
         if (m_config.resolve) {
             BplsInputs::augmentedNormalEquations(nHat, b, bias, g, c);
-            w[std::size_t(l)] = solve(g, c, l, bias, "re-solve from desired values", ctx);
+            w[std::size_t(l)] = solve(g, c, bNorm2, l, bias, "re-solve from desired values", ctx);
         } else {
             w[std::size_t(l)] = wTilde;
         }
@@ -286,7 +315,7 @@ bool BplsTrainer::sweep(const BplsInputs& in, const Eigen::MatrixXd& targets, co
     m_history.gramSeconds += since(t0);
     if (in.stopped())
         return false;
-    w[0] = solve(g, c, 0, layerBias(0), "first layer", ctx);
+    w[0] = solve(g, c, b.squaredNorm(), 0, layerBias(0), "first layer", ctx);
     return true;
 }
 
@@ -382,6 +411,7 @@ void BplsTrainer::fit(const DatasetView& data, RunContext& ctx)
 {
     const auto tStart = Clock::now();
     m_history = History{};
+    m_layerSolves = QJsonArray();
     const Eigen::Index n = data.rows(), d = data.inputs(), k = data.outputs();
     const char* algo = m_config.classify ? "bpls.classify" : "bpls.regress";
     if (n == 0 || d == 0 || k == 0)
@@ -481,6 +511,7 @@ void BplsTrainer::fit(const DatasetView& data, RunContext& ctx)
     }
     m_history.bestEpoch = 1;
     m_history.epochs = 1;
+    ctx.record(QStringLiteral("layer_solves"), m_layerSolves);
     CheckpointAction action = ctx.checkpoint(Checkpoint{1.0, cur.loss, note});
 
     if (m_config.classify && action == CheckpointAction::Continue) {
@@ -620,6 +651,7 @@ void BplsTrainer::fit(const DatasetView& data, RunContext& ctx)
                 cpNote += QStringLiteral("; no gain, kept epoch %1").arg(m_history.bestEpoch);
                 m_history.trainAccuracy.push_back(double(bestCorrect) / double(n));
                 m_history.misses.push_back(n - bestCorrect);
+                ctx.record(QStringLiteral("layer_solves"), m_layerSolves);
                 action = ctx.checkpoint(Checkpoint{double(epoch), bestLoss, cpNote});
                 break;
             }
@@ -630,6 +662,7 @@ void BplsTrainer::fit(const DatasetView& data, RunContext& ctx)
             publish(in);
             m_history.trainAccuracy.push_back(double(cur.correct) / double(n));
             m_history.misses.push_back(n - cur.correct);
+            ctx.record(QStringLiteral("layer_solves"), m_layerSolves);
             action = ctx.checkpoint(Checkpoint{double(epoch), cur.loss, cpNote});
             if (action == CheckpointAction::Stop)
                 break;
@@ -641,6 +674,7 @@ void BplsTrainer::fit(const DatasetView& data, RunContext& ctx)
             if (!m_history.stopped && action == CheckpointAction::Continue) {
                 m_history.trainAccuracy.push_back(double(bestCorrect) / double(n));
                 m_history.misses.push_back(n - bestCorrect);
+                ctx.record(QStringLiteral("layer_solves"), m_layerSolves);
                 ctx.checkpoint(Checkpoint{double(m_history.epochs), bestLoss,
                                           QStringLiteral("restored the best iterate (epoch %1)").arg(m_history.bestEpoch)});
             }

@@ -9,6 +9,8 @@
 
 #include <Mlp.h>
 
+#include <QJsonArray>
+
 #include <vector>
 
 namespace tb::bpls {
@@ -63,6 +65,24 @@ public:
     };
     const History& history() const { return m_history; }
 
+    /// The solves of the latest backward sweep (the first one, then each refinement
+    /// iteration's), in the order they ran (output layer first). Each entry:
+    /// {"layer": l (0 = first), "phase": "initial solve" | "re-solve from desired values" |
+    /// "first layer", "method": "cholesky" | "eigen-pinv", "rank", "dimension",
+    /// "cond": condition estimate of AᵀA + λI (≥ 1; null when infinite, i.e. rank-deficient),
+    /// "ridge": λ used, "fallback": bool, "reason": why Cholesky was rejected (empty if not),
+    /// "residual": ‖AW − B‖_F / ‖B‖_F computed from G = AᵀA, C = AᵀB and ‖B‖²_F without a pass
+    /// over A, so it resolves about √ε ≈ 1e-8 (double Gram) or √ε_float ≈ 3e-4 (mixed first-layer
+    /// Gram); 0 when B = 0}.
+    /// Recorded as the run fact "layer_solves" before every checkpoint.
+    const QJsonArray& layerSolves() const { return m_layerSolves; }
+
+    /// Relative residual ‖AW − B‖_F / ‖B‖_F of @p w from the normal equations alone:
+    /// ‖AW − B‖² = ‖B‖² − 2⟨W, C⟩ + ⟨W, GW⟩, clamped at 0 (rounding can make it negative).
+    /// @p g = AᵀA (full), @p c = AᵀB, @p targetNorm2 = ‖B‖²_F. Returns 0 when ‖B‖ = 0. Pure.
+    static double relativeResidual(const Eigen::MatrixXd& g, const Eigen::MatrixXd& c, double targetNorm2,
+                                   const Eigen::MatrixXd& w);
+
     /// Flops of one backward sweep over @p rows rows for a network of @p sizes.
     static double sweepFlops(const BplsConfig& c, double rows, const std::vector<Eigen::Index>& sizes);
     /// Flops of one forward pass over @p rows rows.
@@ -81,8 +101,8 @@ private:
 
     bool sweep(const BplsInputs& in, const Eigen::MatrixXd& targets, const std::vector<Eigen::MatrixXd>& hidden,
                std::vector<Eigen::MatrixXd>& w, RunContext& ctx, const Eigen::MatrixXd* firstGram = nullptr);
-    Eigen::MatrixXd solve(const Eigen::MatrixXd& g, const Eigen::MatrixXd& c, int layer, bool bias, const char* phase,
-                          RunContext& ctx);
+    Eigen::MatrixXd solve(const Eigen::MatrixXd& g, const Eigen::MatrixXd& c, double targetNorm2, int layer, bool bias,
+                          const char* phase, RunContext& ctx);
     Eigen::MatrixXd outputTargets(const Eigen::Ref<const Eigen::MatrixXd>& y) const;
     void evaluate(Evaluation& ev, const std::vector<Eigen::MatrixXd>& w, const Eigen::Ref<const Eigen::MatrixXd>& y,
                   const Eigen::MatrixXd* blendFrom = nullptr, const Eigen::MatrixXd* blendTo = nullptr,
@@ -95,6 +115,7 @@ private:
     num::Mlp m_net;   ///< m_work folded back to raw inputs
     std::vector<int> m_labels;
     History m_history;
+    QJsonArray m_layerSolves; ///< the current sweep's solves, see layerSolves()
 };
 
 } // namespace tb::bpls

@@ -9,6 +9,7 @@
 #include <QJsonArray>
 #include <QPluginLoader>
 #include <QtTest>
+#include <algorithm>
 #include <cmath>
 #include <random>
 #include <tbb/task_arena.h>
@@ -451,6 +452,123 @@ private Q_SLOTS:
                                 "measured_seconds", "network"})
             QVERIFY2(ctx.records.contains(key), key);
         QVERIFY(ctx.records.value("predicted_flops").toDouble() > 0);
+    }
+
+    void residualFromNormalEquationsMatchesDirectResidual()
+    {
+        // Any W, not only the least-squares one: the identity is algebraic.
+        const Eigen::MatrixXd a = gaussian(40, 4, 21), b = gaussian(40, 3, 22), w = gaussian(4, 3, 23);
+        const Eigen::MatrixXd g = a.transpose() * a, c = a.transpose() * b;
+        const double direct = (a * w - b).norm() / b.norm();
+        // Terms of size ‖B‖² ≈ 120 cancel to ‖AW − B‖² ≈ 300: relative rounding ≈ 1e-15.
+        QVERIFY(std::abs(BplsTrainer::relativeResidual(g, c, b.squaredNorm(), w) - direct) < 1e-12 * direct);
+        // Only the lower triangle of G is read, as by the solver.
+        Eigen::MatrixXd lower = g.triangularView<Eigen::Lower>();
+        QCOMPARE(BplsTrainer::relativeResidual(lower, c, b.squaredNorm(), w),
+                 BplsTrainer::relativeResidual(g, c, b.squaredNorm(), w));
+        // B = 0 reports 0 rather than 0/0.
+        QCOMPARE(BplsTrainer::relativeResidual(g, Eigen::MatrixXd::Zero(4, 3), 0.0, w), 0.0);
+    }
+
+    void noiselessLinearToyRecordsExactLayerSolves()
+    {
+        const Eigen::MatrixXd x = toyInputs(true), y = toyLinear(x);
+        for (std::uint64_t seed = 1; seed <= 10; ++seed) {
+            BplsTrainer t(config(false, {{"hidden_activation", "identity"}, {"output_activation", "identity"}}));
+            TestRunContext ctx(seed);
+            fitIn(t, DatasetView(x, y), ctx);
+            const QJsonArray solves = ctx.records.value("layer_solves").toArray();
+            // Algorithm 1 without re-solve: one solve per layer, output layer first.
+            QCOMPARE(solves.size(), 2);
+            QCOMPARE(solves[0].toObject().value("layer").toInt(), 1);
+            QCOMPARE(solves[1].toObject().value("layer").toInt(), 0);
+            QCOMPARE(solves[1].toObject().value("phase").toString(), QString("first layer"));
+            for (const auto& v : solves) {
+                const QJsonObject s = v.toObject();
+                // The targets are exactly linear in (x, 1): every layer is consistent, the true
+                // residual is ~1e-15. The Gram formula ‖B‖² − 2⟨W,C⟩ + ⟨W,GW⟩ cancels to it, so
+                // rounding of ‖B‖², G and C (≈ ε‖B‖²) shows as √ε ≈ 1.5e-8: measured 0 (clamped)
+                // or 1.1e-8 … 2.8e-8 over seeds 1–20, also with extended-precision sums. The
+                // issue's 1e-8 is below that resolution; 1e-7 is still 5 orders under any
+                // inconsistent layer (≥ 1e-2 in the classification test below).
+                const double r = s.value("residual").toDouble(-1);
+                QVERIFY2(r >= 0 && r < 1e-7,
+                         qPrintable(QString("seed %1, layer %2: residual %3").arg(seed).arg(s.value("layer").toInt()).arg(r)));
+            }
+            // [N 1] of three linear features of (x, 1) has rank 2 of 4: the output solve fell
+            // back, reported with its rank, an infinite (null) condition and the reason.
+            const QJsonObject out = solves[0].toObject();
+            QCOMPARE(out.value("method").toString(), QString("eigen-pinv"));
+            QVERIFY(out.value("fallback").toBool());
+            QCOMPARE(out.value("rank").toInt(), 2);
+            QCOMPARE(out.value("dimension").toInt(), 4);
+            QVERIFY(out.value("cond").isNull());
+            QVERIFY(!out.value("reason").toString().isEmpty());
+            const QJsonObject first = solves[1].toObject();
+            QCOMPARE(first.value("method").toString(), QString("cholesky"));
+            QVERIFY(!first.value("fallback").toBool());
+            QVERIFY(first.value("cond").toDouble() >= 1.0);
+            QCOMPARE(first.value("ridge").toDouble(), 0.0);
+        }
+    }
+
+    void classifyRecordsLayerSolvesBeforeEveryCheckpoint_data()
+    {
+        QTest::addColumn<bool>("resolve");
+        QTest::addColumn<int>("perSweep");
+        // One hidden layer: 2 layers; re-solving from desired values adds one solve per hidden layer.
+        QTest::newRow("one solve per layer") << false << 2;
+        QTest::newRow("with re-solve") << true << 3;
+    }
+    void classifyRecordsLayerSolvesBeforeEveryCheckpoint()
+    {
+        QFETCH(bool, resolve);
+        QFETCH(int, perSweep);
+        Eigen::MatrixXd x, y;
+        rings(150, 5, x, y);
+        BplsTrainer t(config(true, {{"hidden", QVariantList{10}}, {"resolve", resolve}, {"gram_precision", "double"}}));
+        TestRunContext ctx(2);
+        int checked = 0;
+        QJsonArray firstSweep;
+        ctx.onCheckpoint = [&](const Checkpoint&) {
+            if (checked == 0)
+                firstSweep = ctx.records.value("layer_solves").toArray();
+            // The fact is in place when the host sees the checkpoint, for the sweep just done.
+            QCOMPARE(ctx.records.value("layer_solves").toArray().size(), perSweep);
+            QCOMPARE(ctx.records.value("layer_solves").toArray(), t.layerSolves());
+            ++checked;
+        };
+        fitIn(t, DatasetView(x, y, Task::Classification), ctx);
+        QVERIFY(checked >= 1);
+        QCOMPARE(checked, int(ctx.checkpoints.size()));
+        const QJsonArray solves = ctx.records.value("layer_solves").toArray();
+        QCOMPARE(solves.size(), perSweep);
+        QList<int> layers;
+        for (const auto& v : solves) {
+            const QJsonObject s = v.toObject();
+            layers << s.value("layer").toInt();
+            // Relative ridge 1e-8 keeps every Gram positive definite: Cholesky, finite cond ≥ 1.
+            QCOMPARE(s.value("method").toString(), QString("cholesky"));
+            QVERIFY(!s.value("fallback").toBool());
+            QVERIFY(s.value("reason").toString().isEmpty());
+            const double cond = s.value("cond").toDouble(-1);
+            QVERIFY2(std::isfinite(cond) && cond >= 1.0, qPrintable(QString::number(cond)));
+            QVERIFY(s.value("ridge").toDouble() > 0);
+            QCOMPARE(s.value("rank").toInt(), s.value("dimension").toInt());
+            // W = 0 is feasible, so a least-squares (or ridge) residual never exceeds ‖B‖. The
+            // last refinement may fit a handful of misclassified rows exactly (residual 0).
+            const double r = s.value("residual").toDouble(-1);
+            QVERIFY2(r >= 0 && r <= 1.0, qPrintable(QString::number(r)));
+        }
+        // The first sweep fits all 300 rows: rings are not linearly separable, so the output
+        // layer's targets cannot be met exactly (measured ≈ 0.2).
+        QCOMPARE(firstSweep.size(), perSweep);
+        QVERIFY(firstSweep[0].toObject().value("layer").toInt() == 1);
+        QVERIFY(firstSweep[0].toObject().value("residual").toDouble() > 0.01);
+        std::sort(layers.begin(), layers.end());
+        QCOMPARE(layers.front(), 0);
+        QCOMPARE(layers.back(), 1);
+        QCOMPARE(int(layers.count(0)), 1);
     }
 };
 
