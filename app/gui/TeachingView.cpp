@@ -73,9 +73,14 @@ TeachingView::TeachingView(const PluginRegistry& registry, QWidget* parent) : QW
     controls->addWidget(m_stop, 0, col++);
     controls->setColumnStretch(col, 1);
 
-    auto* sides = new QHBoxLayout;
-    for (int i = 0; i < 2; ++i)
-        sides->addWidget(buildSide(i), 1);
+    // One grid for both sides: the two plots share a row and so always have the same size,
+    // whether or not a side shows a solve table below its plot.
+    auto* sides = new QGridLayout;
+    for (int i = 0; i < 2; ++i) {
+        buildSide(sides, i);
+        sides->setColumnStretch(i, 1);
+    }
+    sides->setRowStretch(2, 1);
 
     auto* layout = new QVBoxLayout(this);
     layout->addLayout(controls);
@@ -113,12 +118,9 @@ TeachingView::~TeachingView()
     }
 }
 
-QWidget* TeachingView::buildSide(int i)
+void TeachingView::buildSide(QGridLayout* grid, int i)
 {
     Side& s = m_sides[std::size_t(i)];
-    auto* box = new QWidget;
-    auto* v = new QVBoxLayout(box);
-    v->setContentsMargins(0, 0, 0, 0);
     auto* pick = new QHBoxLayout;
     s.algorithm = new QComboBox;
     s.algorithm->setToolTip(i == 0 ? tr("Algorithm on the left") : tr("Algorithm on the right"));
@@ -129,18 +131,18 @@ QWidget* TeachingView::buildSide(int i)
     pick->addWidget(s.algorithm, 1);
     pick->addWidget(new QLabel(tr("Threads")));
     pick->addWidget(s.threads);
-    v->addLayout(pick);
+    grid->addLayout(pick, 0, i);
     s.title = new QLabel;
     s.title->setAlignment(Qt::AlignCenter);
     QFont bold = s.title->font();
     bold.setBold(true);
     s.title->setFont(bold);
-    v->addWidget(s.title);
+    grid->addWidget(s.title, 1, i);
     s.region = new DecisionRegionWidget;
-    v->addWidget(s.region, 1);
+    grid->addWidget(s.region, 2, i);
     s.caption = new QLabel(tr("not trained yet"));
     s.caption->setAlignment(Qt::AlignCenter);
-    v->addWidget(s.caption);
+    grid->addWidget(s.caption, 3, i);
     s.solves = new QTableWidget(0, 6);
     s.solves->setHorizontalHeaderLabels({tr("Layer"), tr("Phase"), tr("Method"), tr("Cond"), tr("Residual"),
                                          tr("Fallback")});
@@ -148,21 +150,19 @@ QWidget* TeachingView::buildSide(int i)
     s.solves->setEditTriggers(QAbstractItemView::NoEditTriggers);
     s.solves->setSelectionMode(QAbstractItemView::NoSelection);
     s.solves->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
-    s.solves->horizontalHeader()->setStretchLastSection(true);
+    s.solves->horizontalHeader()->setSectionResizeMode(1, QHeaderView::Stretch);
     s.solves->setToolTip(tr("BPLS: the least-squares solves of the latest sweep. Cond = condition estimate of "
                             "AᵀA + λI (∞ when rank-deficient), Residual = ‖AW − B‖ / ‖B‖"));
     s.solves->verticalHeader()->setDefaultSectionSize(s.solves->fontMetrics().height() + 4);
     s.solves->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
-    s.solves->setMaximumHeight(120);
     s.solves->hide();
-    v->addWidget(s.solves);
+    grid->addWidget(s.solves, 4, i);
 
     s.session = new TeachingSession(m_registry, this);
     connect(s.session, &TeachingSession::frameReady, this, [this, i](const TeachingFrame& f) { showFrame(i, f); });
     connect(s.session, &TeachingSession::finished, this, [this, i](const QString& st) { sideFinished(i, st); });
     connect(s.algorithm, &QComboBox::currentIndexChanged, this,
             [this, i] { m_sides[std::size_t(i)].title->setText(m_sides[std::size_t(i)].algorithm->currentText()); });
-    return box;
 }
 
 void TeachingView::populateAlgorithms()
@@ -371,11 +371,17 @@ void TeachingView::showFrame(int i, const TeachingFrame& f)
                 o.value(QStringLiteral("fallback")).toBool() ? tr("yes") : tr("no")};
             for (int c = 0; c < 6; ++c) {
                 auto* item = new QTableWidgetItem(cells[c]);
+                if (c == 1)
+                    item->setToolTip(cells[1]); // long phase names are elided in narrow windows
                 if (c == 5 && o.value(QStringLiteral("fallback")).toBool())
                     item->setToolTip(o.value(QStringLiteral("reason")).toString());
                 s.solves->setItem(r, c, item);
             }
         }
+        // Exactly as tall as its rows (a few per network): no scrolling inside the table.
+        s.solves->setFixedHeight(s.solves->horizontalHeader()->sizeHint().height() +
+                                 s.solves->verticalHeader()->defaultSectionSize() * s.solves->rowCount() +
+                                 2 * s.solves->frameWidth());
         s.solves->show();
     }
     Q_EMIT checkpointShown(i, f.epoch);

@@ -13,6 +13,7 @@
 
 class QComboBox;
 class QDoubleSpinBox;
+class QGridLayout;
 class QLabel;
 class QPushButton;
 class QSpinBox;
@@ -99,7 +100,7 @@ private:
         TeachingFrame frame;
     };
 
-    QWidget* buildSide(int i);
+    void buildSide(QGridLayout* grid, int i);
     void populateAlgorithms();
     bool reloadData(QString* error);
     void showFrame(int i, const TeachingFrame& frame);

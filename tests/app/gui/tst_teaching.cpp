@@ -239,6 +239,23 @@ private Q_SLOTS:
         QTest::qWait(300);
     }
 
+    void divergingRunEndsDiverged()
+    {
+        TeachingView view(*m_registry);
+        // Plain SGD at η = 10 on a linear output with squared error grows geometrically to Inf.
+        view.setParamsProvider([](const QString&) {
+            return QVariantMap{{"lr", 10.0}, {"output", "identity"}, {"loss", "squared_error"}, {"epochs", 1000}};
+        });
+        view.setDataset(moons());
+        view.setAlgorithms("gradient.sgd", "gradient.sgd");
+        QSignalSpy done(&view, &TeachingView::finished);
+        view.train();
+        QTRY_COMPARE_WITH_TIMEOUT(done.count(), 2, 30000);
+        for (const auto& args : done)
+            QCOMPARE(args.at(1).toString(), QString("diverged"));
+        QVERIFY(view.caption(0).endsWith("diverged"));
+    }
+
     void badInputIsReportedNotCrashing()
     {
         TeachingView view(*m_registry);
