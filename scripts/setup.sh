@@ -9,7 +9,7 @@ TB_BUILD_DIR="${TB_BUILD_DIR:-$TB_ROOT/build}"
 # Why each package is needed is in README.md ("Dependencies").
 TB_PACKAGES=(
   g++ cmake ninja-build pkg-config git
-  qt6-base-dev qt6-charts-dev libqt6sql6-sqlite libgl-dev
+  qt6-base-dev qt6-charts-dev libqt6opengl6-dev libqt6sql6-sqlite libgl-dev
   libeigen3-dev libtbb-dev zlib1g-dev liblbfgspp-dev
   fonts-dejavu-core
   dataset-fashion-mnist
@@ -39,7 +39,8 @@ tb_build() {
   if command -v ninja >/dev/null 2>&1; then
     generator=(-G Ninja)
   fi
-  if [ ! -f "$TB_BUILD_DIR/CMakeCache.txt" ]; then
+  # Configure when there is no build system yet (a fresh tree, or a configure that failed part-way).
+  if [ ! -f "$TB_BUILD_DIR/build.ninja" ] && [ ! -f "$TB_BUILD_DIR/Makefile" ]; then
     cmake -S "$TB_ROOT" -B "$TB_BUILD_DIR" "${generator[@]}" -DCMAKE_BUILD_TYPE=Release >&2
   fi
   cmake --build "$TB_BUILD_DIR" -j "$(nproc)" >&2
