@@ -620,6 +620,17 @@ QString DataSource::describe(const QJsonObject& spec)
     return text;
 }
 
+QJsonObject DataSource::withAbsolutePaths(const QJsonObject& spec, const QString& baseDir)
+{
+    QJsonObject out = spec;
+    for (const char* key : {"dir", "train_images", "train_labels", "test_images", "test_labels", "file", "test_file"}) {
+        const QJsonValue v = spec.value(QLatin1String(key));
+        if (v.isString() && !v.toString().isEmpty())
+            out.insert(QLatin1String(key), resolve(baseDir, v.toString()));
+    }
+    return out;
+}
+
 DatasetPair DataSource::load(const QJsonObject& spec, const QString& baseDir, const DataOverrides& overrides)
 {
     try {

@@ -63,6 +63,12 @@ public:
     /// True if the source has a noise level that DataOverrides::sigma may sweep.
     static bool hasNoiseLevel(const QJsonObject& spec);
 
+    /// @p spec with every file or folder key ("dir", "train_images", "train_labels",
+    /// "test_images", "test_labels", "file", "test_file") resolved against @p baseDir (the
+    /// current directory when empty), so the object means the same data wherever it is read
+    /// later (the run store keeps it for re-runs). Other keys are unchanged. Never throws.
+    static QJsonObject withAbsolutePaths(const QJsonObject& spec, const QString& baseDir);
+
     /// The known "source" values.
     static QStringList sources();
 };

@@ -39,6 +39,8 @@ ExperimentResult ExperimentRunner::run(const ExperimentSpec& spec, ExperimentObs
         rec.name = spec.name;
         rec.kind = ExperimentSpec::kindName(spec.kind);
         rec.spec = spec.toJson();
+        // Paths absolute, so the row re-runs the same data from any working directory.
+        rec.spec.insert(QStringLiteral("dataset"), data::DataSource::withAbsolutePaths(spec.dataset, spec.baseDir));
         rec.created = QDateTime::currentDateTimeUtc();
         rec.appVersion = QStringLiteral(TB_APP_VERSION);
         rec.gitHash = QStringLiteral(TB_GIT_HASH);
@@ -174,89 +176,114 @@ ExperimentResult ExperimentRunner::runNoiseSweep(const ExperimentSpec& spec, qin
     std::mutex errorMutex;
     QSet<QString> errors;
 
+    // The point of algorithm a at σ index s from the cells done so far.
+    auto pointAt = [&](int a, int s) {
+        std::vector<double> tr, te;
+        for (int m = 0; m < mc; ++m) {
+            const size_t cell = size_t(s) * size_t(mc) + size_t(m);
+            if (status[a][cell] == 1) {
+                tr.push_back(trainRmse[a][cell]);
+                te.push_back(testRmse[a][cell]);
+            }
+        }
+        SweepPoint p;
+        p.algorithmId = spec.algorithms[a].id;
+        p.algorithmName = labels[a];
+        p.sigma = spec.sigmas[s];
+        p.monteCarlo = int(tr.size());
+        if (!tr.empty()) {
+            const auto trs = num::meanStd(tr), tes = num::meanStd(te);
+            p.trainRmseMean = trs.mean;
+            p.trainRmseStd = trs.std;
+            p.testRmseMean = tes.mean;
+            p.testRmseStd = tes.std;
+        }
+        return p;
+    };
+    // Cells still running per σ: when one reaches zero its points are final and are shown at
+    // once, so a live chart grows σ by σ instead of appearing at the end.
+    std::vector<std::atomic<int>> pendingPerSigma(size_t(std::max(nSigma, 0)));
+    for (auto& p : pendingPerSigma)
+        p = mc;
+    std::vector<char> reported(size_t(std::max(nSigma, 0)), 0);
+
+    auto runCell = [&](qint64 cell) {
+        const int s = int(cell / mc);
+        const std::uint64_t cellSeed = deriveSeed(spec.seed, std::uint64_t(cell));
+        std::shared_ptr<const data::DatasetPair> d;
+        try {
+            d = std::make_shared<const data::DatasetPair>(data::DataSource::load(
+                spec.dataset, spec.baseDir, data::DataOverrides{spec.sigmas[s], cellSeed}));
+        } catch (const std::exception& e) {
+            std::lock_guard lock(errorMutex);
+            errors.insert(QString::fromUtf8(e.what()));
+        }
+        for (int a = 0; d && a < nAlg && !m_stop.stopRequested(); ++a) {
+            RunJob job;
+            job.algorithmId = spec.algorithms[a].id;
+            job.label = labels[a];
+            job.params = spec.algorithms[a].params;
+            job.seed = cellSeed; // every algorithm of a cell sees the same data and seed
+            job.sigma = spec.sigmas[s];
+            job.data = d;
+            job.datasetDescription = description;
+            job.timeBudgetSeconds = spec.timeBudgetSeconds;
+            job.experimentId = experimentId;
+            job.evaluateCheckpoints = false;
+            job.logToStore = false;
+            job.threads = threads;
+            const RunResult rr = Runner(m_registry, nullptr).execute(job, m_stop, nullptr);
+            if (rr.status == RunStatus::Finished) {
+                trainRmse[a][size_t(cell)] = rr.last.trainRmse;
+                testRmse[a][size_t(cell)] = rr.last.testRmse;
+                status[a][size_t(cell)] = 1;
+            } else if (rr.status == RunStatus::Failed || rr.status == RunStatus::Diverged) {
+                status[a][size_t(cell)] = rr.status == RunStatus::Failed ? 2 : 3;
+                std::lock_guard lock(errorMutex);
+                if (errors.size() < 20)
+                    errors.insert(QStringLiteral("%1 (σ=%2): %3").arg(labels[a]).arg(spec.sigmas[s]).arg(rr.error));
+            }
+            const int now = ++done;
+            // Report about every 0.5 % so observers are not flooded by 10⁵ tiny runs.
+            if (obs && (now == total || now - lastReported.load() >= std::max(1, total / 200))) {
+                lastReported = now;
+                obs->progress(now, total);
+            }
+        }
+        // The decrement publishes this cell's results (release) to the thread that sees zero.
+        if (pendingPerSigma[size_t(s)].fetch_sub(1, std::memory_order_acq_rel) == 1 && !m_stop.stopRequested() && obs) {
+            reported[size_t(s)] = 1;
+            for (int a = 0; a < nAlg; ++a)
+                obs->sweepPointReady(pointAt(a, s));
+        }
+    };
+
+    // Cells are claimed in order (σ-major) from one counter by one loop per thread: σ values
+    // complete roughly in order for the live chart, and a slow cell never holds others back.
+    // Each cell's result depends only on its seed, so the claim order does not change results.
+    std::atomic<qint64> next{0};
     tbb::task_arena arena(threads);
     arena.execute([&] {
-        tbb::parallel_for(qint64(0), cells, [&](qint64 cell) {
-            if (m_stop.stopRequested())
-                return;
-            const int s = int(cell / mc);
-            const std::uint64_t cellSeed = deriveSeed(spec.seed, std::uint64_t(cell));
-            std::shared_ptr<const data::DatasetPair> d;
-            try {
-                d = std::make_shared<const data::DatasetPair>(data::DataSource::load(
-                    spec.dataset, spec.baseDir, data::DataOverrides{spec.sigmas[s], cellSeed}));
-            } catch (const std::exception& e) {
-                std::lock_guard lock(errorMutex);
-                errors.insert(QString::fromUtf8(e.what()));
-                return;
-            }
-            for (int a = 0; a < nAlg && !m_stop.stopRequested(); ++a) {
-                RunJob job;
-                job.algorithmId = spec.algorithms[a].id;
-                job.label = labels[a];
-                job.params = spec.algorithms[a].params;
-                job.seed = cellSeed; // every algorithm of a cell sees the same data and seed
-                job.sigma = spec.sigmas[s];
-                job.data = d;
-                job.datasetDescription = description;
-                job.timeBudgetSeconds = spec.timeBudgetSeconds;
-                job.experimentId = experimentId;
-                job.evaluateCheckpoints = false;
-                job.logToStore = false;
-                job.threads = threads;
-                const RunResult rr = Runner(m_registry, nullptr).execute(job, m_stop, nullptr);
-                if (rr.status == RunStatus::Finished) {
-                    trainRmse[a][size_t(cell)] = rr.last.trainRmse;
-                    testRmse[a][size_t(cell)] = rr.last.testRmse;
-                    status[a][size_t(cell)] = 1;
-                } else if (rr.status == RunStatus::Failed || rr.status == RunStatus::Diverged) {
-                    status[a][size_t(cell)] = rr.status == RunStatus::Failed ? 2 : 3;
-                    std::lock_guard lock(errorMutex);
-                    if (errors.size() < 20)
-                        errors.insert(QStringLiteral("%1 (σ=%2): %3").arg(labels[a]).arg(spec.sigmas[s]).arg(rr.error));
-                }
-                const int now = ++done;
-                // Report about every 0.5 % so observers are not flooded by 10⁵ tiny runs.
-                if (obs && (now == total || now - lastReported.load() >= std::max(1, total / 200))) {
-                    lastReported = now;
-                    obs->progress(now, total);
-                }
-            }
-        });
+        tbb::parallel_for(0, threads, [&](int) {
+            for (qint64 cell = next++; cell < cells && !m_stop.stopRequested(); cell = next++)
+                runCell(cell);
+        }, tbb::simple_partitioner());
     });
 
     for (int a = 0; a < nAlg; ++a) {
         int ok = 0, failed = 0, diverged = 0;
+        for (size_t cell = 0; cell < size_t(cells); ++cell) {
+            ok += status[a][cell] == 1;
+            failed += status[a][cell] == 2;
+            diverged += status[a][cell] == 3;
+        }
         for (int s = 0; s < nSigma; ++s) {
-            std::vector<double> tr, te;
-            for (int m = 0; m < mc; ++m) {
-                const size_t cell = size_t(s) * size_t(mc) + size_t(m);
-                if (status[a][cell] == 1) {
-                    tr.push_back(trainRmse[a][cell]);
-                    te.push_back(testRmse[a][cell]);
-                    ++ok;
-                } else if (status[a][cell] == 2) {
-                    ++failed;
-                } else if (status[a][cell] == 3) {
-                    ++diverged;
-                }
-            }
-            SweepPoint p;
-            p.algorithmId = spec.algorithms[a].id;
-            p.algorithmName = labels[a];
-            p.sigma = spec.sigmas[s];
-            p.monteCarlo = int(tr.size());
-            if (!tr.empty()) {
-                const auto trs = num::meanStd(tr), tes = num::meanStd(te);
-                p.trainRmseMean = trs.mean;
-                p.trainRmseStd = trs.std;
-                p.testRmseMean = tes.mean;
-                p.testRmseStd = tes.std;
-            }
+            const SweepPoint p = pointAt(a, s);
             result.sweep << p;
             if (m_store && experimentId >= 0)
                 m_store->addSweepPoint(experimentId, p);
-            if (obs)
+            // σ values cut short by Stop: their partial statistics, once, at the end.
+            if (obs && !reported[size_t(s)])
                 obs->sweepPointReady(p);
         }
         result.runsFinished += ok;

@@ -134,6 +134,11 @@ std::optional<ExperimentSpec> ExperimentSpec::fromObject(const QJsonObject& o, c
         }
 
     s.name = o.value("name").toString(QStringLiteral("untitled experiment"));
+    if (o.contains("description") && !o.value("description").isString()) {
+        c.fail("description", QStringLiteral("expected a string, got %1").arg(shown(o.value("description"))));
+        return done();
+    }
+    s.description = o.value("description").toString();
     const QString kind = o.value("kind").toString();
     if (kind == QLatin1String("learning-curve"))
         s.kind = Kind::LearningCurve;
@@ -301,6 +306,8 @@ QStringList ExperimentSpec::validate(const PluginRegistry& registry) const
 QJsonObject ExperimentSpec::toJson() const
 {
     QJsonObject o{{"name", name}, {"kind", kindName(kind)}, {"dataset", dataset}};
+    if (!description.isEmpty())
+        o.insert("description", description);
     QJsonArray algs;
     for (const auto& a : algorithms) {
         QJsonObject ao{{"id", a.id}, {"params", QJsonObject::fromVariantMap(a.params)}};

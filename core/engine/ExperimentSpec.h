@@ -29,6 +29,7 @@ struct ExperimentSpec {
     enum class Kind { LearningCurve, NoiseSweep };
 
     QString name;
+    QString description;             ///< free text for people; kept through toJson()
     Kind kind = Kind::LearningCurve;
     QJsonObject dataset;
     QList<AlgorithmRun> algorithms;

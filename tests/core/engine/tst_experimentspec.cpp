@@ -94,7 +94,7 @@ private Q_SLOTS:
     void roundTripsThroughJson()
     {
         QString err;
-        auto s = ExperimentSpec::fromJson(R"({"name": "n", "kind": "noise-sweep", "dataset": {"source": "bpls-toy", "function": "linear"},
+        auto s = ExperimentSpec::fromJson(R"({"name": "n", "description": "why", "kind": "noise-sweep", "dataset": {"source": "bpls-toy", "function": "linear"},
             "sweep": {"sigma": [0, 0.5], "monte_carlo": 7}, "seed": "18446744073709551615", "threads": 2,
             "algorithms": [{"id": "linear.ridge", "params": {"lambda": 1}}]})",
                                           "exp.json", &err);
@@ -106,6 +106,9 @@ private Q_SLOTS:
         QCOMPARE(again->sigmas, s->sigmas);
         QCOMPARE(again->monteCarlo, 7);
         QCOMPARE(again->threads, 2);
+        QCOMPARE(again->description, QStringLiteral("why")); // the GUI saves what it opened
+        QVERIFY(!ExperimentSpec::fromJson(R"({"description": 3, "kind": "learning-curve", "dataset": {}, "algorithms": [{"id": "x"}]})", "d.json", &err));
+        QCOMPARE(err, QStringLiteral("d.json: description: expected a string, got 3"));
     }
 
     void shippedExperimentsAreValid()

@@ -245,6 +245,73 @@ private Q_SLOTS:
         QCOMPARE(again.sweep[1].testRmseStd, noisy.testRmseStd);
     }
 
+    void noiseSweepReportsEachSigmaOnceWhenItsCellsAreDone()
+    {
+        // A live chart needs points while the sweep runs: every (algorithm, σ) exactly once,
+        // with the statistics the result ends with, and σ by σ (a σ's points together).
+        struct Spy : ExperimentObserver {
+            std::mutex m;
+            QList<SweepPoint> points;
+            QList<int> progressAtPoint;
+            std::atomic<int> lastProgress{0};
+            void progress(int done, int) override { lastProgress = done; }
+            void sweepPointReady(const SweepPoint& p) override
+            {
+                std::lock_guard lock(m);
+                points << p;
+                progressAtPoint << lastProgress.load();
+            }
+        } spy;
+        const ExperimentSpec spec = parse(R"({"kind": "noise-sweep", "threads": 2, "seed": 5,
+            "dataset": {"source": "bpls-toy", "function": "linear"},
+            "sweep": {"sigma": [0, 0.2, 0.4, 0.6, 0.8, 1.0], "monte_carlo": 40},
+            "algorithms": [{"id": "linear.ridge", "label": "A"}, {"id": "linear.ridge", "label": "B", "params": {"lambda": 1}}]})");
+        const ExperimentResult res = ExperimentRunner(m_reg, nullptr).run(spec, &spy);
+        QCOMPARE(res.sweep.size(), 12);
+        QCOMPARE(spy.points.size(), 12);
+        // Reported before the end: the first σ's points arrive before all 480 runs are done.
+        QVERIFY2(spy.progressAtPoint.first() < 480, qPrintable(QString::number(spy.progressAtPoint.first())));
+        for (int i = 0; i < spy.points.size(); i += 2) {
+            QCOMPARE(spy.points[i].sigma, spy.points[i + 1].sigma); // both algorithms of one σ together
+            QCOMPARE(spy.points[i].algorithmName, QStringLiteral("A"));
+        }
+        for (const SweepPoint& live : spy.points) {
+            const auto it = std::find_if(res.sweep.begin(), res.sweep.end(), [&](const SweepPoint& p) {
+                return p.algorithmName == live.algorithmName && p.sigma == live.sigma;
+            });
+            QVERIFY(it != res.sweep.end());
+            QCOMPARE(live.monteCarlo, 40);
+            QCOMPARE(live.trainRmseMean, it->trainRmseMean);
+            QCOMPARE(live.testRmseStd, it->testRmseStd);
+        }
+    }
+
+    void storedSpecNamesDataFilesByAbsolutePath()
+    {
+        // A re-run from the database must find the same files wherever it is started from.
+        QTemporaryDir dir;
+        QFile csv(dir.filePath("d.csv"));
+        QVERIFY(csv.open(QIODevice::WriteOnly));
+        csv.write("x,y\n");
+        for (int i = 0; i < 20; ++i)
+            csv.write(QByteArray::number(i) + "," + QByteArray::number(2 * i + 1) + "\n");
+        csv.close();
+        QString err;
+        auto spec = ExperimentSpec::fromJson(R"({"kind": "learning-curve", "dataset": {"source": "csv", "file": "d.csv",
+            "target": "y", "task": "regression", "test_fraction": 0.25}, "algorithms": [{"id": "linear.ridge"}]})", "t", &err);
+        QVERIFY2(spec, qPrintable(err));
+        spec->baseDir = dir.path();
+        auto store = RunStore::open(m_dir.filePath("paths.sqlite"), &err);
+        QVERIFY2(store, qPrintable(err));
+        const ExperimentResult res = ExperimentRunner(m_reg, store.get()).run(*spec);
+        QVERIFY2(res.error.isEmpty(), qPrintable(res.error));
+        const auto rec = store->experiment(res.experimentId);
+        QVERIFY(rec);
+        QCOMPARE(rec->spec.value("dataset").toObject().value("file").toString(), QDir(dir.path()).filePath("d.csv"));
+        const QJsonObject generator{{"source", "moons"}};
+        QCOMPARE(data::DataSource::withAbsolutePaths(generator, dir.path()), generator); // generators are unchanged
+    }
+
     void badDataFailsTheExperimentNotTheProcess()
     {
         ExperimentRunner runner(m_reg, nullptr);
