@@ -41,22 +41,39 @@ void styleAxis(QAbstractAxis* a)
     a->setLinePenColor(QColor(0x88, 0x88, 0x88));
 }
 
+/// A tick interval of 1, 2 or 5 × 10^k giving about 6–8 ticks over @p span; 0 for a span that
+/// is not positive and finite.
+double niceStep(double span)
+{
+    const double raw = span / 7.0;
+    if (!(raw > 0) || !std::isfinite(raw))
+        return 0;
+    const double mag = std::pow(10.0, std::floor(std::log10(raw)));
+    for (double m : {1.0, 2.0, 5.0})
+        if (m * mag >= raw)
+            return m * mag;
+    return 10 * mag;
+}
+
 /// Sets @p axis to [lo, hi] with ticks every 1, 2 or 5 × 10^k, about 6–8 of them, anchored at 0.
 void setLinearRange(QValueAxis* axis, double lo, double hi)
 {
-    axis->setRange(lo, hi);
-    const double raw = (hi - lo) / 7.0;
-    if (!(raw > 0) || !std::isfinite(raw))
+    const double step = niceStep(hi - lo);
+    if (step == 0) {
+        axis->setRange(lo, hi);
         return;
-    const double mag = std::pow(10.0, std::floor(std::log10(raw)));
-    double step = 10 * mag;
-    for (double m : {1.0, 2.0, 5.0})
-        if (m * mag >= raw) {
-            step = m * mag;
-            break;
-        }
+    }
     axis->setTickAnchor(0);
-    axis->setTickInterval(step);
+    // Qt lays out ticks after each call: a range much wider than the current interval (or an
+    // interval much finer than the current range) would create millions of tick items. So a
+    // coarser interval goes first and a finer one last; each intermediate state has few ticks.
+    if (step >= axis->tickInterval()) {
+        axis->setTickInterval(step);
+        axis->setRange(lo, hi);
+    } else {
+        axis->setRange(lo, hi);
+        axis->setTickInterval(step);
+    }
 }
 
 bool finite(double v)
@@ -384,7 +401,7 @@ void BandedLineChart::fitToData()
     } else {
         auto* ax = static_cast<QValueAxis*>(m_x);
         if (!(xlo <= xhi)) {
-            ax->setRange(0, 1);
+            setLinearRange(ax, 0, 1);
         } else {
             const double span = xhi - xlo;
             const double pad = span > 0 ? span * kPad : (xlo != 0 ? std::abs(xlo) * 0.1 : 1.0);
@@ -396,7 +413,7 @@ void BandedLineChart::fitToData()
     }
 
     if (!(ylo <= yhi)) {
-        m_y->setRange(std::isnan(m_yLo) ? 0 : m_yLo, std::isnan(m_yHi) ? 1 : m_yHi);
+        setLinearRange(m_y, std::isnan(m_yLo) ? 0 : m_yLo, std::isnan(m_yHi) ? 1 : m_yHi);
         return;
     }
     const double span = yhi - ylo;
@@ -410,6 +427,18 @@ void BandedLineChart::fitToData()
     if (!(hi > lo))
         hi = lo + 1;
     setLinearRange(m_y, lo, hi);
+}
+
+void BandedLineChart::retick(double spanScale)
+{
+    for (QAbstractAxis* a : {m_x, static_cast<QAbstractAxis*>(m_y)}) {
+        auto* axis = qobject_cast<QValueAxis*>(a);
+        if (!axis)
+            continue; // log axes label powers of ten only
+        const double step = niceStep((axis->max() - axis->min()) * spanScale);
+        if (step > 0)
+            axis->setTickInterval(step);
+    }
 }
 
 } // namespace tb::charts

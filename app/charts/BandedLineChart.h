@@ -63,6 +63,10 @@ public:
     /// widened to whole decades when fewer than two powers of ten would be labelled), ticks every
     /// 1, 2 or 5 × 10^k on linear axes. Does nothing while the user has zoomed; call after zoomReset().
     void fitToData();
+    /// Sets the linear axes' tick intervals for their current span times @p spanScale (about
+    /// 6–8 ticks). Call with the coming scale BEFORE widening a range by zooming out, and with 1
+    /// after zooming in, so no intermediate layout has thousands of ticks.
+    void retick(double spanScale = 1.0);
 
 protected:
     void resizeEvent(QGraphicsSceneResizeEvent* event) override;

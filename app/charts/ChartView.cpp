@@ -33,9 +33,27 @@ void ChartView::wheelEvent(QWheelEvent* event)
         return;
     }
     const double notches = event->angleDelta().y() / 120.0;
-    if (notches != 0)
-        chart()->zoom(std::pow(1.25, notches));
+    if (notches != 0) {
+        const double factor = std::pow(1.25, notches);
+        auto* banded = qobject_cast<BandedLineChart*>(chart());
+        if (banded && factor < 1)
+            banded->retick(1 / factor); // coarser ticks before the range widens
+        chart()->zoom(factor);
+        if (banded && factor >= 1)
+            banded->retick();
+    }
     event->accept();
+}
+
+void ChartView::mouseReleaseEvent(QMouseEvent* event)
+{
+    auto* banded = qobject_cast<BandedLineChart*>(chart());
+    // QChartView zooms out by 2 on a right click and in on a rubber band's release.
+    if (banded && event->button() == Qt::RightButton)
+        banded->retick(2);
+    QChartView::mouseReleaseEvent(event);
+    if (banded && event->button() == Qt::LeftButton)
+        banded->retick();
 }
 
 void ChartView::mouseDoubleClickEvent(QMouseEvent* event)

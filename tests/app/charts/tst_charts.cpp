@@ -309,6 +309,38 @@ private Q_SLOTS:
         QVERIFY(!chart->isZoomed());
         QVERIFY(x->max() >= 9.5); // now fitted to the grown data (last checkpoint at 9.5 s)
     }
+
+    void tickCountStaysSmallWhateverTheRangeChange()
+    {
+        // Microsecond training times, then nothing, then hours: Qt lays out every tick after each
+        // range or interval change, so the interval must never be far finer than the range
+        // (a 1e-7 s interval on a [0, 1] axis froze the GUI building ten million ticks).
+        auto ticks = [](QAbstractAxis* a) {
+            auto* v = qobject_cast<QValueAxis*>(a);
+            return v ? (v->max() - v->min()) / v->tickInterval() : 0.0;
+        };
+        auto* chart = new LearningCurveChart;
+        ChartView view(chart);
+        view.resize(800, 600);
+        view.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        QVector<MetricPoint> tiny = curve(4, 0), huge = curve(4, 0);
+        for (int i = 0; i < 4; ++i) {
+            tiny[i].trainTime = 1e-7 * (i + 1);
+            huge[i].trainTime = 3600.0 * (i + 1);
+        }
+        for (const auto& pts : {tiny, QVector<MetricPoint>{}, huge, tiny}) {
+            chart->setData({CurveSeriesData{"a", "x", {pts}}});
+            QVERIFY2(ticks(chart->xAxis()) <= 20, qPrintable(QString::number(ticks(chart->xAxis()))));
+            QVERIFY(ticks(chart->yAxis()) <= 20);
+        }
+        // Zooming out by wheel and right-click coarsens the ticks first.
+        QWheelEvent wheel(QPointF(400, 300), view.mapToGlobal(QPointF(400, 300)), QPoint(), QPoint(0, -120 * 8),
+                          Qt::NoButton, Qt::NoModifier, Qt::NoScrollPhase, false);
+        QApplication::sendEvent(view.viewport(), &wheel);
+        QVERIFY(chart->isZoomed());
+        QVERIFY2(ticks(chart->xAxis()) <= 20, qPrintable(QString::number(ticks(chart->xAxis()))));
+    }
 };
 
 QTEST_MAIN(TestCharts)
