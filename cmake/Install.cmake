@@ -26,3 +26,6 @@ write_basic_package_version_file(${CMAKE_BINARY_DIR}/TrainbenchConfigVersion.cma
 install(FILES ${CMAKE_BINARY_DIR}/TrainbenchConfig.cmake ${CMAKE_BINARY_DIR}/TrainbenchConfigVersion.cmake
               ${CMAKE_SOURCE_DIR}/cmake/TrainbenchPlugin.cmake
         DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/Trainbench)
+
+# The example experiments (File → Open example in the GUI; run them with trainbench-cli).
+install(DIRECTORY ${CMAKE_SOURCE_DIR}/resources/experiments DESTINATION ${CMAKE_INSTALL_DATADIR}/trainbench)

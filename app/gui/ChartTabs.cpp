@@ -1,0 +1,144 @@
+#include "ChartTabs.h"
+
+#include <ChartRenderer.h>
+#include <ChartView.h>
+
+#include <QCheckBox>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QToolButton>
+#include <QVBoxLayout>
+
+namespace tb::gui {
+
+ChartTabs::ChartTabs(QWidget* parent) : QWidget(parent)
+{
+    using charts::LearningCurveChart;
+    m_time = new LearningCurveChart(LearningCurveChart::Metric::Accuracy, LearningCurveChart::XAxis::TrainTime);
+    m_epoch = new LearningCurveChart(LearningCurveChart::Metric::Accuracy, LearningCurveChart::XAxis::Epoch);
+    m_loss = new LearningCurveChart(LearningCurveChart::Metric::Loss, LearningCurveChart::XAxis::TrainTime);
+    m_sweep = new charts::NoiseSweepChart;
+
+    m_tabs = new QTabWidget(this);
+    m_tabs->setDocumentMode(true);
+    for (QChart* c : {static_cast<QChart*>(m_time), static_cast<QChart*>(m_epoch), static_cast<QChart*>(m_loss),
+                      static_cast<QChart*>(m_sweep)}) {
+        auto* view = new charts::ChartView(c);
+        view->setToolTip(tr("Drag to zoom in, right-click to zoom out, wheel to zoom, double-click to show all"));
+        m_views << view;
+        m_tabs->addTab(view, QString());
+    }
+
+    m_caption = new QLabel(tr("No experiment yet: choose a data set and algorithms, then Run."), this);
+    m_caption->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_logTime = new QCheckBox(tr("Log time axis"), this);
+    m_logTime->setToolTip(tr("Training time on a log10 axis (time and loss charts)"));
+    auto* reset = new QToolButton(this);
+    reset->setText(tr("Reset zoom"));
+    reset->setToolTip(tr("Show all data again (also: double-click the chart)"));
+
+    auto* bar = new QHBoxLayout;
+    bar->addWidget(m_caption, 1);
+    bar->addWidget(m_logTime);
+    bar->addWidget(reset);
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->addLayout(bar);
+    layout->addWidget(m_tabs, 1);
+
+    connect(m_logTime, &QCheckBox::toggled, this, &ChartTabs::setLogTime);
+    connect(reset, &QToolButton::clicked, this, &ChartTabs::resetZoom);
+    renameTabs();
+}
+
+void ChartTabs::setTask(bool classification)
+{
+    if (classification == m_classification)
+        return;
+    m_classification = classification;
+    const auto metric = classification ? charts::LearningCurveChart::Metric::Accuracy
+                                       : charts::LearningCurveChart::Metric::Rmse;
+    m_time->setMetric(metric);
+    m_epoch->setMetric(metric);
+    renameTabs();
+}
+
+void ChartTabs::setCurves(const QList<charts::CurveSeriesData>& curves)
+{
+    m_time->setData(curves);
+    m_epoch->setData(curves);
+    m_loss->setData(curves);
+}
+
+void ChartTabs::setSweep(const QList<SweepPoint>& points)
+{
+    m_sweep->setData(points);
+}
+
+void ChartTabs::clear()
+{
+    setCurves({});
+    setSweep({});
+    resetZoom();
+}
+
+void ChartTabs::setCaption(const QString& text)
+{
+    m_caption->setText(text);
+}
+
+QString ChartTabs::caption() const
+{
+    return m_caption->text();
+}
+
+void ChartTabs::showKind(bool noiseSweep)
+{
+    if (noiseSweep)
+        m_tabs->setCurrentIndex(SweepTab);
+    else if (m_tabs->currentIndex() == SweepTab)
+        m_tabs->setCurrentIndex(TimeTab);
+}
+
+void ChartTabs::setLogTime(bool on)
+{
+    if (m_logTime->isChecked() != on)
+        m_logTime->setChecked(on); // re-enters through toggled()
+    const auto x = on ? charts::LearningCurveChart::XAxis::TrainTimeLog : charts::LearningCurveChart::XAxis::TrainTime;
+    if (m_time->xAxisKind() != x) {
+        m_time->setXAxisKind(x);
+        m_loss->setXAxisKind(x);
+    }
+}
+
+bool ChartTabs::logTime() const
+{
+    return m_logTime->isChecked();
+}
+
+bool ChartTabs::savePng(const QString& path, QString* error) const
+{
+    return charts::ChartRenderer::savePng(currentView()->chart(), path, charts::ChartRenderer::defaultSize(), error);
+}
+
+charts::ChartView* ChartTabs::currentView() const
+{
+    return m_views.value(m_tabs->currentIndex(), m_views.first());
+}
+
+void ChartTabs::resetZoom()
+{
+    for (auto* v : m_views)
+        v->resetZoom();
+}
+
+void ChartTabs::renameTabs()
+{
+    const QString metric = m_classification ? tr("Accuracy") : tr("RMSE");
+    m_tabs->setTabText(TimeTab, tr("%1 vs time").arg(metric));
+    m_tabs->setTabText(EpochTab, tr("%1 vs epoch").arg(metric));
+    m_tabs->setTabText(LossTab, tr("Loss vs time"));
+    m_tabs->setTabText(SweepTab, tr("RMSE vs σ"));
+}
+
+} // namespace tb::gui

@@ -1,0 +1,80 @@
+#pragma once
+/// @file ChartTabs.h
+/// The live charts of the main window: metric vs time, metric vs epoch, loss vs time, RMSE vs σ.
+
+#include <LearningCurveChart.h>
+#include <NoiseSweepChart.h>
+
+#include <QTabWidget>
+
+class QCheckBox;
+class QLabel;
+
+namespace tb::charts {
+class ChartView;
+}
+
+namespace tb::gui {
+
+/// Four charts in tabs, built with app/charts (the CLI's PNG export uses the same builders):
+///  0 "<metric> vs time", 1 "<metric> vs epoch", 2 "Loss vs time", 3 "RMSE vs σ", where the
+/// metric is accuracy for classification and RMSE for regression (setTask()). A bar above the
+/// tabs says what is shown (live experiment or stored runs) and offers log-scale time, reset
+/// zoom and PNG export of the current chart. Each view zooms by rubber band and wheel and shows
+/// exact values on hover (charts::ChartView). GUI thread only.
+class ChartTabs : public QWidget {
+    Q_OBJECT
+public:
+    enum Tab { TimeTab = 0, EpochTab = 1, LossTab = 2, SweepTab = 3 };
+
+    explicit ChartTabs(QWidget* parent = nullptr);
+
+    /// Accuracy for classification, RMSE for regression; renames the tabs.
+    void setTask(bool classification);
+    bool isClassification() const { return m_classification; }
+    /// Learning curves (tabs 0–2). Cheap enough for ~20 calls a second while training.
+    void setCurves(const QList<charts::CurveSeriesData>& curves);
+    /// Noise-sweep points (tab 3).
+    void setSweep(const QList<SweepPoint>& points);
+    /// Empties every chart.
+    void clear();
+    /// The line above the tabs, e.g. "Live: Toy linear — noise sweep".
+    void setCaption(const QString& text);
+    QString caption() const;
+    /// Shows the tab for a learning curve (time) or a noise sweep (σ).
+    void showKind(bool noiseSweep);
+
+    /// Training time on a log10 axis (tabs 0 and 2). Default off.
+    void setLogTime(bool on);
+    bool logTime() const;
+
+    /// Writes the current tab's chart as a PNG (ChartRenderer, 1200×800). False with a message
+    /// naming the path on failure.
+    bool savePng(const QString& path, QString* error) const;
+
+    charts::LearningCurveChart* timeChart() const { return m_time; }
+    charts::LearningCurveChart* epochChart() const { return m_epoch; }
+    charts::LearningCurveChart* lossChart() const { return m_loss; }
+    charts::NoiseSweepChart* sweepChart() const { return m_sweep; }
+    QTabWidget* tabs() const { return m_tabs; }
+    /// The view of the current tab.
+    charts::ChartView* currentView() const;
+
+public Q_SLOTS:
+    void resetZoom();
+
+private:
+    void renameTabs();
+
+    QTabWidget* m_tabs = nullptr;
+    QLabel* m_caption = nullptr;
+    QCheckBox* m_logTime = nullptr;
+    charts::LearningCurveChart* m_time = nullptr;
+    charts::LearningCurveChart* m_epoch = nullptr;
+    charts::LearningCurveChart* m_loss = nullptr;
+    charts::NoiseSweepChart* m_sweep = nullptr;
+    QList<charts::ChartView*> m_views;
+    bool m_classification = true;
+};
+
+} // namespace tb::gui

@@ -1,0 +1,168 @@
+#pragma once
+/// @file MainWindow.h
+/// The workbench window: data set, algorithms and experiment settings; live charts; the run
+/// browser; the teaching view; experiment files and databases.
+
+#include <ExperimentSpec.h>
+
+#include <QJsonObject>
+#include <QMainWindow>
+#include <memory>
+#include <optional>
+
+class QAction;
+class QLabel;
+class QPlainTextEdit;
+class QProgressBar;
+class QTabWidget;
+
+namespace tb {
+class PluginRegistry;
+class RunStore;
+} // namespace tb
+
+namespace tb::gui {
+
+class AlgorithmPanel;
+class ChartTabs;
+class DatasetPanel;
+class ExperimentController;
+class ExperimentPanel;
+class RunBrowser;
+class TeachingView;
+
+/// The main window.
+///
+/// Left: the Experiment dock (ExperimentPanel, Run and Stop) above the Dataset dock
+/// (DatasetPanel). Right: the Algorithms dock (AlgorithmPanel). Centre: "Charts" (ChartTabs)
+/// and "Teaching" (TeachingView). Bottom: "Runs" (RunBrowser) and "Log". Status bar: what runs
+/// now, the current run's progress and the experiment's.
+///
+/// Experiments run on an ExperimentController: the GUI thread only drains its queue every 50 ms,
+/// so the window stays responsive while the workers train. Every run is logged to the open
+/// run store (default RunStore::defaultPath(), or the last database opened, from QSettings); the
+/// run browser refreshes when an experiment ends.
+///
+/// Experiment files (File menu) are the JSON files trainbench-cli runs; the title shows the file
+/// and "*" while there are unsaved changes. Destructive or lossy actions (discarding unsaved
+/// changes, quitting while an experiment runs, deleting runs) ask first unless
+/// setConfirmations(false) (tests). Settings (geometry, dock layout, database, thread cap, last
+/// folder, log-scale time) persist with QSettings. GUI thread only.
+class MainWindow : public QMainWindow {
+    Q_OBJECT
+public:
+    /// @p registry (scanned) must outlive the window. Opens the database of the settings (or
+    /// the default one); when that fails the window still opens, says why and runs without a store.
+    explicit MainWindow(const PluginRegistry& registry, QWidget* parent = nullptr);
+    ~MainWindow() override;
+
+    /// The experiment the panels describe, as an experiment file's JSON object.
+    QJsonObject experimentJson() const;
+    /// The experiment the panels describe, parsed and validated against the registry; nullopt
+    /// with every problem (one per line, each naming its key) in @p problems.
+    std::optional<ExperimentSpec> currentSpec(QStringList* problems) const;
+    /// Shows @p spec in the panels (as File → Open does), without a file. Returns the problems
+    /// of settings that could not be shown (unknown algorithms …), empty when all were.
+    QStringList setExperiment(const QJsonObject& spec, const QString& baseDir = QString());
+
+    /// File → Open: reads @p path into the panels. False with a message naming the file (and
+    /// line and column for a JSON syntax error) when it cannot be read or is not an experiment.
+    bool openExperiment(const QString& path, QString* error);
+    /// File → Save: writes experimentJson() to @p path atomically; the window then names it.
+    bool saveExperiment(const QString& path, QString* error);
+    /// The experiment file shown in the title, empty for an unsaved experiment.
+    QString experimentPath() const { return m_path; }
+    /// True when the panels changed since the last open, save or new.
+    bool isModified() const { return isWindowModified(); }
+
+    /// File → Open database: closes the current store and opens @p path (created if missing).
+    /// Refused while an experiment runs. On failure the current store stays open.
+    bool openDatabase(const QString& path, QString* error);
+    RunStore* store() const { return m_store.get(); }
+
+    /// Run: validates the panels' experiment and starts it. False with the problems in @p error.
+    bool runExperiment(QString* error);
+    /// Re-runs stored run @p runId with its stored settings (algorithm, parameters, seed via its
+    /// repeat index, thread count, data set). False with a message when it cannot.
+    bool rerun(qint64 runId, QString* error);
+    /// Re-runs stored experiment @p experimentId exactly as it was run.
+    bool rerunExperiment(qint64 experimentId, QString* error);
+    /// Shows stored runs on the charts (learning curves grouped by experiment and label; noise-sweep
+    /// runs as their experiment's sweep points). Returns the number of runs shown.
+    int overlayRuns(const QList<qint64>& runIds);
+    /// Stop: the running experiment ends within 200 ms (conforming plugins).
+    void stopExperiment();
+
+    /// Whether destructive actions ask first (default true).
+    void setConfirmations(bool on) { m_confirm = on; }
+
+    ExperimentController* controller() const { return m_controller; }
+    DatasetPanel* datasetPanel() const { return m_dataset; }
+    AlgorithmPanel* algorithmPanel() const { return m_algorithms; }
+    ExperimentPanel* experimentPanel() const { return m_experiment; }
+    ChartTabs* charts() const { return m_charts; }
+    RunBrowser* runBrowser() const { return m_browser; }
+    TeachingView* teachingView() const { return m_teaching; }
+    QAction* runAction() const { return m_runAction; }
+    QAction* stopAction() const { return m_stopAction; }
+    /// The log's text, for tests.
+    QString logText() const;
+
+protected:
+    void closeEvent(QCloseEvent* event) override;
+
+private:
+    void buildUi();
+    void buildMenus();
+    void restoreSettings();
+    void saveSettings() const;
+    void markModified();
+    void updateTitle();
+    void updateActions();
+    void updateTaskAndKind();
+    void appendLog(const QString& line);
+    void showProblems(const QString& title, const QString& text);
+
+    void newExperiment();
+    void openExperimentDialog();
+    bool saveExperimentDialog(bool saveAs);
+    void openDatabaseDialog();
+    void exportChartDialog();
+    void exportRunsDialog();
+    void showPlugins();
+    void showAbout();
+    /// Asks to save unsaved changes; false when the user cancels.
+    bool maybeSave();
+    bool startSpec(const ExperimentSpec& spec, const QString& caption, QString* error);
+
+    void onStarted();
+    void onUpdated();
+    void onFinished(const QString& summary);
+
+    const PluginRegistry& m_registry;
+    std::unique_ptr<RunStore> m_store;
+    ExperimentController* m_controller = nullptr;
+
+    DatasetPanel* m_dataset = nullptr;
+    AlgorithmPanel* m_algorithms = nullptr;
+    ExperimentPanel* m_experiment = nullptr;
+    ChartTabs* m_charts = nullptr;
+    RunBrowser* m_browser = nullptr;
+    TeachingView* m_teaching = nullptr;
+    QTabWidget* m_centre = nullptr;
+    QPlainTextEdit* m_log = nullptr;
+    QLabel* m_status = nullptr;
+    QProgressBar* m_runProgress = nullptr;
+    QProgressBar* m_progress = nullptr;
+
+    QAction* m_runAction = nullptr;
+    QAction* m_stopAction = nullptr;
+    QAction* m_openDbAction = nullptr;
+
+    QString m_path;            ///< experiment file, empty when unsaved
+    QString m_lastDir;         ///< folder of the last file dialog
+    bool m_confirm = true;
+    bool m_loading = false;    ///< setExperiment() is filling the panels
+};
+
+} // namespace tb::gui

@@ -1,0 +1,78 @@
+// trainbench: the workbench GUI.
+//   trainbench [EXPERIMENT.json] [--db FILE] [--run] [--teaching] [--screenshot FILE.png --after SECONDS]
+
+#include "ExperimentController.h"
+#include "MainWindow.h"
+#include "TeachingView.h"
+
+#include <PluginRegistry.h>
+
+#include <QApplication>
+#include <QCommandLineParser>
+#include <QMessageBox>
+#include <QScreen>
+#include <QTabWidget>
+#include <QTimer>
+
+#include <cstdio>
+
+int main(int argc, char** argv)
+{
+    QApplication app(argc, argv);
+    QCoreApplication::setApplicationName(QStringLiteral("trainbench"));
+    QCoreApplication::setOrganizationName(QStringLiteral("trainbench"));
+    QCoreApplication::setApplicationVersion(QStringLiteral(TB_APP_VERSION));
+    QApplication::setApplicationDisplayName(QStringLiteral("Trainbench"));
+
+    QCommandLineParser p;
+    p.setApplicationDescription(QStringLiteral("Trainbench: compare ways to train neural networks and kernel machines."));
+    p.addHelpOption();
+    p.addVersionOption();
+    p.addPositionalArgument(QStringLiteral("experiment"), QStringLiteral("Experiment file (JSON) to open."), QStringLiteral("[experiment.json]"));
+    p.addOption({QStringLiteral("db"), QStringLiteral("Run database to open (default: the last one, or the user's app-data folder)."), QStringLiteral("file")});
+    p.addOption({QStringLiteral("run"), QStringLiteral("Run the opened experiment at once.")});
+    p.addOption({QStringLiteral("teaching"), QStringLiteral("Show the teaching view and start training in it.")});
+    p.addOption({QStringLiteral("screenshot"), QStringLiteral("Save a picture of the window to FILE, then quit (see --after)."), QStringLiteral("file.png")});
+    p.addOption({QStringLiteral("after"), QStringLiteral("Seconds before --screenshot (default 3)."), QStringLiteral("seconds"), QStringLiteral("3")});
+    p.process(app);
+
+    tb::PluginRegistry registry; // outlives the window: plugins stay loaded while trainers exist
+    registry.scan();
+    tb::gui::MainWindow window(registry);
+    QString error;
+    if (p.isSet(QStringLiteral("db")) && !window.openDatabase(p.value(QStringLiteral("db")), &error)) {
+        std::fprintf(stderr, "trainbench: %s\n", qPrintable(error));
+        QMessageBox::warning(&window, QStringLiteral("Trainbench"), error);
+    }
+    if (!p.positionalArguments().isEmpty() && !window.openExperiment(p.positionalArguments().first(), &error)) {
+        std::fprintf(stderr, "trainbench: %s\n", qPrintable(error));
+        QMessageBox::warning(&window, QStringLiteral("Trainbench"), error);
+    }
+    window.show();
+
+    if (p.isSet(QStringLiteral("run")))
+        QTimer::singleShot(0, &window, [&window] {
+            QString e;
+            if (!window.runExperiment(&e))
+                std::fprintf(stderr, "trainbench: cannot run: %s\n", qPrintable(e));
+        });
+    if (p.isSet(QStringLiteral("teaching")))
+        QTimer::singleShot(0, &window, [&window] {
+            auto* centre = qobject_cast<QTabWidget*>(window.centralWidget());
+            centre->setCurrentWidget(window.teachingView());
+            window.teachingView()->train();
+        });
+    if (p.isSet(QStringLiteral("screenshot"))) {
+        const QString path = p.value(QStringLiteral("screenshot"));
+        const int ms = int(1000 * p.value(QStringLiteral("after")).toDouble());
+        window.setConfirmations(false);
+        QTimer::singleShot(ms, &window, [&window, path] {
+            const bool ok = window.grab().save(path);
+            std::fprintf(stderr, ok ? "trainbench: screenshot %s\n" : "trainbench: cannot write %s\n", qPrintable(path));
+            window.stopExperiment();
+            window.controller()->waitForFinished(5000);
+            QApplication::exit(ok ? 0 : 1);
+        });
+    }
+    return app.exec();
+}

@@ -1,0 +1,379 @@
+// The main window as a user drives it (offscreen): run and stop, live charts, experiment files,
+// invalid input, the run browser after a restart, re-run and overlay of stored runs, databases
+// that cannot be opened, and the controller's throttle.
+
+#include "AlgorithmPanel.h"
+#include "ChartTabs.h"
+#include "DatasetPanel.h"
+#include "ExperimentController.h"
+#include "ExperimentPanel.h"
+#include "MainWindow.h"
+#include "ParamForm.h"
+#include "RunBrowser.h"
+
+#include <PluginRegistry.h>
+#include <RunStore.h>
+
+#include <QAbstractItemModel>
+#include <QApplication>
+#include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QLineEdit>
+#include <QLineSeries>
+#include <QSignalSpy>
+#include <QSpinBox>
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <memory>
+
+using namespace tb;
+using namespace tb::gui;
+
+namespace {
+
+QTemporaryDir* g_home = nullptr; // XDG folders of this test: settings and the default database
+
+QJsonObject sleepyOnMoons(int epochs, int epochMs, int repeats = 1)
+{
+    return QJsonObject{
+        {"name", "sleepy"},
+        {"kind", "learning-curve"},
+        {"dataset", QJsonObject{{"source", "moons"}, {"samples", 200}, {"noise", 0.1}}},
+        {"algorithms", QJsonArray{QJsonObject{{"id", "test.sleepy"}, {"label", "Sleepy"},
+                                              {"params", QJsonObject{{"epochs", epochs}, {"epoch_ms", epochMs}}}}}},
+        {"repeats", repeats},
+        {"seed", 4},
+        {"threads", 2}};
+}
+
+QJsonObject ridgeSweep(int mc)
+{
+    return QJsonObject{{"name", "ridge sweep"},
+                       {"kind", "noise-sweep"},
+                       {"dataset", QJsonObject{{"source", "bpls-toy"}, {"function", "linear"}}},
+                       {"sweep", QJsonObject{{"sigma", QJsonArray{0, 0.25, 0.5, 0.75, 1}}, {"monte_carlo", mc}}},
+                       {"algorithms", QJsonArray{QJsonObject{{"id", "linear.ridge"}, {"label", "LS"}}}},
+                       {"seed", 2},
+                       {"threads", 2}};
+}
+
+int pointsOf(charts::BandedLineChart* chart, int group = 0, int line = 0)
+{
+    QLineSeries* s = chart->lineSeries(group, line);
+    return s ? int(s->count()) : 0;
+}
+
+} // namespace
+
+class TestMainWindow : public QObject {
+    Q_OBJECT
+    std::unique_ptr<PluginRegistry> m_registry;
+    QTemporaryDir m_dir;
+
+    std::unique_ptr<MainWindow> newWindow(const QString& db)
+    {
+        auto w = std::make_unique<MainWindow>(*m_registry);
+        w->setConfirmations(false);
+        if (!db.isEmpty()) {
+            QString error;
+            if (!w->openDatabase(db, &error))
+                qWarning("%s", qPrintable(error));
+        }
+        return w;
+    }
+
+private Q_SLOTS:
+    void initTestCase()
+    {
+        m_registry = std::make_unique<PluginRegistry>();
+        // The fixture folder also holds broken plugins: the window must work around them.
+        m_registry->scan({QStringLiteral(TB_PLUGIN_BUILD_DIR), QStringLiteral(TB_TEST_PLUGIN_DIR)});
+        QVERIFY(m_registry->algorithm("test.sleepy"));
+        QVERIFY(m_registry->algorithm("linear.ridge"));
+        QVERIFY(m_dir.isValid());
+    }
+
+    void startsWithARunnableDefaultOnceAnAlgorithmIsChosen()
+    {
+        auto w = newWindow(m_dir.filePath("default.sqlite"));
+        QVERIFY(!w->isModified());
+        QVERIFY(w->windowTitle().startsWith("Untitled experiment"));
+        QStringList problems;
+        QVERIFY(!w->currentSpec(&problems));
+        QVERIFY2(problems.join('\n').contains("algorithms: choose at least one algorithm"), qPrintable(problems.join('\n')));
+        w->algorithmPanel()->setChecked("linear.ridge", true);
+        QVERIFY(w->isModified());
+        const auto spec = w->currentSpec(&problems);
+        QVERIFY2(spec, qPrintable(problems.join('\n')));
+        QCOMPARE(spec->kind, ExperimentSpec::Kind::NoiseSweep);
+    }
+
+    void runThenStopLeavesACancelledRunAndPoints()
+    {
+        const QString db = m_dir.filePath("stop.sqlite");
+        auto w = newWindow(db);
+        QVERIFY(w->setExperiment(sleepyOnMoons(100000, 20)).isEmpty());
+        QString error;
+        QVERIFY2(w->runExperiment(&error), qPrintable(error));
+        QVERIFY(w->controller()->isRunning());
+        QVERIFY(!w->runAction()->isEnabled());
+        QVERIFY(w->stopAction()->isEnabled());
+        // The live charts receive the checkpoints (train and test lines of the accuracy chart).
+        QTRY_VERIFY_WITH_TIMEOUT(pointsOf(w->charts()->timeChart()) >= 3, 10000);
+        QVERIFY(pointsOf(w->charts()->epochChart()) >= 3);
+        QVERIFY(pointsOf(w->charts()->lossChart()) >= 3);
+        w->stopExperiment();
+        QVERIFY(w->controller()->waitForFinished(10000));
+        QVERIFY(w->controller()->result().cancelled);
+        QVERIFY(w->runAction()->isEnabled());
+        QVERIFY(!w->stopAction()->isEnabled());
+        const auto runs = w->store()->runs(w->controller()->experimentId());
+        QCOMPARE(runs.size(), 1);
+        QCOMPARE(runs[0].status, RunStatus::Cancelled);
+        QVERIFY(w->store()->metrics(runs[0].id).size() >= 3);
+        // The browser was refreshed and shows the experiment.
+        QVERIFY(w->runBrowser()->model()->rowCount() >= 1);
+        QVERIFY(w->logText().contains("cancelled"));
+    }
+
+    void noiseSweepFillsTheSigmaChart()
+    {
+        auto w = newWindow(m_dir.filePath("sweep.sqlite"));
+        QVERIFY(w->setExperiment(ridgeSweep(50)).isEmpty());
+        QString error;
+        QVERIFY2(w->runExperiment(&error), qPrintable(error));
+        QCOMPARE(w->charts()->tabs()->currentIndex(), int(ChartTabs::SweepTab));
+        QVERIFY(w->controller()->waitForFinished(30000));
+        QCOMPARE(pointsOf(w->charts()->sweepChart(), 0, 0), 5); // test line: one point per σ
+        QCOMPARE(pointsOf(w->charts()->sweepChart(), 0, 1), 5); // train line
+        QCOMPARE(w->store()->sweepPoints(w->controller()->experimentId()).size(), 5);
+    }
+
+    void invalidInputIsRejectedWithItsMessage()
+    {
+        auto w = newWindow(QString());
+        QVERIFY(w->setExperiment(ridgeSweep(10)).isEmpty());
+        w->experimentPanel()->sigmaEdit()->setText("0, x");
+        QString error;
+        QVERIFY(!w->runExperiment(&error));
+        QVERIFY2(error.contains("sweep.sigma: \"x\" is not a number"), qPrintable(error));
+        QVERIFY(!w->controller()->isRunning());
+
+        // A parameter out of range: the form's own message, prefixed by the algorithm.
+        QVERIFY(w->setExperiment(sleepyOnMoons(5, 0)).isEmpty());
+        auto* epochs = qobject_cast<QSpinBox*>(w->algorithmPanel()->form("test.sleepy")->editor("epochs"));
+        QVERIFY(epochs);
+        QJsonObject bad = sleepyOnMoons(5, 0);
+        bad["algorithms"] = QJsonArray{QJsonObject{{"id", "test.sleepy"}, {"params", QJsonObject{{"epochs", 0}}}}};
+        w->setExperiment(bad);
+        QVERIFY(!w->runExperiment(&error));
+        QVERIFY2(error.contains("epochs") && error.contains("0"), qPrintable(error));
+
+        // Unknown algorithms in an opened experiment are reported, not dropped silently.
+        QJsonObject unknown = sleepyOnMoons(5, 0);
+        unknown["algorithms"] = QJsonArray{QJsonObject{{"id", "nope.nothing"}}};
+        QVERIFY(w->setExperiment(unknown).join('\n').contains("nope.nothing"));
+
+        // A data set that cannot be a noise sweep.
+        QJsonObject csvSweep = ridgeSweep(10);
+        csvSweep["dataset"] = QJsonObject{{"source", "csv"}, {"file", QStringLiteral(TB_FIXTURES_DIR "/data/regression.csv")},
+                                          {"target", "y1"}, {"task", "regression"}, {"test_fraction", 0.3}};
+        w->setExperiment(csvSweep);
+        QVERIFY(!w->runExperiment(&error));
+        QVERIFY2(error.contains("no noise level"), qPrintable(error));
+    }
+
+    void malformedExperimentFileNamesFileLineAndColumn()
+    {
+        auto w = newWindow(QString());
+        const QString path = m_dir.filePath("broken.json");
+        QFile f(path);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write("{\n  \"kind\": \"learning-curve\",\n  \"dataset\": {\"source\": \"moons\"}\n  \"algorithms\": []\n}\n");
+        f.close();
+        const QJsonObject before = w->experimentJson();
+        QString error;
+        QVERIFY(!w->openExperiment(path, &error));
+        QVERIFY2(error.startsWith(path + ":4:"), qPrintable(error));
+        QCOMPARE(w->experimentJson(), before); // nothing changed
+        QVERIFY(w->experimentPath().isEmpty());
+    }
+
+    void experimentFilesRoundTripAndTheTitleTracksChanges()
+    {
+        auto w = newWindow(QString());
+        const QString example = QStringLiteral(TB_SOURCE_DIR "/resources/experiments/gradient-toy-linear.json");
+        QString error;
+        QVERIFY2(w->openExperiment(example, &error), qPrintable(error));
+        QVERIFY(!w->isModified());
+        QVERIFY(w->windowTitle().startsWith("gradient-toy-linear.json"));
+        const QJsonObject shown = w->experimentJson();
+        QCOMPARE(shown.value("algorithms").toArray().size(), 7);
+        QCOMPARE(shown.value("sweep").toObject().value("monte_carlo").toInt(), 1000);
+        QVERIFY(shown.value("description").toString().contains("Fig. 4"));
+
+        const QString copy = m_dir.filePath("copy.json");
+        QVERIFY2(w->saveExperiment(copy, &error), qPrintable(error));
+        QVERIFY(w->windowTitle().startsWith("copy.json"));
+        auto again = newWindow(QString());
+        QVERIFY2(again->openExperiment(copy, &error), qPrintable(error));
+        QCOMPARE(again->experimentJson(), shown);
+        // The CLI reads what the GUI wrote.
+        QVERIFY2(ExperimentSpec::fromFile(copy, &error), qPrintable(error));
+
+        again->experimentPanel()->nameEdit()->setText("renamed");
+        QVERIFY(again->isModified());
+        QVERIFY2(again->saveExperiment(copy, &error), qPrintable(error));
+        QVERIFY(!again->isModified());
+    }
+
+    void runsAreListedAfterARestartAndCanBeReRunExactly()
+    {
+        const QString db = m_dir.filePath("restart.sqlite");
+        qint64 runId = -1;
+        QVector<MetricPoint> first;
+        {
+            auto w = newWindow(db);
+            QJsonObject spec = sleepyOnMoons(4, 0, 2);
+            spec["algorithms"] = QJsonArray{QJsonObject{{"id", "test.noise"}, {"label", "Noise"}, {"params", QJsonObject{{"epochs", 4}}}}};
+            w->setExperiment(spec);
+            QString error;
+            QVERIFY2(w->runExperiment(&error), qPrintable(error));
+            QVERIFY(w->controller()->waitForFinished(20000));
+            const auto runs = w->store()->runs(w->controller()->experimentId());
+            QCOMPARE(runs.size(), 2);
+            runId = runs[1].id; // the second repeat: its seed comes from its repeat index
+            first = w->store()->metrics(runId);
+            QCOMPARE(first.size(), 4);
+            QVERIFY(w->close());
+        }
+        // A new window opens the database of the settings and lists the runs.
+        auto w = newWindow(QString());
+        QVERIFY(w->store());
+        QCOMPARE(QFileInfo(w->store()->path()).fileName(), QStringLiteral("restart.sqlite"));
+        QVERIFY(w->runBrowser()->model()->rowCount() >= 1);
+        QString error;
+        QVERIFY2(w->rerun(runId, &error), qPrintable(error));
+        QVERIFY(w->controller()->waitForFinished(20000));
+        const auto runs = w->store()->runs(w->controller()->experimentId());
+        QCOMPARE(runs.size(), 1);
+        QCOMPARE(runs[0].repeat, 1);
+        const auto again = w->store()->metrics(runs[0].id);
+        QCOMPARE(again.size(), first.size());
+        for (int i = 0; i < first.size(); ++i) {
+            QCOMPARE(again[i].trainAccuracy, first[i].trainAccuracy); // same seed, same threads: identical
+            QCOMPARE(again[i].testAccuracy, first[i].testAccuracy);
+        }
+        QVERIFY(!w->rerun(999999, &error));
+        QVERIFY2(error.contains("no run 999999"), qPrintable(error));
+    }
+
+    void storedRunsCanBeOverlaid()
+    {
+        const QString db = m_dir.filePath("overlay.sqlite");
+        auto w = newWindow(db);
+        w->setExperiment(sleepyOnMoons(3, 0, 2));
+        QString error;
+        QVERIFY2(w->runExperiment(&error), qPrintable(error));
+        QVERIFY(w->controller()->waitForFinished(20000));
+        const qint64 exp1 = w->controller()->experimentId();
+        w->setExperiment(ridgeSweep(5));
+        QVERIFY2(w->runExperiment(&error), qPrintable(error));
+        QVERIFY(w->controller()->waitForFinished(20000));
+        const qint64 exp2 = w->controller()->experimentId();
+        w->charts()->clear();
+
+        QList<qint64> ids;
+        for (const auto& r : w->store()->runs(exp1))
+            ids << r.id;
+        QCOMPARE(w->overlayRuns(ids), 2);
+        QCOMPARE(w->charts()->timeChart()->groupCount(), 1); // two repeats of one algorithm: one mean line
+        QCOMPARE(pointsOf(w->charts()->timeChart()), 3);
+        QVERIFY(w->charts()->caption().contains("experiment"));
+
+        ids << w->store()->runs(exp2).first().id;
+        QCOMPARE(w->overlayRuns(ids), 3);
+        QCOMPARE(pointsOf(w->charts()->sweepChart(), 0, 0), 5);
+        QVERIFY(w->charts()->caption().contains("2 experiments"));
+    }
+
+    void databaseThatCannotBeOpenedIsReportedAndTheOldOneKept()
+    {
+        const QString good = m_dir.filePath("good.sqlite");
+        auto w = newWindow(good);
+        QVERIFY(w->store());
+        const QString junk = m_dir.filePath("junk.sqlite");
+        QFile f(junk);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write(QByteArray(4096, 'x'));
+        f.close();
+        QString error;
+        QVERIFY(!w->openDatabase(junk, &error));
+        QVERIFY2(error.contains("junk.sqlite"), qPrintable(error));
+        QCOMPARE(w->store()->path(), QFileInfo(good).absoluteFilePath());
+        QFile check(junk);
+        QVERIFY(check.open(QIODevice::ReadOnly));
+        QCOMPARE(check.readAll(), QByteArray(4096, 'x')); // never modified
+    }
+
+    void failingAndDivergingRunsAreShownNotFatal()
+    {
+        auto w = newWindow(m_dir.filePath("fail.sqlite"));
+        QJsonObject spec = sleepyOnMoons(5, 0);
+        spec["algorithms"] = QJsonArray{QJsonObject{{"id", "test.throws"}}, QJsonObject{{"id", "test.diverge"}},
+                                        QJsonObject{{"id", "test.mean"}}};
+        w->setExperiment(spec);
+        QString error;
+        QVERIFY2(w->runExperiment(&error), qPrintable(error));
+        QVERIFY(w->controller()->waitForFinished(20000));
+        const auto runs = w->store()->runs(w->controller()->experimentId());
+        QCOMPARE(runs.size(), 3);
+        QCOMPARE(runs[0].status, RunStatus::Failed);
+        QCOMPARE(runs[1].status, RunStatus::Diverged);
+        QCOMPARE(runs[2].status, RunStatus::Finished);
+        QVERIFY(w->logText().contains("deliberate failure at epoch 2"));
+        QVERIFY(w->runAction()->isEnabled());
+    }
+
+    void controllerUpdatesAtMostOncePerInterval()
+    {
+        // test.sleepy with 0 ms epochs checkpoints as fast as it can (about 10⁵ a second); the
+        // GUI must still get at most one update per 50 ms interval (plus the final one).
+        ExperimentController c(*m_registry);
+        QString error;
+        auto spec = ExperimentSpec::fromObject(sleepyOnMoons(100000, 0), "t", &error);
+        QVERIFY2(spec, qPrintable(error));
+        QSignalSpy updates(&c, &ExperimentController::updated);
+        QElapsedTimer t;
+        t.start();
+        QVERIFY2(c.start(*spec, &error), qPrintable(error));
+        QVERIFY(!c.start(*spec, &error)); // one at a time
+        QVERIFY(error.contains("already running"));
+        QVERIFY(c.waitForFinished(60000));
+        const qint64 ms = t.elapsed();
+        QCOMPARE(c.curves().size(), 1);
+        QCOMPARE(c.curves()[0].repeats.size(), 1);
+        QCOMPARE(c.curves()[0].repeats[0].size(), 100000); // nothing lost by the coalescing
+        QVERIFY2(updates.count() <= ms / c.updateInterval() + 2,
+                 qPrintable(QStringLiteral("%1 updates in %2 ms").arg(updates.count()).arg(ms)));
+        QVERIFY(c.result().runsFinished == 1);
+    }
+};
+
+int main(int argc, char** argv)
+{
+    // Settings and the default database go to a folder of this test, never the user's.
+    QTemporaryDir home;
+    g_home = &home;
+    qputenv("XDG_CONFIG_HOME", home.filePath("config").toUtf8());
+    qputenv("XDG_DATA_HOME", home.filePath("data").toUtf8());
+    QApplication app(argc, argv);
+    QCoreApplication::setOrganizationName("trainbench-test");
+    QCoreApplication::setApplicationName("tst_mainwindow");
+    TestMainWindow t;
+    return QTest::qExec(&t, argc, argv);
+}
+
+#include "tst_mainwindow.moc"
