@@ -22,6 +22,7 @@ namespace {
 constexpr double kBandAlpha = 0.18;
 constexpr double kDashedBandAlpha = 0.10; // train bands: lighter, they mostly overlap the test bands
 constexpr double kLineWidth = 2.0;
+constexpr double kSinglePointMarker = 9.0; ///< marker of a line that has a single point
 constexpr double kPad = 0.05; // fraction of the data span added on each side
 
 QFont scaledFont(double factor, bool bold = false)
@@ -310,13 +311,14 @@ void BandedLineChart::setGroups(const QVector<GroupSpec>& groups)
             QPen pen(colour, kLineWidth, ls.style, Qt::RoundCap, Qt::RoundJoin);
             if (l.series->pen() != pen)
                 l.series->setPen(pen);
-            if (l.series->pointsVisible() != (m_markerSize > 0)) {
-                l.series->setPointsVisible(m_markerSize > 0);
-                if (m_markerSize > 0)
-                    l.series->setMarkerSize(m_markerSize);
-            }
-
             const QList<QPointF> pts = filtered(ls, &std);
+            // A line of one point draws nothing (a closed-form method with one checkpoint): mark it.
+            const double marker = m_markerSize > 0 ? m_markerSize : (pts.size() == 1 ? kSinglePointMarker : 0.0);
+            if (l.series->pointsVisible() != (marker > 0) || (marker > 0 && l.series->markerSize() != marker)) {
+                l.series->setPointsVisible(marker > 0);
+                if (marker > 0)
+                    l.series->setMarkerSize(marker);
+            }
             l.series->replace(pts);
 
             if (ls.band && !l.band) {

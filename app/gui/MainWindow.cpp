@@ -227,11 +227,11 @@ void MainWindow::buildUi()
     m_status = new QLabel(tr("Ready"));
     m_status->setMinimumWidth(200);
     m_runProgress = new QProgressBar;
-    m_runProgress->setMaximumWidth(160);
+    m_runProgress->setFixedWidth(140);
     m_runProgress->setToolTip(tr("Current run: epochs done of those planned (busy when unknown)"));
     m_runProgress->setTextVisible(false);
     m_progress = new QProgressBar;
-    m_progress->setMaximumWidth(260);
+    m_progress->setFixedWidth(220);
     m_progress->setToolTip(tr("Whole experiment"));
     m_progress->setValue(0);
     statusBar()->addWidget(m_status, 1);

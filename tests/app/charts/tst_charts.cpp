@@ -310,6 +310,19 @@ private Q_SLOTS:
         QVERIFY(x->max() >= 9.5); // now fitted to the grown data (last checkpoint at 9.5 s)
     }
 
+    void singleCheckpointRunsAreMarked()
+    {
+        // Closed-form methods (ridge least squares) log one checkpoint: a line of one point
+        // draws nothing unless it is marked.
+        LearningCurveChart chart;
+        chart.setData({CurveSeriesData{"ridge", "linear.ridge", {curve(1, 0)}}, CurveSeriesData{"adam", "a", {curve(5, 0)}}});
+        QVERIFY(chart.lineSeries(0, 0)->pointsVisible());
+        QVERIFY(chart.lineSeries(0, 0)->markerSize() >= 6);
+        QVERIFY(!chart.lineSeries(1, 0)->pointsVisible());
+        chart.setData({CurveSeriesData{"ridge", "linear.ridge", {curve(3, 0)}}, CurveSeriesData{"adam", "a", {curve(5, 0)}}});
+        QVERIFY(!chart.lineSeries(0, 0)->pointsVisible()); // a real line again
+    }
+
     void tickCountStaysSmallWhateverTheRangeChange()
     {
         // Microsecond training times, then nothing, then hours: Qt lays out every tick after each
