@@ -9,6 +9,8 @@
 #include <QToolButton>
 #include <QVBoxLayout>
 
+#include <iterator>
+
 namespace tb::gui {
 
 ChartTabs::ChartTabs(QWidget* parent) : QWidget(parent)
@@ -47,6 +49,7 @@ ChartTabs::ChartTabs(QWidget* parent) : QWidget(parent)
     layout->addWidget(m_tabs, 1);
 
     connect(m_logTime, &QCheckBox::toggled, this, &ChartTabs::setLogTime);
+    connect(m_tabs, &QTabWidget::currentChanged, this, &ChartTabs::refreshCurrent);
     connect(reset, &QToolButton::clicked, this, &ChartTabs::resetZoom);
     renameTabs();
 }
@@ -65,14 +68,50 @@ void ChartTabs::setTask(bool classification)
 
 void ChartTabs::setCurves(const QList<charts::CurveSeriesData>& curves)
 {
-    m_time->setData(curves);
-    m_epoch->setData(curves);
-    m_loss->setData(curves);
+    // Only the chart in view is rebuilt now; the others when their tab is opened. Live updates
+    // then cost one chart's work, not three, on the GUI thread (and on the cores that train).
+    m_curves = curves;
+    m_dirty[TimeTab] = m_dirty[EpochTab] = m_dirty[LossTab] = true;
+    refreshCurrent();
 }
 
 void ChartTabs::setSweep(const QList<SweepPoint>& points)
 {
-    m_sweep->setData(points);
+    m_points = points;
+    m_dirty[SweepTab] = true;
+    refreshCurrent();
+}
+
+void ChartTabs::refreshCurrent()
+{
+    const int i = m_tabs->currentIndex();
+    if (i < 0 || i >= int(std::size(m_dirty)) || !m_dirty[i])
+        return;
+    m_dirty[i] = false;
+    switch (i) {
+    case TimeTab:
+        m_time->setData(m_curves);
+        break;
+    case EpochTab:
+        m_epoch->setData(m_curves);
+        break;
+    case LossTab:
+        m_loss->setData(m_curves);
+        break;
+    case SweepTab:
+        m_sweep->setData(m_points);
+        break;
+    }
+}
+
+void ChartTabs::refreshAll()
+{
+    m_time->setData(m_curves);
+    m_epoch->setData(m_curves);
+    m_loss->setData(m_curves);
+    m_sweep->setData(m_points);
+    for (bool& d : m_dirty)
+        d = false;
 }
 
 void ChartTabs::clear()
@@ -118,6 +157,7 @@ bool ChartTabs::logTime() const
 
 bool ChartTabs::savePng(const QString& path, QString* error) const
 {
+    const_cast<ChartTabs*>(this)->refreshCurrent();
     return charts::ChartRenderer::savePng(currentView()->chart(), path, charts::ChartRenderer::defaultSize(), error);
 }
 

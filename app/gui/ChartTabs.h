@@ -32,10 +32,14 @@ public:
     /// Accuracy for classification, RMSE for regression; renames the tabs.
     void setTask(bool classification);
     bool isClassification() const { return m_classification; }
-    /// Learning curves (tabs 0–2). Cheap enough for ~20 calls a second while training.
+    /// Learning curves (tabs 0–2). Cheap enough for ~20 calls a second while training: only
+    /// the chart in view is rebuilt at once, the others when their tab is opened (or by
+    /// refreshAll()).
     void setCurves(const QList<charts::CurveSeriesData>& curves);
-    /// Noise-sweep points (tab 3).
+    /// Noise-sweep points (tab 3), rebuilt like setCurves().
     void setSweep(const QList<SweepPoint>& points);
+    /// Brings every chart up to date with the data last given (e.g. before exporting all).
+    void refreshAll();
     /// Empties every chart.
     void clear();
     /// The line above the tabs, e.g. "Live: Toy linear — noise sweep".
@@ -65,6 +69,7 @@ public Q_SLOTS:
 
 private:
     void renameTabs();
+    void refreshCurrent();
 
     QTabWidget* m_tabs = nullptr;
     QLabel* m_caption = nullptr;
@@ -74,6 +79,9 @@ private:
     charts::LearningCurveChart* m_loss = nullptr;
     charts::NoiseSweepChart* m_sweep = nullptr;
     QList<charts::ChartView*> m_views;
+    QList<charts::CurveSeriesData> m_curves;
+    QList<SweepPoint> m_points;
+    bool m_dirty[4] = {false, false, false, false}; ///< per tab: data newer than its chart
     bool m_classification = true;
 };
 

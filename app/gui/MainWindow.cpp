@@ -394,6 +394,19 @@ QStringList MainWindow::setExperiment(const QJsonObject& spec, const QString& ba
     }
     m_algorithms->setSelection(runs);
     updateTaskAndKind();
+    // A 2-D classification experiment also sets up the teaching view: its data set, and its
+    // first two algorithms side by side (their parameters come from the forms).
+    const QJsonObject ds = spec.value(QStringLiteral("dataset")).toObject();
+    static const QStringList kTwoD{QStringLiteral("moons"), QStringLiteral("circles"), QStringLiteral("spirals"),
+                                   QStringLiteral("xor")};
+    if (kTwoD.contains(ds.value(QStringLiteral("source")).toString()) && !m_teaching->isRunning()) {
+        m_teaching->setDataset(ds);
+        QStringList ids;
+        for (const AlgorithmRun& r : m_algorithms->selectedAlgorithms())
+            ids << r.id;
+        if (!ids.isEmpty())
+            m_teaching->setAlgorithms(ids.value(0), ids.value(1, ids.value(0)));
+    }
     m_loading = wasLoading;
     QStringList problems = m_algorithms->problems();
     return problems;

@@ -122,7 +122,10 @@ private Q_SLOTS:
         QVERIFY(w->stopAction()->isEnabled());
         // The live charts receive the checkpoints (train and test lines of the accuracy chart).
         QTRY_VERIFY_WITH_TIMEOUT(pointsOf(w->charts()->timeChart()) >= 3, 10000);
+        // Charts out of view are brought up to date when their tab is opened.
+        w->charts()->tabs()->setCurrentIndex(ChartTabs::EpochTab);
         QVERIFY(pointsOf(w->charts()->epochChart()) >= 3);
+        w->charts()->tabs()->setCurrentIndex(ChartTabs::LossTab);
         QVERIFY(pointsOf(w->charts()->lossChart()) >= 3);
         w->stopExperiment();
         QVERIFY(w->controller()->waitForFinished(10000));
@@ -295,6 +298,7 @@ private Q_SLOTS:
 
         ids << w->store()->runs(exp2).first().id;
         QCOMPARE(w->overlayRuns(ids), 3);
+        w->charts()->tabs()->setCurrentIndex(ChartTabs::SweepTab);
         QCOMPARE(pointsOf(w->charts()->sweepChart(), 0, 0), 5);
         QVERIFY(w->charts()->caption().contains("2 experiments"));
     }
