@@ -1,5 +1,6 @@
 #include "ExperimentRunner.h"
 
+#include "CostPrediction.h"
 #include "PluginRegistry.h"
 #include "RunStore.h"
 
@@ -101,6 +102,7 @@ ExperimentResult ExperimentRunner::runLearningCurve(const ExperimentSpec& spec, 
             arena.execute([&] { rr = Runner(m_registry, m_store).execute(job, m_stop, obs); });
             curves.repeats << rr.points;
             curves.statuses << rr.status;
+            curves.infos << rr.info;
             if (rr.status == RunStatus::Finished)
                 result.runsFinished++;
             else if (rr.status == RunStatus::Failed || rr.status == RunStatus::Diverged) {
@@ -131,9 +133,12 @@ ExperimentResult ExperimentRunner::runNoiseSweep(const ExperimentSpec& spec, qin
     const int total = int(std::min<qint64>(cells * nAlg, std::numeric_limits<int>::max()));
     const QString description = data::DataSource::describe(spec.dataset);
 
-    // Check the data source once up front so a bad spec fails fast, not once per cell.
+    // Check the data source once up front so a bad spec fails fast, not once per cell; every
+    // cell has the shape of this one.
+    std::shared_ptr<const data::DatasetPair> probe;
     try {
-        data::DataSource::load(spec.dataset, spec.baseDir, data::DataOverrides{spec.sigmas.value(0), spec.seed});
+        probe = std::make_shared<const data::DatasetPair>(data::DataSource::load(
+            spec.dataset, spec.baseDir, data::DataOverrides{spec.sigmas.value(0), spec.seed}));
     } catch (const std::exception& e) {
         result.error = QString::fromUtf8(e.what());
         return result;
@@ -166,6 +171,34 @@ ExperimentResult ExperimentRunner::runNoiseSweep(const ExperimentSpec& spec, qin
             runIds[a] = m_store->createRun(rec);
         }
     }
+
+    tbb::task_arena arena(threads);
+
+    // Each algorithm's predicted cost of one cell, stored with its run row and shown before
+    // the cells start (in the arena the cells use: some trainers calibrate a rate).
+    QVector<QJsonObject> cellCosts(nAlg);
+    const ProblemShape cellShape{probe->train.rows(), probe->train.inputs(), probe->train.outputs(),
+                                 probe->train.task};
+    arena.execute([&] {
+        for (int a = 0; a < nAlg; ++a) {
+            const AlgorithmRun& alg = spec.algorithms[a];
+            cellCosts[a] = CostPrediction::forAlgorithm(m_registry, alg.id, alg.params, cellShape).json();
+            if (obs && !cellCosts[a].isEmpty()) {
+                RunJob cell;
+                cell.algorithmId = alg.id;
+                cell.label = labels[a];
+                cell.params = alg.params;
+                cell.data = probe;
+                cell.datasetDescription = description;
+                cell.experimentId = experimentId;
+                cell.evaluateCheckpoints = false;
+                cell.logToStore = false;
+                cell.threads = threads;
+                obs->costPredicted(cell, runIds[a], cellCosts[a]);
+            }
+        }
+    });
+    probe.reset();
 
     // Results by [algorithm][cell]; NaN where a cell failed, diverged or was skipped.
     std::vector<std::vector<double>> trainRmse(nAlg, std::vector<double>(size_t(cells), NaN));
@@ -262,7 +295,6 @@ ExperimentResult ExperimentRunner::runNoiseSweep(const ExperimentSpec& spec, qin
     // complete roughly in order for the live chart, and a slow cell never holds others back.
     // Each cell's result depends only on its seed, so the claim order does not change results.
     std::atomic<qint64> next{0};
-    tbb::task_arena arena(threads);
     arena.execute([&] {
         tbb::parallel_for(0, threads, [&](int) {
             for (qint64 cell = next++; cell < cells && !m_stop.stopRequested(); cell = next++)
@@ -291,6 +323,8 @@ ExperimentResult ExperimentRunner::runNoiseSweep(const ExperimentSpec& spec, qin
         if (m_store && runIds[a] >= 0) {
             QJsonObject info{{"cells", double(cells)}, {"cells_finished", ok}, {"cells_failed", failed},
                              {"cells_diverged", diverged}, {"cell_seed_rule", "deriveSeed(seed, sigma_index*monte_carlo + mc_index)"}};
+            if (!cellCosts[a].isEmpty())
+                info.insert("predicted_cost_per_cell", cellCosts[a]);
             RunStatus st = RunStatus::Finished;
             QString err;
             if (m_stop.stopRequested())

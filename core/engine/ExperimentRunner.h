@@ -6,6 +6,7 @@
 #include "RunTypes.h"
 #include "Runner.h"
 
+#include <QJsonObject>
 #include <QList>
 #include <QString>
 #include <atomic>
@@ -21,6 +22,7 @@ struct AlgorithmCurves {
     QString label;
     QList<QVector<MetricPoint>> repeats;
     QList<RunStatus> statuses;
+    QList<QJsonObject> infos; ///< per repeat: the run's facts (RunResult::info, RunRecord::info)
 };
 
 /// What an experiment produced.

@@ -81,11 +81,12 @@ std::optional<ExperimentResult> loadResult(RunStore& store, qint64 experimentId,
             if (existing.algorithmId == run.algorithmId && existing.label == label)
                 c = &existing;
         if (!c) {
-            r.curves.append(AlgorithmCurves{run.algorithmId, label, {}, {}});
+            r.curves.append(AlgorithmCurves{run.algorithmId, label, {}, {}, {}});
             c = &r.curves.last();
         }
         c->repeats << store.metrics(run.id);
         c->statuses << run.status;
+        c->infos << run.info;
         if (run.status == RunStatus::Finished)
             r.runsFinished++;
         else if (run.status == RunStatus::Failed || run.status == RunStatus::Diverged)

@@ -242,8 +242,11 @@ RunResult Runner::execute(const RunJob& job, const StopSource& stop, RunObserver
         view.featureNames = train.featureNames;
         ProblemShape shape{train.rows(), train.inputs(), train.outputs(), train.task};
         const QJsonObject cost = trainer->predictCost(shape);
-        if (!cost.isEmpty())
+        if (!cost.isEmpty()) {
             ctx.record("predicted_cost", cost);
+            if (observer)
+                observer->costPredicted(job, result.runId, cost);
+        }
 
         ctx.startClock();
         trainer->fit(view, ctx);

@@ -65,6 +65,13 @@ class RunObserver {
 public:
     virtual ~RunObserver() = default;
     virtual void runStarted(const RunJob& job, qint64 runId) { Q_UNUSED(job); Q_UNUSED(runId); }
+    /// The trainer stated its predicted cost (Trainer::predictCost()) for @p job's data: called
+    /// after runStarted(), before fit(), only when the cost is not empty. A noise sweep calls it
+    /// once per algorithm with the cost of one cell (@p job is then a template of its cells).
+    virtual void costPredicted(const RunJob& job, qint64 runId, const QJsonObject& cost)
+    {
+        Q_UNUSED(job); Q_UNUSED(runId); Q_UNUSED(cost);
+    }
     virtual void checkpointLogged(const RunJob& job, qint64 runId, const MetricPoint& p)
     {
         Q_UNUSED(job); Q_UNUSED(runId); Q_UNUSED(p);

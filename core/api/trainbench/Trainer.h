@@ -35,7 +35,19 @@ public:
     virtual Eigen::MatrixXd predict(const Eigen::Ref<const Eigen::MatrixXd>& x) const = 0;
 
     /// Optional: predicted cost for a problem of this shape, e.g.
-    /// {"flops": 7.4e9, "steps": [...]} — stored with the run and shown before it starts.
+    /// {"flops": 7.4e9, "steps": [...]} — stored with the run as the fact "predicted_cost"
+    /// and shown before it starts (`trainbench-cli list` asks for Fashion-MNIST's shape,
+    /// 60000×784 → 10). The hosts read these keys, all optional; any other key is stored:
+    ///  - "flops": floating-point operations of what the prediction covers;
+    ///  - "predicted_seconds": the time that takes, if the trainer can tell (e.g. from a
+    ///    calibrated rate); the host shows it next to the measured time after the run;
+    ///  - "scope": a few words naming what is covered when it is not the whole of fit(),
+    ///    e.g. "first sweep";
+    ///  - "scope_measured_key": with "scope", the fact (RunContext::record) in which fit()
+    ///    records the measured seconds of that part; otherwise the host compares with the
+    ///    run's training time (the fact "measured_seconds", which the host records).
+    /// Called on the thread and in the TBB arena the run will use, before fit(), outside the
+    /// training clock. The default states nothing.
     virtual QJsonObject predictCost(const ProblemShape& shape) const
     {
         Q_UNUSED(shape);

@@ -1,0 +1,156 @@
+#include "CostPrediction.h"
+
+#include "PluginRegistry.h"
+
+#include <cmath>
+#include <exception>
+#include <limits>
+
+namespace tb {
+namespace {
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+// A finite, non-negative number under @p key, else NaN.
+double number(const QJsonObject& o, const char* key)
+{
+    const QJsonValue v = o.value(QLatin1String(key));
+    if (!v.isDouble())
+        return kNaN;
+    const double d = v.toDouble();
+    return std::isfinite(d) && d >= 0 ? d : kNaN;
+}
+} // namespace
+
+CostPrediction::CostPrediction(QJsonObject cost) : m_json(std::move(cost)) {}
+
+CostPrediction CostPrediction::forAlgorithm(const PluginRegistry& registry, const QString& algorithmId,
+                                            const QVariantMap& params, const ProblemShape& shape,
+                                            QString* error)
+{
+    try {
+        const std::unique_ptr<Trainer> trainer = registry.create(algorithmId, params);
+        if (!trainer) {
+            if (error)
+                *error = QStringLiteral("%1: the plugin returned no trainer").arg(algorithmId);
+            return {};
+        }
+        return CostPrediction(trainer->predictCost(shape));
+    } catch (const std::exception& e) {
+        if (error)
+            *error = QString::fromUtf8(e.what());
+    } catch (...) {
+        if (error)
+            *error = QStringLiteral("%1: unknown exception").arg(algorithmId);
+    }
+    return {};
+}
+
+CostPrediction CostPrediction::fromRunInfo(const QJsonObject& info)
+{
+    return CostPrediction(info.value(QLatin1String("predicted_cost")).toObject());
+}
+
+ProblemShape CostPrediction::referenceShape(Task task)
+{
+    return ProblemShape{60000, 784, 10, task};
+}
+
+QString CostPrediction::describeShape(const ProblemShape& shape)
+{
+    return QStringLiteral("%1×%2 → %3 %4")
+        .arg(shape.rows)
+        .arg(shape.inputs)
+        .arg(shape.outputs)
+        .arg(shape.task == Task::Classification ? QStringLiteral("classes") : QStringLiteral("outputs"));
+}
+
+bool CostPrediction::isShowable() const
+{
+    return !std::isnan(flops()) || !std::isnan(seconds());
+}
+
+double CostPrediction::flops() const
+{
+    return number(m_json, "flops");
+}
+
+double CostPrediction::seconds() const
+{
+    return number(m_json, "predicted_seconds");
+}
+
+QString CostPrediction::scope() const
+{
+    return m_json.value(QLatin1String("scope")).toString();
+}
+
+QString CostPrediction::measuredKey() const
+{
+    const QString key = m_json.value(QLatin1String("scope_measured_key")).toString();
+    return key.isEmpty() ? QStringLiteral("measured_seconds") : key;
+}
+
+double CostPrediction::measuredSeconds(const QJsonObject& info) const
+{
+    return number(info, measuredKey().toUtf8().constData());
+}
+
+QString CostPrediction::describe() const
+{
+    QStringList parts;
+    if (!std::isnan(flops()))
+        parts << formatFlops(flops());
+    if (!std::isnan(seconds()))
+        parts << formatSeconds(seconds());
+    if (parts.isEmpty())
+        return {};
+    QString s = parts.join(QStringLiteral(", "));
+    if (!scope().isEmpty())
+        s += QStringLiteral(" (%1)").arg(scope());
+    return s;
+}
+
+QString CostPrediction::compare(const QJsonObject& info) const
+{
+    if (!isShowable())
+        return {};
+    const double measured = measuredSeconds(info);
+    QString s;
+    if (!std::isnan(seconds())) {
+        s = QStringLiteral("predicted %1").arg(formatSeconds(seconds()));
+        if (!std::isnan(measured))
+            s += QStringLiteral(", measured %1").arg(formatSeconds(measured));
+    } else {
+        s = QStringLiteral("predicted %1").arg(formatFlops(flops()));
+        if (!std::isnan(measured)) {
+            s += QStringLiteral(", measured %1").arg(formatSeconds(measured));
+            if (measured > 0)
+                s += QStringLiteral(" = %1/s").arg(formatFlops(flops() / measured));
+        }
+    }
+    if (!scope().isEmpty())
+        s += QStringLiteral(" (%1)").arg(scope());
+    return s;
+}
+
+QString CostPrediction::formatFlops(double flops)
+{
+    if (!std::isfinite(flops))
+        return QStringLiteral("-");
+    static const char* const prefixes[] = {"", "k", "M", "G", "T", "P", "E"};
+    int p = 0;
+    while (std::abs(flops) >= 1000 && p < 6) {
+        flops /= 1000;
+        ++p;
+    }
+    return QStringLiteral("%1 %2FLOP").arg(QString::number(flops, 'g', 3), QLatin1String(prefixes[p]));
+}
+
+QString CostPrediction::formatSeconds(double seconds)
+{
+    if (!std::isfinite(seconds))
+        return QStringLiteral("-");
+    return QString::number(seconds, 'g', 3) + QStringLiteral(" s");
+}
+
+} // namespace tb
