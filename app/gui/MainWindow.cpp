@@ -133,8 +133,14 @@ MainWindow::MainWindow(const PluginRegistry& registry, QWidget* parent) : QMainW
     m_loading = false;
     setWindowModified(false);
     restoreSettings();
+    restoreSession();
     updateTitle();
     updateActions();
+    // Unsaved edits survive a crash: the panels are written to the settings shortly after
+    // every change, and the next start continues from them.
+    m_sessionTimer.setSingleShot(true);
+    m_sessionTimer.setInterval(500);
+    connect(&m_sessionTimer, &QTimer::timeout, this, &MainWindow::saveSession);
 }
 
 MainWindow::~MainWindow()
@@ -433,6 +439,7 @@ bool MainWindow::openExperiment(const QString& path, QString* error)
     m_lastDir = QFileInfo(path).absolutePath();
     setWindowModified(false);
     updateTitle();
+    saveSession();
     appendLog(tr("Opened %1").arg(m_path));
     if (!problems.isEmpty())
         showProblems(tr("Some settings of %1 could not be shown").arg(QFileInfo(path).fileName()), problems.join('\n'));
@@ -459,6 +466,7 @@ bool MainWindow::saveExperiment(const QString& path, QString* error)
     m_dataset->setBaseDir(m_lastDir);
     setWindowModified(false);
     updateTitle();
+    saveSession();
     appendLog(tr("Saved %1").arg(m_path));
     return true;
 }
@@ -666,6 +674,7 @@ void MainWindow::closeEvent(QCloseEvent* event)
     }
     m_teaching->stop();
     saveSettings();
+    saveSession();
     event->accept();
 }
 
@@ -675,6 +684,39 @@ void MainWindow::markModified()
         return;
     setWindowModified(true);
     updateTitle();
+    m_sessionTimer.start();
+}
+
+void MainWindow::saveSession() const
+{
+    QSettings s;
+    s.setValue(QStringLiteral("session/experiment"),
+               QString::fromUtf8(QJsonDocument(experimentJson()).toJson(QJsonDocument::Compact)));
+    s.setValue(QStringLiteral("session/baseDir"), m_dataset->baseDir());
+    s.setValue(QStringLiteral("session/path"), m_path);
+    s.setValue(QStringLiteral("session/modified"), isWindowModified());
+}
+
+void MainWindow::restoreSession()
+{
+    QSettings s;
+    const QString text = s.value(QStringLiteral("session/experiment")).toString();
+    if (text.isEmpty())
+        return;
+    const QJsonObject o = QJsonDocument::fromJson(text.toUtf8()).object();
+    if (o.isEmpty())
+        return;
+    m_loading = true;
+    const QStringList problems = setExperiment(o, s.value(QStringLiteral("session/baseDir")).toString());
+    m_loading = false;
+    const QString path = s.value(QStringLiteral("session/path")).toString();
+    m_path = !path.isEmpty() && QFileInfo::exists(path) ? path : QString();
+    const bool modified = s.value(QStringLiteral("session/modified")).toBool() || (!path.isEmpty() && m_path.isEmpty());
+    setWindowModified(modified);
+    if (modified)
+        appendLog(tr("Restored the unsaved experiment of the last session"));
+    for (const QString& p : problems)
+        appendLog(tr("Last session: %1").arg(p));
 }
 
 void MainWindow::updateTitle()
@@ -726,6 +768,7 @@ void MainWindow::newExperiment()
     m_loading = false;
     setWindowModified(false);
     updateTitle();
+    saveSession();
 }
 
 void MainWindow::openExperimentDialog()

@@ -7,6 +7,7 @@
 
 #include <QJsonObject>
 #include <QMainWindow>
+#include <QTimer>
 #include <memory>
 #include <optional>
 
@@ -47,7 +48,8 @@ class TeachingView;
 /// and "*" while there are unsaved changes. Destructive or lossy actions (discarding unsaved
 /// changes, quitting while an experiment runs, deleting runs) ask first unless
 /// setConfirmations(false) (tests). Settings (geometry, dock layout, database, thread cap, last
-/// folder, log-scale time) persist with QSettings. GUI thread only.
+/// folder, log-scale time) persist with QSettings, and so does the experiment being edited:
+/// a window started after a crash continues with the unsaved edits. GUI thread only.
 class MainWindow : public QMainWindow {
     Q_OBJECT
 public:
@@ -93,6 +95,10 @@ public:
     /// Stop: the running experiment ends within 200 ms (conforming plugins).
     void stopExperiment();
 
+    /// Writes the panels' experiment, its file and whether it is modified to the settings; the
+    /// next window starts from them (done 0.5 s after every change, and on open, save, quit).
+    void saveSession() const;
+
     /// Whether destructive actions ask first (default true).
     void setConfirmations(bool on) { m_confirm = on; }
 
@@ -116,6 +122,7 @@ private:
     void buildMenus();
     void restoreSettings();
     void saveSettings() const;
+    void restoreSession();
     void markModified();
     void updateTitle();
     void updateActions();
@@ -159,6 +166,7 @@ private:
     QAction* m_stopAction = nullptr;
     QAction* m_openDbAction = nullptr;
 
+    QTimer m_sessionTimer;     ///< saves the session shortly after a change
     QString m_path;            ///< experiment file, empty when unsaved
     QString m_lastDir;         ///< folder of the last file dialog
     bool m_confirm = true;

@@ -1,5 +1,6 @@
 // trainbench: the workbench GUI.
-//   trainbench [EXPERIMENT.json] [--db FILE] [--run] [--teaching] [--screenshot FILE.png --after SECONDS]
+//   trainbench [EXPERIMENT.json] [--db FILE] [--run] [--teaching]
+//              [--screenshot FILE.png [--after SECONDS | --when-finished]]
 
 #include "ExperimentController.h"
 #include "MainWindow.h"
@@ -34,6 +35,7 @@ int main(int argc, char** argv)
     p.addOption({QStringLiteral("teaching"), QStringLiteral("Show the teaching view and start training in it.")});
     p.addOption({QStringLiteral("screenshot"), QStringLiteral("Save a picture of the window to FILE, then quit (see --after)."), QStringLiteral("file.png")});
     p.addOption({QStringLiteral("after"), QStringLiteral("Seconds before --screenshot (default 3)."), QStringLiteral("seconds"), QStringLiteral("3")});
+    p.addOption({QStringLiteral("when-finished"), QStringLiteral("Take --screenshot when the experiment started by --run has finished.")});
     p.process(app);
 
     tb::PluginRegistry registry; // outlives the window: plugins stay loaded while trainers exist
@@ -64,15 +66,19 @@ int main(int argc, char** argv)
         });
     if (p.isSet(QStringLiteral("screenshot"))) {
         const QString path = p.value(QStringLiteral("screenshot"));
-        const int ms = int(1000 * p.value(QStringLiteral("after")).toDouble());
         window.setConfirmations(false);
-        QTimer::singleShot(ms, &window, [&window, path] {
+        auto shoot = [&window, path] {
             const bool ok = window.grab().save(path);
             std::fprintf(stderr, ok ? "trainbench: screenshot %s\n" : "trainbench: cannot write %s\n", qPrintable(path));
             window.stopExperiment();
             window.controller()->waitForFinished(5000);
             QApplication::exit(ok ? 0 : 1);
-        });
+        };
+        if (p.isSet(QStringLiteral("when-finished")))
+            QObject::connect(window.controller(), &tb::gui::ExperimentController::finished, &window,
+                             [&window, shoot] { QTimer::singleShot(500, &window, shoot); });
+        else
+            QTimer::singleShot(int(1000 * p.value(QStringLiteral("after")).toDouble()), &window, shoot);
     }
     return app.exec();
 }

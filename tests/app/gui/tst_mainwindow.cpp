@@ -273,6 +273,24 @@ private Q_SLOTS:
         QVERIFY2(error.contains("no run 999999"), qPrintable(error));
     }
 
+    void unsavedEditsSurviveACrash()
+    {
+        QJsonObject edited;
+        {
+            auto w = newWindow(QString());
+            w->setExperiment(ridgeSweep(10));
+            w->experimentPanel()->nameEdit()->setText("not saved yet");
+            QVERIFY(w->isModified());
+            edited = w->experimentJson();
+            QTest::qWait(800); // the session is written 0.5 s after the last change
+            // No close(): the process "crashes" here.
+        }
+        auto w = newWindow(QString());
+        QCOMPARE(w->experimentJson(), edited);
+        QVERIFY(w->isModified()); // still unsaved: the title says so and quitting will ask
+        QVERIFY(w->logText().contains("Restored the unsaved experiment"));
+    }
+
     void storedRunsCanBeOverlaid()
     {
         const QString db = m_dir.filePath("overlay.sqlite");
