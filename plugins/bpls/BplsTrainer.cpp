@@ -131,8 +131,13 @@ QJsonObject BplsTrainer::predictCost(const ProblemShape& shape) const
                   {"sweep_flops", sweep},
                   {"forward_flops", forward},
                   {"steps", steps}};
-    if (m_config.classify)
+    if (m_config.classify) {
         o.insert("refinement_flops_per_missed_row", sweepFlops(m_config, 1.0, sizes));
+        // Refinement iterations depend on the misses, known only as they happen (each is
+        // predicted then, "refinement_predicted_seconds"): the host compares the first sweep.
+        o.insert("scope", "first sweep");
+        o.insert("scope_measured_key", "first_sweep_measured_seconds");
+    }
     const double rate = BplsCalibration::rate(m_config.gramPrecision == GramPrecision::Mixed);
     if (rate > 0)
         o.insert("predicted_seconds", total / rate);

@@ -32,7 +32,8 @@ public:
     /// from the first checkpoint on. Throws std::invalid_argument on a column mismatch.
     Eigen::MatrixXd predict(const Eigen::Ref<const Eigen::MatrixXd>& x) const override;
     /// Flops of the deterministic part (first sweep and its forward passes), per step, plus
-    /// the flops per misclassified row of one refinement iteration.
+    /// the flops per misclassified row of one refinement iteration; bpls.classify states that
+    /// the prediction covers the first sweep ("scope"), measured as first_sweep_measured_seconds.
     QJsonObject predictCost(const ProblemShape& shape) const override;
 
     /// The trained network in the raw-input domain (what predict() uses).

@@ -452,6 +452,14 @@ private Q_SLOTS:
                                 "measured_seconds", "network"})
             QVERIFY2(ctx.records.contains(key), key);
         QVERIFY(ctx.records.value("predicted_flops").toDouble() > 0);
+        // Algorithm 2's prediction covers the first sweep and names the fact that measures it,
+        // so hosts compare like with like (the refinement depends on the misses).
+        const QJsonObject cost =
+            t.predictCost(ProblemShape{x.rows(), x.cols(), y.cols(), Task::Classification});
+        QCOMPARE(cost.value("scope").toString(), QStringLiteral("first sweep"));
+        QVERIFY(ctx.records.contains(cost.value("scope_measured_key").toString()));
+        BplsTrainer regress(config(false, {{"hidden", QVariantList{5}}}));
+        QVERIFY(!regress.predictCost(ProblemShape{100, 3, 2, Task::Regression}).contains("scope"));
     }
 
     void residualFromNormalEquationsMatchesDirectResidual()
