@@ -1,5 +1,7 @@
 #include "ProgressBar.h"
 
+#include <CostPrediction.h>
+
 #include <cstdio>
 
 namespace tb::cli {
@@ -14,9 +16,10 @@ ProgressBar::~ProgressBar()
     finish();
 }
 
-void ProgressBar::experimentStarted(qint64, const ExperimentSpec&, int totalUnits)
+void ProgressBar::experimentStarted(qint64, const ExperimentSpec& spec, int totalUnits)
 {
     std::lock_guard lock(m_mutex);
+    m_sweep = spec.kind == ExperimentSpec::Kind::NoiseSweep;
     m_total = totalUnits;
     m_clock.restart();
     draw(true);
@@ -36,6 +39,36 @@ void ProgressBar::runStarted(const RunJob& job, qint64)
     if (std::isnan(job.sigma))
         m_current = QStringLiteral("%1 #%2").arg(job.label).arg(job.repeat + 1);
     draw(false);
+}
+
+void ProgressBar::costPredicted(const RunJob& job, qint64, const QJsonObject& cost)
+{
+    const QString what = CostPrediction(cost).describe();
+    if (what.isEmpty())
+        return;
+    QString line =
+        QStringLiteral("%1: predicted %2").arg(job.label.isEmpty() ? job.algorithmId : job.label, what);
+    if (job.data)
+        line += QStringLiteral(" for %1").arg(
+            CostPrediction::describeShape(ProblemShape{job.data->train.rows(), job.data->train.inputs(),
+                                                       job.data->train.outputs(), job.data->train.task}));
+    std::lock_guard lock(m_mutex);
+    if (m_sweep)
+        line += QStringLiteral(" per cell");
+    if (m_predicted.contains(line))
+        return;
+    m_predicted.insert(line);
+    printAbove(line);
+}
+
+void ProgressBar::printAbove(const QString& line)
+{
+    if (m_enabled && m_drawn)
+        std::fprintf(stderr, "\r%-100s\r", "");
+    std::fprintf(stderr, "%s\n", qPrintable(line));
+    std::fflush(stderr);
+    if (m_enabled && m_drawn)
+        draw(true);
 }
 
 void ProgressBar::checkpointLogged(const RunJob& job, qint64, const MetricPoint& p)

@@ -6,6 +6,7 @@
 #include "ChartExport.h"
 #include "ProgressBar.h"
 
+#include <CostPrediction.h>
 #include <ExperimentRunner.h>
 #include <ExperimentSpec.h>
 #include <PluginRegistry.h>
@@ -16,6 +17,7 @@
 #include <QCommandLineParser>
 #include <QDir>
 #include <QFileInfo>
+#include <QHash>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QTextStream>
@@ -23,6 +25,7 @@
 #include <atomic>
 #include <csignal>
 #include <cstdio>
+#include <tbb/task_arena.h>
 #include <unistd.h>
 
 namespace {
@@ -71,6 +74,34 @@ QString fmt(double v)
     return std::isfinite(v) ? QString::number(v, 'g', 4) : QStringLiteral("-");
 }
 
+// Each algorithm's predicted cost (defaults) for the reference shape, by algorithm id; only
+// algorithms whose trainer states one. Computed in an arena of every core, as a run with
+// "threads": 0 would use.
+QHash<QString, tb::CostPrediction> referenceCosts(const tb::PluginRegistry& reg, int* threads)
+{
+    QHash<QString, tb::CostPrediction> costs;
+    tbb::task_arena arena;
+    *threads = arena.max_concurrency();
+    arena.execute([&] {
+        for (const auto& a : reg.algorithms()) {
+            const tb::Task task = a.info.classification ? tb::Task::Classification : tb::Task::Regression;
+            const auto cost = tb::CostPrediction::forAlgorithm(reg, a.info.id, {},
+                                                               tb::CostPrediction::referenceShape(task));
+            if (!cost.isEmpty())
+                costs.insert(a.info.id, cost);
+        }
+    });
+    return costs;
+}
+
+QJsonObject shapeJson(const tb::ProblemShape& s)
+{
+    return QJsonObject{{"rows", double(s.rows)},
+                       {"inputs", double(s.inputs)},
+                       {"outputs", double(s.outputs)},
+                       {"task", s.task == tb::Task::Classification ? "classification" : "regression"}};
+}
+
 // ---------------------------------------------------------------------------------- list
 int cmdList(const QStringList& args)
 {
@@ -82,6 +113,12 @@ int cmdList(const QStringList& args)
 
     tb::PluginRegistry reg;
     reg.scan();
+    int costThreads = 1;
+    const QHash<QString, tb::CostPrediction> costs = referenceCosts(reg, &costThreads);
+    auto referenceShapeOf = [](const tb::AlgorithmInfo& a) {
+        return tb::CostPrediction::referenceShape(a.classification ? tb::Task::Classification
+                                                                   : tb::Task::Regression);
+    };
     if (p.isSet("json")) {
         QJsonArray plugins;
         for (const auto& s : reg.plugins()) {
@@ -90,10 +127,22 @@ int cmdList(const QStringList& args)
             if (!s->error.isEmpty())
                 o.insert("error", s->error);
             QJsonArray algs;
-            for (const auto& a : s->algorithms)
-                algs.append(QJsonObject{{"id", a.id}, {"name", a.name}, {"description", a.description},
-                                        {"citation", a.citation}, {"regression", a.regression},
-                                        {"classification", a.classification}, {"params", a.schema.toJson()}});
+            for (const auto& a : s->algorithms) {
+                QJsonObject alg{{"id", a.id},
+                                {"name", a.name},
+                                {"description", a.description},
+                                {"citation", a.citation},
+                                {"regression", a.regression},
+                                {"classification", a.classification},
+                                {"params", a.schema.toJson()}};
+                if (costs.contains(a.id)) {
+                    alg.insert("predicted_cost", costs.value(a.id).json());
+                    QJsonObject shape = shapeJson(referenceShapeOf(a));
+                    shape.insert("threads", costThreads);
+                    alg.insert("predicted_cost_for", shape);
+                }
+                algs.append(alg);
+            }
             o.insert("algorithms", algs);
             plugins.append(o);
         }
@@ -111,6 +160,9 @@ int cmdList(const QStringList& args)
             out() << "  " << s->citation << "\n";
         for (const auto& a : s->algorithms) {
             out() << "  " << a.id << " — " << a.name << "\n    " << a.description << "\n";
+            if (const QString cost = costs.value(a.id).describe(); !cost.isEmpty())
+                out() << "    predicted cost for " << tb::CostPrediction::describeShape(referenceShapeOf(a))
+                      << " (Fashion-MNIST, defaults, " << costThreads << " threads): " << cost << "\n";
             for (const auto& ps : a.schema.specs())
                 out() << "      " << ps.key << " (" << tb::paramTypeName(ps.type) << "): " << ps.help << "\n";
         }
@@ -213,9 +265,14 @@ int cmdRun(const QStringList& args)
                              .arg(tb::runStatusName(c.statuses.value(r)), -9)
                              .arg(fmt(last.epoch)).arg(fmt(last.trainTime));
                 if (std::isfinite(last.trainAccuracy))
-                    out() << "train acc " << fmtPct(last.trainAccuracy) << "  test acc " << fmtPct(last.testAccuracy) << "\n";
+                    out() << "train acc " << fmtPct(last.trainAccuracy) << "  test acc "
+                          << fmtPct(last.testAccuracy);
                 else
-                    out() << "train RMSE " << fmt(last.trainRmse) << "  test RMSE " << fmt(last.testRmse) << "\n";
+                    out() << "train RMSE " << fmt(last.trainRmse) << "  test RMSE " << fmt(last.testRmse);
+                const QJsonObject info = c.infos.value(r);
+                if (const QString cost = tb::CostPrediction::fromRunInfo(info).compare(info); !cost.isEmpty())
+                    out() << "  " << cost;
+                out() << "\n";
             }
     }
     for (const auto& e : result.runErrors)
@@ -299,6 +356,12 @@ int cmdRuns(const QStringList& args)
                          .arg(r.threads)
                          .arg(fmt(secs))
                          .arg(metrics);
+            if (const QString cost = tb::CostPrediction::fromRunInfo(r.info).compare(r.info); !cost.isEmpty())
+                out() << "  " << cost;
+            else if (const QString cell =
+                         tb::CostPrediction(r.info.value("predicted_cost_per_cell").toObject()).describe();
+                     !cell.isEmpty())
+                out() << "  predicted " << cell << " per cell";
             if (!r.error.isEmpty())
                 out() << "  (" << r.error << ")";
             out() << "\n";

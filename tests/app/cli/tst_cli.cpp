@@ -1,0 +1,201 @@
+// trainbench-cli as a user runs it: the predicted cost of trainers that state one, in `list`,
+// before and after each run of `run`, and in `runs` from what the store kept (issue 3).
+#include <CostPrediction.h>
+#include <RunStore.h>
+
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QProcess>
+#include <QtTest>
+
+using namespace tb;
+
+namespace {
+struct Output {
+    int code = -1;
+    QString out, err;
+};
+} // namespace
+
+class TestCli : public QObject {
+    Q_OBJECT
+private:
+    QTemporaryDir m_dir;
+
+    // Runs the CLI with the build's plugins and the engine test's trainers, isolated from the
+    // user's files.
+    Output cli(const QStringList& args)
+    {
+        QProcess p;
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        env.insert("TRAINBENCH_PLUGIN_PATH", QStringLiteral(TB_TEST_PLUGIN_DIR ":" TB_PLUGIN_BUILD_DIR));
+        env.insert("QT_QPA_PLATFORM", "offscreen");
+        env.insert("HOME", m_dir.filePath("home"));
+        env.insert("XDG_DATA_HOME", m_dir.filePath("home/data"));
+        env.insert("XDG_CONFIG_HOME", m_dir.filePath("home/config"));
+        env.insert("XDG_CACHE_HOME", m_dir.filePath("home/cache"));
+        p.setProcessEnvironment(env);
+        p.start(QStringLiteral(TB_BIN_DIR "/trainbench-cli"), args);
+        Output o;
+        if (!p.waitForFinished(120000))
+            return o;
+        o.code = p.exitCode();
+        o.out = QString::fromUtf8(p.readAllStandardOutput());
+        o.err = QString::fromUtf8(p.readAllStandardError());
+        return o;
+    }
+
+    QString writeSpec(const QString& name, const QByteArray& json)
+    {
+        QFile f(m_dir.filePath(name));
+        if (!f.open(QIODevice::WriteOnly))
+            qFatal("cannot write %s", qPrintable(f.fileName()));
+        f.write(json);
+        return f.fileName();
+    }
+
+    static QStringList linesWith(const QString& text, const QString& what)
+    {
+        return text.split('\n').filter(what);
+    }
+
+private Q_SLOTS:
+    void listShowsThePredictionForTheReferenceShape()
+    {
+        const Output o = cli({"list"});
+        QCOMPARE(o.code, 0);
+        // BPLS predicts flops and seconds (of its first sweep, for Algorithm 2); ridge flops only.
+        const QRegularExpression bpls(
+            R"(bpls\.classify — [^\n]*\n[^\n]*\n    predicted cost for 60000×784 → 10 classes \(Fashion-MNIST, defaults, \d+ threads\): [0-9.]+ GFLOP, [0-9.e-]+ s \(first sweep\)\n)");
+        QVERIFY2(bpls.match(o.out).hasMatch(), qPrintable(o.out));
+        QVERIFY2(QRegularExpression(
+                     R"(linear\.ridge — [^\n]*\n[^\n]*\n    predicted cost for [^:]*: 38\.1 GFLOP\n)")
+                     .match(o.out)
+                     .hasMatch(),
+                 qPrintable(o.out));
+        // Trainers that predict nothing show nothing.
+        QVERIFY(QRegularExpression(R"(test\.noise — [^\n]*\n[^\n]*\n      epochs)").match(o.out).hasMatch());
+
+        const Output j = cli({"list", "--json"});
+        QCOMPARE(j.code, 0);
+        QHash<QString, QJsonObject> algorithms;
+        for (const auto plugin : QJsonDocument::fromJson(j.out.toUtf8()).object().value("plugins").toArray())
+            for (const auto a : plugin.toObject().value("algorithms").toArray())
+                algorithms.insert(a.toObject().value("id").toString(), a.toObject());
+        const QJsonObject classify = algorithms.value("bpls.classify");
+        QVERIFY(classify.value("predicted_cost").toObject().value("flops").toDouble() > 1e9);
+        QVERIFY(classify.value("predicted_cost").toObject().value("predicted_seconds").toDouble() > 0);
+        QVERIFY(!classify.value("predicted_cost").toObject().value("steps").toArray().isEmpty());
+        const QJsonObject shape = classify.value("predicted_cost_for").toObject();
+        QCOMPARE(shape.value("rows").toInt(), 60000);
+        QCOMPARE(shape.value("inputs").toInt(), 784);
+        QCOMPARE(shape.value("outputs").toInt(), 10);
+        QCOMPARE(shape.value("task").toString(), QStringLiteral("classification"));
+        QCOMPARE(
+            algorithms.value("bpls.regress").value("predicted_cost_for").toObject().value("task").toString(),
+            QStringLiteral("regression"));
+        QVERIFY(!algorithms.value("test.noise").contains("predicted_cost"));
+    }
+
+    void runShowsPredictedThenMeasuredAndStoresIt()
+    {
+        const QString db = m_dir.filePath("runs.sqlite");
+        const QString spec =
+            writeSpec("lc.json", R"({"name": "cost", "kind": "learning-curve", "repeats": 2, "threads": 1,
+            "dataset": {"source": "moons", "samples": 200, "noise": 0.1},
+            "algorithms": [{"id": "test.sleepy", "label": "Sleepy", "params": {"epochs": 3, "epoch_ms": 30}},
+                           {"id": "bpls.classify", "label": "BPLS", "params": {"hidden": [4]}},
+                           {"id": "test.noise", "label": "Silent", "params": {"epochs": 2}}]})");
+        const Output o = cli({"run", spec, "--db", db, "--quiet"});
+        QVERIFY2(o.code == 0, qPrintable(o.err));
+
+        // Before the first run, once per algorithm (not per repeat), on stderr.
+        const QStringList sleepyBefore = linesWith(o.err, "Sleepy: predicted");
+        QCOMPARE(sleepyBefore.size(), 1);
+        QVERIFY2(QRegularExpression(R"(^Sleepy: predicted \d+ FLOP, 0\.09 s for \d+×2 → 2 classes$)")
+                     .match(sleepyBefore.first())
+                     .hasMatch(),
+                 qPrintable(sleepyBefore.first()));
+        QCOMPARE(linesWith(o.err, "BPLS: predicted").size(), 1);
+        QVERIFY(linesWith(o.err, "BPLS: predicted").first().contains("(first sweep)"));
+        QVERIFY(linesWith(o.err, "Silent").isEmpty());
+
+        // After each run: predicted against measured, on the summary line.
+        const QStringList sleepyAfter = linesWith(o.out, "Sleepy ");
+        QCOMPARE(sleepyAfter.size(), 2);
+        for (const QString& line : sleepyAfter)
+            QVERIFY2(QRegularExpression(R"(finished .* predicted 0\.09 s, measured 0\.\d+ s$)")
+                         .match(line)
+                         .hasMatch(),
+                     qPrintable(line));
+        for (const QString& line : linesWith(o.out, "BPLS "))
+            QVERIFY2(QRegularExpression(R"(predicted [0-9.e-]+ s, measured [0-9.e-]+ s \(first sweep\)$)")
+                         .match(line)
+                         .hasMatch(),
+                     qPrintable(line));
+        for (const QString& line : linesWith(o.out, "Silent "))
+            QVERIFY2(!line.contains("predicted"), qPrintable(line));
+
+        // Stored with each run.
+        QString error;
+        auto store = RunStore::open(db, &error);
+        QVERIFY2(store, qPrintable(error));
+        const auto exps = store->experiments();
+        QCOMPARE(exps.size(), 1);
+        const auto runs = store->runs(exps.first().id);
+        QCOMPARE(runs.size(), 6);
+        for (const RunRecord& r : runs) {
+            const CostPrediction c = CostPrediction::fromRunInfo(r.info);
+            if (r.algorithmId == "test.noise") {
+                QVERIFY(c.isEmpty());
+                continue;
+            }
+            QVERIFY2(c.flops() > 0, qPrintable(r.algorithmId));
+            QVERIFY(c.seconds() > 0);
+            QVERIFY(c.measuredSeconds(r.info) > 0);
+            if (r.algorithmId == "test.sleepy") {
+                QCOMPARE(c.seconds(), 0.09);
+                QVERIFY(c.measuredSeconds(r.info) >= 0.08);
+            }
+        }
+        store.reset();
+
+        // `runs` shows the same comparison from the store.
+        const Output listed = cli({"runs", "--db", db});
+        QCOMPARE(listed.code, 0);
+        const QStringList sleepyRuns = linesWith(listed.out, "Sleepy ");
+        QCOMPARE(sleepyRuns.size(), 2);
+        for (const QString& line : sleepyRuns)
+            QVERIFY2(QRegularExpression(R"(predicted 0\.09 s, measured 0\.\d+ s$)").match(line).hasMatch(),
+                     qPrintable(line));
+        QCOMPARE(linesWith(listed.out, "(first sweep)").size(), 2);
+        QVERIFY(!linesWith(listed.out, "Silent ").first().contains("predicted"));
+    }
+
+    void noiseSweepShowsAndStoresOneCellsPrediction()
+    {
+        const QString db = m_dir.filePath("sweep.sqlite");
+        const QString spec = writeSpec("sweep.json", R"({"name": "sweep", "kind": "noise-sweep", "threads": 2,
+            "dataset": {"source": "bpls-toy", "function": "linear"},
+            "sweep": {"sigma": [0, 0.1], "monte_carlo": 4},
+            "algorithms": [{"id": "linear.ridge", "label": "LS"}]})");
+        const Output o = cli({"run", spec, "--db", db, "--quiet"});
+        QVERIFY2(o.code == 0, qPrintable(o.err));
+        const QStringList before = linesWith(o.err, "LS: predicted");
+        QCOMPARE(before.size(), 1);
+        // The toy: x (one input) on 5 training points, 2 outputs.
+        QVERIFY2(QRegularExpression(R"(^LS: predicted [0-9.]+ FLOP for 5×1 → 2 outputs per cell$)")
+                     .match(before.first())
+                     .hasMatch(),
+                 qPrintable(before.first()));
+        const Output listed = cli({"runs", "--db", db});
+        QCOMPARE(listed.code, 0);
+        QVERIFY2(linesWith(listed.out, "LS ")
+                     .value(0)
+                     .contains(QRegularExpression(R"(predicted [0-9.]+ FLOP per cell)")),
+                 qPrintable(listed.out));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestCli)
+#include "tst_cli.moc"
