@@ -150,6 +150,9 @@ QString CostPrediction::formatSeconds(double seconds)
 {
     if (!std::isfinite(seconds))
         return QStringLiteral("-");
+    // 'g' would write 2000 as "2e+03": whole seconds from 100 s on.
+    if (std::abs(seconds) >= 100)
+        return QString::number(seconds, 'f', 0) + QStringLiteral(" s");
     return QString::number(seconds, 'g', 3) + QStringLiteral(" s");
 }
 

@@ -72,7 +72,7 @@ public:
 
     /// "7.41 GFLOP", "512 kFLOP": flops with an SI prefix, 3 significant digits.
     static QString formatFlops(double flops);
-    /// "0.423 s", "12.3 s", "0.0012 s": 3 significant digits.
+    /// "0.423 s", "12.3 s", "0.0012 s": 3 significant digits; whole seconds from 100 s ("2000 s").
     static QString formatSeconds(double seconds);
 
 private:

@@ -86,6 +86,9 @@ private Q_SLOTS:
 
         QCOMPARE(CostPrediction::formatFlops(512e3), QStringLiteral("512 kFLOP"));
         QCOMPARE(CostPrediction::formatFlops(12), QStringLiteral("12 FLOP"));
+        QCOMPARE(CostPrediction::formatSeconds(0.0012), QStringLiteral("0.0012 s"));
+        QCOMPARE(CostPrediction::formatSeconds(12.34), QStringLiteral("12.3 s"));
+        QCOMPARE(CostPrediction::formatSeconds(2000), QStringLiteral("2000 s")); // not "2e+03 s"
         QCOMPARE(CostPrediction::describeShape(CostPrediction::referenceShape(Task::Classification)),
                  QStringLiteral("60000×784 → 10 classes"));
     }
