@@ -1,5 +1,6 @@
 #include "ExperimentController.h"
 
+#include <CostPrediction.h>
 #include <PluginRegistry.h>
 #include <RunStore.h>
 
@@ -37,7 +38,7 @@ double plannedEpochs(const AlgorithmEntry* entry, const QVariantMap& params)
 
 /// One thing that happened on a worker thread, waiting for the GUI thread.
 struct ExperimentController::Event {
-    enum class Type { ExperimentStarted, RunStarted, Checkpoint, RunFinished, Progress, Sweep };
+    enum class Type { ExperimentStarted, RunStarted, CostPredicted, Checkpoint, RunFinished, Progress, Sweep };
     Type type = Type::Progress;
     QString label;
     QString algorithmId;
@@ -49,6 +50,7 @@ struct ExperimentController::Event {
     int done = 0;
     int total = 0;
     SweepPoint sweep;
+    QJsonObject info;        ///< CostPredicted: the cost; RunFinished: the run's facts
 };
 
 /// Queues the runner's callbacks (worker threads) for drain() (GUI thread). Each call only
@@ -84,6 +86,13 @@ public:
         e.id = runId;
         push(std::move(e));
     }
+    void costPredicted(const RunJob& job, qint64 runId, const QJsonObject& cost) override
+    {
+        Event e = jobEvent(Event::Type::CostPredicted, job);
+        e.id = runId;
+        e.info = cost;
+        push(std::move(e));
+    }
     void checkpointLogged(const RunJob& job, qint64 runId, const MetricPoint& p) override
     {
         Event e = jobEvent(Event::Type::Checkpoint, job);
@@ -98,6 +107,7 @@ public:
         e.status = r.status;
         e.error = r.error;
         e.point = r.last;
+        e.info = r.info;
         push(std::move(e));
     }
 
@@ -298,6 +308,12 @@ void ExperimentController::drain()
             m_lastPoint = MetricPoint{};
             break;
         }
+        case Event::Type::CostPredicted: {
+            const QString text = CostPrediction(e.info).describe();
+            if (!text.isEmpty() && e.repeat == m_spec.firstRepeat) // once per algorithm
+                Q_EMIT logMessage(tr("%1: predicted %2").arg(e.label, text));
+            break;
+        }
         case Event::Type::Checkpoint:
             if (m_currentCurve >= 0 && m_currentCurve < m_curves.size() && !m_curves[m_currentCurve].repeats.isEmpty()) {
                 m_curves[m_currentCurve].repeats.last() << e.point;
@@ -313,6 +329,8 @@ void ExperimentController::drain()
                 line += tr(" — test accuracy %1 %, %2 s").arg(100 * e.point.testAccuracy, 0, 'f', 2).arg(e.point.trainTime, 0, 'g', 3);
             else if (std::isfinite(e.point.testRmse))
                 line += tr(" — test RMSE %1, %2 s").arg(e.point.testRmse, 0, 'g', 4).arg(e.point.trainTime, 0, 'g', 3);
+            if (const QString cost = CostPrediction::fromRunInfo(e.info).compare(e.info); !cost.isEmpty())
+                line += QStringLiteral(" (") + cost + QLatin1Char(')');
             Q_EMIT logMessage(line);
             break;
         }

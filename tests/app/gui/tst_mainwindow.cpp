@@ -139,6 +139,10 @@ private Q_SLOTS:
         // The browser was refreshed and shows the experiment.
         QVERIFY(w->runBrowser()->model()->rowCount() >= 1);
         QVERIFY(w->logText().contains("cancelled"));
+        // test.sleepy states a cost: the log says it before the run and sets it against the
+        // measured time after (140 rows × 100000 epochs, 100000 × 20 ms).
+        QVERIFY2(w->logText().contains("Sleepy: predicted 14 MFLOP, 2000 s"), qPrintable(w->logText()));
+        QVERIFY2(w->logText().contains("predicted 2000 s, measured"), qPrintable(w->logText()));
     }
 
     void noiseSweepFillsTheSigmaChart()
