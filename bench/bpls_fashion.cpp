@@ -35,6 +35,7 @@
 #include <cstdio>
 #include <iostream>
 #include <thread>
+#include <ProcessSetup.h>
 
 namespace {
 
@@ -219,6 +220,7 @@ void gramThroughput(const tb::data::Dataset& train, int threads)
 
 int main(int argc, char** argv)
 {
+    tb::ProcessSetup::useHugePages(argv); // as the workbench and the CLI run: may restart once
     QCoreApplication app(argc, argv);
     try {
         const Args args = parse(argc, argv);

@@ -28,6 +28,7 @@
 #include <chrono>
 #include <cstdio>
 #include <iostream>
+#include <ProcessSetup.h>
 
 namespace {
 
@@ -50,6 +51,7 @@ private:
 
 int main(int argc, char** argv)
 {
+    tb::ProcessSetup::useHugePages(argv); // as the workbench and the CLI run: may restart once
     QCoreApplication app(argc, argv);
     try {
         QString function = "linear", params, csv;

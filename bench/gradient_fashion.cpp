@@ -20,6 +20,7 @@
 #include <cstdio>
 #include <tbb/task_arena.h>
 #include <vector>
+#include <ProcessSetup.h>
 
 namespace {
 
@@ -86,6 +87,7 @@ tb::RunResult run(const tb::PluginRegistry& reg, const Options& o, std::shared_p
 
 int main(int argc, char** argv)
 {
+    tb::ProcessSetup::useHugePages(argv); // as the workbench and the CLI run: may restart once
     QCoreApplication app(argc, argv);
     const Options o = parse(app.arguments());
     tb::PluginRegistry reg;

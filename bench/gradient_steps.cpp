@@ -18,9 +18,11 @@
 #include <cstdio>
 #include <random>
 #include <tbb/task_arena.h>
+#include <ProcessSetup.h>
 
 int main(int argc, char** argv)
 {
+    tb::ProcessSetup::useHugePages(argv); // as the workbench and the CLI run: may restart once
     QCoreApplication app(argc, argv);
     int rows = 10000, repeats = 5, threads = 2;
     QStringList batches{"1", "32", "128", "1024"};

@@ -27,6 +27,7 @@
 #include <tbb/task_arena.h>
 #include <thread>
 #include <vector>
+#include <ProcessSetup.h>
 
 namespace {
 using Clock = std::chrono::steady_clock;
@@ -76,6 +77,7 @@ long argument(int argc, char** argv, int i, long fallback, long lo, long hi, con
 
 int main(int argc, char** argv)
 {
+    tb::ProcessSetup::useHugePages(argv); // as the workbench and the CLI run: may restart once
     for (int i = 1; i < argc; ++i)
         if (!std::strcmp(argv[i], "--help") || !std::strcmp(argv[i], "-h")) {
             usage(stdout);

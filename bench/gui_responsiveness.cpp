@@ -23,6 +23,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <vector>
+#include <ProcessSetup.h>
 
 namespace {
 
@@ -39,6 +40,7 @@ double percentile(std::vector<double> v, double q)
 
 int main(int argc, char** argv)
 {
+    tb::ProcessSetup::useHugePages(argv); // as the workbench and the CLI run: may restart once
     QApplication app(argc, argv);
     QStringList files;
     int repeat = 1;

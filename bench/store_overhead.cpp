@@ -23,6 +23,7 @@
 #include <chrono>
 #include <cstdio>
 #include <ctime>
+#include <ProcessSetup.h>
 
 namespace {
 
@@ -56,6 +57,7 @@ double train(double ms, double state)
 
 int main(int argc, char** argv)
 {
+    tb::ProcessSetup::useHugePages(argv); // as the workbench and the CLI run: may restart once
     QCoreApplication app(argc, argv);
     const QStringList args = app.arguments();
     QTextStream out(stdout);

@@ -10,6 +10,7 @@
 #include <ExperimentRunner.h>
 #include <ExperimentSpec.h>
 #include <PluginRegistry.h>
+#include <ProcessSetup.h>
 #include <ResultIO.h>
 #include <RunStore.h>
 
@@ -442,6 +443,7 @@ void usage()
 
 int main(int argc, char** argv)
 {
+    tb::ProcessSetup::useHugePages(argv); // may restart the process once: first thing
     // The CLI never shows a window; Qt Charts still need a QApplication to render PNGs.
     if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM"))
         qputenv("QT_QPA_PLATFORM", "offscreen");

@@ -7,6 +7,7 @@
 #include "TeachingView.h"
 
 #include <PluginRegistry.h>
+#include <ProcessSetup.h>
 
 #include <QApplication>
 #include <QCommandLineParser>
@@ -19,6 +20,7 @@
 
 int main(int argc, char** argv)
 {
+    tb::ProcessSetup::useHugePages(argv); // may restart the process once: first thing
     QApplication app(argc, argv);
     QCoreApplication::setApplicationName(QStringLiteral("trainbench"));
     QCoreApplication::setOrganizationName(QStringLiteral("trainbench"));
