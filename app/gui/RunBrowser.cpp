@@ -21,6 +21,7 @@
 #include <QSaveFile>
 #include <QScrollBar>
 #include <QSet>
+#include <QResizeEvent>
 #include <QSplitter>
 #include <QTextBrowser>
 #include <QTextStream>
@@ -179,13 +180,26 @@ void RunBrowser::buildUi()
     splitter->setStretchFactor(0, 3);
     splitter->setStretchFactor(1, 1);
     splitter->setChildrenCollapsible(false);
+    m_splitter = splitter;
 
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     layout->addLayout(filterRow);
-    layout->addWidget(splitter, 1);
+    layout->addWidget(m_splitter, 1);
     layout->addLayout(buttons);
     layout->addWidget(m_summary);
+}
+
+void RunBrowser::resizeEvent(QResizeEvent* event)
+{
+    QWidget::resizeEvent(event);
+    // In a wide, low bottom dock the details sit beside the runs; in a tall one, below them.
+    const Qt::Orientation o = width() > 3 * height() ? Qt::Horizontal : Qt::Vertical;
+    if (m_splitter->orientation() != o) {
+        m_splitter->setOrientation(o);
+        const int total = o == Qt::Horizontal ? m_splitter->width() : m_splitter->height();
+        m_splitter->setSizes({total * 3 / 5, total * 2 / 5});
+    }
 }
 
 QAbstractItemModel* RunBrowser::model() const

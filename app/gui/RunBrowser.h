@@ -13,6 +13,8 @@ class QLabel;
 class QLineEdit;
 class QModelIndex;
 class QPoint;
+class QResizeEvent;
+class QSplitter;
 class QTextBrowser;
 class QTreeView;
 
@@ -97,6 +99,9 @@ Q_SIGNALS:
     /// The user asked to run experiment @p experimentId again with identical settings.
     void rerunExperimentRequested(qint64 experimentId);
 
+protected:
+    void resizeEvent(QResizeEvent* event) override;
+
 private:
     void buildUi();
     void updateActions();
@@ -118,6 +123,7 @@ private:
     RunTreeModel* m_model = nullptr;
     RunFilterModel* m_proxy = nullptr;
     QTreeView* m_view = nullptr;
+    QSplitter* m_splitter = nullptr;
     QTextBrowser* m_details = nullptr;
     QLineEdit* m_filterEdit = nullptr;
     QComboBox* m_statusBox = nullptr;
