@@ -43,13 +43,6 @@
 #include <QToolBar>
 #include <QVBoxLayout>
 
-#ifndef TB_APP_VERSION
-#define TB_APP_VERSION "0.0.0"
-#endif
-#ifndef TB_GIT_HASH
-#define TB_GIT_HASH "unknown"
-#endif
-
 namespace tb::gui {
 
 namespace {
