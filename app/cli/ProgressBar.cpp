@@ -49,9 +49,7 @@ void ProgressBar::costPredicted(const RunJob& job, qint64, const QJsonObject& co
     QString line =
         QStringLiteral("%1: predicted %2").arg(job.label.isEmpty() ? job.algorithmId : job.label, what);
     if (job.data)
-        line += QStringLiteral(" for %1").arg(
-            CostPrediction::describeShape(ProblemShape{job.data->train.rows(), job.data->train.inputs(),
-                                                       job.data->train.outputs(), job.data->train.task}));
+        line += QStringLiteral(" for %1").arg(CostPrediction::describeShape(CostPrediction::shapeOf(job.data->train)));
     std::lock_guard lock(m_mutex);
     if (m_sweep)
         line += QStringLiteral(" per cell");

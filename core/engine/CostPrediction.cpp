@@ -2,6 +2,8 @@
 
 #include "PluginRegistry.h"
 
+#include <Dataset.h>
+
 #include <cmath>
 #include <exception>
 #include <limits>
@@ -22,6 +24,11 @@ double number(const QJsonObject& o, const char* key)
 } // namespace
 
 CostPrediction::CostPrediction(QJsonObject cost) : m_json(std::move(cost)) {}
+
+ProblemShape CostPrediction::shapeOf(const data::Dataset& train)
+{
+    return ProblemShape{train.rows(), train.inputs(), train.outputs(), train.task};
+}
 
 CostPrediction CostPrediction::forAlgorithm(const PluginRegistry& registry, const QString& algorithmId,
                                             const QVariantMap& params, const ProblemShape& shape,

@@ -12,6 +12,9 @@
 namespace tb {
 
 class PluginRegistry;
+namespace data {
+struct Dataset;
+}
 
 /// Wraps the JSON object a trainer's predictCost() returned. The host reads the keys that
 /// Trainer::predictCost() documents ("flops", "predicted_seconds", "scope",
@@ -42,6 +45,8 @@ public:
     /// of 784 inputs, 10 outputs (one-hot classes, or 10 regression targets for algorithms
     /// that only regress).
     static ProblemShape referenceShape(Task task);
+    /// The shape a trainer sees for training set @p train: rows, inputs, outputs, task.
+    static ProblemShape shapeOf(const data::Dataset& train);
     /// "60000×784 → 10 classes" / "… → 10 outputs".
     static QString describeShape(const ProblemShape& shape);
 

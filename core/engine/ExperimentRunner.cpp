@@ -172,28 +172,34 @@ ExperimentResult ExperimentRunner::runNoiseSweep(const ExperimentSpec& spec, qin
         }
     }
 
+    // Algorithm a's run on one cell's data (a template of its cells until seed, σ and data are set).
+    auto cellJob = [&](int a) {
+        RunJob job;
+        job.algorithmId = spec.algorithms[a].id;
+        job.label = labels[a];
+        job.params = spec.algorithms[a].params;
+        job.datasetDescription = description;
+        job.timeBudgetSeconds = spec.timeBudgetSeconds;
+        job.experimentId = experimentId;
+        job.evaluateCheckpoints = false;
+        job.logToStore = false;
+        job.threads = threads;
+        return job;
+    };
+
     tbb::task_arena arena(threads);
 
     // Each algorithm's predicted cost of one cell, stored with its run row and shown before
     // the cells start (in the arena the cells use: some trainers calibrate a rate).
     QVector<QJsonObject> cellCosts(nAlg);
-    const ProblemShape cellShape{probe->train.rows(), probe->train.inputs(), probe->train.outputs(),
-                                 probe->train.task};
+    const ProblemShape cellShape = CostPrediction::shapeOf(probe->train);
     arena.execute([&] {
         for (int a = 0; a < nAlg; ++a) {
             const AlgorithmRun& alg = spec.algorithms[a];
             cellCosts[a] = CostPrediction::forAlgorithm(m_registry, alg.id, alg.params, cellShape).json();
             if (obs && !cellCosts[a].isEmpty()) {
-                RunJob cell;
-                cell.algorithmId = alg.id;
-                cell.label = labels[a];
-                cell.params = alg.params;
+                RunJob cell = cellJob(a);
                 cell.data = probe;
-                cell.datasetDescription = description;
-                cell.experimentId = experimentId;
-                cell.evaluateCheckpoints = false;
-                cell.logToStore = false;
-                cell.threads = threads;
                 obs->costPredicted(cell, runIds[a], cellCosts[a]);
             }
         }
@@ -252,19 +258,10 @@ ExperimentResult ExperimentRunner::runNoiseSweep(const ExperimentSpec& spec, qin
             errors.insert(QString::fromUtf8(e.what()));
         }
         for (int a = 0; d && a < nAlg && !m_stop.stopRequested(); ++a) {
-            RunJob job;
-            job.algorithmId = spec.algorithms[a].id;
-            job.label = labels[a];
-            job.params = spec.algorithms[a].params;
+            RunJob job = cellJob(a);
             job.seed = cellSeed; // every algorithm of a cell sees the same data and seed
             job.sigma = spec.sigmas[s];
             job.data = d;
-            job.datasetDescription = description;
-            job.timeBudgetSeconds = spec.timeBudgetSeconds;
-            job.experimentId = experimentId;
-            job.evaluateCheckpoints = false;
-            job.logToStore = false;
-            job.threads = threads;
             const RunResult rr = Runner(m_registry, nullptr).execute(job, m_stop, nullptr);
             if (rr.status == RunStatus::Finished) {
                 trainRmse[a][size_t(cell)] = rr.last.trainRmse;

@@ -1,5 +1,6 @@
 #include "Runner.h"
 
+#include "CostPrediction.h"
 #include "PluginRegistry.h"
 #include "RunStore.h"
 
@@ -240,8 +241,10 @@ RunResult Runner::execute(const RunJob& job, const StopSource& stop, RunObserver
         DatasetView view(train.x, train.y, train.task);
         view.classNames = train.classNames;
         view.featureNames = train.featureNames;
-        ProblemShape shape{train.rows(), train.inputs(), train.outputs(), train.task};
-        const QJsonObject cost = trainer->predictCost(shape);
+        // The prediction is for the run's row and the observer; a noise-sweep cell has
+        // neither (its algorithm's prediction is made once for all cells).
+        const QJsonObject cost = job.logToStore || observer ? trainer->predictCost(CostPrediction::shapeOf(train))
+                                                            : QJsonObject();
         if (!cost.isEmpty()) {
             ctx.record("predicted_cost", cost);
             if (observer)
