@@ -155,9 +155,9 @@ bool ChartTabs::logTime() const
     return m_logTime->isChecked();
 }
 
-bool ChartTabs::savePng(const QString& path, QString* error) const
+bool ChartTabs::savePng(const QString& path, QString* error)
 {
-    const_cast<ChartTabs*>(this)->refreshCurrent();
+    refreshCurrent(); // a chart out of date since its tab was last shown
     return charts::ChartRenderer::savePng(currentView()->chart(), path, charts::ChartRenderer::defaultSize(), error);
 }
 

@@ -54,7 +54,7 @@ public:
 
     /// Writes the current tab's chart as a PNG (ChartRenderer, 1200×800). False with a message
     /// naming the path on failure.
-    bool savePng(const QString& path, QString* error) const;
+    bool savePng(const QString& path, QString* error);
 
     charts::LearningCurveChart* timeChart() const { return m_time; }
     charts::LearningCurveChart* epochChart() const { return m_epoch; }

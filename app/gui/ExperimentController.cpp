@@ -194,10 +194,7 @@ bool ExperimentController::start(const ExperimentSpec& spec, QString* error)
     m_currentCurve = -1;
     m_currentRepeat = 0;
     m_lastPoint = MetricPoint{};
-    m_total = spec.kind == ExperimentSpec::Kind::NoiseSweep
-                  ? int(std::min<qint64>(qint64(spec.sigmas.size()) * spec.monteCarlo * spec.algorithms.size(),
-                                         std::numeric_limits<int>::max()))
-                  : int(spec.algorithms.size()) * spec.repeats;
+    m_total = 0; // the runner says how many units once the data are loaded (experimentStarted)
     // One curve per algorithm entry, in spec order, labelled as the runner labels its jobs.
     for (const AlgorithmRun& a : spec.algorithms) {
         const AlgorithmEntry* entry = m_registry.algorithm(a.id);

@@ -66,6 +66,8 @@ public:
     /// against the time budget, whichever is further; −1 when neither is known (noise sweeps,
     /// plugins with other parameters).
     double runFraction() const;
+    /// Units (runs, or sweep cells × algorithms) done and in all; the total is 0 until the
+    /// runner has loaded the data and said it.
     int unitsDone() const { return m_done; }
     int unitsTotal() const { return m_total; }
     /// Seconds since start() (or the duration of the last experiment).

@@ -35,7 +35,7 @@
 #include <QRegularExpression>
 #include <QSaveFile>
 #include <QScrollArea>
-#include <QSet>
+#include <QHash>
 #include <QSettings>
 #include <QStatusBar>
 #include <QTabWidget>
@@ -84,8 +84,8 @@ MainWindow::MainWindow(const PluginRegistry& registry, QWidget* parent) : QMainW
     connect(m_controller, &ExperimentController::statusText, m_status, &QLabel::setText);
     connect(m_controller, &ExperimentController::logMessage, this, &MainWindow::appendLog);
     connect(m_controller, &ExperimentController::progressChanged, this, [this](int done, int total) {
-        m_progress->setRange(0, std::max(1, total));
-        m_progress->setValue(std::min(done, std::max(1, total)));
+        m_progress->setRange(0, total); // 0 of 0: busy while the data load
+        m_progress->setValue(std::min(done, total));
         m_progress->setFormat(m_controller->spec().kind == ExperimentSpec::Kind::NoiseSweep ? tr("%v of %m runs")
                                                                                              : tr("run %v of %m done"));
     });
@@ -396,9 +396,7 @@ QStringList MainWindow::setExperiment(const QJsonObject& spec, const QString& ba
     // A 2-D classification experiment also sets up the teaching view: its data set, and its
     // first two algorithms side by side (their parameters come from the forms).
     const QJsonObject ds = spec.value(QStringLiteral("dataset")).toObject();
-    static const QStringList kTwoD{QStringLiteral("moons"), QStringLiteral("circles"), QStringLiteral("spirals"),
-                                   QStringLiteral("xor")};
-    if (kTwoD.contains(ds.value(QStringLiteral("source")).toString()) && !m_teaching->isRunning()) {
+    if (TeachingView::sets().contains(ds.value(QStringLiteral("source")).toString()) && !m_teaching->isRunning()) {
         m_teaching->setDataset(ds);
         QStringList ids;
         for (const AlgorithmRun& r : m_algorithms->selectedAlgorithms())
@@ -589,18 +587,21 @@ int MainWindow::overlayRuns(const QList<qint64>& runIds)
         return 0;
     QList<charts::CurveSeriesData> curves;
     QList<SweepPoint> sweep;
-    QSet<qint64> experiments;
+    QHash<qint64, std::optional<ExperimentRecord>> experiments; // read once each
     QList<RunRecord> runs;
     for (qint64 id : runIds)
         if (auto r = m_store->run(id)) {
             runs << *r;
-            experiments.insert(r->experimentId);
+            if (!experiments.contains(r->experimentId))
+                experiments.insert(r->experimentId, m_store->experiment(r->experimentId));
         }
+    if (runs.isEmpty())
+        return 0; // none of the ids is in this store (deleted meanwhile)
     const bool manyExperiments = experiments.size() > 1;
     bool classification = false;
     bool anySweep = false;
     for (const RunRecord& r : runs) {
-        const auto exp = m_store->experiment(r.experimentId);
+        const std::optional<ExperimentRecord>& exp = experiments[r.experimentId];
         const QString label = manyExperiments ? tr("%1 (exp. %2)").arg(r.algorithmName).arg(r.experimentId) : r.algorithmName;
         if (exp && exp->kind == QLatin1String("noise-sweep")) {
             anySweep = true;
@@ -632,7 +633,7 @@ int MainWindow::overlayRuns(const QList<qint64>& runIds)
     m_charts->showKind(anySweep && curves.isEmpty());
     m_charts->setCaption(tr("Stored: %n run(s) from %1", nullptr, int(runs.size()))
                              .arg(manyExperiments ? tr("%1 experiments").arg(experiments.size())
-                                                  : tr("experiment %1").arg(*experiments.begin())));
+                                                  : tr("experiment %1").arg(experiments.begin().key())));
     m_centre->setCurrentWidget(m_charts);
     return int(runs.size());
 }

@@ -24,8 +24,6 @@
 namespace tb::gui {
 namespace {
 
-const QStringList kSets{QStringLiteral("moons"), QStringLiteral("circles"), QStringLiteral("spirals"),
-                        QStringLiteral("xor")};
 
 QString percent(double share)
 {
@@ -34,11 +32,18 @@ QString percent(double share)
 
 } // namespace
 
+const QStringList& TeachingView::sets()
+{
+    static const QStringList s{QStringLiteral("moons"), QStringLiteral("circles"), QStringLiteral("spirals"),
+                               QStringLiteral("xor")};
+    return s;
+}
+
 TeachingView::TeachingView(const PluginRegistry& registry, QWidget* parent) : QWidget(parent), m_registry(registry)
 {
     auto* controls = new QGridLayout;
     m_set = new QComboBox;
-    m_set->addItems(kSets);
+    m_set->addItems(sets());
     m_set->setToolTip(tr("Two-dimensional classification set"));
     m_samples = new QSpinBox;
     m_samples->setRange(20, 5000);
@@ -218,9 +223,9 @@ void TeachingView::setAlgorithms(const QString& leftId, const QString& rightId)
 void TeachingView::setDataset(const QJsonObject& spec)
 {
     const QString source = spec.value(QStringLiteral("source")).toString();
-    if (!kSets.contains(source)) {
+    if (!sets().contains(source)) {
         setStatus(tr("The teaching view shows 2-D sets (%1); dataset.source \"%2\" is not one.")
-                      .arg(kSets.join(QStringLiteral(", ")), source));
+                      .arg(sets().join(QStringLiteral(", ")), source));
         return;
     }
     const QString invalid = data::DataSource::validate(spec);
@@ -231,7 +236,7 @@ void TeachingView::setDataset(const QJsonObject& spec)
     m_baseSpec = spec;
     {
         const QSignalBlocker b1(m_set), b2(m_samples), b3(m_noise), b4(m_seed);
-        m_set->setCurrentIndex(int(kSets.indexOf(source)));
+        m_set->setCurrentIndex(int(sets().indexOf(source)));
         if (spec.contains(QStringLiteral("samples")))
             m_samples->setValue(spec.value(QStringLiteral("samples")).toInt());
         if (spec.contains(QStringLiteral("noise")))

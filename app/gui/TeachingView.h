@@ -44,6 +44,9 @@ class DecisionRegionWidget;
 class TeachingView : public QWidget {
     Q_OBJECT
 public:
+    /// The 2-D classification sources the view can show: moons, circles, spirals, xor.
+    static const QStringList& sets();
+
     /// Side of the region grid in pixels (each side is evaluated on gridSize² points).
     static constexpr int gridSize = 160;
 

@@ -313,6 +313,7 @@ private Q_SLOTS:
         QList<qint64> ids;
         for (const auto& r : w->store()->runs(exp1))
             ids << r.id;
+        QCOMPARE(w->overlayRuns({987654}), 0); // ids the store does not have: nothing shown, no crash
         QCOMPARE(w->overlayRuns(ids), 2);
         QCOMPARE(w->charts()->timeChart()->groupCount(), 1); // two repeats of one algorithm: one mean line
         QCOMPARE(pointsOf(w->charts()->timeChart()), 3);
