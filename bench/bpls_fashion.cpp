@@ -21,6 +21,7 @@
 #include <IdxLoader.h>
 #include <Metrics.h>
 #include <Rng.h>
+#include <trainbench/testing/TestRunContext.h>
 
 #include <QCoreApplication>
 #include <QJsonDocument>
@@ -45,32 +46,26 @@ double since(Clock::time_point t0)
     return std::chrono::duration<double>(Clock::now() - t0).count();
 }
 
-// The host's checkpoint convention, measured: training time excludes evaluation.
-class BenchContext final : public tb::RunContext {
+// The host's checkpoint convention, measured: training time excludes evaluation. The trainer
+// sees the SDK's test double; its checkpoint hook pauses this clock while it evaluates.
+class BenchContext {
 public:
     BenchContext(std::uint64_t seed, int threads, const tb::Trainer& trainer, const tb::data::Dataset& train,
                  const tb::data::Dataset& eval)
-        : m_seed(seed), m_threads(threads), m_trainer(trainer), m_train(train), m_eval(eval)
+        : ctx(seed, threads), m_trainer(trainer), m_train(train), m_eval(eval)
     {
+        ctx.onCheckpoint = [this](const tb::Checkpoint& cp) {
+            m_training += since(m_t0);
+            double trainAcc = std::nan(""), evalAcc = std::nan("");
+            if (evaluateCheckpoints) {
+                trainAcc = tb::num::accuracy(m_trainer.predict(m_train.x), m_train.y);
+                evalAcc = tb::num::accuracy(m_trainer.predict(m_eval.x), m_eval.y);
+            }
+            points.push_back({cp.epoch, m_training, trainAcc, evalAcc, cp.note.toStdString()});
+            m_t0 = Clock::now();
+        };
     }
     void start() { m_t0 = Clock::now(); }
-    std::uint64_t seed() const override { return m_seed; }
-    int threads() const override { return m_threads; }
-    bool stopRequested() const override { return stopFlag.load(); }
-    tb::CheckpointAction checkpoint(const tb::Checkpoint& cp) override
-    {
-        m_training += since(m_t0);
-        double trainAcc = std::nan(""), evalAcc = std::nan("");
-        if (evaluateCheckpoints) {
-            trainAcc = tb::num::accuracy(m_trainer.predict(m_train.x), m_train.y);
-            evalAcc = tb::num::accuracy(m_trainer.predict(m_eval.x), m_eval.y);
-        }
-        points.push_back({cp.epoch, m_training, trainAcc, evalAcc, cp.note.toStdString()});
-        m_t0 = Clock::now();
-        return tb::CheckpointAction::Continue;
-    }
-    void record(const QString& key, const QJsonValue& value) override { records.insert(key, value); }
-    void log(const QString& message) override { logs.push_back(message.toStdString()); }
     double finish()
     {
         m_training += since(m_t0);
@@ -80,20 +75,16 @@ public:
         }
         return m_training;
     }
-    bool evaluateCheckpoints = true;
-    std::atomic<bool> stopFlag{false};
 
+    tb::testing::TestRunContext ctx;
+    bool evaluateCheckpoints = true;
     struct Point {
         double epoch, seconds, train, eval;
         std::string note;
     };
     std::vector<Point> points;
-    QJsonObject records;
-    std::vector<std::string> logs;
 
 private:
-    std::uint64_t m_seed;
-    int m_threads;
     const tb::Trainer& m_trainer;
     const tb::data::Dataset& m_train;
     const tb::data::Dataset& m_eval;
@@ -271,12 +262,12 @@ int main(int argc, char** argv)
                 stopper = std::thread([&] {
                     std::this_thread::sleep_for(std::chrono::duration<double>(args.stopAfter));
                     stopAt = Clock::now();
-                    ctx.stopFlag = true;
+                    ctx.ctx.requestStop();
                 });
             const std::clock_t cpu0 = std::clock();
             arena.execute([&] {
                 ctx.start();
-                trainer.fit(train.view(), ctx);
+                trainer.fit(train.view(), ctx.ctx);
             });
             const auto returned = Clock::now();
             // Process CPU time of the whole fit (all threads; includes checkpoint evaluation
@@ -306,14 +297,14 @@ int main(int argc, char** argv)
                         s, h.epochs, 100 * last.train, evalName, 100 * last.eval, 100 * ctx.points.front().train,
                         100 * ctx.points.front().eval, total, cpu, h.gramSeconds, h.hiddenSeconds, h.solveSeconds,
                         h.forwardSeconds, h.inputSeconds, h.gatherSeconds, h.blendSeconds, h.predictedSeconds,
-                        ctx.records.value("first_sweep_measured_seconds").toDouble(), h.fallbacks, (long long)h.gramRowsDirect, (long long)h.gramRowsUpdated);
+                        ctx.ctx.records.value("first_sweep_measured_seconds").toDouble(), h.fallbacks, (long long)h.gramRowsDirect, (long long)h.gramRowsUpdated);
             if (!args.quiet)
                 for (const auto& p : ctx.points)
                     std::printf("    epoch %g  t=%.3f s  train %.2f %%  %s %.2f %%  %s\n", p.epoch, p.seconds,
                                 100 * p.train, evalName, 100 * p.eval, p.note.c_str());
             if (!args.quiet)
-                for (const auto& l : ctx.logs)
-                    std::printf("    log: %s\n", l.c_str());
+                for (const auto& l : ctx.ctx.logs)
+                    std::printf("    log: %s\n", qPrintable(l));
         }
         if (!trainAcc.empty()) {
         const auto tm = tb::num::meanStd(trainAcc), em = tb::num::meanStd(evalAcc), sm = tb::num::meanStd(seconds);

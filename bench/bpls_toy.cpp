@@ -16,6 +16,7 @@
 #include <Metrics.h>
 
 #include <trainbench/Seeds.h>
+#include <trainbench/testing/TestRunContext.h>
 
 #include <QCoreApplication>
 #include <QFile>
@@ -32,20 +33,6 @@
 
 namespace {
 
-// Fits only; the sweep evaluates the final model itself.
-class SilentContext final : public tb::RunContext {
-public:
-    explicit SilentContext(std::uint64_t seed) : m_seed(seed) {}
-    std::uint64_t seed() const override { return m_seed; }
-    int threads() const override { return 1; }
-    bool stopRequested() const override { return false; }
-    tb::CheckpointAction checkpoint(const tb::Checkpoint&) override { return tb::CheckpointAction::Continue; }
-    void record(const QString&, const QJsonValue&) override {}
-    void log(const QString&) override {}
-
-private:
-    std::uint64_t m_seed;
-};
 
 } // namespace
 
@@ -108,7 +95,7 @@ int main(int argc, char** argv)
                     const std::uint64_t cell = tb::deriveSeed(seed, std::uint64_t(s) * std::uint64_t(mc) + std::uint64_t(m));
                     const tb::data::DatasetPair data = tb::data::Generators::bplsToy(f, sigma, cell);
                     tb::bpls::BplsTrainer trainer(config);
-                    SilentContext ctx(cell);
+                    tb::testing::TestRunContext ctx(cell); // fits only: the sweep evaluates the final model itself
                     trainer.fit(data.train.view(), ctx);
                     // Train RMSE against the noisy targets the net was fitted to, as in the paper.
                     train[std::size_t(m)] = tb::num::rmse(trainer.predict(data.train.x), data.train.y);

@@ -13,29 +13,6 @@
 
 namespace tb::gui {
 
-namespace {
-
-/// Epochs a run of @p entry with @p params will train at most, from the parameter names the
-/// shipped plugins use; 0 when the schema has none of them.
-double plannedEpochs(const AlgorithmEntry* entry, const QVariantMap& params)
-{
-    if (!entry)
-        return 0;
-    QString error;
-    const auto p = entry->info.schema.normalise(params, &error);
-    if (!p)
-        return 0;
-    if (p->contains(QStringLiteral("epochs")))
-        return p->value(QStringLiteral("epochs")).toDouble();
-    if (p->contains(QStringLiteral("iterations")))
-        return p->value(QStringLiteral("iterations")).toDouble();
-    if (p->contains(QStringLiteral("tau_max")))
-        return 1 + p->value(QStringLiteral("tau_max")).toDouble(); // the first sweep, then refinements
-    return 0;
-}
-
-} // namespace
-
 /// One thing that happened on a worker thread, waiting for the GUI thread.
 struct ExperimentController::Event {
     enum class Type { ExperimentStarted, RunStarted, CostPredicted, Checkpoint, RunFinished, Progress, Sweep };
@@ -203,7 +180,7 @@ bool ExperimentController::start(const ExperimentSpec& spec, QString* error)
         c.label = !a.label.isEmpty() ? a.label : (entry ? entry->info.name : a.id);
         m_curves << c;
         m_repeatIndex << QList<int>();
-        m_plannedEpochs << plannedEpochs(entry, a.params);
+        m_plannedEpochs << m_registry.plannedEpochs(a.id, a.params);
     }
 
     m_runner = std::make_unique<ExperimentRunner>(m_registry, m_store);

@@ -38,7 +38,7 @@ struct TeachingSession::Shared {
     TeachingSession* session = nullptr;     // guarded by mutex; null once the session is gone
     std::optional<TeachingFrame> pending;   // guarded by mutex: newest undelivered frame
     bool framePosted = false;               // guarded by mutex: a deliverFrame() call is queued
-    std::atomic<bool> stop{false};
+    StopSource stop;
     std::thread thread;
 
     // Set before the thread starts, then only used by it.
@@ -87,7 +87,7 @@ public:
 
     std::uint64_t seed() const override { return m_s.seed; }
     int threads() const override { return m_s.threads; }
-    bool stopRequested() const override { return m_s.stop.load(std::memory_order_relaxed) || m_diverged; }
+    StopToken stopToken() const override { return m_stop.token(); }
 
     CheckpointAction checkpoint(const Checkpoint& cp) override
     {
@@ -133,8 +133,10 @@ private:
         // divergence is caught at once; the grid only for frames that are shown.
         const Eigen::MatrixXd trainPred = t.predict(d.train.x);
         const Eigen::MatrixXd testPred = d.test.rows() > 0 ? t.predict(d.test.x) : Eigen::MatrixXd();
-        if (!trainPred.allFinite() || !testPred.allFinite() || infiniteLoss)
+        if (!trainPred.allFinite() || !testPred.allFinite() || infiniteLoss) {
             m_diverged = true;
+            m_stop.requestStop();
+        }
         const auto now = Clock::now();
         const bool due = force || m_diverged || m_frames == 0 ||
                          now - m_lastFrame >= std::chrono::milliseconds(TeachingSession::minFrameIntervalMs);
@@ -157,6 +159,7 @@ private:
     }
 
     Shared& m_s;
+    StopSource m_stop{&m_s.stop};  // the session's Stop, or this run's divergence
     Clock::time_point m_t0 = Clock::now();
     Clock::time_point m_lastFrame;
     double m_elapsed = 0;
@@ -187,10 +190,10 @@ void work(std::shared_ptr<TeachingSession::Shared> s)
             ctx.startClock();
             s->trainer->fit(view, ctx);
             ctx.stopClock();
-            ctx.finish(s->stop.load());
+            ctx.finish(s->stop.stopRequested());
         });
         status = ctx.diverged() ? QStringLiteral("diverged")
-                 : s->stop.load() ? QStringLiteral("cancelled")
+                   : s->stop.stopRequested() ? QStringLiteral("cancelled")
                                   : QStringLiteral("finished");
     } catch (const std::exception& e) {
         status = QStringLiteral("failed: ") + QString::fromUtf8(e.what());
@@ -229,7 +232,7 @@ void TeachingSession::releaseWorker(int waitMs)
         std::lock_guard<std::mutex> lock(s->mutex);
         s->session = nullptr;
     }
-    s->stop.store(true);
+    s->stop.requestStop();
     if (!s->thread.joinable())
         return;
     std::unique_lock<std::mutex> lock(s->mutex);
@@ -296,7 +299,7 @@ bool TeachingSession::start(const QString& algorithmId, const QVariantMap& param
 void TeachingSession::stop()
 {
     if (m_shared)
-        m_shared->stop.store(true);
+        m_shared->stop.requestStop();
 }
 
 void TeachingSession::deliverFrame()

@@ -91,13 +91,16 @@ void PluginRegistry::loadOne(const QString& filePath)
     spec->family = data.value("family").toString();
     spec->citation = data.value("citation").toString();
     spec->description = data.value("description").toString();
-    spec->apiVersion = data.value("apiVersion").toInt();
-
-    const QString prefix = QStringLiteral("org.trainbench.TrainerFactory/");
+    // The API version is part of the interface id (TB_API_VERSION, written once); a metadata
+    // "apiVersion" is optional and must agree with it.
+    const QString prefix = QStringLiteral(TrainerFactory_iid_prefix);
+    if (iid.startsWith(prefix))
+        spec->apiVersion = iid.mid(prefix.size()).toInt();
     if (iid != QLatin1String(TrainerFactory_iid)) {
         spec->state = PluginSpec::State::Invalid;
         if (iid.startsWith(prefix))
-            spec->error = QStringLiteral("built for plugin API %1; this Trainbench supports API %2")
+            spec->error = QStringLiteral("built for plugin API %1; this Trainbench supports API %2 (rebuild the "
+                                         "plugin against this version's SDK)")
                               .arg(iid.mid(prefix.size()))
                               .arg(ApiVersion);
         else
@@ -112,10 +115,11 @@ void PluginRegistry::loadOne(const QString& filePath)
         delete loader;
         return;
     }
-    if (spec->apiVersion != ApiVersion) {
+    if (data.contains("apiVersion") && data.value("apiVersion").toInt() != ApiVersion) {
         spec->state = PluginSpec::State::Invalid;
-        spec->error = QStringLiteral("metadata declares apiVersion %1; this Trainbench supports %2")
-                          .arg(spec->apiVersion)
+        spec->error = QStringLiteral("metadata declares apiVersion %1 but the plugin implements %2 (API %3); drop "
+                                     "\"apiVersion\" from the metadata, the interface id carries it")
+                          .arg(data.value("apiVersion").toVariant().toString(), QLatin1String(TrainerFactory_iid))
                           .arg(ApiVersion);
         delete loader;
         return;
@@ -213,6 +217,15 @@ std::unique_ptr<Trainer> PluginRegistry::create(const QString& algorithmId, cons
                                      .arg(entry->plugin->id, algorithmId)
                                      .toStdString());
     return trainer;
+}
+
+double PluginRegistry::plannedEpochs(const QString& algorithmId, const QVariantMap& params) const
+{
+    const AlgorithmEntry* entry = algorithm(algorithmId);
+    if (!entry)
+        return 0;
+    const auto p = entry->info.schema.normalise(params, nullptr);
+    return p ? entry->info.progress.plannedEpochs(*p) : 0.0;
 }
 
 } // namespace tb

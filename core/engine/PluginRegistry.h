@@ -66,6 +66,11 @@ public:
     const AlgorithmEntry* algorithm(const QString& id) const;
     QStringList searchPaths() const { return m_searchPaths; }
 
+    /// The final Checkpoint::epoch a run of @p algorithmId with @p params (as given; normalised
+    /// here) is planned to reach, from the algorithm's ProgressRule; 0 when unknown (unknown
+    /// algorithm, invalid parameters, or no rule declared).
+    double plannedEpochs(const QString& algorithmId, const QVariantMap& params) const;
+
     /// Creates a trainer for @p algorithmId with @p params (checked and completed by the
     /// schema). Throws std::invalid_argument with a clear message when the id is unknown or
     /// the parameters are invalid; *normalised receives the complete parameter map.

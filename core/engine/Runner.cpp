@@ -55,7 +55,7 @@ bool evaluate(const Trainer& trainer, const data::DatasetPair& d, MetricPoint& p
 class RunExecution final : public RunContext {
 public:
     RunExecution(const RunJob& job, const StopSource& stop, RunStore* store, RunObserver* observer, qint64 runId)
-        : m_job(job), m_stop(stop), m_store(store), m_observer(observer), m_runId(runId)
+        : m_job(job), m_stop(&stop), m_store(store), m_observer(observer), m_runId(runId)
     {
     }
 
@@ -66,7 +66,8 @@ public:
 
     std::uint64_t seed() const override { return m_job.seed; }
     int threads() const override { return m_job.threads; }
-    bool stopRequested() const override { return m_stop.stopRequested() || m_budgetHit || m_diverged; }
+    // The experiment's Stop, or this run's own end (time budget, divergence).
+    StopToken stopToken() const override { return m_stop.token(); }
 
     CheckpointAction checkpoint(const Checkpoint& cp) override
     {
@@ -93,8 +94,10 @@ public:
         }
         if (!cp.note.isEmpty())
             log(cp.note);
-        if (m_job.timeBudgetSeconds > 0 && m_elapsed >= m_job.timeBudgetSeconds)
+        if (m_job.timeBudgetSeconds > 0 && m_elapsed >= m_job.timeBudgetSeconds) {
             m_budgetHit = true;
+            m_stop.requestStop();
+        }
         const bool stop = stopRequested();
         startClock();
         return stop ? CheckpointAction::Stop : CheckpointAction::Continue;
@@ -111,7 +114,18 @@ public:
             m_observer->checkpointLogged(m_job, m_runId, p);
     }
 
-    void record(const QString& key, const QJsonValue& value) override { m_info.insert(key, value); }
+    void record(const QString& key, const QJsonValue& value) override
+    {
+        // A trainer's own value would silently replace the host's: a plugin bug, made loud.
+        if (reservedFactKeys().contains(key))
+            throw std::logic_error(QStringLiteral("the trainer recorded the fact \"%1\", which the host records "
+                                                  "itself (reserved: %2)")
+                                       .arg(key, reservedFactKeys().join(", "))
+                                       .toStdString());
+        m_info.insert(key, value);
+    }
+    /// The host's own facts (reservedFactKeys()).
+    void recordHostFact(const QString& key, const QJsonValue& value) { m_info.insert(key, value); }
     void log(const QString& message) override
     {
         if (m_log.size() < 200)
@@ -137,12 +151,13 @@ public:
         if (m_diverged)
             return;
         m_diverged = true;
+        m_stop.requestStop();
         m_divergence = QStringLiteral("diverged at epoch %1: %2").arg(epoch).arg(QLatin1String(what));
     }
 
 private:
     const RunJob& m_job;
-    const StopSource& m_stop;
+    StopSource m_stop;  // a child of the experiment's source
     RunStore* m_store;
     RunObserver* m_observer;
     qint64 m_runId;
@@ -246,7 +261,7 @@ RunResult Runner::execute(const RunJob& job, const StopSource& stop, RunObserver
         const QJsonObject cost = job.logToStore || observer ? trainer->predictCost(CostPrediction::shapeOf(train))
                                                             : QJsonObject();
         if (!cost.isEmpty()) {
-            ctx.record("predicted_cost", cost);
+            ctx.recordHostFact("predicted_cost", cost);
             if (observer)
                 observer->costPredicted(job, result.runId, cost);
         }
@@ -266,13 +281,13 @@ RunResult Runner::execute(const RunJob& job, const StopSource& stop, RunObserver
             ctx.appendPoint(p);
         }
         if (!cost.isEmpty())
-            ctx.record("measured_seconds", ctx.elapsed());
+            ctx.recordHostFact("measured_seconds", ctx.elapsed());
         if (ctx.diverged())
             return finish(RunStatus::Diverged, ctx.divergence());
         if (stop.stopRequested())
             return finish(RunStatus::Cancelled, QString());
         if (ctx.budgetHit())
-            ctx.record("stopped_by", QStringLiteral("time budget"));
+            ctx.recordHostFact("stopped_by", QStringLiteral("time budget"));
         return finish(RunStatus::Finished, QString());
     } catch (const std::exception& e) {
         ctx.stopClock();

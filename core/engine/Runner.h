@@ -6,26 +6,15 @@
 #include "RunTypes.h"
 
 #include <Dataset.h>
+#include <trainbench/StopToken.h>
 
 #include <QJsonObject>
-#include <atomic>
 #include <memory>
 
 namespace tb {
 
 class PluginRegistry;
 class RunStore;
-
-/// A stop flag shared by everything one experiment runs. Thread-safe.
-class StopSource {
-public:
-    void requestStop() { m_stop.store(true, std::memory_order_relaxed); }
-    bool stopRequested() const { return m_stop.load(std::memory_order_relaxed); }
-    void reset() { m_stop.store(false); }
-
-private:
-    std::atomic<bool> m_stop{false};
-};
 
 /// One run to do.
 struct RunJob {

@@ -203,7 +203,7 @@ bool BplsInputs::pollStop() const
 {
     if (m_stopped.load())
         return true;
-    if (m_stop && m_stop()) {
+    if (m_stop.stopRequested()) {
         m_stopped = true;
         return true;
     }

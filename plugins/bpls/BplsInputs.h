@@ -6,9 +6,10 @@
 
 #include "BplsConfig.h"
 
+#include <trainbench/StopToken.h>
+
 #include <Eigen/Core>
 #include <atomic>
-#include <functional>
 #include <vector>
 
 namespace tb::bpls {
@@ -44,11 +45,11 @@ public:
     /// False if any input is NaN or ±Inf (checked during the copy, or on the caller's data).
     bool allFinite() const { return m_finite; }
 
-    /// A predicate polled between row blocks of normalEquations(), gram(), cross() and
-    /// product() (e.g. RunContext::stopRequested, which any thread may call). Once it returns
-    /// true those calls skip their remaining blocks and their results are meaningless: the
-    /// caller must check stopped() and discard them. Default: never stop.
-    void setStopToken(std::function<bool()> stop) { m_stop = std::move(stop); }
+    /// A stop token polled between row blocks of normalEquations(), gram(), cross() and
+    /// product() (e.g. RunContext::stopToken()). Once it fires those calls skip their
+    /// remaining blocks and their results are meaningless: the caller must check stopped()
+    /// and discard them. Default: never stop.
+    void setStopToken(StopToken stop) { m_stop = stop; }
     /// True once the stop token fired during a call (sticky).
     bool stopped() const { return m_stopped.load(); }
 
@@ -102,7 +103,7 @@ private:
     Eigen::MatrixXd m_ownDouble; ///< may have more rows than m_rows (capacity, see assignSubset)
     Eigen::MatrixXf m_float;     ///< same
     bool m_finite = true;
-    std::function<bool()> m_stop;
+    StopToken m_stop;
     mutable std::atomic<bool> m_stopped{false};
     Eigen::VectorXd m_mean, m_scale;
 };

@@ -20,6 +20,7 @@ QList<AlgorithmInfo> BplsPlugin::algorithms() const
                                          "input-output maps (regression).");
     regress.citation = kCitation + QStringLiteral(", Algorithm 1");
     regress.schema = BplsConfig::schema(false);
+    regress.progress.compute = [](const QVariantMap&) { return 1.0; }; // one sweep, one checkpoint
     regress.regression = true;
     regress.classification = false; // Algorithm 1 assumes an injective map; bpls.classify is Algorithm 2
 
@@ -30,6 +31,7 @@ QList<AlgorithmInfo> BplsPlugin::algorithms() const
                                           "refinement on the misclassified rows with weight blending.");
     classify.citation = kCitation + QStringLiteral(", Algorithm 2");
     classify.schema = BplsConfig::schema(true);
+    classify.progress = ProgressRule{QStringLiteral("tau_max"), 1.0, {}}; // the first sweep, then refinements
     classify.regression = false;
     classify.classification = true;
     return {regress, classify};

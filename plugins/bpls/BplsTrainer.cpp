@@ -437,7 +437,7 @@ void BplsTrainer::fit(const DatasetView& data, RunContext& ctx)
     // The inputs in the working precision; the copy pass also checks them for NaN/Inf.
     auto t0 = Clock::now();
     BplsInputs in(data.x, m_config.gramPrecision, m_config.standardise, m_config.bias);
-    in.setStopToken([&ctx] { return ctx.stopRequested(); }); // the big products poll it per row block
+    in.setStopToken(ctx.stopToken()); // the big products poll it per row block
     if (!in.allFinite())
         checkFinite(data.x, "inputs"); // throws, naming the first bad entry
     const Eigen::MatrixXd targets = outputTargets(data.y);
@@ -688,7 +688,7 @@ void BplsTrainer::fit(const DatasetView& data, RunContext& ctx)
 
     m_history.totalSeconds = since(tStart);
     ctx.record("fallbacks", m_history.fallbacks);
-    ctx.record("measured_seconds", m_history.totalSeconds);
+    ctx.record("fit_seconds", m_history.totalSeconds);
     ctx.record("gram_seconds", m_history.gramSeconds);
     ctx.record("solve_seconds", m_history.solveSeconds);
     ctx.record("forward_seconds", m_history.forwardSeconds);

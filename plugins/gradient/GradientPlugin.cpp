@@ -44,7 +44,10 @@ QList<AlgorithmInfo> GradientPlugin::algorithms() const
         a.name = QString::fromUtf8(d.name);
         a.description = QString::fromUtf8(d.description);
         a.citation = QString::fromUtf8(d.citation);
-        a.schema = GradientConfig::schema(*GradientConfig::kindFromId(a.id));
+        const AlgorithmKind kind = *GradientConfig::kindFromId(a.id);
+        a.schema = GradientConfig::schema(kind);
+        // Checkpoint::epoch counts epochs (first-order methods) or iterations (L-BFGS).
+        a.progress.parameter = kind.lbfgs ? QStringLiteral("iterations") : QStringLiteral("epochs");
         a.regression = true;
         a.classification = true;
         out << a;

@@ -3,10 +3,11 @@
 /// The host services a trainer may use during fit().
 
 #include "Checkpoint.h"
+#include "StopToken.h"
 
 #include <QJsonValue>
 #include <QString>
-#include <atomic>
+#include <QStringList>
 #include <cstdint>
 
 namespace tb {
@@ -25,23 +26,44 @@ public:
     /// from thread ids or time, so that the same seed and thread count give the same result.
     virtual std::uint64_t seed() const = 0;
 
-    /// Workers available in the run's arena (≥ 1).
+    /// Workers available in the run's arena (≥ 1): size thread-local buffers and work
+    /// partitions from this, never from the machine's core count.
     virtual int threads() const = 0;
 
-    /// True once the user pressed Stop or the run must end. Poll it often enough that
-    /// fit() returns within 200 ms; then return normally (the host marks the run cancelled).
-    virtual bool stopRequested() const = 0;
+    /// The run's stop token: it fires when the user pressed Stop or the run must end (time
+    /// budget, divergence). Pass it to the toolkit's long kernels (core/training), which poll
+    /// it between row blocks. Any thread may poll it.
+    virtual StopToken stopToken() const = 0;
+
+    /// stopToken().stopRequested(). Poll it often enough that fit() returns within 200 ms;
+    /// then return normally (the host marks the run cancelled).
+    bool stopRequested() const { return stopToken().stopRequested(); }
 
     /// Pauses the training clock, lets the host evaluate predict() on the train and test
     /// data and log the point, restarts the clock. predict() must be valid when this is
     /// called. Returns Stop when the trainer should return from fit() now.
     virtual CheckpointAction checkpoint(const Checkpoint& cp) = 0;
 
-    /// Stores a named fact about the run with it (e.g. "predicted_flops", a solver report).
+    /// Stores a named fact about the run with it (e.g. "layer_solves", a solver report).
+    /// The keys of reservedFactKeys() are the host's own: recording one is an error (the
+    /// host fails the run with a message naming the key; the test double throws).
     virtual void record(const QString& key, const QJsonValue& value) = 0;
 
     /// A line for the run's log (shown in the GUI and by the CLI with --verbose).
     virtual void log(const QString& message) = 0;
 };
+
+/// Facts the host records with every run itself; a trainer must not record them.
+///  - "predicted_cost": Trainer::predictCost() of the run's problem;
+///  - "measured_seconds": the training time the prediction is compared with;
+///  - "final": the final metrics; "log": the log lines; "stopped_by": why a run ended early;
+///  - "peak_memory_bytes": the process's peak resident memory growth during fit().
+inline const QStringList& reservedFactKeys()
+{
+    static const QStringList keys{QStringLiteral("predicted_cost"), QStringLiteral("measured_seconds"),
+                                  QStringLiteral("final"),          QStringLiteral("log"),
+                                  QStringLiteral("stopped_by"),     QStringLiteral("peak_memory_bytes")};
+    return keys;
+}
 
 } // namespace tb

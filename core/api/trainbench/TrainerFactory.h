@@ -2,19 +2,44 @@
 /// @file TrainerFactory.h
 /// The root interface of a trainer plugin.
 
+#include "ApiVersion.h"
 #include "ParamSchema.h"
 #include "Trainer.h"
 
 #include <QList>
 #include <QString>
 #include <QtPlugin>
+#include <cmath>
+#include <functional>
 #include <memory>
 
 namespace tb {
 
-/// Major version of this interface. It is part of the IID: a plugin built against another
-/// major version is refused by the registry with a message, never loaded.
-inline constexpr int ApiVersion = 1;
+/// How far a run has come: Checkpoint::epoch grows from 0 to the planned total, which a
+/// progress bar divides by. The host never guesses it from parameter names.
+struct ProgressRule {
+    /// The parameter holding the budget (e.g. "epochs", "iterations"); empty = see compute.
+    QString parameter;
+    /// Added to the parameter's value (e.g. BPLS: 1 first sweep + tau_max refinements).
+    double offset = 0;
+    /// Instead of parameter + offset, when set: the planned total from the normalised
+    /// parameters (e.g. stages × inner iterations).
+    std::function<double(const QVariantMap& params)> compute;
+
+    /// The planned final Checkpoint::epoch for @p params (normalised by the schema); 0 when
+    /// the rule declares nothing (the host then shows an indeterminate progress bar).
+    double plannedEpochs(const QVariantMap& params) const
+    {
+        double total = 0;
+        if (compute)
+            total = compute(params);
+        else if (!parameter.isEmpty() && params.contains(parameter))
+            total = params.value(parameter).toDouble() + offset;
+        return std::isfinite(total) && total > 0 ? total : 0.0;
+    }
+    /// True when the rule declares something.
+    bool isDeclared() const { return compute || !parameter.isEmpty(); }
+};
 
 /// One algorithm a plugin offers.
 struct AlgorithmInfo {
@@ -23,6 +48,7 @@ struct AlgorithmInfo {
     QString description;  ///< one line
     QString citation;     ///< the paper, short form
     ParamSchema schema;
+    ProgressRule progress;       ///< how checkpoints count towards the end of a run
     bool regression = true;      ///< handles Task::Regression
     bool classification = true;  ///< handles Task::Classification
 };
@@ -45,5 +71,4 @@ public:
 
 } // namespace tb
 
-#define TrainerFactory_iid "org.trainbench.TrainerFactory/1"
 Q_DECLARE_INTERFACE(tb::TrainerFactory, TrainerFactory_iid)

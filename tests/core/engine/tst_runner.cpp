@@ -5,6 +5,7 @@
 #include <Runner.h>
 
 #include <QtTest>
+#include <trainbench/testing/TestRunContext.h>
 #include <chrono>
 #include <future>
 #include <tbb/task_arena.h>
@@ -89,6 +90,20 @@ private Q_SLOTS:
         QCOMPARE(r.status, RunStatus::Diverged);
         QVERIFY2(r.error.contains("epoch 3"), qPrintable(r.error));
         QCOMPARE(r.points.size(), 3); // stopped at the first non-finite checkpoint
+    }
+
+    void reservedFactKeysAreRefused()
+    {
+        // A trainer recording a fact the host records itself fails loudly instead of silently
+        // overwriting (or being overwritten by) the host's value.
+        StopSource stop;
+        const RunResult r = Runner(m_reg, nullptr).execute(job("test.reserved", {}), stop);
+        QCOMPARE(r.status, RunStatus::Failed);
+        QVERIFY2(r.error.contains("\"measured_seconds\"") && r.error.contains("reserved"), qPrintable(r.error));
+        tb::testing::TestRunContext ctx;
+        QVERIFY_THROWS_EXCEPTION(std::logic_error, ctx.record("predicted_cost", 1.0));
+        ctx.record("my_fact", 1.0);
+        QCOMPARE(ctx.records.value("my_fact").toDouble(), 1.0);
     }
 
     void invalidParametersFailCleanly()

@@ -335,6 +335,12 @@ private Q_SLOTS:
         QCOMPARE(b.status, RunStatus::Finished);
         QCOMPARE(a.points.size(), b.points.size());
         QVERIFY(!a.points.isEmpty());
+        // The declared progress rule bounds the epochs a run reports: a progress bar built from
+        // it ends at 100 %, never beyond.
+        const double planned = m_reg.plannedEpochs(id, params);
+        QVERIFY2(planned > 0, qPrintable(id + ": AlgorithmInfo::progress declares no planned epochs"));
+        QVERIFY2(a.points.last().epoch <= planned * (1 + 1e-12),
+                 qPrintable(QString("%1: reached epoch %2, planned %3").arg(id).arg(a.points.last().epoch).arg(planned)));
         for (int i = 0; i < a.points.size(); ++i) {
             const MetricPoint &p = a.points[i], &q = b.points[i];
             const QString at = QString("checkpoint %1").arg(i);

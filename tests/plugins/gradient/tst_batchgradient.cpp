@@ -4,6 +4,7 @@
 #include <Sampling.h>
 
 #include <QtTest>
+#include <trainbench/testing/TestRunContext.h>
 #include <random>
 #include <tbb/task_arena.h>
 
@@ -153,14 +154,8 @@ private Q_SLOTS:
 
     void stopIsSeenBetweenBlocks()
     {
-        struct StopNow final : tb::RunContext {
-            std::uint64_t seed() const override { return 1; }
-            int threads() const override { return 1; }
-            bool stopRequested() const override { return true; }
-            tb::CheckpointAction checkpoint(const tb::Checkpoint&) override { return tb::CheckpointAction::Stop; }
-            void record(const QString&, const QJsonValue&) override {}
-            void log(const QString&) override {}
-        } ctx;
+        tb::testing::TestRunContext ctx;
+        ctx.requestStop();
         Mlp net = Mlp::withHidden(2, {3}, 1, Activation::Tanh, Activation::Identity);
         const Eigen::MatrixXd xt = randomMatrix(2, 9000, 1), y = randomMatrix(9000, 1, 2);
         BatchGradient bg(net, MlpLoss::SquaredError, xt, y, 9000);

@@ -5,6 +5,7 @@
 #include <GradientTrainer.h>
 #include <LbfgsTrainer.h>
 #include <Sampling.h>
+#include <trainbench/testing/TestRunContext.h>
 
 #include <Eigen/QR>
 #include <QtTest>
@@ -21,29 +22,7 @@ using tb::num::Mlp;
 
 namespace {
 
-class TestContext final : public tb::RunContext {
-public:
-    explicit TestContext(std::uint64_t seed = 1) : m_seed(seed) {}
-    std::uint64_t seed() const override { return m_seed; }
-    int threads() const override { return 2; }
-    bool stopRequested() const override { return stop.load(); }
-    tb::CheckpointAction checkpoint(const tb::Checkpoint& cp) override
-    {
-        checkpoints.push_back(cp);
-        if (onCheckpoint)
-            return onCheckpoint(cp);
-        return stop.load() ? tb::CheckpointAction::Stop : tb::CheckpointAction::Continue;
-    }
-    void record(const QString& key, const QJsonValue& value) override { records.insert(key, value); }
-    void log(const QString& message) override { logs << message; }
-
-    std::uint64_t m_seed;
-    std::atomic<bool> stop{false};
-    std::vector<tb::Checkpoint> checkpoints;
-    QJsonObject records;
-    QStringList logs;
-    std::function<tb::CheckpointAction(const tb::Checkpoint&)> onCheckpoint;
-};
+using tb::testing::TestRunContext;
 
 Eigen::MatrixXd randomMatrix(Eigen::Index r, Eigen::Index c, unsigned seed, double scale = 1.0)
 {
@@ -126,7 +105,7 @@ private Q_SLOTS:
                                              {"hidden", QVariantList{4}}, {"activation", "tanh"},
                                              {"weight_decay", 0.01}, {"schedule", "inverse"}, {"lr", 0.02}});
         GradientTrainer t(c);
-        TestContext ctx(7);
+        TestRunContext ctx(7, 2);
         t.fit(tb::DatasetView(m_x, m_y), ctx);
         const Mlp ref = referenceRun(c, m_x, m_y, tb::Task::Regression, 7);
         // Same operations, other association orders (column products, fused gradient): 75–90
@@ -151,7 +130,7 @@ private Q_SLOTS:
         const GradientConfig c = config(id, {{"batch_size", 10}, {"epochs", 4}, {"shuffle", false},
                                              {"hidden", QVariantList{5}}, {"lr", 0.01}});
         GradientTrainer t(c);
-        TestContext ctx(3);
+        TestRunContext ctx(3, 2);
         t.fit(tb::DatasetView(m_x, m_y), ctx);
         const Mlp carried = referenceRun(c, m_x, m_y, tb::Task::Regression, 3, false);
         const Mlp reset = referenceRun(c, m_x, m_y, tb::Task::Regression, 3, true);
@@ -168,7 +147,7 @@ private Q_SLOTS:
         const GradientConfig c = config("gradient.sgd", {{"lr", 10.0}, {"hidden", QVariantList{}},
                                                          {"batch_size", 30}, {"epochs", 5000}});
         GradientTrainer t(c);
-        TestContext ctx;
+        TestRunContext ctx(1, 2);
         t.fit(tb::DatasetView(m_x, y), ctx);
         QVERIFY(ctx.checkpoints.size() > 2);
         QVERIFY(ctx.checkpoints.size() < 5000);
@@ -211,9 +190,9 @@ private Q_SLOTS:
             t = std::make_unique<LbfgsTrainer>(c);
         else
             t = std::make_unique<GradientTrainer>(c);
-        TestContext ctx;
+        TestRunContext ctx(1, 2);
         std::atomic<bool> started{false};
-        ctx.onCheckpoint = [&](const tb::Checkpoint&) {
+        ctx.answerCheckpoint = [&](const tb::Checkpoint&) {
             started = true;
             return tb::CheckpointAction::Continue;
         };
@@ -227,7 +206,7 @@ private Q_SLOTS:
             std::this_thread::sleep_for(std::chrono::milliseconds(5));
         std::this_thread::sleep_for(std::chrono::milliseconds(50));
         const auto t0 = std::chrono::steady_clock::now();
-        ctx.stop = true;
+        ctx.requestStop();
         fut.get();
         const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
         // The product's promise; polling is every minibatch and every 256-row block (< 5 ms).
@@ -244,7 +223,7 @@ private Q_SLOTS:
         auto run = [&](std::uint64_t seed, int threads) {
             // Batch 200: two parallel chunks per update; shuffling on.
             GradientTrainer t(config("gradient.adam", {{"batch_size", 200}, {"epochs", 5}, {"hidden", QVariantList{6}}}));
-            TestContext ctx(seed);
+            TestRunContext ctx(seed, 2);
             tbb::task_arena(threads).execute([&] { t.fit(tb::DatasetView(x, y, tb::Task::Classification), ctx); });
             std::vector<double> curve;
             for (const auto& cp : ctx.checkpoints)
@@ -267,7 +246,7 @@ private Q_SLOTS:
         const QVariantMap p{{"lr", 0.05}, {"batch_size", 4}, {"epochs", 400}, {"hidden", QVariantList{40}},
                             {"validation_fraction", 0.25}, {"patience", 5}};
         GradientTrainer t(config("gradient.adam", p));
-        TestContext ctx(4);
+        TestRunContext ctx(4, 2);
         t.fit(tb::DatasetView(x, y), ctx);
         QVERIFY(ctx.records.contains("early_stopped_at_epoch"));
         const int stopped = ctx.records.value("early_stopped_at_epoch").toInt();
@@ -279,7 +258,7 @@ private Q_SLOTS:
         QVariantMap cut = p;
         cut.insert("epochs", best);
         GradientTrainer u(config("gradient.adam", cut));
-        TestContext ctx2(4);
+        TestRunContext ctx2(4, 2);
         u.fit(tb::DatasetView(x, y), ctx2);
         QCOMPARE(u.network().flatten(), t.network().flatten());
     }
@@ -288,7 +267,7 @@ private Q_SLOTS:
     {
         // 30 rows in batches of 3 = 10 minibatches; a checkpoint after every 4th and at the end.
         GradientTrainer t(config("gradient.sgd", {{"batch_size", 3}, {"epochs", 2}, {"checkpoint_every", 4}}));
-        TestContext ctx;
+        TestRunContext ctx(1, 2);
         t.fit(tb::DatasetView(m_x, m_y), ctx);
         std::vector<double> epochs;
         for (const auto& cp : ctx.checkpoints)
@@ -296,8 +275,8 @@ private Q_SLOTS:
         QCOMPARE(epochs, (std::vector<double>{0.4, 0.8, 1.0, 1.4, 1.8, 2.0}));
         // A checkpoint answered with Stop ends fit() there.
         GradientTrainer u(config("gradient.sgd", {{"batch_size", 3}, {"epochs", 2}, {"checkpoint_every", 4}}));
-        TestContext ctx2;
-        ctx2.onCheckpoint = [](const tb::Checkpoint& cp) {
+        TestRunContext ctx2(1, 2);
+        ctx2.answerCheckpoint = [](const tb::Checkpoint& cp) {
             return cp.epoch >= 1.4 ? tb::CheckpointAction::Stop : tb::CheckpointAction::Continue;
         };
         u.fit(tb::DatasetView(m_x, m_y), ctx2);
@@ -329,7 +308,7 @@ private Q_SLOTS:
         const Eigen::MatrixXd y = a * w + randomMatrix(200, 2, 13, 0.1);
         const Eigen::MatrixXd best = a.colPivHouseholderQr().solve(y);
         LbfgsTrainer t(config("gradient.lbfgs", {{"hidden", QVariantList{}}, {"tolerance", 1e-10}}));
-        TestContext ctx;
+        TestRunContext ctx(1, 2);
         t.fit(tb::DatasetView(x, y), ctx);
         QVERIFY(ctx.records.contains("converged_at_iteration"));
         QVERIFY(ctx.records.value("converged_at_iteration").toInt() < 50);  // a 4-variable quadratic
@@ -352,7 +331,7 @@ private Q_SLOTS:
                                  config("gradient.sgd", {{"loss", "cross_entropy"}, {"output", "tanh"}}));
         // Cross-entropy on a regression set is refused when fit() sees the task.
         GradientTrainer t(config("gradient.sgd", {{"loss", "cross_entropy"}}));
-        TestContext ctx;
+        TestRunContext ctx(1, 2);
         try {
             t.fit(tb::DatasetView(m_x, m_y), ctx);
             QFAIL("cross-entropy on regression accepted");

@@ -1,0 +1,24 @@
+#pragma once
+/// @file ApiVersion.h
+/// The plugin API's major version, written once: the interface id (IID) that every plugin
+/// declares with Q_PLUGIN_METADATA is built from it, and the registry reads a plugin's version
+/// from that id. Raise it when a change breaks binary compatibility of the interfaces
+/// (a virtual function added, removed or changed); old plugins are then listed as "built for
+/// plugin API N" instead of being loaded.
+
+#define TB_API_VERSION 2
+
+#define TB_API_STRINGIFY_(x) #x
+#define TB_API_STRINGIFY(x) TB_API_STRINGIFY_(x)
+
+/// The prefix of every Trainbench trainer IID; the API version follows it.
+#define TrainerFactory_iid_prefix "org.trainbench.TrainerFactory/"
+/// "org.trainbench.TrainerFactory/<TB_API_VERSION>": use it in Q_PLUGIN_METADATA(IID ...).
+#define TrainerFactory_iid TrainerFactory_iid_prefix TB_API_STRINGIFY(TB_API_VERSION)
+
+namespace tb {
+
+/// The plugin API's major version (TB_API_VERSION).
+inline constexpr int ApiVersion = TB_API_VERSION;
+
+} // namespace tb
