@@ -2,6 +2,7 @@
 /// @file BplsConfig.h
 /// Every option of the two BPLS algorithms, its parameter schema and its parsing.
 
+#include <trainbench/NetworkParams.h>
 #include <trainbench/ParamSchema.h>
 
 #include <Activation.h>

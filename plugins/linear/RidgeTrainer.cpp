@@ -5,8 +5,8 @@
 namespace tb::linear {
 
 RidgeTrainer::RidgeTrainer(const QVariantMap& params)
-    : m_lambda(params.value("lambda").toDouble()),
-      m_relative(params.value("relative").toBool()),
+    : m_ridge(params.value("ridge").toDouble()),
+      m_relativeRidge(params.value("relative_ridge").toDouble()),
       m_bias(params.value("bias").toBool())
 {
 }
@@ -22,10 +22,8 @@ void RidgeTrainer::fit(const DatasetView& data, RunContext& ctx)
         a.col(d).setOnes();
 
     num::LeastSquaresOptions opt;
-    if (m_relative)
-        opt.relativeRidge = m_lambda;
-    else
-        opt.ridge = m_lambda;
+    opt.ridge = m_ridge;
+    opt.relativeRidge = m_relativeRidge;  // takes precedence when > 0
     opt.stop = ctx.stopToken();  // polled inside the Gram accumulation and large factorisations
     num::SolveReport rep;
     Eigen::MatrixXd w = num::solveLeastSquares(a, data.y, opt, &rep);

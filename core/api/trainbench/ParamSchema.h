@@ -102,7 +102,14 @@ public:
     /// (they are usually typos).
     std::optional<QVariantMap> normalise(const QVariantMap& given, QString* error, QStringList* notes = nullptr) const
     {
-        const QVariantMap params = upgrade(given, notes);
+        QStringList changes;
+        const QVariantMap params = upgrade(given, &changes);
+        if (notes)
+            *notes << changes;
+        // A message about an upgraded value also says what the file called it.
+        const auto failWith = [&](const QString& msg) {
+            return fail(error, changes.isEmpty() ? msg : msg + QStringLiteral(" (") + changes.join("; ") + ')');
+        };
         QVariantMap out = defaults();
         for (auto it = params.begin(); it != params.end(); ++it) {
             const ParamSpec* s = find(it.key());
@@ -110,13 +117,12 @@ public:
                 QStringList keys;
                 for (const auto& sp : m_specs)
                     keys << sp.key;
-                return fail(error, QStringLiteral("unknown parameter \"%1\" (known: %2)")
-                                       .arg(it.key(), keys.join(", ")));
+                return failWith(QStringLiteral("unknown parameter \"%1\" (known: %2)").arg(it.key(), keys.join(", ")));
             }
             QString msg;
             auto v = convert(*s, it.value(), &msg);
             if (!v)
-                return fail(error, msg);
+                return failWith(msg);
             out.insert(s->key, *v);
         }
         return out;
