@@ -21,12 +21,26 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-// Fills the metrics of @p p from the trainer's predictions. Returns false if any prediction
-// is not finite (the run diverged).
-bool evaluate(const Trainer& trainer, const data::DatasetPair& d, MetricPoint& p)
+enum class Evaluation {
+    Finite,     ///< every prediction finite: the point is complete
+    NonFinite,  ///< some prediction is NaN/Inf: the run diverged
+    Interrupted ///< Stop reached predict() (it returned no rows): no point
+};
+
+// Fills the metrics of @p p from the trainer's predictions. A trainer whose prediction is long
+// may poll the run's stop token inside predict() and return an empty matrix once it fires
+// (docs/plugin-guide.md, "Stop"): that evaluation is Interrupted, never a shape error.
+Evaluation evaluate(const Trainer& trainer, const data::DatasetPair& d, MetricPoint& p, const StopSource& stop)
 {
+    auto interrupted = [&](const Eigen::MatrixXd& pred, const data::Dataset& set) {
+        return pred.rows() == 0 && set.rows() > 0 && stop.stopRequested();
+    };
     const Eigen::MatrixXd trainPred = trainer.predict(d.train.x);
+    if (interrupted(trainPred, d.train))
+        return Evaluation::Interrupted;
     const Eigen::MatrixXd testPred = d.test.rows() > 0 ? trainer.predict(d.test.x) : Eigen::MatrixXd();
+    if (interrupted(testPred, d.test))
+        return Evaluation::Interrupted;
     auto shapeCheck = [](const Eigen::MatrixXd& pred, const data::Dataset& set, const char* which) {
         if (pred.rows() != set.y.rows() || pred.cols() != set.y.cols())
             throw std::runtime_error(QStringLiteral("predict() on the %1 set returned %2x%3, expected %4x%5")
@@ -48,7 +62,7 @@ bool evaluate(const Trainer& trainer, const data::DatasetPair& d, MetricPoint& p
         if (d.test.rows() > 0)
             p.testRmse = num::rmse(testPred, d.test.y);
     }
-    return finite;
+    return finite ? Evaluation::Finite : Evaluation::NonFinite;
 }
 
 // The RunContext a trainer sees: owns the training clock.
@@ -72,9 +86,9 @@ public:
     CheckpointAction checkpoint(const Checkpoint& cp) override
     {
         stopClock();
-        m_lastEpoch = cp.epoch;
-        m_checkpoints++;
         if (!m_job.evaluateCheckpoints) {
+            m_lastEpoch = cp.epoch;
+            m_checkpoints++;
             if (std::isinf(cp.loss))
                 markDiverged(cp.epoch, "loss is infinite");
         } else {
@@ -83,7 +97,16 @@ public:
             p.epoch = cp.epoch;
             p.trainTime = m_elapsed;
             p.loss = cp.loss;
-            const bool finite = evaluate(*m_trainer, *m_job.data, p) && !std::isinf(cp.loss);
+            const Evaluation e = evaluate(*m_trainer, *m_job.data, p, m_stop);
+            if (e == Evaluation::Interrupted) {
+                // Stop came during this checkpoint's evaluation: its point would be partial, so
+                // the checkpoint does not count (the run is cancelled, not completed by it).
+                startClock();
+                return CheckpointAction::Stop;
+            }
+            m_lastEpoch = cp.epoch;
+            m_checkpoints++;
+            const bool finite = e == Evaluation::Finite && !std::isinf(cp.loss);
             m_points.append(p);
             if (m_store && m_runId >= 0)
                 m_store->appendMetric(m_runId, p);
@@ -281,9 +304,11 @@ RunResult Runner::execute(const RunJob& job, const StopSource& stop, RunObserver
             MetricPoint p;
             p.epoch = ctx.lastEpoch();
             p.trainTime = ctx.elapsed();
-            if (!evaluate(*trainer, *job.data, p))
+            const Evaluation e = evaluate(*trainer, *job.data, p, stop);
+            if (e == Evaluation::NonFinite)
                 ctx.markDiverged(ctx.lastEpoch(), "non-finite predictions");
-            ctx.appendPoint(p);
+            if (e != Evaluation::Interrupted)
+                ctx.appendPoint(p);
         }
         if (!cost.isEmpty())
             ctx.recordHostFact("measured_seconds", ctx.elapsed());
