@@ -1,0 +1,214 @@
+#include "DsgdTrainer.h"
+
+#include "BatchSchedule.h"
+#include "KernelSetup.h"
+#include "StopScope.h"
+
+#include <LeastSquares.h>
+
+#include <tbb/task_arena.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <stdexcept>
+
+namespace tb::dsgd {
+namespace {
+
+// A cosine or sine counted as this many flops in cost predictions (a vectorised evaluation
+// costs about as much as ten multiply-adds).
+constexpr double kTrigFlops = 10.0;
+
+
+} // namespace
+
+DsgdTrainer::DsgdTrainer(DsgdConfig config) : m_config(std::move(config))
+{
+    if (m_config.algorithm != Algorithm::Doubly && m_config.algorithm != Algorithm::Preconditioned)
+        throw std::invalid_argument("dsgd: DsgdTrainer runs the doubly stochastic variants only");
+}
+
+DsgdTrainer::Plan DsgdTrainer::plan(const DsgdConfig& c, Eigen::Index rows)
+{
+    Plan p;
+    p.batch = std::min(c.batchSize, std::max<Eigen::Index>(rows, 1));
+    p.perStep = c.featuresPerStep;
+    p.steps = BatchSchedule::stepsFor(std::max<Eigen::Index>(rows, 1), c.batchSize, c.epochs);
+    if (c.maxFeatures > 0)
+        p.steps = std::min(p.steps, c.maxFeatures / c.featuresPerStep);
+    p.features = p.steps * p.perStep;
+    return p;
+}
+
+void DsgdTrainer::account(double batchBytes)
+{
+    const double now = m_model.modelBytes() + m_model.cacheBytes() + m_model.memoBytes() + batchBytes + m_evalBytes;
+    m_peakBytes = std::max(m_peakBytes, now);
+}
+
+void DsgdTrainer::fit(const DatasetView& data, RunContext& ctx)
+{
+    const DsgdConfig& c = m_config;
+    const bool preconditioned = c.algorithm == Algorithm::Preconditioned;
+    const QString algo = DsgdConfig::idOf(c.algorithm);
+    KernelSetup::checkData(data);
+    m_loss.emplace(c.resolveLoss(data.task), data.task, data.outputs(), data.classNames);
+    const KernelLoss& loss = *m_loss;
+    const Eigen::MatrixXd targets = loss.targets(data.y);
+    const Eigen::Index n = data.rows(), d = data.inputs(), k = loss.modelOutputs();
+    const std::uint64_t seed = ctx.seed();
+    const Plan p = plan(c, n);
+    const int threads = std::max(1, ctx.threads());
+
+    // Memory the plan needs, checked before anything that size is allocated.
+    const double modelBytes = 16.0 * double(p.features) * double(k);  // the coefficients, with vector growth
+    const double chunks = std::ceil(double(p.features) / double(KernelExpansion::kChunk));
+    const double cacheBytes = std::min(c.cacheBytes(), chunks * KernelExpansion::chunkProjectionBytes(d, c.kernel));
+    const double r = double(p.perStep), b = double(p.batch);
+    const double solveBytes = preconditioned ? 16.0 * r * (r + double(k)) : 0.0;
+    const double batchBytes = 8.0 * (b * double(d) + 4.0 * b * double(k) + b * r) + solveBytes +
+                              KernelExpansion::evaluationBytes(p.batch, d, k, threads);
+    m_evalBytes = KernelExpansion::evaluationBytes(n, d, data.outputs(), threads) +
+                  8.0 * double(KernelExpansion::kMaxMemos) * double(n) * double(k);
+    KernelSetup::checkMemory(modelBytes + cacheBytes + batchBytes + m_evalBytes, algo,
+                             QStringLiteral("%1 features × %2 outputs, a %3-row batch with %4 new features, the "
+                                            "projection cache, the evaluation of %5 rows")
+                                 .arg(p.features).arg(k).arg(p.batch).arg(p.perStep).arg(n),
+                             QStringLiteral("epochs, max_features, features_per_step, batch_size or cache_mib"));
+
+    m_bandwidth = KernelSetup::bandwidth(c, data.x, seed);
+    train::RandomFeatures map;
+    map.kind = c.kernel;
+    map.inputs = d;
+    map.count = std::max<Eigen::Index>(p.features, c.kernel == train::FeatureKind::GaussianCosSin ? 2 : 1);
+    map.bandwidth = m_bandwidth;
+    map.seed = deriveSeed(seed, kSeedFeatures);
+    map.normalise = false;  // √2·cos: one feature's unbiased estimate of the kernel
+    m_model.reset(map, k, c.cacheBytes());
+    m_peakBytes = 0;
+    account(batchBytes);
+
+    ctx.record("bandwidth", m_bandwidth);
+    ctx.record("kernel", QString::fromLatin1(train::featureKindName(c.kernel)));
+    ctx.record("loss_function", QString::fromLatin1(KernelLoss::name(loss.kind())));
+    ctx.record("planned_steps", double(p.steps));
+    ctx.record("planned_features", double(p.features));
+    ctx.record("batch_size", double(p.batch));
+
+    StopScope scope(m_stop, ctx.stopToken());
+    const StopToken stop = ctx.stopToken();
+    const train::LearningRateSchedule schedule = c.schedule();
+    BatchSchedule batches(n, c.batchSize, c.epochs, deriveSeed(seed, kSeedOrder));
+    std::vector<Eigen::Index> rows;
+    Eigen::MatrixXd xb, tb, f, dl, phi, alpha, g, cross;
+    QJsonArray checkpointFeatures;
+    double lossSum = 0;
+    Eigen::Index lossRows = 0;
+    int fallbacks = 0;
+
+    for (Eigen::Index step = 0; step < p.steps; ++step) {
+        if (ctx.stopRequested() || !batches.next(rows))
+            return;
+        const Eigen::Index m = Eigen::Index(rows.size());
+        xb = data.x(rows, Eigen::all);
+        tb = targets(rows, Eigen::all);
+        if (!m_model.evaluate(xb, f, stop))
+            return;
+        const double batchLoss = loss.evaluate(f, tb, dl);
+        if (!std::isfinite(batchLoss)) {
+            ctx.log(QStringLiteral("diverged at step %1 (epoch %2): the minibatch loss is %3")
+                        .arg(step + 1).arg(batches.epochsDone()).arg(batchLoss));
+            ctx.record("diverged_at_epoch", batches.epochsDone());
+            ctx.checkpoint(Checkpoint{batches.epochsDone(), std::numeric_limits<double>::infinity(), {}});
+            return;
+        }
+        const double gamma = schedule.rate(double(step));
+        const Eigen::Index first = m_model.features();
+        if (!m_model.features(xb, first, p.perStep, phi, stop))
+            return;
+        if (preconditioned) {
+            num::gramAndCross(phi, dl, g, cross, 0, stop);
+            if (stop.stopRequested())
+                return;
+            num::LeastSquaresOptions opt;
+            opt.ridge = double(m) * r * (c.nu + c.preconditionRidge);
+            opt.stop = stop;
+            num::SolveReport report;
+            alpha = num::solveNormalEquations(g, cross, opt, &report);
+            if (report.interrupted)
+                return;
+            if (report.fallback && fallbacks++ == 0)
+                ctx.log(QStringLiteral("step %1: the preconditioner solve left Cholesky: %2")
+                            .arg(step + 1).arg(QString::fromStdString(report.summary())));
+            alpha *= -gamma;
+        } else {
+            alpha.noalias() = phi.transpose() * dl;
+            alpha *= -gamma / (r * double(m));
+        }
+        if (c.nu > 0)
+            m_model.scale(1.0 - gamma * c.nu);
+        m_model.append(alpha);
+        lossSum += batchLoss;
+        lossRows += m;
+
+        // (max_features may end the run before the batches do: its last step checkpoints too.)
+        const bool due = batches.checkpointDue(c.checkpointEvery) || step + 1 == p.steps;
+        if (due) {
+            account(batchBytes);
+            checkpointFeatures.append(double(m_model.features()));
+            ctx.record("checkpoint_features", checkpointFeatures);
+            ctx.record("working_memory_bytes", m_peakBytes);
+            if (preconditioned)
+                ctx.record("precondition_fallbacks", fallbacks);
+            const double meanLoss = lossSum / double(std::max<Eigen::Index>(lossRows, 1));
+            lossSum = 0;
+            lossRows = 0;
+            if (ctx.checkpoint(Checkpoint{batches.epochsDone(), meanLoss, {}}) == CheckpointAction::Stop)
+                return;
+        }
+    }
+}
+
+Eigen::MatrixXd DsgdTrainer::predict(const Eigen::Ref<const Eigen::MatrixXd>& x) const
+{
+    if (!m_loss)
+        throw std::logic_error("dsgd: predict() called before fit()");
+    Eigen::MatrixXd f;
+    if (!m_model.evaluate(x, f, m_stop, /*memoise=*/true))
+        return {};  // Stop during a checkpoint's evaluation: the host discards it
+    return m_loss->scores(f);
+}
+
+QJsonObject DsgdTrainer::predictCost(const ProblemShape& shape) const
+{
+    const DsgdConfig& c = m_config;
+    const Plan p = plan(c, shape.rows);
+    const double d = double(shape.inputs), k = double(std::max<Eigen::Index>(shape.outputs, 1));
+    const double b = double(p.batch), r = double(p.perStep), s = double(p.steps);
+    const double perFeatureRow = 2.0 * d + kTrigFlops + 2.0 * k;  // projection, cosine, coefficients
+    // Step t predicts the batch with t·r features and makes r new ones.
+    double flops = b * r * perFeatureRow * s * (s - 1) / 2.0 + s * b * r * (2.0 * d + kTrigFlops);
+    if (c.algorithm == Algorithm::Preconditioned)
+        flops += s * (b * r * r + 2.0 * b * r * k + r * r * r / 3.0 + 2.0 * r * r * k);
+    else
+        flops += s * 2.0 * b * r * k;
+    const int threads = std::max(1, tbb::this_task_arena::max_concurrency());
+    const double chunks = std::ceil(double(p.features) / double(KernelExpansion::kChunk));
+    const double cache =
+        std::min(c.cacheBytes(), chunks * KernelExpansion::chunkProjectionBytes(shape.inputs, c.kernel));
+    const double model = 8.0 * double(p.features) * k;
+    double memory = 2.0 * model + cache + 8.0 * (b * d + 4.0 * b * k + b * r) +
+                    KernelExpansion::evaluationBytes(p.batch, shape.inputs, shape.outputs, threads) +
+                    KernelExpansion::evaluationBytes(shape.rows, shape.inputs, shape.outputs, threads) +
+                    8.0 * KernelExpansion::kMaxMemos * double(shape.rows) * k;
+    if (c.algorithm == Algorithm::Preconditioned)
+        memory += 16.0 * r * (r + k);
+    return QJsonObject{{"flops", flops},
+                       {"memory_bytes", memory},
+                       {"model_bytes", model + 64.0},
+                       {"steps", double(p.steps)},
+                       {"features", double(p.features)}};
+}
+
+} // namespace tb::dsgd

@@ -1,0 +1,131 @@
+#pragma once
+/// @file KernelExpansion.h
+/// A kernel machine as a sum of random features regenerated from seeds: the model of the
+/// doubly stochastic gradients (Dai et al. 2014, Algorithm 2) and of the random-feature
+/// baseline.
+
+#include "FeatureCache.h"
+
+#include <RandomFeatures.h>
+#include <trainbench/StopToken.h>
+
+#include <Eigen/Core>
+#include <cstdint>
+#include <vector>
+
+namespace tb::dsgd {
+
+/// f(x) = s · Σ_{j < T} α̃_j φ_j(x) with k outputs, where φ_j is feature j of a
+/// tb::train::RandomFeatures map (ω_j regenerated from deriveSeed(map.seed, j), never stored)
+/// and α_j = s·α̃_j. The common scale s makes "shrink every earlier coefficient by (1 − γν)"
+/// one multiplication instead of T·k (Algorithm 1, line 6).
+///
+/// Memory: T·k coefficients (8 bytes each) and a few scalars, independent of the input
+/// dimension d; plus, optionally, a bounded cache of regenerated projections (FeatureCache)
+/// and remembered partial sums of large predictions (below). Neither changes a result bit.
+///
+/// Evaluation order (what makes results reproducible): features are visited in chunks of
+/// kChunk, chunk c = features [c·kChunk, (c+1)·kChunk) ∩ [0, T); each chunk's contribution
+/// P_c = Φ_c(x)·α̃_c is computed on its own and added to the running sum in chunk order.
+///  - Inputs of at least kRowPathRows rows ("row path"): chunk after chunk, the rows split into
+///    fixed blocks of kRowBlock rows in parallel; every row's result is the same bits for any
+///    thread count. With memoise set, the sum over the complete chunks is kept for that input
+///    (recognised by its shape and a hash of its contents), so the next evaluation after more
+///    features were added only computes the new chunks: the same bits as a fresh evaluation,
+///    because the sum is continued in the same order.
+///  - Smaller inputs (minibatches, "chunk path"): the chunks split into at most kMaxGroups
+///    consecutive groups computed in parallel, the groups' sums added in group order; the
+///    grouping depends on T alone, so again the same bits for any thread count.
+/// Both paths poll a stop token between chunks and between row blocks.
+///
+/// Not thread-safe: one thread at a time (const methods included: they fill the caches); the
+/// methods parallelise internally in the caller's TBB arena.
+class KernelExpansion {
+public:
+    static constexpr Eigen::Index kChunk = 512;         ///< features per chunk (even: cos/sin pairs)
+    static constexpr Eigen::Index kRowBlock = 256;      ///< rows per task on the row path
+    static constexpr Eigen::Index kRowPathRows = 1024;  ///< rows from which the row path is taken
+    static constexpr Eigen::Index kMemoRows = 2048;     ///< rows from which sums may be remembered
+    static constexpr int kMaxGroups = 16;               ///< chunk groups on the chunk path
+    static constexpr int kMaxMemos = 4;                 ///< inputs whose sums are remembered
+
+    /// An empty machine (no features) over @p map (map.count = the most features it will
+    /// hold) with @p outputs outputs and a projection cache of at most @p cacheBytes bytes
+    /// (0 = regenerate every projection every time). Throws std::invalid_argument from
+    /// map.check().
+    void reset(const train::RandomFeatures& map, Eigen::Index outputs, double cacheBytes);
+
+    const train::RandomFeatures& map() const { return m_map; }
+    Eigen::Index features() const { return m_features; }  ///< T
+    Eigen::Index outputs() const { return m_outputs; }     ///< k
+    Eigen::Index inputs() const { return m_map.inputs; }   ///< d
+
+    /// Appends features T … T + r − 1 with coefficients @p alpha (r × k, the α themselves, not
+    /// α̃). Throws std::out_of_range beyond map.count, std::invalid_argument on a shape mismatch
+    /// or an odd r with cos/sin pairs.
+    void append(const Eigen::Ref<const Eigen::MatrixXd>& alpha);
+    /// Multiplies every coefficient by @p factor > 0 (O(1); renormalises the stored α̃ when s
+    /// becomes tiny, which forgets the remembered sums).
+    void scale(double factor);
+    /// Replaces all coefficients by @p alpha (T × k, T ≤ map.count): the random-feature
+    /// baseline's weights after an update. Forgets the remembered sums.
+    void setCoefficients(const Eigen::Ref<const Eigen::MatrixXd>& alpha);
+    /// The coefficients α (T × k).
+    Eigen::MatrixXd coefficients() const;
+
+    /// Features [@p first, @p first + @p n) of the rows of @p x: rows × n, projections from
+    /// the cache where it holds them exactly. Returns false if @p stop fired (out is then
+    /// meaningless). Throws std::invalid_argument on a column mismatch.
+    bool features(const Eigen::Ref<const Eigen::MatrixXd>& x, Eigen::Index first, Eigen::Index n, Eigen::MatrixXd& out,
+                  StopToken stop = {}) const;
+
+    /// f(x) for the rows of @p x (rows × d): rows × k, in the order described above. Returns
+    /// false if @p stop fired (out is then meaningless; remembered sums stay valid). Throws
+    /// std::invalid_argument on a column mismatch.
+    bool evaluate(const Eigen::Ref<const Eigen::MatrixXd>& x, Eigen::MatrixXd& out, StopToken stop = {},
+                  bool memoise = false) const;
+
+    /// Bytes of the model: the coefficients' storage (capacity) and the scalars.
+    double modelBytes() const;
+    /// Bytes the projection cache holds now.
+    double cacheBytes() const { return m_cache.bytes(); }
+    /// Bytes of the remembered sums.
+    double memoBytes() const;
+    /// Peak temporary bytes of one evaluate() of @p rows rows on @p threads workers (the
+    /// regenerated projections, feature blocks and partial sums), for memory predictions.
+    static double evaluationBytes(Eigen::Index rows, Eigen::Index inputs, Eigen::Index outputs, int threads);
+    /// Bytes of one chunk's projections for @p inputs inputs and @p kind.
+    static double chunkProjectionBytes(Eigen::Index inputs, train::FeatureKind kind);
+
+private:
+    struct Memo {
+        std::uint64_t hash = 0;
+        Eigen::Index rows = 0, cols = 0;
+        std::uint64_t version = 0;
+        Eigen::Index chunks = 0;  ///< complete chunks summed in sums
+        Eigen::MatrixXd sums;     ///< rows × k: Σ over those chunks of Φ_c α̃_c
+        std::uint64_t lastUse = 0;
+    };
+
+    /// The projections of features [first, first + n) of chunk @p chunk: the cached entry, or
+    /// regenerated into @p local (and cached when the piece starts the chunk and fits).
+    const FeatureCache::Entry& projection(Eigen::Index chunk, Eigen::Index first, Eigen::Index n,
+                                          FeatureCache::Entry& local) const;
+    /// acc += Φ(x)·α̃ of the features of @p e (a fresh product, then one addition).
+    void addChunk(const Eigen::Ref<const Eigen::MatrixXd>& x, const FeatureCache::Entry& e,
+                  Eigen::Ref<Eigen::MatrixXd> acc) const;
+    Memo* memoFor(const Eigen::Ref<const Eigen::MatrixXd>& x) const;
+    void checkInput(const Eigen::Ref<const Eigen::MatrixXd>& x) const;
+
+    train::RandomFeatures m_map;
+    Eigen::Index m_outputs = 0;
+    Eigen::Index m_features = 0;
+    std::vector<double> m_alpha;  ///< α̃, k per feature (feature-major: a k × T column-major matrix)
+    double m_scale = 1.0;         ///< s
+    std::uint64_t m_version = 0;  ///< bumped whenever α̃ of existing features change
+    mutable FeatureCache m_cache;
+    mutable std::vector<Memo> m_memos;
+    mutable std::uint64_t m_uses = 0;
+};
+
+} // namespace tb::dsgd

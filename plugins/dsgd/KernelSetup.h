@@ -1,0 +1,40 @@
+#pragma once
+/// @file KernelSetup.h
+/// What every algorithm of the plugin does before training: check the data, choose the
+/// bandwidth, check that the planned memory is there.
+
+#include "DsgdConfig.h"
+
+#include <trainbench/Trainbench.h>
+
+#include <QString>
+
+namespace tb::dsgd {
+
+/// Static helpers shared by the trainers. Thread-safe (no state).
+class KernelSetup {
+public:
+    /// Throws std::invalid_argument naming the problem: an empty training set, inputs and
+    /// targets of different lengths, NaN or Inf in the inputs or targets (with the first
+    /// row and column, 1-based, and the value).
+    static void checkData(const DatasetView& data);
+
+    /// σ for @p c on the training inputs @p x: the fixed bandwidth, or bandwidth_scale × the
+    /// median pairwise distance of median_rows rows drawn with deriveSeed(@p seed,
+    /// kSeedMedian). Throws std::invalid_argument naming bandwidth_rule when every sampled
+    /// row is the same (the median is 0).
+    static double bandwidth(const DsgdConfig& c, const Eigen::Ref<const Eigen::MatrixXd>& x, std::uint64_t seed);
+
+    /// Physical memory available to this process now, in bytes (Linux: MemAvailable of
+    /// /proc/meminfo); +∞ when unknown.
+    static double availableBytes();
+
+    /// Throws std::invalid_argument when @p bytes exceed availableBytes(): "<algorithm>: the
+    /// run would need about X GiB (<breakdown>) but Y GiB are available; lower <advice>".
+    static void checkMemory(double bytes, const QString& algorithm, const QString& breakdown, const QString& advice);
+
+    /// "1.2 GiB", "340 MiB", "12 KiB".
+    static QString formatBytes(double bytes);
+};
+
+} // namespace tb::dsgd
