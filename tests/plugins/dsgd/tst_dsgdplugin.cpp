@@ -93,9 +93,9 @@ private Q_SLOTS:
     {
         QTest::addColumn<QString>("id");
         QTest::addColumn<QVariantMap>("params");
-        QTest::newRow("doubly") << "dsgd.doubly_stochastic" << QVariantMap{{"epochs", 10.0}, {"batch_size", 20}, {"features_per_step", 8}};
+        QTest::newRow("doubly") << "dsgd.doubly_stochastic" << QVariantMap{{"epochs", 20.0}, {"batch_size", 20}, {"features_per_step", 8}, {"theta", 2.0}, {"t0", 1e4}};
         QTest::newRow("preconditioned") << "dsgd.preconditioned" << QVariantMap{{"epochs", 4.0}, {"batch_size", 200}, {"features_per_step", 128}};
-        QTest::newRow("r-sgd") << "dsgd.random_features_sgd" << QVariantMap{{"epochs", 30.0}, {"theta", 2.0}};
+        QTest::newRow("r-sgd") << "dsgd.random_features_sgd" << QVariantMap{{"epochs", 30.0}, {"theta", 2.0}, {"t0", 1e6}};
         QTest::newRow("kernel ridge") << "dsgd.kernel_ridge" << QVariantMap{};
     }
     void everyAlgorithmLearnsBothTasks()
@@ -110,6 +110,7 @@ private Q_SLOTS:
         QVERIFY(c.last.testAccuracy > 0.9);
         const RunResult r = run(m_reg, job(id, params, problem(Task::Regression, 0, 600, 300)), stop);
         QVERIFY2(r.status == RunStatus::Finished, qPrintable(r.error));
+        qInfo("%s: regression, test RMSE %.3f", qPrintable(id), r.last.testRmse);
         QVERIFY2(r.last.testRmse < 0.2, qPrintable(QString::number(r.last.testRmse)));  // targets spread ~1
         QVERIFY(r.info.contains("working_memory_bytes"));
     }

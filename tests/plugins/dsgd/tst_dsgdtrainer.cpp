@@ -98,7 +98,8 @@ void fitIn(int threads, DsgdTrainer& t, const tb::DatasetView& v, TestRunContext
     tbb::task_arena(threads).execute([&] { t.fit(v, ctx); });
 }
 
-// Algorithm 1 written out feature by feature, the squared loss, every ω regenerated alone.
+// Algorithm 1 written out feature by feature (cos/sin features pair by pair, as they share one
+// ω), the squared loss, every ω regenerated alone.
 Eigen::MatrixXd referenceAlgorithm1(const DsgdConfig& c, const Regression& data, std::uint64_t seed,
                                     const Eigen::MatrixXd& query)
 {
@@ -109,16 +110,20 @@ Eigen::MatrixXd referenceAlgorithm1(const DsgdConfig& c, const Regression& data,
     map.bandwidth = c.bandwidth;
     map.seed = tb::deriveSeed(seed, kSeedFeatures);
     map.normalise = false;
-    auto phi = [&](const Eigen::MatrixXd& x, Eigen::Index j) {
+    const Eigen::Index unit = c.kernel == tb::train::FeatureKind::GaussianCosSin ? 2 : 1;
+    auto phi = [&](const Eigen::MatrixXd& x, Eigen::Index j) {  // features j … j + unit − 1
         Eigen::MatrixXd out;
-        map.transform(x, out, {}, j, 1);
-        return Eigen::VectorXd(out.col(0));
+        map.transform(x, out, {}, j, unit);
+        return out;
     };
     std::vector<Eigen::VectorXd> alpha;  // one k-vector per feature
     auto predict = [&](const Eigen::MatrixXd& x) {
         Eigen::MatrixXd f = Eigen::MatrixXd::Zero(x.rows(), 2);
-        for (std::size_t j = 0; j < alpha.size(); ++j)
-            f += phi(x, Eigen::Index(j)) * alpha[j].transpose();
+        for (std::size_t j = 0; j < alpha.size(); j += std::size_t(unit)) {
+            const Eigen::MatrixXd p = phi(x, Eigen::Index(j));
+            for (Eigen::Index u = 0; u < unit; ++u)
+                f += p.col(u) * alpha[j + std::size_t(u)].transpose();
+        }
         return f;
     };
     BatchSchedule batches(data.x.rows(), c.batchSize, c.epochs, tb::deriveSeed(seed, kSeedOrder));
@@ -130,8 +135,11 @@ Eigen::MatrixXd referenceAlgorithm1(const DsgdConfig& c, const Regression& data,
         const double gamma = c.theta / (1.0 + double(t) / c.t0);
         for (auto& a : alpha)
             a *= 1.0 - gamma * c.nu;
-        for (Eigen::Index j = 0; j < c.featuresPerStep; ++j)
-            alpha.push_back(-gamma / (r * double(rows.size())) * (dl.transpose() * phi(xb, Eigen::Index(alpha.size()))));
+        for (Eigen::Index j = 0; j < c.featuresPerStep; j += unit) {
+            const Eigen::MatrixXd p = phi(xb, Eigen::Index(alpha.size()));
+            for (Eigen::Index u = 0; u < unit; ++u)
+                alpha.push_back(-gamma / (r * double(rows.size())) * (dl.transpose() * p.col(u)));
+        }
     }
     return predict(query);
 }
