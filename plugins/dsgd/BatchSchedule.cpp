@@ -62,7 +62,9 @@ bool BatchSchedule::checkpointDue(Eigen::Index every)
         return true;
     if (every > 0)
         return m_step % every == 0;
-    bool due = m_epochEnded && m_totalSteps > 1;
+    // Epoch ends only for runs of at most kEpochCheckpoints epochs: a run of thousands of short
+    // epochs would otherwise spend its time in the host's checkpoint evaluations.
+    bool due = m_epochEnded && m_totalSteps > 1 && m_totalRows <= kEpochCheckpoints * m_rows;
     if (double(m_step) >= m_nextAuto) {
         due = true;
         m_nextAuto = m_step < 10 ? double(m_step + 1) : std::ceil(double(m_step) * 1.2);

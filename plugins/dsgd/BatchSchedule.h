@@ -13,10 +13,14 @@ namespace tb::dsgd {
 /// is a fresh seeded permutation of the n rows (tb::train::shuffle), cut into ⌈n/b⌉ batches
 /// (the last one of an epoch, or of the run, may be shorter). Also decides the checkpoints:
 /// every `every` steps, or, for every = 0, after steps 1 … 10, then whenever the step count
-/// has grown by a factor 1.2, and at every epoch end; always after the last step.
+/// has grown by a factor 1.2, and at every epoch end if the run has at most kEpochCheckpoints
+/// epochs; always after the last step.
 /// Not thread-safe.
 class BatchSchedule {
 public:
+    /// Runs of more epochs than this do not checkpoint at every epoch end (every = 0).
+    static constexpr Eigen::Index kEpochCheckpoints = 100;
+
     /// @p rows ≥ 1, @p batch ≥ 1 (clamped to rows), @p epochs > 0.
     BatchSchedule(Eigen::Index rows, Eigen::Index batch, double epochs, std::uint64_t seed);
 

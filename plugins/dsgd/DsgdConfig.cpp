@@ -139,7 +139,8 @@ void addStochasticParams(ParamSchema& s, const Defaults& d, Algorithm a)
                                          "are the same bits either way.")));
     s.add(ParamSpec::integer("checkpoint_every", QStringLiteral("Checkpoint every"), 0, 0, 1000000000,
                              QStringLiteral("Checkpoint after every this many steps; 0 = automatically: steps 1 to "
-                                            "10, then every ×1.2, and every epoch end.")));
+                                            "10, then every ×1.2, and every epoch end (for runs of at most 100 "
+                                            "epochs).")));
 }
 
 } // namespace

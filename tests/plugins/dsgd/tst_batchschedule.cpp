@@ -79,6 +79,15 @@ private Q_SLOTS:
             if (e.checkpointDue(4))
                 due.push_back(e.step());
         QCOMPARE(due, (std::vector<Eigen::Index>{4, 8, 10}));  // every 4th step and the last
+        // 101 epochs of one step each: no epoch-end checkpoints, only the log-spaced ones and
+        // the last step (else a long run's time would go to the host's evaluations).
+        BatchSchedule many(10, 10, 101.0, 1);
+        due.clear();
+        while (many.next(rows))
+            if (many.checkpointDue(0))
+                due.push_back(many.step());
+        QCOMPARE(due, (std::vector<Eigen::Index>{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 12, 15, 18, 22, 27, 33, 40, 48, 58,
+                                                 70, 84, 101}));
     }
 };
 
