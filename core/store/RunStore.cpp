@@ -262,8 +262,9 @@ bool RunStore::initialise(QSqlDatabase& db, QString* error)
 
     if (!q.exec(QStringLiteral("PRAGMA busy_timeout = %1").arg(m_options.busyTimeoutMs)))
         return sqlFailed(QStringLiteral("cannot set the busy timeout"));
-    if (!q.exec(QStringLiteral("PRAGMA foreign_keys = ON")))
-        return sqlFailed(QStringLiteral("cannot enable foreign keys"));
+    // Off while the schema may change (migrations rebuild referenced tables), on for every write after.
+    if (!q.exec(QStringLiteral("PRAGMA foreign_keys = OFF")))
+        return sqlFailed(QStringLiteral("cannot disable foreign keys for the schema check"));
     // WAL: readers never block the writer and several processes can share the file.
     if (!q.exec(QStringLiteral("PRAGMA journal_mode = WAL")) || !q.next())
         return sqlFailed(QStringLiteral("cannot switch to WAL mode"));
@@ -304,6 +305,8 @@ bool RunStore::initialise(QSqlDatabase& db, QString* error)
         q.exec(QStringLiteral("ROLLBACK"));
         return false;
     }
+    if (!q.exec(QStringLiteral("PRAGMA foreign_keys = ON")))
+        return sqlFailed(QStringLiteral("cannot enable foreign keys"));
 
     const int interrupted = recoverInterrupted(db, error);
     if (interrupted < 0)
