@@ -224,7 +224,7 @@ bool RunStore::start(QString* error)
     config.batchOps = m_options.batchOps;
     m_writer = std::make_unique<StoreWriter>(
         config, [this](const QString& message) { recordFailure(message); },
-        [this](const QString& message) { Q_EMIT waiting(message); });
+        [this](const QString& message, bool stillWaiting) { Q_EMIT waiting(message, stillWaiting); });
     if (m_writer->start([this](QSqlDatabase& db, QString* e) { return initialise(db, e); }, error))
         return true;
     m_writer.reset();
@@ -272,10 +272,11 @@ bool RunStore::initialise(QSqlDatabase& db, QString* error)
 {
     QSqlQuery q(db);
     auto sqlFailed = [&](const QString& what) {
-        *error = QStringLiteral("%1: %2: %3")
-                     .arg(m_path, what,
-                          q.lastError().databaseText().isEmpty() ? q.lastError().text()
-                                                                 : q.lastError().databaseText());
+        const QSqlError e = q.lastError();
+        *error = QStringLiteral("%1: %2: %3").arg(m_path, what, e.databaseText().isEmpty() ? e.text() : e.databaseText());
+        if ((e.nativeErrorCode().toInt() & 0xff) == 5) // SQLITE_BUSY
+            *error += QStringLiteral(" (another process held the write lock for more than the %1 s this store waits)")
+                          .arg(m_options.busyTimeoutMs / 1000.0, 0, 'g', 3);
         return false;
     };
     auto readInt = [&](const QString& sql, int* out) {

@@ -148,10 +148,10 @@ public:
 Q_SIGNALS:
     /// A queued write failed; emitted on the writer thread.
     void writeFailed(const QString& message);
-    /// A write waits for another process's lock: @p message says so and for how long it may wait;
-    /// an empty @p message says the wait ended (the write went through or failed). Emitted on the
-    /// writer thread.
-    void waiting(const QString& message);
+    /// A write waits for another process's lock (@p waiting true; @p message says so and for how
+    /// long it may wait), or that wait ended (@p waiting false; @p message says the write went
+    /// through, or is empty when it failed: writeFailed() follows). Emitted on the writer thread.
+    void waiting(const QString& message, bool waiting);
 
 private:
     RunStore(const QString& path, const Options& options);

@@ -227,7 +227,10 @@ void StoreWriter::runBatch(Context& ctx)
             if (ctx.m_fatal.isEmpty() &&
                 ctx.control(QStringLiteral("COMMIT"), QStringLiteral("cannot commit"))) {
                 if (announced && m_onWait)
-                    m_onWait(QString());
+                    m_onWait(QStringLiteral("%1: the other connection released the lock after %2 s; writing again")
+                                 .arg(m_config.path)
+                                 .arg(std::chrono::duration<double>(Clock::now() - firstTry).count(), 0, 'f', 1),
+                             false);
                 for (const QString& message : std::as_const(ctx.m_errors))
                     report(message);
                 complete(batch, true);
@@ -242,12 +245,13 @@ void StoreWriter::runBatch(Context& ctx)
                 announced = true;
                 m_onWait(QStringLiteral("%1 is locked by another connection (%2); waiting up to %3 s to write")
                              .arg(m_config.path, ctx.m_fatal)
-                             .arg(m_config.busyTimeoutMs / 1000.0, 0, 'g', 3));
+                             .arg(m_config.busyTimeoutMs / 1000.0, 0, 'g', 3),
+                         true);
             }
             continue;
         }
         if (announced && m_onWait)
-            m_onWait(QString());
+            m_onWait(QString(), false);
         if (batch.empty()) { // could not even begin: drop what waits, so flush() and callers return
             Entry e;
             while (batch.size() < std::size_t(m_config.batchOps) && takeNext(&e))

@@ -34,7 +34,7 @@ namespace tb {
 /// on; a batch that meets a lock held by another connection is rolled back and retried, each try
 /// waiting up to sliceMs in SQLite's busy handler, until busyTimeoutMs have passed since its first
 /// try; then it is dropped. After waitNoticeMs of waiting the wait callback is told (and told
-/// again, with an empty message, when the wait ends), so a user learns why nothing moves. Other
+/// again when the wait ends), so a user learns why nothing moves. Other
 /// I/O errors (disk full, read-only file, damaged file) drop the batch at once. Every failure is
 /// reported through the error callback, on the writer thread.
 class StoreWriter {
@@ -81,9 +81,10 @@ public:
     using Init = std::function<bool(QSqlDatabase&, QString* error)>;
     /// Called on the writer thread with each failure message.
     using ErrorHandler = std::function<void(const QString&)>;
-    /// Called on the writer thread when a write starts waiting for a lock (a message saying so)
-    /// and when that wait ends (an empty message).
-    using WaitHandler = std::function<void(const QString&)>;
+    /// Called on the writer thread when a write starts waiting for a lock (@p waiting true, a
+    /// message saying so) and when that wait ends (@p waiting false; a message when the write went
+    /// through, empty when it failed: the error callback then says why).
+    using WaitHandler = std::function<void(const QString& message, bool waiting)>;
 
     StoreWriter(Config config, ErrorHandler onError, WaitHandler onWait = {});
     /// Drains the queue, closes the connection and joins the thread.

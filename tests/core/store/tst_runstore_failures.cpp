@@ -123,7 +123,9 @@ private Q_SLOTS:
         QVERIFY2(notice.contains(file) && notice.contains(QLatin1String("locked")) &&
                      notice.contains(QLatin1String("waiting up to 1.5 s")),
                  qPrintable(notice));
-        QCOMPARE(waiting.at(1).at(0).toString(), QString()); // the wait is over
+        QCOMPARE(waiting.at(0).at(1).toBool(), true);
+        QCOMPARE(waiting.at(1).at(0).toString(), QString()); // the wait is over, in vain
+        QCOMPARE(waiting.at(1).at(1).toBool(), false);
         QCOMPARE(failed.count(), 1);
         QVERIFY2(store->failure().contains(file) && store->failure().contains(QLatin1String("1 queued write(s)")) &&
                      store->failure().contains(QLatin1String("locked")),
@@ -169,7 +171,10 @@ private Q_SLOTS:
         QVERIFY(store->failure().isEmpty());
         QCOMPARE(waiting.count(), 2);
         QVERIFY(waiting.at(0).at(0).toString().contains(QLatin1String("waiting")));
-        QCOMPARE(waiting.at(1).at(0).toString(), QString());
+        QVERIFY(waiting.at(0).at(1).toBool());
+        QVERIFY2(waiting.at(1).at(0).toString().contains(QLatin1String("released the lock after")),
+                 qPrintable(waiting.at(1).at(0).toString()));
+        QVERIFY(!waiting.at(1).at(1).toBool());
     }
 
     void fullDiskFailsLoudly()
