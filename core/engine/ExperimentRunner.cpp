@@ -115,6 +115,7 @@ ExperimentResult ExperimentRunner::runLearningCurve(const ExperimentSpec& spec, 
         result.error = QString::fromUtf8(e.what());
         return result;
     }
+    result.warnings = data->warnings;
     const QString description = data::DataSource::describe(spec.dataset);
     const int total = int(spec.algorithms.size()) * spec.repeats;
     if (obs)
@@ -201,6 +202,7 @@ ExperimentResult ExperimentRunner::runNoiseSweep(const ExperimentSpec& spec, qin
         result.error = QString::fromUtf8(e.what());
         return result;
     }
+    result.warnings = probe->warnings;
     if (obs)
         obs->experimentStarted(experimentId, spec, total);
 

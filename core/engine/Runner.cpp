@@ -44,9 +44,10 @@ bool evaluate(const Trainer& trainer, const data::DatasetPair& d, MetricPoint& p
         if (d.test.rows() > 0)
             p.testAccuracy = num::accuracy(testPred, d.test.y);
     } else {
-        p.trainRmse = num::rmse(trainPred, d.train.y);
+        // Standardised targets ("standardise_targets"): RMSE in the targets' own units.
+        p.trainRmse = num::rmse(d.train.targetsInOriginalUnits(trainPred), d.train.targetsInOriginalUnits(d.train.y));
         if (d.test.rows() > 0)
-            p.testRmse = num::rmse(testPred, d.test.y);
+            p.testRmse = num::rmse(d.test.targetsInOriginalUnits(testPred), d.test.targetsInOriginalUnits(d.test.y));
     }
     return finite;
 }
