@@ -110,6 +110,12 @@ DataParam path(const QString& key, const QString& label, bool required, const QS
     return p;
 }
 
+DataParam absent(DataParam p, const QString& text)
+{
+    p.absentText = text;
+    return p;
+}
+
 DataParam required(DataParam p)
 {
     p.required = true;
@@ -162,7 +168,8 @@ QList<DataParam> common(bool regression)
         t.regressionOnly = true;
         out << t;
     }
-    out << make(QStringLiteral("seed"), QStringLiteral("Seed"), DataParam::Kind::Seed, kSeedHelp);
+    out << absent(make(QStringLiteral("seed"), QStringLiteral("Seed"), DataParam::Kind::Seed, kSeedHelp),
+                  QStringLiteral("the experiment's seed"));
     return out;
 }
 
@@ -224,12 +231,14 @@ QList<DataSourceInfo> build()
     DataParam dir = make(QStringLiteral("dir"), QStringLiteral("Folder"), DataParam::Kind::Folder,
                          QStringLiteral("Folder with the four Fashion-MNIST IDX files (.gz or not); absent: "
                                         "$TRAINBENCH_FASHION_MNIST, else /usr/share/datasets/fashion-mnist."));
-    fm.params << dir
-              << integer(QStringLiteral("train_limit"), QStringLiteral("Train limit"), 1, maxRows, QJsonValue(QJsonValue::Undefined),
-                         QStringLiteral("Use a random subset of this many training images (drawn with the seed); "
-                                        "absent: all."))
-              << integer(QStringLiteral("test_limit"), QStringLiteral("Test limit"), 1, maxRows, QJsonValue(QJsonValue::Undefined),
-                         QStringLiteral("Use a random subset of this many test images; absent: all."))
+    fm.params << absent(dir, QStringLiteral("found automatically"))
+              << absent(integer(QStringLiteral("train_limit"), QStringLiteral("Train limit"), 1, maxRows, QJsonValue(QJsonValue::Undefined),
+                                QStringLiteral("Use a random subset of this many training images (drawn with the seed); "
+                                               "absent: all.")),
+                        QStringLiteral("all"))
+              << absent(integer(QStringLiteral("test_limit"), QStringLiteral("Test limit"), 1, maxRows, QJsonValue(QJsonValue::Undefined),
+                                QStringLiteral("Use a random subset of this many test images; absent: all.")),
+                        QStringLiteral("all"))
               << common(false);
     out << fm;
 
@@ -241,10 +250,12 @@ QList<DataSourceInfo> build()
                << path(QStringLiteral("train_labels"), QStringLiteral("Train labels"), true, idxFilter, QStringLiteral("IDX label file of the training set."))
                << path(QStringLiteral("test_images"), QStringLiteral("Test images"), true, idxFilter, QStringLiteral("IDX image file of the test set."))
                << path(QStringLiteral("test_labels"), QStringLiteral("Test labels"), true, idxFilter, QStringLiteral("IDX label file of the test set."))
-               << integer(QStringLiteral("train_limit"), QStringLiteral("Train limit"), 1, maxRows, QJsonValue(QJsonValue::Undefined),
-                          QStringLiteral("Use a random subset of this many training images; absent: all."))
-               << integer(QStringLiteral("test_limit"), QStringLiteral("Test limit"), 1, maxRows, QJsonValue(QJsonValue::Undefined),
-                          QStringLiteral("Use a random subset of this many test images; absent: all."))
+               << absent(integer(QStringLiteral("train_limit"), QStringLiteral("Train limit"), 1, maxRows, QJsonValue(QJsonValue::Undefined),
+                                 QStringLiteral("Use a random subset of this many training images; absent: all.")),
+                         QStringLiteral("all"))
+               << absent(integer(QStringLiteral("test_limit"), QStringLiteral("Test limit"), 1, maxRows, QJsonValue(QJsonValue::Undefined),
+                                 QStringLiteral("Use a random subset of this many test images; absent: all.")),
+                         QStringLiteral("all"))
                << integer(QStringLiteral("classes"), QStringLiteral("Classes"), 1, 256, 10,
                           QStringLiteral("Number of classes; labels must lie in 0 … classes − 1 (labels are bytes)."))
                << common(false);
@@ -268,7 +279,7 @@ QList<DataSourceInfo> build()
                << choice(QStringLiteral("delimiter"), QStringLiteral("Delimiter"),
                          {QStringLiteral(","), QStringLiteral(";"), QStringLiteral("\t"), QStringLiteral("|"), QStringLiteral("whitespace")},
                          {QStringLiteral("comma ,"), QStringLiteral("semicolon ;"), QStringLiteral("tab"),
-                          QStringLiteral("bar |"), QStringLiteral("whitespace (runs of spaces and tabs)")},
+                          QStringLiteral("bar |"), QStringLiteral("whitespace")},
                          QStringLiteral(","), QStringLiteral("What separates the fields of a row (whitespace: as numpy.loadtxt)."))
                << boolean(QStringLiteral("header"), QStringLiteral("Header row"), true,
                           QStringLiteral("The first row (after skip_rows) names the columns; false: columns are named "
@@ -277,9 +288,10 @@ QList<DataSourceInfo> build()
                           QStringLiteral("Lines skipped at the start of the file, e.g. 1 for the count row of "
                                          "scikit-learn's raw files (\"150,4,setosa,…\")."))
                << target
-               << path(QStringLiteral("target_file"), QStringLiteral("Target file"), false, csvFilter,
-                       QStringLiteral("Targets in a file of their own, one row per data row, read with the same "
-                                      "delimiter, header and skip_rows (e.g. diabetes_target.csv.gz)."))
+               << absent(path(QStringLiteral("target_file"), QStringLiteral("Target file"), false, csvFilter,
+                              QStringLiteral("Targets in a file of their own, one row per data row, read with the same "
+                                             "delimiter, header and skip_rows (e.g. diabetes_target.csv.gz).")),
+                         QStringLiteral("none: the target is a column of the file"))
                << required(choice(QStringLiteral("task"), QStringLiteral("Task"), tasks, tasks, QJsonValue(QJsonValue::Undefined),
                                   QStringLiteral("Classification: the target holds class names; regression: numbers.")))
                << path(QStringLiteral("test_file"), QStringLiteral("Test file"), false, csvFilter,
@@ -295,8 +307,9 @@ QList<DataSourceInfo> build()
     svm.params << path(QStringLiteral("file"), QStringLiteral("File"), true, svmFilter, QStringLiteral("The data file."))
                << required(choice(QStringLiteral("task"), QStringLiteral("Task"), tasks, tasks, QJsonValue(QJsonValue::Undefined),
                                   QStringLiteral("Classification: labels are class names; regression: the target.")))
-               << integer(QStringLiteral("features"), QStringLiteral("Features"), 1, 1e9, QJsonValue(QJsonValue::Undefined),
-                          QStringLiteral("Input width; absent: the largest index of the training file."))
+               << absent(integer(QStringLiteral("features"), QStringLiteral("Features"), 1, 1e9, QJsonValue(QJsonValue::Undefined),
+                                 QStringLiteral("Input width; absent: the largest index of the training file.")),
+                         QStringLiteral("from the file"))
                << path(QStringLiteral("test_file"), QStringLiteral("Test file"), false, svmFilter,
                        QStringLiteral("A separate test set."))
                << testFraction << common(true);

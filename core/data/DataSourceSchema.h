@@ -43,6 +43,8 @@ struct DataParam {
     QStringList choiceLabels;    ///< Choice: the same, for people (same order)
     QString help;                ///< one or two sentences; states the default and the range
     QString fileFilter;          ///< Path: file-dialog filter, e.g. "CSV files (*.csv *.csv.gz)"
+    /// What an absent optional key without a default means, for forms ("all", "from the file").
+    QString absentText;
     bool regressionOnly = false; ///< only meaningful when the data set's task is regression
 
     /// Empty when @p v is a valid value of this key (type and range; the rules between keys
