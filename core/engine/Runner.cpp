@@ -285,7 +285,11 @@ RunResult Runner::execute(const RunJob& job, const StopSource& stop, RunObserver
             ctx.recordHostFact("measured_seconds", ctx.elapsed());
         if (ctx.diverged())
             return finish(RunStatus::Diverged, ctx.divergence());
-        if (stop.stopRequested())
+        // Stop that came after the trainer reached its whole budget (e.g. ridge's one solve) did
+        // not cut anything short: the model is complete, so the run finished.
+        const double planned = m_registry.plannedEpochs(job.algorithmId, *params);
+        const bool complete = planned > 0 && ctx.checkpoints() > 0 && ctx.lastEpoch() >= planned * (1 - 1e-12);
+        if (stop.stopRequested() && !complete)
             return finish(RunStatus::Cancelled, QString());
         if (ctx.budgetHit())
             ctx.recordHostFact("stopped_by", QStringLiteral("time budget"));

@@ -1,0 +1,81 @@
+// Runner: a Stop that arrives after the trainer reached its whole budget (ridge's single solve
+// was marked "cancelled" though its model was complete, issue 17) leaves the run finished; a Stop
+// that cuts the budget short cancels it.
+
+#include <DataSource.h>
+#include <PluginRegistry.h>
+#include <Runner.h>
+
+#include <QtTest>
+
+using namespace tb;
+
+namespace {
+
+/// Presses Stop when the checkpoint of epoch @p at is logged.
+class StopAt : public RunObserver {
+public:
+    StopAt(StopSource& stop, double at) : m_stop(stop), m_at(at) {}
+    void checkpointLogged(const RunJob&, qint64, const MetricPoint& p) override
+    {
+        if (p.epoch >= m_at)
+            m_stop.requestStop();
+    }
+
+private:
+    StopSource& m_stop;
+    double m_at;
+};
+
+RunJob job(const QString& id, const QVariantMap& params)
+{
+    RunJob j;
+    j.algorithmId = id;
+    j.params = params;
+    j.data = std::make_shared<const data::DatasetPair>(
+        data::DataSource::load(QJsonObject{{"source", "moons"}, {"samples", 100}}, QString()));
+    return j;
+}
+
+} // namespace
+
+class TestRunStatus : public QObject {
+    Q_OBJECT
+    PluginRegistry m_reg;
+
+private Q_SLOTS:
+    void initTestCase()
+    {
+        m_reg.scan({TB_TEST_PLUGIN_DIR, TB_PLUGIN_BUILD_DIR});
+        QVERIFY(m_reg.algorithm("test.sleepy") && m_reg.algorithm("linear.ridge"));
+    }
+
+    void stopAfterTheWholeBudgetFinishes()
+    {
+        // Ridge: one solve, one checkpoint at epoch 1 (its declared budget); Stop pressed there.
+        StopSource stop;
+        StopAt observer(stop, 1.0);
+        const RunResult r = Runner(m_reg, nullptr).execute(job("linear.ridge", {}), stop, &observer);
+        QVERIFY(stop.stopRequested());
+        QCOMPARE(r.status, RunStatus::Finished);
+        QVERIFY(r.last.testAccuracy > 0.5);
+
+        // An epoch trainer stopped at its last epoch is complete too.
+        StopSource stop3;
+        StopAt last(stop3, 3.0);
+        QCOMPARE(Runner(m_reg, nullptr).execute(job("test.sleepy", {{"epochs", 3}, {"epoch_ms", 0}}), stop3, &last).status,
+                 RunStatus::Finished);
+    }
+
+    void stopBeforeTheBudgetCancels()
+    {
+        StopSource stop;
+        StopAt early(stop, 1.0);
+        const RunResult r = Runner(m_reg, nullptr).execute(job("test.sleepy", {{"epochs", 5}, {"epoch_ms", 0}}), stop, &early);
+        QCOMPARE(r.status, RunStatus::Cancelled);
+        QVERIFY(r.last.epoch < 5);
+    }
+};
+
+QTEST_GUILESS_MAIN(TestRunStatus)
+#include "tst_runstatus.moc"
