@@ -223,6 +223,8 @@ int cmdRun(const QStringList& args)
         err() << error << Qt::endl;
         return Invalid;
     }
+    for (const QString& w : spec->warnings)
+        err() << "warning: " << w << "\n";
     if (p.isSet("threads")) {
         bool ok = false;
         const int t = p.value("threads").toInt(&ok);
