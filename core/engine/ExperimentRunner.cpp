@@ -389,7 +389,10 @@ ExperimentResult ExperimentRunner::runNoiseSweep(const ExperimentSpec& spec, qin
                 info.insert("predicted_cost_per_cell", cellCosts[a]);
             RunStatus st = RunStatus::Finished;
             QString err;
-            if (m_stop.stopRequested())
+            if (const QString failure = storeFailure(); !failure.isEmpty()) {
+                st = RunStatus::Failed; // stopped by the store, not by the user
+                err = QStringLiteral("stopped because the run store failed: %1").arg(failure);
+            } else if (m_stop.stopRequested())
                 st = RunStatus::Cancelled;
             else if (ok == 0) {
                 st = diverged > 0 && failed == 0 ? RunStatus::Diverged : RunStatus::Failed;
