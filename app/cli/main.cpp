@@ -7,6 +7,7 @@
 #include "ProgressBar.h"
 
 #include <CostPrediction.h>
+#include <DataSourceSchema.h>
 #include <ExperimentRunner.h>
 #include <ExperimentSpec.h>
 #include <PluginRegistry.h>
@@ -162,7 +163,9 @@ int cmdList(const QStringList& args)
             o.insert("algorithms", algs);
             plugins.append(o);
         }
-        QJsonObject root{{"search_paths", QJsonArray::fromStringList(reg.searchPaths())}, {"plugins", plugins}};
+        QJsonObject root{{"search_paths", QJsonArray::fromStringList(reg.searchPaths())},
+                         {"plugins", plugins},
+                         {"data_sources", tb::data::DataSourceSchema::toJson()}};
         out() << QJsonDocument(root).toJson(QJsonDocument::Indented);
         return Ok;
     }
@@ -529,14 +532,25 @@ int main(int argc, char** argv)
     }
     const QString cmd = args.takeAt(1);
     args[0] = QStringLiteral("trainbench-cli ") + cmd;
-    if (cmd == "list")
-        return cmdList(args);
-    if (cmd == "run")
-        return cmdRun(args);
-    if (cmd == "runs")
-        return cmdRuns(args);
-    if (cmd == "export")
-        return cmdExport(args);
+    // Loaders, trainers and the store turn their failures into messages; what still escapes
+    // (memory exhausted while building charts or results, say) is reported with the command,
+    // never as a bare "terminate called after throwing std::bad_alloc".
+    try {
+        if (cmd == "list")
+            return cmdList(args);
+        if (cmd == "run")
+            return cmdRun(args);
+        if (cmd == "runs")
+            return cmdRuns(args);
+        if (cmd == "export")
+            return cmdExport(args);
+    } catch (const std::bad_alloc&) {
+        err() << "trainbench-cli " << cmd << ": out of memory (std::bad_alloc)" << Qt::endl;
+        return Invalid;
+    } catch (const std::exception& e) {
+        err() << "trainbench-cli " << cmd << ": " << QString::fromUtf8(e.what()) << Qt::endl;
+        return Invalid;
+    }
     err() << "trainbench-cli: unknown command \"" << cmd << "\"\n\n";
     usage();
     return Usage;

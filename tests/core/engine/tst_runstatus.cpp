@@ -8,6 +8,8 @@
 
 #include <QtTest>
 
+#include <sys/resource.h>
+
 using namespace tb;
 
 namespace {
@@ -74,6 +76,25 @@ private Q_SLOTS:
         const RunResult r = Runner(m_reg, nullptr).execute(job("test.sleepy", {{"epochs", 5}, {"epoch_ms", 0}}), stop, &early);
         QCOMPARE(r.status, RunStatus::Cancelled);
         QVERIFY(r.last.epoch < 5);
+    }
+
+    void outOfMemoryNamesWhatWasBuilt()
+    {
+        // Hidden layers of 10^5 × 10^5 weights (80 GB) under an address-space limit: the run fails
+        // with a message that says what ran out of memory, not a bare "std::bad_alloc".
+        QVERIFY(m_reg.algorithm("gradient.adam"));
+        rlimit old{};
+        QVERIFY(getrlimit(RLIMIT_AS, &old) == 0);
+        rlimit tight = old;
+        tight.rlim_cur = rlim_t(8) << 30; // far below 80 GB, far above what the process maps
+        QVERIFY(setrlimit(RLIMIT_AS, &tight) == 0);
+        StopSource stop;
+        const RunResult r = Runner(m_reg, nullptr).execute(
+            job("gradient.adam", {{"hidden", QVariantList{100000, 100000}}, {"epochs", 1}}), stop, nullptr);
+        setrlimit(RLIMIT_AS, &old);
+        QCOMPARE(r.status, RunStatus::Failed);
+        QVERIFY2(r.error.startsWith("out of memory while gradient.adam trained on 70×2 → 2 data (std::bad_alloc)"),
+                 qPrintable(r.error));
     }
 };
 
