@@ -69,6 +69,22 @@ private Q_SLOTS:
         QCOMPARE(DataSourceSchema::toJson().toArray().size(), DataSourceSchema::sources().size());
     }
 
+    void everyKeyIsDocumented()
+    {
+        QFile doc(QStringLiteral(TB_SOURCE_DIR "/docs/experiments.md"));
+        QVERIFY(doc.open(QIODevice::ReadOnly));
+        const QString text = QString::fromUtf8(doc.readAll());
+        for (const DataSourceInfo& s : DataSourceSchema::sources()) {
+            QVERIFY2(text.contains(QStringLiteral("`%1`").arg(s.id)), qPrintable(s.id));
+            for (const DataParam& p : s.params)
+                QVERIFY2(text.contains(QStringLiteral("`%1`").arg(p.key)), qPrintable(s.id + "." + p.key));
+            for (const DataParam& p : s.params)
+                for (const QString& c : p.choices)
+                    QVERIFY2(text.contains(QStringLiteral("\"%1\"").arg(c == u"\t" ? QStringLiteral("\\t") : c)),
+                             qPrintable(s.id + "." + p.key + " = " + c));
+        }
+    }
+
     void declaredDefaultsAreTheDefaultsUsed()
     {
         // Writing a key with its declared default changes nothing: the schema's default is the one
