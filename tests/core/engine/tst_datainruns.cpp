@@ -37,7 +37,7 @@ private Q_SLOTS:
         // RMSE in original units must equal the RMSE without standardisation, up to rounding
         // (relative 1e-6 covers the λ = 1e-8 term's different weight on the scaled problem).
         const QByteArray base = R"({"kind": "learning-curve", "seed": 3, "threads": 1,
-            "algorithms": [{"id": "linear.ridge", "params": {"lambda": 1e-8}}],
+            "algorithms": [{"id": "linear.ridge", "params": {"ridge": 1e-8}}],
             "dataset": {"source": "csv", "file": "sklearn/diabetes_data_raw.csv.gz", "delimiter": "whitespace",
                         "header": false, "target_file": "sklearn/diabetes_target.csv.gz", "task": "regression",
                         "test_fraction": 0.25, "standardise": true)";
