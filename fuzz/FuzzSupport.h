@@ -12,8 +12,7 @@
 namespace tb::fuzz {
 
 /// Runs @p fn; returns normally for success or DataError, aborts (a finding) for anything else.
-template <typename Fn>
-void expectDataErrorOnly(Fn fn)
+template <typename Fn> void expectDataErrorOnly(Fn fn)
 {
     try {
         fn();

@@ -54,11 +54,11 @@ struct DatasetPanel::LoadResult {
     QString error;
     QStringList warnings;
     double seconds = 0;
-    bool hasRows = false;           ///< a CSV file: the rows below were read
-    QList<QStringList> rows;        ///< the file's first records, as the options read them
-    bool header = false;            ///< rows[0] is the header
-    QList<int> targetColumns;       ///< columns of rows marked as targets
-    QString rowsError;              ///< why no rows could be read (the load's error says it too)
+    bool hasRows = false;     ///< a CSV file: the rows below were read
+    QList<QStringList> rows;  ///< the file's first records, as the options read them
+    bool header = false;      ///< rows[0] is the header
+    QList<int> targetColumns; ///< columns of rows marked as targets
+    QString rowsError;        ///< why no rows could be read (the load's error says it too)
 };
 
 namespace {
@@ -102,8 +102,9 @@ QWidget* pathEditor(QLineEdit*& edit, bool folder, const QString& filter, QWidge
     QLineEdit* e = edit;
     QObject::connect(browse, &QToolButton::clicked, e, [e, folder, filter] {
         const QString start = e->text().isEmpty() ? QDir::currentPath() : e->text();
-        const QString chosen = folder ? QFileDialog::getExistingDirectory(e, DatasetPanel::tr("Choose a folder"), start)
-                                      : QFileDialog::getOpenFileName(e, DatasetPanel::tr("Choose a file"), start, filter);
+        const QString chosen =
+            folder ? QFileDialog::getExistingDirectory(e, DatasetPanel::tr("Choose a folder"), start)
+                   : QFileDialog::getOpenFileName(e, DatasetPanel::tr("Choose a file"), start, filter);
         if (!chosen.isEmpty())
             e->setText(chosen);
     });
@@ -171,8 +172,9 @@ DatasetPanel::DatasetPanel(QWidget* parent)
     outer->addWidget(m_status);
     m_rows = new QTableWidget(this);
     m_rows->setObjectName(QStringLiteral("file_rows"));
-    m_rows->setToolTip(tr("The first rows of the file as the delimiter, skip rows and header options read them; the "
-                          "header row is bold, target columns are marked"));
+    m_rows->setToolTip(
+        tr("The first rows of the file as the delimiter, skip rows and header options read them; the "
+           "header row is bold, target columns are marked"));
     m_rows->setEditTriggers(QAbstractItemView::NoEditTriggers);
     m_rows->verticalHeader()->setVisible(false);
     m_rows->horizontalHeader()->setVisible(false);
@@ -224,7 +226,9 @@ DatasetPanel::Field DatasetPanel::makeField(const DataParam& p, QWidget* parent)
         e->setKeyboardTracking(false);
         e->setAccelerated(true);
         f.editor = f.row = e;
-        f.read = [e, optional] { return optional && e->value() == 0 ? QJsonValue(QJsonValue::Undefined) : QJsonValue(e->value()); };
+        f.read = [e, optional] {
+            return optional && e->value() == 0 ? QJsonValue(QJsonValue::Undefined) : QJsonValue(e->value());
+        };
         const double minimum = p.minimum;
         f.write = [e, minimum](const QJsonValue& v) {
             if (!integral(v, std::max<double>(minimum, e->minimum()), e->maximum()))
@@ -281,7 +285,9 @@ DatasetPanel::Field DatasetPanel::makeField(const DataParam& p, QWidget* parent)
                 e->setCurrentIndex(i);
             return i >= 0;
         };
-        f.reset = [e, def] { e->setCurrentIndex(std::max(0, def.isString() ? e->findData(def.toString()) : 0)); };
+        f.reset = [e, def] {
+            e->setCurrentIndex(std::max(0, def.isString() ? e->findData(def.toString()) : 0));
+        };
         break;
     }
     case DataParam::Kind::Path:
@@ -293,7 +299,8 @@ DatasetPanel::Field DatasetPanel::makeField(const DataParam& p, QWidget* parent)
         QString placeholder = p.absentText;
         if (folder && p.key == u"dir") { // where Fashion-MNIST would be found (IdxLoader decides)
             const QString found = data::IdxLoader::fashionMnistDir();
-            placeholder = found.isEmpty() ? tr("not found: choose the folder") : tr("automatic: %1").arg(found);
+            placeholder =
+                found.isEmpty() ? tr("not found: choose the folder") : tr("automatic: %1").arg(found);
         }
         e->setPlaceholderText(placeholder);
         f.read = [e] {
@@ -311,7 +318,8 @@ DatasetPanel::Field DatasetPanel::makeField(const DataParam& p, QWidget* parent)
     }
     case DataParam::Kind::Columns: {
         auto* e = new QLineEdit(parent);
-        e->setPlaceholderText(tr("a column name or position (0, 1, …, -1 for the last); several with commas"));
+        e->setPlaceholderText(
+            tr("a column name or position (0, 1, …, -1 for the last); several with commas"));
         f.editor = f.row = e;
         f.read = [e] {
             QJsonArray cols;
@@ -405,15 +413,18 @@ void DatasetPanel::buildPage(const DataSourceInfo& info)
     page.form->setContentsMargins(0, 0, 0, 0);
     page.form->setRowWrapPolicy(QFormLayout::WrapLongRows);
     page.form->setFieldGrowthPolicy(QFormLayout::AllNonFixedFieldsGrow);
-    const bool chooser = info.param(QStringLiteral("test_file")) && info.param(QStringLiteral("test_fraction"));
+    const bool chooser =
+        info.param(QStringLiteral("test_file")) && info.param(QStringLiteral("test_fraction"));
     for (const DataParam& p : info.params) {
-        const bool testKey = p.key == u"test_file" || p.key == u"test_fraction" || p.key == u"test_target_file";
+        const bool testKey =
+            p.key == u"test_file" || p.key == u"test_fraction" || p.key == u"test_target_file";
         if (chooser && testKey && !page.testMode) {
             page.testMode = new QComboBox(page.widget);
             page.testMode->setObjectName(QStringLiteral("test_mode"));
             page.testMode->addItem(tr("random fraction of the file"), QStringLiteral("fraction"));
             page.testMode->addItem(tr("separate test file"), QStringLiteral("file"));
-            page.testMode->setToolTip(tr("Hold out a random share of the rows, or test on a file of its own"));
+            page.testMode->setToolTip(
+                tr("Hold out a random share of the rows, or test on a file of its own"));
             page.form->addRow(tr("Test set"), page.testMode);
             QComboBox* mode = page.testMode;
             connect(mode, &QComboBox::currentIndexChanged, this, [this] {
@@ -480,8 +491,9 @@ void DatasetPanel::updateVisibility()
 {
     // The stack is as tall as its current page, not as its tallest one (the CSV form).
     for (int i = 0; i < m_pages.size(); ++i)
-        m_pages[i].widget->setSizePolicy(QSizePolicy::Preferred,
-                                         i == m_stack->currentIndex() ? QSizePolicy::Preferred : QSizePolicy::Ignored);
+        m_pages[i].widget->setSizePolicy(QSizePolicy::Preferred, i == m_stack->currentIndex()
+                                                                     ? QSizePolicy::Preferred
+                                                                     : QSizePolicy::Ignored);
     m_stack->adjustSize();
     for (const Page& p : m_pages)
         for (const Field& f : p.fields)
@@ -540,9 +552,12 @@ QJsonObject DatasetPanel::spec() const
         if (v.isUndefined())
             continue;
         const DataParam& param = *f.param;
-        const bool needed = param.required || (!param.requiredUnless.isEmpty() && !o.contains(param.requiredUnless) &&
-                                               !(p.testMode && p.testMode->currentIndex() == 1 && param.key == u"test_fraction"));
-        if (needed || m_present.contains(param.key) || m_edited.contains(param.key) || v != param.defaultValue)
+        const bool needed =
+            param.required ||
+            (!param.requiredUnless.isEmpty() && !o.contains(param.requiredUnless) &&
+             !(p.testMode && p.testMode->currentIndex() == 1 && param.key == u"test_fraction"));
+        if (needed || m_present.contains(param.key) || m_edited.contains(param.key) ||
+            v != param.defaultValue)
             o.insert(param.key, v);
     }
     for (auto it = m_overrides.begin(); it != m_overrides.end(); ++it)

@@ -94,7 +94,7 @@ Q_SIGNALS:
 private:
     struct Field {
         const data::DataParam* param = nullptr;
-        QWidget* row = nullptr;                       ///< form field widget (for visibility)
+        QWidget* row = nullptr; ///< form field widget (for visibility)
         QWidget* editor = nullptr;
         std::function<QJsonValue()> read;             ///< Undefined: leave the key out
         std::function<bool(const QJsonValue&)> write; ///< false: the editor cannot hold it
@@ -127,9 +127,9 @@ private:
     QComboBox* m_source = nullptr;
     QStackedWidget* m_stack = nullptr;
     QList<Page> m_pages;
-    QJsonObject m_overrides;      ///< keys from setSpec() the editors cannot show
-    QSet<QString> m_present;      ///< keys the last setSpec() had: written back even at their default
-    QSet<QString> m_edited;       ///< keys the user edited since
+    QJsonObject m_overrides; ///< keys from setSpec() the editors cannot show
+    QSet<QString> m_present; ///< keys the last setSpec() had: written back even at their default
+    QSet<QString> m_edited;  ///< keys the user edited since
     QLabel* m_error = nullptr;
     QLabel* m_warning = nullptr;
     QLabel* m_status = nullptr;

@@ -124,10 +124,11 @@ private:
             ++m_p;
             for (;;) {
                 if (m_p == m_end)
-                    throw DataError::atLine(m_path, quoteLine, {}, {},
-                                            QStringLiteral("quoted field never closes (missing '\"'); the record "
-                                                           "starts on line %1")
-                                                .arg(startLine));
+                    throw DataError::atLine(
+                        m_path, quoteLine, {}, {},
+                        QStringLiteral("quoted field never closes (missing '\"'); the record "
+                                       "starts on line %1")
+                            .arg(startLine));
                 const char c = *m_p++;
                 if (c == '"') {
                     if (m_p < m_end && *m_p == '"') {
@@ -148,11 +149,12 @@ private:
                 const char* bad = m_p;
                 while (m_p < m_end && !isDelim(*m_p) && *m_p != '\n' && *m_p != '\r')
                     ++m_p;
-                throw DataError::atLine(m_path, m_line, {}, QString::fromUtf8(bad, qsizetype(m_p - bad)),
-                                        QStringLiteral("unexpected text %1 after the closing quote of %2 "
-                                                       "(quotes inside a quoted field are written \"\")")
-                                            .arg(detail::quoted(std::string_view(bad, std::size_t(m_p - bad))),
-                                                 detail::quoted(out)));
+                throw DataError::atLine(
+                    m_path, m_line, {}, QString::fromUtf8(bad, qsizetype(m_p - bad)),
+                    QStringLiteral("unexpected text %1 after the closing quote of %2 "
+                                   "(quotes inside a quoted field are written \"\")")
+                        .arg(detail::quoted(std::string_view(bad, std::size_t(m_p - bad))),
+                             detail::quoted(out)));
             }
             return;
         }
@@ -176,8 +178,7 @@ QString sv(const std::string& s)
 }
 
 /// Appends to a vector whose growth an input decides, checking the memory of each reallocation.
-template <typename T>
-void pushChecked(std::vector<T>& v, T value, const QString& path)
+template <typename T> void pushChecked(std::vector<T>& v, T value, const QString& path)
 {
     if (v.size() == v.capacity()) {
         const std::size_t next = std::max<std::size_t>(1024, v.capacity() * 2);
@@ -197,15 +198,15 @@ enum class Role {
 /// One parsed file: its column names and the values of its feature and target columns.
 struct Table {
     QString path;
-    QStringList names;             ///< every column: the header's names, or "0", "1", …
+    QStringList names; ///< every column: the header's names, or "0", "1", …
     bool header = false;
     qint64 headerLine = 0;
     std::vector<int> featureCols;
     std::vector<int> targetCols;
-    std::vector<double> xs;        ///< row-major rows × featureCols
-    std::vector<double> ys;        ///< row-major rows × targetCols (regression)
+    std::vector<double> xs;          ///< row-major rows × featureCols
+    std::vector<double> ys;          ///< row-major rows × targetCols (regression)
     std::vector<std::string> labels; ///< classification: raw label of each row
-    std::vector<qint64> lines;     ///< classification: line of each row
+    std::vector<qint64> lines;       ///< classification: line of each row
     std::size_t rows = 0;
 
     /// A hint when the header looks like scikit-learn's count row ("150,4,setosa,…").
@@ -215,7 +216,8 @@ struct Table {
             return {};
         double v = 0;
         const QByteArray first = names.first().toUtf8();
-        if (detail::parseNumber(std::string_view(first.constData(), std::size_t(first.size())), v) != NumberStatus::Ok)
+        if (detail::parseNumber(std::string_view(first.constData(), std::size_t(first.size())), v) !=
+            NumberStatus::Ok)
             return {};
         return QStringLiteral(" (line %1, read as the header, starts with the number %2: a count row as "
                               "scikit-learn's raw files have? \"skip_rows\": 1 skips it)")
@@ -240,22 +242,24 @@ int resolveColumn(const Table& t, const CsvLoader::Column& c, qint64 line)
     if (c.byIndex) {
         const int i = c.index < 0 ? width + c.index : c.index;
         if (i < 0 || i >= width)
-            throw DataError::atLine(t.path, line, QString::number(c.index), QString::number(c.index),
-                                    QStringLiteral("target column %1 is outside the file's %2 columns (0 to %3, or "
-                                                   "-1 for the last)%4")
-                                        .arg(c.index)
-                                        .arg(width)
-                                        .arg(width - 1)
-                                        .arg(t.countRowHint()));
+            throw DataError::atLine(
+                t.path, line, QString::number(c.index), QString::number(c.index),
+                QStringLiteral("target column %1 is outside the file's %2 columns (0 to %3, or "
+                               "-1 for the last)%4")
+                    .arg(c.index)
+                    .arg(width)
+                    .arg(width - 1)
+                    .arg(t.countRowHint()));
         return i;
     }
     const int i = int(t.names.indexOf(c.name));
     if (i < 0) {
         QString hint = t.countRowHint();
         if (!t.header)
-            hint += QStringLiteral(" (the file is read without a header, so its columns are named 0 to %1; give "
-                                   "the target as a number)")
-                        .arg(width - 1);
+            hint +=
+                QStringLiteral(" (the file is read without a header, so its columns are named 0 to %1; give "
+                               "the target as a number)")
+                    .arg(width - 1);
         throw DataError::atLine(t.path, line, c.name, c.name,
                                 QStringLiteral("target column '%1' not found; columns are: %2%3")
                                     .arg(detail::printable(c.name), describeColumns(t.names), hint));
@@ -276,9 +280,10 @@ Table readTable(const QByteArray& data, const QString& path, const CsvLoader::Op
     qint64 line = 0;
     if (!reader.next(fields, line)) {
         if (o.skipRows > 0)
-            throw DataError::inFile(path, QStringLiteral("nothing left after skipping %1 line(s) (skip_rows %2)")
-                                              .arg(skipped)
-                                              .arg(o.skipRows));
+            throw DataError::inFile(path,
+                                    QStringLiteral("nothing left after skipping %1 line(s) (skip_rows %2)")
+                                        .arg(skipped)
+                                        .arg(o.skipRows));
         throw DataError::inFile(path, o.header ? QStringLiteral("empty file: no header row")
                                                : QStringLiteral("empty file: no data rows"));
     }
@@ -296,32 +301,35 @@ Table readTable(const QByteArray& data, const QString& path, const CsvLoader::Op
             QStringList shown;
             for (std::size_t c = 0; c < std::min<std::size_t>(width, 6); ++c)
                 shown << detail::printable(fields[c]);
-            throw DataError::atLine(path, line, {}, {},
-                                    QStringLiteral("the header row holds only numbers (%1): it looks like data. If the "
-                                                   "file has no header, set \"header\": false (columns are then named "
-                                                   "0, 1, 2, …); if it starts with a count row, set \"skip_rows\"")
-                                        .arg(shown.join(QStringLiteral(", "))));
+            throw DataError::atLine(
+                path, line, {}, {},
+                QStringLiteral("the header row holds only numbers (%1): it looks like data. If the "
+                               "file has no header, set \"header\": false (columns are then named "
+                               "0, 1, 2, …); if it starts with a count row, set \"skip_rows\"")
+                    .arg(shown.join(QStringLiteral(", "))));
         }
         QHash<QString, int> columnOf;
         for (std::size_t c = 0; c < width; ++c) {
             const std::string& f = fields[c];
             if (const qsizetype bad = detail::utf8ErrorOffset(f); bad >= 0)
-                throw DataError::atLine(path, line, {}, detail::printable(f),
-                                        QStringLiteral("header: the name of column %1, %2, is not valid UTF-8 (byte %3); "
-                                                       "save the file as UTF-8")
-                                            .arg(c + 1)
-                                            .arg(detail::quoted(f))
-                                            .arg(bad + 1));
+                throw DataError::atLine(
+                    path, line, {}, detail::printable(f),
+                    QStringLiteral("header: the name of column %1, %2, is not valid UTF-8 (byte %3); "
+                                   "save the file as UTF-8")
+                        .arg(c + 1)
+                        .arg(detail::quoted(f))
+                        .arg(bad + 1));
             const QString name = sv(f);
             if (name.isEmpty())
                 throw DataError::atLine(path, line, {}, {},
                                         QStringLiteral("header: column %1 has an empty name").arg(c + 1));
             if (columnOf.contains(name))
-                throw DataError::atLine(path, line, name, name,
-                                        QStringLiteral("header: column name '%1' appears twice (columns %2 and %3)")
-                                            .arg(detail::printable(name))
-                                            .arg(columnOf.value(name) + 1)
-                                            .arg(c + 1));
+                throw DataError::atLine(
+                    path, line, name, name,
+                    QStringLiteral("header: column name '%1' appears twice (columns %2 and %3)")
+                        .arg(detail::printable(name))
+                        .arg(columnOf.value(name) + 1)
+                        .arg(c + 1));
             columnOf.insert(name, int(c));
             t.names << name;
         }
@@ -338,7 +346,9 @@ Table readTable(const QByteArray& data, const QString& path, const CsvLoader::Op
             t.targetCols.push_back(int(c));
     } else if (role != Role::Features) {
         if (o.targets.isEmpty())
-            throw DataError::inFile(path, QStringLiteral("no target column given; columns are: %1").arg(describeColumns(t.names)));
+            throw DataError::inFile(
+                path,
+                QStringLiteral("no target column given; columns are: %1").arg(describeColumns(t.names)));
         for (const CsvLoader::Column& c : o.targets) {
             const int i = resolveColumn(t, c, t.header ? t.headerLine : line);
             if (isTarget[std::size_t(i)])
@@ -356,23 +366,25 @@ Table readTable(const QByteArray& data, const QString& path, const CsvLoader::Op
     if (role == Role::Split && t.featureCols.empty())
         throw DataError::inFile(path, QStringLiteral("no feature columns: every column is a target"));
     if (classification && role != Role::Features && t.targetCols.size() != 1)
-        throw DataError::inFile(path, QStringLiteral("classification needs exactly one target column, got %1 (%2)")
-                                          .arg(t.targetCols.size())
-                                          .arg(describeColumns([&] {
-                                              QStringList n;
-                                              for (int c : t.targetCols)
-                                                  n << t.names[c];
-                                              return n;
-                                          }())));
+        throw DataError::inFile(path,
+                                QStringLiteral("classification needs exactly one target column, got %1 (%2)")
+                                    .arg(t.targetCols.size())
+                                    .arg(describeColumns([&] {
+                                        QStringList n;
+                                        for (int c : t.targetCols)
+                                            n << t.names[c];
+                                        return n;
+                                    }())));
 
     auto numberAt = [&](std::size_t col) {
         double v = 0;
         const std::string& f = fields[col];
         const NumberStatus st = detail::parseNumber(f, v);
         if (st != NumberStatus::Ok)
-            throw DataError::atLine(path, line, t.names[qsizetype(col)], detail::printable(f),
-                                    QStringLiteral("column '%1': %2")
-                                        .arg(detail::printable(t.names[qsizetype(col)]), detail::numberProblem(st, f)));
+            throw DataError::atLine(
+                path, line, t.names[qsizetype(col)], detail::printable(f),
+                QStringLiteral("column '%1': %2")
+                    .arg(detail::printable(t.names[qsizetype(col)]), detail::numberProblem(st, f)));
         return v;
     };
 
@@ -381,12 +393,13 @@ Table readTable(const QByteArray& data, const QString& path, const CsvLoader::Op
         pending = false;
         if (fields.size() != width) {
             QString hint = first ? t.countRowHint() : QString();
-            throw DataError::atLine(path, line, {}, QString::number(fields.size()),
-                                    QStringLiteral("expected %1 fields (as in %2), got %3%4")
-                                        .arg(width)
-                                        .arg(o.header ? QStringLiteral("the header") : QStringLiteral("the first row"))
-                                        .arg(fields.size())
-                                        .arg(hint));
+            throw DataError::atLine(
+                path, line, {}, QString::number(fields.size()),
+                QStringLiteral("expected %1 fields (as in %2), got %3%4")
+                    .arg(width)
+                    .arg(o.header ? QStringLiteral("the header") : QStringLiteral("the first row"))
+                    .arg(fields.size())
+                    .arg(hint));
         }
         first = false;
         for (int c : t.featureCols)
@@ -399,15 +412,17 @@ Table readTable(const QByteArray& data, const QString& path, const CsvLoader::Op
             const std::string& label = fields[tc];
             const QString column = detail::printable(t.names[qsizetype(tc)]);
             if (detail::isMissing(label))
-                throw DataError::atLine(path, line, t.names[qsizetype(tc)], sv(label),
-                                        QStringLiteral("column '%1': missing label %2").arg(column, detail::quoted(label)));
+                throw DataError::atLine(
+                    path, line, t.names[qsizetype(tc)], sv(label),
+                    QStringLiteral("column '%1': missing label %2").arg(column, detail::quoted(label)));
             if (const qsizetype bad = detail::utf8ErrorOffset(label); bad >= 0)
-                throw DataError::atLine(path, line, t.names[qsizetype(tc)], detail::printable(label),
-                                        QStringLiteral("column '%1': label %2 is not valid UTF-8 text (byte %3); labels "
-                                                       "that differ only in such bytes would be one class. Save the "
-                                                       "file as UTF-8")
-                                            .arg(column, detail::quoted(label))
-                                            .arg(bad + 1));
+                throw DataError::atLine(
+                    path, line, t.names[qsizetype(tc)], detail::printable(label),
+                    QStringLiteral("column '%1': label %2 is not valid UTF-8 text (byte %3); labels "
+                                   "that differ only in such bytes would be one class. Save the "
+                                   "file as UTF-8")
+                        .arg(column, detail::quoted(label))
+                        .arg(bad + 1));
             pushChecked(t.labels, label, path);
             pushChecked(t.lines, line, path);
         }
@@ -426,18 +441,19 @@ Dataset assemble(const Table& features, const Table& targets, const CsvLoader::O
     const bool classification = o.task == tb::Task::Classification;
     const std::size_t n = features.rows;
     if (targets.rows != n)
-        throw DataError::inFile(targets.path, QStringLiteral("%1 rows of targets for the %2 rows of %3: the target file "
-                                                             "must hold one row per data row")
-                                                  .arg(targets.rows)
-                                                  .arg(n)
-                                                  .arg(features.path));
+        throw DataError::inFile(targets.path,
+                                QStringLiteral("%1 rows of targets for the %2 rows of %3: the target file "
+                                               "must hold one row per data row")
+                                    .arg(targets.rows)
+                                    .arg(n)
+                                    .arg(features.path));
     const std::size_t d = features.featureCols.size();
     Dataset out;
     out.task = o.task;
     for (int c : features.featureCols)
         out.featureNames << features.names[c];
-    MemoryBudget::require(MemoryBudget::bytesOf(n, d), QStringLiteral("a %1×%2 matrix of inputs").arg(n).arg(d),
-                          features.path);
+    MemoryBudget::require(MemoryBudget::bytesOf(n, d),
+                          QStringLiteral("a %1×%2 matrix of inputs").arg(n).arg(d), features.path);
     out.x = Eigen::Map<const RowMajor>(features.xs.data(), Eigen::Index(n), Eigen::Index(d));
     QStringList targetNames;
     for (int c : targets.targetCols)
@@ -482,13 +498,15 @@ Dataset assemble(const Table& features, const Table& targets, const CsvLoader::O
             for (int& l : labels)
                 l = remap[std::size_t(l)];
         }
-        MemoryBudget::require(MemoryBudget::bytesOf(n, std::size_t(out.classNames.size())),
-                              QStringLiteral("one-hot targets of %1 rows × %2 classes").arg(n).arg(out.classNames.size()),
-                              targets.path);
+        MemoryBudget::require(
+            MemoryBudget::bytesOf(n, std::size_t(out.classNames.size())),
+            QStringLiteral("one-hot targets of %1 rows × %2 classes").arg(n).arg(out.classNames.size()),
+            targets.path);
         out.labels = std::move(labels);
         out.setOneHotFromLabels();
     } else {
-        out.y = Eigen::Map<const RowMajor>(targets.ys.data(), Eigen::Index(n), Eigen::Index(targets.targetCols.size()));
+        out.y = Eigen::Map<const RowMajor>(targets.ys.data(), Eigen::Index(n),
+                                           Eigen::Index(targets.targetCols.size()));
     }
     out.description = QStringLiteral("%1 %2×%3 → %4")
                           .arg(QFileInfo(features.path).fileName())
@@ -506,7 +524,8 @@ Dataset assemble(const Table& features, const Table& targets, const CsvLoader::O
 
 QString CsvLoader::Column::describe() const
 {
-    return byIndex ? QStringLiteral("column %1").arg(index) : QStringLiteral("'%1'").arg(detail::printable(name));
+    return byIndex ? QStringLiteral("column %1").arg(index)
+                   : QStringLiteral("'%1'").arg(detail::printable(name));
 }
 
 Dataset CsvLoader::parse(const QByteArray& bytes, const QString& name, const Options& options)
@@ -529,7 +548,8 @@ Dataset CsvLoader::load(const QString& path, const Options& options)
     return assemble(features, targets, options);
 }
 
-QList<QStringList> CsvLoader::previewRows(const QString& path, const Options& options, int maxRows, qint64 maxBytes)
+QList<QStringList> CsvLoader::previewRows(const QString& path, const Options& options, int maxRows,
+                                          qint64 maxBytes)
 {
     QByteArray bytes = DataFile::readAll(path, maxBytes);
     if (bytes.size() == maxBytes) {

@@ -57,9 +57,9 @@ public:
         /// mapped through the training set's classes) and an unseen label is an error. When
         /// empty, the classes are the sorted unique labels (numerically when all are numbers).
         QStringList classNames;
-        char delimiter = ',';          ///< field separator (',' ';' '\t' '|' …); ' ' = runs of spaces and tabs
-        bool header = true;            ///< the first row (after skipRows) names the columns
-        int skipRows = 0;              ///< lines skipped at the start of the file, ≥ 0
+        char delimiter = ','; ///< field separator (',' ';' '\t' '|' …); ' ' = runs of spaces and tabs
+        bool header = true;   ///< the first row (after skipRows) names the columns
+        int skipRows = 0;     ///< lines skipped at the start of the file, ≥ 0
         /// A file whose rows hold the targets of the data file's rows, read with the same
         /// delimiter, header and skipRows; empty: the targets are columns of the data file.
         QString targetFile;

@@ -40,17 +40,20 @@ void DataFile::open(QFile& file, const QString& path)
     const QByteArray native = QFile::encodeName(path);
     const int fd = ::open(native.constData(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
     if (fd < 0)
-        throw DataError::inFile(path, QStringLiteral("cannot open: %1").arg(QString::fromLocal8Bit(std::strerror(errno))));
+        throw DataError::inFile(
+            path, QStringLiteral("cannot open: %1").arg(QString::fromLocal8Bit(std::strerror(errno))));
     struct stat st {};
     if (::fstat(fd, &st) != 0) {
         const int err = errno;
         ::close(fd);
-        throw DataError::inFile(path, QStringLiteral("cannot examine: %1").arg(QString::fromLocal8Bit(std::strerror(err))));
+        throw DataError::inFile(
+            path, QStringLiteral("cannot examine: %1").arg(QString::fromLocal8Bit(std::strerror(err))));
     }
     if (!S_ISREG(st.st_mode)) {
         ::close(fd);
-        throw DataError::inFile(path, QStringLiteral("is %1, not a regular file; data must be read from a file on disk")
-                                          .arg(kindOf(st.st_mode)));
+        throw DataError::inFile(
+            path, QStringLiteral("is %1, not a regular file; data must be read from a file on disk")
+                      .arg(kindOf(st.st_mode)));
     }
     const int flags = ::fcntl(fd, F_GETFL);
     if (flags >= 0)
@@ -77,7 +80,10 @@ QByteArray DataFile::readAll(const QString& path, qint64 maxBytes)
         MemoryBudget::require(std::uint64_t(size), QStringLiteral("reading the whole file"), path);
         QByteArray bytes = file.read(size);
         if (bytes.size() != size)
-            throw DataError::inFile(path, QStringLiteral("read %1 of %2 bytes: %3").arg(bytes.size()).arg(size).arg(file.errorString()));
+            throw DataError::inFile(path, QStringLiteral("read %1 of %2 bytes: %3")
+                                              .arg(bytes.size())
+                                              .arg(size)
+                                              .arg(file.errorString()));
         return bytes;
     }
     // gzip: inflate in steps, growing the buffer only after checking the memory for it.
@@ -85,7 +91,8 @@ QByteArray DataFile::readAll(const QString& path, qint64 maxBytes)
     if (fd < 0 || ::lseek(fd, 0, SEEK_SET) != 0) {
         if (fd >= 0)
             ::close(fd);
-        throw DataError::inFile(path, QStringLiteral("cannot read: %1").arg(QString::fromLocal8Bit(std::strerror(errno))));
+        throw DataError::inFile(
+            path, QStringLiteral("cannot read: %1").arg(QString::fromLocal8Bit(std::strerror(errno))));
     }
     gzFile gzf = gzdopen(fd, "rb");
     if (!gzf) {
@@ -116,7 +123,8 @@ QByteArray DataFile::readAll(const QString& path, qint64 maxBytes)
                 int code = Z_OK;
                 const char* msg = gzerror(gzf, &code);
                 throw DataError::atOffset(path, have, {}, {},
-                                          QStringLiteral("corrupt gzip data: %1").arg(QString::fromUtf8(msg ? msg : "unknown zlib error")));
+                                          QStringLiteral("corrupt gzip data: %1")
+                                              .arg(QString::fromUtf8(msg ? msg : "unknown zlib error")));
             }
             if (got == 0)
                 break;
@@ -126,9 +134,10 @@ QByteArray DataFile::readAll(const QString& path, qint64 maxBytes)
         int code = Z_OK;
         gzerror(gzf, &code);
         if (code == Z_BUF_ERROR && (maxBytes < 0 || have < maxBytes))
-            throw DataError::atOffset(path, have, {}, {},
-                                      QStringLiteral("truncated gzip file: the compressed stream ends after %1 bytes of data")
-                                          .arg(have));
+            throw DataError::atOffset(
+                path, have, {}, {},
+                QStringLiteral("truncated gzip file: the compressed stream ends after %1 bytes of data")
+                    .arg(have));
     } catch (...) {
         gzclose(gzf);
         throw;

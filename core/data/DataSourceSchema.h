@@ -27,7 +27,7 @@ struct DataParam {
         Seed     ///< a non-negative integer, or a string of decimal digits (for seeds ≥ 2^53)
     };
     QString key;
-    QString label;               ///< short, for forms
+    QString label; ///< short, for forms
     Kind kind = Kind::Real;
     bool required = false;
     /// Required unless this other key is given (e.g. "test_fraction" unless "test_file").
@@ -39,10 +39,10 @@ struct DataParam {
     double maximum = std::numeric_limits<double>::infinity();
     bool exclusiveMinimum = false;
     bool exclusiveMaximum = false;
-    QStringList choices;         ///< Choice: the values
-    QStringList choiceLabels;    ///< Choice: the same, for people (same order)
-    QString help;                ///< one or two sentences; states the default and the range
-    QString fileFilter;          ///< Path: file-dialog filter, e.g. "CSV files (*.csv *.csv.gz)"
+    QStringList choices;      ///< Choice: the values
+    QStringList choiceLabels; ///< Choice: the same, for people (same order)
+    QString help;             ///< one or two sentences; states the default and the range
+    QString fileFilter;       ///< Path: file-dialog filter, e.g. "CSV files (*.csv *.csv.gz)"
     /// What an absent optional key without a default means, for forms ("all", "from the file").
     QString absentText;
     bool regressionOnly = false; ///< only meaningful when the data set's task is regression
@@ -56,13 +56,13 @@ struct DataParam {
 
 /// One "source" of the "dataset" object.
 struct DataSourceInfo {
-    QString id;           ///< the value of "source", e.g. "moons"
-    QString label;        ///< for people, e.g. "Two moons (2-D)"
-    QString description;  ///< one sentence
+    QString id;          ///< the value of "source", e.g. "moons"
+    QString label;       ///< for people, e.g. "Two moons (2-D)"
+    QString description; ///< one sentence
     /// The task a spec of this source yields: "classification", "regression", or empty when
     /// the spec's "task" key decides.
     QString task;
-    QString noiseKey;     ///< the key a noise sweep varies ("sigma", "noise"), empty if none
+    QString noiseKey;        ///< the key a noise sweep varies ("sigma", "noise"), empty if none
     QList<DataParam> params; ///< every key but "source", in form order; the common ones last
 
     /// The parameter @p key, or nullptr.

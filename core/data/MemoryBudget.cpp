@@ -69,7 +69,8 @@ void cgroupLimits(MemoryBudget::Limit& limit)
             continue;
         const QString mount = v2 ? QStringLiteral("/sys/fs/cgroup") : QStringLiteral("/sys/fs/cgroup/memory");
         const QString maxFile = v2 ? QStringLiteral("memory.max") : QStringLiteral("memory.limit_in_bytes");
-        const QString useFile = v2 ? QStringLiteral("memory.current") : QStringLiteral("memory.usage_in_bytes");
+        const QString useFile =
+            v2 ? QStringLiteral("memory.current") : QStringLiteral("memory.usage_in_bytes");
         QString rel = QString::fromUtf8(f.mid(2).join(':')).trimmed();
         // In a container the cgroup namespace makes the mount point this process's own cgroup,
         // and the path in /proc/self/cgroup names a folder that does not exist here.
@@ -83,7 +84,8 @@ void cgroupLimits(MemoryBudget::Limit& limit)
                 const std::uint64_t free = used == UINT64_MAX ? max : (used < max ? max - used : 0);
                 tighten(limit, free,
                         QStringLiteral("the cgroup memory limit, %1 of %2 (%3)")
-                            .arg(MemoryBudget::formatBytes(free), MemoryBudget::formatBytes(max), dir + QLatin1Char('/') + maxFile));
+                            .arg(MemoryBudget::formatBytes(free), MemoryBudget::formatBytes(max),
+                                 dir + QLatin1Char('/') + maxFile));
             }
             if (rel.isEmpty() || rel == u"/")
                 break;
@@ -123,16 +125,20 @@ MemoryBudget::Limit MemoryBudget::available()
     if (const QByteArray env = qgetenv("TRAINBENCH_MEMORY_LIMIT"); !env.isEmpty()) {
         const std::uint64_t cap = parseSize(env);
         if (cap != UINT64_MAX)
-            tighten(limit, cap, QStringLiteral("TRAINBENCH_MEMORY_LIMIT=%1").arg(QString::fromLocal8Bit(env)));
+            tighten(limit, cap,
+                    QStringLiteral("TRAINBENCH_MEMORY_LIMIT=%1").arg(QString::fromLocal8Bit(env)));
     }
 #ifdef Q_OS_LINUX
-    if (const std::uint64_t avail = procField(readSmall(QStringLiteral("/proc/meminfo")), "MemAvailable"); avail > 0)
+    if (const std::uint64_t avail = procField(readSmall(QStringLiteral("/proc/meminfo")), "MemAvailable");
+        avail > 0)
         tighten(limit, avail, QStringLiteral("physical memory (MemAvailable in /proc/meminfo)"));
     cgroupLimits(limit);
     const QByteArray status = readSmall(QStringLiteral("/proc/self/status"));
     for (const auto& [resource, field, name] :
-         {std::tuple{RLIMIT_AS, QByteArray("VmSize"), QStringLiteral("the address-space limit (RLIMIT_AS, ulimit -v)")},
-          std::tuple{RLIMIT_DATA, QByteArray("VmData"), QStringLiteral("the data-size limit (RLIMIT_DATA, ulimit -d)")}}) {
+         {std::tuple{RLIMIT_AS, QByteArray("VmSize"),
+                     QStringLiteral("the address-space limit (RLIMIT_AS, ulimit -v)")},
+          std::tuple{RLIMIT_DATA, QByteArray("VmData"),
+                     QStringLiteral("the data-size limit (RLIMIT_DATA, ulimit -d)")}}) {
         rlimit r{};
         if (getrlimit(resource, &r) != 0 || r.rlim_cur == RLIM_INFINITY)
             continue;
@@ -151,8 +157,10 @@ void MemoryBudget::require(std::uint64_t bytes, const QString& what, const QStri
     const QString message = QStringLiteral("%1 needs %2, but only %3 is available to this process (%4)")
                                 .arg(what, formatBytes(bytes), formatBytes(limit.bytes), limit.source);
     if (file.isEmpty())
-        throw DataError::inSpec(key, {}, key.isEmpty() ? message : QStringLiteral("%1: %2").arg(key, message));
-    throw DataError(file, -1, -1, key, {}, key.isEmpty() ? message : QStringLiteral("%1: %2").arg(key, message));
+        throw DataError::inSpec(key, {},
+                                key.isEmpty() ? message : QStringLiteral("%1: %2").arg(key, message));
+    throw DataError(file, -1, -1, key, {},
+                    key.isEmpty() ? message : QStringLiteral("%1: %2").arg(key, message));
 }
 
 std::uint64_t MemoryBudget::bytesOf(std::uint64_t rows, std::uint64_t cols, std::uint64_t elementBytes)
@@ -177,7 +185,11 @@ QString MemoryBudget::formatBytes(std::uint64_t bytes)
     if (u == 0)
         return QStringLiteral("%1 B").arg(bytes);
     // Three significant digits without an exponent: 1.5, 20.3, 512.
-    return QStringLiteral("%1 %2").arg(QString::number(v, 'f', v < 10 ? 2 : v < 100 ? 1 : 0), QLatin1String(units[u]));
+    return QStringLiteral("%1 %2").arg(QString::number(v, 'f',
+                                                       v < 10    ? 2
+                                                       : v < 100 ? 1
+                                                                 : 0),
+                                       QLatin1String(units[u]));
 }
 
 } // namespace tb::data

@@ -34,10 +34,12 @@ public:
     /// spec value, @p key), @p what was to be built and the size it needs against what is free,
     /// e.g. `x.libsvm: a dense 40×67108864 matrix of doubles needs 20 GiB, but only 3.1 GiB is
     /// available (physical memory (MemAvailable))`.
-    static void require(std::uint64_t bytes, const QString& what, const QString& file, const QString& key = {});
+    static void require(std::uint64_t bytes, const QString& what, const QString& file,
+                        const QString& key = {});
 
     /// @p rows × @p cols × @p elementBytes, saturating at UINT64_MAX instead of overflowing.
-    static std::uint64_t bytesOf(std::uint64_t rows, std::uint64_t cols, std::uint64_t elementBytes = sizeof(double));
+    static std::uint64_t bytesOf(std::uint64_t rows, std::uint64_t cols,
+                                 std::uint64_t elementBytes = sizeof(double));
 
     /// "20 GiB", "512 KiB", "17 B": binary units, three significant digits.
     static QString formatBytes(std::uint64_t bytes);

@@ -74,8 +74,12 @@ QList<JsonDuplicateKeys::Duplicate> JsonDuplicateKeys::find(const QByteArray& js
                     }
                     if (key[i] == u'\\' && i + 1 < key.size()) {
                         const QChar e = key[++i];
-                        decoded += e == u'n' ? QChar(u'\n') : e == u't' ? QChar(u'\t') : e == u'r' ? QChar(u'\r')
-                                 : e == u'b' ? QChar(u'\b') : e == u'f' ? QChar(u'\f') : e;
+                        decoded += e == u'n'   ? QChar(u'\n')
+                                   : e == u't' ? QChar(u'\t')
+                                   : e == u'r' ? QChar(u'\r')
+                                   : e == u'b' ? QChar(u'\b')
+                                   : e == u'f' ? QChar(u'\f')
+                                               : e;
                         continue;
                     }
                     decoded += key[i];
