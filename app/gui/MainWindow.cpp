@@ -341,7 +341,9 @@ QJsonObject MainWindow::experimentJson() const
     QJsonObject o = m_experiment->values();
     o.insert(QStringLiteral("dataset"), m_dataset->spec());
     QJsonArray algs;
-    for (const AlgorithmRun& a : m_algorithms->selectedAlgorithms()) {
+    // As written in a file: labels only where typed, parameters only where given or changed, so
+    // a file opened and saved again keeps what it said.
+    for (const AlgorithmRun& a : m_algorithms->experimentAlgorithms()) {
         QJsonObject ao{{"id", a.id}, {"params", QJsonObject::fromVariantMap(a.params)}};
         if (!a.label.isEmpty())
             ao.insert(QStringLiteral("label"), a.label);
