@@ -11,8 +11,8 @@
 
 #include <DataSource.h>
 #include <PluginRegistry.h>
-#include <ResultIO.h>
 #include <RunStore.h>
+#include <StoredRuns.h>
 
 #include <QAction>
 #include <QApplication>
@@ -86,8 +86,7 @@ MainWindow::MainWindow(const PluginRegistry& registry, QWidget* parent) : QMainW
     connect(m_controller, &ExperimentController::progressChanged, this, [this](int done, int total) {
         m_progress->setRange(0, total); // 0 of 0: busy while the data load
         m_progress->setValue(std::min(done, total));
-        m_progress->setFormat(m_controller->spec().kind == ExperimentSpec::Kind::NoiseSweep ? tr("%v of %m runs")
-                                                                                             : tr("run %v of %m done"));
+        m_progress->setFormat(m_controller->progressFormat());
     });
     connect(m_controller, &ExperimentController::runProgressChanged, this, [this](double f) {
         if (f < 0) {
@@ -523,40 +522,19 @@ bool MainWindow::startSpec(const ExperimentSpec& spec, const QString& caption, Q
 
 bool MainWindow::rerun(qint64 runId, QString* error)
 {
-    auto fail = [&](const QString& m) {
+    if (!m_store) {
         if (error)
-            *error = m;
+            *error = tr("no database is open");
         return false;
-    };
-    if (!m_store)
-        return fail(tr("no database is open"));
-    const auto run = m_store->run(runId);
-    if (!run)
-        return fail(tr("no run %1 in %2").arg(runId).arg(m_store->path()));
-    const auto exp = m_store->experiment(run->experimentId);
-    if (!exp)
-        return fail(tr("run %1 belongs to no stored experiment, so its data set is unknown").arg(runId));
-    QString err;
-    auto spec = ExperimentSpec::fromObject(exp->spec, tr("experiment %1").arg(exp->id), &err);
-    if (!spec)
-        return fail(err);
-    spec->algorithms = {AlgorithmRun{run->algorithmId, run->algorithmName, run->params}};
-    if (spec->kind == ExperimentSpec::Kind::LearningCurve) {
-        spec->repeats = 1;
-        spec->firstRepeat = run->repeat;
     }
-    spec->threads = run->threads;
-    spec->name = tr("%1 — re-run of run %2").arg(exp->name).arg(runId);
-    if (const AlgorithmEntry* e = m_registry.algorithm(run->algorithmId); e && e->plugin->version != run->pluginVersion)
-        appendLog(tr("Run %1 was made with %2 %3; %4 is loaded now, results may differ")
-                      .arg(runId)
-                      .arg(e->plugin->id, run->pluginVersion, e->plugin->version));
-    appendLog(tr("Re-running run %1 (%2, repeat %3, seed %4) with its stored settings")
-                  .arg(runId)
-                  .arg(run->algorithmName)
-                  .arg(run->repeat + 1)
-                  .arg(run->seed));
-    return startSpec(*spec, tr("Re-run of run %1: %2").arg(runId).arg(run->algorithmName), error);
+    // The rule lives in the engine, shared with `trainbench-cli rerun`.
+    const auto r = StoredRuns::rerunOfRun(*m_store, m_registry, runId, error);
+    if (!r)
+        return false;
+    for (const QString& note : r->notes)
+        appendLog(note);
+    appendLog(tr("Re-running %1 with its stored settings").arg(r->description));
+    return startSpec(r->spec, tr("Re-run of %1").arg(r->description), error);
 }
 
 bool MainWindow::rerunExperiment(qint64 experimentId, QString* error)
@@ -566,83 +544,44 @@ bool MainWindow::rerunExperiment(qint64 experimentId, QString* error)
             *error = tr("no database is open");
         return false;
     }
-    const auto exp = m_store->experiment(experimentId);
-    if (!exp) {
-        if (error)
-            *error = tr("no experiment %1 in %2").arg(experimentId).arg(m_store->path());
+    const auto r = StoredRuns::rerunOfExperiment(*m_store, experimentId, error);
+    if (!r)
         return false;
-    }
-    QString err;
-    auto spec = ExperimentSpec::fromObject(exp->spec, tr("experiment %1").arg(experimentId), &err);
-    if (!spec) {
-        if (error)
-            *error = err;
-        return false;
-    }
-    appendLog(tr("Re-running experiment %1 “%2” with its stored settings").arg(experimentId).arg(exp->name));
-    return startSpec(*spec, tr("Re-run of experiment %1: %2").arg(experimentId).arg(exp->name), error);
+    appendLog(tr("Re-running %1 with its stored settings").arg(r->description));
+    return startSpec(r->spec, tr("Re-run of %1").arg(r->description), error);
 }
 
 int MainWindow::overlayRuns(const QList<qint64>& runIds)
 {
     if (!m_store || runIds.isEmpty())
         return 0;
-    QList<charts::CurveSeriesData> curves;
-    QList<SweepPoint> sweep;
-    QHash<qint64, std::optional<ExperimentRecord>> experiments; // read once each
-    QList<RunRecord> runs;
-    for (qint64 id : runIds)
-        if (auto r = m_store->run(id)) {
-            runs << *r;
-            if (!experiments.contains(r->experimentId))
-                experiments.insert(r->experimentId, m_store->experiment(r->experimentId));
-        }
-    if (runs.isEmpty())
+    // Grouping into curves is the engine's (the CLI's export draws the same).
+    const StoredRuns::Selection sel = StoredRuns::group(*m_store, runIds);
+    if (sel.runIds.isEmpty())
         return 0; // none of the ids is in this store (deleted meanwhile)
-    const bool manyExperiments = experiments.size() > 1;
-    bool classification = false;
-    bool anySweep = false;
-    for (const RunRecord& r : runs) {
-        const std::optional<ExperimentRecord>& exp = experiments[r.experimentId];
-        const QString label = manyExperiments ? tr("%1 (exp. %2)").arg(r.algorithmName).arg(r.experimentId) : r.algorithmName;
-        if (exp && exp->kind == QLatin1String("noise-sweep")) {
-            anySweep = true;
-            for (SweepPoint p : m_store->sweepPoints(r.experimentId))
-                if (p.algorithmId == r.algorithmId && p.algorithmName == r.algorithmName) {
-                    p.algorithmName = label;
-                    p.algorithmId = label; // groups by label: the same algorithm of two experiments stays apart
-                    sweep << p;
-                }
-            continue;
-        }
-        if (exp)
-            if (const auto t = data::DataSource::task(exp->spec.value(QStringLiteral("dataset")).toObject()))
-                classification = classification || *t == Task::Classification;
-        charts::CurveSeriesData* c = nullptr;
-        for (auto& existing : curves)
-            if (existing.label == label && existing.algorithmId == r.algorithmId)
-                c = &existing;
-        if (!c) {
-            curves.append(charts::CurveSeriesData{label, r.algorithmId, {}});
-            c = &curves.last();
-        }
-        c->repeats << m_store->metrics(r.id);
-    }
+    const QList<charts::CurveSeriesData> curves = charts::LearningCurveChart::seriesOf(sel.result.curves);
     m_charts->clear();
-    m_charts->setTask(classification || curves.isEmpty());
+    m_charts->setTask(sel.classification || curves.isEmpty());
     m_charts->setCurves(curves);
-    m_charts->setSweep(sweep);
-    m_charts->showKind(anySweep && curves.isEmpty());
-    m_charts->setCaption(tr("Stored: %n run(s) from %1", nullptr, int(runs.size()))
-                             .arg(manyExperiments ? tr("%1 experiments").arg(experiments.size())
-                                                  : tr("experiment %1").arg(experiments.begin().key())));
+    m_charts->setSweep(sel.result.sweep);
+    m_charts->showKind(sel.result.kind == ExperimentSpec::Kind::NoiseSweep);
+    const int n = int(sel.runIds.size());
+    m_charts->setCaption(tr("Stored: %n run(s) from %1", nullptr, n)
+                             .arg(sel.experimentIds.size() > 1 ? tr("%1 experiments").arg(sel.experimentIds.size())
+                                                               : tr("experiment %1").arg(sel.experimentIds.value(0))));
+    m_shownRuns = sel.runIds;
     m_centre->setCurrentWidget(m_charts);
-    return int(runs.size());
+    return n;
 }
 
 void MainWindow::stopExperiment()
 {
     m_controller->stop();
+}
+
+QString MainWindow::statusText() const
+{
+    return m_status->text();
 }
 
 QString MainWindow::logText() const

@@ -113,6 +113,9 @@ public:
     QAction* stopAction() const { return m_stopAction; }
     /// The log's text, for tests.
     QString logText() const;
+    /// The status line's text and the experiment's progress bar, for tests.
+    QString statusText() const;
+    QProgressBar* progressBar() const { return m_progress; }
 
 protected:
     void closeEvent(QCloseEvent* event) override;
@@ -171,6 +174,7 @@ private:
     QString m_lastDir;         ///< folder of the last file dialog
     bool m_confirm = true;
     bool m_loading = false;    ///< setExperiment() is filling the panels
+    QList<qint64> m_shownRuns; ///< stored runs the charts show (overlay or the last experiment)
 };
 
 } // namespace tb::gui

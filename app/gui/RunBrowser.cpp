@@ -3,6 +3,7 @@
 #include "RunFilterModel.h"
 #include "RunTreeModel.h"
 
+#include <ResultCsv.h>
 #include <RunStore.h>
 
 #include <QAction>
@@ -34,20 +35,6 @@
 
 namespace tb::gui {
 namespace {
-
-QString csvNumber(double v)
-{
-    // Shortest text that reads back to the same double; NaN / Inf as empty fields, as ResultIO.
-    return std::isfinite(v) ? QString::number(v, 'g', QLocale::FloatingPointShortest) : QString();
-}
-
-QString csvField(QString s)
-{
-    if (s.contains(QLatin1Char(',')) || s.contains(QLatin1Char('"')) || s.contains(QLatin1Char('\n')) ||
-        s.contains(QLatin1Char('\r')))
-        return QLatin1Char('"') + s.replace(QLatin1String("\""), QLatin1String("\"\"")) + QLatin1Char('"');
-    return s;
-}
 
 /// "a, b, c and 4 more" — keeps dialogs short for large selections.
 QString nameList(const QStringList& names, int shown = 8)
@@ -621,43 +608,8 @@ bool RunBrowser::exportSelectedCsv(const QString& path, QString* error)
     if (ids.isEmpty())
         return fail(tr("%1: no runs are selected").arg(path));
 
-    // QSaveFile: a failed export never leaves a half-written file in place of a good one.
-    QSaveFile file(path);
-    if (!file.open(QIODevice::WriteOnly | QIODevice::Text))
-        return fail(tr("%1: cannot write: %2").arg(path, file.errorString()));
-    QTextStream out(&file);
-    out << "run_id,experiment_id,label,algorithm_id,seed,repeat,sigma,status,seq,epoch,train_seconds,loss,"
-           "train_accuracy,test_accuracy,train_rmse,test_rmse\n";
-    for (qint64 id : ids) {
-        const RunRecord* r = m_model->runAt(m_model->indexOfRun(id));
-        if (!r)
-            continue;
-        const QString before = m_store->lastError();
-        const QVector<MetricPoint> points = m_store->metrics(id);
-        const QString after = m_store->lastError();
-        if (points.isEmpty() && after != before && !after.isEmpty()) {
-            file.cancelWriting();
-            return fail(tr("%1: cannot read the checkpoints of run %2: %3").arg(path, QString::number(id), after));
-        }
-        const QString label = r->algorithmName.isEmpty() ? r->algorithmId : r->algorithmName;
-        const QStringList fields{QString::number(r->id),
-                                 r->experimentId >= 0 ? QString::number(r->experimentId) : QString(),
-                                 csvField(label),
-                                 csvField(r->algorithmId),
-                                 QString::number(r->seed),
-                                 QString::number(r->repeat),
-                                 csvNumber(r->sigma),
-                                 runStatusName(r->status)};
-        const QString prefix = fields.join(QLatin1Char(',')) + QLatin1Char(',');
-        for (const MetricPoint& p : points)
-            out << prefix << p.seq << ',' << csvNumber(p.epoch) << ',' << csvNumber(p.trainTime) << ','
-                << csvNumber(p.loss) << ',' << csvNumber(p.trainAccuracy) << ',' << csvNumber(p.testAccuracy) << ','
-                << csvNumber(p.trainRmse) << ',' << csvNumber(p.testRmse) << '\n';
-    }
-    out.flush();
-    if (out.status() != QTextStream::Ok || !file.commit())
-        return fail(tr("%1: cannot write: %2").arg(path, file.errorString()));
-    return true;
+    // The one CSV format of the CLI and the workbench (ResultCsv, docs/cli.md).
+    return ResultCsv::writeRuns(*m_store, ids, path, error);
 }
 
 void RunBrowser::exportWithDialog()

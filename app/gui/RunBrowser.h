@@ -78,10 +78,9 @@ public:
     void setConfirmDeletes(bool on);
     bool confirmDeletes() const { return m_confirmDeletes; }
 
-    /// Writes every checkpoint of the selected runs to @p path as CSV with a header row:
-    /// run_id, experiment_id, label, algorithm_id, seed, repeat, sigma, status, seq, epoch,
-    /// train_seconds, loss, train_accuracy, test_accuracy, train_rmse, test_rmse. Numbers are
-    /// written in their shortest exact form; NaN as an empty field. The file is replaced
+    /// Writes the selected runs to @p path in the one CSV format of the workbench and the CLI
+    /// (ResultCsv: every checkpoint of a learning-curve run, every σ of a noise-sweep run); the
+    /// export of a whole experiment equals `trainbench-cli export ID --csv`. The file is replaced
     /// atomically. Returns false with a message naming the path or run in @p error (may be null)
     /// if no store is open, no run is selected, a read fails or the file cannot be written.
     bool exportSelectedCsv(const QString& path, QString* error);

@@ -23,6 +23,18 @@ struct AlgorithmCurves {
     QList<QVector<MetricPoint>> repeats;
     QList<RunStatus> statuses;
     QList<QJsonObject> infos; ///< per repeat: the run's facts (RunResult::info, RunRecord::info)
+    QList<int> repeatNumbers; ///< per repeat: its number r (seed = deriveSeed(seed, r)), 0-based
+    QList<std::uint64_t> seeds; ///< per repeat: the run's seed
+    QList<qint64> runIds;       ///< per repeat: its run row, −1 when nothing was stored
+};
+
+/// The one run row a noise sweep keeps per algorithm (its cells are aggregated into SweepPoints).
+struct SweepRun {
+    QString algorithmId;
+    QString label;
+    qint64 runId = -1;
+    std::uint64_t seed = 0;
+    RunStatus status = RunStatus::Finished;
 };
 
 /// What an experiment produced.
@@ -31,8 +43,12 @@ struct ExperimentResult {
     ExperimentSpec::Kind kind = ExperimentSpec::Kind::LearningCurve;
     QList<AlgorithmCurves> curves;   ///< learning-curve
     QList<SweepPoint> sweep;         ///< noise-sweep, ordered by algorithm then σ
+    QList<SweepRun> sweepRuns;       ///< noise-sweep: per algorithm, in spec order
+    int runsPlanned = 0;             ///< runs (learning curve) or cells × algorithms (noise sweep)
     int runsFinished = 0;
     int runsFailed = 0;              ///< failed or diverged
+    int runsCancelled = 0;           ///< stopped while running, or never started (runsNotStarted)
+    int runsNotStarted = 0;          ///< learning curve: stopped before they began; stored as cancelled
     bool cancelled = false;
     QString error;                   ///< set when the experiment could not start (bad data …)
     QStringList runErrors;           ///< distinct messages of failed / diverged runs

@@ -79,6 +79,14 @@ public:
     /// Never throws: a trainer's exception becomes a failed run with its message.
     RunResult execute(const RunJob& job, const StopSource& stop, RunObserver* observer = nullptr) const;
 
+    /// The run row @p job would get (status running, started now, parameters normalised by the
+    /// schema when they are valid).
+    RunRecord record(const RunJob& job) const;
+    /// Stores @p job as a run that never started because the experiment was stopped first:
+    /// status cancelled, its seed, repeat and parameters kept (so it can be re-run), started =
+    /// ended = now. Returns its id, or −1 without a store (or when !job.logToStore).
+    qint64 recordNotStarted(const RunJob& job) const;
+
 private:
     const PluginRegistry& m_registry;
     RunStore* m_store;

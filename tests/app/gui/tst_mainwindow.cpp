@@ -13,6 +13,7 @@
 
 #include <PluginRegistry.h>
 #include <RunStore.h>
+#include <trainbench/Seeds.h>
 
 #include <QAbstractItemModel>
 #include <QApplication>
@@ -21,6 +22,7 @@
 #include <QJsonDocument>
 #include <QLineEdit>
 #include <QLineSeries>
+#include <QProgressBar>
 #include <QSignalSpy>
 #include <QSpinBox>
 #include <QTemporaryDir>
@@ -143,6 +145,51 @@ private Q_SLOTS:
         // measured time after (140 rows × 100000 epochs, 100000 × 20 ms).
         QVERIFY2(w->logText().contains("Sleepy: predicted 14 MFLOP, 2000 s"), qPrintable(w->logText()));
         QVERIFY2(w->logText().contains("predicted 2000 s, measured"), qPrintable(w->logText()));
+    }
+
+    // Issue 18: after Stop the progress bar said "run 1 of 4 done" when none had finished, the
+    // status line another count, and runs that never started were not recorded at all.
+    void stopBookkeepingAgreesAndRecordsRunsThatNeverStarted()
+    {
+        auto w = newWindow(m_dir.filePath("stop-bookkeeping.sqlite"));
+        QJsonObject spec = sleepyOnMoons(100000, 20, 2);
+        spec["algorithms"] = QJsonArray{
+            QJsonObject{{"id", "test.sleepy"}, {"label", "Sleepy A"}, {"params", QJsonObject{{"epochs", 100000}, {"epoch_ms", 20}}}},
+            QJsonObject{{"id", "test.sleepy"}, {"label", "Sleepy B"}, {"params", QJsonObject{{"epochs", 100000}, {"epoch_ms", 20}}}}};
+        QVERIFY(w->setExperiment(spec).isEmpty());
+        QString error;
+        QVERIFY2(w->runExperiment(&error), qPrintable(error));
+        QTRY_VERIFY_WITH_TIMEOUT(pointsOf(w->charts()->timeChart()) >= 2, 10000); // the first run trains
+        w->stopExperiment();
+        QVERIFY(w->controller()->waitForFinished(10000));
+        const ExperimentResult& r = w->controller()->result();
+        QVERIFY(r.cancelled);
+        QCOMPARE(r.runsPlanned, 4);
+        QCOMPARE(r.runsFinished, 0);
+        QCOMPARE(r.runsCancelled, 4);
+        QCOMPARE(r.runsNotStarted, 3);
+        // The bar and the status line give the same count: none of the four finished.
+        QCOMPARE(w->progressBar()->value(), 0);
+        QCOMPARE(w->progressBar()->maximum(), 4);
+        QCOMPARE(w->progressBar()->text(), QString("stopped: 0 of 4 finished"));
+        QVERIFY2(w->statusText().contains("0 of 4 runs finished"), qPrintable(w->statusText()));
+        QVERIFY2(w->statusText().contains("3 of them never started"), qPrintable(w->statusText()));
+        // Every planned run is in the store, cancelled; the three that never started say so and
+        // keep their seeds (deriveSeed(4, repeat)), so they can be re-run.
+        const auto runs = w->store()->runs(w->controller()->experimentId());
+        QCOMPARE(runs.size(), 4);
+        int notStarted = 0;
+        for (const RunRecord& run : runs) {
+            QCOMPARE(run.status, RunStatus::Cancelled);
+            if (run.error.startsWith("not started")) {
+                ++notStarted;
+                QVERIFY(w->store()->metrics(run.id).isEmpty());
+            }
+            QCOMPARE(run.seed, deriveSeed(4, std::uint64_t(run.repeat)));
+        }
+        QCOMPARE(notStarted, 3);
+        QCOMPARE(runs[3].algorithmName, QString("Sleepy B"));
+        QCOMPARE(runs[3].repeat, 1);
     }
 
     void noiseSweepFillsTheSigmaChart()

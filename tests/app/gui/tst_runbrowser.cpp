@@ -6,6 +6,7 @@
 #include "RunFilterModel.h"
 #include "RunTreeModel.h"
 
+#include <ResultCsv.h>
 #include <RunStore.h>
 
 #include <QAction>
@@ -352,33 +353,40 @@ private Q_SLOTS:
         QVERIFY(f.open(QIODevice::ReadOnly | QIODevice::Text));
         const QStringList lines = QString::fromUtf8(f.readAll()).split(QLatin1Char('\n'), Qt::SkipEmptyParts);
         const QStringList header = parseCsvLine(lines.value(0));
-        QCOMPARE(header, QStringLiteral("run_id,experiment_id,label,algorithm_id,seed,repeat,sigma,status,seq,epoch,"
-                                        "train_seconds,loss,train_accuracy,test_accuracy,train_rmse,test_rmse")
-                             .split(QLatin1Char(',')));
+        // The one format of the CLI and the workbench (ResultCsv, docs/cli.md).
+        QCOMPARE(header, ResultCsv::columns());
+        auto col = [&](const QStringList& f, const char* name) { return f.value(int(header.indexOf(QLatin1String(name)))); };
         // 3 checkpoints of the finished run, 1 of the cancelled one, 2 of the regression run;
-        // failed and diverged runs have none.
-        QCOMPARE(lines.size(), 1 + 3 + 1 + 2);
+        // the failed and the diverged run have none and get one row each: no run is left out.
+        QCOMPARE(lines.size(), 1 + 3 + 1 + 2 + 2);
         QMap<qint64, QVector<MetricPoint>> seen;
+        QStringList withoutPoints;
         for (int i = 1; i < lines.size(); ++i) {
             const QStringList f = parseCsvLine(lines[i]);
             QCOMPARE(f.size(), header.size());
-            const qint64 run = f[0].toLongLong();
+            const qint64 run = col(f, "run_id").toLongLong();
+            if (col(f, "seq").isEmpty()) {
+                withoutPoints << col(f, "status");
+                continue;
+            }
             MetricPoint p;
-            p.seq = f[8].toInt();
-            p.epoch = f[9].toDouble();
-            p.trainTime = f[10].toDouble();
-            p.loss = f[11].isEmpty() ? NaN : f[11].toDouble();
-            p.testAccuracy = f[13].isEmpty() ? NaN : f[13].toDouble();
-            p.testRmse = f[15].isEmpty() ? NaN : f[15].toDouble();
+            p.seq = col(f, "seq").toInt();
+            p.epoch = col(f, "epoch").toDouble();
+            p.trainTime = col(f, "train_time_s").toDouble();
+            p.loss = col(f, "loss").isEmpty() ? NaN : col(f, "loss").toDouble();
+            p.testAccuracy = col(f, "test_accuracy").isEmpty() ? NaN : col(f, "test_accuracy").toDouble();
+            p.testRmse = col(f, "test_rmse").isEmpty() ? NaN : col(f, "test_rmse").toDouble();
             seen[run] << p;
             if (run == m_finished) {
-                QCOMPARE(f[1], QString::number(m_expA));
-                QCOMPARE(f[2], QStringLiteral("Adam, \"fast\""));
-                QCOMPARE(f[3], QStringLiteral("gradient.adam"));
-                QCOMPARE(f[4], QStringLiteral("42"));
-                QCOMPARE(f[7], QStringLiteral("finished"));
+                QCOMPARE(col(f, "experiment_id"), QString::number(m_expA));
+                QCOMPARE(col(f, "label"), QStringLiteral("Adam, \"fast\""));
+                QCOMPARE(col(f, "algorithm_id"), QStringLiteral("gradient.adam"));
+                QCOMPARE(col(f, "seed"), QStringLiteral("42"));
+                QCOMPARE(col(f, "repeat"), QStringLiteral("0")); // 0-based, as first_repeat
+                QCOMPARE(col(f, "status"), QStringLiteral("finished"));
             }
         }
+        QCOMPARE(withoutPoints, (QStringList{"failed", "diverged"}));
         QCOMPARE(seen.keys(), (QList<qint64>{m_finished, m_cancelled, m_regression}));
         // Shortest round-trip formatting: the values read back are the very doubles stored.
         for (qint64 run : seen.keys()) {
