@@ -1,5 +1,7 @@
 #include "ChartTabs.h"
 
+#include "ElidedLabel.h"
+
 #include <ChartRenderer.h>
 #include <ChartView.h>
 
@@ -31,8 +33,7 @@ ChartTabs::ChartTabs(QWidget* parent) : QWidget(parent)
         m_tabs->addTab(view, QString());
     }
 
-    m_caption = new QLabel(tr("No experiment yet: choose a data set and algorithms, then Run."), this);
-    m_caption->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_caption = new ElidedLabel(tr("No experiment yet: choose a data set and algorithms, then Run."), this);
     m_logTime = new QCheckBox(tr("Log time axis"), this);
     m_logTime->setToolTip(tr("Training time on a log10 axis (time and loss charts)"));
     auto* reset = new QToolButton(this);
@@ -123,12 +124,12 @@ void ChartTabs::clear()
 
 void ChartTabs::setCaption(const QString& text)
 {
-    m_caption->setText(text);
+    m_caption->setFullText(text);
 }
 
 QString ChartTabs::caption() const
 {
-    return m_caption->text();
+    return m_caption->fullText();
 }
 
 void ChartTabs::showKind(bool noiseSweep)

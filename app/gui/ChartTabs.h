@@ -16,6 +16,8 @@ class ChartView;
 
 namespace tb::gui {
 
+class ElidedLabel;
+
 /// Four charts in tabs, built with app/charts (the CLI's PNG export uses the same builders):
 ///  0 "<metric> vs time", 1 "<metric> vs epoch", 2 "Loss vs time", 3 "RMSE vs σ", where the
 /// metric is accuracy for classification and RMSE for regression (setTask()). A bar above the
@@ -42,7 +44,8 @@ public:
     void refreshAll();
     /// Empties every chart.
     void clear();
-    /// The line above the tabs, e.g. "Live: Toy linear — noise sweep".
+    /// The line above the tabs, e.g. "Live: Toy linear — noise sweep" (elided to the width it
+    /// gets, whole in its tooltip: it never widens the window).
     void setCaption(const QString& text);
     QString caption() const;
     /// Shows the tab for a learning curve (time) or a noise sweep (σ).
@@ -72,7 +75,7 @@ private:
     void refreshCurrent();
 
     QTabWidget* m_tabs = nullptr;
-    QLabel* m_caption = nullptr;
+    ElidedLabel* m_caption = nullptr;
     QCheckBox* m_logTime = nullptr;
     charts::LearningCurveChart* m_time = nullptr;
     charts::LearningCurveChart* m_epoch = nullptr;

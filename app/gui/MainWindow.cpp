@@ -108,6 +108,7 @@ MainWindow::MainWindow(const PluginRegistry& registry, QWidget* parent) : QMainW
         changed();
     });
     connect(m_browser, &RunBrowser::overlayRequested, this, [this](const QList<qint64>& ids) { overlayRuns(ids); });
+    connect(m_browser, &RunBrowser::runsDeleted, this, &MainWindow::onRunsDeleted);
     connect(m_browser, &RunBrowser::rerunRequested, this, [this](qint64 id) {
         QString error;
         if (!rerun(id, &error))
@@ -406,6 +407,14 @@ QStringList MainWindow::setExperiment(const QJsonObject& spec, const QString& ba
             m_teaching->setAlgorithms(ids.value(0), ids.value(1, ids.value(0)));
     }
     m_loading = wasLoading;
+    // The charts show runs of what was open before: say so, or clear them, never leave "Live: …"
+    // of another experiment above them.
+    if (!m_controller->isRunning()) {
+        m_charts->clear();
+        m_shownRuns.clear();
+        m_charts->setCaption(tr("“%1”: not run yet — press Run (Ctrl+R), or pick stored runs in the Runs panel")
+                                 .arg(spec.value(QStringLiteral("name")).toString(tr("Untitled experiment"))));
+    }
     QStringList problems = m_algorithms->problems();
     return problems;
 }
@@ -516,6 +525,7 @@ bool MainWindow::startSpec(const ExperimentSpec& spec, const QString& caption, Q
     m_charts->setTask(!task || *task == Task::Classification);
     m_charts->showKind(spec.kind == ExperimentSpec::Kind::NoiseSweep);
     m_charts->setCaption(caption);
+    m_shownRuns.clear();
     m_centre->setCurrentWidget(m_charts);
     return m_controller->start(spec, error);
 }
@@ -566,12 +576,31 @@ int MainWindow::overlayRuns(const QList<qint64>& runIds)
     m_charts->setSweep(sel.result.sweep);
     m_charts->showKind(sel.result.kind == ExperimentSpec::Kind::NoiseSweep);
     const int n = int(sel.runIds.size());
-    m_charts->setCaption(tr("Stored: %n run(s) from %1", nullptr, n)
+    m_charts->setCaption((n == 1 ? tr("Stored: 1 run from %1") : tr("Stored: %1 runs from %2").arg(n))
                              .arg(sel.experimentIds.size() > 1 ? tr("%1 experiments").arg(sel.experimentIds.size())
                                                                : tr("experiment %1").arg(sel.experimentIds.value(0))));
     m_shownRuns = sel.runIds;
     m_centre->setCurrentWidget(m_charts);
     return n;
+}
+
+void MainWindow::onRunsDeleted(const QList<qint64>& runIds)
+{
+    QList<qint64> remaining;
+    for (qint64 id : m_shownRuns)
+        if (!runIds.contains(id))
+            remaining << id;
+    if (remaining.size() == m_shownRuns.size())
+        return; // none of the runs on the charts was deleted
+    const int deleted = int(m_shownRuns.size() - remaining.size());
+    if (overlayRuns(remaining) == 0) {
+        m_charts->clear();
+        m_shownRuns.clear();
+        m_charts->setCaption(tr("The runs shown here were deleted from the database"));
+    } else {
+        m_charts->setCaption(m_charts->caption() + (deleted == 1 ? tr(" (1 deleted run removed)")
+                                                                 : tr(" (%1 deleted runs removed)").arg(deleted)));
+    }
 }
 
 void MainWindow::stopExperiment()
@@ -836,6 +865,14 @@ void MainWindow::onFinished(const QString& summary)
     onUpdated();
     m_status->setText(summary);
     updateActions();
+    const qint64 id = m_controller->experimentId();
+    if (m_controller->result().error.isEmpty())
+        m_charts->setCaption((id >= 0 ? tr("Experiment %1: “%2” — %3").arg(id) : tr("“%1” — %2"))
+                                 .arg(m_controller->spec().name, summary));
+    m_shownRuns.clear();
+    if (m_store && id >= 0)
+        for (const RunRecord& r : m_store->runs(id))
+            m_shownRuns << r.id;
     if (m_store) {
         m_browser->refresh();
         if (m_controller->experimentId() >= 0)

@@ -148,6 +148,8 @@ private:
     void onStarted();
     void onUpdated();
     void onFinished(const QString& summary);
+    /// Runs deleted in the browser leave the charts (issue 18: they stayed drawn).
+    void onRunsDeleted(const QList<qint64>& runIds);
 
     const PluginRegistry& m_registry;
     std::unique_ptr<RunStore> m_store;

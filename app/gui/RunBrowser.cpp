@@ -573,16 +573,20 @@ int RunBrowser::deleteSelected()
 
     int deleted = 0;
     QStringList failures;
+    QList<qint64> gone;
     for (qint64 id : expIds) {
-        if (m_store->deleteExperiment(id))
+        const QList<qint64> itsRuns = m_model->runIdsOfExperiment(id);
+        if (m_store->deleteExperiment(id)) {
             ++deleted;
-        else
+            gone << itsRuns;
+        } else
             failures << tr("experiment %1: %2").arg(id).arg(m_store->lastError());
     }
     for (qint64 id : runsToDelete) {
-        if (m_store->deleteRun(id))
+        if (m_store->deleteRun(id)) {
             ++deleted;
-        else
+            gone << id;
+        } else
             failures << tr("run %1: %2").arg(id).arg(m_store->lastError());
     }
     if (!failures.isEmpty())
@@ -592,6 +596,8 @@ int RunBrowser::deleteSelected()
     else
         m_message.clear();
     refresh();
+    if (!gone.isEmpty())
+        Q_EMIT runsDeleted(sortedUnique(gone));
     return deleted;
 }
 

@@ -97,6 +97,8 @@ Q_SIGNALS:
     void rerunRequested(qint64 runId);
     /// The user asked to run experiment @p experimentId again with identical settings.
     void rerunExperimentRequested(qint64 experimentId);
+    /// deleteSelected() deleted these runs (with their experiments); emitted after the refresh.
+    void runsDeleted(const QList<qint64>& runIds);
 
 protected:
     void resizeEvent(QResizeEvent* event) override;

@@ -192,6 +192,52 @@ private Q_SLOTS:
         QCOMPARE(runs[3].repeat, 1);
     }
 
+    // Issue 18: the chart header kept "Live: …" of the previous experiment after opening another
+    // file, and runs deleted in the browser stayed drawn.
+    void chartHeaderFollowsWhatIsShownAndDeletedRunsLeaveTheCharts()
+    {
+        auto w = newWindow(m_dir.filePath("header.sqlite"));
+        w->runBrowser()->setConfirmDeletes(false);
+        QVERIFY(w->setExperiment(sleepyOnMoons(3, 1)).isEmpty());
+        QString error;
+        QVERIFY2(w->runExperiment(&error), qPrintable(error));
+        QVERIFY(w->charts()->caption().startsWith("Live: sleepy"));
+        QVERIFY(w->controller()->waitForFinished(10000));
+        const qint64 first = w->controller()->experimentId();
+        QVERIFY2(w->charts()->caption().startsWith(QStringLiteral("Experiment %1: “sleepy”").arg(first)),
+                 qPrintable(w->charts()->caption()));
+        QCOMPARE(w->charts()->timeChart()->groupCount(), 1);
+
+        // Another experiment opened: its name, no curves of the old one.
+        QJsonObject other = sleepyOnMoons(3, 1);
+        other["name"] = "other";
+        w->setExperiment(other);
+        QVERIFY2(w->charts()->caption().startsWith("“other”: not run yet"), qPrintable(w->charts()->caption()));
+        QVERIFY(!w->charts()->caption().contains("Live"));
+        QCOMPARE(w->charts()->timeChart()->groupCount(), 0);
+
+        // Two stored experiments overlaid; deleting one leaves only the other's curve.
+        QVERIFY2(w->runExperiment(&error), qPrintable(error));
+        QVERIFY(w->controller()->waitForFinished(10000));
+        const qint64 second = w->controller()->experimentId();
+        QList<qint64> both;
+        for (qint64 e : {first, second})
+            for (const RunRecord& r : w->store()->runs(e))
+                both << r.id;
+        QCOMPARE(w->overlayRuns(both), 2);
+        QCOMPARE(w->charts()->timeChart()->groupCount(), 2);
+        w->runBrowser()->setSelection({first}, {});
+        QCOMPARE(w->runBrowser()->deleteSelected(), 1);
+        QCOMPARE(w->charts()->timeChart()->groupCount(), 1);
+        QVERIFY2(w->charts()->caption().contains("1 deleted run removed"), qPrintable(w->charts()->caption()));
+        QVERIFY2(w->charts()->timeChart()->lineSeries(0, 0)->name().startsWith("Sleepy"),
+                 qPrintable(w->charts()->timeChart()->lineSeries(0, 0)->name()));
+        w->runBrowser()->setSelection({second}, {});
+        QCOMPARE(w->runBrowser()->deleteSelected(), 1);
+        QCOMPARE(w->charts()->timeChart()->groupCount(), 0);
+        QCOMPARE(w->charts()->caption(), QString("The runs shown here were deleted from the database"));
+    }
+
     void noiseSweepFillsTheSigmaChart()
     {
         auto w = newWindow(m_dir.filePath("sweep.sqlite"));
