@@ -180,10 +180,13 @@ AlgorithmPanel::Entry* AlgorithmPanel::makeEntry(const AlgorithmInfo& info, int 
 
 void AlgorithmPanel::updateHeaderText(Entry& e)
 {
-    if (e.index == 0)
-        return; // the algorithm's own row is named after it
+    // A row shows its configuration's label when it has one (three BPLS variants read as such);
+    // the algorithm's own row shows its name otherwise.
     const QString t = e.label->text().trimmed();
-    e.check->setText(t.isEmpty() ? tr("%1 (configuration %2)").arg(e.info.name).arg(e.index + 1) : t);
+    if (!t.isEmpty())
+        e.check->setText(t);
+    else
+        e.check->setText(e.index == 0 ? e.info.name : tr("%1 (configuration %2)").arg(e.info.name).arg(e.index + 1));
 }
 
 void AlgorithmPanel::onChecked(Entry* e, bool on)

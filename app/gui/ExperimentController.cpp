@@ -296,7 +296,7 @@ void ExperimentController::drain()
             m_lastPoint = e.point;
             break;
         case Event::Type::RunFinished: {
-            QString line = tr("%1, repeat %2: %3").arg(e.label).arg(e.repeat + 1).arg(runStatusName(e.status));
+            QString line = tr("%1, repeat %2: %3").arg(e.label).arg(e.repeat).arg(runStatusName(e.status));
             if (!e.error.isEmpty())
                 line += QStringLiteral(" — ") + e.error;
             else if (std::isfinite(e.point.testAccuracy))
@@ -354,7 +354,7 @@ QString ExperimentController::currentStatus() const
             .arg(t, 0, 'f', 1);
     if (m_runsStarted == 0)
         return tr("Loading data… %1 s").arg(t, 0, 'f', 1);
-    QString s = tr("Run %1 of %2: %3, repeat %4").arg(m_runsStarted).arg(m_total).arg(m_currentRun).arg(m_currentRepeat + 1);
+    QString s = tr("Run %1 of %2: %3, repeat %4").arg(m_runsStarted).arg(m_total).arg(m_currentRun).arg(m_currentRepeat);
     if (m_lastPoint.seq > 0 || m_lastPoint.epoch > 0)
         s += tr(" — epoch %1, %2 s training").arg(m_lastPoint.epoch, 0, 'g', 4).arg(m_lastPoint.trainTime, 0, 'f', 2);
     return s;

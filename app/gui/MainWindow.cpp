@@ -8,6 +8,7 @@
 #include "PluginsDialog.h"
 #include "RunBrowser.h"
 #include "TeachingView.h"
+#include "WheelGuard.h"
 
 #include <DataSource.h>
 #include <PluginRegistry.h>
@@ -34,6 +35,7 @@
 #include <QPushButton>
 #include <QRegularExpression>
 #include <QSaveFile>
+#include <QScreen>
 #include <QScrollArea>
 #include <QHash>
 #include <QSettings>
@@ -70,11 +72,22 @@ QJsonObject defaultExperiment()
                        {"algorithms", QJsonArray{}}};
 }
 
+/// Whether @p path is one of the bundled examples (File → Open example).
+bool isExample(const QString& path)
+{
+    const QString dir = QFileInfo(path).absoluteDir().canonicalPath();
+    for (const QString& d : exampleDirs())
+        if (!dir.isEmpty() && QDir(d).canonicalPath() == dir)
+            return true;
+    return false;
+}
+
 } // namespace
 
 MainWindow::MainWindow(const PluginRegistry& registry, QWidget* parent) : QMainWindow(parent), m_registry(registry)
 {
     m_controller = new ExperimentController(registry, this);
+    qApp->installEventFilter(new WheelGuard(this)); // removed with the window
     buildUi();
     buildMenus();
 
@@ -203,8 +216,17 @@ void MainWindow::buildUi()
     addDockWidget(Qt::BottomDockWidgetArea, logDock);
     tabifyDockWidget(runsDock, logDock);
     runsDock->raise();
-    resizeDocks({expDock, algDock}, {330, 380}, Qt::Horizontal);
-    resizeDocks({runsDock}, {230}, Qt::Vertical);
+    m_experimentDock = expDock;
+    m_datasetDock = dataDock;
+    m_algorithmsDock = algDock;
+    m_runsDock = runsDock;
+    m_logDock = logDock;
+    // Narrow screens: every dock keeps a usable width (the Algorithms panel was ~70 px wide at
+    // 1024×768), and the central charts keep room too.
+    expDock->setMinimumWidth(220);
+    dataDock->setMinimumWidth(220);
+    algDock->setMinimumWidth(240);
+    m_centre->setMinimumWidth(320);
 
     m_runAction = new QAction(tr("&Run"), this);
     m_runAction->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_R));
@@ -289,6 +311,8 @@ void MainWindow::buildMenus()
     logTime->setCheckable(true);
     connect(logTime, &QAction::toggled, m_charts, &ChartTabs::setLogTime);
     view->addAction(tr("Reset zoom"), m_charts, &ChartTabs::resetZoom);
+    view->addSeparator();
+    view->addAction(tr("Reset &layout"), this, &MainWindow::resetLayout);
 
     QMenu* help = menuBar()->addMenu(tr("&Help"));
     help->addAction(tr("&Plugins…"), this, &MainWindow::showPlugins);
@@ -305,13 +329,84 @@ void MainWindow::buildMenus()
     bar->addAction(m_stopAction);
 }
 
+QSize MainWindow::initialSize(const QSize& available)
+{
+    // 90 % of the screen, no larger than 1600×1000 (the layout's comfortable size), no smaller than
+    // the screen allows.
+    return QSize(std::min(1600, int(available.width() * 0.9)), std::min(1000, int(available.height() * 0.9)))
+        .expandedTo(QSize(640, 480))
+        .boundedTo(available);
+}
+
+QRect MainWindow::fitToScreen(const QRect& window, const QRect& available)
+{
+    if (available.isEmpty())
+        return window;
+    QRect r(window.topLeft(), window.size().boundedTo(available.size()));
+    // Keep the whole frame on the screen: a window restored from a larger monitor comes back.
+    if (r.right() > available.right())
+        r.moveRight(available.right());
+    if (r.bottom() > available.bottom())
+        r.moveBottom(available.bottom());
+    if (r.left() < available.left())
+        r.moveLeft(available.left());
+    if (r.top() < available.top())
+        r.moveTop(available.top());
+    return r;
+}
+
+QRect MainWindow::availableScreen() const
+{
+    const QScreen* s = screen() ? screen() : QGuiApplication::primaryScreen();
+    return s ? s->availableGeometry() : QRect();
+}
+
+void MainWindow::resetLayout()
+{
+    restoreState(m_defaultState);
+    for (QDockWidget* d : {m_experimentDock, m_datasetDock, m_algorithmsDock, m_runsDock, m_logDock}) {
+        d->setFloating(false);
+        d->show();
+    }
+    m_runsDock->raise();
+    const QRect avail = availableScreen();
+    if (!isMaximized() && !isFullScreen()) {
+        const QSize want = initialSize(avail.size());
+        setGeometry(fitToScreen(QRect(geometry().topLeft(), want), avail));
+    }
+    applyDockSizes();
+}
+
+void MainWindow::applyDockSizes()
+{
+    // Side docks take about a quarter of the width each, the runs about a quarter of the height.
+    const int w = std::max(width(), 800), h = std::max(height(), 600);
+    resizeDocks({m_experimentDock, m_algorithmsDock},
+                {std::clamp(w * 22 / 100, 220, 340), std::clamp(w * 25 / 100, 240, 400)}, Qt::Horizontal);
+    resizeDocks({m_runsDock}, {std::clamp(h * 22 / 100, 140, 240)}, Qt::Vertical);
+}
+
 void MainWindow::restoreSettings()
 {
     QSettings s;
-    if (!restoreGeometry(s.value(QStringLiteral("window/geometry")).toByteArray()))
-        resize(1600, 1000);
-    restoreState(s.value(QStringLiteral("window/state")).toByteArray());
+    m_defaultState = saveState();
+    const QRect avail = availableScreen();
+    if (!restoreGeometry(s.value(QStringLiteral("window/geometry")).toByteArray())) {
+        // First start: size from the screen, not a fixed 1600×1000.
+        const QSize size = initialSize(avail.size());
+        setGeometry(QRect(avail.topLeft() + QPoint((avail.width() - size.width()) / 2, (avail.height() - size.height()) / 2),
+                          size));
+        applyDockSizes();
+    } else if (!isMaximized() && !isFullScreen()) {
+        // A size saved on a larger screen is clamped to this one.
+        const QRect fitted = fitToScreen(geometry(), avail);
+        if (fitted != geometry())
+            setGeometry(fitted);
+    }
+    m_sizeDocksOnShow = !restoreState(s.value(QStringLiteral("window/state")).toByteArray());
     m_lastDir = s.value(QStringLiteral("lastDir"), QDir::homePath()).toString();
+    if (isExample(QDir(m_lastDir).filePath(QStringLiteral("x.json"))))
+        m_lastDir = QDir::homePath(); // saved by an older version that followed File → Open example
     m_experiment->setThreads(s.value(QStringLiteral("threads"), 0).toInt());
     m_charts->setLogTime(s.value(QStringLiteral("charts/logTime"), false).toBool());
     setWindowModified(false);
@@ -437,7 +532,9 @@ bool MainWindow::openExperiment(const QString& path, QString* error)
     const QJsonObject o = QJsonDocument::fromJson(f.readAll()).object();
     const QStringList problems = setExperiment(o, QFileInfo(path).absolutePath());
     m_path = QFileInfo(path).absoluteFilePath();
-    m_lastDir = QFileInfo(path).absolutePath();
+    // The file dialogs stay in the user's folder: a bundled example's folder is no place to save.
+    if (!isExample(path))
+        m_lastDir = QFileInfo(path).absolutePath();
     setWindowModified(false);
     updateTitle();
     saveSession();
@@ -618,6 +715,17 @@ QString MainWindow::logText() const
     return m_log->toPlainText();
 }
 
+void MainWindow::showEvent(QShowEvent* event)
+{
+    QMainWindow::showEvent(event);
+    // Dock sizes only take once the window has its real size: on the first show without a saved
+    // layout, size them from it.
+    if (m_sizeDocksOnShow) {
+        m_sizeDocksOnShow = false;
+        QTimer::singleShot(0, this, &MainWindow::applyDockSizes);
+    }
+}
+
 void MainWindow::closeEvent(QCloseEvent* event)
 {
     if (m_controller->isRunning()) {
@@ -751,7 +859,8 @@ void MainWindow::openExperimentDialog()
 bool MainWindow::saveExperimentDialog(bool saveAs)
 {
     QString path = m_path;
-    if (saveAs || path.isEmpty()) {
+    // Saving a bundled example means saving a copy of it in the user's folder.
+    if (saveAs || path.isEmpty() || isExample(path)) {
         const QString suggestion = QDir(m_lastDir).filePath(
             (m_experiment->nameEdit()->text().trimmed().isEmpty() ? QStringLiteral("experiment")
                                                                    : m_experiment->nameEdit()->text().trimmed())

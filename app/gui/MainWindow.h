@@ -12,6 +12,7 @@
 #include <optional>
 
 class QAction;
+class QDockWidget;
 class QLabel;
 class QPlainTextEdit;
 class QProgressBar;
@@ -99,6 +100,15 @@ public:
     /// next window starts from them (done 0.5 s after every change, and on open, save, quit).
     void saveSession() const;
 
+    /// View → Reset layout: every dock back in its place and shown, the window sized from the
+    /// screen again (unless maximised).
+    void resetLayout();
+    /// The first-start window size for a screen of @p available size: 90 % of it, at most
+    /// 1600×1000, at least 640×480 where the screen has it.
+    static QSize initialSize(const QSize& available);
+    /// @p window moved and shrunk as little as possible to lie inside @p available.
+    static QRect fitToScreen(const QRect& window, const QRect& available);
+
     /// Whether destructive actions ask first (default true).
     void setConfirmations(bool on) { m_confirm = on; }
 
@@ -111,6 +121,9 @@ public:
     TeachingView* teachingView() const { return m_teaching; }
     QAction* runAction() const { return m_runAction; }
     QAction* stopAction() const { return m_stopAction; }
+    /// The folder the Open and Save dialogs start in: the user's last folder, never the bundled
+    /// examples' (opening an example does not change it).
+    QString fileDialogFolder() const { return m_lastDir; }
     /// The log's text, for tests.
     QString logText() const;
     /// The status line's text and the experiment's progress bar, for tests.
@@ -119,11 +132,14 @@ public:
 
 protected:
     void closeEvent(QCloseEvent* event) override;
+    void showEvent(QShowEvent* event) override;
 
 private:
     void buildUi();
     void buildMenus();
     void restoreSettings();
+    void applyDockSizes();
+    QRect availableScreen() const;
     void saveSettings() const;
     void restoreSession();
     void markModified();
@@ -162,6 +178,13 @@ private:
     RunBrowser* m_browser = nullptr;
     TeachingView* m_teaching = nullptr;
     QTabWidget* m_centre = nullptr;
+    QDockWidget* m_experimentDock = nullptr;
+    QDockWidget* m_datasetDock = nullptr;
+    QDockWidget* m_algorithmsDock = nullptr;
+    QDockWidget* m_runsDock = nullptr;
+    QDockWidget* m_logDock = nullptr;
+    QByteArray m_defaultState; ///< the dock layout as built, for View → Reset layout
+    bool m_sizeDocksOnShow = false; ///< no saved layout: size the docks from the window when shown
     QPlainTextEdit* m_log = nullptr;
     QLabel* m_status = nullptr;
     QProgressBar* m_runProgress = nullptr;

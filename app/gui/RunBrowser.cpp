@@ -118,11 +118,13 @@ void RunBrowser::buildUi()
     };
     m_showAction = makeAction(tr("Show on charts"), QStringLiteral("showOnChartsAction"),
                               tr("Overlay the selected runs' curves on the charts (or double-click a row)"));
-    m_rerunAction = makeAction(tr("Re-run"), QStringLiteral("rerunAction"),
-                               tr("Train the selected run, or run the selected experiment, again with identical "
-                                  "settings"));
-    m_rerunExperimentAction = makeAction(tr("Re-run experiment"), QStringLiteral("rerunExperimentAction"),
-                                         tr("Run the selected run's whole experiment again with identical settings"));
+    // Fixed texts and places: a button never changes meaning or moves with the selection (a
+    // click where Delete had been once started a whole experiment).
+    m_rerunAction = makeAction(tr("Re-run run"), QStringLiteral("rerunAction"),
+                               tr("Train the selected run again with identical settings (one run selected)"));
+    m_rerunExperimentAction = makeAction(tr("Re-run experiment…"), QStringLiteral("rerunExperimentAction"),
+                                         tr("Run the selected experiment (or the selected run's experiment) again with "
+                                            "identical settings; asks first"));
     m_deleteAction = makeAction(tr("Delete…"), QStringLiteral("deleteAction"),
                                 tr("Delete the selected experiments and runs from the database (Del)"));
     m_deleteAction->setShortcut(QKeySequence::Delete);
@@ -153,7 +155,8 @@ void RunBrowser::buildUi()
     m_summary->setWordWrap(true);
 
     auto* buttons = new QHBoxLayout;
-    for (QAction* a : {m_showAction, m_rerunAction, m_deleteAction, m_exportAction, m_refreshAction}) {
+    for (QAction* a : {m_showAction, m_rerunAction, m_rerunExperimentAction, m_exportAction, m_refreshAction,
+                       m_deleteAction}) {
         auto* b = new QToolButton(this);
         b->setDefaultAction(a);
         b->setToolButtonStyle(Qt::ToolButtonTextOnly);
@@ -184,8 +187,9 @@ void RunBrowser::resizeEvent(QResizeEvent* event)
     const Qt::Orientation o = width() > 3 * height() ? Qt::Horizontal : Qt::Vertical;
     if (m_splitter->orientation() != o) {
         m_splitter->setOrientation(o);
-        const int total = o == Qt::Horizontal ? m_splitter->width() : m_splitter->height();
-        m_splitter->setSizes({total * 3 / 5, total * 2 / 5});
+        // The runs get most of the room: their names must not be elided to "Fashion-…".
+        const int total = o == Qt::Horizontal ? width() : height();
+        m_splitter->setSizes({total * 7 / 10, total * 3 / 10});
     }
 }
 
@@ -377,8 +381,7 @@ void RunBrowser::updateActions()
     m_showAction->setEnabled(anyRuns);
     m_exportAction->setEnabled(anyRuns && m_store);
     m_deleteAction->setEnabled(anyRows && m_store);
-    m_rerunAction->setEnabled(oneRun || oneExperiment >= 0);
-    m_rerunAction->setText(oneRun || oneExperiment < 0 ? tr("Re-run") : tr("Re-run experiment"));
+    m_rerunAction->setEnabled(oneRun);
     m_rerunExperimentAction->setEnabled(oneExperiment >= 0);
     m_refreshAction->setEnabled(m_store != nullptr);
 }
@@ -433,14 +436,8 @@ void RunBrowser::showContextMenu(const QPoint& pos)
         m_view->selectionModel()->setCurrentIndex(at, QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
     QMenu menu(this);
     menu.addAction(m_showAction);
-    const QModelIndex one = singleSelectedSource();
-    if (one.isValid() && one.data(RunTreeModel::IsRunRole).toBool()) {
-        menu.addAction(m_rerunAction);
-        if (one.data(RunTreeModel::ExperimentIdRole).toLongLong() >= 0)
-            menu.addAction(m_rerunExperimentAction);
-    } else {
-        menu.addAction(m_rerunAction);
-    }
+    menu.addAction(m_rerunAction);
+    menu.addAction(m_rerunExperimentAction);
     menu.addSeparator();
     menu.addAction(m_exportAction);
     menu.addAction(m_deleteAction);
@@ -461,23 +458,34 @@ void RunBrowser::requestOverlay()
 void RunBrowser::requestRerun()
 {
     const QModelIndex one = singleSelectedSource();
-    if (!one.isValid())
-        return;
-    if (one.data(RunTreeModel::IsRunRole).toBool()) {
+    if (one.isValid() && one.data(RunTreeModel::IsRunRole).toBool())
         Q_EMIT rerunRequested(one.data(RunTreeModel::RunIdRole).toLongLong());
-        return;
-    }
-    const qint64 experimentId = one.data(RunTreeModel::ExperimentIdRole).toLongLong();
-    if (experimentId >= 0)
-        Q_EMIT rerunExperimentRequested(experimentId);
 }
 
 void RunBrowser::requestRerunExperiment()
 {
     const QModelIndex one = singleSelectedSource();
     const qint64 experimentId = one.isValid() ? one.data(RunTreeModel::ExperimentIdRole).toLongLong() : -1;
-    if (experimentId >= 0)
-        Q_EMIT rerunExperimentRequested(experimentId);
+    if (experimentId < 0)
+        return;
+    if (m_confirmDeletes) {
+        // A whole experiment can take hours: never start one by a stray click.
+        const ExperimentRecord* e = m_model->experimentAt(m_model->indexOfExperiment(experimentId));
+        const int runs = int(m_model->runIdsOfExperiment(experimentId).size());
+        QMessageBox box(QMessageBox::Question, tr("Re-run experiment"),
+                        tr("Run experiment %1 “%2” again?").arg(experimentId).arg(e ? e->name : QString()),
+                        QMessageBox::NoButton, this);
+        box.setInformativeText(tr("It has %1 stored runs; all of them run again with their stored settings, as a new "
+                                  "experiment.")
+                                   .arg(runs));
+        QPushButton* yes = box.addButton(tr("Re-run"), QMessageBox::AcceptRole);
+        box.addButton(QMessageBox::Cancel);
+        box.setDefaultButton(QMessageBox::Cancel);
+        box.exec();
+        if (box.clickedButton() != yes)
+            return;
+    }
+    Q_EMIT rerunExperimentRequested(experimentId);
 }
 
 int RunBrowser::deleteSelected()

@@ -33,8 +33,10 @@ class RunTreeModel;
 /// current row's parameters (JSON), recorded facts, error message, plugin and app versions; a
 /// filter line edit and a status box narrow the tree.
 ///
-/// Buttons and the context menu offer Show on charts, Re-run, Delete…, Export CSV… and Refresh;
-/// the Delete key deletes the selection; double-clicking a row asks to show it on the charts.
+/// Buttons and the context menu offer Show on charts, Re-run run, Re-run experiment… (asks first,
+/// like Delete…), Export CSV…, Refresh and Delete…; the buttons keep their texts and places
+/// whatever is selected (only their enabled state follows it). The Delete key deletes the
+/// selection; double-clicking a row asks to show it on the charts.
 ///
 /// The store is read once per refresh() (one query for experiments, one for all runs);
 /// checkpoints are read only by exportSelectedCsv(). Nothing refreshes by itself: the owner calls
@@ -74,7 +76,8 @@ public:
     /// number of experiments plus runs deleted (a run deleted with its experiment counts with
     /// it); 0 if cancelled or nothing was selected. Failures are shown in the status line.
     int deleteSelected();
-    /// Whether deleteSelected() asks first; default true. Tests only should turn it off.
+    /// Whether deleteSelected() and Re-run experiment… ask first; default true. Tests only should
+    /// turn it off.
     void setConfirmDeletes(bool on);
     bool confirmDeletes() const { return m_confirmDeletes; }
 

@@ -221,7 +221,7 @@ void RunTreeModel::summarise(Group& g)
     for (RunRow& r : g.runs) {
         const QString label = r.record.algorithmName.isEmpty() ? r.record.algorithmId : r.record.algorithmName;
         // Repeats only need telling apart when the experiment has several.
-        r.name = maxRepeat > 0 ? tr("%1 [repeat %2]").arg(label, QString::number(r.record.repeat + 1)) : label;
+        r.name = maxRepeat > 0 ? tr("%1 [repeat %2]").arg(label, QString::number(r.record.repeat)) : label;
     }
     // The summary takes the colour of what most needs attention.
     g.worst = RunStatus::Finished;
@@ -560,7 +560,7 @@ QString RunTreeModel::runDetails(const Group& g, const RunRow& r)
     html += detailRow(tr("Dataset"), rec.dataset);
     html += detailRow(tr("Seed"), QString::number(rec.seed));
     html += detailRow(tr("Threads"), QString::number(rec.threads));
-    html += detailRow(tr("Repeat"), QString::number(rec.repeat + 1));
+    html += detailRow(tr("Repeat"), tr("%1 (0-based, as first_repeat; seed = deriveSeed(experiment seed, repeat))").arg(rec.repeat));
     if (std::isfinite(rec.sigma))
         html += detailRow(tr("σ"), QString::number(rec.sigma, 'g', 6));
     html += detailRow(tr("Started"), localTime(rec.started));

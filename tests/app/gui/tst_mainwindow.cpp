@@ -26,6 +26,12 @@
 #include <QSignalSpy>
 #include <QSpinBox>
 #include <QTemporaryDir>
+#include <QComboBox>
+#include <QScrollArea>
+#include <QScrollBar>
+#include <QToolButton>
+#include <QWheelEvent>
+#include <QDockWidget>
 #include <QtTest>
 
 #include <memory>
@@ -238,6 +244,146 @@ private Q_SLOTS:
         QCOMPARE(w->charts()->caption(), QString("The runs shown here were deleted from the database"));
     }
 
+    // Issue 18, layout: at 1024×768 and 1920×1080 no widget lies outside the window, starting a
+    // run with a long name never widens it, every panel keeps a usable width, and the run
+    // browser's buttons stay where they are whatever is selected. A screenshot of each size is
+    // kept in the test's folder for a look.
+    void layoutFitsTheWindowAt1024x768And1920x1080_data()
+    {
+        QTest::addColumn<QSize>("size");
+        QTest::newRow("1024x768") << QSize(1024, 768);
+        QTest::newRow("1920x1080") << QSize(1920, 1080);
+    }
+    void layoutFitsTheWindowAt1024x768And1920x1080()
+    {
+        QFETCH(QSize, size);
+        auto w = newWindow(m_dir.filePath(QStringLiteral("layout-%1.sqlite").arg(size.width())));
+        w->resize(size);
+        w->resetLayout(); // the layout a first start gets, for this window size
+        w->resize(size);
+        w->show();
+        QVERIFY(QTest::qWaitForWindowExposed(w.get()));
+        QJsonObject spec = sleepyOnMoons(100000, 20);
+        spec["name"] = QString("A very long experiment name that used to push the Algorithms panel, Reset zoom and the "
+                               "progress bar off a small screen when its run started");
+        QVERIFY(w->setExperiment(spec).isEmpty());
+        // A form with a red message open in the Algorithms panel.
+        w->algorithmPanel()->setExpanded("test.sleepy", true);
+        w->algorithmPanel()->form("test.sleepy")->setValues({{"epochs", 0}});
+        QVERIFY(!w->algorithmPanel()->problems().isEmpty());
+        w->algorithmPanel()->form("test.sleepy")->setValues({{"epochs", 100000}, {"epoch_ms", 20}});
+        QString error;
+        QVERIFY2(w->runExperiment(&error), qPrintable(error));
+        QTRY_VERIFY_WITH_TIMEOUT(pointsOf(w->charts()->timeChart()) >= 2, 10000);
+        QApplication::processEvents();
+        QCOMPARE(w->size(), size); // the run's long header did not widen the window
+
+        const QRect inside = w->rect();
+        QStringList outside;
+        for (QWidget* c : w->findChildren<QWidget*>()) {
+            if (!c->isVisibleTo(w.get()) || c->isWindow())
+                continue;
+            // Contents of a scroll area may scroll out of view: only the area itself must fit.
+            bool scrolled = false;
+            for (QWidget* p = c->parentWidget(); p && p != w.get() && !scrolled; p = p->parentWidget())
+                if (auto* a = qobject_cast<QAbstractScrollArea*>(p))
+                    scrolled = a->viewport()->isAncestorOf(c);
+            if (scrolled)
+                continue;
+            // A dock that is a hidden tab (the Log behind the Runs) is parked off-screen by Qt.
+            bool hiddenTab = false;
+            for (QWidget* p = c; p && p != w.get() && !hiddenTab; p = p->parentWidget())
+                if (auto* d = qobject_cast<QDockWidget*>(p))
+                    hiddenTab = !w->tabifiedDockWidgets(d).isEmpty() && d->visibleRegion().isEmpty();
+            if (hiddenTab)
+                continue;
+            const QRect r(c->mapTo(w.get(), QPoint(0, 0)), c->size());
+            if (!inside.contains(r))
+                outside << QStringLiteral("%1 \"%2\" at %3,%4 %5x%6")
+                               .arg(c->metaObject()->className(), c->objectName())
+                               .arg(r.x()).arg(r.y()).arg(r.width()).arg(r.height());
+        }
+        QVERIFY2(outside.isEmpty(), qPrintable(outside.join('\n')));
+        // Usable widths: the Algorithms panel, the charts, the run browser's name column.
+        QVERIFY2(w->algorithmPanel()->width() >= 220, qPrintable(QString::number(w->algorithmPanel()->width())));
+        QVERIFY2(w->charts()->width() >= 300, qPrintable(QString::number(w->charts()->width())));
+        QVERIFY(w->progressBar()->isVisible());
+        QVERIFY(w->charts()->caption().startsWith("Live: A very long"));
+
+        const QImage shot = w->grab().toImage();
+        QCOMPARE(shot.size(), size);
+        QVERIFY(shot.save(m_dir.filePath(QStringLiteral("layout-%1x%2.png").arg(size.width()).arg(size.height()))));
+
+        // The run browser's buttons do not move or change with the selection.
+        w->stopExperiment();
+        QVERIFY(w->controller()->waitForFinished(10000));
+        QList<QToolButton*> buttons = w->runBrowser()->findChildren<QToolButton*>();
+        auto snapshot = [&] {
+            QStringList s;
+            for (QToolButton* b : buttons)
+                s << QStringLiteral("%1@%2,%3").arg(b->text()).arg(b->x()).arg(b->y());
+            return s;
+        };
+        w->runBrowser()->setSelection({w->controller()->experimentId()}, {});
+        QApplication::processEvents();
+        const QStringList onExperiment = snapshot();
+        w->runBrowser()->setSelection({}, {w->store()->runs(w->controller()->experimentId()).value(0).id});
+        QApplication::processEvents();
+        QCOMPARE(snapshot(), onExperiment);
+    }
+
+    void windowSizeComesFromTheScreenAndIsClamped()
+    {
+        // First start on a 1024×768 screen: 90 %, not a fixed 1600×1000; a big screen: 1600×1000.
+        QCOMPARE(MainWindow::initialSize(QSize(1024, 740)), QSize(921, 666));
+        QCOMPARE(MainWindow::initialSize(QSize(2560, 1400)), QSize(1600, 1000));
+        // A 1600×1000 window restored on a 1024×768 screen is shrunk and moved onto it.
+        const QRect avail(0, 0, 1024, 740);
+        QCOMPARE(MainWindow::fitToScreen(QRect(300, 200, 1600, 1000), avail), avail);
+        QCOMPARE(MainWindow::fitToScreen(QRect(900, 600, 400, 300), avail), QRect(624, 440, 400, 300));
+        QCOMPARE(MainWindow::fitToScreen(QRect(10, 10, 400, 300), avail), QRect(10, 10, 400, 300));
+    }
+
+    void saveDialogStartsInTheUsersFolderNotTheExamples()
+    {
+        auto w = newWindow(QString());
+        const QString before = w->fileDialogFolder();
+        QString error;
+        QVERIFY(w->openExperiment(QStringLiteral(TB_SOURCE_DIR "/resources/experiments/teaching-moons.json"), &error));
+        QCOMPARE(w->fileDialogFolder(), before);
+        QVERIFY(!w->fileDialogFolder().contains("resources/experiments"));
+    }
+
+    void wheelOverAClosedDropDownScrollsThePanel()
+    {
+        auto w = newWindow(QString());
+        w->resize(1024, 768);
+        w->show();
+        QVERIFY(QTest::qWaitForWindowExposed(w.get()));
+        AlgorithmPanel* panel = w->algorithmPanel();
+        for (const QString& id : panel->algorithmIds())
+            panel->setExpanded(id, true); // long enough to scroll
+        QApplication::processEvents();
+        QComboBox* combo = nullptr;
+        for (QComboBox* c : panel->findChildren<QComboBox*>())
+            if (c->isVisible() && c->count() > 1)
+                combo = c;
+        QVERIFY(combo);
+        auto* area = panel->findChild<QScrollArea*>();
+        QVERIFY(area && area->verticalScrollBar()->maximum() > 0);
+        area->verticalScrollBar()->setValue(area->verticalScrollBar()->maximum() / 2);
+        const int index = combo->currentIndex();
+        const int scrolled = area->verticalScrollBar()->value();
+        const QPoint at = combo->rect().center();
+        QWheelEvent wheel(at, combo->mapToGlobal(at), QPoint(), QPoint(0, -120), Qt::NoButton, Qt::NoModifier,
+                          Qt::NoScrollPhase, false);
+        QApplication::sendEvent(combo, &wheel);
+        QCOMPARE(combo->currentIndex(), index);
+        QVERIFY2(area->verticalScrollBar()->value() > scrolled,
+                 qPrintable(QStringLiteral("%1 → %2").arg(scrolled).arg(area->verticalScrollBar()->value())));
+        QCOMPARE(combo->focusPolicy(), Qt::StrongFocus); // a wheel never focuses it
+    }
+
     void noiseSweepFillsTheSigmaChart()
     {
         auto w = newWindow(m_dir.filePath("sweep.sqlite"));
@@ -294,11 +440,12 @@ private Q_SLOTS:
         f.write("{\n  \"kind\": \"learning-curve\",\n  \"dataset\": {\"source\": \"moons\"}\n  \"algorithms\": []\n}\n");
         f.close();
         const QJsonObject before = w->experimentJson();
+        const QString pathBefore = w->experimentPath(); // the last session's, restored
         QString error;
         QVERIFY(!w->openExperiment(path, &error));
         QVERIFY2(error.startsWith(path + ":4:"), qPrintable(error));
         QCOMPARE(w->experimentJson(), before); // nothing changed
-        QVERIFY(w->experimentPath().isEmpty());
+        QCOMPARE(w->experimentPath(), pathBefore);
     }
 
     void experimentFilesRoundTripAndTheTitleTracksChanges()

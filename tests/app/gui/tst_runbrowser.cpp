@@ -444,11 +444,30 @@ private Q_SLOTS:
         QCOMPARE(rerunExp.count(), 1);
         QCOMPARE(rerunExp.at(0).at(0).toLongLong(), m_expA);
 
+        // Issue 18: buttons never change meaning with the selection. On an experiment row
+        // "Re-run run" is disabled (it used to turn into a whole-experiment re-run), and
+        // "Re-run experiment…" asks first.
+        const QString againText = again->text(), againExpText = againExp->text();
         m_browser->setSelection({m_expB}, {});
+        QVERIFY(!again->isEnabled());
+        QCOMPARE(again->text(), againText);
+        QCOMPARE(againExp->text(), againExpText);
         again->trigger();
-        QCOMPARE(rerun.count(), 1); // an experiment row re-runs the experiment
+        QCOMPARE(rerun.count(), 1);
+        QCOMPARE(rerunExp.count(), 1);
+        againExp->trigger();
         QCOMPARE(rerunExp.count(), 2);
         QCOMPARE(rerunExp.at(1).at(0).toLongLong(), m_expB);
+        m_browser->setConfirmDeletes(true);
+        QTimer::singleShot(0, [] {
+            if (auto* box = qobject_cast<QMessageBox*>(QApplication::activeModalWidget())) {
+                QVERIFY(box->text().contains("again?"));
+                box->reject(); // Cancel
+            }
+        });
+        againExp->trigger();
+        QCOMPARE(rerunExp.count(), 2); // cancelled: nothing started
+        m_browser->setConfirmDeletes(false);
 
         // Double-clicking a run overlays it.
         m_browser->show();
