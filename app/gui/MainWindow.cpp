@@ -40,6 +40,7 @@
 #include <QHash>
 #include <QSettings>
 #include <QStatusBar>
+#include <QTabBar>
 #include <QTabWidget>
 #include <QTime>
 #include <QToolBar>
@@ -132,7 +133,6 @@ MainWindow::MainWindow(const PluginRegistry& registry, QWidget* parent) : QMainW
         if (!rerunExperiment(id, &error))
             showProblems(tr("Cannot re-run experiment %1").arg(id), error);
     });
-    m_teaching->setParamsProvider([this](const QString& id) { return m_algorithms->paramsFor(id); });
 
     m_loading = true;
     setExperiment(defaultExperiment());
@@ -313,6 +313,12 @@ void MainWindow::buildMenus()
     view->addAction(tr("Reset zoom"), m_charts, &ChartTabs::resetZoom);
     view->addSeparator();
     view->addAction(tr("Reset &layout"), this, &MainWindow::resetLayout);
+    m_presentAction = view->addAction(tr("&Presentation mode"));
+    m_presentAction->setCheckable(true);
+    m_presentAction->setShortcut(QKeySequence(Qt::Key_F11));
+    m_presentAction->setToolTip(tr("The teaching view alone, full screen, large fonts (F11 to enter and leave)"));
+    addAction(m_presentAction); // its shortcut works while the menu bar is hidden
+    connect(m_presentAction, &QAction::toggled, this, &MainWindow::setPresentationMode);
 
     QMenu* help = menuBar()->addMenu(tr("&Help"));
     help->addAction(tr("&Plugins…"), this, &MainWindow::showPlugins);
@@ -359,6 +365,40 @@ QRect MainWindow::availableScreen() const
 {
     const QScreen* s = screen() ? screen() : QGuiApplication::primaryScreen();
     return s ? s->availableGeometry() : QRect();
+}
+
+void MainWindow::setPresentationMode(bool on)
+{
+    if (on == m_presenting)
+        return;
+    m_presenting = on;
+    if (m_presentAction->isChecked() != on)
+        m_presentAction->setChecked(on);
+    if (on) {
+        m_normalState = saveState();
+        m_normalGeometry = saveGeometry();
+        for (QDockWidget* d : findChildren<QDockWidget*>())
+            d->hide();
+        for (QToolBar* t : findChildren<QToolBar*>())
+            t->hide();
+        menuBar()->hide();
+        statusBar()->hide();
+        m_centre->setCurrentWidget(m_teaching);
+        m_centre->tabBar()->hide();
+        // Readable from the back of a classroom.
+        QFont f = m_teaching->font();
+        f.setPointSizeF(QApplication::font().pointSizeF() * 1.6);
+        m_teaching->setFont(f);
+        showFullScreen();
+    } else {
+        m_teaching->setFont(QApplication::font());
+        m_centre->tabBar()->show();
+        menuBar()->show();
+        statusBar()->show();
+        showNormal();
+        restoreGeometry(m_normalGeometry);
+        restoreState(m_normalState);
+    }
 }
 
 void MainWindow::resetLayout()
@@ -491,7 +531,7 @@ QStringList MainWindow::setExperiment(const QJsonObject& spec, const QString& ba
     m_algorithms->setSelection(runs);
     updateTaskAndKind();
     // A 2-D classification experiment also sets up the teaching view: its data set, and its
-    // first two algorithms side by side (their parameters come from the forms).
+    // first two algorithms side by side (with the teaching view's own forms and defaults).
     const QJsonObject ds = spec.value(QStringLiteral("dataset")).toObject();
     if (TeachingView::sets().contains(ds.value(QStringLiteral("source")).toString()) && !m_teaching->isRunning()) {
         m_teaching->setDataset(ds);

@@ -100,6 +100,10 @@ public:
     /// next window starts from them (done 0.5 s after every change, and on open, save, quit).
     void saveSession() const;
 
+    /// View → Presentation mode (F11): only the teaching view, full screen, fonts 1.6× larger,
+    /// docks, menus, tool and status bars hidden; F11 again restores the layout as it was.
+    void setPresentationMode(bool on);
+    bool isPresentationMode() const { return m_presenting; }
     /// View → Reset layout: every dock back in its place and shown, the window sized from the
     /// screen again (unless maximised).
     void resetLayout();
@@ -193,6 +197,10 @@ private:
     QAction* m_runAction = nullptr;
     QAction* m_stopAction = nullptr;
     QAction* m_openDbAction = nullptr;
+    QAction* m_presentAction = nullptr;
+    bool m_presenting = false;
+    QByteArray m_normalState;    ///< the layout before presentation mode
+    QByteArray m_normalGeometry;
 
     QTimer m_sessionTimer;     ///< saves the session shortly after a change
     QString m_path;            ///< experiment file, empty when unsaved

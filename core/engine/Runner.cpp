@@ -91,6 +91,8 @@ public:
                 m_observer->checkpointLogged(m_job, m_runId, p);
             if (!finite)
                 markDiverged(cp.epoch, "non-finite predictions or loss");
+            else if (m_observer)
+                m_observer->modelReady(m_job, *m_trainer, p, m_info, false); // clock still stopped
         }
         if (!cp.note.isEmpty())
             log(cp.note);
@@ -303,6 +305,8 @@ RunResult Runner::execute(const RunJob& job, const StopSource& stop, RunObserver
         }
         if (!cost.isEmpty())
             ctx.recordHostFact("measured_seconds", ctx.elapsed());
+        if (observer && !ctx.diverged() && !ctx.points().isEmpty())
+            observer->modelReady(job, *trainer, ctx.points().last(), ctx.info(), true);
         if (ctx.diverged())
             return finish(RunStatus::Diverged, ctx.divergence());
         if (stop.stopRequested())

@@ -15,6 +15,7 @@ namespace tb {
 
 class PluginRegistry;
 class RunStore;
+class Trainer;
 
 /// One run to do.
 struct RunJob {
@@ -64,6 +65,19 @@ public:
     virtual void checkpointLogged(const RunJob& job, qint64 runId, const MetricPoint& p)
     {
         Q_UNUSED(job); Q_UNUSED(runId); Q_UNUSED(p);
+    }
+    /// The trained model itself, for observers that show more than metrics (the teaching view
+    /// draws decision regions from it): called after checkpointLogged() at every evaluated
+    /// checkpoint (@p final false), and once after fit() has returned and the last point is in
+    /// (@p final true; not for diverged or failed runs). The training clock is stopped during
+    /// the call, so time spent here (rendering, or pacing a demonstration) is not training time.
+    /// @p trainer and @p facts (what the trainer recorded so far) are valid during the call only;
+    /// call trainer.predict() only, from this thread. Returning takes the training on; an
+    /// observer that waits (pause) must watch the run's stop token to keep Stop within 200 ms.
+    virtual void modelReady(const RunJob& job, const Trainer& trainer, const MetricPoint& p, const QJsonObject& facts,
+                            bool final)
+    {
+        Q_UNUSED(job); Q_UNUSED(trainer); Q_UNUSED(p); Q_UNUSED(facts); Q_UNUSED(final);
     }
     virtual void runFinished(const RunJob& job, const RunResult& r) { Q_UNUSED(job); Q_UNUSED(r); }
 };

@@ -10,6 +10,7 @@
 #include "MainWindow.h"
 #include "ParamForm.h"
 #include "RunBrowser.h"
+#include "TeachingView.h"
 
 #include <PluginRegistry.h>
 #include <RunStore.h>
@@ -32,6 +33,7 @@
 #include <QToolButton>
 #include <QWheelEvent>
 #include <QDockWidget>
+#include <QMenuBar>
 #include <QtTest>
 
 #include <memory>
@@ -382,6 +384,27 @@ private Q_SLOTS:
         QVERIFY2(area->verticalScrollBar()->value() > scrolled,
                  qPrintable(QStringLiteral("%1 → %2").arg(scrolled).arg(area->verticalScrollBar()->value())));
         QCOMPARE(combo->focusPolicy(), Qt::StrongFocus); // a wheel never focuses it
+    }
+
+    void presentationModeShowsOnlyTheTeachingViewLarge()
+    {
+        auto w = newWindow(QString());
+        w->resize(1024, 768);
+        w->show();
+        QVERIFY(QTest::qWaitForWindowExposed(w.get()));
+        const double normal = w->teachingView()->font().pointSizeF();
+        QTest::keyClick(w.get(), Qt::Key_F11); // one key to enter
+        QVERIFY(w->isPresentationMode());
+        QVERIFY(w->teachingView()->isVisible());
+        QVERIFY(!w->menuBar()->isVisible());
+        for (QDockWidget* d : w->findChildren<QDockWidget*>())
+            QVERIFY2(!d->isVisible(), qPrintable(d->objectName()));
+        QVERIFY(w->teachingView()->font().pointSizeF() >= 1.5 * normal);
+        QTest::keyClick(w.get(), Qt::Key_F11); // and to leave
+        QVERIFY(!w->isPresentationMode());
+        QVERIFY(w->menuBar()->isVisible());
+        QVERIFY(w->runBrowser()->isVisible());
+        QCOMPARE(w->teachingView()->font().pointSizeF(), normal);
     }
 
     void noiseSweepFillsTheSigmaChart()
