@@ -293,7 +293,7 @@ void MainWindow::buildMenus()
     file->addSeparator();
     m_openDbAction = file->addAction(tr("Open &database…"), this, &MainWindow::openDatabaseDialog);
     file->addSeparator();
-    file->addAction(tr("Export chart as &PNG…"), this, &MainWindow::exportChartDialog);
+    file->addAction(tr("Export chart as &PNG or SVG…"), this, &MainWindow::exportChartDialog);
     file->addAction(tr("Export selected runs as &CSV…"), this, &MainWindow::exportRunsDialog);
     file->addSeparator();
     QAction* quit = file->addAction(tr("&Quit"), this, &QWidget::close);
@@ -547,6 +547,7 @@ QStringList MainWindow::setExperiment(const QJsonObject& spec, const QString& ba
     if (!m_controller->isRunning()) {
         m_charts->clear();
         m_shownRuns.clear();
+        m_chartSpec.reset();
         m_charts->setCaption(tr("“%1”: not run yet — press Run (Ctrl+R), or pick stored runs in the Runs panel")
                                  .arg(spec.value(QStringLiteral("name")).toString(tr("Untitled experiment"))));
     }
@@ -663,6 +664,7 @@ bool MainWindow::startSpec(const ExperimentSpec& spec, const QString& caption, Q
     m_charts->showKind(spec.kind == ExperimentSpec::Kind::NoiseSweep);
     m_charts->setCaption(caption);
     m_shownRuns.clear();
+    m_chartSpec = spec;
     m_centre->setCurrentWidget(m_charts);
     return m_controller->start(spec, error);
 }
@@ -717,6 +719,7 @@ int MainWindow::overlayRuns(const QList<qint64>& runIds)
                              .arg(sel.experimentIds.size() > 1 ? tr("%1 experiments").arg(sel.experimentIds.size())
                                                                : tr("experiment %1").arg(sel.experimentIds.value(0))));
     m_shownRuns = sel.runIds;
+    m_chartSpec.reset();
     m_centre->setCurrentWidget(m_charts);
     return n;
 }
@@ -933,14 +936,48 @@ void MainWindow::openDatabaseDialog()
         showProblems(tr("Cannot open the database"), error);
 }
 
+QStringList MainWindow::chartSettings() const
+{
+    QStringList lines;
+    if (m_chartSpec) {
+        const ExperimentSpec& e = *m_chartSpec;
+        lines << tr("Data: %1").arg(data::DataSource::describe(e.dataset));
+        if (e.kind == ExperimentSpec::Kind::NoiseSweep)
+            lines << tr("Noise sweep: σ from %1 to %2 (%3 values), %4 Monte-Carlo runs each; seed %5, %6 threads")
+                         .arg(e.sigmas.value(0))
+                         .arg(e.sigmas.isEmpty() ? 0.0 : e.sigmas.last())
+                         .arg(e.sigmas.size())
+                         .arg(e.monteCarlo)
+                         .arg(e.seed)
+                         .arg(e.effectiveThreads());
+        else
+            lines << tr("Learning curve: %1 repeat(s) from %2, seed %3, %4 threads%5")
+                         .arg(e.repeats)
+                         .arg(e.firstRepeat)
+                         .arg(e.seed)
+                         .arg(e.effectiveThreads())
+                         .arg(e.timeBudgetSeconds > 0 ? tr(", time budget %1 s per run").arg(e.timeBudgetSeconds) : QString());
+        QStringList algs;
+        for (const AlgorithmRun& a : e.algorithms)
+            algs << (a.label.isEmpty() ? a.id : QStringLiteral("%1 (%2)").arg(a.label, a.id));
+        lines << tr("Algorithms: %1").arg(algs.join(QStringLiteral(", ")));
+    } else {
+        lines << m_charts->caption();
+    }
+    lines << tr("Trainbench %1 (%2)").arg(QStringLiteral(TB_APP_VERSION), QStringLiteral(TB_GIT_HASH));
+    return lines;
+}
+
 void MainWindow::exportChartDialog()
 {
+    QString filter = tr("PNG images (*.png)");
     const QString path = QFileDialog::getSaveFileName(this, tr("Export chart"), QDir(m_lastDir).filePath(QStringLiteral("chart.png")),
-                                                      tr("PNG images (*.png)"));
+                                                      tr("PNG images (*.png);;SVG images (*.svg)"), &filter);
     if (path.isEmpty())
         return;
     QString error;
-    if (!m_charts->savePng(path, &error))
+    const QString title = m_chartSpec ? m_chartSpec->name : m_charts->caption();
+    if (!m_charts->saveImage(path, title, chartSettings(), &error))
         showProblems(tr("Cannot export the chart"), error);
     else
         appendLog(tr("Chart written to %1").arg(path));

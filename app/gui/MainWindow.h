@@ -100,6 +100,9 @@ public:
     /// next window starts from them (done 0.5 s after every change, and on open, save, quit).
     void saveSession() const;
 
+    /// What an exported chart says under its title: the data set, the kind with its repeats or σ
+    /// grid, seed and threads, the algorithms, the app version; for stored runs the chart header.
+    QStringList chartSettings() const;
     /// View → Presentation mode (F11): only the teaching view, full screen, fonts 1.6× larger,
     /// docks, menus, tool and status bars hidden; F11 again restores the layout as it was.
     void setPresentationMode(bool on);
@@ -208,6 +211,7 @@ private:
     bool m_confirm = true;
     bool m_loading = false;    ///< setExperiment() is filling the panels
     QList<qint64> m_shownRuns; ///< stored runs the charts show (overlay or the last experiment)
+    std::optional<ExperimentSpec> m_chartSpec; ///< the experiment the charts show, if one (for exports)
 };
 
 } // namespace tb::gui
