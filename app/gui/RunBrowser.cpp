@@ -8,6 +8,10 @@
 
 #include <QAction>
 #include <QComboBox>
+#include <QDialog>
+#include <QDialogButtonBox>
+#include <QFormLayout>
+#include <QPlainTextEdit>
 #include <QDir>
 #include <QFileDialog>
 #include <QFileInfo>
@@ -70,7 +74,10 @@ void RunBrowser::buildUi()
 {
     m_filterEdit = new QLineEdit(this);
     m_filterEdit->setObjectName(QStringLiteral("runFilterEdit"));
-    m_filterEdit->setPlaceholderText(tr("Filter by name, algorithm, dataset, seed, error…"));
+    m_filterEdit->setPlaceholderText(tr("Filter: words, or parameters like lr<0.01 hidden=16,16 tag=baseline"));
+    m_filterEdit->setToolTip(tr("Words match names, algorithms, data sets, seeds, errors, tags and notes. "
+                                "key=value, key!=value, key<value, key<=value, key>value, key>=value match "
+                                "run parameters (numbers as numbers); tag=x matches tagged runs. All must hold."));
     m_filterEdit->setClearButtonEnabled(true);
     m_statusBox = new QComboBox(this);
     m_statusBox->setObjectName(QStringLiteral("runStatusFilter"));
@@ -131,6 +138,8 @@ void RunBrowser::buildUi()
     m_deleteAction->setShortcutContext(Qt::WidgetWithChildrenShortcut);
     m_exportAction = makeAction(tr("Export CSV…"), QStringLiteral("exportCsvAction"),
                                 tr("Write every checkpoint of the selected runs to a CSV file"));
+    m_notesAction = makeAction(tr("Tags && note…"), QStringLiteral("notesAction"),
+                               tr("Tag the selected run and write a note about it, kept in the database"));
     m_refreshAction = makeAction(tr("Refresh"), QStringLiteral("refreshAction"), tr("Re-read the database (F5)"));
     m_refreshAction->setShortcut(QKeySequence::Refresh);
     m_refreshAction->setShortcutContext(Qt::WidgetWithChildrenShortcut);
@@ -143,6 +152,7 @@ void RunBrowser::buildUi()
     connect(m_rerunExperimentAction, &QAction::triggered, this, &RunBrowser::requestRerunExperiment);
     connect(m_deleteAction, &QAction::triggered, this, [this] { deleteSelected(); });
     connect(m_exportAction, &QAction::triggered, this, &RunBrowser::exportWithDialog);
+    connect(m_notesAction, &QAction::triggered, this, &RunBrowser::editNotesWithDialog);
     connect(m_refreshAction, &QAction::triggered, this, &RunBrowser::refresh);
 
     auto* filterRow = new QHBoxLayout;
@@ -155,8 +165,8 @@ void RunBrowser::buildUi()
     m_summary->setWordWrap(true);
 
     auto* buttons = new QHBoxLayout;
-    for (QAction* a : {m_showAction, m_rerunAction, m_rerunExperimentAction, m_exportAction, m_refreshAction,
-                       m_deleteAction}) {
+    for (QAction* a : {m_showAction, m_rerunAction, m_rerunExperimentAction, m_notesAction, m_exportAction,
+                       m_refreshAction, m_deleteAction}) {
         auto* b = new QToolButton(this);
         b->setDefaultAction(a);
         b->setToolButtonStyle(Qt::ToolButtonTextOnly);
@@ -191,6 +201,11 @@ void RunBrowser::resizeEvent(QResizeEvent* event)
         const int total = o == Qt::Horizontal ? width() : height();
         m_splitter->setSizes({total * 7 / 10, total * 3 / 10});
     }
+}
+
+QString RunBrowser::detailsHtml() const
+{
+    return m_details->toHtml();
 }
 
 QAbstractItemModel* RunBrowser::model() const
@@ -360,6 +375,7 @@ void RunBrowser::onSelectionChanged()
 {
     updateActions();
     updateSummary();
+    updateDetails();
     if (m_restoring)
         return;
     const QList<qint64> runs = selectedRunIds();
@@ -382,6 +398,7 @@ void RunBrowser::updateActions()
     m_exportAction->setEnabled(anyRuns && m_store);
     m_deleteAction->setEnabled(anyRows && m_store);
     m_rerunAction->setEnabled(oneRun);
+    m_notesAction->setEnabled(oneRun && m_store);
     m_rerunExperimentAction->setEnabled(oneExperiment >= 0);
     m_refreshAction->setEnabled(m_store != nullptr);
 }
@@ -407,8 +424,105 @@ void RunBrowser::updateSummary()
     m_summary->setText(text);
 }
 
+QString RunBrowser::diffHtml(const RunRecord& a, const RunRecord& b)
+{
+    auto text = [](const QVariant& v) {
+        if (v.typeId() == QMetaType::QVariantList) {
+            QStringList parts;
+            for (const QVariant& x : v.toList())
+                parts << x.toString();
+            return QStringLiteral("[%1]").arg(parts.join(QStringLiteral(", ")));
+        }
+        return v.toString();
+    };
+    QList<std::tuple<QString, QString, QString>> rows;
+    auto add = [&](const QString& key, const QString& x, const QString& y) {
+        if (x != y)
+            rows.append({key, x, y});
+    };
+    add(tr("algorithm"), a.algorithmId, b.algorithmId);
+    add(tr("label"), a.algorithmName, b.algorithmName);
+    add(tr("experiment"), QString::number(a.experimentId), QString::number(b.experimentId));
+    add(tr("data set"), a.dataset, b.dataset);
+    add(tr("seed"), QString::number(a.seed), QString::number(b.seed));
+    add(tr("repeat"), QString::number(a.repeat), QString::number(b.repeat));
+    add(tr("threads"), QString::number(a.threads), QString::number(b.threads));
+    add(tr("plugin version"), a.pluginVersion, b.pluginVersion);
+    QStringList keys = a.params.keys();
+    for (const QString& k : b.params.keys())
+        if (!keys.contains(k))
+            keys << k;
+    std::sort(keys.begin(), keys.end());
+    int same = 0;
+    for (const QString& k : keys) {
+        const QString x = a.params.contains(k) ? text(a.params.value(k)) : tr("(none)");
+        const QString y = b.params.contains(k) ? text(b.params.value(k)) : tr("(none)");
+        if (x == y)
+            ++same;
+        add(k, x, y);
+    }
+    QString html = tr("<h3>Run %1 against run %2</h3>").arg(a.id).arg(b.id);
+    if (rows.isEmpty())
+        return html + tr("<p>Same settings: algorithm, data set, seed, repeat, threads and all %1 parameters.</p>").arg(keys.size());
+    html += QStringLiteral("<table><tr><th align=left>%1</th><th align=left>%2</th><th align=left>%3</th></tr>")
+                .arg(tr("differs"), tr("run %1").arg(a.id), tr("run %1").arg(b.id));
+    for (const auto& [k, x, y] : rows)
+        html += QStringLiteral("<tr><td style='padding-right:12px'><b>%1</b></td><td style='padding-right:12px'>%2</td>"
+                               "<td>%3</td></tr>")
+                    .arg(k.toHtmlEscaped(), x.toHtmlEscaped(), y.toHtmlEscaped());
+    html += QStringLiteral("</table>");
+    html += tr("<p>%1 other parameters are the same.</p>").arg(same);
+    return html;
+}
+
+bool RunBrowser::setNotes(qint64 runId, const QStringList& tags, const QString& note, QString* error)
+{
+    if (!m_store || !m_store->setRunNotes(runId, tags, note)) {
+        if (error)
+            *error = m_store ? tr("run %1: %2").arg(runId).arg(m_store->lastError()) : tr("no database is open");
+        return false;
+    }
+    refresh();
+    return true;
+}
+
+void RunBrowser::editNotesWithDialog()
+{
+    const QModelIndex one = singleSelectedSource();
+    const RunRecord* r = one.isValid() ? m_model->runAt(one) : nullptr;
+    if (!r)
+        return;
+    QDialog dialog(this);
+    dialog.setWindowTitle(tr("Tags and note of run %1").arg(r->id));
+    auto* form = new QFormLayout(&dialog);
+    auto* tags = new QLineEdit(r->tags.join(QStringLiteral(", ")));
+    tags->setPlaceholderText(tr("comma-separated, e.g. baseline, paper"));
+    auto* note = new QPlainTextEdit(r->note);
+    form->addRow(tr("Tags"), tags);
+    form->addRow(tr("Note"), note);
+    auto* buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel);
+    form->addRow(buttons);
+    connect(buttons, &QDialogButtonBox::accepted, &dialog, &QDialog::accept);
+    connect(buttons, &QDialogButtonBox::rejected, &dialog, &QDialog::reject);
+    if (dialog.exec() != QDialog::Accepted)
+        return;
+    QString error;
+    if (!setNotes(r->id, RunRecord::splitTags(tags->text()), note->toPlainText(), &error))
+        QMessageBox::warning(this, tr("Tags and note"), error);
+}
+
 void RunBrowser::updateDetails()
 {
+    // Two runs selected: what differs between them (the lab's first question).
+    const QModelIndexList rows = m_view->selectionModel()->selectedRows();
+    if (rows.size() == 2) {
+        const RunRecord* a = m_model->runAt(toSource(rows[0]));
+        const RunRecord* b = m_model->runAt(toSource(rows[1]));
+        if (a && b) {
+            m_details->setHtml(a->id < b->id ? diffHtml(*a, *b) : diffHtml(*b, *a));
+            return;
+        }
+    }
     const QModelIndex current = toSource(m_view->currentIndex());
     if (!current.isValid()) {
         m_details->setHtml(tr("<i>Select an experiment or a run to see its parameters and facts.</i>"));
@@ -438,6 +552,7 @@ void RunBrowser::showContextMenu(const QPoint& pos)
     menu.addAction(m_showAction);
     menu.addAction(m_rerunAction);
     menu.addAction(m_rerunExperimentAction);
+    menu.addAction(m_notesAction);
     menu.addSeparator();
     menu.addAction(m_exportAction);
     menu.addAction(m_deleteAction);

@@ -18,6 +18,8 @@ class QSplitter;
 class QTextBrowser;
 class QTreeView;
 
+#include <RunTypes.h>
+
 namespace tb {
 class RunStore;
 }
@@ -36,9 +38,13 @@ class RunTreeModel;
 /// Buttons and the context menu offer Show on charts, Re-run run, Re-run experiment… (asks first,
 /// like Delete…), Export CSV…, Refresh and Delete…; the buttons keep their texts and places
 /// whatever is selected (only their enabled state follows it). The Delete key deletes the
-/// selection; double-clicking a row asks to show it on the charts.
+/// selection; double-clicking a row asks to show it on the charts. "Tags & note…" keeps the
+/// user's tags and a note with a run in the database; with two runs selected the details pane
+/// shows what differs between them. The filter takes words and parameter conditions
+/// (RunFilterModel: `lr<0.01`, `tag=baseline`).
 ///
-/// The store is read once per refresh() (one query for experiments, one for all runs);
+/// The store is read once per refresh() (one query for experiments, one for all runs, one for
+/// each noise sweep's points);
 /// checkpoints are read only by exportSelectedCsv(). Nothing refreshes by itself: the owner calls
 /// refresh() when runs have changed. GUI thread only.
 class RunBrowser : public QWidget {
@@ -88,6 +94,15 @@ public:
     /// if no store is open, no run is selected, a read fails or the file cannot be written.
     bool exportSelectedCsv(const QString& path, QString* error);
 
+    /// Stores @p tags and @p note with run @p runId (RunStore::setRunNotes) and refreshes; the
+    /// "Tags & note…" button asks for them. False with a message naming the run on failure.
+    bool setNotes(qint64 runId, const QStringList& tags, const QString& note, QString* error);
+    /// The details pane's text when two runs are selected: every setting and parameter that
+    /// differs between @p a and @p b, and how many are the same.
+    static QString diffHtml(const RunRecord& a, const RunRecord& b);
+    /// The details pane (HTML), for tests.
+    QString detailsHtml() const;
+
     /// The unfiltered, unsorted tree (a RunTreeModel), for tests and for the owner's lookups.
     QAbstractItemModel* model() const;
 
@@ -117,6 +132,7 @@ private:
     void requestRerun();
     void requestRerunExperiment();
     void exportWithDialog();
+    void editNotesWithDialog();
     void applyFilter();
     /// The single selected row, or an invalid index if zero or several rows are selected.
     QModelIndex singleSelectedSource() const;
@@ -138,6 +154,7 @@ private:
     QAction* m_deleteAction = nullptr;
     QAction* m_exportAction = nullptr;
     QAction* m_refreshAction = nullptr;
+    QAction* m_notesAction = nullptr;
     bool m_confirmDeletes = true;
     bool m_restoring = false;      ///< refresh() is rebuilding: selection signals are its own
     bool m_columnsSized = false;   ///< columns fitted to the first non-empty contents

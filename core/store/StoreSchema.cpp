@@ -77,6 +77,14 @@ const QList<StoreSchema::Migration>& StoreSchema::migrations()
                             " test_rmse_std REAL)"),
              QStringLiteral("CREATE INDEX sweep_points_by_experiment ON sweep_points(experiment_id, id)"),
          }},
+        // The run browser's lab notebook: tags (comma-separated, trimmed) and a free-text note
+        // per run, written by the user, never by a run.
+        {2,
+         QStringLiteral("run tags and notes"),
+         {
+             QStringLiteral("ALTER TABLE runs ADD COLUMN tags TEXT NOT NULL DEFAULT ''"),
+             QStringLiteral("ALTER TABLE runs ADD COLUMN note TEXT NOT NULL DEFAULT ''"),
+         }},
     };
     return steps;
 }

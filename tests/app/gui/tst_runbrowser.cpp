@@ -596,6 +596,78 @@ private Q_SLOTS:
         QCOMPARE(cell(id, RunTreeModel::TrainColumn), QStringLiteral("10/12 cells"));
         QCOMPARE(cell(id, RunTreeModel::TestColumn), QStringLiteral("-"));
         QVERIFY(treeModel()->indexOfExperiment(exp).data().toString().contains(QStringLiteral("noise-sweep")));
+
+        // Issue 18: with its sweep points the row shows RMSE (mean over the σ grid), not a count.
+        for (double sigma : {0.0, 0.5}) {
+            SweepPoint p;
+            p.algorithmId = r.algorithmId;
+            p.sigma = sigma;
+            p.monteCarlo = 5;
+            p.trainRmseMean = sigma == 0 ? 1e-14 : 0.4;
+            p.testRmseMean = sigma == 0 ? 0.1 : 0.5;
+            m_store->addSweepPoint(exp, p);
+        }
+        QVERIFY(m_store->flush());
+        m_browser->refresh();
+        QCOMPARE(cell(id, RunTreeModel::TrainColumn), QStringLiteral("RMSE 0.2"));
+        QCOMPARE(cell(id, RunTreeModel::TestColumn), QStringLiteral("RMSE 0.3"));
+    }
+
+    // Issue 18 (a lab's run browser): filter by parameter, the diff of two runs, tags and notes
+    // stored in the database.
+    void parameterFilterDiffTagsAndNotes()
+    {
+        RunRecord r = *m_store->run(m_finished);
+        r.params.insert(QStringLiteral("lr"), 0.01);
+        r.params.insert(QStringLiteral("hidden"), QVariantList{16, 16});
+        r.seed = 43;
+        const qint64 fast = m_store->createRun(r);
+        QVERIFY(fast >= 0);
+        m_browser->refresh();
+        auto* edit = m_browser->findChild<QLineEdit*>(QStringLiteral("runFilterEdit"));
+        QAbstractItemModel* shown = view()->model();
+        auto shownRuns = [&] {
+            QList<qint64> ids;
+            for (int e = 0; e < shown->rowCount(); ++e)
+                for (int i = 0; i < shown->rowCount(shown->index(e, 0)); ++i)
+                    ids << shown->index(i, 0, shown->index(e, 0)).data(RunTreeModel::RunIdRole).toLongLong();
+            std::sort(ids.begin(), ids.end());
+            return ids;
+        };
+        edit->setText("lr=0.01");
+        QCOMPARE(shownRuns(), QList<qint64>{fast});
+        edit->setText("lr < 0.01");
+        QVERIFY(!shownRuns().contains(fast));
+        QVERIFY(shownRuns().contains(m_finished));
+        edit->setText("hidden=16,16 lr>=0.01");
+        QCOMPARE(shownRuns(), QList<qint64>{fast});
+        edit->setText("hidden!=16,16 fast");
+        QCOMPARE(shownRuns(), QList<qint64>{m_finished}); // a word and a condition together
+        edit->setText("momentum=0.9");
+        QVERIFY(shownRuns().isEmpty()); // no run has the key
+        edit->clear();
+
+        // Two runs selected: the details say what differs.
+        m_browser->setSelection({}, {m_finished, fast});
+        const QString diff = m_browser->detailsHtml();
+        QVERIFY2(diff.contains("differs") && diff.contains("0.001") && diff.contains("0.01") && diff.contains("43"),
+                 qPrintable(diff));
+        QVERIFY(!diff.contains("bpls-toy-linear")); // the same data set is not listed
+
+        // Tags and a note, kept in the database and searchable.
+        QString error;
+        QVERIFY2(m_browser->setNotes(fast, {"baseline", "lab"}, "lr raised to 0.01", &error), qPrintable(error));
+        QCOMPARE(m_store->run(fast)->tags, (QStringList{"baseline", "lab"}));
+        QVERIFY(cell(fast, RunTreeModel::NameColumn).contains("baseline, lab"));
+        edit->setText("tag=lab");
+        QCOMPARE(shownRuns(), QList<qint64>{fast});
+        edit->setText("raised");
+        QCOMPARE(shownRuns(), QList<qint64>{fast});
+        edit->clear();
+        m_browser->setSelection({}, {fast});
+        QVERIFY(m_browser->detailsHtml().contains("lr raised to 0.01"));
+        QVERIFY(!m_browser->setNotes(999999, {}, {}, &error));
+        QVERIFY2(error.contains("999999"), qPrintable(error));
     }
 
     void anotherStoreStartsWithNothingSelected()

@@ -2,6 +2,7 @@
 // concurrent writers lose nothing, deletes cascade, and write errors are reported, not fatal.
 
 #include "RunStore.h"
+#include "StoreSchema.h"
 
 #include <QJsonArray>
 #include <QSignalSpy>
@@ -95,7 +96,7 @@ private Q_SLOTS:
         QVERIFY2(store, qPrintable(error));
         QVERIFY(QFileInfo::exists(path));
         QCOMPARE(store->path(), QFileInfo(path).absoluteFilePath());
-        QCOMPARE(store->schemaVersion(), 1);
+        QCOMPARE(store->schemaVersion(), StoreSchema::latestVersion());
         RawConnection raw(path);
         QCOMPARE(raw.scalar(QStringLiteral("PRAGMA journal_mode")).toString(), QStringLiteral("wal"));
         QCOMPARE(raw.scalar(QStringLiteral("PRAGMA application_id")).toInt(), 0x54425253);
