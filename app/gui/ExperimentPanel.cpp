@@ -1,5 +1,7 @@
 #include "ExperimentPanel.h"
 
+#include <ExperimentSpec.h>
+
 #include <QComboBox>
 #include <QDoubleSpinBox>
 #include <QFormLayout>
@@ -13,7 +15,6 @@
 #include <QSpinBox>
 
 #include <cmath>
-#include <thread>
 
 namespace tb::gui {
 
@@ -77,7 +78,7 @@ ExperimentPanel::ExperimentPanel(QWidget* parent) : QWidget(parent)
     form->addRow(tr("Seed"), m_seed);
 
     m_threads = new QSpinBox(this);
-    const int cores = int(std::max(1u, std::thread::hardware_concurrency()));
+    const int cores = ExperimentSpec::allCores();
     m_threads->setRange(0, 1024);
     m_threads->setSpecialValueText(tr("all cores (%1)").arg(cores));
     m_threads->setValue(0);

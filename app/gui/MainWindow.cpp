@@ -522,13 +522,16 @@ QStringList MainWindow::setExperiment(const QJsonObject& spec, const QString& ba
     if (!baseDir.isEmpty())
         m_dataset->setBaseDir(baseDir);
     m_dataset->setSpec(spec.value(QStringLiteral("dataset")).toObject());
-    QList<AlgorithmRun> runs;
+    ExperimentSpec upgraded; // former parameter spellings shown under their current names, noted
+    upgraded.sourcePath = m_path;
     for (const QJsonValue& v : spec.value(QStringLiteral("algorithms")).toArray()) {
         const QJsonObject a = v.toObject();
-        runs << AlgorithmRun{a.value(QStringLiteral("id")).toString(), a.value(QStringLiteral("label")).toString(),
-                             a.value(QStringLiteral("params")).toObject().toVariantMap()};
+        upgraded.algorithms << AlgorithmRun{a.value(QStringLiteral("id")).toString(), a.value(QStringLiteral("label")).toString(),
+                                            a.value(QStringLiteral("params")).toObject().toVariantMap()};
     }
-    m_algorithms->setSelection(runs);
+    for (const QString& note : upgraded.upgradeParams(m_registry))
+        appendLog(tr("Note: %1").arg(note));
+    m_algorithms->setSelection(upgraded.algorithms);
     updateTaskAndKind();
     // A 2-D classification experiment also sets up the teaching view: its data set, and its
     // first two algorithms side by side (with the teaching view's own forms and defaults).

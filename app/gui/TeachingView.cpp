@@ -6,6 +6,7 @@
 #include "TeachingCurves.h"
 
 #include <DataSource.h>
+#include <ExperimentSpec.h>
 #include <PluginRegistry.h>
 
 #include <QComboBox>
@@ -223,7 +224,7 @@ void TeachingView::buildSide(QGridLayout* grid, int i)
     s.showForm->setArrowType(Qt::RightArrow);
     s.showForm->setToolTip(tr("This side's own parameters (not the Algorithms panel's); any change retrains"));
     s.threads = new QSpinBox;
-    s.threads->setRange(1, std::max(1, QThread::idealThreadCount()));
+    s.threads->setRange(1, ExperimentSpec::allCores());
     s.threads->setValue(1);
     s.threads->setToolTip(tr("Thread cap of this side (1 each lets both sides train at once on two cores)"));
     pick->addWidget(s.algorithm, 1);
