@@ -142,7 +142,7 @@ private Q_SLOTS:
             AlgorithmRun{"bpls.classify", "BPLS, straightforward", {{"hidden", QVariantList{50}}, {"standardise", false}}},
             AlgorithmRun{"gradient.adam", {}, {{"lr", 0.01}}},
             AlgorithmRun{"bpls.classify", "BPLS, defaults", {{"hidden", QVariantList{50}}}},
-            AlgorithmRun{"bpls.classify", "BPLS, joint", {{"target_rule", "joint-delta"}}}};
+            AlgorithmRun{"bpls.classify", "BPLS, joint", {{"target_rule", "joint_delta"}}}};
         panel.setSelection(runs);
         QCOMPARE(panel.configurationCount("bpls.classify"), 3);
         QCOMPARE(panel.configurationCount("gradient.adam"), 1);
@@ -158,7 +158,7 @@ private Q_SLOTS:
             QCOMPARE(file[i].params.keys(), runs[i].params.keys()); // only what the file said
         }
         QCOMPARE(panel.selectedAlgorithms()[1].label, m_registry.algorithm("gradient.adam")->info.name);
-        QCOMPARE(panel.form("bpls.classify", 2)->values().value("target_rule").toString(), QString("joint-delta"));
+        QCOMPARE(panel.form("bpls.classify", 2)->values().value("target_rule").toString(), QString("joint_delta"));
 
         // Two configurations of one algorithm must not share a label.
         panel.labelEdit("bpls.classify", 1)->setText("BPLS, straightforward");
