@@ -69,6 +69,8 @@ struct TeachingSession::Shared {
         std::lock_guard<std::mutex> lock(mutex);
         if (!session)
             return;
+        if (pending) // an undelivered frame is replaced: its checkpoints still reach the curves
+            frame.points = pending->points + frame.points;
         pending = std::move(frame);
         if (!framePosted) {
             framePosted = true;
@@ -88,6 +90,8 @@ public:
     void modelReady(const RunJob&, const Trainer& trainer, const MetricPoint& p, const QJsonObject& facts,
                     bool final) override
     {
+        if (!final)
+            m_points.append(p);
         const auto now = Clock::now();
         const bool due = final || m_frames == 0 ||
                          now - m_lastFrame >= std::chrono::milliseconds(TeachingSession::minFrameIntervalMs);
@@ -133,6 +137,7 @@ private:
         f.layerSolves = facts.value(QLatin1String("layer_solves")).toArray();
         f.network = facts.value(QLatin1String("network")).toString();
         f.final = final;
+        f.points.swap(m_points);
         m_s.publish(std::move(f));
         m_lastFrame = Clock::now();
         ++m_frames;
@@ -161,6 +166,7 @@ private:
     std::optional<Clock::time_point> m_lastEpochEnd;
     double m_lastEpoch = 0;
     int m_frames = 0;
+    QVector<MetricPoint> m_points; // checkpoints not yet in a frame
     QString m_status = QStringLiteral("failed: the run did not end");
 };
 

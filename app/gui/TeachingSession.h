@@ -4,6 +4,7 @@
 /// reporting decision-region frames to the UI thread.
 
 #include <Dataset.h>
+#include <RunTypes.h>
 
 #include <QImage>
 #include <QJsonArray>
@@ -30,6 +31,9 @@ struct TeachingFrame {
     QJsonArray layerSolves;     ///< the trainer's latest "layer_solves" fact (BPLS), else empty
     QString network;            ///< the trainer's "network" fact, e.g. "2-16-16-2, tanh/softmax, bias"
     bool final = false;         ///< the model after fit() returned
+    /// Every checkpoint since the previous frame, this one included (frames are throttled, the
+    /// live curves are not).
+    QVector<MetricPoint> points;
 };
 
 /// Runs ONE trainer on its own std::thread inside a tbb::task_arena of the given thread cap,

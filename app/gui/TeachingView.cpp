@@ -576,8 +576,8 @@ TeachingFrame TeachingView::lastFrame(int i) const
 void TeachingView::showFrame(int i, const TeachingFrame& f)
 {
     Side& s = m_sides[std::size_t(i)];
-    if (!f.final || s.curves->count() == 0 || s.frame.epoch != f.epoch)
-        s.curves->append(f.epoch, f.trainAccuracy, f.testAccuracy, f.loss);
+    for (const MetricPoint& p : f.points)
+        s.curves->append(p.epoch, p.trainAccuracy, p.testAccuracy, p.loss);
     s.frame = f;
     s.region->setRegion(f.region);
     s.caption->setText(QStringLiteral("epoch %1 · train %2 · test %3 · %4 s")
