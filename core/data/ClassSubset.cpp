@@ -46,7 +46,11 @@ Dataset ClassSubset::keep(const Dataset& s, const std::vector<int>& classes)
 
 DatasetPair ClassSubset::keep(const DatasetPair& p, const std::vector<int>& classes)
 {
-    return DatasetPair{keep(p.train, classes), keep(p.test, classes)};
+    DatasetPair out;
+    out.train = keep(p.train, classes);
+    out.test = keep(p.test, classes);
+    out.warnings = p.warnings;  // what was suspicious about the whole set still applies
+    return out;
 }
 
 } // namespace tb::data

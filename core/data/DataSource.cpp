@@ -1,5 +1,6 @@
 #include "DataSource.h"
 
+#include "ClassSubset.h"
 #include "CsvLoader.h"
 #include "DataError.h"
 #include "DataSourceSchema.h"
@@ -339,6 +340,33 @@ void alignColumns(const Dataset& train, Dataset& test, const QString& trainName,
     test.featureNames = train.featureNames;
 }
 
+// dataset.keep_classes: the classes named (or indexed) by @p v, in that order (ClassSubset).
+DatasetPair keepClasses(const DatasetPair& p, const QJsonValue& v)
+{
+    const QString text = QString::fromUtf8(QJsonDocument(v.isArray() ? v.toArray() : QJsonArray{v}).toJson(QJsonDocument::Compact));
+    auto fail = [&](const QString& why) {
+        return DataError::inSpec(QStringLiteral("dataset.keep_classes"), text,
+                                 QStringLiteral("dataset.keep_classes: %1 (classes: %2)")
+                                     .arg(why, p.train.classNames.join(QStringLiteral(", "))));
+    };
+    std::vector<int> classes;
+    for (const QJsonValue& c : v.isArray() ? v.toArray() : QJsonArray{v}) {
+        if (c.isString()) {
+            const qsizetype i = p.train.classNames.indexOf(c.toString());
+            if (i < 0)
+                throw fail(QStringLiteral("no class is named \"%1\"").arg(c.toString()));
+            classes.push_back(int(i));
+        } else {
+            classes.push_back(c.toInt(-1));
+        }
+    }
+    try {
+        return ClassSubset::keep(p, classes);
+    } catch (const std::invalid_argument& e) {
+        throw fail(QString::fromUtf8(e.what()).section(QStringLiteral(": "), 1));
+    }
+}
+
 DatasetPair loadFiles(const QJsonObject& spec, const QString& s, const QString& baseDir, std::uint64_t seed,
                       QString& trainName, QString& testName)
 {
@@ -603,6 +631,8 @@ DatasetPair DataSource::load(const QJsonObject& spec, const QString& baseDir, co
     } else {
         p = loadFiles(spec, s, baseDir, seed, trainName, testName);
     }
+    if (spec.contains(QStringLiteral("keep_classes")))
+        p = keepClasses(p, spec.value(QStringLiteral("keep_classes")));
 
     if (p.train.inputs() != p.test.inputs() || p.train.outputs() != p.test.outputs())
         throw DataError::inFile(testName, QStringLiteral("train and test shapes differ: train %1 is %2 (rows×features → "

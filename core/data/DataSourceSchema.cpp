@@ -160,6 +160,16 @@ const QString kStandardiseHelp = QStringLiteral(
 const QString kStandardiseTargetsHelp = QStringLiteral(
     "Regression: standardise the targets too, fitted on the training set; predictions are mapped back, so "
     "train and test RMSE stay in the targets' own units (a trainer's loss is in standardised units).");
+// Classification files: keep some classes only (ClassSubset), e.g. a binary pair.
+DataParam keepClasses()
+{
+    return absent(make(QStringLiteral("keep_classes"), QStringLiteral("Keep classes"), DataParam::Kind::Columns,
+                       QStringLiteral("Keep only the rows of these classes (names or 0-based indices, at least two; "
+                                      "after train_limit/test_limit), relabelled in the order given: the first "
+                                      "becomes class 0, e.g. [0, 6] is T-shirt/top against Shirt. Absent: all.")),
+                  QStringLiteral("all"));
+}
+
 const QString kTestFractionHelp =
     QStringLiteral("Share of the rows held out as the test set, drawn with the seed.");
 
@@ -272,7 +282,7 @@ QList<DataSourceInfo> build()
                                 QJsonValue(QJsonValue::Undefined),
                                 QStringLiteral("Use a random subset of this many test images; absent: all.")),
                         QStringLiteral("all"))
-              << common(false);
+              << keepClasses() << common(false);
     out << fm;
 
     const QString idxFilter = QStringLiteral("IDX files (*-ubyte *-ubyte.gz *.idx *.gz);;All files (*)");
@@ -302,7 +312,7 @@ QList<DataSourceInfo> build()
         << integer(
                QStringLiteral("classes"), QStringLiteral("Classes"), 1, 256, 10,
                QStringLiteral("Number of classes; labels must lie in 0 … classes − 1 (labels are bytes)."))
-        << common(false);
+        << keepClasses() << common(false);
     out << idx;
 
     const QString csvFilter =

@@ -324,6 +324,53 @@ private Q_SLOTS:
                                dir.filePath("te-img-wide") + " is 8×9 → 4");
     }
 
+    void keepClassesMakesABinaryPair()
+    {
+        // 40 training and 8 test images with labels i % 4: keeping [3, 1] leaves 20 and 4 rows,
+        // class 3 becoming 0 and class 1 becoming 1 (the order given), as the Fashion-MNIST
+        // T-shirt-against-Shirt pair of the doubly stochastic gradients' benchmark does.
+        QTemporaryDir dir;
+        auto images = [](quint32 n) {
+            QByteArray px(int(n * 6), '\0');
+            for (int i = 0; i < px.size(); ++i)
+                px[i] = char(i * 37);
+            return be32(IdxLoader::imagesMagic) + be32(n) + be32(2) + be32(3) + px;
+        };
+        auto labels = [](quint32 n) {
+            QByteArray l(int(n), '\0');
+            for (int i = 0; i < l.size(); ++i)
+                l[i] = char(i % 4);
+            return be32(IdxLoader::labelsMagic) + be32(n) + l;
+        };
+        write(dir.filePath("tr-img"), images(40));
+        write(dir.filePath("tr-lab"), labels(40));
+        write(dir.filePath("te-img"), images(8));
+        write(dir.filePath("te-lab"), labels(8));
+        QJsonObject spec = obj(R"({"source": "idx", "train_images": "tr-img", "train_labels": "tr-lab", "test_images": "te-img", "test_labels": "te-lab", "classes": 4, "keep_classes": [3, 1]})");
+        const DatasetPair all = DataSource::load(QJsonObject{{"source", "idx"}, {"train_images", "tr-img"}, {"train_labels", "tr-lab"}, {"test_images", "te-img"}, {"test_labels", "te-lab"}, {"classes", 4}}, dir.path());
+        const DatasetPair p = DataSource::load(spec, dir.path());
+        QCOMPARE(p.train.rows(), Eigen::Index(20));
+        QCOMPARE(p.test.rows(), Eigen::Index(4));
+        QCOMPARE(p.train.outputs(), Eigen::Index(2));
+        QCOMPARE(p.train.classNames, (QStringList{all.train.classNames[3], all.train.classNames[1]}));
+        QCOMPARE(p.train.labels[0], 1);  // image 1 (class 1) comes first in data order
+        QCOMPARE(p.train.labels[1], 0);  // image 3 (class 3)
+        QCOMPARE(p.train.x.row(1), all.train.x.row(3));
+
+        spec["keep_classes"] = QJsonArray{all.train.classNames[2], 0};  // names work too
+        QCOMPARE(DataSource::load(spec, dir.path()).train.classNames, (QStringList{all.train.classNames[2], all.train.classNames[0]}));
+
+        spec["keep_classes"] = QJsonArray{1, 9};
+        const auto e = expectError([&] { DataSource::load(spec, dir.path()); });
+        QCOMPARE(e.key(), QString("dataset.keep_classes"));
+        QVERIFY2(e.text().contains("class 9 is not in [0, 4)"), e.what());
+        spec["keep_classes"] = QJsonArray{"no such class", 1};
+        QVERIFY2(expectError([&] { DataSource::load(spec, dir.path()); }).text().contains("no class is named \"no such class\""),
+                 "a class name that does not exist");
+        spec["keep_classes"] = 2;
+        QVERIFY2(expectError([&] { DataSource::load(spec, dir.path()); }).text().contains("at least two"), "one class");
+    }
+
     void standardiseFitsOnTrainOnly()
     {
         const QJsonObject spec = obj(R"({"source": "friedman1", "samples": 200, "features": 6, "noise": 0.5, "standardise": true, "seed": 3})");
