@@ -183,6 +183,7 @@ ExperimentResult ExperimentRunner::runNoiseSweep(const ExperimentSpec& spec, qin
         job.experimentId = experimentId;
         job.evaluateCheckpoints = false;
         job.logToStore = false;
+        job.measureMemory = false; // cells train in parallel: one process-wide mark cannot tell them apart
         job.threads = threads;
         return job;
     };

@@ -1,6 +1,7 @@
 #include "Runner.h"
 
 #include "CostPrediction.h"
+#include "PeakMemory.h"
 #include "PluginRegistry.h"
 #include "RunStore.h"
 
@@ -11,6 +12,7 @@
 #include <QJsonArray>
 #include <chrono>
 #include <exception>
+#include <optional>
 
 #ifndef TB_APP_VERSION
 #define TB_APP_VERSION "0.0.0"
@@ -266,6 +268,14 @@ RunResult Runner::execute(const RunJob& job, const StopSource& stop, RunObserver
                 observer->costPredicted(job, result.runId, cost);
         }
 
+        // Memory: measured around fit() and the host's evaluations, outside nothing else the
+        // run needs; or only registered, so that a measured run elsewhere sees the overlap.
+        std::optional<PeakMemory> memory;
+        std::optional<PeakMemory::Guard> training;
+        if (job.measureMemory)
+            memory.emplace();
+        else
+            training.emplace();
         ctx.startClock();
         trainer->fit(view, ctx);
         ctx.stopClock();
@@ -282,6 +292,16 @@ RunResult Runner::execute(const RunJob& job, const StopSource& stop, RunObserver
         }
         if (!cost.isEmpty())
             ctx.recordHostFact("measured_seconds", ctx.elapsed());
+        if (memory) {
+            QString why;
+            result.peakMemoryBytes = memory->finish(&why);
+            if (result.peakMemoryBytes >= 0)
+                ctx.recordHostFact("peak_memory_bytes", double(result.peakMemoryBytes));
+            else
+                ctx.log(QStringLiteral("peak memory not measured: %1").arg(why));
+        } else if (!job.memoryNote.isEmpty()) {
+            ctx.log(QStringLiteral("peak memory not measured: %1").arg(job.memoryNote));
+        }
         if (ctx.diverged())
             return finish(RunStatus::Diverged, ctx.divergence());
         if (stop.stopRequested())
