@@ -47,8 +47,12 @@ ExperimentResult ExperimentRunner::run(const ExperimentSpec& spec, ExperimentObs
         rec.gitHash = QStringLiteral(TB_GIT_HASH);
         experimentId = m_store->createExperiment(rec);
     }
-    ExperimentResult r = spec.kind == ExperimentSpec::Kind::NoiseSweep ? runNoiseSweep(spec, experimentId, observer)
-                                                                       : runLearningCurve(spec, experimentId, observer);
+    ExperimentResult r;
+    switch (spec.kind) {
+    case ExperimentSpec::Kind::NoiseSweep: r = runNoiseSweep(spec, experimentId, observer); break;
+    case ExperimentSpec::Kind::ParamSweep: r = runParamSweep(spec, experimentId, observer); break;
+    case ExperimentSpec::Kind::LearningCurve: r = runLearningCurve(spec, experimentId, observer); break;
+    }
     r.experimentId = experimentId;
     r.kind = spec.kind;
     r.cancelled = m_stop.stopRequested();
@@ -85,6 +89,8 @@ ExperimentResult ExperimentRunner::runLearningCurve(const ExperimentSpec& spec, 
         curves.algorithmId = alg.id;
         const AlgorithmEntry* entry = m_registry.algorithm(alg.id);
         curves.label = !alg.label.isEmpty() ? alg.label : (entry ? entry->info.name : alg.id);
+        curves.configuration = curves.label;
+        curves.dataset = description;
         for (int rep = spec.firstRepeat; rep < spec.firstRepeat + spec.repeats && !m_stop.stopRequested(); ++rep) {
             RunJob job;
             job.algorithmId = alg.id;
@@ -103,6 +109,8 @@ ExperimentResult ExperimentRunner::runLearningCurve(const ExperimentSpec& spec, 
             curves.repeats << rr.points;
             curves.statuses << rr.status;
             curves.infos << rr.info;
+            curves.repeatIndex << rep;
+            curves.runIds << rr.runId;
             if (rr.status == RunStatus::Finished)
                 result.runsFinished++;
             else if (rr.status == RunStatus::Failed || rr.status == RunStatus::Diverged) {
@@ -333,6 +341,145 @@ ExperimentResult ExperimentRunner::runNoiseSweep(const ExperimentSpec& spec, qin
             }
             m_store->finishRun(runIds[a], st, err, info);
         }
+    }
+    result.runErrors = QStringList(errors.values());
+    result.runErrors.sort();
+    return result;
+}
+
+ExperimentResult ExperimentRunner::runParamSweep(const ExperimentSpec& spec, qint64 experimentId,
+                                                 ExperimentObserver* obs)
+{
+    ExperimentResult result;
+    const int threads = spec.effectiveThreads();
+    if (ParamSweep::cellCount(spec) > ParamSweep::maxCells) {
+        result.error = QStringLiteral("sweep: %1 cells, at most %2").arg(ParamSweep::cellCount(spec)).arg(ParamSweep::maxCells);
+        return result;
+    }
+    const QList<QJsonObject> sets = ParamSweep::datasets(spec);
+    const QList<QVariantMap> points = ParamSweep::points(spec.paramSweep);
+    const QList<SweepCell> cells = ParamSweep::cells(spec);
+    const int nAlg = int(spec.algorithms.size());
+    const int nPts = int(points.size());
+
+    // Every data-set option is loaded once, up front: a bad one fails before any run starts.
+    std::vector<std::shared_ptr<const data::DatasetPair>> data;
+    QStringList descriptions;
+    for (int d = 0; d < sets.size(); ++d) {
+        try {
+            data.push_back(std::make_shared<const data::DatasetPair>(
+                data::DataSource::load(sets[d], spec.baseDir, data::DataOverrides{std::nullopt, spec.seed})));
+        } catch (const std::exception& e) {
+            result.error = spec.paramSweep.datasets.isEmpty()
+                               ? QString::fromUtf8(e.what())
+                               : QStringLiteral("sweep.datasets[%1]: %2").arg(d).arg(QString::fromUtf8(e.what()));
+            return result;
+        }
+        descriptions << data::DataSource::describe(sets[d]);
+    }
+
+    // One configuration per (data-set option, algorithm, point).
+    QSet<QString> keys;
+    for (const QVariantMap& p : points)
+        for (auto it = p.begin(); it != p.end(); ++it)
+            keys.insert(it.key());
+    result.sweptKeys = QStringList(keys.values());
+    result.sweptKeys.sort();
+    for (int d = 0; d < sets.size(); ++d)
+        for (int a = 0; a < nAlg; ++a)
+            for (int p = 0; p < nPts; ++p) {
+                const AlgorithmRun& alg = spec.algorithms[a];
+                const AlgorithmEntry* entry = m_registry.algorithm(alg.id);
+                AlgorithmCurves c;
+                c.algorithmId = alg.id;
+                c.setting = points[p];
+                const QString name = !alg.label.isEmpty() ? alg.label : (entry ? entry->info.name : alg.id);
+                const QString setting = ParamSweep::settingLabel(points[p]);
+                c.configuration = setting.isEmpty() ? name : name + QLatin1Char(' ') + setting;
+                c.label = sets.size() > 1 ? c.configuration + QStringLiteral(" · ") + ParamSweep::datasetLabel(spec, d)
+                                          : c.configuration;
+                c.dataset = descriptions[d];
+                c.datasetIndex = d;
+                result.curves << c;
+            }
+    auto configurationOf = [&](const SweepCell& cell) {
+        return (cell.datasetIndex * nAlg + cell.algorithmIndex) * nPts + cell.pointIndex;
+    };
+
+    const int total = int(cells.size());
+    if (obs)
+        obs->experimentStarted(experimentId, spec, total);
+
+    const int atOnce = std::clamp(spec.paramSweep.cellsAtOnce, 1, threads);
+    std::vector<RunResult> results(size_t(cells.size()));
+    std::vector<char> ran(size_t(cells.size()), 0);
+    std::atomic<int> next{0}, done{0};
+    std::mutex errorMutex;
+    QSet<QString> errors;
+
+    auto runCell = [&](int i) {
+        const SweepCell& cell = cells[i];
+        const int conf = configurationOf(cell);
+        RunJob job;
+        job.algorithmId = spec.algorithms[cell.algorithmIndex].id;
+        job.label = result.curves[conf].label;
+        job.params = cell.params;
+        job.seed = cell.seed;
+        job.repeat = cell.repeat;
+        job.data = data[size_t(cell.datasetIndex)];
+        job.datasetDescription = descriptions[cell.datasetIndex];
+        job.timeBudgetSeconds = spec.timeBudgetSeconds;
+        job.experimentId = experimentId;
+        job.threads = threads;
+        job.measureMemory = atOnce == 1;
+        if (atOnce > 1)
+            job.memoryNote = QStringLiteral("%1 sweep cells trained at once (sweep.cells_at_once)").arg(atOnce);
+        // Enough to regroup the stored runs into this result (loadResult) and to re-run the cell.
+        job.hostFacts.insert(QStringLiteral("sweep_cell"),
+                             QJsonObject{{"index", cell.index},
+                                         {"dataset", cell.datasetIndex},
+                                         {"algorithm", cell.algorithmIndex},
+                                         {"point", cell.pointIndex},
+                                         {"configuration", result.curves[conf].configuration},
+                                         {"setting", QJsonObject::fromVariantMap(cell.setting)}});
+        RunResult rr = Runner(m_registry, m_store).execute(job, m_stop, obs);
+        if (rr.status == RunStatus::Failed || rr.status == RunStatus::Diverged) {
+            std::lock_guard lock(errorMutex);
+            if (errors.size() < 20)
+                errors.insert(QStringLiteral("%1: %2").arg(job.label, rr.error));
+        }
+        if (obs)
+            obs->cellFinished(cell, conf, rr);
+        results[size_t(i)] = std::move(rr);
+        ran[size_t(i)] = 1;
+        if (obs)
+            obs->progress(++done, total);
+    };
+
+    // Cells are claimed in list order by atOnce loops; with the default of one, each cell has the
+    // whole arena (timings compare with a learning curve's). Results depend only on each cell's seed.
+    tbb::task_arena arena(threads);
+    arena.execute([&] {
+        tbb::parallel_for(0, atOnce, [&](int) {
+            for (int i = next++; i < total && !m_stop.stopRequested(); i = next++)
+                runCell(i);
+        }, tbb::simple_partitioner());
+    });
+
+    for (int i = 0; i < total; ++i) {
+        if (!ran[size_t(i)])
+            continue;
+        const RunResult& rr = results[size_t(i)];
+        AlgorithmCurves& c = result.curves[configurationOf(cells[i])];
+        c.repeats << rr.points;
+        c.statuses << rr.status;
+        c.infos << rr.info;
+        c.repeatIndex << cells[i].repeat;
+        c.runIds << rr.runId;
+        if (rr.status == RunStatus::Finished)
+            result.runsFinished++;
+        else if (rr.status == RunStatus::Failed || rr.status == RunStatus::Diverged)
+            result.runsFailed++;
     }
     result.runErrors = QStringList(errors.values());
     result.runErrors.sort();

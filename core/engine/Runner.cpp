@@ -235,6 +235,8 @@ RunResult Runner::execute(const RunJob& job, const StopSource& stop, RunObserver
         put("epochs", result.last.epoch);
         fin.insert("train_seconds", result.trainSeconds);
         result.info.insert("final", fin);
+        for (auto it = job.hostFacts.begin(); it != job.hostFacts.end(); ++it)
+            result.info.insert(it.key(), it.value());
         if (m_store && result.runId >= 0)
             m_store->finishRun(result.runId, status, error, result.info);
         if (observer)

@@ -40,6 +40,9 @@ struct RunJob {
     bool measureMemory = true;
     /// With measureMemory false and a stored run: why, logged with the run (empty: nothing).
     QString memoryNote;
+    /// Facts the host adds to the run's info when it ends (e.g. a param-sweep cell's
+    /// "sweep_cell"); they replace a trainer's facts of the same key.
+    QJsonObject hostFacts;
 };
 
 /// What came of a run.
