@@ -111,6 +111,7 @@ ExperimentResult ExperimentRunner::runLearningCurve(const ExperimentSpec& spec, 
             curves.infos << rr.info;
             curves.repeatIndex << rep;
             curves.runIds << rr.runId;
+            curves.seeds << job.seed;
             if (rr.status == RunStatus::Finished)
                 result.runsFinished++;
             else if (rr.status == RunStatus::Failed || rr.status == RunStatus::Diverged) {
@@ -476,6 +477,7 @@ ExperimentResult ExperimentRunner::runParamSweep(const ExperimentSpec& spec, qin
         c.infos << rr.info;
         c.repeatIndex << cells[i].repeat;
         c.runIds << rr.runId;
+        c.seeds << cells[i].seed;
         if (rr.status == RunStatus::Finished)
             result.runsFinished++;
         else if (rr.status == RunStatus::Failed || rr.status == RunStatus::Diverged)

@@ -27,6 +27,7 @@ struct AlgorithmCurves {
     QList<QJsonObject> infos; ///< per repeat: the run's facts (RunResult::info, RunRecord::info)
     QList<int> repeatIndex;   ///< per repeat: its repeat number (the seed's index), for pairing
     QList<qint64> runIds;     ///< per repeat: the stored run, −1 when not stored
+    QList<std::uint64_t> seeds; ///< per repeat: the run's seed (comparisons pair runs by seed)
     QVariantMap setting;      ///< param-sweep: the swept parameters' values; empty otherwise
     QString configuration;    ///< the label without the data-set option: a result matrix's row
     QString dataset;          ///< the data set's description (DataSource::describe)

@@ -145,6 +145,7 @@ std::optional<ExperimentResult> loadResult(RunStore& store, qint64 experimentId,
         c->infos << run.info;
         c->repeatIndex << run.repeat;
         c->runIds << run.id;
+        c->seeds << run.seed;
         if (run.status == RunStatus::Finished)
             r.runsFinished++;
         else if (run.status == RunStatus::Failed || run.status == RunStatus::Diverged)
