@@ -84,7 +84,11 @@ QString TextTable::render(Format format) const
 {
     const int cols = int(std::max<qsizetype>(m_header.size(), m_rows.isEmpty() ? 0 : std::max_element(m_rows.begin(), m_rows.end(),
         [](const QStringList& a, const QStringList& b) { return a.size() < b.size(); })->size()));
-    auto cell = [&](const QStringList& row, int c) { return c < row.size() ? row[c] : QString(); };
+    // Text pads cells (markers line up); the other formats are read by programs: trimmed.
+    auto cell = [&](const QStringList& row, int c) {
+        const QString v = c < row.size() ? row[c] : QString();
+        return format == Format::Text ? v : v.trimmed();
+    };
     auto align = [&](int c) { return c < m_align.size() ? m_align[c] : Align::Left; };
     QString out;
     switch (format) {
