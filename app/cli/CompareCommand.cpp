@@ -25,7 +25,7 @@ QTextStream& errStream()
 int usage(const QString& message)
 {
     errStream() << "trainbench-cli compare: " << message << "\n"
-                << "usage: trainbench-cli compare ID [ID ...] [--db FILE] [--metric KEY] [--baseline NAME]\n"
+                << "usage: trainbench-cli compare ID [ID ...] [--db FILE] [--metric KEY] [--baseline NAME] [--configurations A,B]\n"
                    "         [--test t|wilcoxon] [--alpha A] [--tie-band B] [--confidence C] [--target T]\n"
                    "         [--tables matrix,pairs,grid,time,frontier] [--format text|csv|markdown|latex] [--output FILE]\n";
     errStream().flush();
@@ -79,6 +79,7 @@ int compareCommand(const QStringList& args)
     p.addOption({"db", "Run database.", "file"});
     p.addOption({"metric", "Metric: " + RunMetric::keys().join(", ") + " (default: test accuracy, else test RMSE).", "key"});
     p.addOption({"baseline", "Configuration the others are tested against (default: the first).", "name"});
+    p.addOption({"configurations", "Compare only these configurations (comma-separated names, in this order).", "list"});
     p.addOption({"test", "Test behind the matrix markers: t (paired t-test, default) or wilcoxon.", "name"});
     p.addOption({"alpha", "Significance level of the markers, (0, 1) (default 0.05).", "a"});
     p.addOption({"tie-band", "Relative tie band of win/tie/loss, [0, 1) (default 0.05).", "b"});
@@ -142,6 +143,29 @@ int compareCommand(const QStringList& args)
                              .arg(id));
         sweep = sweep || result->kind == ExperimentSpec::Kind::ParamSweep;
         curves << result->curves;
+    }
+    if (p.isSet("configurations")) {
+        // Keep the named configurations in the order given; a name that matches nothing is a typo.
+        const QStringList wanted = p.value("configurations").split(QLatin1Char(','), Qt::SkipEmptyParts);
+        QList<AlgorithmCurves> kept;
+        for (QString name : wanted) {
+            name = name.trimmed();
+            bool found = false;
+            for (const AlgorithmCurves& c : curves)
+                if ((c.configuration.isEmpty() ? c.label : c.configuration) == name) {
+                    kept << c;
+                    found = true;
+                }
+            if (!found) {
+                QStringList names;
+                for (const AlgorithmCurves& c : curves)
+                    if (const QString n = c.configuration.isEmpty() ? c.label : c.configuration; !names.contains(n))
+                        names << n;
+                return usage(QStringLiteral("--configurations: no configuration \"%1\" (configurations: %2)")
+                                 .arg(name, names.join(", ")));
+            }
+        }
+        curves = kept;
     }
     MetricId metric = RunMetric::defaultFor(curves);
     if (p.isSet("metric")) {

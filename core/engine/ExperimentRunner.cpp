@@ -386,26 +386,11 @@ ExperimentResult ExperimentRunner::runParamSweep(const ExperimentSpec& spec, qin
             keys.insert(it.key());
     result.sweptKeys = QStringList(keys.values());
     result.sweptKeys.sort();
+    result.curves = ParamSweep::configurations(spec, &m_registry);
     for (int d = 0; d < sets.size(); ++d)
-        for (int a = 0; a < nAlg; ++a)
-            for (int p = 0; p < nPts; ++p) {
-                const AlgorithmRun& alg = spec.algorithms[a];
-                const AlgorithmEntry* entry = m_registry.algorithm(alg.id);
-                AlgorithmCurves c;
-                c.algorithmId = alg.id;
-                c.setting = points[p];
-                const QString name = !alg.label.isEmpty() ? alg.label : (entry ? entry->info.name : alg.id);
-                const QString setting = ParamSweep::settingLabel(points[p]);
-                c.configuration = setting.isEmpty() ? name : name + QLatin1Char(' ') + setting;
-                c.label = sets.size() > 1 ? c.configuration + QStringLiteral(" · ") + ParamSweep::datasetLabel(spec, d)
-                                          : c.configuration;
-                c.dataset = descriptions[d];
-                c.datasetIndex = d;
-                result.curves << c;
-            }
-    auto configurationOf = [&](const SweepCell& cell) {
-        return (cell.datasetIndex * nAlg + cell.algorithmIndex) * nPts + cell.pointIndex;
-    };
+        for (int c = 0; c < nAlg * nPts; ++c)
+            result.curves[d * nAlg * nPts + c].dataset = descriptions[d];
+    auto configurationOf = [&](const SweepCell& cell) { return ParamSweep::configurationIndex(spec, cell); };
 
     const int total = int(cells.size());
     if (obs)

@@ -1,5 +1,8 @@
 #include "ParamSweep.h"
 
+#include "ExperimentRunner.h"
+#include "PluginRegistry.h"
+
 #include <DataSource.h>
 #include <trainbench/ParamSchema.h>
 #include <trainbench/Seeds.h>
@@ -188,6 +191,38 @@ QList<SweepCell> ParamSweep::cells(const ExperimentSpec& spec)
                     out << c;
                 }
     return out;
+}
+
+QList<AlgorithmCurves> ParamSweep::configurations(const ExperimentSpec& spec, const PluginRegistry* registry)
+{
+    QList<AlgorithmCurves> out;
+    const QList<QJsonObject> sets = datasets(spec);
+    const QList<QVariantMap> pts = points(spec.paramSweep);
+    for (int d = 0; d < sets.size(); ++d) {
+        const QString description = data::DataSource::describe(sets[d]);
+        for (const AlgorithmRun& alg : spec.algorithms) {
+            const AlgorithmEntry* entry = registry ? registry->algorithm(alg.id) : nullptr;
+            const QString name = !alg.label.isEmpty() ? alg.label : (entry ? entry->info.name : alg.id);
+            for (const QVariantMap& p : pts) {
+                AlgorithmCurves c;
+                c.algorithmId = alg.id;
+                c.setting = p;
+                const QString setting = settingLabel(p);
+                c.configuration = setting.isEmpty() ? name : name + QLatin1Char(' ') + setting;
+                c.label = sets.size() > 1 ? c.configuration + QStringLiteral(" · ") + datasetLabel(spec, d) : c.configuration;
+                c.dataset = description;
+                c.datasetIndex = d;
+                out << c;
+            }
+        }
+    }
+    return out;
+}
+
+int ParamSweep::configurationIndex(const ExperimentSpec& spec, const SweepCell& cell)
+{
+    const int nPts = int(points(spec.paramSweep).size());
+    return (cell.datasetIndex * int(spec.algorithms.size()) + cell.algorithmIndex) * nPts + cell.pointIndex;
 }
 
 QString ParamSweep::settingLabel(const QVariantMap& setting)

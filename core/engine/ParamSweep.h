@@ -16,6 +16,9 @@
 
 namespace tb {
 
+class PluginRegistry;
+struct AlgorithmCurves;
+
 /// One run of a param sweep: (data-set option, repeat, algorithm, parameter point). Everything
 /// needed to run it alone — on another thread, process or machine — is in the cell and the spec.
 struct SweepCell {
@@ -67,7 +70,16 @@ public:
     /// The inverse of parseValues(): the JSON form as text.
     static QString formatValues(const QJsonValue& source);
 
-    /// "lr=0.001, batch=32" (keys in the point's order); empty for an empty point.
+    /// The configurations of @p spec, one per (data-set option, algorithm, point) in that order
+    /// (index (d·algorithms + a)·points + p), without runs: algorithm id, label ("Adam lr=0.001",
+    /// plus " · <option>" with several data-set options), configuration (the label without the
+    /// option), setting, data-set index and description. What ExperimentRunner fills, so a view can
+    /// match live runs by label. @p registry (may be null) gives algorithm names for unlabelled entries.
+    static QList<AlgorithmCurves> configurations(const ExperimentSpec& spec, const PluginRegistry* registry);
+    /// Index into configurations() of @p cell.
+    static int configurationIndex(const ExperimentSpec& spec, const SweepCell& cell);
+
+    /// "lr=0.001, batch=32" (keys in alphabetical order); empty for an empty point.
     static QString settingLabel(const QVariantMap& setting);
     /// A short name for data-set option @p index of @p spec: its keys ("train_limit=2000"),
     /// or the describe() text of a whole replacement; empty when the sweep has no options.

@@ -229,6 +229,12 @@ private Q_SLOTS:
         const QStringList large = linesWith(o.out, "Noise offset=2,\"Friedman");
         QVERIFY2(large.first().endsWith(",0.13,0/0/4"), qPrintable(large.first())); // exact Wilcoxon: 2/2⁴
 
+        // Two configurations only, the second as baseline: one pairwise row.
+        o = cli({"compare", id, "--db", db, "--tables", "pairs", "--format", "csv", "--configurations",
+                 "Noise offset=2, Noise offset=0", "--baseline", "Noise offset=0"});
+        QVERIFY2(o.code == 0, qPrintable(o.err));
+        QCOMPARE(linesWith(o.out, ",\"Friedman").size(), 1);
+        QVERIFY(o.out.contains("Noise offset=2,\"Friedman"));
         o = cli({"compare", id, "--db", db, "--format", "latex", "--tables", "time"});
         QVERIFY2(o.code == 0, qPrintable(o.err));
         QVERIFY2(o.out.contains("\\toprule") && o.out.contains("(baseline)") && o.out.contains("4/4"), qPrintable(o.out));
@@ -250,6 +256,8 @@ private Q_SLOTS:
         QTest::newRow("unknown id") << QStringList{"999"} << 2 << "no experiment with id 999";
         QTest::newRow("metric") << QStringList{"1", "--metric", "speed"} << 2 << "--metric: expected one of test_accuracy";
         QTest::newRow("baseline") << QStringList{"1", "--baseline", "Adam"} << 2 << "no configuration \"Adam\" (configurations: Noise offset=0";
+        QTest::newRow("configurations") << QStringList{"1", "--configurations", "Noise offset=0,Noise offset=9"} << 2
+                                        << "--configurations: no configuration \"Noise offset=9\"";
         QTest::newRow("format") << QStringList{"1", "--format", "html"} << 2 << "--format: expected text, csv";
         QTest::newRow("alpha") << QStringList{"1", "--alpha", "2"} << 2 << "--alpha: expected a number in (0, 1)";
         QTest::newRow("table") << QStringList{"1", "--tables", "matrix,chart"} << 2 << "unknown table \"chart\"";
