@@ -76,8 +76,8 @@ bool writeCharts(const ExperimentResult& result, const QString& title, const QSt
             *written << path;
         return true;
     }
-    if (result.kind == ExperimentSpec::Kind::ParamSweep) {
-        const QStringList params = ParamSweepChart::numericParameters(result.curves);
+    const QStringList params = ParamSweepChart::numericParameters(result.curves);
+    if (result.kind == ExperimentSpec::Kind::ParamSweep && !params.isEmpty()) {
         const MetricId metric = RunMetric::defaultFor(result.curves);
         for (int i = 0; i < params.size(); ++i) {
             ParamSweepChart chart;
@@ -89,7 +89,7 @@ bool writeCharts(const ExperimentResult& result, const QString& title, const QSt
             if (written)
                 *written << file;
         }
-        if (!result.sweptKeys.isEmpty() && !writeParallel(result, params.isEmpty() ? path : sibling(path, "parallel"), written, error))
+        if (!writeParallel(result, sibling(path, "parallel"), written, error))
             return false;
         return writeFrontier(result, title, sibling(path, "frontier"), written, error);
     }
@@ -122,6 +122,11 @@ bool writeCharts(const ExperimentResult& result, const QString& title, const QSt
         if (written)
             *written << o.file;
     }
+    // A sweep of non-numeric values (choices, lists) has no parameter axis: learning curves, and
+    // the parallel coordinates that can show categories.
+    if (result.kind == ExperimentSpec::Kind::ParamSweep && !result.sweptKeys.isEmpty() &&
+        !writeParallel(result, sibling(path, "parallel"), written, error))
+        return false;
     return writeFrontier(result, title, sibling(path, "frontier"), written, error);
 }
 

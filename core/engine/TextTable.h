@@ -33,6 +33,7 @@ public:
     int rowCount() const { return int(m_rows.size()); }
     const QStringList& header() const { return m_header; }
     const QList<QStringList>& rows() const { return m_rows; }
+    const QStringList& notes() const { return m_notes; }
 
     /// The whole table in @p format, ending with a newline:
     ///  - Text: the title, columns padded to their widest cell, two spaces apart, notes below;
