@@ -16,7 +16,7 @@
 // Results are recorded in bench/README.md, section "BPLS".
 
 #include <BplsConfig.h>
-#include <BplsInputs.h>
+#include <DesignMatrix.h>
 #include <BplsTrainer.h>
 #include <IdxLoader.h>
 #include <Metrics.h>
@@ -186,7 +186,7 @@ void gramThroughput(const tb::data::Dataset& train, int threads)
         const double gemmRateF = 2.0 * double(n) * double(d) * double(d) / tGemmF;
         std::printf("gram: Eigen GEMM X^T X in float: %.3f s, %.1f GFLOP/s\n", tGemmF, gemmRateF / 1e9);
         for (auto prec : {tb::bpls::GramPrecision::Double, tb::bpls::GramPrecision::Mixed}) {
-            const tb::bpls::BplsInputs in(x, prec, false, true);
+            const tb::train::DesignMatrix in(x, prec, false, true);
             double tGram = 1e9;
             Eigen::MatrixXd g, c;
             for (int rep = 0; rep < 3; ++rep) {

@@ -217,6 +217,9 @@ int cmdRun(const QStringList& args)
     }
     tb::PluginRegistry reg;
     reg.scan();
+    // Former parameter spellings still run, upgraded, with a note (the stored spec is upgraded).
+    for (const QString& note : spec->upgradeParams(reg))
+        err() << "warning: " << note << "\n";
     const QStringList problems = spec->validate(reg);
     if (!problems.isEmpty()) {
         for (const auto& pr : problems)

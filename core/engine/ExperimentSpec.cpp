@@ -346,6 +346,23 @@ std::optional<ExperimentSpec> ExperimentSpec::fromObject(const QJsonObject& o, c
     return done();
 }
 
+QStringList ExperimentSpec::upgradeParams(const PluginRegistry& registry)
+{
+    QStringList notes;
+    const QString src = sourcePath.isEmpty() ? QStringLiteral("experiment") : sourcePath;
+    for (int i = 0; i < algorithms.size(); ++i) {
+        AlgorithmRun& a = algorithms[i];
+        const AlgorithmEntry* e = registry.algorithm(a.id);
+        if (!e)
+            continue;
+        QStringList mine;
+        a.params = e->info.schema.upgrade(a.params, &mine);
+        for (const QString& n : std::as_const(mine))
+            notes << QStringLiteral("%1: algorithms[%2] (%3): %4").arg(src).arg(i).arg(a.id, n);
+    }
+    return notes;
+}
+
 QStringList ExperimentSpec::validate(const PluginRegistry& registry) const
 {
     QStringList problems;

@@ -187,9 +187,10 @@ RunResult Runner::execute(const RunJob& job, const StopSource& stop, RunObserver
 
     // Normalise parameters first: a run row always stores the complete parameters.
     QString paramError;
+    QStringList deprecations;  // former spellings, upgraded; logged with the run
     std::optional<QVariantMap> params;
     if (entry)
-        params = entry->info.schema.normalise(job.params, &paramError);
+        params = entry->info.schema.normalise(job.params, &paramError, &deprecations);
     result.params = params.value_or(job.params);
 
     if (m_store && job.logToStore) {
@@ -214,6 +215,8 @@ RunResult Runner::execute(const RunJob& job, const StopSource& stop, RunObserver
         observer->runStarted(job, result.runId);
 
     RunExecution ctx(job, stop, m_store, observer, result.runId);
+    for (const QString& note : std::as_const(deprecations))
+        ctx.log(note);
     auto finish = [&](RunStatus status, const QString& error) -> RunResult {
         result.status = status;
         result.error = error;
@@ -284,7 +287,9 @@ RunResult Runner::execute(const RunJob& job, const StopSource& stop, RunObserver
 
         // A final evaluation when the trainer never checkpointed, or when checkpoints were
         // not evaluated (noise sweeps).
-        if (!ctx.diverged() && (ctx.points().isEmpty() || !job.evaluateCheckpoints)) {
+        // (Not after a Stop that came before any checkpoint: there may be no model yet.)
+        const bool stoppedEarly = stop.stopRequested() && ctx.checkpoints() == 0;
+        if (!ctx.diverged() && !stoppedEarly && (ctx.points().isEmpty() || !job.evaluateCheckpoints)) {
             MetricPoint p;
             p.epoch = ctx.lastEpoch();
             p.trainTime = ctx.elapsed();
@@ -306,7 +311,11 @@ RunResult Runner::execute(const RunJob& job, const StopSource& stop, RunObserver
         }
         if (ctx.diverged())
             return finish(RunStatus::Diverged, ctx.divergence());
-        if (stop.stopRequested())
+        // Stop that came after the trainer's last planned checkpoint (e.g. during a one-solve
+        // trainer's only checkpoint) leaves a complete model: that run finished.
+        const double planned = entry->info.progress.plannedEpochs(*params);
+        const bool complete = planned > 0 && ctx.checkpoints() > 0 && ctx.lastEpoch() >= planned;
+        if (stop.stopRequested() && !complete)
             return finish(RunStatus::Cancelled, QString());
         if (ctx.budgetHit())
             ctx.recordHostFact("stopped_by", QStringLiteral("time budget"));

@@ -6,10 +6,16 @@
 #include <tbb/parallel_for.h>
 #include <tbb/task_arena.h>
 
+#include <atomic>
 #include <chrono>
 #include <cmath>
+#include <condition_variable>
 #include <cstdio>
+#include <memory>
+#include <mutex>
+#include <optional>
 #include <stdexcept>
+#include <thread>
 #include <vector>
 
 namespace tb::num {
@@ -33,9 +39,10 @@ Eigen::Index chunkCount(Eigen::Index rows, Eigen::Index chunkRows)
     return std::max<Eigen::Index>(1, std::min(threads, rows / 256));
 }
 
-// Accumulates per-chunk partials in parallel, then sums them in chunk order.
+// Accumulates per-chunk partials in parallel, then sums them in chunk order. With a stop
+// token each chunk is accumulated in blocks of stopPollRows(d) rows, polling between them.
 void accumulate(const Eigen::Ref<const Eigen::MatrixXd>& a, const Eigen::MatrixXd* bPtr, Eigen::MatrixXd& g,
-                Eigen::MatrixXd* c, Eigen::Index chunkRows)
+                Eigen::MatrixXd* c, Eigen::Index chunkRows, StopToken stop)
 {
     const Eigen::Index n = a.rows(), d = a.cols();
     const Eigen::Index chunks = chunkCount(n, chunkRows);
@@ -45,13 +52,17 @@ void accumulate(const Eigen::Ref<const Eigen::MatrixXd>& a, const Eigen::MatrixX
         const Eigen::Index r0 = i * per, r1 = std::min(n, r0 + per);
         Eigen::MatrixXd& gi = gs[i];
         gi.setZero(d, d);
-        if (r1 > r0) {
-            const auto block = a.middleRows(r0, r1 - r0);
+        if (c)
+            cs[i].setZero(d, bPtr->cols());
+        const Eigen::Index step = stop.stopPossible() ? stopPollRows(d) : std::max<Eigen::Index>(1, r1 - r0);
+        for (Eigen::Index s0 = r0; s0 < r1; s0 += step) {
+            if (stop.stopRequested())
+                return;
+            const Eigen::Index m = std::min(step, r1 - s0);
+            const auto block = a.middleRows(s0, m);
             gi.selfadjointView<Eigen::Lower>().rankUpdate(block.transpose());
             if (c)
-                cs[i].noalias() = block.transpose() * bPtr->middleRows(r0, r1 - r0);
-        } else if (c) {
-            cs[i].setZero(d, bPtr->cols());
+                cs[i].noalias() += block.transpose() * bPtr->middleRows(s0, m);
         }
     };
     if (chunks == 1) {
@@ -73,6 +84,81 @@ void accumulate(const Eigen::Ref<const Eigen::MatrixXd>& a, const Eigen::MatrixX
         for (Eigen::Index i = 1; i < chunks; ++i)
             *c += cs[i];
     }
+}
+
+// In-place lower Cholesky factor of the symmetric matrix whose lower triangle is in @p m, in
+// column blocks of kPanel: factor the diagonal block (Eigen LLT), solve the panel below it,
+// update the trailing lower triangle with one GEMM per column block in parallel (each output
+// entry is computed by one fixed product: the same result for any thread count). Polls @p stop
+// between blocks. Returns false if the matrix is not positive definite or on stop (*stopped).
+bool blockedCholesky(Eigen::MatrixXd& m, StopToken stop, bool* stopped)
+{
+    constexpr Eigen::Index kPanel = 128;
+    const Eigen::Index d = m.rows();
+    for (Eigen::Index k0 = 0; k0 < d; k0 += kPanel) {
+        if (stop.stopRequested()) {
+            *stopped = true;
+            return false;
+        }
+        const Eigen::Index kb = std::min(kPanel, d - k0), rest = d - k0 - kb;
+        auto a11 = m.block(k0, k0, kb, kb);
+        Eigen::LLT<Eigen::Ref<Eigen::MatrixXd>, Eigen::Lower> llt(a11); // factorises a11 in place
+        if (llt.info() != Eigen::Success)
+            return false;
+        if (rest == 0)
+            break;
+        auto a21 = m.block(k0 + kb, k0, rest, kb);
+        a11.triangularView<Eigen::Lower>().transpose().solveInPlace<Eigen::OnTheRight>(a21);
+        // A22 −= A21·A21ᵀ on the lower triangle, by column blocks of the trailing matrix.
+        const Eigen::Index colBlocks = (rest + kPanel - 1) / kPanel;
+        tbb::parallel_for(tbb::blocked_range<Eigen::Index>(0, colBlocks, 1), [&](const tbb::blocked_range<Eigen::Index>& r) {
+            for (Eigen::Index j = r.begin(); j < r.end(); ++j) {
+                const Eigen::Index c0 = j * kPanel, cb = std::min(kPanel, rest - c0);
+                m.block(k0 + kb + c0, k0 + kb + c0, rest - c0, cb).noalias() -=
+                    a21.middleRows(c0, rest - c0) * a21.middleRows(c0, cb).transpose();
+            }
+        });
+    }
+    return true;
+}
+
+// Runs @p work on a thread of its own and waits for it, polling @p stop every 10 ms. On stop
+// returns nullopt at once; the thread keeps running, owns everything it touches (the captured
+// copies) and frees it when it ends. Exceptions thrown by @p work are rethrown here.
+template <class Result, class Work>
+std::optional<Result> runAbandonable(Work work, StopToken stop)
+{
+    struct Shared {
+        std::mutex mutex;
+        std::condition_variable cv;
+        bool done = false;
+        std::optional<Result> result;
+        std::exception_ptr error;
+    };
+    auto shared = std::make_shared<Shared>();
+    std::thread([shared, work = std::move(work)]() mutable {
+        std::optional<Result> r;
+        std::exception_ptr e;
+        try {
+            r.emplace(work());
+        } catch (...) {
+            e = std::current_exception();
+        }
+        std::lock_guard<std::mutex> lock(shared->mutex);
+        shared->result = std::move(r);
+        shared->error = e;
+        shared->done = true;
+        shared->cv.notify_all();
+    }).detach();
+    std::unique_lock<std::mutex> lock(shared->mutex);
+    while (!shared->done) {
+        if (stop.stopRequested())
+            return std::nullopt;
+        shared->cv.wait_for(lock, std::chrono::milliseconds(10));
+    }
+    if (shared->error)
+        std::rethrow_exception(shared->error);
+    return std::move(shared->result);
 }
 
 std::string formatDouble(double v)
@@ -98,21 +184,21 @@ std::string SolveReport::summary() const
     return s;
 }
 
-Eigen::MatrixXd gram(const Eigen::Ref<const Eigen::MatrixXd>& a, Eigen::Index chunkRows)
+Eigen::MatrixXd gram(const Eigen::Ref<const Eigen::MatrixXd>& a, Eigen::Index chunkRows, StopToken stop)
 {
     Eigen::MatrixXd g;
-    accumulate(a, nullptr, g, nullptr, chunkRows);
+    accumulate(a, nullptr, g, nullptr, chunkRows, stop);
     return g;
 }
 
 void gramAndCross(const Eigen::Ref<const Eigen::MatrixXd>& a, const Eigen::Ref<const Eigen::MatrixXd>& b,
-                  Eigen::MatrixXd& g, Eigen::MatrixXd& c, Eigen::Index chunkRows)
+                  Eigen::MatrixXd& g, Eigen::MatrixXd& c, Eigen::Index chunkRows, StopToken stop)
 {
     if (a.rows() != b.rows())
         throw std::invalid_argument("least squares: A has " + std::to_string(a.rows()) + " rows but B has " +
                                     std::to_string(b.rows()));
     const Eigen::MatrixXd bCopy = b; // Ref may not be contiguous; one copy of n×k is cheap
-    accumulate(a, &bCopy, g, &c, chunkRows);
+    accumulate(a, &bCopy, g, &c, chunkRows, stop);
 }
 
 Eigen::MatrixXd solveNormalEquations(const Eigen::Ref<const Eigen::MatrixXd>& g, const Eigen::Ref<const Eigen::MatrixXd>& c,
@@ -141,10 +227,36 @@ Eigen::MatrixXd solveNormalEquations(const Eigen::Ref<const Eigen::MatrixXd>& g,
     m.diagonal().array() += lambda;
 
     Eigen::MatrixXd w;
-    Eigen::LLT<Eigen::MatrixXd, Eigen::Lower> llt(m);
-    bool ok = llt.info() == Eigen::Success;
+    SolveReport rep0 = rep;
+    auto interrupted = [&]() -> Eigen::MatrixXd {
+        rep0.interrupted = true;
+        rep0.solveSeconds = secondsSince(t0);
+        if (report) {
+            const double gramSeconds = report->gramSeconds;
+            *report = rep0;
+            report->gramSeconds = gramSeconds;
+        }
+        return Eigen::MatrixXd::Zero(d, c.cols());
+    };
+    const StopToken stop = options.stop;
+    // The factor L (lower triangle of `factor`): Eigen's LLT, or the stoppable blocked form for
+    // large systems when a stop token is given.
+    Eigen::MatrixXd factor;
+    bool ok = false;
+    if (stop.stopPossible() && d >= kBlockedCholeskyMin) {
+        factor = m;
+        bool stopped = false;
+        ok = blockedCholesky(factor, stop, &stopped);
+        if (stopped)
+            return interrupted();
+    } else {
+        Eigen::LLT<Eigen::MatrixXd, Eigen::Lower> llt(m);
+        ok = llt.info() == Eigen::Success;
+        if (ok)
+            factor = llt.matrixLLT();
+    }
     if (ok && d > 0) {
-        const auto diag = llt.matrixLLT().diagonal().cwiseAbs();
+        const auto diag = factor.diagonal().cwiseAbs();
         const double lo = diag.minCoeff(), hi = diag.maxCoeff();
         rep.conditionEstimate = lo > 0 ? (hi / lo) * (hi / lo) : std::numeric_limits<double>::infinity();
         if (!(rep.conditionEstimate * options.minRcond < 1.0)) {
@@ -155,11 +267,26 @@ Eigen::MatrixXd solveNormalEquations(const Eigen::Ref<const Eigen::MatrixXd>& g,
         rep.reason = "Cholesky failed: matrix not positive definite";
     }
     if (ok) {
-        w = llt.solve(c);
+        const Eigen::MatrixXd& f = factor;
+        w = f.triangularView<Eigen::Lower>().solve(c);
+        f.triangularView<Eigen::Lower>().adjoint().solveInPlace(w);
         rep.method = SolveReport::Method::Cholesky;
         rep.rank = d;
     } else {
-        Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> es(m);
+        auto decompose = [copy = Eigen::MatrixXd(m)] {
+            return Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd>(copy);
+        };
+        std::optional<Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd>> solved;
+        if (stop.stopPossible() && d >= kBlockedCholeskyMin) {
+            solved = runAbandonable<Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd>>(decompose, stop);
+            if (!solved) {
+                rep0.reason = rep.reason;
+                return interrupted();
+            }
+        } else {
+            solved.emplace(decompose());
+        }
+        const Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd>& es = *solved;
         if (es.info() != Eigen::Success)
             throw std::runtime_error("least squares: eigendecomposition did not converge");
         const Eigen::VectorXd& ev = es.eigenvalues(); // ascending
@@ -205,9 +332,15 @@ Eigen::MatrixXd solveLeastSquares(const Eigen::Ref<const Eigen::MatrixXd>& a, co
         throw std::invalid_argument("least squares: the data contain NaN or Inf");
     const auto t0 = Clock::now();
     Eigen::MatrixXd g, c;
-    gramAndCross(a, b, g, c, options.chunkRows);
+    gramAndCross(a, b, g, c, options.chunkRows, options.stop);
     SolveReport local;
     local.gramSeconds = secondsSince(t0);
+    if (options.stop.stopRequested()) {
+        local.interrupted = true;
+        if (report)
+            *report = local;
+        return Eigen::MatrixXd::Zero(a.cols(), b.cols());
+    }
     Eigen::MatrixXd w = solveNormalEquations(g, c, options, &local);
     if (report)
         *report = local;

@@ -3,6 +3,7 @@
 #include <tbb/blocked_range.h>
 #include <tbb/parallel_for.h>
 
+#include <algorithm>
 #include <cmath>
 #include <random>
 #include <stdexcept>
@@ -21,7 +22,12 @@ constexpr Eigen::Index kPredictBlock = 2048;
 } // namespace
 
 Mlp::Mlp(std::vector<Eigen::Index> sizes, std::vector<Activation> activations, bool bias)
-    : m_sizes(std::move(sizes)), m_activations(std::move(activations)), m_bias(bias)
+    : Mlp(std::move(sizes), activations, std::vector<bool>(activations.size(), bias))
+{
+}
+
+Mlp::Mlp(std::vector<Eigen::Index> sizes, std::vector<Activation> activations, std::vector<bool> layerBias)
+    : m_sizes(std::move(sizes)), m_activations(std::move(activations)), m_layerBias(std::move(layerBias))
 {
     if (m_sizes.size() < 2)
         throw std::invalid_argument("mlp: need at least 2 layer sizes (inputs and outputs), got " +
@@ -33,6 +39,9 @@ Mlp::Mlp(std::vector<Eigen::Index> sizes, std::vector<Activation> activations, b
     if (m_activations.size() != m_sizes.size() - 1)
         throw std::invalid_argument("mlp: " + std::to_string(m_sizes.size() - 1) + " weight layers need as many "
                                     "activations, got " + std::to_string(m_activations.size()));
+    if (m_layerBias.size() != m_activations.size())
+        throw std::invalid_argument("mlp: " + std::to_string(m_activations.size()) + " weight layers need as many "
+                                    "bias flags, got " + std::to_string(m_layerBias.size()));
     for (std::size_t l = 0; l + 1 < m_activations.size(); ++l)
         if (m_activations[l] == Activation::Softmax)
             throw std::invalid_argument("mlp: softmax is allowed on the output layer only, not on layer " +
@@ -53,6 +62,19 @@ Mlp Mlp::withHidden(Eigen::Index inputs, const std::vector<Eigen::Index>& hidden
     return Mlp(std::move(sizes), std::move(acts), bias);
 }
 
+Mlp Mlp::withHidden(Eigen::Index inputs, const std::vector<Eigen::Index>& hidden, Eigen::Index outputs,
+                    Activation hiddenActivation, Activation outputActivation, bool inputBias, bool hiddenBias)
+{
+    std::vector<Eigen::Index> sizes{inputs};
+    sizes.insert(sizes.end(), hidden.begin(), hidden.end());
+    sizes.push_back(outputs);
+    std::vector<Activation> acts(hidden.size(), hiddenActivation);
+    acts.push_back(outputActivation);
+    std::vector<bool> biases(acts.size(), hiddenBias);
+    biases[0] = inputBias;
+    return Mlp(std::move(sizes), std::move(acts), std::move(biases));
+}
+
 std::string Mlp::describe() const
 {
     // Appends only: GCC 12 warns falsely (-Wrestrict) on "literal" + std::string temporaries.
@@ -68,7 +90,20 @@ std::string Mlp::describe() const
             s += '/';
         s += activationName(m_activations[i]);
     }
-    s += m_bias ? ", bias" : ", no bias";
+    const bool all = std::all_of(m_layerBias.begin(), m_layerBias.end(), [](bool b) { return b; });
+    const bool none = std::none_of(m_layerBias.begin(), m_layerBias.end(), [](bool b) { return b; });
+    if (all)
+        s += ", bias";
+    else if (none)
+        s += ", no bias";
+    else if (m_layerBias[0] && std::none_of(m_layerBias.begin() + 1, m_layerBias.end(), [](bool b) { return b; }))
+        s += ", input bias only";
+    else {
+        s += ", bias on layers";
+        for (std::size_t l = 0; l < m_layerBias.size(); ++l)
+            if (m_layerBias[l])
+                s += " " + std::to_string(l);
+    }
     return s;
 }
 
@@ -125,7 +160,7 @@ void Mlp::initGlorot(std::uint64_t seed)
         const double r = std::sqrt(6.0 / double(width(l) + width(l + 1)));
         for (Eigen::Index j = 0; j < w.cols(); ++j)
             for (Eigen::Index i = 0; i < w.rows(); ++i)
-                w(i, j) = (m_bias && i == width(l)) ? 0.0 : -r + 2.0 * r * uniform01(gen());
+                w(i, j) = (bias(l) && i == width(l)) ? 0.0 : -r + 2.0 * r * uniform01(gen());
     }
 }
 
@@ -183,7 +218,8 @@ Mlp Mlp::slice(int first, int last) const
                                     "] of a network with " + std::to_string(layerCount()) + " layers");
     std::vector<Eigen::Index> sizes(m_sizes.begin() + first, m_sizes.begin() + last + 2);
     std::vector<Activation> acts(m_activations.begin() + first, m_activations.begin() + last + 1);
-    Mlp s(std::move(sizes), std::move(acts), m_bias);
+    std::vector<bool> biases(m_layerBias.begin() + first, m_layerBias.begin() + last + 1);
+    Mlp s(std::move(sizes), std::move(acts), std::move(biases));
     for (int l = first; l <= last; ++l)
         s.m_weights[std::size_t(l - first)] = m_weights[std::size_t(l)];
     return s;
@@ -213,7 +249,7 @@ void Mlp::forwardImpl(const Input& x, MlpWorkspace& ws) const
             z.noalias() = x * w.topRows(in);
         else
             z.noalias() = ws.values[std::size_t(l - 1)].topRows(m) * w.topRows(in);
-        if (m_bias)
+        if (bias(l))
             z.rowwise() += w.row(in);
         auto out = ws.values[std::size_t(l)].topRows(m);
         activationApply(m_activations[std::size_t(l)], z, out);
@@ -326,7 +362,7 @@ double Mlp::backwardImpl(const Input& x, const Eigen::Ref<const Eigen::MatrixXd>
             else
                 g.topRows(in).noalias() = input.transpose() * delta;
         }
-        if (m_bias && l >= firstGradientLayer) {
+        if (bias(l) && l >= firstGradientLayer) {
             if (accumulate)
                 g.row(in) += delta.colwise().sum();
             else

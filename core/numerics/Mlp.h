@@ -6,9 +6,10 @@
 /// Layout: sizes = {d, h1, …, hH, k}; L = H + 1 weight layers, numbered 0 … L−1. Weight layer l
 /// maps the width(l) values of layer l (layer 0 = the input X) to width(l+1) values:
 ///     Z = [N 1] · W_l,   N' = f_l(Z)
-/// where the constant-1 column is present only when bias() is on, so W_l has
-/// weightRows(l) = width(l) + (bias ? 1 : 0) rows and width(l+1) columns; the bias weights are
-/// the LAST row. Samples are rows.
+/// where the constant-1 column is present only when layer l has a bias (bias(l)), so W_l has
+/// weightRows(l) = width(l) + (bias(l) ? 1 : 0) rows and width(l+1) columns; the bias weights
+/// are the LAST row. Samples are rows. (Block-layer decomposition papers use a bias on the
+/// input only: bias(0) true, every later layer without.)
 
 #include "Activation.h"
 #include "MlpWorkspace.h"
@@ -43,11 +44,17 @@ public:
     /// allowed on the output layer only. Weights start at zero; call initUniform() or
     /// initGlorot(). Throws std::invalid_argument naming the offending entry.
     Mlp(std::vector<Eigen::Index> sizes, std::vector<Activation> activations, bool bias = true);
+    /// The same with a bias flag per weight layer (@p layerBias.size() == activations.size()).
+    Mlp(std::vector<Eigen::Index> sizes, std::vector<Activation> activations, std::vector<bool> layerBias);
 
     /// Convenience: d inputs, hidden widths @p hidden (may be empty: a linear model), k
     /// outputs, one activation for all hidden layers and one for the output layer.
     static Mlp withHidden(Eigen::Index inputs, const std::vector<Eigen::Index>& hidden, Eigen::Index outputs,
                           Activation hiddenActivation, Activation outputActivation, bool bias = true);
+    /// The same with the first layer's bias (@p inputBias) and every later layer's
+    /// (@p hiddenBias) chosen separately.
+    static Mlp withHidden(Eigen::Index inputs, const std::vector<Eigen::Index>& hidden, Eigen::Index outputs,
+                          Activation hiddenActivation, Activation outputActivation, bool inputBias, bool hiddenBias);
 
     int layerCount() const { return int(m_weights.size()); }       ///< L = weight layers
     Eigen::Index inputs() const { return m_sizes.empty() ? 0 : m_sizes.front(); }
@@ -55,9 +62,11 @@ public:
     /// Width of layer @p l, l ∈ [0, L]: width(0) = d, width(L) = k.
     Eigen::Index width(int l) const { return m_sizes[std::size_t(l)]; }
     const std::vector<Eigen::Index>& sizes() const { return m_sizes; }
-    bool bias() const { return m_bias; }
-    /// Rows of W_l: width(l) + 1 with bias, width(l) without.
-    Eigen::Index weightRows(int l) const { return width(l) + (m_bias ? 1 : 0); }
+    /// Whether weight layer @p l, l ∈ [0, L), has a bias row.
+    bool bias(int l) const { return m_layerBias[std::size_t(l)]; }
+    const std::vector<bool>& layerBiases() const { return m_layerBias; }
+    /// Rows of W_l: width(l) + 1 with a bias, width(l) without.
+    Eigen::Index weightRows(int l) const { return width(l) + (bias(l) ? 1 : 0); }
     /// Activation of weight layer @p l, l ∈ [0, L).
     Activation activation(int l) const { return m_activations[std::size_t(l)]; }
     const std::vector<Activation>& activations() const { return m_activations; }
@@ -164,7 +173,7 @@ private:
     std::vector<Eigen::Index> m_sizes;
     std::vector<Activation> m_activations;
     std::vector<Eigen::MatrixXd> m_weights;
-    bool m_bias = true;
+    std::vector<bool> m_layerBias;
 };
 
 } // namespace tb::num

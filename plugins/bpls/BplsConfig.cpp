@@ -6,9 +6,9 @@ namespace tb::bpls {
 namespace {
 
 const QStringList kHiddenActivations{"identity", "sigmoid", "tanh", "softplus", "elu"};
-const QStringList kRules{"per-neuron", "joint", "joint-delta"};
-const QStringList kEncodings{"smoothed-log", "clipped-log", "one-hot"};
-const QStringList kBlends{"miss-ratio", "replace", "search"};
+const QStringList kRules{"per_neuron", "joint", "joint_delta"};
+const QStringList kEncodings{"smoothed_log", "clipped_log", "one_hot"};
+const QStringList kBlends{"miss_ratio", "replace", "search"};
 const QStringList kPrecisions{"double", "mixed"};
 
 num::Activation activation(const QVariantMap& p, const QString& key)
@@ -25,13 +25,16 @@ num::Activation activation(const QVariantMap& p, const QString& key)
 ParamSchema BplsConfig::schema(bool classify)
 {
     ParamSchema s;
-    s.add(ParamSpec::intList("hidden", QStringLiteral("Hidden layers"), classify ? QList<int>{50} : QList<int>{3}, 0, 16,
-                             1, 100000,
-                             classify ? QStringLiteral("Widths of the hidden layers (the paper's MNIST net: 50).")
-                                      : QStringLiteral("Widths of the hidden layers (the paper's toy net: 3).")));
-    s.add(ParamSpec::choice("hidden_activation", QStringLiteral("Hidden activation"), kHiddenActivations,
-                            QStringLiteral("sigmoid"),
-                            QStringLiteral("Activation of every hidden layer; must be invertible (BPLS inverts it).")));
+    NetworkDefaults net;
+    net.hidden = classify ? QList<int>{50} : QList<int>{3};
+    net.hiddenHelp = classify ? QStringLiteral("Widths of the hidden layers (the paper's MNIST net: 50).")
+                              : QStringLiteral("Widths of the hidden layers (the paper's toy net: 3).");
+    net.activations = kHiddenActivations;
+    net.activationHelp = QStringLiteral("Activation of every hidden layer; must be invertible (BPLS inverts it).");
+    net.offerInit = false;  // the paper's U[a, b] only
+    net.biasHelp = QStringLiteral("Append a constant-1 column to the inputs (the paper's toy: M = 2).");
+    net.hiddenBiasHelp = QStringLiteral("Append a constant-1 column to every hidden layer's values.");
+    addNetworkParams(s, net);
     if (classify)
         s.add(ParamSpec::choice("output_activation", QStringLiteral("Output activation"),
                                 {"softmax", "sigmoid", "identity"}, QStringLiteral("softmax"),
@@ -40,15 +43,7 @@ ParamSchema BplsConfig::schema(bool classify)
         s.add(ParamSpec::choice("output_activation", QStringLiteral("Output activation"), kHiddenActivations,
                                 QStringLiteral("identity"),
                                 QStringLiteral("Activation of the output layer; targets are passed through its "
-                                               "inverse, clipped by epsilon.")));
-    s.add(ParamSpec::real("init_low", QStringLiteral("Initial weights: low"), -1.0, -100.0, 100.0,
-                          QStringLiteral("Lower end a of the uniform initial weights U[a, b] (paper: -1).")));
-    s.add(ParamSpec::real("init_high", QStringLiteral("Initial weights: high"), 1.0, -100.0, 100.0,
-                          QStringLiteral("Upper end b of the uniform initial weights U[a, b] (paper: 1).")));
-    s.add(ParamSpec::boolean("bias", QStringLiteral("Input bias"), true,
-                             QStringLiteral("Append a constant-1 column to the inputs (the paper's toy: M = 2).")));
-    s.add(ParamSpec::boolean("hidden_bias", QStringLiteral("Hidden bias"), true,
-                             QStringLiteral("Append a constant-1 column to every hidden layer's values.")));
+                                               "inverse, clipped by clip_epsilon.")));
     s.add(ParamSpec::real("ridge", QStringLiteral("Ridge λ"), 0.0, 0.0, 1e8,
                           QStringLiteral("Absolute ridge added to every Gram diagonal (paper: 0). Ignored when "
                                          "relative_ridge > 0."),
@@ -59,10 +54,12 @@ ParamSchema BplsConfig::schema(bool classify)
                                                     "a negligible bias; 0 = paper.")
                                    : QStringLiteral("Ridge λ = relative_ridge·trace(G)/dim per layer; 0 = off (paper)."),
                           true));
-    s.add(ParamSpec::choice("target_rule", QStringLiteral("Hidden target rule"), kRules, QStringLiteral("per-neuron"),
-                            QStringLiteral("per-neuron: paper eq. (5) with the least-squares combination over "
-                                           "outputs; joint: minimum-norm N = (B - 1b)W⁺; joint-delta: N + R·W⁺.")));
-    s.add(ParamSpec::real("epsilon", QStringLiteral("Clipping ε"), classify ? 0.05 : 1e-3, 1e-12, 0.25,
+    const QMap<QString, QString> oldRules{{"per-neuron", "per_neuron"}, {"joint-delta", "joint_delta"}};
+    s.add(ParamSpec::choice("target_rule", QStringLiteral("Hidden target rule"), kRules, QStringLiteral("per_neuron"),
+                            QStringLiteral("per_neuron: paper eq. (5) with the least-squares combination over "
+                                           "outputs; joint: minimum-norm N = (B - 1b)W⁺; joint_delta: N + R·W⁺."))
+              .withChoiceAliases(oldRules));
+    s.add(ParamSpec::real("clip_epsilon", QStringLiteral("Clipping ε"), classify ? 0.05 : 1e-3, 1e-12, 0.25,
                           classify ? QStringLiteral("Desired hidden values are clipped into the activation's range "
                                                     "shrunk by ε (sigmoid: [ε, 1-ε]) before inversion; also the "
                                                     "target smoothing. 0.05 was best on a validation split of "
@@ -70,12 +67,16 @@ ParamSchema BplsConfig::schema(bool classify)
                                    : QStringLiteral("Desired hidden values are clipped into the activation's range "
                                                     "shrunk by ε (sigmoid: [ε, 1-ε]) before inversion; also the "
                                                     "clipping of targets for a bounded output activation."),
-                          true));
+                          true)
+              .withAlias(QStringLiteral("epsilon")));
     if (classify) {
+        const QMap<QString, QString> oldEncodings{
+            {"smoothed-log", "smoothed_log"}, {"clipped-log", "clipped_log"}, {"one-hot", "one_hot"}};
         s.add(ParamSpec::choice("target_encoding", QStringLiteral("Target encoding"), kEncodings,
-                                QStringLiteral("smoothed-log"),
+                                QStringLiteral("smoothed_log"),
                                 QStringLiteral("Softmax output targets: log of one-hot smoothed to 1-ε / ε/(k-1), "
-                                               "log of one-hot clipped to [ε, 1], or the 0/1 values.")));
+                                               "log of one-hot clipped to [ε, 1], or the 0/1 values."))
+                  .withChoiceAliases(oldEncodings));
         s.add(ParamSpec::boolean("resolve", QStringLiteral("Re-solve from desired values"), true,
                                  QStringLiteral("Algorithm 2 lines 8-9: solve each hidden-to-next layer again with "
                                                 "the desired hidden values as coefficients.")));
@@ -84,10 +85,11 @@ ParamSchema BplsConfig::schema(bool classify)
         s.add(ParamSpec::boolean("stop_when_no_gain", QStringLiteral("Stop when misses stop falling"), true,
                                  QStringLiteral("End refinement at the first iteration that does not reduce the "
                                                 "training misses (paper); the best weights are kept either way.")));
-        s.add(ParamSpec::choice("blend", QStringLiteral("Blend"), kBlends, QStringLiteral("miss-ratio"),
-                                QStringLiteral("miss-ratio: W = (1-r)W + r·W_miss with r = misses/n (paper); "
+        s.add(ParamSpec::choice("blend", QStringLiteral("Blend"), kBlends, QStringLiteral("miss_ratio"),
+                                QStringLiteral("miss_ratio: W = (1-r)W + r·W_miss with r = misses/n (paper); "
                                                "replace: r = 1; search: best r on the training set from "
-                                               "{0.05, 0.1, 0.2, 0.3, 0.5, 0.75, 1}.")));
+                                               "{0.05, 0.1, 0.2, 0.3, 0.5, 0.75, 1}."))
+                  .withChoiceAliases({{"miss-ratio", "miss_ratio"}}));
     } else {
         s.add(ParamSpec::boolean("resolve", QStringLiteral("Re-solve from desired values"), false,
                                  QStringLiteral("Solve each hidden-to-next layer again with the desired hidden "
@@ -110,22 +112,20 @@ BplsConfig BplsConfig::fromParams(const QVariantMap& p, bool classify)
 {
     BplsConfig c;
     c.classify = classify;
+    const NetworkSpec net = networkFromParams(p);  // throws for init_low > init_high
     c.hidden.clear();
-    for (const auto& v : p.value("hidden").toList())
-        c.hidden.push_back(v.toInt());
-    c.hiddenActivation = activation(p, "hidden_activation");
+    for (long long h : net.hidden)
+        c.hidden.push_back(Eigen::Index(h));
+    c.hiddenActivation = activation(p, "activation");
     c.outputActivation = activation(p, "output_activation");
-    c.initLow = p.value("init_low").toDouble();
-    c.initHigh = p.value("init_high").toDouble();
-    if (c.initLow > c.initHigh)
-        throw std::invalid_argument("bpls: init_low (" + std::to_string(c.initLow) + ") must not exceed init_high (" +
-                                    std::to_string(c.initHigh) + ")");
-    c.bias = p.value("bias").toBool();
-    c.hiddenBias = p.value("hidden_bias").toBool();
+    c.initLow = net.initLow;
+    c.initHigh = net.initHigh;
+    c.bias = net.bias;
+    c.hiddenBias = net.hiddenBias;
     c.ridge = p.value("ridge").toDouble();
     c.relativeRidge = p.value("relative_ridge").toDouble();
     c.targetRule = TargetRule(kRules.indexOf(p.value("target_rule").toString()));
-    c.epsilon = p.value("epsilon").toDouble();
+    c.epsilon = p.value("clip_epsilon").toDouble();
     c.resolve = p.value("resolve").toBool();
     if (classify) {
         c.encoding = TargetEncoding(kEncodings.indexOf(p.value("target_encoding").toString()));

@@ -2,9 +2,11 @@
 /// @file BplsConfig.h
 /// Every option of the two BPLS algorithms, its parameter schema and its parsing.
 
+#include <trainbench/NetworkParams.h>
 #include <trainbench/ParamSchema.h>
 
 #include <Activation.h>
+#include <DesignMatrix.h>
 
 #include <QVariantMap>
 #include <vector>
@@ -41,10 +43,7 @@ enum class Blend {
 };
 
 /// Precision of the Gram matrix and cross products of the FIRST layer (the only large ones).
-enum class GramPrecision {
-    Double, ///< double throughout (core LeastSquares gramAndCross)
-    Mixed   ///< inputs stored as float, float products on row blocks of 4096 accumulated in double
-};
+using GramPrecision = train::Precision;
 
 /// Parsed options of bpls.regress (classify = false) or bpls.classify (classify = true).
 struct BplsConfig {

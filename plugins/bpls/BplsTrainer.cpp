@@ -197,8 +197,11 @@ Eigen::MatrixXd BplsTrainer::solve(const Eigen::MatrixXd& g, const Eigen::Matrix
     num::LeastSquaresOptions opt;
     opt.ridge = m_config.ridge;
     opt.relativeRidge = m_config.relativeRidge;
+    opt.stop = ctx.stopToken();  // large factorisations poll it between column blocks
     num::SolveReport rep;
     Eigen::MatrixXd w = num::solveNormalEquations(g, c, opt, &rep);
+    if (rep.interrupted)
+        return w;  // meaningless: the caller sees ctx.stopRequested() and discards it
     const bool finiteCond = std::isfinite(rep.conditionEstimate);
     m_layerSolves.append(QJsonObject{
         {"layer", layer},
@@ -263,7 +266,7 @@ Eigen::MatrixXd BplsTrainer::desiredValues(TargetRule rule, const Eigen::Ref<con
     return n;
 }
 
-bool BplsTrainer::sweep(const BplsInputs& in, const Eigen::MatrixXd& targets, const std::vector<Eigen::MatrixXd>& hidden,
+bool BplsTrainer::sweep(const train::DesignMatrix& in, const Eigen::MatrixXd& targets, const std::vector<Eigen::MatrixXd>& hidden,
                         std::vector<Eigen::MatrixXd>& w, RunContext& ctx, const Eigen::MatrixXd* firstGram)
 {
     const int layers = m_work.layerCount();
@@ -278,9 +281,13 @@ bool BplsTrainer::sweep(const BplsInputs& in, const Eigen::MatrixXd& targets, co
         const double solveBefore = m_history.solveSeconds;
         const bool bias = layerBias(l);
         const Eigen::MatrixXd& a = hidden[std::size_t(l - 1)];
-        BplsInputs::augmentedNormalEquations(a, b, bias, g, c);
+        train::DesignMatrix::augmentedNormalEquations(a, b, bias, g, c, ctx.stopToken());
+        if (ctx.stopRequested())
+            return false;
         const double bNorm2 = b.squaredNorm(); // a pass over the o target columns, not over A
         const Eigen::MatrixXd wTilde = solve(g, c, bNorm2, l, bias, "initial solve", ctx);
+        if (ctx.stopRequested())
+            return false;
         // Desired values, clipped into the activation's range, and their pre-activations:
         // row-independent, so computed on row blocks in parallel.
         const num::Activation act = m_work.activation(l - 1);
@@ -299,8 +306,12 @@ bool BplsTrainer::sweep(const BplsInputs& in, const Eigen::MatrixXd& targets, co
             }
         });
         if (m_config.resolve) {
-            BplsInputs::augmentedNormalEquations(nHat, b, bias, g, c);
+            train::DesignMatrix::augmentedNormalEquations(nHat, b, bias, g, c, ctx.stopToken());
+            if (ctx.stopRequested())
+                return false;
             w[std::size_t(l)] = solve(g, c, bNorm2, l, bias, "re-solve from desired values", ctx);
+            if (ctx.stopRequested())
+                return false;
         } else {
             w[std::size_t(l)] = wTilde;
         }
@@ -321,7 +332,7 @@ bool BplsTrainer::sweep(const BplsInputs& in, const Eigen::MatrixXd& targets, co
     if (in.stopped())
         return false;
     w[0] = solve(g, c, b.squaredNorm(), 0, layerBias(0), "first layer", ctx);
-    return true;
+    return !ctx.stopRequested();
 }
 
 // With blendFrom/blendTo, ev.z0 is first set to (1 − ratio)·blendFrom + ratio·blendTo, block by
@@ -366,7 +377,7 @@ void BplsTrainer::evaluate(Evaluation& ev, const std::vector<Eigen::MatrixXd>& w
                 const Eigen::MatrixXd& wl = w[std::size_t(l)];
                 const Eigen::Index in = m_work.width(l);
                 z.noalias() = prev * wl.topRows(in);
-                if (m_work.bias())
+                if (m_work.bias(l))
                     z.rowwise() += wl.row(in);
                 num::activationApply(m_work.activation(l), z, dst);
             }
@@ -397,7 +408,7 @@ void BplsTrainer::evaluate(Evaluation& ev, const std::vector<Eigen::MatrixXd>& w
     m_history.forwardSeconds += since(t0);
 }
 
-void BplsTrainer::publish(const BplsInputs& in)
+void BplsTrainer::publish(const train::DesignMatrix& in)
 {
     m_net = m_work;
     if (in.scale().size() == 0)
@@ -407,7 +418,7 @@ void BplsTrainer::publish(const BplsInputs& in)
     const Eigen::Index d = in.cols();
     for (Eigen::Index i = 0; i < d; ++i)
         w0.row(i) /= in.scale()(i);
-    if (m_work.bias())
+    if (m_work.bias(0))
         w0.row(d) -= in.mean().transpose() * w0.topRows(d);
     m_net.setWeights(0, w0);
 }
@@ -436,7 +447,7 @@ void BplsTrainer::fit(const DatasetView& data, RunContext& ctx)
 
     // The inputs in the working precision; the copy pass also checks them for NaN/Inf.
     auto t0 = Clock::now();
-    BplsInputs in(data.x, m_config.gramPrecision, m_config.standardise, m_config.bias);
+    train::DesignMatrix in(data.x, m_config.gramPrecision, m_config.standardise, m_config.bias);
     in.setStopToken(ctx.stopToken()); // the big products poll it per row block
     if (!in.allFinite())
         checkFinite(data.x, "inputs"); // throws, naming the first bad entry
@@ -480,7 +491,7 @@ void BplsTrainer::fit(const DatasetView& data, RunContext& ctx)
 
     auto firstProduct = [&](const Eigen::MatrixXd& w0, Eigen::MatrixXd& z) {
         const auto t = Clock::now();
-        in.product(w0, m_work.bias(), z);
+        in.product(w0, m_work.bias(0), z);
         m_history.forwardSeconds += since(t);
     };
 
@@ -525,7 +536,7 @@ void BplsTrainer::fit(const DatasetView& data, RunContext& ctx)
         Eigen::Index bestCorrect = cur.correct, prevCorrect = cur.correct;
         std::vector<Eigen::Index> miss, prevMiss, added, removed;
         Eigen::MatrixXd missGram, z0Miss;
-        BplsInputs sub, delta; // storage reused across iterations
+        train::DesignMatrix sub, delta; // storage reused across iterations
         for (int tau = 1; tau <= m_config.tauMax; ++tau) {
             if (ctx.stopRequested()) {
                 m_history.stopped = true;

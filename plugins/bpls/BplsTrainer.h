@@ -3,7 +3,7 @@
 /// One BPLS run: Algorithm 1 (bpls.regress) or Algorithm 2 with refinement (bpls.classify).
 
 #include "BplsConfig.h"
-#include "BplsInputs.h"
+#include <DesignMatrix.h>
 
 #include <trainbench/Trainbench.h>
 
@@ -100,7 +100,7 @@ private:
     struct Evaluation;
     struct Timer;
 
-    bool sweep(const BplsInputs& in, const Eigen::MatrixXd& targets, const std::vector<Eigen::MatrixXd>& hidden,
+    bool sweep(const train::DesignMatrix& in, const Eigen::MatrixXd& targets, const std::vector<Eigen::MatrixXd>& hidden,
                std::vector<Eigen::MatrixXd>& w, RunContext& ctx, const Eigen::MatrixXd* firstGram = nullptr);
     Eigen::MatrixXd solve(const Eigen::MatrixXd& g, const Eigen::MatrixXd& c, double targetNorm2, int layer, bool bias,
                           const char* phase, RunContext& ctx);
@@ -109,7 +109,7 @@ private:
                   const Eigen::MatrixXd* blendFrom = nullptr, const Eigen::MatrixXd* blendTo = nullptr,
                   double ratio = 0.0);
     bool layerBias(int layer) const;
-    void publish(const BplsInputs& in);
+    void publish(const train::DesignMatrix& in);
 
     BplsConfig m_config;
     num::Mlp m_work;  ///< weights in the (possibly standardised) training domain

@@ -31,7 +31,6 @@ const MethodInfo& info(const AlgorithmKind& k)
     throw std::invalid_argument("gradient: unknown algorithm kind");
 }
 
-const QStringList kHiddenActivations{"sigmoid", "tanh", "softplus", "elu", "identity"};
 const QStringList kOutputs{"auto", "identity", "sigmoid", "tanh", "softplus", "elu", "softmax"};
 
 num::Activation activationNamed(const QString& name)
@@ -42,27 +41,22 @@ num::Activation activationNamed(const QString& name)
     return *a;
 }
 
+// The shared network block, then what the gradient methods add to the network's definition.
 void addNetworkParams(ParamSchema& s)
 {
-    s.add(ParamSpec::intList("hidden", QStringLiteral("Hidden layers"), {50}, 0, 16, 1, 100000,
-                             QStringLiteral("Widths of the hidden layers (none = a linear model).")));
-    s.add(ParamSpec::choice("activation", QStringLiteral("Hidden activation"), kHiddenActivations, "sigmoid",
-                            QStringLiteral("Activation of every hidden layer.")));
-    s.add(ParamSpec::choice("output", QStringLiteral("Output activation"), kOutputs, "auto",
+    NetworkDefaults d;
+    d.hiddenBiasHelp = QStringLiteral("Append a constant-1 input to every later layer (hidden biases); off with "
+                                      "bias on is the block-layer papers' input-only bias.");
+    tb::addNetworkParams(s, d);
+    s.add(ParamSpec::choice("output_activation", QStringLiteral("Output activation"), kOutputs, "auto",
                             QStringLiteral("Activation of the output layer; auto = softmax for classification, "
-                                           "identity for regression.")));
+                                           "identity for regression."))
+              .withAlias(QStringLiteral("output")));
     s.add(ParamSpec::choice("loss", QStringLiteral("Loss"), {"auto", "cross_entropy", "squared_error"}, "auto",
                             QStringLiteral("Per-sample loss averaged over a batch: cross_entropy = −Σ y log p on a "
                                            "softmax output (classification), squared_error = ½‖ŷ − y‖²; auto = "
                                            "cross_entropy for classification with a softmax output, else "
                                            "squared_error.")));
-    s.add(ParamSpec::choice("init", QStringLiteral("Initial weights"), {"uniform", "glorot"}, "uniform",
-                            QStringLiteral("uniform = U[init_low, init_high] for every weight and bias (the BPLS "
-                                           "paper); glorot = U[±√(6/(fan_in+fan_out))], zero biases.")));
-    s.add(ParamSpec::real("init_low", QStringLiteral("Init low"), -1.0, -100.0, 100.0,
-                          QStringLiteral("Lower end of the uniform initial weights.")));
-    s.add(ParamSpec::real("init_high", QStringLiteral("Init high"), 1.0, -100.0, 100.0,
-                          QStringLiteral("Upper end of the uniform initial weights (≥ init_low).")));
     s.add(ParamSpec::real("weight_decay", QStringLiteral("Weight decay λ"), 0.0, 0.0, 100.0,
                           QStringLiteral("L2 penalty λ/2·‖w‖² on all weights (biases included), i.e. λ·w added to "
                                          "every gradient.")));
@@ -163,28 +157,25 @@ GradientConfig GradientConfig::fromParams(const AlgorithmKind& kind, const QVari
 {
     GradientConfig c;
     c.kind = kind;
+    c.network = networkFromParams(p);  // throws for init_low > init_high
     c.hidden.clear();
-    for (int h : intListParam(p, "hidden"))
-        c.hidden.push_back(h);
-    c.activation = activationNamed(p.value("activation").toString());
-    const QString out = p.value("output").toString();
+    for (long long h : c.network.hidden)
+        c.hidden.push_back(Eigen::Index(h));
+    c.activation = activationNamed(QString::fromStdString(c.network.activation));
+    const QString out = p.value("output_activation").toString();
     if (out != QLatin1String("auto"))
         c.output = activationNamed(out);
     const QString loss = p.value("loss").toString();
     c.loss = loss == QLatin1String("cross_entropy") ? LossChoice::CrossEntropy
              : loss == QLatin1String("squared_error") ? LossChoice::SquaredError
                                                       : LossChoice::Auto;
-    c.init = p.value("init").toString() == QLatin1String("glorot") ? InitKind::Glorot : InitKind::Uniform;
-    c.initLow = p.value("init_low").toDouble();
-    c.initHigh = p.value("init_high").toDouble();
+    c.init = c.network.glorot ? InitKind::Glorot : InitKind::Uniform;
+    c.initLow = c.network.initLow;
+    c.initHigh = c.network.initHigh;
     c.weightDecay = p.value("weight_decay").toDouble();
-    if (c.init == InitKind::Uniform && c.initLow > c.initHigh)
-        throw std::invalid_argument(QStringLiteral("parameters \"init_low\" (%1) and \"init_high\" (%2): init_low "
-                                                   "must not exceed init_high")
-                                        .arg(c.initLow).arg(c.initHigh).toStdString());
     if (c.loss == LossChoice::CrossEntropy && c.output && *c.output != num::Activation::Softmax)
-        throw std::invalid_argument(QStringLiteral("parameters \"loss\" and \"output\": cross_entropy needs a "
-                                                   "softmax output, got \"%1\"").arg(out).toStdString());
+        throw std::invalid_argument(QStringLiteral("parameters \"loss\" and \"output_activation\": cross_entropy needs "
+                                                   "a softmax output, got \"%1\"").arg(out).toStdString());
 
     if (kind.lbfgs) {
         c.iterations = p.value("iterations").toInt();
@@ -248,11 +239,14 @@ double GradientConfig::weightCount(Eigen::Index inputs, Eigen::Index outputs) co
 {
     double total = 0;
     double prev = double(inputs);
+    bool first = true;
+    auto biasOf = [&] { return (first ? network.bias : network.hiddenBias) ? 1.0 : 0.0; };
     for (Eigen::Index h : hidden) {
-        total += (prev + 1) * double(h);
+        total += (prev + biasOf()) * double(h);
         prev = double(h);
+        first = false;
     }
-    return total + (prev + 1) * double(outputs);
+    return total + (prev + biasOf()) * double(outputs);
 }
 
 num::Mlp GradientConfig::makeNetwork(Eigen::Index inputs, Eigen::Index outputs, Task task, std::uint64_t seed) const
@@ -262,7 +256,7 @@ num::Mlp GradientConfig::makeNetwork(Eigen::Index inputs, Eigen::Index outputs, 
                                                                        : num::Activation::Identity);
     if (l == num::MlpLoss::SoftmaxCrossEntropy)
         out = num::Activation::Softmax;
-    num::Mlp net = num::Mlp::withHidden(inputs, hidden, outputs, activation, out, /*bias=*/true);
+    num::Mlp net = num::Mlp::withHidden(inputs, hidden, outputs, activation, out, network.bias, network.hiddenBias);
     if (init == InitKind::Glorot)
         net.initGlorot(seed);
     else

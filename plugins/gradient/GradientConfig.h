@@ -43,7 +43,8 @@ enum class LossChoice { Auto, CrossEntropy, SquaredError };
 struct GradientConfig {
     AlgorithmKind kind;
 
-    // Network (every algorithm).
+    // Network (every algorithm): the shared network block, and the fields read from it.
+    NetworkSpec network;
     std::vector<Eigen::Index> hidden{50};                   ///< hidden widths; empty = linear model
     num::Activation activation = num::Activation::Sigmoid;  ///< hidden layers
     std::optional<num::Activation> output;                  ///< nullopt = auto (softmax / identity)

@@ -78,7 +78,7 @@ void GradientTrainer::fit(const DatasetView& data, RunContext& ctx)
     };
     auto singleUpdate = [&](Eigen::Index row, double lr) {
         optimizer.beginStep();
-        optimizer.applyOuter(lr, 0, m_net.mutableWeights(0), xt.col(row), single.deltas[0].topRows(1), m_net.bias());
+        optimizer.applyOuter(lr, 0, m_net.mutableWeights(0), xt.col(row), single.deltas[0].topRows(1), m_net.bias(0));
         Eigen::Index offset = m_net.weights(0).size();
         for (int l = 1; l < m_net.layerCount(); ++l) {
             auto w = m_net.mutableWeights(l);

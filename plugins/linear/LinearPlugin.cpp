@@ -14,12 +14,32 @@ QList<AlgorithmInfo> LinearPlugin::algorithms() const
     ridge.description = QStringLiteral("Closed-form linear least squares with an optional ridge term; one-hot targets for classification.");
     ridge.citation = QStringLiteral("Agarwal et al., Least Squares Revisited, ICML 2014, Algorithm 1 (identity link)");
     ridge.schema = ParamSchema{
-        ParamSpec::real("lambda", QStringLiteral("Ridge λ"), 0.0, 0.0, 1e8,
-                        QStringLiteral("Ridge term added to the Gram diagonal (0 = plain least squares).")),
-        ParamSpec::boolean("relative", QStringLiteral("Relative ridge"), false,
-                           QStringLiteral("Scale λ by trace(XᵀX)/d so that it does not depend on the data's units.")),
+        ParamSpec::real("ridge", QStringLiteral("Ridge λ"), 0.0, 0.0, 1e8,
+                        QStringLiteral("Absolute ridge added to the Gram diagonal (0 = plain least squares). Ignored "
+                                       "when relative_ridge > 0."),
+                        true),
+        ParamSpec::real("relative_ridge", QStringLiteral("Relative ridge"), 0.0, 0.0, 1e8,
+                        QStringLiteral("Ridge λ = relative_ridge·trace(XᵀX)/d, which does not depend on the data's "
+                                       "units; 0 = off."),
+                        true),
         ParamSpec::boolean("bias", QStringLiteral("Bias"), true, QStringLiteral("Append a constant-1 input column.")),
     };
+    // Before the parameter names were unified: "lambda" and a flag "relative" that made it
+    // relative. Old files keep running, with a note.
+    ridge.schema.setUpgrader([](const QVariantMap& in, QStringList* notes) {
+        QVariantMap p = in;
+        if (!p.contains("lambda") && !p.contains("relative"))
+            return p;
+        const bool relative = p.take("relative").toBool();
+        const QVariant lambda = p.take("lambda");
+        const QString key = relative ? QStringLiteral("relative_ridge") : QStringLiteral("ridge");
+        if (lambda.isValid() && !p.contains(key))
+            p.insert(key, lambda);
+        if (notes)
+            *notes << QStringLiteral("parameters \"lambda\" and \"relative\" are deprecated: \"lambda\" is now "
+                                     "\"%1\"").arg(key);
+        return p;
+    });
     ridge.progress.compute = [](const QVariantMap&) { return 1.0; }; // one solve, one checkpoint
     return {ridge};
 }

@@ -5,8 +5,8 @@
 namespace tb::linear {
 
 RidgeTrainer::RidgeTrainer(const QVariantMap& params)
-    : m_lambda(params.value("lambda").toDouble()),
-      m_relative(params.value("relative").toBool()),
+    : m_ridge(params.value("ridge").toDouble()),
+      m_relativeRidge(params.value("relative_ridge").toDouble()),
       m_bias(params.value("bias").toBool())
 {
 }
@@ -22,12 +22,14 @@ void RidgeTrainer::fit(const DatasetView& data, RunContext& ctx)
         a.col(d).setOnes();
 
     num::LeastSquaresOptions opt;
-    if (m_relative)
-        opt.relativeRidge = m_lambda;
-    else
-        opt.ridge = m_lambda;
+    opt.ridge = m_ridge;
+    opt.relativeRidge = m_relativeRidge;  // takes precedence when > 0
+    opt.stop = ctx.stopToken();  // polled inside the Gram accumulation and large factorisations
     num::SolveReport rep;
-    m_w = num::solveLeastSquares(a, data.y, opt, &rep);
+    Eigen::MatrixXd w = num::solveLeastSquares(a, data.y, opt, &rep);
+    if (rep.interrupted)
+        return;  // Stop: no model (predict() keeps refusing), the host marks the run cancelled
+    m_w = std::move(w);
     ctx.record("solver", QString::fromStdString(rep.summary()));
     ctx.record("gram_seconds", rep.gramSeconds);
     ctx.record("solve_seconds", rep.solveSeconds);
@@ -37,6 +39,8 @@ void RidgeTrainer::fit(const DatasetView& data, RunContext& ctx)
 
 Eigen::MatrixXd RidgeTrainer::predict(const Eigen::Ref<const Eigen::MatrixXd>& x) const
 {
+    if (m_w.size() == 0)
+        throw std::logic_error("linear: predict() called before fit() completed");
     const Eigen::Index d = m_w.rows() - (m_bias ? 1 : 0);
     if (x.cols() != d)
         throw std::invalid_argument("linear: predict() got " + std::to_string(x.cols()) + " inputs, the model has " +

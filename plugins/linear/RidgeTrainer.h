@@ -7,7 +7,7 @@
 namespace tb::linear {
 
 /// Ridge least squares W = (XᵀX + λI)⁻¹XᵀY with an optional bias column; regression outputs
-/// or one-hot class scores. Parameters (see LinearPlugin::algorithms()): lambda, relative,
+/// or one-hot class scores. Parameters (see LinearPlugin::algorithms()): ridge, relative_ridge,
 /// bias.
 class RidgeTrainer final : public Trainer {
 public:
@@ -20,8 +20,8 @@ public:
     const Eigen::MatrixXd& weights() const { return m_w; }
 
 private:
-    double m_lambda;
-    bool m_relative;
+    double m_ridge;
+    double m_relativeRidge;
     bool m_bias;
     Eigen::MatrixXd m_w;  ///< (d [+1]) × k
 };

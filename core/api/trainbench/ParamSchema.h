@@ -10,6 +10,7 @@
 #include <QRegularExpression>
 #include <QVariantMap>
 #include <cmath>
+#include <functional>
 #include <optional>
 
 namespace tb {
@@ -21,6 +22,12 @@ public:
     ParamSchema(std::initializer_list<ParamSpec> specs) : m_specs(specs) {}
 
     void add(const ParamSpec& spec) { m_specs.append(spec); }
+
+    /// Rewrites parameters written for an older version of the algorithm, for changes that a
+    /// renamed key or choice cannot express (e.g. two old keys that became one). Called by
+    /// upgrade() before the aliases are applied; appends a note per change.
+    using Upgrader = std::function<QVariantMap(const QVariantMap& params, QStringList* notes)>;
+    void setUpgrader(Upgrader upgrader) { m_upgrader = std::move(upgrader); }
     const QList<ParamSpec>& specs() const { return m_specs; }
     int size() const { return int(m_specs.size()); }
 
@@ -42,12 +49,67 @@ public:
         return m;
     }
 
+    /// @p params with former spellings replaced by current ones: the upgrader first, then
+    /// former keys (ParamSpec::aliases) and former choice spellings (choiceAliases). Appends
+    /// one deprecation note per change to @p notes ("parameter \"hidden_activation\" is now
+    /// \"activation\""). A key given under both its former and current name keeps the
+    /// current one, with a note. Unknown keys are left for normalise() to report.
+    QVariantMap upgrade(const QVariantMap& params, QStringList* notes = nullptr) const
+    {
+        QVariantMap in = m_upgrader ? m_upgrader(params, notes) : params;
+        QVariantMap out;
+        auto note = [&](const QString& n) {
+            if (notes)
+                *notes << n;
+        };
+        for (auto it = in.begin(); it != in.end(); ++it) {
+            const ParamSpec* s = find(it.key());
+            QString key = it.key();
+            if (!s) {
+                for (const auto& sp : m_specs)
+                    if (sp.aliases.contains(key)) {
+                        s = &sp;
+                        break;
+                    }
+                if (s) {
+                    if (in.contains(s->key)) {
+                        note(QStringLiteral("parameter \"%1\" is deprecated and also given as \"%2\": %2 is used")
+                                 .arg(key, s->key));
+                        continue;
+                    }
+                    note(QStringLiteral("parameter \"%1\" is deprecated: it is now \"%2\"").arg(key, s->key));
+                    key = s->key;
+                }
+            }
+            QVariant v = it.value();
+            if (s && s->type == ParamType::Choice && v.typeId() == QMetaType::QString &&
+                s->choiceAliases.contains(v.toString())) {
+                const QString now = s->choiceAliases.value(v.toString());
+                note(QStringLiteral("parameter \"%1\": \"%2\" is deprecated: it is now \"%3\"")
+                         .arg(s->key, v.toString(), now));
+                v = now;
+            }
+            out.insert(key, v);
+        }
+        return out;
+    }
+
     /// Checks @p params against the schema and returns them completed with defaults and
     /// converted to canonical types (qlonglong, double, bool, QString, QVariantList of int).
-    /// On failure returns std::nullopt and sets @p error to a message that names the key,
-    /// the value and what was expected. Unknown keys are errors (they are usually typos).
-    std::optional<QVariantMap> normalise(const QVariantMap& params, QString* error) const
+    /// Former spellings are upgraded first (see upgrade()); their deprecation notes are
+    /// appended to @p notes when given. On failure returns std::nullopt and sets @p error to a
+    /// message that names the key, the value and what was expected. Unknown keys are errors
+    /// (they are usually typos).
+    std::optional<QVariantMap> normalise(const QVariantMap& given, QString* error, QStringList* notes = nullptr) const
     {
+        QStringList changes;
+        const QVariantMap params = upgrade(given, &changes);
+        if (notes)
+            *notes << changes;
+        // A message about an upgraded value also says what the file called it.
+        const auto failWith = [&](const QString& msg) {
+            return fail(error, changes.isEmpty() ? msg : msg + QStringLiteral(" (") + changes.join("; ") + ')');
+        };
         QVariantMap out = defaults();
         for (auto it = params.begin(); it != params.end(); ++it) {
             const ParamSpec* s = find(it.key());
@@ -55,13 +117,12 @@ public:
                 QStringList keys;
                 for (const auto& sp : m_specs)
                     keys << sp.key;
-                return fail(error, QStringLiteral("unknown parameter \"%1\" (known: %2)")
-                                       .arg(it.key(), keys.join(", ")));
+                return failWith(QStringLiteral("unknown parameter \"%1\" (known: %2)").arg(it.key(), keys.join(", ")));
             }
             QString msg;
             auto v = convert(*s, it.value(), &msg);
             if (!v)
-                return fail(error, msg);
+                return failWith(msg);
             out.insert(s->key, *v);
         }
         return out;
@@ -92,6 +153,8 @@ public:
                 o.insert("minCount", s.minCount);
                 o.insert("maxCount", s.maxCount);
             }
+            if (!s.aliases.isEmpty())
+                o.insert("deprecatedKeys", QJsonArray::fromStringList(s.aliases));
             arr.append(o);
         }
         return arr;
@@ -193,6 +256,7 @@ private:
     }
 
     QList<ParamSpec> m_specs;
+    Upgrader m_upgrader;
 };
 
 /// Convenience accessors for normalised parameter maps.

@@ -2,6 +2,7 @@
 /// @file ParamSpec.h
 /// One parameter of an algorithm: its key, type, default, range and help.
 
+#include <QMap>
 #include <QString>
 #include <QStringList>
 #include <QVariant>
@@ -36,6 +37,28 @@ struct ParamSpec {
     int minCount = 0;      ///< IntList only: fewest elements
     int maxCount = 64;     ///< IntList only: most elements
     QString help;          ///< one sentence; default and range are appended by the helpers
+    /// Former keys of this parameter, still accepted in experiment files with a deprecation
+    /// note (ParamSchema::upgrade()); never shown in forms.
+    QStringList aliases;
+    /// Choice only: former spellings of choices (e.g. "per-neuron" → "per_neuron"), accepted
+    /// with a deprecation note.
+    QMap<QString, QString> choiceAliases;
+
+    /// This spec with a former key added (see aliases).
+    ParamSpec withAlias(const QString& oldKey) const
+    {
+        ParamSpec p = *this;
+        p.aliases << oldKey;
+        return p;
+    }
+    /// This spec with former spellings of its choices (see choiceAliases).
+    ParamSpec withChoiceAliases(const QMap<QString, QString>& old) const
+    {
+        ParamSpec p = *this;
+        for (auto it = old.begin(); it != old.end(); ++it)
+            p.choiceAliases.insert(it.key(), it.value());
+        return p;
+    }
 
     /// Fields common to every type; the typed helpers below fill the rest.
     static ParamSpec make(const QString& key, const QString& label, ParamType type, const QVariant& def,

@@ -1,11 +1,14 @@
 #pragma once
 /// @file Trainbench.h
 /// Everything a plugin needs: include this one header.
+#include "ApiVersion.h"
 #include "Checkpoint.h"
 #include "DatasetView.h"
+#include "NetworkParams.h"
 #include "ParamSchema.h"
 #include "ParamSpec.h"
 #include "RunContext.h"
 #include "Seeds.h"
+#include "StopToken.h"
 #include "Trainer.h"
 #include "TrainerFactory.h"

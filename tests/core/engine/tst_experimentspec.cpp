@@ -27,13 +27,13 @@ private Q_SLOTS:
         QString err;
         const auto s = ExperimentSpec::fromJson(R"({"name": "x", "kind": "learning-curve",
             "dataset": {"source": "moons"}, "repeats": 3, "seed": 7, "threads": 2,
-            "algorithms": [{"id": "linear.ridge", "label": "Ridge", "params": {"lambda": 0.1}}]})",
+            "algorithms": [{"id": "linear.ridge", "label": "Ridge", "params": {"ridge": 0.1}}]})",
                                                 "exp.json", &err);
         QVERIFY2(s, qPrintable(err));
         QCOMPARE(s->repeats, 3);
         QCOMPARE(s->seed, std::uint64_t(7));
         QCOMPARE(s->algorithms.size(), 1);
-        QCOMPARE(s->algorithms[0].params.value("lambda").toDouble(), 0.1);
+        QCOMPARE(s->algorithms[0].params.value("ridge").toDouble(), 0.1);
         QVERIFY(s->validate(m_reg).isEmpty());
     }
 
@@ -70,12 +70,12 @@ private Q_SLOTS:
     {
         QString err;
         auto s = ExperimentSpec::fromJson(R"({"kind": "learning-curve", "dataset": {"source": "moons"},
-            "algorithms": [{"id": "linear.ridge", "params": {"lambda": -2}}, {"id": "nope"}]})",
+            "algorithms": [{"id": "linear.ridge", "params": {"ridge": -2}}, {"id": "nope"}]})",
                                           "exp.json", &err);
         QVERIFY(s);
         const QStringList problems = s->validate(m_reg);
         QCOMPARE(problems.size(), 2);
-        QVERIFY2(problems[0].contains("algorithms[0].params: parameter \"lambda\": -2 is outside"), qPrintable(problems[0]));
+        QVERIFY2(problems[0].contains("algorithms[0].params: parameter \"ridge\": -2 is outside"), qPrintable(problems[0]));
         QVERIFY2(problems[1].contains("algorithms[1].id: unknown algorithm \"nope\""), qPrintable(problems[1]));
     }
 
@@ -96,7 +96,7 @@ private Q_SLOTS:
         QString err;
         auto s = ExperimentSpec::fromJson(R"({"name": "n", "description": "why", "kind": "noise-sweep", "dataset": {"source": "bpls-toy", "function": "linear"},
             "sweep": {"sigma": [0, 0.5], "monte_carlo": 7}, "seed": "18446744073709551615", "threads": 2,
-            "algorithms": [{"id": "linear.ridge", "params": {"lambda": 1}}]})",
+            "algorithms": [{"id": "linear.ridge", "params": {"ridge": 1}}]})",
                                           "exp.json", &err);
         QVERIFY2(s, qPrintable(err));
         QCOMPARE(s->seed, std::numeric_limits<std::uint64_t>::max());

@@ -63,15 +63,15 @@ private Q_SLOTS:
     void createValidatesParameters()
     {
         QVariantMap norm;
-        auto t = m_reg.create("linear.ridge", {{"lambda", 0.5}}, &norm);
+        auto t = m_reg.create("linear.ridge", {{"ridge", 0.5}}, &norm);
         QVERIFY(t);
-        QCOMPARE(norm.value("lambda").toDouble(), 0.5);
+        QCOMPARE(norm.value("ridge").toDouble(), 0.5);
         QCOMPARE(norm.value("bias").toBool(), true); // filled from the schema default
         try {
-            m_reg.create("linear.ridge", {{"lambda", -1}});
+            m_reg.create("linear.ridge", {{"ridge", -1}});
             QFAIL("no exception for a negative ridge");
         } catch (const std::invalid_argument& e) {
-            QVERIFY2(QString(e.what()).contains("lambda") && QString(e.what()).contains("-1"), e.what());
+            QVERIFY2(QString(e.what()).contains("ridge") && QString(e.what()).contains("-1"), e.what());
         }
         QVERIFY_THROWS_EXCEPTION(std::invalid_argument, m_reg.create("no.such", {}));
     }

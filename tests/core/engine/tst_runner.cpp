@@ -158,9 +158,31 @@ private Q_SLOTS:
     void invalidParametersFailCleanly()
     {
         StopSource stop;
-        const RunResult r = Runner(m_reg, nullptr).execute(job("linear.ridge", {{"lambda", "big"}}), stop);
+        const RunResult r = Runner(m_reg, nullptr).execute(job("linear.ridge", {{"ridge", "big"}}), stop);
         QCOMPARE(r.status, RunStatus::Failed);
-        QVERIFY2(r.error.contains("lambda"), qPrintable(r.error));
+        QVERIFY2(r.error.contains("ridge"), qPrintable(r.error));
+        // A bad value under a former key names both spellings.
+        const RunResult old = Runner(m_reg, nullptr).execute(job("linear.ridge", {{"lambda", "big"}}), stop);
+        QCOMPARE(old.status, RunStatus::Failed);
+        QVERIFY2(old.error.contains("\"ridge\"") && old.error.contains("\"lambda\""), qPrintable(old.error));
+    }
+
+    void formerParameterSpellingsRunWithANote()
+    {
+        // Experiment files written before the parameter names were unified keep running: the
+        // former spelling is upgraded, the run's log says so, the stored parameters are current.
+        StopSource stop;
+        const RunResult r = Runner(m_reg, nullptr).execute(job("linear.ridge", {{"lambda", 0.5}, {"relative", true}}), stop);
+        QCOMPARE(r.status, RunStatus::Finished);
+        QCOMPARE(r.params.value("relative_ridge").toDouble(), 0.5);
+        QCOMPARE(r.params.value("ridge").toDouble(), 0.0);
+        QVERIFY(!r.params.contains("lambda"));
+        const QString log = r.info.value("log").toVariant().toStringList().join('\n');
+        QVERIFY2(log.contains("deprecated") && log.contains("relative_ridge"), qPrintable(log));
+        // A current run gives the same numbers as the upgraded one.
+        const RunResult now = Runner(m_reg, nullptr).execute(job("linear.ridge", {{"relative_ridge", 0.5}}), stop);
+        QCOMPARE(now.last.trainRmse, r.last.trainRmse);
+        QVERIFY(!now.info.contains("log"));
     }
 
     void sameSeedSameMetrics()
@@ -203,7 +225,7 @@ private Q_SLOTS:
         ExperimentRunner runner(m_reg, store.get());
         const ExperimentSpec spec = parse(R"({"name": "lc", "kind": "learning-curve", "repeats": 2, "seed": 5, "threads": 2,
             "dataset": {"source": "moons", "samples": 300, "noise": 0.1},
-            "algorithms": [{"id": "linear.ridge", "params": {"lambda": 0.01}}, {"id": "test.noise", "params": {"epochs": 3}}]})");
+            "algorithms": [{"id": "linear.ridge", "params": {"ridge": 0.01}}, {"id": "test.noise", "params": {"epochs": 3}}]})");
         const ExperimentResult res = runner.run(spec);
         QVERIFY2(res.error.isEmpty(), qPrintable(res.error));
         QCOMPARE(res.curves.size(), 2);
@@ -218,7 +240,7 @@ private Q_SLOTS:
             QCOMPARE(r.threads, 2);
             QVERIFY(!r.pluginVersion.isEmpty());
             QVERIFY(!r.appVersion.isEmpty());
-            QVERIFY(r.params.contains("epochs") || r.params.contains("lambda"));
+            QVERIFY(r.params.contains("epochs") || r.params.contains("ridge"));
         }
         QCOMPARE(runs[0].seed, runs[2].seed);      // repeat 0 of both algorithms: paired
         QVERIFY(runs[0].seed != runs[1].seed);     // repeats differ

@@ -2,7 +2,10 @@
 
 #include <Eigen/Cholesky>
 #include <QtTest>
+#include <chrono>
+#include <future>
 #include <random>
+#include <thread>
 #include <tbb/global_control.h>
 #include <tbb/task_arena.h>
 
@@ -107,6 +110,84 @@ private Q_SLOTS:
             QVERIFY(QString(e.what()).contains("10 rows but B has 9"));
         }
     }
+    void blockedCholeskyMatchesEigensLlt()
+    {
+        // d ≥ kBlockedCholeskyMin with a stop token that never fires: the stoppable blocked
+        // factorisation. Against Eigen's LLT on the same system: both are backward stable, so
+        // the solutions agree to cond·ε ≈ 1e3·1e-16; 1e-9 relative is generous.
+        const Eigen::Index d = tb::num::kBlockedCholeskyMin + 77;
+        const Eigen::MatrixXd a = randomMatrix(d + 300, d, 11), b = randomMatrix(d + 300, 3, 12);
+        tb::StopSource never;
+        tb::num::LeastSquaresOptions opt;
+        opt.stop = never.token();
+        tb::num::SolveReport rep;
+        Eigen::MatrixXd w;
+        tbb::task_arena(2).execute([&] { w = tb::num::solveLeastSquares(a, b, opt, &rep); });
+        QVERIFY(!rep.interrupted);
+        QCOMPARE(rep.method, tb::num::SolveReport::Method::Cholesky);
+        const Eigen::MatrixXd g = a.transpose() * a;
+        const Eigen::MatrixXd ref = g.llt().solve(a.transpose() * b);
+        QVERIFY2((w - ref).norm() <= 1e-9 * ref.norm(), qPrintable(QString::number((w - ref).norm() / ref.norm())));
+        // A matrix that is not positive definite is refused by the blocked path as by LLT.
+        Eigen::MatrixXd singular = randomMatrix(50, d, 13);  // rank 50 < d: the eigen fallback runs
+        tbb::task_arena(2).execute([&] { w = tb::num::solveLeastSquares(singular, randomMatrix(50, 1, 14), opt, &rep); });
+        QVERIFY(rep.fallback);
+        QCOMPARE(rep.rank, Eigen::Index(50));
+    }
+
+    void stopInterruptsGramAndFactorisation()
+    {
+        // A wide problem whose Gram (n·d² = 2.4e10 multiply-adds) takes well over a second on
+        // two cores; Stop after 100 ms must end the call within 200 ms of the request.
+        const Eigen::Index n = 12000, d = 1400;
+        const Eigen::MatrixXd a = randomMatrix(n, d, 21), b = randomMatrix(n, 2, 22);
+        // A shared 2-core machine delays threads now and then: the best of two attempts counts.
+        auto timedStopOnce = [&](auto call) {
+            tb::StopSource stop;
+            auto fut = std::async(std::launch::async, [&] { return call(stop.token()); });
+            std::this_thread::sleep_for(std::chrono::milliseconds(100));
+            const auto t0 = std::chrono::steady_clock::now();
+            stop.requestStop();
+            const auto rep = fut.get();
+            return std::make_pair(rep, std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+        };
+        auto timedStop = [&](auto call) {
+            auto first = timedStopOnce(call);
+            if (first.second < 200)
+                return first;
+            auto second = timedStopOnce(call);
+            return second.second < first.second ? second : first;
+        };
+        const auto [rep, ms] = timedStop([&](tb::StopToken t) {
+            tb::num::LeastSquaresOptions opt;
+            opt.stop = t;
+            tb::num::SolveReport r;
+            tbb::task_arena(2).execute([&] { tb::num::solveLeastSquares(a, b, opt, &r); });
+            return r;
+        });
+        QVERIFY(rep.interrupted);
+        QVERIFY2(ms < 200, qPrintable(QString("returned %1 ms after Stop").arg(ms)));
+        // The factorisation alone of a large system, and the eigen fallback of a singular one.
+        const Eigen::Index big = 3000;
+        Eigen::MatrixXd spd = randomMatrix(big + 10, big, 23);
+        const Eigen::MatrixXd gram = spd.transpose() * spd;
+        Eigen::MatrixXd rankDeficient = gram;
+        rankDeficient.col(0) = rankDeficient.col(1);  // symmetric, singular after the row copy too
+        rankDeficient.row(0) = rankDeficient.row(1);
+        for (const Eigen::MatrixXd* m : std::vector<const Eigen::MatrixXd*>{&gram, &rankDeficient}) {
+            const auto [r2, ms2] = timedStop([&](tb::StopToken t) {
+                tb::num::LeastSquaresOptions opt;
+                opt.stop = t;
+                tb::num::SolveReport r;
+                tbb::task_arena(2).execute([&] { tb::num::solveNormalEquations(*m, Eigen::MatrixXd::Ones(big, 1), opt, &r); });
+                return r;
+            });
+            if (!r2.interrupted)
+                qInfo("the solve finished within 100 ms: nothing to interrupt on this machine");
+            QVERIFY2(ms2 < 200, qPrintable(QString("returned %1 ms after Stop").arg(ms2)));
+        }
+    }
+
     void sameThreadCountSameBits()
     {
         const Eigen::MatrixXd a = randomMatrix(5000, 40, 9);

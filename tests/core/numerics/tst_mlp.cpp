@@ -45,7 +45,7 @@ Eigen::MatrixXd referenceForward(const Mlp& net, const Eigen::MatrixXd& x)
     Eigen::MatrixXd n = x;
     for (int l = 0; l < net.layerCount(); ++l) {
         Eigen::MatrixXd a = n;
-        if (net.bias()) {
+        if (net.bias(l)) {
             a.conservativeResize(Eigen::NoChange, n.cols() + 1);
             a.col(n.cols()).setOnes();
         }

@@ -350,9 +350,15 @@ private Q_SLOTS:
         for (const QString& id : GradientConfig::algorithmIds()) {
             const tb::ParamSchema s = GradientConfig::schema(*GradientConfig::kindFromId(id));
             QVERIFY2(s.validate(s.defaults()).isEmpty(), qPrintable(id));
-            for (const auto& spec : s.specs())
-                QVERIFY2(spec.help.contains("Default"), qPrintable(id + "." + spec.key));
-            QVERIFY(s.find("hidden") && s.find("init") && s.find("weight_decay"));
+            QVERIFY(s.find("hidden") && s.find("init") && s.find("weight_decay") && s.find("hidden_bias"));
+            // What a run without parameters uses: the BPLS paper's network and initialisation.
+            const GradientConfig c = config(id, {});
+            QCOMPARE(c.hidden, std::vector<Eigen::Index>{50});
+            QCOMPARE(c.activation, tb::num::Activation::Sigmoid);
+            QCOMPARE(c.initLow, -1.0);
+            QCOMPARE(c.initHigh, 1.0);
+            QVERIFY(c.network.bias && c.network.hiddenBias && !c.output);
+            QCOMPARE(c.weightDecay, 0.0);
         }
         const tb::ParamSchema adam = GradientConfig::schema({false, Method::Adam});
         QCOMPARE(adam.find("lr")->defaultValue.toDouble(), 1e-3);

@@ -1,10 +1,9 @@
 #pragma once
-/// @file BplsInputs.h
-/// The first layer's coefficient matrix [X 1]: stored once per fit in the precision the
-/// configuration asks for, with the two large operations BPLS needs on it — the normal
-/// equations of one layer and the product with a weight matrix — parallel over row blocks.
-
-#include "BplsConfig.h"
+/// @file DesignMatrix.h
+/// A large coefficient matrix [X 1] (a network's inputs, random features …): stored once in
+/// the precision asked for, with the operations least-squares training needs on it — the
+/// normal equations, the Gram matrix, cross products and the product with a weight matrix —
+/// parallel over row blocks and stoppable between them. No Qt.
 
 #include <trainbench/StopToken.h>
 
@@ -12,35 +11,42 @@
 #include <atomic>
 #include <vector>
 
-namespace tb::bpls {
+namespace tb::train {
+
+/// Precision of the Gram matrix and cross products.
+enum class Precision {
+    Double, ///< double throughout (core LeastSquares gramAndCross)
+    Mixed   ///< inputs stored as float, float products on row blocks of 4096 accumulated in double
+};
 
 /// Training inputs of one fit (or a subset of their rows), optionally standardised.
+/// (BPLS keeps its first layer's inputs in one; Least Squares Revisited its random features.)
 ///
 /// Parallel: every method runs TBB parallel_for in the caller's arena; row partitions are
 /// fixed by the row count and the arena's concurrency, so results are deterministic for a
 /// given thread count. Not thread-safe for concurrent mutation.
-class BplsInputs {
+class DesignMatrix {
 public:
     /// Copies or references @p x (n×d). Double precision without standardisation keeps a
     /// reference: @p x must outlive this object. Mixed precision stores a float copy.
     /// With @p standardise, columns are z-scored (a zero spread gives scale 1); when
     /// @p center is false only the scale is applied (no bias column to absorb a shift).
-    BplsInputs(const Eigen::Ref<const Eigen::MatrixXd>& x, GramPrecision precision, bool standardise, bool center);
+    DesignMatrix(const Eigen::Ref<const Eigen::MatrixXd>& x, Precision precision, bool standardise, bool center);
 
     /// An empty set, e.g. a buffer for assignSubset().
-    BplsInputs() = default;
-    BplsInputs(BplsInputs&& other) noexcept;
-    BplsInputs& operator=(BplsInputs&& other) noexcept;
-    BplsInputs(const BplsInputs&) = delete; // large: copy explicitly with subset()
-    BplsInputs& operator=(const BplsInputs&) = delete;
+    DesignMatrix() = default;
+    DesignMatrix(DesignMatrix&& other) noexcept;
+    DesignMatrix& operator=(DesignMatrix&& other) noexcept;
+    DesignMatrix(const DesignMatrix&) = delete; // large: copy explicitly with subset()
+    DesignMatrix& operator=(const DesignMatrix&) = delete;
 
     /// The rows @p rows of this set, copied in that order (same precision and transform).
     /// Throws std::out_of_range for a row outside [0, rows()).
-    BplsInputs subset(const std::vector<Eigen::Index>& rows) const;
+    DesignMatrix subset(const std::vector<Eigen::Index>& rows) const;
 
     /// Makes this object the rows @p rows of @p source (as subset()), reusing its storage:
     /// no allocation once it has held a set at least as large.
-    void assignSubset(const BplsInputs& source, const std::vector<Eigen::Index>& rows);
+    void assignSubset(const DesignMatrix& source, const std::vector<Eigen::Index>& rows);
 
     /// False if any input is NaN or ±Inf (checked during the copy, or on the caller's data).
     bool allFinite() const { return m_finite; }
@@ -55,7 +61,7 @@ public:
 
     Eigen::Index rows() const { return m_rows; }
     Eigen::Index cols() const { return m_cols; }
-    GramPrecision precision() const { return m_precision; }
+    Precision precision() const { return m_precision; }
     /// Column means and scales applied (empty when not standardised).
     const Eigen::VectorXd& mean() const { return m_mean; }
     const Eigen::VectorXd& scale() const { return m_scale; }
@@ -76,10 +82,11 @@ public:
     /// @p z (resized only if its shape differs).
     void product(const Eigen::MatrixXd& w, bool bias, Eigen::MatrixXd& z) const;
 
-    /// The same as normalEquations() for any double matrix A (hidden layers).
+    /// The same as normalEquations() for any double matrix A (hidden layers), polling @p stop
+    /// between row blocks (num::gramAndCross); once it fires the results are meaningless.
     static void augmentedNormalEquations(const Eigen::Ref<const Eigen::MatrixXd>& a,
                                          const Eigen::Ref<const Eigen::MatrixXd>& b, bool bias, Eigen::MatrixXd& g,
-                                         Eigen::MatrixXd& c);
+                                         Eigen::MatrixXd& c, StopToken stop = {});
 
     /// Rows per float product in mixed precision: each block's float sums cover at most
     /// this many rows before they are added in double.
@@ -95,7 +102,7 @@ private:
     bool pollStop() const;
     Eigen::Map<const Eigen::MatrixXd, 0, Eigen::OuterStride<>> doubleView() const;
 
-    GramPrecision m_precision = GramPrecision::Double;
+    Precision m_precision = Precision::Double;
     Eigen::Index m_rows = 0, m_cols = 0;
     // Double data: either the caller's (pointer + stride) or m_ownDouble.
     const double* m_data = nullptr;
@@ -108,4 +115,4 @@ private:
     Eigen::VectorXd m_mean, m_scale;
 };
 
-} // namespace tb::bpls
+} // namespace tb::train

@@ -1,4 +1,4 @@
-#include "BplsInputs.h"
+#include "DesignMatrix.h"
 
 #include <LeastSquares.h>
 
@@ -6,15 +6,22 @@
 #include <tbb/parallel_for.h>
 #include <tbb/task_arena.h>
 
+#include <algorithm>
 #include <cmath>
 #include <atomic>
 #include <stdexcept>
 
-namespace tb::bpls {
+namespace tb::train {
 namespace {
 
-// Rows per task of the products: large enough for efficient GEMM, small enough to balance.
-constexpr Eigen::Index kProductBlock = 2048;
+// Rows per task of the products: large enough for efficient GEMM, small enough to balance, and
+// at most ~5·10⁸ multiply-adds so that the stop token is polled every few tens of ms on wide
+// layers.
+Eigen::Index productBlock(Eigen::Index d, Eigen::Index k)
+{
+    const double rows = 5e8 / (double(d) * double(std::max<Eigen::Index>(k, 1)) + 1.0);
+    return std::clamp<Eigen::Index>(Eigen::Index(std::min(rows, 1e9)), 64, 2048);
+}
 
 // Same partition rule as core LeastSquares: one part per thread, at least 256 rows each.
 Eigen::Index partCount(Eigen::Index rows)
@@ -53,11 +60,11 @@ void appendBias(Eigen::MatrixXd& g, Eigen::MatrixXd& c, const Eigen::RowVectorXd
 
 } // namespace
 
-BplsInputs::BplsInputs(const Eigen::Ref<const Eigen::MatrixXd>& x, GramPrecision precision, bool standardise,
+DesignMatrix::DesignMatrix(const Eigen::Ref<const Eigen::MatrixXd>& x, Precision precision, bool standardise,
                        bool center)
     : m_precision(precision), m_rows(x.rows()), m_cols(x.cols())
 {
-    const bool mixed = precision == GramPrecision::Mixed;
+    const bool mixed = precision == Precision::Mixed;
     if (!mixed && !standardise) {
         m_data = x.data();
         m_stride = x.outerStride();
@@ -100,17 +107,17 @@ BplsInputs::BplsInputs(const Eigen::Ref<const Eigen::MatrixXd>& x, GramPrecision
     m_finite = finite;
 }
 
-Eigen::Map<const Eigen::MatrixXd, 0, Eigen::OuterStride<>> BplsInputs::doubleView() const
+Eigen::Map<const Eigen::MatrixXd, 0, Eigen::OuterStride<>> DesignMatrix::doubleView() const
 {
     return {m_data, m_rows, m_cols, Eigen::OuterStride<>(std::max<Eigen::Index>(m_stride, 1))};
 }
 
-BplsInputs::BplsInputs(BplsInputs&& o) noexcept
+DesignMatrix::DesignMatrix(DesignMatrix&& o) noexcept
 {
     *this = std::move(o);
 }
 
-BplsInputs& BplsInputs::operator=(BplsInputs&& o) noexcept
+DesignMatrix& DesignMatrix::operator=(DesignMatrix&& o) noexcept
 {
     const bool ownsDouble = o.m_data != nullptr && o.m_data == o.m_ownDouble.data();
     m_precision = o.m_precision;
@@ -128,18 +135,18 @@ BplsInputs& BplsInputs::operator=(BplsInputs&& o) noexcept
     return *this;
 }
 
-BplsInputs BplsInputs::subset(const std::vector<Eigen::Index>& rows) const
+DesignMatrix DesignMatrix::subset(const std::vector<Eigen::Index>& rows) const
 {
-    BplsInputs s;
+    DesignMatrix s;
     s.assignSubset(*this, rows);
     return s;
 }
 
-void BplsInputs::assignSubset(const BplsInputs& source, const std::vector<Eigen::Index>& rows)
+void DesignMatrix::assignSubset(const DesignMatrix& source, const std::vector<Eigen::Index>& rows)
 {
     for (Eigen::Index r : rows)
         if (r < 0 || r >= source.m_rows)
-            throw std::out_of_range("bpls: subset row " + std::to_string(r) + " outside [0, " +
+            throw std::out_of_range("design matrix: subset row " + std::to_string(r) + " outside [0, " +
                                     std::to_string(source.m_rows) + ")");
     m_precision = source.m_precision;
     m_rows = Eigen::Index(rows.size());
@@ -165,7 +172,7 @@ void BplsInputs::assignSubset(const BplsInputs& source, const std::vector<Eigen:
             }
         });
     };
-    if (m_precision == GramPrecision::Mixed) {
+    if (m_precision == Precision::Mixed) {
         gather(source.m_float.data(), source.m_float.rows(), m_float);
         m_data = nullptr;
         m_stride = 0;
@@ -176,22 +183,22 @@ void BplsInputs::assignSubset(const BplsInputs& source, const std::vector<Eigen:
     }
 }
 
-void BplsInputs::augmentedNormalEquations(const Eigen::Ref<const Eigen::MatrixXd>& a,
+void DesignMatrix::augmentedNormalEquations(const Eigen::Ref<const Eigen::MatrixXd>& a,
                                           const Eigen::Ref<const Eigen::MatrixXd>& b, bool bias, Eigen::MatrixXd& g,
-                                          Eigen::MatrixXd& c)
+                                          Eigen::MatrixXd& c, StopToken stop)
 {
-    num::gramAndCross(a, b, g, c);
+    num::gramAndCross(a, b, g, c, 0, stop);
     if (bias)
         appendBias(g, c, a.colwise().sum(), b.colwise().sum(), a.rows());
 }
 
-void BplsInputs::normalEquations(const Eigen::Ref<const Eigen::MatrixXd>& b, bool bias, Eigen::MatrixXd& g,
+void DesignMatrix::normalEquations(const Eigen::Ref<const Eigen::MatrixXd>& b, bool bias, Eigen::MatrixXd& g,
                                  Eigen::MatrixXd& c) const
 {
     if (b.rows() != m_rows)
-        throw std::invalid_argument("bpls: targets have " + std::to_string(b.rows()) + " rows, inputs " +
+        throw std::invalid_argument("design matrix: targets have " + std::to_string(b.rows()) + " rows, inputs " +
                                     std::to_string(m_rows));
-    if (m_precision == GramPrecision::Double) {
+    if (m_precision == Precision::Double) {
         doubleNormalEquations(b, true, bias, g, c);
         return;
     }
@@ -199,7 +206,7 @@ void BplsInputs::normalEquations(const Eigen::Ref<const Eigen::MatrixXd>& b, boo
     accumulate(&bCopy, true, bias, &g, &c);
 }
 
-bool BplsInputs::pollStop() const
+bool DesignMatrix::pollStop() const
 {
     if (m_stopped.load())
         return true;
@@ -212,7 +219,7 @@ bool BplsInputs::pollStop() const
 
 // Double precision: the core gramAndCross() (parallel over row chunks in the arena) on slices
 // of kDoubleChunk rows, summed in slice order, polling the stop token between slices.
-void BplsInputs::doubleNormalEquations(const Eigen::Ref<const Eigen::MatrixXd>& b, bool wantCross, bool bias,
+void DesignMatrix::doubleNormalEquations(const Eigen::Ref<const Eigen::MatrixXd>& b, bool wantCross, bool bias,
                                        Eigen::MatrixXd& g, Eigen::MatrixXd& c) const
 {
     const auto x = doubleView();
@@ -238,20 +245,20 @@ void BplsInputs::doubleNormalEquations(const Eigen::Ref<const Eigen::MatrixXd>& 
                    n);
 }
 
-Eigen::MatrixXd BplsInputs::gram(bool bias) const
+Eigen::MatrixXd DesignMatrix::gram(bool bias) const
 {
     Eigen::MatrixXd g, unused;
-    if (m_precision == GramPrecision::Double)
+    if (m_precision == Precision::Double)
         doubleNormalEquations(Eigen::MatrixXd(m_rows, 0), false, bias, g, unused);
     else
         accumulate(nullptr, true, bias, &g, nullptr);
     return g;
 }
 
-Eigen::MatrixXd BplsInputs::cross(const Eigen::Ref<const Eigen::MatrixXd>& b, bool bias) const
+Eigen::MatrixXd DesignMatrix::cross(const Eigen::Ref<const Eigen::MatrixXd>& b, bool bias) const
 {
     if (b.rows() != m_rows)
-        throw std::invalid_argument("bpls: targets have " + std::to_string(b.rows()) + " rows, inputs " +
+        throw std::invalid_argument("design matrix: targets have " + std::to_string(b.rows()) + " rows, inputs " +
                                     std::to_string(m_rows));
     const Eigen::MatrixXd bCopy = b;
     Eigen::MatrixXd c;
@@ -261,11 +268,11 @@ Eigen::MatrixXd BplsInputs::cross(const Eigen::Ref<const Eigen::MatrixXd>& b, bo
 
 // One pass over the rows: per-thread parts, each over blocks of kMixedBlock rows (float
 // products added in double for mixed precision; double products for double precision).
-void BplsInputs::accumulate(const Eigen::MatrixXd* b, bool wantGram, bool bias, Eigen::MatrixXd* g,
+void DesignMatrix::accumulate(const Eigen::MatrixXd* b, bool wantGram, bool bias, Eigen::MatrixXd* g,
                             Eigen::MatrixXd* c) const
 {
     const Eigen::Index n = m_rows, d = m_cols, k = b ? b->cols() : 0;
-    const bool mixed = m_precision == GramPrecision::Mixed;
+    const bool mixed = m_precision == Precision::Mixed;
     const auto xd = doubleView();
     const Eigen::Index parts = partCount(n);
     const Eigen::Index per = (n + parts - 1) / parts;
@@ -336,15 +343,16 @@ void BplsInputs::accumulate(const Eigen::MatrixXd* b, bool wantGram, bool bias, 
     }
 }
 
-void BplsInputs::product(const Eigen::MatrixXd& w, bool bias, Eigen::MatrixXd& z) const
+void DesignMatrix::product(const Eigen::MatrixXd& w, bool bias, Eigen::MatrixXd& z) const
 {
     const Eigen::Index d = m_cols;
     if (w.rows() != d + (bias ? 1 : 0))
-        throw std::invalid_argument("bpls: first-layer weights have " + std::to_string(w.rows()) + " rows, expected " +
+        throw std::invalid_argument("design matrix: first-layer weights have " + std::to_string(w.rows()) + " rows, expected " +
                                     std::to_string(d + (bias ? 1 : 0)));
     z.resize(m_rows, w.cols());
+    const Eigen::Index kProductBlock = productBlock(d, w.cols());
     const Eigen::Index blocks = (m_rows + kProductBlock - 1) / kProductBlock;
-    const Eigen::MatrixXf wf = m_precision == GramPrecision::Mixed ? Eigen::MatrixXf(w.topRows(d).cast<float>())
+    const Eigen::MatrixXf wf = m_precision == Precision::Mixed ? Eigen::MatrixXf(w.topRows(d).cast<float>())
                                                                    : Eigen::MatrixXf();
     const auto xd = doubleView();
     tbb::parallel_for(tbb::blocked_range<Eigen::Index>(0, blocks, 1), [&](const tbb::blocked_range<Eigen::Index>& r) {
@@ -354,7 +362,7 @@ void BplsInputs::product(const Eigen::MatrixXd& w, bool bias, Eigen::MatrixXd& z
                 return;
             const Eigen::Index r0 = bI * kProductBlock, m = std::min(kProductBlock, m_rows - r0);
             auto out = z.middleRows(r0, m);
-            if (m_precision == GramPrecision::Mixed) {
+            if (m_precision == Precision::Mixed) {
                 zf.noalias() = m_float.middleRows(r0, m) * wf;
                 out = zf.cast<double>();
             } else {
@@ -366,4 +374,4 @@ void BplsInputs::product(const Eigen::MatrixXd& w, bool bias, Eigen::MatrixXd& z
     });
 }
 
-} // namespace tb::bpls
+} // namespace tb::train
