@@ -415,16 +415,28 @@ QStringList ExperimentSpec::validateParamSweep(const PluginRegistry& registry, c
             problems << QStringLiteral("%1: %2: \"%3\" is not a parameter of \"%4\" (its parameters: %5)")
                             .arg(src, path, key, algorithms[i].id, keys.join(", "));
         };
+        // A former spelling would be upgraded at run time and could lose to the current key in
+        // the algorithm's params: the sweep would silently not vary. Sweeps name current keys.
+        auto renamed = [&](const QString& path, const QString& key, const QVariant& value) {
+            const QVariantMap up = schema.upgrade(QVariantMap{{key, value}});
+            if (up.size() != 1 || up.firstKey() == key || !schema.find(up.firstKey()))
+                return false;
+            problems << QStringLiteral("%1: %2: \"%3\" is now \"%4\"; sweep it by its current name")
+                            .arg(src, path, key, up.firstKey());
+            return true;
+        };
         for (const SweepAxis& axis : paramSweep.grid) {
             const QString path = QStringLiteral("sweep.grid.") + axis.key;
-            const ParamSpec* ps = schema.find(axis.key);
-            if (!ps) {
-                unknown(path, axis.key);
+            if (!schema.find(axis.key)) {
+                if (!renamed(path, axis.key, axis.values.value(0)))
+                    unknown(path, axis.key);
                 continue;
             }
             for (int v = 0; v < axis.values.size(); ++v) {
+                QVariantMap params = algorithms[i].params;
+                params.insert(axis.key, axis.values[v]);
                 QString err;
-                if (!ParamSchema::convert(*ps, axis.values[v], &err)) {
+                if (!schema.normalise(params, &err)) {
                     problems << QStringLiteral("%1: %2[%3]: %4").arg(src, path).arg(v).arg(err);
                     break;
                 }
@@ -436,7 +448,8 @@ QStringList ExperimentSpec::validateParamSweep(const PluginRegistry& registry, c
             bool known = true;
             for (auto it = point.begin(); it != point.end(); ++it)
                 if (!schema.find(it.key())) {
-                    unknown(path + "." + it.key(), it.key());
+                    if (!renamed(path + "." + it.key(), it.key(), it.value()))
+                        unknown(path + "." + it.key(), it.key());
                     known = false;
                 }
             if (!known)

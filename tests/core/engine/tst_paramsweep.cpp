@@ -168,6 +168,13 @@ private Q_SLOTS:
         problems = sets.validate(m_reg);
         QVERIFY2(!problems.isEmpty() && problems[0].contains("sweep.datasets[0]: dataset.samples"), qPrintable(problems.join('\n')));
         QVERIFY(parse(kBase + R"("sweep": {"grid": {"offset": [0, 1]}}})").validate(m_reg).isEmpty());
+        // Ridge's "lambda" is now "ridge": a sweep must use the current name (a former one could
+        // lose against the algorithm's own current key and the sweep would not vary).
+        const ExperimentSpec old = parse(R"({"kind": "param-sweep", "dataset": {"source": "moons"},
+            "algorithms": [{"id": "linear.ridge"}], "sweep": {"grid": {"lambda": [0.1, 1]}}})");
+        problems = old.validate(m_reg);
+        QVERIFY2(problems.size() == 1 && problems[0].contains("sweep.grid.lambda: \"lambda\" is now \"ridge\""),
+                 qPrintable(problems.join('\n')));
     }
 
     void valuesAsTypedInAForm()
