@@ -121,6 +121,8 @@ void AlgorithmPanel::addEntry(QVBoxLayout* layout, const AlgorithmInfo& info)
     connect(e.check, &QCheckBox::toggled, this, &AlgorithmPanel::changed);
     connect(e.label, &QLineEdit::textChanged, this, &AlgorithmPanel::changed);
     connect(e.form, &ParamForm::changed, this, &AlgorithmPanel::changed);
+    connect(e.form, &ParamForm::sweepRequested, this,
+            [this, id = info.id](const QString& key) { Q_EMIT sweepRequested(id, key); });
     connect(e.reset, &QPushButton::clicked, e.form, &ParamForm::resetToDefaults);
     m_entries.append(e);
 }

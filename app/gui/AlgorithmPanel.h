@@ -72,6 +72,8 @@ public:
 Q_SIGNALS:
     /// A check mark, a label or a parameter changed.
     void changed();
+    /// "Sweep this parameter…" on parameter @p key of @p algorithmId's form.
+    void sweepRequested(const QString& algorithmId, const QString& key);
 
 private:
     struct Entry {

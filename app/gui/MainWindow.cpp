@@ -2,11 +2,14 @@
 
 #include "AlgorithmPanel.h"
 #include "ChartTabs.h"
+#include "ComparisonTab.h"
 #include "DatasetPanel.h"
 #include "ExperimentController.h"
 #include "ExperimentPanel.h"
 #include "PluginsDialog.h"
 #include "RunBrowser.h"
+#include "SweepEditor.h"
+#include "SweepResultView.h"
 #include "TeachingView.h"
 
 #include <DataSource.h>
@@ -104,6 +107,24 @@ MainWindow::MainWindow(const PluginRegistry& registry, QWidget* parent) : QMainW
         changed();
     });
     connect(m_algorithms, &AlgorithmPanel::changed, this, changed);
+    // Comparisons: the sweep's parameters follow the selection; a form's "Sweep this parameter…"
+    // turns the experiment into a param sweep; the browser's Compare fills the Comparison tab.
+    connect(m_algorithms, &AlgorithmPanel::changed, this, &MainWindow::updateSweepParameters);
+    connect(m_algorithms, &AlgorithmPanel::sweepRequested, this, [this](const QString& id, const QString& key) {
+        m_algorithms->setChecked(id, true);
+        updateSweepParameters();
+        m_experiment->sweepParameter(key);
+    });
+    connect(m_browser, &RunBrowser::compareRequested, this, [this](const QList<qint64>& ids) {
+        if (m_store && m_comparison->showRuns(*m_store, ids) > 0)
+            m_centre->setCurrentWidget(m_comparison);
+    });
+    connect(m_centre, &QTabWidget::currentChanged, this, [this] {
+        if (m_comparisonDirty && m_centre->currentWidget() == m_comparison && m_controller->isRunning()) {
+            m_comparisonDirty = false;
+            m_comparison->showLive(m_controller->spec(), m_controller->curves());
+        }
+    });
     connect(m_experiment, &ExperimentPanel::changed, this, [this, changed] {
         updateTaskAndKind();
         changed();
@@ -150,7 +171,9 @@ void MainWindow::buildUi()
     m_centre = new QTabWidget(this);
     m_charts = new ChartTabs;
     m_teaching = new TeachingView(m_registry);
+    m_comparison = new ComparisonTab(m_registry);
     m_centre->addTab(m_charts, tr("Charts"));
+    m_centre->addTab(m_comparison, tr("Comparison"));
     m_centre->addTab(m_teaching, tr("Teaching"));
     setCentralWidget(m_centre);
 
@@ -821,7 +844,9 @@ void MainWindow::exportChartDialog()
     if (path.isEmpty())
         return;
     QString error;
-    if (!m_charts->savePng(path, &error))
+    const bool ok = m_centre->currentWidget() == m_comparison ? m_comparison->sweepView()->savePng(path, &error)
+                                                              : m_charts->savePng(path, &error);
+    if (!ok)
         showProblems(tr("Cannot export the chart"), error);
     else
         appendLog(tr("Chart written to %1").arg(path));
@@ -874,8 +899,29 @@ bool MainWindow::maybeSave()
     return true;
 }
 
+void MainWindow::updateSweepParameters()
+{
+    // The parameters every selected algorithm has (with the first one's spec): what a sweep may set.
+    QList<ParamSpec> common;
+    const QList<AlgorithmRun> selected = m_algorithms->selectedAlgorithms();
+    for (int i = 0; i < selected.size(); ++i) {
+        const AlgorithmEntry* e = m_registry.algorithm(selected[i].id);
+        if (!e)
+            continue;
+        if (i == 0) {
+            common = e->info.schema.specs();
+            continue;
+        }
+        common.removeIf([&](const ParamSpec& p) { return !e->info.schema.find(p.key); });
+    }
+    m_experiment->sweepEditor()->setParameters(common);
+}
+
 void MainWindow::onStarted()
 {
+    if (m_controller->spec().kind == ExperimentSpec::Kind::ParamSweep)
+        m_centre->setCurrentWidget(m_comparison);
+    m_comparison->clear();
     m_status->setText(tr("Running…"));
     m_runProgress->setRange(0, 0);
     m_progress->setValue(0);
@@ -888,11 +934,21 @@ void MainWindow::onUpdated()
         m_charts->setSweep(m_controller->sweep());
     else
         m_charts->setCurves(m_controller->curves());
+    // The comparison is rebuilt only while in view (its tables cost more than a chart update).
+    if (m_controller->spec().kind != ExperimentSpec::Kind::NoiseSweep && m_controller->isRunning()) {
+        if (m_centre->currentWidget() == m_comparison)
+            m_comparison->showLive(m_controller->spec(), m_controller->curves());
+        else
+            m_comparisonDirty = true;
+    }
 }
 
 void MainWindow::onFinished(const QString& summary)
 {
     onUpdated();
+    m_comparisonDirty = false;
+    m_comparison->showResult(m_controller->result(),
+                             tr("%1 — %2").arg(m_controller->spec().name, ExperimentSpec::kindName(m_controller->spec().kind)));
     m_status->setText(summary);
     updateActions();
     if (m_store) {

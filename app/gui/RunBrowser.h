@@ -29,11 +29,11 @@ class RunTreeModel;
 
 /// Experiments (top level) and their runs (children) from a RunStore in a QTreeView with
 /// sortable columns: algorithm label, status (coloured), final train and test metric (accuracy %
-/// or RMSE, as the CLI shows them), duration, seed, threads, started. A details pane shows the
+/// or RMSE, as the CLI shows them), duration, seed, threads, started, peak memory. A details pane shows the
 /// current row's parameters (JSON), recorded facts, error message, plugin and app versions; a
 /// filter line edit and a status box narrow the tree.
 ///
-/// Buttons and the context menu offer Show on charts, Re-run, Delete…, Export CSV… and Refresh;
+/// Buttons and the context menu offer Show on charts, Compare, Re-run, Delete…, Export CSV… and Refresh;
 /// the Delete key deletes the selection; double-clicking a row asks to show it on the charts.
 ///
 /// The store is read once per refresh() (one query for experiments, one for all runs);
@@ -98,6 +98,8 @@ Q_SIGNALS:
     void rerunRequested(qint64 runId);
     /// The user asked to run experiment @p experimentId again with identical settings.
     void rerunExperimentRequested(qint64 experimentId);
+    /// The user asked to compare these runs (selectedRunIds()) over seeds.
+    void compareRequested(const QList<qint64>& runIds);
 
 protected:
     void resizeEvent(QResizeEvent* event) override;
@@ -129,6 +131,7 @@ private:
     QComboBox* m_statusBox = nullptr;
     QLabel* m_summary = nullptr;
     QAction* m_showAction = nullptr;
+    QAction* m_compareAction = nullptr;
     QAction* m_rerunAction = nullptr;
     QAction* m_rerunExperimentAction = nullptr;
     QAction* m_deleteAction = nullptr;

@@ -101,9 +101,13 @@ void SweepResultView::setCurves(const QList<AlgorithmCurves>& curves)
         if (params.contains(keep))
             m_parameter->setCurrentText(keep);
     }
+    // Without a numeric swept parameter the frontier says most; a sweep brings its chart back.
+    const bool had = m_tabs->isTabEnabled(ParameterTab);
     m_tabs->setTabEnabled(ParameterTab, !params.isEmpty());
     if (params.isEmpty() && m_tabs->currentIndex() == ParameterTab)
         m_tabs->setCurrentIndex(FrontierTab);
+    else if (!params.isEmpty() && !had)
+        m_tabs->setCurrentIndex(ParameterTab);
     for (bool& d : m_dirty)
         d = true;
     refreshCurrent();
