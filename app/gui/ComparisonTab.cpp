@@ -29,8 +29,9 @@ ComparisonTab::ComparisonTab(const PluginRegistry& registry, QWidget* parent) : 
     m_panel = new ComparisonPanel;
     m_splitter->addWidget(m_sweep);
     m_splitter->addWidget(m_panel);
-    m_splitter->setStretchFactor(0, 3);
-    m_splitter->setStretchFactor(1, 2);
+    // Charts and tables about evenly: the result matrix needs its rows visible.
+    m_splitter->setStretchFactor(0, 1);
+    m_splitter->setStretchFactor(1, 1);
     layout->addWidget(m_splitter, 1);
     clear();
 }

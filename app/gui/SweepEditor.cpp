@@ -122,8 +122,13 @@ void SweepEditor::addAxis(const QString& key, const QString& values)
             return;
         }
     Row row;
+    // Parameter and remove button on one line, the values below at full width: the experiment
+    // dock is narrow and value lists are long.
     row.widget = new QWidget;
-    auto* h = new QHBoxLayout(row.widget);
+    auto* v = new QVBoxLayout(row.widget);
+    v->setContentsMargins(0, 0, 0, 4);
+    v->setSpacing(2);
+    auto* h = new QHBoxLayout;
     h->setContentsMargins(0, 0, 0, 0);
     row.key = new QComboBox;
     fillKeys(row.key, key);
@@ -136,9 +141,10 @@ void SweepEditor::addAxis(const QString& key, const QString& values)
     auto* remove = new QToolButton;
     remove->setText(QStringLiteral("✕"));
     remove->setToolTip(tr("Stop sweeping this parameter"));
-    h->addWidget(row.key);
-    h->addWidget(row.values, 1);
+    h->addWidget(row.key, 1);
     h->addWidget(remove);
+    v->addLayout(h);
+    v->addWidget(row.values);
     m_rowsLayout->addWidget(row.widget);
     m_rows << row;
     QWidget* w = row.widget;
