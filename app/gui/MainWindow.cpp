@@ -13,6 +13,7 @@
 #include "TeachingView.h"
 
 #include <DataSource.h>
+#include <ParamSweep.h>
 #include <PluginRegistry.h>
 #include <ResultIO.h>
 #include <RunStore.h>
@@ -562,9 +563,15 @@ bool MainWindow::rerun(qint64 runId, QString* error)
     if (!spec)
         return fail(err);
     spec->algorithms = {AlgorithmRun{run->algorithmId, run->algorithmName, run->params}};
-    if (spec->kind == ExperimentSpec::Kind::LearningCurve) {
+    if (spec->kind == ExperimentSpec::Kind::LearningCurve || spec->kind == ExperimentSpec::Kind::ParamSweep) {
         spec->repeats = 1;
         spec->firstRepeat = run->repeat;
+    }
+    if (spec->kind == ExperimentSpec::Kind::ParamSweep) {
+        // One cell: its data-set option, and its complete parameters (which hold the swept values).
+        const int option = run->info.value(QStringLiteral("sweep_cell")).toObject().value(QStringLiteral("dataset")).toInt();
+        spec->dataset = ParamSweep::datasets(*spec).value(option, spec->dataset);
+        spec->paramSweep = ParamSweepSpec{};
     }
     spec->threads = run->threads;
     spec->name = tr("%1 — re-run of run %2").arg(exp->name).arg(runId);

@@ -142,6 +142,17 @@ private Q_SLOTS:
         Q_EMIT w.runBrowser()->compareRequested(ids);
         QCOMPARE(tab->caption(), QStringLiteral("4 picked run(s)"));
         QCOMPARE(panel->view(ComparisonPanel::MatrixTab)->rowCount(), 2);
+
+        // Re-run of one cell trains that cell alone, with the same seed and the same numbers.
+        const RunRecord cell = w.store()->run(ids.last()).value();
+        const double rmse = w.store()->metrics(cell.id).last().testRmse;
+        QVERIFY2(w.rerun(cell.id, &error), qPrintable(error));
+        QVERIFY(w.controller()->waitForFinished(60000));
+        const QList<RunRecord> again = w.store()->runs(w.controller()->experimentId());
+        QCOMPARE(again.size(), 1);
+        QCOMPARE(again[0].seed, cell.seed);
+        QCOMPARE(again[0].params, cell.params);
+        QCOMPARE(w.store()->metrics(again[0].id).last().testRmse, rmse);
     }
 
     void sweepEditorChecksWhatIsTyped()
