@@ -11,7 +11,10 @@ file(GLOB TB_NUMERICS_EXTRA_HEADERS ${CMAKE_SOURCE_DIR}/core/numerics/Mlp*.h ${C
 if(TB_NUMERICS_EXTRA_HEADERS)
   install(FILES ${TB_NUMERICS_EXTRA_HEADERS} DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/trainbench/numerics)
 endif()
-install(TARGETS tb_api tb_numerics EXPORT TrainbenchTargets
+# The training toolkit (core/training): Qt-free, for out-of-tree plugins as for ours.
+file(GLOB TB_TRAINING_HEADERS ${CMAKE_SOURCE_DIR}/core/training/*.h)
+install(FILES ${TB_TRAINING_HEADERS} DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/trainbench/training)
+install(TARGETS tb_api tb_numerics tb_training EXPORT TrainbenchTargets
         LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
         ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR})
 install(TARGETS tb_data tb_stats tb_store tb_engine tb_charts LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})

@@ -28,7 +28,7 @@ if(GIT_FOUND AND EXISTS ${CMAKE_SOURCE_DIR}/.git)
 endif()
 
 # tb_add_plugin(<target> SOURCES ... [LIBS ...])
-# A trainer plugin: a MODULE library built against tb::api and tb::numerics.
+# A trainer plugin: a MODULE library built against tb::api, tb::numerics and tb::training.
 function(tb_add_plugin target)
   cmake_parse_arguments(ARG "" "" "SOURCES;LIBS" ${ARGN})
   add_library(${target} MODULE ${ARG_SOURCES})
@@ -36,7 +36,7 @@ function(tb_add_plugin target)
     AUTOMOC ON
     LIBRARY_OUTPUT_DIRECTORY ${TB_PLUGIN_OUTPUT_DIR}
     PREFIX "")
-  target_link_libraries(${target} PRIVATE tb::api tb::numerics tb_warnings tb_optimise ${ARG_LIBS})
+  target_link_libraries(${target} PRIVATE tb::api tb::numerics tb::training tb_warnings tb_optimise ${ARG_LIBS})
   install(TARGETS ${target} LIBRARY DESTINATION ${TB_PLUGIN_INSTALL_DIR})
 endfunction()
 

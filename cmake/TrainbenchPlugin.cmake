@@ -5,7 +5,10 @@
 function(tb_add_plugin target)
   cmake_parse_arguments(ARG "" "" "SOURCES;LIBS" ${ARGN})
   add_library(${target} MODULE ${ARG_SOURCES})
-  set_target_properties(${target} PROPERTIES AUTOMOC ON PREFIX "" CXX_STANDARD 20 CXX_STANDARD_REQUIRED ON)
-  target_link_libraries(${target} PRIVATE tb::api tb::numerics ${ARG_LIBS})
+  # Installed into <prefix>/lib/trainbench/plugins: Trainbench's libraries are two folders up, and
+  # wherever the package was found (the link path).
+  set_target_properties(${target} PROPERTIES AUTOMOC ON PREFIX "" CXX_STANDARD 20 CXX_STANDARD_REQUIRED ON
+    INSTALL_RPATH "$ORIGIN/../.." INSTALL_RPATH_USE_LINK_PATH ON)
+  target_link_libraries(${target} PRIVATE tb::api tb::numerics tb::training ${ARG_LIBS})
   install(TARGETS ${target} LIBRARY DESTINATION ${TRAINBENCH_PLUGIN_DIR})
 endfunction()

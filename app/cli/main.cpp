@@ -82,8 +82,8 @@ QString fmt(double v)
 QHash<QString, tb::CostPrediction> referenceCosts(const tb::PluginRegistry& reg, int* threads)
 {
     QHash<QString, tb::CostPrediction> costs;
-    tbb::task_arena arena;
-    *threads = arena.max_concurrency();
+    *threads = tb::ExperimentSpec::allCores();
+    tbb::task_arena arena(*threads);
     arena.execute([&] {
         for (const auto& a : reg.algorithms()) {
             const tb::Task task = a.info.classification ? tb::Task::Classification : tb::Task::Regression;

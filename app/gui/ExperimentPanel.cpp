@@ -2,6 +2,8 @@
 
 #include "SweepEditor.h"
 
+#include <ExperimentSpec.h>
+
 #include <QComboBox>
 #include <QDoubleSpinBox>
 #include <QFormLayout>
@@ -16,7 +18,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <thread>
 
 namespace tb::gui {
 
@@ -87,7 +88,7 @@ ExperimentPanel::ExperimentPanel(QWidget* parent) : QWidget(parent)
     form->addRow(tr("Seed"), m_seed);
 
     m_threads = new QSpinBox(this);
-    const int cores = int(std::max(1u, std::thread::hardware_concurrency()));
+    const int cores = ExperimentSpec::allCores();
     m_threads->setRange(0, 1024);
     m_threads->setSpecialValueText(tr("all cores (%1)").arg(cores));
     m_threads->setValue(0);

@@ -3,6 +3,7 @@
 #include "DecisionRegionWidget.h"
 
 #include <DataSource.h>
+#include <ExperimentSpec.h>
 #include <PluginRegistry.h>
 
 #include <QComboBox>
@@ -130,7 +131,7 @@ void TeachingView::buildSide(QGridLayout* grid, int i)
     s.algorithm = new QComboBox;
     s.algorithm->setToolTip(i == 0 ? tr("Algorithm on the left") : tr("Algorithm on the right"));
     s.threads = new QSpinBox;
-    s.threads->setRange(1, std::max(1, QThread::idealThreadCount()));
+    s.threads->setRange(1, ExperimentSpec::allCores());
     s.threads->setValue(1);
     s.threads->setToolTip(tr("Thread cap of this side (1 each lets both sides train at once on two cores)"));
     pick->addWidget(s.algorithm, 1);

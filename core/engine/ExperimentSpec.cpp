@@ -10,6 +10,7 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QSet>
+#include <tbb/info.h>
 #include <cmath>
 #include <thread>
 
@@ -543,9 +544,12 @@ QJsonObject ExperimentSpec::toJson() const
 
 int ExperimentSpec::effectiveThreads() const
 {
-    if (threads > 0)
-        return threads;
-    return std::max(1u, std::thread::hardware_concurrency());
+    return threads > 0 ? threads : allCores();
+}
+
+int ExperimentSpec::allCores()
+{
+    return std::max(1, tbb::info::default_concurrency());
 }
 
 } // namespace tb

@@ -75,6 +75,9 @@ struct ExperimentSpec {
     QJsonObject toJson() const;
     /// Threads actually used: threads, or the machine's cores when 0.
     int effectiveThreads() const;
+    /// "All cores": the workers TBB may use in this process (its affinity mask and cgroup CPU
+    /// quota respected), ≥ 1. The one place the workbench, the CLI and the engine ask.
+    static int allCores();
 
 private:
     QStringList validateParamSweep(const PluginRegistry& registry, const QString& src) const;

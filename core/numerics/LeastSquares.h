@@ -59,11 +59,11 @@ struct SolveReport {
 };
 
 /// Rows per product between two polls of a stop token in gram() and gramAndCross() for d
-/// columns: about 2.5·10⁸ multiply-adds (d²/2 per row), ≈ 25 ms on one idle core, at least
+/// columns: about 1.5·10⁸ multiply-adds (d²/2 per row), ≈ 15 ms on one idle core, at least
 /// 32 rows (a shared machine may run it several times slower: still within the 200 ms of Stop).
 inline Eigen::Index stopPollRows(Eigen::Index d)
 {
-    const double rows = 5e8 / (double(d) * double(d) + 1.0);
+    const double rows = 3e8 / (double(d) * double(d) + 1.0);
     return rows > 1e9 ? Eigen::Index(1000000000) : std::max<Eigen::Index>(32, Eigen::Index(rows));
 }
 

@@ -20,7 +20,7 @@ file(MAKE_DIRECTORY ${WORK_DIR}/home)
 
 # The guide shows every file of the example verbatim (the test builds what readers copy).
 file(READ ${SOURCE_DIR}/docs/plugin-guide.md guide)
-foreach(f CMakeLists.txt centroid.json CentroidPlugin.cpp)
+foreach(f CMakeLists.txt centroid.json CentroidTrainer.h CentroidPlugin.cpp TestCentroid.cpp)
   file(READ ${example}/${f} content)
   string(FIND "${guide}" "\n${content}```" at)
   if(at EQUAL -1)
@@ -65,7 +65,8 @@ endfunction()
 
 # 1. Install Trainbench as a user would (cmake --install; the build tree is already built).
 run(${CMAKE_COMMAND} --install ${BUILD_DIR} --prefix ${prefix})
-foreach(f include/trainbench/Trainbench.h lib/cmake/Trainbench/TrainbenchConfig.cmake bin/trainbench-cli)
+foreach(f include/trainbench/Trainbench.h include/trainbench/testing/TestRunContext.h
+          include/trainbench/training/DesignMatrix.h lib/cmake/Trainbench/TrainbenchConfig.cmake bin/trainbench-cli)
   if(NOT EXISTS ${prefix}/${f})
     message(FATAL_ERROR "cmake --install did not install ${f}")
   endif()
@@ -83,6 +84,11 @@ run(${CMAKE_COMMAND} --build ${pluginBuild})
 file(GLOB built ${pluginBuild}/centroid.so)
 if(NOT built)
   message(FATAL_ERROR "the example did not produce ${pluginBuild}/centroid.so")
+endif()
+# The trainer's unit test with the SDK's RunContext test double (the toolkit's DesignMatrix inside).
+run(${CMAKE_CTEST_COMMAND} --test-dir ${pluginBuild} --output-on-failure)
+if(NOT OUT MATCHES "100% tests passed")
+  message(FATAL_ERROR "the example's unit test did not pass:\n${OUT}")
 endif()
 
 # The installed CLI, isolated from the user's files: no plugins from ~/.local, nothing written

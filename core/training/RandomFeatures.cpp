@@ -1,0 +1,250 @@
+#include "RandomFeatures.h"
+
+#include "Sampling.h"
+
+#include <trainbench/Seeds.h>
+
+#include <tbb/blocked_range.h>
+#include <tbb/parallel_for.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <numeric>
+#include <random>
+#include <stdexcept>
+#include <vector>
+
+namespace tb::train {
+namespace {
+
+constexpr double kPi = 3.14159265358979323846;
+// Rows per task of transform(): large enough for an efficient product, small enough that the
+// stop token is polled every few milliseconds.
+constexpr Eigen::Index kRowBlock = 512;
+
+// Uniform in [0, 1) from the top 53 bits (platform-independent).
+double uniform01(std::mt19937_64& g)
+{
+    return double(g() >> 11) * 0x1.0p-53;
+}
+
+// Standard normals by Box–Muller, two per pair of uniforms (platform-independent, unlike
+// std::normal_distribution).
+class Normals {
+public:
+    explicit Normals(std::mt19937_64& g) : m_g(g) {}
+    double next()
+    {
+        if (m_has) {
+            m_has = false;
+            return m_spare;
+        }
+        const double u1 = 1.0 - uniform01(m_g);  // (0, 1]: log is finite
+        const double u2 = uniform01(m_g);
+        const double r = std::sqrt(-2.0 * std::log(u1));
+        m_spare = r * std::sin(2.0 * kPi * u2);
+        m_has = true;
+        return r * std::cos(2.0 * kPi * u2);
+    }
+
+private:
+    std::mt19937_64& m_g;
+    double m_spare = 0;
+    bool m_has = false;
+};
+
+double scaleOf(const RandomFeatures& f)
+{
+    return f.normalise ? std::sqrt(2.0 / double(f.count)) : std::sqrt(2.0);
+}
+
+// The seeded permutation of the input columns that RawSubset draws its features from.
+std::vector<Eigen::Index> columnOrder(const RandomFeatures& f)
+{
+    std::vector<Eigen::Index> cols(static_cast<std::size_t>(f.inputs));
+    std::iota(cols.begin(), cols.end(), Eigen::Index(0));
+    std::mt19937_64 g(deriveSeed(f.seed, 0));
+    shuffle(cols, g);
+    return cols;
+}
+
+} // namespace
+
+const char* featureKindName(FeatureKind k)
+{
+    switch (k) {
+    case FeatureKind::GaussianCos: return "gaussian_cos";
+    case FeatureKind::GaussianCosSin: return "gaussian_cos_sin";
+    case FeatureKind::LaplaceCos: return "laplace_cos";
+    case FeatureKind::RandomLogit: return "random_logit";
+    case FeatureKind::RawSubset: return "raw_subset";
+    }
+    return "?";
+}
+
+void RandomFeatures::check() const
+{
+    auto fail = [](const std::string& m) { throw std::invalid_argument("random features: " + m); };
+    if (inputs < 1)
+        fail("need at least one input, got " + std::to_string(inputs));
+    if (count < 1)
+        fail("the number of features must be at least 1, got " + std::to_string(count));
+    if (kind == FeatureKind::GaussianCosSin && count % 2 != 0)
+        fail("the cos/sin pair map needs an even number of features, got " + std::to_string(count));
+    if (kind == FeatureKind::RawSubset && count > inputs)
+        fail("a random subset of " + std::to_string(count) + " raw features needs at least as many inputs, the data "
+             "have " + std::to_string(inputs));
+    if (kind != FeatureKind::RawSubset && !(bandwidth > 0 && std::isfinite(bandwidth)))
+        fail("the bandwidth must be a positive number, got " + std::to_string(bandwidth));
+}
+
+void RandomFeatures::projection(Eigen::Index first, Eigen::Index n, Eigen::MatrixXd& omega,
+                                Eigen::VectorXd& offset) const
+{
+    check();
+    if (first < 0 || n < 0 || first + n > count)
+        throw std::out_of_range("random features: [" + std::to_string(first) + ", " + std::to_string(first + n) +
+                                ") outside the " + std::to_string(count) + " features");
+    const Eigen::Index d = inputs;
+    switch (kind) {
+    case FeatureKind::RawSubset: {
+        const auto cols = columnOrder(*this);
+        omega.setZero(d, n);
+        offset.setZero(n);
+        for (Eigen::Index j = 0; j < n; ++j)
+            omega(cols[std::size_t(first + j)], j) = 1.0;
+        return;
+    }
+    case FeatureKind::GaussianCosSin: {
+        if (first % 2 != 0 || n % 2 != 0)
+            throw std::invalid_argument("random features: cos/sin pairs start and end at even features");
+        omega.resize(d, n / 2);
+        offset.setZero(n / 2);
+        for (Eigen::Index k = 0; k < n / 2; ++k) {
+            std::mt19937_64 g(deriveSeed(seed, std::uint64_t(first / 2 + k)));
+            Normals z(g);
+            for (Eigen::Index i = 0; i < d; ++i)
+                omega(i, k) = z.next() / bandwidth;
+        }
+        return;
+    }
+    case FeatureKind::GaussianCos:
+    case FeatureKind::LaplaceCos:
+    case FeatureKind::RandomLogit:
+        break;
+    }
+    omega.resize(d, n);
+    offset.resize(n);
+    for (Eigen::Index j = 0; j < n; ++j) {
+        std::mt19937_64 g(deriveSeed(seed, std::uint64_t(first + j)));
+        if (kind == FeatureKind::LaplaceCos) {
+            for (Eigen::Index i = 0; i < d; ++i)
+                omega(i, j) = std::tan(kPi * (uniform01(g) - 0.5)) / bandwidth;  // Cauchy(0, 1/σ) quantile
+            offset(j) = 2.0 * kPi * uniform01(g);
+            continue;
+        }
+        Normals z(g);
+        for (Eigen::Index i = 0; i < d; ++i)
+            omega(i, j) = z.next() / bandwidth;
+        offset(j) = kind == FeatureKind::RandomLogit ? z.next() : 2.0 * kPi * uniform01(g);
+    }
+}
+
+bool RandomFeatures::transform(const Eigen::Ref<const Eigen::MatrixXd>& x, Eigen::MatrixXd& out, StopToken stop,
+                               Eigen::Index first, Eigen::Index n) const
+{
+    if (n < 0)
+        n = count - first;
+    Eigen::MatrixXd omega;
+    Eigen::VectorXd offset;
+    projection(first, n, omega, offset);
+    return apply(x, omega, offset, out, stop);
+}
+
+bool RandomFeatures::apply(const Eigen::Ref<const Eigen::MatrixXd>& x, const Eigen::MatrixXd& omega,
+                           const Eigen::VectorXd& offset, Eigen::MatrixXd& out, StopToken stop) const
+{
+    if (x.cols() != inputs)
+        throw std::invalid_argument("random features: the data have " + std::to_string(x.cols()) +
+                                    " columns, the map was drawn for " + std::to_string(inputs));
+    if (omega.rows() != inputs || offset.size() != omega.cols())
+        throw std::invalid_argument("random features: projections of the wrong shape");
+    const bool pairs = kind == FeatureKind::GaussianCosSin;
+    const Eigen::Index n = pairs ? 2 * omega.cols() : omega.cols();
+    const Eigen::Index rows = x.rows();
+    out.resize(rows, n);
+    const double s = scaleOf(*this);
+    std::vector<Eigen::Index> selected;
+    if (kind == FeatureKind::RawSubset) {
+        selected.resize(std::size_t(n));
+        for (Eigen::Index j = 0; j < n; ++j)
+            omega.col(j).maxCoeff(&selected[std::size_t(j)]);
+    }
+    std::atomic<bool> stopped{false};
+    const Eigen::Index blocks = (rows + kRowBlock - 1) / kRowBlock;
+    tbb::parallel_for(tbb::blocked_range<Eigen::Index>(0, blocks, 1), [&](const tbb::blocked_range<Eigen::Index>& r) {
+        Eigen::MatrixXd p;
+        for (Eigen::Index b = r.begin(); b < r.end(); ++b) {
+            if (stop.stopRequested()) {
+                stopped = true;
+                return;
+            }
+            const Eigen::Index r0 = b * kRowBlock, m = std::min(kRowBlock, rows - r0);
+            auto dst = out.middleRows(r0, m);
+            if (kind == FeatureKind::RawSubset) {
+                for (Eigen::Index j = 0; j < n; ++j)
+                    dst.col(j) = x.middleRows(r0, m).col(selected[std::size_t(j)]);
+                continue;
+            }
+            p.noalias() = x.middleRows(r0, m) * omega;
+            if (pairs) {
+                for (Eigen::Index k = 0; k < omega.cols(); ++k) {
+                    dst.col(2 * k) = s * p.col(k).array().cos();
+                    dst.col(2 * k + 1) = s * p.col(k).array().sin();
+                }
+                continue;
+            }
+            p.rowwise() += offset.transpose();
+            if (kind == FeatureKind::RandomLogit)
+                dst = (1.0 / (1.0 + (-p.array()).exp())).matrix();
+            else
+                dst = (s * p.array().cos()).matrix();
+        }
+    });
+    return !stopped;
+}
+
+double medianDistance(const Eigen::Ref<const Eigen::MatrixXd>& x, Eigen::Index sampleRows, std::uint64_t seed)
+{
+    if (!x.allFinite())
+        throw std::invalid_argument("median trick: the data contain NaN or Inf");
+    const Eigen::Index n = x.rows();
+    const Eigen::Index m = std::min(n, std::max<Eigen::Index>(sampleRows, 2));
+    if (m < 2)
+        return 0.0;
+    // A seeded sample without replacement: the first m of a partial Fisher–Yates shuffle.
+    std::vector<Eigen::Index> rows(static_cast<std::size_t>(n));
+    std::iota(rows.begin(), rows.end(), Eigen::Index(0));
+    std::mt19937_64 g(seed);
+    for (Eigen::Index i = 0; i < m; ++i) {
+        const Eigen::Index j = i + Eigen::Index(boundedDraw(g, std::uint64_t(n - i)));
+        std::swap(rows[std::size_t(i)], rows[std::size_t(j)]);
+    }
+    Eigen::MatrixXd s(m, x.cols());
+    for (Eigen::Index i = 0; i < m; ++i)
+        s.row(i) = x.row(rows[std::size_t(i)]);
+    // ‖a − b‖² = ‖a‖² + ‖b‖² − 2aᵀb, clamped at 0 against rounding.
+    const Eigen::VectorXd norms = s.rowwise().squaredNorm();
+    const Eigen::MatrixXd dots = s * s.transpose();
+    std::vector<double> d2;
+    d2.reserve(std::size_t(m * (m - 1) / 2));
+    for (Eigen::Index j = 0; j < m; ++j)
+        for (Eigen::Index i = j + 1; i < m; ++i)
+            d2.push_back(std::max(0.0, norms(i) + norms(j) - 2.0 * dots(i, j)));
+    auto mid = d2.begin() + std::ptrdiff_t(d2.size() / 2);
+    std::nth_element(d2.begin(), mid, d2.end());
+    return std::sqrt(*mid);
+}
+
+} // namespace tb::train
