@@ -19,6 +19,9 @@ struct Solver {
     double defaultTolerance;  ///< liblinear-train's -e default for this solver
     bool regression;          ///< a regression (SVR) solver, else a classifier
     bool randomised;          ///< visits coordinates in rand() order (the dual and L1 solvers)
+    /// train() copies the problem column by column with raw new[] (the L1 solvers): unwinding
+    /// an abandoned call would lose that copy, so it is left to finish instead.
+    bool columnCopy;
     const char* what;         ///< what it minimises, for the help text
 };
 

@@ -210,9 +210,14 @@ void LiblinearTrainer::fit(const DatasetView& data, RunContext& ctx)
         }
         ctx.log(QStringLiteral("liblinear: ") + line);
     };
-    if (wrap::DetachedCall::run(work, ctx.stopToken(), onLine) == wrap::DetachedCall::Outcome::Abandoned) {
-        ctx.log(QStringLiteral("liblinear: stopped; train() was left to unwind at its next progress message, "
-                               "its result discarded"));
+    const auto abandon = m_config.solver->columnCopy ? wrap::DetachedCall::Abandon::RunToEnd
+                                                     : wrap::DetachedCall::Abandon::Unwind;
+    if (wrap::DetachedCall::run(work, ctx.stopToken(), onLine, abandon) == wrap::DetachedCall::Outcome::Abandoned) {
+        ctx.log(m_config.solver->columnCopy
+                    ? QStringLiteral("liblinear: stopped; train() is left to finish in the background (an L1 "
+                                     "solver holds a column copy of the problem), its result discarded")
+                    : QStringLiteral("liblinear: stopped; train() was left to unwind at its next progress "
+                                     "message, its result discarded"));
         return;
     }
     if (newtonLines > 0)

@@ -19,6 +19,7 @@ struct Shared {
     std::exception_ptr error;   // the work's exception, for the waiter
     std::string output;         // printed text the waiter has not taken yet
     std::atomic<bool> abandoned{false};
+    bool unwind = true;         // Abandon::Unwind; set before the thread starts
 };
 
 // Thrown through the library's frames on an abandoned thread. Deliberately not a
@@ -32,12 +33,13 @@ std::atomic<int> g_live{0};
 } // namespace
 
 DetachedCall::Outcome DetachedCall::run(std::function<void()> work, const StopToken& stop,
-                                        const std::function<void(const QString&)>& onLine,
+                                        const std::function<void(const QString&)>& onLine, Abandon abandon,
                                         std::chrono::milliseconds poll)
 {
     if (stop.stopRequested())
         return Outcome::Abandoned;
     auto shared = std::make_shared<Shared>();
+    shared->unwind = abandon == Abandon::Unwind;
     g_live.fetch_add(1);
     try {
         std::thread([shared, work = std::move(work)]() mutable {
@@ -104,8 +106,11 @@ void DetachedCall::print(const char* text)
     Shared* s = t_shared;
     if (!s || !text)
         return;
-    if (s->abandoned.load(std::memory_order_relaxed))
-        throw AbandonedSignal{};
+    if (s->abandoned.load(std::memory_order_relaxed)) {
+        if (s->unwind)
+            throw AbandonedSignal{};
+        return;  // nobody reads it any more
+    }
     std::lock_guard lock(s->mutex);
     s->output += text;
 }

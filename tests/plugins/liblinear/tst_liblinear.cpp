@@ -504,6 +504,36 @@ private Q_SLOTS:
               std::chrono::duration<double, std::milli>(Clock::now() - t0).count());
     }
 
+    void stopLeavesAnL1SolverToFinish()
+    {
+        // The L1 solvers copy the problem column-wise inside train() with raw new[]; unwinding
+        // would lose that copy, so an abandoned L1 call runs to its end (its 1000-pass cap here:
+        // about 2 s on 40000 × 20) and frees everything then. Stop still returns at once.
+        QVERIFY(waitForNoLiveThreads(std::chrono::milliseconds(2000)));
+        const Set s = separable(40000, 20, 72);
+        LiblinearTrainer t = trainer(false, {{"solver", "l1r_l2loss_svc"}, {"c", 1e10}, {"tolerance", 1e-15},
+                                             {"bias", 1000.0}});
+        TestRunContext ctx;
+        Clock::time_point returned;
+        std::thread run([&] {
+            fitIn(t, s, ctx);
+            returned = Clock::now();
+        });
+        std::this_thread::sleep_for(std::chrono::milliseconds(300));
+        const auto stop = Clock::now();
+        ctx.requestStop();
+        run.join();
+        const double ms = std::chrono::duration<double, std::milli>(returned - stop).count();
+        QVERIFY2(ms < 200, qPrintable(QString("fit() returned %1 ms after Stop").arg(ms)));
+        QVERIFY(ctx.checkpoints.empty());
+        QVERIFY2(ctx.logs.join('\n').contains("left to finish"), qPrintable(ctx.logs.join('\n')));
+        const int live = wrap::DetachedCall::liveThreads();
+        const auto t0 = Clock::now();
+        QVERIFY2(waitForNoLiveThreads(std::chrono::milliseconds(60000)), "the abandoned L1 train() never ended");
+        qInfo("fit() returned %.1f ms after Stop; %d call still running then, ended %.0f ms later", ms, live,
+              std::chrono::duration<double, std::milli>(Clock::now() - t0).count());
+    }
+
     void badInputFailsClearly()
     {
         LiblinearTrainer classify = trainer(false, {});

@@ -27,8 +27,10 @@ bool waitForNoLiveThreads(std::chrono::milliseconds limit)
 
 // Sets a flag when destroyed: stands for the problem copy an abandoned call owns.
 struct Owned {
-    std::atomic<bool>* destroyed;
+    explicit Owned(std::atomic<bool>* flag) : destroyed(flag) {}
+    Owned(const Owned&) = delete;
     ~Owned() { destroyed->store(true); }
+    std::atomic<bool>* destroyed;
 };
 
 } // namespace
@@ -72,7 +74,7 @@ private Q_SLOTS:
         StopSource stop;
         std::atomic<bool> destroyed{false};
         std::atomic<int> prints{0};
-        auto owned = std::make_shared<Owned>(Owned{&destroyed});
+        auto owned = std::make_shared<Owned>(&destroyed);
         QStringList lines;
         std::thread stopper([&] {
             std::this_thread::sleep_for(100ms);
@@ -102,6 +104,38 @@ private Q_SLOTS:
         const int seen = prints.load();
         std::this_thread::sleep_for(50ms);
         QCOMPARE(prints.load(), seen);
+    }
+
+    void runToEndFinishesTheAbandonedCall()
+    {
+        // Abandon::RunToEnd: the call is not interrupted; it finishes, its output unread, and
+        // only then frees what it owned.
+        StopSource stop;
+        std::atomic<bool> destroyed{false};
+        std::atomic<int> prints{0};
+        auto owned = std::make_shared<Owned>(&destroyed);
+        std::thread stopper([&] {
+            std::this_thread::sleep_for(50ms);
+            stop.requestStop();
+        });
+        QStringList lines;
+        const auto outcome = DetachedCall::run(
+            [owned, &prints] {
+                for (int i = 0; i < 15; ++i) {  // 300 ms of "library" work
+                    DetachedCall::print("tick\n");
+                    ++prints;
+                    std::this_thread::sleep_for(20ms);
+                }
+            },
+            stop.token(), [&](const QString& l) { lines << l; }, DetachedCall::Abandon::RunToEnd);
+        stopper.join();
+        owned.reset();
+        QCOMPARE(outcome, DetachedCall::Outcome::Abandoned);
+        QVERIFY(!destroyed.load());  // still running
+        QVERIFY(waitForNoLiveThreads(3000ms));
+        QVERIFY(destroyed.load());
+        QCOMPARE(prints.load(), 15);   // it ran to its end
+        QVERIFY(lines.size() < 15);    // what it printed after Stop went nowhere
     }
 
     void workThatDoesNotPrintEndsWhenItChecks()
