@@ -31,7 +31,8 @@ namespace tb::liblinear {
 /// Facts recorded: "plugin_version", "library_version" (LIBLINEAR_VERSION compiled against)
 /// and "library_loaded_version" (liblinear_version of the loaded library), "solver",
 /// "command_line" (the equivalent liblinear-train options), "tolerance", "nonzeros",
-/// "problem_bytes", "conversion_seconds", "library_seconds", "classes_in_model".
+/// "problem_bytes", "conversion_seconds", "library_seconds" (wall), "library_cpu_seconds" (the
+/// library thread's CPU time), "classes_in_model".
 ///
 /// Not thread-safe (one run, one thread), as Trainer requires; predict() is const and may be
 /// called concurrently with other const calls.

@@ -34,7 +34,8 @@ namespace tb::libsvm {
 /// Facts recorded: "plugin_version", "library_version" (LIBSVM_VERSION compiled against),
 /// "library_loaded_version" (libsvm_version of the loaded library), "kernel", "gamma" (the γ
 /// used), "command_line" (the equivalent svm-train options), "support_vectors" (per model),
-/// "nonzeros", "problem_bytes", "support_vector_bytes", "conversion_seconds", "library_seconds".
+/// "nonzeros", "problem_bytes", "support_vector_bytes", "conversion_seconds", "library_seconds"
+/// (wall), "library_cpu_seconds" (the library thread's CPU time).
 ///
 /// Not thread-safe (one run, one thread), as Trainer requires; predict() is const and may be
 /// called concurrently with other const calls.

@@ -443,6 +443,9 @@ private Q_SLOTS:
         QVERIFY(cost.value("memory_bytes").toDouble() >= ctx.records.value("problem_bytes").toDouble());
         QVERIFY(cost.value("problem_bytes_upper_bound").toDouble() >= ctx.records.value("problem_bytes").toDouble());
         QVERIFY(!cost.contains("flops"));
+        // One thread's CPU time cannot exceed the wall time it ran for.
+        const double cpu = ctx.records.value("library_cpu_seconds").toDouble();
+        QVERIFY(cpu >= 0 && cpu <= ctx.records.value("library_seconds").toDouble() + 1e-3);
         const QString log = ctx.logs.join('\n');
         QVERIFY2(log.contains("optimization finished"), qPrintable(log));
         QVERIFY2(!log.contains("...."), qPrintable(log));  // progress dots are not logged

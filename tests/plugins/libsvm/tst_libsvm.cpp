@@ -392,6 +392,9 @@ private Q_SLOTS:
         const QJsonObject cost = t.predictCost(ProblemShape{400, 2, 2, Task::Classification});
         QVERIFY(cost.value("memory_bytes").toDouble() >= ctx.records.value("problem_bytes").toDouble());
         QVERIFY(!cost.contains("flops"));
+        // One thread's CPU time cannot exceed the wall time it ran for.
+        const double cpu = ctx.records.value("library_cpu_seconds").toDouble();
+        QVERIFY(cpu >= 0 && cpu <= ctx.records.value("library_seconds").toDouble() + 1e-3);
         // Fashion-MNIST's shape: the cache is capped at cache_mib.
         const QJsonObject big = t.predictCost(ProblemShape{60000, 784, 10, Task::Classification});
         QCOMPARE(big.value("cache_bytes").toDouble(), 100.0 * 1048576);
