@@ -43,7 +43,7 @@ ParamSchema LibsvmConfig::schema(bool regression)
                              QStringLiteral("Degree of the polynomial kernel (svm-train -d).")));
     s.add(ParamSpec::real("coef0", QStringLiteral("coef0"), 0.0, -1e6, 1e6,
                           QStringLiteral("Constant of the polynomial and sigmoid kernels (svm-train -r).")));
-    s.add(ParamSpec::real("cache_mib", QStringLiteral("Cache (MiB)"), 100.0, 1.0, 1048576.0,
+    s.add(ParamSpec::real("cache_mib", QStringLiteral("Cache (MiB)"), 100.0, 1.0, 1e6,
                           QStringLiteral("Most memory for cached kernel rows, in MiB, taken as needed "
                                          "(svm-train -m).")));
     s.add(ParamSpec::real("tolerance", QStringLiteral("Stopping tolerance"), 0.001, 1e-16, 10.0,

@@ -299,6 +299,7 @@ private Q_SLOTS:
     {
         // The plugin hands LIBLINEAR the data liblinear-train reads from a file of the same
         // values, so the trust-region solver (no random order) must build the same model.
+        // Debian's tool reads real options in single precision: C = 2 is exact either way.
         const QString tool = QStandardPaths::findExecutable("liblinear-train");
         if (tool.isEmpty())
             QSKIP("liblinear-train is not installed (Debian liblinear-tools)");
