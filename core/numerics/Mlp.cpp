@@ -176,6 +176,19 @@ void Mlp::unflatten(const Eigen::Ref<const Eigen::VectorXd>& p)
     }
 }
 
+Mlp Mlp::slice(int first, int last) const
+{
+    if (first < 0 || last < first || last >= layerCount())
+        throw std::invalid_argument("mlp slice: layers [" + std::to_string(first) + ", " + std::to_string(last) +
+                                    "] of a network with " + std::to_string(layerCount()) + " layers");
+    std::vector<Eigen::Index> sizes(m_sizes.begin() + first, m_sizes.begin() + last + 2);
+    std::vector<Activation> acts(m_activations.begin() + first, m_activations.begin() + last + 1);
+    Mlp s(std::move(sizes), std::move(acts), m_bias);
+    for (int l = first; l <= last; ++l)
+        s.m_weights[std::size_t(l - first)] = m_weights[std::size_t(l)];
+    return s;
+}
+
 std::vector<Eigen::MatrixXd> Mlp::zeroGradients() const
 {
     std::vector<Eigen::MatrixXd> g(m_weights.size());

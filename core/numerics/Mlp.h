@@ -74,6 +74,10 @@ public:
     /// must not be written while other threads run forward() or predict() on this network.
     /// Throws std::invalid_argument for a layer outside [0, layerCount()).
     Eigen::Map<Eigen::MatrixXd> mutableWeights(int l);
+    /// The network of weight layers [@p first, @p last] with copies of their weights: its input
+    /// is the output of layer first−1 (or x for first = 0). Throws std::invalid_argument for an
+    /// empty or out-of-range span.
+    Mlp slice(int first, int last) const;
     /// Replaces all weights (same shapes). Throws std::invalid_argument on a shape mismatch.
     void setAllWeights(const std::vector<Eigen::MatrixXd>& w);
 

@@ -200,36 +200,29 @@ GradientConfig GradientConfig::fromParams(const AlgorithmKind& kind, const QVari
     c.optimizer.beta1 = p.value("beta1", 0.9).toDouble();
     c.optimizer.beta2 = p.value("beta2", 0.999).toDouble();
     c.optimizer.epsilon = p.value("epsilon", 1e-8).toDouble();
-    c.learningRate = p.value("lr").toDouble();
+    c.schedule.base = p.value("lr").toDouble();
     c.batchSize = p.value("batch_size").toLongLong();
     c.epochs = p.value("epochs").toInt();
     c.shuffle = p.value("shuffle").toBool();
     const QString sched = p.value("schedule").toString();
-    c.schedule = sched == QLatin1String("step")      ? Schedule::Step
-                 : sched == QLatin1String("inverse") ? Schedule::Inverse
-                                                     : Schedule::Constant;
-    c.stepEpochs = p.value("step_epochs").toInt();
-    c.stepFactor = p.value("step_factor").toDouble();
-    c.inverseDecay = p.value("inverse_decay").toDouble();
+    using Kind = train::LearningRateSchedule::Kind;
+    c.schedule.kind = sched == QLatin1String("step")      ? Kind::Step
+                      : sched == QLatin1String("inverse") ? Kind::Inverse
+                                                          : Kind::Constant;
+    c.schedule.every = p.value("step_epochs").toInt();
+    c.schedule.factor = p.value("step_factor").toDouble();
+    c.schedule.decay = p.value("inverse_decay").toDouble();
     c.validationFraction = p.value("validation_fraction").toDouble();
     c.patience = p.value("patience").toInt();
     c.checkpointEvery = p.value("checkpoint_every").toInt();
-    if (c.learningRate <= 0 || c.batchSize < 1 || c.epochs < 1 || c.stepEpochs < 1)
+    if (c.schedule.base <= 0 || c.batchSize < 1 || c.epochs < 1 || c.schedule.every < 1)
         throw std::invalid_argument("gradient: parameters were not normalised by the schema");
     return c;
 }
 
 double GradientConfig::learningRateAt(int epoch) const
 {
-    switch (schedule) {
-    case Schedule::Constant:
-        return learningRate;
-    case Schedule::Step:
-        return learningRate * std::pow(stepFactor, double(epoch / stepEpochs));
-    case Schedule::Inverse:
-        return learningRate / (1.0 + inverseDecay * double(epoch));
-    }
-    return learningRate;
+    return schedule.rate(double(epoch));
 }
 
 num::MlpLoss GradientConfig::resolveLoss(Task task) const

@@ -3,7 +3,8 @@
 /// The parameters of the gradient plugin's algorithms: schemas, parsing, the learning-rate
 /// schedule and the network they describe.
 
-#include "Optimizer.h"
+#include <LearningRateSchedule.h>
+#include <Optimizer.h>
 
 #include <Activation.h>
 #include <Mlp.h>
@@ -15,15 +16,22 @@
 
 namespace tb::gradient {
 
+using train::Method;
+using train::Optimizer;
+using train::OptimizerSettings;
+
+/// Stream indices for tb::deriveSeed(run seed, index): every random stream of a run.
+enum SeedStream : std::uint64_t {
+    kSeedWeights = 0,  ///< initial weights
+    kSeedShuffle = 1,  ///< minibatch order, drawn epoch after epoch
+    kSeedSplit = 2     ///< early-stopping validation rows
+};
+
 /// What an algorithm id stands for: one of the first-order methods, or full-batch L-BFGS.
 struct AlgorithmKind {
     bool lbfgs = false;
     Method method = Method::Sgd;  ///< when !lbfgs
 };
-
-/// Learning-rate schedules, as functions of the completed epochs e (constant within an epoch):
-/// constant η; step η·γ^⌊e / step_epochs⌋; inverse η / (1 + decay·e).
-enum class Schedule { Constant, Step, Inverse };
 
 /// Initial weights: U[init_low, init_high] (the BPLS paper: [−1, 1]) or Glorot uniform.
 enum class InitKind { Uniform, Glorot };
@@ -47,14 +55,12 @@ struct GradientConfig {
 
     // First-order methods.
     OptimizerSettings optimizer;
-    double learningRate = 0.01;
+    /// η(e) for e completed epochs (constant within an epoch): the "lr", "schedule",
+    /// "step_epochs", "step_factor" and "inverse_decay" parameters.
+    train::LearningRateSchedule schedule;
     Eigen::Index batchSize = 32;                            ///< clamped to the training rows
     int epochs = 10;
     bool shuffle = true;
-    Schedule schedule = Schedule::Constant;
-    int stepEpochs = 10;
-    double stepFactor = 0.5;
-    double inverseDecay = 0.1;
     double validationFraction = 0.0;                        ///< 0 = no early stopping
     int patience = 5;
     int checkpointEvery = 0;                                ///< minibatches; 0 = epoch ends only

@@ -1,8 +1,8 @@
 #include "GradientTrainer.h"
 
-#include "BatchGradient.h"
-#include "Optimizer.h"
-#include "Sampling.h"
+#include <BatchGradient.h>
+#include <Optimizer.h>
+#include <Sampling.h>
 
 #include <algorithm>
 #include <cmath>
@@ -49,7 +49,7 @@ void GradientTrainer::fit(const DatasetView& data, RunContext& ctx)
     if (c.validationFraction > 0 && n >= 2) {
         nVal = std::clamp<Eigen::Index>(std::llround(c.validationFraction * double(n)), 1, n - 1);
         std::mt19937_64 splitGen(deriveSeed(seed, kSeedSplit));
-        shuffle(order, splitGen);
+        train::shuffle(order, splitGen);
     }
     const Eigen::Index nTrain = n - nVal;
     std::vector<Eigen::Index> trainRows(order.begin(), order.begin() + nTrain);
@@ -61,8 +61,8 @@ void GradientTrainer::fit(const DatasetView& data, RunContext& ctx)
 
     const Eigen::Index batch = std::min<Eigen::Index>(c.batchSize, nTrain);
     const Eigen::Index batches = (nTrain + batch - 1) / batch;
-    const Eigen::MatrixXd xt = transposedCopy(data.x);
-    BatchGradient engine(m_net, loss, xt, data.y, batch);
+    const Eigen::MatrixXd xt = train::transposedCopy(data.x);
+    train::BatchGradient engine(m_net, loss, xt, data.y, batch);
     std::vector<Eigen::MatrixXd> grads = m_net.zeroGradients();
     Optimizer optimizer(c.optimizer, m_net.parameterCount());
     std::mt19937_64 shuffleGen(deriveSeed(seed, kSeedShuffle));
@@ -104,7 +104,7 @@ void GradientTrainer::fit(const DatasetView& data, RunContext& ctx)
     for (int e = 0; e < c.epochs; ++e) {
         const double lr = c.learningRateAt(e);
         if (c.shuffle)
-            shuffle(trainRows, shuffleGen);
+            train::shuffle(trainRows, shuffleGen);
         double lossSum = 0;
         for (Eigen::Index b = 0; b < batches; ++b) {
             if (ctx.stopRequested())
@@ -112,13 +112,13 @@ void GradientTrainer::fit(const DatasetView& data, RunContext& ctx)
             const Eigen::Index start = b * batch;
             const Eigen::Index m = std::min(batch, nTrain - start);
             const Eigen::Index row = contiguous ? start : trainRows[std::size_t(start)];
-            BatchGradient::Result r;
+            train::BatchGradient::Result r;
             if (batch == 1)
                 r.loss = singleBackward(row);
             else if (contiguous)
-                r = engine.gradient(m_net, nullptr, start, m, grads, &ctx);
+                r = engine.gradient(m_net, nullptr, start, m, grads, ctx.stopToken());
             else
-                r = engine.gradient(m_net, trainRows.data() + start, 0, m, grads, &ctx);
+                r = engine.gradient(m_net, trainRows.data() + start, 0, m, grads, ctx.stopToken());
             if (r.stopped)
                 return;
             if (!std::isfinite(r.loss)) {
@@ -147,7 +147,7 @@ void GradientTrainer::fit(const DatasetView& data, RunContext& ctx)
 
         bool stopEarly = false;
         if (nVal > 0) {
-            const BatchGradient::Result v = engine.loss(m_net, valRows.data(), 0, nVal, &ctx);
+            const train::BatchGradient::Result v = engine.loss(m_net, valRows.data(), 0, nVal, ctx.stopToken());
             if (v.stopped)
                 return;
             const double valLoss = v.loss / double(nVal);

@@ -9,7 +9,7 @@ namespace tb::num {
 class Mlp;
 }
 
-namespace tb::gradient {
+namespace tb::train {
 
 /// The first-order methods. Their rules (PyTorch's conventions; t counts updates from 1,
 /// η is the learning rate of this update, g the gradient of the minibatch objective including
@@ -90,4 +90,4 @@ private:
     double m_invSqrtBiasCorrection2 = 1.0;  // Adam: 1/√(1 − β₂ᵗ)
 };
 
-} // namespace tb::gradient
+} // namespace tb::train

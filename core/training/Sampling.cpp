@@ -5,7 +5,7 @@
 
 #include <utility>
 
-namespace tb::gradient {
+namespace tb::train {
 namespace {
 __extension__ typedef unsigned __int128 U128;  // GCC/Clang; __extension__ keeps -Wpedantic quiet
 } // namespace
@@ -50,4 +50,4 @@ Eigen::MatrixXd transposedCopy(const Eigen::Ref<const Eigen::MatrixXd>& x)
     return xt;
 }
 
-} // namespace tb::gradient
+} // namespace tb::train

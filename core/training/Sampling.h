@@ -1,20 +1,14 @@
 #pragma once
 /// @file Sampling.h
-/// Portable shuffling and the transposed data layout the trainers gather minibatches from.
+/// Portable shuffling, epoch orders of minibatches, and the transposed data layout the trainers
+/// gather minibatches from. No Qt.
 
 #include <Eigen/Core>
 #include <cstdint>
 #include <random>
 #include <vector>
 
-namespace tb::gradient {
-
-/// Stream indices for tb::deriveSeed(run seed, index): every random stream of a run.
-enum SeedStream : std::uint64_t {
-    kSeedWeights = 0,  ///< initial weights
-    kSeedShuffle = 1,  ///< minibatch order, drawn epoch after epoch
-    kSeedSplit = 2     ///< early-stopping validation rows
-};
+namespace tb::train {
 
 /// Uniform integer in [0, @p n) from @p gen by Lemire's multiply-and-reject method: unbiased
 /// and the same on every platform (std::uniform_int_distribution is implementation-defined).
@@ -30,4 +24,4 @@ void shuffle(std::vector<Eigen::Index>& v, std::mt19937_64& gen);
 /// then column copies instead of strided row gathers.
 Eigen::MatrixXd transposedCopy(const Eigen::Ref<const Eigen::MatrixXd>& x);
 
-} // namespace tb::gradient
+} // namespace tb::train

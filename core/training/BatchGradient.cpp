@@ -7,7 +7,7 @@
 #include <stdexcept>
 #include <string>
 
-namespace tb::gradient {
+namespace tb::train {
 
 BatchGradient::BatchGradient(const num::Mlp& net, num::MlpLoss loss, const Eigen::MatrixXd& xt,
                              const Eigen::Ref<const Eigen::MatrixXd>& y, Eigen::Index maxRows)
@@ -50,19 +50,19 @@ void BatchGradient::ensureChunks(const num::Mlp& net, Eigen::Index m)
 
 BatchGradient::Result BatchGradient::gradient(const num::Mlp& net, const Eigen::Index* rows, Eigen::Index first,
                                               Eigen::Index m, std::vector<Eigen::MatrixXd>& grad,
-                                              const RunContext* ctx)
+                                              StopToken stop)
 {
-    return run(net, rows, first, m, &grad, ctx);
+    return run(net, rows, first, m, &grad, stop);
 }
 
 BatchGradient::Result BatchGradient::loss(const num::Mlp& net, const Eigen::Index* rows, Eigen::Index first,
-                                          Eigen::Index m, const RunContext* ctx)
+                                          Eigen::Index m, StopToken stop)
 {
-    return run(net, rows, first, m, nullptr, ctx);
+    return run(net, rows, first, m, nullptr, stop);
 }
 
 BatchGradient::Result BatchGradient::run(const num::Mlp& net, const Eigen::Index* rows, Eigen::Index first,
-                                         Eigen::Index m, std::vector<Eigen::MatrixXd>* grad, const RunContext* ctx)
+                                         Eigen::Index m, std::vector<Eigen::MatrixXd>* grad, StopToken stop)
 {
     if (m < 1)
         throw std::invalid_argument("gradient: empty batch");
@@ -73,13 +73,13 @@ BatchGradient::Result BatchGradient::run(const num::Mlp& net, const Eigen::Index
     m_stopped.store(false, std::memory_order_relaxed);
     const int chunks = chunkCount(m);
     if (chunks == 1) {
-        runChunk(0, net, rows, first, 0, m, grad, ctx);
+        runChunk(0, net, rows, first, 0, m, grad, stop);
     } else {
         tbb::parallel_for(
             tbb::blocked_range<int>(0, chunks, 1),
             [&](const tbb::blocked_range<int>& r) {
                 for (int c = r.begin(); c < r.end(); ++c)
-                    runChunk(c, net, rows, first, c * m / chunks, (c + 1) * m / chunks, grad, ctx);
+                    runChunk(c, net, rows, first, c * m / chunks, (c + 1) * m / chunks, grad, stop);
             },
             tbb::simple_partitioner());
     }
@@ -97,7 +97,7 @@ BatchGradient::Result BatchGradient::run(const num::Mlp& net, const Eigen::Index
 
 void BatchGradient::runChunk(int c, const num::Mlp& net, const Eigen::Index* rows, Eigen::Index first,
                              Eigen::Index begin, Eigen::Index end, std::vector<Eigen::MatrixXd>* grad,
-                             const RunContext* ctx)
+                             StopToken stop)
 {
     Chunk& ch = m_chunks[std::size_t(c)];
     std::vector<Eigen::MatrixXd>* g = grad ? (c == 0 ? grad : &ch.grad) : nullptr;
@@ -113,7 +113,7 @@ void BatchGradient::runChunk(int c, const num::Mlp& net, const Eigen::Index* row
         firstBlock = false;
     };
     for (Eigen::Index s = begin; s < end; s += block) {
-        if (s > begin && ctx && ctx->stopRequested()) {
+        if (s > begin && stop.stopRequested()) {
             m_stopped.store(true, std::memory_order_relaxed);
             break;
         }
@@ -137,4 +137,4 @@ void BatchGradient::runChunk(int c, const num::Mlp& net, const Eigen::Index* row
     ch.loss = sum;
 }
 
-} // namespace tb::gradient
+} // namespace tb::train

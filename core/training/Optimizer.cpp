@@ -7,7 +7,7 @@
 #include <stdexcept>
 #include <string>
 
-namespace tb::gradient {
+namespace tb::train {
 namespace {
 
 // The constants of one update, per-step values (Adam's bias corrections) folded in.
@@ -186,4 +186,4 @@ void Optimizer::step(double lr, num::Mlp& net, const std::vector<Eigen::MatrixXd
     }
 }
 
-} // namespace tb::gradient
+} // namespace tb::train

@@ -7,9 +7,9 @@
 #include <QtTest>
 #include <cmath>
 
-using namespace tb::gradient;
+using namespace tb::train;
 
-Q_DECLARE_METATYPE(tb::gradient::Method)
+Q_DECLARE_METATYPE(tb::train::Method)
 
 namespace {
 

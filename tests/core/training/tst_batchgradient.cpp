@@ -4,11 +4,10 @@
 #include <Sampling.h>
 
 #include <QtTest>
-#include <trainbench/testing/TestRunContext.h>
 #include <random>
 #include <tbb/task_arena.h>
 
-using namespace tb::gradient;
+using namespace tb::train;
 using tb::num::Activation;
 using tb::num::Mlp;
 using tb::num::MlpLoss;
@@ -41,7 +40,7 @@ Eigen::MatrixXd oneHot(Eigen::Index n, Eigen::Index k, unsigned seed)
 // The trainers' objective on the rows `rows`: mean loss + λ/2‖w‖², from the loss-only path.
 double objective(Mlp& net, BatchGradient& bg, const std::vector<Eigen::Index>& rows, double lambda)
 {
-    const double l = bg.loss(net, rows.data(), 0, Eigen::Index(rows.size()), nullptr).loss / double(rows.size());
+    const double l = bg.loss(net, rows.data(), 0, Eigen::Index(rows.size()), {}).loss / double(rows.size());
     return l + 0.5 * lambda * net.flatten().squaredNorm();
 }
 
@@ -85,7 +84,7 @@ private Q_SLOTS:
         // A shuffled batch of 9 rows with a repeat: the gather path, as in training.
         const std::vector<Eigen::Index> rows{5, 17, 3, 39, 0, 22, 17, 8, 30};
         std::vector<Eigen::MatrixXd> g = net.zeroGradients();
-        bg.gradient(net, rows.data(), 0, Eigen::Index(rows.size()), g, nullptr);
+        bg.gradient(net, rows.data(), 0, Eigen::Index(rows.size()), g, {});
         // The trainers' gradient: the sum scaled to a mean plus the decay term.
         Eigen::VectorXd analytic(net.parameterCount());
         Mlp::flattenInto(g, analytic);
@@ -134,7 +133,7 @@ private Q_SLOTS:
             double l = 0;
             tbb::task_arena(threads).execute([&] {
                 BatchGradient bg(net, MlpLoss::SoftmaxCrossEntropy, xt, y, n);
-                l = bg.gradient(net, r, first, n, g, nullptr).loss;
+                l = bg.gradient(net, r, first, n, g, {}).loss;
             });
             return std::make_pair(l, g);
         };
@@ -154,18 +153,19 @@ private Q_SLOTS:
 
     void stopIsSeenBetweenBlocks()
     {
-        tb::testing::TestRunContext ctx;
-        ctx.requestStop();
+        tb::StopSource stopNow;
+        stopNow.requestStop();
+        const tb::StopToken ctx = stopNow.token();
         Mlp net = Mlp::withHidden(2, {3}, 1, Activation::Tanh, Activation::Identity);
         const Eigen::MatrixXd xt = randomMatrix(2, 9000, 1), y = randomMatrix(9000, 1, 2);
         BatchGradient bg(net, MlpLoss::SquaredError, xt, y, 9000);
         std::vector<Eigen::MatrixXd> g = net.zeroGradients();
         // 100 rows are one chunk of one block: nothing to poll between, the result is complete
         // (the trainers poll before every minibatch themselves).
-        QVERIFY(!bg.gradient(net, nullptr, 0, 100, g, &ctx).stopped);
+        QVERIFY(!bg.gradient(net, nullptr, 0, 100, g, ctx).stopped);
         // 9000 rows: 16 chunks of 562 rows in blocks of 256, polled between blocks.
-        QVERIFY(bg.gradient(net, nullptr, 0, 9000, g, &ctx).stopped);
-        QVERIFY(bg.loss(net, nullptr, 0, 9000, &ctx).stopped);
+        QVERIFY(bg.gradient(net, nullptr, 0, 9000, g, ctx).stopped);
+        QVERIFY(bg.loss(net, nullptr, 0, 9000, ctx).stopped);
     }
 
     void misuseThrows()
@@ -178,8 +178,8 @@ private Q_SLOTS:
                                  BatchGradient(net, MlpLoss::SquaredError, randomMatrix(3, 10, 1), y, 5));
         BatchGradient bg(net, MlpLoss::SquaredError, xt, y, 5);
         std::vector<Eigen::MatrixXd> g = net.zeroGradients();
-        QVERIFY_THROWS_EXCEPTION(std::out_of_range, bg.gradient(net, nullptr, 8, 5, g, nullptr));
-        QVERIFY_THROWS_EXCEPTION(std::invalid_argument, bg.gradient(net, nullptr, 0, 0, g, nullptr));
+        QVERIFY_THROWS_EXCEPTION(std::out_of_range, bg.gradient(net, nullptr, 8, 5, g, {}));
+        QVERIFY_THROWS_EXCEPTION(std::invalid_argument, bg.gradient(net, nullptr, 0, 0, g, {}));
     }
 
     void portableShuffle()

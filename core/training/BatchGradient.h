@@ -3,13 +3,13 @@
 /// Loss and gradient of a network over a set of samples, in parallel over fixed row chunks.
 
 #include <Mlp.h>
-#include <trainbench/RunContext.h>
+#include <trainbench/StopToken.h>
 
 #include <Eigen/Core>
 #include <atomic>
 #include <vector>
 
-namespace tb::gradient {
+namespace tb::train {
 
 /// Computes Σ_i ℓ_i and its gradient over a minibatch (or the whole training set) of samples
 /// that are columns of a transposed input matrix, reusing per-chunk buffers: no allocation
@@ -43,14 +43,14 @@ public:
 
     /// Σ_i ℓ_i and its gradient (a sum over samples, not a mean) into @p grad (shaped like the
     /// weights) for the samples @p rows[0 … m), or, when @p rows is null, for the contiguous
-    /// samples [first, first + m) (no gathering). @p ctx, if given, is polled for Stop between
+    /// samples [first, first + m) (no gathering). @p stop is polled between
     /// row blocks.
     Result gradient(const num::Mlp& net, const Eigen::Index* rows, Eigen::Index first, Eigen::Index m,
-                    std::vector<Eigen::MatrixXd>& grad, const RunContext* ctx);
+                    std::vector<Eigen::MatrixXd>& grad, StopToken stop = {});
 
     /// Σ_i ℓ_i only (forward passes), same sample selection as gradient().
     Result loss(const num::Mlp& net, const Eigen::Index* rows, Eigen::Index first, Eigen::Index m,
-                const RunContext* ctx);
+                StopToken stop = {});
 
     /// Chunks a batch of @p m rows is split into: 1 below 2·kChunkRows, else
     /// min(kMaxChunks, ⌊m / kChunkRows⌋).
@@ -66,9 +66,9 @@ private:
     };
 
     Result run(const num::Mlp& net, const Eigen::Index* rows, Eigen::Index first, Eigen::Index m,
-               std::vector<Eigen::MatrixXd>* grad, const RunContext* ctx);
+               std::vector<Eigen::MatrixXd>* grad, StopToken stop);
     void runChunk(int c, const num::Mlp& net, const Eigen::Index* rows, Eigen::Index first, Eigen::Index begin,
-                  Eigen::Index end, std::vector<Eigen::MatrixXd>* grad, const RunContext* ctx);
+                  Eigen::Index end, std::vector<Eigen::MatrixXd>* grad, StopToken stop);
     void ensureChunks(const num::Mlp& net, Eigen::Index m);
 
     num::MlpLoss m_loss;
@@ -79,4 +79,4 @@ private:
     std::atomic<bool> m_stopped{false};
 };
 
-} // namespace tb::gradient
+} // namespace tb::train
