@@ -217,7 +217,7 @@ void LibsvmTrainer::fit(const DatasetView& data, RunContext& ctx)
                 .arg(m_config.regression ? QStringLiteral("ε-SVR") : QStringLiteral("C-SVC"), m_config.kernelName,
                      options)
                 .arg(n).arg(nonzeros));
-    // Each binary problem prints three lines; with ten classes that is 135 lines, so they are
+    // Each binary problem prints four lines; with ten classes that is 180 lines, so they are
     // summed up instead of kept.
     static const QRegularExpression finished(QStringLiteral("^optimization finished, #iter = (\\d+)$"));
     long long problems = 0, iterations = 0;
@@ -230,7 +230,8 @@ void LibsvmTrainer::fit(const DatasetView& data, RunContext& ctx)
             iterations += m.captured(1).toLongLong();
             return;
         }
-        if (line.startsWith(QLatin1String("obj = ")) || line.startsWith(QLatin1String("nSV = ")))
+        if (line.startsWith(QLatin1String("obj = ")) || line.startsWith(QLatin1String("nSV = ")) ||
+            line.startsWith(QLatin1String("nu = ")))
             return;
         ctx.log(QStringLiteral("libsvm: ") + line);
     };

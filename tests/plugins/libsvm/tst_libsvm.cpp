@@ -402,6 +402,7 @@ private Q_SLOTS:
         QCOMPARE(big.value("cache_bytes").toDouble(), 100.0 * 1048576);
         const QString log = ctx.logs.join('\n');
         QVERIFY2(log.contains("1 SMO problem(s) solved") && log.contains("Total nSV"), qPrintable(log));
+        QVERIFY2(!log.contains("nu = ") && !log.contains("obj = "), qPrintable(log));  // summed up
     }
 
     void libraryNeverWritesToStdout()
