@@ -48,12 +48,14 @@
 
 namespace {
 
-constexpr double kMaxDifferencePoints = 0.1;  // the issue's 0.1 %
+constexpr double kMaxDifferencePoints = 0.1; // the issue's 0.1 %
 
 [[noreturn]] void usage(const char* why)
 {
-    std::fprintf(stderr, "libs_fashion: %s\nusage: libs_fashion EXPERIMENT.json [--repeats N] [--only LABEL] [--keep DIR]\n",
-                 why);
+    std::fprintf(
+        stderr,
+        "libs_fashion: %s\nusage: libs_fashion EXPERIMENT.json [--repeats N] [--only LABEL] [--keep DIR]\n",
+        why);
     std::exit(2);
 }
 
@@ -78,7 +80,8 @@ double childrenCpuSeconds()
 {
     rusage u{};
     getrusage(RUSAGE_CHILDREN, &u);
-    return double(u.ru_utime.tv_sec + u.ru_stime.tv_sec) + 1e-6 * double(u.ru_utime.tv_usec + u.ru_stime.tv_usec);
+    return double(u.ru_utime.tv_sec + u.ru_stime.tv_sec) +
+           1e-6 * double(u.ru_utime.tv_usec + u.ru_stime.tv_usec);
 }
 
 struct ToolResult {
@@ -128,7 +131,8 @@ ToolResult runTool(const QString& commandLine, const QString& dir)
     static const QRegularExpression accuracy(R"(Accuracy = [0-9.]+% \((\d+)/(\d+)\))");
     const auto m = accuracy.match(text);
     if (p.exitCode() != 0 || !m.hasMatch()) {
-        r.error = predictTool + " printed no accuracy: " + text + QString::fromLocal8Bit(p.readAllStandardError());
+        r.error =
+            predictTool + " printed no accuracy: " + text + QString::fromLocal8Bit(p.readAllStandardError());
         return r;
     }
     r.hits = m.captured(1).toLong();
@@ -173,8 +177,8 @@ int main(int argc, char** argv)
 
     QElapsedTimer clock;
     clock.start();
-    auto data = std::make_shared<tb::data::DatasetPair>(
-        tb::data::DataSource::load(spec->dataset, spec->baseDir, tb::data::DataOverrides{std::nullopt, spec->seed}));
+    auto data = std::make_shared<tb::data::DatasetPair>(tb::data::DataSource::load(
+        spec->dataset, spec->baseDir, tb::data::DataOverrides{std::nullopt, spec->seed}));
     if (!data->train.isClassification()) {
         std::fprintf(stderr, "libs_fashion: the tools' accuracy needs a classification set\n");
         return 2;
@@ -212,14 +216,16 @@ int main(int argc, char** argv)
             job.algorithmId = alg.id;
             job.label = label;
             job.params = alg.params;
-            job.seed = tb::deriveSeed(spec->seed, 0);  // the experiment's first repeat
+            job.seed = tb::deriveSeed(spec->seed, 0); // the experiment's first repeat
             job.data = data;
             job.threads = spec->effectiveThreads();
             tb::RunResult run;
-            tbb::task_arena(job.threads).execute([&] { run = tb::Runner(registry, nullptr).execute(job, stop); });
+            tbb::task_arena(job.threads).execute([&] {
+                run = tb::Runner(registry, nullptr).execute(job, stop);
+            });
             if (run.status != tb::RunStatus::Finished) {
-                std::printf("%s: the workbench run %s: %s\n", qPrintable(label), qPrintable(tb::runStatusName(run.status)),
-                            qPrintable(run.error));
+                std::printf("%s: the workbench run %s: %s\n", qPrintable(label),
+                            qPrintable(tb::runStatusName(run.status)), qPrintable(run.error));
                 allAgree = false;
                 break;
             }
@@ -240,24 +246,29 @@ int main(int argc, char** argv)
             toolTimes.push_back(tool.trainSeconds);
             wbCpu.push_back(libraryCpu);
             toolCpu.push_back(tool.trainCpuSeconds);
-            std::printf("%s [%d]: workbench %.2f %% in %.2f s training (library %.2f s wall, %.2f s CPU; "
-                        "conversion %.2f s); %s: %.2f %% (%ld/%ld) in %.2f s wall, %.2f s CPU (reading the file "
-                        "included), predict %.2f s; difference %+.3f points%s\n",
-                        qPrintable(label), rep + 1, wbAccuracy, run.trainSeconds,
-                        run.info.value("library_seconds").toDouble(), libraryCpu,
-                        run.info.value("conversion_seconds").toDouble(), qPrintable(command), toolAccuracy, tool.hits,
-                        tool.total, tool.trainSeconds, tool.trainCpuSeconds, tool.predictSeconds, diff,
-                        agree ? "" : "  <-- MORE THAN 0.1 POINTS");
+            std::printf(
+                "%s [%d]: workbench %.2f %% in %.2f s training (library %.2f s wall, %.2f s CPU; "
+                "conversion %.2f s); %s: %.2f %% (%ld/%ld) in %.2f s wall, %.2f s CPU (reading the file "
+                "included), predict %.2f s; difference %+.3f points%s\n",
+                qPrintable(label), rep + 1, wbAccuracy, run.trainSeconds,
+                run.info.value("library_seconds").toDouble(), libraryCpu,
+                run.info.value("conversion_seconds").toDouble(), qPrintable(command), toolAccuracy, tool.hits,
+                tool.total, tool.trainSeconds, tool.trainCpuSeconds, tool.predictSeconds, diff,
+                agree ? "" : "  <-- MORE THAN 0.1 POINTS");
             std::fflush(stdout);
         }
         if (!wbTimes.empty()) {
             auto range = [](std::vector<double> v) {
                 std::sort(v.begin(), v.end());
-                return QString("median %1 s (%2–%3)").arg(v[v.size() / 2], 0, 'f', 2).arg(v.front(), 0, 'f', 2).arg(v.back(), 0, 'f', 2);
+                return QString("median %1 s (%2–%3)")
+                    .arg(v[v.size() / 2], 0, 'f', 2)
+                    .arg(v.front(), 0, 'f', 2)
+                    .arg(v.back(), 0, 'f', 2);
             };
-            std::printf("%s: wall — workbench training %s, tool %s; CPU — workbench's library call %s, tool %s\n\n",
-                        qPrintable(label), qPrintable(range(wbTimes)), qPrintable(range(toolTimes)),
-                        qPrintable(range(wbCpu)), qPrintable(range(toolCpu)));
+            std::printf(
+                "%s: wall — workbench training %s, tool %s; CPU — workbench's library call %s, tool %s\n\n",
+                qPrintable(label), qPrintable(range(wbTimes)), qPrintable(range(toolTimes)),
+                qPrintable(range(wbCpu)), qPrintable(range(toolCpu)));
         }
     }
     std::printf("%s\n", allAgree ? "every accuracy agrees with the tool's to 0.1 points"

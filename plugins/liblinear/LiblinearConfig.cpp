@@ -22,7 +22,8 @@ const std::vector<Solver>& LiblinearConfig::solvers()
          "L2-regularised L2-loss (squared hinge) SVC, primal, trust-region Newton"},
         {"l2r_l1loss_svc_dual", L2R_L1LOSS_SVC_DUAL, 0.1, false, true, false,
          "L2-regularised L1-loss (hinge) SVC, dual coordinate descent"},
-        {"mcsvm_cs", MCSVM_CS, 0.1, false, true, false, "Crammer–Singer multi-class SVC, dual coordinate descent"},
+        {"mcsvm_cs", MCSVM_CS, 0.1, false, true, false,
+         "Crammer–Singer multi-class SVC, dual coordinate descent"},
         {"l1r_l2loss_svc", L1R_L2LOSS_SVC, 0.01, false, true, true,
          "L1-regularised L2-loss SVC, primal coordinate descent"},
         {"l1r_lr", L1R_LR, 0.01, false, true, true, "L1-regularised logistic regression, newGLMNET"},
@@ -53,7 +54,10 @@ ParamSchema LiblinearConfig::schema(bool regression)
         if (s.regression != regression)
             continue;
         names << QString::fromLatin1(s.name);
-        lines << QStringLiteral("%1 (-s %2) = %3").arg(QLatin1String(s.name)).arg(s.type).arg(QString::fromUtf8(s.what));
+        lines << QStringLiteral("%1 (-s %2) = %3")
+                     .arg(QLatin1String(s.name))
+                     .arg(s.type)
+                     .arg(QString::fromUtf8(s.what));
         defaults << QStringLiteral("%1 for %2").arg(s.defaultTolerance).arg(QLatin1String(s.name));
     }
     ParamSchema schema;
@@ -62,23 +66,26 @@ ParamSchema LiblinearConfig::schema(bool regression)
         regression ? QStringLiteral("l2r_l2loss_svr_primal") : QStringLiteral("l2r_l2loss_svc_dual"),
         QStringLiteral("LIBLINEAR's solver (liblinear-train -s): %1. %2")
             .arg(lines.join(QStringLiteral("; ")),
-                 regression ? QStringLiteral("liblinear-train has no regression default; the primal solver is the "
-                                             "most accurate.")
-                            : QStringLiteral("Multi-class: one-vs-rest, except mcsvm_cs; the default is "
-                                             "liblinear-train's."))));
+                 regression
+                     ? QStringLiteral("liblinear-train has no regression default; the primal solver is the "
+                                      "most accurate.")
+                     : QStringLiteral("Multi-class: one-vs-rest, except mcsvm_cs; the default is "
+                                      "liblinear-train's."))));
     schema.add(ParamSpec::real("c", QStringLiteral("C"), 1.0, 1e-8, 1e10,
                                QStringLiteral("Weight of the loss against the regulariser ½‖w‖² (or ‖w‖₁): "
                                               "min reg(w) + C·Σ loss (liblinear-train -c)."),
                                true));
-    schema.add(ParamSpec::real("tolerance", QStringLiteral("Stopping tolerance"), 0.0, 0.0, 100.0,
-                               QStringLiteral("The solver's stopping tolerance (liblinear-train -e; what it bounds "
-                                              "depends on the solver, see docs/liblinear.md); 0 = "
-                                              "liblinear-train's default: %1.")
-                                   .arg(defaults.join(QStringLiteral(", ")))));
-    schema.add(ParamSpec::real("bias", QStringLiteral("Bias feature"), 1.0, -1.0, 1e6,
-                               QStringLiteral("Every row gets one more input of this value, whose weight is the "
-                                              "intercept (regularised like the others); negative = no intercept "
-                                              "(liblinear-train -B; the tool's default is -1).")));
+    schema.add(
+        ParamSpec::real("tolerance", QStringLiteral("Stopping tolerance"), 0.0, 0.0, 100.0,
+                        QStringLiteral("The solver's stopping tolerance (liblinear-train -e; what it bounds "
+                                       "depends on the solver, see docs/liblinear.md); 0 = "
+                                       "liblinear-train's default: %1.")
+                            .arg(defaults.join(QStringLiteral(", ")))));
+    schema.add(
+        ParamSpec::real("bias", QStringLiteral("Bias feature"), 1.0, -1.0, 1e6,
+                        QStringLiteral("Every row gets one more input of this value, whose weight is the "
+                                       "intercept (regularised like the others); negative = no intercept "
+                                       "(liblinear-train -B; the tool's default is -1).")));
     if (regression)
         schema.add(ParamSpec::real("svr_epsilon", QStringLiteral("SVR ε"), 0.1, 0.0, 1e6,
                                    QStringLiteral("Half-width of the ε-insensitive zone of the SVR loss "
@@ -93,9 +100,10 @@ LiblinearConfig LiblinearConfig::fromParams(bool regression, const QVariantMap& 
     const QString name = p.value("solver").toString();
     c.solver = solverNamed(name);
     if (!c.solver || c.solver->regression != regression)
-        throw std::invalid_argument(QStringLiteral("parameter \"solver\": \"%1\" is not a %2 solver of LIBLINEAR")
-                                        .arg(name, regression ? "regression" : "classification")
-                                        .toStdString());
+        throw std::invalid_argument(
+            QStringLiteral("parameter \"solver\": \"%1\" is not a %2 solver of LIBLINEAR")
+                .arg(name, regression ? "regression" : "classification")
+                .toStdString());
     c.c = p.value("c").toDouble();
     const double tol = p.value("tolerance").toDouble();
     c.tolerance = tol > 0 ? tol : c.solver->defaultTolerance;
@@ -124,7 +132,8 @@ QString LiblinearConfig::commandLineOptions() const
 {
     // Shortest text that reads back as the same double: the tool parses it with strtod.
     auto num = [](double v) { return QString::number(v, 'g', QLocale::FloatingPointShortest); };
-    QString s = QStringLiteral("-s %1 -c %2 -e %3 -B %4").arg(solver->type).arg(num(c), num(tolerance), num(bias));
+    QString s =
+        QStringLiteral("-s %1 -c %2 -e %3 -B %4").arg(solver->type).arg(num(c), num(tolerance), num(bias));
     if (regression)
         s += QStringLiteral(" -p %1").arg(num(svrEpsilon));
     return s;

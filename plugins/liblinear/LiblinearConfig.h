@@ -8,21 +8,21 @@
 #include <QStringList>
 #include <vector>
 
-struct parameter;  // LIBLINEAR's (linear.h), kept out of this header
+struct parameter; // LIBLINEAR's (linear.h), kept out of this header
 
 namespace tb::liblinear {
 
 /// One LIBLINEAR solver as the plugin offers it.
 struct Solver {
-    const char* name;         ///< the "solver" choice, e.g. "l2r_lr_primal"
-    int type;                 ///< LIBLINEAR's solver_type, liblinear-train's -s
-    double defaultTolerance;  ///< liblinear-train's -e default for this solver
-    bool regression;          ///< a regression (SVR) solver, else a classifier
-    bool randomised;          ///< visits coordinates in rand() order (the dual and L1 solvers)
+    const char* name;        ///< the "solver" choice, e.g. "l2r_lr_primal"
+    int type;                ///< LIBLINEAR's solver_type, liblinear-train's -s
+    double defaultTolerance; ///< liblinear-train's -e default for this solver
+    bool regression;         ///< a regression (SVR) solver, else a classifier
+    bool randomised;         ///< visits coordinates in rand() order (the dual and L1 solvers)
     /// train() copies the problem column by column with raw new[] (the L1 solvers): unwinding
     /// an abandoned call would lose that copy, so it is left to finish instead.
     bool columnCopy;
-    const char* what;         ///< what it minimises, for the help text
+    const char* what; ///< what it minimises, for the help text
 };
 
 /// The complete, checked parameters of one run (build with fromParams()).
@@ -37,13 +37,13 @@ struct Solver {
 struct LiblinearConfig {
     bool regression = false;
     const Solver* solver = nullptr;
-    double c = 1.0;            ///< C > 0
-    double tolerance = 0.1;    ///< the stopping tolerance in effect (the solver's default for 0)
-    double bias = 1.0;         ///< the bias feature's value; < 0 = no bias feature
-    double svrEpsilon = 0.1;   ///< SVR only: the ε-insensitive zone (liblinear-train -p)
+    double c = 1.0;          ///< C > 0
+    double tolerance = 0.1;  ///< the stopping tolerance in effect (the solver's default for 0)
+    double bias = 1.0;       ///< the bias feature's value; < 0 = no bias feature
+    double svrEpsilon = 0.1; ///< SVR only: the ε-insensitive zone (liblinear-train -p)
 
-    static const QString classifyId;  ///< "liblinear.classify"
-    static const QString regressId;   ///< "liblinear.regress"
+    static const QString classifyId; ///< "liblinear.classify"
+    static const QString regressId;  ///< "liblinear.regress"
 
     /// Every solver, classification ones first, in liblinear-train's -s order.
     static const std::vector<Solver>& solvers();

@@ -9,8 +9,9 @@ namespace tb::liblinear {
 
 QList<AlgorithmInfo> LiblinearPlugin::algorithms() const
 {
-    const QString citation = QStringLiteral("Fan, Chang, Hsieh, Wang & Lin, LIBLINEAR: A Library for Large Linear "
-                                            "Classification, JMLR 9, 2008");
+    const QString citation =
+        QStringLiteral("Fan, Chang, Hsieh, Wang & Lin, LIBLINEAR: A Library for Large Linear "
+                       "Classification, JMLR 9, 2008");
     AlgorithmInfo classify;
     classify.id = LiblinearConfig::classifyId;
     classify.name = QStringLiteral("LIBLINEAR classifier");
@@ -19,7 +20,7 @@ QList<AlgorithmInfo> LiblinearPlugin::algorithms() const
         "or Crammer–Singer multi-class, the solver a parameter like liblinear-train -s. Single-threaded.");
     classify.citation = citation;
     classify.schema = LiblinearConfig::schema(false);
-    classify.progress.compute = [](const QVariantMap&) { return 1.0; };  // one checkpoint, model ready
+    classify.progress.compute = [](const QVariantMap&) { return 1.0; }; // one checkpoint, model ready
     classify.regression = false;
     classify.classification = true;
 
@@ -40,8 +41,8 @@ QList<AlgorithmInfo> LiblinearPlugin::algorithms() const
 std::unique_ptr<Trainer> LiblinearPlugin::create(const QString& algorithmId, const QVariantMap& params) const
 {
     if (algorithmId != LiblinearConfig::classifyId && algorithmId != LiblinearConfig::regressId)
-        throw std::invalid_argument("liblinear: unknown algorithm \"" + algorithmId.toStdString() + "\" (known: " +
-                                    LiblinearConfig::classifyId.toStdString() + ", " +
+        throw std::invalid_argument("liblinear: unknown algorithm \"" + algorithmId.toStdString() +
+                                    "\" (known: " + LiblinearConfig::classifyId.toStdString() + ", " +
                                     LiblinearConfig::regressId.toStdString() + ")");
     const bool regression = algorithmId == LiblinearConfig::regressId;
     return std::make_unique<LiblinearTrainer>(LiblinearConfig::fromParams(regression, params));

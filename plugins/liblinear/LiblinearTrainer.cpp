@@ -70,21 +70,21 @@ double solverBytes(int type, double n, double d1, double classes, double problem
     case L2R_LR:
     case L2R_L2LOSS_SVC:
     case L2R_L2LOSS_SVR:
-        solver = n * (8 + 8 + 4) + d1 * 8 * 6;  // z, D, index set; TRON's s, r, g, w_new, …
+        solver = n * (8 + 8 + 4) + d1 * 8 * 6; // z, D, index set; TRON's s, r, g, w_new, …
         break;
     case L2R_L2LOSS_SVC_DUAL:
     case L2R_L1LOSS_SVC_DUAL:
     case L2R_LR_DUAL:
     case L2R_L2LOSS_SVR_DUAL:
     case L2R_L1LOSS_SVR_DUAL:
-        solver = n * (8 * 3 + 4 + 1);  // alpha (2n for the LR dual), QD, index, y
+        solver = n * (8 * 3 + 4 + 1); // alpha (2n for the LR dual), QD, index, y
         break;
     case MCSVM_CS:
-        solver = n * std::max(1.0, classes) * (8 + 4) + n * (8 + 4 + 4);  // alpha, alpha_index, QD, …
+        solver = n * std::max(1.0, classes) * (8 + 4) + n * (8 + 4 + 4); // alpha, alpha_index, QD, …
         break;
     case L1R_L2LOSS_SVC:
     case L1R_LR:
-        solver = problemBytes + n * 8 * 4 + d1 * 8 * 4;  // a column-major copy of the problem, b, …
+        solver = problemBytes + n * 8 * 4 + d1 * 8 * 4; // a column-major copy of the problem, b, …
         break;
     default:
         break;
@@ -98,8 +98,8 @@ double solverBytes(int type, double n, double d1, double classes, double problem
 // Stop, fit() lets go and the call frees it when it ends.
 struct LiblinearTrainer::Job {
     Rows rows;
-    std::vector<double> y;     // the labels, or the current output's targets
-    Eigen::MatrixXd targets;   // regression: every output
+    std::vector<double> y;   // the labels, or the current output's targets
+    Eigen::MatrixXd targets; // regression: every output
     problem prob{};
     parameter param{};
     bool randomised = false;
@@ -138,9 +138,9 @@ void LiblinearTrainer::fit(const DatasetView& data, RunContext& ctx)
         throw std::invalid_argument(who + ": the training set is empty (" + std::to_string(n) + " rows, " +
                                     std::to_string(k) + " outputs)");
     if (data.isClassification() == m_config.regression)
-        throw std::invalid_argument(who + ": " + (m_config.regression ? "liblinear.regress" : "liblinear.classify") +
-                                    " got a " + (data.isClassification() ? "classification" : "regression") +
-                                    " set");
+        throw std::invalid_argument(
+            who + ": " + (m_config.regression ? "liblinear.regress" : "liblinear.classify") + " got a " +
+            (data.isClassification() ? "classification" : "regression") + " set");
     Rows::requireFinite(data.y, who, "training target");
 
     const auto t0 = Clock::now();
@@ -163,13 +163,16 @@ void LiblinearTrainer::fit(const DatasetView& data, RunContext& ctx)
             const auto only = std::find_if(count.begin(), count.end(), [](Eigen::Index c) { return c > 0; });
             const auto idx = qsizetype(only - count.begin());
             const QString name = idx < data.classNames.size() ? data.classNames[idx] : QString::number(idx);
-            throw std::invalid_argument(QStringLiteral("%1: all %2 training rows are of one class (\"%3\"); a "
-                                                       "classifier needs at least two classes")
-                                            .arg(QString::fromStdString(who)).arg(n).arg(name)
-                                            .toStdString());
+            throw std::invalid_argument(
+                QStringLiteral("%1: all %2 training rows are of one class (\"%3\"); a "
+                               "classifier needs at least two classes")
+                    .arg(QString::fromStdString(who))
+                    .arg(n)
+                    .arg(name)
+                    .toStdString());
         }
     }
-    job->rows = Rows(data.x, m_config.bias, who);  // checks x is finite, naming the entry
+    job->rows = Rows(data.x, m_config.bias, who); // checks x is finite, naming the entry
     job->prob.l = int(n);
     job->prob.n = int(d) + (m_config.bias >= 0 ? 1 : 0);
     job->prob.x = job->rows.rows();
@@ -209,14 +212,16 @@ void LiblinearTrainer::fit(const DatasetView& data, RunContext& ctx)
 
     ctx.log(QStringLiteral("liblinear: %1 (liblinear-train %2), %3 rows, %4 non-zeros")
                 .arg(QLatin1String(m_config.solver->name), m_config.commandLineOptions())
-                .arg(n).arg(nonzeros));
+                .arg(n)
+                .arg(nonzeros));
     int newtonLines = 0;
     auto onLine = [&](const QString& raw) {
         const QString line = raw.trimmed();
         if (isProgress(line))
             return;
         // TRON's and newGLMNET's per-iteration lines would flood the run's log; count them.
-        if (line.startsWith(QLatin1String("iter ")) || line == QLatin1String("cg reaches trust region boundary")) {
+        if (line.startsWith(QLatin1String("iter ")) ||
+            line == QLatin1String("cg reaches trust region boundary")) {
             newtonLines += line.startsWith(QLatin1String("iter ")) ? 1 : 0;
             return;
         }
@@ -224,7 +229,8 @@ void LiblinearTrainer::fit(const DatasetView& data, RunContext& ctx)
     };
     const auto abandon = m_config.solver->columnCopy ? wrap::DetachedCall::Abandon::RunToEnd
                                                      : wrap::DetachedCall::Abandon::Unwind;
-    if (wrap::DetachedCall::run(work, ctx.stopToken(), onLine, abandon) == wrap::DetachedCall::Outcome::Abandoned) {
+    if (wrap::DetachedCall::run(work, ctx.stopToken(), onLine, abandon) ==
+        wrap::DetachedCall::Outcome::Abandoned) {
         ctx.log(m_config.solver->columnCopy
                     ? QStringLiteral("liblinear: stopped; train() is left to finish in the background (an L1 "
                                      "solver holds a column copy of the problem), its result discarded")
@@ -233,18 +239,23 @@ void LiblinearTrainer::fit(const DatasetView& data, RunContext& ctx)
         return;
     }
     if (newtonLines > 0)
-        ctx.log(QStringLiteral("liblinear: %1 Newton iterations (one log line each, not kept)").arg(newtonLines));
+        ctx.log(
+            QStringLiteral("liblinear: %1 Newton iterations (one log line each, not kept)").arg(newtonLines));
     m_models = std::move(job->models);
     const double librarySeconds = job->librarySeconds, libraryCpuSeconds = job->libraryCpuSeconds;
     job.reset();
 
     if (liblinear_version != LIBLINEAR_VERSION)
-        ctx.log(QStringLiteral("liblinear: built against LIBLINEAR_VERSION %1, running with liblinear_version %2")
-                    .arg(LIBLINEAR_VERSION).arg(liblinear_version));
+        ctx.log(
+            QStringLiteral("liblinear: built against LIBLINEAR_VERSION %1, running with liblinear_version %2")
+                .arg(LIBLINEAR_VERSION)
+                .arg(liblinear_version));
     ctx.record("plugin_version", QStringLiteral(TB_LIBLINEAR_PLUGIN_VERSION));
     ctx.record("library_version", LIBLINEAR_VERSION);
     ctx.record("library_loaded_version", liblinear_version);
-    ctx.record("solver", QStringLiteral("%1 (-s %2)").arg(QLatin1String(m_config.solver->name)).arg(m_config.solver->type));
+    ctx.record(
+        "solver",
+        QStringLiteral("%1 (-s %2)").arg(QLatin1String(m_config.solver->name)).arg(m_config.solver->type));
     ctx.record("command_line", QStringLiteral("liblinear-train ") + m_config.commandLineOptions());
     ctx.record("tolerance", m_config.tolerance);
     ctx.record("nonzeros", double(nonzeros));
@@ -264,8 +275,8 @@ Eigen::MatrixXd LiblinearTrainer::predict(const Eigen::Ref<const Eigen::MatrixXd
     if (m_inputs == 0 && m_outputs == 0)
         throw std::logic_error("liblinear: predict() before fit()");
     if (x.cols() != m_inputs)
-        throw std::invalid_argument("liblinear: predict() got " + std::to_string(x.cols()) + " inputs, the model has " +
-                                    std::to_string(m_inputs));
+        throw std::invalid_argument("liblinear: predict() got " + std::to_string(x.cols()) +
+                                    " inputs, the model has " + std::to_string(m_inputs));
     const Eigen::Index n = x.rows(), k = m_outputs;
     Eigen::MatrixXd out = Eigen::MatrixXd::Zero(n, k);
     if (m_models.empty())
@@ -316,7 +327,8 @@ QJsonObject LiblinearTrainer::predictCost(const ProblemShape& s) const
     const double targets = m_config.regression ? n * k * 8 * 2 : n * 8;
     const double classes = m_config.regression ? 1 : k;
     const double models = d1 * (m_config.regression ? k : classes) * 8;
-    const double memory = problem + targets + solverBytes(m_config.solver->type, n, d1, classes, problem) + models;
+    const double memory =
+        problem + targets + solverBytes(m_config.solver->type, n, d1, classes, problem) + models;
     const int maxPasses = m_config.solver->type == MCSVM_CS ? 100000 : 1000;
     return QJsonObject{
         {"memory_bytes", memory},
@@ -326,9 +338,9 @@ QJsonObject LiblinearTrainer::predictCost(const ProblemShape& s) const
         {"note", QStringLiteral("LIBLINEAR is single-threaded; %1 makes up to %2 passes per %3")
                      .arg(QLatin1String(m_config.solver->name))
                      .arg(maxPasses)
-                     .arg(m_config.regression ? QStringLiteral("output")
+                     .arg(m_config.regression                 ? QStringLiteral("output")
                           : m_config.solver->type == MCSVM_CS ? QStringLiteral("run")
-                                                               : QStringLiteral("class (one-vs-rest)"))},
+                                                              : QStringLiteral("class (one-vs-rest)"))},
     };
 }
 

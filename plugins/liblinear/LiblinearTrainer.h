@@ -9,7 +9,7 @@
 #include <memory>
 #include <vector>
 
-struct model;  // LIBLINEAR's (linear.h)
+struct model; // LIBLINEAR's (linear.h)
 
 namespace tb::liblinear {
 
@@ -92,7 +92,7 @@ private:
     struct Job;
 
     LiblinearConfig m_config;
-    std::vector<ModelPtr> m_models;  ///< classification: one; regression: one per output
+    std::vector<ModelPtr> m_models; ///< classification: one; regression: one per output
     Eigen::Index m_inputs = 0;
     Eigen::Index m_outputs = 0;
 };

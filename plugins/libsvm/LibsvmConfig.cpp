@@ -25,20 +25,23 @@ ParamSchema LibsvmConfig::schema(bool regression)
     for (const Kernel& k : kKernels)
         kernels << QString::fromLatin1(k.name);
     ParamSchema s;
-    s.add(ParamSpec::choice("kernel", QStringLiteral("Kernel"), kernels, "rbf",
-                            QStringLiteral("k(u, v) (svm-train -t): linear = u·v; polynomial = (γ·u·v + coef0)^degree; "
-                                           "rbf = exp(−γ‖u − v‖²); sigmoid = tanh(γ·u·v + coef0).")));
+    s.add(ParamSpec::choice(
+        "kernel", QStringLiteral("Kernel"), kernels, "rbf",
+        QStringLiteral("k(u, v) (svm-train -t): linear = u·v; polynomial = (γ·u·v + coef0)^degree; "
+                       "rbf = exp(−γ‖u − v‖²); sigmoid = tanh(γ·u·v + coef0).")));
     s.add(ParamSpec::real("c", QStringLiteral("C"), 1.0, 1e-8, 1e10,
-                          QStringLiteral("Weight of the training errors against the margin (svm-train -c)."), true));
-    s.add(ParamSpec::choice("gamma_rule", QStringLiteral("γ rule"), {"inverse_features", "scale", "value"},
-                            "inverse_features",
-                            QStringLiteral("How γ is set: inverse_features = 1/d (svm-train's default, d = number "
-                                           "of inputs), scale = 1/(d·Var(x)) over all training inputs (scikit-learn's "
-                                           "\"scale\"), value = the γ parameter. The γ used is recorded with the run.")));
-    s.add(ParamSpec::real("gamma", QStringLiteral("γ"), 1.0, 1e-12, 1e6,
-                          QStringLiteral("γ of the polynomial, RBF and sigmoid kernels when gamma_rule = value "
-                                         "(svm-train -g)."),
+                          QStringLiteral("Weight of the training errors against the margin (svm-train -c)."),
                           true));
+    s.add(ParamSpec::choice(
+        "gamma_rule", QStringLiteral("γ rule"), {"inverse_features", "scale", "value"}, "inverse_features",
+        QStringLiteral("How γ is set: inverse_features = 1/d (svm-train's default, d = number "
+                       "of inputs), scale = 1/(d·Var(x)) over all training inputs (scikit-learn's "
+                       "\"scale\"), value = the γ parameter. The γ used is recorded with the run.")));
+    s.add(
+        ParamSpec::real("gamma", QStringLiteral("γ"), 1.0, 1e-12, 1e6,
+                        QStringLiteral("γ of the polynomial, RBF and sigmoid kernels when gamma_rule = value "
+                                       "(svm-train -g)."),
+                        true));
     s.add(ParamSpec::integer("degree", QStringLiteral("Degree"), 3, 1, 100,
                              QStringLiteral("Degree of the polynomial kernel (svm-train -d).")));
     s.add(ParamSpec::real("coef0", QStringLiteral("coef0"), 0.0, -1e6, 1e6,
@@ -46,19 +49,23 @@ ParamSchema LibsvmConfig::schema(bool regression)
     s.add(ParamSpec::real("cache_mib", QStringLiteral("Cache (MiB)"), 100.0, 1.0, 1e6,
                           QStringLiteral("Most memory for cached kernel rows, in MiB, taken as needed "
                                          "(svm-train -m).")));
-    s.add(ParamSpec::real("tolerance", QStringLiteral("Stopping tolerance"), 0.001, 1e-16, 10.0,
-                          QStringLiteral("Largest violation of the optimality conditions at the end (svm-train "
-                                         "-e)."),
-                          true));
-    s.add(ParamSpec::boolean("shrinking", QStringLiteral("Shrinking"), true,
-                             QStringLiteral("Shrinking heuristics: set aside bounded variables (svm-train -h).")));
-    s.add(ParamSpec::boolean("probability", QStringLiteral("Probability estimates"), false,
-                             QStringLiteral("Fit Platt's probability model by an internal 5-fold cross-validation "
-                                            "(svm-train -b; about 5× the training time). Classification scores "
-                                            "are then the class probabilities; regression outputs are unchanged.")));
+    s.add(
+        ParamSpec::real("tolerance", QStringLiteral("Stopping tolerance"), 0.001, 1e-16, 10.0,
+                        QStringLiteral("Largest violation of the optimality conditions at the end (svm-train "
+                                       "-e)."),
+                        true));
+    s.add(ParamSpec::boolean(
+        "shrinking", QStringLiteral("Shrinking"), true,
+        QStringLiteral("Shrinking heuristics: set aside bounded variables (svm-train -h).")));
+    s.add(ParamSpec::boolean(
+        "probability", QStringLiteral("Probability estimates"), false,
+        QStringLiteral("Fit Platt's probability model by an internal 5-fold cross-validation "
+                       "(svm-train -b; about 5× the training time). Classification scores "
+                       "are then the class probabilities; regression outputs are unchanged.")));
     if (regression)
-        s.add(ParamSpec::real("svr_epsilon", QStringLiteral("SVR ε"), 0.1, 0.0, 1e6,
-                              QStringLiteral("Half-width of the ε-insensitive zone of the loss (svm-train -p).")));
+        s.add(ParamSpec::real(
+            "svr_epsilon", QStringLiteral("SVR ε"), 0.1, 0.0, 1e6,
+            QStringLiteral("Half-width of the ε-insensitive zone of the loss (svm-train -p).")));
     return s;
 }
 
@@ -74,7 +81,8 @@ LibsvmConfig LibsvmConfig::fromParams(bool regression, const QVariantMap& p)
             found = true;
         }
     if (!found)
-        throw std::invalid_argument("parameter \"kernel\": unknown kernel \"" + c.kernelName.toStdString() + "\"");
+        throw std::invalid_argument("parameter \"kernel\": unknown kernel \"" + c.kernelName.toStdString() +
+                                    "\"");
     c.c = p.value("c").toDouble();
     const QString rule = p.value("gamma_rule").toString();
     c.gammaRule = rule == QLatin1String("scale")   ? GammaRule::Scale
@@ -127,7 +135,7 @@ svm_parameter LibsvmConfig::libraryParameter(double g) const
     param.nr_weight = 0;
     param.weight_label = nullptr;
     param.weight = nullptr;
-    param.nu = 0.5;  // unused by C-SVC and ε-SVR
+    param.nu = 0.5; // unused by C-SVC and ε-SVR
     param.p = svrEpsilon;
     param.shrinking = shrinking ? 1 : 0;
     param.probability = probability ? 1 : 0;

@@ -7,15 +7,15 @@
 #include <Eigen/Core>
 #include <QString>
 
-struct svm_parameter;  // LIBSVM's (libsvm/svm.h), kept out of this header
+struct svm_parameter; // LIBSVM's (libsvm/svm.h), kept out of this header
 
 namespace tb::libsvm {
 
 /// How γ is chosen for the polynomial, RBF and sigmoid kernels.
 enum class GammaRule {
-    InverseFeatures,  ///< 1 / d, svm-train's default ("1/num_features")
-    Scale,            ///< 1 / (d · Var(x)) over every entry of the training inputs (scikit-learn's "scale")
-    Value             ///< the "gamma" parameter
+    InverseFeatures, ///< 1 / d, svm-train's default ("1/num_features")
+    Scale,           ///< 1 / (d · Var(x)) over every entry of the training inputs (scikit-learn's "scale")
+    Value            ///< the "gamma" parameter
 };
 
 /// The complete, checked parameters of one run (build with fromParams()).
@@ -25,21 +25,21 @@ enum class GammaRule {
 /// -s and -t: one experiment entry is one command line, and the task flags stay true.
 struct LibsvmConfig {
     bool regression = false;
-    int kernel = 2;             ///< LIBSVM's kernel_type: LINEAR 0, POLY 1, RBF 2, SIGMOID 3
+    int kernel = 2; ///< LIBSVM's kernel_type: LINEAR 0, POLY 1, RBF 2, SIGMOID 3
     QString kernelName = QStringLiteral("rbf");
-    double c = 1.0;             ///< C > 0
+    double c = 1.0; ///< C > 0
     GammaRule gammaRule = GammaRule::InverseFeatures;
-    double gamma = 1.0;         ///< GammaRule::Value only
-    int degree = 3;             ///< polynomial kernel
-    double coef0 = 0.0;         ///< polynomial and sigmoid kernels
-    double cacheMib = 100.0;    ///< kernel cache, MiB
-    double tolerance = 0.001;   ///< stopping tolerance (svm-train -e)
+    double gamma = 1.0;       ///< GammaRule::Value only
+    int degree = 3;           ///< polynomial kernel
+    double coef0 = 0.0;       ///< polynomial and sigmoid kernels
+    double cacheMib = 100.0;  ///< kernel cache, MiB
+    double tolerance = 0.001; ///< stopping tolerance (svm-train -e)
     bool shrinking = true;
     bool probability = false;
-    double svrEpsilon = 0.1;    ///< ε-SVR only: the ε-insensitive zone (svm-train -p)
+    double svrEpsilon = 0.1; ///< ε-SVR only: the ε-insensitive zone (svm-train -p)
 
-    static const QString classifyId;  ///< "libsvm.c_svc"
-    static const QString regressId;   ///< "libsvm.epsilon_svr"
+    static const QString classifyId; ///< "libsvm.c_svc"
+    static const QString regressId;  ///< "libsvm.epsilon_svr"
 
     /// The parameter schema of libsvm.c_svc (@p regression false) or libsvm.epsilon_svr.
     static ParamSchema schema(bool regression);

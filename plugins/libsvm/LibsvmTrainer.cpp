@@ -106,8 +106,8 @@ struct LibsvmTrainer::Model {
 // Stop, fit() lets go and the call frees it when it ends.
 struct LibsvmTrainer::Job {
     Rows rows;
-    std::vector<double> y;    // the labels, or the current output's targets
-    Eigen::MatrixXd targets;  // regression: every output
+    std::vector<double> y;   // the labels, or the current output's targets
+    Eigen::MatrixXd targets; // regression: every output
     svm_problem prob{};
     svm_parameter param{};
     unsigned seed = 1;
@@ -145,9 +145,9 @@ void LibsvmTrainer::fit(const DatasetView& data, RunContext& ctx)
         throw std::invalid_argument(who + ": the training set is empty (" + std::to_string(n) + " rows, " +
                                     std::to_string(k) + " outputs)");
     if (data.isClassification() == m_config.regression)
-        throw std::invalid_argument(who + ": " + (m_config.regression ? "libsvm.epsilon_svr" : "libsvm.c_svc") +
-                                    " got a " + (data.isClassification() ? "classification" : "regression") +
-                                    " set");
+        throw std::invalid_argument(
+            who + ": " + (m_config.regression ? "libsvm.epsilon_svr" : "libsvm.c_svc") + " got a " +
+            (data.isClassification() ? "classification" : "regression") + " set");
     Rows::requireFinite(data.y, who, "training target");
 
     const auto t0 = Clock::now();
@@ -170,13 +170,16 @@ void LibsvmTrainer::fit(const DatasetView& data, RunContext& ctx)
             const auto only = std::find_if(count.begin(), count.end(), [](Eigen::Index c) { return c > 0; });
             const auto idx = qsizetype(only - count.begin());
             const QString name = idx < data.classNames.size() ? data.classNames[idx] : QString::number(idx);
-            throw std::invalid_argument(QStringLiteral("%1: all %2 training rows are of one class (\"%3\"); a "
-                                                       "classifier needs at least two classes")
-                                            .arg(QString::fromStdString(who)).arg(n).arg(name)
-                                            .toStdString());
+            throw std::invalid_argument(
+                QStringLiteral("%1: all %2 training rows are of one class (\"%3\"); a "
+                               "classifier needs at least two classes")
+                    .arg(QString::fromStdString(who))
+                    .arg(n)
+                    .arg(name)
+                    .toStdString());
         }
     }
-    job->rows = Rows(data.x, -1.0, who);  // checks x is finite, naming the entry
+    job->rows = Rows(data.x, -1.0, who); // checks x is finite, naming the entry
     m_gamma = m_config.effectiveGamma(data.x);
     job->prob.l = int(n);
     job->prob.x = job->rows.rows();
@@ -185,7 +188,8 @@ void LibsvmTrainer::fit(const DatasetView& data, RunContext& ctx)
     job->seed = unsigned(deriveSeed(ctx.seed(), 0));
     const QString options = m_config.commandLineOptions(m_gamma);
     if (const char* err = svm_check_parameter(&job->prob, &job->param))
-        throw std::invalid_argument(who + ": LIBSVM refuses the parameters (" + options.toStdString() + "): " + err);
+        throw std::invalid_argument(who + ": LIBSVM refuses the parameters (" + options.toStdString() +
+                                    "): " + err);
     const double conversionSeconds = seconds(t0);
     const std::size_t nonzeros = job->rows.nonzeros(), problemBytes = job->rows.bytes();
 
@@ -214,9 +218,10 @@ void LibsvmTrainer::fit(const DatasetView& data, RunContext& ctx)
     };
 
     ctx.log(QStringLiteral("libsvm: %1 %2 kernel (svm-train %3), %4 rows, %5 non-zeros")
-                .arg(m_config.regression ? QStringLiteral("ε-SVR") : QStringLiteral("C-SVC"), m_config.kernelName,
-                     options)
-                .arg(n).arg(nonzeros));
+                .arg(m_config.regression ? QStringLiteral("ε-SVR") : QStringLiteral("C-SVC"),
+                     m_config.kernelName, options)
+                .arg(n)
+                .arg(nonzeros));
     // Each binary problem prints four lines; with ten classes that is 180 lines, so they are
     // summed up instead of kept.
     static const QRegularExpression finished(QStringLiteral("^optimization finished, #iter = (\\d+)$"));
@@ -236,11 +241,14 @@ void LibsvmTrainer::fit(const DatasetView& data, RunContext& ctx)
         ctx.log(QStringLiteral("libsvm: ") + line);
     };
     if (wrap::DetachedCall::run(work, ctx.stopToken(), onLine) == wrap::DetachedCall::Outcome::Abandoned) {
-        ctx.log(QStringLiteral("libsvm: stopped; svm_train() was left to unwind at its next progress message, "
-                               "its result discarded"));
+        ctx.log(
+            QStringLiteral("libsvm: stopped; svm_train() was left to unwind at its next progress message, "
+                           "its result discarded"));
         return;
     }
-    ctx.log(QStringLiteral("libsvm: %1 SMO problem(s) solved, %2 iterations in total").arg(problems).arg(iterations));
+    ctx.log(QStringLiteral("libsvm: %1 SMO problem(s) solved, %2 iterations in total")
+                .arg(problems)
+                .arg(iterations));
     std::size_t supportBytes = 0;
     QJsonArray supportVectors;
     for (auto& m : job->models) {
@@ -249,11 +257,12 @@ void LibsvmTrainer::fit(const DatasetView& data, RunContext& ctx)
     }
     m_models = std::move(job->models);
     const double librarySeconds = job->librarySeconds, libraryCpuSeconds = job->libraryCpuSeconds;
-    job.reset();  // the problem's rows go; the models keep their own support vectors
+    job.reset(); // the problem's rows go; the models keep their own support vectors
 
     if (libsvm_version != LIBSVM_VERSION)
         ctx.log(QStringLiteral("libsvm: built against LIBSVM_VERSION %1, running with libsvm_version %2")
-                    .arg(LIBSVM_VERSION).arg(libsvm_version));
+                    .arg(LIBSVM_VERSION)
+                    .arg(libsvm_version));
     ctx.record("plugin_version", QStringLiteral(TB_LIBSVM_PLUGIN_VERSION));
     ctx.record("library_version", LIBSVM_VERSION);
     ctx.record("library_loaded_version", libsvm_version);
@@ -277,8 +286,8 @@ Eigen::MatrixXd LibsvmTrainer::predict(const Eigen::Ref<const Eigen::MatrixXd>& 
     if (m_inputs == 0 && m_outputs == 0)
         throw std::logic_error("libsvm: predict() before fit()");
     if (x.cols() != m_inputs)
-        throw std::invalid_argument("libsvm: predict() got " + std::to_string(x.cols()) + " inputs, the model has " +
-                                    std::to_string(m_inputs));
+        throw std::invalid_argument("libsvm: predict() got " + std::to_string(x.cols()) +
+                                    " inputs, the model has " + std::to_string(m_inputs));
     const Eigen::Index n = x.rows(), k = m_outputs;
     Eigen::MatrixXd out = Eigen::MatrixXd::Zero(n, k);
     if (m_models.empty())
@@ -293,7 +302,8 @@ Eigen::MatrixXd LibsvmTrainer::predict(const Eigen::Ref<const Eigen::MatrixXd>& 
             Rows::fillRow(x, i, -1.0, row.data());
             if (m_config.regression) {
                 for (Eigen::Index o = 0; o < k; ++o)
-                    out(i, o) = svm_predict_values(m_models[std::size_t(o)]->model, row.data(), values.data());
+                    out(i, o) =
+                        svm_predict_values(m_models[std::size_t(o)]->model, row.data(), values.data());
                 continue;
             }
             int chosen = 0;
@@ -354,7 +364,8 @@ QJsonObject LibsvmTrainer::predictCost(const ProblemShape& s) const
     const double solver = variables * (5 * 8 + 1 + 1 + 4) + rows * (8 + 8);
     // svm_train: labels, permutation, row pointers, the pairwise coefficients, the model's
     // coefficients and support-vector pointers.
-    const double train = n * (8 + 4 + 8 + 1) + (m_config.regression ? 2 * n * 8 : (k - 1) * n * 8 * 2 + n * 8);
+    const double train =
+        n * (8 + 4 + 8 + 1) + (m_config.regression ? 2 * n * 8 : (k - 1) * n * 8 * 2 + n * 8);
     const double supportVectors = problem * (m_config.regression ? k : 1);
     const double memory = problem + n * 8 + cache + solver + train + supportVectors;
     return QJsonObject{
@@ -362,10 +373,11 @@ QJsonObject LibsvmTrainer::predictCost(const ProblemShape& s) const
         {"problem_bytes_upper_bound", problem},
         {"cache_bytes", cache},
         {"kernel_row_flops", 3 * n * d},
-        {"note", QStringLiteral("LIBSVM is single-threaded; SMO computes kernel rows as it needs them, cached "
-                                "up to cache_mib%1")
-                     .arg(m_config.probability ? QStringLiteral("; probability estimates train 5 more models")
-                                               : QString())},
+        {"note",
+         QStringLiteral("LIBSVM is single-threaded; SMO computes kernel rows as it needs them, cached "
+                        "up to cache_mib%1")
+             .arg(m_config.probability ? QStringLiteral("; probability estimates train 5 more models")
+                                       : QString())},
     };
 }
 

@@ -9,7 +9,7 @@
 #include <memory>
 #include <vector>
 
-struct svm_model;  // LIBSVM's (libsvm/svm.h)
+struct svm_model; // LIBSVM's (libsvm/svm.h)
 struct svm_node;
 
 namespace tb::libsvm {
@@ -82,11 +82,11 @@ public:
     static void installPrintHook();
 
 private:
-    struct Model;  // a LIBSVM model and the support vectors it points to
+    struct Model; // a LIBSVM model and the support vectors it points to
     struct Job;
 
     LibsvmConfig m_config;
-    std::vector<std::unique_ptr<Model>> m_models;  ///< classification: one; regression: one per output
+    std::vector<std::unique_ptr<Model>> m_models; ///< classification: one; regression: one per output
     Eigen::Index m_inputs = 0;
     Eigen::Index m_outputs = 0;
     double m_gamma = 0;

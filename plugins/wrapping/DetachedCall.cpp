@@ -15,11 +15,11 @@ namespace {
 struct Shared {
     std::mutex mutex;
     std::condition_variable cv;
-    bool done = false;          // the work returned (or threw) and was destroyed
-    std::exception_ptr error;   // the work's exception, for the waiter
-    std::string output;         // printed text the waiter has not taken yet
+    bool done = false;        // the work returned (or threw) and was destroyed
+    std::exception_ptr error; // the work's exception, for the waiter
+    std::string output;       // printed text the waiter has not taken yet
     std::atomic<bool> abandoned{false};
-    bool unwind = true;         // Abandon::Unwind; set before the thread starts
+    bool unwind = true; // Abandon::Unwind; set before the thread starts
 };
 
 // Thrown through the library's frames on an abandoned thread. Deliberately not a
@@ -68,7 +68,7 @@ DetachedCall::Outcome DetachedCall::run(std::function<void()> work, const StopTo
         throw;
     }
 
-    std::string partial;  // the start of a line whose newline has not come yet
+    std::string partial; // the start of a line whose newline has not come yet
     auto deliver = [&](const std::string& text, bool last) {
         partial += text;
         std::size_t start = 0;
@@ -109,7 +109,7 @@ void DetachedCall::print(const char* text)
     if (s->abandoned.load(std::memory_order_relaxed)) {
         if (s->unwind)
             throw AbandonedSignal{};
-        return;  // nobody reads it any more
+        return; // nobody reads it any more
     }
     std::lock_guard lock(s->mutex);
     s->output += text;

@@ -40,13 +40,13 @@ class DetachedCall {
 public:
     /// What an abandoned call does.
     enum class Abandon {
-        Unwind,   ///< throw from its next print(): it ends soon, losing its raw per-call buffers
-        RunToEnd  ///< finish normally, output discarded: it takes its time, loses nothing
+        Unwind,  ///< throw from its next print(): it ends soon, losing its raw per-call buffers
+        RunToEnd ///< finish normally, output discarded: it takes its time, loses nothing
     };
 
     enum class Outcome {
-        Finished,  ///< the work returned
-        Abandoned  ///< Stop came first; the work's thread goes on until it unwinds
+        Finished, ///< the work returned
+        Abandoned ///< Stop came first; the work's thread goes on until it unwinds
     };
 
     /// Runs @p work on a new thread and blocks until it returns or @p stop fires (polled every

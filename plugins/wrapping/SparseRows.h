@@ -28,8 +28,7 @@ namespace tb::wrap {
 /// Thread-safety: construction parallelises over row blocks in the caller's TBB arena; a built
 /// object is read-only (rows() hands out non-const pointers because the libraries' structs
 /// declare them so; they do not write through them).
-template <class Node>
-class SparseRows {
+template <class Node> class SparseRows {
 public:
     SparseRows() = default;
     SparseRows(const SparseRows&) = delete;
@@ -49,12 +48,13 @@ public:
         if (n > INT_MAX || d > INT_MAX - 2)
             throw std::invalid_argument(who + ": " + std::to_string(n) + " rows × " + std::to_string(d) +
                                         " inputs exceed the library's int indices");
-        const std::size_t extra = bias >= 0 ? 2 : 1;  // bias node, terminator
+        const std::size_t extra = bias >= 0 ? 2 : 1; // bias node, terminator
         std::vector<std::size_t> offset;
         try {
             offset.assign(std::size_t(n) + 1, 0);
         } catch (const std::bad_alloc&) {
-            throw std::runtime_error(who + ": out of memory for the row offsets of " + std::to_string(n) + " rows");
+            throw std::runtime_error(who + ": out of memory for the row offsets of " + std::to_string(n) +
+                                     " rows");
         }
         // Count per row, over row blocks (contiguous pieces of each column of a column-major x).
         tbb::parallel_for(tbb::blocked_range<Eigen::Index>(0, n, kRowBlock), [&](const auto& r) {
@@ -70,10 +70,11 @@ public:
             m_nodes.resize(nodes);
             m_rows.resize(std::size_t(n));
         } catch (const std::bad_alloc&) {
-            throw std::runtime_error(who + ": the sparse copy of the training set (" + std::to_string(n) + " rows, " +
-                                     std::to_string(m_nonzeros) + " non-zeros) needs " +
-                                     std::to_string((nodes * sizeof(Node) + std::size_t(n) * sizeof(Node*)) >> 20) +
-                                     " MiB, which could not be allocated");
+            throw std::runtime_error(
+                who + ": the sparse copy of the training set (" + std::to_string(n) + " rows, " +
+                std::to_string(m_nonzeros) + " non-zeros) needs " +
+                std::to_string((nodes * sizeof(Node) + std::size_t(n) * sizeof(Node*)) >> 20) +
+                " MiB, which could not be allocated");
         }
         Node* base = m_nodes.data();
         tbb::parallel_for(tbb::blocked_range<Eigen::Index>(0, n, kRowBlock), [&](const auto& r) {
@@ -136,15 +137,17 @@ public:
 
     /// Throws std::invalid_argument naming the first non-finite entry of @p x (row-major order,
     /// 0-based row and column) as "<who>: <what> [row, column] is <value>".
-    static void requireFinite(const Eigen::Ref<const Eigen::MatrixXd>& x, const std::string& who, const char* what)
+    static void requireFinite(const Eigen::Ref<const Eigen::MatrixXd>& x, const std::string& who,
+                              const char* what)
     {
         if (x.allFinite())
             return;
         for (Eigen::Index i = 0; i < x.rows(); ++i)
             for (Eigen::Index j = 0; j < x.cols(); ++j)
                 if (!std::isfinite(x(i, j)))
-                    throw std::invalid_argument(who + ": " + what + " [row " + std::to_string(i) + ", column " +
-                                                std::to_string(j) + "] is " + std::to_string(x(i, j)));
+                    throw std::invalid_argument(who + ": " + what + " [row " + std::to_string(i) +
+                                                ", column " + std::to_string(j) + "] is " +
+                                                std::to_string(x(i, j)));
     }
 
 private:

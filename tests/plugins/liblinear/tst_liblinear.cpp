@@ -176,18 +176,18 @@ QString fitError(LiblinearTrainer& t, const Set& s)
 // ½‖w‖² + C·Σ log(1 + exp(−yᵢ·wᵀx̃ᵢ)) divided by n·C, so λ = 1/(n·C) and the minimiser is the same.
 // Written here from the definition, independently of the library.
 struct MeanLogistic {
-    Eigen::MatrixXd a;  // n × (d + 1)
-    Eigen::VectorXd y;  // ±1
+    Eigen::MatrixXd a; // n × (d + 1)
+    Eigen::VectorXd y; // ±1
     double lambda;
 
     double operator()(const Eigen::VectorXd& w, Eigen::VectorXd& grad) const
     {
-        const Eigen::VectorXd m = y.cwiseProduct(a * w);  // margins
+        const Eigen::VectorXd m = y.cwiseProduct(a * w); // margins
         double loss = 0;
         Eigen::VectorXd coef(m.size());
         for (Eigen::Index i = 0; i < m.size(); ++i) {
             loss += m(i) > 0 ? std::log1p(std::exp(-m(i))) : -m(i) + std::log1p(std::exp(m(i)));
-            coef(i) = -y(i) / (1.0 + std::exp(m(i)));  // d loss / d margin · y
+            coef(i) = -y(i) / (1.0 + std::exp(m(i))); // d loss / d margin · y
         }
         const double n = double(m.size());
         grad = a.transpose() * coef / n + lambda * w;
@@ -255,12 +255,13 @@ private Q_SLOTS:
         // solvers are run to far tighter tolerances, and the test prints the difference reached.
         const Set s = logistic(200, 5);
         const double c = 0.5;
-        LiblinearTrainer t = trainer(false, {{"solver", "l2r_lr_primal"}, {"c", c}, {"tolerance", 1e-10}, {"bias", 1.0}});
+        LiblinearTrainer t =
+            trainer(false, {{"solver", "l2r_lr_primal"}, {"c", c}, {"tolerance", 1e-10}, {"bias", 1.0}});
         TestRunContext ctx;
         fitIn(t, s, ctx);
-        const Eigen::MatrixXd w = t.decisionFunctions();  // 4 × 2: column 1 scores class 1
+        const Eigen::MatrixXd w = t.decisionFunctions(); // 4 × 2: column 1 scores class 1
         QCOMPARE(w.rows(), 4);
-        QVERIFY(w.col(1).isApprox(-w.col(0)));            // a binary model: one function, ±
+        QVERIFY(w.col(1).isApprox(-w.col(0))); // a binary model: one function, ±
 
         MeanLogistic f;
         const Eigen::Index n = s.x.rows();
@@ -289,7 +290,8 @@ private Q_SLOTS:
         Eigen::VectorXd gLib;
         const double fLib = f(w.col(1), gLib);
         const double diff = (w.col(1) - v).cwiseAbs().maxCoeff();
-        qInfo("weights LIBLINEAR [%g %g %g %g], LBFGS++ [%g %g %g %g]; max |difference| %.2e; objective %.15g vs %.15g",
+        qInfo("weights LIBLINEAR [%g %g %g %g], LBFGS++ [%g %g %g %g]; max |difference| %.2e; objective "
+              "%.15g vs %.15g",
               w(0, 1), w(1, 1), w(2, 1), w(3, 1), v(0), v(1), v(2), v(3), diff, fLib, fx);
         QVERIFY2(diff <= 1e-4, qPrintable(QString("weights differ by %1").arg(diff)));
         QVERIFY(fLib - fx <= 1e-10);
@@ -334,7 +336,8 @@ private Q_SLOTS:
             scale = std::max(scale, std::abs(cli->w[i]));
         }
         free_and_destroy_model(&cli);
-        qInfo("%s: largest weight difference %.3g (largest weight %.3g)", qPrintable(args.join(' ')), worst, scale);
+        qInfo("%s: largest weight difference %.3g (largest weight %.3g)", qPrintable(args.join(' ')), worst,
+              scale);
         // Same code, same numbers; only BLAS's summation order could differ (it may depend on
         // the arrays' alignment), hence a relative 1e-12 rather than equality.
         QVERIFY(worst <= 1e-12 * scale);
@@ -376,12 +379,12 @@ private Q_SLOTS:
             for (int j = 0; j < 2; ++j)
                 if (probe(i, j) != 0.0)
                     row[std::size_t(k++)] = feature_node{j + 1, probe(i, j)};
-            row[std::size_t(k++)] = feature_node{3, 1.0};  // the bias feature (bias 1)
+            row[std::size_t(k++)] = feature_node{3, 1.0}; // the bias feature (bias 1)
             row[std::size_t(k)] = feature_node{-1, 0.0};
             Eigen::Index best = 0;
             ps.row(i).maxCoeff(&best);
             QCOMPARE(int(best), int(::predict(m, row.data())));
-            QVERIFY(ps(i, 3) < ps.row(i).head(3).minCoeff());  // the absent class is never chosen
+            QVERIFY(ps(i, 3) < ps.row(i).head(3).minCoeff()); // the absent class is never chosen
         }
     }
 
@@ -391,8 +394,9 @@ private Q_SLOTS:
         // bias feature's weight regularised too. One model per output; both must be the closed form.
         const Set s = linearTargets(150, 41);
         const double c = 2.0;
-        LiblinearTrainer t = trainer(true, {{"solver", "l2r_l2loss_svr_primal"}, {"svr_epsilon", 0.0}, {"c", c},
-                                            {"tolerance", 1e-12}});
+        LiblinearTrainer t = trainer(
+            true,
+            {{"solver", "l2r_l2loss_svr_primal"}, {"svr_epsilon", 0.0}, {"c", c}, {"tolerance", 1e-12}});
         TestRunContext ctx;
         fitIn(t, s, ctx);
         Eigen::MatrixXd a(s.x.rows(), 4);
@@ -421,7 +425,7 @@ private Q_SLOTS:
             if (run == 0)
                 first = t.decisionFunctions();
             else
-                QVERIFY(first == t.decisionFunctions());  // bit for bit
+                QVERIFY(first == t.decisionFunctions()); // bit for bit
         }
     }
 
@@ -435,21 +439,23 @@ private Q_SLOTS:
         QCOMPARE(ctx.records.value("library_loaded_version").toInt(), liblinear_version);
         QVERIFY(!ctx.records.value("plugin_version").toString().isEmpty());
         QCOMPARE(ctx.records.value("solver").toString(), QString("l2r_l2loss_svc_dual (-s 1)"));
-        QCOMPARE(ctx.records.value("command_line").toString(), QString("liblinear-train -s 1 -c 1 -e 0.1 -B 1"));
-        QCOMPARE(ctx.records.value("tolerance").toDouble(), 0.1);  // 0 = liblinear-train's default for -s 1
+        QCOMPARE(ctx.records.value("command_line").toString(),
+                 QString("liblinear-train -s 1 -c 1 -e 0.1 -B 1"));
+        QCOMPARE(ctx.records.value("tolerance").toDouble(), 0.1); // 0 = liblinear-train's default for -s 1
         QCOMPARE(ctx.records.value("nonzeros").toDouble(), double(s.x.size()));
         // 16-byte nodes: 2 inputs + bias + terminator per row, and a pointer per row.
         QCOMPARE(ctx.records.value("problem_bytes").toDouble(), double(200 * (4 * 16 + 8)));
         const QJsonObject cost = t.predictCost(ProblemShape{200, 2, 2, Task::Classification});
         QVERIFY(cost.value("memory_bytes").toDouble() >= ctx.records.value("problem_bytes").toDouble());
-        QVERIFY(cost.value("problem_bytes_upper_bound").toDouble() >= ctx.records.value("problem_bytes").toDouble());
+        QVERIFY(cost.value("problem_bytes_upper_bound").toDouble() >=
+                ctx.records.value("problem_bytes").toDouble());
         QVERIFY(!cost.contains("flops"));
         // One thread's CPU time cannot exceed the wall time it ran for.
         const double cpu = ctx.records.value("library_cpu_seconds").toDouble();
         QVERIFY(cpu >= 0 && cpu <= ctx.records.value("library_seconds").toDouble() + 1e-3);
         const QString log = ctx.logs.join('\n');
         QVERIFY2(log.contains("optimization finished"), qPrintable(log));
-        QVERIFY2(!log.contains("...."), qPrintable(log));  // progress dots are not logged
+        QVERIFY2(!log.contains("...."), qPrintable(log)); // progress dots are not logged
     }
 
     void libraryNeverWritesToStdout()
@@ -482,7 +488,8 @@ private Q_SLOTS:
         // to its 100000-iteration cap: about two minutes on 20000 × 20 when left alone.
         QVERIFY(waitForNoLiveThreads(std::chrono::milliseconds(2000)));
         const Set s = separable(20000, 20, 71);
-        LiblinearTrainer t = trainer(false, {{"solver", "mcsvm_cs"}, {"c", 1e6}, {"tolerance", 1e-15}, {"bias", 1000.0}});
+        LiblinearTrainer t =
+            trainer(false, {{"solver", "mcsvm_cs"}, {"c", 1e6}, {"tolerance", 1e-15}, {"bias", 1000.0}});
         TestRunContext ctx;
         Clock::time_point returned;
         std::thread run([&] {
@@ -498,12 +505,13 @@ private Q_SLOTS:
         QVERIFY2(ms < 200, qPrintable(QString("fit() returned %1 ms after Stop").arg(ms)));
         QVERIFY(ctx.checkpoints.empty());
         QVERIFY(!t.isTrained());
-        QVERIFY(t.predict(s.x.topRows(5)).isZero());  // no model: the library's starting point w = 0
+        QVERIFY(t.predict(s.x.topRows(5)).isZero()); // no model: the library's starting point w = 0
         QVERIFY(ctx.logs.join('\n').contains("stopped"));
         // The abandoned call unwinds at its next progress dot (every 10 iterations, about 15 ms
         // here); 5 s leaves room for a machine busy with other jobs.
         const auto t0 = Clock::now();
-        QVERIFY2(waitForNoLiveThreads(std::chrono::milliseconds(5000)), "the abandoned train() is still running");
+        QVERIFY2(waitForNoLiveThreads(std::chrono::milliseconds(5000)),
+                 "the abandoned train() is still running");
         qInfo("fit() returned %.1f ms after Stop; the abandoned train() ended %.1f ms after that", ms,
               std::chrono::duration<double, std::milli>(Clock::now() - t0).count());
     }
@@ -515,8 +523,8 @@ private Q_SLOTS:
         // about 2 s on 40000 × 20) and frees everything then. Stop still returns at once.
         QVERIFY(waitForNoLiveThreads(std::chrono::milliseconds(2000)));
         const Set s = separable(40000, 20, 72);
-        LiblinearTrainer t = trainer(false, {{"solver", "l1r_l2loss_svc"}, {"c", 1e10}, {"tolerance", 1e-15},
-                                             {"bias", 1000.0}});
+        LiblinearTrainer t = trainer(
+            false, {{"solver", "l1r_l2loss_svc"}, {"c", 1e10}, {"tolerance", 1e-15}, {"bias", 1000.0}});
         TestRunContext ctx;
         Clock::time_point returned;
         std::thread run([&] {
@@ -533,7 +541,8 @@ private Q_SLOTS:
         QVERIFY2(ctx.logs.join('\n').contains("left to finish"), qPrintable(ctx.logs.join('\n')));
         const int live = wrap::DetachedCall::liveThreads();
         const auto t0 = Clock::now();
-        QVERIFY2(waitForNoLiveThreads(std::chrono::milliseconds(60000)), "the abandoned L1 train() never ended");
+        QVERIFY2(waitForNoLiveThreads(std::chrono::milliseconds(60000)),
+                 "the abandoned L1 train() never ended");
         qInfo("fit() returned %.1f ms after Stop; %d call still running then, ended %.0f ms later", ms, live,
               std::chrono::duration<double, std::milli>(Clock::now() - t0).count());
     }

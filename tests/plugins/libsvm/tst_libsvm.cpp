@@ -181,8 +181,8 @@ private Q_SLOTS:
         QTest::newRow("polynomial") << QVariantMap{{"kernel", "polynomial"}, {"coef0", 1.0}, {"c", 100.0}};
         QTest::newRow("rbf") << QVariantMap{{"kernel", "rbf"}, {"c", 100.0}};
         // tanh(γ·u·v) with a small γ is nearly γ·u·v: a near-linear kernel, given a large C.
-        QTest::newRow("sigmoid") << QVariantMap{{"kernel", "sigmoid"}, {"gamma_rule", "value"}, {"gamma", 0.01},
-                                                {"c", 1e4}};
+        QTest::newRow("sigmoid") << QVariantMap{
+            {"kernel", "sigmoid"}, {"gamma_rule", "value"}, {"gamma", 0.01}, {"c", 1e4}};
     }
     void everyKernelSeparatesASeparableSet()
     {
@@ -210,7 +210,7 @@ private Q_SLOTS:
         QTemporaryDir dir;
         QVERIFY(dir.isValid());
         Set s = blobs(40, 3, 21);
-        s.x.col(0).array() += 3;  // no zero inputs: the tool's 1/max_index would equal our 1/d
+        s.x.col(0).array() += 3; // no zero inputs: the tool's 1/max_index would equal our 1/d
         writeLibsvm(s, dir.filePath("train.txt"));
         LibsvmTrainer t = trainer(false, {{"c", 3.0}, {"tolerance", 1e-6}});
         TestRunContext ctx;
@@ -244,7 +244,8 @@ private Q_SLOTS:
         for (int i = 0; i < cli->l; ++i)
             for (int j = 0; ours->SV[i][j].index != -1; ++j) {
                 QCOMPARE(cli->SV[i][j].index, ours->SV[i][j].index);
-                QVERIFY(std::abs(cli->SV[i][j].value - ours->SV[i][j].value) <= 1e-7 * std::abs(ours->SV[i][j].value));
+                QVERIFY(std::abs(cli->SV[i][j].value - ours->SV[i][j].value) <=
+                        1e-7 * std::abs(ours->SV[i][j].value));
             }
         svm_free_and_destroy_model(&cli);
         qInfo("svm-train %s: %d support vectors; largest difference in ρ and coefficients %.3g",
@@ -289,7 +290,7 @@ private Q_SLOTS:
             Eigen::Index best = 0;
             ps.row(i).maxCoeff(&best);
             QCOMPARE(double(best), label);
-            QVERIFY(ps(i, 3) < ps.row(i).head(3).minCoeff());  // the absent class is never chosen
+            QVERIFY(ps(i, 3) < ps.row(i).head(3).minCoeff()); // the absent class is never chosen
             if (probability)
                 QVERIFY(std::abs(ps.row(i).head(3).sum() - 1.0) < 1e-9);
         }
@@ -308,7 +309,7 @@ private Q_SLOTS:
             if (run == 0)
                 first = scores;
             else
-                QVERIFY(first == scores);  // bit for bit
+                QVERIFY(first == scores); // bit for bit
         }
     }
 
@@ -327,8 +328,8 @@ private Q_SLOTS:
         s.y.col(0) = 2 * s.x.col(0) - s.x.col(1) + Eigen::VectorXd::Constant(200, 0.5);
         s.y.col(1) = -s.y.col(0);
         const double eps = 0.01;
-        LibsvmTrainer t = trainer(true, {{"kernel", "linear"}, {"c", 1000.0}, {"svr_epsilon", eps},
-                                         {"tolerance", 1e-8}});
+        LibsvmTrainer t =
+            trainer(true, {{"kernel", "linear"}, {"c", 1000.0}, {"svr_epsilon", eps}, {"tolerance", 1e-8}});
         TestRunContext ctx;
         fitIn(t, s, ctx);
         const double trainErr = (predictIn(t, s.x) - s.y).cwiseAbs().maxCoeff();
@@ -341,7 +342,8 @@ private Q_SLOTS:
         yt.col(0) = 2 * xt.col(0) - xt.col(1) + Eigen::VectorXd::Constant(50, 0.5);
         yt.col(1) = -yt.col(0);
         const double testErr = (predictIn(t, xt) - yt).cwiseAbs().maxCoeff();
-        qInfo("largest |error|: training %.6g, between training points %.6g (ε = %g)", trainErr, testErr, eps);
+        qInfo("largest |error|: training %.6g, between training points %.6g (ε = %g)", trainErr, testErr,
+              eps);
         // SMO stops when the optimality conditions hold to 1e-8: a residual may leave the tube
         // by about that much; 1e-6 allows for it.
         QVERIFY(trainErr <= eps + 1e-6);
@@ -358,8 +360,8 @@ private Q_SLOTS:
             QVariantMap params;
             double gamma;
         } cases[] = {
-            {{}, 0.25},                                          // 1/d, svm-train's default
-            {{{"gamma_rule", "scale"}}, 1.0 / (4 * var)},        // scikit-learn's "scale"
+            {{}, 0.25},                                   // 1/d, svm-train's default
+            {{{"gamma_rule", "scale"}}, 1.0 / (4 * var)}, // scikit-learn's "scale"
             {{{"gamma_rule", "value"}, {"gamma", 0.7}}, 0.7},
         };
         for (const auto& c : cases) {
@@ -369,8 +371,10 @@ private Q_SLOTS:
             QCOMPARE(t.gammaUsed(), c.gamma);
             QCOMPARE(ctx.records.value("gamma").toDouble(), c.gamma);
             QCOMPARE(t.libraryModel()->param.gamma, c.gamma);
-            QVERIFY(ctx.records.value("command_line").toString().contains(
-                " -g " + QString::number(c.gamma, 'g', QLocale::FloatingPointShortest) + " "));
+            QVERIFY(
+                ctx.records.value("command_line")
+                    .toString()
+                    .contains(" -g " + QString::number(c.gamma, 'g', QLocale::FloatingPointShortest) + " "));
         }
     }
 
@@ -402,7 +406,7 @@ private Q_SLOTS:
         QCOMPARE(big.value("cache_bytes").toDouble(), 100.0 * 1048576);
         const QString log = ctx.logs.join('\n');
         QVERIFY2(log.contains("1 SMO problem(s) solved") && log.contains("Total nSV"), qPrintable(log));
-        QVERIFY2(!log.contains("nu = ") && !log.contains("obj = "), qPrintable(log));  // summed up
+        QVERIFY2(!log.contains("nu = ") && !log.contains("obj = "), qPrintable(log)); // summed up
     }
 
     void libraryNeverWritesToStdout()
@@ -434,7 +438,8 @@ private Q_SLOTS:
         // and an unreachable tolerance SMO runs for minutes when left alone.
         QVERIFY(waitForNoLiveThreads(std::chrono::milliseconds(2000)));
         const Set s = separable(20000, 20, 91);
-        LibsvmTrainer t = trainer(false, {{"gamma_rule", "value"}, {"gamma", 20.0}, {"c", 1e6}, {"tolerance", 1e-15}});
+        LibsvmTrainer t =
+            trainer(false, {{"gamma_rule", "value"}, {"gamma", 20.0}, {"c", 1e6}, {"tolerance", 1e-15}});
         TestRunContext ctx;
         Clock::time_point returned;
         std::thread run([&] {
@@ -455,7 +460,8 @@ private Q_SLOTS:
         // here each computes up to two uncached kernel rows of 20000 entries, so that takes
         // 2.5–5 s on this machine; 30 s leaves room for a machine busy with other jobs.
         const auto t0 = Clock::now();
-        QVERIFY2(waitForNoLiveThreads(std::chrono::milliseconds(30000)), "the abandoned svm_train() is still running");
+        QVERIFY2(waitForNoLiveThreads(std::chrono::milliseconds(30000)),
+                 "the abandoned svm_train() is still running");
         qInfo("fit() returned %.1f ms after Stop; the abandoned svm_train() ended %.1f ms after that", ms,
               std::chrono::duration<double, std::milli>(Clock::now() - t0).count());
     }

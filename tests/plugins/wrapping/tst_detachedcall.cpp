@@ -62,7 +62,8 @@ private Q_SLOTS:
     {
         StopSource stop;
         try {
-            DetachedCall::run([] { throw std::runtime_error("library failed"); }, stop.token(), [](const QString&) {});
+            DetachedCall::run([] { throw std::runtime_error("library failed"); }, stop.token(),
+                              [](const QString&) {});
             QFAIL("run() did not rethrow");
         } catch (const std::runtime_error& e) {
             QCOMPARE(QString(e.what()), QString("library failed"));
@@ -121,7 +122,7 @@ private Q_SLOTS:
         QStringList lines;
         const auto outcome = DetachedCall::run(
             [owned, &prints] {
-                for (int i = 0; i < 15; ++i) {  // 300 ms of "library" work
+                for (int i = 0; i < 15; ++i) { // 300 ms of "library" work
                     DetachedCall::print("tick\n");
                     ++prints;
                     std::this_thread::sleep_for(20ms);
@@ -131,11 +132,11 @@ private Q_SLOTS:
         stopper.join();
         owned.reset();
         QCOMPARE(outcome, DetachedCall::Outcome::Abandoned);
-        QVERIFY(!destroyed.load());  // still running
+        QVERIFY(!destroyed.load()); // still running
         QVERIFY(waitForNoLiveThreads(3000ms));
         QVERIFY(destroyed.load());
-        QCOMPARE(prints.load(), 15);   // it ran to its end
-        QVERIFY(lines.size() < 15);    // what it printed after Stop went nowhere
+        QCOMPARE(prints.load(), 15); // it ran to its end
+        QVERIFY(lines.size() < 15);  // what it printed after Stop went nowhere
     }
 
     void workThatDoesNotPrintEndsWhenItChecks()
@@ -161,7 +162,7 @@ private Q_SLOTS:
         QCOMPARE(DetachedCall::run(
                      [seen] {
                          seen->abandonedBefore = DetachedCall::abandoned();
-                         std::this_thread::sleep_for(150ms);  // a library step without output
+                         std::this_thread::sleep_for(150ms); // a library step without output
                          seen->abandonedAfter = DetachedCall::abandoned();
                          DetachedCall::throwIfAbandoned();
                          seen->reachedEnd = true;
@@ -169,7 +170,7 @@ private Q_SLOTS:
                      later.token(), [](const QString&) {}),
                  DetachedCall::Outcome::Abandoned);
         stopper.join();
-        QCOMPARE(DetachedCall::liveThreads(), 1);  // still in its silent step
+        QCOMPARE(DetachedCall::liveThreads(), 1); // still in its silent step
         QVERIFY(waitForNoLiveThreads(2000ms));
         QVERIFY(!seen->abandonedBefore.load());
         QVERIFY(seen->abandonedAfter.load());
@@ -179,8 +180,8 @@ private Q_SLOTS:
     void printOutsideARunIsDiscarded()
     {
         QVERIFY(!DetachedCall::abandoned());
-        DetachedCall::print("nobody listens\n");  // neither crashes nor writes anywhere
-        DetachedCall::throwIfAbandoned();         // a no-op off a work thread
+        DetachedCall::print("nobody listens\n"); // neither crashes nor writes anywhere
+        DetachedCall::throwIfAbandoned();        // a no-op off a work thread
     }
 
     void concurrentRunsKeepTheirOutputApart()
@@ -196,7 +197,8 @@ private Q_SLOTS:
                 }
             };
         };
-        std::thread other([&] { DetachedCall::run(work("b"), stop.token(), [&](const QString& l) { b << l; }); });
+        std::thread other(
+            [&] { DetachedCall::run(work("b"), stop.token(), [&](const QString& l) { b << l; }); });
         DetachedCall::run(work("a"), stop.token(), [&](const QString& l) { a << l; });
         other.join();
         QCOMPARE(a, QStringList(50, "a"));

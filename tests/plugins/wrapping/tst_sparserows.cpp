@@ -20,30 +20,32 @@ private Q_SLOTS:
     void layout()
     {
         Eigen::MatrixXd x(3, 4);
+        // clang-format off
         x << 1.5, 0, -2, 0,
-             0, 0, 0, 0,
-             0, 7, 0, -0.0;
+             0,   0,  0, 0,
+             0,   7,  0, -0.0;
+        // clang-format on
         Rows rows(x, 1.0, "test");
         QCOMPARE(rows.count(), 3);
         QCOMPARE(rows.nonzeros(), std::size_t(3));
         // 3 non-zeros + 3 × (bias + terminator) nodes of 16 bytes, and 3 row pointers.
         QCOMPARE(rows.bytes(), std::size_t(9 * 16 + 3 * 8));
-        QCOMPARE(Rows::bytesUpperBound(3, 4, true), 3.0 * (4 + 2) * 16 + 3 * 8);  // no zeros
+        QCOMPARE(Rows::bytesUpperBound(3, 4, true), 3.0 * (4 + 2) * 16 + 3 * 8); // no zeros
         Node** r = rows.rows();
         QCOMPARE(r[0][0].index, 1);
         QCOMPARE(r[0][0].value, 1.5);
         QCOMPARE(r[0][1].index, 3);
         QCOMPARE(r[0][1].value, -2.0);
-        QCOMPARE(r[0][2].index, 5);  // the bias feature, index d + 1
+        QCOMPARE(r[0][2].index, 5); // the bias feature, index d + 1
         QCOMPARE(r[0][2].value, 1.0);
         QCOMPARE(r[0][3].index, -1);
-        QCOMPARE(r[1][0].index, 5);  // an all-zero row keeps its bias
+        QCOMPARE(r[1][0].index, 5); // an all-zero row keeps its bias
         QCOMPARE(r[1][1].index, -1);
         QCOMPARE(r[2][0].index, 2);
         QCOMPARE(r[2][0].value, 7.0);
-        QCOMPARE(r[2][1].index, 5);  // −0 is a zero
+        QCOMPARE(r[2][1].index, 5); // −0 is a zero
 
-        Rows plain(x, -1.0, "test");  // no bias
+        Rows plain(x, -1.0, "test"); // no bias
         QCOMPARE(plain.bytes(), std::size_t(6 * 16 + 3 * 8));
         QCOMPARE(plain.rows()[1][0].index, -1);
     }
