@@ -74,6 +74,25 @@ private Q_SLOTS:
         QVERIFY2(ms < 200, qPrintable(QString("stop took %1 ms").arg(ms)));
     }
 
+    void stopDuringAPredictionCancelsWithoutAPartialPoint()
+    {
+        // test.slowpredict's every evaluation takes 1 s but answers Stop with no rows: the run
+        // is cancelled within 200 ms, not failed for a wrong shape, and logs no point.
+        StopSource stop;
+        Runner runner(m_reg, nullptr);
+        auto fut = std::async(std::launch::async, [&] {
+            return runner.execute(job("test.slowpredict", {{"epochs", 100}, {"epoch_ms", 1000}}), stop);
+        });
+        std::this_thread::sleep_for(std::chrono::milliseconds(300));
+        const auto t0 = std::chrono::steady_clock::now();
+        stop.requestStop();
+        const RunResult r = fut.get();
+        const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+        QVERIFY2(r.status == RunStatus::Cancelled, qPrintable(runStatusName(r.status) + ": " + r.error));
+        QVERIFY(r.points.isEmpty());
+        QVERIFY2(ms < 200, qPrintable(QString("stop took %1 ms").arg(ms)));  // polled every 10 ms
+    }
+
     void exceptionMarksRunFailedWithMessage()
     {
         StopSource stop;
