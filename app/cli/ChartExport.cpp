@@ -1,6 +1,7 @@
 #include "ChartExport.h"
 
 #include <ChartRenderer.h>
+#include <FeatureFrontierChart.h>
 #include <LearningCurveChart.h>
 #include <NoiseSweepChart.h>
 
@@ -31,12 +32,10 @@ bool writeCharts(const ExperimentResult& result, const QString& title, const QSt
                 classification = classification || std::isfinite(p.testAccuracy) || std::isfinite(p.trainAccuracy);
     }
     const auto metric = classification ? LearningCurveChart::Metric::Accuracy : LearningCurveChart::Metric::Rmse;
-    QString epochPath = path;
     const QFileInfo fi(path);
-    if (fi.suffix().compare(QLatin1String("png"), Qt::CaseInsensitive) == 0)
-        epochPath = path.left(path.size() - 4) + QStringLiteral("-epoch.png");
-    else
-        epochPath = path + QStringLiteral("-epoch.png");
+    const QString base =
+        fi.suffix().compare(QLatin1String("png"), Qt::CaseInsensitive) == 0 ? path.left(path.size() - 4) : path;
+    const QString epochPath = base + QStringLiteral("-epoch.png");
     const struct {
         LearningCurveChart::XAxis x;
         QString file;
@@ -50,6 +49,19 @@ bool writeCharts(const ExperimentResult& result, const QString& title, const QSt
             return false;
         if (written)
             *written << o.file;
+    }
+    // Runs that state their number of features (Least Squares Revisited): the accuracy–time–
+    // features frontier as well.
+    if (FeatureFrontierChart::hasFeatureCounts(result.curves)) {
+        FeatureFrontierChart chart;
+        chart.setData(result.curves, !classification);
+        if (!title.isEmpty())
+            chart.setTitle(title + QStringLiteral(" — ") + chart.title());
+        const QString featuresPath = base + QStringLiteral("-features.png");
+        if (!ChartRenderer::savePng(&chart, featuresPath, ChartRenderer::defaultSize(), error))
+            return false;
+        if (written)
+            *written << featuresPath;
     }
     return true;
 }
