@@ -129,7 +129,8 @@ public:
                                          Eigen::MatrixXd& c, StopToken stop = {});
 
     /// Rows per float product in mixed precision: each block's float sums cover at most
-    /// this many rows before they are added in double.
+    /// this many rows before they are added in double (fewer for Gram matrices wider than
+    /// ~700 columns, so that the stop token is polled every ~10⁹ multiply-adds).
     static constexpr Eigen::Index kMixedBlock = 4096;
     /// Rows per call of the core gramAndCross() in double precision (the stop token is
     /// polled between calls).

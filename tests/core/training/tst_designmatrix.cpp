@@ -98,6 +98,25 @@ private Q_SLOTS:
         QVERIFY2(calls < 100, qPrintable(QString::number(calls.load())));
     }
 
+    void wideMixedGramMatchesDouble()
+    {
+        // 1200 columns: the mixed Gram is accumulated in float blocks of ~1400 rows (so that Stop
+        // is polled every ~10⁹ multiply-adds), three blocks here, the last one partial. Against
+        // the double Gram of the same float-rounded numbers: float sums of ≤ 1400 products of
+        // N(0,1) entries err by ~√1400·6e-8 ≈ 2e-6 relative, so 2e-5 in Frobenius norm leaves
+        // margin while a dropped or doubled block (≥ 1/3 of the sum) fails by far.
+        const Eigen::MatrixXd x = randomMatrix(3000, 1200, 21).cast<float>().cast<double>();
+        const DesignMatrix mixed(x, Precision::Mixed, false, false), exact(x, Precision::Double, false, false);
+        Eigen::MatrixXd gm, ge;
+        tbb::task_arena(2).execute([&] {
+            gm = mixed.gram(true);
+            ge = exact.gram(true);
+        });
+        QCOMPARE(gm.rows(), Eigen::Index(1201));
+        QVERIFY2((gm - ge).norm() <= 2e-5 * ge.norm(), qPrintable(QString::number((gm - ge).norm() / ge.norm())));
+        QVERIFY(gm.isApprox(gm.transpose(), 0.0)); // both triangles filled
+    }
+
     void productCrossMatchesProductThenCross_data()
     {
         QTest::addColumn<bool>("mixed");
