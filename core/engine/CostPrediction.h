@@ -66,21 +66,34 @@ public:
     QString measuredKey() const;
     /// The measured seconds of what the prediction covers, from a run's facts; NaN if absent.
     double measuredSeconds(const QJsonObject& info) const;
+    /// Predicted peak working memory in bytes ("memory_bytes"); NaN when not stated.
+    double memoryBytes() const;
+    /// Predicted size of the stored model in bytes ("model_bytes"); NaN when not stated.
+    double modelBytes() const;
     /// The whole object as the trainer returned it.
     const QJsonObject& json() const { return m_json; }
 
-    /// Before a run: "7.41 GFLOP, 0.42 s (first sweep)"; empty when not showable.
+    /// Before a run: "7.41 GFLOP, 0.42 s (first sweep)", followed, when the trainer states
+    /// memory, by "; memory: working 302 MiB, model 1.24 MiB"; empty when not showable.
     QString describe() const;
     /// After a run: "predicted 0.42 s, measured 0.61 s (first sweep)", or, without predicted
-    /// seconds, "predicted 7.41 GFLOP, measured 2.3 s = 3.2 GFLOP/s"; empty when not showable.
+    /// seconds, "predicted 7.41 GFLOP, measured 2.3 s = 3.2 GFLOP/s"; then, when stated,
+    /// "; memory: working 302 MiB (measured 298 MiB), model 1.24 MiB, process peak 410 MiB"
+    /// (measured: the trainer's fact "working_memory_bytes"; process peak: the host's
+    /// "peak_memory_bytes"); empty when not showable.
     QString compare(const QJsonObject& info) const;
 
     /// "7.41 GFLOP", "512 kFLOP": flops with an SI prefix, 3 significant digits.
     static QString formatFlops(double flops);
+    /// "302 MiB", "512 B": bytes in binary units, 3 significant digits.
+    static QString formatBytes(double bytes);
     /// "0.423 s", "12.3 s", "0.0012 s": 3 significant digits; whole seconds from 100 s ("2000 s").
     static QString formatSeconds(double seconds);
 
 private:
+    /// "memory: …" of describe() (@p info null) and compare(); empty when nothing is stated.
+    QString describeMemory(const QJsonObject* info) const;
+
     QJsonObject m_json;
 };
 
