@@ -7,12 +7,14 @@
 #include "ProgressBar.h"
 
 #include <CostPrediction.h>
+#include <DataSourceSchema.h>
 #include <ExperimentRunner.h>
 #include <ExperimentSpec.h>
 #include <PluginRegistry.h>
 #include <ProcessSetup.h>
-#include <ResultIO.h>
+#include <ResultCsv.h>
 #include <RunStore.h>
+#include <StoredRuns.h>
 
 #include <QApplication>
 #include <QCommandLineParser>
@@ -56,14 +58,29 @@ extern "C" void onSigint(int)
         g_runner->requestStop();
 }
 
-std::unique_ptr<tb::RunStore> openStore(const QString& path)
+/// Opens the run store at @p path (the default one when empty). Commands that only read open it
+/// read-only, so that a store in a read-only folder can still be listed and exported.
+std::unique_ptr<tb::RunStore> openStore(const QString& path, bool readOnly = false, int busyTimeoutMs = -1)
 {
     const QString p = path.isEmpty() ? tb::RunStore::defaultPath() : path;
     QString error;
-    auto store = tb::RunStore::open(p, &error);
+    tb::RunStore::Options options;
+    options.readOnly = readOnly;
+    if (busyTimeoutMs >= 0)
+        options.busyTimeoutMs = busyTimeoutMs;
+    auto store = tb::RunStore::open(p, options, &error);
     if (!store)
         err() << "trainbench-cli: " << error << Qt::endl;
     return store;
+}
+
+/// Writes one line to stderr at once (the store's writer thread calls this while the main thread
+/// may be drawing the progress bar).
+void lineToStderr(const QString& line)
+{
+    const QByteArray bytes = (line + QLatin1Char('\n')).toLocal8Bit();
+    std::fwrite(bytes.constData(), 1, std::size_t(bytes.size()), stderr);
+    std::fflush(stderr);
 }
 
 QString fmtPct(double v)
@@ -147,7 +164,9 @@ int cmdList(const QStringList& args)
             o.insert("algorithms", algs);
             plugins.append(o);
         }
-        QJsonObject root{{"search_paths", QJsonArray::fromStringList(reg.searchPaths())}, {"plugins", plugins}};
+        QJsonObject root{{"search_paths", QJsonArray::fromStringList(reg.searchPaths())},
+                         {"plugins", plugins},
+                         {"data_sources", tb::data::DataSourceSchema::toJson()}};
         out() << QJsonDocument(root).toJson(QJsonDocument::Indented);
         return Ok;
     }
@@ -182,72 +201,41 @@ int cmdList(const QStringList& args)
 }
 
 // ---------------------------------------------------------------------------------- run
-int cmdRun(const QStringList& args)
+// Runs @p spec, prints its summary and writes --plot / --csv: the tail of run and rerun.
+int runSpec(const tb::ExperimentSpec& spec, const tb::PluginRegistry& reg, tb::RunStore* store,
+            const QCommandLineParser& p)
 {
-    QCommandLineParser p;
-    p.setApplicationDescription("Run an experiment file.");
-    p.addHelpOption();
-    p.addPositionalArgument("spec", "Experiment file (JSON).");
-    p.addOption({"db", "Run database (default: the user's app-data folder).", "file"});
-    p.addOption({"no-db", "Do not log to a database."});
-    p.addOption({"threads", "Worker threads (overrides the file; 0 = all cores).", "n"});
-    p.addOption({"plot", "Write the charts as PNG (learning curves: FILE and FILE-epoch).", "file.png"});
-    p.addOption({"csv", "Write the results as CSV.", "file.csv"});
-    p.addOption({"quiet", "No progress bar."});
-    p.process(args);
-    if (p.positionalArguments().size() != 1) {
-        err() << "usage: trainbench-cli run SPEC.json [--db FILE] [--threads N] [--plot OUT.png] [--csv OUT.csv]\n";
-        return Usage;
-    }
     QString error;
-    auto spec = tb::ExperimentSpec::fromFile(p.positionalArguments().first(), &error);
-    if (!spec) {
-        err() << error << Qt::endl;
-        return Invalid;
-    }
-    if (p.isSet("threads")) {
-        bool ok = false;
-        const int t = p.value("threads").toInt(&ok);
-        if (!ok || t < 0 || t > 1024) {
-            err() << "trainbench-cli: --threads: expected an integer in [0, 1024], got \"" << p.value("threads") << "\"\n";
-            return Usage;
-        }
-        spec->threads = t;
-    }
-    tb::PluginRegistry reg;
-    reg.scan();
-    // Former parameter spellings still run, upgraded, with a note (the stored spec is upgraded).
-    for (const QString& note : spec->upgradeParams(reg))
-        err() << "warning: " << note << "\n";
-    const QStringList problems = spec->validate(reg);
+    const QStringList problems = spec.validate(reg);
     if (!problems.isEmpty()) {
         for (const auto& pr : problems)
             err() << pr << "\n";
         err().flush();
         return Invalid;
     }
-    std::unique_ptr<tb::RunStore> store;
-    if (!p.isSet("no-db")) {
-        store = openStore(p.value("db"));
-        if (!store)
-            return Database;
-    }
-    tb::ExperimentRunner runner(reg, store.get());
+    if (store)
+        QObject::connect(store, &tb::RunStore::waiting, [](const QString& message, bool) {
+            if (!message.isEmpty())
+                lineToStderr(QStringLiteral("trainbench-cli: ") + message);
+        });
+    tb::ExperimentRunner runner(reg, store);
     g_runner = &runner;
     std::signal(SIGINT, onSigint);
     std::signal(SIGTERM, onSigint);
     tb::cli::ProgressBar bar(!p.isSet("quiet") && isatty(STDERR_FILENO));
-    err() << "Running \"" << spec->name << "\" (" << tb::ExperimentSpec::kindName(spec->kind) << ", "
-          << spec->effectiveThreads() << " threads)" << (store ? QStringLiteral(" → ") + store->path() : QString())
+    err() << "Running \"" << spec.name << "\" (" << tb::ExperimentSpec::kindName(spec.kind) << ", "
+          << spec.effectiveThreads() << " threads)" << (store ? QStringLiteral(" → ") + store->path() : QString())
           << Qt::endl;
-    const tb::ExperimentResult result = runner.run(*spec, &bar);
+    const tb::ExperimentResult result = runner.run(spec, &bar);
     bar.finish();
     g_runner = nullptr;
     std::signal(SIGINT, SIG_DFL);
 
+    for (const auto& w : result.warnings)
+        err() << "warning: " << w << "\n";
     if (!result.error.isEmpty()) {
         err() << result.error << Qt::endl;
-        return Invalid;
+        return result.storeError.isEmpty() ? Invalid : Database;
     }
     // Summary on stdout.
     if (result.kind == tb::ExperimentSpec::Kind::NoiseSweep) {
@@ -264,8 +252,8 @@ int cmdRun(const QStringList& args)
             for (int r = 0; r < c.repeats.size(); ++r) {
                 const auto& pts = c.repeats[r];
                 const tb::MetricPoint last = pts.isEmpty() ? tb::MetricPoint{} : pts.last();
-                out() << QString("%1 #%2  %3  epochs %4  time %5 s  ")
-                             .arg(c.label.left(28), -28).arg(r + 1)
+                out() << QString("%1 repeat %2  %3  epochs %4  time %5 s  ")
+                             .arg(c.label.left(28), -28).arg(c.repeatNumbers.value(r, r))
                              .arg(tb::runStatusName(c.statuses.value(r)), -9)
                              .arg(fmt(last.epoch)).arg(fmt(last.trainTime));
                 if (std::isfinite(last.trainAccuracy))
@@ -285,9 +273,22 @@ int cmdRun(const QStringList& args)
     out().flush();
 
     int code = result.cancelled ? Stopped : (result.runsFailed > 0 ? RunsFailed : Ok);
+    if (!result.storeError.isEmpty()) {
+        // Loud, and after the summary so it is the last thing read: the database holds less than
+        // was trained; the results above and in --csv / --plot are the complete ones.
+        code = Database;
+        err() << "trainbench-cli: the experiment was stopped because a write to the database failed: "
+              << result.storeError << "\n";
+        err() << (p.isSet("csv") ? QStringLiteral("trainbench-cli: the results of this session are written to %1 "
+                                                  "(the database may lack some of them)")
+                                       .arg(QFileInfo(p.value("csv")).absoluteFilePath())
+                                 : QStringLiteral("trainbench-cli: the results above are not all in the database; run "
+                                                  "again with --csv FILE to keep them, or with --db OTHER.sqlite"))
+              << Qt::endl;
+    }
     if (p.isSet("plot")) {
         QStringList written;
-        if (!tb::cli::writeCharts(result, spec->name, p.value("plot"), &written, &error)) {
+        if (!tb::cli::writeCharts(result, spec.name, p.value("plot"), &written, &error)) {
             err() << "trainbench-cli: " << error << Qt::endl;
             code = Output;
         }
@@ -295,17 +296,117 @@ int cmdRun(const QStringList& args)
             out() << "chart: " << QFileInfo(w).absoluteFilePath() << "\n";
     }
     if (p.isSet("csv")) {
-        if (!tb::writeResultCsv(result, p.value("csv"), &error)) {
+        if (!tb::ResultCsv::write(result, p.value("csv"), &error)) {
             err() << "trainbench-cli: " << error << Qt::endl;
             code = Output;
         } else {
             out() << "csv: " << QFileInfo(p.value("csv")).absoluteFilePath() << "\n";
         }
     }
-    if (store)
+    if (store && result.storeError.isEmpty())
         out() << "database: " << store->path() << " (experiment " << result.experimentId << ")\n";
     out().flush();
-    return code;
+    // Output files are reported as failed (6) only when the database kept everything.
+    return code == Output && !result.storeError.isEmpty() ? Database : code;
+}
+
+int cmdRun(const QStringList& args)
+{
+    QCommandLineParser p;
+    p.setApplicationDescription("Run an experiment file.");
+    p.addHelpOption();
+    p.addPositionalArgument("spec", "Experiment file (JSON).");
+    p.addOption({"db", "Run database (default: the user's app-data folder).", "file"});
+    p.addOption({"no-db", "Do not log to a database."});
+    p.addOption({"threads", "Worker threads (overrides the file; 0 = all cores).", "n"});
+    p.addOption({"plot", "Write the charts as PNG (learning curves: FILE and FILE-epoch).", "file.png"});
+    p.addOption({"csv", "Write the results as CSV.", "file.csv"});
+    p.addOption({"quiet", "No progress bar."});
+    p.addOption({"wait", "Longest a database write waits for another process's lock before the experiment stops "
+                         "(default 30).",
+                 "seconds"});
+    p.process(args);
+    if (p.positionalArguments().size() != 1) {
+        err() << "usage: trainbench-cli run SPEC.json [--db FILE] [--threads N] [--plot OUT.png] [--csv OUT.csv]\n";
+        return Usage;
+    }
+    QString error;
+    auto spec = tb::ExperimentSpec::fromFile(p.positionalArguments().first(), &error);
+    if (!spec) {
+        err() << error << Qt::endl;
+        return Invalid;
+    }
+    for (const QString& w : spec->warnings)
+        err() << "warning: " << w << "\n";
+    if (p.isSet("threads")) {
+        bool ok = false;
+        const int t = p.value("threads").toInt(&ok);
+        if (!ok || t < 0 || t > 1024) {
+            err() << "trainbench-cli: --threads: expected an integer in [0, 1024], got \"" << p.value("threads") << "\"\n";
+            return Usage;
+        }
+        spec->threads = t;
+    }
+    tb::PluginRegistry reg;
+    reg.scan();
+    // Former parameter spellings still run, upgraded, with a note (the stored spec is upgraded).
+    for (const QString& note : spec->upgradeParams(reg))
+        err() << "warning: " << note << "\n";
+    int waitMs = -1;
+    if (p.isSet("wait")) {
+        bool ok = false;
+        const double seconds = p.value("wait").toDouble(&ok);
+        if (!ok || !(seconds >= 0) || seconds > 86400) {
+            err() << "trainbench-cli: --wait: expected seconds in [0, 86400], got \"" << p.value("wait") << "\"\n";
+            return Usage;
+        }
+        waitMs = int(seconds * 1000);
+    }
+    std::unique_ptr<tb::RunStore> store;
+    if (!p.isSet("no-db")) {
+        store = openStore(p.value("db"), false, waitMs);
+        if (!store)
+            return Database;
+    }
+    return runSpec(*spec, reg, store.get(), p);
+}
+
+// ---------------------------------------------------------------------------------- rerun
+int cmdRerun(const QStringList& args)
+{
+    QCommandLineParser p;
+    p.setApplicationDescription("Run a stored run (or with --experiment, a stored experiment) again with its stored "
+                                "settings: algorithm, parameters, seed, thread count and data.");
+    p.addHelpOption();
+    p.addPositionalArgument("id", "Run id (see `trainbench-cli runs`), or experiment id with --experiment.");
+    p.addOption({"experiment", "The id is an experiment's: re-run all of it."});
+    p.addOption({"db", "Run database (default: the user's app-data folder); the re-run is logged to it.", "file"});
+    p.addOption({"plot", "Write the charts as PNG (learning curves: FILE and FILE-epoch).", "file.png"});
+    p.addOption({"csv", "Write the results as CSV.", "file.csv"});
+    p.addOption({"quiet", "No progress bar."});
+    p.process(args);
+    bool ok = false;
+    const qint64 id = p.positionalArguments().value(0).toLongLong(&ok);
+    if (!ok || p.positionalArguments().size() != 1) {
+        err() << "usage: trainbench-cli rerun ID [--experiment] [--db FILE] [--plot OUT.png] [--csv OUT.csv]\n";
+        return Usage;
+    }
+    auto store = openStore(p.value("db"));
+    if (!store)
+        return Database;
+    tb::PluginRegistry reg;
+    reg.scan();
+    QString error;
+    const auto rerun = p.isSet("experiment") ? tb::StoredRuns::rerunOfExperiment(*store, id, &error)
+                                             : tb::StoredRuns::rerunOfRun(*store, reg, id, &error);
+    if (!rerun) {
+        err() << "trainbench-cli: " << error << Qt::endl;
+        return Usage;
+    }
+    err() << "Re-running " << rerun->description << " with its stored settings\n";
+    for (const QString& n : rerun->notes)
+        err() << "  note: " << n << "\n";
+    return runSpec(rerun->spec, reg, store.get(), p);
 }
 
 // ---------------------------------------------------------------------------------- runs
@@ -317,13 +418,27 @@ int cmdRuns(const QStringList& args)
     p.addOption({"db", "Run database.", "file"});
     p.addOption({"json", "Print JSON."});
     p.process(args);
-    auto store = openStore(p.value("db"));
+    if (!p.isSet("db") && !QFileInfo::exists(tb::RunStore::defaultPath())) {
+        out() << "No experiments yet (" << tb::RunStore::defaultPath() << " does not exist)\n";
+        return Ok;
+    }
+    auto store = openStore(p.value("db"), true);
     if (!store)
         return Database;
-    const auto exps = store->experiments();
+    QString readError;
+    const auto exps = store->experiments(&readError);
+    if (!readError.isEmpty()) {
+        err() << "trainbench-cli: " << readError << Qt::endl;
+        return Database;
+    }
     QJsonArray jexps;
     for (const auto& e : exps) {
-        const auto runs = store->runs(e.id);
+        const auto runs = store->runs(e.id, &readError);
+        if (!readError.isEmpty()) {
+            out().flush();
+            err() << "trainbench-cli: " << readError << Qt::endl;
+            return Database;
+        }
         if (p.isSet("json")) {
             QJsonArray jr;
             for (const auto& r : runs)
@@ -396,14 +511,14 @@ int cmdExport(const QStringList& args)
         err() << "usage: trainbench-cli export ID [--db FILE] --plot OUT.png and/or --csv OUT.csv\n";
         return Usage;
     }
-    auto store = openStore(p.value("db"));
+    auto store = openStore(p.value("db"), true);
     if (!store)
         return Database;
     QString error;
-    const auto result = tb::loadResult(*store, id, &error);
+    const auto result = tb::StoredRuns::experiment(*store, id, &error);
     if (!result) {
         err() << "trainbench-cli: " << error << Qt::endl;
-        return Usage;
+        return store->lastError().isEmpty() ? Usage : Database; // an unknown id, or a failed read
     }
     const auto exp = store->experiment(id);
     int code = Ok;
@@ -417,7 +532,10 @@ int cmdExport(const QStringList& args)
             out() << "chart: " << QFileInfo(w).absoluteFilePath() << "\n";
     }
     if (p.isSet("csv")) {
-        if (!tb::writeResultCsv(*result, p.value("csv"), &error)) {
+        QList<qint64> runIds; // every run of the experiment, as the workbench's run browser exports them
+        for (const tb::RunRecord& r : store->runs(id))
+            runIds << r.id;
+        if (!tb::ResultCsv::writeRuns(*store, runIds, p.value("csv"), &error)) {
             err() << "trainbench-cli: " << error << Qt::endl;
             code = Output;
         } else {
@@ -434,6 +552,9 @@ void usage()
              "commands:\n"
              "  list [--json]                         plugins, algorithms, parameter schemas, broken plugins\n"
              "  run SPEC.json [--db FILE] [--no-db] [--threads N] [--plot OUT.png] [--csv OUT.csv] [--quiet]\n"
+             "                [--wait SECONDS]\n"
+             "  rerun ID [--experiment] [--db FILE] [--plot OUT.png] [--csv OUT.csv] [--quiet]\n"
+             "                                        run a stored run (or experiment) again, exactly\n"
              "  runs [--db FILE] [--json]             past experiments and runs\n"
              "  export ID [--db FILE] [--plot OUT.png] [--csv OUT.csv]\n"
              "  --version\n\n"
@@ -466,14 +587,27 @@ int main(int argc, char** argv)
     }
     const QString cmd = args.takeAt(1);
     args[0] = QStringLiteral("trainbench-cli ") + cmd;
-    if (cmd == "list")
-        return cmdList(args);
-    if (cmd == "run")
-        return cmdRun(args);
-    if (cmd == "runs")
-        return cmdRuns(args);
-    if (cmd == "export")
-        return cmdExport(args);
+    // Loaders, trainers and the store turn their failures into messages; what still escapes
+    // (memory exhausted while building charts or results, say) is reported with the command,
+    // never as a bare "terminate called after throwing std::bad_alloc".
+    try {
+        if (cmd == "list")
+            return cmdList(args);
+        if (cmd == "run")
+            return cmdRun(args);
+        if (cmd == "rerun")
+            return cmdRerun(args);
+        if (cmd == "runs")
+            return cmdRuns(args);
+        if (cmd == "export")
+            return cmdExport(args);
+    } catch (const std::bad_alloc&) {
+        err() << "trainbench-cli " << cmd << ": out of memory (std::bad_alloc)" << Qt::endl;
+        return Invalid;
+    } catch (const std::exception& e) {
+        err() << "trainbench-cli " << cmd << ": " << QString::fromUtf8(e.what()) << Qt::endl;
+        return Invalid;
+    }
     err() << "trainbench-cli: unknown command \"" << cmd << "\"\n\n";
     usage();
     return Usage;

@@ -10,6 +10,7 @@
 #include <QList>
 #include <QString>
 #include <atomic>
+#include <mutex>
 
 namespace tb {
 
@@ -23,6 +24,19 @@ struct AlgorithmCurves {
     QList<QVector<MetricPoint>> repeats;
     QList<RunStatus> statuses;
     QList<QJsonObject> infos; ///< per repeat: the run's facts (RunResult::info, RunRecord::info)
+    QStringList errors;       ///< per repeat: the run's error message, empty when it has none
+    QList<int> repeatNumbers; ///< per repeat: its number r (seed = deriveSeed(seed, r)), 0-based
+    QList<std::uint64_t> seeds; ///< per repeat: the run's seed
+    QList<qint64> runIds;       ///< per repeat: its run row, −1 when nothing was stored
+};
+
+/// The one run row a noise sweep keeps per algorithm (its cells are aggregated into SweepPoints).
+struct SweepRun {
+    QString algorithmId;
+    QString label;
+    qint64 runId = -1;
+    std::uint64_t seed = 0;
+    RunStatus status = RunStatus::Finished;
 };
 
 /// What an experiment produced.
@@ -31,11 +45,20 @@ struct ExperimentResult {
     ExperimentSpec::Kind kind = ExperimentSpec::Kind::LearningCurve;
     QList<AlgorithmCurves> curves;   ///< learning-curve
     QList<SweepPoint> sweep;         ///< noise-sweep, ordered by algorithm then σ
+    QList<SweepRun> sweepRuns;       ///< noise-sweep: per algorithm, in spec order
+    int runsPlanned = 0;             ///< runs (learning curve) or cells × algorithms (noise sweep)
     int runsFinished = 0;
     int runsFailed = 0;              ///< failed or diverged
+    int runsCancelled = 0;           ///< stopped while running, or never started (runsNotStarted)
+    int runsNotStarted = 0;          ///< learning curve: stopped before they began; stored as cancelled
     bool cancelled = false;
     QString error;                   ///< set when the experiment could not start (bad data …)
     QStringList runErrors;           ///< distinct messages of failed / diverged runs
+    /// Set when a write to the run store failed (the first failure, naming the file and the cause):
+    /// the experiment was stopped there, the runs it stopped are Failed with this message, and this
+    /// result is the only complete copy of what was trained (see saveResult() in SavedResult.h).
+    QString storeError;
+    QStringList warnings;            ///< about the data (e.g. a set with one class); the runs went on
     double wallSeconds = 0;
 };
 
@@ -55,6 +78,11 @@ public:
 /// Runs experiments. One instance may run one experiment at a time; requestStop() may be
 /// called from any thread and takes effect at the trainers' next stop poll (≤ 200 ms for
 /// conforming plugins).
+///
+/// Nothing is lost silently: a write to the store that fails (disk full, a lock held longer than
+/// the store's busy timeout, a damaged file) stops the experiment as Stop would, and the result
+/// says so in ExperimentResult::storeError while keeping every curve in memory. A data set that
+/// fails to load leaves no experiment row behind.
 class ExperimentRunner {
 public:
     /// @p store may be null.
@@ -72,9 +100,14 @@ private:
     ExperimentResult runLearningCurve(const ExperimentSpec& spec, qint64 experimentId, ExperimentObserver* obs);
     ExperimentResult runNoiseSweep(const ExperimentSpec& spec, qint64 experimentId, ExperimentObserver* obs);
 
+    /// The first write failure of the store during the current experiment, empty if none.
+    QString storeFailure() const;
+
     const PluginRegistry& m_registry;
     RunStore* m_store;
     StopSource m_stop;
+    mutable std::mutex m_failureMutex;
+    QString m_storeFailure;
 };
 
 } // namespace tb

@@ -2,6 +2,7 @@
 // refused with a message naming the file and the reason, and are left byte for byte unchanged.
 
 #include "RunStore.h"
+#include "StoreSchema.h"
 
 #include <QCryptographicHash>
 #include <QFile>
@@ -85,9 +86,9 @@ private Q_SLOTS:
         QString error;
         const QByteArray before = sha256(file);
         QVERIFY(!RunStore::open(file, &error));
-        QCOMPARE(error,
-                 file + QStringLiteral(" was written by a newer Trainbench (schema 99; this build reads up "
-                                       "to 1); it was not modified"));
+        QCOMPARE(error, file + QStringLiteral(" was written by a newer Trainbench (schema 99; this build reads up "
+                                              "to %1); it was not modified")
+                                   .arg(StoreSchema::latestVersion()));
         QCOMPARE(sha256(file), before);
         expectRefused(file, {QStringLiteral("schema 99")}); // and again: still refused, still unchanged
     }
@@ -112,7 +113,8 @@ private Q_SLOTS:
             const QByteArray before = sha256(file);
             QString error;
             QVERIFY(!RunStore::open(file, &error));
-            QVERIFY2(error.contains(QLatin1String("schema 7; this build reads up to 1")), qPrintable(error));
+            QVERIFY2(error.contains(QStringLiteral("schema 7; this build reads up to %1").arg(StoreSchema::latestVersion())),
+                     qPrintable(error));
             QCOMPARE(sha256(file), before);
         }
         QSqlDatabase::removeDatabase(name);
@@ -163,7 +165,7 @@ private Q_SLOTS:
         QString error;
         auto store = RunStore::open(file, &error);
         QVERIFY2(store, qPrintable(error));
-        QCOMPARE(store->schemaVersion(), 1);
+        QCOMPARE(store->schemaVersion(), StoreSchema::latestVersion());
     }
 
     void currentSchemaReopensWithoutMigrating()
@@ -179,9 +181,34 @@ private Q_SLOTS:
         }
         auto store = RunStore::open(file, &error);
         QVERIFY2(store, qPrintable(error));
-        QCOMPARE(store->schemaVersion(), 1);
+        QCOMPARE(store->schemaVersion(), StoreSchema::latestVersion());
         QCOMPARE(store->runs().size(), 1);
         QCOMPARE(store->run(run)->status, RunStatus::Finished);
+    }
+
+    // Steps 2 and 3 (ids never reused, run tags and notes): a version-1 file with runs is brought up to date, its runs
+    // kept, and tags and notes can then be stored and read back.
+    void versionOneFileGainsTagsAndNotes()
+    {
+        const QString file = path(QStringLiteral("v1.sqlite"));
+        QStringList v1 = StoreSchema::migrations().first().statements;
+        v1 << QStringLiteral("INSERT INTO runs (algorithm_id, started) VALUES ('linear.ridge', '2024-01-01T00:00:00.000Z')")
+           << QStringLiteral("PRAGMA application_id = %1").arg(StoreSchema::applicationId)
+           << QStringLiteral("PRAGMA user_version = 1");
+        QVERIFY(rawExec(file, v1));
+        QString error;
+        auto store = RunStore::open(file, &error);
+        QVERIFY2(store, qPrintable(error));
+        QCOMPARE(store->schemaVersion(), StoreSchema::latestVersion());
+        QVERIFY(StoreSchema::latestVersion() >= 2);
+        const QList<RunRecord> runs = store->runs();
+        QCOMPARE(runs.size(), 1);
+        QVERIFY(runs[0].tags.isEmpty());
+        QVERIFY(runs[0].note.isEmpty());
+        QVERIFY(store->setRunNotes(runs[0].id, {" baseline", "paper ", "", "baseline"}, "ridge, λ from the paper"));
+        QCOMPARE(store->run(runs[0].id)->tags, (QStringList{"baseline", "paper"}));
+        QCOMPARE(store->run(runs[0].id)->note, QString("ridge, λ from the paper"));
+        QVERIFY(!store->setRunNotes(12345, {"x"}, {})); // no such run
     }
 };
 
