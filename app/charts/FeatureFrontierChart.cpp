@@ -7,6 +7,7 @@
 #include <QLegendMarker>
 #include <QLineSeries>
 #include <QLogValueAxis>
+#include <QMap>
 #include <QScatterSeries>
 #include <QValueAxis>
 
@@ -79,12 +80,14 @@ double FeatureFrontierChart::markerSize(double features, double lo, double hi)
     if (!(hi > lo) || !(features > 0))
         return 0.5 * (kSmall + kLarge);
     const double t = (std::sqrt(features) - std::sqrt(lo)) / (std::sqrt(hi) - std::sqrt(lo));
-    return kSmall + std::clamp(t, 0.0, 1.0) * (kLarge - kSmall);
+    // kSizeLevels sizes: one scatter series per size (see setData()).
+    const double level = std::round(std::clamp(t, 0.0, 1.0) * (kSizeLevels - 1)) / (kSizeLevels - 1);
+    return kSmall + level * (kLarge - kSmall);
 }
 
-QScatterSeries* FeatureFrontierChart::curveSeries(int index) const
+QList<QScatterSeries*> FeatureFrontierChart::curveSeries(int index) const
 {
-    return index >= 0 && index < m_scatter.size() ? m_scatter[index] : nullptr;
+    return index >= 0 && index < m_scatter.size() ? m_scatter[index] : QList<QScatterSeries*>{};
 }
 
 void FeatureFrontierChart::setData(const QList<AlgorithmCurves>& curves, bool regression)
@@ -110,20 +113,24 @@ void FeatureFrontierChart::setData(const QList<AlgorithmCurves>& curves, bool re
     }
     double xlo = INFINITY, xhi = -INFINITY, ylo = INFINITY, yhi = -INFINITY;
     for (int c = 0; c < curves.size(); ++c) {
-        QScatterSeries* scatter = nullptr;
+        // One scatter series per marker size: Qt 6.4 draws per-point sizes
+        // (QXYSeries::setPointConfiguration) at wrong places or not at all.
+        QMap<double, QScatterSeries*> bySize;
         QList<QLineSeries*> lines;
         int lastRepeat = -1;
+        const QColor colour = ChartPalette::color(c);
         for (const FeaturePoint& p : std::as_const(m_points)) {
             if (p.curve != c)
                 continue;
-            const QColor colour = ChartPalette::color(c);
+            const double size = markerSize(p.features, flo, fhi);
+            QScatterSeries*& scatter = bySize[size];
             if (!scatter) {
                 scatter = new QScatterSeries;
                 scatter->setName(curves[c].label);
                 scatter->setColor(colour);
                 scatter->setBorderColor(colour.darker(130));
                 scatter->setMarkerShape(QScatterSeries::MarkerShapeCircle);
-                scatter->setMarkerSize(markerSize(fhi, flo, fhi));
+                scatter->setMarkerSize(size);
             }
             if (p.repeat != lastRepeat) {
                 auto* line = new QLineSeries;
@@ -136,16 +143,11 @@ void FeatureFrontierChart::setData(const QList<AlgorithmCurves>& curves, bool re
             const QPointF pt(p.seconds, p.value * scale);
             lines.last()->append(pt);
             scatter->append(pt);
-            scatter->setPointConfiguration(
-                int(scatter->count() - 1),
-                QHash<QXYSeries::PointConfiguration, QVariant>{
-                    {QXYSeries::PointConfiguration::Size, markerSize(p.features, flo, fhi)}});
             xlo = std::min(xlo, pt.x());
             xhi = std::max(xhi, pt.x());
             ylo = std::min(ylo, pt.y());
             yhi = std::max(yhi, pt.y());
         }
-        m_scatter << scatter;
         for (QLineSeries* line : lines) {
             addSeries(line);
             line->attachAxis(m_x);
@@ -153,11 +155,17 @@ void FeatureFrontierChart::setData(const QList<AlgorithmCurves>& curves, bool re
             if (auto* marker = legend()->markers(line).value(0))
                 marker->setVisible(false);
         }
-        if (scatter) {
+        QList<QScatterSeries*> series;
+        for (QScatterSeries* scatter : std::as_const(bySize)) {
             addSeries(scatter);
             scatter->attachAxis(m_x);
             scatter->attachAxis(m_y);
+            if (!series.isEmpty()) // one legend entry per curve
+                if (auto* marker = legend()->markers(scatter).value(0))
+                    marker->setVisible(false);
+            series << scatter;
         }
+        m_scatter << series;
     }
     if (std::isfinite(xlo)) {
         const double lo = std::pow(10.0, std::floor(std::log10(xlo)));

@@ -28,7 +28,8 @@ struct FeaturePoint {
 
 /// A scatter of training time (x, log10) against test accuracy in % (or test RMSE for regression
 /// experiments) (y), one colour per algorithm of the experiment (ChartPalette), point size growing
-/// with √features (the smallest count at 7 px, the largest at 30 px), and a thin line joining the
+/// with √features (the smallest count at 7 px, the largest at 30 px, in kSizeLevels steps: one
+/// scatter series per size, as Qt 6.4 misdraws per-point sizes), and a thin line joining the
 /// checkpoints of each run in order. A run joins when it recorded the fact "feature_counts" (one
 /// count per checkpoint: every checkpoint is a point, e.g. each stage of lsq.stagewise) or
 /// "features" (the count of its model: its last checkpoint is a point, e.g. lsq.gls). Points with
@@ -43,19 +44,24 @@ public:
     static QList<FeaturePoint> points(const QList<AlgorithmCurves>& curves, bool regression);
     /// True when some run of @p curves recorded "feature_counts" or "features".
     static bool hasFeatureCounts(const QList<AlgorithmCurves>& curves);
-    /// Marker diameter in pixels for @p features when counts range over [@p lo, @p hi].
+    /// Distinct marker sizes (one scatter series per curve and size).
+    static constexpr int kSizeLevels = 6;
+    /// Marker diameter in pixels for @p features when counts range over [@p lo, @p hi]:
+    /// 7 px at lo to 30 px at hi on a √ scale, rounded to kSizeLevels levels; the middle size
+    /// when the range is empty or the count is not positive.
     static double markerSize(double features, double lo, double hi);
 
     /// Shows @p curves; replaces what was shown.
     void setData(const QList<AlgorithmCurves>& curves, bool regression);
     const QList<FeaturePoint>& shownPoints() const { return m_points; }
     int hiddenPoints() const { return m_hidden; }
-    /// The scatter of curve @p index, or nullptr when it has no points.
-    QScatterSeries* curveSeries(int index) const;
+    /// The scatter series of curve @p index, one per marker size in increasing size (empty
+    /// when it has no points); only the first has a legend entry.
+    QList<QScatterSeries*> curveSeries(int index) const;
 
 private:
     QList<FeaturePoint> m_points;
-    QList<QScatterSeries*> m_scatter; ///< per curve (nullptr when empty)
+    QList<QList<QScatterSeries*>> m_scatter; ///< per curve, per marker size
     QLogValueAxis* m_x = nullptr;
     QValueAxis* m_y = nullptr;
     int m_hidden = 0;
