@@ -87,7 +87,8 @@ bool GlsSolver::factorise(Eigen::MatrixXd& m, StopToken stop)
     if (m_settings.relativeRidge > 0 && p > 0)
         m_report.lambda = m_settings.relativeRidge * m.topLeftCorner(p, p).trace() / double(p);
     if (m_settings.ridgeFloor > 0 && p > 0)
-        m_report.lambda = std::max(m_report.lambda, m_settings.ridgeFloor * m.topLeftCorner(p, p).trace());
+        m_report.lambda =
+            std::max(m_report.lambda, m_settings.ridgeFloor * m.topLeftCorner(p, p).trace() / std::sqrt(double(p)));
     if (m_settings.spectrum && p > 0) {
         const auto eig = num::symmetricEigen(m.topLeftCorner(p, p), false, stop);
         if (!eig)

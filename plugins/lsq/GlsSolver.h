@@ -26,7 +26,7 @@ struct GlsSettings {
     Eigen::Index iterations = 1;  ///< ≥ 1
     double ridge = 0.0;           ///< λ (bias row excluded)
     double relativeRidge = 0.0;   ///< when > 0: λ = relativeRidge·trace(Σ̂)/p (features only)
-    /// λ is at least ridgeFloor·trace(Σ̂) (features only): directions of Σ̂ below the rounding
+    /// λ is at least ridgeFloor·trace(Σ̂)/√p (features only): directions of Σ̂ below the rounding
     /// of a float Gram are noise, and a step along them would blow up (mixed precision).
     double ridgeFloor = 0.0;
     Eigen::Index sigmaRows = 0;   ///< Σ̂ from this many seeded rows; 0 (or ≥ n) = all rows

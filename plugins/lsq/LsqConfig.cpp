@@ -63,7 +63,7 @@ void addFeatureParams(ParamSchema& s, Algorithm a)
                              QStringLiteral("Append a constant-1 feature (excluded from the ridge).")));
     s.add(ParamSpec::choice("precision", QStringLiteral("Precision"), {"double", "mixed"}, QStringLiteral("mixed"),
                             QStringLiteral("mixed: features stored as float, products on float blocks summed in "
-                                           "double (half the memory and bandwidth; λ is then at least 1e-5·trace(Σ̂), "
+                                           "double (half the memory and bandwidth; λ is then at least 7e-5·trace(Σ̂)/√p, "
                                            "the Gram's float rounding); double: double throughout.")));
     s.add(ParamSpec::real("ridge", QStringLiteral("Ridge λ"), 0.0, 0.0, 1e8,
                           QStringLiteral("λ of the objective (1/n)Σℓᵢ + (λ/2)‖W‖² (bias excluded): added to the "
