@@ -48,7 +48,8 @@ void CalibratedTrainer::train(const DatasetView& data, const Eigen::Ref<const Ei
     train::DesignMatrix design = makeDesign(z, m_config.features.raw ? nullptr : &map, nullptr, stop);
     if (design.stopped())
         return;
-    const double designBytes = design.storedBytes() + 8.0 * double(z.size());
+    // The inputs count only when they are our PCA projection (else they are the host's data).
+    const double designBytes = design.storedBytes() + (m_map.projects() ? 8.0 * double(z.size()) : 0.0);
     noteMemory(designBytes);
     // (18) is a least-squares step: identity link, L = 1, one factorisation for every iteration.
     GlsSettings s = glsSettings(Link::Identity, 1, deriveSeed(ctx.seed(), FeatureMap::kSigmaStream));

@@ -33,7 +33,8 @@ void GlsTrainer::train(const DatasetView& data, const Eigen::Ref<const Eigen::Ma
     train::DesignMatrix design = makeDesign(z, m_config.features.raw ? nullptr : &map, nullptr, stop);
     if (design.stopped())
         return;
-    const double designBytes = design.storedBytes() + 8.0 * double(z.size());
+    // The inputs count only when they are our PCA projection (else they are the host's data).
+    const double designBytes = design.storedBytes() + (m_map.projects() ? 8.0 * double(z.size()) : 0.0);
     noteMemory(designBytes);
     GlsSettings s = glsSettings(m_link, m_config.iterations, deriveSeed(ctx.seed(), FeatureMap::kSigmaStream));
     s.spectrum = m_config.recordSpectrum;

@@ -46,7 +46,7 @@ void StagewiseTrainer::train(const DatasetView& data, const Eigen::Ref<const Eig
     QJsonArray featureCounts, solves;
     for (auto it = m_facts.begin(); it != m_facts.end(); ++it)
         ctx.record(it.key(), it.value());
-    const double fixedBytes = 8.0 * double(z.size()) + 4.0 * 8.0 * double(n) * double(k);
+    const double fixedBytes = (m_map.projects() ? 8.0 * double(z.size()) : 0.0) + 4.0 * 8.0 * double(n) * double(k);
     for (Eigen::Index t = 0; t < m_config.stages; ++t) {
         if (ctx.stopRequested())
             return;
