@@ -73,35 +73,7 @@ QString CostPrediction::describeShape(const ProblemShape& shape)
 
 bool CostPrediction::isShowable() const
 {
-    return !std::isnan(flops()) || !std::isnan(seconds()) || !std::isnan(memoryBytes()) || !std::isnan(modelBytes());
-}
-
-double CostPrediction::memoryBytes() const
-{
-    return number(m_json, "memory_bytes");
-}
-
-double CostPrediction::modelBytes() const
-{
-    return number(m_json, "model_bytes");
-}
-
-QString CostPrediction::describeMemory(const QJsonObject* info) const
-{
-    QStringList parts;
-    if (!std::isnan(memoryBytes())) {
-        QString w = QStringLiteral("working %1").arg(formatBytes(memoryBytes()));
-        if (info)
-            if (const double measured = number(*info, "working_memory_bytes"); !std::isnan(measured))
-                w += QStringLiteral(" (measured %1)").arg(formatBytes(measured));
-        parts << w;
-    }
-    if (!std::isnan(modelBytes()))
-        parts << QStringLiteral("model %1").arg(formatBytes(modelBytes()));
-    if (info)
-        if (const double peak = number(*info, "peak_memory_bytes"); !std::isnan(peak))
-            parts << QStringLiteral("process peak %1").arg(formatBytes(peak));
-    return parts.isEmpty() ? QString() : QStringLiteral("memory: ") + parts.join(QStringLiteral(", "));
+    return !std::isnan(flops()) || !std::isnan(seconds());
 }
 
 double CostPrediction::flops() const
@@ -112,6 +84,16 @@ double CostPrediction::flops() const
 double CostPrediction::seconds() const
 {
     return number(m_json, "predicted_seconds");
+}
+
+double CostPrediction::memoryBytes() const
+{
+    return number(m_json, "memory_bytes");
+}
+
+double CostPrediction::measuredMemoryBytes(const QJsonObject& info)
+{
+    return number(info, "peak_memory_bytes");
 }
 
 QString CostPrediction::scope() const
@@ -137,12 +119,36 @@ QString CostPrediction::describe() const
         parts << formatFlops(flops());
     if (!std::isnan(seconds()))
         parts << formatSeconds(seconds());
-    QString s = parts.join(QStringLiteral(", "));
-    if (!s.isEmpty() && !scope().isEmpty())
-        s += QStringLiteral(" (%1)").arg(scope());
-    if (const QString memory = describeMemory(nullptr); !memory.isEmpty())
-        s += (s.isEmpty() ? QString() : QStringLiteral("; ")) + memory;
+    if (!parts.isEmpty() && !scope().isEmpty())
+        parts.last() += QStringLiteral(" (%1)").arg(scope());
+    if (!std::isnan(memoryBytes()))
+        parts << formatBytes(memoryBytes()) + QStringLiteral(" memory");
+    return parts.join(QStringLiteral(", "));
+}
+
+QString CostPrediction::compareMemory(const QJsonObject& info) const
+{
+    const double predicted = memoryBytes(), measured = measuredMemoryBytes(info);
+    if (std::isnan(predicted))
+        return std::isnan(measured) ? QString() : QStringLiteral("peak memory %1").arg(formatBytes(measured));
+    QString s = QStringLiteral("memory predicted %1").arg(formatBytes(predicted));
+    if (!std::isnan(measured))
+        s += QStringLiteral(", measured %1").arg(formatBytes(measured));
     return s;
+}
+
+QString CostPrediction::formatBytes(double bytes)
+{
+    if (!std::isfinite(bytes))
+        return QStringLiteral("-");
+    static const char* const prefixes[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
+    int p = 0;
+    while (std::abs(bytes) >= 1024 && p < 5) {
+        bytes /= 1024;
+        ++p;
+    }
+    return QStringLiteral("%1 %2").arg(QString::number(bytes, p == 0 ? 'f' : 'g', p == 0 ? 0 : 3),
+                                       QLatin1String(prefixes[p]));
 }
 
 QString CostPrediction::compare(const QJsonObject& info) const
@@ -151,9 +157,7 @@ QString CostPrediction::compare(const QJsonObject& info) const
         return {};
     const double measured = measuredSeconds(info);
     QString s;
-    if (std::isnan(seconds()) && std::isnan(flops())) {
-        // Memory only.
-    } else if (!std::isnan(seconds())) {
+    if (!std::isnan(seconds())) {
         s = QStringLiteral("predicted %1").arg(formatSeconds(seconds()));
         if (!std::isnan(measured))
             s += QStringLiteral(", measured %1").arg(formatSeconds(measured));
@@ -165,24 +169,9 @@ QString CostPrediction::compare(const QJsonObject& info) const
                 s += QStringLiteral(" = %1/s").arg(formatFlops(flops() / measured));
         }
     }
-    if (!s.isEmpty() && !scope().isEmpty())
+    if (!scope().isEmpty())
         s += QStringLiteral(" (%1)").arg(scope());
-    if (const QString memory = describeMemory(&info); !memory.isEmpty())
-        s += (s.isEmpty() ? QString() : QStringLiteral("; ")) + memory;
     return s;
-}
-
-QString CostPrediction::formatBytes(double bytes)
-{
-    if (!std::isfinite(bytes))
-        return QStringLiteral("-");
-    static const char* const units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
-    int u = 0;
-    while (std::abs(bytes) >= 1024 && u < 5) {
-        bytes /= 1024;
-        ++u;
-    }
-    return QStringLiteral("%1 %2").arg(QString::number(bytes, 'g', 3), QLatin1String(units[u]));
 }
 
 QString CostPrediction::formatFlops(double flops)
