@@ -84,21 +84,6 @@ private Q_SLOTS:
         QVERIFY(CostPrediction().isEmpty());
         QVERIFY(CostPrediction::fromRunInfo(info).isEmpty());
 
-        // Memory (Least Squares Revisited states it): predicted working and model memory before
-        // the run; after it, the trainer's own accounting and the host's process peak beside them.
-        const CostPrediction withMemory(QJsonObject{{"flops", 3e9}, {"memory_bytes", 302.0 * 1048576}, {"model_bytes", 1270.0 * 1024}});
-        QCOMPARE(withMemory.memoryBytes(), 302.0 * 1048576);
-        QCOMPARE(withMemory.describe(), QStringLiteral("3 GFLOP; memory: working 302 MiB, model 1.24 MiB"));
-        const QJsonObject measuredMemory{{"measured_seconds", 1.5}, {"working_memory_bytes", 298.0 * 1048576},
-                                         {"peak_memory_bytes", 410.0 * 1048576}};
-        QCOMPARE(withMemory.compare(measuredMemory),
-                 QStringLiteral("predicted 3 GFLOP, measured 1.5 s = 2 GFLOP/s; memory: working 302 MiB (measured 298 "
-                                "MiB), model 1.24 MiB, process peak 410 MiB"));
-        const CostPrediction memoryOnly(QJsonObject{{"model_bytes", 512.0}});
-        QVERIFY(memoryOnly.isShowable());
-        QCOMPARE(memoryOnly.describe(), QStringLiteral("memory: model 512 B"));
-        QCOMPARE(memoryOnly.compare(QJsonObject{}), QStringLiteral("memory: model 512 B"));
-
         QCOMPARE(CostPrediction::formatFlops(512e3), QStringLiteral("512 kFLOP"));
         QCOMPARE(CostPrediction::formatFlops(12), QStringLiteral("12 FLOP"));
         QCOMPARE(CostPrediction::formatSeconds(0.0012), QStringLiteral("0.0012 s"));
