@@ -102,6 +102,34 @@ ExperimentResult ExperimentRunner::run(const ExperimentSpec& spec, ExperimentObs
     return r;
 }
 
+void ExperimentRunner::blameStoreFailure(RunResult& rr) const
+{
+    if (rr.status != RunStatus::Cancelled)
+        return;
+    // Stopped by a store failure, not by the user: the run failed, for that reason (in memory, and
+    // in its row if the store takes writes again).
+    if (const QString failure = storeFailure(); !failure.isEmpty()) {
+        rr.status = RunStatus::Failed;
+        rr.error = QStringLiteral("stopped because the run store failed: %1").arg(failure);
+        if (m_store && rr.runId >= 0)
+            m_store->finishRun(rr.runId, rr.status, rr.error, rr.info);
+    }
+}
+
+namespace {
+/// A run that Stop kept from starting: still part of the experiment, cancelled without checkpoints
+/// (its row, @p runId, holds its seed and parameters, so it can be re-run). The caller has
+/// appended its repeat number and seed.
+void appendNotStarted(AlgorithmCurves& c, qint64 runId)
+{
+    c.repeats << QVector<MetricPoint>();
+    c.statuses << RunStatus::Cancelled;
+    c.infos << QJsonObject{{"stopped_by", "stop before the run started"}};
+    c.errors << QString();
+    c.runIds << runId;
+}
+} // namespace
+
 ExperimentResult ExperimentRunner::runLearningCurve(const ExperimentSpec& spec, qint64 experimentId,
                                                     ExperimentObserver* obs)
 {
@@ -156,27 +184,14 @@ ExperimentResult ExperimentRunner::runLearningCurve(const ExperimentSpec& spec, 
             if (m_stop.stopRequested()) {
                 // Stopped before this run began: it is still part of the experiment, stored as
                 // cancelled with its seed and parameters (so it can be re-run), never dropped.
-                curves.repeats << QVector<MetricPoint>();
-                curves.statuses << RunStatus::Cancelled;
-                curves.infos << QJsonObject{{"stopped_by", "stop before the run started"}};
-                curves.errors << QString();
-                curves.runIds << runner.recordNotStarted(job);
+                appendNotStarted(curves, runner.recordNotStarted(job));
                 result.runsCancelled++;
                 result.runsNotStarted++;
                 continue;
             }
             RunResult rr;
             arena.execute([&] { rr = runner.execute(job, m_stop, obs); });
-            if (rr.status == RunStatus::Cancelled) {
-                // Stopped by a store failure, not by the user: the run failed, for that reason (in
-                // memory, and in its row if the store takes writes again).
-                if (const QString failure = storeFailure(); !failure.isEmpty()) {
-                    rr.status = RunStatus::Failed;
-                    rr.error = QStringLiteral("stopped because the run store failed: %1").arg(failure);
-                    if (m_store && rr.runId >= 0)
-                        m_store->finishRun(rr.runId, rr.status, rr.error, rr.info);
-                }
-            }
+            blameStoreFailure(rr);
             curves.repeats << rr.points;
             curves.statuses << rr.status;
             curves.infos << rr.info;
@@ -522,15 +537,7 @@ ExperimentResult ExperimentRunner::runParamSweep(const ExperimentSpec& spec, qin
         const int conf = configurationOf(cell);
         const RunJob job = jobOf(i);
         RunResult rr = runner.execute(job, m_stop, obs);
-        if (rr.status == RunStatus::Cancelled) {
-            // Stopped by a store failure, not by the user: the run failed, for that reason.
-            if (const QString failure = storeFailure(); !failure.isEmpty()) {
-                rr.status = RunStatus::Failed;
-                rr.error = QStringLiteral("stopped because the run store failed: %1").arg(failure);
-                if (m_store && rr.runId >= 0)
-                    m_store->finishRun(rr.runId, rr.status, rr.error, rr.info);
-            }
-        }
+        blameStoreFailure(rr);
         if (rr.status == RunStatus::Failed || rr.status == RunStatus::Diverged) {
             std::lock_guard lock(errorMutex);
             if (errors.size() < 20)
@@ -561,13 +568,9 @@ ExperimentResult ExperimentRunner::runParamSweep(const ExperimentSpec& spec, qin
             // Stopped before this cell began: still part of the experiment, stored as cancelled
             // with its seed and parameters (so it can be re-run), never dropped.
             const RunJob job = jobOf(i);
-            c.repeats << QVector<MetricPoint>();
-            c.statuses << RunStatus::Cancelled;
-            c.infos << QJsonObject{{"stopped_by", "stop before the run started"}};
-            c.errors << QString();
             c.repeatNumbers << cells[i].repeat;
-            c.runIds << runner.recordNotStarted(job);
             c.seeds << cells[i].seed;
+            appendNotStarted(c, runner.recordNotStarted(job));
             result.runsCancelled++;
             result.runsNotStarted++;
             continue;

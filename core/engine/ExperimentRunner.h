@@ -119,6 +119,8 @@ private:
 
     /// The first write failure of the store during the current experiment, empty if none.
     QString storeFailure() const;
+    /// A run cancelled because the store failed (not by the user) becomes Failed with that cause.
+    void blameStoreFailure(RunResult& rr) const;
 
     const PluginRegistry& m_registry;
     RunStore* m_store;

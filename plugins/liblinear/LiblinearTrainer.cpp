@@ -1,6 +1,7 @@
 #include "LiblinearTrainer.h"
 
 #include <DetachedCall.h>
+#include <LibraryLabels.h>
 #include <SparseRows.h>
 
 #include <linear.h>
@@ -134,13 +135,7 @@ void LiblinearTrainer::fit(const DatasetView& data, RunContext& ctx)
     m_models.clear();
     m_inputs = d;
     m_outputs = k;
-    if (n < 1 || k < 1)
-        throw std::invalid_argument(who + ": the training set is empty (" + std::to_string(n) + " rows, " +
-                                    std::to_string(k) + " outputs)");
-    if (data.isClassification() == m_config.regression)
-        throw std::invalid_argument(
-            who + ": " + (m_config.regression ? "liblinear.regress" : "liblinear.classify") + " got a " +
-            (data.isClassification() ? "classification" : "regression") + " set");
+    wrap::requireTask(data, m_config.regression, who, m_config.regression ? "liblinear.regress" : "liblinear.classify");
     Rows::requireFinite(data.y, who, "training target");
 
     const auto t0 = Clock::now();
@@ -150,27 +145,7 @@ void LiblinearTrainer::fit(const DatasetView& data, RunContext& ctx)
         job->y.assign(std::size_t(n), 0.0);
     } else {
         // Labels are the class indices; LIBLINEAR groups them itself (one-vs-rest or Crammer–Singer).
-        job->y.resize(std::size_t(n));
-        std::vector<Eigen::Index> count(std::size_t(k), 0);
-        for (Eigen::Index i = 0; i < n; ++i) {
-            Eigen::Index c = 0;
-            data.y.row(i).maxCoeff(&c);
-            job->y[std::size_t(i)] = double(c);
-            ++count[std::size_t(c)];
-        }
-        const auto present = std::count_if(count.begin(), count.end(), [](Eigen::Index c) { return c > 0; });
-        if (present < 2) {
-            const auto only = std::find_if(count.begin(), count.end(), [](Eigen::Index c) { return c > 0; });
-            const auto idx = qsizetype(only - count.begin());
-            const QString name = idx < data.classNames.size() ? data.classNames[idx] : QString::number(idx);
-            throw std::invalid_argument(
-                QStringLiteral("%1: all %2 training rows are of one class (\"%3\"); a "
-                               "classifier needs at least two classes")
-                    .arg(QString::fromStdString(who))
-                    .arg(n)
-                    .arg(name)
-                    .toStdString());
-        }
+        job->y = wrap::classLabels(data, who);
     }
     job->rows = Rows(data.x, m_config.bias, who); // checks x is finite, naming the entry
     job->prob.l = int(n);
