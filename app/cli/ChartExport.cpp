@@ -2,6 +2,7 @@
 
 #include <ChartRenderer.h>
 #include <Comparison.h>
+#include <FeatureFrontierChart.h>
 #include <FrontierChart.h>
 #include <LearningCurveChart.h>
 #include <NoiseSweepChart.h>
@@ -126,6 +127,18 @@ bool writeCharts(const ExperimentResult& result, const QString& title, const QSt
     if (result.kind == ExperimentSpec::Kind::ParamSweep && !result.sweptKeys.isEmpty() &&
         !writeParallel(result, sibling(path, "parallel"), written, error))
         return false;
+    // Runs that state their number of features (Least Squares Revisited): accuracy against time
+    // with the features as point size, one point per stage or run.
+    if (FeatureFrontierChart::hasFeatureCounts(result.curves)) {
+        FeatureFrontierChart chart;
+        chart.setData(result.curves, !classification);
+        chart.setTitle(titled(title, chart.title()));
+        const QString file = sibling(path, "features");
+        if (!ChartRenderer::savePng(&chart, file, ChartRenderer::defaultSize(), error))
+            return false;
+        if (written)
+            *written << file;
+    }
     return writeFrontier(result, title, sibling(path, "frontier"), written, error);
 }
 

@@ -13,7 +13,9 @@ namespace tb::cli {
 /// "<path without .png>-epoch.png". Param sweep: the final metric against the first numeric
 /// swept parameter at @p path (the others at "<base>-<key>.png"), or without one the learning
 /// curves; parallel coordinates at "<base>-parallel.png" when it sweeps anything. Both curve kinds: every run's metric against training time with the
-/// Pareto front at "<base>-frontier.png". Needs a QApplication. Returns false with @p error naming
+/// Pareto front at "<base>-frontier.png"; when runs recorded their number of features
+/// (FeatureFrontierChart), accuracy against time with the features as point size at
+/// "<base>-features.png". Needs a QApplication. Returns false with @p error naming
 /// the file on failure; @p written lists the files written.
 bool writeCharts(const ExperimentResult& result, const QString& title, const QString& path, QStringList* written,
                  QString* error);

@@ -3,6 +3,7 @@
 #include <ChartRenderer.h>
 #include <ChartView.h>
 #include <Comparison.h>
+#include <FeatureFrontierChart.h>
 #include <FrontierChart.h>
 #include <ParallelCoordinatesView.h>
 #include <ParamSweepChart.h>
@@ -41,6 +42,10 @@ SweepResultView::SweepResultView(QWidget* parent) : QWidget(parent)
     m_tabs->addTab(m_paramView, tr("Metric vs parameter"));
     m_tabs->addTab(m_parallel, tr("Parallel coordinates"));
     m_tabs->addTab(m_frontierView, tr("Frontier"));
+    m_features = new charts::FeatureFrontierChart;
+    m_tabs->addTab(new charts::ChartView(m_features), tr("Features"));
+    m_tabs->setTabToolTip(FeaturesTab, tr("Accuracy against training time, point size = number of features "
+                                          "(runs that record them: Least Squares Revisited)"));
     layout->addWidget(m_tabs, 1);
 
     connect(m_tabs, &QTabWidget::currentChanged, this, [this] { refreshCurrent(); });
@@ -108,6 +113,10 @@ void SweepResultView::setCurves(const QList<AlgorithmCurves>& curves)
         m_tabs->setCurrentIndex(FrontierTab);
     else if (!params.isEmpty() && !had)
         m_tabs->setCurrentIndex(ParameterTab);
+    const bool features = charts::FeatureFrontierChart::hasFeatureCounts(curves);
+    m_tabs->setTabEnabled(FeaturesTab, features);
+    if (!features && m_tabs->currentIndex() == FeaturesTab)
+        m_tabs->setCurrentIndex(FrontierTab);
     for (bool& d : m_dirty)
         d = true;
     refreshCurrent();
@@ -116,7 +125,7 @@ void SweepResultView::setCurves(const QList<AlgorithmCurves>& curves)
 void SweepResultView::refreshCurrent()
 {
     const int t = m_tabs->currentIndex();
-    if (t < 0 || t > 2 || !m_dirty[t])
+    if (t < 0 || t > 3 || !m_dirty[t])
         return;
     m_dirty[t] = false;
     const MetricId m = metric();
@@ -127,6 +136,9 @@ void SweepResultView::refreshCurrent()
         break;
     case ParallelTab: m_parallel->setData(m_curves, m); break;
     case FrontierTab: m_frontier->setData(Comparison::frontier(Comparison::samples(m_curves, m), m), m); break;
+    case FeaturesTab:
+        m_features->setData(m_curves, m == MetricId::TestRmse || m == MetricId::TrainRmse);
+        break;
     }
 }
 
@@ -143,7 +155,9 @@ bool SweepResultView::savePng(const QString& path, QString* error)
         }
         return true;
     }
-    QChart* chart = m_tabs->currentIndex() == ParameterTab ? static_cast<QChart*>(m_paramChart) : m_frontier;
+    QChart* chart = m_tabs->currentIndex() == ParameterTab  ? static_cast<QChart*>(m_paramChart)
+                    : m_tabs->currentIndex() == FeaturesTab ? static_cast<QChart*>(m_features)
+                                                            : static_cast<QChart*>(m_frontier);
     return charts::ChartRenderer::savePng(chart, path, charts::ChartRenderer::defaultSize(), error);
 }
 

@@ -15,6 +15,7 @@ class QTabWidget;
 namespace tb::charts {
 class ChartView;
 class FrontierChart;
+class FeatureFrontierChart;
 class ParallelCoordinatesView;
 class ParamSweepChart;
 } // namespace tb::charts
@@ -25,13 +26,15 @@ namespace tb::gui {
 /// seeds, log axis when the values are; a box picks the swept parameter, only numeric ones),
 /// "Parallel coordinates" (charts::ParallelCoordinatesView, coloured by the metric) and
 /// "Frontier" (charts::FrontierChart: every run's metric against its training time, log time
-/// axis, Pareto front marked). A metric box above applies to all three. setCurves() may be called
+/// axis, Pareto front marked); a fourth, "Features" (charts::FeatureFrontierChart: accuracy or
+/// RMSE against time, point size = number of features, one point per stage), is enabled when runs
+/// record their feature counts (Least Squares Revisited). A metric box above applies to the first three. setCurves() may be called
 /// while a sweep runs (~20 times a second): only the tab in view is rebuilt at once.
 /// GUI thread only.
 class SweepResultView : public QWidget {
     Q_OBJECT
 public:
-    enum Tab { ParameterTab = 0, ParallelTab = 1, FrontierTab = 2 };
+    enum Tab { ParameterTab = 0, ParallelTab = 1, FrontierTab = 2, FeaturesTab = 3 };
 
     explicit SweepResultView(QWidget* parent = nullptr);
 
@@ -49,6 +52,7 @@ public:
     charts::ParamSweepChart* parameterChart() const { return m_paramChart; }
     charts::ParallelCoordinatesView* parallelView() const { return m_parallel; }
     charts::FrontierChart* frontierChart() const { return m_frontier; }
+    charts::FeatureFrontierChart* featuresChart() const { return m_features; }
     QTabWidget* tabs() const { return m_tabs; }
     QComboBox* parameterBox() const { return m_parameter; }
     QComboBox* metricBox() const { return m_metric; }
@@ -68,7 +72,8 @@ private:
     charts::ParallelCoordinatesView* m_parallel = nullptr;
     charts::FrontierChart* m_frontier = nullptr;
     charts::ChartView* m_frontierView = nullptr;
-    bool m_dirty[3] = {false, false, false};
+    charts::FeatureFrontierChart* m_features = nullptr;
+    bool m_dirty[4] = {false, false, false, false};
     bool m_metricChosen = false;
 };
 

@@ -212,16 +212,18 @@ void gramAndCross(const Eigen::Ref<const Eigen::MatrixXd>& a, const Eigen::Ref<c
     accumulate(a, &bCopy, g, &c, chunkRows, stop);
 }
 
-Eigen::MatrixXd solveNormalEquations(const Eigen::Ref<const Eigen::MatrixXd>& g, const Eigen::Ref<const Eigen::MatrixXd>& c,
-                                     const LeastSquaresOptions& options, SolveReport* report)
+bool NormalEquationsFactor::factorise(const Eigen::Ref<const Eigen::MatrixXd>& g, const LeastSquaresOptions& options,
+                                      SolveReport* report)
 {
     const auto t0 = Clock::now();
+    m_ready = false;
+    m_basis.resize(0, 0);
+    m_inverse.resize(0);
     const Eigen::Index d = g.rows();
-    if (g.cols() != d || c.rows() != d)
+    if (g.cols() != d)
         throw std::invalid_argument("least squares: Gram matrix is " + std::to_string(g.rows()) + "x" +
-                                    std::to_string(g.cols()) + " but right-hand side has " +
-                                    std::to_string(c.rows()) + " rows");
-    if (!g.allFinite() || !c.allFinite())
+                                    std::to_string(g.cols()) + ", not square");
+    if (!g.allFinite())
         throw std::invalid_argument("least squares: the data contain NaN or Inf");
     if (options.ridge < 0 || options.relativeRidge < 0 || !std::isfinite(options.ridge) ||
         !std::isfinite(options.relativeRidge))
@@ -233,25 +235,30 @@ Eigen::MatrixXd solveNormalEquations(const Eigen::Ref<const Eigen::MatrixXd>& g,
     if (options.relativeRidge > 0 && d > 0)
         lambda = options.relativeRidge * g.trace() / double(d);
     rep.ridgeUsed = lambda;
+    const double gramSeconds = report ? report->gramSeconds : 0.0;
+    auto publish = [&](const SolveReport& r) {
+        m_report = r;
+        m_report.solveSeconds = secondsSince(t0);
+        m_report.gramSeconds = gramSeconds;
+        if (report)
+            *report = m_report;
+    };
+    auto interrupted = [&]() {
+        SolveReport r = rep;
+        r.interrupted = true;
+        r.rank = 0;
+        r.conditionEstimate = 0;
+        r.method = SolveReport::Method::Cholesky;
+        r.fallback = false;
+        publish(r);
+        return false;
+    };
 
     // G + λI, built when a path needs it (the blocked path copies G itself, stoppably).
     auto shifted = [&] {
         Eigen::MatrixXd m = g;
         m.diagonal().array() += lambda;
         return m;
-    };
-
-    Eigen::MatrixXd w;
-    SolveReport rep0 = rep;
-    auto interrupted = [&]() -> Eigen::MatrixXd {
-        rep0.interrupted = true;
-        rep0.solveSeconds = secondsSince(t0);
-        if (report) {
-            const double gramSeconds = report->gramSeconds;
-            *report = rep0;
-            report->gramSeconds = gramSeconds;
-        }
-        return Eigen::MatrixXd::Zero(d, c.cols());
     };
     const StopToken stop = options.stop;
     // The factor L (lower triangle of `factor`): Eigen's LLT, or the stoppable blocked form for
@@ -294,9 +301,8 @@ Eigen::MatrixXd solveNormalEquations(const Eigen::Ref<const Eigen::MatrixXd>& g,
         rep.reason = "Cholesky failed: matrix not positive definite";
     }
     if (ok) {
-        const Eigen::MatrixXd& f = factor;
-        w = f.triangularView<Eigen::Lower>().solve(c);
-        f.triangularView<Eigen::Lower>().adjoint().solveInPlace(w);
+        factor.triangularView<Eigen::StrictlyUpper>().setZero();
+        m_basis = std::move(factor);
         rep.method = SolveReport::Method::Cholesky;
         rep.rank = d;
     } else {
@@ -308,10 +314,8 @@ Eigen::MatrixXd solveNormalEquations(const Eigen::Ref<const Eigen::MatrixXd>& g,
         std::optional<Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd>> solved;
         if (stop.stopPossible() && d >= kBlockedCholeskyMin) {
             solved = runAbandonable<Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd>>(decompose, stop);
-            if (!solved) {
-                rep0.reason = rep.reason;
+            if (!solved)
                 return interrupted();
-            }
         } else {
             solved.emplace(decompose());
         }
@@ -323,31 +327,86 @@ Eigen::MatrixXd solveNormalEquations(const Eigen::Ref<const Eigen::MatrixXd>& g,
         const double tol = (options.eigenTolerance > 0 ? options.eigenTolerance
                                                        : double(d) * std::numeric_limits<double>::epsilon()) *
                            maxEv;
-        Eigen::VectorXd inv(d);
+        m_inverse.resize(d);
         Eigen::Index rank = 0;
         double minKept = maxEv;
         for (Eigen::Index i = 0; i < d; ++i) {
             if (ev(i) > tol) {
-                inv(i) = 1.0 / ev(i);
+                m_inverse(i) = 1.0 / ev(i);
                 ++rank;
                 minKept = std::min(minKept, ev(i));
             } else {
-                inv(i) = 0.0;
+                m_inverse(i) = 0.0;
             }
         }
-        const Eigen::MatrixXd& v = es.eigenvectors();
-        w = v * (inv.asDiagonal() * (v.transpose() * c));
+        m_basis = es.eigenvectors();
         rep.method = SolveReport::Method::EigenPseudoInverse;
         rep.fallback = true;
         rep.rank = rank;
         rep.conditionEstimate = (rank < d || minKept <= 0) ? std::numeric_limits<double>::infinity() : maxEv / minKept;
     }
-    rep.solveSeconds = secondsSince(t0);
-    if (report) {
-        const double gramSeconds = report->gramSeconds;
-        *report = rep;
-        report->gramSeconds = gramSeconds;
+    m_ready = true;
+    publish(rep);
+    return true;
+}
+
+Eigen::MatrixXd NormalEquationsFactor::solve(const Eigen::Ref<const Eigen::MatrixXd>& c) const
+{
+    if (!m_ready)
+        throw std::logic_error("least squares: solve() before a successful factorise()");
+    if (c.rows() != m_basis.rows())
+        throw std::invalid_argument("least squares: the factor has order " + std::to_string(m_basis.rows()) +
+                                    " but the right-hand side has " + std::to_string(c.rows()) + " rows");
+    if (!c.allFinite())
+        throw std::invalid_argument("least squares: the right-hand side contains NaN or Inf");
+    if (m_report.method == SolveReport::Method::Cholesky) {
+        Eigen::MatrixXd w = m_basis.triangularView<Eigen::Lower>().solve(c);
+        m_basis.triangularView<Eigen::Lower>().adjoint().solveInPlace(w);
+        return w;
     }
+    return m_basis * (m_inverse.asDiagonal() * (m_basis.transpose() * c));
+}
+
+std::optional<SymmetricEigen> symmetricEigen(const Eigen::Ref<const Eigen::MatrixXd>& g, bool vectors, StopToken stop)
+{
+    if (g.rows() != g.cols())
+        throw std::invalid_argument("eigendecomposition: the matrix is " + std::to_string(g.rows()) + "x" +
+                                    std::to_string(g.cols()) + ", not square");
+    if (!g.allFinite())
+        throw std::invalid_argument("eigendecomposition: the matrix contains NaN or Inf");
+    auto decompose = [copy = Eigen::MatrixXd(g), vectors] {
+        Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> es(copy, vectors ? Eigen::ComputeEigenvectors
+                                                                        : Eigen::EigenvaluesOnly);
+        if (es.info() != Eigen::Success)
+            throw std::runtime_error("eigendecomposition did not converge");
+        SymmetricEigen out;
+        out.values = es.eigenvalues();
+        if (vectors)
+            out.vectors = es.eigenvectors();
+        return out;
+    };
+    if (!stop.stopPossible())
+        return decompose();
+    return runAbandonable<SymmetricEigen>(std::move(decompose), stop);
+}
+
+Eigen::MatrixXd solveNormalEquations(const Eigen::Ref<const Eigen::MatrixXd>& g, const Eigen::Ref<const Eigen::MatrixXd>& c,
+                                     const LeastSquaresOptions& options, SolveReport* report)
+{
+    const auto t0 = Clock::now();
+    const Eigen::Index d = g.rows();
+    if (g.cols() != d || c.rows() != d)
+        throw std::invalid_argument("least squares: Gram matrix is " + std::to_string(g.rows()) + "x" +
+                                    std::to_string(g.cols()) + " but right-hand side has " +
+                                    std::to_string(c.rows()) + " rows");
+    if (!g.allFinite() || !c.allFinite())
+        throw std::invalid_argument("least squares: the data contain NaN or Inf");
+    NormalEquationsFactor factor;
+    if (!factor.factorise(g, options, report))
+        return Eigen::MatrixXd::Zero(d, c.cols());
+    Eigen::MatrixXd w = factor.solve(c);
+    if (report)
+        report->solveSeconds = secondsSince(t0);
     return w;
 }
 

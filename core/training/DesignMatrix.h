@@ -9,6 +9,7 @@
 
 #include <Eigen/Core>
 #include <atomic>
+#include <functional>
 #include <vector>
 
 namespace tb::train {
@@ -32,6 +33,19 @@ public:
     /// With @p standardise, columns are z-scored (a zero spread gives scale 1); when
     /// @p center is false only the scale is applied (no bias column to absorb a shift).
     DesignMatrix(const Eigen::Ref<const Eigen::MatrixXd>& x, Precision precision, bool standardise, bool center);
+
+    /// Fills one block of rows: @p block is rows [r0, r0 + block.rows()) of the design, every
+    /// entry to be written. Called concurrently for disjoint blocks.
+    using BlockFill = std::function<void(Eigen::Index r0, Eigen::Ref<Eigen::MatrixXd> block)>;
+
+    /// A @p rows × @p cols design computed block by block by @p fill (e.g. random features of
+    /// the inputs): in mixed precision each block is computed in double and stored as float, so
+    /// the n × cols double matrix never exists. Blocks of kGenerateBlock rows (the same blocks
+    /// for any thread count), in parallel in the current TBB arena; @p stop is polled between
+    /// blocks and, once it fires, stopped() is set and the contents are meaningless. The stop
+    /// token is kept for the later operations (setStopToken()). Not standardised.
+    static DesignMatrix generate(Eigen::Index rows, Eigen::Index cols, Precision precision, const BlockFill& fill,
+                                 StopToken stop = {});
 
     /// An empty set, e.g. a buffer for assignSubset().
     DesignMatrix() = default;
@@ -82,6 +96,32 @@ public:
     /// @p z (resized only if its shape differs).
     void product(const Eigen::MatrixXd& w, bool bias, Eigen::MatrixXd& z) const;
 
+    /// Turns one block of products Z_b = [X 1]_b·W (rows [r0, r0 + z.rows())) into the block of
+    /// a right-hand side R_b in place, and returns a number to be summed over blocks (e.g. the
+    /// block's loss). Called concurrently for disjoint blocks.
+    using BlockLink = std::function<double(Eigen::Index r0, Eigen::Ref<Eigen::MatrixXd> z)>;
+
+    /// One pass over the rows for generalized linear models: per block of fusedBlockRows() rows,
+    /// Z_b = [X 1]_b·W, then @p link turns Z_b into R_b (e.g. softmax(Z_b) − Y_b), then
+    /// C += [X 1]_bᵀ·R_b. Returns C ((cols() [+1]) × W.cols()) and, in @p linkSum, the sum of the
+    /// link's numbers. The same arithmetic as product() then cross() but one read of X instead of
+    /// two, with the block in cache: the iterations of generalized least squares are bound by
+    /// memory bandwidth. Parts and blocks as normalEquations() (deterministic for a given thread
+    /// count; partial sums added in part order); mixed precision: float products, R_b rounded to
+    /// float, sums in double. Polls the stop token between blocks (results then meaningless).
+    Eigen::MatrixXd productCross(const Eigen::MatrixXd& w, bool bias, const BlockLink& link,
+                                 double* linkSum = nullptr) const;
+
+    /// Rows per block of productCross(): about 512 KiB of X (in cache while it is used twice),
+    /// between 32 and 4096 rows; depends only on cols() and the precision.
+    Eigen::Index fusedBlockRows() const;
+
+    /// Bytes of the stored inputs (0 when a double design references the caller's matrix).
+    double storedBytes() const
+    {
+        return m_precision == Precision::Mixed ? 4.0 * double(m_float.size()) : 8.0 * double(m_ownDouble.size());
+    }
+
     /// The same as normalEquations() for any double matrix A (hidden layers), polling @p stop
     /// between row blocks (num::gramAndCross); once it fires the results are meaningless.
     static void augmentedNormalEquations(const Eigen::Ref<const Eigen::MatrixXd>& a,
@@ -89,11 +129,14 @@ public:
                                          Eigen::MatrixXd& c, StopToken stop = {});
 
     /// Rows per float product in mixed precision: each block's float sums cover at most
-    /// this many rows before they are added in double.
+    /// this many rows before they are added in double (fewer for Gram matrices wider than
+    /// ~700 columns, so that the stop token is polled every ~10⁹ multiply-adds).
     static constexpr Eigen::Index kMixedBlock = 4096;
     /// Rows per call of the core gramAndCross() in double precision (the stop token is
     /// polled between calls).
     static constexpr Eigen::Index kDoubleChunk = 16384;
+    /// Rows per block of generate().
+    static constexpr Eigen::Index kGenerateBlock = 512;
 
 private:
     void accumulate(const Eigen::MatrixXd* b, bool wantGram, bool bias, Eigen::MatrixXd* g, Eigen::MatrixXd* c) const;

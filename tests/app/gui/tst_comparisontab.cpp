@@ -14,6 +14,7 @@
 #include "SweepEditor.h"
 #include "SweepResultView.h"
 
+#include <FeatureFrontierChart.h>
 #include <FrontierChart.h>
 #include <ParamSweepChart.h>
 #include <PluginRegistry.h>
@@ -155,6 +156,37 @@ private Q_SLOTS:
         QCOMPARE(again[0].seed, cell.seed);
         QCOMPARE(again[0].params, cell.params);
         QCOMPARE(w.store()->metrics(again[0].id).last().testRmse, rmse);
+    }
+
+    void featuresTabOnlyForRunsWithFeatureCounts()
+    {
+        // Stagewise runs record "feature_counts" (one per checkpoint): the Features tab is enabled
+        // and shows one point per stage; runs without (Adam) leave it disabled, and a view left on
+        // it falls back to the frontier.
+        AlgorithmCurves stagewise;
+        stagewise.algorithmId = "lsq.stagewise";
+        stagewise.label = "stagewise";
+        QVector<MetricPoint> pts(3);
+        for (int i = 0; i < 3; ++i) {
+            pts[i].seq = i;
+            pts[i].epoch = i + 1;
+            pts[i].trainTime = 1.0 + i;
+            pts[i].testAccuracy = 0.8 + 0.01 * i;
+        }
+        stagewise.repeats = {pts};
+        stagewise.statuses = {RunStatus::Finished};
+        stagewise.infos = {QJsonObject{{"feature_counts", QJsonArray{300, 600, 900}}}};
+        SweepResultView view;
+        view.setCurves({stagewise});
+        QVERIFY(view.tabs()->isTabEnabled(SweepResultView::FeaturesTab));
+        view.tabs()->setCurrentIndex(SweepResultView::FeaturesTab);
+        QCOMPARE(view.featuresChart()->shownPoints().size(), 3);
+        AlgorithmCurves adam = stagewise;
+        adam.algorithmId = "gradient.adam";
+        adam.infos = {QJsonObject{}};
+        view.setCurves({adam});
+        QVERIFY(!view.tabs()->isTabEnabled(SweepResultView::FeaturesTab));
+        QCOMPARE(view.tabs()->currentIndex(), int(SweepResultView::FrontierTab));
     }
 
     void sweepEditorChecksWhatIsTyped()

@@ -1,6 +1,7 @@
 #include "LeastSquares.h"
 
 #include <Eigen/Cholesky>
+#include <Eigen/Eigenvalues>
 #include <QtTest>
 #include <chrono>
 #include <future>
@@ -179,6 +180,88 @@ private Q_SLOTS:
                   r2.interrupted ? "interrupted" : "finished before Stop", ms2);
             QVERIFY2(ms2 < 200, qPrintable(QString("returned %1 ms after Stop").arg(ms2)));
         }
+    }
+
+    void factorServesManyRightHandSides()
+    {
+        // One factorisation, several right-hand sides: each solve equals the one-shot solve
+        // bit for bit (solveNormalEquations() is factorise() then solve()), and solves the
+        // ridge system to rounding (cond(G + λI) ≈ 10: 1e-12 relative is generous).
+        const Eigen::MatrixXd a = randomMatrix(300, 12, 31);
+        const Eigen::MatrixXd g = a.transpose() * a;
+        LeastSquaresOptions opt;
+        opt.ridge = 0.5;
+        NormalEquationsFactor f;
+        SolveReport rep;
+        QVERIFY(f.factorise(g, opt, &rep));
+        QVERIFY(f.isFactorised());
+        QCOMPARE(f.dimension(), Eigen::Index(12));
+        QCOMPARE(rep.method, SolveReport::Method::Cholesky);
+        QCOMPARE(f.report().ridgeUsed, 0.5);
+        Eigen::MatrixXd m = g;
+        m.diagonal().array() += 0.5;
+        for (unsigned seed = 40; seed < 43; ++seed) {
+            const Eigen::MatrixXd c = randomMatrix(12, 1 + seed % 3, seed);
+            const Eigen::MatrixXd w = f.solve(c);
+            QVERIFY(w == solveNormalEquations(g, c, opt));
+            QVERIFY((m * w - c).norm() <= 1e-12 * m.norm() * w.norm());
+        }
+        // Misuse is an error, not a crash.
+        QVERIFY_THROWS_EXCEPTION(std::invalid_argument, f.solve(randomMatrix(11, 1, 1)));
+        QVERIFY_THROWS_EXCEPTION(std::logic_error, NormalEquationsFactor().solve(randomMatrix(12, 1, 1)));
+        QVERIFY_THROWS_EXCEPTION(std::invalid_argument, NormalEquationsFactor().factorise(randomMatrix(3, 4, 1)));
+    }
+    void singularFactorGivesMinimumNormSolutions()
+    {
+        // A duplicated column makes G singular: the factor falls back to the pseudo-inverse, and
+        // each solve is the minimum-norm solution — it solves the consistent system and has no
+        // component along the null vector e₀ − e₁.
+        Eigen::MatrixXd a = randomMatrix(100, 6, 51);
+        a.col(1) = a.col(0);
+        const Eigen::MatrixXd g = a.transpose() * a;
+        NormalEquationsFactor f;
+        QVERIFY(f.factorise(g));
+        QVERIFY(f.report().fallback);
+        QCOMPARE(f.report().rank, Eigen::Index(5));
+        const Eigen::MatrixXd c = a.transpose() * randomMatrix(100, 2, 52);
+        const Eigen::MatrixXd w = f.solve(c);
+        // Rounding of the eigen route: ≈ cond·ε of the kept space (≈ 10·1e-16); 1e-10 is generous.
+        QVERIFY((g * w - c).norm() <= 1e-10 * c.norm());
+        QVERIFY(std::abs((w.row(0) - w.row(1)).norm()) <= 1e-10 * w.norm());
+    }
+    void symmetricEigenMatchesEigen()
+    {
+        const Eigen::MatrixXd a = randomMatrix(80, 30, 61);
+        const Eigen::MatrixXd g = a.transpose() * a;
+        const Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> ref(g);
+        tb::StopSource never;
+        for (const tb::StopToken t : {tb::StopToken(), never.token()}) {
+            const auto e = symmetricEigen(g, true, t);
+            QVERIFY(e.has_value());
+            QVERIFY(e->values == ref.eigenvalues()); // the same solver on the same matrix
+            QVERIFY(e->vectors == ref.eigenvectors());
+            const auto v = symmetricEigen(g, false, t);
+            QVERIFY(v && v->vectors.size() == 0);
+            QVERIFY((v->values - ref.eigenvalues()).norm() <= 1e-12 * ref.eigenvalues().norm());
+        }
+        QVERIFY_THROWS_EXCEPTION(std::invalid_argument, symmetricEigen(randomMatrix(3, 4, 1), false));
+        Eigen::MatrixXd bad = g;
+        bad(3, 2) = std::numeric_limits<double>::infinity();
+        QVERIFY_THROWS_EXCEPTION(std::invalid_argument, symmetricEigen(bad, false));
+        // Stop: an eigendecomposition of order 1500 takes seconds; the call returns at once.
+        const Eigen::MatrixXd big = [&] {
+            const Eigen::MatrixXd b = randomMatrix(1600, 1500, 62);
+            return Eigen::MatrixXd(b.transpose() * b);
+        }();
+        tb::StopSource stop;
+        auto fut = std::async(std::launch::async, [&] { return symmetricEigen(big, true, stop.token()); });
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+        const auto t0 = std::chrono::steady_clock::now();
+        stop.requestStop();
+        const auto r = fut.get();
+        const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+        QVERIFY(!r.has_value());
+        QVERIFY2(ms < 200, qPrintable(QString("returned %1 ms after Stop").arg(ms)));
     }
 
     void sameThreadCountSameBits()
