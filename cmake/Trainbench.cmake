@@ -40,13 +40,17 @@ function(tb_add_plugin target)
   install(TARGETS ${target} LIBRARY DESTINATION ${TB_PLUGIN_INSTALL_DIR})
 endfunction()
 
-# tb_add_test(<name> SOURCES ... [LIBS ...] [LABELS ...] [TIMEOUT s])
-# One QtTest program, registered with CTest under the offscreen platform.
+# tb_add_test(<name> SOURCES ... [LIBS ...] [LABELS ...] [TIMEOUT s] [SERIAL])
+# One QtTest program, registered with CTest under the offscreen platform. SERIAL: the test
+# asserts a latency (Stop within 200 ms) and runs alone, never next to another test on the two
+# cores.
 function(tb_add_test name)
-  cmake_parse_arguments(ARG "" "TIMEOUT" "SOURCES;LIBS;LABELS" ${ARGN})
+  cmake_parse_arguments(ARG "SERIAL" "TIMEOUT" "SOURCES;LIBS;LABELS" ${ARGN})
   add_executable(${name} ${ARG_SOURCES})
   set_target_properties(${name} PROPERTIES AUTOMOC ON RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/tests)
   target_link_libraries(${name} PRIVATE Qt6::Test tb_warnings tb_optimise ${ARG_LIBS})
+  # tests/support: test data and helpers shared by the unit tests.
+  target_include_directories(${name} PRIVATE ${CMAKE_SOURCE_DIR}/tests/support)
   target_compile_definitions(${name} PRIVATE
     TB_FIXTURES_DIR="${CMAKE_SOURCE_DIR}/tests/fixtures"
     TB_PLUGIN_BUILD_DIR="${TB_PLUGIN_OUTPUT_DIR}"
@@ -60,5 +64,8 @@ function(tb_add_test name)
     ENVIRONMENT "QT_QPA_PLATFORM=offscreen;TRAINBENCH_PLUGIN_PATH=${TB_PLUGIN_OUTPUT_DIR}")
   if(ARG_LABELS)
     set_tests_properties(${name} PROPERTIES LABELS "${ARG_LABELS}")
+  endif()
+  if(ARG_SERIAL)
+    set_tests_properties(${name} PROPERTIES RUN_SERIAL ON)
   endif()
 endfunction()

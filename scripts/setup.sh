@@ -13,6 +13,7 @@ TB_PACKAGES=(
   libeigen3-dev libtbb-dev zlib1g-dev liblbfgspp-dev
   fonts-dejavu-core
   dataset-fashion-mnist
+  clang libclang-rt-14-dev
 )
 
 tb_install_packages() {

@@ -7,6 +7,7 @@
 #include "ProgressBar.h"
 
 #include <CostPrediction.h>
+#include <DataSourceSchema.h>
 #include <ExperimentRunner.h>
 #include <ExperimentSpec.h>
 #include <PluginRegistry.h>
@@ -56,14 +57,29 @@ extern "C" void onSigint(int)
         g_runner->requestStop();
 }
 
-std::unique_ptr<tb::RunStore> openStore(const QString& path)
+/// Opens the run store at @p path (the default one when empty). Commands that only read open it
+/// read-only, so that a store in a read-only folder can still be listed and exported.
+std::unique_ptr<tb::RunStore> openStore(const QString& path, bool readOnly = false, int busyTimeoutMs = -1)
 {
     const QString p = path.isEmpty() ? tb::RunStore::defaultPath() : path;
     QString error;
-    auto store = tb::RunStore::open(p, &error);
+    tb::RunStore::Options options;
+    options.readOnly = readOnly;
+    if (busyTimeoutMs >= 0)
+        options.busyTimeoutMs = busyTimeoutMs;
+    auto store = tb::RunStore::open(p, options, &error);
     if (!store)
         err() << "trainbench-cli: " << error << Qt::endl;
     return store;
+}
+
+/// Writes one line to stderr at once (the store's writer thread calls this while the main thread
+/// may be drawing the progress bar).
+void lineToStderr(const QString& line)
+{
+    const QByteArray bytes = (line + QLatin1Char('\n')).toLocal8Bit();
+    std::fwrite(bytes.constData(), 1, std::size_t(bytes.size()), stderr);
+    std::fflush(stderr);
 }
 
 QString fmtPct(double v)
@@ -147,7 +163,9 @@ int cmdList(const QStringList& args)
             o.insert("algorithms", algs);
             plugins.append(o);
         }
-        QJsonObject root{{"search_paths", QJsonArray::fromStringList(reg.searchPaths())}, {"plugins", plugins}};
+        QJsonObject root{{"search_paths", QJsonArray::fromStringList(reg.searchPaths())},
+                         {"plugins", plugins},
+                         {"data_sources", tb::data::DataSourceSchema::toJson()}};
         out() << QJsonDocument(root).toJson(QJsonDocument::Indented);
         return Ok;
     }
@@ -194,6 +212,9 @@ int cmdRun(const QStringList& args)
     p.addOption({"plot", "Write the charts as PNG (learning curves: FILE and FILE-epoch).", "file.png"});
     p.addOption({"csv", "Write the results as CSV.", "file.csv"});
     p.addOption({"quiet", "No progress bar."});
+    p.addOption({"wait", "Longest a database write waits for another process's lock before the experiment stops "
+                         "(default 30).",
+                 "seconds"});
     p.process(args);
     if (p.positionalArguments().size() != 1) {
         err() << "usage: trainbench-cli run SPEC.json [--db FILE] [--threads N] [--plot OUT.png] [--csv OUT.csv]\n";
@@ -205,6 +226,8 @@ int cmdRun(const QStringList& args)
         err() << error << Qt::endl;
         return Invalid;
     }
+    for (const QString& w : spec->warnings)
+        err() << "warning: " << w << "\n";
     if (p.isSet("threads")) {
         bool ok = false;
         const int t = p.value("threads").toInt(&ok);
@@ -226,12 +249,27 @@ int cmdRun(const QStringList& args)
         err().flush();
         return Invalid;
     }
+    int waitMs = -1;
+    if (p.isSet("wait")) {
+        bool ok = false;
+        const double seconds = p.value("wait").toDouble(&ok);
+        if (!ok || !(seconds >= 0) || seconds > 86400) {
+            err() << "trainbench-cli: --wait: expected seconds in [0, 86400], got \"" << p.value("wait") << "\"\n";
+            return Usage;
+        }
+        waitMs = int(seconds * 1000);
+    }
     std::unique_ptr<tb::RunStore> store;
     if (!p.isSet("no-db")) {
-        store = openStore(p.value("db"));
+        store = openStore(p.value("db"), false, waitMs);
         if (!store)
             return Database;
     }
+    if (store)
+        QObject::connect(store.get(), &tb::RunStore::waiting, [](const QString& message, bool) {
+            if (!message.isEmpty())
+                lineToStderr(QStringLiteral("trainbench-cli: ") + message);
+        });
     tb::ExperimentRunner runner(reg, store.get());
     g_runner = &runner;
     std::signal(SIGINT, onSigint);
@@ -245,9 +283,11 @@ int cmdRun(const QStringList& args)
     g_runner = nullptr;
     std::signal(SIGINT, SIG_DFL);
 
+    for (const auto& w : result.warnings)
+        err() << "warning: " << w << "\n";
     if (!result.error.isEmpty()) {
         err() << result.error << Qt::endl;
-        return Invalid;
+        return result.storeError.isEmpty() ? Invalid : Database;
     }
     // Summary on stdout.
     if (result.kind == tb::ExperimentSpec::Kind::NoiseSweep) {
@@ -285,6 +325,19 @@ int cmdRun(const QStringList& args)
     out().flush();
 
     int code = result.cancelled ? Stopped : (result.runsFailed > 0 ? RunsFailed : Ok);
+    if (!result.storeError.isEmpty()) {
+        // Loud, and after the summary so it is the last thing read: the database holds less than
+        // was trained; the results above and in --csv / --plot are the complete ones.
+        code = Database;
+        err() << "trainbench-cli: the experiment was stopped because a write to the database failed: "
+              << result.storeError << "\n";
+        err() << (p.isSet("csv") ? QStringLiteral("trainbench-cli: the results of this session are written to %1 "
+                                                  "(the database may lack some of them)")
+                                       .arg(QFileInfo(p.value("csv")).absoluteFilePath())
+                                 : QStringLiteral("trainbench-cli: the results above are not all in the database; run "
+                                                  "again with --csv FILE to keep them, or with --db OTHER.sqlite"))
+              << Qt::endl;
+    }
     if (p.isSet("plot")) {
         QStringList written;
         if (!tb::cli::writeCharts(result, spec->name, p.value("plot"), &written, &error)) {
@@ -302,10 +355,11 @@ int cmdRun(const QStringList& args)
             out() << "csv: " << QFileInfo(p.value("csv")).absoluteFilePath() << "\n";
         }
     }
-    if (store)
+    if (store && result.storeError.isEmpty())
         out() << "database: " << store->path() << " (experiment " << result.experimentId << ")\n";
     out().flush();
-    return code;
+    // Output files are reported as failed (6) only when the database kept everything.
+    return code == Output && !result.storeError.isEmpty() ? Database : code;
 }
 
 // ---------------------------------------------------------------------------------- runs
@@ -317,13 +371,27 @@ int cmdRuns(const QStringList& args)
     p.addOption({"db", "Run database.", "file"});
     p.addOption({"json", "Print JSON."});
     p.process(args);
-    auto store = openStore(p.value("db"));
+    if (!p.isSet("db") && !QFileInfo::exists(tb::RunStore::defaultPath())) {
+        out() << "No experiments yet (" << tb::RunStore::defaultPath() << " does not exist)\n";
+        return Ok;
+    }
+    auto store = openStore(p.value("db"), true);
     if (!store)
         return Database;
-    const auto exps = store->experiments();
+    QString readError;
+    const auto exps = store->experiments(&readError);
+    if (!readError.isEmpty()) {
+        err() << "trainbench-cli: " << readError << Qt::endl;
+        return Database;
+    }
     QJsonArray jexps;
     for (const auto& e : exps) {
-        const auto runs = store->runs(e.id);
+        const auto runs = store->runs(e.id, &readError);
+        if (!readError.isEmpty()) {
+            out().flush();
+            err() << "trainbench-cli: " << readError << Qt::endl;
+            return Database;
+        }
         if (p.isSet("json")) {
             QJsonArray jr;
             for (const auto& r : runs)
@@ -396,14 +464,14 @@ int cmdExport(const QStringList& args)
         err() << "usage: trainbench-cli export ID [--db FILE] --plot OUT.png and/or --csv OUT.csv\n";
         return Usage;
     }
-    auto store = openStore(p.value("db"));
+    auto store = openStore(p.value("db"), true);
     if (!store)
         return Database;
     QString error;
     const auto result = tb::loadResult(*store, id, &error);
     if (!result) {
         err() << "trainbench-cli: " << error << Qt::endl;
-        return Usage;
+        return store->lastError().isEmpty() ? Usage : Database; // an unknown id, or a failed read
     }
     const auto exp = store->experiment(id);
     int code = Ok;
@@ -434,6 +502,7 @@ void usage()
              "commands:\n"
              "  list [--json]                         plugins, algorithms, parameter schemas, broken plugins\n"
              "  run SPEC.json [--db FILE] [--no-db] [--threads N] [--plot OUT.png] [--csv OUT.csv] [--quiet]\n"
+             "                [--wait SECONDS]\n"
              "  runs [--db FILE] [--json]             past experiments and runs\n"
              "  export ID [--db FILE] [--plot OUT.png] [--csv OUT.csv]\n"
              "  --version\n\n"
@@ -466,14 +535,25 @@ int main(int argc, char** argv)
     }
     const QString cmd = args.takeAt(1);
     args[0] = QStringLiteral("trainbench-cli ") + cmd;
-    if (cmd == "list")
-        return cmdList(args);
-    if (cmd == "run")
-        return cmdRun(args);
-    if (cmd == "runs")
-        return cmdRuns(args);
-    if (cmd == "export")
-        return cmdExport(args);
+    // Loaders, trainers and the store turn their failures into messages; what still escapes
+    // (memory exhausted while building charts or results, say) is reported with the command,
+    // never as a bare "terminate called after throwing std::bad_alloc".
+    try {
+        if (cmd == "list")
+            return cmdList(args);
+        if (cmd == "run")
+            return cmdRun(args);
+        if (cmd == "runs")
+            return cmdRuns(args);
+        if (cmd == "export")
+            return cmdExport(args);
+    } catch (const std::bad_alloc&) {
+        err() << "trainbench-cli " << cmd << ": out of memory (std::bad_alloc)" << Qt::endl;
+        return Invalid;
+    } catch (const std::exception& e) {
+        err() << "trainbench-cli " << cmd << ": " << QString::fromUtf8(e.what()) << Qt::endl;
+        return Invalid;
+    }
     err() << "trainbench-cli: unknown command \"" << cmd << "\"\n\n";
     usage();
     return Usage;

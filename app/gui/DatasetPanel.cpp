@@ -1,7 +1,9 @@
 #include "DatasetPanel.h"
 
+#include "CsvLoader.h"
 #include "DataError.h"
 #include "DataSource.h"
+#include "DataSourceSchema.h"
 #include "DatasetPreview.h"
 #include "IdxLoader.h"
 
@@ -11,25 +13,33 @@
 #include <QDoubleSpinBox>
 #include <QElapsedTimer>
 #include <QFileDialog>
+#include <QFileInfo>
 #include <QFormLayout>
 #include <QHBoxLayout>
+#include <QHeaderView>
 #include <QJsonArray>
 #include <QLabel>
 #include <QLineEdit>
 #include <QRegularExpressionValidator>
 #include <QSignalBlocker>
 #include <QSpinBox>
+#include <QStackedWidget>
+#include <QTableWidget>
 #include <QThreadPool>
 #include <QTimer>
 #include <QToolButton>
 #include <QVBoxLayout>
 
 #include <atomic>
+#include <climits>
 #include <cmath>
 #include <mutex>
 #include <new>
 
 namespace tb::gui {
+
+using data::DataParam;
+using data::DataSourceInfo;
 
 /// Shared between the panel and its loader threads: a thread posts its result only while the
 /// panel is alive, and the destructor waits for a post in progress to finish.
@@ -42,16 +52,19 @@ struct DatasetPanel::LoadShared {
 struct DatasetPanel::LoadResult {
     DatasetPreview::Summary summary;
     QString error;
+    QStringList warnings;
     double seconds = 0;
+    bool hasRows = false;     ///< a CSV file: the rows below were read
+    QList<QStringList> rows;  ///< the file's first records, as the options read them
+    bool header = false;      ///< rows[0] is the header
+    QList<int> targetColumns; ///< columns of rows marked as targets
+    QString rowsError;        ///< why no rows could be read (the load's error says it too)
 };
 
 namespace {
 
 constexpr int debounceMs = 300;
 constexpr double maxExactInteger = 9007199254740992.0; // 2^53: beyond it a seed is written as a string
-
-const QStringList teachingSources{QStringLiteral("moons"), QStringLiteral("circles"), QStringLiteral("spirals"),
-                                  QStringLiteral("xor")};
 
 bool integral(const QJsonValue& v, double lo, double hi)
 {
@@ -89,12 +102,32 @@ QWidget* pathEditor(QLineEdit*& edit, bool folder, const QString& filter, QWidge
     QLineEdit* e = edit;
     QObject::connect(browse, &QToolButton::clicked, e, [e, folder, filter] {
         const QString start = e->text().isEmpty() ? QDir::currentPath() : e->text();
-        const QString chosen = folder ? QFileDialog::getExistingDirectory(e, DatasetPanel::tr("Choose a folder"), start)
-                                      : QFileDialog::getOpenFileName(e, DatasetPanel::tr("Choose a file"), start, filter);
+        const QString chosen =
+            folder ? QFileDialog::getExistingDirectory(e, DatasetPanel::tr("Choose a folder"), start)
+                   : QFileDialog::getOpenFileName(e, DatasetPanel::tr("Choose a file"), start, filter);
         if (!chosen.isEmpty())
             e->setText(chosen);
     });
     return box;
+}
+
+/// One column reference as typed: a whole number is a position, anything else a name.
+QJsonValue columnValue(const QString& text)
+{
+    bool isNumber = false;
+    const int index = text.toInt(&isNumber);
+    return isNumber ? QJsonValue(index) : QJsonValue(text);
+}
+
+/// The CSV reading options of @p spec (as DataSource reads them), for the preview of the rows.
+data::CsvLoader::Options csvOptions(const QJsonObject& spec)
+{
+    data::CsvLoader::Options o;
+    const QString d = spec.value(QStringLiteral("delimiter")).toString(QStringLiteral(","));
+    o.delimiter = d == u"whitespace" ? ' ' : (d.isEmpty() ? ',' : d.at(0).toLatin1());
+    o.header = spec.value(QStringLiteral("header")).toBool(true);
+    o.skipRows = std::max(0, spec.value(QStringLiteral("skip_rows")).toInt(0));
+    return o;
 }
 
 } // namespace
@@ -104,246 +137,20 @@ DatasetPanel::DatasetPanel(QWidget* parent)
 {
     m_shared->panel = this;
     auto* outer = new QVBoxLayout(this);
-    m_form = new QFormLayout;
-    m_form->setRowWrapPolicy(QFormLayout::WrapLongRows);
-    m_form->setFieldGrowthPolicy(QFormLayout::AllNonFixedFieldsGrow);
-    outer->addLayout(m_form);
-
+    auto* top = new QFormLayout;
+    top->setRowWrapPolicy(QFormLayout::WrapLongRows);
+    top->setFieldGrowthPolicy(QFormLayout::AllNonFixedFieldsGrow);
+    outer->addLayout(top);
     m_source = new QComboBox(this);
     m_source->setObjectName(QStringLiteral("source"));
-    const QList<QPair<QString, QString>> sources{
-        {QStringLiteral("bpls-toy"), tr("BPLS toy functions (1-D)")},
-        {QStringLiteral("moons"), tr("Two moons (2-D)")},
-        {QStringLiteral("circles"), tr("Circles (2-D)")},
-        {QStringLiteral("spirals"), tr("Spirals (2-D)")},
-        {QStringLiteral("xor"), tr("XOR quadrants (2-D)")},
-        {QStringLiteral("friedman1"), tr("Friedman #1 regression")},
-        {QStringLiteral("fashion-mnist"), tr("Fashion-MNIST")},
-        {QStringLiteral("idx"), tr("IDX files (MNIST format)")},
-        {QStringLiteral("csv"), tr("CSV file")},
-        {QStringLiteral("libsvm"), tr("LIBSVM file")},
-    };
-    const QStringList known = data::DataSource::sources();
-    for (const auto& [id, name] : sources)
-        if (known.contains(id))
-            m_source->addItem(name, id);
     m_source->setToolTip(tr("Where the training and test data come from"));
-    m_form->addRow(tr("Source"), m_source);
-
-    auto on = [this](QStringList list) { return [this, list] { return list.contains(source()); }; };
-    const QStringList generated = QStringList(teachingSources) << QStringLiteral("friedman1");
-
-    // BPLS toy
-    {
-        auto* e = new QComboBox(this);
-        e->addItem(tr("linear"), QStringLiteral("linear"));
-        e->addItem(tr("non-linear"), QStringLiteral("nonlinear"));
-        addField({QStringLiteral("function"), e, e, on({QStringLiteral("bpls-toy")}),
-                  [e] { return QJsonValue(e->currentData().toString()); },
-                  [e](const QJsonValue& v) {
-                      const int i = v.isString() ? e->findData(v.toString()) : -1;
-                      if (i >= 0)
-                          e->setCurrentIndex(i);
-                      return i >= 0;
-                  },
-                  [e] { e->setCurrentIndex(0); }},
-                 tr("Function"), tr("The paper's toy problem: linear or non-linear target functions"));
-    }
-    auto realField = [&](const QString& key, const QStringList& where, double lo, double hi, int decimals,
-                         double step, std::function<double()> def, const QString& label, const QString& tip) {
-        auto* e = new QDoubleSpinBox(this);
-        e->setRange(lo, hi);
-        e->setDecimals(decimals);
-        e->setSingleStep(step);
-        e->setKeyboardTracking(false);
-        addField({key, e, e, on(where), [e] { return QJsonValue(e->value()); },
-                  [e](const QJsonValue& v) {
-                      if (!fits(e, v))
-                          return false;
-                      e->setValue(v.toDouble());
-                      return true;
-                  },
-                  [e, def] { e->setValue(def()); }},
-                 label, tip);
-    };
-    // "all" (0) leaves the key out, as the file would.
-    auto intField = [&](const QString& key, std::function<bool()> active, int lo, int hi, std::function<int()> def,
-                        const QString& zeroText, const QString& label, const QString& tip) {
-        auto* e = new QSpinBox(this);
-        e->setRange(zeroText.isEmpty() ? lo : 0, hi);
-        if (!zeroText.isEmpty())
-            e->setSpecialValueText(zeroText);
-        e->setKeyboardTracking(false);
-        e->setAccelerated(true);
-        const bool omitZero = !zeroText.isEmpty();
-        addField({key, e, e, std::move(active),
-                  [e, omitZero] { return omitZero && e->value() == 0 ? QJsonValue(QJsonValue::Undefined) : QJsonValue(e->value()); },
-                  [e, lo, hi](const QJsonValue& v) {
-                      if (!integral(v, lo, hi))
-                          return false;
-                      e->setValue(int(v.toDouble()));
-                      return true;
-                  },
-                  [e, def] { e->setValue(def()); }},
-                 label, tip);
-    };
-    auto pathField = [&](const QString& key, std::function<bool()> active, bool folder, const QString& filter,
-                         const QString& label, const QString& tip, const QString& placeholder = {}) {
-        QLineEdit* e = nullptr;
-        QWidget* box = pathEditor(e, folder, filter, this);
-        e->setPlaceholderText(placeholder);
-        addField({key, box, e, std::move(active),
-                  [e] { return e->text().trimmed().isEmpty() ? QJsonValue(QJsonValue::Undefined) : QJsonValue(e->text().trimmed()); },
-                  [e](const QJsonValue& v) {
-                      if (!v.isString())
-                          return false;
-                      e->setText(v.toString());
-                      return true;
-                  },
-                  [e] { e->clear(); }},
-                 label, tip);
-    };
-
-    realField(QStringLiteral("sigma"), {QStringLiteral("bpls-toy")}, 0, 1000, 4, 0.01, [] { return 0.0; },
-              tr("Noise σ"), tr("Standard deviation of the Gaussian noise added to the training targets"));
-    intField(QStringLiteral("samples"), on(generated), 2, 10'000'000,
-             [this] { return source() == u"friedman1" ? 1000 : 400; }, {}, tr("Samples"),
-             tr("Rows generated in total (train + test)"));
-    intField(QStringLiteral("features"), on({QStringLiteral("friedman1")}), 5, 100'000, [] { return 10; }, {},
-             tr("Features"), tr("Input columns; the first 5 carry the signal, the rest are noise"));
-    realField(QStringLiteral("noise"), generated, 0, 1000, 4, 0.05,
-              [this] { return source() == u"friedman1" ? 1.0 : 0.1; }, tr("Noise"),
-              tr("Noise level of the generator (a noise sweep varies it)"));
-
-    // Files
-    const QString fashionDir = data::IdxLoader::fashionMnistDir();
-    pathField(QStringLiteral("dir"), on({QStringLiteral("fashion-mnist")}), true, {}, tr("Folder"),
-              tr("Folder with the four Fashion-MNIST IDX files (.gz or not); empty: found automatically"),
-              fashionDir.isEmpty() ? tr("not found: choose the folder") : tr("automatic: %1").arg(fashionDir));
-    const QString idxFilter = tr("IDX files (*-ubyte *-ubyte.gz *.idx *.gz);;All files (*)");
-    pathField(QStringLiteral("train_images"), on({QStringLiteral("idx")}), false, idxFilter, tr("Train images"), tr("IDX image file"));
-    pathField(QStringLiteral("train_labels"), on({QStringLiteral("idx")}), false, idxFilter, tr("Train labels"), tr("IDX label file"));
-    pathField(QStringLiteral("test_images"), on({QStringLiteral("idx")}), false, idxFilter, tr("Test images"), tr("IDX image file"));
-    pathField(QStringLiteral("test_labels"), on({QStringLiteral("idx")}), false, idxFilter, tr("Test labels"), tr("IDX label file"));
-    intField(QStringLiteral("classes"), on({QStringLiteral("idx")}), 1, 256, [] { return 10; }, {}, tr("Classes"),
-             tr("Number of classes; labels must lie in 0 … classes − 1"));
-    const QStringList images{QStringLiteral("fashion-mnist"), QStringLiteral("idx")};
-    intField(QStringLiteral("train_limit"), on(images), 1, 100'000'000, [] { return 0; }, tr("all"),
-             tr("Train rows"), tr("A seeded random subset of the training images; \"all\" uses every one"));
-    intField(QStringLiteral("test_limit"), on(images), 1, 100'000'000, [] { return 0; }, tr("all"),
-             tr("Test rows"), tr("A seeded random subset of the test images; \"all\" uses every one"));
-
-    const QStringList tables{QStringLiteral("csv"), QStringLiteral("libsvm")};
-    pathField(QStringLiteral("file"), on(tables), false, tr("Data files (*.csv *.txt *.libsvm *.svm);;All files (*)"),
-              tr("File"), tr("Training data (or all data, with a test fraction)"));
-    {
-        auto* e = new QLineEdit(this);
-        e->setPlaceholderText(tr("column name, or y1, y2"));
-        addField({QStringLiteral("target"), e, e, on({QStringLiteral("csv")}),
-                  [e] {
-                      QStringList cols;
-                      for (const auto& c : e->text().split(QLatin1Char(','), Qt::SkipEmptyParts))
-                          if (!c.trimmed().isEmpty())
-                              cols << c.trimmed();
-                      if (cols.isEmpty())
-                          return QJsonValue(QJsonValue::Undefined);
-                      return cols.size() == 1 ? QJsonValue(cols.first()) : QJsonValue(QJsonArray::fromStringList(cols));
-                  },
-                  [e](const QJsonValue& v) {
-                      if (v.isString() && !v.toString().contains(QLatin1Char(','))) {
-                          e->setText(v.toString());
-                          return true;
-                      }
-                      if (!v.isArray() || v.toArray().isEmpty())
-                          return false;
-                      QStringList cols;
-                      for (const auto& c : v.toArray()) {
-                          if (!c.isString() || c.toString().contains(QLatin1Char(',')) || c.toString().trimmed() != c.toString() ||
-                              c.toString().isEmpty())
-                              return false; // could not be written back the same way
-                          cols << c.toString();
-                      }
-                      if (cols.size() == 1)
-                          return false; // ["y"] would come back as "y"
-                      e->setText(cols.join(QStringLiteral(", ")));
-                      return true;
-                  },
-                  [e] { e->clear(); }},
-                 tr("Target"), tr("Target column; several, comma-separated, for multi-output regression"));
-    }
-    {
-        auto* e = new QComboBox(this);
-        e->addItem(tr("classification"), QStringLiteral("classification"));
-        e->addItem(tr("regression"), QStringLiteral("regression"));
-        addField({QStringLiteral("task"), e, e, on(tables), [e] { return QJsonValue(e->currentData().toString()); },
-                  [e](const QJsonValue& v) {
-                      const int i = v.isString() ? e->findData(v.toString()) : -1;
-                      if (i >= 0)
-                          e->setCurrentIndex(i);
-                      return i >= 0;
-                  },
-                  [e] { e->setCurrentIndex(0); }},
-                 tr("Task"), tr("Classification: the target holds class names; regression: numbers"));
-    }
-    intField(QStringLiteral("features"), on({QStringLiteral("libsvm")}), 1, 100'000'000, [] { return 0; },
-             tr("from the file"), tr("Features"), tr("Input width; \"from the file\" uses the largest index of the training file"));
-
-    m_testMode = new QComboBox(this);
-    m_testMode->setObjectName(QStringLiteral("test_mode"));
-    m_testMode->addItem(tr("random fraction of the file"), QStringLiteral("fraction"));
-    m_testMode->addItem(tr("separate test file"), QStringLiteral("file"));
-    m_testModeRow = m_testMode;
-    m_form->addRow(tr("Test set"), m_testMode);
-    auto fileMode = [this] { return m_testMode->currentIndex() == 1; };
-    pathField(QStringLiteral("test_file"), [this, tables, fileMode] { return tables.contains(source()) && fileMode(); },
-              false, tr("Data files (*.csv *.txt *.libsvm *.svm);;All files (*)"), tr("Test file"),
-              tr("Test data with the same columns as the training file"));
-    realField(QStringLiteral("test_fraction"), {}, 0.001, 0.999, 3, 0.05, [] { return 0.3; }, tr("Test fraction"),
-              tr("Share of the rows held out for testing, split with the seed"));
-    m_fields.last().active = [this, generated, tables, fileMode] {
-        return generated.contains(source()) || (tables.contains(source()) && !fileMode());
-    };
-
-    // Every source
-    {
-        auto* e = new QLineEdit(this);
-        e->setValidator(new QRegularExpressionValidator(QRegularExpression(QStringLiteral("\\d{0,20}")), e));
-        e->setPlaceholderText(tr("the experiment's seed"));
-        addField({QStringLiteral("seed"), e, e, [] { return true; },
-                  [e] {
-                      bool ok = false;
-                      const qulonglong s = e->text().toULongLong(&ok);
-                      if (!ok)
-                          return QJsonValue(QJsonValue::Undefined);
-                      return double(s) <= maxExactInteger ? QJsonValue(double(s)) : QJsonValue(e->text());
-                  },
-                  [e](const QJsonValue& v) {
-                      if (integral(v, 0, maxExactInteger)) {
-                          e->setText(QString::number(qulonglong(v.toDouble())));
-                          return true;
-                      }
-                      bool ok = false;
-                      if (v.isString() && v.toString().size() <= 20 && v.toString().toULongLong(&ok) && ok &&
-                          QString::number(v.toString().toULongLong()) == v.toString()) {
-                          e->setText(v.toString());
-                          return true;
-                      }
-                      return false;
-                  },
-                  [e] { e->clear(); }},
-                 tr("Split seed"), tr("Seed of generation, split and subsets; empty: the experiment's seed"));
-    }
-    {
-        auto* e = new QCheckBox(tr("Standardise inputs"), this);
-        addField({QStringLiteral("standardise"), e, e, [] { return true; }, [e] { return QJsonValue(e->isChecked()); },
-                  [e](const QJsonValue& v) {
-                      if (!v.isBool())
-                          return false;
-                      e->setChecked(v.toBool());
-                      return true;
-                  },
-                  [e] { e->setChecked(false); }},
-                 QString(), tr("Zero mean, unit variance per input, fitted on the training set and applied to both"));
+    top->addRow(tr("Source"), m_source);
+    m_stack = new QStackedWidget(this);
+    outer->addWidget(m_stack);
+    for (const DataSourceInfo& info : data::DataSourceSchema::sources()) {
+        m_source->addItem(info.label, info.id);
+        m_source->setItemData(m_source->count() - 1, info.description, Qt::ToolTipRole);
+        buildPage(info);
     }
 
     m_error = new QLabel(this);
@@ -353,10 +160,27 @@ DatasetPanel::DatasetPanel(QWidget* parent)
     m_error->setStyleSheet(QStringLiteral("color: #c0392b;"));
     m_error->setVisible(false);
     outer->addWidget(m_error);
+    m_warning = new QLabel(this);
+    m_warning->setObjectName(QStringLiteral("warning"));
+    m_warning->setWordWrap(true);
+    m_warning->setStyleSheet(QStringLiteral("color: #b9770e;"));
+    m_warning->setVisible(false);
+    outer->addWidget(m_warning);
     m_status = new QLabel(this);
     m_status->setWordWrap(true);
     m_status->setStyleSheet(QStringLiteral("color: gray;"));
     outer->addWidget(m_status);
+    m_rows = new QTableWidget(this);
+    m_rows->setObjectName(QStringLiteral("file_rows"));
+    m_rows->setToolTip(
+        tr("The first rows of the file as the delimiter, skip rows and header options read them; the "
+           "header row is bold, target columns are marked"));
+    m_rows->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    m_rows->verticalHeader()->setVisible(false);
+    m_rows->horizontalHeader()->setVisible(false);
+    m_rows->setMaximumHeight(170);
+    m_rows->setVisible(false);
+    outer->addWidget(m_rows);
     m_preview = new DatasetPreview(this);
     outer->addWidget(m_preview, 1);
 
@@ -365,22 +189,13 @@ DatasetPanel::DatasetPanel(QWidget* parent)
     m_debounce->setInterval(debounceMs);
     connect(m_debounce, &QTimer::timeout, this, &DatasetPanel::startLoad);
     connect(m_source, &QComboBox::currentIndexChanged, this, &DatasetPanel::onSourceChanged);
-    connect(m_testMode, &QComboBox::currentIndexChanged, this, [this] {
-        if (m_settingSpec)
-            return;
-        m_overrides.remove(QStringLiteral("test_file"));
-        m_overrides.remove(QStringLiteral("test_fraction"));
-        updateVisibility();
-        onUserEdit(QString());
-    });
 
     const int moons = m_source->findData(QStringLiteral("moons"));
     {
         const QSignalBlocker block(m_source);
         m_source->setCurrentIndex(std::max(0, moons));
     }
-    resetFields();
-    m_lastTeachingFamily = source();
+    m_stack->setCurrentIndex(m_source->currentIndex());
     updateVisibility();
     m_debounce->start();
 }
@@ -393,28 +208,278 @@ DatasetPanel::~DatasetPanel()
     m_shared->panel = nullptr;
 }
 
-void DatasetPanel::addField(Field f, const QString& label, const QString& tip)
+DatasetPanel::Field DatasetPanel::makeField(const DataParam& p, QWidget* parent)
 {
-    f.editor->setToolTip(tip);
-    if (f.editor->objectName().isEmpty())
-        f.editor->setObjectName(f.key);
-    if (label.isEmpty())
-        m_form->addRow(f.row);
-    else
-        m_form->addRow(label, f.row);
-    const QString key = f.key;
-    auto edited = [this, key] { onUserEdit(key); };
-    if (auto* s = qobject_cast<QSpinBox*>(f.editor))
-        connect(s, &QSpinBox::valueChanged, this, edited);
-    else if (auto* d = qobject_cast<QDoubleSpinBox*>(f.editor))
-        connect(d, &QDoubleSpinBox::valueChanged, this, edited);
-    else if (auto* c = qobject_cast<QComboBox*>(f.editor))
-        connect(c, &QComboBox::currentIndexChanged, this, edited);
-    else if (auto* b = qobject_cast<QCheckBox*>(f.editor))
-        connect(b, &QCheckBox::toggled, this, edited);
-    else if (auto* l = qobject_cast<QLineEdit*>(f.editor))
-        connect(l, &QLineEdit::textChanged, this, edited);
-    m_fields.append(std::move(f));
+    Field f;
+    f.param = &p;
+    const QJsonValue def = p.defaultValue;
+    switch (p.kind) {
+    case DataParam::Kind::Int: {
+        auto* e = new QSpinBox(parent);
+        const bool optional = def.isUndefined();
+        // An optional count shows its meaning when absent ("all") at 0 and writes nothing there.
+        const int lo = optional ? 0 : int(std::max<double>(p.minimum, INT_MIN));
+        const int hi = int(std::min<double>(p.maximum, INT_MAX));
+        e->setRange(lo, hi);
+        if (optional)
+            e->setSpecialValueText(p.absentText.isEmpty() ? tr("not set") : p.absentText);
+        e->setKeyboardTracking(false);
+        e->setAccelerated(true);
+        f.editor = f.row = e;
+        f.read = [e, optional] {
+            return optional && e->value() == 0 ? QJsonValue(QJsonValue::Undefined) : QJsonValue(e->value());
+        };
+        const double minimum = p.minimum;
+        f.write = [e, minimum](const QJsonValue& v) {
+            if (!integral(v, std::max<double>(minimum, e->minimum()), e->maximum()))
+                return false;
+            e->setValue(int(v.toDouble()));
+            return true;
+        };
+        f.reset = [e, def, lo] { e->setValue(def.isUndefined() ? lo : def.toInt()); };
+        break;
+    }
+    case DataParam::Kind::Real: {
+        auto* e = new QDoubleSpinBox(parent);
+        const bool fraction = p.exclusiveMinimum && p.exclusiveMaximum && p.maximum - p.minimum <= 1;
+        const int decimals = fraction ? 3 : 4;
+        const double step = std::pow(10.0, -decimals);
+        e->setDecimals(decimals);
+        e->setRange(std::isfinite(p.minimum) ? p.minimum + (p.exclusiveMinimum ? step : 0) : -1e9,
+                    std::isfinite(p.maximum) ? p.maximum - (p.exclusiveMaximum ? step : 0) : 1e6);
+        e->setSingleStep(fraction ? 0.05 : 0.01);
+        e->setKeyboardTracking(false);
+        f.editor = f.row = e;
+        f.read = [e] { return QJsonValue(e->value()); };
+        f.write = [e](const QJsonValue& v) {
+            if (!fits(e, v))
+                return false;
+            e->setValue(v.toDouble());
+            return true;
+        };
+        f.reset = [e, def] { e->setValue(def.toDouble(0)); };
+        break;
+    }
+    case DataParam::Kind::Bool: {
+        auto* e = new QCheckBox(p.label, parent);
+        f.editor = f.row = e;
+        f.read = [e] { return QJsonValue(e->isChecked()); };
+        f.write = [e](const QJsonValue& v) {
+            if (!v.isBool())
+                return false;
+            e->setChecked(v.toBool());
+            return true;
+        };
+        f.reset = [e, def] { e->setChecked(def.toBool(false)); };
+        break;
+    }
+    case DataParam::Kind::Choice: {
+        auto* e = new QComboBox(parent);
+        for (qsizetype i = 0; i < p.choices.size(); ++i)
+            e->addItem(p.choiceLabels.value(i, p.choices[i]), p.choices[i]);
+        f.editor = f.row = e;
+        f.read = [e] { return QJsonValue(e->currentData().toString()); };
+        f.write = [e](const QJsonValue& v) {
+            const int i = v.isString() ? e->findData(v.toString()) : -1;
+            if (i >= 0)
+                e->setCurrentIndex(i);
+            return i >= 0;
+        };
+        f.reset = [e, def] {
+            e->setCurrentIndex(std::max(0, def.isString() ? e->findData(def.toString()) : 0));
+        };
+        break;
+    }
+    case DataParam::Kind::Path:
+    case DataParam::Kind::Folder: {
+        QLineEdit* e = nullptr;
+        const bool folder = p.kind == DataParam::Kind::Folder;
+        f.row = pathEditor(e, folder, p.fileFilter, parent);
+        f.editor = e;
+        QString placeholder = p.absentText;
+        if (folder && p.key == u"dir") { // where Fashion-MNIST would be found (IdxLoader decides)
+            const QString found = data::IdxLoader::fashionMnistDir();
+            placeholder =
+                found.isEmpty() ? tr("not found: choose the folder") : tr("automatic: %1").arg(found);
+        }
+        e->setPlaceholderText(placeholder);
+        f.read = [e] {
+            const QString t = e->text().trimmed();
+            return t.isEmpty() ? QJsonValue(QJsonValue::Undefined) : QJsonValue(t);
+        };
+        f.write = [e](const QJsonValue& v) {
+            if (!v.isString())
+                return false;
+            e->setText(v.toString());
+            return true;
+        };
+        f.reset = [e] { e->clear(); };
+        break;
+    }
+    case DataParam::Kind::Columns: {
+        auto* e = new QLineEdit(parent);
+        e->setPlaceholderText(
+            tr("a column name or position (0, 1, …, -1 for the last); several with commas"));
+        f.editor = f.row = e;
+        f.read = [e] {
+            QJsonArray cols;
+            for (const QString& c : e->text().split(QLatin1Char(','), Qt::SkipEmptyParts))
+                if (!c.trimmed().isEmpty())
+                    cols.append(columnValue(c.trimmed()));
+            if (cols.isEmpty())
+                return QJsonValue(QJsonValue::Undefined);
+            return cols.size() == 1 ? cols.first() : QJsonValue(cols);
+        };
+        // Only what would be read back the same way: a name with a comma, spaces at its ends or
+        // the look of a number, or a one-element list, stays in the spec untouched instead.
+        auto text = [](const QJsonValue& c, QString* out) {
+            if (c.isDouble()) {
+                if (!integral(c, INT_MIN, INT_MAX))
+                    return false;
+                *out = QString::number(int(c.toDouble()));
+                return true;
+            }
+            const QString s = c.toString();
+            bool number = false;
+            s.toInt(&number);
+            if (!c.isString() || s.isEmpty() || s.contains(QLatin1Char(',')) || s.trimmed() != s || number)
+                return false;
+            *out = s;
+            return true;
+        };
+        f.write = [e, text](const QJsonValue& v) {
+            QStringList cols;
+            QString one;
+            if (!v.isArray()) {
+                if (!text(v, &one))
+                    return false;
+                cols << one;
+            } else {
+                const QJsonArray a = v.toArray();
+                if (a.size() < 2)
+                    return false; // ["y"] would come back as "y"
+                for (const auto& c : a) {
+                    if (!text(c, &one))
+                        return false;
+                    cols << one;
+                }
+            }
+            e->setText(cols.join(QStringLiteral(", ")));
+            return true;
+        };
+        f.reset = [e] { e->clear(); };
+        break;
+    }
+    case DataParam::Kind::Seed: {
+        auto* e = new QLineEdit(parent);
+        e->setValidator(new QRegularExpressionValidator(QRegularExpression(QStringLiteral("\\d{0,20}")), e));
+        e->setPlaceholderText(p.absentText);
+        f.editor = f.row = e;
+        f.read = [e] {
+            bool ok = false;
+            const qulonglong s = e->text().toULongLong(&ok);
+            if (!ok)
+                return QJsonValue(QJsonValue::Undefined);
+            return double(s) <= maxExactInteger ? QJsonValue(double(s)) : QJsonValue(e->text());
+        };
+        f.write = [e](const QJsonValue& v) {
+            if (integral(v, 0, maxExactInteger)) {
+                e->setText(QString::number(qulonglong(v.toDouble())));
+                return true;
+            }
+            bool ok = false;
+            if (v.isString() && v.toString().size() <= 20 && v.toString().toULongLong(&ok) && ok &&
+                QString::number(v.toString().toULongLong()) == v.toString()) {
+                e->setText(v.toString());
+                return true;
+            }
+            return false;
+        };
+        f.reset = [e] { e->clear(); };
+        break;
+    }
+    }
+    f.editor->setToolTip(p.help);
+    f.editor->setObjectName(p.key);
+    return f;
+}
+
+void DatasetPanel::buildPage(const DataSourceInfo& info)
+{
+    Page page;
+    page.info = &info;
+    page.widget = new QWidget(m_stack);
+    page.form = new QFormLayout(page.widget);
+    page.form->setContentsMargins(0, 0, 0, 0);
+    page.form->setRowWrapPolicy(QFormLayout::WrapLongRows);
+    page.form->setFieldGrowthPolicy(QFormLayout::AllNonFixedFieldsGrow);
+    const bool chooser =
+        info.param(QStringLiteral("test_file")) && info.param(QStringLiteral("test_fraction"));
+    for (const DataParam& p : info.params) {
+        const bool testKey =
+            p.key == u"test_file" || p.key == u"test_fraction" || p.key == u"test_target_file";
+        if (chooser && testKey && !page.testMode) {
+            page.testMode = new QComboBox(page.widget);
+            page.testMode->setObjectName(QStringLiteral("test_mode"));
+            page.testMode->addItem(tr("random fraction of the file"), QStringLiteral("fraction"));
+            page.testMode->addItem(tr("separate test file"), QStringLiteral("file"));
+            page.testMode->setToolTip(
+                tr("Hold out a random share of the rows, or test on a file of its own"));
+            page.form->addRow(tr("Test set"), page.testMode);
+            QComboBox* mode = page.testMode;
+            connect(mode, &QComboBox::currentIndexChanged, this, [this] {
+                if (m_settingSpec)
+                    return;
+                m_overrides.remove(QStringLiteral("test_file"));
+                m_overrides.remove(QStringLiteral("test_fraction"));
+                m_overrides.remove(QStringLiteral("test_target_file"));
+                updateVisibility();
+                onUserEdit(QString());
+            });
+        }
+        Field f = makeField(p, page.widget);
+        if (p.kind == DataParam::Kind::Bool)
+            page.form->addRow(f.row);
+        else
+            page.form->addRow(p.label, f.row);
+        const QString key = p.key;
+        auto edited = [this, key] { onUserEdit(key); };
+        if (auto* s = qobject_cast<QSpinBox*>(f.editor))
+            connect(s, &QSpinBox::valueChanged, this, edited);
+        else if (auto* d = qobject_cast<QDoubleSpinBox*>(f.editor))
+            connect(d, &QDoubleSpinBox::valueChanged, this, edited);
+        else if (auto* c = qobject_cast<QComboBox*>(f.editor))
+            connect(c, &QComboBox::currentIndexChanged, this, edited);
+        else if (auto* b = qobject_cast<QCheckBox*>(f.editor))
+            connect(b, &QCheckBox::toggled, this, edited);
+        else if (auto* l = qobject_cast<QLineEdit*>(f.editor))
+            connect(l, &QLineEdit::textChanged, this, edited);
+        {
+            const QSignalBlocker block(f.editor);
+            f.reset();
+        }
+        page.fields.append(std::move(f));
+    }
+    m_stack->addWidget(page.widget);
+    m_pages.append(std::move(page));
+}
+
+const DatasetPanel::Page& DatasetPanel::page() const
+{
+    return m_pages[std::max(0, m_stack->currentIndex())];
+}
+
+bool DatasetPanel::isActive(const Page& page, const Field& f) const
+{
+    const QString& key = f.param->key;
+    if (!page.testMode)
+        return true;
+    const bool fileMode = page.testMode->currentIndex() == 1;
+    if (key == u"test_fraction")
+        return !fileMode;
+    if (key == u"test_file" || key == u"test_target_file")
+        return fileMode;
+    return true;
 }
 
 QString DatasetPanel::source() const
@@ -424,46 +489,52 @@ QString DatasetPanel::source() const
 
 void DatasetPanel::updateVisibility()
 {
-    for (const auto& f : m_fields)
-        m_form->setRowVisible(f.row, f.active());
-    const QString s = source();
-    m_form->setRowVisible(m_testModeRow, s == u"csv" || s == u"libsvm");
+    // The stack is as tall as its current page, not as its tallest one (the CSV form).
+    for (int i = 0; i < m_pages.size(); ++i)
+        m_pages[i].widget->setSizePolicy(QSizePolicy::Preferred, i == m_stack->currentIndex()
+                                                                     ? QSizePolicy::Preferred
+                                                                     : QSizePolicy::Ignored);
+    m_stack->adjustSize();
+    for (const Page& p : m_pages)
+        for (const Field& f : p.fields)
+            p.form->setRowVisible(f.row, isActive(p, f));
+    const bool csv = source() == u"csv";
+    if (!csv)
+        m_rows->setVisible(false);
 }
 
-void DatasetPanel::resetFields()
+void DatasetPanel::resetFields(const Page& p)
 {
-    for (const auto& f : m_fields) {
+    for (const Field& f : p.fields) {
         const QSignalBlocker block(f.editor);
         f.reset();
     }
-    const QSignalBlocker block(m_testMode);
-    m_testMode->setCurrentIndex(0);
+    if (p.testMode) {
+        const QSignalBlocker block(p.testMode);
+        p.testMode->setCurrentIndex(0);
+    }
 }
 
 void DatasetPanel::onUserEdit(const QString& key)
 {
     if (m_settingSpec)
         return;
-    if (!key.isEmpty())
+    if (!key.isEmpty()) {
         m_overrides.remove(key); // the user's value replaces the one the editor could not show
+        m_edited.insert(key);
+    }
     m_debounce->start();
     Q_EMIT changed();
 }
 
 void DatasetPanel::onSourceChanged()
 {
+    m_stack->setCurrentIndex(m_source->currentIndex());
     if (m_settingSpec)
         return;
     m_overrides = QJsonObject(); // they belonged to the file's source
-    // Samples and noise have different defaults for the 2-D sets and Friedman #1.
-    const QString family = source() == u"friedman1" ? QStringLiteral("friedman1") : QStringLiteral("teaching");
-    if (family != m_lastTeachingFamily)
-        for (const auto& f : m_fields)
-            if (f.key == u"samples" || f.key == u"noise") {
-                const QSignalBlocker block(f.editor);
-                f.reset();
-            }
-    m_lastTeachingFamily = family;
+    m_present.clear();
+    m_edited.clear();
     updateVisibility();
     m_debounce->start();
     Q_EMIT changed();
@@ -473,12 +544,21 @@ QJsonObject DatasetPanel::spec() const
 {
     QJsonObject o;
     o.insert(QStringLiteral("source"), source());
-    for (const auto& f : m_fields) {
-        if (!f.active())
+    const Page& p = page();
+    for (const Field& f : p.fields) {
+        if (!isActive(p, f))
             continue;
         const QJsonValue v = f.read();
-        if (!v.isUndefined())
-            o.insert(f.key, v);
+        if (v.isUndefined())
+            continue;
+        const DataParam& param = *f.param;
+        const bool needed =
+            param.required ||
+            (!param.requiredUnless.isEmpty() && !o.contains(param.requiredUnless) &&
+             !(p.testMode && p.testMode->currentIndex() == 1 && param.key == u"test_fraction"));
+        if (needed || m_present.contains(param.key) || m_edited.contains(param.key) ||
+            v != param.defaultValue)
+            o.insert(param.key, v);
     }
     for (auto it = m_overrides.begin(); it != m_overrides.end(); ++it)
         o.insert(it.key(), it.value());
@@ -489,26 +569,32 @@ void DatasetPanel::setSpec(const QJsonObject& spec)
 {
     m_settingSpec = true;
     m_overrides = QJsonObject();
+    m_edited.clear();
+    m_present.clear();
     const QJsonValue src = spec.value(QStringLiteral("source"));
     const int index = src.isString() ? m_source->findData(src.toString()) : -1;
     if (index >= 0)
         m_source->setCurrentIndex(index);
     else
         m_overrides.insert(QStringLiteral("source"), src.isUndefined() ? QJsonValue(QJsonValue::Null) : src);
-    resetFields();
-    m_testMode->setCurrentIndex(spec.contains(QStringLiteral("test_file")) ? 1 : 0);
+    m_stack->setCurrentIndex(m_source->currentIndex());
+    const Page& p = page();
+    resetFields(p);
+    if (p.testMode)
+        p.testMode->setCurrentIndex(spec.contains(QStringLiteral("test_file")) ? 1 : 0);
     updateVisibility();
     for (auto it = spec.begin(); it != spec.end(); ++it) {
         if (it.key() == u"source")
             continue;
         const Field* field = nullptr;
-        for (const auto& f : m_fields)
-            if (f.key == it.key() && f.active())
+        for (const Field& f : p.fields)
+            if (f.param->key == it.key() && isActive(p, f))
                 field = &f;
-        if (!field || !field->write(it.value()))
+        if (field && field->write(it.value()))
+            m_present.insert(it.key());
+        else
             m_overrides.insert(it.key(), it.value());
     }
-    m_lastTeachingFamily = source() == u"friedman1" ? QStringLiteral("friedman1") : QStringLiteral("teaching");
     m_settingSpec = false;
     m_debounce->start();
     Q_EMIT changed();
@@ -518,13 +604,12 @@ Task DatasetPanel::task() const
 {
     if (const auto t = data::DataSource::task(spec()))
         return *t;
-    const QString s = source();
-    if (s == u"bpls-toy" || s == u"friedman1")
-        return Task::Regression;
-    if (s == u"csv" || s == u"libsvm")
-        for (const auto& f : m_fields)
-            if (f.key == u"task")
-                return f.read().toString() == u"regression" ? Task::Regression : Task::Classification;
+    const Page& p = page();
+    if (!p.info->task.isEmpty())
+        return p.info->task == u"regression" ? Task::Regression : Task::Classification;
+    for (const Field& f : p.fields)
+        if (f.param->key == u"task")
+            return f.read().toString() == u"regression" ? Task::Regression : Task::Classification;
     return Task::Classification;
 }
 
@@ -543,10 +628,11 @@ QWidget* DatasetPanel::editor(const QString& key) const
 {
     if (key == u"source")
         return m_source;
+    const Page& p = page();
     if (key == u"test_mode")
-        return m_testMode;
-    for (const auto& f : m_fields)
-        if (f.key == key && f.active())
+        return p.testMode;
+    for (const Field& f : p.fields)
+        if (f.param->key == key && isActive(p, f))
             return f.editor;
     return nullptr;
 }
@@ -569,32 +655,69 @@ void DatasetPanel::startLoad()
     const quint64 generation = ++m_generation;
     m_shared->latest = generation;
     const QJsonObject s = spec();
-    if (const QString problem = data::DataSource::validate(s); !problem.isEmpty()) {
+    const QString problem = data::DataSource::validate(s);
+    const bool csv = s.value(QStringLiteral("source")).toString() == u"csv";
+    // The rows of a CSV file show even while the options are still wrong: they help fix them.
+    const QString file = s.value(QStringLiteral("file")).toString();
+    if (!problem.isEmpty() && !(csv && !file.isEmpty())) {
         m_loading = false;
         setError(problem);
+        m_warnings.clear();
+        m_warning->setVisible(false);
         m_status->clear();
+        m_rows->setVisible(false);
         m_preview->setMessage(tr("No preview until the dataset settings are fixed."));
         Q_EMIT previewReady();
         return;
     }
     m_loading = true;
-    m_status->setText(tr("Loading %1 …").arg(data::DataSource::describe(s)));
+    m_status->setText(problem.isEmpty() ? tr("Loading %1 …").arg(data::DataSource::describe(s)) : QString());
     // The global pool, because QCoreApplication waits for its tasks on exit: a load still
     // running when the window closes finishes before static data is torn down.
-    QThreadPool::globalInstance()->start([shared = m_shared, generation, s, baseDir = m_baseDir] {
+    QThreadPool::globalInstance()->start([shared = m_shared, generation, s, problem, baseDir = m_baseDir] {
         if (shared->latest != generation)
             return; // superseded while queued; the newer load reports
         LoadResult r;
         QElapsedTimer clock;
         clock.start();
-        try {
-            r.summary = DatasetPreview::summarise(data::DataSource::load(s, baseDir));
-        } catch (const data::DataError& e) {
-            r.error = e.text();
-        } catch (const std::bad_alloc&) {
-            r.error = tr("not enough memory to load %1").arg(data::DataSource::describe(s));
-        } catch (const std::exception& e) {
-            r.error = QString::fromUtf8(e.what());
+        if (s.value(QStringLiteral("source")).toString() == u"csv") {
+            const QJsonObject abs = data::DataSource::withAbsolutePaths(s, baseDir);
+            const data::CsvLoader::Options o = csvOptions(s);
+            try {
+                r.rows = data::CsvLoader::previewRows(abs.value(QStringLiteral("file")).toString(), o);
+                r.hasRows = true;
+                r.header = o.header;
+                const QJsonValue t = s.value(QStringLiteral("target"));
+                const QJsonArray targets = t.isArray() ? t.toArray() : QJsonArray{t};
+                const QStringList names = o.header && !r.rows.isEmpty() ? r.rows.first() : QStringList();
+                const int width = r.rows.isEmpty() ? 0 : int(r.rows.first().size());
+                for (const QJsonValue& c : targets) {
+                    int i = -1;
+                    if (c.isDouble())
+                        i = int(c.toDouble()) < 0 ? width + int(c.toDouble()) : int(c.toDouble());
+                    else if (c.isString())
+                        i = int(names.indexOf(c.toString()));
+                    if (i >= 0 && i < width)
+                        r.targetColumns << i;
+                }
+            } catch (const data::DataError& e) {
+                r.rowsError = e.text();
+            }
+        }
+        if (!problem.isEmpty()) {
+            r.error = problem;
+        } else {
+            try {
+                const data::DatasetPair pair = data::DataSource::load(s, baseDir);
+                r.summary = DatasetPreview::summarise(pair);
+                r.warnings = pair.warnings;
+            } catch (const data::DataError& e) {
+                r.error = e.text();
+            } catch (const std::bad_alloc&) {
+                r.error = tr("not enough memory to load %1").arg(data::DataSource::describe(s));
+            } catch (const std::exception& e) {
+                r.error = QString::fromUtf8(e.what());
+            }
         }
         r.seconds = double(clock.nsecsElapsed()) * 1e-9;
         const std::lock_guard lock(shared->mutex);
@@ -604,12 +727,45 @@ void DatasetPanel::startLoad()
     });
 }
 
+void DatasetPanel::showRows(const LoadResult& result)
+{
+    m_rows->setVisible(result.hasRows || !result.rowsError.isEmpty());
+    m_rows->clear();
+    if (!result.hasRows) {
+        m_rows->setRowCount(0);
+        m_rows->setColumnCount(0);
+        return;
+    }
+    int width = 0;
+    for (const QStringList& r : result.rows)
+        width = std::max(width, int(r.size()));
+    m_rows->setColumnCount(width);
+    m_rows->setRowCount(int(result.rows.size()));
+    for (int i = 0; i < result.rows.size(); ++i)
+        for (int j = 0; j < result.rows[i].size(); ++j) {
+            auto* item = new QTableWidgetItem(result.rows[i][j]);
+            if (i == 0 && result.header) {
+                QFont bold = item->font();
+                bold.setBold(true);
+                item->setFont(bold);
+            }
+            if (result.targetColumns.contains(j))
+                item->setBackground(QColor(0xfd, 0xeb, 0xd0)); // the target: a light orange column
+            m_rows->setItem(i, j, item);
+        }
+    m_rows->resizeColumnsToContents();
+}
+
 void DatasetPanel::finishLoad(quint64 generation, const LoadResult& result)
 {
     if (generation != m_generation)
         return; // an edit superseded this load; its own result follows
     m_loading = false;
     setError(result.error);
+    m_warnings = result.warnings;
+    m_warning->setText(result.warnings.join(QLatin1Char('\n')));
+    m_warning->setVisible(!result.warnings.isEmpty());
+    showRows(result);
     if (result.error.isEmpty()) {
         m_preview->setSummary(result.summary);
         const QString took = result.seconds < 1 ? tr("%1 ms").arg(std::lround(result.seconds * 1000))

@@ -1,49 +1,59 @@
 #pragma once
 /// @file DatasetPanel.h
-/// The dataset of an experiment: source, its fields, split, standardisation, and a live preview.
+/// The dataset of an experiment: a form per data source built from DataSourceSchema, and a preview.
 
 #include <trainbench/DatasetView.h>
 
 #include <QJsonObject>
 #include <QList>
+#include <QSet>
 #include <QString>
+#include <QStringList>
 #include <QWidget>
 #include <functional>
 #include <memory>
 
-class QCheckBox;
 class QComboBox;
 class QFormLayout;
 class QLabel;
-class QLineEdit;
+class QStackedWidget;
+class QTableWidget;
 class QTimer;
+
+namespace tb::data {
+struct DataParam;
+struct DataSourceInfo;
+} // namespace tb::data
 
 namespace tb::gui {
 
 class DatasetPreview;
 
-/// Edits the experiment file's "dataset" object (keys of tb::data::DataSource) with fields that
-/// appear per source: BPLS toy (function, σ), 2-D teaching sets moons/circles/spirals/xor and
-/// Friedman #1 (samples, noise, features), Fashion-MNIST (folder, found automatically when
-/// empty; train/test limits), IDX files, CSV (file, target column(s), task) and LIBSVM (file,
-/// task, features); a test set as a random fraction or a separate file; split seed (empty: the
-/// experiment's seed); standardise.
+/// Edits the experiment file's "dataset" object. The form of each source is built from
+/// tb::data::DataSourceSchema (keys, labels, editors by kind, defaults, ranges, help as tool tips):
+/// nothing about a source is written twice. Sources with a separate test file or a random test
+/// fraction get a "Test set" chooser. Keys are written when the opened spec had them, when the
+/// user edited them, when they are required, or when they differ from their declared default, so
+/// an opened file comes back unchanged and a new one holds only what matters.
 ///
 /// Every edit restarts a 300 ms timer; when it fires the spec is validated and loaded on a
 /// QThreadPool::globalInstance() thread (the application waits for it on exit), and the
-/// DatasetPreview shows the shape, classes and sample images or a scatter. Results of
-/// superseded loads are dropped; errors (DataError text naming the key, or the file and line)
-/// appear in a red label, never as a crash. The panel may be destroyed while
-/// a load runs (the task finishes alone and its result is discarded). GUI thread only.
+/// DatasetPreview shows the shape, classes and sample images or a scatter. For a CSV file the
+/// first rows of the file, as the delimiter, skip_rows and header options read them, appear in a
+/// table above (the header and target columns marked) — also when the file does not load yet,
+/// so the options can be set by looking. Results of superseded loads are dropped; errors
+/// (DataError text naming the key, or the file and line) appear in a red label, warnings (a set
+/// with one class) in an orange one, never as a crash. The panel may be destroyed while a load
+/// runs (the task finishes alone and its result is discarded). GUI thread only.
 class DatasetPanel : public QWidget {
     Q_OBJECT
 public:
     explicit DatasetPanel(QWidget* parent = nullptr);
     ~DatasetPanel() override;
 
-    /// The "dataset" object: "source", every field shown for it (limits of 0 and an empty
-    /// seed or Fashion-MNIST folder are left out), and any key of the last setSpec() the panel
-    /// could not show (unknown keys, wrong types), unchanged, so validation reports them.
+    /// The "dataset" object: "source", the fields written by the rule above, and any key of the
+    /// last setSpec() the form could not show (unknown keys, wrong types), unchanged, so that
+    /// validation reports them.
     QJsonObject spec() const;
     /// Shows @p spec (from an opened experiment file). Keys it has not are reset to their
     /// defaults. Emits changed() once and schedules a preview.
@@ -55,6 +65,8 @@ public:
     bool hasNoiseLevel() const;
     /// Message of the last preview load, empty when it succeeded (or none ran yet).
     QString lastError() const { return m_lastError; }
+    /// Warnings of the last preview load (DataSource::warnings()).
+    QStringList warnings() const { return m_warnings; }
 
     /// Folder relative paths resolve against (the experiment file's); default: the current
     /// directory. Schedules a preview.
@@ -63,8 +75,10 @@ public:
 
     /// The preview widget (for tests and the teaching view's screenshots).
     DatasetPreview* preview() const { return m_preview; }
+    /// The table of the CSV file's first rows (hidden for other sources).
+    QTableWidget* fileRows() const { return m_rows; }
     /// The editor of spec key @p key shown for the current source, or nullptr
-    /// ("source" gives the source combo box).
+    /// ("source" gives the source combo box, "test_mode" the test-set chooser).
     QWidget* editor(const QString& key) const;
     /// Starts a preview load now instead of after the debounce delay.
     void refreshPreview();
@@ -79,40 +93,52 @@ Q_SIGNALS:
 
 private:
     struct Field {
-        QString key;
-        QWidget* row = nullptr;                           ///< form field widget (for visibility)
+        const data::DataParam* param = nullptr;
+        QWidget* row = nullptr; ///< form field widget (for visibility)
         QWidget* editor = nullptr;
-        std::function<bool()> active;                     ///< shown and written for the current source
-        std::function<QJsonValue()> read;                 ///< Undefined: leave the key out
-        std::function<bool(const QJsonValue&)> write;     ///< false: the editor cannot hold it
-        std::function<void()> reset;                      ///< to the source's default
+        std::function<QJsonValue()> read;             ///< Undefined: leave the key out
+        std::function<bool(const QJsonValue&)> write; ///< false: the editor cannot hold it
+        std::function<void()> reset;                  ///< to the declared default
+    };
+    struct Page {
+        const data::DataSourceInfo* info = nullptr;
+        QWidget* widget = nullptr;
+        QFormLayout* form = nullptr;
+        QComboBox* testMode = nullptr; ///< fraction or separate file, when the source has both
+        QList<Field> fields;
     };
     struct LoadShared;
     struct LoadResult;
 
-    void addField(Field f, const QString& label, const QString& tip);
+    void buildPage(const data::DataSourceInfo& info);
+    Field makeField(const data::DataParam& p, QWidget* parent);
+    const Page& page() const;
+    bool isActive(const Page& page, const Field& f) const;
     QString source() const;
     void updateVisibility();
     void onUserEdit(const QString& key);
     void onSourceChanged();
-    void resetFields();
+    void resetFields(const Page& page);
     void startLoad();
     void finishLoad(quint64 generation, const LoadResult& result);
     void setError(const QString& message);
+    void showRows(const LoadResult& result);
 
-    QFormLayout* m_form = nullptr;
     QComboBox* m_source = nullptr;
-    QComboBox* m_testMode = nullptr;
-    QWidget* m_testModeRow = nullptr;
-    QList<Field> m_fields;
-    QJsonObject m_overrides;      ///< keys from setSpec() the editors cannot show
+    QStackedWidget* m_stack = nullptr;
+    QList<Page> m_pages;
+    QJsonObject m_overrides; ///< keys from setSpec() the editors cannot show
+    QSet<QString> m_present; ///< keys the last setSpec() had: written back even at their default
+    QSet<QString> m_edited;  ///< keys the user edited since
     QLabel* m_error = nullptr;
+    QLabel* m_warning = nullptr;
     QLabel* m_status = nullptr;
+    QTableWidget* m_rows = nullptr;
     DatasetPreview* m_preview = nullptr;
     QTimer* m_debounce = nullptr;
     QString m_baseDir;
     QString m_lastError;
-    QString m_lastTeachingFamily; ///< "teaching" or "friedman1": their defaults differ
+    QStringList m_warnings;
     quint64 m_generation = 0;
     bool m_loading = false;
     bool m_settingSpec = false;

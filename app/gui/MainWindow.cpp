@@ -270,6 +270,9 @@ void MainWindow::buildMenus()
     saveAsAct->setShortcut(QKeySequence::SaveAs);
     file->addSeparator();
     m_openDbAction = file->addAction(tr("Open &database…"), this, &MainWindow::openDatabaseDialog);
+    m_saveResultsAction = file->addAction(tr("Save &results to another database…"), this, &MainWindow::saveResultsDialog);
+    m_saveResultsAction->setEnabled(false);
+    m_saveResultsAction->setToolTip(tr("After the database failed during an experiment: keep its results in another file"));
     file->addSeparator();
     file->addAction(tr("Export chart as &PNG…"), this, &MainWindow::exportChartDialog);
     file->addAction(tr("Export selected runs as &CSV…"), this, &MainWindow::exportRunsDialog);
@@ -486,7 +489,54 @@ bool MainWindow::openDatabase(const QString& path, QString* error)
         appendLog(tr("%n run(s) left running by a process that ended were marked interrupted", nullptr,
                      m_store->interruptedOnOpen()));
     m_status->setText(tr("Database: %1").arg(m_store->path()));
+    // The store calls from its writer thread: queue to the GUI thread.
+    connect(m_store.get(), &RunStore::waiting, this, [this](const QString& message, bool) {
+        if (!message.isEmpty()) {
+            appendLog(message);
+            m_status->setText(message);
+        }
+    }, Qt::QueuedConnection);
+    connect(m_store.get(), &RunStore::writeFailed, this, [this](const QString& message) {
+        appendLog(tr("Database write failed: %1").arg(message));
+    }, Qt::QueuedConnection);
     return true;
+}
+
+bool MainWindow::saveResultsTo(const QString& path, QString* error)
+{
+    auto fail = [error](const QString& message) {
+        if (error)
+            *error = message;
+        return false;
+    };
+    const ExperimentResult& result = m_controller->result();
+    if (m_controller->isRunning() || (result.curves.isEmpty() && result.sweep.isEmpty()))
+        return fail(tr("there are no results to save"));
+    if (m_store && QFileInfo(path).absoluteFilePath() == m_store->path())
+        return fail(tr("%1 is the database that failed; choose another file").arg(path));
+    QString err;
+    auto target = RunStore::open(path, &err);
+    if (!target)
+        return fail(err);
+    const qint64 id = saveResult(*target, m_controller->spec(), result, m_registry, &err);
+    if (id < 0)
+        return fail(err);
+    appendLog(tr("Results of “%1” saved to %2 as experiment %3").arg(m_controller->spec().name, target->path()).arg(id));
+    return true;
+}
+
+void MainWindow::saveResultsDialog()
+{
+    const QString start = m_store ? QFileInfo(m_store->path()).absolutePath() : m_lastDir;
+    const QString path = QFileDialog::getSaveFileName(this, tr("Save results to another database"), start,
+                                                      tr("Run databases (*.sqlite *.db);;All files (*)"));
+    if (path.isEmpty())
+        return;
+    QString error;
+    if (!saveResultsTo(path, &error))
+        showProblems(tr("The results could not be saved"), error);
+    else
+        m_status->setText(tr("Results saved to %1").arg(path));
 }
 
 bool MainWindow::runExperiment(QString* error)
@@ -900,8 +950,17 @@ void MainWindow::onFinished(const QString& summary)
         if (m_controller->experimentId() >= 0)
             m_browser->setSelection({m_controller->experimentId()}, {});
     }
-    if (!m_controller->result().error.isEmpty())
-        showProblems(tr("The experiment could not run"), m_controller->result().error);
+    const ExperimentResult& result = m_controller->result();
+    m_saveResultsAction->setEnabled(!result.storeError.isEmpty() && (!result.curves.isEmpty() || !result.sweep.isEmpty()));
+    for (const QString& w : result.warnings)
+        appendLog(tr("Warning: %1").arg(w));
+    if (!result.storeError.isEmpty() && result.error.isEmpty())
+        showProblems(tr("The database failed: the experiment was stopped"),
+                     tr("%1\n\nThe results on the charts are not all in the database. Keep them with File → Save "
+                        "results to another database…")
+                         .arg(result.storeError));
+    else if (!result.error.isEmpty())
+        showProblems(tr("The experiment could not run"), result.error);
 }
 
 } // namespace tb::gui

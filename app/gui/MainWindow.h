@@ -81,6 +81,12 @@ public:
     /// Refused while an experiment runs. On failure the current store stays open.
     bool openDatabase(const QString& path, QString* error);
     RunStore* store() const { return m_store.get(); }
+    /// File → Save results to another database: writes the last experiment's results (kept in
+    /// memory when the open database failed during it) into @p path as a new experiment (see
+    /// tb::saveResult). Enabled after an experiment the database could not record completely.
+    /// False with a message naming the file and the cause when it cannot.
+    bool saveResultsTo(const QString& path, QString* error);
+    QAction* saveResultsAction() const { return m_saveResultsAction; }
 
     /// Run: validates the panels' experiment and starts it. False with the problems in @p error.
     bool runExperiment(QString* error);
@@ -134,6 +140,7 @@ private:
     void openExperimentDialog();
     bool saveExperimentDialog(bool saveAs);
     void openDatabaseDialog();
+    void saveResultsDialog();
     void exportChartDialog();
     void exportRunsDialog();
     void showPlugins();
@@ -148,6 +155,7 @@ private:
 
     const PluginRegistry& m_registry;
     std::unique_ptr<RunStore> m_store;
+    QAction* m_saveResultsAction = nullptr;
     ExperimentController* m_controller = nullptr;
 
     DatasetPanel* m_dataset = nullptr;

@@ -1,12 +1,14 @@
 #include "CsvLoader.h"
 
 #include "DataError.h"
+#include "DataFile.h"
+#include "MemoryBudget.h"
 #include "TextParsing.h"
 
-#include <QFile>
 #include <QFileInfo>
 #include <QHash>
 
+#include <algorithm>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -16,15 +18,32 @@ namespace {
 
 using detail::NumberStatus;
 
-/// RFC 4180 record reader over an in-memory file. Tracks 1-based physical lines.
+/// RFC 4180 record reader over an in-memory file. Tracks 1-based physical lines. A delimiter
+/// of ' ' separates fields by runs of spaces and tabs (leading and trailing ones ignored).
 class CsvReader {
 public:
     CsvReader(const QByteArray& data, const QString& path, char delimiter)
-        : m_p(data.constData()), m_end(data.constData() + data.size()), m_path(path), m_delim(delimiter)
+        : m_p(data.constData()), m_end(data.constData() + data.size()), m_path(path), m_delim(delimiter),
+          m_blanks(delimiter == ' ')
     {
         // UTF-8 byte-order mark, as written by some spreadsheet programs.
         if (m_end - m_p >= 3 && quint8(m_p[0]) == 0xef && quint8(m_p[1]) == 0xbb && quint8(m_p[2]) == 0xbf)
             m_p += 3;
+    }
+
+    /// Skips @p n physical lines; returns how many there were (fewer at the end of the file).
+    int skipLines(int n)
+    {
+        int skipped = 0;
+        while (skipped < n && m_p < m_end) {
+            while (m_p < m_end && *m_p != '\n')
+                ++m_p;
+            if (m_p < m_end)
+                ++m_p;
+            ++m_line;
+            ++skipped;
+        }
+        return skipped;
     }
 
     /// Reads the next non-blank record into @p fields; false at the end of the file.
@@ -35,6 +54,25 @@ public:
                 return false;
             startLine = m_line;
             fields.clear();
+            if (m_blanks) {
+                skipBlanks();
+                if (atLineEnd()) {
+                    endLine();
+                    continue; // blank line
+                }
+                for (;;) {
+                    std::string field;
+                    bool quoted = false;
+                    readField(field, quoted, startLine);
+                    fields.push_back(std::move(field));
+                    skipBlanks();
+                    if (atLineEnd()) {
+                        endLine();
+                        break;
+                    }
+                }
+                return true;
+            }
             bool anyQuoted = false;
             for (;;) {
                 std::string field;
@@ -55,7 +93,17 @@ public:
         }
     }
 
+    qint64 line() const { return m_line; }
+
 private:
+    bool isDelim(char c) const { return m_blanks ? (c == ' ' || c == '\t') : c == m_delim; }
+    bool atLineEnd() const { return m_p == m_end || *m_p == '\n' || *m_p == '\r'; }
+    void skipBlanks()
+    {
+        while (m_p < m_end && (*m_p == ' ' || *m_p == '\t'))
+            ++m_p;
+    }
+
     void endLine()
     {
         if (m_p < m_end && *m_p == '\r')
@@ -68,7 +116,7 @@ private:
     void readField(std::string& out, bool& quoted, qint64 startLine)
     {
         const char* start = m_p;
-        while (m_p < m_end && (*m_p == ' ' || *m_p == '\t'))
+        while (m_p < m_end && (*m_p == ' ' || *m_p == '\t') && !isDelim(*m_p))
             ++m_p;
         if (m_p < m_end && *m_p == '"') {
             quoted = true;
@@ -76,10 +124,11 @@ private:
             ++m_p;
             for (;;) {
                 if (m_p == m_end)
-                    throw DataError::atLine(m_path, quoteLine, {}, {},
-                                            QStringLiteral("quoted field never closes (missing '\"'); the record "
-                                                           "starts on line %1")
-                                                .arg(startLine));
+                    throw DataError::atLine(
+                        m_path, quoteLine, {}, {},
+                        QStringLiteral("quoted field never closes (missing '\"'); the record "
+                                       "starts on line %1")
+                            .arg(startLine));
                 const char c = *m_p++;
                 if (c == '"') {
                     if (m_p < m_end && *m_p == '"') {
@@ -93,22 +142,24 @@ private:
                     ++m_line;
                 out.push_back(c);
             }
-            while (m_p < m_end && (*m_p == ' ' || *m_p == '\t'))
-                ++m_p;
-            if (m_p < m_end && *m_p != m_delim && *m_p != '\n' && *m_p != '\r') {
-                const char* bad = m_p;
-                while (m_p < m_end && *m_p != m_delim && *m_p != '\n' && *m_p != '\r')
+            if (!m_blanks)
+                while (m_p < m_end && (*m_p == ' ' || *m_p == '\t') && !isDelim(*m_p))
                     ++m_p;
-                throw DataError::atLine(m_path, m_line, {}, QString::fromUtf8(bad, qsizetype(m_p - bad)),
-                                        QStringLiteral("unexpected text %1 after the closing quote of %2 "
-                                                       "(quotes inside a quoted field are written \"\")")
-                                            .arg(detail::quoted(std::string_view(bad, std::size_t(m_p - bad))),
-                                                 detail::quoted(out)));
+            if (m_p < m_end && !isDelim(*m_p) && *m_p != '\n' && *m_p != '\r') {
+                const char* bad = m_p;
+                while (m_p < m_end && !isDelim(*m_p) && *m_p != '\n' && *m_p != '\r')
+                    ++m_p;
+                throw DataError::atLine(
+                    m_path, m_line, {}, QString::fromUtf8(bad, qsizetype(m_p - bad)),
+                    QStringLiteral("unexpected text %1 after the closing quote of %2 "
+                                   "(quotes inside a quoted field are written \"\")")
+                        .arg(detail::quoted(std::string_view(bad, std::size_t(m_p - bad))),
+                             detail::quoted(out)));
             }
             return;
         }
         m_p = start;
-        while (m_p < m_end && *m_p != m_delim && *m_p != '\n' && *m_p != '\r')
+        while (m_p < m_end && !isDelim(*m_p) && *m_p != '\n' && *m_p != '\r')
             ++m_p;
         out.assign(detail::trimmed(std::string_view(start, std::size_t(m_p - start))));
     }
@@ -117,6 +168,7 @@ private:
     const char* m_end;
     QString m_path;
     char m_delim;
+    bool m_blanks;
     qint64 m_line = 1;
 };
 
@@ -125,160 +177,403 @@ QString sv(const std::string& s)
     return QString::fromUtf8(s.data(), qsizetype(s.size()));
 }
 
-} // namespace
-
-Dataset CsvLoader::load(const QString& path, const Options& options)
+/// Appends to a vector whose growth an input decides, checking the memory of each reallocation.
+template <typename T> void pushChecked(std::vector<T>& v, T value, const QString& path)
 {
-    QFile file(path);
-    if (!file.open(QIODevice::ReadOnly))
-        throw DataError::inFile(path, QStringLiteral("cannot open: %1").arg(file.errorString()));
-    const QByteArray data = file.readAll();
-    file.close();
+    if (v.size() == v.capacity()) {
+        const std::size_t next = std::max<std::size_t>(1024, v.capacity() * 2);
+        MemoryBudget::require(MemoryBudget::bytesOf(next, 1, sizeof(T)),
+                              QStringLiteral("reading the values (%1 so far)").arg(v.size()), path);
+        v.reserve(next);
+    }
+    v.push_back(std::move(value));
+}
 
-    CsvReader reader(data, path, options.delimiter);
+enum class Role {
+    Split,    ///< the targets are columns of this file; the other columns are features
+    Features, ///< every column is a feature (the targets are in another file)
+    Targets   ///< a target file: the chosen columns (all when none are chosen) are targets
+};
+
+/// One parsed file: its column names and the values of its feature and target columns.
+struct Table {
+    QString path;
+    QStringList names; ///< every column: the header's names, or "0", "1", …
+    bool header = false;
+    qint64 headerLine = 0;
+    std::vector<int> featureCols;
+    std::vector<int> targetCols;
+    std::vector<double> xs;          ///< row-major rows × featureCols
+    std::vector<double> ys;          ///< row-major rows × targetCols (regression)
+    std::vector<std::string> labels; ///< classification: raw label of each row
+    std::vector<qint64> lines;       ///< classification: line of each row
+    std::size_t rows = 0;
+
+    /// A hint when the header looks like scikit-learn's count row ("150,4,setosa,…").
+    QString countRowHint() const
+    {
+        if (!header || names.isEmpty())
+            return {};
+        double v = 0;
+        const QByteArray first = names.first().toUtf8();
+        if (detail::parseNumber(std::string_view(first.constData(), std::size_t(first.size())), v) !=
+            NumberStatus::Ok)
+            return {};
+        return QStringLiteral(" (line %1, read as the header, starts with the number %2: a count row as "
+                              "scikit-learn's raw files have? \"skip_rows\": 1 skips it)")
+            .arg(headerLine)
+            .arg(names.first());
+    }
+};
+
+QString describeColumns(const QStringList& names)
+{
+    QStringList shown;
+    for (const QString& n : names.mid(0, 40))
+        shown << detail::printable(n);
+    if (names.size() > 40)
+        shown << QStringLiteral("… (%1 in all)").arg(names.size());
+    return shown.join(QStringLiteral(", "));
+}
+
+int resolveColumn(const Table& t, const CsvLoader::Column& c, qint64 line)
+{
+    const int width = int(t.names.size());
+    if (c.byIndex) {
+        const int i = c.index < 0 ? width + c.index : c.index;
+        if (i < 0 || i >= width)
+            throw DataError::atLine(
+                t.path, line, QString::number(c.index), QString::number(c.index),
+                QStringLiteral("target column %1 is outside the file's %2 columns (0 to %3, or "
+                               "-1 for the last)%4")
+                    .arg(c.index)
+                    .arg(width)
+                    .arg(width - 1)
+                    .arg(t.countRowHint()));
+        return i;
+    }
+    const int i = int(t.names.indexOf(c.name));
+    if (i < 0) {
+        QString hint = t.countRowHint();
+        if (!t.header)
+            hint +=
+                QStringLiteral(" (the file is read without a header, so its columns are named 0 to %1; give "
+                               "the target as a number)")
+                    .arg(width - 1);
+        throw DataError::atLine(t.path, line, c.name, c.name,
+                                QStringLiteral("target column '%1' not found; columns are: %2%3")
+                                    .arg(detail::printable(c.name), describeColumns(t.names), hint));
+    }
+    return i;
+}
+
+Table readTable(const QByteArray& data, const QString& path, const CsvLoader::Options& o, Role role)
+{
+    if (o.skipRows < 0)
+        throw DataError::inFile(path, QStringLiteral("skip_rows %1 is negative").arg(o.skipRows));
+    Table t;
+    t.path = path;
+    t.header = o.header;
+    CsvReader reader(data, path, o.delimiter);
+    const int skipped = reader.skipLines(o.skipRows);
     std::vector<std::string> fields;
     qint64 line = 0;
-    if (!reader.next(fields, line))
-        throw DataError::inFile(path, QStringLiteral("empty file: no header row"));
-
-    // Header.
-    QStringList header;
-    QHash<QString, int> columnOf;
-    for (std::size_t c = 0; c < fields.size(); ++c) {
-        const QString name = sv(fields[c]);
-        if (name.isEmpty())
-            throw DataError::atLine(path, line, {}, {},
-                                    QStringLiteral("header: column %1 has an empty name").arg(c + 1));
-        if (columnOf.contains(name))
-            throw DataError::atLine(path, line, name, name,
-                                    QStringLiteral("header: column name '%1' appears twice (columns %2 and %3)")
-                                        .arg(name)
-                                        .arg(columnOf.value(name) + 1)
-                                        .arg(c + 1));
-        columnOf.insert(name, int(c));
-        header << name;
+    if (!reader.next(fields, line)) {
+        if (o.skipRows > 0)
+            throw DataError::inFile(path,
+                                    QStringLiteral("nothing left after skipping %1 line(s) (skip_rows %2)")
+                                        .arg(skipped)
+                                        .arg(o.skipRows));
+        throw DataError::inFile(path, o.header ? QStringLiteral("empty file: no header row")
+                                               : QStringLiteral("empty file: no data rows"));
     }
-    const bool classification = options.task == tb::Task::Classification;
-    if (options.targets.isEmpty())
-        throw DataError::inFile(path, QStringLiteral("no target column given; columns are: %1").arg(header.join(", ")));
-    if (classification && options.targets.size() != 1)
-        throw DataError::inFile(path, QStringLiteral("classification needs exactly one target column, got %1 (%2)")
-                                          .arg(options.targets.size())
-                                          .arg(options.targets.join(", ")));
-    std::vector<int> targetCols;
-    std::vector<bool> isTarget(fields.size(), false);
-    for (const QString& t : options.targets) {
-        const auto it = columnOf.constFind(t);
-        if (it == columnOf.constEnd())
-            throw DataError::atLine(path, line, t, t,
-                                    QStringLiteral("target column '%1' not found; columns are: %2")
-                                        .arg(t, header.join(", ")));
-        if (isTarget[std::size_t(*it)])
-            throw DataError::atLine(path, line, t, t, QStringLiteral("target column '%1' given twice").arg(t));
-        isTarget[std::size_t(*it)] = true;
-        targetCols.push_back(*it);
-    }
-    std::vector<int> featureCols;
-    QStringList featureNames;
-    for (std::size_t c = 0; c < fields.size(); ++c)
-        if (!isTarget[c]) {
-            featureCols.push_back(int(c));
-            featureNames << header[qsizetype(c)];
-        }
-    if (featureCols.empty())
-        throw DataError::inFile(path, QStringLiteral("no feature columns: every column is a target"));
-
     const std::size_t width = fields.size();
-    const std::size_t d = featureCols.size();
-    const std::size_t k = targetCols.size();
-    std::vector<double> xs;  // row-major n×d
-    std::vector<double> ys;  // row-major n×k (regression)
-    std::vector<int> labels; // classification: index into the given names or into `seen`
-    std::unordered_map<std::string, int> seen;
-    QHash<QString, int> given;
-    for (int i = 0; i < options.classNames.size(); ++i)
-        given.insert(options.classNames[i], i);
+    bool pending = false; // fields hold the first data row (no header)
+    if (o.header) {
+        t.headerLine = line;
+        // A "header" of numbers is data (or a count row): say so before complaining about its names.
+        bool allNumbers = true;
+        for (const std::string& f : fields) {
+            double v = 0;
+            allNumbers = allNumbers && detail::parseNumber(detail::trimmed(f), v) == NumberStatus::Ok;
+        }
+        if (allNumbers) {
+            QStringList shown;
+            for (std::size_t c = 0; c < std::min<std::size_t>(width, 6); ++c)
+                shown << detail::printable(fields[c]);
+            throw DataError::atLine(
+                path, line, {}, {},
+                QStringLiteral("the header row holds only numbers (%1): it looks like data. If the "
+                               "file has no header, set \"header\": false (columns are then named "
+                               "0, 1, 2, …); if it starts with a count row, set \"skip_rows\"")
+                    .arg(shown.join(QStringLiteral(", "))));
+        }
+        QHash<QString, int> columnOf;
+        for (std::size_t c = 0; c < width; ++c) {
+            const std::string& f = fields[c];
+            if (const qsizetype bad = detail::utf8ErrorOffset(f); bad >= 0)
+                throw DataError::atLine(
+                    path, line, {}, detail::printable(f),
+                    QStringLiteral("header: the name of column %1, %2, is not valid UTF-8 (byte %3); "
+                                   "save the file as UTF-8")
+                        .arg(c + 1)
+                        .arg(detail::quoted(f))
+                        .arg(bad + 1));
+            const QString name = sv(f);
+            if (name.isEmpty())
+                throw DataError::atLine(path, line, {}, {},
+                                        QStringLiteral("header: column %1 has an empty name").arg(c + 1));
+            if (columnOf.contains(name))
+                throw DataError::atLine(
+                    path, line, name, name,
+                    QStringLiteral("header: column name '%1' appears twice (columns %2 and %3)")
+                        .arg(detail::printable(name))
+                        .arg(columnOf.value(name) + 1)
+                        .arg(c + 1));
+            columnOf.insert(name, int(c));
+            t.names << name;
+        }
+    } else {
+        for (std::size_t c = 0; c < width; ++c)
+            t.names << QString::number(c);
+        pending = true;
+    }
+
+    std::vector<bool> isTarget(width, false);
+    const bool classification = o.task == tb::Task::Classification;
+    if (role == Role::Targets && o.targets.isEmpty()) {
+        for (std::size_t c = 0; c < width; ++c)
+            t.targetCols.push_back(int(c));
+    } else if (role != Role::Features) {
+        if (o.targets.isEmpty())
+            throw DataError::inFile(
+                path,
+                QStringLiteral("no target column given; columns are: %1").arg(describeColumns(t.names)));
+        for (const CsvLoader::Column& c : o.targets) {
+            const int i = resolveColumn(t, c, t.header ? t.headerLine : line);
+            if (isTarget[std::size_t(i)])
+                throw DataError::atLine(path, line, c.describe(), c.describe(),
+                                        QStringLiteral("target column %1 given twice").arg(c.describe()));
+            isTarget[std::size_t(i)] = true;
+            t.targetCols.push_back(i);
+        }
+    }
+    for (std::size_t c = 0; c < width; ++c)
+        if (!isTarget[c] && role != Role::Targets)
+            t.featureCols.push_back(int(c));
+    for (int c : t.targetCols)
+        isTarget[std::size_t(c)] = true;
+    if (role == Role::Split && t.featureCols.empty())
+        throw DataError::inFile(path, QStringLiteral("no feature columns: every column is a target"));
+    if (classification && role != Role::Features && t.targetCols.size() != 1)
+        throw DataError::inFile(path,
+                                QStringLiteral("classification needs exactly one target column, got %1 (%2)")
+                                    .arg(t.targetCols.size())
+                                    .arg(describeColumns([&] {
+                                        QStringList n;
+                                        for (int c : t.targetCols)
+                                            n << t.names[c];
+                                        return n;
+                                    }())));
 
     auto numberAt = [&](std::size_t col) {
         double v = 0;
         const std::string& f = fields[col];
         const NumberStatus st = detail::parseNumber(f, v);
         if (st != NumberStatus::Ok)
-            throw DataError::atLine(path, line, header[qsizetype(col)], sv(f),
-                                    QStringLiteral("column '%1': %2")
-                                        .arg(header[qsizetype(col)], detail::numberProblem(st, f)));
+            throw DataError::atLine(
+                path, line, t.names[qsizetype(col)], detail::printable(f),
+                QStringLiteral("column '%1': %2")
+                    .arg(detail::printable(t.names[qsizetype(col)]), detail::numberProblem(st, f)));
         return v;
     };
 
-    while (reader.next(fields, line)) {
-        if (fields.size() != width)
-            throw DataError::atLine(path, line, {}, QString::number(fields.size()),
-                                    QStringLiteral("expected %1 fields (as in the header), got %2")
-                                        .arg(width)
-                                        .arg(fields.size()));
-        for (int c : featureCols)
-            xs.push_back(numberAt(std::size_t(c)));
-        if (!classification) {
-            for (int c : targetCols)
-                ys.push_back(numberAt(std::size_t(c)));
-            continue;
+    bool first = true;
+    while (pending || reader.next(fields, line)) {
+        pending = false;
+        if (fields.size() != width) {
+            QString hint = first ? t.countRowHint() : QString();
+            throw DataError::atLine(
+                path, line, {}, QString::number(fields.size()),
+                QStringLiteral("expected %1 fields (as in %2), got %3%4")
+                    .arg(width)
+                    .arg(o.header ? QStringLiteral("the header") : QStringLiteral("the first row"))
+                    .arg(fields.size())
+                    .arg(hint));
         }
-        const std::size_t tc = std::size_t(targetCols[0]);
-        const std::string& label = fields[tc];
-        if (detail::isMissing(label))
-            throw DataError::atLine(path, line, header[qsizetype(tc)], sv(label),
-                                    QStringLiteral("column '%1': missing label %2")
-                                        .arg(header[qsizetype(tc)], detail::quoted(label)));
-        if (!given.isEmpty()) {
-            const auto it = given.constFind(sv(label));
-            if (it == given.constEnd())
-                throw DataError::atLine(path, line, header[qsizetype(tc)], sv(label),
-                                        QStringLiteral("column '%1': label %2 is not one of the training "
-                                                       "classes (%3)")
-                                            .arg(header[qsizetype(tc)], detail::quoted(label),
-                                                 options.classNames.join(", ")));
-            labels.push_back(*it);
+        first = false;
+        for (int c : t.featureCols)
+            pushChecked(t.xs, numberAt(std::size_t(c)), path);
+        if (!classification || role == Role::Features) {
+            for (int c : t.targetCols)
+                pushChecked(t.ys, numberAt(std::size_t(c)), path);
         } else {
-            const auto [it, inserted] = seen.try_emplace(label, int(seen.size()));
-            labels.push_back(it->second);
+            const std::size_t tc = std::size_t(t.targetCols[0]);
+            const std::string& label = fields[tc];
+            const QString column = detail::printable(t.names[qsizetype(tc)]);
+            if (detail::isMissing(label))
+                throw DataError::atLine(
+                    path, line, t.names[qsizetype(tc)], sv(label),
+                    QStringLiteral("column '%1': missing label %2").arg(column, detail::quoted(label)));
+            if (const qsizetype bad = detail::utf8ErrorOffset(label); bad >= 0)
+                throw DataError::atLine(
+                    path, line, t.names[qsizetype(tc)], detail::printable(label),
+                    QStringLiteral("column '%1': label %2 is not valid UTF-8 text (byte %3); labels "
+                                   "that differ only in such bytes would be one class. Save the "
+                                   "file as UTF-8")
+                        .arg(column, detail::quoted(label))
+                        .arg(bad + 1));
+            pushChecked(t.labels, label, path);
+            pushChecked(t.lines, line, path);
         }
+        ++t.rows;
     }
-    const std::size_t n = d ? xs.size() / d : 0;
-    if (n == 0)
-        throw DataError::inFile(path, QStringLiteral("no data rows after the header"));
+    if (t.rows == 0)
+        throw DataError::inFile(path, o.header ? QStringLiteral("no data rows after the header")
+                                               : QStringLiteral("no data rows"));
+    return t;
+}
 
+using RowMajor = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+
+Dataset assemble(const Table& features, const Table& targets, const CsvLoader::Options& o)
+{
+    const bool classification = o.task == tb::Task::Classification;
+    const std::size_t n = features.rows;
+    if (targets.rows != n)
+        throw DataError::inFile(targets.path,
+                                QStringLiteral("%1 rows of targets for the %2 rows of %3: the target file "
+                                               "must hold one row per data row")
+                                    .arg(targets.rows)
+                                    .arg(n)
+                                    .arg(features.path));
+    const std::size_t d = features.featureCols.size();
     Dataset out;
-    out.featureNames = featureNames;
-    out.task = options.task;
-    using RowMajor = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
-    out.x = Eigen::Map<const RowMajor>(xs.data(), Eigen::Index(n), Eigen::Index(d));
+    out.task = o.task;
+    for (int c : features.featureCols)
+        out.featureNames << features.names[c];
+    MemoryBudget::require(MemoryBudget::bytesOf(n, d),
+                          QStringLiteral("a %1×%2 matrix of inputs").arg(n).arg(d), features.path);
+    out.x = Eigen::Map<const RowMajor>(features.xs.data(), Eigen::Index(n), Eigen::Index(d));
+    QStringList targetNames;
+    for (int c : targets.targetCols)
+        targetNames << targets.names[c];
     if (classification) {
+        QHash<QString, int> given;
+        for (int i = 0; i < o.classNames.size(); ++i)
+            given.insert(o.classNames[i], i);
+        std::vector<int> labels(n);
+        const QString column = targets.names.value(targets.targetCols.front());
         if (!given.isEmpty()) {
-            out.classNames = options.classNames;
+            for (std::size_t i = 0; i < n; ++i) {
+                const QString name = sv(targets.labels[i]);
+                const auto it = given.constFind(name);
+                if (it == given.constEnd())
+                    throw DataError::atLine(targets.path, targets.lines[i], column, name,
+                                            QStringLiteral("column '%1': label %2 is not one of the training "
+                                                           "classes (%3)")
+                                                .arg(detail::printable(column), detail::quoted(name),
+                                                     detail::printable(o.classNames.join(", "))));
+                labels[i] = *it;
+            }
+            out.classNames = o.classNames;
         } else {
             // Classes in sorted order, so that the class index does not depend on row order.
+            std::unordered_map<std::string, int> seen;
+            std::vector<int> firstSeen;
+            for (std::size_t i = 0; i < n; ++i) {
+                const auto [it, inserted] = seen.try_emplace(targets.labels[i], int(seen.size()));
+                labels[i] = it->second;
+            }
             QStringList names;
-            std::vector<QString> firstSeen(seen.size());
+            std::vector<QString> byIndex(seen.size());
             for (const auto& [text, idx] : seen) {
-                firstSeen[std::size_t(idx)] = sv(text);
+                byIndex[std::size_t(idx)] = sv(text);
                 names << sv(text);
             }
             out.classNames = detail::sortedLabelNames(names);
             std::vector<int> remap(seen.size());
-            for (std::size_t i = 0; i < firstSeen.size(); ++i)
-                remap[i] = int(out.classNames.indexOf(firstSeen[i]));
+            for (std::size_t i = 0; i < byIndex.size(); ++i)
+                remap[i] = int(out.classNames.indexOf(byIndex[i]));
             for (int& l : labels)
                 l = remap[std::size_t(l)];
         }
+        MemoryBudget::require(
+            MemoryBudget::bytesOf(n, std::size_t(out.classNames.size())),
+            QStringLiteral("one-hot targets of %1 rows × %2 classes").arg(n).arg(out.classNames.size()),
+            targets.path);
         out.labels = std::move(labels);
         out.setOneHotFromLabels();
     } else {
-        out.y = Eigen::Map<const RowMajor>(ys.data(), Eigen::Index(n), Eigen::Index(k));
+        out.y = Eigen::Map<const RowMajor>(targets.ys.data(), Eigen::Index(n),
+                                           Eigen::Index(targets.targetCols.size()));
     }
-    out.description = QStringLiteral("%1 %2×%3 → %4").arg(QFileInfo(path).fileName()).arg(n).arg(d).arg(options.targets.join(", "));
+    out.description = QStringLiteral("%1 %2×%3 → %4")
+                          .arg(QFileInfo(features.path).fileName())
+                          .arg(n)
+                          .arg(d)
+                          .arg(detail::printable(targetNames.join(", ")));
+    if (&features != &targets)
+        out.description += QStringLiteral(" (from %1)").arg(QFileInfo(targets.path).fileName());
     if (classification)
         out.description += QStringLiteral(" (%1 classes)").arg(out.classNames.size());
     return out;
+}
+
+} // namespace
+
+QString CsvLoader::Column::describe() const
+{
+    return byIndex ? QStringLiteral("column %1").arg(index)
+                   : QStringLiteral("'%1'").arg(detail::printable(name));
+}
+
+Dataset CsvLoader::parse(const QByteArray& bytes, const QString& name, const Options& options)
+{
+    const Table t = readTable(bytes, name, options, Role::Split);
+    return assemble(t, t, options);
+}
+
+Dataset CsvLoader::load(const QString& path, const Options& options)
+{
+    if (options.targetFile.isEmpty())
+        return parse(DataFile::readAll(path), path, options);
+    Table features;
+    {
+        const QByteArray bytes = DataFile::readAll(path);
+        features = readTable(bytes, path, options, Role::Features);
+    }
+    const QByteArray bytes = DataFile::readAll(options.targetFile);
+    const Table targets = readTable(bytes, options.targetFile, options, Role::Targets);
+    return assemble(features, targets, options);
+}
+
+QList<QStringList> CsvLoader::previewRows(const QString& path, const Options& options, int maxRows,
+                                          qint64 maxBytes)
+{
+    QByteArray bytes = DataFile::readAll(path, maxBytes);
+    if (bytes.size() == maxBytes) {
+        // Drop the partial last line, so that the preview does not show a cut-off record.
+        const qsizetype nl = bytes.lastIndexOf('\n');
+        if (nl > 0)
+            bytes.truncate(nl + 1);
+    }
+    QList<QStringList> rows;
+    CsvReader reader(bytes, path, options.delimiter);
+    reader.skipLines(std::max(0, options.skipRows));
+    std::vector<std::string> fields;
+    qint64 line = 0;
+    try {
+        while (rows.size() < maxRows && reader.next(fields, line)) {
+            QStringList row;
+            for (const std::string& f : fields)
+                row << detail::printable(f);
+            rows << row;
+        }
+    } catch (const DataError&) {
+        // A malformed record ends the preview; loading the file reports it with its line.
+    }
+    return rows;
 }
 
 } // namespace tb::data

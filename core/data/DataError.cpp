@@ -41,7 +41,17 @@ std::string DataError::compose(const QString& file, qint64 line, qint64 byteOffs
     if (!s.isEmpty())
         s += QStringLiteral(": ");
     s += message;
-    return s.toStdString();
+    // A NUL would end what() as a C string and cut the message short: show it, and other
+    // control characters but tabs and line breaks, escaped.
+    QString clean;
+    clean.reserve(s.size());
+    for (QChar c : std::as_const(s)) {
+        if ((c.unicode() < 0x20 && c != u'\t' && c != u'\n') || c.unicode() == 0x7f)
+            clean += QStringLiteral("\\x%1").arg(c.unicode(), 2, 16, QLatin1Char('0'));
+        else
+            clean += c;
+    }
+    return clean.toStdString();
 }
 
 } // namespace tb::data

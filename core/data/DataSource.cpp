@@ -2,6 +2,8 @@
 
 #include "CsvLoader.h"
 #include "DataError.h"
+#include "DataSourceSchema.h"
+#include "MemoryBudget.h"
 #include "Generators.h"
 #include "IdxLoader.h"
 #include "LibsvmLoader.h"
@@ -15,88 +17,13 @@
 #include <QJsonDocument>
 #include <QLocale>
 
+#include <algorithm>
 #include <cmath>
 #include <stdexcept>
 #include <vector>
 
 namespace tb::data {
 namespace {
-
-constexpr double maxExactInteger = 9007199254740992.0; // 2^53: larger JSON numbers lose digits
-
-enum class Kind { Function, Task, PositiveInt, NonNegReal, Fraction, Bool, Seed, Path, Target };
-
-struct Rule {
-    const char* key;
-    Kind kind;
-    bool required;
-};
-
-struct SourceRules {
-    const char* source;
-    std::vector<Rule> rules;
-};
-
-const std::vector<SourceRules>& allRules()
-{
-    static const std::vector<SourceRules> rules = [] {
-        const std::vector<Rule> teaching{{"samples", Kind::PositiveInt, false},
-                                         {"noise", Kind::NonNegReal, false},
-                                         {"test_fraction", Kind::Fraction, false}};
-        return std::vector<SourceRules>{
-            {"bpls-toy", {{"function", Kind::Function, true}, {"sigma", Kind::NonNegReal, false}}},
-            {"moons", teaching},
-            {"circles", teaching},
-            {"spirals", teaching},
-            {"xor", teaching},
-            {"friedman1",
-             {{"samples", Kind::PositiveInt, false},
-              {"features", Kind::PositiveInt, false},
-              {"noise", Kind::NonNegReal, false},
-              {"test_fraction", Kind::Fraction, false}}},
-            {"fashion-mnist",
-             {{"dir", Kind::Path, false}, {"train_limit", Kind::PositiveInt, false},
-              {"test_limit", Kind::PositiveInt, false}}},
-            {"idx",
-             {{"train_images", Kind::Path, true},
-              {"train_labels", Kind::Path, true},
-              {"test_images", Kind::Path, true},
-              {"test_labels", Kind::Path, true},
-              {"train_limit", Kind::PositiveInt, false},
-              {"test_limit", Kind::PositiveInt, false},
-              {"classes", Kind::PositiveInt, false}}},
-            {"csv",
-             {{"file", Kind::Path, true},
-              {"target", Kind::Target, true},
-              {"task", Kind::Task, true},
-              {"test_file", Kind::Path, false},
-              {"test_fraction", Kind::Fraction, false}}},
-            {"libsvm",
-             {{"file", Kind::Path, true},
-              {"task", Kind::Task, true},
-              {"test_file", Kind::Path, false},
-              {"test_fraction", Kind::Fraction, false},
-              {"features", Kind::PositiveInt, false}}},
-        };
-    }();
-    return rules;
-}
-
-const std::vector<Rule> commonRules{{"standardise", Kind::Bool, false}, {"seed", Kind::Seed, false}};
-
-const SourceRules* rulesFor(const QString& source)
-{
-    for (const auto& r : allRules())
-        if (source == QLatin1String(r.source))
-            return &r;
-    return nullptr;
-}
-
-bool isGeneratorWithNoise(const QString& s)
-{
-    return s == u"bpls-toy" || s == u"moons" || s == u"circles" || s == u"spirals" || s == u"xor" ||
-           s == u"friedman1";
-}
 
 /// A JSON value as it would be written in the file, shortened, for messages.
 QString shown(const QJsonValue& v)
@@ -112,8 +39,8 @@ QString shown(const QJsonValue& v)
         return detail::quoted(v.toString());
     case QJsonValue::Array:
     case QJsonValue::Object: {
-        QString s = QString::fromUtf8(v.isArray() ? QJsonDocument(v.toArray()).toJson(QJsonDocument::Compact)
-                                                  : QJsonDocument(v.toObject()).toJson(QJsonDocument::Compact));
+        QString s = detail::printable(QString::fromUtf8(v.isArray() ? QJsonDocument(v.toArray()).toJson(QJsonDocument::Compact)
+                                                                    : QJsonDocument(v.toObject()).toJson(QJsonDocument::Compact)));
         if (s.size() > 60)
             s = s.left(59) + QChar(0x2026);
         return s;
@@ -129,21 +56,13 @@ struct SpecProblem {
     QString key;   // without the "dataset." prefix
     QString value; // as shown
     QString message;
-    QString text() const { return QStringLiteral("dataset.%1: %2").arg(key, message); }
+    QString text() const { return QStringLiteral("dataset.%1: %2").arg(detail::printable(key), message); }
     DataError error() const { return DataError::inSpec(QStringLiteral("dataset.") + key, value, text()); }
 };
 
 [[noreturn]] void problem(const QString& key, const QJsonValue& v, const QString& message)
 {
     throw SpecProblem{key, shown(v), message};
-}
-
-bool integral(const QJsonValue& v, double lo)
-{
-    if (!v.isDouble())
-        return false;
-    const double d = v.toDouble();
-    return std::isfinite(d) && d == std::floor(d) && d >= lo && d <= maxExactInteger;
 }
 
 QString quotedList(const QStringList& items)
@@ -154,139 +73,106 @@ QString quotedList(const QStringList& items)
     return q.join(QStringLiteral(", "));
 }
 
-void checkValue(const Rule& r, const QJsonValue& v)
+/// Levenshtein distance, for "did you mean" on a mistyped key.
+int editDistance(const QString& a, const QString& b)
 {
-    const QString key = QString::fromLatin1(r.key);
-    const QString got = QStringLiteral(", got %1").arg(shown(v));
-    switch (r.kind) {
-    case Kind::Function:
-        if (v.toString() != u"linear" && v.toString() != u"nonlinear")
-            problem(key, v, QStringLiteral("expected \"linear\" or \"nonlinear\"") + got);
-        break;
-    case Kind::Task:
-        if (v.toString() != u"classification" && v.toString() != u"regression")
-            problem(key, v, QStringLiteral("expected \"classification\" or \"regression\"") + got);
-        break;
-    case Kind::PositiveInt:
-        if (!integral(v, 1))
-            problem(key, v, QStringLiteral("expected a positive integer") + got);
-        break;
-    case Kind::NonNegReal:
-        if (!v.isDouble() || !(v.toDouble() >= 0) || !std::isfinite(v.toDouble()))
-            problem(key, v, QStringLiteral("expected a number ≥ 0") + got);
-        break;
-    case Kind::Fraction:
-        if (!v.isDouble() || !(v.toDouble() > 0 && v.toDouble() < 1))
-            problem(key, v, QStringLiteral("expected a number between 0 and 1 (exclusive)") + got);
-        break;
-    case Kind::Bool:
-        if (!v.isBool())
-            problem(key, v, QStringLiteral("expected true or false") + got);
-        break;
-    case Kind::Seed: {
-        bool ok = integral(v, 0);
-        if (v.isString()) {
-            const QString s = v.toString();
-            ok = !s.isEmpty() && s.size() <= 20;
-            for (QChar c : s)
-                ok = ok && c.isDigit() && c.unicode() < 128;
-            if (ok)
-                s.toULongLong(&ok);
+    std::vector<int> row(std::size_t(b.size()) + 1);
+    for (std::size_t j = 0; j < row.size(); ++j)
+        row[j] = int(j);
+    for (qsizetype i = 1; i <= a.size(); ++i) {
+        int diagonal = row[0];
+        row[0] = int(i);
+        for (qsizetype j = 1; j <= b.size(); ++j) {
+            const int up = row[std::size_t(j)];
+            row[std::size_t(j)] = std::min({up + 1, row[std::size_t(j) - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
+            diagonal = up;
         }
-        if (!ok)
-            problem(key, v, QStringLiteral("expected a non-negative integer (or a string of decimal digits)") + got);
-        break;
     }
-    case Kind::Path:
-        if (!v.isString() || v.toString().trimmed().isEmpty())
-            problem(key, v, QStringLiteral("expected a file path (a non-empty string)") + got);
-        break;
-    case Kind::Target: {
-        bool ok = v.isString() && !v.toString().isEmpty();
-        if (v.isArray()) {
-            const QJsonArray a = v.toArray();
-            QStringList seen;
-            ok = !a.isEmpty();
-            for (const auto& e : a) {
-                ok = ok && e.isString() && !e.toString().isEmpty() && !seen.contains(e.toString());
-                seen << e.toString();
-            }
-        }
-        if (!ok)
-            problem(key, v, QStringLiteral("expected a column name or a list of distinct column names") + got);
-        break;
-    }
-    }
+    return row.back();
+}
+
+bool isGeneratorWithNoise(const QString& source)
+{
+    const DataSourceInfo* info = DataSourceSchema::source(source);
+    return info && !info->noiseKey.isEmpty();
+}
+
+bool isClassificationSpec(const DataSourceInfo& info, const QJsonObject& spec)
+{
+    if (!info.task.isEmpty())
+        return info.task == u"classification";
+    return spec.value(QStringLiteral("task")).toString() == u"classification";
 }
 
 /// Throws SpecProblem for the first problem of @p spec.
 void check(const QJsonObject& spec)
 {
     const QJsonValue src = spec.value(QStringLiteral("source"));
-    QStringList names;
-    for (const auto& r : allRules())
-        names << QString::fromLatin1(r.source);
+    const QStringList names = DataSourceSchema::ids();
     if (src.isUndefined())
         problem(QStringLiteral("source"), src, QStringLiteral("missing; expected one of %1").arg(quotedList(names)));
-    const SourceRules* rules = src.isString() ? rulesFor(src.toString()) : nullptr;
-    if (!rules)
+    const DataSourceInfo* info = src.isString() ? DataSourceSchema::source(src.toString()) : nullptr;
+    if (!info)
         problem(QStringLiteral("source"), src,
                 QStringLiteral("expected one of %1, got %2").arg(quotedList(names), shown(src)));
 
-    std::vector<Rule> all = rules->rules;
-    all.insert(all.end(), commonRules.begin(), commonRules.end());
     for (auto it = spec.begin(); it != spec.end(); ++it) {
         if (it.key() == u"source")
             continue;
-        const Rule* rule = nullptr;
-        for (const auto& r : all)
-            if (it.key() == QLatin1String(r.key))
-                rule = &r;
-        if (!rule) {
+        const DataParam* p = info->param(it.key());
+        if (!p) {
             QStringList known{QStringLiteral("source")};
-            for (const auto& r : all)
-                known << QString::fromLatin1(r.key);
+            QString closest;
+            int best = 3; // suggest only near misses (one or two edits)
+            for (const DataParam& q : info->params) {
+                known << q.key;
+                if (const int d = editDistance(it.key(), q.key); d < best) {
+                    best = d;
+                    closest = q.key;
+                }
+            }
             problem(it.key(), it.value(),
-                    QStringLiteral("unknown key for source \"%1\" (known: %2)").arg(src.toString(), known.join(", ")));
+                    QStringLiteral("unknown key for source \"%1\"%2 (known: %3)")
+                        .arg(info->id,
+                             closest.isEmpty() ? QString() : QStringLiteral("; did you mean \"%1\"?").arg(closest),
+                             known.join(QStringLiteral(", "))));
         }
-        checkValue(*rule, it.value());
+        if (const QString message = p->check(it.value()); !message.isEmpty())
+            problem(it.key(), it.value(), message);
     }
-    for (const auto& r : all)
-        if (r.required && !spec.contains(QLatin1String(r.key)))
-            problem(QString::fromLatin1(r.key), QJsonValue(QJsonValue::Undefined),
-                    QStringLiteral("missing (required for source \"%1\")").arg(src.toString()));
-
-    const QString s = src.toString();
-    const bool teaching = s == u"moons" || s == u"circles" || s == u"spirals" || s == u"xor";
-    if ((teaching || s == u"friedman1") && spec.contains(QStringLiteral("samples")) &&
-        spec.value(QStringLiteral("samples")).toDouble() < 2)
-        problem(QStringLiteral("samples"), spec.value(QStringLiteral("samples")),
-                QStringLiteral("expected at least 2 (one training and one test row), got %1")
-                    .arg(shown(spec.value(QStringLiteral("samples")))));
-    if (s == u"friedman1" && spec.contains(QStringLiteral("features")) &&
-        spec.value(QStringLiteral("features")).toDouble() < 5)
-        problem(QStringLiteral("features"), spec.value(QStringLiteral("features")),
-                QStringLiteral("Friedman #1 needs at least 5 features, got %1")
-                    .arg(shown(spec.value(QStringLiteral("features")))));
-    if (s == u"idx" && spec.contains(QStringLiteral("classes")) && spec.value(QStringLiteral("classes")).toDouble() > 256)
-        problem(QStringLiteral("classes"), spec.value(QStringLiteral("classes")),
-                QStringLiteral("expected 1..256 (labels are bytes), got %1")
-                    .arg(shown(spec.value(QStringLiteral("classes")))));
-    if (s == u"csv" || s == u"libsvm") {
-        const bool file = spec.contains(QStringLiteral("test_file"));
-        const bool fraction = spec.contains(QStringLiteral("test_fraction"));
-        if (file && fraction)
+    auto has = [&](const char* key) { return spec.contains(QLatin1String(key)); };
+    if (info->param(QStringLiteral("test_file")) && info->param(QStringLiteral("test_fraction"))) {
+        if (has("test_file") && has("test_fraction"))
             problem(QStringLiteral("test_fraction"), spec.value(QStringLiteral("test_fraction")),
                     QStringLiteral("give either test_file or test_fraction, not both"));
-        if (!file && !fraction)
+        if (!has("test_file") && !has("test_fraction"))
             problem(QStringLiteral("test_file"), QJsonValue(QJsonValue::Undefined),
                     QStringLiteral("missing; give test_file (a separate test set) or test_fraction (a random split)"));
     }
-    if (s == u"csv" && spec.value(QStringLiteral("task")).toString() == u"classification" &&
-        spec.value(QStringLiteral("target")).isArray() && spec.value(QStringLiteral("target")).toArray().size() != 1)
-        problem(QStringLiteral("target"), spec.value(QStringLiteral("target")),
-                QStringLiteral("classification takes exactly one target column, got %1")
-                    .arg(spec.value(QStringLiteral("target")).toArray().size()));
+    for (const DataParam& p : info->params) {
+        if (p.required && !spec.contains(p.key))
+            problem(p.key, QJsonValue(QJsonValue::Undefined),
+                    QStringLiteral("missing (required for source \"%1\")").arg(info->id));
+        if (!p.requiredUnless.isEmpty() && !spec.contains(p.key) && !spec.contains(p.requiredUnless))
+            problem(p.key, QJsonValue(QJsonValue::Undefined),
+                    QStringLiteral("missing; give %1 or %2").arg(p.key, p.requiredUnless));
+    }
+    const bool classification = isClassificationSpec(*info, spec);
+    if (classification && spec.value(QStringLiteral("standardise_targets")).toBool())
+        problem(QStringLiteral("standardise_targets"), spec.value(QStringLiteral("standardise_targets")),
+                QStringLiteral("only a regression has targets to standardise; this data set is a classification"));
+    if (info->id == u"csv") {
+        const QJsonValue target = spec.value(QStringLiteral("target"));
+        if (classification && target.isArray() && target.toArray().size() != 1)
+            problem(QStringLiteral("target"), target,
+                    QStringLiteral("classification takes exactly one target column, got %1").arg(target.toArray().size()));
+        if (has("test_target_file") && !(has("target_file") && has("test_file")))
+            problem(QStringLiteral("test_target_file"), spec.value(QStringLiteral("test_target_file")),
+                    QStringLiteral("only used with target_file and test_file (the test set's own targets)"));
+        if (has("target_file") && has("test_file") && !has("test_target_file"))
+            problem(QStringLiteral("test_target_file"), QJsonValue(QJsonValue::Undefined),
+                    QStringLiteral("missing: with target_file, the test_file needs its targets in test_target_file"));
+    }
 }
 
 std::uint64_t seedValue(const QJsonValue& v)
@@ -330,15 +216,28 @@ double number(const QJsonObject& spec, const char* key, double fallback)
     return spec.value(QLatin1String(key)).toDouble(fallback);
 }
 
-QStringList targetsOf(const QJsonObject& spec)
+QList<CsvLoader::Column> targetsOf(const QJsonObject& spec)
 {
+    auto column = [](const QJsonValue& v) {
+        return v.isString() ? CsvLoader::Column(v.toString()) : CsvLoader::Column(int(v.toDouble()));
+    };
     const QJsonValue t = spec.value(QStringLiteral("target"));
-    if (t.isString())
-        return {t.toString()};
-    QStringList out;
+    if (t.isUndefined())
+        return {};
+    if (!t.isArray())
+        return {column(t)};
+    QList<CsvLoader::Column> out;
     for (const auto& e : t.toArray())
-        out << e.toString();
+        out << column(e);
     return out;
+}
+
+QString targetsText(const QJsonObject& spec)
+{
+    QStringList out;
+    for (const CsvLoader::Column& c : targetsOf(spec))
+        out << (c.byIndex ? QStringLiteral("column %1").arg(c.index) : detail::printable(c.name));
+    return out.join(QStringLiteral(", "));
 }
 
 tb::Task taskOf(const QJsonObject& spec)
@@ -363,6 +262,16 @@ auto withLimitKey(const QString& key, const QJsonObject& spec, Fn fn)
 
 DatasetPair generate(const QJsonObject& spec, const QString& s, std::optional<double> sigma, std::uint64_t seed)
 {
+    if (s != u"bpls-toy") {
+        // The set, then its train and test copies: twice rows × (inputs + outputs) doubles.
+        const double samples = number(spec, "samples", s == u"friedman1" ? 1000 : 400);
+        const double columns = s == u"friedman1" ? number(spec, "features", 10) + 1 : 2 + 2;
+        MemoryBudget::require(MemoryBudget::bytesOf(std::uint64_t(samples), std::uint64_t(columns) * 2),
+                              QStringLiteral("generating %1 samples × %2 columns (and their train/test split)")
+                                  .arg(samples, 0, 'f', 0)
+                                  .arg(columns, 0, 'f', 0),
+                              {}, QStringLiteral("dataset.samples"));
+    }
     try {
         if (s == u"bpls-toy") {
             const auto f = spec.value(QStringLiteral("function")).toString() == u"linear"
@@ -492,13 +401,21 @@ DatasetPair loadFiles(const QJsonObject& spec, const QString& s, const QString& 
         CsvLoader::Options o;
         o.targets = targetsOf(spec);
         o.task = taskOf(spec);
+        const QString delimiter = spec.value(QStringLiteral("delimiter")).toString(QStringLiteral(","));
+        o.delimiter = delimiter == u"whitespace" ? ' ' : delimiter.at(0).toLatin1();
+        o.header = spec.value(QStringLiteral("header")).toBool(true);
+        o.skipRows = int(number(spec, "skip_rows", 0));
+        if (spec.contains(QStringLiteral("target_file")))
+            o.targetFile = path("target_file");
         train = CsvLoader::load(trainName, o);
         if (spec.contains(QStringLiteral("test_file"))) {
             testName = path("test_file");
             o.classNames = train.classNames;
+            if (spec.contains(QStringLiteral("test_target_file")))
+                o.targetFile = path("test_target_file");
             Dataset test = CsvLoader::load(testName, o);
             alignColumns(train, test, trainName, testName);
-            return {std::move(train), std::move(test)};
+            return {std::move(train), std::move(test), {}};
         }
     } else {
         LibsvmLoader::Options o;
@@ -511,7 +428,7 @@ DatasetPair loadFiles(const QJsonObject& spec, const QString& s, const QString& 
             const bool widthFromTrain = o.features == 0;
             o.features = train.inputs();
             try {
-                return {std::move(train), LibsvmLoader::load(testName, o)};
+                return {std::move(train), LibsvmLoader::load(testName, o), {}};
             } catch (const DataError& e) {
                 if (!widthFromTrain || e.key() != u"index")
                     throw;
@@ -539,10 +456,7 @@ QString percent(double f)
 
 QStringList DataSource::sources()
 {
-    QStringList out;
-    for (const auto& r : allRules())
-        out << QString::fromLatin1(r.source);
-    return out;
+    return DataSourceSchema::ids();
 }
 
 QString DataSource::validate(const QJsonObject& spec)
@@ -559,17 +473,36 @@ std::optional<tb::Task> DataSource::task(const QJsonObject& spec)
 {
     if (!validate(spec).isEmpty())
         return std::nullopt;
-    const QString s = spec.value(QStringLiteral("source")).toString();
-    if (s == u"bpls-toy" || s == u"friedman1")
-        return tb::Task::Regression;
-    if (s == u"csv" || s == u"libsvm")
-        return taskOf(spec);
-    return tb::Task::Classification;
+    const DataSourceInfo* info = DataSourceSchema::source(spec.value(QStringLiteral("source")).toString());
+    return isClassificationSpec(*info, spec) ? tb::Task::Classification : tb::Task::Regression;
 }
 
 bool DataSource::hasNoiseLevel(const QJsonObject& spec)
 {
     return isGeneratorWithNoise(spec.value(QStringLiteral("source")).toString());
+}
+
+QStringList DataSource::warnings(const DatasetPair& pair)
+{
+    QStringList out;
+    const Dataset& train = pair.train;
+    if (!train.isClassification() || train.rows() == 0)
+        return out;
+    const auto counts = train.classCounts();
+    const auto present = std::count_if(counts.begin(), counts.end(), [](Eigen::Index c) { return c > 0; });
+    if (present == 1) {
+        const auto it = std::find_if(counts.begin(), counts.end(), [](Eigen::Index c) { return c > 0; });
+        out << QStringLiteral("the training set (%1) has only one class, \"%2\": any classifier reaches 100 % by "
+                              "predicting it. Is the target column right?")
+                   .arg(train.description, detail::printable(train.classNames.value(qsizetype(it - counts.begin()))));
+    } else if (train.rows() >= 20 && double(present) > 0.5 * double(train.rows())) {
+        out << QStringLiteral("the training set (%1) has %2 classes for %3 rows: is the target a number to predict "
+                              "(\"task\": \"regression\")?")
+                   .arg(train.description)
+                   .arg(present)
+                   .arg(train.rows());
+    }
+    return out;
 }
 
 QString DataSource::describe(const QJsonObject& spec)
@@ -606,8 +539,12 @@ QString DataSource::describe(const QJsonObject& spec)
     else if (s == u"idx")
         text = QStringLiteral("IDX %1 / %2").arg(fileName("train_images"), fileName("test_images")) + limits();
     else if (s == u"csv")
-        text = QStringLiteral("CSV %1 → %2 (%3)").arg(fileName("file"), targetsOf(spec).join(", "),
-                                                      spec.value(QStringLiteral("task")).toString()) +
+        text = QStringLiteral("CSV %1 → %2 (%3)")
+                   .arg(fileName("file"),
+                        spec.contains(QStringLiteral("target_file"))
+                            ? fileName("target_file") + (spec.contains(QStringLiteral("target")) ? QStringLiteral(" ") + targetsText(spec) : QString())
+                            : targetsText(spec),
+                        spec.value(QStringLiteral("task")).toString()) +
                testPart();
     else if (s == u"libsvm")
         text = QStringLiteral("LIBSVM %1 (%2)").arg(fileName("file"), spec.value(QStringLiteral("task")).toString()) +
@@ -617,13 +554,16 @@ QString DataSource::describe(const QJsonObject& spec)
                    .arg(s, num("samples", 400), num("noise", 0.1), percent(number(spec, "test_fraction", 0.3)));
     if (spec.value(QStringLiteral("standardise")).toBool())
         text += QStringLiteral(", standardised");
+    if (spec.value(QStringLiteral("standardise_targets")).toBool())
+        text += QStringLiteral(", targets standardised");
     return text;
 }
 
 QJsonObject DataSource::withAbsolutePaths(const QJsonObject& spec, const QString& baseDir)
 {
     QJsonObject out = spec;
-    for (const char* key : {"dir", "train_images", "train_labels", "test_images", "test_labels", "file", "test_file"}) {
+    for (const char* key : {"dir", "train_images", "train_labels", "test_images", "test_labels", "file", "test_file",
+                            "target_file", "test_target_file"}) {
         const QJsonValue v = spec.value(QLatin1String(key));
         if (v.isString() && !v.toString().isEmpty())
             out.insert(QLatin1String(key), resolve(baseDir, v.toString()));
@@ -689,6 +629,20 @@ DatasetPair DataSource::load(const QJsonObject& spec, const QString& baseDir, co
         p.train.description += QStringLiteral(", standardised");
         p.test.description += QStringLiteral(", standardised on train");
     }
+    if (spec.value(QStringLiteral("standardise_targets")).toBool() && !p.train.isClassification()) {
+        // Fitted on the training targets only; Dataset keeps mean and scale so that predictions
+        // are compared in the targets' own units (Dataset::targetsInOriginalUnits()).
+        Standardiser st;
+        st.fit(p.train.y);
+        st.applyInPlace(p.train.y);
+        st.applyInPlace(p.test.y);
+        for (Dataset* d : {&p.train, &p.test}) {
+            d->targetMean = st.mean();
+            d->targetScale = st.scale();
+            d->description += QStringLiteral(", targets standardised");
+        }
+    }
+    p.warnings = warnings(p);
     return p;
 }
 

@@ -23,24 +23,15 @@ struct DataOverrides {
 
 /// Builds a DatasetPair from the "dataset" JSON object of an experiment file.
 ///
-/// Keys (all others are errors, usually typos):
-///  - {"source":"bpls-toy", "function":"linear"|"nonlinear" (required), "sigma": ≥ 0 (default 0)}
-///  - {"source":"moons"|"circles"|"spirals"|"xor", "samples": ≥ 2 (default 400),
-///     "noise": ≥ 0 (default 0.1), "test_fraction": (0, 1) (default 0.3)}
-///  - {"source":"friedman1", "samples": ≥ 2 (default 1000), "features": ≥ 5 (default 10),
-///     "noise": ≥ 0 (default 1.0), "test_fraction": (0, 1) (default 0.3)}
-///  - {"source":"fashion-mnist", "dir": folder (default IdxLoader::fashionMnistDir()),
-///     "train_limit": N, "test_limit": N (optional seeded random subsets)}
-///  - {"source":"idx", "train_images", "train_labels", "test_images", "test_labels" (required
-///     paths), "train_limit", "test_limit", "classes": 1..256 (default 10)}
-///  - {"source":"csv", "file" (required), "target": "col" or ["c1", …] (required),
-///     "task": "classification"|"regression" (required), and exactly one of "test_file" or
-///     "test_fraction"}
-///  - {"source":"libsvm", "file", "task", "test_file" | "test_fraction", "features": d (optional)}
-///  - every source: "standardise": bool (default false; fitted on train, applied to both),
-///    "seed": non-negative integer or decimal string (generation, split and subset seed;
-///    default DataOverrides::seed, else 1).
-/// Relative paths resolve against the experiment file's folder. All functions are reentrant.
+/// The sources and their keys are declared once in DataSourceSchema (with defaults, ranges and
+/// help texts; docs/experiments.md lists them): bpls-toy, moons, circles, spirals, xor,
+/// friedman1, fashion-mnist, idx, csv and libsvm. Any other key is an error (usually a typo;
+/// the message suggests the nearest key). Rules between keys: csv and libsvm take exactly one
+/// of "test_file" or "test_fraction"; a csv "target" is required unless "target_file" holds
+/// the targets, and then a "test_file" needs its "test_target_file"; classification takes one
+/// target column; "standardise_targets" is for regression only. Relative paths resolve against
+/// the experiment file's folder. Memory for generated sets is checked before it is allocated
+/// (MemoryBudget). All functions are reentrant.
 class DataSource {
 public:
     /// Loads or generates the pair. After loading it checks that train and test have the same
@@ -62,6 +53,11 @@ public:
 
     /// True if the source has a noise level that DataOverrides::sigma may sweep.
     static bool hasNoiseLevel(const QJsonObject& spec);
+
+    /// What is suspicious about a loaded pair though not an error (load() puts it into
+    /// DatasetPair::warnings): a training set with one class (any classifier scores 100 %), or a
+    /// "classification" with more classes than half its rows (a regression target?).
+    static QStringList warnings(const DatasetPair& pair);
 
     /// @p spec with every file or folder key ("dir", "train_images", "train_labels",
     /// "test_images", "test_labels", "file", "test_file") resolved against @p baseDir (the

@@ -20,6 +20,8 @@ Dataset Dataset::selectRows(const std::vector<Eigen::Index>& rowIndices) const
     out.classNames = classNames;
     out.featureNames = featureNames;
     out.description = description;
+    out.targetMean = targetMean;
+    out.targetScale = targetScale;
     const auto m = Eigen::Index(rowIndices.size());
     out.x.resize(m, x.cols());
     out.y.resize(m, y.cols());
@@ -59,6 +61,13 @@ std::vector<Eigen::Index> Dataset::classCounts() const
         if (l >= 0 && std::size_t(l) < counts.size())
             ++counts[std::size_t(l)];
     return counts;
+}
+
+Eigen::MatrixXd Dataset::targetsInOriginalUnits(const Eigen::MatrixXd& values) const
+{
+    if (targetScale.size() == 0 || targetScale.size() != values.cols())
+        return values;
+    return (values.array().rowwise() * targetScale.array()).rowwise() + targetMean.array();
 }
 
 } // namespace tb::data

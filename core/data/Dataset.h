@@ -26,6 +26,10 @@ struct Dataset {
     QStringList featureNames;      ///< d names, or empty when the source has none (IDX)
     QString description;           ///< short human text, e.g. "fashion-mnist train 60000×784"
     std::vector<int> labels;       ///< Classification: class index of each row; else empty
+    /// Regression with standardised targets ("standardise_targets"): y = (original − targetMean)
+    /// / targetScale per column, fitted on the training set. Empty (size 0) otherwise.
+    Eigen::RowVectorXd targetMean;
+    Eigen::RowVectorXd targetScale;
 
     Eigen::Index rows() const { return x.rows(); }
     Eigen::Index inputs() const { return x.cols(); }
@@ -45,12 +49,18 @@ struct Dataset {
 
     /// Number of rows of each class (size k); empty for regression.
     std::vector<Eigen::Index> classCounts() const;
+
+    /// @p values (n×k, in the units of y, e.g. a trainer's predictions) in the targets' original
+    /// units: values·targetScale + targetMean per column when the targets were standardised, else
+    /// @p values unchanged. Metrics such as RMSE compare these with targetsInOriginalUnits(y).
+    Eigen::MatrixXd targetsInOriginalUnits(const Eigen::MatrixXd& values) const;
 };
 
 /// A training set and the test set it is evaluated on. Both have the same d and k.
 struct DatasetPair {
     Dataset train;
     Dataset test;
+    QStringList warnings; ///< DataSource::warnings(): suspicious but not wrong; show them
 };
 
 } // namespace tb::data

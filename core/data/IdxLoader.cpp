@@ -1,11 +1,14 @@
 #include "IdxLoader.h"
 
 #include "DataError.h"
+#include "DataFile.h"
+#include "MemoryBudget.h"
 
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
 #include <QtEndian>
+#include <unistd.h>
 #include <zlib.h>
 
 #include <algorithm>
@@ -47,29 +50,30 @@ class ByteStream {
 public:
     explicit ByteStream(const QString& path) : m_path(path)
     {
-        QFile f(path);
-        if (!f.open(QIODevice::ReadOnly))
-            throw DataError::inFile(path, QStringLiteral("cannot open: %1").arg(f.errorString()));
+        // A regular file only (a FIFO would block here for ever), opened once: gzip reads a
+        // duplicate of the same descriptor, so nothing can swap the file in between.
+        DataFile::open(m_file, path);
         char head[2] = {0, 0};
-        const qint64 got = f.read(head, 2);
+        const qint64 got = m_file.read(head, 2);
         m_gz = got == 2 && quint8(head[0]) == 0x1f && quint8(head[1]) == 0x8b;
-        m_fileSize = f.size();
-        if (m_gz && m_fileSize >= 18 && f.seek(m_fileSize - 4)) {
+        m_fileSize = m_file.size();
+        if (m_gz && m_fileSize >= 18 && m_file.seek(m_fileSize - 4)) {
             uchar isize[4];
-            if (f.read(reinterpret_cast<char*>(isize), 4) == 4)
+            if (m_file.read(reinterpret_cast<char*>(isize), 4) == 4)
                 m_gzTrailerSize = qFromLittleEndian<quint32>(isize);
         }
-        f.close();
         if (m_gz) {
-            m_gzf = gzopen(QFile::encodeName(path).constData(), "rb");
-            if (!m_gzf)
+            const int fd = ::dup(m_file.handle());
+            if (fd < 0 || ::lseek(fd, 0, SEEK_SET) != 0 || !(m_gzf = gzdopen(fd, "rb"))) {
+                if (fd >= 0)
+                    ::close(fd);
                 throw DataError::inFile(path, QStringLiteral("cannot open gzip stream"));
+            }
+            m_file.close();
             // A large buffer makes inflate run in big steps (the default 8 KiB is slow).
             gzbuffer(m_gzf, 1 << 20);
-        } else {
-            m_file.setFileName(path);
-            if (!m_file.open(QIODevice::ReadOnly))
-                throw DataError::inFile(path, QStringLiteral("cannot open: %1").arg(m_file.errorString()));
+        } else if (!m_file.seek(0)) {
+            throw DataError::inFile(path, QStringLiteral("cannot read: %1").arg(m_file.errorString()));
         }
     }
     ~ByteStream()
@@ -234,6 +238,10 @@ RawIdx readRaw(const QString& path, std::uint32_t expectedMagic, const QString& 
         throw in.truncated(raw.dataOffset, expected, left, what);
     if (beforeBody)
         beforeBody(raw.dims, in.sizeMatches(raw.dataOffset + expected));
+    // A gzip header may announce more than its stream holds: such a body grows as it is read
+    // (below) and is checked step by step; a plain file's size already confirmed the header.
+    if (!in.isGzip())
+        MemoryBudget::require(std::uint64_t(expected), QStringLiteral("%1 bytes of %2").arg(expected).arg(what), path);
     try {
         if (in.isGzip()) {
             // Grow as data arrives so that a lying header cannot make us allocate first.
@@ -242,6 +250,12 @@ RawIdx readRaw(const QString& path, std::uint32_t expectedMagic, const QString& 
             qint64 have = 0;
             while (have < expected) {
                 const qint64 step = std::min(chunk, expected - have);
+                if (std::uint64_t(have + step) > raw.bytes.capacity())
+                    MemoryBudget::require(std::uint64_t(have + step), QStringLiteral("%1 bytes of %2 (%3 read so far)")
+                                                                          .arg(expected)
+                                                                          .arg(what)
+                                                                          .arg(have),
+                                          path);
                 raw.bytes.resize(std::size_t(have + step));
                 const qint64 got = in.read(reinterpret_cast<char*>(raw.bytes.data()) + have, step);
                 have += got;
@@ -348,6 +362,12 @@ Eigen::MatrixXd IdxLoader::readImages(const QString& path, int* imageRows, int* 
         Prefault prefault;
         const RawIdx raw = readRaw(path, imagesMagic, QStringLiteral("pixel data"),
                                    [&](const std::vector<std::uint32_t>& dims, bool trusted) {
+                                       MemoryBudget::require(MemoryBudget::bytesOf(dims[0], std::uint64_t(dims[1]) * dims[2]),
+                                                             QStringLiteral("%1 images of %2×%3 pixels as doubles")
+                                                                 .arg(dims[0])
+                                                                 .arg(dims[1])
+                                                                 .arg(dims[2]),
+                                                             path);
                                        // Only a header confirmed by the file size may allocate.
                                        if (trusted)
                                            prefault.start(x, dims[0], Eigen::Index(dims[1]) * dims[2]);
@@ -414,6 +434,9 @@ Dataset IdxLoader::load(const QString& imagesPath, const QString& labelsPath, co
                 } else {
                     rows = allRows(count);
                 }
+                MemoryBudget::require(MemoryBudget::bytesOf(rows.size(), std::uint64_t(pixels)),
+                                      QStringLiteral("%1 images of %2 pixels as doubles").arg(rows.size()).arg(pixels),
+                                      imagesPath);
                 if (trusted)
                     prefault.start(d.x, Eigen::Index(rows.size()), pixels);
             });

@@ -1,6 +1,8 @@
 #include "LibsvmLoader.h"
 
 #include "DataError.h"
+#include "DataFile.h"
+#include "MemoryBudget.h"
 #include "TextParsing.h"
 
 #include <QFile>
@@ -8,6 +10,7 @@
 #include <QHash>
 #include <QLocale>
 
+#include <algorithm>
 #include <charconv>
 #include <string_view>
 #include <vector>
@@ -40,11 +43,11 @@ QString LibsvmLoader::labelName(double label)
 
 Dataset LibsvmLoader::load(const QString& path, const Options& options)
 {
-    QFile file(path);
-    if (!file.open(QIODevice::ReadOnly))
-        throw DataError::inFile(path, QStringLiteral("cannot open: %1").arg(file.errorString()));
-    const QByteArray data = file.readAll();
-    file.close();
+    return parse(DataFile::readAll(path), path, options);
+}
+
+Dataset LibsvmLoader::parse(const QByteArray& data, const QString& path, const Options& options)
+{
     const bool classification = options.task == tb::Task::Classification;
     if (options.features < 0 || options.features > maxFeatures)
         throw DataError::inFile(path, QStringLiteral("feature count %1 outside 0..%2").arg(options.features).arg(maxFeatures));
@@ -140,6 +143,9 @@ Dataset LibsvmLoader::load(const QString& path, const Options& options)
                 throw DataError::atLine(path, lineNo, QStringLiteral("value"), text(tok),
                                         QStringLiteral("bad value in token %1: %2")
                                             .arg(detail::quoted(tok), detail::numberProblem(st, valText)));
+            if (entries.size() == entries.capacity())
+                MemoryBudget::require(MemoryBudget::bytesOf(std::max<std::size_t>(1024, entries.capacity() * 2), sizeof(Entry), 1),
+                                      QStringLiteral("reading the index:value pairs (%1 so far)").arg(entries.size()), path);
             entries.push_back({Eigen::Index(idx), v});
             previous = idx;
             maxIndex = std::max(maxIndex, Eigen::Index(idx));
@@ -155,6 +161,14 @@ Dataset LibsvmLoader::load(const QString& path, const Options& options)
 
     Dataset out;
     out.task = options.task;
+    // A 520-byte file of "0 67108864:1" lines asks for 40 × 2^26 doubles: check before allocating.
+    MemoryBudget::require(MemoryBudget::bytesOf(std::uint64_t(n), std::uint64_t(d)),
+                          QStringLiteral("a dense %1×%2 matrix of doubles (%3)")
+                              .arg(n)
+                              .arg(d)
+                              .arg(options.features > 0 ? QStringLiteral("dataset.features")
+                                                        : QStringLiteral("the largest index sets the width")),
+                          path);
     try {
         out.x = Eigen::MatrixXd::Zero(n, d);
     } catch (const std::bad_alloc&) {

@@ -31,8 +31,12 @@ public:
         QStringList classNames;
     };
 
-    /// Loads @p path. Throws DataError on any problem.
+    /// Loads @p path (plain or gzip; a regular file). Throws DataError on any problem, also
+    /// when the dense matrix would not fit in the memory available (MemoryBudget).
     static Dataset load(const QString& path, const Options& options);
+
+    /// Parses the bytes of one file named @p name in messages (for tests and fuzzing).
+    static Dataset parse(const QByteArray& bytes, const QString& name, const Options& options);
 
     /// Canonical class name of a numeric label: the shortest text that reads back as the
     /// same double ("+1" → "1", "1.0" → "1", "-1" → "-1").

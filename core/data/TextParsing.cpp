@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cstdint>
 #include <cmath>
 #include <system_error>
 
@@ -37,9 +38,76 @@ bool isMissing(std::string_view text)
     return text.empty() || eqi(text, "NA") || eqi(text, "N/A");
 }
 
+qsizetype utf8ErrorOffset(std::string_view s)
+{
+    const auto* p = reinterpret_cast<const unsigned char*>(s.data());
+    const std::size_t n = s.size();
+    for (std::size_t i = 0; i < n;) {
+        const unsigned c = p[i];
+        if (c < 0x80) {
+            ++i;
+            continue;
+        }
+        std::size_t len = 0;
+        std::uint32_t cp = 0;
+        if (c >= 0xc2 && c <= 0xdf) {
+            len = 2;
+            cp = c & 0x1f;
+        } else if (c >= 0xe0 && c <= 0xef) {
+            len = 3;
+            cp = c & 0x0f;
+        } else if (c >= 0xf0 && c <= 0xf4) {
+            len = 4;
+            cp = c & 0x07;
+        } else {
+            return qsizetype(i);
+        }
+        if (i + len > n)
+            return qsizetype(i);
+        for (std::size_t k = 1; k < len; ++k) {
+            if ((p[i + k] & 0xc0) != 0x80)
+                return qsizetype(i);
+            cp = (cp << 6) | (p[i + k] & 0x3f);
+        }
+        if ((len == 3 && (cp < 0x800 || (cp >= 0xd800 && cp <= 0xdfff))) || (len == 4 && (cp < 0x10000 || cp > 0x10ffff)))
+            return qsizetype(i);
+        i += len;
+    }
+    return -1;
+}
+
+QString printable(const QString& text)
+{
+    QString out;
+    out.reserve(text.size());
+    for (QChar c : text) {
+        if (c.unicode() < 0x20 || c.unicode() == 0x7f)
+            out += QStringLiteral("\\x%1").arg(c.unicode(), 2, 16, QLatin1Char('0'));
+        else
+            out += c;
+    }
+    return out;
+}
+
+QString printable(std::string_view text)
+{
+    QString out;
+    while (!text.empty()) {
+        const qsizetype bad = utf8ErrorOffset(text);
+        const std::string_view good = text.substr(0, bad < 0 ? text.size() : std::size_t(bad));
+        out += printable(QString::fromUtf8(good.data(), qsizetype(good.size())));
+        if (bad < 0)
+            break;
+        out += QStringLiteral("\\x%1").arg(unsigned(static_cast<unsigned char>(text[std::size_t(bad)])), 2, 16,
+                                            QLatin1Char('0'));
+        text.remove_prefix(std::size_t(bad) + 1);
+    }
+    return out;
+}
+
 QString quoted(const QString& text)
 {
-    QString t = text;
+    QString t = printable(text);
     if (t.size() > 60)
         t = t.left(59) + QChar(0x2026);
     return QLatin1Char('"') + t + QLatin1Char('"');
@@ -47,7 +115,10 @@ QString quoted(const QString& text)
 
 QString quoted(std::string_view text)
 {
-    return quoted(QString::fromUtf8(text.data(), qsizetype(text.size())));
+    QString t = printable(text);
+    if (t.size() > 60)
+        t = t.left(59) + QChar(0x2026);
+    return QLatin1Char('"') + t + QLatin1Char('"');
 }
 
 QString numberProblem(NumberStatus status, std::string_view text)

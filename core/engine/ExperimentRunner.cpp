@@ -29,11 +29,33 @@ ExperimentRunner::ExperimentRunner(const PluginRegistry& registry, RunStore* sto
 {
 }
 
+QString ExperimentRunner::storeFailure() const
+{
+    std::lock_guard lock(m_failureMutex);
+    return m_storeFailure;
+}
+
 ExperimentResult ExperimentRunner::run(const ExperimentSpec& spec, ExperimentObserver* observer)
 {
     m_stop.reset();
     QElapsedTimer wall;
     wall.start();
+    // The first store failure of this experiment stops it: what cannot be recorded must not go on
+    // training as if it were. The writer thread calls this directly; requestStop() is an atomic.
+    {
+        std::lock_guard lock(m_failureMutex);
+        m_storeFailure.clear();
+    }
+    QMetaObject::Connection watching;
+    if (m_store)
+        watching = QObject::connect(m_store, &RunStore::writeFailed, [this](const QString& message) {
+            {
+                std::lock_guard lock(m_failureMutex);
+                if (m_storeFailure.isEmpty())
+                    m_storeFailure = message;
+            }
+            m_stop.requestStop();
+        });
     qint64 experimentId = -1;
     if (m_store) {
         ExperimentRecord rec;
@@ -46,15 +68,33 @@ ExperimentResult ExperimentRunner::run(const ExperimentSpec& spec, ExperimentObs
         rec.appVersion = QStringLiteral(TB_APP_VERSION);
         rec.gitHash = QStringLiteral(TB_GIT_HASH);
         experimentId = m_store->createExperiment(rec);
+        if (experimentId < 0) {
+            QObject::disconnect(watching);
+            ExperimentResult r;
+            r.kind = spec.kind;
+            r.storeError = storeFailure();
+            if (r.storeError.isEmpty())
+                r.storeError = m_store->lastError();
+            r.error = QStringLiteral("cannot record the experiment in %1, so it was not started: %2")
+                          .arg(m_store->path(), r.storeError);
+            return r;
+        }
     }
     ExperimentResult r = spec.kind == ExperimentSpec::Kind::NoiseSweep ? runNoiseSweep(spec, experimentId, observer)
                                                                        : runLearningCurve(spec, experimentId, observer);
-    r.experimentId = experimentId;
     r.kind = spec.kind;
-    r.cancelled = m_stop.stopRequested();
-    r.wallSeconds = wall.elapsed() / 1000.0;
+    if (m_store && !r.error.isEmpty()) {
+        // The data did not load and no run started: an empty experiment row would only confuse.
+        m_store->deleteExperiment(experimentId);
+        experimentId = -1;
+    }
+    r.experimentId = experimentId;
     if (m_store)
-        m_store->flush();
+        m_store->flush(-1); // every write of this experiment is committed or reported (bounded by the busy timeout)
+    QObject::disconnect(watching);
+    r.storeError = storeFailure();
+    r.cancelled = m_stop.stopRequested() && r.storeError.isEmpty();
+    r.wallSeconds = wall.elapsed() / 1000.0;
     return r;
 }
 
@@ -67,10 +107,15 @@ ExperimentResult ExperimentRunner::runLearningCurve(const ExperimentSpec& spec, 
     try {
         data = std::make_shared<const data::DatasetPair>(
             data::DataSource::load(spec.dataset, spec.baseDir, data::DataOverrides{std::nullopt, spec.seed}));
+    } catch (const std::bad_alloc&) {
+        result.error = QStringLiteral("out of memory while loading the data set (%1)")
+                           .arg(data::DataSource::describe(spec.dataset));
+        return result;
     } catch (const std::exception& e) {
         result.error = QString::fromUtf8(e.what());
         return result;
     }
+    result.warnings = data->warnings;
     const QString description = data::DataSource::describe(spec.dataset);
     const int total = int(spec.algorithms.size()) * spec.repeats;
     if (obs)
@@ -100,9 +145,20 @@ ExperimentResult ExperimentRunner::runLearningCurve(const ExperimentSpec& spec, 
             job.threads = threads;
             RunResult rr;
             arena.execute([&] { rr = Runner(m_registry, m_store).execute(job, m_stop, obs); });
+            if (rr.status == RunStatus::Cancelled) {
+                // Stopped by a store failure, not by the user: the run failed, for that reason (in
+                // memory, and in its row if the store takes writes again).
+                if (const QString failure = storeFailure(); !failure.isEmpty()) {
+                    rr.status = RunStatus::Failed;
+                    rr.error = QStringLiteral("stopped because the run store failed: %1").arg(failure);
+                    if (m_store && rr.runId >= 0)
+                        m_store->finishRun(rr.runId, rr.status, rr.error, rr.info);
+                }
+            }
             curves.repeats << rr.points;
             curves.statuses << rr.status;
             curves.infos << rr.info;
+            curves.errors << rr.error;
             if (rr.status == RunStatus::Finished)
                 result.runsFinished++;
             else if (rr.status == RunStatus::Failed || rr.status == RunStatus::Diverged) {
@@ -139,10 +195,14 @@ ExperimentResult ExperimentRunner::runNoiseSweep(const ExperimentSpec& spec, qin
     try {
         probe = std::make_shared<const data::DatasetPair>(data::DataSource::load(
             spec.dataset, spec.baseDir, data::DataOverrides{spec.sigmas.value(0), spec.seed}));
+    } catch (const std::bad_alloc&) {
+        result.error = QStringLiteral("out of memory while generating the data set (%1)").arg(description);
+        return result;
     } catch (const std::exception& e) {
         result.error = QString::fromUtf8(e.what());
         return result;
     }
+    result.warnings = probe->warnings;
     if (obs)
         obs->experimentStarted(experimentId, spec, total);
 
@@ -253,6 +313,11 @@ ExperimentResult ExperimentRunner::runNoiseSweep(const ExperimentSpec& spec, qin
         try {
             d = std::make_shared<const data::DatasetPair>(data::DataSource::load(
                 spec.dataset, spec.baseDir, data::DataOverrides{spec.sigmas[s], cellSeed}));
+        } catch (const std::bad_alloc&) {
+            std::lock_guard lock(errorMutex);
+            errors.insert(QStringLiteral("out of memory while generating the data of σ = %1 (%2)")
+                              .arg(spec.sigmas[s])
+                              .arg(description));
         } catch (const std::exception& e) {
             std::lock_guard lock(errorMutex);
             errors.insert(QString::fromUtf8(e.what()));
@@ -324,7 +389,10 @@ ExperimentResult ExperimentRunner::runNoiseSweep(const ExperimentSpec& spec, qin
                 info.insert("predicted_cost_per_cell", cellCosts[a]);
             RunStatus st = RunStatus::Finished;
             QString err;
-            if (m_stop.stopRequested())
+            if (const QString failure = storeFailure(); !failure.isEmpty()) {
+                st = RunStatus::Failed; // stopped by the store, not by the user
+                err = QStringLiteral("stopped because the run store failed: %1").arg(failure);
+            } else if (m_stop.stopRequested())
                 st = RunStatus::Cancelled;
             else if (ok == 0) {
                 st = diverged > 0 && failed == 0 ? RunStatus::Diverged : RunStatus::Failed;

@@ -10,6 +10,7 @@
 #include <QList>
 #include <QString>
 #include <atomic>
+#include <mutex>
 
 namespace tb {
 
@@ -23,6 +24,7 @@ struct AlgorithmCurves {
     QList<QVector<MetricPoint>> repeats;
     QList<RunStatus> statuses;
     QList<QJsonObject> infos; ///< per repeat: the run's facts (RunResult::info, RunRecord::info)
+    QStringList errors;       ///< per repeat: the run's error message, empty when it has none
 };
 
 /// What an experiment produced.
@@ -36,6 +38,11 @@ struct ExperimentResult {
     bool cancelled = false;
     QString error;                   ///< set when the experiment could not start (bad data …)
     QStringList runErrors;           ///< distinct messages of failed / diverged runs
+    /// Set when a write to the run store failed (the first failure, naming the file and the cause):
+    /// the experiment was stopped there, the runs it stopped are Failed with this message, and this
+    /// result is the only complete copy of what was trained (see saveResult() in ResultIO.h).
+    QString storeError;
+    QStringList warnings;            ///< about the data (e.g. a set with one class); the runs went on
     double wallSeconds = 0;
 };
 
@@ -55,6 +62,11 @@ public:
 /// Runs experiments. One instance may run one experiment at a time; requestStop() may be
 /// called from any thread and takes effect at the trainers' next stop poll (≤ 200 ms for
 /// conforming plugins).
+///
+/// Nothing is lost silently: a write to the store that fails (disk full, a lock held longer than
+/// the store's busy timeout, a damaged file) stops the experiment as Stop would, and the result
+/// says so in ExperimentResult::storeError while keeping every curve in memory. A data set that
+/// fails to load leaves no experiment row behind.
 class ExperimentRunner {
 public:
     /// @p store may be null.
@@ -72,9 +84,14 @@ private:
     ExperimentResult runLearningCurve(const ExperimentSpec& spec, qint64 experimentId, ExperimentObserver* obs);
     ExperimentResult runNoiseSweep(const ExperimentSpec& spec, qint64 experimentId, ExperimentObserver* obs);
 
+    /// The first write failure of the store during the current experiment, empty if none.
+    QString storeFailure() const;
+
     const PluginRegistry& m_registry;
     RunStore* m_store;
     StopSource m_stop;
+    mutable std::mutex m_failureMutex;
+    QString m_storeFailure;
 };
 
 } // namespace tb

@@ -1,5 +1,6 @@
 #include "ExperimentSpec.h"
 
+#include "JsonDuplicateKeys.h"
 #include "PluginRegistry.h"
 
 #include <DataSource.h>
@@ -111,7 +112,11 @@ std::optional<ExperimentSpec> ExperimentSpec::fromJson(const QByteArray& json, c
             *error = QStringLiteral("%1: the top level must be a JSON object").arg(sourceName);
         return std::nullopt;
     }
-    return fromObject(doc.object(), sourceName, error);
+    auto spec = fromObject(doc.object(), sourceName, error);
+    if (spec)
+        for (const auto& d : JsonDuplicateKeys::find(json))
+            spec->warnings << JsonDuplicateKeys::describe(d, sourceName);
+    return spec;
 }
 
 std::optional<ExperimentSpec> ExperimentSpec::fromObject(const QJsonObject& o, const QString& sourceName, QString* error)
@@ -293,7 +298,10 @@ QStringList ExperimentSpec::validate(const PluginRegistry& registry) const
     const QString dataError = data::DataSource::validate(dataset);
     if (!dataError.isEmpty())
         problems << QStringLiteral("%1: %2").arg(src, dataError);
-    const bool classification = data::DataSource::task(dataset) == Task::Classification;
+    // The task comes from a valid dataset only: after a dataset error, "does not do regression"
+    // would be a second, unrelated message.
+    const std::optional<Task> task = data::DataSource::task(dataset);
+    const bool classification = task == Task::Classification;
     for (int i = 0; i < algorithms.size(); ++i) {
         const auto& a = algorithms[i];
         const QString path = QStringLiteral("algorithms[%1]").arg(i);
@@ -309,9 +317,9 @@ QStringList ExperimentSpec::validate(const PluginRegistry& registry) const
         QString err;
         if (!e->info.schema.normalise(a.params, &err))
             problems << QStringLiteral("%1: %2.params: %3").arg(src, path, err);
-        if (classification && !e->info.classification)
+        if (task && classification && !e->info.classification)
             problems << QStringLiteral("%1: %2.id: \"%3\" does not do classification").arg(src, path, a.id);
-        if (!classification && !e->info.regression)
+        if (task && !classification && !e->info.regression)
             problems << QStringLiteral("%1: %2.id: \"%3\" does not do regression").arg(src, path, a.id);
     }
     if (kind == Kind::NoiseSweep && dataError.isEmpty() && !data::DataSource::hasNoiseLevel(dataset))

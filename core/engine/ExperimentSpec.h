@@ -42,6 +42,9 @@ struct ExperimentSpec {
     double timeBudgetSeconds = 0;    ///< 0 = no budget
     QVector<double> sigmas;          ///< noise-sweep
     int monteCarlo = 1;              ///< noise-sweep
+    /// Problems that do not stop the run but should be seen, e.g. a key written twice in the
+    /// file (JsonDuplicateKeys: the parser keeps the last value without a word).
+    QStringList warnings;
     QString sourcePath;              ///< file it was read from, if any
     QString baseDir;                 ///< folder relative dataset paths resolve against
 

@@ -62,10 +62,29 @@ void PluginRegistry::scan(const QStringList& paths)
         QDir d(dir);
         if (!d.exists())
             continue;
-        const auto entries = d.entryInfoList(QDir::Files | QDir::NoDotAndDotDot, QDir::Name);
-        for (const QFileInfo& fi : entries)
-            if (QLibrary::isLibrary(fi.fileName()))
+        // QDir::System lists broken symbolic links, QDir::Dirs folders: a "plugin" that is one of
+        // them is listed with the reason, not skipped without a word.
+        const auto entries = d.entryInfoList(QDir::Files | QDir::Dirs | QDir::System | QDir::NoDotAndDotDot, QDir::Name);
+        for (const QFileInfo& fi : entries) {
+            if (!QLibrary::isLibrary(fi.fileName()))
+                continue;
+            QString problem;
+            if (fi.isSymLink() && !fi.exists())
+                problem = QStringLiteral("a symbolic link to %1, which does not exist").arg(fi.symLinkTarget());
+            else if (fi.isDir())
+                problem = QStringLiteral("a folder, not a library");
+            else if (!fi.isFile())
+                problem = QStringLiteral("not a regular file");
+            if (problem.isEmpty()) {
                 loadOne(fi.absoluteFilePath());
+                continue;
+            }
+            auto spec = std::make_shared<PluginSpec>();
+            spec->filePath = fi.absoluteFilePath();
+            spec->state = PluginSpec::State::Invalid;
+            spec->error = problem;
+            m_plugins.append(spec);
+        }
     }
 }
 

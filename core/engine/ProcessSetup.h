@@ -12,7 +12,8 @@ public:
     /// tunables only at start-up). Call it first in main(), before any thread or Qt object
     /// exists; it returns when nothing needs doing (already set, set to something else by the
     /// user, TRAINBENCH_NO_HUGEPAGES set, running under valgrind, not Linux/glibc) or when the
-    /// restart fails.
+    /// restart fails. The restarted process keeps its name (it execs the binary's own path, not
+    /// /proc/self/exe, which would name it "exe" for ps, pgrep, kill and the OOM log).
     ///
     /// Why: training touches hundreds of megabytes of fresh memory (a transposed or float copy
     /// of the inputs, activations of every row at a checkpoint). With 4 KiB pages every first

@@ -1,6 +1,10 @@
 #include "ResultIO.h"
 
+#include "PluginRegistry.h"
 #include "RunStore.h"
+
+#include <DataSource.h>
+#include <trainbench/Seeds.h>
 
 #include <QFile>
 #include <QSaveFile>
@@ -60,7 +64,15 @@ bool writeResultCsv(const ExperimentResult& result, const QString& path, QString
 
 std::optional<ExperimentResult> loadResult(RunStore& store, qint64 experimentId, QString* error)
 {
-    const auto exp = store.experiment(experimentId);
+    QString readError;
+    auto failed = [&]() -> std::optional<ExperimentResult> {
+        if (error)
+            *error = readError;
+        return std::nullopt;
+    };
+    const auto exp = store.experiment(experimentId, &readError);
+    if (!readError.isEmpty())
+        return failed();
     if (!exp) {
         if (error)
             *error = QStringLiteral("no experiment with id %1 in %2").arg(experimentId).arg(store.path());
@@ -71,28 +83,118 @@ std::optional<ExperimentResult> loadResult(RunStore& store, qint64 experimentId,
     r.kind = exp->kind == QLatin1String("noise-sweep") ? ExperimentSpec::Kind::NoiseSweep
                                                        : ExperimentSpec::Kind::LearningCurve;
     if (r.kind == ExperimentSpec::Kind::NoiseSweep) {
-        r.sweep = store.sweepPoints(experimentId);
+        r.sweep = store.sweepPoints(experimentId, &readError);
+        if (!readError.isEmpty())
+            return failed();
         return r;
     }
-    for (const RunRecord& run : store.runs(experimentId)) {
+    const QList<RunRecord> runs = store.runs(experimentId, &readError);
+    if (!readError.isEmpty())
+        return failed();
+    for (const RunRecord& run : runs) {
         const QString label = run.algorithmName.isEmpty() ? run.algorithmId : run.algorithmName;
         AlgorithmCurves* c = nullptr;
         for (auto& existing : r.curves)
             if (existing.algorithmId == run.algorithmId && existing.label == label)
                 c = &existing;
         if (!c) {
-            r.curves.append(AlgorithmCurves{run.algorithmId, label, {}, {}, {}});
+            r.curves.append(AlgorithmCurves{run.algorithmId, label, {}, {}, {}, {}});
             c = &r.curves.last();
         }
-        c->repeats << store.metrics(run.id);
+        c->repeats << store.metrics(run.id, &readError);
+        if (!readError.isEmpty())
+            return failed();
         c->statuses << run.status;
         c->infos << run.info;
+        c->errors << run.error;
         if (run.status == RunStatus::Finished)
             r.runsFinished++;
         else if (run.status == RunStatus::Failed || run.status == RunStatus::Diverged)
             r.runsFailed++;
     }
     return r;
+}
+
+qint64 saveResult(RunStore& store, const ExperimentSpec& spec, const ExperimentResult& result,
+                  const PluginRegistry& registry, QString* error)
+{
+    const QString failureBefore = store.failure();
+    auto fail = [&](const QString& what) -> qint64 {
+        if (error)
+            *error = QStringLiteral("%1: %2: %3").arg(store.path(), what, store.lastError());
+        return -1;
+    };
+    ExperimentRecord rec;
+    rec.name = spec.name;
+    rec.kind = ExperimentSpec::kindName(spec.kind);
+    rec.spec = spec.toJson();
+    rec.spec.insert(QStringLiteral("dataset"), data::DataSource::withAbsolutePaths(spec.dataset, spec.baseDir));
+    rec.created = QDateTime::currentDateTimeUtc();
+    const qint64 experimentId = store.createExperiment(rec);
+    if (experimentId < 0)
+        return fail(QStringLiteral("cannot create the experiment"));
+
+    const QString description = data::DataSource::describe(spec.dataset);
+    auto baseRecord = [&](int a, const QString& algorithmId, const QString& label) {
+        RunRecord r;
+        r.experimentId = experimentId;
+        r.algorithmId = algorithmId;
+        r.algorithmName = label;
+        const QVariantMap params = a < spec.algorithms.size() ? spec.algorithms[a].params : QVariantMap();
+        r.params = params;
+        if (const AlgorithmEntry* entry = registry.algorithm(algorithmId)) {
+            r.pluginId = entry->plugin->id;
+            r.pluginVersion = entry->plugin->version;
+            QString ignored;
+            r.params = entry->info.schema.normalise(params, &ignored).value_or(params);
+        }
+        r.dataset = description;
+        r.threads = spec.effectiveThreads();
+        return r;
+    };
+    if (result.kind == ExperimentSpec::Kind::NoiseSweep) {
+        QStringList ids; // one run per algorithm, in the order of the sweep points
+        for (const SweepPoint& p : result.sweep)
+            if (!ids.contains(p.algorithmId + QLatin1Char('\n') + p.algorithmName))
+                ids << p.algorithmId + QLatin1Char('\n') + p.algorithmName;
+        for (int a = 0; a < ids.size(); ++a) {
+            const QString id = ids[a].section(QLatin1Char('\n'), 0, 0);
+            RunRecord r = baseRecord(a, id, ids[a].section(QLatin1Char('\n'), 1));
+            r.seed = spec.seed;
+            const qint64 runId = store.createRun(r);
+            if (runId < 0)
+                return fail(QStringLiteral("cannot create the run of %1").arg(id));
+            int finishedCells = 0;
+            for (const SweepPoint& p : result.sweep)
+                if (p.algorithmId == id && p.algorithmName == r.algorithmName)
+                    finishedCells += p.monteCarlo;
+            const RunStatus status = result.cancelled ? RunStatus::Cancelled
+                                     : finishedCells > 0 ? RunStatus::Finished
+                                                         : RunStatus::Failed;
+            store.finishRun(runId, status, status == RunStatus::Failed ? result.storeError : QString(),
+                            {{"cells_finished", finishedCells}});
+        }
+        for (const SweepPoint& p : result.sweep)
+            store.addSweepPoint(experimentId, p);
+    } else {
+        for (int a = 0; a < result.curves.size(); ++a) {
+            const AlgorithmCurves& c = result.curves[a];
+            for (int i = 0; i < c.repeats.size(); ++i) {
+                RunRecord r = baseRecord(a, c.algorithmId, c.label);
+                r.repeat = spec.firstRepeat + i;
+                r.seed = deriveSeed(spec.seed, std::uint64_t(r.repeat)); // as ExperimentRunner does
+                const qint64 runId = store.createRun(r);
+                if (runId < 0)
+                    return fail(QStringLiteral("cannot create run %1 of %2").arg(r.repeat).arg(c.label));
+                for (const MetricPoint& p : c.repeats[i])
+                    store.appendMetric(runId, p);
+                store.finishRun(runId, c.statuses.value(i, RunStatus::Failed), c.errors.value(i), c.infos.value(i));
+            }
+        }
+    }
+    if (!store.flush(-1) || store.failure() != failureBefore)
+        return fail(QStringLiteral("the results were not all written"));
+    return experimentId;
 }
 
 } // namespace tb

@@ -11,6 +11,7 @@
 #include <QJsonArray>
 #include <chrono>
 #include <exception>
+#include <new>
 
 #ifndef TB_APP_VERSION
 #define TB_APP_VERSION "0.0.0"
@@ -44,9 +45,10 @@ bool evaluate(const Trainer& trainer, const data::DatasetPair& d, MetricPoint& p
         if (d.test.rows() > 0)
             p.testAccuracy = num::accuracy(testPred, d.test.y);
     } else {
-        p.trainRmse = num::rmse(trainPred, d.train.y);
+        // Standardised targets ("standardise_targets"): RMSE in the targets' own units.
+        p.trainRmse = num::rmse(d.train.targetsInOriginalUnits(trainPred), d.train.targetsInOriginalUnits(d.train.y));
         if (d.test.rows() > 0)
-            p.testRmse = num::rmse(testPred, d.test.y);
+            p.testRmse = num::rmse(d.test.targetsInOriginalUnits(testPred), d.test.targetsInOriginalUnits(d.test.y));
     }
     return finite;
 }
@@ -298,6 +300,17 @@ RunResult Runner::execute(const RunJob& job, const StopSource& stop, RunObserver
         if (ctx.budgetHit())
             ctx.recordHostFact("stopped_by", QStringLiteral("time budget"));
         return finish(RunStatus::Finished, QString());
+    } catch (const std::bad_alloc&) {
+        // A bare "std::bad_alloc" tells the user nothing: say what was being built.
+        ctx.stopClock();
+        const data::Dataset& train = job.data->train;
+        return finish(RunStatus::Failed,
+                      QStringLiteral("out of memory while %1 trained on %2×%3 → %4 data (std::bad_alloc): its "
+                                     "parameters (e.g. hidden layer sizes) or the data need more memory than is free")
+                          .arg(job.algorithmId)
+                          .arg(train.rows())
+                          .arg(train.inputs())
+                          .arg(train.outputs()));
     } catch (const std::exception& e) {
         ctx.stopClock();
         return finish(RunStatus::Failed, QString::fromUtf8(e.what()));

@@ -111,13 +111,24 @@ bool blockedCholesky(Eigen::MatrixXd& m, StopToken stop, bool* stopped)
         a11.triangularView<Eigen::Lower>().transpose().solveInPlace<Eigen::OnTheRight>(a21);
         // A22 −= A21·A21ᵀ on the lower triangle, by column blocks of the trailing matrix.
         const Eigen::Index colBlocks = (rest + kPanel - 1) / kPanel;
+        // The token is polled before each column block too: on a busy machine one panel's whole
+        // trailing update (≈ d²·64 multiply-adds) can take longer than the 200 ms of Stop.
+        std::atomic<bool> interrupted{false};
         tbb::parallel_for(tbb::blocked_range<Eigen::Index>(0, colBlocks, 1), [&](const tbb::blocked_range<Eigen::Index>& r) {
             for (Eigen::Index j = r.begin(); j < r.end(); ++j) {
+                if (stop.stopRequested()) {
+                    interrupted = true;
+                    return;
+                }
                 const Eigen::Index c0 = j * kPanel, cb = std::min(kPanel, rest - c0);
                 m.block(k0 + kb + c0, k0 + kb + c0, rest - c0, cb).noalias() -=
                     a21.middleRows(c0, rest - c0) * a21.middleRows(c0, cb).transpose();
             }
         });
+        if (interrupted) {
+            *stopped = true;
+            return false;
+        }
     }
     return true;
 }
@@ -223,8 +234,12 @@ Eigen::MatrixXd solveNormalEquations(const Eigen::Ref<const Eigen::MatrixXd>& g,
         lambda = options.relativeRidge * g.trace() / double(d);
     rep.ridgeUsed = lambda;
 
-    Eigen::MatrixXd m = g;
-    m.diagonal().array() += lambda;
+    // G + λI, built when a path needs it (the blocked path copies G itself, stoppably).
+    auto shifted = [&] {
+        Eigen::MatrixXd m = g;
+        m.diagonal().array() += lambda;
+        return m;
+    };
 
     Eigen::MatrixXd w;
     SolveReport rep0 = rep;
@@ -243,13 +258,25 @@ Eigen::MatrixXd solveNormalEquations(const Eigen::Ref<const Eigen::MatrixXd>& g,
     // large systems when a stop token is given.
     Eigen::MatrixXd factor;
     bool ok = false;
-    if (stop.stopPossible() && d >= kBlockedCholeskyMin) {
-        factor = m;
+    const bool blocked = stop.stopPossible() && d >= kBlockedCholeskyMin;
+    if (blocked) {
+        // The lower triangle of G + λI, copied in column blocks with a poll between them: a
+        // fresh d×d buffer's page faults alone can outlast the 200 ms of Stop on a busy machine.
+        factor.resize(d, d);
+        constexpr Eigen::Index kCopyCols = 256;
+        for (Eigen::Index c0 = 0; c0 < d; c0 += kCopyCols) {
+            if (stop.stopRequested())
+                return interrupted();
+            const Eigen::Index cb = std::min(kCopyCols, d - c0);
+            factor.block(c0, c0, d - c0, cb) = g.block(c0, c0, d - c0, cb);
+        }
+        factor.diagonal().array() += lambda;
         bool stopped = false;
         ok = blockedCholesky(factor, stop, &stopped);
         if (stopped)
             return interrupted();
     } else {
+        const Eigen::MatrixXd m = shifted();
         Eigen::LLT<Eigen::MatrixXd, Eigen::Lower> llt(m);
         ok = llt.info() == Eigen::Success;
         if (ok)
@@ -273,7 +300,9 @@ Eigen::MatrixXd solveNormalEquations(const Eigen::Ref<const Eigen::MatrixXd>& g,
         rep.method = SolveReport::Method::Cholesky;
         rep.rank = d;
     } else {
-        auto decompose = [copy = Eigen::MatrixXd(m)] {
+        if (blocked)
+            factor.resize(0, 0);  // the failed factor's memory, before the fallback's copy
+        auto decompose = [copy = shifted()] {
             return Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd>(copy);
         };
         std::optional<Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd>> solved;

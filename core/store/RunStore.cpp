@@ -13,6 +13,7 @@
 #include <QSqlError>
 #include <QSqlQuery>
 #include <QStandardPaths>
+#include <QUrl>
 #include <QUuid>
 
 #include <thread>
@@ -173,22 +174,26 @@ std::unique_ptr<RunStore> RunStore::open(const QString& path, const Options& opt
         return fail(QStringLiteral("%1: a run store must be a file on disk").arg(path));
     const QString absolute = QFileInfo(path).absoluteFilePath();
     const QString folder = QFileInfo(absolute).absolutePath();
-    if (!QDir().mkpath(folder))
+    if (!options.readOnly && !QDir().mkpath(folder))
         return fail(QStringLiteral("cannot create the folder %1 for the run store").arg(folder));
 
     // Judge the file from its header before SQLite touches it: a refused file stays byte-identical.
     const StoreSchema::Header header = StoreSchema::readHeader(absolute);
     if (!header.problem.isEmpty())
         return fail(header.problem);
+    if (options.readOnly && !header.exists)
+        return fail(QStringLiteral("%1 does not exist (no run has been recorded there)").arg(absolute));
+    if (options.readOnly && header.empty)
+        return fail(QStringLiteral("%1 is empty: no run has been recorded there").arg(absolute));
 
     Options o = options;
     o.busyTimeoutMs = std::max(0, o.busyTimeoutMs);
+    o.waitNoticeMs = std::max(0, o.waitNoticeMs);
     o.batchMs = std::max(1, o.batchMs);
     o.batchOps = std::max(1, o.batchOps);
-    o.attempts = std::max(1, o.attempts);
     std::unique_ptr<RunStore> store(new RunStore(absolute, o));
     QString message;
-    if (!store->start(&message))
+    if (!(o.readOnly ? store->startReadOnly(&message) : store->start(&message)))
         return fail(message);
     return store;
 }
@@ -214,27 +219,64 @@ bool RunStore::start(QString* error)
     config.path = m_path;
     config.connectionName = QStringLiteral("tb-runstore-%1-write").arg(m_token);
     config.busyTimeoutMs = m_options.busyTimeoutMs;
+    config.waitNoticeMs = m_options.waitNoticeMs;
     config.batchMs = m_options.batchMs;
     config.batchOps = m_options.batchOps;
-    config.attempts = m_options.attempts;
-    m_writer = std::make_unique<StoreWriter>(config, [this](const QString& message) {
-        setError(message);
-        Q_EMIT writeFailed(message);
-    });
+    m_writer = std::make_unique<StoreWriter>(
+        config, [this](const QString& message) { recordFailure(message); },
+        [this](const QString& message, bool stillWaiting) { Q_EMIT waiting(message, stillWaiting); });
     if (m_writer->start([this](QSqlDatabase& db, QString* e) { return initialise(db, e); }, error))
         return true;
     m_writer.reset();
     return false;
 }
 
+bool RunStore::startReadOnly(QString* error)
+{
+    // The checks of initialise() that need no write: a newer schema and foreign files are refused.
+    int version = -1, appId = 0, tables = 0;
+    QString message;
+    const bool ok =
+        read(QStringLiteral("SELECT (SELECT user_version FROM pragma_user_version), "
+                            "(SELECT application_id FROM pragma_application_id), "
+                            "(SELECT count(*) FROM sqlite_master WHERE type = 'table')"),
+             {}, QStringLiteral("cannot read the database"),
+             [&](const QSqlQuery& q) {
+                 version = q.value(0).toInt();
+                 appId = q.value(1).toInt();
+                 tables = q.value(2).toInt();
+             },
+             &message);
+    if (!ok) {
+        *error = message;
+        return false;
+    }
+    if (version > StoreSchema::latestVersion()) {
+        *error = StoreSchema::newerSchemaMessage(m_path, version);
+        return false;
+    }
+    if ((appId != 0 && appId != StoreSchema::applicationId) || (appId == 0 && version == 0)) {
+        *error = StoreSchema::foreignDatabaseMessage(m_path, appId, tables);
+        return false;
+    }
+    return true;
+}
+
+qint64 RunStore::refuseWrite(const QString& what)
+{
+    recordFailure(QStringLiteral("%1: %2: the store was opened read-only").arg(m_path, what));
+    return -1;
+}
+
 bool RunStore::initialise(QSqlDatabase& db, QString* error)
 {
     QSqlQuery q(db);
     auto sqlFailed = [&](const QString& what) {
-        *error = QStringLiteral("%1: %2: %3")
-                     .arg(m_path, what,
-                          q.lastError().databaseText().isEmpty() ? q.lastError().text()
-                                                                 : q.lastError().databaseText());
+        const QSqlError e = q.lastError();
+        *error = QStringLiteral("%1: %2: %3").arg(m_path, what, e.databaseText().isEmpty() ? e.text() : e.databaseText());
+        if ((e.nativeErrorCode().toInt() & 0xff) == 5) // SQLITE_BUSY
+            *error += QStringLiteral(" (another process held the write lock for more than the %1 s this store waits)")
+                          .arg(m_options.busyTimeoutMs / 1000.0, 0, 'g', 3);
         return false;
     };
     auto readInt = [&](const QString& sql, int* out) {
@@ -249,8 +291,18 @@ bool RunStore::initialise(QSqlDatabase& db, QString* error)
     int version = 0, appId = 0, tables = 0;
     if (!readInt(QStringLiteral("PRAGMA user_version"), &version) ||
         !readInt(QStringLiteral("PRAGMA application_id"), &appId) ||
-        !readInt(QStringLiteral("SELECT count(*) FROM sqlite_master WHERE type = 'table'"), &tables))
+        !readInt(QStringLiteral("SELECT count(*) FROM sqlite_master WHERE type = 'table'"), &tables)) {
+        // SQLite reports a folder it cannot create the WAL index in as "attempt to write a readonly
+        // database" even for this read: say what is needed instead.
+        const int code = q.lastError().nativeErrorCode().toInt() & 0xff;
+        if (code == 8 || code == 14)
+            return sqlFailed(QStringLiteral(
+                "cannot open it for writing (SQLite must be able to create %1-wal and %1-shm in its folder; "
+                "is the folder or the file read-only? Commands that only read, such as `trainbench-cli runs`, "
+                "open it read-only)")
+                                 .arg(QFileInfo(m_path).fileName()));
         return sqlFailed(QStringLiteral("cannot read the database (it was not modified)"));
+    }
     if (version > StoreSchema::latestVersion()) {
         *error = StoreSchema::newerSchemaMessage(m_path, version);
         return false;
@@ -262,8 +314,9 @@ bool RunStore::initialise(QSqlDatabase& db, QString* error)
 
     if (!q.exec(QStringLiteral("PRAGMA busy_timeout = %1").arg(m_options.busyTimeoutMs)))
         return sqlFailed(QStringLiteral("cannot set the busy timeout"));
-    if (!q.exec(QStringLiteral("PRAGMA foreign_keys = ON")))
-        return sqlFailed(QStringLiteral("cannot enable foreign keys"));
+    // Off while the schema may change (migrations rebuild referenced tables), on for every write after.
+    if (!q.exec(QStringLiteral("PRAGMA foreign_keys = OFF")))
+        return sqlFailed(QStringLiteral("cannot disable foreign keys for the schema check"));
     // WAL: readers never block the writer and several processes can share the file.
     if (!q.exec(QStringLiteral("PRAGMA journal_mode = WAL")) || !q.next())
         return sqlFailed(QStringLiteral("cannot switch to WAL mode"));
@@ -304,12 +357,35 @@ bool RunStore::initialise(QSqlDatabase& db, QString* error)
         q.exec(QStringLiteral("ROLLBACK"));
         return false;
     }
+    if (!q.exec(QStringLiteral("PRAGMA foreign_keys = ON")))
+        return sqlFailed(QStringLiteral("cannot enable foreign keys"));
 
+    if (!probeWrite(db, error))
+        return false;
     const int interrupted = recoverInterrupted(db, error);
     if (interrupted < 0)
         return false;
     m_interruptedOnOpen = interrupted;
     return true;
+}
+
+bool RunStore::probeWrite(QSqlDatabase& db, QString* error)
+{
+    // SQLite opens a file it may not write read-only without a word, and BEGIN IMMEDIATE still
+    // succeeds: only a statement that writes fails. Find out now, not after a training.
+    QSqlQuery q(db);
+    bool ok = q.exec(QStringLiteral("BEGIN IMMEDIATE"));
+    ok = ok && q.exec(QStringLiteral("UPDATE experiments SET id = id WHERE 0"));
+    const QSqlError e = q.lastError();
+    q.exec(QStringLiteral("ROLLBACK"));
+    if (ok)
+        return true;
+    *error = QStringLiteral("%1: cannot write to it: %2%3")
+                 .arg(m_path, e.databaseText().isEmpty() ? e.text() : e.databaseText(),
+                      (e.nativeErrorCode().toInt() & 0xff) == 8
+                          ? QStringLiteral(" (the file or its folder is read-only; runs cannot be recorded there)")
+                          : QString());
+    return false;
 }
 
 int RunStore::recoverInterrupted(QSqlDatabase& db, QString* error)
@@ -389,6 +465,9 @@ RunStore::~RunStore()
 
 qint64 RunStore::createExperiment(const ExperimentRecord& e)
 {
+    if (!m_writer) {
+        return refuseWrite(QStringLiteral("cannot create an experiment"));
+    }
     return m_writer->call(
         [e](StoreWriter::Context& ctx) -> qint64 {
             QSqlQuery* q =
@@ -411,6 +490,9 @@ qint64 RunStore::createExperiment(const ExperimentRecord& e)
 
 qint64 RunStore::createRun(const RunRecord& r)
 {
+    if (!m_writer) {
+        return refuseWrite(QStringLiteral("cannot create a run"));
+    }
     const QString token = m_token;
     return m_writer->call(
         [r, token](StoreWriter::Context& ctx) -> qint64 {
@@ -456,6 +538,10 @@ qint64 RunStore::createRun(const RunRecord& r)
 
 void RunStore::appendMetric(qint64 runId, const MetricPoint& p)
 {
+    if (!m_writer) {
+        refuseWrite(QStringLiteral("cannot append checkpoint %1 to run %2").arg(p.seq).arg(runId));
+        return;
+    }
     m_writer->post([runId, p](StoreWriter::Context& ctx) -> qint64 {
         QSqlQuery* q =
             ctx.prepared(QStringLiteral("INSERT INTO metrics (run_id, seq, epoch, train_time_s, loss, "
@@ -480,6 +566,10 @@ void RunStore::appendMetric(qint64 runId, const MetricPoint& p)
 
 void RunStore::finishRun(qint64 runId, RunStatus status, const QString& error, const QJsonObject& info)
 {
+    if (!m_writer) {
+        refuseWrite(QStringLiteral("cannot finish run %1").arg(runId));
+        return;
+    }
     const QString ended = nowText(); // the caller's moment, not the commit's
     m_writer->post([runId, status, error, info, ended](StoreWriter::Context& ctx) -> qint64 {
         const QString what = QStringLiteral("cannot finish run %1").arg(runId);
@@ -501,6 +591,10 @@ void RunStore::finishRun(qint64 runId, RunStatus status, const QString& error, c
 
 void RunStore::setRunInfo(qint64 runId, const QJsonObject& info)
 {
+    if (!m_writer) {
+        refuseWrite(QStringLiteral("cannot record info of run %1").arg(runId));
+        return;
+    }
     m_writer->post([runId, info](StoreWriter::Context& ctx) -> qint64 {
         const QString what = QStringLiteral("cannot record info of run %1").arg(runId);
         const std::optional<QJsonObject> merged = mergedInfo(ctx, runId, info, what);
@@ -517,6 +611,10 @@ void RunStore::setRunInfo(qint64 runId, const QJsonObject& info)
 
 void RunStore::addSweepPoint(qint64 experimentId, const SweepPoint& p)
 {
+    if (!m_writer) {
+        refuseWrite(QStringLiteral("cannot add a sweep point to experiment %1").arg(experimentId));
+        return;
+    }
     m_writer->post([experimentId, p](StoreWriter::Context& ctx) -> qint64 {
         QSqlQuery* q = ctx.prepared(QStringLiteral(
             "INSERT INTO sweep_points (experiment_id, algorithm_id, algorithm_name, sigma, mc, "
@@ -544,6 +642,9 @@ void RunStore::addSweepPoint(qint64 experimentId, const SweepPoint& p)
 
 bool RunStore::deleteExperiment(qint64 id)
 {
+    if (!m_writer) {
+        return refuseWrite(QStringLiteral("cannot delete experiment %1").arg(id)) >= 0;
+    }
     return m_writer->call([id](StoreWriter::Context& ctx) -> qint64 {
         QSqlQuery* q = ctx.prepared(QStringLiteral("DELETE FROM experiments WHERE id = ?"));
         if (!q)
@@ -557,6 +658,9 @@ bool RunStore::deleteExperiment(qint64 id)
 
 bool RunStore::deleteRun(qint64 id)
 {
+    if (!m_writer) {
+        return refuseWrite(QStringLiteral("cannot delete run %1").arg(id)) >= 0;
+    }
     return m_writer->call([id](StoreWriter::Context& ctx) -> qint64 {
         QSqlQuery* q = ctx.prepared(QStringLiteral("DELETE FROM runs WHERE id = ?"));
         if (!q)
@@ -570,13 +674,86 @@ bool RunStore::deleteRun(qint64 id)
 
 bool RunStore::flush(int timeoutMs)
 {
+    if (!m_writer)
+        return failure().isEmpty();
     return m_writer->flush(timeoutMs);
 }
 
 // ---------------------------------------------------------------------------------------------
 // Reads
 
-bool RunStore::readConnection(QSqlDatabase* db) const
+namespace {
+
+/// SQLite primary result code of a Qt SQL error.
+int primaryCode(const QSqlError& e)
+{
+    return e.nativeErrorCode().toInt() & 0xff;
+}
+
+QString describe(const QSqlError& e)
+{
+    return e.databaseText().isEmpty() ? e.text() : e.databaseText();
+}
+
+constexpr int kSqliteReadOnly = 8;
+constexpr int kSqliteCorrupt = 11;
+constexpr int kSqliteCantOpen = 14;
+constexpr int kSqliteNotADb = 26;
+
+/// Opens read connection @p name on @p path. A read-only store in a read-only folder cannot get
+/// the -shm file WAL mode needs; when no -wal file holds data, the main file is complete and is
+/// read as immutable instead.
+bool openReader(const QString& name, const QString& path, int busyTimeoutMs, bool readOnly, QString* error)
+{
+    auto tryOpen = [&](bool immutable) {
+        QSqlDatabase d = QSqlDatabase::addDatabase(QStringLiteral("QSQLITE"), name);
+        QStringList options{QStringLiteral("QSQLITE_BUSY_TIMEOUT=%1").arg(busyTimeoutMs)};
+        if (readOnly)
+            options << QStringLiteral("QSQLITE_OPEN_READONLY");
+        if (immutable) {
+            options << QStringLiteral("QSQLITE_OPEN_URI");
+            d.setDatabaseName(QUrl::fromLocalFile(path).toString(QUrl::FullyEncoded) + QStringLiteral("?immutable=1"));
+        } else {
+            d.setDatabaseName(path);
+        }
+        d.setConnectOptions(options.join(QLatin1Char(';')));
+        QSqlError failure;
+        if (!d.open()) {
+            failure = d.lastError();
+        } else {
+            QSqlQuery q(d);
+            // Touch the schema: WAL files are opened (or found missing) on the first read.
+            if (!q.exec(QStringLiteral("SELECT count(*) FROM sqlite_master")))
+                failure = q.lastError();
+            else if (!readOnly)
+                q.exec(QStringLiteral("PRAGMA query_only = 1")); // a read connection never writes
+        }
+        if (!failure.isValid())
+            return QSqlError();
+        d = QSqlDatabase();
+        QSqlDatabase::removeDatabase(name);
+        return failure;
+    };
+    QSqlError e = tryOpen(false);
+    if (!e.isValid())
+        return true;
+    const bool walEmpty = QFileInfo(path + QStringLiteral("-wal")).size() == 0;
+    if (readOnly && (primaryCode(e) == kSqliteReadOnly || primaryCode(e) == kSqliteCantOpen) && walEmpty) {
+        const QSqlError again = tryOpen(true);
+        if (!again.isValid())
+            return true;
+    }
+    *error = QStringLiteral("cannot open %1 for reading: %2").arg(path, describe(e));
+    if (readOnly && !walEmpty)
+        *error += QStringLiteral(" (its -wal file holds data SQLite cannot read without writing %1-shm beside it; "
+                                 "copy the file together with %1-wal to a writable folder)")
+                      .arg(path);
+    return false;
+}
+
+} // namespace
+
+bool RunStore::readConnection(QSqlDatabase* db, QString* error) const
 {
     std::lock_guard lock(m_readers->mutex);
     const auto id = std::this_thread::get_id();
@@ -586,19 +763,14 @@ bool RunStore::readConnection(QSqlDatabase* db) const
         return true;
     }
     const QString name = m_readers->prefix + QString::number(++m_readers->opened);
-    {
-        QSqlDatabase d = QSqlDatabase::addDatabase(QStringLiteral("QSQLITE"), name);
-        d.setDatabaseName(m_path);
-        d.setConnectOptions(QStringLiteral("QSQLITE_BUSY_TIMEOUT=%1").arg(m_options.busyTimeoutMs));
-        if (!d.open()) {
-            setError(QStringLiteral("cannot open %1 for reading: %2").arg(m_path, d.lastError().text()));
-            d = QSqlDatabase();
-            QSqlDatabase::removeDatabase(name);
-            return false;
-        }
-        QSqlQuery(d).exec(QStringLiteral("PRAGMA query_only = 1")); // a read connection never writes
-        *db = d;
+    QString message;
+    if (!openReader(name, m_path, m_options.busyTimeoutMs, m_options.readOnly, &message)) {
+        setError(message);
+        if (error)
+            *error = message;
+        return false;
     }
+    *db = QSqlDatabase::database(name, false);
     m_readers->names.emplace(id, name);
     auto& mine = t_threadReaders.stores;
     std::erase_if(mine, [](const std::weak_ptr<RunStoreReaders>& w) { return w.expired(); });
@@ -606,27 +778,81 @@ bool RunStore::readConnection(QSqlDatabase* db) const
     return true;
 }
 
-namespace {
-
-/// Prepares and runs a read; false after recording the error.
-template <typename SetError>
-bool runRead(QSqlQuery& q, const QString& sql, const QVariantList& values, const SetError& setError)
+QString RunStore::readProblem(QSqlDatabase& db, const QSqlError& e, const QString& what) const
 {
-    q.setForwardOnly(true);
-    if (!q.prepare(sql)) {
-        setError(QStringLiteral("cannot prepare \"%1\": %2").arg(sql, q.lastError().text()));
-        return false;
+    QString message = QStringLiteral("%1: %2: %3").arg(m_path, what, describe(e));
+    const int code = primaryCode(e);
+    if (code == kSqliteCorrupt || code == kSqliteNotADb) {
+        const QString damage = quickCheck(db, 5);
+        message += damage.isEmpty() ? QStringLiteral(" (PRAGMA quick_check finds nothing wrong)")
+                                    : QStringLiteral("; the file is damaged: %1").arg(damage);
     }
-    for (int i = 0; i < values.size(); ++i)
-        q.bindValue(i, values[i]);
-    if (!q.exec()) {
-        setError(QStringLiteral("cannot read (%1): %2").arg(sql, q.lastError().text()));
-        return false;
-    }
-    return true;
+    return message;
 }
 
-} // namespace
+QString RunStore::quickCheck(QSqlDatabase& db, int maxProblems) const
+{
+    QSqlQuery q(db);
+    if (!q.exec(QStringLiteral("PRAGMA quick_check(%1)").arg(std::max(1, maxProblems))))
+        return QStringLiteral("PRAGMA quick_check failed: %1").arg(describe(q.lastError()));
+    QStringList problems;
+    while (q.next()) // SQLite writes one problem per line, several lines per row
+        problems << q.value(0).toString().split(QLatin1Char('\n'), Qt::SkipEmptyParts);
+    if (q.lastError().isValid())
+        problems << describe(q.lastError());
+    if (problems == QStringList{QStringLiteral("ok")})
+        return {};
+    return QStringLiteral("PRAGMA quick_check: %1 — rows on damaged pages cannot be read; `sqlite3 %2 .recover` "
+                          "copies what can be saved into a new database")
+        .arg(problems.join(QStringLiteral("; ")), m_path);
+}
+
+QString RunStore::checkIntegrity(int maxProblems) const
+{
+    QSqlDatabase db;
+    QString error;
+    if (!readConnection(&db, &error))
+        return error;
+    return quickCheck(db, maxProblems);
+}
+
+/// Runs a read: prepare, bind, exec, then @p row for each row. Any failure, also part-way
+/// (a damaged page met while stepping), sets @p error and lastError() and returns false.
+bool RunStore::read(const QString& sql, const QVariantList& values, const QString& what,
+                    const std::function<void(const QSqlQuery&)>& row, QString* error) const
+{
+    if (error)
+        error->clear();
+    QSqlDatabase db;
+    QString message;
+    if (!readConnection(&db, &message)) {
+        if (error)
+            *error = message;
+        return false;
+    }
+    QSqlQuery q(db);
+    q.setForwardOnly(true);
+    auto failed = [&] {
+        const QString m = readProblem(db, q.lastError(), what);
+        q.finish();
+        setError(m);
+        if (error)
+            *error = m;
+        return false;
+    };
+    if (!q.prepare(sql))
+        return failed();
+    for (int i = 0; i < values.size(); ++i)
+        q.bindValue(i, values[i]);
+    if (!q.exec())
+        return failed();
+    while (q.next())
+        row(q);
+    // next() is false at the end and on an error: a damaged page must not look like the end.
+    if (q.lastError().isValid())
+        return failed();
+    return true;
+}
 
 namespace {
 
@@ -688,132 +914,97 @@ RunRecord runFromRow(const QSqlQuery& q, const QString& path, const SetError& se
 
 int RunStore::schemaVersion() const
 {
-    QSqlDatabase db;
-    if (!readConnection(&db))
+    int version = -1;
+    if (!read(QStringLiteral("PRAGMA user_version"), {}, QStringLiteral("cannot read the schema version"),
+              [&](const QSqlQuery& q) { version = q.value(0).toInt(); }, nullptr))
         return -1;
-    QSqlQuery q(db);
-    if (!runRead(q, QStringLiteral("PRAGMA user_version"), {}, [this](const QString& m) { setError(m); }) ||
-        !q.next())
-        return -1;
-    return q.value(0).toInt();
+    return version;
 }
 
-QList<ExperimentRecord> RunStore::experiments() const
+QList<ExperimentRecord> RunStore::experiments(QString* error) const
 {
     QList<ExperimentRecord> out;
-    QSqlDatabase db;
-    if (!readConnection(&db))
-        return out;
-    QSqlQuery q(db);
-    if (!runRead(q, QStringLiteral("SELECT %1 FROM experiments ORDER BY id").arg(kExperimentColumns), {},
-                 [this](const QString& m) { setError(m); }))
-        return out;
-    while (q.next())
-        out << experimentFromRow(q, m_path, [this](const QString& m) { setError(m); });
+    const auto onError = [this](const QString& m) { setError(m); };
+    read(QStringLiteral("SELECT %1 FROM experiments ORDER BY id").arg(kExperimentColumns), {},
+         QStringLiteral("cannot read the experiments"),
+         [&](const QSqlQuery& q) { out << experimentFromRow(q, m_path, onError); }, error);
     return out;
 }
 
-std::optional<ExperimentRecord> RunStore::experiment(qint64 id) const
+std::optional<ExperimentRecord> RunStore::experiment(qint64 id, QString* error) const
 {
-    QSqlDatabase db;
-    if (!readConnection(&db))
-        return std::nullopt;
-    QSqlQuery q(db);
+    std::optional<ExperimentRecord> out;
     const auto onError = [this](const QString& m) { setError(m); };
-    if (!runRead(q, QStringLiteral("SELECT %1 FROM experiments WHERE id = ?").arg(kExperimentColumns), {id},
-                 onError) ||
-        !q.next())
-        return std::nullopt;
-    return experimentFromRow(q, m_path, onError);
+    read(QStringLiteral("SELECT %1 FROM experiments WHERE id = ?").arg(kExperimentColumns), {id},
+         QStringLiteral("cannot read experiment %1").arg(id),
+         [&](const QSqlQuery& q) { out = experimentFromRow(q, m_path, onError); }, error);
+    return out;
 }
 
-QList<RunRecord> RunStore::runs(qint64 experimentId) const
+QList<RunRecord> RunStore::runs(qint64 experimentId, QString* error) const
 {
     QList<RunRecord> out;
-    QSqlDatabase db;
-    if (!readConnection(&db))
-        return out;
-    QSqlQuery q(db);
     const auto onError = [this](const QString& m) { setError(m); };
-    const bool ok =
-        experimentId < 0
-            ? runRead(q, QStringLiteral("SELECT %1 FROM runs ORDER BY id").arg(kRunColumns), {}, onError)
-            : runRead(
-                  q,
-                  QStringLiteral("SELECT %1 FROM runs WHERE experiment_id = ? ORDER BY id").arg(kRunColumns),
-                  {experimentId}, onError);
-    if (!ok)
-        return out;
-    while (q.next())
-        out << runFromRow(q, m_path, onError);
+    const auto row = [&](const QSqlQuery& q) { out << runFromRow(q, m_path, onError); };
+    if (experimentId < 0)
+        read(QStringLiteral("SELECT %1 FROM runs ORDER BY id").arg(kRunColumns), {},
+             QStringLiteral("cannot read the runs"), row, error);
+    else
+        read(QStringLiteral("SELECT %1 FROM runs WHERE experiment_id = ? ORDER BY id").arg(kRunColumns),
+             {experimentId}, QStringLiteral("cannot read the runs of experiment %1").arg(experimentId), row, error);
     return out;
 }
 
-std::optional<RunRecord> RunStore::run(qint64 id) const
+std::optional<RunRecord> RunStore::run(qint64 id, QString* error) const
 {
-    QSqlDatabase db;
-    if (!readConnection(&db))
-        return std::nullopt;
-    QSqlQuery q(db);
+    std::optional<RunRecord> out;
     const auto onError = [this](const QString& m) { setError(m); };
-    if (!runRead(q, QStringLiteral("SELECT %1 FROM runs WHERE id = ?").arg(kRunColumns), {id}, onError) ||
-        !q.next())
-        return std::nullopt;
-    return runFromRow(q, m_path, onError);
+    read(QStringLiteral("SELECT %1 FROM runs WHERE id = ?").arg(kRunColumns), {id},
+         QStringLiteral("cannot read run %1").arg(id), [&](const QSqlQuery& q) { out = runFromRow(q, m_path, onError); },
+         error);
+    return out;
 }
 
-QVector<MetricPoint> RunStore::metrics(qint64 runId) const
+QVector<MetricPoint> RunStore::metrics(qint64 runId, QString* error) const
 {
     QVector<MetricPoint> out;
-    QSqlDatabase db;
-    if (!readConnection(&db))
-        return out;
-    QSqlQuery q(db);
-    if (!runRead(q,
-                 QStringLiteral(
-                     "SELECT seq, epoch, train_time_s, loss, train_acc, test_acc, train_rmse, test_rmse "
-                     "FROM metrics WHERE run_id = ? ORDER BY seq"),
-                 {runId}, [this](const QString& m) { setError(m); }))
-        return out;
-    while (q.next()) {
-        MetricPoint p;
-        p.seq = q.value(0).toInt();
-        p.epoch = realOrNaN(q.value(1));
-        p.trainTime = realOrNaN(q.value(2));
-        p.loss = realOrNaN(q.value(3));
-        p.trainAccuracy = realOrNaN(q.value(4));
-        p.testAccuracy = realOrNaN(q.value(5));
-        p.trainRmse = realOrNaN(q.value(6));
-        p.testRmse = realOrNaN(q.value(7));
-        out << p;
-    }
+    read(QStringLiteral("SELECT seq, epoch, train_time_s, loss, train_acc, test_acc, train_rmse, test_rmse "
+                        "FROM metrics WHERE run_id = ? ORDER BY seq"),
+         {runId}, QStringLiteral("cannot read the checkpoints of run %1").arg(runId),
+         [&](const QSqlQuery& q) {
+             MetricPoint p;
+             p.seq = q.value(0).toInt();
+             p.epoch = realOrNaN(q.value(1));
+             p.trainTime = realOrNaN(q.value(2));
+             p.loss = realOrNaN(q.value(3));
+             p.trainAccuracy = realOrNaN(q.value(4));
+             p.testAccuracy = realOrNaN(q.value(5));
+             p.trainRmse = realOrNaN(q.value(6));
+             p.testRmse = realOrNaN(q.value(7));
+             out << p;
+         },
+         error);
     return out;
 }
 
-QList<SweepPoint> RunStore::sweepPoints(qint64 experimentId) const
+QList<SweepPoint> RunStore::sweepPoints(qint64 experimentId, QString* error) const
 {
     QList<SweepPoint> out;
-    QSqlDatabase db;
-    if (!readConnection(&db))
-        return out;
-    QSqlQuery q(db);
-    if (!runRead(q,
-                 QStringLiteral("SELECT %1 FROM sweep_points WHERE experiment_id = ? ORDER BY id")
-                     .arg(kSweepColumns),
-                 {experimentId}, [this](const QString& m) { setError(m); }))
-        return out;
-    while (q.next()) {
-        SweepPoint p;
-        p.algorithmId = q.value(0).toString();
-        p.algorithmName = q.value(1).toString();
-        p.sigma = realOrNaN(q.value(2));
-        p.monteCarlo = q.value(3).toInt();
-        p.trainRmseMean = realOrNaN(q.value(4));
-        p.trainRmseStd = realOrNaN(q.value(5));
-        p.testRmseMean = realOrNaN(q.value(6));
-        p.testRmseStd = realOrNaN(q.value(7));
-        out << p;
-    }
+    read(QStringLiteral("SELECT %1 FROM sweep_points WHERE experiment_id = ? ORDER BY id").arg(kSweepColumns),
+         {experimentId}, QStringLiteral("cannot read the sweep points of experiment %1").arg(experimentId),
+         [&](const QSqlQuery& q) {
+             SweepPoint p;
+             p.algorithmId = q.value(0).toString();
+             p.algorithmName = q.value(1).toString();
+             p.sigma = realOrNaN(q.value(2));
+             p.monteCarlo = q.value(3).toInt();
+             p.trainRmseMean = realOrNaN(q.value(4));
+             p.trainRmseStd = realOrNaN(q.value(5));
+             p.testRmseMean = realOrNaN(q.value(6));
+             p.testRmseStd = realOrNaN(q.value(7));
+             out << p;
+         },
+         error);
     return out;
 }
 
@@ -823,10 +1014,27 @@ QString RunStore::lastError() const
     return m_lastError;
 }
 
+QString RunStore::failure() const
+{
+    std::lock_guard lock(m_errorMutex);
+    return m_failure;
+}
+
 void RunStore::setError(const QString& message) const
 {
     std::lock_guard lock(m_errorMutex);
     m_lastError = message;
+}
+
+void RunStore::recordFailure(const QString& message)
+{
+    {
+        std::lock_guard lock(m_errorMutex);
+        m_lastError = message;
+        if (m_failure.isEmpty())
+            m_failure = message;
+    }
+    Q_EMIT writeFailed(message);
 }
 
 } // namespace tb

@@ -11,11 +11,14 @@
 #include <QVector>
 
 #include <atomic>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <optional>
 
 class QSqlDatabase;
+class QSqlError;
+class QSqlQuery;
 
 namespace tb {
 
@@ -34,30 +37,41 @@ struct RunStoreReaders;
 /// read connection per calling thread and see what has been committed: call flush() first to include queued
 /// writes. Every public method is thread-safe and may be called from any thread concurrently.
 ///
-/// The file is in WAL mode with a busy timeout (10 s by default), so several processes may share
-/// it. Opening it marks every run left "running" by a process that no longer exists as
-/// "interrupted"; runs that another live process is training are left alone (see RunStoreOwner).
-/// A file of a newer schema, a non-SQLite file or another application's database is refused and
-/// never modified.
+/// The file is in WAL mode, so several processes may share it. A write that meets another
+/// connection's lock waits up to Options::busyTimeoutMs (SQLite's busy timeout, in slices) and
+/// says so through waiting() after Options::waitNoticeMs. Opening it marks every run left
+/// "running" by a process that no longer exists as "interrupted"; runs that another live process
+/// is training are left alone (see RunStoreOwner). A file of a newer schema, a non-SQLite file or
+/// another application's database is refused and never modified. A file that cannot be written
+/// (read-only file or folder) is refused when opened for writing, with a message saying so; open
+/// it with Options::readOnly to list and export it.
 ///
-/// Write errors (disk full, database locked longer than the busy timeout, a metric for an unknown
-/// run) never throw or crash: the failing write is dropped, lastError() keeps the message and
-/// writeFailed() is emitted (from the writer thread: connect with a queued connection to touch
-/// widgets).
+/// Write errors (disk full, database locked longer than the busy timeout, a damaged file, a metric
+/// for an unknown run) never throw or crash: the failing write is dropped, lastError() keeps the
+/// message, failure() keeps the first one, and writeFailed() is emitted (from the writer thread:
+/// connect with a queued connection to touch widgets, or directly to request a stop). Callers that
+/// must not lose data (ExperimentRunner) stop when it is emitted and keep their results in memory.
+///
+/// Reads report problems through their optional @p error argument (and lastError()): a read that
+/// fails part-way returns what it read and an error; when SQLite finds the file damaged the
+/// message adds what `PRAGMA quick_check` says, so a damaged file is never shown as a shorter one.
 class RunStore : public QObject {
     Q_OBJECT
 public:
     /// Tuning of open(); the defaults suit interactive use.
     struct Options {
-        int busyTimeoutMs = 10000; ///< wait for another process's lock, ≥ 0
+        int busyTimeoutMs = 30000; ///< longest a write waits for another process's lock, ≥ 0
+        int waitNoticeMs = 1000;   ///< waiting longer than this emits waiting(), ≥ 0
         int batchMs = 100;         ///< longest queued writes wait before a commit, ≥ 1 ms
         int batchOps = 5000;       ///< most operations per write transaction, ≥ 1
-        int attempts = 3;          ///< tries of a batch that meets a locked database, ≥ 1
+        /// Open for reading only (default false): the file must exist; nothing is created,
+        /// migrated or recovered, every write fails; works in a read-only folder.
+        bool readOnly = false;
     };
 
     /// Opens @p path, creating the file and its folders if missing, and brings an older schema up
     /// to date. Returns nullptr and a message in @p error (may be null) if the file cannot be
-    /// opened, is not SQLite, is another application's database or has a newer schema.
+    /// opened or written, is not SQLite, is another application's database or has a newer schema.
     static std::unique_ptr<RunStore> open(const QString& path, QString* error);
     /// As open(path, error) with explicit options.
     static std::unique_ptr<RunStore> open(const QString& path, const Options& options, QString* error);
@@ -77,6 +91,8 @@ public:
     int schemaVersion() const;
     /// Runs of dead processes this open() marked "interrupted".
     int interruptedOnOpen() const { return m_interruptedOnOpen; }
+    /// True when opened with Options::readOnly.
+    bool isReadOnly() const { return m_options.readOnly; }
 
     /// Inserts @p e and returns its id, −1 on failure (see lastError()). Waits for the commit.
     /// An invalid `created` is stored as now; empty appVersion / gitHash as this build's.
@@ -105,23 +121,37 @@ public:
     /// returned (then lastError() says which; with concurrent flushes one of them reports it).
     bool flush(int timeoutMs = 30000);
 
+    // Reads. Each sets @p error (when given) to a message naming the file and the cause if the
+    // read failed, also part-way, and leaves it empty otherwise; what was read is returned.
+
     /// All experiments, oldest first.
-    QList<ExperimentRecord> experiments() const;
-    std::optional<ExperimentRecord> experiment(qint64 id) const;
+    QList<ExperimentRecord> experiments(QString* error = nullptr) const;
+    /// nullopt when there is no such experiment (error empty) or the read failed (error set).
+    std::optional<ExperimentRecord> experiment(qint64 id, QString* error = nullptr) const;
     /// Runs of one experiment, or of all when @p experimentId is −1; oldest first.
-    QList<RunRecord> runs(qint64 experimentId = -1) const;
-    std::optional<RunRecord> run(qint64 id) const;
+    QList<RunRecord> runs(qint64 experimentId = -1, QString* error = nullptr) const;
+    std::optional<RunRecord> run(qint64 id, QString* error = nullptr) const;
     /// Checkpoints of one run in seq order.
-    QVector<MetricPoint> metrics(qint64 runId) const;
+    QVector<MetricPoint> metrics(qint64 runId, QString* error = nullptr) const;
     /// Sweep points of one experiment in insertion order.
-    QList<SweepPoint> sweepPoints(qint64 experimentId) const;
+    QList<SweepPoint> sweepPoints(qint64 experimentId, QString* error = nullptr) const;
+
+    /// `PRAGMA quick_check` of the file: empty when it is sound, else SQLite's first problems
+    /// (at most @p maxProblems) and a hint on recovering the rest. Reads the whole file.
+    QString checkIntegrity(int maxProblems = 5) const;
 
     /// The most recent error of a write or a read, empty if none yet.
     QString lastError() const;
+    /// The first write that failed since open(), empty while none did (thread-safe).
+    QString failure() const;
 
 Q_SIGNALS:
     /// A queued write failed; emitted on the writer thread.
     void writeFailed(const QString& message);
+    /// A write waits for another process's lock (@p waiting true; @p message says so and for how
+    /// long it may wait), or that wait ended (@p waiting false; @p message says the write went
+    /// through, or is empty when it failed: writeFailed() follows). Emitted on the writer thread.
+    void waiting(const QString& message, bool waiting);
 
 private:
     RunStore(const QString& path, const Options& options);
@@ -129,8 +159,17 @@ private:
     bool initialise(QSqlDatabase& db, QString* error);
     int recoverInterrupted(QSqlDatabase& db, QString* error);
     void setError(const QString& message) const;
+    void recordFailure(const QString& message);
+    bool probeWrite(QSqlDatabase& db, QString* error);
+    bool startReadOnly(QString* error);
     /// This thread's read connection, opened on first use.
-    bool readConnection(QSqlDatabase* db) const;
+    bool readConnection(QSqlDatabase* db, QString* error = nullptr) const;
+    bool read(const QString& sql, const QVariantList& values, const QString& what,
+              const std::function<void(const QSqlQuery&)>& row, QString* error) const;
+    QString readProblem(QSqlDatabase& db, const QSqlError& e, const QString& what) const;
+    QString quickCheck(QSqlDatabase& db, int maxProblems) const;
+    /// Reports a write refused because the store is read-only; returns −1.
+    qint64 refuseWrite(const QString& what);
 
     QString m_path;
     Options m_options;
@@ -140,6 +179,7 @@ private:
     std::shared_ptr<RunStoreReaders> m_readers;
     mutable std::mutex m_errorMutex;
     mutable QString m_lastError;
+    QString m_failure; ///< guarded by m_errorMutex
 };
 
 } // namespace tb

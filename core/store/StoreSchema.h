@@ -36,8 +36,10 @@ public:
     static int latestVersion();
 
     /// Applies every step after @p fromVersion and sets user_version and application_id.
-    /// Must run inside the caller's write transaction on @p db; on failure @p error names the step
-    /// and the statement, and the caller rolls back.
+    /// Must run inside the caller's write transaction on @p db, with `PRAGMA foreign_keys = OFF`
+    /// (steps rebuild referenced tables; the pragma cannot change inside a transaction, so the
+    /// caller sets it before BEGIN and back after COMMIT). On failure @p error names the step and
+    /// the statement, and the caller rolls back.
     static bool migrate(QSqlDatabase& db, int fromVersion, QString* error);
 
     /// What a file's header says about it, read without SQLite and without modifying the file.

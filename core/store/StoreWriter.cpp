@@ -2,6 +2,7 @@
 
 #include <QSqlError>
 
+#include <algorithm>
 #include <chrono>
 
 namespace tb {
@@ -93,9 +94,11 @@ void StoreWriter::Context::fail(const QString& message)
     m_errors << message;
 }
 
-StoreWriter::StoreWriter(Config config, ErrorHandler onError)
-    : m_config(std::move(config)), m_onError(std::move(onError))
+StoreWriter::StoreWriter(Config config, ErrorHandler onError, WaitHandler onWait)
+    : m_config(std::move(config)), m_onError(std::move(onError)), m_onWait(std::move(onWait))
 {
+    m_config.busyTimeoutMs = std::max(0, m_config.busyTimeoutMs);
+    m_config.sliceMs = std::clamp(m_config.sliceMs, 1, std::max(1, m_config.busyTimeoutMs));
 }
 
 StoreWriter::~StoreWriter()
@@ -144,6 +147,8 @@ void StoreWriter::threadMain(const Init& init, std::promise<QString>& started)
             started.set_value(error);
             return;
         }
+        // From now on a try waits one slice; runBatch() retries until busyTimeoutMs and says so.
+        QSqlQuery(db).exec(QStringLiteral("PRAGMA busy_timeout = %1").arg(m_config.sliceMs));
         started.set_value(QString()); // `started` dies with start(): do not touch it below
 
         Context ctx(db);
@@ -192,12 +197,15 @@ void StoreWriter::runBatch(Context& ctx)
 {
     using Clock = std::chrono::steady_clock;
     std::deque<Entry> batch;
+    const auto firstTry = Clock::now();
+    const auto deadline = firstTry + std::chrono::milliseconds(m_config.busyTimeoutMs);
+    bool announced = false; // the wait callback was told that we wait
     for (int attempt = 1;; ++attempt) {
         ctx.m_fatal.clear();
         ctx.m_retryable = false;
         ctx.m_errors.clear();
         const auto t0 = Clock::now();
-        // IMMEDIATE takes the write lock up front (waiting up to the busy timeout), so no statement
+        // IMMEDIATE takes the write lock up front (waiting up to one slice), so no statement
         // inside the batch can meet a lock it cannot wait for.
         if (ctx.control(QStringLiteral("BEGIN IMMEDIATE"), QStringLiteral("cannot begin a transaction"))) {
             for (Entry& e : batch) { // entries of a failed attempt, replayed in order
@@ -218,6 +226,11 @@ void StoreWriter::runBatch(Context& ctx)
             }
             if (ctx.m_fatal.isEmpty() &&
                 ctx.control(QStringLiteral("COMMIT"), QStringLiteral("cannot commit"))) {
+                if (announced && m_onWait)
+                    m_onWait(QStringLiteral("%1: the other connection released the lock after %2 s; writing again")
+                                 .arg(m_config.path)
+                                 .arg(std::chrono::duration<double>(Clock::now() - firstTry).count(), 0, 'f', 1),
+                             false);
                 for (const QString& message : std::as_const(ctx.m_errors))
                     report(message);
                 complete(batch, true);
@@ -226,18 +239,33 @@ void StoreWriter::runBatch(Context& ctx)
         }
         // Disk full or I/O errors may already have rolled back; a second ROLLBACK then just fails.
         QSqlQuery(ctx.db()).exec(QStringLiteral("ROLLBACK"));
-        if (ctx.m_retryable && attempt < m_config.attempts)
+        const auto now = Clock::now();
+        if (ctx.m_retryable && now < deadline) {
+            if (!announced && now - firstTry >= std::chrono::milliseconds(m_config.waitNoticeMs) && m_onWait) {
+                announced = true;
+                m_onWait(QStringLiteral("%1 is locked by another connection (%2); waiting up to %3 s to write")
+                             .arg(m_config.path, ctx.m_fatal)
+                             .arg(m_config.busyTimeoutMs / 1000.0, 0, 'g', 3),
+                         true);
+            }
             continue;
+        }
+        if (announced && m_onWait)
+            m_onWait(QString(), false);
         if (batch.empty()) { // could not even begin: drop what waits, so flush() and callers return
             Entry e;
             while (batch.size() < std::size_t(m_config.batchOps) && takeNext(&e))
                 batch.push_back(std::move(e));
         }
-        report(QStringLiteral("%1 queued write(s) to %2 were lost after %3 attempt(s): %4")
+        const QString waited =
+            ctx.m_retryable
+                ? QStringLiteral(" (another connection held the write lock for more than %1 s; %2 tries)")
+                      .arg(std::chrono::duration<double>(now - firstTry).count(), 0, 'f', 1)
+                      .arg(attempt)
+                : QString();
+        report(QStringLiteral("%1 queued write(s) to %2 were lost: %3%4")
                    .arg(batch.size())
-                   .arg(m_config.path)
-                   .arg(attempt)
-                   .arg(ctx.m_fatal));
+                   .arg(m_config.path, ctx.m_fatal, waited));
         complete(batch, false);
         return;
     }

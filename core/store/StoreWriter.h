@@ -31,18 +31,22 @@ namespace tb {
 /// A process that dies therefore loses at most the last ~batchMs of unflushed writes.
 ///
 /// Errors never throw: an operation that violates a constraint fails alone and the batch goes
-/// on; a batch that cannot take the write lock (busy longer than the busy timeout) is rolled back
-/// and retried up to `attempts` times, then dropped; other I/O errors (disk full…) drop the batch.
-/// Every failure is reported through the error callback, on the writer thread.
+/// on; a batch that meets a lock held by another connection is rolled back and retried, each try
+/// waiting up to sliceMs in SQLite's busy handler, until busyTimeoutMs have passed since its first
+/// try; then it is dropped. After waitNoticeMs of waiting the wait callback is told (and told
+/// again when the wait ends), so a user learns why nothing moves. Other
+/// I/O errors (disk full, read-only file, damaged file) drop the batch at once. Every failure is
+/// reported through the error callback, on the writer thread.
 class StoreWriter {
 public:
     struct Config {
         QString path;           ///< database file
         QString connectionName; ///< unique QSqlDatabase connection name
-        int busyTimeoutMs = 10000;
+        int busyTimeoutMs = 30000; ///< longest a batch waits for another connection's write lock
+        int waitNoticeMs = 1000;   ///< waiting longer than this is reported through the wait callback
+        int sliceMs = 250;         ///< SQLite busy timeout of one try (≤ busyTimeoutMs)
         int batchMs = 100;   ///< longest a transaction keeps collecting operations
         int batchOps = 5000; ///< most operations per transaction
-        int attempts = 3;    ///< tries of a batch that meets a locked database
     };
 
     /// What an operation sees: the connection, prepared statements cached for the connection's
@@ -77,8 +81,12 @@ public:
     using Init = std::function<bool(QSqlDatabase&, QString* error)>;
     /// Called on the writer thread with each failure message.
     using ErrorHandler = std::function<void(const QString&)>;
+    /// Called on the writer thread when a write starts waiting for a lock (@p waiting true, a
+    /// message saying so) and when that wait ends (@p waiting false; a message when the write went
+    /// through, empty when it failed: the error callback then says why).
+    using WaitHandler = std::function<void(const QString& message, bool waiting)>;
 
-    StoreWriter(Config config, ErrorHandler onError);
+    StoreWriter(Config config, ErrorHandler onError, WaitHandler onWait = {});
     /// Drains the queue, closes the connection and joins the thread.
     ~StoreWriter();
     StoreWriter(const StoreWriter&) = delete;
@@ -125,6 +133,7 @@ private:
 
     Config m_config;
     ErrorHandler m_onError;
+    WaitHandler m_onWait;
     std::thread m_thread;
 
     mutable std::mutex m_mutex;

@@ -1,8 +1,10 @@
 // DatasetPanel: spec round trips per source, the off-thread preview, errors in the red label.
+#include "DataSourceSchema.h"
 #include "DatasetPanel.h"
 #include "DatasetPreview.h"
 #include "IdxLoader.h"
 
+#include <QCheckBox>
 #include <QComboBox>
 #include <QDoubleSpinBox>
 #include <QFile>
@@ -12,6 +14,7 @@
 #include <QLineEdit>
 #include <QSignalSpy>
 #include <QSpinBox>
+#include <QTableWidget>
 #include <QTemporaryDir>
 #include <QTest>
 #include <QThreadPool>
@@ -58,12 +61,17 @@ private Q_SLOTS:
         QVERIFY(!panel.editor("samples")); // not a field of the toy problem
         QCOMPARE(qobject_cast<QComboBox*>(panel.editor("function"))->currentData().toString(), QString("nonlinear"));
 
-        // A minimal spec comes back with its defaults written out.
-        panel.setSpec({{"source", "bpls-toy"}, {"function", "linear"}});
-        const QJsonObject out = panel.spec();
-        QCOMPARE(out.value("function").toString(), QString("linear"));
-        QCOMPARE(out.value("sigma").toDouble(), 0.0);
-        QVERIFY(!out.contains("seed")); // empty seed: the experiment's
+        // A minimal spec comes back unchanged: defaults it left out stay out (they are the schema's).
+        const QJsonObject minimal{{"source", "bpls-toy"}, {"function", "linear"}};
+        panel.setSpec(minimal);
+        QCOMPARE(json(panel.spec()), json(minimal));
+        QCOMPARE(qobject_cast<QDoubleSpinBox*>(panel.editor("sigma"))->value(), 0.0); // shown at its default
+        // An edited value is written, also when it is set back to the default.
+        qobject_cast<QDoubleSpinBox*>(panel.editor("sigma"))->setValue(0.5);
+        QCOMPARE(panel.spec().value("sigma").toDouble(), 0.5);
+        qobject_cast<QDoubleSpinBox*>(panel.editor("sigma"))->setValue(0.0);
+        QVERIFY(panel.spec().contains("sigma"));
+        QVERIFY(!panel.spec().contains("seed")); // empty seed: the experiment's
     }
 
     void moonsRoundTripAndPreview()
@@ -203,6 +211,93 @@ private Q_SLOTS:
         QCOMPARE(s.plot, gui::DatasetPreview::Summary::Plot::Images);
         QCOMPARE(s.images.size(), 24);
         QCOMPARE(s.images[0].size(), QSize(28, 28));
+    }
+
+    void formsAreBuiltFromTheSchema()
+    {
+        // Every key of every source has its editor, with the schema's help as tool tip; no source
+        // or key is known to the panel by name.
+        DatasetPanel panel;
+        auto* source = qobject_cast<QComboBox*>(panel.editor("source"));
+        QCOMPARE(source->count(), data::DataSourceSchema::sources().size());
+        for (const data::DataSourceInfo& info : data::DataSourceSchema::sources()) {
+            source->setCurrentIndex(source->findData(info.id));
+            for (const data::DataParam& p : info.params) {
+                if (auto* mode = qobject_cast<QComboBox*>(panel.editor("test_mode"))) // sources with both
+                    mode->setCurrentIndex(p.key == u"test_file" || p.key == u"test_target_file" ? 1 : 0);
+                QWidget* e = panel.editor(p.key);
+                QVERIFY2(e, qPrintable(info.id + "." + p.key));
+                QCOMPARE(e->toolTip(), p.help);
+            }
+        }
+    }
+
+    void csvOptionsWithTheFirstRowsOfTheFile()
+    {
+        // scikit-learn's iris.csv: a count row, no header, the class index last.
+        const QString iris = QStringLiteral(TB_FIXTURES_DIR "/data/sklearn/iris.csv");
+        DatasetPanel panel;
+        panel.setSpec({{"source", "csv"}, {"file", iris}, {"target", "species"}, {"task", "classification"},
+                       {"test_fraction", 0.25}});
+        QVERIFY(waitForPreview(panel));
+        // It does not load yet, but its rows show how the options read it: the count row as header.
+        QVERIFY2(panel.lastError().contains("skip_rows"), qPrintable(panel.lastError()));
+        QTableWidget* rows = panel.fileRows();
+        QVERIFY(rows->isVisibleTo(&panel));
+        QVERIFY(panel.editor("test_mode")->isVisibleTo(&panel));
+        QVERIFY(panel.editor("test_fraction")->isVisibleTo(&panel));
+        QCOMPARE(rows->item(0, 0)->text(), QString("12"));
+        QVERIFY(rows->item(0, 0)->font().bold());
+        // Set the options as the rows suggest: skip the count row, no header, the last column.
+        qobject_cast<QSpinBox*>(panel.editor("skip_rows"))->setValue(1);
+        qobject_cast<QCheckBox*>(panel.editor("header"))->setChecked(false);
+        qobject_cast<QLineEdit*>(panel.editor("target"))->setText("-1");
+        QVERIFY(waitForPreview(panel));
+        QCOMPARE(panel.lastError(), QString());
+        QCOMPARE(rows->item(0, 0)->text(), QString("5.1"));
+        QVERIFY(!rows->item(0, 0)->font().bold());
+        QVERIFY(rows->item(0, 4)->background() != rows->item(0, 0)->background()); // the target column
+        QCOMPARE(panel.preview()->summary().trainRows + panel.preview()->summary().testRows, 12);
+        QCOMPARE(panel.preview()->summary().classNames.size(), 3);
+        const QJsonObject out = panel.spec();
+        QCOMPARE(out.value("skip_rows").toInt(), 1);
+        QCOMPARE(out.value("header").toBool(true), false);
+        QCOMPARE(out.value("target").toInt(), -1);
+        QVERIFY(!out.contains("delimiter")); // left at its default, so not written
+        QCOMPARE(json(panel.spec()), json(out));
+
+        // A whitespace-separated file with targets in a file of its own (diabetes).
+        const QJsonObject diabetes{{"source", "csv"},
+                                   {"file", QStringLiteral(TB_FIXTURES_DIR "/data/sklearn/diabetes_data_raw.csv.gz")},
+                                   {"delimiter", "whitespace"},
+                                   {"header", false},
+                                   {"target_file", QStringLiteral(TB_FIXTURES_DIR "/data/sklearn/diabetes_target.csv.gz")},
+                                   {"task", "regression"},
+                                   {"test_fraction", 0.25},
+                                   {"standardise_targets", true}};
+        panel.setSpec(diabetes);
+        QCOMPARE(json(panel.spec()), json(diabetes));
+        QVERIFY(waitForPreview(panel));
+        QCOMPARE(panel.lastError(), QString());
+        QCOMPARE(rows->columnCount(), 10);
+        QCOMPARE(panel.preview()->summary().inputs, 10);
+    }
+
+    void warningsShow()
+    {
+        QTemporaryDir dir;
+        QFile f(dir.filePath("one.csv"));
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write("x,label\n1,a\n2,a\n3,a\n4,a\n");
+        f.close();
+        DatasetPanel panel;
+        panel.setSpec({{"source", "csv"}, {"file", f.fileName()}, {"target", "label"}, {"task", "classification"},
+                       {"test_fraction", 0.25}});
+        QVERIFY(waitForPreview(panel));
+        QCOMPARE(panel.lastError(), QString());
+        QCOMPARE(panel.warnings().size(), 1);
+        QVERIFY(panel.findChild<QLabel*>("warning")->isVisibleTo(&panel));
+        QVERIFY(panel.findChild<QLabel*>("warning")->text().contains("only one class"));
     }
 
     void destroyedWhileLoading()

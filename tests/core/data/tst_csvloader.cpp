@@ -2,6 +2,7 @@
 #include "DataError.h"
 
 #include <QTemporaryDir>
+#include <sys/stat.h>
 #include <clocale>
 #include <QtTest>
 
@@ -12,6 +13,19 @@ namespace {
 QString fixture(const QString& name)
 {
     return QStringLiteral(TB_FIXTURES_DIR "/data/") + name;
+}
+
+QString sklearn(const QString& name)
+{
+    return QStringLiteral(TB_FIXTURES_DIR "/data/sklearn/") + name;
+}
+
+QString write(const QTemporaryDir& dir, const QString& name, const QByteArray& bytes)
+{
+    QFile f(dir.filePath(name));
+    if (!f.open(QIODevice::WriteOnly) || f.write(bytes) != bytes.size())
+        qFatal("cannot write %s", qPrintable(f.fileName()));
+    return f.fileName();
 }
 
 CsvLoader::Options classify(const QString& target)
@@ -179,6 +193,239 @@ private Q_SLOTS:
         const QString f = fixture("broken_after_multiline.csv");
         const auto e = expectError([&] { CsvLoader::load(f, classify("label")); });
         QCOMPARE(e.text(), f + ":5: column 'a': \"x\" is not a number");
+    }
+
+    // ---- scikit-learn's raw files (tests/fixtures/data/sklearn: their exact layouts, few rows)
+
+    void sklearnRawFilesLoadWithTheirOptions_data()
+    {
+        QTest::addColumn<QString>("file");
+        QTest::addColumn<int>("skipRows");
+        QTest::addColumn<bool>("header");
+        QTest::addColumn<QString>("target"); // a name, or a number: a 0-based column index
+        QTest::addColumn<bool>("regression");
+        QTest::addColumn<int>("rows");
+        QTest::addColumn<int>("inputs");
+        QTest::addColumn<int>("outputs");
+        QTest::addColumn<double>("x00");
+        QTest::addColumn<double>("firstTarget"); // regression: y(0, 0); classification: class of row 0
+        QTest::newRow("iris") << "iris.csv" << 1 << false << "-1" << false << 12 << 4 << 3 << 5.1 << 0.0;
+        QTest::newRow("wine") << "wine_data.csv" << 1 << false << "13" << false << 9 << 13 << 3 << 14.23 << 0.0;
+        QTest::newRow("breast cancer") << "breast_cancer.csv" << 1 << false << "-1" << false << 6 << 30 << 2 << 17.99 << 0.0;
+        QTest::newRow("digits (gzip)") << "digits.csv.gz" << 0 << false << "64" << false << 30 << 64 << 10 << 0.0 << 0.0;
+        QTest::newRow("boston") << "boston_house_prices.csv" << 1 << true << "MEDV" << true << 6 << 13 << 1 << 0.00632 << 24.0;
+    }
+
+    void sklearnRawFilesLoadWithTheirOptions()
+    {
+        QFETCH(QString, file);
+        QFETCH(int, skipRows);
+        QFETCH(bool, header);
+        QFETCH(QString, target);
+        QFETCH(bool, regression);
+        QFETCH(int, rows);
+        QFETCH(int, inputs);
+        QFETCH(int, outputs);
+        QFETCH(double, x00);
+        QFETCH(double, firstTarget);
+        CsvLoader::Options o;
+        bool isIndex = false;
+        const int index = target.toInt(&isIndex);
+        o.targets = {isIndex ? CsvLoader::Column(index) : CsvLoader::Column(target)};
+        o.task = regression ? tb::Task::Regression : tb::Task::Classification;
+        o.skipRows = skipRows;
+        o.header = header;
+        const Dataset d = CsvLoader::load(sklearn(file), o);
+        QCOMPARE(d.rows(), Eigen::Index(rows));
+        QCOMPARE(d.inputs(), Eigen::Index(inputs));
+        QCOMPARE(d.outputs(), Eigen::Index(outputs));
+        QCOMPARE(d.x(0, 0), x00);
+        if (regression) {
+            QCOMPARE(d.y(0, 0), firstTarget);
+        } else {
+            QCOMPARE(d.classNames.value(d.labels[0]).toDouble(), firstTarget);
+            for (const Eigen::Index c : d.classCounts())
+                QVERIFY(c > 0);
+        }
+        if (!header)
+            QCOMPARE(d.featureNames.first(), QStringLiteral("0")); // columns named by position
+    }
+
+    void targetsInTheirOwnWhitespaceSeparatedFile()
+    {
+        // diabetes: both files gzip, whitespace-separated, no header; targets row by row.
+        CsvLoader::Options o;
+        o.task = tb::Task::Regression;
+        o.delimiter = ' ';
+        o.header = false;
+        o.targetFile = sklearn("diabetes_target.csv.gz");
+        const Dataset d = CsvLoader::load(sklearn("diabetes_data_raw.csv.gz"), o);
+        QCOMPARE(d.rows(), Eigen::Index(8));
+        QCOMPARE(d.inputs(), Eigen::Index(10));
+        QCOMPARE(d.outputs(), Eigen::Index(1));
+        QCOMPARE(d.x(0, 0), 59.0);
+        QCOMPARE(d.x(0, 8), 4.8598);
+        QCOMPARE(d.x(7, 7), 4.55);
+        QCOMPARE(d.y(0, 0), 151.0); // "1.510000000000000000e+02"
+        QCOMPARE(d.y(7, 0), 63.0);
+        QVERIFY2(d.description.contains("diabetes_target.csv.gz"), qPrintable(d.description));
+
+        // A target file of another length is an error naming both files.
+        QTemporaryDir dir;
+        const QString shortTargets = write(dir, "short.txt", "1\n2\n3\n");
+        o.targetFile = shortTargets;
+        const auto e = expectError([&] { CsvLoader::load(sklearn("diabetes_data_raw.csv.gz"), o); });
+        QVERIFY2(e.text().startsWith(shortTargets + ": 3 rows of targets for the 8 rows of " + sklearn("diabetes_data_raw.csv.gz")),
+                 e.what());
+    }
+
+    void countRowReadAsHeaderIsExplained()
+    {
+        // Boston without skip_rows: the count row "6,13" becomes a two-column header.
+        CsvLoader::Options o;
+        o.targets = {"MEDV"};
+        o.task = tb::Task::Regression;
+        const QString boston = sklearn("boston_house_prices.csv");
+        const auto e = expectError([&] { CsvLoader::load(boston, o); });
+        QVERIFY2(e.text().startsWith(boston + ":1: the header row holds only numbers (6, 13): it looks like data.") &&
+                     e.text().contains("if it starts with a count row, set \"skip_rows\""),
+                 e.what());
+        // Iris without options: its count row has names too, and the rows have as many fields.
+        auto iris = classify("species");
+        const auto i = expectError([&] { CsvLoader::load(sklearn("iris.csv"), iris); });
+        QVERIFY2(i.text().contains("\"skip_rows\": 1 skips it"), i.what());
+    }
+
+    void headerOfNumbersIsData()
+    {
+        const QString digits = sklearn("digits.csv.gz");
+        CsvLoader::Options o;
+        o.targets = {64};
+        const auto e = expectError([&] { CsvLoader::load(digits, o); });
+        QVERIFY2(e.text().startsWith(digits + ":1: the header row holds only numbers (0.0, 0.0, 0.0, 0.0, 0.0, 0.0): it "
+                                              "looks like data. If the file has no header, set \"header\": false"),
+                 e.what());
+    }
+
+    void delimitersAndColumnIndexes()
+    {
+        QTemporaryDir dir;
+        CsvLoader::Options o;
+        o.task = tb::Task::Regression;
+        o.header = false;
+        o.targets = {-1};
+        // Whitespace: runs of spaces and tabs, leading and trailing ones ignored, as numpy.loadtxt.
+        o.delimiter = ' ';
+        Dataset d = CsvLoader::load(write(dir, "ws.txt", "  1  2\t 3 \n\n4 5 6\t\n"), o);
+        QCOMPARE(d.rows(), Eigen::Index(2));
+        QCOMPARE(d.x(1, 1), 5.0);
+        QCOMPARE(d.y(1, 0), 6.0);
+        o.delimiter = '\t';
+        d = CsvLoader::load(write(dir, "tab.tsv", "1\t2\t3\n4\t5\t6\n"), o);
+        QCOMPARE(d.x(1, 0), 4.0);
+        o.delimiter = ';';
+        o.targets = {0};
+        d = CsvLoader::load(write(dir, "semi.csv", "1;2;3\n4;5;6\n"), o);
+        QCOMPARE(d.y(1, 0), 4.0);
+        QCOMPARE(d.featureNames, QStringList({"1", "2"}));
+        o.targets = {3};
+        const auto e = expectError([&] { CsvLoader::load(dir.filePath("semi.csv"), o); });
+        QVERIFY2(e.text().startsWith(dir.filePath("semi.csv") + ":1: target column 3 is outside the file's 3 columns "
+                                                                "(0 to 2, or -1 for the last)"),
+                 e.what());
+        // Skipped lines still count: errors name the line of the file as it is.
+        o.targets = {2};
+        o.skipRows = 2;
+        const auto bad = expectError([&] { CsvLoader::load(write(dir, "skip.csv", "# made by hand\n# 2 rows\n1;2;3\n4;x;6\n"), o); });
+        QVERIFY2(bad.text().startsWith(dir.filePath("skip.csv") + ":4: column '1': \"x\" is not a number"), bad.what());
+        o.skipRows = 9;
+        QVERIFY(expectError([&] { CsvLoader::load(dir.filePath("skip.csv"), o); }).text().contains("nothing left after skipping 4 line(s)"));
+    }
+
+    void invalidUtf8LabelsAreRejected()
+    {
+        // Two different invalid labels once collapsed into one class ("\ufffd") and trained at
+        // "100 %": reject them with their line and bytes.
+        QTemporaryDir dir;
+        const QString f = write(dir, "latin1.csv", QByteArray("x,label\n1,caf\xe9\n2,caf\xe8\n"));
+        const auto e = expectError([&] { CsvLoader::load(f, classify("label")); });
+        QCOMPARE(e.text(), f + ":2: column 'label': label \"caf\\xe9\" is not valid UTF-8 text (byte 4); labels that "
+                               "differ only in such bytes would be one class. Save the file as UTF-8");
+        QCOMPARE(e.line(), qint64(2));
+        // Valid UTF-8 labels load as such.
+        const Dataset d = CsvLoader::load(write(dir, "utf8.csv", "x,label\n1,café\n2,cafè\n"), classify("label"));
+        QCOMPARE(d.classNames, QStringList({"cafè", "café"})); // code-point order
+    }
+
+    void nulBytesAreShownNotCutOff()
+    {
+        QTemporaryDir dir;
+        const QString f = write(dir, "nul.csv", QByteArray("a,y\n1,2\n3\0" "4,5\n", 15));
+        const auto e = expectError([&] { CsvLoader::load(f, classify("y")); });
+        // what() is a C string: a raw NUL would end it before "is not a number".
+        const QString what = QString::fromUtf8(e.what());
+        QCOMPARE(what, f + ":3: column 'a': \"3\\x004\" is not a number");
+    }
+
+    void onlyRegularFilesAreRead()
+    {
+        // A FIFO would block open() for ever (no signal gets the process out); /dev/zero never ends.
+        QTemporaryDir dir;
+        const QString fifo = dir.filePath("pipe.csv");
+        QVERIFY(::mkfifo(QFile::encodeName(fifo).constData(), 0600) == 0);
+        const auto e = expectError([&] { CsvLoader::load(fifo, classify("y")); });
+        QCOMPARE(e.text(), fifo + ": is a FIFO (named pipe), not a regular file; data must be read from a file on disk");
+        const auto z = expectError([&] { CsvLoader::load("/dev/zero", classify("y")); });
+        QVERIFY2(z.text().startsWith("/dev/zero: is a character device, not a regular file"), z.what());
+        const auto d = expectError([&] { CsvLoader::load(dir.path(), classify("y")); });
+        QVERIFY2(d.text().contains("is a folder"), d.what());
+    }
+
+    void memoryIsCheckedBeforeReading()
+    {
+        QTemporaryDir dir;
+        QByteArray big = "a,y\n";
+        while (big.size() < 8000)
+            big += "1.5,2.5\n";
+        const QString f = write(dir, "big.csv", big);
+        qputenv("TRAINBENCH_MEMORY_LIMIT", "4K");
+        const auto e = expectError([&] { CsvLoader::load(f, classify("y")); });
+        qunsetenv("TRAINBENCH_MEMORY_LIMIT");
+        QVERIFY2(e.text().startsWith(f + ": reading the whole file needs 7.82 KiB, but only 4.00 KiB is available to this "
+                                         "process (TRAINBENCH_MEMORY_LIMIT=4K)"),
+                 e.what());
+        QCOMPARE(CsvLoader::load(f, classify("y")).rows(), Eigen::Index(1000)); // without the cap it loads
+    }
+
+    void brokenGzipIsAnError()
+    {
+        QTemporaryDir dir;
+        QFile in(sklearn("digits.csv.gz"));
+        QVERIFY(in.open(QIODevice::ReadOnly));
+        const QByteArray gz = in.readAll();
+        const QString cut = write(dir, "cut.csv.gz", gz.left(gz.size() / 2));
+        CsvLoader::Options o;
+        o.header = false;
+        o.targets = {64};
+        const auto e = expectError([&] { CsvLoader::load(cut, o); });
+        QVERIFY2(e.text().startsWith(cut + ": at byte offset") &&
+                     (e.text().contains("truncated gzip file") || e.text().contains("corrupt gzip data")),
+                 e.what());
+    }
+
+    void previewShowsTheFirstRecords()
+    {
+        CsvLoader::Options o;
+        o.skipRows = 1;
+        const auto rows = CsvLoader::previewRows(sklearn("boston_house_prices.csv"), o, 3);
+        QCOMPARE(rows.size(), 3);
+        QCOMPARE(rows[0].first(), QStringLiteral("CRIM"));
+        QCOMPARE(rows[1].last(), QStringLiteral("24"));
+        o.skipRows = 0;
+        o.delimiter = ' ';
+        const auto gz = CsvLoader::previewRows(sklearn("diabetes_data_raw.csv.gz"), o, 100);
+        QCOMPARE(gz.size(), 8);
+        QCOMPARE(gz[0].size(), 10);
     }
 
     void unknownTargetAndBadOptions()

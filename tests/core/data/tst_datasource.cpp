@@ -6,6 +6,7 @@
 #include <QJsonDocument>
 #include <QTemporaryDir>
 #include <QtTest>
+#include <sys/stat.h>
 
 using namespace tb::data;
 
@@ -64,9 +65,9 @@ private Q_SLOTS:
     void badValueTypeNamesKeyAndValue()
     {
         const QJsonObject spec = datasetOf("spec_bad_type.json");
-        QCOMPARE(DataSource::validate(spec), QString("dataset.samples: expected a positive integer, got \"abc\""));
+        QCOMPARE(DataSource::validate(spec), QString("dataset.samples: expected an integer ≥ 2, got \"abc\""));
         const auto e = expectError([&] { DataSource::load(spec, fixtures); });
-        QCOMPARE(e.text(), QString("dataset.samples: expected a positive integer, got \"abc\""));
+        QCOMPARE(e.text(), QString("dataset.samples: expected an integer ≥ 2, got \"abc\""));
         QCOMPARE(e.key(), QString("dataset.samples"));
         QCOMPARE(e.value(), QString("\"abc\""));
     }
@@ -75,8 +76,8 @@ private Q_SLOTS:
     {
         const QJsonObject spec = datasetOf("spec_unknown_key.json");
         QCOMPARE(DataSource::validate(spec),
-                 QString("dataset.nosie: unknown key for source \"moons\" (known: source, samples, noise, "
-                         "test_fraction, standardise, seed)"));
+                 QString("dataset.nosie: unknown key for source \"moons\"; did you mean \"noise\"? (known: source, "
+                         "samples, noise, test_fraction, standardise, seed)"));
         QCOMPARE(expectError([&] { DataSource::load(spec, fixtures); }).key(), QString("dataset.nosie"));
     }
 
@@ -93,17 +94,17 @@ private Q_SLOTS:
         QTest::newRow("missing function") << R"({"source": "bpls-toy"})"
                                           << "dataset.function: missing (required for source \"bpls-toy\")";
         QTest::newRow("bad function") << R"({"source": "bpls-toy", "function": "cubic"})"
-                                      << "dataset.function: expected \"linear\" or \"nonlinear\", got \"cubic\"";
+                                      << "dataset.function: expected one of \"linear\", \"nonlinear\", got \"cubic\"";
         QTest::newRow("negative sigma") << R"({"source": "bpls-toy", "function": "linear", "sigma": -1})"
                                         << "dataset.sigma: expected a number ≥ 0, got -1";
         QTest::newRow("fractional samples") << R"({"source": "moons", "samples": 10.5})"
-                                            << "dataset.samples: expected a positive integer, got 10.5";
+                                            << "dataset.samples: expected an integer ≥ 2, got 10.5";
         QTest::newRow("one sample") << R"({"source": "xor", "samples": 1})"
-                                    << "dataset.samples: expected at least 2 (one training and one test row), got 1";
+                                    << "dataset.samples: expected an integer ≥ 2, got 1";
         QTest::newRow("fraction 1") << R"({"source": "circles", "test_fraction": 1})"
                                     << "dataset.test_fraction: expected a number between 0 and 1 (exclusive), got 1";
         QTest::newRow("few features") << R"({"source": "friedman1", "features": 3})"
-                                      << "dataset.features: Friedman #1 needs at least 5 features, got 3";
+                                      << "dataset.features: expected an integer ≥ 5, got 3";
         QTest::newRow("standardise text") << R"({"source": "spirals", "standardise": "yes"})"
                                           << "dataset.standardise: expected true or false, got \"yes\"";
         QTest::newRow("negative seed") << R"({"source": "spirals", "seed": -3})"
@@ -116,17 +117,36 @@ private Q_SLOTS:
                                         "test_fraction (a random split)";
         QTest::newRow("csv two class targets") << R"({"source": "csv", "file": "a.csv", "target": ["a", "b"], "task": "classification", "test_fraction": 0.2})"
                                                << "dataset.target: classification takes exactly one target column, got 2";
-        QTest::newRow("target number") << R"({"source": "csv", "file": "a.csv", "target": 3, "task": "regression", "test_fraction": 0.2})"
-                                       << "dataset.target: expected a column name or a list of distinct column "
-                                          "names, got 3";
+        QTest::newRow("target bool") << R"({"source": "csv", "file": "a.csv", "target": true, "task": "regression", "test_fraction": 0.2})"
+                                     << "dataset.target: expected a column name, a 0-based column index, or a list of "
+                                        "distinct ones, got true";
+        QTest::newRow("target repeated") << R"({"source": "csv", "file": "a.csv", "target": [1, 1], "task": "regression", "test_fraction": 0.2})"
+                                         << "dataset.target: expected a column name, a 0-based column index, or a list "
+                                            "of distinct ones, got [1,1]";
+        QTest::newRow("target missing") << R"({"source": "csv", "file": "a.csv", "task": "regression", "test_fraction": 0.2})"
+                                        << "dataset.target: missing; give target or target_file";
+        QTest::newRow("bad delimiter") << R"({"source": "csv", "file": "a.csv", "target": 0, "delimiter": "::", "task": "regression", "test_fraction": 0.2})"
+                                       << "dataset.delimiter: expected one of \",\", \";\", \"\\x09\", \"|\", "
+                                          "\"whitespace\", got \"::\"";
+        QTest::newRow("negative skip") << R"({"source": "csv", "file": "a.csv", "target": 0, "skip_rows": -1, "task": "regression", "test_fraction": 0.2})"
+                                       << "dataset.skip_rows: expected an integer ≥ 0, got -1";
+        QTest::newRow("test targets alone") << R"({"source": "csv", "file": "a.csv", "target_file": "t.csv", "task": "regression", "test_file": "b.csv"})"
+                                            << "dataset.test_target_file: missing: with target_file, the test_file needs "
+                                               "its targets in test_target_file";
+        QTest::newRow("classification targets standardised") << R"({"source": "csv", "file": "a.csv", "target": "y", "task": "classification", "standardise_targets": true, "test_fraction": 0.2})"
+                                                             << "dataset.standardise_targets: only a regression has targets "
+                                                                "to standardise; this data set is a classification";
+        QTest::newRow("not for moons") << R"({"source": "moons", "standardise_targets": true})"
+                                       << "dataset.standardise_targets: unknown key for source \"moons\" (known: source, "
+                                          "samples, noise, test_fraction, standardise, seed)";
         QTest::newRow("bad task") << R"({"source": "libsvm", "file": "a", "task": "ranking", "test_fraction": 0.2})"
-                                  << "dataset.task: expected \"classification\" or \"regression\", got \"ranking\"";
+                                  << "dataset.task: expected one of \"classification\", \"regression\", got \"ranking\"";
         QTest::newRow("empty path") << R"({"source": "libsvm", "file": "", "task": "regression", "test_fraction": 0.2})"
                                     << "dataset.file: expected a file path (a non-empty string), got \"\"";
         QTest::newRow("idx classes") << R"({"source": "idx", "train_images": "a", "train_labels": "b", "test_images": "c", "test_labels": "d", "classes": 300})"
-                                     << "dataset.classes: expected 1..256 (labels are bytes), got 300";
+                                     << "dataset.classes: expected an integer 1 to 256, got 300";
         QTest::newRow("limit array") << R"({"source": "fashion-mnist", "train_limit": [1]})"
-                                     << "dataset.train_limit: expected a positive integer, got [1]";
+                                     << "dataset.train_limit: expected an integer ≥ 1, got [1]";
     }
     void validateCoversEveryKind()
     {
@@ -352,6 +372,124 @@ private Q_SLOTS:
         wrongDir["dir"] = empty.path();
         const auto e = expectError([&] { DataSource::load(wrongDir, {}); });
         QVERIFY2(e.text().startsWith(empty.path() + "/train-labels-idx1-ubyte: cannot open"), e.what());
+    }
+
+    void scikitLearnFilesLoadFromTheirSpecs_data()
+    {
+        // The experiment-file options that load each of scikit-learn's six raw files (docs/experiments.md).
+        QTest::addColumn<QString>("json");
+        QTest::addColumn<int>("rows");
+        QTest::addColumn<int>("inputs");
+        QTest::addColumn<int>("outputs");
+        QTest::newRow("iris") << R"({"source": "csv", "file": "sklearn/iris.csv", "skip_rows": 1, "header": false,
+            "target": -1, "task": "classification", "test_fraction": 0.25})" << 12 << 4 << 3;
+        QTest::newRow("wine") << R"({"source": "csv", "file": "sklearn/wine_data.csv", "skip_rows": 1, "header": false,
+            "target": 13, "task": "classification", "test_fraction": 0.34})" << 9 << 13 << 3;
+        QTest::newRow("breast cancer") << R"({"source": "csv", "file": "sklearn/breast_cancer.csv", "skip_rows": 1,
+            "header": false, "target": -1, "task": "classification", "test_fraction": 0.34, "standardise": true})" << 6 << 30 << 2;
+        QTest::newRow("digits") << R"({"source": "csv", "file": "sklearn/digits.csv.gz", "header": false, "target": 64,
+            "task": "classification", "test_fraction": 0.1})" << 30 << 64 << 10;
+        QTest::newRow("boston") << R"({"source": "csv", "file": "sklearn/boston_house_prices.csv", "skip_rows": 1,
+            "target": "MEDV", "task": "regression", "test_fraction": 0.34})" << 6 << 13 << 1;
+        QTest::newRow("diabetes") << R"({"source": "csv", "file": "sklearn/diabetes_data_raw.csv.gz", "delimiter": "whitespace",
+            "header": false, "target_file": "sklearn/diabetes_target.csv.gz", "task": "regression", "test_fraction": 0.25,
+            "standardise_targets": true})" << 8 << 10 << 1;
+    }
+
+    void scikitLearnFilesLoadFromTheirSpecs()
+    {
+        QFETCH(QString, json);
+        QFETCH(int, rows);
+        QFETCH(int, inputs);
+        QFETCH(int, outputs);
+        const QJsonObject spec = obj(json.toUtf8().constData());
+        QVERIFY2(DataSource::validate(spec).isEmpty(), qPrintable(DataSource::validate(spec)));
+        const DatasetPair p = DataSource::load(spec, fixtures);
+        QCOMPARE(p.train.rows() + p.test.rows(), Eigen::Index(rows));
+        QCOMPARE(p.train.inputs(), Eigen::Index(inputs));
+        QCOMPARE(p.train.outputs(), Eigen::Index(outputs));
+        QVERIFY(p.warnings.isEmpty());
+        QVERIFY(!DataSource::describe(spec).startsWith("invalid"));
+    }
+
+    void targetStandardisationKeepsTheUnits()
+    {
+        const QJsonObject plain = obj(R"({"source": "csv", "file": "sklearn/boston_house_prices.csv", "skip_rows": 1,
+            "target": "MEDV", "task": "regression", "test_fraction": 0.34, "seed": 5})");
+        QJsonObject scaled = plain;
+        scaled.insert("standardise_targets", true);
+        const DatasetPair a = DataSource::load(plain, fixtures);
+        const DatasetPair b = DataSource::load(scaled, fixtures);
+        // Fitted on the training targets: mean 0 and (population) standard deviation 1 there.
+        QVERIFY(std::abs(b.train.y.mean()) < 1e-12);
+        QVERIFY(std::abs(std::sqrt(b.train.y.array().square().mean()) - 1.0) < 1e-12);
+        QCOMPARE(b.test.targetScale, b.train.targetScale); // the test set is mapped with the training fit
+        QCOMPARE(a.train.targetScale.size(), 0);
+        // Back in the file's units, to rounding (a few ulps of values below 40).
+        QVERIFY((b.train.targetsInOriginalUnits(b.train.y) - a.train.y).cwiseAbs().maxCoeff() < 1e-12);
+        QVERIFY((b.test.targetsInOriginalUnits(b.test.y) - a.test.y).cwiseAbs().maxCoeff() < 1e-12);
+        QCOMPARE(b.train.x, a.train.x); // inputs untouched: that is "standardise"
+        QVERIFY(DataSource::describe(scaled).endsWith(", targets standardised"));
+    }
+
+    void suspiciousClassesAreWarnedAbout()
+    {
+        QTemporaryDir dir;
+        QFile f(dir.filePath("one.csv"));
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write("x,label\n");
+        for (int i = 0; i < 10; ++i)
+            f.write(QByteArray::number(i) + ",same\n");
+        f.close();
+        const DatasetPair one = DataSource::load({{"source", "csv"}, {"file", f.fileName()}, {"target", "label"},
+                                                  {"task", "classification"}, {"test_fraction", 0.3}}, {});
+        QCOMPARE(one.warnings.size(), 1);
+        QVERIFY2(one.warnings.first().contains("has only one class, \"same\""), qPrintable(one.warnings.first()));
+        // A real-valued target read as classes: more classes than half the rows.
+        QFile g(dir.filePath("real.csv"));
+        QVERIFY(g.open(QIODevice::WriteOnly));
+        g.write("x,price\n");
+        for (int i = 0; i < 40; ++i)
+            g.write(QByteArray::number(i) + "," + QByteArray::number(100.5 + 3.25 * i) + "\n");
+        g.close();
+        const DatasetPair many = DataSource::load({{"source", "csv"}, {"file", g.fileName()}, {"target", "price"},
+                                                   {"task", "classification"}, {"test_file", g.fileName()}}, {});
+        QCOMPARE(many.warnings.size(), 1);
+        QVERIFY2(many.warnings.first().contains("has 40 classes for 40 rows: is the target a number to predict"),
+                 qPrintable(many.warnings.first()));
+        QVERIFY(DataSource::load(obj(R"({"source": "moons", "samples": 50})"), {}).warnings.isEmpty());
+    }
+
+    void generatedSetsAreBoundedByMemory()
+    {
+        qputenv("TRAINBENCH_MEMORY_LIMIT", "64M");
+        const auto e = expectError([] { DataSource::load(obj(R"({"source": "friedman1", "samples": 1000000, "features": 100})"), {}); });
+        qunsetenv("TRAINBENCH_MEMORY_LIMIT");
+        QCOMPARE(e.key(), QString("dataset.samples"));
+        QVERIFY2(e.text().startsWith("dataset.samples: generating 1000000 samples × 101 columns (and their train/test "
+                                     "split) needs 1.51 GiB, but only 64.0 MiB is available"),
+                 e.what());
+        // Far beyond any machine: refused without trying, on any machine.
+        const auto huge = expectError([] { DataSource::load(obj(R"({"source": "moons", "samples": 1000000000000})"), {}); });
+        QVERIFY2(huge.text().contains("needs 58.2 TiB"), huge.what());
+    }
+
+    void fifoAsDataFileFailsAtOnce()
+    {
+        QTemporaryDir dir;
+        const QString fifo = dir.filePath("data.csv");
+        QVERIFY(::mkfifo(QFile::encodeName(fifo).constData(), 0600) == 0);
+        const auto e = expectError([&] {
+            DataSource::load({{"source", "csv"}, {"file", fifo}, {"target", "y"}, {"task", "regression"}, {"test_fraction", 0.3}}, {});
+        });
+        QVERIFY2(e.text().contains("is a FIFO (named pipe), not a regular file"), e.what());
+    }
+
+    void nulInASpecValueIsShown()
+    {
+        const QJsonObject spec{{"source", "moons"}, {"noise", QString(QStringLiteral("a") + QChar(0) + "b")}};
+        const auto e = expectError([&] { DataSource::load(spec, {}); });
+        QCOMPARE(QString::fromUtf8(e.what()), QString("dataset.noise: expected a number ≥ 0, got \"a\\x00b\""));
     }
 };
 

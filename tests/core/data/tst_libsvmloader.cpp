@@ -1,7 +1,9 @@
 #include "DataError.h"
 #include "LibsvmLoader.h"
 
+#include <QTemporaryDir>
 #include <QtTest>
+#include <sys/stat.h>
 
 using namespace tb::data;
 
@@ -109,6 +111,34 @@ private Q_SLOTS:
         const QString f = fixture("small_test.libsvm");
         const auto e = expectError([&] { LibsvmLoader::load(f, o); });
         QCOMPARE(e.text(), f + ":1: label \"1\" is not one of the training classes (-1)");
+    }
+
+    void smallFileCannotAskForHugeMemory()
+    {
+        // The 520-byte file of the issue: 40 lines of "0 67108864:1" are 40 × 2^26 doubles, 20 GiB.
+        // Refused before anything is allocated, against the memory the process may still take
+        // (capped here so that the test means the same on any machine).
+        QTemporaryDir dir;
+        QFile f(dir.filePath("wide.libsvm"));
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        for (int i = 0; i < 40; ++i)
+            f.write("0 67108864:1\n");
+        f.close();
+        QCOMPARE(f.size(), qint64(520));
+        qputenv("TRAINBENCH_MEMORY_LIMIT", "1G");
+        const auto e = expectError([&] { LibsvmLoader::load(f.fileName(), {}); });
+        qunsetenv("TRAINBENCH_MEMORY_LIMIT");
+        QCOMPARE(e.text(), f.fileName() + ": a dense 40×67108864 matrix of doubles (the largest index sets the width) "
+                                          "needs 20.0 GiB, but only 1.00 GiB is available to this process "
+                                          "(TRAINBENCH_MEMORY_LIMIT=1G)");
+    }
+
+    void gzipAndFifo()
+    {
+        QTemporaryDir dir;
+        const QString fifo = dir.filePath("pipe.libsvm");
+        QVERIFY(::mkfifo(QFile::encodeName(fifo).constData(), 0600) == 0);
+        QVERIFY(expectError([&] { LibsvmLoader::load(fifo, {}); }).text().contains("is a FIFO (named pipe)"));
     }
 };
 

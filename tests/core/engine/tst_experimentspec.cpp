@@ -128,6 +128,39 @@ private Q_SLOTS:
             QVERIFY2(problems.isEmpty(), qPrintable(f + ": " + problems.join("; ")));
         }
     }
+
+    void datasetTypoGivesOneMessage()
+    {
+        // A mistyped dataset key once also printed "does not do regression" for every algorithm.
+        QString err;
+        auto s = ExperimentSpec::fromJson(R"({"kind": "learning-curve", "dataset": {"source": "moons", "sampels": 50},
+            "algorithms": [{"id": "linear.ridge"}, {"id": "test.sleepy"}]})", "t.json", &err);
+        QVERIFY2(s, qPrintable(err));
+        const QStringList problems = s->validate(m_reg);
+        QCOMPARE(problems.size(), 1);
+        QVERIFY2(problems.first().contains("dataset.sampels: unknown key") && problems.first().contains("did you mean \"samples\""),
+                 qPrintable(problems.first()));
+    }
+
+    void keysWrittenTwiceAreWarnedAbout()
+    {
+        QString err;
+        auto s = ExperimentSpec::fromJson(R"({"kind": "learning-curve", "seed": 1,
+  "dataset": {"source": "moons", "noise": 0.1, "noise": 0.3},
+  "algorithms": [{"id": "test.sleepy", "params": {"epochs": 2, "epochs": 9}}], "seed": 2})", "t.json", &err);
+        QVERIFY2(s, qPrintable(err));
+        QCOMPARE(s->warnings.size(), 3);
+        QCOMPARE(s->warnings[0], QStringLiteral("t.json:2:48: key \"noise\" appears twice in dataset; the last value is used"));
+        QCOMPARE(s->warnings[1], QStringLiteral("t.json:3:64: key \"epochs\" appears twice in algorithms[0].params; the last value is used"));
+        QVERIFY(s->warnings[2].contains("\"seed\" appears twice in the top-level object"));
+        QCOMPARE(s->seed, std::uint64_t(2)); // what the warning says
+        QCOMPARE(s->dataset.value("noise").toDouble(), 0.3);
+        // Same names in different objects, and escapes that spell another name, are no duplicates.
+        auto t = ExperimentSpec::fromJson(R"({"kind": "learning-curve", "dataset": {"source": "moons", "seed": 1}, "seed": 1,
+            "algorithms": [{"id": "test.sleepy", "label": "a"}, {"id": "test.sleepy", "label": "b\u0022"}]})", "u.json", &err);
+        QVERIFY2(t, qPrintable(err));
+        QVERIFY2(t->warnings.isEmpty(), qPrintable(t->warnings.join('\n')));
+    }
 };
 
 QTEST_GUILESS_MAIN(TestExperimentSpec)

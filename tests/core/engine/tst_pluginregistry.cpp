@@ -1,5 +1,6 @@
 #include <PluginRegistry.h>
 
+#include <QTemporaryDir>
 #include <QtTest>
 
 using tb::PluginSpec;
@@ -36,6 +37,27 @@ private Q_SLOTS:
         QVERIFY(notPlugin);
         QCOMPARE(notPlugin->state, PluginSpec::State::Invalid);
         QVERIFY2(notPlugin->error.contains("not a Qt plugin"), qPrintable(notPlugin->error));
+    }
+
+    void oddEntriesInThePluginFolderAreListed()
+    {
+        // A dangling symbolic link and a folder named like a library used to be skipped without
+        // a word: a user whose plugin did not appear could not tell why.
+        QTemporaryDir dir;
+        QVERIFY(QFile::link(dir.filePath("gone.so"), dir.filePath("dangling.so")));
+        QVERIFY(QDir(dir.path()).mkdir("folder.so"));
+        tb::PluginRegistry reg;
+        reg.scan({dir.path()});
+        QCOMPARE(reg.plugins().size(), 2);
+        for (const auto& spec : reg.plugins()) {
+            QCOMPARE(spec->state, PluginSpec::State::Invalid);
+            if (spec->filePath.endsWith("dangling.so"))
+                QVERIFY2(spec->error.contains("symbolic link") && spec->error.contains("gone.so") &&
+                             spec->error.contains("does not exist"),
+                         qPrintable(spec->error));
+            else
+                QCOMPARE(spec->error, QStringLiteral("a folder, not a library"));
+        }
     }
 
     void everythingElseStillLoads()

@@ -41,6 +41,9 @@ private Q_SLOTS:
         const QString out = child({});
         QVERIFY2(out.startsWith("GLIBC_TUNABLES=glibc.malloc.hugetlb=1 "), qPrintable(out));
         QVERIFY2(out.contains("same-pid=1"), qPrintable(out));
+        // The restarted process keeps the program's name (comm, what ps/pgrep/kill see), not "exe".
+        const QString name = QFileInfo(QCoreApplication::applicationFilePath()).fileName().left(15); // TASK_COMM_LEN − 1
+        QVERIFY2(out.endsWith(QStringLiteral(" comm=%1").arg(name)), qPrintable(out));
 #else
         QSKIP("huge pages are set up on Linux with glibc only");
 #endif
@@ -72,7 +75,14 @@ int main(int argc, char** argv)
         const bool samePid = std::atoll(first) == getpid();
         tb::ProcessSetup::useHugePages(argv);
         const char* t = std::getenv("GLIBC_TUNABLES");
-        std::printf("GLIBC_TUNABLES=%s same-pid=%d\n", t ? t : "", samePid ? 1 : 0);
+        char comm[64] = {0};
+        if (FILE* f = std::fopen("/proc/self/comm", "r")) {
+            if (!std::fgets(comm, sizeof comm, f))
+                comm[0] = 0;
+            std::fclose(f);
+        }
+        comm[std::strcspn(comm, "\n")] = 0;
+        std::printf("GLIBC_TUNABLES=%s same-pid=%d comm=%s \n", t ? t : "", samePid ? 1 : 0, comm);
         return 0;
     }
     QCoreApplication app(argc, argv);

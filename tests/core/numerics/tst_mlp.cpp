@@ -4,6 +4,7 @@
 #include <cmath>
 #include <random>
 #include <tbb/task_arena.h>
+#include <RandomMatrix.h>
 
 using namespace tb::num;
 
@@ -12,16 +13,7 @@ Q_DECLARE_METATYPE(tb::num::MlpLoss)
 
 namespace {
 
-Eigen::MatrixXd randomMatrix(Eigen::Index r, Eigen::Index c, unsigned seed, double scale = 1.0)
-{
-    std::mt19937_64 gen(seed);
-    std::normal_distribution<double> nd(0.0, scale);
-    Eigen::MatrixXd m(r, c);
-    for (Eigen::Index j = 0; j < c; ++j)
-        for (Eigen::Index i = 0; i < r; ++i)
-            m(i, j) = nd(gen);
-    return m;
-}
+using tb::testsupport::randomMatrix;
 
 // Row-stochastic targets: one-hot-like rows smoothed, so cross-entropy's p − y is exact.
 Eigen::MatrixXd probabilityTargets(Eigen::Index r, Eigen::Index k, unsigned seed)

@@ -6,6 +6,7 @@
 #include <QtTest>
 #include <random>
 #include <tbb/task_arena.h>
+#include <RandomMatrix.h>
 
 using namespace tb::train;
 using tb::num::Activation;
@@ -17,16 +18,7 @@ Q_DECLARE_METATYPE(tb::num::MlpLoss)
 
 namespace {
 
-Eigen::MatrixXd randomMatrix(Eigen::Index r, Eigen::Index c, unsigned seed, double scale = 1.0)
-{
-    std::mt19937_64 gen(seed);
-    std::normal_distribution<double> nd(0.0, scale);
-    Eigen::MatrixXd m(r, c);
-    for (Eigen::Index j = 0; j < c; ++j)
-        for (Eigen::Index i = 0; i < r; ++i)
-            m(i, j) = nd(gen);
-    return m;
-}
+using tb::testsupport::randomMatrix;
 
 Eigen::MatrixXd oneHot(Eigen::Index n, Eigen::Index k, unsigned seed)
 {

@@ -11,6 +11,7 @@
 #include <QtTest>
 #include <random>
 #include <tbb/task_arena.h>
+#include <RandomMatrix.h>
 
 using namespace tb::train;
 using tb::num::Activation;
@@ -19,16 +20,7 @@ using tb::num::MlpLoss;
 
 namespace {
 
-Eigen::MatrixXd gaussian(Eigen::Index r, Eigen::Index c, std::uint64_t seed)
-{
-    std::mt19937_64 gen(seed);
-    std::normal_distribution<double> nd;
-    Eigen::MatrixXd m(r, c);
-    for (Eigen::Index j = 0; j < c; ++j)
-        for (Eigen::Index i = 0; i < r; ++i)
-            m(i, j) = nd(gen);
-    return m;
-}
+using tb::testsupport::randomMatrix;
 
 // A 3-input, [5, 4]-hidden, 2-output network with small random weights.
 Mlp smallNet(Activation out, bool bias = true)
@@ -59,8 +51,8 @@ private Q_SLOTS:
         QFETCH(int, last);
         QFETCH(bool, softmax);
         Mlp net = smallNet(softmax ? Activation::Softmax : Activation::Identity);
-        const Eigen::MatrixXd x = gaussian(150, 3, 1);  // 150 rows: two parallel chunks
-        Eigen::MatrixXd y = gaussian(150, 2, 2);
+        const Eigen::MatrixXd x = randomMatrix(150, 3, 1);  // 150 rows: two parallel chunks
+        Eigen::MatrixXd y = randomMatrix(150, 2, 2);
         if (softmax) {
             for (Eigen::Index i = 0; i < y.rows(); ++i) {
                 const int c = y(i, 0) > y(i, 1) ? 0 : 1;
@@ -101,7 +93,7 @@ private Q_SLOTS:
         // of the loss and the λ/2 of the penalty: ∇ = Aᵀ(AW − Y)/n + λW).
         Mlp net = smallNet(Activation::Identity);
         const Eigen::Index n = 400;
-        const Eigen::MatrixXd x = gaussian(n, 3, 3), y = gaussian(n, 2, 4);
+        const Eigen::MatrixXd x = randomMatrix(n, 3, 3), y = randomMatrix(n, 2, 4);
         const Eigen::MatrixXd xt = x.transpose();
         const double lambda = 1e-3;
         MlpObjective f(net, MlpLoss::SquaredError, xt, y, double(n), lambda);
@@ -135,7 +127,7 @@ private Q_SLOTS:
     void penaltyCoversFixedLayers()
     {
         Mlp net = smallNet(Activation::Identity);
-        const Eigen::MatrixXd x = gaussian(20, 3, 5), y = gaussian(20, 2, 6);
+        const Eigen::MatrixXd x = randomMatrix(20, 3, 5), y = randomMatrix(20, 2, 6);
         const Eigen::MatrixXd xt = x.transpose();
         MlpObjective without(net, MlpLoss::SquaredError, xt, y, 20.0, 0.0);
         MlpObjective with(net, MlpLoss::SquaredError, xt, y, 20.0, 0.5);
@@ -150,7 +142,7 @@ private Q_SLOTS:
     void stopWhileBuildingTheCache()
     {
         Mlp net = smallNet(Activation::Identity);
-        const Eigen::MatrixXd x = gaussian(5000, 3, 7), y = gaussian(5000, 2, 8);
+        const Eigen::MatrixXd x = randomMatrix(5000, 3, 7), y = randomMatrix(5000, 2, 8);
         const Eigen::MatrixXd xt = x.transpose();
         tb::StopSource stop;
         MlpObjective f(net, MlpLoss::SquaredError, xt, y, 5000.0, 0.0, stop.token());
@@ -164,9 +156,9 @@ private Q_SLOTS:
     void shapesAreChecked()
     {
         Mlp net = smallNet(Activation::Identity);
-        const Eigen::MatrixXd xt = gaussian(4, 10, 1), y = gaussian(10, 2, 2);  // 4 inputs, net has 3
+        const Eigen::MatrixXd xt = randomMatrix(4, 10, 1), y = randomMatrix(10, 2, 2);  // 4 inputs, net has 3
         QVERIFY_THROWS_EXCEPTION(std::invalid_argument, MlpObjective(net, MlpLoss::SquaredError, xt, y, 10.0));
-        const Eigen::MatrixXd ok = gaussian(3, 10, 1);
+        const Eigen::MatrixXd ok = randomMatrix(3, 10, 1);
         MlpObjective f(net, MlpLoss::SquaredError, ok, y, 10.0);
         QVERIFY_THROWS_EXCEPTION(std::invalid_argument, f.selectLayers(2, 1));
         QVERIFY_THROWS_EXCEPTION(std::invalid_argument, f.selectLayers(0, 3));

@@ -13,6 +13,7 @@
 #include <cmath>
 #include <random>
 #include <tbb/task_arena.h>
+#include <RandomMatrix.h>
 
 using namespace tb;
 using tb::bpls::BplsConfig;
@@ -21,16 +22,7 @@ using tb::testing::TestRunContext;
 
 namespace {
 
-Eigen::MatrixXd gaussian(Eigen::Index r, Eigen::Index c, std::uint64_t seed, double sd = 1.0)
-{
-    std::mt19937_64 gen(seed);
-    std::normal_distribution<double> nd(0.0, sd);
-    Eigen::MatrixXd m(r, c);
-    for (Eigen::Index j = 0; j < c; ++j)
-        for (Eigen::Index i = 0; i < r; ++i)
-            m(i, j) = nd(gen);
-    return m;
-}
+using tb::testsupport::randomMatrix;
 
 // The paper's toy inputs: train on x = 1, 3, 5, 7, 9, test on x = 2, 4, 6, 8, 10.
 Eigen::MatrixXd toyInputs(bool train)
@@ -77,7 +69,7 @@ void fitIn(BplsTrainer& t, const DatasetView& data, TestRunContext& ctx, int thr
 // Two Gaussian blobs 4 standard deviations apart in the plane: linearly separable in practice.
 void blobs(Eigen::Index perClass, std::uint64_t seed, Eigen::MatrixXd& x, Eigen::MatrixXd& y)
 {
-    x = gaussian(2 * perClass, 2, seed, 0.5);
+    x = randomMatrix(2 * perClass, 2, seed, 0.5);
     y.setZero(2 * perClass, 2);
     for (Eigen::Index i = 0; i < 2 * perClass; ++i) {
         const int c = i < perClass ? 0 : 1;
@@ -241,7 +233,7 @@ private Q_SLOTS:
         sizes.push_back(2);
         num::Mlp teacher(sizes, std::vector<num::Activation>(sizes.size() - 1, num::Activation::Identity), true);
         teacher.initUniform(99);
-        const Eigen::MatrixXd x = gaussian(40, 3, 5);
+        const Eigen::MatrixXd x = randomMatrix(40, 3, 5);
         const Eigen::MatrixXd y = teacher.predict(x);
         BplsTrainer t(config(false, {{"hidden", hidden},
                                      {"hidden_activation", "identity"},
@@ -252,7 +244,7 @@ private Q_SLOTS:
         // Well-conditioned Gaussian inputs: normal equations lose ~cond·ε ≈ 1e-13.
         const double fit = num::rmse(t.predict(x), y);
         QVERIFY2(fit < 1e-9, qPrintable(QString::number(fit)));
-        const Eigen::MatrixXd xNew = gaussian(10, 3, 6);
+        const Eigen::MatrixXd xNew = randomMatrix(10, 3, 6);
         QVERIFY(num::rmse(t.predict(xNew), teacher.predict(xNew)) < 1e-8);
         if (!hiddenBias && rule == "per-neuron" && hidden.size() == 1)
             QCOMPARE(t.history().fallbacks, 0); // full column rank everywhere: Cholesky only
@@ -261,7 +253,7 @@ private Q_SLOTS:
     void perNeuronRuleIsPaperEquationFiveForOneOutput()
     {
         // One output j: n̂_i = (b − Σ_{t≠i} w_t n_t − w_bias) / w_i  (paper eq. 5).
-        const Eigen::MatrixXd n = gaussian(6, 3, 1), b = gaussian(6, 1, 2);
+        const Eigen::MatrixXd n = randomMatrix(6, 3, 1), b = randomMatrix(6, 1, 2);
         Eigen::MatrixXd w(4, 1);
         w << 0.7, -1.3, 0.4, 0.25; // last row: bias
         const Eigen::MatrixXd got = BplsTrainer::desiredValues(bpls::TargetRule::PerNeuron, n, w, b, true);
@@ -274,7 +266,7 @@ private Q_SLOTS:
                 QVERIFY(std::abs(got(r, i) - (b(r, 0) - others) / w(i, 0)) < 1e-12);
             }
         // Several outputs: the least-squares combination; for exact targets it returns N itself.
-        Eigen::MatrixXd w2 = gaussian(4, 3, 3);
+        Eigen::MatrixXd w2 = randomMatrix(4, 3, 3);
         Eigen::MatrixXd b2 = n * w2.topRows(3);
         b2.rowwise() += w2.row(3);
         QVERIFY((BplsTrainer::desiredValues(bpls::TargetRule::PerNeuron, n, w2, b2, true) - n).norm() < 1e-12);
@@ -346,7 +338,7 @@ private Q_SLOTS:
     void singularGramFallsBackAndStillFits()
     {
         // Duplicated input column: [X 1]ᵀ[X 1] is exactly singular.
-        Eigen::MatrixXd x = gaussian(30, 3, 8);
+        Eigen::MatrixXd x = randomMatrix(30, 3, 8);
         x.col(2) = x.col(1);
         const Eigen::MatrixXd y = x * Eigen::Vector3d(1.0, -2.0, 0.5) + Eigen::VectorXd::Constant(30, 0.3);
         BplsTrainer t(config(false, {{"hidden", QVariantList{}}}));
@@ -362,14 +354,14 @@ private Q_SLOTS:
 
     void constantTargetsGiveConstantPredictions()
     {
-        const Eigen::MatrixXd x = gaussian(25, 2, 9);
+        const Eigen::MatrixXd x = randomMatrix(25, 2, 9);
         const Eigen::MatrixXd y = Eigen::MatrixXd::Constant(25, 1, 3.7);
         BplsTrainer t(config(false, {}));
         TestRunContext ctx(1);
         fitIn(t, DatasetView(x, y), ctx);
         // Output layer: B constant → W = (0, …, 0, 3.7) exactly; residual 0 → hidden targets unchanged.
         QVERIFY(num::rmse(t.predict(x), y) < 1e-10);
-        QVERIFY(num::rmse(t.predict(gaussian(5, 2, 10)), Eigen::MatrixXd::Constant(5, 1, 3.7)) < 1e-10);
+        QVERIFY(num::rmse(t.predict(randomMatrix(5, 2, 10)), Eigen::MatrixXd::Constant(5, 1, 3.7)) < 1e-10);
 
         // Classification with every row in one class: nothing to refine after epoch 1.
         Eigen::MatrixXd yc = Eigen::MatrixXd::Zero(25, 3);
@@ -384,7 +376,7 @@ private Q_SLOTS:
 
     void nonFiniteInputsAreRejectedClearly()
     {
-        Eigen::MatrixXd x = gaussian(10, 3, 1), y = gaussian(10, 1, 2);
+        Eigen::MatrixXd x = randomMatrix(10, 3, 1), y = randomMatrix(10, 1, 2);
         x(4, 2) = std::numeric_limits<double>::quiet_NaN();
         BplsTrainer t(config(false, {}));
         TestRunContext ctx(1);
@@ -405,7 +397,7 @@ private Q_SLOTS:
         }
         // Wrong task / too few classes: messages name the algorithm.
         BplsTrainer c(config(true, {}));
-        QVERIFY_THROWS_EXCEPTION(std::invalid_argument, fitIn(c, DatasetView(x, gaussian(10, 2, 3)), ctx));
+        QVERIFY_THROWS_EXCEPTION(std::invalid_argument, fitIn(c, DatasetView(x, randomMatrix(10, 2, 3)), ctx));
         Eigen::MatrixXd one = Eigen::MatrixXd::Ones(10, 1);
         QVERIFY_THROWS_EXCEPTION(std::invalid_argument, fitIn(c, DatasetView(x, one, Task::Classification), ctx));
         QVERIFY_THROWS_EXCEPTION(std::invalid_argument, t.predict(Eigen::MatrixXd::Zero(2, 5)));
@@ -454,7 +446,7 @@ private Q_SLOTS:
     void standardisationIsFoldedIntoTheWeights()
     {
         // Inputs on wildly different scales; predictions take raw inputs.
-        Eigen::MatrixXd x = gaussian(40, 3, 5);
+        Eigen::MatrixXd x = randomMatrix(40, 3, 5);
         x.col(0) = x.col(0) * 1000.0 + Eigen::VectorXd::Constant(40, 5000.0);
         const Eigen::MatrixXd y = x * Eigen::Vector3d(0.001, 2.0, -1.0);
         BplsTrainer t(config(false, {{"hidden", QVariantList{}}, {"standardise", true}}));
@@ -502,7 +494,7 @@ private Q_SLOTS:
     void residualFromNormalEquationsMatchesDirectResidual()
     {
         // Any W, not only the least-squares one: the identity is algebraic.
-        const Eigen::MatrixXd a = gaussian(40, 4, 21), b = gaussian(40, 3, 22), w = gaussian(4, 3, 23);
+        const Eigen::MatrixXd a = randomMatrix(40, 4, 21), b = randomMatrix(40, 3, 22), w = randomMatrix(4, 3, 23);
         const Eigen::MatrixXd g = a.transpose() * a, c = a.transpose() * b;
         const double direct = (a * w - b).norm() / b.norm();
         // Terms of size ‖B‖² ≈ 120 cancel to ‖AW − B‖² ≈ 300: relative rounding ≈ 1e-15.

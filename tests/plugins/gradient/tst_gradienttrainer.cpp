@@ -16,24 +16,16 @@
 #include <random>
 #include <tbb/task_arena.h>
 #include <thread>
+#include <RandomMatrix.h>
 
 using namespace tb::gradient;
 using tb::num::Mlp;
 
 namespace {
 
-using tb::testing::TestRunContext;
+using tb::testsupport::randomMatrix;
 
-Eigen::MatrixXd randomMatrix(Eigen::Index r, Eigen::Index c, unsigned seed, double scale = 1.0)
-{
-    std::mt19937_64 gen(seed);
-    std::normal_distribution<double> nd(0.0, scale);
-    Eigen::MatrixXd m(r, c);
-    for (Eigen::Index j = 0; j < c; ++j)
-        for (Eigen::Index i = 0; i < r; ++i)
-            m(i, j) = nd(gen);
-    return m;
-}
+using tb::testing::TestRunContext;
 
 // Parameters as the plugin receives them: the schema's defaults completed with @p over.
 GradientConfig config(const QString& id, const QVariantMap& over)

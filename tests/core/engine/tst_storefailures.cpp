@@ -1,0 +1,186 @@
+// ExperimentRunner and ResultIO when the run store fails (issue 17, "silent data loss"): a failed
+// write stops the experiment with the store's message, the runs it stopped are failed (not
+// "cancelled"), the results stay complete in memory and can be saved into another store as the
+// rows the runner would have written; a data set that does not load leaves no experiment row.
+
+#include <ExperimentRunner.h>
+#include <PluginRegistry.h>
+#include <ResultIO.h>
+#include <RunStore.h>
+
+#include <QSqlDatabase>
+#include <QSqlQuery>
+#include <QUuid>
+#include <QtTest>
+#include <trainbench/Seeds.h>
+
+#include <atomic>
+#include <chrono>
+#include <thread>
+
+using namespace tb;
+
+namespace {
+
+ExperimentSpec parse(const QByteArray& json)
+{
+    QString err;
+    auto s = ExperimentSpec::fromJson(json, "test", &err);
+    if (!s)
+        qFatal("%s", qPrintable(err));
+    return *s;
+}
+
+/// Another process's connection that takes the write lock after @p afterMs and holds it for
+/// @p holdMs, on its own thread (QSqlDatabase connections belong to the thread that opened them).
+class LockHolder {
+public:
+    LockHolder(const QString& path, int afterMs, int holdMs)
+    {
+        m_thread = std::thread([=, this] {
+            const QString name = QStringLiteral("holder-") + QUuid::createUuid().toString(QUuid::WithoutBraces);
+            {
+                QSqlDatabase db = QSqlDatabase::addDatabase(QStringLiteral("QSQLITE"), name);
+                db.setDatabaseName(path);
+                db.open();
+                std::this_thread::sleep_for(std::chrono::milliseconds(afterMs));
+                QSqlQuery q(db);
+                m_locked = q.exec(QStringLiteral("BEGIN IMMEDIATE"));
+                std::this_thread::sleep_for(std::chrono::milliseconds(holdMs));
+                q.exec(QStringLiteral("ROLLBACK"));
+            }
+            QSqlDatabase::removeDatabase(name);
+        });
+    }
+    ~LockHolder() { m_thread.join(); }
+    bool locked() const { return m_locked; }
+
+private:
+    std::thread m_thread;
+    std::atomic<bool> m_locked{false};
+};
+
+} // namespace
+
+class TestStoreFailures : public QObject {
+    Q_OBJECT
+    PluginRegistry m_reg;
+    QTemporaryDir m_dir;
+
+private Q_SLOTS:
+    void initTestCase()
+    {
+        m_reg.scan({TB_TEST_PLUGIN_DIR, TB_PLUGIN_BUILD_DIR});
+        QVERIFY(m_reg.algorithm("test.sleepy"));
+    }
+
+    void failedWriteStopsTheExperimentAndTheResultsCanBeSavedElsewhere()
+    {
+        const QString path = m_dir.filePath(QStringLiteral("locked.sqlite"));
+        RunStore::Options o;
+        o.busyTimeoutMs = 300; // short, so that the test's lock outlasts it
+        QString error;
+        auto store = RunStore::open(path, o, &error);
+        QVERIFY2(store, qPrintable(error));
+        // Three repeats of a 1.6 s run; the lock comes 0.5 s into the first and outlasts the timeout.
+        const ExperimentSpec spec = parse(R"({"name": "locked out", "kind": "learning-curve", "repeats": 3,
+            "seed": 11, "threads": 1, "dataset": {"source": "moons", "samples": 100},
+            "algorithms": [{"id": "test.sleepy", "label": "Sleepy", "params": {"epochs": 80, "epoch_ms": 20}}]})");
+        ExperimentResult result;
+        const auto t0 = std::chrono::steady_clock::now();
+        {
+            LockHolder holder(path, 500, 3000);
+            result = ExperimentRunner(m_reg, store.get()).run(spec);
+            QVERIFY(holder.locked());
+        }
+        const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+
+        QVERIFY2(result.error.isEmpty(), qPrintable(result.error));
+        QVERIFY2(result.storeError.contains(path) && result.storeError.contains(QLatin1String("locked")),
+                 qPrintable(result.storeError));
+        QVERIFY(!result.cancelled); // nobody pressed Stop
+        // Stopped at the failure (≈ 0.5 s lock + 0.3 s timeout + 0.2 s Stop), not after 4.8 s of runs.
+        QVERIFY2(wall < 4.0, qPrintable(QString::number(wall)));
+        QCOMPARE(result.curves.size(), 1);
+        const AlgorithmCurves& c = result.curves.first();
+        QCOMPARE(c.statuses.first(), RunStatus::Failed);
+        QVERIFY2(c.errors.first().startsWith(QLatin1String("stopped because the run store failed: ")),
+                 qPrintable(c.errors.first()));
+        QVERIFY(c.repeats.first().size() >= 10);  // what trained before the stop is kept …
+        QVERIFY(c.repeats.first().size() < 80);   // … and the run did stop
+        QVERIFY(result.runsFailed >= 1);
+        QVERIFY(!result.runErrors.isEmpty());
+
+        // Save the session's results into another store: the same curves, reproducible rows.
+        auto other = RunStore::open(m_dir.filePath(QStringLiteral("elsewhere.sqlite")), &error);
+        QVERIFY2(other, qPrintable(error));
+        const qint64 id = saveResult(*other, spec, result, m_reg, &error);
+        QVERIFY2(id > 0, qPrintable(error));
+        const auto exp = other->experiment(id);
+        QVERIFY(exp);
+        QCOMPARE(exp->name, QStringLiteral("locked out"));
+        QCOMPARE(exp->spec.value("seed").toInteger(), 11);
+        const auto runs = other->runs(id);
+        QCOMPARE(runs.size(), c.repeats.size());
+        for (int i = 0; i < runs.size(); ++i) {
+            QCOMPARE(runs[i].algorithmId, QStringLiteral("test.sleepy"));
+            QCOMPARE(runs[i].repeat, i);
+            QCOMPARE(runs[i].seed, deriveSeed(11, std::uint64_t(i))); // as ExperimentRunner seeds repeat i
+            QCOMPARE(runs[i].params.value("epochs").toInt(), 80);
+            QVERIFY(runs[i].params.contains("epoch_ms"));
+            QCOMPARE(runs[i].status, c.statuses[i]);
+            QCOMPARE(runs[i].error, c.errors[i]);
+            QCOMPARE(runs[i].pluginVersion, m_reg.algorithm("test.sleepy")->plugin->version);
+        }
+        const auto loaded = loadResult(*other, id, &error);
+        QVERIFY2(loaded, qPrintable(error));
+        QCOMPARE(loaded->curves.size(), 1);
+        QCOMPARE(loaded->curves.first().repeats.size(), c.repeats.size());
+        for (int i = 0; i < c.repeats.size(); ++i) {
+            QCOMPARE(loaded->curves.first().repeats[i].size(), c.repeats[i].size());
+            for (int k = 0; k < c.repeats[i].size(); ++k) {
+                QCOMPARE(loaded->curves.first().repeats[i][k].epoch, c.repeats[i][k].epoch);
+                QCOMPARE(loaded->curves.first().repeats[i][k].testAccuracy, c.repeats[i][k].testAccuracy);
+            }
+        }
+        QVERIFY(other->failure().isEmpty());
+    }
+
+    void dataThatDoesNotLoadLeavesNoExperimentRow()
+    {
+        QString error;
+        auto store = RunStore::open(m_dir.filePath(QStringLiteral("nodata.sqlite")), &error);
+        QVERIFY2(store, qPrintable(error));
+        const ExperimentSpec spec = parse(R"({"kind": "learning-curve", "dataset": {"source": "csv",
+            "file": "/nonexistent/x.csv", "target": "y", "task": "regression", "test_fraction": 0.2},
+            "algorithms": [{"id": "linear.ridge"}]})");
+        const ExperimentResult r = ExperimentRunner(m_reg, store.get()).run(spec);
+        QVERIFY2(r.error.contains("/nonexistent/x.csv"), qPrintable(r.error));
+        QCOMPARE(r.experimentId, -1);
+        QVERIFY(r.storeError.isEmpty());
+        QVERIFY(store->experiments().isEmpty());
+        QVERIFY(store->runs().isEmpty());
+    }
+
+    void anExperimentThatCannotBeRecordedDoesNotStart()
+    {
+        const QString path = m_dir.filePath(QStringLiteral("readonly.sqlite"));
+        QString error;
+        RunStore::open(path, &error); // create it
+        RunStore::Options o;
+        o.readOnly = true;
+        auto store = RunStore::open(path, o, &error);
+        QVERIFY2(store, qPrintable(error));
+        const ExperimentSpec spec = parse(R"({"kind": "learning-curve", "dataset": {"source": "moons"},
+            "algorithms": [{"id": "test.sleepy", "params": {"epochs": 3}}]})");
+        const ExperimentResult r = ExperimentRunner(m_reg, store.get()).run(spec);
+        QVERIFY2(r.error.contains(QLatin1String("cannot record the experiment")) && r.error.contains(path),
+                 qPrintable(r.error));
+        QVERIFY2(r.storeError.contains(QLatin1String("read-only")), qPrintable(r.storeError));
+        QVERIFY(r.curves.isEmpty());
+        QCOMPARE(r.runsFinished, 0);
+    }
+};
+
+QTEST_GUILESS_MAIN(TestStoreFailures)
+#include "tst_storefailures.moc"

@@ -1,0 +1,305 @@
+// The run store when the disk, the lock or the file fails (issue 17, "silent data loss"): every
+// failed write is reported with the file and the cause and kept as failure(); a lock held by
+// another process is waited for within a bound, and the wait is announced; a read-only store
+// reads and refuses writes; a damaged file is reported by reads instead of looking shorter.
+
+#include "RunStore.h"
+
+#include <QCryptographicHash>
+#include <QFile>
+#include <QSignalSpy>
+#include <QSqlDatabase>
+#include <QSqlQuery>
+#include <QTemporaryDir>
+#include <QUuid>
+#include <QtTest>
+
+#include <chrono>
+#include <csignal>
+#include <sys/resource.h>
+#include <thread>
+
+using namespace tb;
+
+namespace {
+
+/// A raw connection on the calling thread, removed when the guard dies.
+class Raw {
+public:
+    explicit Raw(const QString& path) : m_name(QStringLiteral("raw-") + QUuid::createUuid().toString(QUuid::WithoutBraces))
+    {
+        QSqlDatabase db = QSqlDatabase::addDatabase(QStringLiteral("QSQLITE"), m_name);
+        db.setDatabaseName(path);
+        db.open();
+    }
+    ~Raw() { QSqlDatabase::removeDatabase(m_name); }
+    bool exec(const QString& sql) const { return QSqlQuery(QSqlDatabase::database(m_name)).exec(sql); }
+    QList<QVariant> column(const QString& sql) const
+    {
+        QSqlQuery q(QSqlDatabase::database(m_name));
+        QList<QVariant> out;
+        if (q.exec(sql))
+            while (q.next())
+                out << q.value(0);
+        return out;
+    }
+
+private:
+    QString m_name;
+};
+
+QByteArray sha256(const QString& path)
+{
+    QFile f(path);
+    return f.open(QIODevice::ReadOnly) ? QCryptographicHash::hash(f.readAll(), QCryptographicHash::Sha256) : QByteArray();
+}
+
+RunRecord aRun(qint64 experimentId)
+{
+    RunRecord r;
+    r.experimentId = experimentId;
+    r.algorithmId = QStringLiteral("test.algorithm");
+    // Long parameters spread the runs table over many pages (the damaged-page test needs that).
+    r.params = {{QStringLiteral("note"), QString(400, QLatin1Char('p'))}};
+    return r;
+}
+
+/// Limits the size of every file this process writes (RLIMIT_FSIZE) while it lives: a full
+/// disk without mounting one. SIGXFSZ is ignored so that a write past the limit fails with EFBIG.
+class FileSizeLimit {
+public:
+    explicit FileSizeLimit(rlim_t bytes)
+    {
+        getrlimit(RLIMIT_FSIZE, &m_old);
+        m_oldHandler = std::signal(SIGXFSZ, SIG_IGN);
+        rlimit limit = m_old;
+        limit.rlim_cur = bytes;
+        m_ok = setrlimit(RLIMIT_FSIZE, &limit) == 0;
+    }
+    ~FileSizeLimit()
+    {
+        setrlimit(RLIMIT_FSIZE, &m_old);
+        std::signal(SIGXFSZ, m_oldHandler);
+    }
+    bool ok() const { return m_ok; }
+
+private:
+    rlimit m_old{};
+    void (*m_oldHandler)(int) = nullptr;
+    bool m_ok = false;
+};
+
+} // namespace
+
+class TestRunStoreFailures : public QObject {
+    Q_OBJECT
+    QTemporaryDir m_dir;
+    QString path(const QString& name) const { return m_dir.filePath(name); }
+
+private Q_SLOTS:
+    void lockHeldTooLongIsAnnouncedThenReported()
+    {
+        const QString file = path(QStringLiteral("locked.sqlite"));
+        RunStore::Options o;
+        o.busyTimeoutMs = 1500;
+        o.waitNoticeMs = 200;
+        QString error;
+        auto store = RunStore::open(file, o, &error);
+        QVERIFY2(store, qPrintable(error));
+        const qint64 run = store->createRun(aRun(-1));
+        QSignalSpy waiting(store.get(), &RunStore::waiting);
+        QSignalSpy failed(store.get(), &RunStore::writeFailed);
+        Raw holder(file);
+        QVERIFY(holder.exec(QStringLiteral("BEGIN IMMEDIATE")));
+        MetricPoint p;
+        store->appendMetric(run, p);
+        const auto t0 = std::chrono::steady_clock::now();
+        QVERIFY(!store->flush(20000));
+        const double waited = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        // Bounded: the busy timeout (1.5 s) plus one slice and the batch timer, not forever.
+        QVERIFY2(waited >= 1.4 && waited < 5.0, qPrintable(QString::number(waited)));
+        QCOMPARE(waiting.count(), 2);
+        const QString notice = waiting.at(0).at(0).toString();
+        QVERIFY2(notice.contains(file) && notice.contains(QLatin1String("locked")) &&
+                     notice.contains(QLatin1String("waiting up to 1.5 s")),
+                 qPrintable(notice));
+        QCOMPARE(waiting.at(0).at(1).toBool(), true);
+        QCOMPARE(waiting.at(1).at(0).toString(), QString()); // the wait is over, in vain
+        QCOMPARE(waiting.at(1).at(1).toBool(), false);
+        QCOMPARE(failed.count(), 1);
+        QVERIFY2(store->failure().contains(file) && store->failure().contains(QLatin1String("1 queued write(s)")) &&
+                     store->failure().contains(QLatin1String("locked")),
+                 qPrintable(store->failure()));
+        QVERIFY(holder.exec(QStringLiteral("ROLLBACK")));
+        // The first failure stays, also after later writes succeed.
+        p.seq = 1;
+        store->appendMetric(run, p);
+        QVERIFY(store->flush());
+        QCOMPARE(store->metrics(run).size(), 1);
+        QVERIFY(!store->failure().isEmpty());
+    }
+
+    void lockReleasedInTimeLosesNothing()
+    {
+        const QString file = path(QStringLiteral("brief-lock.sqlite"));
+        RunStore::Options o;
+        o.busyTimeoutMs = 20000;
+        o.waitNoticeMs = 100;
+        QString error;
+        auto store = RunStore::open(file, o, &error);
+        QVERIFY2(store, qPrintable(error));
+        const qint64 run = store->createRun(aRun(-1));
+        QSignalSpy waiting(store.get(), &RunStore::waiting);
+        std::atomic<bool> locked{false};
+        std::thread other([&] { // another process's transaction, 800 ms long
+            Raw holder(file);
+            locked = holder.exec(QStringLiteral("BEGIN IMMEDIATE"));
+            std::this_thread::sleep_for(std::chrono::milliseconds(800));
+            holder.exec(QStringLiteral("COMMIT"));
+        });
+        while (!locked)
+            std::this_thread::yield();
+        for (int i = 0; i < 50; ++i) {
+            MetricPoint p;
+            p.seq = i;
+            store->appendMetric(run, p);
+        }
+        const bool flushed = store->flush();
+        other.join();
+        QVERIFY(flushed);
+        QCOMPARE(store->metrics(run).size(), 50);
+        QVERIFY(store->failure().isEmpty());
+        QCOMPARE(waiting.count(), 2);
+        QVERIFY(waiting.at(0).at(0).toString().contains(QLatin1String("waiting")));
+        QVERIFY(waiting.at(0).at(1).toBool());
+        QVERIFY2(waiting.at(1).at(0).toString().contains(QLatin1String("released the lock after")),
+                 qPrintable(waiting.at(1).at(0).toString()));
+        QVERIFY(!waiting.at(1).at(1).toBool());
+    }
+
+    void fullDiskFailsLoudly()
+    {
+        const QString file = path(QStringLiteral("full.sqlite"));
+        QString error;
+        auto store = RunStore::open(file, &error);
+        QVERIFY2(store, qPrintable(error));
+        const qint64 run = store->createRun(aRun(-1));
+        QVERIFY(run > 0);
+        QSignalSpy failed(store.get(), &RunStore::writeFailed);
+        {
+            FileSizeLimit limit(256 * 1024); // the WAL may not grow past 256 KiB
+            QVERIFY(limit.ok());
+            for (int i = 0; i < 40; ++i) // 40 × 20 kB of facts: far past the limit
+                store->setRunInfo(run, {{QStringLiteral("blob%1").arg(i), QString(20000, QLatin1Char('x'))}});
+            QVERIFY(!store->flush());
+        }
+        QVERIFY(failed.count() >= 1);
+        const QString f = store->failure();
+        QVERIFY2(f.contains(file) && f.contains(QLatin1String("were lost")) &&
+                     (f.contains(QLatin1String("disk")) || f.contains(QLatin1String("full"))),
+                 qPrintable(f));
+    }
+
+    void readOnlyStoreReadsAndRefusesWrites()
+    {
+        const QString file = path(QStringLiteral("ro.sqlite"));
+        QString error;
+        qint64 run = -1;
+        {
+            auto store = RunStore::open(file, &error);
+            QVERIFY2(store, qPrintable(error));
+            run = store->createRun(aRun(store->createExperiment({})));
+            store->finishRun(run, RunStatus::Finished);
+        }
+        const QByteArray before = sha256(file);
+        RunStore::Options o;
+        o.readOnly = true;
+        auto store = RunStore::open(file, o, &error);
+        QVERIFY2(store, qPrintable(error));
+        QVERIFY(store->isReadOnly());
+        QCOMPARE(store->runs(-1, &error).size(), 1);
+        QVERIFY(error.isEmpty());
+        QCOMPARE(store->run(run)->status, RunStatus::Finished);
+        QSignalSpy failed(store.get(), &RunStore::writeFailed);
+        QCOMPARE(store->createExperiment({}), -1);
+        store->appendMetric(run, {});
+        QCOMPARE(failed.count(), 2);
+        QVERIFY2(store->failure().contains(QLatin1String("read-only")), qPrintable(store->failure()));
+        QVERIFY(!store->flush());
+        store.reset();
+        QCOMPARE(sha256(file), before);
+
+        QVERIFY(!RunStore::open(path(QStringLiteral("missing.sqlite")), o, &error));
+        QVERIFY2(error.contains(QLatin1String("does not exist")), qPrintable(error));
+        QVERIFY(!QFileInfo::exists(path(QStringLiteral("missing.sqlite"))));
+    }
+
+    void damagedPageIsReportedByReadsAndWrites()
+    {
+        const QString file = path(QStringLiteral("damaged.sqlite"));
+        QString error;
+        QList<qint64> ids;
+        {
+            auto store = RunStore::open(file, &error);
+            QVERIFY2(store, qPrintable(error));
+            const qint64 e = store->createExperiment({});
+            for (int i = 0; i < 120; ++i) {
+                ids << store->createRun(aRun(e));
+                store->finishRun(ids.last(), RunStatus::Finished);
+            }
+            QVERIFY(store->flush());
+        } // closing the last connection checkpoints the WAL into the file
+        qint64 page = 0, pageSize = 0;
+        {
+            Raw raw(file);
+            const auto leaves = raw.column(QStringLiteral("SELECT pageno FROM dbstat WHERE name = 'runs' AND "
+                                                          "pagetype = 'leaf' ORDER BY pageno"));
+            QVERIFY2(leaves.size() >= 4, "the runs table should span several pages");
+            page = leaves.at(leaves.size() * 3 / 4).toLongLong(); // a page late in the table
+            pageSize = raw.column(QStringLiteral("PRAGMA page_size")).value(0).toLongLong();
+        }
+        QSqlDatabase::removeDatabase(QString()); // nothing else holds the file open
+        QVERIFY(!QFileInfo::exists(file + QStringLiteral("-wal")) || QFileInfo(file + QStringLiteral("-wal")).size() == 0);
+        {
+            QFile f(file);
+            QVERIFY(f.open(QIODevice::ReadWrite));
+            QVERIFY(f.seek((page - 1) * pageSize));
+            QVERIFY(f.write(QByteArray(64, char(0x7f))) == 64); // an invalid b-tree page header
+        }
+
+        auto store = RunStore::open(file, &error);
+        QVERIFY2(store, qPrintable(error));
+        const auto runs = store->runs(-1, &error);
+        QVERIFY2(runs.size() < ids.size(), "a damaged page cannot be read");
+        QVERIFY2(error.contains(file) && error.contains(QLatin1String("malformed")) &&
+                     error.contains(QLatin1String("quick_check")),
+                 qPrintable(error));
+        QCOMPARE(store->lastError(), error);
+        QVERIFY(!store->checkIntegrity().isEmpty());
+        // Ids past the damage: either this read fails with the same kind of message, or it works.
+        int failedReads = 0;
+        for (qint64 id : ids) {
+            store->run(id, &error);
+            failedReads += !error.isEmpty();
+        }
+        QVERIFY(failedReads > 0);
+        // A write into the damaged page fails loudly too.
+        for (qint64 id : ids)
+            store->finishRun(id, RunStatus::Cancelled);
+        QVERIFY(!store->flush());
+        QVERIFY2(store->failure().contains(QLatin1String("malformed")), qPrintable(store->failure()));
+    }
+
+    void soundFileHasNoIntegrityProblem()
+    {
+        QString error;
+        auto store = RunStore::open(path(QStringLiteral("sound.sqlite")), &error);
+        QVERIFY2(store, qPrintable(error));
+        store->createRun(aRun(-1));
+        QCOMPARE(store->checkIntegrity(), QString());
+        QVERIFY(store->failure().isEmpty());
+    }
+};
+
+QTEST_GUILESS_MAIN(TestRunStoreFailures)
+#include "tst_runstore_failures.moc"
