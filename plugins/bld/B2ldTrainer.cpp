@@ -101,7 +101,10 @@ void B2ldTrainer::fit(const DatasetView& data, RunContext& ctx)
             std::reverse(order.begin(), order.end());
         else if (c.order == BlockOrder::Random)
             train::shuffle(order, orderGen);
-        bool quiet = true; // every layer skipped or settled in this sweep
+        // Criterion ii (per block, as the paper applies it to B2LD): the sweep is quiet when no
+        // visit decreased f by more than relative_decrease. A layer skipped because its block
+        // gradient is below ε is not quiet: ε shrinks every sweep, so it will be worked on.
+        bool quiet = true;
         for (int pos = 0; pos < layers; ++pos) {
             const int l = int(order[std::size_t(pos)]);
             LayerStats& st = m_stats[std::size_t(l)];
@@ -122,9 +125,16 @@ void B2ldTrainer::fit(const DatasetView& data, RunContext& ctx)
                 checkpoint(sweep + double(pos + 1) / layers, std::numeric_limits<double>::infinity());
                 return;
             }
+            if (v == Visit::Skipped)
+                quiet = false;
             if (v == Visit::Updated) {
-                if ((before - m_objective) / std::max(before, 1.0) > c.relativeDecrease)
+                if ((before - m_objective) / std::max(before, 1.0) > c.relativeDecrease) {
                     quiet = false;
+                    // A real change of this layer moves every other layer's optimum: wake them.
+                    for (int o = 0; o < layers; ++o)
+                        if (o != l)
+                            m_settled[std::size_t(o)] = false;
+                }
                 if (!checkpoint(sweep + double(pos + 1) / layers, m_objective)) {
                     m_endReason = QStringLiteral("stopped");
                     return;
@@ -194,7 +204,7 @@ B2ldTrainer::Visit B2ldTrainer::visit(train::MlpObjective& f, int l, double epsi
     }
     if (st.gradientNorm <= epsilon) {
         ++st.skippedGradient;
-        return Visit::Unchanged;
+        return Visit::Skipped;
     }
 
     // The safeguard: one Armijo step along the block's steepest descent.

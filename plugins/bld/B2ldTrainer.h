@@ -22,8 +22,9 @@ namespace tb::bld {
 /// layers in the configured order (backward by default); a visit of layer l
 ///  1. selects W_l as the block of the toolkit's MlpObjective, which runs the layers before l
 ///     once and caches their output: every evaluation passes through layers l … L−1 only;
-///  2. skips the layer when ‖∇_l f‖₂ ≤ ε already, or when its last update decreased f by at
-///     most relative_decrease (relative to max(f, 1)) — such a layer stays skipped;
+///  2. skips the layer when ‖∇_l f‖₂ ≤ ε already, or when it is settled: its last update
+///     decreased f by at most relative_decrease (relative to max(f, 1)) and no other layer
+///     has decreased f by more than that since (a real change elsewhere wakes it);
 ///  3. computes the Armijo point w_a = w_l − α∇_l f (armijoStep: α = a, a/2, …);
 ///  4. runs L-BFGS on the block (LbfgsDriver, LBFGS++'s line search) for at most
 ///     block_iterations iterations or until ‖∇_l f‖₂ ≤ ε;
@@ -35,7 +36,9 @@ namespace tb::bld {
 /// With output_solve = closed_form the output layer is instead the ridge least-squares
 /// minimiser (H'H + Pρ I)W = H'Y over the last hidden layer's outputs H.
 /// After a sweep ε ← δε. The run ends when ‖∇f‖₂ ≤ gradient_tolerance after a sweep, when
-/// every layer is skipped or settled in one sweep, at the time limit (checked after every
+/// no visit of a sweep decreased f by more than relative_decrease (the paper's criterion ii
+/// "with respect to each block"; a layer skipped by its gradient test does not count as
+/// quiet, since ε shrinks until it is worked on), at the time limit (checked after every
 /// L-BFGS iteration) or after `sweeps` sweeps.
 ///
 /// A checkpoint follows every block visit that changed weights (epoch = sweeps done + the
@@ -73,7 +76,7 @@ public:
     double workingMemory(const ProblemShape& shape) const;
 
 private:
-    enum class Visit { Updated, Unchanged, Stopped };
+    enum class Visit { Updated, Unchanged, Skipped, Stopped };
     Visit visit(train::MlpObjective& f, int layer, double epsilon, const DatasetView& data, RunContext& ctx);
     Visit closedForm(train::MlpObjective& f, const DatasetView& data, RunContext& ctx);
 

@@ -11,6 +11,7 @@
 
 #include <Eigen/Cholesky>
 #include <QJsonArray>
+#include <QJsonDocument>
 #include <QtTest>
 #include <atomic>
 #include <chrono>
@@ -155,14 +156,17 @@ private Q_SLOTS:
     {
         const auto p = bldtest::teacher(200, 3, 1, 7);
         {
-            // A block tolerance no gradient reaches: every layer skipped in the first sweep,
-            // which is then quiet — criterion ii ends the run without a single update.
-            B2ldTrainer t(bldtest::config(Algorithm::B2ld, {{"block_tolerance", 1e3}, {"gradient_tolerance", 0.0}}));
+            // A block tolerance no gradient reaches for three sweeps (ε = 1e3, 500, 250): every
+            // visit is skipped, which is not quiet (ε shrinks until the layer is worked on), so
+            // the run goes on to its sweep limit without a single update.
+            B2ldTrainer t(bldtest::config(Algorithm::B2ld, {{"block_tolerance", 1e3}, {"gradient_tolerance", 0.0},
+                                                            {"sweeps", 3}}));
             TestRunContext ctx;
             fitIn(t, p.x, p.y, ctx);
-            QCOMPARE(t.endReason(), QStringLiteral("relative decrease"));
+            QCOMPARE(t.endReason(), QStringLiteral("sweeps"));
             QCOMPARE(ctx.checkpoints.size(), std::size_t(1));
-            QCOMPARE(t.layerStats()[0].skippedGradient, 1);
+            for (const LayerStats& s : t.layerStats())
+                QVERIFY(s.skippedGradient == 3 && s.updates == 0);
         }
         {
             // A gradient tolerance met after the first sweep.
@@ -173,14 +177,24 @@ private Q_SLOTS:
             QCOMPARE(ctx.records.value("sweeps_done").toInt(), 1);
         }
         {
-            // Settled layers are skipped: with a huge relative-decrease tolerance every update
-            // settles its layer, and the second sweep skips them all.
-            B2ldTrainer t(bldtest::config(Algorithm::B2ld, {{"relative_decrease", 0.5}, {"gradient_tolerance", 0.0}}));
+            // Criterion ii per block: with a large relative-decrease tolerance the run ends after
+            // the first sweep in which no visit decreased f by more than it. Every layer is
+            // visited (updated, skipped or settled) exactly once per sweep.
+            B2ldTrainer t(bldtest::config(Algorithm::B2ld, {{"relative_decrease", 0.5}, {"gradient_tolerance", 0.0},
+                                                            {"hidden", QVariantList{6}}}));
             TestRunContext ctx;
             fitIn(t, p.x, p.y, ctx);
             QCOMPARE(t.endReason(), QStringLiteral("relative decrease"));
-            for (const LayerStats& s : t.layerStats())
-                QVERIFY(s.updates + s.noStep + s.skippedGradient == 1 && s.skippedSettled <= 1);
+            const int sweeps = ctx.records.value("sweeps_done").toInt();
+            QVERIFY(sweeps >= 1 && sweeps < 1000);
+            for (std::size_t l = 0; l < t.layerStats().size(); ++l) {
+                const LayerStats& s = t.layerStats()[l];
+                QVERIFY2(s.updates + s.noStep + s.skippedGradient + s.skippedSettled == sweeps,
+                         qPrintable(QJsonDocument(s.toJson(int(l))).toJson(QJsonDocument::Compact)));
+                // A layer is only skipped as settled after an update that decreased f little.
+                if (s.skippedSettled > 0)
+                    QVERIFY(s.updates + s.noStep > 0 && s.relativeDecrease <= 0.5);
+            }
         }
     }
 
@@ -241,25 +255,35 @@ private Q_SLOTS:
     {
         // Forward order: the first visit is layer 0, a non-convex block of 4200 weights whose
         // evaluations pass through the whole net (tens of ms each) and whose solve may run a
-        // million iterations. Stop 600 ms in lands inside its L-BFGS: its iterations are
-        // counted, no update is.
+        // million iterations. Stop 600 ms in normally lands inside its L-BFGS: its iterations
+        // are counted, no update is. On a loaded machine the set-up (forward cache, Armijo
+        // trials) can outlast 600 ms, so a run whose Stop came before the first L-BFGS
+        // iteration is repeated with a longer delay (1.5 s, 4 s); the latency is asserted on
+        // the runs whose Stop landed inside the solve.
         static const auto p = bldtest::teacher(30000, 20, 1, 12);
         double best = 1e9;
-        for (int attempt = 0; attempt < 2 && best >= 200; ++attempt) {
+        int inside = 0;
+        for (int attempt = 0, delay = 600; attempt < 3 && (inside < 1 || best >= 200); ++attempt, delay = delay * 5 / 2) {
             B2ldTrainer t(bldtest::config(Algorithm::B2ld, {{"hidden", QVariantList{200}}, {"block_iterations", 1000000},
                                                             {"block_tolerance", 0.0}, {"order", "forward"}}));
             TestRunContext ctx(1, 2);
             auto fut = std::async(std::launch::async, [&] { fitIn(t, p.x, p.y, ctx); });
-            std::this_thread::sleep_for(std::chrono::milliseconds(600));
+            std::this_thread::sleep_for(std::chrono::milliseconds(delay));
             const auto t0 = std::chrono::steady_clock::now();
             ctx.requestStop();
             fut.get();
-            best = std::min(best, std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+            const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
             const LayerStats& out = t.layerStats()[0];
-            QVERIFY2(out.lbfgsIterations > 0 && out.updates == 0,
-                     qPrintable(QString("iterations %1, updates %2").arg(out.lbfgsIterations).arg(out.updates)));
+            QCOMPARE(out.updates, 0); // a stopped solve never updates the layer
             QVERIFY(t.predict(p.x.topRows(3)).allFinite());
+            if (out.lbfgsIterations == 0) {
+                qInfo("Stop after %d ms came before the first L-BFGS iteration; retrying", delay);
+                continue;
+            }
+            ++inside;
+            best = std::min(best, ms);
         }
+        QVERIFY2(inside > 0, "no Stop landed inside the L-BFGS block solve");
         qInfo("fit() returned %.1f ms after Stop", best);
         QVERIFY2(best < 200, qPrintable(QString("%1 ms").arg(best)));
     }
