@@ -15,7 +15,7 @@
 // Every run trains on ONE thread (its own arena) with the trainer's own time limit
 // ("time_limit" = --budget, "time_clock" = --clock): with --clock cpu the budget is CPU time of
 // the process, which is why a process runs one run at a time; --share i/k runs every k-th job
-// from the i-th, so k processes can share the cores (bench/bld_tables.sh).
+// from the i-th, so k processes can share the cores (bench/README.md has the commands).
 // `run` appends one JSON line per run: final objective f, train and test MSE ((1/P)Σ‖y − ŷ‖²),
 // ‖∇f‖₂ at the end, the time the budget clock counted, why it ended, B2LD's updates per layer,
 // and the curve (time, f) of its checkpoints. `report` prints the paper's tables from those
