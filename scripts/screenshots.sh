@@ -15,5 +15,5 @@ shot() { xvfb-run -a -s '-screen 0 1600x1000x24' "$gui" "$@"; }
 shot resources/experiments/fashion-mnist-learning-curve.json --run --screenshot docs/gui-comparison.png --when-finished
 # The BPLS paper's toy sweep with the six gradient optimizers, while it runs.
 shot resources/experiments/gradient-toy-linear.json --run --screenshot docs/gui-running.png --after 8
-# The teaching view: BPLS and Adam side by side on two moons.
-shot resources/experiments/teaching-moons.json --teaching --screenshot docs/gui-teaching.png --after 6
+# The teaching view in presentation mode: BPLS and Adam side by side on two moons, mid-run.
+shot resources/experiments/teaching-moons.json --teaching --presentation --screenshot docs/gui-teaching.png --after 5

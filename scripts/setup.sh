@@ -9,7 +9,7 @@ TB_BUILD_DIR="${TB_BUILD_DIR:-$TB_ROOT/build}"
 # Why each package is needed is in README.md ("Dependencies").
 TB_PACKAGES=(
   g++ cmake ninja-build pkg-config git
-  qt6-base-dev qt6-charts-dev libqt6opengl6-dev libqt6sql6-sqlite libgl-dev
+  qt6-base-dev qt6-charts-dev qt6-svg-dev libqt6opengl6-dev libqt6sql6-sqlite libgl-dev
   libeigen3-dev libtbb-dev zlib1g-dev liblbfgspp-dev
   fonts-dejavu-core
   dataset-fashion-mnist

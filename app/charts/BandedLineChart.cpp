@@ -19,8 +19,9 @@ namespace tb::charts {
 
 namespace {
 
-constexpr double kBandAlpha = 0.18;
-constexpr double kDashedBandAlpha = 0.10; // train bands: lighter, they mostly overlap the test bands
+constexpr double kBandAlpha = 0.14;
+constexpr double kDashedBandAlpha = 0.07; // train bands: lighter, they mostly overlap the test bands
+constexpr int kAutoBandGroups = 3;        // BandMode::Auto draws every band up to this many groups
 constexpr double kLineWidth = 2.0;
 constexpr double kSinglePointMarker = 9.0; ///< marker of a line that has a single point
 constexpr double kPad = 0.05; // fraction of the data span added on each side
@@ -207,7 +208,7 @@ QList<QPointF> BandedLineChart::filtered(const LineSpec& spec, QVector<double>* 
     for (qsizetype i = 0; i < spec.mean.size(); ++i) {
         const QPointF& p = spec.mean[i];
         // A log axis cannot place x ≤ 0 (e.g. the checkpoint at time 0): skip it rather than draw at -inf.
-        if (!finite(p.x()) || !finite(p.y()) || (m_xLog && p.x() <= 0))
+        if (!finite(p.x()) || !finite(p.y()) || (m_xLog && p.x() <= 0) || (m_yLog && p.y() <= 0))
             continue;
         pts.append(p);
         const double s = i < spec.std.size() ? spec.std[i] : 0.0;
@@ -233,7 +234,7 @@ void BandedLineChart::attach(QAbstractSeries* s)
 {
     addSeries(s);
     s->attachAxis(m_x);
-    s->attachAxis(m_y);
+    s->attachAxis(currentY());
 }
 
 void BandedLineChart::restack()
@@ -253,9 +254,132 @@ void BandedLineChart::restack()
                 for (QLegendMarker* m : legend()->markers(l.band))
                     m->setVisible(false);
             }
-    for (const Group& g : m_groups)
-        for (const Line& l : g.lines)
+    for (int gi = 0; gi < m_groups.size(); ++gi)
+        for (const Line& l : m_groups[gi].lines) {
             attach(l.series);
+            // Click a legend entry: hide or show its line and band. Hover it: show its group's band.
+            for (QLegendMarker* m : legend()->markers(l.series)) {
+                QLineSeries* series = l.series;
+                connect(m, &QLegendMarker::clicked, this, [this, series] {
+                    setLineHidden(series->name(), !m_hiddenLines.contains(series->name()));
+                });
+                connect(m, &QLegendMarker::hovered, this, [this, gi](bool on) {
+                    m_hoveredGroup = on ? gi : -1;
+                    applyVisibility();
+                });
+            }
+        }
+    applyVisibility();
+}
+
+QAbstractAxis* BandedLineChart::currentY() const
+{
+    return m_yLog ? m_yLogAxis : static_cast<QAbstractAxis*>(m_y);
+}
+
+bool BandedLineChart::bandsShown(int group) const
+{
+    switch (m_bandMode) {
+    case BandMode::All: return true;
+    case BandMode::None: return false;
+    case BandMode::Hovered: return group == m_hoveredGroup;
+    case BandMode::Auto: return m_groups.size() <= kAutoBandGroups || group == m_hoveredGroup;
+    }
+    return true;
+}
+
+void BandedLineChart::applyVisibility()
+{
+    for (int gi = 0; gi < m_groups.size(); ++gi)
+        for (const Line& l : m_groups[gi].lines) {
+            const bool visible = !m_hiddenSuffixes.contains(l.suffix) && !m_hiddenLines.contains(l.series->name());
+            if (l.series->isVisible() != visible)
+                l.series->setVisible(visible);
+            for (QLegendMarker* m : legend()->markers(l.series)) {
+                // A hidden line keeps its legend entry, greyed, so a click brings it back.
+                m->setVisible(true);
+                QFont f = m->font();
+                f.setStrikeOut(!visible);
+                m->setFont(f);
+                m->setLabelBrush(visible ? QBrush(Qt::black) : QBrush(QColor(0xaa, 0xaa, 0xaa)));
+            }
+            if (l.band) {
+                const bool band = visible && bandsShown(gi);
+                if (l.band->isVisible() != band)
+                    l.band->setVisible(band);
+                for (QLegendMarker* m : legend()->markers(l.band))
+                    m->setVisible(false);
+            }
+        }
+}
+
+void BandedLineChart::setBandMode(BandMode mode)
+{
+    m_bandMode = mode;
+    applyVisibility();
+}
+
+void BandedLineChart::setSuffixVisible(const QString& suffix, bool on)
+{
+    if (on)
+        m_hiddenSuffixes.remove(suffix);
+    else
+        m_hiddenSuffixes.insert(suffix);
+    applyVisibility();
+    fitToData();
+}
+
+void BandedLineChart::setLineHidden(const QString& name, bool hidden)
+{
+    if (hidden)
+        m_hiddenLines.insert(name);
+    else
+        m_hiddenLines.remove(name);
+    applyVisibility();
+    fitToData();
+}
+
+void BandedLineChart::setYLog(bool on)
+{
+    if (on == m_yLog)
+        return;
+    if (!m_yLogAxis) {
+        auto* a = new QLogValueAxis;
+        a->setBase(10);
+        a->setLabelFormat("%g");
+        a->setMinorTickCount(8);
+        styleAxis(a);
+        m_yLogAxis = a;
+    }
+    QAbstractAxis* from = currentY();
+    m_yLog = on;
+    QAbstractAxis* to = currentY();
+    m_yLogAxis->setTitleText(m_y->titleText());
+    if (on) {
+        // A log axis cannot place y ≤ 0: drop those points before it sees them.
+        auto keepPositive = [](QXYSeries* s) {
+            QList<QPointF> pts = s->points();
+            pts.removeIf([](const QPointF& p) { return !(p.y() > 0); });
+            s->replace(pts);
+        };
+        for (const Group& g : m_groups)
+            for (const Line& l : g.lines) {
+                keepPositive(l.series);
+                if (l.band) {
+                    keepPositive(l.band->upperSeries());
+                    keepPositive(l.band->lowerSeries());
+                }
+            }
+    }
+    if (!axes(Qt::Vertical).contains(to))
+        addAxis(to, Qt::AlignLeft);
+    for (QAbstractSeries* s : series()) {
+        s->detachAxis(from);
+        s->attachAxis(to);
+    }
+    from->setVisible(false);
+    to->setVisible(true);
+    fitToData();
 }
 
 void BandedLineChart::resizeEvent(QGraphicsSceneResizeEvent* event)
@@ -301,9 +425,16 @@ void BandedLineChart::setGroups(const QVector<GroupSpec>& groups)
             if (li >= g.lines.size()) {
                 g.lines.append(Line{});
                 g.lines.last().series = new QLineSeries;
+                // Hovering a line shows its group's band (BandMode::Auto with many groups).
+                const int group = int(gi);
+                connect(g.lines.last().series, &QLineSeries::hovered, this, [this, group](const QPointF&, bool on) {
+                    m_hoveredGroup = on ? group : -1;
+                    applyVisibility();
+                });
                 restackNeeded = true;
             }
             Line& l = g.lines[li];
+            l.suffix = ls.suffix;
 
             const QString name = spec.label + QStringLiteral(" — ") + ls.suffix;
             if (l.series->name() != name)
@@ -344,7 +475,9 @@ void BandedLineChart::setGroups(const QVector<GroupSpec>& groups)
                 lo.reserve(pts.size());
                 for (qsizetype i = 0; i < pts.size(); ++i) {
                     up.append(QPointF(pts[i].x(), pts[i].y() + std[i]));
-                    lo.append(QPointF(pts[i].x(), pts[i].y() - std[i]));
+                    // On a log axis the lower edge stops at a tenth of the mean, not at ≤ 0.
+                    const double low = pts[i].y() - std[i];
+                    lo.append(QPointF(pts[i].x(), m_yLog && low <= 0 ? pts[i].y() / 10 : low));
                 }
                 l.band->upperSeries()->replace(up);
                 l.band->lowerSeries()->replace(lo);
@@ -353,6 +486,8 @@ void BandedLineChart::setGroups(const QVector<GroupSpec>& groups)
     }
     if (restackNeeded)
         restack();
+    else
+        applyVisibility(); // new names (e.g. more groups: Auto bands) keep the user's choices
     placeLegend();
     fitToData();
 }
@@ -414,6 +549,16 @@ void BandedLineChart::fitToData()
         }
     }
 
+    if (m_yLog) {
+        auto* ay = static_cast<QLogValueAxis*>(m_yLogAxis);
+        if (!(dataYlo <= dataYhi) || !(dataYlo > 0)) {
+            ay->setRange(0.1, 1);
+            return;
+        }
+        // Whole decades around the data (bands may reach lower: they are cut there).
+        ay->setRange(std::pow(10.0, std::floor(std::log10(dataYlo))), std::pow(10.0, std::ceil(std::log10(dataYhi) + 1e-9)));
+        return;
+    }
     if (!(ylo <= yhi)) {
         setLinearRange(m_y, std::isnan(m_yLo) ? 0 : m_yLo, std::isnan(m_yHi) ? 1 : m_yHi);
         return;

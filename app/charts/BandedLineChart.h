@@ -6,6 +6,7 @@
 #include <QChart>
 #include <QList>
 #include <QPointF>
+#include <QSet>
 #include <QString>
 #include <QVector>
 
@@ -52,10 +53,35 @@ public:
     /// Band of that line, or nullptr if it has none (single repeat) or is out of range. Owned by the chart.
     QAreaSeries* bandSeries(int group, int line) const;
 
+    /// When the ± std bands are drawn. Auto (the default): every band while at most three groups
+    /// are shown, otherwise only the band of the group under the mouse (its line or legend
+    /// entry) — seven overlapping bands are a grey mass.
+    enum class BandMode { Auto, All, Hovered, None };
+    void setBandMode(BandMode mode);
+    BandMode bandMode() const { return m_bandMode; }
+    /// Whether group @p group's bands are drawn now.
+    bool bandsShown(int group) const;
+
+    /// Shows or hides every line whose legend suffix is @p suffix ("train", "test") with its
+    /// band: the train/test toggle. Default: all shown.
+    void setSuffixVisible(const QString& suffix, bool on);
+    bool isSuffixVisible(const QString& suffix) const { return !m_hiddenSuffixes.contains(suffix); }
+    /// Hides or shows one line (and its band) by its legend name, as a click on its legend entry
+    /// does; hidden lines stay hidden across updates and are left out of the axis ranges.
+    void setLineHidden(const QString& name, bool hidden);
+    bool isLineHidden(const QString& name) const { return m_hiddenLines.contains(name); }
+
+    /// Y on a log10 axis (values ≤ 0 are left out; a band's lower edge is cut at the smallest
+    /// positive value): for RMSE that spans decades (BPLS reaches 1e-14 at σ = 0). Default off.
+    void setYLog(bool on);
+    bool isYLog() const { return m_yLog; }
+
     /// Current x axis (a QValueAxis, or a QLogValueAxis when log x is on). Owned by the chart.
     QAbstractAxis* xAxis() const { return m_x; }
-    /// Y axis (always linear). Owned by the chart.
+    /// The linear y axis (hidden while setYLog(true); then logYAxis() is shown). Owned by the chart.
     QValueAxis* yAxis() const { return m_y; }
+    /// The log y axis while setYLog(true), else nullptr.
+    QAbstractAxis* logYAxis() const { return m_yLogAxis; }
     /// True when the x axis is logarithmic (base 10).
     bool isXLog() const { return m_xLog; }
 
@@ -87,6 +113,7 @@ private:
     struct Line {
         QLineSeries* series = nullptr;
         QAreaSeries* band = nullptr;
+        QString suffix;
     };
     struct Group {
         QVector<Line> lines;
@@ -94,6 +121,8 @@ private:
 
     void restack();
     void placeLegend();
+    void applyVisibility();
+    QAbstractAxis* currentY() const;
     void destroyLine(Line& line);
     void attach(QAbstractSeries* s);
     QList<QPointF> filtered(const LineSpec& spec, QVector<double>* std) const;
@@ -102,6 +131,12 @@ private:
     QAbstractAxis* m_x = nullptr;
     QValueAxis* m_y = nullptr;
     bool m_xLog = false;
+    bool m_yLog = false;
+    QAbstractAxis* m_yLogAxis = nullptr;
+    BandMode m_bandMode = BandMode::Auto;
+    int m_hoveredGroup = -1;
+    QSet<QString> m_hiddenSuffixes;
+    QSet<QString> m_hiddenLines;
     double m_yLo;
     double m_yHi;
     double m_markerSize = 0;

@@ -5,6 +5,7 @@
 #include <QImage>
 #include <QSize>
 #include <QString>
+#include <QStringList>
 
 class QChart;
 
@@ -27,6 +28,13 @@ public:
     /// '/x/y.png': …"). Sizes are limited to 1 … 16384 pixels a side.
     static bool savePng(QChart* chart, const QString& path, QSize size = defaultSize(),
                         QString* error = nullptr);
+
+    /// Writes @p chart at @p size with a header above it: @p title in bold, then one line per
+    /// entry of @p settings (data set, kind, seeds, …), so an exported picture says what it
+    /// shows. PNG, or SVG (vector, via QSvgGenerator) when @p path ends in ".svg". The file is
+    /// replaced atomically. False with @p error naming the path on failure.
+    static bool saveWithHeader(QChart* chart, const QString& path, const QString& title,
+                               const QStringList& settings, QSize size = defaultSize(), QString* error = nullptr);
 };
 
 } // namespace tb::charts

@@ -12,6 +12,15 @@ LearningCurveChart::LearningCurveChart(Metric metric, XAxis x, QGraphicsItem* pa
     applyKinds();
 }
 
+QList<CurveSeriesData> LearningCurveChart::seriesOf(const QList<AlgorithmCurves>& curves)
+{
+    QList<CurveSeriesData> out;
+    out.reserve(curves.size());
+    for (const AlgorithmCurves& c : curves)
+        out.append(CurveSeriesData{c.label, c.algorithmId, c.repeats});
+    return out;
+}
+
 QString LearningCurveChart::metricTitle(Metric metric)
 {
     switch (metric) {

@@ -3,6 +3,7 @@
 /// "Metric vs training time / epoch" chart of a learning-curve experiment, live or exported.
 
 #include "BandedLineChart.h"
+#include "ExperimentRunner.h"
 #include "RunTypes.h"
 
 #include <QList>
@@ -55,6 +56,9 @@ public:
     /// Changes the x quantity/scale; redraws from the data last given and resets the automatic title.
     void setXAxisKind(XAxis x);
     XAxis xAxisKind() const { return m_xKind; }
+
+    /// The chart's data for the engine's curves (ExperimentRunner, StoredRuns): label, id, repeats.
+    static QList<CurveSeriesData> seriesOf(const QList<AlgorithmCurves>& curves);
 
     /// Axis titles: "accuracy (%)", "loss", "RMSE".
     static QString metricTitle(Metric metric);

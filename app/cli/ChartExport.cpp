@@ -22,10 +22,9 @@ bool writeCharts(const ExperimentResult& result, const QString& title, const QSt
             *written << path;
         return true;
     }
-    QList<CurveSeriesData> data;
+    const QList<CurveSeriesData> data = LearningCurveChart::seriesOf(result.curves);
     bool classification = false;
     for (const auto& c : result.curves) {
-        data.append(CurveSeriesData{c.label, c.algorithmId, c.repeats});
         for (const auto& rep : c.repeats)
             for (const auto& p : rep)
                 classification = classification || std::isfinite(p.testAccuracy) || std::isfinite(p.trainAccuracy);

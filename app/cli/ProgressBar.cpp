@@ -37,7 +37,7 @@ void ProgressBar::runStarted(const RunJob& job, qint64)
 {
     std::lock_guard lock(m_mutex);
     if (std::isnan(job.sigma))
-        m_current = QStringLiteral("%1 #%2").arg(job.label).arg(job.repeat + 1);
+        m_current = QStringLiteral("%1 repeat %2").arg(job.label).arg(job.repeat);
     draw(false);
 }
 
@@ -72,7 +72,7 @@ void ProgressBar::printAbove(const QString& line)
 void ProgressBar::checkpointLogged(const RunJob& job, qint64, const MetricPoint& p)
 {
     std::lock_guard lock(m_mutex);
-    m_current = QStringLiteral("%1 #%2 epoch %3").arg(job.label).arg(job.repeat + 1).arg(p.epoch);
+    m_current = QStringLiteral("%1 repeat %2 epoch %3").arg(job.label).arg(job.repeat).arg(p.epoch);
     draw(false);
 }
 

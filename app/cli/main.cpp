@@ -12,8 +12,9 @@
 #include <ExperimentSpec.h>
 #include <PluginRegistry.h>
 #include <ProcessSetup.h>
-#include <ResultIO.h>
+#include <ResultCsv.h>
 #include <RunStore.h>
+#include <StoredRuns.h>
 
 #include <QApplication>
 #include <QCommandLineParser>
@@ -200,6 +201,115 @@ int cmdList(const QStringList& args)
 }
 
 // ---------------------------------------------------------------------------------- run
+// Runs @p spec, prints its summary and writes --plot / --csv: the tail of run and rerun.
+int runSpec(const tb::ExperimentSpec& spec, const tb::PluginRegistry& reg, tb::RunStore* store,
+            const QCommandLineParser& p)
+{
+    QString error;
+    const QStringList problems = spec.validate(reg);
+    if (!problems.isEmpty()) {
+        for (const auto& pr : problems)
+            err() << pr << "\n";
+        err().flush();
+        return Invalid;
+    }
+    if (store)
+        QObject::connect(store, &tb::RunStore::waiting, [](const QString& message, bool) {
+            if (!message.isEmpty())
+                lineToStderr(QStringLiteral("trainbench-cli: ") + message);
+        });
+    tb::ExperimentRunner runner(reg, store);
+    g_runner = &runner;
+    std::signal(SIGINT, onSigint);
+    std::signal(SIGTERM, onSigint);
+    tb::cli::ProgressBar bar(!p.isSet("quiet") && isatty(STDERR_FILENO));
+    err() << "Running \"" << spec.name << "\" (" << tb::ExperimentSpec::kindName(spec.kind) << ", "
+          << spec.effectiveThreads() << " threads)" << (store ? QStringLiteral(" → ") + store->path() : QString())
+          << Qt::endl;
+    const tb::ExperimentResult result = runner.run(spec, &bar);
+    bar.finish();
+    g_runner = nullptr;
+    std::signal(SIGINT, SIG_DFL);
+
+    for (const auto& w : result.warnings)
+        err() << "warning: " << w << "\n";
+    if (!result.error.isEmpty()) {
+        err() << result.error << Qt::endl;
+        return result.storeError.isEmpty() ? Invalid : Database;
+    }
+    // Summary on stdout.
+    if (result.kind == tb::ExperimentSpec::Kind::NoiseSweep) {
+        out() << "algorithm                      sigma    MC   train RMSE (mean±std)   test RMSE (mean±std)\n";
+        for (const auto& sp : result.sweep)
+            out() << QString("%1 %2 %3   %4 ± %5      %6 ± %7\n")
+                         .arg(sp.algorithmName.left(30), -30)
+                         .arg(sp.sigma, 5, 'g', 3)
+                         .arg(sp.monteCarlo, 5)
+                         .arg(fmt(sp.trainRmseMean), 9).arg(fmt(sp.trainRmseStd), -9)
+                         .arg(fmt(sp.testRmseMean), 9).arg(fmt(sp.testRmseStd), -9);
+    } else {
+        for (const auto& c : result.curves)
+            for (int r = 0; r < c.repeats.size(); ++r) {
+                const auto& pts = c.repeats[r];
+                const tb::MetricPoint last = pts.isEmpty() ? tb::MetricPoint{} : pts.last();
+                out() << QString("%1 repeat %2  %3  epochs %4  time %5 s  ")
+                             .arg(c.label.left(28), -28).arg(c.repeatNumbers.value(r, r))
+                             .arg(tb::runStatusName(c.statuses.value(r)), -9)
+                             .arg(fmt(last.epoch)).arg(fmt(last.trainTime));
+                if (std::isfinite(last.trainAccuracy))
+                    out() << "train acc " << fmtPct(last.trainAccuracy) << "  test acc "
+                          << fmtPct(last.testAccuracy);
+                else
+                    out() << "train RMSE " << fmt(last.trainRmse) << "  test RMSE " << fmt(last.testRmse);
+                const QJsonObject info = c.infos.value(r);
+                if (const QString cost = tb::CostPrediction::fromRunInfo(info).compare(info); !cost.isEmpty())
+                    out() << "  " << cost;
+                out() << "\n";
+            }
+    }
+    for (const auto& e : result.runErrors)
+        err() << "  problem: " << e << "\n";
+    err().flush();
+    out().flush();
+
+    int code = result.cancelled ? Stopped : (result.runsFailed > 0 ? RunsFailed : Ok);
+    if (!result.storeError.isEmpty()) {
+        // Loud, and after the summary so it is the last thing read: the database holds less than
+        // was trained; the results above and in --csv / --plot are the complete ones.
+        code = Database;
+        err() << "trainbench-cli: the experiment was stopped because a write to the database failed: "
+              << result.storeError << "\n";
+        err() << (p.isSet("csv") ? QStringLiteral("trainbench-cli: the results of this session are written to %1 "
+                                                  "(the database may lack some of them)")
+                                       .arg(QFileInfo(p.value("csv")).absoluteFilePath())
+                                 : QStringLiteral("trainbench-cli: the results above are not all in the database; run "
+                                                  "again with --csv FILE to keep them, or with --db OTHER.sqlite"))
+              << Qt::endl;
+    }
+    if (p.isSet("plot")) {
+        QStringList written;
+        if (!tb::cli::writeCharts(result, spec.name, p.value("plot"), &written, &error)) {
+            err() << "trainbench-cli: " << error << Qt::endl;
+            code = Output;
+        }
+        for (const auto& w : written)
+            out() << "chart: " << QFileInfo(w).absoluteFilePath() << "\n";
+    }
+    if (p.isSet("csv")) {
+        if (!tb::ResultCsv::write(result, p.value("csv"), &error)) {
+            err() << "trainbench-cli: " << error << Qt::endl;
+            code = Output;
+        } else {
+            out() << "csv: " << QFileInfo(p.value("csv")).absoluteFilePath() << "\n";
+        }
+    }
+    if (store && result.storeError.isEmpty())
+        out() << "database: " << store->path() << " (experiment " << result.experimentId << ")\n";
+    out().flush();
+    // Output files are reported as failed (6) only when the database kept everything.
+    return code == Output && !result.storeError.isEmpty() ? Database : code;
+}
+
 int cmdRun(const QStringList& args)
 {
     QCommandLineParser p;
@@ -242,13 +352,6 @@ int cmdRun(const QStringList& args)
     // Former parameter spellings still run, upgraded, with a note (the stored spec is upgraded).
     for (const QString& note : spec->upgradeParams(reg))
         err() << "warning: " << note << "\n";
-    const QStringList problems = spec->validate(reg);
-    if (!problems.isEmpty()) {
-        for (const auto& pr : problems)
-            err() << pr << "\n";
-        err().flush();
-        return Invalid;
-    }
     int waitMs = -1;
     if (p.isSet("wait")) {
         bool ok = false;
@@ -265,101 +368,45 @@ int cmdRun(const QStringList& args)
         if (!store)
             return Database;
     }
-    if (store)
-        QObject::connect(store.get(), &tb::RunStore::waiting, [](const QString& message, bool) {
-            if (!message.isEmpty())
-                lineToStderr(QStringLiteral("trainbench-cli: ") + message);
-        });
-    tb::ExperimentRunner runner(reg, store.get());
-    g_runner = &runner;
-    std::signal(SIGINT, onSigint);
-    std::signal(SIGTERM, onSigint);
-    tb::cli::ProgressBar bar(!p.isSet("quiet") && isatty(STDERR_FILENO));
-    err() << "Running \"" << spec->name << "\" (" << tb::ExperimentSpec::kindName(spec->kind) << ", "
-          << spec->effectiveThreads() << " threads)" << (store ? QStringLiteral(" → ") + store->path() : QString())
-          << Qt::endl;
-    const tb::ExperimentResult result = runner.run(*spec, &bar);
-    bar.finish();
-    g_runner = nullptr;
-    std::signal(SIGINT, SIG_DFL);
+    return runSpec(*spec, reg, store.get(), p);
+}
 
-    for (const auto& w : result.warnings)
-        err() << "warning: " << w << "\n";
-    if (!result.error.isEmpty()) {
-        err() << result.error << Qt::endl;
-        return result.storeError.isEmpty() ? Invalid : Database;
+// ---------------------------------------------------------------------------------- rerun
+int cmdRerun(const QStringList& args)
+{
+    QCommandLineParser p;
+    p.setApplicationDescription("Run a stored run (or with --experiment, a stored experiment) again with its stored "
+                                "settings: algorithm, parameters, seed, thread count and data.");
+    p.addHelpOption();
+    p.addPositionalArgument("id", "Run id (see `trainbench-cli runs`), or experiment id with --experiment.");
+    p.addOption({"experiment", "The id is an experiment's: re-run all of it."});
+    p.addOption({"db", "Run database (default: the user's app-data folder); the re-run is logged to it.", "file"});
+    p.addOption({"plot", "Write the charts as PNG (learning curves: FILE and FILE-epoch).", "file.png"});
+    p.addOption({"csv", "Write the results as CSV.", "file.csv"});
+    p.addOption({"quiet", "No progress bar."});
+    p.process(args);
+    bool ok = false;
+    const qint64 id = p.positionalArguments().value(0).toLongLong(&ok);
+    if (!ok || p.positionalArguments().size() != 1) {
+        err() << "usage: trainbench-cli rerun ID [--experiment] [--db FILE] [--plot OUT.png] [--csv OUT.csv]\n";
+        return Usage;
     }
-    // Summary on stdout.
-    if (result.kind == tb::ExperimentSpec::Kind::NoiseSweep) {
-        out() << "algorithm                      sigma    MC   train RMSE (mean±std)   test RMSE (mean±std)\n";
-        for (const auto& sp : result.sweep)
-            out() << QString("%1 %2 %3   %4 ± %5      %6 ± %7\n")
-                         .arg(sp.algorithmName.left(30), -30)
-                         .arg(sp.sigma, 5, 'g', 3)
-                         .arg(sp.monteCarlo, 5)
-                         .arg(fmt(sp.trainRmseMean), 9).arg(fmt(sp.trainRmseStd), -9)
-                         .arg(fmt(sp.testRmseMean), 9).arg(fmt(sp.testRmseStd), -9);
-    } else {
-        for (const auto& c : result.curves)
-            for (int r = 0; r < c.repeats.size(); ++r) {
-                const auto& pts = c.repeats[r];
-                const tb::MetricPoint last = pts.isEmpty() ? tb::MetricPoint{} : pts.last();
-                out() << QString("%1 #%2  %3  epochs %4  time %5 s  ")
-                             .arg(c.label.left(28), -28).arg(r + 1)
-                             .arg(tb::runStatusName(c.statuses.value(r)), -9)
-                             .arg(fmt(last.epoch)).arg(fmt(last.trainTime));
-                if (std::isfinite(last.trainAccuracy))
-                    out() << "train acc " << fmtPct(last.trainAccuracy) << "  test acc "
-                          << fmtPct(last.testAccuracy);
-                else
-                    out() << "train RMSE " << fmt(last.trainRmse) << "  test RMSE " << fmt(last.testRmse);
-                const QJsonObject info = c.infos.value(r);
-                if (const QString cost = tb::CostPrediction::fromRunInfo(info).compare(info); !cost.isEmpty())
-                    out() << "  " << cost;
-                out() << "\n";
-            }
+    auto store = openStore(p.value("db"));
+    if (!store)
+        return Database;
+    tb::PluginRegistry reg;
+    reg.scan();
+    QString error;
+    const auto rerun = p.isSet("experiment") ? tb::StoredRuns::rerunOfExperiment(*store, id, &error)
+                                             : tb::StoredRuns::rerunOfRun(*store, reg, id, &error);
+    if (!rerun) {
+        err() << "trainbench-cli: " << error << Qt::endl;
+        return Usage;
     }
-    for (const auto& e : result.runErrors)
-        err() << "  problem: " << e << "\n";
-    err().flush();
-    out().flush();
-
-    int code = result.cancelled ? Stopped : (result.runsFailed > 0 ? RunsFailed : Ok);
-    if (!result.storeError.isEmpty()) {
-        // Loud, and after the summary so it is the last thing read: the database holds less than
-        // was trained; the results above and in --csv / --plot are the complete ones.
-        code = Database;
-        err() << "trainbench-cli: the experiment was stopped because a write to the database failed: "
-              << result.storeError << "\n";
-        err() << (p.isSet("csv") ? QStringLiteral("trainbench-cli: the results of this session are written to %1 "
-                                                  "(the database may lack some of them)")
-                                       .arg(QFileInfo(p.value("csv")).absoluteFilePath())
-                                 : QStringLiteral("trainbench-cli: the results above are not all in the database; run "
-                                                  "again with --csv FILE to keep them, or with --db OTHER.sqlite"))
-              << Qt::endl;
-    }
-    if (p.isSet("plot")) {
-        QStringList written;
-        if (!tb::cli::writeCharts(result, spec->name, p.value("plot"), &written, &error)) {
-            err() << "trainbench-cli: " << error << Qt::endl;
-            code = Output;
-        }
-        for (const auto& w : written)
-            out() << "chart: " << QFileInfo(w).absoluteFilePath() << "\n";
-    }
-    if (p.isSet("csv")) {
-        if (!tb::writeResultCsv(result, p.value("csv"), &error)) {
-            err() << "trainbench-cli: " << error << Qt::endl;
-            code = Output;
-        } else {
-            out() << "csv: " << QFileInfo(p.value("csv")).absoluteFilePath() << "\n";
-        }
-    }
-    if (store && result.storeError.isEmpty())
-        out() << "database: " << store->path() << " (experiment " << result.experimentId << ")\n";
-    out().flush();
-    // Output files are reported as failed (6) only when the database kept everything.
-    return code == Output && !result.storeError.isEmpty() ? Database : code;
+    err() << "Re-running " << rerun->description << " with its stored settings\n";
+    for (const QString& n : rerun->notes)
+        err() << "  note: " << n << "\n";
+    return runSpec(rerun->spec, reg, store.get(), p);
 }
 
 // ---------------------------------------------------------------------------------- runs
@@ -468,7 +515,7 @@ int cmdExport(const QStringList& args)
     if (!store)
         return Database;
     QString error;
-    const auto result = tb::loadResult(*store, id, &error);
+    const auto result = tb::StoredRuns::experiment(*store, id, &error);
     if (!result) {
         err() << "trainbench-cli: " << error << Qt::endl;
         return store->lastError().isEmpty() ? Usage : Database; // an unknown id, or a failed read
@@ -485,7 +532,10 @@ int cmdExport(const QStringList& args)
             out() << "chart: " << QFileInfo(w).absoluteFilePath() << "\n";
     }
     if (p.isSet("csv")) {
-        if (!tb::writeResultCsv(*result, p.value("csv"), &error)) {
+        QList<qint64> runIds; // every run of the experiment, as the workbench's run browser exports them
+        for (const tb::RunRecord& r : store->runs(id))
+            runIds << r.id;
+        if (!tb::ResultCsv::writeRuns(*store, runIds, p.value("csv"), &error)) {
             err() << "trainbench-cli: " << error << Qt::endl;
             code = Output;
         } else {
@@ -503,6 +553,8 @@ void usage()
              "  list [--json]                         plugins, algorithms, parameter schemas, broken plugins\n"
              "  run SPEC.json [--db FILE] [--no-db] [--threads N] [--plot OUT.png] [--csv OUT.csv] [--quiet]\n"
              "                [--wait SECONDS]\n"
+             "  rerun ID [--experiment] [--db FILE] [--plot OUT.png] [--csv OUT.csv] [--quiet]\n"
+             "                                        run a stored run (or experiment) again, exactly\n"
              "  runs [--db FILE] [--json]             past experiments and runs\n"
              "  export ID [--db FILE] [--plot OUT.png] [--csv OUT.csv]\n"
              "  --version\n\n"
@@ -543,6 +595,8 @@ int main(int argc, char** argv)
             return cmdList(args);
         if (cmd == "run")
             return cmdRun(args);
+        if (cmd == "rerun")
+            return cmdRerun(args);
         if (cmd == "runs")
             return cmdRuns(args);
         if (cmd == "export")

@@ -1,9 +1,12 @@
 #include "ChartTabs.h"
 
+#include "ElidedLabel.h"
+
 #include <ChartRenderer.h>
 #include <ChartView.h>
 
-#include <QCheckBox>
+#include <QActionGroup>
+#include <QMenu>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QToolButton>
@@ -31,24 +34,63 @@ ChartTabs::ChartTabs(QWidget* parent) : QWidget(parent)
         m_tabs->addTab(view, QString());
     }
 
-    m_caption = new QLabel(tr("No experiment yet: choose a data set and algorithms, then Run."), this);
-    m_caption->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    m_logTime = new QCheckBox(tr("Log time axis"), this);
+    m_caption = new ElidedLabel(tr("No experiment yet: choose a data set and algorithms, then Run."), this);
+    // Display options in one menu: the bar stays narrow enough for a 1024-pixel screen.
+    auto* options = new QToolButton(this);
+    options->setText(tr("Display"));
+    options->setObjectName(QStringLiteral("chartDisplayButton"));
+    options->setPopupMode(QToolButton::InstantPopup);
+    options->setToolTip(tr("Log axes, train/test lines, ± std bands, export"));
+    auto* menu = new QMenu(options);
+    m_logTime = menu->addAction(tr("Log time axis"));
+    m_logTime->setCheckable(true);
     m_logTime->setToolTip(tr("Training time on a log10 axis (time and loss charts)"));
+    m_logY = menu->addAction(tr("Log y axis"));
+    m_logY->setCheckable(true);
+    m_logY->setToolTip(tr("Metric on a log10 axis: RMSE that spans decades (BPLS: 1e-14 at σ = 0)"));
+    menu->addSeparator();
+    m_showTrain = menu->addAction(tr("Show train lines"));
+    m_showTrain->setCheckable(true);
+    m_showTrain->setChecked(true);
+    m_showTest = menu->addAction(tr("Show test lines"));
+    m_showTest->setCheckable(true);
+    m_showTest->setChecked(true);
+    menu->addSeparator();
+    auto* bands = menu->addMenu(tr("± std bands"));
+    auto* bandGroup = new QActionGroup(bands);
+    const std::pair<QString, charts::BandedLineChart::BandMode> modes[] = {
+        {tr("Automatic (all for up to 3 algorithms, else the one under the mouse)"), charts::BandedLineChart::BandMode::Auto},
+        {tr("All"), charts::BandedLineChart::BandMode::All},
+        {tr("Only the one under the mouse"), charts::BandedLineChart::BandMode::Hovered},
+        {tr("None"), charts::BandedLineChart::BandMode::None}};
+    for (const auto& [text, mode] : modes) {
+        QAction* a = bands->addAction(text);
+        a->setCheckable(true);
+        a->setChecked(mode == charts::BandedLineChart::BandMode::Auto);
+        bandGroup->addAction(a);
+        const auto m = mode;
+        connect(a, &QAction::triggered, this, [this, m] { setBandMode(m); });
+    }
+    menu->addSeparator();
+    menu->addAction(tr("Legend: click an entry to hide or show its line"))->setEnabled(false);
+    options->setMenu(menu);
     auto* reset = new QToolButton(this);
     reset->setText(tr("Reset zoom"));
     reset->setToolTip(tr("Show all data again (also: double-click the chart)"));
 
     auto* bar = new QHBoxLayout;
     bar->addWidget(m_caption, 1);
-    bar->addWidget(m_logTime);
+    bar->addWidget(options);
     bar->addWidget(reset);
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     layout->addLayout(bar);
     layout->addWidget(m_tabs, 1);
 
-    connect(m_logTime, &QCheckBox::toggled, this, &ChartTabs::setLogTime);
+    connect(m_logTime, &QAction::toggled, this, &ChartTabs::setLogTime);
+    connect(m_logY, &QAction::toggled, this, &ChartTabs::setLogY);
+    connect(m_showTrain, &QAction::toggled, this, [this](bool on) { setLinesShown(on, m_showTest->isChecked()); });
+    connect(m_showTest, &QAction::toggled, this, [this](bool on) { setLinesShown(m_showTrain->isChecked(), on); });
     connect(m_tabs, &QTabWidget::currentChanged, this, &ChartTabs::refreshCurrent);
     connect(reset, &QToolButton::clicked, this, &ChartTabs::resetZoom);
     renameTabs();
@@ -123,12 +165,12 @@ void ChartTabs::clear()
 
 void ChartTabs::setCaption(const QString& text)
 {
-    m_caption->setText(text);
+    m_caption->setFullText(text);
 }
 
 QString ChartTabs::caption() const
 {
-    return m_caption->text();
+    return m_caption->fullText();
 }
 
 void ChartTabs::showKind(bool noiseSweep)
@@ -153,6 +195,49 @@ void ChartTabs::setLogTime(bool on)
 bool ChartTabs::logTime() const
 {
     return m_logTime->isChecked();
+}
+
+QList<charts::BandedLineChart*> ChartTabs::allCharts() const
+{
+    return {m_time, m_epoch, m_loss, m_sweep};
+}
+
+void ChartTabs::setLogY(bool on)
+{
+    if (m_logY->isChecked() != on)
+        m_logY->setChecked(on);
+    for (auto* c : allCharts())
+        c->setYLog(on);
+}
+
+bool ChartTabs::logY() const
+{
+    return m_logY->isChecked();
+}
+
+void ChartTabs::setLinesShown(bool train, bool test)
+{
+    if (m_showTrain->isChecked() != train)
+        m_showTrain->setChecked(train);
+    if (m_showTest->isChecked() != test)
+        m_showTest->setChecked(test);
+    for (auto* c : allCharts()) {
+        c->setSuffixVisible(QStringLiteral("train"), train);
+        c->setSuffixVisible(QStringLiteral("test"), test);
+    }
+}
+
+void ChartTabs::setBandMode(charts::BandedLineChart::BandMode mode)
+{
+    for (auto* c : allCharts())
+        c->setBandMode(mode);
+}
+
+bool ChartTabs::saveImage(const QString& path, const QString& title, const QStringList& settings, QString* error)
+{
+    refreshCurrent(); // a chart out of date since its tab was last shown
+    return charts::ChartRenderer::saveWithHeader(currentView()->chart(), path, title, settings,
+                                                 charts::ChartRenderer::defaultSize(), error);
 }
 
 bool ChartTabs::savePng(const QString& path, QString* error)

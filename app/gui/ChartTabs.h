@@ -7,7 +7,7 @@
 
 #include <QTabWidget>
 
-class QCheckBox;
+class QAction;
 class QLabel;
 
 namespace tb::charts {
@@ -16,11 +16,14 @@ class ChartView;
 
 namespace tb::gui {
 
+class ElidedLabel;
+
 /// Four charts in tabs, built with app/charts (the CLI's PNG export uses the same builders):
 ///  0 "<metric> vs time", 1 "<metric> vs epoch", 2 "Loss vs time", 3 "RMSE vs σ", where the
 /// metric is accuracy for classification and RMSE for regression (setTask()). A bar above the
-/// tabs says what is shown (live experiment or stored runs) and offers log-scale time, reset
-/// zoom and PNG export of the current chart. Each view zooms by rubber band and wheel and shows
+/// tabs says what is shown (live experiment or stored runs; elided, never widening the window)
+/// and offers a Display menu (log time axis, log y axis, train/test lines, ± std band mode) and
+/// reset zoom. A click on a legend entry hides or shows its line. Each view zooms by rubber band and wheel and shows
 /// exact values on hover (charts::ChartView). GUI thread only.
 class ChartTabs : public QWidget {
     Q_OBJECT
@@ -42,7 +45,8 @@ public:
     void refreshAll();
     /// Empties every chart.
     void clear();
-    /// The line above the tabs, e.g. "Live: Toy linear — noise sweep".
+    /// The line above the tabs, e.g. "Live: Toy linear — noise sweep" (elided to the width it
+    /// gets, whole in its tooltip: it never widens the window).
     void setCaption(const QString& text);
     QString caption() const;
     /// Shows the tab for a learning curve (time) or a noise sweep (σ).
@@ -55,6 +59,19 @@ public:
     /// Writes the current tab's chart as a PNG (ChartRenderer, 1200×800). False with a message
     /// naming the path on failure.
     bool savePng(const QString& path, QString* error);
+    /// Writes the current tab's chart as PNG or SVG (by @p path's suffix) with @p title and the
+    /// @p settings lines above it (ChartRenderer::saveWithHeader), so the file says what it shows.
+    bool saveImage(const QString& path, const QString& title, const QStringList& settings, QString* error);
+
+    /// The metric on a log10 axis in every chart. Default off.
+    void setLogY(bool on);
+    bool logY() const;
+    /// Shows train lines, test lines, or both, in every chart (the train/test toggle).
+    void setLinesShown(bool train, bool test);
+    /// How every chart draws its ± std bands (BandedLineChart::BandMode; default Auto).
+    void setBandMode(charts::BandedLineChart::BandMode mode);
+    /// The four charts.
+    QList<charts::BandedLineChart*> allCharts() const;
 
     charts::LearningCurveChart* timeChart() const { return m_time; }
     charts::LearningCurveChart* epochChart() const { return m_epoch; }
@@ -72,8 +89,11 @@ private:
     void refreshCurrent();
 
     QTabWidget* m_tabs = nullptr;
-    QLabel* m_caption = nullptr;
-    QCheckBox* m_logTime = nullptr;
+    ElidedLabel* m_caption = nullptr;
+    QAction* m_logTime = nullptr;
+    QAction* m_logY = nullptr;
+    QAction* m_showTrain = nullptr;
+    QAction* m_showTest = nullptr;
     charts::LearningCurveChart* m_time = nullptr;
     charts::LearningCurveChart* m_epoch = nullptr;
     charts::LearningCurveChart* m_loss = nullptr;

@@ -296,7 +296,7 @@ void ExperimentController::drain()
             m_lastPoint = e.point;
             break;
         case Event::Type::RunFinished: {
-            QString line = tr("%1, repeat %2: %3").arg(e.label).arg(e.repeat + 1).arg(runStatusName(e.status));
+            QString line = tr("%1, repeat %2: %3").arg(e.label).arg(e.repeat).arg(runStatusName(e.status));
             if (!e.error.isEmpty())
                 line += QStringLiteral(" — ") + e.error;
             else if (std::isfinite(e.point.testAccuracy))
@@ -323,6 +323,13 @@ void ExperimentController::drain()
         workerDone();
 }
 
+QString ExperimentController::progressFormat() const
+{
+    if (!isRunning() && m_result.cancelled)
+        return tr("stopped: %v of %m finished");
+    return tr("%v of %m runs done");
+}
+
 double ExperimentController::runFraction() const
 {
     if (m_spec.kind != ExperimentSpec::Kind::LearningCurve || m_currentCurve < 0 || m_currentCurve >= m_plannedEpochs.size())
@@ -347,7 +354,7 @@ QString ExperimentController::currentStatus() const
             .arg(t, 0, 'f', 1);
     if (m_runsStarted == 0)
         return tr("Loading data… %1 s").arg(t, 0, 'f', 1);
-    QString s = tr("Run %1 of %2: %3, repeat %4").arg(m_runsStarted).arg(m_total).arg(m_currentRun).arg(m_currentRepeat + 1);
+    QString s = tr("Run %1 of %2: %3, repeat %4").arg(m_runsStarted).arg(m_total).arg(m_currentRun).arg(m_currentRepeat);
     if (m_lastPoint.seq > 0 || m_lastPoint.epoch > 0)
         s += tr(" — epoch %1, %2 s training").arg(m_lastPoint.epoch, 0, 'g', 4).arg(m_lastPoint.trainTime, 0, 'f', 2);
     return s;
@@ -375,12 +382,17 @@ void ExperimentController::workerDone()
     if (!m_result.error.isEmpty()) {
         summary = tr("Could not run “%1”: %2").arg(m_spec.name, m_result.error);
     } else {
-        const QString runs = m_spec.kind == ExperimentSpec::Kind::NoiseSweep ? tr("%1 runs").arg(m_result.runsFinished)
-                                                                             : tr("%n run(s)", nullptr, m_result.runsFinished);
-        summary = m_result.cancelled ? tr("Stopped after %1 s: %2 finished").arg(m_lastElapsed, 0, 'f', 1).arg(runs)
-                                     : tr("Finished in %1 s: %2").arg(m_lastElapsed, 0, 'f', 1).arg(runs);
+        // The same counts as the progress bar's (progressFormat()), so the two never disagree.
+        const QString finished = tr("%1 of %2 runs finished").arg(m_result.runsFinished).arg(m_result.runsPlanned);
+        summary = m_result.cancelled ? tr("Stopped after %1 s: %2").arg(m_lastElapsed, 0, 'f', 1).arg(finished)
+                                     : tr("Finished in %1 s: %2").arg(m_lastElapsed, 0, 'f', 1).arg(finished);
         if (m_result.runsFailed > 0)
             summary += tr(", %1 failed or diverged").arg(m_result.runsFailed);
+        if (m_result.runsCancelled > 0) {
+            summary += tr(", %1 cancelled").arg(m_result.runsCancelled);
+            if (m_result.runsNotStarted > 0)
+                summary += tr(" (%1 of them never started)").arg(m_result.runsNotStarted);
+        }
         if (m_store && m_experimentId >= 0)
             summary += tr(" (experiment %1)").arg(m_experimentId);
     }
@@ -388,7 +400,9 @@ void ExperimentController::workerDone()
         Q_EMIT logMessage(tr("Problem: %1").arg(e));
     Q_EMIT logMessage(summary);
     Q_EMIT updated();
-    Q_EMIT progressChanged(m_result.cancelled ? m_done : m_total, m_total);
+    if (m_result.runsPlanned > 0)
+        m_total = m_result.runsPlanned;
+    Q_EMIT progressChanged(m_result.cancelled ? m_result.runsFinished : m_total, m_total);
     Q_EMIT finished(summary);
 }
 

@@ -70,6 +70,10 @@ public:
     /// runner has loaded the data and said it.
     int unitsDone() const { return m_done; }
     int unitsTotal() const { return m_total; }
+    /// The progress bar's text (QProgressBar::setFormat) for the values of progressChanged():
+    /// "%v of %m runs done" while running and after a full run; "stopped: %v of %m finished"
+    /// after Stop, when progressChanged() gives the runs that finished (the status line's count).
+    QString progressFormat() const;
     /// Seconds since start() (or the duration of the last experiment).
     double elapsedSeconds() const;
 

@@ -120,6 +120,13 @@ ExperimentPanel::ExperimentPanel(QWidget* parent) : QWidget(parent)
     });
     connect(m_threads, &QSpinBox::valueChanged, this, emitChanged);
     connect(m_budget, &QDoubleSpinBox::valueChanged, this, emitChanged);
+    for (QAbstractSpinBox* box : {static_cast<QAbstractSpinBox*>(m_repeats), static_cast<QAbstractSpinBox*>(m_monteCarlo),
+                                  static_cast<QAbstractSpinBox*>(m_threads), static_cast<QAbstractSpinBox*>(m_budget)})
+        if (auto* edit = box->findChild<QLineEdit*>())
+            connect(edit, &QLineEdit::textEdited, this, [this, emitChanged] {
+                refreshMessage();
+                emitChanged();
+            });
     updateVisibility();
 }
 
@@ -200,6 +207,25 @@ QStringList ExperimentPanel::problems() const
         if (!m_noiseAvailable)
             out << tr("kind: the data set has no noise level to sweep; choose a generator (BPLS toy, Friedman #1, "
                       "moons, circles, spirals, xor)");
+    }
+    // A number typed outside its range is not committed before Enter or Tab (and Tab reverts it):
+    // name it while it shows, so Run pressed meanwhile refuses instead of using the old value.
+    const struct {
+        const char* key;
+        QAbstractSpinBox* box;
+        double lo, hi;
+    } boxes[] = {{"repeats", m_repeats, double(m_repeats->minimum()), double(m_repeats->maximum())},
+                 {"sweep.monte_carlo", m_monteCarlo, double(m_monteCarlo->minimum()), double(m_monteCarlo->maximum())},
+                 {"threads", m_threads, double(m_threads->minimum()), double(m_threads->maximum())},
+                 {"time_budget_s", m_budget, m_budget->minimum(), m_budget->maximum()}};
+    for (const auto& b : boxes) {
+        if ((b.box == m_repeats && isNoiseSweep()) || (b.box == m_monteCarlo && !isNoiseSweep()))
+            continue; // the other kind's field
+        if (!b.box->hasAcceptableInput() && b.box->text() != b.box->specialValueText())
+            out << tr("%1: \"%2\" is not a number in [%3, %4]")
+                       .arg(QLatin1String(b.key), b.box->text().trimmed())
+                       .arg(b.lo)
+                       .arg(b.hi);
     }
     bool ok = false;
     m_seed->text().toULongLong(&ok);

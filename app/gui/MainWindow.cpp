@@ -8,11 +8,13 @@
 #include "PluginsDialog.h"
 #include "RunBrowser.h"
 #include "TeachingView.h"
+#include "WheelGuard.h"
 
 #include <DataSource.h>
 #include <PluginRegistry.h>
-#include <ResultIO.h>
 #include <RunStore.h>
+#include <SavedResult.h>
+#include <StoredRuns.h>
 
 #include <QAction>
 #include <QApplication>
@@ -34,10 +36,12 @@
 #include <QPushButton>
 #include <QRegularExpression>
 #include <QSaveFile>
+#include <QScreen>
 #include <QScrollArea>
 #include <QHash>
 #include <QSettings>
 #include <QStatusBar>
+#include <QTabBar>
 #include <QTabWidget>
 #include <QTime>
 #include <QToolBar>
@@ -70,11 +74,22 @@ QJsonObject defaultExperiment()
                        {"algorithms", QJsonArray{}}};
 }
 
+/// Whether @p path is one of the bundled examples (File → Open example).
+bool isExample(const QString& path)
+{
+    const QString dir = QFileInfo(path).absoluteDir().canonicalPath();
+    for (const QString& d : exampleDirs())
+        if (!dir.isEmpty() && QDir(d).canonicalPath() == dir)
+            return true;
+    return false;
+}
+
 } // namespace
 
 MainWindow::MainWindow(const PluginRegistry& registry, QWidget* parent) : QMainWindow(parent), m_registry(registry)
 {
     m_controller = new ExperimentController(registry, this);
+    qApp->installEventFilter(new WheelGuard(this)); // removed with the window
     buildUi();
     buildMenus();
 
@@ -86,8 +101,7 @@ MainWindow::MainWindow(const PluginRegistry& registry, QWidget* parent) : QMainW
     connect(m_controller, &ExperimentController::progressChanged, this, [this](int done, int total) {
         m_progress->setRange(0, total); // 0 of 0: busy while the data load
         m_progress->setValue(std::min(done, total));
-        m_progress->setFormat(m_controller->spec().kind == ExperimentSpec::Kind::NoiseSweep ? tr("%v of %m runs")
-                                                                                             : tr("run %v of %m done"));
+        m_progress->setFormat(m_controller->progressFormat());
     });
     connect(m_controller, &ExperimentController::runProgressChanged, this, [this](double f) {
         if (f < 0) {
@@ -109,6 +123,7 @@ MainWindow::MainWindow(const PluginRegistry& registry, QWidget* parent) : QMainW
         changed();
     });
     connect(m_browser, &RunBrowser::overlayRequested, this, [this](const QList<qint64>& ids) { overlayRuns(ids); });
+    connect(m_browser, &RunBrowser::runsDeleted, this, &MainWindow::onRunsDeleted);
     connect(m_browser, &RunBrowser::rerunRequested, this, [this](qint64 id) {
         QString error;
         if (!rerun(id, &error))
@@ -119,7 +134,6 @@ MainWindow::MainWindow(const PluginRegistry& registry, QWidget* parent) : QMainW
         if (!rerunExperiment(id, &error))
             showProblems(tr("Cannot re-run experiment %1").arg(id), error);
     });
-    m_teaching->setParamsProvider([this](const QString& id) { return m_algorithms->paramsFor(id); });
 
     m_loading = true;
     setExperiment(defaultExperiment());
@@ -203,8 +217,17 @@ void MainWindow::buildUi()
     addDockWidget(Qt::BottomDockWidgetArea, logDock);
     tabifyDockWidget(runsDock, logDock);
     runsDock->raise();
-    resizeDocks({expDock, algDock}, {330, 380}, Qt::Horizontal);
-    resizeDocks({runsDock}, {230}, Qt::Vertical);
+    m_experimentDock = expDock;
+    m_datasetDock = dataDock;
+    m_algorithmsDock = algDock;
+    m_runsDock = runsDock;
+    m_logDock = logDock;
+    // Narrow screens: every dock keeps a usable width (the Algorithms panel was ~70 px wide at
+    // 1024×768), and the central charts keep room too.
+    expDock->setMinimumWidth(220);
+    dataDock->setMinimumWidth(220);
+    algDock->setMinimumWidth(240);
+    m_centre->setMinimumWidth(320);
 
     m_runAction = new QAction(tr("&Run"), this);
     m_runAction->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_R));
@@ -274,7 +297,7 @@ void MainWindow::buildMenus()
     m_saveResultsAction->setEnabled(false);
     m_saveResultsAction->setToolTip(tr("After the database failed during an experiment: keep its results in another file"));
     file->addSeparator();
-    file->addAction(tr("Export chart as &PNG…"), this, &MainWindow::exportChartDialog);
+    file->addAction(tr("Export chart as &PNG or SVG…"), this, &MainWindow::exportChartDialog);
     file->addAction(tr("Export selected runs as &CSV…"), this, &MainWindow::exportRunsDialog);
     file->addSeparator();
     QAction* quit = file->addAction(tr("&Quit"), this, &QWidget::close);
@@ -292,6 +315,14 @@ void MainWindow::buildMenus()
     logTime->setCheckable(true);
     connect(logTime, &QAction::toggled, m_charts, &ChartTabs::setLogTime);
     view->addAction(tr("Reset zoom"), m_charts, &ChartTabs::resetZoom);
+    view->addSeparator();
+    view->addAction(tr("Reset &layout"), this, &MainWindow::resetLayout);
+    m_presentAction = view->addAction(tr("&Presentation mode"));
+    m_presentAction->setCheckable(true);
+    m_presentAction->setShortcut(QKeySequence(Qt::Key_F11));
+    m_presentAction->setToolTip(tr("The teaching view alone, full screen, large fonts (F11 to enter and leave)"));
+    addAction(m_presentAction); // its shortcut works while the menu bar is hidden
+    connect(m_presentAction, &QAction::toggled, this, &MainWindow::setPresentationMode);
 
     QMenu* help = menuBar()->addMenu(tr("&Help"));
     help->addAction(tr("&Plugins…"), this, &MainWindow::showPlugins);
@@ -308,13 +339,118 @@ void MainWindow::buildMenus()
     bar->addAction(m_stopAction);
 }
 
+QSize MainWindow::initialSize(const QSize& available)
+{
+    // 90 % of the screen, no larger than 1600×1000 (the layout's comfortable size), no smaller than
+    // the screen allows.
+    return QSize(std::min(1600, int(available.width() * 0.9)), std::min(1000, int(available.height() * 0.9)))
+        .expandedTo(QSize(640, 480))
+        .boundedTo(available);
+}
+
+QRect MainWindow::fitToScreen(const QRect& window, const QRect& available)
+{
+    if (available.isEmpty())
+        return window;
+    QRect r(window.topLeft(), window.size().boundedTo(available.size()));
+    // Keep the whole frame on the screen: a window restored from a larger monitor comes back.
+    if (r.right() > available.right())
+        r.moveRight(available.right());
+    if (r.bottom() > available.bottom())
+        r.moveBottom(available.bottom());
+    if (r.left() < available.left())
+        r.moveLeft(available.left());
+    if (r.top() < available.top())
+        r.moveTop(available.top());
+    return r;
+}
+
+QRect MainWindow::availableScreen() const
+{
+    const QScreen* s = screen() ? screen() : QGuiApplication::primaryScreen();
+    return s ? s->availableGeometry() : QRect();
+}
+
+void MainWindow::setPresentationMode(bool on)
+{
+    if (on == m_presenting)
+        return;
+    m_presenting = on;
+    if (m_presentAction->isChecked() != on)
+        m_presentAction->setChecked(on);
+    if (on) {
+        m_normalState = saveState();
+        m_normalGeometry = saveGeometry();
+        for (QDockWidget* d : findChildren<QDockWidget*>())
+            d->hide();
+        for (QToolBar* t : findChildren<QToolBar*>())
+            t->hide();
+        menuBar()->hide();
+        statusBar()->hide();
+        m_centre->setCurrentWidget(m_teaching);
+        m_centre->tabBar()->hide();
+        // Readable from the back of a classroom.
+        QFont f = m_teaching->font();
+        f.setPointSizeF(QApplication::font().pointSizeF() * 1.6);
+        m_teaching->setFont(f);
+        showFullScreen();
+    } else {
+        m_teaching->setFont(QApplication::font());
+        m_centre->tabBar()->show();
+        menuBar()->show();
+        statusBar()->show();
+        showNormal();
+        restoreGeometry(m_normalGeometry);
+        restoreState(m_normalState);
+    }
+}
+
+void MainWindow::resetLayout()
+{
+    restoreState(m_defaultState);
+    for (QDockWidget* d : {m_experimentDock, m_datasetDock, m_algorithmsDock, m_runsDock, m_logDock}) {
+        d->setFloating(false);
+        d->show();
+    }
+    m_runsDock->raise();
+    const QRect avail = availableScreen();
+    if (!isMaximized() && !isFullScreen()) {
+        const QSize want = initialSize(avail.size());
+        setGeometry(fitToScreen(QRect(geometry().topLeft(), want), avail));
+    }
+    applyDockSizes();
+}
+
+void MainWindow::applyDockSizes()
+{
+    // Side docks take about a quarter of the width each, the runs about a quarter of the height.
+    const int w = std::max(width(), 800), h = std::max(height(), 600);
+    resizeDocks({m_experimentDock, m_algorithmsDock},
+                {std::clamp(w * 22 / 100, 220, 340), std::clamp(w * 25 / 100, 240, 400)}, Qt::Horizontal);
+    resizeDocks({m_runsDock}, {std::clamp(h * 22 / 100, 140, 240)}, Qt::Vertical);
+}
+
 void MainWindow::restoreSettings()
 {
     QSettings s;
-    if (!restoreGeometry(s.value(QStringLiteral("window/geometry")).toByteArray()))
-        resize(1600, 1000);
-    restoreState(s.value(QStringLiteral("window/state")).toByteArray());
+    m_defaultState = saveState();
+    const QRect avail = availableScreen();
+    if (!restoreGeometry(s.value(QStringLiteral("window/geometry")).toByteArray())) {
+        // First start: size from the screen, not a fixed 1600×1000.
+        const QSize size = initialSize(avail.size());
+        setGeometry(QRect(avail.topLeft() + QPoint((avail.width() - size.width()) / 2, (avail.height() - size.height()) / 2),
+                          size));
+        applyDockSizes();
+    } else if (!isMaximized() && !isFullScreen()) {
+        // A size saved on a larger screen is clamped to this one.
+        const QRect fitted = fitToScreen(geometry(), avail);
+        if (fitted != geometry())
+            setGeometry(fitted);
+    }
+    m_sizeDocksOnShow = !restoreState(s.value(QStringLiteral("window/state")).toByteArray());
     m_lastDir = s.value(QStringLiteral("lastDir"), QDir::homePath()).toString();
+    if (isExample(QDir(m_lastDir).filePath(QStringLiteral("x.json"))))
+        m_lastDir = QDir::homePath(); // saved by an older version that followed File → Open example
     m_experiment->setThreads(s.value(QStringLiteral("threads"), 0).toInt());
     m_charts->setLogTime(s.value(QStringLiteral("charts/logTime"), false).toBool());
     setWindowModified(false);
@@ -344,7 +480,9 @@ QJsonObject MainWindow::experimentJson() const
     QJsonObject o = m_experiment->values();
     o.insert(QStringLiteral("dataset"), m_dataset->spec());
     QJsonArray algs;
-    for (const AlgorithmRun& a : m_algorithms->selectedAlgorithms()) {
+    // As written in a file: labels only where typed, parameters only where given or changed, so
+    // a file opened and saved again keeps what it said.
+    for (const AlgorithmRun& a : m_algorithms->experimentAlgorithms()) {
         QJsonObject ao{{"id", a.id}, {"params", QJsonObject::fromVariantMap(a.params)}};
         if (!a.label.isEmpty())
             ao.insert(QStringLiteral("label"), a.label);
@@ -388,16 +526,19 @@ QStringList MainWindow::setExperiment(const QJsonObject& spec, const QString& ba
     if (!baseDir.isEmpty())
         m_dataset->setBaseDir(baseDir);
     m_dataset->setSpec(spec.value(QStringLiteral("dataset")).toObject());
-    QList<AlgorithmRun> runs;
+    ExperimentSpec upgraded; // former parameter spellings shown under their current names, noted
+    upgraded.sourcePath = m_path;
     for (const QJsonValue& v : spec.value(QStringLiteral("algorithms")).toArray()) {
         const QJsonObject a = v.toObject();
-        runs << AlgorithmRun{a.value(QStringLiteral("id")).toString(), a.value(QStringLiteral("label")).toString(),
-                             a.value(QStringLiteral("params")).toObject().toVariantMap()};
+        upgraded.algorithms << AlgorithmRun{a.value(QStringLiteral("id")).toString(), a.value(QStringLiteral("label")).toString(),
+                                            a.value(QStringLiteral("params")).toObject().toVariantMap()};
     }
-    m_algorithms->setSelection(runs);
+    for (const QString& note : upgraded.upgradeParams(m_registry))
+        appendLog(tr("Note: %1").arg(note));
+    m_algorithms->setSelection(upgraded.algorithms);
     updateTaskAndKind();
     // A 2-D classification experiment also sets up the teaching view: its data set, and its
-    // first two algorithms side by side (their parameters come from the forms).
+    // first two algorithms side by side (with the teaching view's own forms and defaults).
     const QJsonObject ds = spec.value(QStringLiteral("dataset")).toObject();
     if (TeachingView::sets().contains(ds.value(QStringLiteral("source")).toString()) && !m_teaching->isRunning()) {
         m_teaching->setDataset(ds);
@@ -408,6 +549,15 @@ QStringList MainWindow::setExperiment(const QJsonObject& spec, const QString& ba
             m_teaching->setAlgorithms(ids.value(0), ids.value(1, ids.value(0)));
     }
     m_loading = wasLoading;
+    // The charts show runs of what was open before: say so, or clear them, never leave "Live: …"
+    // of another experiment above them.
+    if (!m_controller->isRunning()) {
+        m_charts->clear();
+        m_shownRuns.clear();
+        m_chartSpec.reset();
+        m_charts->setCaption(tr("“%1”: not run yet — press Run (Ctrl+R), or pick stored runs in the Runs panel")
+                                 .arg(spec.value(QStringLiteral("name")).toString(tr("Untitled experiment"))));
+    }
     QStringList problems = m_algorithms->problems();
     return problems;
 }
@@ -430,7 +580,9 @@ bool MainWindow::openExperiment(const QString& path, QString* error)
     const QJsonObject o = QJsonDocument::fromJson(f.readAll()).object();
     const QStringList problems = setExperiment(o, QFileInfo(path).absolutePath());
     m_path = QFileInfo(path).absoluteFilePath();
-    m_lastDir = QFileInfo(path).absolutePath();
+    // The file dialogs stay in the user's folder: a bundled example's folder is no place to save.
+    if (!isExample(path))
+        m_lastDir = QFileInfo(path).absolutePath();
     setWindowModified(false);
     updateTitle();
     saveSession();
@@ -565,46 +717,27 @@ bool MainWindow::startSpec(const ExperimentSpec& spec, const QString& caption, Q
     m_charts->setTask(!task || *task == Task::Classification);
     m_charts->showKind(spec.kind == ExperimentSpec::Kind::NoiseSweep);
     m_charts->setCaption(caption);
+    m_shownRuns.clear();
+    m_chartSpec = spec;
     m_centre->setCurrentWidget(m_charts);
     return m_controller->start(spec, error);
 }
 
 bool MainWindow::rerun(qint64 runId, QString* error)
 {
-    auto fail = [&](const QString& m) {
+    if (!m_store) {
         if (error)
-            *error = m;
+            *error = tr("no database is open");
         return false;
-    };
-    if (!m_store)
-        return fail(tr("no database is open"));
-    const auto run = m_store->run(runId);
-    if (!run)
-        return fail(tr("no run %1 in %2").arg(runId).arg(m_store->path()));
-    const auto exp = m_store->experiment(run->experimentId);
-    if (!exp)
-        return fail(tr("run %1 belongs to no stored experiment, so its data set is unknown").arg(runId));
-    QString err;
-    auto spec = ExperimentSpec::fromObject(exp->spec, tr("experiment %1").arg(exp->id), &err);
-    if (!spec)
-        return fail(err);
-    spec->algorithms = {AlgorithmRun{run->algorithmId, run->algorithmName, run->params}};
-    if (spec->kind == ExperimentSpec::Kind::LearningCurve) {
-        spec->repeats = 1;
-        spec->firstRepeat = run->repeat;
     }
-    spec->threads = run->threads;
-    spec->name = tr("%1 — re-run of run %2").arg(exp->name).arg(runId);
-    if (const AlgorithmEntry* e = m_registry.algorithm(run->algorithmId); e && e->plugin->version != run->pluginVersion)
-        appendLog(tr("Run %1 was made with %2 %3; %4 is loaded now, results may differ")
-                      .arg(runId)
-                      .arg(e->plugin->id, run->pluginVersion, e->plugin->version));
-    appendLog(tr("Re-running run %1 (%2, repeat %3, seed %4) with its stored settings")
-                  .arg(runId)
-                  .arg(run->algorithmName)
-                  .arg(run->repeat + 1)
-                  .arg(run->seed));
-    return startSpec(*spec, tr("Re-run of run %1: %2").arg(runId).arg(run->algorithmName), error);
+    // The rule lives in the engine, shared with `trainbench-cli rerun`.
+    const auto r = StoredRuns::rerunOfRun(*m_store, m_registry, runId, error);
+    if (!r)
+        return false;
+    for (const QString& note : r->notes)
+        appendLog(note);
+    appendLog(tr("Re-running %1 with its stored settings").arg(r->description));
+    return startSpec(r->spec, tr("Re-run of %1").arg(r->description), error);
 }
 
 bool MainWindow::rerunExperiment(qint64 experimentId, QString* error)
@@ -614,78 +747,60 @@ bool MainWindow::rerunExperiment(qint64 experimentId, QString* error)
             *error = tr("no database is open");
         return false;
     }
-    const auto exp = m_store->experiment(experimentId);
-    if (!exp) {
-        if (error)
-            *error = tr("no experiment %1 in %2").arg(experimentId).arg(m_store->path());
+    const auto r = StoredRuns::rerunOfExperiment(*m_store, experimentId, error);
+    if (!r)
         return false;
-    }
-    QString err;
-    auto spec = ExperimentSpec::fromObject(exp->spec, tr("experiment %1").arg(experimentId), &err);
-    if (!spec) {
-        if (error)
-            *error = err;
-        return false;
-    }
-    appendLog(tr("Re-running experiment %1 “%2” with its stored settings").arg(experimentId).arg(exp->name));
-    return startSpec(*spec, tr("Re-run of experiment %1: %2").arg(experimentId).arg(exp->name), error);
+    appendLog(tr("Re-running %1 with its stored settings").arg(r->description));
+    return startSpec(r->spec, tr("Re-run of %1").arg(r->description), error);
 }
 
 int MainWindow::overlayRuns(const QList<qint64>& runIds)
 {
     if (!m_store || runIds.isEmpty())
         return 0;
-    QList<charts::CurveSeriesData> curves;
-    QList<SweepPoint> sweep;
-    QHash<qint64, std::optional<ExperimentRecord>> experiments; // read once each
-    QList<RunRecord> runs;
-    for (qint64 id : runIds)
-        if (auto r = m_store->run(id)) {
-            runs << *r;
-            if (!experiments.contains(r->experimentId))
-                experiments.insert(r->experimentId, m_store->experiment(r->experimentId));
-        }
-    if (runs.isEmpty())
-        return 0; // none of the ids is in this store (deleted meanwhile)
-    const bool manyExperiments = experiments.size() > 1;
-    bool classification = false;
-    bool anySweep = false;
-    for (const RunRecord& r : runs) {
-        const std::optional<ExperimentRecord>& exp = experiments[r.experimentId];
-        const QString label = manyExperiments ? tr("%1 (exp. %2)").arg(r.algorithmName).arg(r.experimentId) : r.algorithmName;
-        if (exp && exp->kind == QLatin1String("noise-sweep")) {
-            anySweep = true;
-            for (SweepPoint p : m_store->sweepPoints(r.experimentId))
-                if (p.algorithmId == r.algorithmId && p.algorithmName == r.algorithmName) {
-                    p.algorithmName = label;
-                    p.algorithmId = label; // groups by label: the same algorithm of two experiments stays apart
-                    sweep << p;
-                }
-            continue;
-        }
-        if (exp)
-            if (const auto t = data::DataSource::task(exp->spec.value(QStringLiteral("dataset")).toObject()))
-                classification = classification || *t == Task::Classification;
-        charts::CurveSeriesData* c = nullptr;
-        for (auto& existing : curves)
-            if (existing.label == label && existing.algorithmId == r.algorithmId)
-                c = &existing;
-        if (!c) {
-            curves.append(charts::CurveSeriesData{label, r.algorithmId, {}});
-            c = &curves.last();
-        }
-        c->repeats << m_store->metrics(r.id);
+    // Grouping into curves is the engine's (the CLI's export draws the same).
+    const StoredRuns::Selection sel = StoredRuns::group(*m_store, runIds);
+    if (!sel.readError.isEmpty()) {
+        // A damaged database: draw what could be read, but never as if it were everything.
+        appendLog(tr("Reading the runs failed; the charts may lack runs or checkpoints: %1").arg(sel.readError));
+        QMessageBox::warning(this, tr("Damaged database"),
+                             tr("Some runs could not be read, so the charts may be incomplete.\n\n%1").arg(sel.readError));
     }
+    if (sel.runIds.isEmpty())
+        return 0; // none of the ids is in this store (deleted meanwhile)
+    const QList<charts::CurveSeriesData> curves = charts::LearningCurveChart::seriesOf(sel.result.curves);
     m_charts->clear();
-    m_charts->setTask(classification || curves.isEmpty());
+    m_charts->setTask(sel.classification || curves.isEmpty());
     m_charts->setCurves(curves);
-    m_charts->setSweep(sweep);
-    m_charts->showKind(anySweep && curves.isEmpty());
-    m_charts->setCaption(tr("Stored: %n run(s) from %1", nullptr, int(runs.size()))
-                             .arg(manyExperiments ? tr("%1 experiments").arg(experiments.size())
-                                                  : tr("experiment %1").arg(experiments.begin().key())));
+    m_charts->setSweep(sel.result.sweep);
+    m_charts->showKind(sel.result.kind == ExperimentSpec::Kind::NoiseSweep);
+    const int n = int(sel.runIds.size());
+    m_charts->setCaption((n == 1 ? tr("Stored: 1 run from %1") : tr("Stored: %1 runs from %2").arg(n))
+                             .arg(sel.experimentIds.size() > 1 ? tr("%1 experiments").arg(sel.experimentIds.size())
+                                                               : tr("experiment %1").arg(sel.experimentIds.value(0))));
+    m_shownRuns = sel.runIds;
+    m_chartSpec.reset();
     m_centre->setCurrentWidget(m_charts);
-    return int(runs.size());
+    return n;
+}
+
+void MainWindow::onRunsDeleted(const QList<qint64>& runIds)
+{
+    QList<qint64> remaining;
+    for (qint64 id : m_shownRuns)
+        if (!runIds.contains(id))
+            remaining << id;
+    if (remaining.size() == m_shownRuns.size())
+        return; // none of the runs on the charts was deleted
+    const int deleted = int(m_shownRuns.size() - remaining.size());
+    if (overlayRuns(remaining) == 0) {
+        m_charts->clear();
+        m_shownRuns.clear();
+        m_charts->setCaption(tr("The runs shown here were deleted from the database"));
+    } else {
+        m_charts->setCaption(m_charts->caption() + (deleted == 1 ? tr(" (1 deleted run removed)")
+                                                                 : tr(" (%1 deleted runs removed)").arg(deleted)));
+    }
 }
 
 void MainWindow::stopExperiment()
@@ -693,9 +808,25 @@ void MainWindow::stopExperiment()
     m_controller->stop();
 }
 
+QString MainWindow::statusText() const
+{
+    return m_status->text();
+}
+
 QString MainWindow::logText() const
 {
     return m_log->toPlainText();
+}
+
+void MainWindow::showEvent(QShowEvent* event)
+{
+    QMainWindow::showEvent(event);
+    // Dock sizes only take once the window has its real size: on the first show without a saved
+    // layout, size them from it.
+    if (m_sizeDocksOnShow) {
+        m_sizeDocksOnShow = false;
+        QTimer::singleShot(0, this, &MainWindow::applyDockSizes);
+    }
 }
 
 void MainWindow::closeEvent(QCloseEvent* event)
@@ -831,7 +962,8 @@ void MainWindow::openExperimentDialog()
 bool MainWindow::saveExperimentDialog(bool saveAs)
 {
     QString path = m_path;
-    if (saveAs || path.isEmpty()) {
+    // Saving a bundled example means saving a copy of it in the user's folder.
+    if (saveAs || path.isEmpty() || isExample(path)) {
         const QString suggestion = QDir(m_lastDir).filePath(
             (m_experiment->nameEdit()->text().trimmed().isEmpty() ? QStringLiteral("experiment")
                                                                    : m_experiment->nameEdit()->text().trimmed())
@@ -864,14 +996,48 @@ void MainWindow::openDatabaseDialog()
         showProblems(tr("Cannot open the database"), error);
 }
 
+QStringList MainWindow::chartSettings() const
+{
+    QStringList lines;
+    if (m_chartSpec) {
+        const ExperimentSpec& e = *m_chartSpec;
+        lines << tr("Data: %1").arg(data::DataSource::describe(e.dataset));
+        if (e.kind == ExperimentSpec::Kind::NoiseSweep)
+            lines << tr("Noise sweep: σ from %1 to %2 (%3 values), %4 Monte-Carlo runs each; seed %5, %6 threads")
+                         .arg(e.sigmas.value(0))
+                         .arg(e.sigmas.isEmpty() ? 0.0 : e.sigmas.last())
+                         .arg(e.sigmas.size())
+                         .arg(e.monteCarlo)
+                         .arg(e.seed)
+                         .arg(e.effectiveThreads());
+        else
+            lines << tr("Learning curve: %1 repeat(s) from %2, seed %3, %4 threads%5")
+                         .arg(e.repeats)
+                         .arg(e.firstRepeat)
+                         .arg(e.seed)
+                         .arg(e.effectiveThreads())
+                         .arg(e.timeBudgetSeconds > 0 ? tr(", time budget %1 s per run").arg(e.timeBudgetSeconds) : QString());
+        QStringList algs;
+        for (const AlgorithmRun& a : e.algorithms)
+            algs << (a.label.isEmpty() ? a.id : QStringLiteral("%1 (%2)").arg(a.label, a.id));
+        lines << tr("Algorithms: %1").arg(algs.join(QStringLiteral(", ")));
+    } else {
+        lines << m_charts->caption();
+    }
+    lines << tr("Trainbench %1 (%2)").arg(QStringLiteral(TB_APP_VERSION), QStringLiteral(TB_GIT_HASH));
+    return lines;
+}
+
 void MainWindow::exportChartDialog()
 {
+    QString filter = tr("PNG images (*.png)");
     const QString path = QFileDialog::getSaveFileName(this, tr("Export chart"), QDir(m_lastDir).filePath(QStringLiteral("chart.png")),
-                                                      tr("PNG images (*.png)"));
+                                                      tr("PNG images (*.png);;SVG images (*.svg)"), &filter);
     if (path.isEmpty())
         return;
     QString error;
-    if (!m_charts->savePng(path, &error))
+    const QString title = m_chartSpec ? m_chartSpec->name : m_charts->caption();
+    if (!m_charts->saveImage(path, title, chartSettings(), &error))
         showProblems(tr("Cannot export the chart"), error);
     else
         appendLog(tr("Chart written to %1").arg(path));
@@ -945,6 +1111,14 @@ void MainWindow::onFinished(const QString& summary)
     onUpdated();
     m_status->setText(summary);
     updateActions();
+    const qint64 id = m_controller->experimentId();
+    if (m_controller->result().error.isEmpty())
+        m_charts->setCaption((id >= 0 ? tr("Experiment %1: “%2” — %3").arg(id) : tr("“%1” — %2"))
+                                 .arg(m_controller->spec().name, summary));
+    m_shownRuns.clear();
+    if (m_store && id >= 0)
+        for (const RunRecord& r : m_store->runs(id))
+            m_shownRuns << r.id;
     if (m_store) {
         m_browser->refresh();
         if (m_controller->experimentId() >= 0)

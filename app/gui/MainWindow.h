@@ -12,6 +12,7 @@
 #include <optional>
 
 class QAction;
+class QDockWidget;
 class QLabel;
 class QPlainTextEdit;
 class QProgressBar;
@@ -105,6 +106,22 @@ public:
     /// next window starts from them (done 0.5 s after every change, and on open, save, quit).
     void saveSession() const;
 
+    /// What an exported chart says under its title: the data set, the kind with its repeats or σ
+    /// grid, seed and threads, the algorithms, the app version; for stored runs the chart header.
+    QStringList chartSettings() const;
+    /// View → Presentation mode (F11): only the teaching view, full screen, fonts 1.6× larger,
+    /// docks, menus, tool and status bars hidden; F11 again restores the layout as it was.
+    void setPresentationMode(bool on);
+    bool isPresentationMode() const { return m_presenting; }
+    /// View → Reset layout: every dock back in its place and shown, the window sized from the
+    /// screen again (unless maximised).
+    void resetLayout();
+    /// The first-start window size for a screen of @p available size: 90 % of it, at most
+    /// 1600×1000, at least 640×480 where the screen has it.
+    static QSize initialSize(const QSize& available);
+    /// @p window moved and shrunk as little as possible to lie inside @p available.
+    static QRect fitToScreen(const QRect& window, const QRect& available);
+
     /// Whether destructive actions ask first (default true).
     void setConfirmations(bool on) { m_confirm = on; }
 
@@ -117,16 +134,25 @@ public:
     TeachingView* teachingView() const { return m_teaching; }
     QAction* runAction() const { return m_runAction; }
     QAction* stopAction() const { return m_stopAction; }
+    /// The folder the Open and Save dialogs start in: the user's last folder, never the bundled
+    /// examples' (opening an example does not change it).
+    QString fileDialogFolder() const { return m_lastDir; }
     /// The log's text, for tests.
     QString logText() const;
+    /// The status line's text and the experiment's progress bar, for tests.
+    QString statusText() const;
+    QProgressBar* progressBar() const { return m_progress; }
 
 protected:
     void closeEvent(QCloseEvent* event) override;
+    void showEvent(QShowEvent* event) override;
 
 private:
     void buildUi();
     void buildMenus();
     void restoreSettings();
+    void applyDockSizes();
+    QRect availableScreen() const;
     void saveSettings() const;
     void restoreSession();
     void markModified();
@@ -152,6 +178,8 @@ private:
     void onStarted();
     void onUpdated();
     void onFinished(const QString& summary);
+    /// Runs deleted in the browser leave the charts (issue 18: they stayed drawn).
+    void onRunsDeleted(const QList<qint64>& runIds);
 
     const PluginRegistry& m_registry;
     std::unique_ptr<RunStore> m_store;
@@ -165,6 +193,13 @@ private:
     RunBrowser* m_browser = nullptr;
     TeachingView* m_teaching = nullptr;
     QTabWidget* m_centre = nullptr;
+    QDockWidget* m_experimentDock = nullptr;
+    QDockWidget* m_datasetDock = nullptr;
+    QDockWidget* m_algorithmsDock = nullptr;
+    QDockWidget* m_runsDock = nullptr;
+    QDockWidget* m_logDock = nullptr;
+    QByteArray m_defaultState; ///< the dock layout as built, for View → Reset layout
+    bool m_sizeDocksOnShow = false; ///< no saved layout: size the docks from the window when shown
     QPlainTextEdit* m_log = nullptr;
     QLabel* m_status = nullptr;
     QProgressBar* m_runProgress = nullptr;
@@ -173,12 +208,18 @@ private:
     QAction* m_runAction = nullptr;
     QAction* m_stopAction = nullptr;
     QAction* m_openDbAction = nullptr;
+    QAction* m_presentAction = nullptr;
+    bool m_presenting = false;
+    QByteArray m_normalState;    ///< the layout before presentation mode
+    QByteArray m_normalGeometry;
 
     QTimer m_sessionTimer;     ///< saves the session shortly after a change
     QString m_path;            ///< experiment file, empty when unsaved
     QString m_lastDir;         ///< folder of the last file dialog
     bool m_confirm = true;
     bool m_loading = false;    ///< setExperiment() is filling the panels
+    QList<qint64> m_shownRuns; ///< stored runs the charts show (overlay or the last experiment)
+    std::optional<ExperimentSpec> m_chartSpec; ///< the experiment the charts show, if one (for exports)
 };
 
 } // namespace tb::gui

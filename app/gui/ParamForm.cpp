@@ -9,6 +9,7 @@
 #include <QFormLayout>
 #include <QHBoxLayout>
 #include <QLabel>
+#include <QLineEdit>
 #include <QLocale>
 #include <QSignalBlocker>
 #include <QSpinBox>
@@ -22,12 +23,52 @@
 namespace tb::gui {
 namespace {
 
+/// Spin boxes whose editor range is wider than the parameter's valid range: a typed value
+/// outside the valid range stays in the field as typed (the row shows why it is invalid and
+/// Run refuses) instead of being reverted silently when the field loses focus. The arrow keys
+/// and the wheel step inside the valid range only.
+template <typename Base, typename T>
+class BoundedSpinBox : public Base {
+public:
+    using Base::Base;
+    void setValidRange(T lo, T hi)
+    {
+        m_lo = lo;
+        m_hi = hi;
+    }
+    T validMinimum() const { return m_lo; }
+    /// The line edit inside: its textEdited() fires on every keystroke, before the spin box
+    /// commits anything (keyboard tracking is off so "1e" never becomes a value).
+    QLineEdit* edit() const { return this->lineEdit(); }
+    T validMaximum() const { return m_hi; }
+
+    void stepBy(int steps) override
+    {
+        const T before = this->value();
+        Base::stepBy(steps);
+        // Stepping never leaves the valid range; a typed value outside it steps back in.
+        if (this->value() > m_hi || (steps < 0 && before > m_hi))
+            this->setValue(m_hi);
+        else if (this->value() < m_lo || (steps > 0 && before < m_lo))
+            this->setValue(m_lo);
+    }
+
+private:
+    T m_lo = std::numeric_limits<T>::lowest();
+    T m_hi = std::numeric_limits<T>::max();
+};
+
+class IntSpinBox : public BoundedSpinBox<QSpinBox, int> {
+public:
+    explicit IntSpinBox(QWidget* parent) : BoundedSpinBox(parent) { setKeyboardTracking(false); }
+};
+
 /// A QDoubleSpinBox that shows the shortest exact text of its value ("0.001", "1e-06") and
 /// accepts scientific notation. The stock one rounds to a fixed number of decimals, which
 /// would turn a learning rate of 1e-6 into 0.00.
-class RealSpinBox : public QDoubleSpinBox {
+class RealSpinBox : public BoundedSpinBox<QDoubleSpinBox, double> {
 public:
-    explicit RealSpinBox(QWidget* parent) : QDoubleSpinBox(parent)
+    explicit RealSpinBox(QWidget* parent) : BoundedSpinBox(parent)
     {
         setDecimals(323); // Qt's maximum: no rounding of the stored value
         setStepType(QAbstractSpinBox::AdaptiveDecimalStepType);
@@ -56,17 +97,7 @@ public:
         return (*v >= minimum() && *v <= maximum()) ? QValidator::Acceptable : QValidator::Intermediate;
     }
 
-private:
-    QString stripped(const QString& text) const
-    {
-        QString t = text.trimmed();
-        if (!prefix().isEmpty() && t.startsWith(prefix()))
-            t.remove(0, prefix().size());
-        if (!suffix().isEmpty() && t.endsWith(suffix()))
-            t.chop(suffix().size());
-        return t.trimmed();
-    }
-
+    /// The number the text says, or nullopt.
     std::optional<double> parse(const QString& text) const
     {
         const QString t = stripped(text);
@@ -77,6 +108,17 @@ private:
         if (!ok || !std::isfinite(v))
             return std::nullopt;
         return v;
+    }
+
+private:
+    QString stripped(const QString& text) const
+    {
+        QString t = text.trimmed();
+        if (!prefix().isEmpty() && t.startsWith(prefix()))
+            t.remove(0, prefix().size());
+        if (!suffix().isEmpty() && t.endsWith(suffix()))
+            t.chop(suffix().size());
+        return t.trimmed();
     }
 };
 
@@ -153,10 +195,14 @@ ParamForm::ParamForm(const ParamSchema& schema, QWidget* parent) : QWidget(paren
     for (int i = 0; i < m_rows.size(); ++i) {
         Row& row = m_rows[i];
         auto edited = [this, i] { onEdited(i); };
-        if (auto* s = qobject_cast<QSpinBox*>(row.editor))
+        // Spin boxes: every keystroke updates the row's message at once (textChanged), not only
+        // Enter or Tab, so an invalid value is named while it is typed.
+        if (auto* s = qobject_cast<QSpinBox*>(row.editor)) {
             connect(s, &QSpinBox::valueChanged, this, edited);
-        else if (auto* d = qobject_cast<QDoubleSpinBox*>(row.editor)) {
+            connect(static_cast<IntSpinBox*>(s)->edit(), &QLineEdit::textEdited, this, edited);
+        } else if (auto* d = qobject_cast<QDoubleSpinBox*>(row.editor)) {
             connect(d, &QDoubleSpinBox::valueChanged, this, edited);
+            connect(static_cast<RealSpinBox*>(d)->edit(), &QLineEdit::textEdited, this, edited);
             if (row.slider) {
                 connect(row.slider, &LogSlider::logValueChanged, d, [d](double x) { d->setValue(x); });
                 connect(d, &QDoubleSpinBox::valueChanged, row.slider, [s = row.slider](double x) { s->setLogValue(x); });
@@ -172,22 +218,36 @@ ParamForm::ParamForm(const ParamSchema& schema, QWidget* parent) : QWidget(paren
     resetToDefaults();
 }
 
+ParamForm::~ParamForm()
+{
+    // ~QWidget closes the window after m_rows is gone, and a spin box losing focus then commits
+    // its typed text (valueChanged): nothing of an editor may reach this form any more.
+    for (const Row& r : m_rows) {
+        r.editor->blockSignals(true);
+        for (QObject* child : r.editor->findChildren<QObject*>())
+            child->blockSignals(true);
+        if (r.slider)
+            r.slider->blockSignals(true);
+    }
+}
+
 QWidget* ParamForm::makeEditor(Row& row)
 {
     const ParamSpec& s = row.spec;
     switch (s.type) {
     case ParamType::Int: {
-        auto* e = new QSpinBox;
-        e->setRange(clampToInt(finiteOr(s.minimum, std::numeric_limits<int>::min())),
-                    clampToInt(finiteOr(s.maximum, std::numeric_limits<int>::max())));
-        e->setKeyboardTracking(false);
+        auto* e = new IntSpinBox(nullptr);
+        e->setRange(std::numeric_limits<int>::min(), std::numeric_limits<int>::max());
+        e->setValidRange(clampToInt(finiteOr(s.minimum, std::numeric_limits<int>::min())),
+                         clampToInt(finiteOr(s.maximum, std::numeric_limits<int>::max())));
         e->setAccelerated(true);
         return e;
     }
     case ParamType::Real: {
         auto* e = new RealSpinBox(nullptr);
-        e->setRange(finiteOr(s.minimum, std::numeric_limits<double>::lowest()),
-                    finiteOr(s.maximum, std::numeric_limits<double>::max()));
+        e->setRange(std::numeric_limits<double>::lowest(), std::numeric_limits<double>::max());
+        e->setValidRange(finiteOr(s.minimum, std::numeric_limits<double>::lowest()),
+                         finiteOr(s.maximum, std::numeric_limits<double>::max()));
         if (s.logScale)
             row.slider = new LogSlider(s.minimum, s.maximum);
         return e;
@@ -220,10 +280,18 @@ QVariant ParamForm::rawValue(const Row& row) const
 {
     if (row.hasRejected)
         return row.rejected;
-    if (auto* s = qobject_cast<QSpinBox*>(row.editor))
-        return QVariant(qlonglong(s->value()));
-    if (auto* d = qobject_cast<QDoubleSpinBox*>(row.editor))
-        return QVariant(d->value());
+    // The typed text, not value(): a spin box commits its text only on Enter or focus-out, and
+    // Run (Ctrl+R) can come before either. Text that is not a number yet ("1e", "") is returned
+    // as text, so the schema names it.
+    if (auto* s = qobject_cast<QSpinBox*>(row.editor)) {
+        bool ok = false;
+        const qlonglong v = s->locale().toLongLong(s->cleanText(), &ok);
+        return ok ? QVariant(v) : QVariant(s->cleanText());
+    }
+    if (auto* d = dynamic_cast<RealSpinBox*>(row.editor)) {
+        const auto v = d->parse(d->cleanText());
+        return v ? QVariant(*v) : QVariant(d->cleanText());
+    }
     if (auto* c = qobject_cast<QCheckBox*>(row.editor))
         return QVariant(c->isChecked());
     if (auto* cb = qobject_cast<QComboBox*>(row.editor))
@@ -252,6 +320,18 @@ QVariantMap ParamForm::values() const
     return out;
 }
 
+QVariantMap ParamForm::explicitValues() const
+{
+    const QVariantMap all = values();
+    QVariantMap out;
+    for (const auto& r : m_rows) {
+        const QVariant v = all.value(r.spec.key);
+        if (r.explicitlySet || v != r.spec.defaultValue)
+            out.insert(r.spec.key, v);
+    }
+    return out;
+}
+
 void ParamForm::setEditorValue(Row& row, const QVariant& v)
 {
     const QSignalBlocker blockEditor(row.editor);
@@ -274,18 +354,23 @@ void ParamForm::setValues(const QVariantMap& v)
     for (auto& r : m_rows) {
         const QVariant given = v.contains(r.spec.key) ? v.value(r.spec.key) : r.spec.defaultValue;
         const auto canonical = ParamSchema::convert(r.spec, given, nullptr);
-        // A line edit can show any text, so a bad list stays editable in place; the other
-        // editors would clamp or coerce it, so keep the rejected value beside them.
-        r.hasRejected = !canonical && r.spec.type != ParamType::IntList;
-        r.rejected = r.hasRejected ? given : QVariant();
-        QVariant shown = canonical ? *canonical : r.spec.defaultValue;
-        if (!canonical && r.spec.type == ParamType::IntList)
-            shown = given;
+        // Editors show an invalid value as it was given when they can (a list as text, a number
+        // outside its range as that number: their editor range is wider than the valid one), so
+        // the field and its red message agree. Only what an editor cannot hold (2.5 for an
+        // integer, an unknown choice) is kept beside it and named in the message.
         bool numeric = false;
         const double asNumber = given.toDouble(&numeric);
-        if (!canonical && numeric && std::isfinite(asNumber) && (r.spec.type == ParamType::Int || r.spec.type == ParamType::Real))
-            shown = given; // the spin box clamps it: the nearest valid value is the likely fix
+        const bool showableNumber = numeric && std::isfinite(asNumber) &&
+                                    (r.spec.type == ParamType::Real ||
+                                     (r.spec.type == ParamType::Int && asNumber == std::trunc(asNumber) &&
+                                      std::abs(asNumber) <= double(std::numeric_limits<int>::max())));
+        r.hasRejected = !canonical && r.spec.type != ParamType::IntList && !showableNumber;
+        r.rejected = r.hasRejected ? given : QVariant();
+        QVariant shown = canonical ? *canonical : r.spec.defaultValue;
+        if (!canonical && (r.spec.type == ParamType::IntList || showableNumber))
+            shown = given;
         setEditorValue(r, shown);
+        r.explicitlySet = v.contains(r.spec.key);
         refreshMessage(r);
     }
     Q_EMIT changed();
@@ -330,6 +415,7 @@ void ParamForm::onEdited(int index)
     Row& r = m_rows[index];
     r.hasRejected = false; // the user's edit replaces a value the editor could not hold
     r.rejected = QVariant();
+    r.explicitlySet = true;
     refreshMessage(r);
     Q_EMIT changed();
 }

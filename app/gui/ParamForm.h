@@ -25,19 +25,29 @@ class LogSlider;
 /// invalid; the message is ParamSchema's own (naming the parameter and the value), written
 /// "key: message", e.g. `lr: 5 is outside [1e-06, 1]`.
 ///
-/// Spin boxes cannot hold a value outside their range, so a value given to setValues() that the
-/// schema rejects (e.g. from an experiment file) is kept as is, reported by problems() and
-/// values(), and shown in the message until the user edits that row. GUI thread only.
+/// A value outside its valid range (typed, or given to setValues() from an experiment file)
+/// stays in its field as it is, with the message beside it: the number editors accept any
+/// number (their arrows and wheel step inside the valid range only), and values() reads the
+/// typed text even before Enter or Tab commit it, so Run (Ctrl+R) pressed while typing sees
+/// what the field shows. Nothing is reverted or clamped silently. A value no editor can hold
+/// (2.5 for an integer, an unknown choice) is kept beside the editor, reported by problems()
+/// and values(), and named in the message until the user edits that row. GUI thread only.
 class ParamForm : public QWidget {
     Q_OBJECT
 public:
     /// Builds the editors for @p schema (copied) and sets every one to its default.
     explicit ParamForm(const ParamSchema& schema, QWidget* parent = nullptr);
+    ~ParamForm() override;
 
     /// Every key of the schema with its current value: canonical types (qlonglong, double,
     /// bool, QString, QVariantList of int) for valid rows; an invalid row gives the raw value
     /// (e.g. the typed text "50, -3") so that validation downstream names it too.
     QVariantMap values() const;
+
+    /// The keys given to the last setValues() or edited since, and every key whose value differs
+    /// from its default: what an experiment file should say, so a file opened and saved again
+    /// keeps its parameters as they were written (values() stays the complete set a run uses).
+    QVariantMap explicitValues() const;
 
     /// Sets the keys of @p v; unknown keys are ignored, missing keys get their default.
     /// Emits changed() once.
@@ -72,6 +82,7 @@ private:
         QLabel* message = nullptr;
         bool hasRejected = false; ///< a value from setValues() the editor cannot hold
         QVariant rejected;
+        bool explicitlySet = false; ///< given to setValues() or edited by the user since
     };
 
     QWidget* makeEditor(Row& row);

@@ -3,10 +3,15 @@
 #include "RunFilterModel.h"
 #include "RunTreeModel.h"
 
+#include <ResultCsv.h>
 #include <RunStore.h>
 
 #include <QAction>
 #include <QComboBox>
+#include <QDialog>
+#include <QDialogButtonBox>
+#include <QFormLayout>
+#include <QPlainTextEdit>
 #include <QDir>
 #include <QFileDialog>
 #include <QFileInfo>
@@ -34,20 +39,6 @@
 
 namespace tb::gui {
 namespace {
-
-QString csvNumber(double v)
-{
-    // Shortest text that reads back to the same double; NaN / Inf as empty fields, as ResultIO.
-    return std::isfinite(v) ? QString::number(v, 'g', QLocale::FloatingPointShortest) : QString();
-}
-
-QString csvField(QString s)
-{
-    if (s.contains(QLatin1Char(',')) || s.contains(QLatin1Char('"')) || s.contains(QLatin1Char('\n')) ||
-        s.contains(QLatin1Char('\r')))
-        return QLatin1Char('"') + s.replace(QLatin1String("\""), QLatin1String("\"\"")) + QLatin1Char('"');
-    return s;
-}
 
 /// "a, b, c and 4 more" — keeps dialogs short for large selections.
 QString nameList(const QStringList& names, int shown = 8)
@@ -83,7 +74,10 @@ void RunBrowser::buildUi()
 {
     m_filterEdit = new QLineEdit(this);
     m_filterEdit->setObjectName(QStringLiteral("runFilterEdit"));
-    m_filterEdit->setPlaceholderText(tr("Filter by name, algorithm, dataset, seed, error…"));
+    m_filterEdit->setPlaceholderText(tr("Filter: words, or parameters like lr<0.01 hidden=16,16 tag=baseline"));
+    m_filterEdit->setToolTip(tr("Words match names, algorithms, data sets, seeds, errors, tags and notes. "
+                                "key=value, key!=value, key<value, key<=value, key>value, key>=value match "
+                                "run parameters (numbers as numbers); tag=x matches tagged runs. All must hold."));
     m_filterEdit->setClearButtonEnabled(true);
     m_statusBox = new QComboBox(this);
     m_statusBox->setObjectName(QStringLiteral("runStatusFilter"));
@@ -131,17 +125,21 @@ void RunBrowser::buildUi()
     };
     m_showAction = makeAction(tr("Show on charts"), QStringLiteral("showOnChartsAction"),
                               tr("Overlay the selected runs' curves on the charts (or double-click a row)"));
-    m_rerunAction = makeAction(tr("Re-run"), QStringLiteral("rerunAction"),
-                               tr("Train the selected run, or run the selected experiment, again with identical "
-                                  "settings"));
-    m_rerunExperimentAction = makeAction(tr("Re-run experiment"), QStringLiteral("rerunExperimentAction"),
-                                         tr("Run the selected run's whole experiment again with identical settings"));
+    // Fixed texts and places: a button never changes meaning or moves with the selection (a
+    // click where Delete had been once started a whole experiment).
+    m_rerunAction = makeAction(tr("Re-run run"), QStringLiteral("rerunAction"),
+                               tr("Train the selected run again with identical settings (one run selected)"));
+    m_rerunExperimentAction = makeAction(tr("Re-run experiment…"), QStringLiteral("rerunExperimentAction"),
+                                         tr("Run the selected experiment (or the selected run's experiment) again with "
+                                            "identical settings; asks first"));
     m_deleteAction = makeAction(tr("Delete…"), QStringLiteral("deleteAction"),
                                 tr("Delete the selected experiments and runs from the database (Del)"));
     m_deleteAction->setShortcut(QKeySequence::Delete);
     m_deleteAction->setShortcutContext(Qt::WidgetWithChildrenShortcut);
     m_exportAction = makeAction(tr("Export CSV…"), QStringLiteral("exportCsvAction"),
                                 tr("Write every checkpoint of the selected runs to a CSV file"));
+    m_notesAction = makeAction(tr("Tags && note…"), QStringLiteral("notesAction"),
+                               tr("Tag the selected run and write a note about it, kept in the database"));
     m_refreshAction = makeAction(tr("Refresh"), QStringLiteral("refreshAction"), tr("Re-read the database (F5)"));
     m_refreshAction->setShortcut(QKeySequence::Refresh);
     m_refreshAction->setShortcutContext(Qt::WidgetWithChildrenShortcut);
@@ -154,6 +152,7 @@ void RunBrowser::buildUi()
     connect(m_rerunExperimentAction, &QAction::triggered, this, &RunBrowser::requestRerunExperiment);
     connect(m_deleteAction, &QAction::triggered, this, [this] { deleteSelected(); });
     connect(m_exportAction, &QAction::triggered, this, &RunBrowser::exportWithDialog);
+    connect(m_notesAction, &QAction::triggered, this, &RunBrowser::editNotesWithDialog);
     connect(m_refreshAction, &QAction::triggered, this, &RunBrowser::refresh);
 
     auto* filterRow = new QHBoxLayout;
@@ -166,7 +165,8 @@ void RunBrowser::buildUi()
     m_summary->setWordWrap(true);
 
     auto* buttons = new QHBoxLayout;
-    for (QAction* a : {m_showAction, m_rerunAction, m_deleteAction, m_exportAction, m_refreshAction}) {
+    for (QAction* a : {m_showAction, m_rerunAction, m_rerunExperimentAction, m_notesAction, m_exportAction,
+                       m_refreshAction, m_deleteAction}) {
         auto* b = new QToolButton(this);
         b->setDefaultAction(a);
         b->setToolButtonStyle(Qt::ToolButtonTextOnly);
@@ -197,9 +197,15 @@ void RunBrowser::resizeEvent(QResizeEvent* event)
     const Qt::Orientation o = width() > 3 * height() ? Qt::Horizontal : Qt::Vertical;
     if (m_splitter->orientation() != o) {
         m_splitter->setOrientation(o);
-        const int total = o == Qt::Horizontal ? m_splitter->width() : m_splitter->height();
-        m_splitter->setSizes({total * 3 / 5, total * 2 / 5});
+        // The runs get most of the room: their names must not be elided to "Fashion-…".
+        const int total = o == Qt::Horizontal ? width() : height();
+        m_splitter->setSizes({total * 7 / 10, total * 3 / 10});
     }
+}
+
+QString RunBrowser::detailsHtml() const
+{
+    return m_details->toHtml();
 }
 
 QAbstractItemModel* RunBrowser::model() const
@@ -369,6 +375,7 @@ void RunBrowser::onSelectionChanged()
 {
     updateActions();
     updateSummary();
+    updateDetails();
     if (m_restoring)
         return;
     const QList<qint64> runs = selectedRunIds();
@@ -390,8 +397,8 @@ void RunBrowser::updateActions()
     m_showAction->setEnabled(anyRuns);
     m_exportAction->setEnabled(anyRuns && m_store);
     m_deleteAction->setEnabled(anyRows && m_store);
-    m_rerunAction->setEnabled(oneRun || oneExperiment >= 0);
-    m_rerunAction->setText(oneRun || oneExperiment < 0 ? tr("Re-run") : tr("Re-run experiment"));
+    m_rerunAction->setEnabled(oneRun);
+    m_notesAction->setEnabled(oneRun && m_store);
     m_rerunExperimentAction->setEnabled(oneExperiment >= 0);
     m_refreshAction->setEnabled(m_store != nullptr);
 }
@@ -417,8 +424,105 @@ void RunBrowser::updateSummary()
     m_summary->setText(text);
 }
 
+QString RunBrowser::diffHtml(const RunRecord& a, const RunRecord& b)
+{
+    auto text = [](const QVariant& v) {
+        if (v.typeId() == QMetaType::QVariantList) {
+            QStringList parts;
+            for (const QVariant& x : v.toList())
+                parts << x.toString();
+            return QStringLiteral("[%1]").arg(parts.join(QStringLiteral(", ")));
+        }
+        return v.toString();
+    };
+    QList<std::tuple<QString, QString, QString>> rows;
+    auto add = [&](const QString& key, const QString& x, const QString& y) {
+        if (x != y)
+            rows.append({key, x, y});
+    };
+    add(tr("algorithm"), a.algorithmId, b.algorithmId);
+    add(tr("label"), a.algorithmName, b.algorithmName);
+    add(tr("experiment"), QString::number(a.experimentId), QString::number(b.experimentId));
+    add(tr("data set"), a.dataset, b.dataset);
+    add(tr("seed"), QString::number(a.seed), QString::number(b.seed));
+    add(tr("repeat"), QString::number(a.repeat), QString::number(b.repeat));
+    add(tr("threads"), QString::number(a.threads), QString::number(b.threads));
+    add(tr("plugin version"), a.pluginVersion, b.pluginVersion);
+    QStringList keys = a.params.keys();
+    for (const QString& k : b.params.keys())
+        if (!keys.contains(k))
+            keys << k;
+    std::sort(keys.begin(), keys.end());
+    int same = 0;
+    for (const QString& k : keys) {
+        const QString x = a.params.contains(k) ? text(a.params.value(k)) : tr("(none)");
+        const QString y = b.params.contains(k) ? text(b.params.value(k)) : tr("(none)");
+        if (x == y)
+            ++same;
+        add(k, x, y);
+    }
+    QString html = tr("<h3>Run %1 against run %2</h3>").arg(a.id).arg(b.id);
+    if (rows.isEmpty())
+        return html + tr("<p>Same settings: algorithm, data set, seed, repeat, threads and all %1 parameters.</p>").arg(keys.size());
+    html += QStringLiteral("<table><tr><th align=left>%1</th><th align=left>%2</th><th align=left>%3</th></tr>")
+                .arg(tr("differs"), tr("run %1").arg(a.id), tr("run %1").arg(b.id));
+    for (const auto& [k, x, y] : rows)
+        html += QStringLiteral("<tr><td style='padding-right:12px'><b>%1</b></td><td style='padding-right:12px'>%2</td>"
+                               "<td>%3</td></tr>")
+                    .arg(k.toHtmlEscaped(), x.toHtmlEscaped(), y.toHtmlEscaped());
+    html += QStringLiteral("</table>");
+    html += tr("<p>%1 other parameters are the same.</p>").arg(same);
+    return html;
+}
+
+bool RunBrowser::setNotes(qint64 runId, const QStringList& tags, const QString& note, QString* error)
+{
+    if (!m_store || !m_store->setRunNotes(runId, tags, note)) {
+        if (error)
+            *error = m_store ? tr("run %1: %2").arg(runId).arg(m_store->lastError()) : tr("no database is open");
+        return false;
+    }
+    refresh();
+    return true;
+}
+
+void RunBrowser::editNotesWithDialog()
+{
+    const QModelIndex one = singleSelectedSource();
+    const RunRecord* r = one.isValid() ? m_model->runAt(one) : nullptr;
+    if (!r)
+        return;
+    QDialog dialog(this);
+    dialog.setWindowTitle(tr("Tags and note of run %1").arg(r->id));
+    auto* form = new QFormLayout(&dialog);
+    auto* tags = new QLineEdit(r->tags.join(QStringLiteral(", ")));
+    tags->setPlaceholderText(tr("comma-separated, e.g. baseline, paper"));
+    auto* note = new QPlainTextEdit(r->note);
+    form->addRow(tr("Tags"), tags);
+    form->addRow(tr("Note"), note);
+    auto* buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel);
+    form->addRow(buttons);
+    connect(buttons, &QDialogButtonBox::accepted, &dialog, &QDialog::accept);
+    connect(buttons, &QDialogButtonBox::rejected, &dialog, &QDialog::reject);
+    if (dialog.exec() != QDialog::Accepted)
+        return;
+    QString error;
+    if (!setNotes(r->id, RunRecord::splitTags(tags->text()), note->toPlainText(), &error))
+        QMessageBox::warning(this, tr("Tags and note"), error);
+}
+
 void RunBrowser::updateDetails()
 {
+    // Two runs selected: what differs between them (the lab's first question).
+    const QModelIndexList rows = m_view->selectionModel()->selectedRows();
+    if (rows.size() == 2) {
+        const RunRecord* a = m_model->runAt(toSource(rows[0]));
+        const RunRecord* b = m_model->runAt(toSource(rows[1]));
+        if (a && b) {
+            m_details->setHtml(a->id < b->id ? diffHtml(*a, *b) : diffHtml(*b, *a));
+            return;
+        }
+    }
     const QModelIndex current = toSource(m_view->currentIndex());
     if (!current.isValid()) {
         m_details->setHtml(tr("<i>Select an experiment or a run to see its parameters and facts.</i>"));
@@ -446,14 +550,9 @@ void RunBrowser::showContextMenu(const QPoint& pos)
         m_view->selectionModel()->setCurrentIndex(at, QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
     QMenu menu(this);
     menu.addAction(m_showAction);
-    const QModelIndex one = singleSelectedSource();
-    if (one.isValid() && one.data(RunTreeModel::IsRunRole).toBool()) {
-        menu.addAction(m_rerunAction);
-        if (one.data(RunTreeModel::ExperimentIdRole).toLongLong() >= 0)
-            menu.addAction(m_rerunExperimentAction);
-    } else {
-        menu.addAction(m_rerunAction);
-    }
+    menu.addAction(m_rerunAction);
+    menu.addAction(m_rerunExperimentAction);
+    menu.addAction(m_notesAction);
     menu.addSeparator();
     menu.addAction(m_exportAction);
     menu.addAction(m_deleteAction);
@@ -474,23 +573,34 @@ void RunBrowser::requestOverlay()
 void RunBrowser::requestRerun()
 {
     const QModelIndex one = singleSelectedSource();
-    if (!one.isValid())
-        return;
-    if (one.data(RunTreeModel::IsRunRole).toBool()) {
+    if (one.isValid() && one.data(RunTreeModel::IsRunRole).toBool())
         Q_EMIT rerunRequested(one.data(RunTreeModel::RunIdRole).toLongLong());
-        return;
-    }
-    const qint64 experimentId = one.data(RunTreeModel::ExperimentIdRole).toLongLong();
-    if (experimentId >= 0)
-        Q_EMIT rerunExperimentRequested(experimentId);
 }
 
 void RunBrowser::requestRerunExperiment()
 {
     const QModelIndex one = singleSelectedSource();
     const qint64 experimentId = one.isValid() ? one.data(RunTreeModel::ExperimentIdRole).toLongLong() : -1;
-    if (experimentId >= 0)
-        Q_EMIT rerunExperimentRequested(experimentId);
+    if (experimentId < 0)
+        return;
+    if (m_confirmDeletes) {
+        // A whole experiment can take hours: never start one by a stray click.
+        const ExperimentRecord* e = m_model->experimentAt(m_model->indexOfExperiment(experimentId));
+        const int runs = int(m_model->runIdsOfExperiment(experimentId).size());
+        QMessageBox box(QMessageBox::Question, tr("Re-run experiment"),
+                        tr("Run experiment %1 “%2” again?").arg(experimentId).arg(e ? e->name : QString()),
+                        QMessageBox::NoButton, this);
+        box.setInformativeText(tr("It has %1 stored runs; all of them run again with their stored settings, as a new "
+                                  "experiment.")
+                                   .arg(runs));
+        QPushButton* yes = box.addButton(tr("Re-run"), QMessageBox::AcceptRole);
+        box.addButton(QMessageBox::Cancel);
+        box.setDefaultButton(QMessageBox::Cancel);
+        box.exec();
+        if (box.clickedButton() != yes)
+            return;
+    }
+    Q_EMIT rerunExperimentRequested(experimentId);
 }
 
 int RunBrowser::deleteSelected()
@@ -586,16 +696,20 @@ int RunBrowser::deleteSelected()
 
     int deleted = 0;
     QStringList failures;
+    QList<qint64> gone;
     for (qint64 id : expIds) {
-        if (m_store->deleteExperiment(id))
+        const QList<qint64> itsRuns = m_model->runIdsOfExperiment(id);
+        if (m_store->deleteExperiment(id)) {
             ++deleted;
-        else
+            gone << itsRuns;
+        } else
             failures << tr("experiment %1: %2").arg(id).arg(m_store->lastError());
     }
     for (qint64 id : runsToDelete) {
-        if (m_store->deleteRun(id))
+        if (m_store->deleteRun(id)) {
             ++deleted;
-        else
+            gone << id;
+        } else
             failures << tr("run %1: %2").arg(id).arg(m_store->lastError());
     }
     if (!failures.isEmpty())
@@ -605,6 +719,8 @@ int RunBrowser::deleteSelected()
     else
         m_message.clear();
     refresh();
+    if (!gone.isEmpty())
+        Q_EMIT runsDeleted(sortedUnique(gone));
     return deleted;
 }
 
@@ -621,43 +737,8 @@ bool RunBrowser::exportSelectedCsv(const QString& path, QString* error)
     if (ids.isEmpty())
         return fail(tr("%1: no runs are selected").arg(path));
 
-    // QSaveFile: a failed export never leaves a half-written file in place of a good one.
-    QSaveFile file(path);
-    if (!file.open(QIODevice::WriteOnly | QIODevice::Text))
-        return fail(tr("%1: cannot write: %2").arg(path, file.errorString()));
-    QTextStream out(&file);
-    out << "run_id,experiment_id,label,algorithm_id,seed,repeat,sigma,status,seq,epoch,train_seconds,loss,"
-           "train_accuracy,test_accuracy,train_rmse,test_rmse\n";
-    for (qint64 id : ids) {
-        const RunRecord* r = m_model->runAt(m_model->indexOfRun(id));
-        if (!r)
-            continue;
-        const QString before = m_store->lastError();
-        const QVector<MetricPoint> points = m_store->metrics(id);
-        const QString after = m_store->lastError();
-        if (points.isEmpty() && after != before && !after.isEmpty()) {
-            file.cancelWriting();
-            return fail(tr("%1: cannot read the checkpoints of run %2: %3").arg(path, QString::number(id), after));
-        }
-        const QString label = r->algorithmName.isEmpty() ? r->algorithmId : r->algorithmName;
-        const QStringList fields{QString::number(r->id),
-                                 r->experimentId >= 0 ? QString::number(r->experimentId) : QString(),
-                                 csvField(label),
-                                 csvField(r->algorithmId),
-                                 QString::number(r->seed),
-                                 QString::number(r->repeat),
-                                 csvNumber(r->sigma),
-                                 runStatusName(r->status)};
-        const QString prefix = fields.join(QLatin1Char(',')) + QLatin1Char(',');
-        for (const MetricPoint& p : points)
-            out << prefix << p.seq << ',' << csvNumber(p.epoch) << ',' << csvNumber(p.trainTime) << ','
-                << csvNumber(p.loss) << ',' << csvNumber(p.trainAccuracy) << ',' << csvNumber(p.testAccuracy) << ','
-                << csvNumber(p.trainRmse) << ',' << csvNumber(p.testRmse) << '\n';
-    }
-    out.flush();
-    if (out.status() != QTextStream::Ok || !file.commit())
-        return fail(tr("%1: cannot write: %2").arg(path, file.errorString()));
-    return true;
+    // The one CSV format of the CLI and the workbench (ResultCsv, docs/cli.md).
+    return ResultCsv::writeRuns(*m_store, ids, path, error);
 }
 
 void RunBrowser::exportWithDialog()

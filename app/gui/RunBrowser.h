@@ -18,6 +18,8 @@ class QSplitter;
 class QTextBrowser;
 class QTreeView;
 
+#include <RunTypes.h>
+
 namespace tb {
 class RunStore;
 }
@@ -33,10 +35,16 @@ class RunTreeModel;
 /// current row's parameters (JSON), recorded facts, error message, plugin and app versions; a
 /// filter line edit and a status box narrow the tree.
 ///
-/// Buttons and the context menu offer Show on charts, Re-run, Delete…, Export CSV… and Refresh;
-/// the Delete key deletes the selection; double-clicking a row asks to show it on the charts.
+/// Buttons and the context menu offer Show on charts, Re-run run, Re-run experiment… (asks first,
+/// like Delete…), Export CSV…, Refresh and Delete…; the buttons keep their texts and places
+/// whatever is selected (only their enabled state follows it). The Delete key deletes the
+/// selection; double-clicking a row asks to show it on the charts. "Tags & note…" keeps the
+/// user's tags and a note with a run in the database; with two runs selected the details pane
+/// shows what differs between them. The filter takes words and parameter conditions
+/// (RunFilterModel: `lr<0.01`, `tag=baseline`).
 ///
-/// The store is read once per refresh() (one query for experiments, one for all runs);
+/// The store is read once per refresh() (one query for experiments, one for all runs, one for
+/// each noise sweep's points);
 /// checkpoints are read only by exportSelectedCsv(). Nothing refreshes by itself: the owner calls
 /// refresh() when runs have changed. GUI thread only.
 class RunBrowser : public QWidget {
@@ -74,17 +82,26 @@ public:
     /// number of experiments plus runs deleted (a run deleted with its experiment counts with
     /// it); 0 if cancelled or nothing was selected. Failures are shown in the status line.
     int deleteSelected();
-    /// Whether deleteSelected() asks first; default true. Tests only should turn it off.
+    /// Whether deleteSelected() and Re-run experiment… ask first; default true. Tests only should
+    /// turn it off.
     void setConfirmDeletes(bool on);
     bool confirmDeletes() const { return m_confirmDeletes; }
 
-    /// Writes every checkpoint of the selected runs to @p path as CSV with a header row:
-    /// run_id, experiment_id, label, algorithm_id, seed, repeat, sigma, status, seq, epoch,
-    /// train_seconds, loss, train_accuracy, test_accuracy, train_rmse, test_rmse. Numbers are
-    /// written in their shortest exact form; NaN as an empty field. The file is replaced
+    /// Writes the selected runs to @p path in the one CSV format of the workbench and the CLI
+    /// (ResultCsv: every checkpoint of a learning-curve run, every σ of a noise-sweep run); the
+    /// export of a whole experiment equals `trainbench-cli export ID --csv`. The file is replaced
     /// atomically. Returns false with a message naming the path or run in @p error (may be null)
     /// if no store is open, no run is selected, a read fails or the file cannot be written.
     bool exportSelectedCsv(const QString& path, QString* error);
+
+    /// Stores @p tags and @p note with run @p runId (RunStore::setRunNotes) and refreshes; the
+    /// "Tags & note…" button asks for them. False with a message naming the run on failure.
+    bool setNotes(qint64 runId, const QStringList& tags, const QString& note, QString* error);
+    /// The details pane's text when two runs are selected: every setting and parameter that
+    /// differs between @p a and @p b, and how many are the same.
+    static QString diffHtml(const RunRecord& a, const RunRecord& b);
+    /// The details pane (HTML), for tests.
+    QString detailsHtml() const;
 
     /// The unfiltered, unsorted tree (a RunTreeModel), for tests and for the owner's lookups.
     QAbstractItemModel* model() const;
@@ -98,6 +115,8 @@ Q_SIGNALS:
     void rerunRequested(qint64 runId);
     /// The user asked to run experiment @p experimentId again with identical settings.
     void rerunExperimentRequested(qint64 experimentId);
+    /// deleteSelected() deleted these runs (with their experiments); emitted after the refresh.
+    void runsDeleted(const QList<qint64>& runIds);
 
 protected:
     void resizeEvent(QResizeEvent* event) override;
@@ -113,6 +132,7 @@ private:
     void requestRerun();
     void requestRerunExperiment();
     void exportWithDialog();
+    void editNotesWithDialog();
     void applyFilter();
     /// The single selected row, or an invalid index if zero or several rows are selected.
     QModelIndex singleSelectedSource() const;
@@ -134,6 +154,7 @@ private:
     QAction* m_deleteAction = nullptr;
     QAction* m_exportAction = nullptr;
     QAction* m_refreshAction = nullptr;
+    QAction* m_notesAction = nullptr;
     bool m_confirmDeletes = true;
     bool m_restoring = false;      ///< refresh() is rebuilding: selection signals are its own
     bool m_columnsSized = false;   ///< columns fitted to the first non-empty contents

@@ -121,7 +121,12 @@ bool RunTreeModel::reload(const RunStore* store, QString* error)
     const QString before = store->lastError();
     const QList<ExperimentRecord> experiments = store->experiments();
     const QList<RunRecord> runs = store->runs(-1); // every run in one query, not one per experiment
-    setRecords(experiments, runs);
+    // Noise-sweep runs show RMSE from their experiment's sweep points (one query per such experiment).
+    QHash<qint64, QList<SweepPoint>> sweeps;
+    for (const ExperimentRecord& e : experiments)
+        if (e.kind == QLatin1String("noise-sweep"))
+            sweeps.insert(e.id, store->sweepPoints(e.id));
+    setRecords(experiments, runs, sweeps);
     const QString after = store->lastError();
     if (after != before && !after.isEmpty()) {
         if (error)
@@ -140,7 +145,8 @@ void RunTreeModel::clear()
     endResetModel();
 }
 
-void RunTreeModel::setRecords(const QList<ExperimentRecord>& experiments, const QList<RunRecord>& runs)
+void RunTreeModel::setRecords(const QList<ExperimentRecord>& experiments, const QList<RunRecord>& runs,
+                              const QHash<qint64, QList<SweepPoint>>& sweeps)
 {
     beginResetModel();
     m_groups.clear();
@@ -187,6 +193,22 @@ void RunTreeModel::setRecords(const QList<ExperimentRecord>& experiments, const 
             row.metric = RunRow::Metric::Cells;
             row.train = r.info.value(QLatin1String("cells_finished")).toDouble(NaN);
             row.test = r.info.value(QLatin1String("cells")).toDouble(NaN);
+            // With its sweep points: the mean over the σ grid of the mean RMSE, like the chart's lines.
+            double tr = 0, te = 0;
+            int n = 0;
+            for (const SweepPoint& p : sweeps.value(r.experimentId))
+                if (p.algorithmId == r.algorithmId && p.algorithmName == r.algorithmName &&
+                    std::isfinite(p.trainRmseMean) && std::isfinite(p.testRmseMean)) {
+                    tr += p.trainRmseMean;
+                    te += p.testRmseMean;
+                    ++n;
+                }
+            if (n > 0) {
+                row.metric = RunRow::Metric::Rmse;
+                row.train = tr / n;
+                row.test = te / n;
+                row.sigmas = n;
+            }
         }
         if (r.started.isValid() && r.ended.isValid())
             row.duration = r.started.msecsTo(r.ended) / 1000.0;
@@ -221,7 +243,7 @@ void RunTreeModel::summarise(Group& g)
     for (RunRow& r : g.runs) {
         const QString label = r.record.algorithmName.isEmpty() ? r.record.algorithmId : r.record.algorithmName;
         // Repeats only need telling apart when the experiment has several.
-        r.name = maxRepeat > 0 ? tr("%1 [repeat %2]").arg(label, QString::number(r.record.repeat + 1)) : label;
+        r.name = maxRepeat > 0 ? tr("%1 [repeat %2]").arg(label, QString::number(r.record.repeat)) : label;
     }
     // The summary takes the colour of what most needs attention.
     g.worst = RunStatus::Finished;
@@ -389,7 +411,8 @@ QVariant RunTreeModel::runData(const Group& g, const RunRow& r, int column, int 
     switch (role) {
     case Qt::DisplayRole:
         switch (column) {
-        case NameColumn: return r.name;
+        case NameColumn:
+            return rec.tags.isEmpty() ? r.name : QStringLiteral("%1  · %2").arg(r.name, rec.tags.join(QStringLiteral(", ")));
         case StatusColumn: return runStatusName(rec.status);
         case TrainColumn:
             if (r.metric == RunRow::Metric::Cells)
@@ -421,6 +444,10 @@ QVariant RunTreeModel::runData(const Group& g, const RunRow& r, int column, int 
         if (!rec.error.isEmpty())
             tip += QStringLiteral("<br><span style='color:%1'>%2</span>")
                        .arg(statusColor(RunStatus::Failed).name(), esc(rec.error));
+        if (r.sigmas > 0)
+            tip += tr("<br>Train / Test: RMSE averaged over the %1 σ values of the sweep").arg(r.sigmas);
+        if (!rec.note.isEmpty())
+            tip += QStringLiteral("<br><i>%1</i>").arg(esc(rec.note));
         if (!rec.params.isEmpty()) {
             QString params = QString::fromUtf8(QJsonDocument(QJsonObject::fromVariantMap(rec.params))
                                                    .toJson(QJsonDocument::Compact));
@@ -433,6 +460,8 @@ QVariant RunTreeModel::runData(const Group& g, const RunRow& r, int column, int 
     case RunIdRole: return rec.id;
     case ExperimentIdRole: return g.record.id;
     case IsRunRole: return true;
+    case ParamsRole: return rec.params;
+    case TagsRole: return rec.tags;
     case StatusRole: return int(rec.status);
     case SortRole:
         switch (column) {
@@ -449,7 +478,8 @@ QVariant RunTreeModel::runData(const Group& g, const RunRow& r, int column, int 
         break;
     case SearchTextRole:
         return QStringList{r.name, rec.algorithmId, rec.pluginId, runStatusName(rec.status), rec.dataset,
-                           QString::number(rec.seed), rec.error, QStringLiteral("#%1").arg(rec.id)}
+                           QString::number(rec.seed), rec.error, QStringLiteral("#%1").arg(rec.id),
+                           rec.tags.join(QLatin1Char(' ')), rec.note}
             .join(QLatin1Char('\n'))
             .toLower();
     case DetailsRole: return runDetails(g, r);
@@ -530,6 +560,8 @@ QString RunTreeModel::runDetails(const Group& g, const RunRow& r)
     const RunRecord& rec = r.record;
     // What went wrong and how well it did first; identity and provenance below.
     QString html = QStringLiteral("<h3>%1</h3><table>").arg(esc(r.name));
+    html += detailRow(tr("Tags"), rec.tags.join(QStringLiteral(", ")));
+    html += detailRow(tr("Note"), rec.note);
     html += detailRow(tr("Status"),
                       QStringLiteral("<span style='color:%1'>%2</span>")
                           .arg(statusColor(rec.status).name(), esc(runStatusName(rec.status))),
@@ -560,7 +592,7 @@ QString RunTreeModel::runDetails(const Group& g, const RunRow& r)
     html += detailRow(tr("Dataset"), rec.dataset);
     html += detailRow(tr("Seed"), QString::number(rec.seed));
     html += detailRow(tr("Threads"), QString::number(rec.threads));
-    html += detailRow(tr("Repeat"), QString::number(rec.repeat + 1));
+    html += detailRow(tr("Repeat"), tr("%1 (0-based, as first_repeat; seed = deriveSeed(experiment seed, repeat))").arg(rec.repeat));
     if (std::isfinite(rec.sigma))
         html += detailRow(tr("σ"), QString::number(rec.sigma, 'g', 6));
     html += detailRow(tr("Started"), localTime(rec.started));

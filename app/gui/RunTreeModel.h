@@ -31,7 +31,7 @@ public:
     enum Column {
         NameColumn,     ///< experiment name / run's algorithm label
         StatusColumn,   ///< run status, or how many of an experiment's runs finished
-        TrainColumn,    ///< final train accuracy (%) or RMSE, or "n/m cells" for a noise-sweep run
+        TrainColumn,    ///< final train accuracy (%) or RMSE (noise sweep: mean over σ), else "n/m cells"
         TestColumn,     ///< final test accuracy (%) or RMSE
         DurationColumn, ///< wall-clock seconds from start to end
         SeedColumn,     ///< run seed (experiment: base seed of its spec)
@@ -46,8 +46,10 @@ public:
         IsRunRole,                    ///< bool: the row is a run
         StatusRole,                   ///< int(RunStatus) on run rows; invalid on experiment rows
         SortRole,                     ///< numeric / date value the proxy sorts by; invalid if none
-        SearchTextRole,               ///< lower-case text the filter matches (name, ids, dataset, error …)
-        DetailsRole                   ///< HTML description for the details pane
+        SearchTextRole,               ///< lower-case text the filter matches (name, ids, dataset, error, tags, note …)
+        DetailsRole,                  ///< HTML description for the details pane
+        ParamsRole,                   ///< QVariantMap: a run's complete parameters (invalid on experiment rows)
+        TagsRole                      ///< QStringList: a run's tags
     };
 
     /// An empty model.
@@ -57,8 +59,11 @@ public:
     /// clears the model. Returns false and sets @p error (may be null) if a read failed; the model
     /// then shows what could be read.
     bool reload(const RunStore* store, QString* error = nullptr);
-    /// Replaces the contents with @p experiments and @p runs (grouped by experiment id).
-    void setRecords(const QList<ExperimentRecord>& experiments, const QList<RunRecord>& runs);
+    /// Replaces the contents with @p experiments and @p runs (grouped by experiment id);
+    /// @p sweeps (by experiment id) give noise-sweep runs their RMSE: the mean over the σ grid of
+    /// the train and test RMSE means (without them such a run shows its finished cells).
+    void setRecords(const QList<ExperimentRecord>& experiments, const QList<RunRecord>& runs,
+                    const QHash<qint64, QList<SweepPoint>>& sweeps = {});
     /// Removes every row.
     void clear();
 
@@ -107,6 +112,7 @@ private:
         double test = NaN;
         double duration = NaN; ///< seconds, NaN while running
         QString name;          ///< label, with the repeat when the experiment has several
+        int sigmas = 0;        ///< noise sweep: σ values averaged into train / test
     };
     /// An experiment with its runs and a summary.
     struct Group {

@@ -2,9 +2,8 @@
 
 #include "DecisionRegionWidget.h"
 
-#include <Metrics.h>
 #include <PluginRegistry.h>
-#include <trainbench/RunContext.h>
+#include <Runner.h>
 #include <trainbench/Trainer.h>
 
 #include <QMetaObject>
@@ -40,14 +39,15 @@ struct TeachingSession::Shared {
     bool framePosted = false;               // guarded by mutex: a deliverFrame() call is queued
     StopSource stop;
     std::thread thread;
+    std::atomic<int> paceMs{0};
+    std::atomic<bool> paused{false};
+    std::atomic<double> stepUntil{-1};      // while paused: go on until this epoch
 
     // Set before the thread starts, then only used by it.
-    std::unique_ptr<Trainer> trainer;
-    std::shared_ptr<const data::DatasetPair> data;
+    const PluginRegistry* registry = nullptr;
+    RunJob job;
     Eigen::MatrixXd grid;
     int gridWidth = 0, gridHeight = 0;
-    std::uint64_t seed = 1;
-    int threads = 1;
 
     bool alive()
     {
@@ -69,6 +69,8 @@ struct TeachingSession::Shared {
         std::lock_guard<std::mutex> lock(mutex);
         if (!session)
             return;
+        if (pending) // an undelivered frame is replaced: its checkpoints still reach the curves
+            frame.points = pending->points + frame.points;
         pending = std::move(frame);
         if (!framePosted) {
             framePosted = true;
@@ -80,96 +82,92 @@ struct TeachingSession::Shared {
 
 namespace detail {
 
-class TeachingRun final : public RunContext {
+/// Sees the model at every checkpoint of the engine's run: paces, pauses, renders frames.
+class TeachingObserver final : public RunObserver {
 public:
-    using Shared = TeachingSession::Shared;
-    explicit TeachingRun(Shared& s) : m_s(s) {}
+    explicit TeachingObserver(TeachingSession::Shared& s) : m_s(s) {}
 
-    std::uint64_t seed() const override { return m_s.seed; }
-    int threads() const override { return m_s.threads; }
-    StopToken stopToken() const override { return m_stop.token(); }
-
-    CheckpointAction checkpoint(const Checkpoint& cp) override
+    void modelReady(const RunJob&, const Trainer& trainer, const MetricPoint& p, const QJsonObject& facts,
+                    bool final) override
     {
-        stopClock();
-        ++m_checkpoints;
-        m_lastEpoch = cp.epoch;
-        m_lastNote = cp.note;
-        evaluate(cp.epoch, cp.note, std::isinf(cp.loss));
-        const bool stop = stopRequested();
-        startClock();
-        return stop ? CheckpointAction::Stop : CheckpointAction::Continue;
-    }
-
-    void record(const QString& key, const QJsonValue& value) override
-    {
-        if (key == QLatin1String("layer_solves") && value.isArray())
-            m_layerSolves = value.toArray();
-    }
-    void log(const QString& message) override { Q_UNUSED(message); }
-
-    void startClock() { m_t0 = Clock::now(); }
-    void stopClock() { m_elapsed += std::chrono::duration<double>(Clock::now() - m_t0).count(); }
-    bool diverged() const { return m_diverged; }
-
-    /// After fit(): a last frame for the final weights when the newest checkpoint's frame was
-    /// skipped by the throttle, or when the trainer never checkpointed.
-    void finish(bool cancelled)
-    {
-        if (m_diverged || !m_s.alive())
+        if (!final)
+            m_points.append(p);
+        const auto now = Clock::now();
+        const bool due = final || m_frames == 0 ||
+                         now - m_lastFrame >= std::chrono::milliseconds(TeachingSession::minFrameIntervalMs);
+        bool shown = false;
+        if (due)
+            shown = render(trainer, p, facts, final);
+        if (final)
             return;
-        if (m_checkpoints == 0 && !cancelled)
-            evaluate(m_lastEpoch, QString(), false, true);
-        else if (m_checkpoints > 0 && m_skipped)
-            evaluate(m_lastEpoch, m_lastNote, false, true);
+        waitForPace(p.epoch);
+        // Held by Pause: the picture must be of the model it holds, so show this checkpoint first.
+        if (holding(p.epoch)) {
+            if (!shown)
+                render(trainer, p, facts, false);
+            while (holding(p.epoch) && !m_s.stop.stopRequested())
+                std::this_thread::sleep_for(std::chrono::milliseconds(20));
+        }
+        m_lastEpochEnd = Clock::now();
     }
+
+    void runFinished(const RunJob&, const RunResult& r) override
+    {
+        switch (r.status) {
+        case RunStatus::Finished: m_status = QStringLiteral("finished"); break;
+        case RunStatus::Cancelled: m_status = QStringLiteral("cancelled"); break;
+        case RunStatus::Diverged: m_status = QStringLiteral("diverged"); break;
+        default: m_status = QStringLiteral("failed: ") + r.error; break;
+        }
+    }
+    QString status() const { return m_status; }
 
 private:
-    void evaluate(double epoch, const QString& note, bool infiniteLoss, bool force = false)
+    bool render(const Trainer& trainer, const MetricPoint& p, const QJsonObject& facts, bool final)
     {
-        const data::DatasetPair& d = *m_s.data;
-        const Trainer& t = *m_s.trainer;
-        // Train and test are small (2-D teaching sets): checked at every checkpoint so that
-        // divergence is caught at once; the grid only for frames that are shown.
-        const Eigen::MatrixXd trainPred = t.predict(d.train.x);
-        const Eigen::MatrixXd testPred = d.test.rows() > 0 ? t.predict(d.test.x) : Eigen::MatrixXd();
-        if (!trainPred.allFinite() || !testPred.allFinite() || infiniteLoss) {
-            m_diverged = true;
-            m_stop.requestStop();
-        }
-        const auto now = Clock::now();
-        const bool due = force || m_diverged || m_frames == 0 ||
-                         now - m_lastFrame >= std::chrono::milliseconds(TeachingSession::minFrameIntervalMs);
-        if (!due || !m_s.alive()) {
-            m_skipped = true;
-            return;
-        }
+        if (!m_s.alive())
+            return false;
         TeachingFrame f;
-        f.epoch = epoch;
-        f.trainAccuracy = num::accuracy(trainPred, d.train.y);
-        f.testAccuracy = d.test.rows() > 0 ? num::accuracy(testPred, d.test.y) : std::numeric_limits<double>::quiet_NaN();
-        f.trainSeconds = m_elapsed;
-        f.region = DecisionRegionWidget::renderRegion(t.predict(m_s.grid), m_s.gridWidth, m_s.gridHeight);
-        f.layerSolves = m_layerSolves;
-        f.note = note;
+        f.epoch = p.epoch;
+        f.trainAccuracy = p.trainAccuracy;
+        f.testAccuracy = p.testAccuracy;
+        f.loss = p.loss;
+        f.trainSeconds = p.trainTime;
+        f.region = DecisionRegionWidget::renderRegion(trainer.predict(m_s.grid), m_s.gridWidth, m_s.gridHeight);
+        f.layerSolves = facts.value(QLatin1String("layer_solves")).toArray();
+        f.network = facts.value(QLatin1String("network")).toString();
+        f.final = final;
+        f.points.swap(m_points);
         m_s.publish(std::move(f));
         m_lastFrame = Clock::now();
         ++m_frames;
-        m_skipped = false;
+        return true;
     }
 
-    Shared& m_s;
-    StopSource m_stop{&m_s.stop};  // the session's Stop, or this run's divergence
-    Clock::time_point m_t0 = Clock::now();
+    // Wall time per epoch at least the pace. The wait polls Stop every 20 ms, so Stop keeps its
+    // 200 ms.
+    void waitForPace(double epoch)
+    {
+        const int pace = m_s.paceMs.load();
+        if (pace > 0 && m_lastEpochEnd) {
+            const double epochs = std::max(0.0, epoch - m_lastEpoch);
+            const auto until = *m_lastEpochEnd + std::chrono::microseconds(qint64(1000.0 * pace * epochs));
+            while (Clock::now() < until && !m_s.stop.stopRequested())
+                std::this_thread::sleep_for(std::min<Clock::duration>(until - Clock::now(), std::chrono::milliseconds(20)));
+        }
+        m_lastEpoch = epoch;
+    }
+
+    // Paused, and not stepping past this epoch.
+    bool holding(double epoch) const { return m_s.paused.load() && epoch >= m_s.stepUntil.load(); }
+
+    TeachingSession::Shared& m_s;
     Clock::time_point m_lastFrame;
-    double m_elapsed = 0;
+    std::optional<Clock::time_point> m_lastEpochEnd;
     double m_lastEpoch = 0;
-    QString m_lastNote;
-    int m_checkpoints = 0;
     int m_frames = 0;
-    bool m_skipped = false;
-    bool m_diverged = false;
-    QJsonArray m_layerSolves;
+    QVector<MetricPoint> m_points; // checkpoints not yet in a frame
+    QString m_status = QStringLiteral("failed: the run did not end");
 };
 
 } // namespace detail
@@ -179,28 +177,14 @@ namespace {
 void work(std::shared_ptr<TeachingSession::Shared> s)
 {
     QString status;
-    try {
-        const data::Dataset& train = s->data->train;
-        DatasetView view(train.x, train.y, train.task);
-        view.classNames = train.classNames;
-        view.featureNames = train.featureNames;
-        detail::TeachingRun ctx(*s);
-        tbb::task_arena arena(s->threads);
-        arena.execute([&] {
-            ctx.startClock();
-            s->trainer->fit(view, ctx);
-            ctx.stopClock();
-            ctx.finish(s->stop.stopRequested());
-        });
-        status = ctx.diverged() ? QStringLiteral("diverged")
-                   : s->stop.stopRequested() ? QStringLiteral("cancelled")
-                                  : QStringLiteral("finished");
-    } catch (const std::exception& e) {
-        status = QStringLiteral("failed: ") + QString::fromUtf8(e.what());
-    } catch (...) {
-        status = QStringLiteral("failed: unknown exception");
+    {
+        detail::TeachingObserver observer(*s);
+        // The engine's run execution: its clock, its divergence check, its failure handling.
+        tbb::task_arena arena(s->job.threads);
+        arena.execute([&] { Runner(*s->registry, nullptr).execute(s->job, s->stop, &observer); });
+        status = observer.status();
     }
-    s->trainer.reset(); // plugin code runs here, not on the UI thread
+    s->job.data.reset();
     {
         std::lock_guard<std::mutex> lock(s->mutex);
         if (s->session) {
@@ -273,19 +257,22 @@ bool TeachingSession::start(const QString& algorithmId, const QVariantMap& param
                                                                  : QStringLiteral("regression")));
     if (gridWidth <= 0 || gridHeight <= 0 || bounds.isEmpty())
         return failLater(QStringLiteral("empty region grid %1x%2").arg(gridWidth).arg(gridHeight));
-    try {
-        s->trainer = m_registry.create(algorithmId, params);
-    } catch (const std::exception& e) {
-        return failLater(QString::fromUtf8(e.what()));
-    }
-    if (!s->trainer)
-        return failLater(QStringLiteral("%1: the plugin returned no trainer").arg(algorithmId));
-    s->data = std::move(data);
+    // Parameters are normalised and checked by the engine's Runner: an invalid one ends the run
+    // "failed: <message naming the key>" like any experiment's run.
+    s->registry = &m_registry;
+    s->job.algorithmId = algorithmId;
+    s->job.label = algorithmId;
+    s->job.params = params;
+    s->job.seed = seed;
+    s->job.data = std::move(data);
+    s->job.threads = std::max(1, threads);
+    s->job.logToStore = false; // demonstrations: nothing is stored
+    s->job.datasetDescription = QStringLiteral("teaching");
     s->grid = DecisionRegionWidget::gridPoints(bounds, gridWidth, gridHeight);
     s->gridWidth = gridWidth;
     s->gridHeight = gridHeight;
-    s->seed = seed;
-    s->threads = std::max(1, threads);
+    s->paceMs = m_pace;
+    s->paused = m_paused;
     m_shared = s;
     try {
         s->thread = std::thread(work, s);
@@ -302,6 +289,38 @@ void TeachingSession::stop()
         m_shared->stop.requestStop();
 }
 
+void TeachingSession::setPace(int msPerEpoch)
+{
+    m_pace = std::clamp(msPerEpoch, 0, 10000);
+    if (m_shared)
+        m_shared->paceMs = m_pace;
+}
+
+int TeachingSession::pace() const
+{
+    return m_pace;
+}
+
+void TeachingSession::setPaused(bool on)
+{
+    m_paused = on;
+    if (m_shared) {
+        m_shared->stepUntil = -1;
+        m_shared->paused = on;
+    }
+}
+
+bool TeachingSession::isPaused() const
+{
+    return m_paused;
+}
+
+void TeachingSession::step()
+{
+    if (m_shared && m_paused)
+        m_shared->stepUntil = m_lastEpoch + 1;
+}
+
 void TeachingSession::deliverFrame()
 {
     if (!m_shared)
@@ -312,8 +331,10 @@ void TeachingSession::deliverFrame()
         frame.swap(m_shared->pending);
         m_shared->framePosted = false;
     }
-    if (frame)
+    if (frame) {
+        m_lastEpoch = frame->epoch;
         Q_EMIT frameReady(*frame);
+    }
 }
 
 void TeachingSession::deliverFinished(const QString& status)

@@ -4,6 +4,7 @@
 /// reporting decision-region frames to the UI thread.
 
 #include <Dataset.h>
+#include <RunTypes.h>
 
 #include <QImage>
 #include <QJsonArray>
@@ -24,21 +25,32 @@ struct TeachingFrame {
     double epoch = 0;           ///< as reported by the trainer
     double trainAccuracy = 0;   ///< arg-max accuracy on the training set, [0, 1]
     double testAccuracy = 0;    ///< on the test set, [0, 1]; NaN without test rows
-    double trainSeconds = 0;    ///< training clock (checkpoint evaluation excluded)
+    double loss = 0;            ///< the trainer's loss at the checkpoint; NaN when it gives none
+    double trainSeconds = 0;    ///< training clock (checkpoint evaluation and pacing excluded)
     QImage region;              ///< DecisionRegionWidget::renderRegion() of the grid
     QJsonArray layerSolves;     ///< the trainer's latest "layer_solves" fact (BPLS), else empty
-    QString note;               ///< the checkpoint's note
+    QString network;            ///< the trainer's "network" fact, e.g. "2-16-16-2, tanh/softmax, bias"
+    bool final = false;         ///< the model after fit() returned
+    /// Every checkpoint since the previous frame, this one included (frames are throttled, the
+    /// live curves are not).
+    QVector<MetricPoint> points;
 };
 
 /// Runs ONE trainer on its own std::thread inside a tbb::task_arena of the given thread cap,
-/// with its own RunContext: the seed, the cap, a stop flag; checkpoint() evaluates predict()
-/// on the region grid and on the train/test sets (tb::num::accuracy) and hands a frame to the
-/// UI thread; record() keeps "layer_solves"; log() is ignored. Nothing is written to the run
-/// store (teaching runs are demonstrations).
+/// through the engine's run execution (tb::Runner, no run store: teaching runs are
+/// demonstrations): the same training clock, divergence check, parameter validation and failure
+/// handling as every experiment's run. Its RunObserver::modelReady() hook renders the decision
+/// regions from the model at a checkpoint, with the training clock stopped, and hands a frame to
+/// the UI thread.
 ///
 /// Frames are coalesced: the worker keeps only the newest undelivered frame and evaluates the
 /// grid at most every @ref minFrameIntervalMs, so the UI gets ≤ 20 frames/s however fast the
 /// trainer checkpoints, and the final weights always give a last frame.
+///
+/// Pace: setPace() makes every epoch take at least that long in wall time (the wait is outside
+/// the training clock), so the regions can be watched forming; setPaused() holds the trainer at
+/// its next checkpoint and step() lets it go on for one more epoch. Stop works while paused
+/// (the wait polls it every 20 ms).
 ///
 /// Thread-safety: all methods are for the thread the session lives on (the UI thread).
 /// Destroying a running session requests a stop and waits for the worker at most the 200 ms
@@ -70,6 +82,16 @@ public:
     /// The algorithm of the current or last run.
     QString algorithmId() const { return m_algorithmId; }
 
+    /// Least wall time per epoch in milliseconds (0 = as fast as it trains, the default; at most
+    /// 10 000). Takes effect at the next checkpoint; thread-safe like every setter below.
+    void setPace(int msPerEpoch);
+    int pace() const;
+    /// Holds the run at its next checkpoint (true) or lets it go on (false). Default false.
+    void setPaused(bool on);
+    bool isPaused() const;
+    /// While paused: train one more epoch, then hold again.
+    void step();
+
     /// Implementation detail: the state a session shares with its worker thread.
     struct Shared;
 
@@ -88,6 +110,9 @@ private:
     std::shared_ptr<Shared> m_shared;
     bool m_running = false;
     QString m_algorithmId;
+    int m_pace = 0;
+    bool m_paused = false;
+    double m_lastEpoch = 0; ///< of the last frame delivered: step() goes one epoch past it
 };
 
 } // namespace tb::gui

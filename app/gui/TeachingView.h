@@ -5,10 +5,10 @@
 #include "TeachingSession.h"
 
 #include <QJsonObject>
+#include <QTimer>
 #include <QVariantMap>
 #include <QWidget>
 #include <array>
-#include <functional>
 #include <memory>
 
 class QComboBox;
@@ -16,65 +16,95 @@ class QDoubleSpinBox;
 class QGridLayout;
 class QLabel;
 class QPushButton;
+class QScrollArea;
+class QSlider;
 class QSpinBox;
 class QTableWidget;
+class QToolButton;
 
 namespace tb {
 class PluginRegistry;
+struct AlgorithmInfo;
 }
 
 namespace tb::gui {
 
 class DecisionRegionWidget;
+class NetworkDiagram;
+class ParamForm;
+class TeachingCurves;
 
-/// Side-by-side decision regions of two algorithms on the same 2-D classification set and seed.
+/// Side-by-side decision regions of two algorithms on the same 2-D classification set and seed,
+/// for a teacher in front of a class (anchor: TensorFlow Playground).
 ///
-/// Controls: set (moons, circles, spirals, xor), samples (default 400, 20 … 5000), noise
-/// (default 0.1, 0 … 1), seed (default 1), left and right algorithm (every classification-
-/// capable algorithm of the registry; default bpls.classify left and gradient.adam right when
-/// loaded), a thread cap per side (default 1 each, so both sides train concurrently on two
-/// cores), Train and Stop. Each side shows a DecisionRegionWidget (a 160×160 grid over the
-/// data's bounding box plus 10 %), a caption "epoch 12 · train 97.5 % · test 95.0 % · 0.41 s"
-/// and, when the trainer records "layer_solves" (BPLS), a table of its latest per-layer solves.
-/// Sides are redrawn at each checkpoint, at most 20 times a second each.
+/// Data: the view's own set (its "Teaching data" controls; not the Data set panel's): moons,
+/// circles, spirals, xor; samples (default 400, 20 … 5000), noise (default 0.2, 0 … 1), seed
+/// (default 1).
 ///
-/// Teaching runs are demonstrations: nothing is written to the run store. UI thread only.
-/// Destroying the view while it trains stops both runs and waits for them at most the 200 ms
-/// stop contract (see TeachingSession).
+/// Each side: an algorithm (every classification-capable one; default bpls.classify left and
+/// gradient.adam right), its own parameter form (ParamForm, independent of the experiment's
+/// Algorithms panel) starting from teachingDefaults(), a thread cap (default 1 each, so both
+/// sides train at once on two cores), the decision regions (a 160×160 grid over the data's
+/// bounding box plus 10 %), a caption "epoch 12 · train 97.5 % · test 95.0 % · 0.41 s", small
+/// live accuracy and loss curves, a drawing of the network, and for BPLS a table of its latest
+/// per-layer solves with its columns explained.
+///
+/// Playback: Train (Restart while running), Pause / Play, Step (one epoch while paused), Stop,
+/// and a speed slider: the least wall time per epoch, from "fastest" to 500 ms (default 20 ms,
+/// so the default 300 Adam epochs take about 6 s to watch). After the first Train, any change
+/// (data, an algorithm, a parameter) retrains both sides automatically 0.4 s after the last edit.
+///
+/// Teaching runs go through the engine's run execution (TeachingSession) and are not stored.
+/// UI thread only. Destroying the view while it trains stops both runs and waits for them at
+/// most the 200 ms stop contract.
 class TeachingView : public QWidget {
     Q_OBJECT
 public:
     /// The 2-D classification sources the view can show: moons, circles, spirals, xor.
     static const QStringList& sets();
-
     /// Side of the region grid in pixels (each side is evaluated on gridSize² points).
     static constexpr int gridSize = 160;
+    /// The speed slider's paces in ms per epoch, slowest last; index 0 = as fast as it trains.
+    static const QList<int>& paces();
+
+    /// Parameters worth watching for @p info, over its schema defaults: 300 epochs (or
+    /// iterations), two tanh hidden layers of 16 (one for BPLS), Glorot initialisation, batches
+    /// of 16, a learning rate of at least 0.01, and for BPLS 50 refinement iterations that do not
+    /// stop at the first one without gain. Keys the schema does not have are left out.
+    static QVariantMap teachingDefaults(const AlgorithmInfo& info);
 
     /// @p registry must outlive the view.
     explicit TeachingView(const PluginRegistry& registry, QWidget* parent = nullptr);
     ~TeachingView() override;
 
-    /// Where the view gets an algorithm's parameters (the main window passes its forms'
-    /// values); they are normalised by the algorithm's schema. Default (or an empty function):
-    /// the schema defaults.
-    void setParamsProvider(std::function<QVariantMap(const QString& algorithmId)> provider);
-    /// Selects the algorithms by id; an id that is not a loaded classification algorithm leaves
-    /// that side unchanged and says so in the status line. Takes effect at the next train().
+    /// Selects the algorithms by id (their forms reset to teachingDefaults()); an id that is not
+    /// a loaded classification algorithm leaves that side unchanged and says so in the status line.
     void setAlgorithms(const QString& leftId, const QString& rightId);
+    /// The parameter form of side @p i (0 left, 1 right), or nullptr.
+    ParamForm* form(int i) const;
     /// A DataSource "dataset" object of a 2-D set ("moons", "circles", "spirals" or "xor"; other
-    /// keys such as "test_fraction" and "standardise" are kept). Sets the controls from its
+    /// keys such as "test_fraction" and "standardise" are kept). Sets the data controls from its
     /// "source", "samples", "noise" and "seed". Another source or an invalid spec is refused
     /// with a message in the status line; the previous set stays.
     void setDataset(const QJsonObject& spec);
     /// The dataset object the controls describe now.
     QJsonObject datasetSpec() const;
-    /// Starts both sides on the current set, seed and algorithms; if they are running, stops
-    /// them and restarts as soon as both have ended.
+    /// Starts both sides on the current set, seed, algorithms and forms; if they are running,
+    /// stops them and restarts as soon as both have ended.
     void train();
     /// Asks both sides to stop; each ends with finished(side, "cancelled") within 200 ms.
     void stop();
     /// True while either side runs (or a restart is pending).
     bool isRunning() const;
+
+    /// Least wall time per epoch of both sides in ms (0 = fastest). Default 20.
+    void setPace(int msPerEpoch);
+    int pace() const;
+    /// Holds both sides at their next checkpoint (true) or lets them go on.
+    void setPaused(bool on);
+    bool isPaused() const;
+    /// While paused: one more epoch on both sides.
+    void step();
 
     /// 0 = left, 1 = right; nullptr for another index. For tests.
     DecisionRegionWidget* side(int i) const;
@@ -82,6 +112,9 @@ public:
     QString caption(int i) const;
     /// The per-layer solve table of side @p i (hidden when the trainer records none). For tests.
     QTableWidget* solveTable(int i) const;
+    /// The live curves and the network drawing of side @p i. For tests.
+    TeachingCurves* curves(int i) const;
+    NetworkDiagram* network(int i) const;
     /// The newest frame shown on side @p i (default-constructed before the first). For tests.
     TeachingFrame lastFrame(int i) const;
 
@@ -96,35 +129,51 @@ private:
         TeachingSession* session = nullptr;
         QComboBox* algorithm = nullptr;
         QSpinBox* threads = nullptr;
+        QToolButton* showForm = nullptr;
+        QScrollArea* formArea = nullptr;
+        ParamForm* form = nullptr;
         QLabel* title = nullptr;
         DecisionRegionWidget* region = nullptr;
         QLabel* caption = nullptr;
+        TeachingCurves* curves = nullptr;
+        NetworkDiagram* network = nullptr;
         QTableWidget* solves = nullptr;
+        QLabel* solvesHelp = nullptr;
         TeachingFrame frame;
     };
 
     void buildSide(QGridLayout* grid, int i);
     void populateAlgorithms();
+    void algorithmChosen(int i);
     bool reloadData(QString* error);
     void showFrame(int i, const TeachingFrame& frame);
+    void showSolves(Side& s, const QJsonArray& solves);
     void sideFinished(int i, const QString& status);
     void updateButtons();
     void setStatus(const QString& text);
+    /// A change after the first Train: retrain shortly (coalescing quick edits).
+    void scheduleRetrain();
 
     const PluginRegistry& m_registry;
-    std::function<QVariantMap(const QString&)> m_paramsProvider;
     QJsonObject m_baseSpec;
     std::shared_ptr<const data::DatasetPair> m_data;
     QRectF m_bounds;
     std::array<Side, 2> m_sides;
     bool m_restartPending = false;
+    bool m_trainedOnce = false;
+    bool m_paused = false;
+    QTimer m_retrain;
 
     QComboBox* m_set = nullptr;
     QSpinBox* m_samples = nullptr;
     QDoubleSpinBox* m_noise = nullptr;
     QSpinBox* m_seed = nullptr;
     QPushButton* m_train = nullptr;
+    QPushButton* m_pause = nullptr;
+    QPushButton* m_step = nullptr;
     QPushButton* m_stop = nullptr;
+    QSlider* m_speed = nullptr;
+    QLabel* m_speedLabel = nullptr;
     QLabel* m_status = nullptr;
 };
 

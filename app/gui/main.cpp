@@ -1,5 +1,5 @@
 // trainbench: the workbench GUI.
-//   trainbench [EXPERIMENT.json] [--db FILE] [--run] [--teaching]
+//   trainbench [EXPERIMENT.json] [--db FILE] [--run] [--teaching] [--presentation]
 //              [--screenshot FILE.png [--after SECONDS | --when-finished]]
 
 #include "ExperimentController.h"
@@ -35,6 +35,7 @@ int main(int argc, char** argv)
     p.addOption({QStringLiteral("db"), QStringLiteral("Run database to open (default: the last one, or the user's app-data folder)."), QStringLiteral("file")});
     p.addOption({QStringLiteral("run"), QStringLiteral("Run the opened experiment at once.")});
     p.addOption({QStringLiteral("teaching"), QStringLiteral("Show the teaching view and start training in it.")});
+    p.addOption({QStringLiteral("presentation"), QStringLiteral("Start in presentation mode (the teaching view full screen; F11 leaves).")});
     p.addOption({QStringLiteral("screenshot"), QStringLiteral("Save a picture of the window to FILE, then quit (see --after)."), QStringLiteral("file.png")});
     p.addOption({QStringLiteral("after"), QStringLiteral("Seconds before --screenshot (default 3)."), QStringLiteral("seconds"), QStringLiteral("3")});
     p.addOption({QStringLiteral("when-finished"), QStringLiteral("Take --screenshot when the experiment started by --run has finished.")});
@@ -66,6 +67,8 @@ int main(int argc, char** argv)
             centre->setCurrentWidget(window.teachingView());
             window.teachingView()->train();
         });
+    if (p.isSet(QStringLiteral("presentation")))
+        QTimer::singleShot(0, &window, [&window] { window.setPresentationMode(true); });
     if (p.isSet(QStringLiteral("screenshot"))) {
         const QString path = p.value(QStringLiteral("screenshot"));
         window.setConfirmations(false);

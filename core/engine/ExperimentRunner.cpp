@@ -124,13 +124,15 @@ ExperimentResult ExperimentRunner::runLearningCurve(const ExperimentSpec& spec, 
     tbb::task_arena arena(threads);
     QSet<QString> errors;
     int done = 0;
+    result.runsPlanned = total;
+    const Runner runner(m_registry, m_store);
     for (int a = 0; a < spec.algorithms.size(); ++a) {
         const AlgorithmRun& alg = spec.algorithms[a];
         AlgorithmCurves curves;
         curves.algorithmId = alg.id;
         const AlgorithmEntry* entry = m_registry.algorithm(alg.id);
         curves.label = !alg.label.isEmpty() ? alg.label : (entry ? entry->info.name : alg.id);
-        for (int rep = spec.firstRepeat; rep < spec.firstRepeat + spec.repeats && !m_stop.stopRequested(); ++rep) {
+        for (int rep = spec.firstRepeat; rep < spec.firstRepeat + spec.repeats; ++rep) {
             RunJob job;
             job.algorithmId = alg.id;
             job.label = curves.label;
@@ -143,8 +145,22 @@ ExperimentResult ExperimentRunner::runLearningCurve(const ExperimentSpec& spec, 
             job.timeBudgetSeconds = spec.timeBudgetSeconds;
             job.experimentId = experimentId;
             job.threads = threads;
+            curves.repeatNumbers << rep;
+            curves.seeds << job.seed;
+            if (m_stop.stopRequested()) {
+                // Stopped before this run began: it is still part of the experiment, stored as
+                // cancelled with its seed and parameters (so it can be re-run), never dropped.
+                curves.repeats << QVector<MetricPoint>();
+                curves.statuses << RunStatus::Cancelled;
+                curves.infos << QJsonObject{{"stopped_by", "stop before the run started"}};
+                curves.errors << QString();
+                curves.runIds << runner.recordNotStarted(job);
+                result.runsCancelled++;
+                result.runsNotStarted++;
+                continue;
+            }
             RunResult rr;
-            arena.execute([&] { rr = Runner(m_registry, m_store).execute(job, m_stop, obs); });
+            arena.execute([&] { rr = runner.execute(job, m_stop, obs); });
             if (rr.status == RunStatus::Cancelled) {
                 // Stopped by a store failure, not by the user: the run failed, for that reason (in
                 // memory, and in its row if the store takes writes again).
@@ -159,8 +175,11 @@ ExperimentResult ExperimentRunner::runLearningCurve(const ExperimentSpec& spec, 
             curves.statuses << rr.status;
             curves.infos << rr.info;
             curves.errors << rr.error;
+            curves.runIds << rr.runId;
             if (rr.status == RunStatus::Finished)
                 result.runsFinished++;
+            else if (rr.status == RunStatus::Cancelled)
+                result.runsCancelled++;
             else if (rr.status == RunStatus::Failed || rr.status == RunStatus::Diverged) {
                 result.runsFailed++;
                 errors.insert(QStringLiteral("%1: %2").arg(curves.label, rr.error));
@@ -169,8 +188,6 @@ ExperimentResult ExperimentRunner::runLearningCurve(const ExperimentSpec& spec, 
                 obs->progress(++done, total);
         }
         result.curves << curves;
-        if (m_stop.stopRequested())
-            break;
     }
     result.runErrors = QStringList(errors.values());
     result.runErrors.sort();
@@ -364,6 +381,7 @@ ExperimentResult ExperimentRunner::runNoiseSweep(const ExperimentSpec& spec, qin
         }, tbb::simple_partitioner());
     });
 
+    result.runsPlanned = total;
     for (int a = 0; a < nAlg; ++a) {
         int ok = 0, failed = 0, diverged = 0;
         for (size_t cell = 0; cell < size_t(cells); ++cell) {
@@ -382,24 +400,27 @@ ExperimentResult ExperimentRunner::runNoiseSweep(const ExperimentSpec& spec, qin
         }
         result.runsFinished += ok;
         result.runsFailed += failed + diverged;
+        result.runsCancelled += int(cells) - ok - failed - diverged; // cut short or never run by Stop
+        RunStatus st = RunStatus::Finished;
+        QString err;
+        if (const QString failure = storeFailure(); !failure.isEmpty()) {
+            st = RunStatus::Failed; // stopped by the store, not by the user
+            err = QStringLiteral("stopped because the run store failed: %1").arg(failure);
+        } else if (m_stop.stopRequested())
+            st = RunStatus::Cancelled;
+        else if (ok == 0) {
+            st = diverged > 0 && failed == 0 ? RunStatus::Diverged : RunStatus::Failed;
+            err = QStringLiteral("no cell finished");
+        }
         if (m_store && runIds[a] >= 0) {
             QJsonObject info{{"cells", double(cells)}, {"cells_finished", ok}, {"cells_failed", failed},
                              {"cells_diverged", diverged}, {"cell_seed_rule", "deriveSeed(seed, sigma_index*monte_carlo + mc_index)"}};
             if (!cellCosts[a].isEmpty())
                 info.insert("predicted_cost_per_cell", cellCosts[a]);
-            RunStatus st = RunStatus::Finished;
-            QString err;
-            if (const QString failure = storeFailure(); !failure.isEmpty()) {
-                st = RunStatus::Failed; // stopped by the store, not by the user
-                err = QStringLiteral("stopped because the run store failed: %1").arg(failure);
-            } else if (m_stop.stopRequested())
-                st = RunStatus::Cancelled;
-            else if (ok == 0) {
-                st = diverged > 0 && failed == 0 ? RunStatus::Diverged : RunStatus::Failed;
-                err = QStringLiteral("no cell finished");
-            }
             m_store->finishRun(runIds[a], st, err, info);
         }
+        const SweepRun sr{spec.algorithms[a].id, labels[a], runIds[a], spec.seed, st};
+        result.sweepRuns << sr;
     }
     result.runErrors = QStringList(errors.values());
     result.runErrors.sort();

@@ -25,6 +25,18 @@ struct AlgorithmCurves {
     QList<RunStatus> statuses;
     QList<QJsonObject> infos; ///< per repeat: the run's facts (RunResult::info, RunRecord::info)
     QStringList errors;       ///< per repeat: the run's error message, empty when it has none
+    QList<int> repeatNumbers; ///< per repeat: its number r (seed = deriveSeed(seed, r)), 0-based
+    QList<std::uint64_t> seeds; ///< per repeat: the run's seed
+    QList<qint64> runIds;       ///< per repeat: its run row, −1 when nothing was stored
+};
+
+/// The one run row a noise sweep keeps per algorithm (its cells are aggregated into SweepPoints).
+struct SweepRun {
+    QString algorithmId;
+    QString label;
+    qint64 runId = -1;
+    std::uint64_t seed = 0;
+    RunStatus status = RunStatus::Finished;
 };
 
 /// What an experiment produced.
@@ -33,14 +45,18 @@ struct ExperimentResult {
     ExperimentSpec::Kind kind = ExperimentSpec::Kind::LearningCurve;
     QList<AlgorithmCurves> curves;   ///< learning-curve
     QList<SweepPoint> sweep;         ///< noise-sweep, ordered by algorithm then σ
+    QList<SweepRun> sweepRuns;       ///< noise-sweep: per algorithm, in spec order
+    int runsPlanned = 0;             ///< runs (learning curve) or cells × algorithms (noise sweep)
     int runsFinished = 0;
     int runsFailed = 0;              ///< failed or diverged
+    int runsCancelled = 0;           ///< stopped while running, or never started (runsNotStarted)
+    int runsNotStarted = 0;          ///< learning curve: stopped before they began; stored as cancelled
     bool cancelled = false;
     QString error;                   ///< set when the experiment could not start (bad data …)
     QStringList runErrors;           ///< distinct messages of failed / diverged runs
     /// Set when a write to the run store failed (the first failure, naming the file and the cause):
     /// the experiment was stopped there, the runs it stopped are Failed with this message, and this
-    /// result is the only complete copy of what was trained (see saveResult() in ResultIO.h).
+    /// result is the only complete copy of what was trained (see saveResult() in SavedResult.h).
     QString storeError;
     QStringList warnings;            ///< about the data (e.g. a set with one class); the runs went on
     double wallSeconds = 0;

@@ -93,6 +93,8 @@ public:
                 m_observer->checkpointLogged(m_job, m_runId, p);
             if (!finite)
                 markDiverged(cp.epoch, "non-finite predictions or loss");
+            else if (m_observer)
+                m_observer->modelReady(m_job, *m_trainer, p, m_info, false); // clock still stopped
         }
         if (!cp.note.isEmpty())
             log(cp.note);
@@ -180,6 +182,40 @@ private:
 
 Runner::Runner(const PluginRegistry& registry, RunStore* store) : m_registry(registry), m_store(store) {}
 
+RunRecord Runner::record(const RunJob& job) const
+{
+    const AlgorithmEntry* entry = m_registry.algorithm(job.algorithmId);
+    RunRecord rec;
+    rec.experimentId = job.experimentId;
+    rec.algorithmId = job.algorithmId;
+    rec.algorithmName = job.label.isEmpty() && entry ? entry->info.name : job.label;
+    rec.pluginId = entry ? entry->plugin->id : QString();
+    rec.pluginVersion = entry ? entry->plugin->version : QString();
+    QString error;
+    rec.params = entry ? entry->info.schema.normalise(job.params, &error).value_or(job.params) : job.params;
+    rec.dataset = job.datasetDescription;
+    rec.seed = job.seed;
+    rec.threads = job.threads;
+    rec.repeat = job.repeat;
+    rec.sigma = job.sigma;
+    rec.status = RunStatus::Running;
+    rec.started = QDateTime::currentDateTimeUtc();
+    rec.appVersion = QStringLiteral(TB_APP_VERSION);
+    return rec;
+}
+
+qint64 Runner::recordNotStarted(const RunJob& job) const
+{
+    if (!m_store || !job.logToStore)
+        return -1;
+    RunRecord rec = record(job);
+    rec.status = RunStatus::Cancelled;
+    rec.error = QStringLiteral("not started: the experiment was stopped before this run");
+    rec.ended = rec.started;
+    rec.info = QJsonObject{{"stopped_by", "stop before the run started"}};
+    return m_store->createRun(rec);
+}
+
 RunResult Runner::execute(const RunJob& job, const StopSource& stop, RunObserver* observer) const
 {
     RunResult result;
@@ -194,21 +230,8 @@ RunResult Runner::execute(const RunJob& job, const StopSource& stop, RunObserver
     result.params = params.value_or(job.params);
 
     if (m_store && job.logToStore) {
-        RunRecord rec;
-        rec.experimentId = job.experimentId;
-        rec.algorithmId = job.algorithmId;
-        rec.algorithmName = job.label.isEmpty() && entry ? entry->info.name : job.label;
-        rec.pluginId = entry ? entry->plugin->id : QString();
-        rec.pluginVersion = entry ? entry->plugin->version : QString();
+        RunRecord rec = record(job);
         rec.params = result.params;
-        rec.dataset = job.datasetDescription;
-        rec.seed = job.seed;
-        rec.threads = job.threads;
-        rec.repeat = job.repeat;
-        rec.sigma = job.sigma;
-        rec.status = RunStatus::Running;
-        rec.started = QDateTime::currentDateTimeUtc();
-        rec.appVersion = QStringLiteral(TB_APP_VERSION);
         result.runId = m_store->createRun(rec);
     }
     if (observer)
@@ -289,6 +312,8 @@ RunResult Runner::execute(const RunJob& job, const StopSource& stop, RunObserver
         }
         if (!cost.isEmpty())
             ctx.recordHostFact("measured_seconds", ctx.elapsed());
+        if (observer && !ctx.diverged() && !ctx.points().isEmpty())
+            observer->modelReady(job, *trainer, ctx.points().last(), ctx.info(), true);
         if (ctx.diverged())
             return finish(RunStatus::Diverged, ctx.divergence());
         // Stop that came after the trainer's last planned checkpoint (e.g. during a one-solve

@@ -15,6 +15,7 @@ namespace tb {
 
 class PluginRegistry;
 class RunStore;
+class Trainer;
 
 /// One run to do.
 struct RunJob {
@@ -65,6 +66,19 @@ public:
     {
         Q_UNUSED(job); Q_UNUSED(runId); Q_UNUSED(p);
     }
+    /// The trained model itself, for observers that show more than metrics (the teaching view
+    /// draws decision regions from it): called after checkpointLogged() at every evaluated
+    /// checkpoint (@p final false), and once after fit() has returned and the last point is in
+    /// (@p final true; not for diverged or failed runs). The training clock is stopped during
+    /// the call, so time spent here (rendering, or pacing a demonstration) is not training time.
+    /// @p trainer and @p facts (what the trainer recorded so far) are valid during the call only;
+    /// call trainer.predict() only, from this thread. Returning takes the training on; an
+    /// observer that waits (pause) must watch the run's stop token to keep Stop within 200 ms.
+    virtual void modelReady(const RunJob& job, const Trainer& trainer, const MetricPoint& p, const QJsonObject& facts,
+                            bool final)
+    {
+        Q_UNUSED(job); Q_UNUSED(trainer); Q_UNUSED(p); Q_UNUSED(facts); Q_UNUSED(final);
+    }
     virtual void runFinished(const RunJob& job, const RunResult& r) { Q_UNUSED(job); Q_UNUSED(r); }
 };
 
@@ -78,6 +92,14 @@ public:
     /// Runs @p job on the calling thread. Call it inside the TBB arena the run may use.
     /// Never throws: a trainer's exception becomes a failed run with its message.
     RunResult execute(const RunJob& job, const StopSource& stop, RunObserver* observer = nullptr) const;
+
+    /// The run row @p job would get (status running, started now, parameters normalised by the
+    /// schema when they are valid).
+    RunRecord record(const RunJob& job) const;
+    /// Stores @p job as a run that never started because the experiment was stopped first:
+    /// status cancelled, its seed, repeat and parameters kept (so it can be re-run), started =
+    /// ended = now. Returns its id, or −1 without a store (or when !job.logToStore).
+    qint64 recordNotStarted(const RunJob& job) const;
 
 private:
     const PluginRegistry& m_registry;

@@ -121,7 +121,7 @@ QJsonObject parseJson(const QVariant& v, QString* problem)
 
 const QString kRunColumns = QStringLiteral(
     "id, experiment_id, algorithm_id, algorithm_name, plugin_id, plugin_version, params_json, dataset, seed, "
-    "threads, repeat, sigma, status, error, started, ended, info_json, app_version");
+    "threads, repeat, sigma, status, error, started, ended, info_json, app_version, tags, note");
 const QString kExperimentColumns =
     QStringLiteral("id, name, kind, spec_json, created, app_version, git_hash");
 const QString kSweepColumns = QStringLiteral("algorithm_id, algorithm_name, sigma, mc, train_rmse_mean, "
@@ -672,6 +672,22 @@ bool RunStore::deleteRun(qint64 id)
     }) > 0;
 }
 
+bool RunStore::setRunNotes(qint64 id, const QStringList& tags, const QString& note)
+{
+    const QString tagText = RunRecord::splitTags(tags.join(QLatin1Char(','))).join(QStringLiteral(", "));
+    return m_writer->call([id, tagText, note](StoreWriter::Context& ctx) -> qint64 {
+        QSqlQuery* q = ctx.prepared(QStringLiteral("UPDATE runs SET tags = ?, note = ? WHERE id = ?"));
+        if (!q)
+            return -1;
+        q->bindValue(0, tagText);
+        q->bindValue(1, note);
+        q->bindValue(2, id);
+        if (!ctx.exec(*q, QStringLiteral("cannot store the tags and note of run %1").arg(id)))
+            return -1;
+        return q->numRowsAffected() > 0 ? 1 : 0;
+    }) > 0;
+}
+
 bool RunStore::flush(int timeoutMs)
 {
     if (!m_writer)
@@ -907,6 +923,8 @@ RunRecord runFromRow(const QSqlQuery& q, const QString& path, const SetError& se
     if (!problem.isEmpty())
         setError(QStringLiteral("%1: run %2, info_json: %3").arg(path).arg(r.id).arg(problem));
     r.appVersion = q.value(17).toString();
+    r.tags = RunRecord::splitTags(q.value(18).toString());
+    r.note = q.value(19).toString();
     return r;
 }
 

@@ -116,6 +116,9 @@ public:
     bool deleteExperiment(qint64 id);
     /// Deletes a run with its metrics; waits. False if there was no such run or the delete failed.
     bool deleteRun(qint64 id);
+    /// Replaces the tags (trimmed, empty ones dropped, duplicates once) and the note of run @p id;
+    /// waits for the commit. False if there is no such run or the write failed (lastError()).
+    bool setRunNotes(qint64 id, const QStringList& tags, const QString& note);
     /// Waits until every write queued before the call is committed. False if @p timeoutMs
     /// (default 30 s; < 0: no limit) passed first, or if a write failed since the previous flush()
     /// returned (then lastError() says which; with concurrent flushes one of them reports it).

@@ -24,4 +24,15 @@ RunStatus runStatusFromName(const QString& name)
     return RunStatus::Failed;
 }
 
+QStringList RunRecord::splitTags(const QString& text)
+{
+    QStringList out;
+    for (const QString& t : text.split(QLatin1Char(','))) {
+        const QString tag = t.trimmed();
+        if (!tag.isEmpty() && !out.contains(tag))
+            out << tag;
+    }
+    return out;
+}
+
 } // namespace tb

@@ -6,6 +6,7 @@
 #include <QJsonObject>
 #include <QList>
 #include <QString>
+#include <QStringList>
 #include <QVariantMap>
 #include <QVector>
 #include <cmath>
@@ -66,6 +67,11 @@ struct RunRecord {
     QDateTime ended;
     QJsonObject info;         ///< facts the trainer recorded (RunContext::record) and final metrics
     QString appVersion;
+    QStringList tags;         ///< the user's tags (run browser), e.g. {"baseline", "paper"}
+    QString note;             ///< the user's free-text note
+
+    /// "a, b ,,a" → {"a", "b"}: trimmed, empty ones dropped, each once, in order.
+    static QStringList splitTags(const QString& text);
 };
 
 /// Mean ± std of train and test RMSE of one algorithm at one σ of a noise sweep.

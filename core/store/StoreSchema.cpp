@@ -135,6 +135,14 @@ const QList<StoreSchema::Migration>& StoreSchema::migrations()
              QStringLiteral("CREATE INDEX runs_by_experiment ON runs(experiment_id, id)"),
              QStringLiteral("CREATE INDEX runs_running ON runs(id) WHERE status = 'running'"),
          }},
+        // The run browser's lab notebook: tags (comma-separated, trimmed) and a free-text note
+        // per run, written by the user, never by a run.
+        {3,
+         QStringLiteral("run tags and notes"),
+         {
+             QStringLiteral("ALTER TABLE runs ADD COLUMN tags TEXT NOT NULL DEFAULT ''"),
+             QStringLiteral("ALTER TABLE runs ADD COLUMN note TEXT NOT NULL DEFAULT ''"),
+         }},
     };
     return steps;
 }

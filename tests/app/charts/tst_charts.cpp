@@ -354,6 +354,114 @@ private Q_SLOTS:
         QVERIFY(chart->isZoomed());
         QVERIFY2(ticks(chart->xAxis()) <= 20, qPrintable(QString::number(ticks(chart->xAxis()))));
     }
+
+    // Issue 18: click a legend entry to hide/show its line and band; a train/test toggle.
+    void legendClickAndTrainTestToggleHideLinesAndBands()
+    {
+        LearningCurveChart chart;
+        chart.setData(twoByThree(6));
+        QLineSeries* adamTest = chart.lineSeries(0, 0);
+        QVERIFY(adamTest->isVisible() && chart.bandSeries(0, 0)->isVisible());
+        const QList<QLegendMarker*> markers = chart.legend()->markers(adamTest);
+        QCOMPARE(markers.size(), 1);
+        Q_EMIT markers.first()->clicked();
+        QVERIFY(!adamTest->isVisible());
+        QVERIFY(!chart.bandSeries(0, 0)->isVisible());
+        QVERIFY(chart.isLineHidden(adamTest->name()));
+        chart.setData(twoByThree(7)); // a live update keeps the choice
+        QVERIFY(!chart.lineSeries(0, 0)->isVisible());
+        Q_EMIT chart.legend()->markers(chart.lineSeries(0, 0)).first()->clicked();
+        QVERIFY(chart.lineSeries(0, 0)->isVisible());
+
+        chart.setSuffixVisible("train", false);
+        for (int g = 0; g < 2; ++g) {
+            QVERIFY(chart.lineSeries(g, 0)->isVisible());  // test
+            QVERIFY(!chart.lineSeries(g, 1)->isVisible()); // train
+            QVERIFY(!chart.bandSeries(g, 1)->isVisible());
+        }
+        chart.setSuffixVisible("train", true);
+        QVERIFY(chart.lineSeries(1, 1)->isVisible());
+    }
+
+    // Issue 18: with seven algorithms the bands were a grey mass: Auto shows only the hovered one.
+    void manyAlgorithmsShowOnlyTheHoveredBand()
+    {
+        LearningCurveChart chart;
+        QList<CurveSeriesData> seven;
+        for (int a = 0; a < 7; ++a)
+            seven.append({QStringLiteral("A%1").arg(a), "x", {curve(5, 0.01 * a), curve(5, 0.01 * a + 0.02)}});
+        chart.setData(seven);
+        QCOMPARE(chart.bandMode(), BandedLineChart::BandMode::Auto);
+        for (int g = 0; g < 7; ++g)
+            QVERIFY(!chart.bandSeries(g, 0)->isVisible());
+        Q_EMIT chart.legend()->markers(chart.lineSeries(3, 0)).first()->hovered(true);
+        QVERIFY(chart.bandSeries(3, 0)->isVisible());
+        QVERIFY(!chart.bandSeries(2, 0)->isVisible());
+        Q_EMIT chart.legend()->markers(chart.lineSeries(3, 0)).first()->hovered(false);
+        QVERIFY(!chart.bandSeries(3, 0)->isVisible());
+        chart.setBandMode(BandedLineChart::BandMode::All);
+        QVERIFY(chart.bandSeries(6, 1)->isVisible());
+        // Two algorithms: Auto shows every band.
+        LearningCurveChart two;
+        two.setData(twoByThree(5));
+        QVERIFY(two.bandSeries(1, 0)->isVisible());
+    }
+
+    // Issue 18: BPLS's RMSE is 1e-14 at σ = 0; a linear axis shows it as 0.
+    void logYAxisShowsDecades()
+    {
+        NoiseSweepChart chart;
+        QList<SweepPoint> pts;
+        for (int i = 0; i < 5; ++i) {
+            SweepPoint p;
+            p.algorithmId = "bpls";
+            p.algorithmName = "BPLS";
+            p.sigma = 0.25 * i;
+            p.monteCarlo = 3;
+            p.testRmseMean = i == 0 ? 1e-14 : 0.25 * i;
+            p.trainRmseMean = i == 0 ? 2e-15 : 0.2 * i;
+            p.testRmseStd = p.trainRmseStd = 0.5 * p.testRmseMean; // the band's low edge stays > 0
+            pts << p;
+        }
+        chart.setData(pts);
+        chart.setYLog(true);
+        QVERIFY(chart.isYLog());
+        auto* axis = qobject_cast<QLogValueAxis*>(chart.logYAxis());
+        QVERIFY(axis && axis->isVisible());
+        QVERIFY(!chart.yAxis()->isVisible());
+        QVERIFY2(axis->min() <= 2e-15 && axis->max() >= 1.0, qPrintable(QStringLiteral("%1 … %2").arg(axis->min()).arg(axis->max())));
+        QCOMPARE(chart.lineSeries(0, 0)->count(), 5); // every positive point kept
+        chart.setData(pts);                          // updates keep the log axis
+        QCOMPARE(chart.lineSeries(0, 0)->attachedAxes().contains(axis), true);
+        chart.setYLog(false);
+        QVERIFY(chart.yAxis()->isVisible());
+    }
+
+    // Issue 18: exports say what they show: the title and settings above the chart, PNG or SVG.
+    void exportsCarryTitleAndSettingsAsPngAndSvg()
+    {
+        QTemporaryDir dir;
+        LearningCurveChart chart;
+        chart.setData(twoByThree(5));
+        QString error;
+        const QStringList settings{"Data: moons, 400 samples", "Learning curve: 3 repeats, seed 1"};
+        const QString png = dir.filePath("c.png"), svg = dir.filePath("c.svg");
+        QVERIFY2(ChartRenderer::saveWithHeader(&chart, png, "Moons comparison", settings, QSize(600, 400), &error),
+                 qPrintable(error));
+        QImage image(png);
+        QCOMPARE(image.width(), 600);
+        QVERIFY(image.height() > 400); // the header is added above the chart
+        QVERIFY2(ChartRenderer::saveWithHeader(&chart, svg, "Moons comparison", settings, QSize(600, 400), &error),
+                 qPrintable(error));
+        QFile f(svg);
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        const QString text = QString::fromUtf8(f.readAll());
+        QVERIFY(text.startsWith("<?xml") && text.contains("<svg"));
+        QVERIFY(text.contains("Moons comparison"));
+        QVERIFY(text.contains("Learning curve: 3 repeats, seed 1"));
+        QVERIFY(!ChartRenderer::saveWithHeader(&chart, dir.filePath("no/such/dir/c.svg"), "t", {}, QSize(600, 400), &error));
+        QVERIFY2(error.contains("no/such/dir/c.svg"), qPrintable(error));
+    }
 };
 
 QTEST_MAIN(TestCharts)

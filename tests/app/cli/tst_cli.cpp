@@ -195,6 +195,65 @@ private Q_SLOTS:
                      .contains(QRegularExpression(R"(predicted [0-9.]+ FLOP per cell)")),
                  qPrintable(listed.out));
     }
+
+    static QString readAll(const QString& path)
+    {
+        QFile f(path);
+        return f.open(QIODevice::ReadOnly) ? QString::fromUtf8(f.readAll()) : QString();
+    }
+
+    // Issue 18 / 10: one CSV format for `run --csv` and `export --csv` (and the workbench, which
+    // calls the same writer), and one re-run rule: `rerun` repeats a stored run's numbers.
+    void csvOfRunAndExportAreOneFormatAndRerunRepeatsTheNumbers()
+    {
+        const QString db = m_dir.filePath("csv.sqlite");
+        const QString spec =
+            writeSpec("csv.json", R"({"name": "csv", "kind": "learning-curve", "repeats": 2, "threads": 1, "seed": 5,
+            "dataset": {"source": "moons", "samples": 200, "noise": 0.2},
+            "algorithms": [{"id": "gradient.adam", "label": "Adam", "params": {"epochs": 3, "hidden": [8]}},
+                           {"id": "linear.ridge"}]})");
+        const Output o = cli({"run", spec, "--db", db, "--quiet", "--csv", m_dir.filePath("run.csv")});
+        QVERIFY2(o.code == 0, qPrintable(o.err));
+        const QString experiment = QRegularExpression(R"(\(experiment (\d+)\))").match(o.out).captured(1);
+        QVERIFY2(!experiment.isEmpty(), qPrintable(o.out));
+        const Output e = cli({"export", experiment, "--db", db, "--csv", m_dir.filePath("export.csv")});
+        QVERIFY2(e.code == 0, qPrintable(e.err));
+        const QString ran = readAll(m_dir.filePath("run.csv"));
+        QCOMPARE(readAll(m_dir.filePath("export.csv")), ran);
+        const QStringList lines = ran.split('\n', Qt::SkipEmptyParts);
+        QCOMPARE(lines.first(), QStringLiteral("experiment_id,run_id,algorithm_id,label,repeat,seed,status,sigma,monte_carlo,"
+                                               "seq,epoch,train_time_s,loss,train_accuracy,test_accuracy,train_rmse,"
+                                               "train_rmse_std,test_rmse,test_rmse_std"));
+
+        // Re-run the second repeat of Adam: the same seed gives the same numbers (all but the
+        // measured training time and the ids).
+        auto rowsOf = [](const QString& csv, const QString& label, const QString& repeat) {
+            QStringList out;
+            for (const QString& line : csv.split('\n', Qt::SkipEmptyParts)) {
+                QStringList f = line.split(',');
+                if (f.value(3) != label || f.value(4) != repeat)
+                    continue;
+                f[0].clear();
+                f[1].clear();
+                f[11].clear(); // train_time_s
+                out << f.join(',');
+            }
+            return out;
+        };
+        const QStringList original = rowsOf(ran, "Adam", "1");
+        QVERIFY2(original.size() >= 3, qPrintable(ran)); // one row per checkpoint
+        const QString runId =
+            lines.filter(QRegularExpression("^[0-9]+,[0-9]+,gradient.adam,Adam,1,")).value(0).section(',', 1, 1);
+        QVERIFY(!runId.isEmpty());
+        const Output r = cli({"rerun", runId, "--db", db, "--quiet", "--csv", m_dir.filePath("rerun.csv")});
+        QVERIFY2(r.code == 0, qPrintable(r.err));
+        QVERIFY2(r.err.contains("Re-running run " + runId), qPrintable(r.err));
+        QCOMPARE(rowsOf(readAll(m_dir.filePath("rerun.csv")), "Adam", "1"), original);
+
+        const Output bad = cli({"rerun", "99999", "--db", db});
+        QCOMPARE(bad.code, 2);
+        QVERIFY2(bad.err.contains("no run 99999"), qPrintable(bad.err));
+    }
 };
 
 QTEST_GUILESS_MAIN(TestCli)

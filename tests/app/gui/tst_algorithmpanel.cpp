@@ -96,8 +96,8 @@ private Q_SLOTS:
     void selectionRoundTrips()
     {
         AlgorithmPanel panel(m_registry);
-        // Two algorithms with every parameter moved off its default, listed in reverse display
-        // order: selectedAlgorithms() returns display order.
+        // Two algorithms with every parameter moved off its default: selectedAlgorithms() keeps
+        // the given order (the file's order), whatever the display order.
         QList<AlgorithmRun> runs;
         for (const QString& id : {QStringLiteral("gradient.adam"), QStringLiteral("linear.ridge")}) {
             const AlgorithmInfo& info = m_registry.algorithm(id)->info;
@@ -114,9 +114,8 @@ private Q_SLOTS:
         QCOMPARE(changed.count(), 1);
         const QList<AlgorithmRun> got = panel.selectedAlgorithms();
         QCOMPARE(got.size(), 2);
-        const bool adamFirst = panel.algorithmIds().indexOf("gradient.adam") < panel.algorithmIds().indexOf("linear.ridge");
-        const AlgorithmRun& adam = got[adamFirst ? 0 : 1];
-        const AlgorithmRun& ridge = got[adamFirst ? 1 : 0];
+        const AlgorithmRun& adam = got[0];
+        const AlgorithmRun& ridge = got[1];
         QCOMPARE(adam.id, QString("gradient.adam"));
         QCOMPARE(adam.label, QString("Adam fast"));
         QCOMPARE(adam.params, runs[0].params);
@@ -132,6 +131,65 @@ private Q_SLOTS:
         QCOMPARE(panel.paramsFor("gradient.adam"), *m_registry.algorithm("gradient.adam")->info.schema.normalise({}, nullptr));
         QCOMPARE(panel.selectedAlgorithms().first().params,
                  *m_registry.algorithm("linear.ridge")->info.schema.normalise({}, nullptr));
+    }
+
+    // Issue 18: two settings of one algorithm could not be expressed; a file listing an
+    // algorithm three times lost two of them.
+    void severalConfigurationsOfOneAlgorithm()
+    {
+        AlgorithmPanel panel(m_registry);
+        const QList<AlgorithmRun> runs{
+            AlgorithmRun{"bpls.classify", "BPLS, straightforward", {{"hidden", QVariantList{50}}, {"standardise", false}}},
+            AlgorithmRun{"gradient.adam", {}, {{"lr", 0.01}}},
+            AlgorithmRun{"bpls.classify", "BPLS, defaults", {{"hidden", QVariantList{50}}}},
+            AlgorithmRun{"bpls.classify", "BPLS, joint", {{"target_rule", "joint_delta"}}}};
+        panel.setSelection(runs);
+        QCOMPARE(panel.configurationCount("bpls.classify"), 3);
+        QCOMPARE(panel.configurationCount("gradient.adam"), 1);
+        QVERIFY2(panel.problems().isEmpty(), qPrintable(panel.problems().join('\n')));
+        // In the file's order, each with its own label and parameters.
+        const QList<AlgorithmRun> file = panel.experimentAlgorithms();
+        QCOMPARE(file.size(), 4);
+        for (int i = 0; i < 4; ++i) {
+            QCOMPARE(file[i].id, runs[i].id);
+            QCOMPARE(file[i].label, runs[i].label);
+            const auto spec = m_registry.algorithm(runs[i].id)->info.schema;
+            QCOMPARE(*spec.normalise(file[i].params, nullptr), *spec.normalise(runs[i].params, nullptr));
+            QCOMPARE(file[i].params.keys(), runs[i].params.keys()); // only what the file said
+        }
+        QCOMPARE(panel.selectedAlgorithms()[1].label, m_registry.algorithm("gradient.adam")->info.name);
+        QCOMPARE(panel.form("bpls.classify", 2)->values().value("target_rule").toString(), QString("joint_delta"));
+
+        // Two configurations of one algorithm must not share a label.
+        panel.labelEdit("bpls.classify", 1)->setText("BPLS, straightforward");
+        QCOMPARE(panel.problems().size(), 1);
+        QVERIFY2(panel.problems()[0].contains("two configurations"), qPrintable(panel.problems()[0]));
+        panel.labelEdit("bpls.classify", 1)->setText("BPLS, defaults");
+
+        // The button adds a checked configuration with a label of its own; removing it drops it.
+        panel.setExpanded("gradient.adam", true);
+        QPushButton* add = nullptr;
+        for (auto* b : panel.form("gradient.adam")->parentWidget()->findChildren<QPushButton*>())
+            if (b->text().contains("Add another"))
+                add = b;
+        QVERIFY(add);
+        QSignalSpy changed(&panel, &AlgorithmPanel::changed);
+        add->click();
+        QVERIFY(changed.count() >= 1);
+        QCOMPARE(panel.configurationCount("gradient.adam"), 2);
+        QVERIFY(panel.isChecked("gradient.adam", 1));
+        panel.form("gradient.adam", 1)->setValues({{"lr", 0.1}});
+        QCOMPARE(panel.selectedAlgorithms().size(), 5);
+        QCOMPARE(panel.selectedAlgorithms().last().params.value("lr").toDouble(), 0.1);
+        QVERIFY(panel.problems().isEmpty()); // "<name> 2" differs from the first one's label
+        QVERIFY(panel.removeConfiguration("gradient.adam", 1));
+        QCOMPARE(panel.selectedAlgorithms().size(), 4);
+        QVERIFY(!panel.removeConfiguration("gradient.adam", 0)); // the algorithm's own row stays
+
+        // A new selection drops the added configurations.
+        panel.setSelection({AlgorithmRun{"bpls.classify", {}, {}}});
+        QCOMPARE(panel.configurationCount("bpls.classify"), 1);
+        QCOMPARE(panel.selectedAlgorithms().size(), 1);
     }
 
     void problemsNameAlgorithmAndValue()

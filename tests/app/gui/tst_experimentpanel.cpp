@@ -100,6 +100,23 @@ private Q_SLOTS:
         panel.seedEdit()->setText("99999999999999999999"); // 20 digits, above 2^64
         QVERIFY(panel.problems().join('\n').startsWith("seed: expected an integer"));
     }
+
+    // Issue 18: a number typed outside its range must be named while it shows, not ignored.
+    void typedOutOfRangeNumberIsAProblem()
+    {
+        ExperimentPanel p;
+        p.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&p));
+        p.repeatsBox()->setFocus();
+        p.repeatsBox()->selectAll();
+        QTest::keyClicks(p.repeatsBox(), "0");
+        QVERIFY2(p.problems().join('\n').contains("repeats: \"0\" is not a number in [1, 1000]"),
+                 qPrintable(p.problems().join('\n')));
+        p.repeatsBox()->selectAll();
+        QTest::keyClicks(p.repeatsBox(), "5");
+        QVERIFY(p.problems().isEmpty());
+        QCOMPARE(p.values().value("repeats").toInt(), 5);
+    }
 };
 
 QTEST_MAIN(TestExperimentPanel)

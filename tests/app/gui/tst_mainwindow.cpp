@@ -10,9 +10,11 @@
 #include "MainWindow.h"
 #include "ParamForm.h"
 #include "RunBrowser.h"
+#include "TeachingView.h"
 
 #include <PluginRegistry.h>
 #include <RunStore.h>
+#include <trainbench/Seeds.h>
 
 #include <QAbstractItemModel>
 #include <QApplication>
@@ -21,9 +23,17 @@
 #include <QJsonDocument>
 #include <QLineEdit>
 #include <QLineSeries>
+#include <QProgressBar>
 #include <QSignalSpy>
 #include <QSpinBox>
 #include <QTemporaryDir>
+#include <QComboBox>
+#include <QScrollArea>
+#include <QScrollBar>
+#include <QToolButton>
+#include <QWheelEvent>
+#include <QDockWidget>
+#include <QMenuBar>
 #include <QtTest>
 
 #include <memory>
@@ -145,6 +155,258 @@ private Q_SLOTS:
         QVERIFY2(w->logText().contains("predicted 2000 s, measured"), qPrintable(w->logText()));
     }
 
+    // Issue 18: after Stop the progress bar said "run 1 of 4 done" when none had finished, the
+    // status line another count, and runs that never started were not recorded at all.
+    void stopBookkeepingAgreesAndRecordsRunsThatNeverStarted()
+    {
+        auto w = newWindow(m_dir.filePath("stop-bookkeeping.sqlite"));
+        QJsonObject spec = sleepyOnMoons(100000, 20, 2);
+        spec["algorithms"] = QJsonArray{
+            QJsonObject{{"id", "test.sleepy"}, {"label", "Sleepy A"}, {"params", QJsonObject{{"epochs", 100000}, {"epoch_ms", 20}}}},
+            QJsonObject{{"id", "test.sleepy"}, {"label", "Sleepy B"}, {"params", QJsonObject{{"epochs", 100000}, {"epoch_ms", 20}}}}};
+        QVERIFY(w->setExperiment(spec).isEmpty());
+        QString error;
+        QVERIFY2(w->runExperiment(&error), qPrintable(error));
+        QTRY_VERIFY_WITH_TIMEOUT(pointsOf(w->charts()->timeChart()) >= 2, 10000); // the first run trains
+        w->stopExperiment();
+        QVERIFY(w->controller()->waitForFinished(10000));
+        const ExperimentResult& r = w->controller()->result();
+        QVERIFY(r.cancelled);
+        QCOMPARE(r.runsPlanned, 4);
+        QCOMPARE(r.runsFinished, 0);
+        QCOMPARE(r.runsCancelled, 4);
+        QCOMPARE(r.runsNotStarted, 3);
+        // The bar and the status line give the same count: none of the four finished.
+        QCOMPARE(w->progressBar()->value(), 0);
+        QCOMPARE(w->progressBar()->maximum(), 4);
+        QCOMPARE(w->progressBar()->text(), QString("stopped: 0 of 4 finished"));
+        QVERIFY2(w->statusText().contains("0 of 4 runs finished"), qPrintable(w->statusText()));
+        QVERIFY2(w->statusText().contains("3 of them never started"), qPrintable(w->statusText()));
+        // Every planned run is in the store, cancelled; the three that never started say so and
+        // keep their seeds (deriveSeed(4, repeat)), so they can be re-run.
+        const auto runs = w->store()->runs(w->controller()->experimentId());
+        QCOMPARE(runs.size(), 4);
+        int notStarted = 0;
+        for (const RunRecord& run : runs) {
+            QCOMPARE(run.status, RunStatus::Cancelled);
+            if (run.error.startsWith("not started")) {
+                ++notStarted;
+                QVERIFY(w->store()->metrics(run.id).isEmpty());
+            }
+            QCOMPARE(run.seed, deriveSeed(4, std::uint64_t(run.repeat)));
+        }
+        QCOMPARE(notStarted, 3);
+        QCOMPARE(runs[3].algorithmName, QString("Sleepy B"));
+        QCOMPARE(runs[3].repeat, 1);
+    }
+
+    // Issue 18: the chart header kept "Live: …" of the previous experiment after opening another
+    // file, and runs deleted in the browser stayed drawn.
+    void chartHeaderFollowsWhatIsShownAndDeletedRunsLeaveTheCharts()
+    {
+        auto w = newWindow(m_dir.filePath("header.sqlite"));
+        w->runBrowser()->setConfirmDeletes(false);
+        QVERIFY(w->setExperiment(sleepyOnMoons(3, 1)).isEmpty());
+        QString error;
+        QVERIFY2(w->runExperiment(&error), qPrintable(error));
+        QVERIFY(w->charts()->caption().startsWith("Live: sleepy"));
+        QVERIFY(w->controller()->waitForFinished(10000));
+        const qint64 first = w->controller()->experimentId();
+        QVERIFY2(w->charts()->caption().startsWith(QStringLiteral("Experiment %1: “sleepy”").arg(first)),
+                 qPrintable(w->charts()->caption()));
+        QCOMPARE(w->charts()->timeChart()->groupCount(), 1);
+
+        // Another experiment opened: its name, no curves of the old one.
+        QJsonObject other = sleepyOnMoons(3, 1);
+        other["name"] = "other";
+        w->setExperiment(other);
+        QVERIFY2(w->charts()->caption().startsWith("“other”: not run yet"), qPrintable(w->charts()->caption()));
+        QVERIFY(!w->charts()->caption().contains("Live"));
+        QCOMPARE(w->charts()->timeChart()->groupCount(), 0);
+
+        // Two stored experiments overlaid; deleting one leaves only the other's curve.
+        QVERIFY2(w->runExperiment(&error), qPrintable(error));
+        QVERIFY(w->controller()->waitForFinished(10000));
+        const qint64 second = w->controller()->experimentId();
+        QList<qint64> both;
+        for (qint64 e : {first, second})
+            for (const RunRecord& r : w->store()->runs(e))
+                both << r.id;
+        QCOMPARE(w->overlayRuns(both), 2);
+        QCOMPARE(w->charts()->timeChart()->groupCount(), 2);
+        w->runBrowser()->setSelection({first}, {});
+        QCOMPARE(w->runBrowser()->deleteSelected(), 1);
+        QCOMPARE(w->charts()->timeChart()->groupCount(), 1);
+        QVERIFY2(w->charts()->caption().contains("1 deleted run removed"), qPrintable(w->charts()->caption()));
+        QVERIFY2(w->charts()->timeChart()->lineSeries(0, 0)->name().startsWith("Sleepy"),
+                 qPrintable(w->charts()->timeChart()->lineSeries(0, 0)->name()));
+        w->runBrowser()->setSelection({second}, {});
+        QCOMPARE(w->runBrowser()->deleteSelected(), 1);
+        QCOMPARE(w->charts()->timeChart()->groupCount(), 0);
+        QCOMPARE(w->charts()->caption(), QString("The runs shown here were deleted from the database"));
+    }
+
+    // Issue 18, layout: at 1024×768 and 1920×1080 no widget lies outside the window, starting a
+    // run with a long name never widens it, every panel keeps a usable width, and the run
+    // browser's buttons stay where they are whatever is selected. A screenshot of each size is
+    // kept in the test's folder for a look.
+    void layoutFitsTheWindowAt1024x768And1920x1080_data()
+    {
+        QTest::addColumn<QSize>("size");
+        QTest::newRow("1024x768") << QSize(1024, 768);
+        QTest::newRow("1920x1080") << QSize(1920, 1080);
+    }
+    void layoutFitsTheWindowAt1024x768And1920x1080()
+    {
+        QFETCH(QSize, size);
+        auto w = newWindow(m_dir.filePath(QStringLiteral("layout-%1.sqlite").arg(size.width())));
+        w->resize(size);
+        w->resetLayout(); // the layout a first start gets, for this window size
+        w->resize(size);
+        w->show();
+        QVERIFY(QTest::qWaitForWindowExposed(w.get()));
+        QJsonObject spec = sleepyOnMoons(100000, 20);
+        spec["name"] = QString("A very long experiment name that used to push the Algorithms panel, Reset zoom and the "
+                               "progress bar off a small screen when its run started");
+        QVERIFY(w->setExperiment(spec).isEmpty());
+        // A form with a red message open in the Algorithms panel.
+        w->algorithmPanel()->setExpanded("test.sleepy", true);
+        w->algorithmPanel()->form("test.sleepy")->setValues({{"epochs", 0}});
+        QVERIFY(!w->algorithmPanel()->problems().isEmpty());
+        w->algorithmPanel()->form("test.sleepy")->setValues({{"epochs", 100000}, {"epoch_ms", 20}});
+        QString error;
+        QVERIFY2(w->runExperiment(&error), qPrintable(error));
+        QTRY_VERIFY_WITH_TIMEOUT(pointsOf(w->charts()->timeChart()) >= 2, 10000);
+        QApplication::processEvents();
+        QCOMPARE(w->size(), size); // the run's long header did not widen the window
+
+        const QRect inside = w->rect();
+        QStringList outside;
+        for (QWidget* c : w->findChildren<QWidget*>()) {
+            if (!c->isVisibleTo(w.get()) || c->isWindow())
+                continue;
+            // Contents of a scroll area may scroll out of view: only the area itself must fit.
+            bool scrolled = false;
+            for (QWidget* p = c->parentWidget(); p && p != w.get() && !scrolled; p = p->parentWidget())
+                if (auto* a = qobject_cast<QAbstractScrollArea*>(p))
+                    scrolled = a->viewport()->isAncestorOf(c);
+            if (scrolled)
+                continue;
+            // A dock that is a hidden tab (the Log behind the Runs) is parked off-screen by Qt.
+            bool hiddenTab = false;
+            for (QWidget* p = c; p && p != w.get() && !hiddenTab; p = p->parentWidget())
+                if (auto* d = qobject_cast<QDockWidget*>(p))
+                    hiddenTab = !w->tabifiedDockWidgets(d).isEmpty() && d->visibleRegion().isEmpty();
+            if (hiddenTab)
+                continue;
+            const QRect r(c->mapTo(w.get(), QPoint(0, 0)), c->size());
+            if (!inside.contains(r))
+                outside << QStringLiteral("%1 \"%2\" at %3,%4 %5x%6")
+                               .arg(c->metaObject()->className(), c->objectName())
+                               .arg(r.x()).arg(r.y()).arg(r.width()).arg(r.height());
+        }
+        QVERIFY2(outside.isEmpty(), qPrintable(outside.join('\n')));
+        // Usable widths: the Algorithms panel, the charts, the run browser's name column.
+        QVERIFY2(w->algorithmPanel()->width() >= 220, qPrintable(QString::number(w->algorithmPanel()->width())));
+        QVERIFY2(w->charts()->width() >= 300, qPrintable(QString::number(w->charts()->width())));
+        QVERIFY(w->progressBar()->isVisible());
+        QVERIFY(w->charts()->caption().startsWith("Live: A very long"));
+
+        const QImage shot = w->grab().toImage();
+        QCOMPARE(shot.size(), size);
+        QVERIFY(shot.save(m_dir.filePath(QStringLiteral("layout-%1x%2.png").arg(size.width()).arg(size.height()))));
+
+        // The run browser's buttons do not move or change with the selection.
+        w->stopExperiment();
+        QVERIFY(w->controller()->waitForFinished(10000));
+        QList<QToolButton*> buttons = w->runBrowser()->findChildren<QToolButton*>();
+        auto snapshot = [&] {
+            QStringList s;
+            for (QToolButton* b : buttons)
+                s << QStringLiteral("%1@%2,%3").arg(b->text()).arg(b->x()).arg(b->y());
+            return s;
+        };
+        w->runBrowser()->setSelection({w->controller()->experimentId()}, {});
+        QApplication::processEvents();
+        const QStringList onExperiment = snapshot();
+        w->runBrowser()->setSelection({}, {w->store()->runs(w->controller()->experimentId()).value(0).id});
+        QApplication::processEvents();
+        QCOMPARE(snapshot(), onExperiment);
+    }
+
+    void windowSizeComesFromTheScreenAndIsClamped()
+    {
+        // First start on a 1024×768 screen: 90 %, not a fixed 1600×1000; a big screen: 1600×1000.
+        QCOMPARE(MainWindow::initialSize(QSize(1024, 740)), QSize(921, 666));
+        QCOMPARE(MainWindow::initialSize(QSize(2560, 1400)), QSize(1600, 1000));
+        // A 1600×1000 window restored on a 1024×768 screen is shrunk and moved onto it.
+        const QRect avail(0, 0, 1024, 740);
+        QCOMPARE(MainWindow::fitToScreen(QRect(300, 200, 1600, 1000), avail), avail);
+        QCOMPARE(MainWindow::fitToScreen(QRect(900, 600, 400, 300), avail), QRect(624, 440, 400, 300));
+        QCOMPARE(MainWindow::fitToScreen(QRect(10, 10, 400, 300), avail), QRect(10, 10, 400, 300));
+    }
+
+    void saveDialogStartsInTheUsersFolderNotTheExamples()
+    {
+        auto w = newWindow(QString());
+        const QString before = w->fileDialogFolder();
+        QString error;
+        QVERIFY(w->openExperiment(QStringLiteral(TB_SOURCE_DIR "/resources/experiments/teaching-moons.json"), &error));
+        QCOMPARE(w->fileDialogFolder(), before);
+        QVERIFY(!w->fileDialogFolder().contains("resources/experiments"));
+    }
+
+    void wheelOverAClosedDropDownScrollsThePanel()
+    {
+        auto w = newWindow(QString());
+        w->resize(1024, 768);
+        w->show();
+        QVERIFY(QTest::qWaitForWindowExposed(w.get()));
+        AlgorithmPanel* panel = w->algorithmPanel();
+        for (const QString& id : panel->algorithmIds())
+            panel->setExpanded(id, true); // long enough to scroll
+        QApplication::processEvents();
+        QComboBox* combo = nullptr;
+        for (QComboBox* c : panel->findChildren<QComboBox*>())
+            if (c->isVisible() && c->count() > 1)
+                combo = c;
+        QVERIFY(combo);
+        auto* area = panel->findChild<QScrollArea*>();
+        QVERIFY(area && area->verticalScrollBar()->maximum() > 0);
+        area->verticalScrollBar()->setValue(area->verticalScrollBar()->maximum() / 2);
+        const int index = combo->currentIndex();
+        const int scrolled = area->verticalScrollBar()->value();
+        const QPoint at = combo->rect().center();
+        QWheelEvent wheel(at, combo->mapToGlobal(at), QPoint(), QPoint(0, -120), Qt::NoButton, Qt::NoModifier,
+                          Qt::NoScrollPhase, false);
+        QApplication::sendEvent(combo, &wheel);
+        QCOMPARE(combo->currentIndex(), index);
+        QVERIFY2(area->verticalScrollBar()->value() > scrolled,
+                 qPrintable(QStringLiteral("%1 → %2").arg(scrolled).arg(area->verticalScrollBar()->value())));
+        QCOMPARE(combo->focusPolicy(), Qt::StrongFocus); // a wheel never focuses it
+    }
+
+    void presentationModeShowsOnlyTheTeachingViewLarge()
+    {
+        auto w = newWindow(QString());
+        w->resize(1024, 768);
+        w->show();
+        QVERIFY(QTest::qWaitForWindowExposed(w.get()));
+        const double normal = w->teachingView()->font().pointSizeF();
+        QTest::keyClick(w.get(), Qt::Key_F11); // one key to enter
+        QVERIFY(w->isPresentationMode());
+        QVERIFY(w->teachingView()->isVisible());
+        QVERIFY(!w->menuBar()->isVisible());
+        for (QDockWidget* d : w->findChildren<QDockWidget*>())
+            QVERIFY2(!d->isVisible(), qPrintable(d->objectName()));
+        QVERIFY(w->teachingView()->font().pointSizeF() >= 1.5 * normal);
+        QTest::keyClick(w.get(), Qt::Key_F11); // and to leave
+        QVERIFY(!w->isPresentationMode());
+        QVERIFY(w->menuBar()->isVisible());
+        QVERIFY(w->runBrowser()->isVisible());
+        QCOMPARE(w->teachingView()->font().pointSizeF(), normal);
+    }
+
     void noiseSweepFillsTheSigmaChart()
     {
         auto w = newWindow(m_dir.filePath("sweep.sqlite"));
@@ -201,11 +463,12 @@ private Q_SLOTS:
         f.write("{\n  \"kind\": \"learning-curve\",\n  \"dataset\": {\"source\": \"moons\"}\n  \"algorithms\": []\n}\n");
         f.close();
         const QJsonObject before = w->experimentJson();
+        const QString pathBefore = w->experimentPath(); // the last session's, restored
         QString error;
         QVERIFY(!w->openExperiment(path, &error));
         QVERIFY2(error.startsWith(path + ":4:"), qPrintable(error));
         QCOMPARE(w->experimentJson(), before); // nothing changed
-        QVERIFY(w->experimentPath().isEmpty());
+        QCOMPARE(w->experimentPath(), pathBefore);
     }
 
     void experimentFilesRoundTripAndTheTitleTracksChanges()
@@ -234,6 +497,49 @@ private Q_SLOTS:
         QVERIFY(again->isModified());
         QVERIFY2(again->saveExperiment(copy, &error), qPrintable(error));
         QVERIFY(!again->isModified());
+    }
+
+    // Issue 18: bpls-fashion-mnist.json lists BPLS three times; the panel dropped two. Every
+    // bundled example now opens without a problem and saves back to what it said.
+    void everyBundledExampleRoundTripsUnchanged()
+    {
+        const QDir dir(QStringLiteral(TB_SOURCE_DIR "/resources/experiments"));
+        const QStringList files = dir.entryList({"*.json"}, QDir::Files, QDir::Name);
+        QVERIFY(files.contains("bpls-fashion-mnist.json"));
+        for (const QString& name : files) {
+            auto w = newWindow(QString());
+            QString error;
+            QVERIFY2(w->openExperiment(dir.filePath(name), &error), qPrintable(error));
+            QVERIFY2(!w->logText().contains("could not be shown"), qPrintable(name + ": " + w->logText()));
+            QFile f(dir.filePath(name));
+            QVERIFY(f.open(QIODevice::ReadOnly));
+            const QJsonObject original = QJsonDocument::fromJson(f.readAll()).object();
+            const QJsonObject shown = w->experimentJson();
+            // The algorithms exactly as written: order, ids, labels, parameters.
+            QCOMPARE(shown.value("algorithms").toArray(), original.value("algorithms").toArray());
+            for (const QString& key : original.keys())
+                if (key != "dataset")
+                    QVERIFY2(shown.value(key) == original.value(key),
+                             qPrintable(QStringLiteral("%1: key \"%2\" changed: %3 → %4")
+                                            .arg(name, key, QJsonDocument(QJsonObject{{key, original.value(key)}}).toJson(QJsonDocument::Compact),
+                                                 QJsonDocument(QJsonObject{{key, shown.value(key)}}).toJson(QJsonDocument::Compact))));
+            // Saved and opened again: the same experiment.
+            const QString copy = m_dir.filePath("roundtrip-" + name);
+            QVERIFY2(w->saveExperiment(copy, &error), qPrintable(error));
+            auto again = newWindow(QString());
+            QVERIFY2(again->openExperiment(copy, &error), qPrintable(error));
+            QCOMPARE(again->experimentJson(), shown);
+        }
+        // The three BPLS configurations become three runnable entries with their own labels.
+        auto w = newWindow(QString());
+        QString error;
+        QVERIFY(w->openExperiment(dir.filePath("bpls-fashion-mnist.json"), &error));
+        QCOMPARE(w->algorithmPanel()->configurationCount("bpls.classify"), 3);
+        QStringList problems;
+        const auto spec = w->currentSpec(&problems);
+        QVERIFY2(spec, qPrintable(problems.join('\n')));
+        QCOMPARE(spec->algorithms.size(), 3);
+        QCOMPARE(spec->algorithms[2].label, QString("BPLS, joint-delta targets"));
     }
 
     void runsAreListedAfterARestartAndCanBeReRunExactly()

@@ -42,13 +42,19 @@ private Q_SLOTS:
         ParamForm f(schema());
         auto* epochs = qobject_cast<QSpinBox*>(f.editor("epochs"));
         QVERIFY(epochs);
-        QCOMPARE(epochs->minimum(), 1);
-        QCOMPARE(epochs->maximum(), 10000);
+        // The arrows step inside the valid range [1, 10000] only.
+        epochs->setValue(10000);
+        epochs->stepUp();
+        QCOMPARE(epochs->value(), 10000);
+        epochs->setValue(1);
+        epochs->stepDown();
+        QCOMPARE(epochs->value(), 1);
 
         auto* lr = qobject_cast<QDoubleSpinBox*>(f.editor("lr"));
         QVERIFY(lr);
-        QCOMPARE(lr->minimum(), 1e-6);
-        QCOMPARE(lr->maximum(), 1.0);
+        lr->setValue(1.0);
+        lr->stepUp();
+        QCOMPARE(lr->value(), 1.0);
         QVERIFY(f.slider("lr"));                     // log-scale real gets a slider
         QCOMPARE(f.slider("lr")->lowerBound(), 1e-6);
         QCOMPARE(f.slider("lr")->upperBound(), 1.0);
@@ -118,15 +124,19 @@ private Q_SLOTS:
         QVERIFY(messageShown(f, "lr"));
         QCOMPARE(f.messageLabel("lr")->text(), QString("lr: 5 is outside [1e-06, 1]"));
         QCOMPARE(f.values().value("lr").toDouble(), 5.0);
-        // The editors show the nearest valid value, the likely fix.
-        QCOMPARE(qobject_cast<QDoubleSpinBox*>(f.editor("lr"))->value(), 1.0);
+        // The fields show the values as given, beside their messages: never a silent clamp.
+        QCOMPARE(qobject_cast<QDoubleSpinBox*>(f.editor("lr"))->text(), QString("5"));
+        QCOMPARE(qobject_cast<QSpinBox*>(f.editor("epochs"))->text(), QString("0"));
+        // One step with the arrows brings a value back into its range.
+        qobject_cast<QSpinBox*>(f.editor("epochs"))->stepUp();
         QCOMPARE(qobject_cast<QSpinBox*>(f.editor("epochs"))->value(), 1);
+        QCOMPARE(f.problems(), QStringList{"lr: 5 is outside [1e-06, 1]"});
 
         // Editing the row replaces the rejected value and clears the message.
         qobject_cast<QDoubleSpinBox*>(f.editor("lr"))->setValue(0.01);
         QVERIFY(!messageShown(f, "lr"));
         QCOMPARE(f.values().value("lr").toDouble(), 0.01);
-        QCOMPARE(f.problems(), QStringList{"epochs: 0 is outside [1, 10000]"});
+        QVERIFY(f.problems().isEmpty());
 
         f.setValues({{"activation", "softmax"}});
         QVERIFY(f.problems().value(0).startsWith("activation: \"softmax\" is not one of"));
@@ -182,6 +192,58 @@ private Q_SLOTS:
         QCOMPARE(lr->value(), 1e-3);
         lr->setValue(0.1);
         QCOMPARE(s->value(), LogSlider::steps() * 5 / 6); // log10(0.1) is 5/6 of the way from -6 to 0
+    }
+
+    // Issue 18: a value typed outside its range was ignored silently (the run used the old one).
+    // The field keeps what was typed, says why it is invalid while it is typed, and values()
+    // reports the typed value before Enter or Tab, so a Run that reads it is refused.
+    void typedOutOfRangeValueIsKeptAndNamedNeverIgnored()
+    {
+        ParamForm f(schema());
+        f.show(); // focus changes need a shown window
+        QVERIFY(QTest::qWaitForWindowExposed(&f));
+        auto* lr = qobject_cast<QDoubleSpinBox*>(f.editor("lr"));
+        lr->setFocus();
+        lr->selectAll();
+        QTest::keyClicks(lr, "20");
+        // Not committed yet (no Enter, no Tab): the form already reports the typed value.
+        QCOMPARE(f.values().value("lr").toDouble(), 20.0);
+        QCOMPARE(f.problems(), QStringList{"lr: 20 is outside [1e-06, 1]"});
+        QVERIFY(messageShown(f, "lr"));
+        // Tab keeps it (it used to revert to the old value silently).
+        QTest::keyClick(lr, Qt::Key_Tab);
+        QCOMPARE(lr->text(), QString("20"));
+        QCOMPARE(f.values().value("lr").toDouble(), 20.0);
+        QVERIFY(messageShown(f, "lr"));
+
+        auto* epochs = qobject_cast<QSpinBox*>(f.editor("epochs"));
+        epochs->setFocus();
+        epochs->selectAll();
+        QTest::keyClicks(epochs, "-5");
+        QCOMPARE(f.problems().value(0), QString("epochs: -5 is outside [1, 10000]"));
+        // Half-typed text is named too, not replaced by the previous value.
+        epochs->selectAll();
+        QTest::keyClick(epochs, Qt::Key_Backspace);
+        QVERIFY2(f.problems().value(0).startsWith("epochs: "), qPrintable(f.problems().join('|')));
+        QTest::keyClicks(epochs, "30");
+        lr->selectAll();
+        QTest::keyClicks(lr, "0.5");
+        QVERIFY(f.problems().isEmpty());
+        QCOMPARE(f.values().value("epochs").toLongLong(), 30LL);
+        QCOMPARE(f.values().value("lr").toDouble(), 0.5);
+        QVERIFY(!messageShown(f, "lr"));
+    }
+
+    void explicitValuesAreWhatWasGivenOrEdited()
+    {
+        ParamForm f(schema());
+        QVERIFY(f.explicitValues().isEmpty());
+        f.setValues({{"epochs", 20}, {"hidden", QVariantList{50, 20}}}); // both equal their defaults
+        QCOMPARE(f.explicitValues(), (QVariantMap{{"epochs", qlonglong(20)}, {"hidden", QVariantList{50, 20}}}));
+        qobject_cast<QCheckBox*>(f.editor("nesterov"))->setChecked(true);
+        QCOMPARE(f.explicitValues().keys(), (QStringList{"epochs", "hidden", "nesterov"}));
+        f.resetToDefaults();
+        QVERIFY(f.explicitValues().isEmpty());
     }
 
     void scientificTextIsAccepted()

@@ -6,6 +6,7 @@
 #include "RunFilterModel.h"
 #include "RunTreeModel.h"
 
+#include <ResultCsv.h>
 #include <RunStore.h>
 
 #include <QAction>
@@ -352,33 +353,40 @@ private Q_SLOTS:
         QVERIFY(f.open(QIODevice::ReadOnly | QIODevice::Text));
         const QStringList lines = QString::fromUtf8(f.readAll()).split(QLatin1Char('\n'), Qt::SkipEmptyParts);
         const QStringList header = parseCsvLine(lines.value(0));
-        QCOMPARE(header, QStringLiteral("run_id,experiment_id,label,algorithm_id,seed,repeat,sigma,status,seq,epoch,"
-                                        "train_seconds,loss,train_accuracy,test_accuracy,train_rmse,test_rmse")
-                             .split(QLatin1Char(',')));
+        // The one format of the CLI and the workbench (ResultCsv, docs/cli.md).
+        QCOMPARE(header, ResultCsv::columns());
+        auto col = [&](const QStringList& f, const char* name) { return f.value(int(header.indexOf(QLatin1String(name)))); };
         // 3 checkpoints of the finished run, 1 of the cancelled one, 2 of the regression run;
-        // failed and diverged runs have none.
-        QCOMPARE(lines.size(), 1 + 3 + 1 + 2);
+        // the failed and the diverged run have none and get one row each: no run is left out.
+        QCOMPARE(lines.size(), 1 + 3 + 1 + 2 + 2);
         QMap<qint64, QVector<MetricPoint>> seen;
+        QStringList withoutPoints;
         for (int i = 1; i < lines.size(); ++i) {
             const QStringList f = parseCsvLine(lines[i]);
             QCOMPARE(f.size(), header.size());
-            const qint64 run = f[0].toLongLong();
+            const qint64 run = col(f, "run_id").toLongLong();
+            if (col(f, "seq").isEmpty()) {
+                withoutPoints << col(f, "status");
+                continue;
+            }
             MetricPoint p;
-            p.seq = f[8].toInt();
-            p.epoch = f[9].toDouble();
-            p.trainTime = f[10].toDouble();
-            p.loss = f[11].isEmpty() ? NaN : f[11].toDouble();
-            p.testAccuracy = f[13].isEmpty() ? NaN : f[13].toDouble();
-            p.testRmse = f[15].isEmpty() ? NaN : f[15].toDouble();
+            p.seq = col(f, "seq").toInt();
+            p.epoch = col(f, "epoch").toDouble();
+            p.trainTime = col(f, "train_time_s").toDouble();
+            p.loss = col(f, "loss").isEmpty() ? NaN : col(f, "loss").toDouble();
+            p.testAccuracy = col(f, "test_accuracy").isEmpty() ? NaN : col(f, "test_accuracy").toDouble();
+            p.testRmse = col(f, "test_rmse").isEmpty() ? NaN : col(f, "test_rmse").toDouble();
             seen[run] << p;
             if (run == m_finished) {
-                QCOMPARE(f[1], QString::number(m_expA));
-                QCOMPARE(f[2], QStringLiteral("Adam, \"fast\""));
-                QCOMPARE(f[3], QStringLiteral("gradient.adam"));
-                QCOMPARE(f[4], QStringLiteral("42"));
-                QCOMPARE(f[7], QStringLiteral("finished"));
+                QCOMPARE(col(f, "experiment_id"), QString::number(m_expA));
+                QCOMPARE(col(f, "label"), QStringLiteral("Adam, \"fast\""));
+                QCOMPARE(col(f, "algorithm_id"), QStringLiteral("gradient.adam"));
+                QCOMPARE(col(f, "seed"), QStringLiteral("42"));
+                QCOMPARE(col(f, "repeat"), QStringLiteral("0")); // 0-based, as first_repeat
+                QCOMPARE(col(f, "status"), QStringLiteral("finished"));
             }
         }
+        QCOMPARE(withoutPoints, (QStringList{"failed", "diverged"}));
         QCOMPARE(seen.keys(), (QList<qint64>{m_finished, m_cancelled, m_regression}));
         // Shortest round-trip formatting: the values read back are the very doubles stored.
         for (qint64 run : seen.keys()) {
@@ -436,11 +444,30 @@ private Q_SLOTS:
         QCOMPARE(rerunExp.count(), 1);
         QCOMPARE(rerunExp.at(0).at(0).toLongLong(), m_expA);
 
+        // Issue 18: buttons never change meaning with the selection. On an experiment row
+        // "Re-run run" is disabled (it used to turn into a whole-experiment re-run), and
+        // "Re-run experiment…" asks first.
+        const QString againText = again->text(), againExpText = againExp->text();
         m_browser->setSelection({m_expB}, {});
+        QVERIFY(!again->isEnabled());
+        QCOMPARE(again->text(), againText);
+        QCOMPARE(againExp->text(), againExpText);
         again->trigger();
-        QCOMPARE(rerun.count(), 1); // an experiment row re-runs the experiment
+        QCOMPARE(rerun.count(), 1);
+        QCOMPARE(rerunExp.count(), 1);
+        againExp->trigger();
         QCOMPARE(rerunExp.count(), 2);
         QCOMPARE(rerunExp.at(1).at(0).toLongLong(), m_expB);
+        m_browser->setConfirmDeletes(true);
+        QTimer::singleShot(0, [] {
+            if (auto* box = qobject_cast<QMessageBox*>(QApplication::activeModalWidget())) {
+                QVERIFY(box->text().contains("again?"));
+                box->reject(); // Cancel
+            }
+        });
+        againExp->trigger();
+        QCOMPARE(rerunExp.count(), 2); // cancelled: nothing started
+        m_browser->setConfirmDeletes(false);
 
         // Double-clicking a run overlays it.
         m_browser->show();
@@ -569,6 +596,78 @@ private Q_SLOTS:
         QCOMPARE(cell(id, RunTreeModel::TrainColumn), QStringLiteral("10/12 cells"));
         QCOMPARE(cell(id, RunTreeModel::TestColumn), QStringLiteral("-"));
         QVERIFY(treeModel()->indexOfExperiment(exp).data().toString().contains(QStringLiteral("noise-sweep")));
+
+        // Issue 18: with its sweep points the row shows RMSE (mean over the σ grid), not a count.
+        for (double sigma : {0.0, 0.5}) {
+            SweepPoint p;
+            p.algorithmId = r.algorithmId;
+            p.sigma = sigma;
+            p.monteCarlo = 5;
+            p.trainRmseMean = sigma == 0 ? 1e-14 : 0.4;
+            p.testRmseMean = sigma == 0 ? 0.1 : 0.5;
+            m_store->addSweepPoint(exp, p);
+        }
+        QVERIFY(m_store->flush());
+        m_browser->refresh();
+        QCOMPARE(cell(id, RunTreeModel::TrainColumn), QStringLiteral("RMSE 0.2"));
+        QCOMPARE(cell(id, RunTreeModel::TestColumn), QStringLiteral("RMSE 0.3"));
+    }
+
+    // Issue 18 (a lab's run browser): filter by parameter, the diff of two runs, tags and notes
+    // stored in the database.
+    void parameterFilterDiffTagsAndNotes()
+    {
+        RunRecord r = *m_store->run(m_finished);
+        r.params.insert(QStringLiteral("lr"), 0.01);
+        r.params.insert(QStringLiteral("hidden"), QVariantList{16, 16});
+        r.seed = 43;
+        const qint64 fast = m_store->createRun(r);
+        QVERIFY(fast >= 0);
+        m_browser->refresh();
+        auto* edit = m_browser->findChild<QLineEdit*>(QStringLiteral("runFilterEdit"));
+        QAbstractItemModel* shown = view()->model();
+        auto shownRuns = [&] {
+            QList<qint64> ids;
+            for (int e = 0; e < shown->rowCount(); ++e)
+                for (int i = 0; i < shown->rowCount(shown->index(e, 0)); ++i)
+                    ids << shown->index(i, 0, shown->index(e, 0)).data(RunTreeModel::RunIdRole).toLongLong();
+            std::sort(ids.begin(), ids.end());
+            return ids;
+        };
+        edit->setText("lr=0.01");
+        QCOMPARE(shownRuns(), QList<qint64>{fast});
+        edit->setText("lr < 0.01");
+        QVERIFY(!shownRuns().contains(fast));
+        QVERIFY(shownRuns().contains(m_finished));
+        edit->setText("hidden=16,16 lr>=0.01");
+        QCOMPARE(shownRuns(), QList<qint64>{fast});
+        edit->setText("hidden!=16,16 fast");
+        QCOMPARE(shownRuns(), QList<qint64>{m_finished}); // a word and a condition together
+        edit->setText("momentum=0.9");
+        QVERIFY(shownRuns().isEmpty()); // no run has the key
+        edit->clear();
+
+        // Two runs selected: the details say what differs.
+        m_browser->setSelection({}, {m_finished, fast});
+        const QString diff = m_browser->detailsHtml();
+        QVERIFY2(diff.contains("differs") && diff.contains("0.001") && diff.contains("0.01") && diff.contains("43"),
+                 qPrintable(diff));
+        QVERIFY(!diff.contains("bpls-toy-linear")); // the same data set is not listed
+
+        // Tags and a note, kept in the database and searchable.
+        QString error;
+        QVERIFY2(m_browser->setNotes(fast, {"baseline", "lab"}, "lr raised to 0.01", &error), qPrintable(error));
+        QCOMPARE(m_store->run(fast)->tags, (QStringList{"baseline", "lab"}));
+        QVERIFY(cell(fast, RunTreeModel::NameColumn).contains("baseline, lab"));
+        edit->setText("tag=lab");
+        QCOMPARE(shownRuns(), QList<qint64>{fast});
+        edit->setText("raised");
+        QCOMPARE(shownRuns(), QList<qint64>{fast});
+        edit->clear();
+        m_browser->setSelection({}, {fast});
+        QVERIFY(m_browser->detailsHtml().contains("lr raised to 0.01"));
+        QVERIFY(!m_browser->setNotes(999999, {}, {}, &error));
+        QVERIFY2(error.contains("999999"), qPrintable(error));
     }
 
     void anotherStoreStartsWithNothingSelected()

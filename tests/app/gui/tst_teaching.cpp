@@ -1,6 +1,9 @@
 // The teaching view: two algorithms' decision regions side by side on one 2-D set.
 #include <DecisionRegionWidget.h>
 #include <PluginRegistry.h>
+#include <NetworkDiagram.h>
+#include <ParamForm.h>
+#include <TeachingCurves.h>
 #include <TeachingView.h>
 
 #include <QElapsedTimer>
@@ -46,6 +49,17 @@ class TestTeaching : public QObject {
         return {};
     }
 
+    // Each side has its own form: fill both with params() for their algorithm; fastest pace.
+    static void configure(TeachingView& view, int adamEpochs)
+    {
+        view.setPace(0);
+        for (int i = 0; i < 2; ++i) {
+            const QString id = view.form(i)->schema().find("tau_max") ? QStringLiteral("bpls.classify")
+                                                                        : QStringLiteral("gradient.adam");
+            view.form(i)->setValues(params(id, adamEpochs));
+        }
+    }
+
 private Q_SLOTS:
     void initTestCase()
     {
@@ -89,9 +103,9 @@ private Q_SLOTS:
     {
         TeachingView view(*m_registry);
         view.resize(900, 600);
-        view.setParamsProvider([](const QString& id) { return params(id, 60); });
         view.setDataset(moons());
         view.setAlgorithms("bpls.classify", "gradient.adam");
+        configure(view, 60);
         QSignalSpy shown(&view, &TeachingView::checkpointShown);
         QSignalSpy done(&view, &TeachingView::finished);
         view.show();
@@ -149,9 +163,9 @@ private Q_SLOTS:
     void stopEndsALongRunCancelledWithinOneSecond()
     {
         TeachingView view(*m_registry);
-        view.setParamsProvider([](const QString& id) { return params(id, 1000000); });
         view.setDataset(moons());
         view.setAlgorithms("gradient.adam", "gradient.adam");
+        configure(view, 1000000);
         QSignalSpy shown(&view, &TeachingView::checkpointShown);
         QSignalSpy done(&view, &TeachingView::finished);
         view.train();
@@ -172,13 +186,13 @@ private Q_SLOTS:
     {
         TeachingView view(*m_registry);
         // A checkpoint after every minibatch: hundreds per second on moons.
-        view.setParamsProvider([](const QString&) {
-            QVariantMap p = params("gradient.adam", 1000000);
-            p.insert("checkpoint_every", 1);
-            return p;
-        });
         view.setDataset(moons());
         view.setAlgorithms("gradient.adam", "gradient.adam");
+        view.setPace(0);
+        QVariantMap p = params("gradient.adam", 1000000);
+        p.insert("checkpoint_every", 1);
+        view.form(0)->setValues(p);
+        view.form(1)->setValues(p);
         QSignalSpy shown(&view, &TeachingView::checkpointShown);
         view.train();
         QTRY_VERIFY_WITH_TIMEOUT(shown.count() >= 1, 30000);
@@ -204,9 +218,9 @@ private Q_SLOTS:
     void trainWhileRunningRestarts()
     {
         TeachingView view(*m_registry);
-        view.setParamsProvider([](const QString& id) { return params(id, 1000000); });
         view.setDataset(moons());
         view.setAlgorithms("gradient.adam", "bpls.classify");
+        configure(view, 1000000);
         QSignalSpy shown(&view, &TeachingView::checkpointShown);
         QSignalSpy done(&view, &TeachingView::finished);
         view.train();
@@ -222,9 +236,9 @@ private Q_SLOTS:
     void deletingTheViewWhileTrainingIsClean()
     {
         auto* view = new TeachingView(*m_registry);
-        view->setParamsProvider([](const QString& id) { return params(id, 1000000); });
         view->setDataset(moons());
         view->setAlgorithms("gradient.adam", "gradient.adam");
+        configure(*view, 1000000);
         QSignalSpy shown(view, &TeachingView::checkpointShown);
         view->train();
         QTRY_VERIFY_WITH_TIMEOUT(shown.count() >= 1, 30000);
@@ -243,17 +257,82 @@ private Q_SLOTS:
     {
         TeachingView view(*m_registry);
         // Plain SGD at η = 10 on a linear output with squared error grows geometrically to Inf.
-        view.setParamsProvider([](const QString&) {
-            return QVariantMap{{"lr", 10.0}, {"output", "identity"}, {"loss", "squared_error"}, {"epochs", 1000}};
-        });
         view.setDataset(moons());
         view.setAlgorithms("gradient.sgd", "gradient.sgd");
+        view.setPace(0);
+        for (int i = 0; i < 2; ++i)
+            view.form(i)->setValues({{"lr", 10.0}, {"output_activation", "identity"}, {"loss", "squared_error"}, {"epochs", 1000}});
         QSignalSpy done(&view, &TeachingView::finished);
         view.train();
         QTRY_COMPARE_WITH_TIMEOUT(done.count(), 2, 30000);
         for (const auto& args : done)
             QCOMPARE(args.at(1).toString(), QString("diverged"));
         QVERIFY(view.caption(0).endsWith("diverged"));
+    }
+
+    // Issue 18: the demonstration must be worth watching — its own forms with many epochs, a
+    // pace, pause and step, small live curves and a drawing of the network.
+    void ownFormsPacePauseStepCurvesAndNetwork()
+    {
+        TeachingView view(*m_registry);
+        view.setDataset(moons());
+        view.setAlgorithms("bpls.classify", "gradient.adam");
+        // The teaching defaults, not the experiment's: 300 Adam epochs of a 2-16-16-2 tanh net.
+        QCOMPARE(view.form(1)->values().value("epochs").toLongLong(), 300LL);
+        QCOMPARE(view.form(1)->values().value("hidden").toList(), (QVariantList{16, 16}));
+        QCOMPARE(view.pace(), 20); // 300 epochs ≈ 6 s to watch
+        view.setPace(0);
+        view.form(1)->setValues(params("gradient.adam", 100000));
+        QSignalSpy shown(&view, &TeachingView::checkpointShown);
+        QSignalSpy done(&view, &TeachingView::finished);
+        view.train();
+        QTRY_VERIFY_WITH_TIMEOUT(view.curves(1)->count() >= 3, 30000);
+
+        // Paused: the Adam side holds at one epoch; Step gives exactly one more; Stop still works.
+        view.setPaused(true);
+        QTest::qWait(300); // the frame of the checkpoint it holds at arrives
+        const double held = view.lastFrame(1).epoch;
+        QTest::qWait(300);
+        QCOMPARE(view.lastFrame(1).epoch, held);
+        view.step();
+        QTRY_COMPARE_WITH_TIMEOUT(view.lastFrame(1).epoch, held + 1, 5000);
+        QTest::qWait(300);
+        QCOMPARE(view.lastFrame(1).epoch, held + 1);
+        view.setPaused(false);
+        QTRY_VERIFY_WITH_TIMEOUT(view.lastFrame(1).epoch > held + 3, 10000);
+        QElapsedTimer clock;
+        view.setPaused(true);
+        clock.start();
+        view.stop();
+        QTRY_VERIFY_WITH_TIMEOUT(!view.isRunning(), 1000);
+        QVERIFY2(clock.elapsed() < 1000, qPrintable(QString::number(clock.elapsed())));
+        view.setPaused(false);
+
+        // The drawing of each network, from the trainers' "network" facts.
+        QCOMPARE(view.network(1)->layers(), (QList<int>{2, 16, 2}));
+        QVERIFY(!view.network(0)->layers().isEmpty());
+        QCOMPARE(view.network(0)->layers().first(), 2);
+        QVERIFY(!std::isnan(view.network(0)->residual(0))); // BPLS: coloured by its solves
+
+        // The pace holds each epoch at least that long in wall time (outside the training clock).
+        view.setPace(40);
+        view.form(1)->setValues(params("gradient.adam", 25));
+        done.clear();
+        clock.restart();
+        view.train();
+        QTRY_VERIFY_WITH_TIMEOUT(done.count() == 2, 30000);
+        QVERIFY2(clock.elapsed() >= 25 * 40 * 8 / 10, qPrintable(QString::number(clock.elapsed())));
+        // Frames are throttled, the curves are not: every one of the 25 epochs is on them.
+        QVERIFY2(view.curves(1)->count() >= 25, qPrintable(QString::number(view.curves(1)->count())));
+        QVERIFY2(view.lastFrame(1).trainSeconds < clock.elapsed() / 1000.0 / 2,
+                 qPrintable(QString::number(view.lastFrame(1).trainSeconds)));
+
+        // After the first Train any change retrains by itself.
+        done.clear();
+        view.form(1)->setValues(params("gradient.adam", 5));
+        QTRY_VERIFY_WITH_TIMEOUT(view.isRunning(), 3000);
+        QTRY_VERIFY_WITH_TIMEOUT(done.count() == 2, 30000);
+        QCOMPARE(view.lastFrame(1).epoch, 5.0);
     }
 
     void badInputIsReportedNotCrashing()
@@ -267,14 +346,16 @@ private Q_SLOTS:
         view.setDataset(QJsonObject{{"source", "spirals"}, {"samples", 300}, {"noise", 0.05}, {"seed", 3}});
         QCOMPARE(view.datasetSpec().value("source").toString(), QString("spirals"));
         QCOMPARE(view.datasetSpec().value("samples").toInt(), 300);
-        // Invalid parameters end the side with a message naming the parameter, asynchronously.
-        view.setParamsProvider([](const QString&) { return QVariantMap{{"no_such_param", 1}}; });
+        // An invalid parameter ends the side with the engine's message naming it, asynchronously.
+        view.setAlgorithms("gradient.adam", "gradient.adam");
+        view.form(0)->setValues({{"epochs", 0}});
+        view.form(1)->setValues({{"epochs", 0}});
         QSignalSpy done(&view, &TeachingView::finished);
         view.train();
         QTRY_COMPARE_WITH_TIMEOUT(done.count(), 2, 5000);
         for (const auto& args : done) {
             QVERIFY(args.at(1).toString().startsWith("failed: "));
-            QVERIFY2(args.at(1).toString().contains("no_such_param"), qPrintable(args.at(1).toString()));
+            QVERIFY2(args.at(1).toString().contains("\"epochs\""), qPrintable(args.at(1).toString()));
         }
         QVERIFY(!view.isRunning());
     }

@@ -1,11 +1,12 @@
-// ExperimentRunner and ResultIO when the run store fails (issue 17, "silent data loss"): a failed
+// ExperimentRunner, SavedResult and StoredRuns when the run store fails (issue 17, "silent data loss"): a failed
 // write stops the experiment with the store's message, the runs it stopped are failed (not
 // "cancelled"), the results stay complete in memory and can be saved into another store as the
 // rows the runner would have written; a data set that does not load leaves no experiment row.
 
 #include <ExperimentRunner.h>
 #include <PluginRegistry.h>
-#include <ResultIO.h>
+#include <SavedResult.h>
+#include <StoredRuns.h>
 #include <RunStore.h>
 
 #include <QSqlDatabase>
@@ -132,7 +133,7 @@ private Q_SLOTS:
             QCOMPARE(runs[i].error, c.errors[i]);
             QCOMPARE(runs[i].pluginVersion, m_reg.algorithm("test.sleepy")->plugin->version);
         }
-        const auto loaded = loadResult(*other, id, &error);
+        const auto loaded = StoredRuns::experiment(*other, id, &error);
         QVERIFY2(loaded, qPrintable(error));
         QCOMPARE(loaded->curves.size(), 1);
         QCOMPARE(loaded->curves.first().repeats.size(), c.repeats.size());

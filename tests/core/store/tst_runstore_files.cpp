@@ -185,6 +185,31 @@ private Q_SLOTS:
         QCOMPARE(store->runs().size(), 1);
         QCOMPARE(store->run(run)->status, RunStatus::Finished);
     }
+
+    // Steps 2 and 3 (ids never reused, run tags and notes): a version-1 file with runs is brought up to date, its runs
+    // kept, and tags and notes can then be stored and read back.
+    void versionOneFileGainsTagsAndNotes()
+    {
+        const QString file = path(QStringLiteral("v1.sqlite"));
+        QStringList v1 = StoreSchema::migrations().first().statements;
+        v1 << QStringLiteral("INSERT INTO runs (algorithm_id, started) VALUES ('linear.ridge', '2024-01-01T00:00:00.000Z')")
+           << QStringLiteral("PRAGMA application_id = %1").arg(StoreSchema::applicationId)
+           << QStringLiteral("PRAGMA user_version = 1");
+        QVERIFY(rawExec(file, v1));
+        QString error;
+        auto store = RunStore::open(file, &error);
+        QVERIFY2(store, qPrintable(error));
+        QCOMPARE(store->schemaVersion(), StoreSchema::latestVersion());
+        QVERIFY(StoreSchema::latestVersion() >= 2);
+        const QList<RunRecord> runs = store->runs();
+        QCOMPARE(runs.size(), 1);
+        QVERIFY(runs[0].tags.isEmpty());
+        QVERIFY(runs[0].note.isEmpty());
+        QVERIFY(store->setRunNotes(runs[0].id, {" baseline", "paper ", "", "baseline"}, "ridge, λ from the paper"));
+        QCOMPARE(store->run(runs[0].id)->tags, (QStringList{"baseline", "paper"}));
+        QCOMPARE(store->run(runs[0].id)->note, QString("ridge, λ from the paper"));
+        QVERIFY(!store->setRunNotes(12345, {"x"}, {})); // no such run
+    }
 };
 
 QTEST_GUILESS_MAIN(TestRunStoreFiles)

@@ -1,8 +1,10 @@
 #pragma once
-/// @file ResultIO.h
-/// Experiment results to CSV, and back from the run store.
+/// @file SavedResult.h
+/// A session's results written into another database after its own store failed (issue 17:
+/// nothing trained is lost silently). The GUI's "Save results to another database…" calls it.
 
 #include "ExperimentRunner.h"
+#include "ExperimentSpec.h"
 
 #include <QString>
 
@@ -10,15 +12,6 @@ namespace tb {
 
 class PluginRegistry;
 class RunStore;
-
-/// Writes every checkpoint of every run (learning curve) or every sweep point (noise sweep)
-/// as CSV with a header row. Returns false and sets @p error (naming the path) on failure.
-bool writeResultCsv(const ExperimentResult& result, const QString& path, QString* error);
-
-/// Rebuilds an experiment's result (curves grouped by algorithm in run order, or sweep
-/// points) from the store. Returns nullopt with @p error if the id is unknown or a read failed
-/// (a damaged file: the message says what PRAGMA quick_check found), never a shortened result.
-std::optional<ExperimentResult> loadResult(RunStore& store, qint64 experimentId, QString* error);
 
 /// Writes @p result, which @p spec produced in this session, into @p store as a new experiment:
 /// the experiment row (spec with absolute data paths), one run per (algorithm, repeat) of a

@@ -1,0 +1,173 @@
+#include "ResultCsv.h"
+
+#include "RunStore.h"
+
+#include <QHash>
+#include <QSaveFile>
+#include <QTextStream>
+
+#include <optional>
+
+namespace tb {
+namespace {
+
+QString number(double v)
+{
+    return std::isfinite(v) ? QString::number(v, 'g', QLocale::FloatingPointShortest) : QString();
+}
+
+QString field(QString s)
+{
+    if (s.contains(QLatin1Char(',')) || s.contains(QLatin1Char('"')) || s.contains(QLatin1Char('\n')) ||
+        s.contains(QLatin1Char('\r')))
+        return QLatin1Char('"') + s.replace(QLatin1String("\""), QLatin1String("\"\"")) + QLatin1Char('"');
+    return s;
+}
+
+QString id(qint64 v)
+{
+    return v >= 0 ? QString::number(v) : QString();
+}
+
+/// What identifies a run in every one of its rows.
+struct RunKey {
+    qint64 experimentId = -1;
+    qint64 runId = -1;
+    QString algorithmId;
+    QString label;
+    int repeat = 0;
+    std::optional<std::uint64_t> seed;
+    RunStatus status = RunStatus::Finished;
+};
+
+class Writer {
+public:
+    explicit Writer(const QString& path) : m_path(path), m_file(path) {}
+
+    bool open(QString* error)
+    {
+        if (!m_file.open(QIODevice::WriteOnly | QIODevice::Text))
+            return fail(error);
+        m_out.setDevice(&m_file);
+        m_out << ResultCsv::columns().join(QLatin1Char(',')) << '\n';
+        return true;
+    }
+    void checkpoints(const RunKey& k, const QVector<MetricPoint>& points)
+    {
+        if (points.isEmpty()) {
+            m_out << prefix(k) << ",,,,,,,,,,,,\n";
+            return;
+        }
+        for (const MetricPoint& p : points)
+            m_out << prefix(k) << ",,," << p.seq << ',' << number(p.epoch) << ',' << number(p.trainTime) << ','
+                  << number(p.loss) << ',' << number(p.trainAccuracy) << ',' << number(p.testAccuracy) << ','
+                  << number(p.trainRmse) << ",," << number(p.testRmse) << ",\n";
+    }
+    void sweepPoint(const RunKey& k, const SweepPoint& p)
+    {
+        m_out << prefix(k) << ',' << number(p.sigma) << ',' << p.monteCarlo << ",,,,,,," << number(p.trainRmseMean)
+              << ',' << number(p.trainRmseStd) << ',' << number(p.testRmseMean) << ',' << number(p.testRmseStd)
+              << '\n';
+    }
+    bool commit(QString* error)
+    {
+        m_out.flush();
+        if (m_out.status() != QTextStream::Ok || !m_file.commit())
+            return fail(error);
+        return true;
+    }
+    void cancel() { m_file.cancelWriting(); }
+
+private:
+    static QString prefix(const RunKey& k)
+    {
+        return QStringList{id(k.experimentId), id(k.runId), field(k.algorithmId), field(k.label),
+                           QString::number(k.repeat), k.seed ? QString::number(*k.seed) : QString(),
+                           runStatusName(k.status)}
+            .join(QLatin1Char(','));
+    }
+    bool fail(QString* error)
+    {
+        if (error)
+            *error = QStringLiteral("%1: cannot write: %2").arg(m_path, m_file.errorString());
+        return false;
+    }
+
+    QString m_path;
+    QSaveFile m_file;
+    QTextStream m_out;
+};
+
+} // namespace
+
+const QStringList& ResultCsv::columns()
+{
+    static const QStringList c{"experiment_id", "run_id",     "algorithm_id",   "label",          "repeat",
+                               "seed",          "status",     "sigma",          "monte_carlo",    "seq",
+                               "epoch",         "train_time_s", "loss",         "train_accuracy", "test_accuracy",
+                               "train_rmse",    "train_rmse_std", "test_rmse",  "test_rmse_std"};
+    return c;
+}
+
+bool ResultCsv::write(const ExperimentResult& result, const QString& path, QString* error)
+{
+    Writer w(path);
+    if (!w.open(error))
+        return false;
+    for (const AlgorithmCurves& c : result.curves)
+        for (int r = 0; r < c.repeats.size(); ++r) {
+            RunKey k{result.experimentId, c.runIds.value(r, -1), c.algorithmId, c.label, c.repeatNumbers.value(r, r),
+                     std::nullopt, c.statuses.value(r, RunStatus::Finished)};
+            if (r < c.seeds.size())
+                k.seed = c.seeds[r];
+            w.checkpoints(k, c.repeats[r]);
+        }
+    for (const SweepRun& s : result.sweepRuns) {
+        const RunKey k{result.experimentId, s.runId, s.algorithmId, s.label, 0, s.seed, s.status};
+        for (const SweepPoint& p : result.sweep)
+            if (p.algorithmName == s.label && (p.algorithmId == s.algorithmId || p.algorithmId == s.label))
+                w.sweepPoint(k, p);
+    }
+    return w.commit(error);
+}
+
+bool ResultCsv::writeRuns(const RunStore& store, const QList<qint64>& runIds, const QString& path, QString* error)
+{
+    Writer w(path);
+    if (!w.open(error))
+        return false;
+    QHash<qint64, std::optional<ExperimentRecord>> experiments;
+    QHash<qint64, QList<SweepPoint>> sweeps;
+    for (qint64 runId : runIds) {
+        const auto r = store.run(runId);
+        if (!r)
+            continue; // deleted meanwhile
+        if (!experiments.contains(r->experimentId))
+            experiments.insert(r->experimentId, store.experiment(r->experimentId));
+        const RunKey k{r->experimentId, r->id, r->algorithmId,
+                       r->algorithmName.isEmpty() ? r->algorithmId : r->algorithmName,
+                       r->repeat, r->seed, r->status};
+        const std::optional<ExperimentRecord>& exp = experiments[r->experimentId];
+        if (exp && exp->kind == QLatin1String("noise-sweep")) {
+            if (!sweeps.contains(r->experimentId))
+                sweeps.insert(r->experimentId, store.sweepPoints(r->experimentId));
+            for (const SweepPoint& p : sweeps.value(r->experimentId))
+                if (p.algorithmId == r->algorithmId && p.algorithmName == r->algorithmName)
+                    w.sweepPoint(k, p);
+            continue;
+        }
+        const QString before = store.lastError();
+        const QVector<MetricPoint> points = store.metrics(runId);
+        const QString after = store.lastError();
+        if (points.isEmpty() && after != before && !after.isEmpty()) {
+            w.cancel();
+            if (error)
+                *error = QStringLiteral("%1: cannot read the checkpoints of run %2: %3").arg(path).arg(runId).arg(after);
+            return false;
+        }
+        w.checkpoints(k, points);
+    }
+    return w.commit(error);
+}
+
+} // namespace tb

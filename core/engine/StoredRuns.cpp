@@ -1,0 +1,199 @@
+#include "StoredRuns.h"
+
+#include "PluginRegistry.h"
+#include "RunStore.h"
+
+#include <DataSource.h>
+
+#include <QHash>
+#include <QSet>
+
+#include <algorithm>
+
+namespace tb {
+
+std::optional<StoredRuns::Rerun> StoredRuns::rerunOfRun(const RunStore& store, const PluginRegistry& registry,
+                                                        qint64 runId, QString* error)
+{
+    auto fail = [&](const QString& m) -> std::optional<Rerun> {
+        if (error)
+            *error = m;
+        return std::nullopt;
+    };
+    const auto run = store.run(runId);
+    if (!run)
+        return fail(QStringLiteral("no run %1 in %2").arg(runId).arg(store.path()));
+    const auto exp = store.experiment(run->experimentId);
+    if (!exp)
+        return fail(QStringLiteral("run %1 belongs to no stored experiment, so its data set is unknown").arg(runId));
+    QString err;
+    auto spec = ExperimentSpec::fromObject(exp->spec, QStringLiteral("experiment %1").arg(exp->id), &err);
+    if (!spec)
+        return fail(err);
+    Rerun r;
+    r.spec = *spec;
+    r.spec.algorithms = {AlgorithmRun{run->algorithmId, run->algorithmName, run->params}};
+    if (r.spec.kind == ExperimentSpec::Kind::LearningCurve) {
+        r.spec.repeats = 1;
+        r.spec.firstRepeat = run->repeat; // the seed rule deriveSeed(seed, repeat) gives its seed again
+    }
+    r.spec.threads = run->threads;
+    r.spec.name = QStringLiteral("%1 — re-run of run %2").arg(exp->name).arg(runId);
+    r.description = QStringLiteral("run %1 (%2, repeat %3, seed %4)")
+                        .arg(runId)
+                        .arg(run->algorithmName)
+                        .arg(run->repeat)
+                        .arg(run->seed);
+    if (const AlgorithmEntry* e = registry.algorithm(run->algorithmId); e && e->plugin->version != run->pluginVersion)
+        r.notes << QStringLiteral("run %1 was made with %2 %3; %4 is loaded now, results may differ")
+                       .arg(runId)
+                       .arg(e->plugin->id, run->pluginVersion, e->plugin->version);
+    return r;
+}
+
+std::optional<StoredRuns::Rerun> StoredRuns::rerunOfExperiment(const RunStore& store, qint64 experimentId,
+                                                               QString* error)
+{
+    const auto exp = store.experiment(experimentId);
+    if (!exp) {
+        if (error)
+            *error = QStringLiteral("no experiment %1 in %2").arg(experimentId).arg(store.path());
+        return std::nullopt;
+    }
+    QString err;
+    auto spec = ExperimentSpec::fromObject(exp->spec, QStringLiteral("experiment %1").arg(experimentId), &err);
+    if (!spec) {
+        if (error)
+            *error = err;
+        return std::nullopt;
+    }
+    Rerun r;
+    r.spec = *spec;
+    r.description = QStringLiteral("experiment %1 “%2”").arg(experimentId).arg(exp->name);
+    return r;
+}
+
+StoredRuns::Selection StoredRuns::group(const RunStore& store, const QList<qint64>& runIds)
+{
+    Selection sel;
+    QHash<qint64, std::optional<ExperimentRecord>> experiments; // read once each
+    QList<RunRecord> runs;
+    QSet<qint64> seen;
+    QString err;
+    auto noteError = [&] { // the first failed read is what the user sees; reads go on
+        if (!err.isEmpty() && sel.readError.isEmpty())
+            sel.readError = err;
+        err.clear();
+    };
+    for (qint64 id : runIds) {
+        if (seen.contains(id))
+            continue;
+        seen.insert(id);
+        const auto r = store.run(id, &err);
+        noteError();
+        if (r) {
+            runs << *r;
+            sel.runIds << id;
+            if (!experiments.contains(r->experimentId)) {
+                experiments.insert(r->experimentId, store.experiment(r->experimentId, &err));
+                noteError();
+            }
+        }
+    }
+    sel.experimentIds = experiments.keys();
+    std::sort(sel.experimentIds.begin(), sel.experimentIds.end());
+    ExperimentResult& res = sel.result;
+    res.experimentId = sel.experimentIds.size() == 1 ? sel.experimentIds.first() : -1;
+    const bool manyExperiments = experiments.size() > 1;
+    QHash<qint64, QList<SweepPoint>> sweepOf; // experiment → its points, read once
+    bool anyCurve = false;
+    for (const RunRecord& r : runs) {
+        const std::optional<ExperimentRecord>& exp = experiments[r.experimentId];
+        const QString name = r.algorithmName.isEmpty() ? r.algorithmId : r.algorithmName;
+        const QString label = manyExperiments ? QStringLiteral("%1 (exp. %2)").arg(name).arg(r.experimentId) : name;
+        if (r.status == RunStatus::Finished)
+            res.runsFinished++;
+        else if (r.status == RunStatus::Failed || r.status == RunStatus::Diverged)
+            res.runsFailed++;
+        else if (r.status == RunStatus::Cancelled)
+            res.runsCancelled++;
+        if (exp && exp->kind == QLatin1String("noise-sweep")) {
+            if (!sweepOf.contains(r.experimentId))
+            {
+                sweepOf.insert(r.experimentId, store.sweepPoints(r.experimentId, &err));
+                noteError();
+            }
+            for (SweepPoint p : sweepOf.value(r.experimentId))
+                if (p.algorithmId == r.algorithmId && p.algorithmName == r.algorithmName) {
+                    p.algorithmName = label;
+                    if (manyExperiments)
+                        p.algorithmId = label; // the chart groups by id: keep two experiments apart
+                    res.sweep << p;
+                }
+            res.sweepRuns << SweepRun{r.algorithmId, label, r.id, r.seed, r.status};
+            continue;
+        }
+        anyCurve = true;
+        if (exp)
+            if (const auto t = data::DataSource::task(exp->spec.value(QStringLiteral("dataset")).toObject()))
+                sel.classification = sel.classification || *t == Task::Classification;
+        AlgorithmCurves* c = nullptr;
+        for (auto& existing : res.curves)
+            if (existing.label == label && existing.algorithmId == r.algorithmId)
+                c = &existing;
+        if (!c) {
+            res.curves.append(AlgorithmCurves{});
+            c = &res.curves.last();
+            c->algorithmId = r.algorithmId;
+            c->label = label;
+        }
+        c->repeats << store.metrics(r.id, &err);
+        noteError();
+        c->statuses << r.status;
+        c->infos << r.info;
+        c->errors << r.error;
+        c->repeatNumbers << r.repeat;
+        c->seeds << r.seed;
+        c->runIds << r.id;
+    }
+    res.kind = !anyCurve && !res.sweepRuns.isEmpty() ? ExperimentSpec::Kind::NoiseSweep
+                                                     : ExperimentSpec::Kind::LearningCurve;
+    res.runsPlanned = int(runs.size());
+    return sel;
+}
+
+std::optional<ExperimentResult> StoredRuns::experiment(const RunStore& store, qint64 experimentId, QString* error)
+{
+    QString readError;
+    auto failed = [&]() -> std::optional<ExperimentResult> {
+        if (error)
+            *error = readError;
+        return std::nullopt;
+    };
+    const auto exp = store.experiment(experimentId, &readError);
+    if (!readError.isEmpty())
+        return failed();
+    if (!exp) {
+        if (error)
+            *error = QStringLiteral("no experiment with id %1 in %2").arg(experimentId).arg(store.path());
+        return std::nullopt;
+    }
+    QList<qint64> ids;
+    const QList<RunRecord> runs = store.runs(experimentId, &readError);
+    if (!readError.isEmpty())
+        return failed();
+    for (const RunRecord& r : runs)
+        ids << r.id;
+    Selection sel = group(store, ids);
+    if (!sel.readError.isEmpty()) {
+        readError = sel.readError;
+        return failed();
+    }
+    ExperimentResult r = std::move(sel.result);
+    r.experimentId = experimentId;
+    r.kind = exp->kind == QLatin1String("noise-sweep") ? ExperimentSpec::Kind::NoiseSweep
+                                                       : ExperimentSpec::Kind::LearningCurve;
+    return r;
+}
+
+} // namespace tb
