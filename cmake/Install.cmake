@@ -17,7 +17,7 @@ install(FILES ${TB_TRAINING_HEADERS} DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/tra
 install(TARGETS tb_api tb_numerics tb_training EXPORT TrainbenchTargets
         LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
         ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR})
-install(TARGETS tb_data tb_store tb_engine tb_charts LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
+install(TARGETS tb_data tb_stats tb_store tb_engine tb_charts LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
 install(EXPORT TrainbenchTargets NAMESPACE tb:: DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/Trainbench)
 
 configure_package_config_file(${CMAKE_SOURCE_DIR}/cmake/TrainbenchConfig.cmake.in

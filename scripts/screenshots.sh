@@ -13,6 +13,8 @@ mkdir -p "$XDG_RUNTIME_DIR" && chmod 700 "$XDG_RUNTIME_DIR"
 shot() { xvfb-run -a -s '-screen 0 1600x1000x24' "$gui" "$@"; }
 # A finished comparison first, so the run browser of the later shots lists it.
 shot resources/experiments/fashion-mnist-learning-curve.json --run --screenshot docs/gui-comparison.png --when-finished
+# A parameter sweep finished: Adam's learning rate over five seeds in the Comparison tab.
+shot resources/experiments/adam-lr-sweep.json --run --screenshot docs/gui-sweep.png --when-finished
 # The BPLS paper's toy sweep with the six gradient optimizers, while it runs.
 shot resources/experiments/gradient-toy-linear.json --run --screenshot docs/gui-running.png --after 8
 # The teaching view in presentation mode: BPLS and Adam side by side on two moons, mid-run.

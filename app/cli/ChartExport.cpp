@@ -1,12 +1,66 @@
 #include "ChartExport.h"
 
 #include <ChartRenderer.h>
+#include <Comparison.h>
+#include <FrontierChart.h>
 #include <LearningCurveChart.h>
 #include <NoiseSweepChart.h>
+#include <ParallelCoordinatesView.h>
+#include <ParamSweepChart.h>
+
+#include <QImageWriter>
+#include <QSaveFile>
 
 #include <QFileInfo>
 
 namespace tb::cli {
+namespace {
+
+// "<path without .png>-<suffix>.png".
+QString sibling(const QString& path, const QString& suffix)
+{
+    const QFileInfo fi(path);
+    const QString base = fi.suffix().compare(QLatin1String("png"), Qt::CaseInsensitive) == 0 ? path.left(path.size() - 4) : path;
+    return base + QLatin1Char('-') + suffix + QStringLiteral(".png");
+}
+
+QString titled(const QString& title, const QString& what)
+{
+    return title.isEmpty() ? what : title + QStringLiteral(" — ") + what;
+}
+
+// The runs against training time with the Pareto front: every experiment with curves has one.
+bool writeFrontier(const ExperimentResult& result, const QString& title, const QString& path, QStringList* written,
+                   QString* error)
+{
+    const MetricId metric = RunMetric::defaultFor(result.curves);
+    charts::FrontierChart chart;
+    chart.setData(Comparison::frontier(Comparison::samples(result.curves, metric), metric), metric);
+    chart.setTitle(titled(title, QStringLiteral("%1 vs training time, Pareto front").arg(RunMetric::label(metric))));
+    if (!charts::ChartRenderer::savePng(&chart, path, charts::ChartRenderer::defaultSize(), error))
+        return false;
+    if (written)
+        *written << path;
+    return true;
+}
+
+bool writeParallel(const ExperimentResult& result, const QString& path, QStringList* written, QString* error)
+{
+    charts::ParallelCoordinatesView view;
+    view.setData(result.curves, RunMetric::defaultFor(result.curves));
+    const QImage img = view.render(charts::ChartRenderer::defaultSize());
+    QSaveFile f(path);
+    if (!f.open(QIODevice::WriteOnly) || !img.save(&f, "PNG") || !f.commit()) {
+        if (error)
+            *error = QStringLiteral("cannot write PNG '%1': %2").arg(path, f.errorString());
+        return false;
+    }
+    if (written)
+        *written << path;
+    return true;
+}
+
+} // namespace
 
 bool writeCharts(const ExperimentResult& result, const QString& title, const QString& path, QStringList* written,
                  QString* error)
@@ -21,6 +75,23 @@ bool writeCharts(const ExperimentResult& result, const QString& title, const QSt
         if (written)
             *written << path;
         return true;
+    }
+    const QStringList params = ParamSweepChart::numericParameters(result.curves);
+    if (result.kind == ExperimentSpec::Kind::ParamSweep && !params.isEmpty()) {
+        const MetricId metric = RunMetric::defaultFor(result.curves);
+        for (int i = 0; i < params.size(); ++i) {
+            ParamSweepChart chart;
+            chart.setData(result.curves, params[i], metric);
+            chart.setTitle(titled(title, chart.title()));
+            const QString file = i == 0 ? path : sibling(path, params[i]);
+            if (!ChartRenderer::savePng(&chart, file, ChartRenderer::defaultSize(), error))
+                return false;
+            if (written)
+                *written << file;
+        }
+        if (!writeParallel(result, sibling(path, "parallel"), written, error))
+            return false;
+        return writeFrontier(result, title, sibling(path, "frontier"), written, error);
     }
     const QList<CurveSeriesData> data = LearningCurveChart::seriesOf(result.curves);
     bool classification = false;
@@ -50,7 +121,12 @@ bool writeCharts(const ExperimentResult& result, const QString& title, const QSt
         if (written)
             *written << o.file;
     }
-    return true;
+    // A sweep of non-numeric values (choices, lists) has no parameter axis: learning curves, and
+    // the parallel coordinates that can show categories.
+    if (result.kind == ExperimentSpec::Kind::ParamSweep && !result.sweptKeys.isEmpty() &&
+        !writeParallel(result, sibling(path, "parallel"), written, error))
+        return false;
+    return writeFrontier(result, title, sibling(path, "frontier"), written, error);
 }
 
 } // namespace tb::cli

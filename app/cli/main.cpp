@@ -4,6 +4,7 @@
 //   4 database error; 5 stopped by the user (Ctrl-C); 6 output (PNG/CSV) could not be written.
 
 #include "ChartExport.h"
+#include "CompareCommand.h"
 #include "ProgressBar.h"
 
 #include <CostPrediction.h>
@@ -262,11 +263,15 @@ int runSpec(const tb::ExperimentSpec& spec, const tb::PluginRegistry& reg, tb::R
                 else
                     out() << "train RMSE " << fmt(last.trainRmse) << "  test RMSE " << fmt(last.testRmse);
                 const QJsonObject info = c.infos.value(r);
+                if (const QString mem = tb::CostPrediction::fromRunInfo(info).compareMemory(info); !mem.isEmpty())
+                    out() << "  " << mem;
                 if (const QString cost = tb::CostPrediction::fromRunInfo(info).compare(info); !cost.isEmpty())
                     out() << "  " << cost;
                 out() << "\n";
             }
     }
+    if (result.kind == tb::ExperimentSpec::Kind::ParamSweep && !result.curves.isEmpty())
+        out() << "\n" << tb::cli::gridSummary(result);
     for (const auto& e : result.runErrors)
         err() << "  problem: " << e << "\n";
     err().flush();
@@ -475,6 +480,8 @@ int cmdRuns(const QStringList& args)
                          .arg(r.threads)
                          .arg(fmt(secs))
                          .arg(metrics);
+            if (const QString mem = tb::CostPrediction::fromRunInfo(r.info).compareMemory(r.info); !mem.isEmpty())
+                out() << "  " << mem;
             if (const QString cost = tb::CostPrediction::fromRunInfo(r.info).compare(r.info); !cost.isEmpty())
                 out() << "  " << cost;
             else if (const QString cell =
@@ -557,6 +564,8 @@ void usage()
              "                                        run a stored run (or experiment) again, exactly\n"
              "  runs [--db FILE] [--json]             past experiments and runs\n"
              "  export ID [--db FILE] [--plot OUT.png] [--csv OUT.csv]\n"
+             "  compare ID [ID ...] [--db FILE] [--metric KEY] [--baseline NAME] [--format text|csv|markdown|latex]\n"
+             "                                        result matrix, paired tests, grid, time to target (docs/cli.md)\n"
              "  --version\n\n"
              "exit codes: 0 ok, 1 runs failed/diverged, 2 usage, 3 invalid experiment or data,\n"
              "            4 database, 5 stopped by user, 6 output not written\n";
@@ -601,6 +610,8 @@ int main(int argc, char** argv)
             return cmdRuns(args);
         if (cmd == "export")
             return cmdExport(args);
+        if (cmd == "compare")
+            return tb::cli::compareCommand(args);
     } catch (const std::bad_alloc&) {
         err() << "trainbench-cli " << cmd << ": out of memory (std::bad_alloc)" << Qt::endl;
         return Invalid;

@@ -150,6 +150,8 @@ AlgorithmPanel::Entry* AlgorithmPanel::makeEntry(const AlgorithmInfo& info, int 
         Q_EMIT changed();
     });
     connect(e->form, &ParamForm::changed, this, &AlgorithmPanel::changed);
+    connect(e->form, &ParamForm::sweepRequested, this,
+            [this, id = info.id](const QString& key) { Q_EMIT sweepRequested(id, key); });
     connect(reset, &QPushButton::clicked, e->form, &ParamForm::resetToDefaults);
     const QString id = info.id;
     connect(add, &QPushButton::clicked, this, [this, id] { addConfiguration(id); });

@@ -104,6 +104,8 @@ public:
 Q_SIGNALS:
     /// A check mark, a label, a parameter or the set of configurations changed.
     void changed();
+    /// "Sweep this parameter…" on parameter @p key of @p algorithmId's form.
+    void sweepRequested(const QString& algorithmId, const QString& key);
 
 private:
     struct Entry {

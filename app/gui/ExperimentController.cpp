@@ -1,5 +1,7 @@
 #include "ExperimentController.h"
 
+#include <ParamSweep.h>
+
 #include <CostPrediction.h>
 #include <PluginRegistry.h>
 #include <RunStore.h>
@@ -172,8 +174,27 @@ bool ExperimentController::start(const ExperimentSpec& spec, QString* error)
     m_currentRepeat = 0;
     m_lastPoint = MetricPoint{};
     m_total = 0; // the runner says how many units once the data are loaded (experimentStarted)
-    // One curve per algorithm entry, in spec order, labelled as the runner labels its jobs.
+    // One curve per algorithm entry, in spec order, labelled as the runner labels its jobs; a
+    // param sweep has one per configuration (ParamSweep::configurations, the runner's own list).
+    if (spec.kind == ExperimentSpec::Kind::ParamSweep) {
+        for (const AlgorithmCurves& c : ParamSweep::configurations(spec, &m_registry)) {
+            charts::CurveSeriesData d;
+            d.algorithmId = c.algorithmId;
+            d.label = c.label;
+            m_curves << d;
+            m_repeatIndex << QList<int>();
+            QVariantMap params;
+            for (const AlgorithmRun& a : spec.algorithms)
+                if (a.id == c.algorithmId)
+                    params = a.params;
+            for (auto it = c.setting.begin(); it != c.setting.end(); ++it)
+                params.insert(it.key(), it.value());
+            m_plannedEpochs << m_registry.plannedEpochs(c.algorithmId, params);
+        }
+    }
     for (const AlgorithmRun& a : spec.algorithms) {
+        if (spec.kind == ExperimentSpec::Kind::ParamSweep)
+            break;
         const AlgorithmEntry* entry = m_registry.algorithm(a.id);
         charts::CurveSeriesData c;
         c.algorithmId = a.id;
@@ -288,13 +309,24 @@ void ExperimentController::drain()
                 Q_EMIT logMessage(tr("%1: predicted %2").arg(e.label, text));
             break;
         }
-        case Event::Type::Checkpoint:
-            if (m_currentCurve >= 0 && m_currentCurve < m_curves.size() && !m_curves[m_currentCurve].repeats.isEmpty()) {
-                m_curves[m_currentCurve].repeats.last() << e.point;
+        case Event::Type::Checkpoint: {
+            // Parallel sweep cells interleave their checkpoints: route each by its run's label and
+            // repeat; one run at a time, the current curve's last repeat is the run.
+            int i = m_currentCurve, slot = -1;
+            if (m_spec.kind == ExperimentSpec::Kind::ParamSweep && m_spec.paramSweep.cellsAtOnce > 1) {
+                i = curveIndex(e.label, e.algorithmId);
+                if (i >= 0)
+                    slot = int(m_repeatIndex[i].lastIndexOf(e.repeat));
+            } else if (i >= 0 && i < m_curves.size()) {
+                slot = int(m_curves[i].repeats.size()) - 1;
+            }
+            if (i >= 0 && i < m_curves.size() && slot >= 0 && slot < m_curves[i].repeats.size()) {
+                m_curves[i].repeats[slot] << e.point;
                 dataChanged = true;
             }
             m_lastPoint = e.point;
             break;
+        }
         case Event::Type::RunFinished: {
             QString line = tr("%1, repeat %2: %3").arg(e.label).arg(e.repeat).arg(runStatusName(e.status));
             if (!e.error.isEmpty())
@@ -312,7 +344,7 @@ void ExperimentController::drain()
     }
     if (dataChanged) {
         Q_EMIT updated();
-        if (m_spec.kind == ExperimentSpec::Kind::LearningCurve)
+        if (m_spec.kind != ExperimentSpec::Kind::NoiseSweep)
             Q_EMIT runProgressChanged(runFraction());
     }
     if (progress)
@@ -332,7 +364,10 @@ QString ExperimentController::progressFormat() const
 
 double ExperimentController::runFraction() const
 {
-    if (m_spec.kind != ExperimentSpec::Kind::LearningCurve || m_currentCurve < 0 || m_currentCurve >= m_plannedEpochs.size())
+    // A param sweep's cells run one at a time by default, like a learning curve's runs.
+    const bool oneAtATime = m_spec.kind == ExperimentSpec::Kind::LearningCurve ||
+                            (m_spec.kind == ExperimentSpec::Kind::ParamSweep && m_spec.paramSweep.cellsAtOnce == 1);
+    if (!oneAtATime || m_currentCurve < 0 || m_currentCurve >= m_plannedEpochs.size())
         return -1;
     double f = -1;
     if (m_plannedEpochs[m_currentCurve] > 0)

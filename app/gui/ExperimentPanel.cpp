@@ -1,5 +1,7 @@
 #include "ExperimentPanel.h"
 
+#include "SweepEditor.h"
+
 #include <ExperimentSpec.h>
 
 #include <QComboBox>
@@ -14,6 +16,7 @@
 #include <QSignalBlocker>
 #include <QSpinBox>
 
+#include <algorithm>
 #include <cmath>
 
 namespace tb::gui {
@@ -47,9 +50,12 @@ ExperimentPanel::ExperimentPanel(QWidget* parent) : QWidget(parent)
     m_kind = new QComboBox(this);
     m_kind->addItem(tr("Learning curve"), QStringLiteral("learning-curve"));
     m_kind->addItem(tr("Noise sweep"), QStringLiteral("noise-sweep"));
+    m_kind->addItem(tr("Parameter sweep"), QStringLiteral("param-sweep"));
     m_kind->setToolTip(tr("Learning curve: accuracy / RMSE / loss against training time and epoch.\n"
                           "Noise sweep: train and test RMSE against the noise σ of a generated data set "
-                          "(the BPLS paper's Fig. 4–5)."));
+                          "(the BPLS paper's Fig. 4–5).\n"
+                          "Parameter sweep: every combination of the values given below, each over the repeats; "
+                          "results in the Comparison tab."));
     form->addRow(tr("Kind"), m_kind);
 
     m_repeats = new QSpinBox(this);
@@ -70,6 +76,10 @@ ExperimentPanel::ExperimentPanel(QWidget* parent) : QWidget(parent)
     form->addRow(tr("Monte-Carlo runs"), m_monteCarlo);
     m_sweepRows[0] = m_sigmas;
     m_sweepRows[1] = m_monteCarlo;
+    m_sweepEditor = new SweepEditor(this);
+    m_sweepEditor->setToolTip(tr("Parameters to sweep and their values; right-click a parameter in the Algorithms "
+                                 "panel to add it here."));
+    form->addRow(tr("Sweep"), m_sweepEditor);
 
     m_seed = new QLineEdit(QStringLiteral("1"), this);
     m_seed->setValidator(new QRegularExpressionValidator(QRegularExpression(QStringLiteral("[0-9]{1,20}")), m_seed));
@@ -119,6 +129,10 @@ ExperimentPanel::ExperimentPanel(QWidget* parent) : QWidget(parent)
         emitChanged();
     });
     connect(m_threads, &QSpinBox::valueChanged, this, emitChanged);
+    connect(m_sweepEditor, &SweepEditor::changed, this, [this, emitChanged] {
+        refreshMessage();
+        emitChanged();
+    });
     connect(m_budget, &QDoubleSpinBox::valueChanged, this, emitChanged);
     for (QAbstractSpinBox* box : {static_cast<QAbstractSpinBox*>(m_repeats), static_cast<QAbstractSpinBox*>(m_monteCarlo),
                                   static_cast<QAbstractSpinBox*>(m_threads), static_cast<QAbstractSpinBox*>(m_budget)})
@@ -165,6 +179,8 @@ QJsonObject ExperimentPanel::values() const
     } else {
         o.remove(QStringLiteral("sweep"));
         o.insert(QStringLiteral("repeats"), m_repeats->value());
+        if (isParamSweep())
+            o.insert(QStringLiteral("sweep"), m_sweepEditor->sweepJson());
     }
     return o;
 }
@@ -177,8 +193,10 @@ void ExperimentPanel::setValues(const QJsonObject& spec)
         if (spec.contains(QLatin1String(key)))
             m_kept.insert(QLatin1String(key), spec.value(QLatin1String(key)));
     m_name->setText(spec.value(QStringLiteral("name")).toString(kDefaultName));
-    const bool sweep = spec.value(QStringLiteral("kind")).toString() == QLatin1String("noise-sweep");
-    m_kind->setCurrentIndex(sweep ? 1 : 0);
+    const QString kind = spec.value(QStringLiteral("kind")).toString();
+    m_kind->setCurrentIndex(std::max(0, m_kind->findData(kind)));
+    m_sweepEditor->setSweepJson(kind == QLatin1String("param-sweep") ? spec.value(QStringLiteral("sweep")).toObject()
+                                                                     : QJsonObject());
     m_repeats->setValue(spec.value(QStringLiteral("repeats")).toInt(1));
     const QJsonObject sw = spec.value(QStringLiteral("sweep")).toObject();
     QList<double> sigmas;
@@ -227,6 +245,8 @@ QStringList ExperimentPanel::problems() const
                        .arg(b.lo)
                        .arg(b.hi);
     }
+    if (isParamSweep())
+        out << m_sweepEditor->problems();
     bool ok = false;
     m_seed->text().toULongLong(&ok);
     if (!ok)
@@ -245,6 +265,17 @@ void ExperimentPanel::setNoiseSweepAvailable(bool on)
 bool ExperimentPanel::isNoiseSweep() const
 {
     return m_kind->currentIndex() == 1;
+}
+
+bool ExperimentPanel::isParamSweep() const
+{
+    return m_kind->currentIndex() == 2;
+}
+
+void ExperimentPanel::sweepParameter(const QString& key)
+{
+    m_kind->setCurrentIndex(2);
+    m_sweepEditor->addAxis(key);
 }
 
 int ExperimentPanel::threads() const
@@ -318,6 +349,7 @@ void ExperimentPanel::updateVisibility()
     form->setRowVisible(m_repeatsRow, !sweep);
     form->setRowVisible(m_sweepRows[0], sweep);
     form->setRowVisible(m_sweepRows[1], sweep);
+    form->setRowVisible(m_sweepEditor, isParamSweep());
     refreshMessage();
 }
 

@@ -14,9 +14,12 @@ class QSpinBox;
 
 namespace tb::gui {
 
+class SweepEditor;
+
 /// Edits the top-level keys of an experiment file other than "dataset" and "algorithms":
-///  - name (default "Untitled experiment") and kind: learning curve or noise sweep;
-///  - learning curve: repeats (default 1, 1 … 1000);
+///  - name (default "Untitled experiment") and kind: learning curve, noise sweep or parameter sweep;
+///  - learning curve and parameter sweep: repeats (default 1, 1 … 1000);
+///  - parameter sweep: the swept parameters and their values (SweepEditor, "sweep");
 ///  - noise sweep: the σ grid as text ("0, 0.1, 0.2" or a range "0:0.1:1"; default
 ///    0, 0.1, …, 1) and the Monte-Carlo count (default 100, 1 … 100 000);
 ///  - seed (default 1; any unsigned 64-bit integer), thread cap (default: the saved setting, else
@@ -41,6 +44,12 @@ public:
     /// reported by problems() (the kind is kept, so a passing dataset edit loses nothing).
     void setNoiseSweepAvailable(bool on);
     bool isNoiseSweep() const;
+    bool isParamSweep() const;
+    /// Switches to a parameter sweep and adds @p key to its grid with suggested values (what
+    /// "Sweep this parameter" in an algorithm's form does).
+    void sweepParameter(const QString& key);
+    /// The grid's editor; the window gives it the parameters of the selected algorithms.
+    SweepEditor* sweepEditor() const { return m_sweepEditor; }
     /// The thread cap (0 = all cores).
     int threads() const;
     void setThreads(int n);
@@ -78,6 +87,7 @@ private:
     QLabel* m_message = nullptr;
     QWidget* m_repeatsRow = nullptr;
     QWidget* m_sweepRows[2] = {nullptr, nullptr};
+    SweepEditor* m_sweepEditor = nullptr;
     QJsonObject m_kept; ///< keys of the opened file this panel does not edit
     bool m_noiseAvailable = true;
     bool m_loading = false;

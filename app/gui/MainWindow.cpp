@@ -2,15 +2,19 @@
 
 #include "AlgorithmPanel.h"
 #include "ChartTabs.h"
+#include "ComparisonTab.h"
 #include "DatasetPanel.h"
 #include "ExperimentController.h"
 #include "ExperimentPanel.h"
 #include "PluginsDialog.h"
 #include "RunBrowser.h"
+#include "SweepEditor.h"
+#include "SweepResultView.h"
 #include "TeachingView.h"
 #include "WheelGuard.h"
 
 #include <DataSource.h>
+#include <ParamSweep.h>
 #include <PluginRegistry.h>
 #include <RunStore.h>
 #include <SavedResult.h>
@@ -118,6 +122,24 @@ MainWindow::MainWindow(const PluginRegistry& registry, QWidget* parent) : QMainW
         changed();
     });
     connect(m_algorithms, &AlgorithmPanel::changed, this, changed);
+    // Comparisons: the sweep's parameters follow the selection; a form's "Sweep this parameter…"
+    // turns the experiment into a param sweep; the browser's Compare fills the Comparison tab.
+    connect(m_algorithms, &AlgorithmPanel::changed, this, &MainWindow::updateSweepParameters);
+    connect(m_algorithms, &AlgorithmPanel::sweepRequested, this, [this](const QString& id, const QString& key) {
+        m_algorithms->setChecked(id, true);
+        updateSweepParameters();
+        m_experiment->sweepParameter(key);
+    });
+    connect(m_browser, &RunBrowser::compareRequested, this, [this](const QList<qint64>& ids) {
+        if (m_store && m_comparison->showRuns(*m_store, ids) > 0)
+            m_centre->setCurrentWidget(m_comparisonPage);
+    });
+    connect(m_centre, &QTabWidget::currentChanged, this, [this] {
+        if (m_comparisonDirty && m_centre->currentWidget() == m_comparisonPage && m_controller->isRunning()) {
+            m_comparisonDirty = false;
+            m_comparison->showLive(m_controller->spec(), m_controller->curves());
+        }
+    });
     connect(m_experiment, &ExperimentPanel::changed, this, [this, changed] {
         updateTaskAndKind();
         changed();
@@ -164,7 +186,14 @@ void MainWindow::buildUi()
     m_centre = new QTabWidget(this);
     m_charts = new ChartTabs;
     m_teaching = new TeachingView(m_registry);
+    m_comparison = new ComparisonTab(m_registry);
     m_centre->addTab(m_charts, tr("Charts"));
+    // Its tables and charts scroll rather than set the window's smallest height (1024×768 screens).
+    m_comparisonPage = new QScrollArea;
+    m_comparisonPage->setWidgetResizable(true);
+    m_comparisonPage->setFrameShape(QFrame::NoFrame);
+    m_comparisonPage->setWidget(m_comparison);
+    m_centre->addTab(m_comparisonPage, tr("Comparison"));
     m_centre->addTab(m_teaching, tr("Teaching"));
     setCentralWidget(m_centre);
 
@@ -173,14 +202,19 @@ void MainWindow::buildUi()
     auto* runButton = new QPushButton(tr("Run"));
     auto* stopButton = new QPushButton(tr("Stop"));
     runButton->setDefault(true);
+    // The settings scroll (a param sweep's editor makes them tall); Run and Stop stay in sight.
+    auto* expScroll = new QScrollArea;
+    expScroll->setWidgetResizable(true);
+    expScroll->setFrameShape(QFrame::NoFrame);
+    expScroll->setWidget(m_experiment);
     auto* expBox = new QWidget;
     auto* expLayout = new QVBoxLayout(expBox);
-    expLayout->addWidget(m_experiment);
+    expLayout->setContentsMargins(0, 0, 0, 0);
+    expLayout->addWidget(expScroll, 1);
     auto* buttons = new QHBoxLayout;
     buttons->addWidget(runButton);
     buttons->addWidget(stopButton);
     expLayout->addLayout(buttons);
-    expLayout->addStretch(1);
     auto* expDock = new QDockWidget(tr("Experiment"), this);
     expDock->setObjectName(QStringLiteral("experimentDock"));
     expDock->setWidget(expBox);
@@ -1037,7 +1071,9 @@ void MainWindow::exportChartDialog()
         return;
     QString error;
     const QString title = m_chartSpec ? m_chartSpec->name : m_charts->caption();
-    if (!m_charts->saveImage(path, title, chartSettings(), &error))
+    const bool ok = m_centre->currentWidget() == m_comparisonPage ? m_comparison->sweepView()->savePng(path, &error)
+                                                              : m_charts->saveImage(path, title, chartSettings(), &error);
+    if (!ok)
         showProblems(tr("Cannot export the chart"), error);
     else
         appendLog(tr("Chart written to %1").arg(path));
@@ -1090,8 +1126,29 @@ bool MainWindow::maybeSave()
     return true;
 }
 
+void MainWindow::updateSweepParameters()
+{
+    // The parameters every selected algorithm has (with the first one's spec): what a sweep may set.
+    QList<ParamSpec> common;
+    const QList<AlgorithmRun> selected = m_algorithms->selectedAlgorithms();
+    for (int i = 0; i < selected.size(); ++i) {
+        const AlgorithmEntry* e = m_registry.algorithm(selected[i].id);
+        if (!e)
+            continue;
+        if (i == 0) {
+            common = e->info.schema.specs();
+            continue;
+        }
+        common.removeIf([&](const ParamSpec& p) { return !e->info.schema.find(p.key); });
+    }
+    m_experiment->sweepEditor()->setParameters(common);
+}
+
 void MainWindow::onStarted()
 {
+    if (m_controller->spec().kind == ExperimentSpec::Kind::ParamSweep)
+        m_centre->setCurrentWidget(m_comparisonPage);
+    m_comparison->clear();
     m_status->setText(tr("Running…"));
     m_runProgress->setRange(0, 0);
     m_progress->setValue(0);
@@ -1104,11 +1161,21 @@ void MainWindow::onUpdated()
         m_charts->setSweep(m_controller->sweep());
     else
         m_charts->setCurves(m_controller->curves());
+    // The comparison is rebuilt only while in view (its tables cost more than a chart update).
+    if (m_controller->spec().kind != ExperimentSpec::Kind::NoiseSweep && m_controller->isRunning()) {
+        if (m_centre->currentWidget() == m_comparisonPage)
+            m_comparison->showLive(m_controller->spec(), m_controller->curves());
+        else
+            m_comparisonDirty = true;
+    }
 }
 
 void MainWindow::onFinished(const QString& summary)
 {
     onUpdated();
+    m_comparisonDirty = false;
+    m_comparison->showResult(m_controller->result(),
+                             tr("%1 — %2").arg(m_controller->spec().name, ExperimentSpec::kindName(m_controller->spec().kind)));
     m_status->setText(summary);
     updateActions();
     const qint64 id = m_controller->experimentId();

@@ -16,6 +16,7 @@ class QDockWidget;
 class QLabel;
 class QPlainTextEdit;
 class QProgressBar;
+class QScrollArea;
 class QTabWidget;
 
 namespace tb {
@@ -27,6 +28,7 @@ namespace tb::gui {
 
 class AlgorithmPanel;
 class ChartTabs;
+class ComparisonTab;
 class DatasetPanel;
 class ExperimentController;
 class ExperimentPanel;
@@ -36,8 +38,9 @@ class TeachingView;
 /// The main window.
 ///
 /// Left: the Experiment dock (ExperimentPanel, Run and Stop) above the Dataset dock
-/// (DatasetPanel). Right: the Algorithms dock (AlgorithmPanel). Centre: "Charts" (ChartTabs)
-/// and "Teaching" (TeachingView). Bottom: "Runs" (RunBrowser) and "Log". Status bar: what runs
+/// (DatasetPanel). Right: the Algorithms dock (AlgorithmPanel). Centre: "Charts" (ChartTabs),
+/// "Comparison" (ComparisonTab: a param sweep's charts and the comparison tables, also for runs
+/// picked in the run browser) and "Teaching" (TeachingView). Bottom: "Runs" (RunBrowser) and "Log". Status bar: what runs
 /// now, the current run's progress and the experiment's.
 ///
 /// Experiments run on an ExperimentController: the GUI thread only drains its queue every 50 ms,
@@ -130,6 +133,8 @@ public:
     AlgorithmPanel* algorithmPanel() const { return m_algorithms; }
     ExperimentPanel* experimentPanel() const { return m_experiment; }
     ChartTabs* charts() const { return m_charts; }
+    /// The "Comparison" tab: a sweep's charts and the comparison tables.
+    ComparisonTab* comparison() const { return m_comparison; }
     RunBrowser* runBrowser() const { return m_browser; }
     TeachingView* teachingView() const { return m_teaching; }
     QAction* runAction() const { return m_runAction; }
@@ -159,6 +164,7 @@ private:
     void updateTitle();
     void updateActions();
     void updateTaskAndKind();
+    void updateSweepParameters();
     void appendLog(const QString& line);
     void showProblems(const QString& title, const QString& text);
 
@@ -190,6 +196,9 @@ private:
     AlgorithmPanel* m_algorithms = nullptr;
     ExperimentPanel* m_experiment = nullptr;
     ChartTabs* m_charts = nullptr;
+    ComparisonTab* m_comparison = nullptr;
+    QScrollArea* m_comparisonPage = nullptr; ///< the Comparison tab: m_comparison in a scroll area
+    bool m_comparisonDirty = false; ///< live data newer than the Comparison tab
     RunBrowser* m_browser = nullptr;
     TeachingView* m_teaching = nullptr;
     QTabWidget* m_centre = nullptr;

@@ -7,6 +7,7 @@
 #include <QComboBox>
 #include <QDoubleSpinBox>
 #include <QFormLayout>
+#include <QMenu>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QLineEdit>
@@ -189,6 +190,14 @@ ParamForm::ParamForm(const ParamSchema& schema, QWidget* parent) : QWidget(paren
         auto* label = new QLabel(row.spec.label.isEmpty() ? row.spec.key : row.spec.label, this);
         label->setToolTip(QStringLiteral("%1 (%2): %3").arg(row.spec.key, paramTypeName(row.spec.type), row.spec.help));
         label->setBuddy(row.editor);
+        // Right-click a parameter's name to sweep it (ExperimentPanel::sweepParameter).
+        label->setContextMenuPolicy(Qt::CustomContextMenu);
+        const QString key = row.spec.key;
+        connect(label, &QLabel::customContextMenuRequested, this, [this, label, key](const QPoint& at) {
+            QMenu menu;
+            menu.addAction(tr("Sweep this parameter…"), this, [this, key] { Q_EMIT sweepRequested(key); });
+            menu.exec(label->mapToGlobal(at));
+        });
         form->addRow(label, field);
     }
     // Wire edits only now: m_rows no longer reallocates, so the lambdas may capture indices.

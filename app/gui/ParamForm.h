@@ -73,6 +73,8 @@ public:
 Q_SIGNALS:
     /// A value changed (user edit, setValues() or resetToDefaults()).
     void changed();
+    /// The user chose "Sweep this parameter…" in the context menu of @p key's label.
+    void sweepRequested(const QString& key);
 
 private:
     struct Row {

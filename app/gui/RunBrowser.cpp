@@ -136,6 +136,9 @@ void RunBrowser::buildUi()
                                 tr("Delete the selected experiments and runs from the database (Del)"));
     m_deleteAction->setShortcut(QKeySequence::Delete);
     m_deleteAction->setShortcutContext(Qt::WidgetWithChildrenShortcut);
+    m_compareAction = makeAction(tr("Compare"), QStringLiteral("compareAction"),
+                                 tr("Compare the selected runs over seeds: result matrix with significance markers, "
+                                    "paired tests, time to target (Comparison tab)"));
     m_exportAction = makeAction(tr("Export CSV…"), QStringLiteral("exportCsvAction"),
                                 tr("Write every checkpoint of the selected runs to a CSV file"));
     m_notesAction = makeAction(tr("Tags && note…"), QStringLiteral("notesAction"),
@@ -153,6 +156,10 @@ void RunBrowser::buildUi()
     connect(m_deleteAction, &QAction::triggered, this, [this] { deleteSelected(); });
     connect(m_exportAction, &QAction::triggered, this, &RunBrowser::exportWithDialog);
     connect(m_notesAction, &QAction::triggered, this, &RunBrowser::editNotesWithDialog);
+    connect(m_compareAction, &QAction::triggered, this, [this] {
+        if (const QList<qint64> ids = selectedRunIds(); !ids.isEmpty())
+            Q_EMIT compareRequested(ids);
+    });
     connect(m_refreshAction, &QAction::triggered, this, &RunBrowser::refresh);
 
     auto* filterRow = new QHBoxLayout;
@@ -165,7 +172,7 @@ void RunBrowser::buildUi()
     m_summary->setWordWrap(true);
 
     auto* buttons = new QHBoxLayout;
-    for (QAction* a : {m_showAction, m_rerunAction, m_rerunExperimentAction, m_notesAction, m_exportAction,
+    for (QAction* a : {m_showAction, m_compareAction, m_rerunAction, m_rerunExperimentAction, m_notesAction, m_exportAction,
                        m_refreshAction, m_deleteAction}) {
         auto* b = new QToolButton(this);
         b->setDefaultAction(a);
@@ -395,6 +402,7 @@ void RunBrowser::updateActions()
     const bool oneRun = one.isValid() && one.data(RunTreeModel::IsRunRole).toBool();
     const qint64 oneExperiment = one.isValid() ? one.data(RunTreeModel::ExperimentIdRole).toLongLong() : -1;
     m_showAction->setEnabled(anyRuns);
+    m_compareAction->setEnabled(anyRuns && m_store);
     m_exportAction->setEnabled(anyRuns && m_store);
     m_deleteAction->setEnabled(anyRows && m_store);
     m_rerunAction->setEnabled(oneRun);
@@ -550,6 +558,7 @@ void RunBrowser::showContextMenu(const QPoint& pos)
         m_view->selectionModel()->setCurrentIndex(at, QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
     QMenu menu(this);
     menu.addAction(m_showAction);
+    menu.addAction(m_compareAction);
     menu.addAction(m_rerunAction);
     menu.addAction(m_rerunExperimentAction);
     menu.addAction(m_notesAction);

@@ -31,11 +31,11 @@ class RunTreeModel;
 
 /// Experiments (top level) and their runs (children) from a RunStore in a QTreeView with
 /// sortable columns: algorithm label, status (coloured), final train and test metric (accuracy %
-/// or RMSE, as the CLI shows them), duration, seed, threads, started. A details pane shows the
+/// or RMSE, as the CLI shows them), duration, seed, threads, started, peak memory. A details pane shows the
 /// current row's parameters (JSON), recorded facts, error message, plugin and app versions; a
 /// filter line edit and a status box narrow the tree.
 ///
-/// Buttons and the context menu offer Show on charts, Re-run run, Re-run experiment… (asks first,
+/// Buttons and the context menu offer Show on charts, Compare, Re-run run, Re-run experiment… (asks first,
 /// like Delete…), Export CSV…, Refresh and Delete…; the buttons keep their texts and places
 /// whatever is selected (only their enabled state follows it). The Delete key deletes the
 /// selection; double-clicking a row asks to show it on the charts. "Tags & note…" keeps the
@@ -117,6 +117,8 @@ Q_SIGNALS:
     void rerunExperimentRequested(qint64 experimentId);
     /// deleteSelected() deleted these runs (with their experiments); emitted after the refresh.
     void runsDeleted(const QList<qint64>& runIds);
+    /// The user asked to compare these runs (selectedRunIds()) over seeds.
+    void compareRequested(const QList<qint64>& runIds);
 
 protected:
     void resizeEvent(QResizeEvent* event) override;
@@ -149,6 +151,7 @@ private:
     QComboBox* m_statusBox = nullptr;
     QLabel* m_summary = nullptr;
     QAction* m_showAction = nullptr;
+    QAction* m_compareAction = nullptr;
     QAction* m_rerunAction = nullptr;
     QAction* m_rerunExperimentAction = nullptr;
     QAction* m_deleteAction = nullptr;

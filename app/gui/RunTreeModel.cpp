@@ -1,5 +1,7 @@
 #include "RunTreeModel.h"
 
+#include <CostPrediction.h>
+
 #include <RunStore.h>
 
 #include <QFont>
@@ -370,9 +372,13 @@ QVariant RunTreeModel::headerData(int section, Qt::Orientation orientation, int 
         case SeedColumn: return tr("Seed");
         case ThreadsColumn: return tr("Threads");
         case StartedColumn: return tr("Started");
+        case MemoryColumn: return tr("Peak memory");
         }
     } else if (role == Qt::ToolTipRole) {
         switch (section) {
+        case MemoryColumn:
+            return tr("How far the process's resident memory grew while the run trained (measured; empty when "
+                      "another run trained at the same time — the run's log says why)");
         case TrainColumn: return tr("Final train metric: accuracy (%) for classification, RMSE for regression");
         case TestColumn: return tr("Final test metric: accuracy (%) for classification, RMSE for regression");
         case DurationColumn: return tr("Wall-clock time from start to end (training time is in the details)");
@@ -423,6 +429,10 @@ QVariant RunTreeModel::runData(const Group& g, const RunRow& r, int column, int 
         case SeedColumn: return QString::number(rec.seed);
         case ThreadsColumn: return rec.threads;
         case StartedColumn: return localTime(rec.started);
+        case MemoryColumn: {
+            const double bytes = CostPrediction::measuredMemoryBytes(rec.info);
+            return std::isnan(bytes) ? QString() : CostPrediction::formatBytes(bytes);
+        }
         }
         break;
     case Qt::ForegroundRole:
@@ -434,7 +444,7 @@ QVariant RunTreeModel::runData(const Group& g, const RunRow& r, int column, int 
             return statusIcon(rec.status);
         break;
     case Qt::TextAlignmentRole:
-        if (column >= TrainColumn && column <= ThreadsColumn)
+        if ((column >= TrainColumn && column <= ThreadsColumn) || column == MemoryColumn)
             return QVariant::fromValue(Qt::AlignRight | Qt::AlignVCenter);
         break;
     case Qt::ToolTipRole: {
@@ -474,6 +484,10 @@ QVariant RunTreeModel::runData(const Group& g, const RunRow& r, int column, int 
         case SeedColumn: return qulonglong(rec.seed);
         case ThreadsColumn: return rec.threads;
         case StartedColumn: return rec.started;
+        case MemoryColumn: {
+            const double bytes = CostPrediction::measuredMemoryBytes(rec.info);
+            return std::isnan(bytes) ? QVariant() : QVariant(bytes);
+        }
         }
         break;
     case SearchTextRole:

@@ -37,6 +37,7 @@ public:
         SeedColumn,     ///< run seed (experiment: base seed of its spec)
         ThreadsColumn,  ///< thread cap
         StartedColumn,  ///< run start / experiment creation, local time
+        MemoryColumn,   ///< run's measured peak working memory ("peak_memory_bytes"); empty for experiments
         ColumnCount
     };
     /// Extra data roles, valid on every column of a row.

@@ -86,6 +86,16 @@ double CostPrediction::seconds() const
     return number(m_json, "predicted_seconds");
 }
 
+double CostPrediction::memoryBytes() const
+{
+    return number(m_json, "memory_bytes");
+}
+
+double CostPrediction::measuredMemoryBytes(const QJsonObject& info)
+{
+    return number(info, "peak_memory_bytes");
+}
+
 QString CostPrediction::scope() const
 {
     return m_json.value(QLatin1String("scope")).toString();
@@ -109,12 +119,36 @@ QString CostPrediction::describe() const
         parts << formatFlops(flops());
     if (!std::isnan(seconds()))
         parts << formatSeconds(seconds());
-    if (parts.isEmpty())
-        return {};
-    QString s = parts.join(QStringLiteral(", "));
-    if (!scope().isEmpty())
-        s += QStringLiteral(" (%1)").arg(scope());
+    if (!parts.isEmpty() && !scope().isEmpty())
+        parts.last() += QStringLiteral(" (%1)").arg(scope());
+    if (!std::isnan(memoryBytes()))
+        parts << formatBytes(memoryBytes()) + QStringLiteral(" memory");
+    return parts.join(QStringLiteral(", "));
+}
+
+QString CostPrediction::compareMemory(const QJsonObject& info) const
+{
+    const double predicted = memoryBytes(), measured = measuredMemoryBytes(info);
+    if (std::isnan(predicted))
+        return std::isnan(measured) ? QString() : QStringLiteral("peak memory %1").arg(formatBytes(measured));
+    QString s = QStringLiteral("memory predicted %1").arg(formatBytes(predicted));
+    if (!std::isnan(measured))
+        s += QStringLiteral(", measured %1").arg(formatBytes(measured));
     return s;
+}
+
+QString CostPrediction::formatBytes(double bytes)
+{
+    if (!std::isfinite(bytes))
+        return QStringLiteral("-");
+    static const char* const prefixes[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
+    int p = 0;
+    while (std::abs(bytes) >= 1024 && p < 5) {
+        bytes /= 1024;
+        ++p;
+    }
+    return QStringLiteral("%1 %2").arg(QString::number(bytes, p == 0 ? 'f' : 'g', p == 0 ? 0 : 3),
+                                       QLatin1String(prefixes[p]));
 }
 
 QString CostPrediction::compare(const QJsonObject& info) const

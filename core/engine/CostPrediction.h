@@ -18,8 +18,9 @@ struct Dataset;
 
 /// Wraps the JSON object a trainer's predictCost() returned. The host reads the keys that
 /// Trainer::predictCost() documents ("flops", "predicted_seconds", "scope",
-/// "scope_measured_key"); every other key is kept and stored as it is. A value type;
-/// thread-safe as a const object.
+/// "scope_measured_key") and "memory_bytes", the predicted peak working memory, set against
+/// the measured fact "peak_memory_bytes" (PeakMemory); every other key is kept and stored as
+/// it is. A value type; thread-safe as a const object.
 class CostPrediction {
 public:
     /// An empty prediction (the trainer states none).
@@ -57,6 +58,11 @@ public:
     double flops() const;
     /// Predicted training seconds; NaN when not stated.
     double seconds() const;
+    /// Predicted peak working memory in bytes ("memory_bytes"); NaN when not stated.
+    double memoryBytes() const;
+    /// The measured peak working memory of a run: the fact "peak_memory_bytes" of @p info
+    /// (RunResult::info, RunRecord::info); NaN when the run has none.
+    static double measuredMemoryBytes(const QJsonObject& info);
     /// What the prediction covers when it is not the whole training, e.g. "first sweep";
     /// empty for the whole of fit().
     QString scope() const;
@@ -69,12 +75,19 @@ public:
     /// The whole object as the trainer returned it.
     const QJsonObject& json() const { return m_json; }
 
-    /// Before a run: "7.41 GFLOP, 0.42 s (first sweep)"; empty when not showable.
+    /// Before a run: "7.41 GFLOP, 0.42 s (first sweep)", with ", 120 MiB memory" when the
+    /// trainer predicts memory; empty when there is nothing to show.
     QString describe() const;
     /// After a run: "predicted 0.42 s, measured 0.61 s (first sweep)", or, without predicted
     /// seconds, "predicted 7.41 GFLOP, measured 2.3 s = 3.2 GFLOP/s"; empty when not showable.
     QString compare(const QJsonObject& info) const;
 
+    /// After a run: "memory predicted 64 MiB, measured 66.1 MiB", or "peak memory 66.1 MiB"
+    /// without a prediction; empty when the run has no measurement and there is no prediction.
+    QString compareMemory(const QJsonObject& info) const;
+
+    /// "66.1 MiB", "512 KiB", "2.05 GiB": bytes with a binary prefix, 3 significant digits.
+    static QString formatBytes(double bytes);
     /// "7.41 GFLOP", "512 kFLOP": flops with an SI prefix, 3 significant digits.
     static QString formatFlops(double flops);
     /// "0.423 s", "12.3 s", "0.0012 s": 3 significant digits; whole seconds from 100 s ("2000 s").

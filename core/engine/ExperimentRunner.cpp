@@ -80,8 +80,12 @@ ExperimentResult ExperimentRunner::run(const ExperimentSpec& spec, ExperimentObs
             return r;
         }
     }
-    ExperimentResult r = spec.kind == ExperimentSpec::Kind::NoiseSweep ? runNoiseSweep(spec, experimentId, observer)
-                                                                       : runLearningCurve(spec, experimentId, observer);
+    ExperimentResult r;
+    switch (spec.kind) {
+    case ExperimentSpec::Kind::NoiseSweep: r = runNoiseSweep(spec, experimentId, observer); break;
+    case ExperimentSpec::Kind::ParamSweep: r = runParamSweep(spec, experimentId, observer); break;
+    case ExperimentSpec::Kind::LearningCurve: r = runLearningCurve(spec, experimentId, observer); break;
+    }
     r.kind = spec.kind;
     if (m_store && !r.error.isEmpty()) {
         // The data did not load and no run started: an empty experiment row would only confuse.
@@ -97,6 +101,34 @@ ExperimentResult ExperimentRunner::run(const ExperimentSpec& spec, ExperimentObs
     r.wallSeconds = wall.elapsed() / 1000.0;
     return r;
 }
+
+void ExperimentRunner::blameStoreFailure(RunResult& rr) const
+{
+    if (rr.status != RunStatus::Cancelled)
+        return;
+    // Stopped by a store failure, not by the user: the run failed, for that reason (in memory, and
+    // in its row if the store takes writes again).
+    if (const QString failure = storeFailure(); !failure.isEmpty()) {
+        rr.status = RunStatus::Failed;
+        rr.error = QStringLiteral("stopped because the run store failed: %1").arg(failure);
+        if (m_store && rr.runId >= 0)
+            m_store->finishRun(rr.runId, rr.status, rr.error, rr.info);
+    }
+}
+
+namespace {
+/// A run that Stop kept from starting: still part of the experiment, cancelled without checkpoints
+/// (its row, @p runId, holds its seed and parameters, so it can be re-run). The caller has
+/// appended its repeat number and seed.
+void appendNotStarted(AlgorithmCurves& c, qint64 runId)
+{
+    c.repeats << QVector<MetricPoint>();
+    c.statuses << RunStatus::Cancelled;
+    c.infos << QJsonObject{{"stopped_by", "stop before the run started"}};
+    c.errors << QString();
+    c.runIds << runId;
+}
+} // namespace
 
 ExperimentResult ExperimentRunner::runLearningCurve(const ExperimentSpec& spec, qint64 experimentId,
                                                     ExperimentObserver* obs)
@@ -132,6 +164,8 @@ ExperimentResult ExperimentRunner::runLearningCurve(const ExperimentSpec& spec, 
         curves.algorithmId = alg.id;
         const AlgorithmEntry* entry = m_registry.algorithm(alg.id);
         curves.label = !alg.label.isEmpty() ? alg.label : (entry ? entry->info.name : alg.id);
+        curves.configuration = curves.label;
+        curves.dataset = description;
         for (int rep = spec.firstRepeat; rep < spec.firstRepeat + spec.repeats; ++rep) {
             RunJob job;
             job.algorithmId = alg.id;
@@ -150,27 +184,14 @@ ExperimentResult ExperimentRunner::runLearningCurve(const ExperimentSpec& spec, 
             if (m_stop.stopRequested()) {
                 // Stopped before this run began: it is still part of the experiment, stored as
                 // cancelled with its seed and parameters (so it can be re-run), never dropped.
-                curves.repeats << QVector<MetricPoint>();
-                curves.statuses << RunStatus::Cancelled;
-                curves.infos << QJsonObject{{"stopped_by", "stop before the run started"}};
-                curves.errors << QString();
-                curves.runIds << runner.recordNotStarted(job);
+                appendNotStarted(curves, runner.recordNotStarted(job));
                 result.runsCancelled++;
                 result.runsNotStarted++;
                 continue;
             }
             RunResult rr;
             arena.execute([&] { rr = runner.execute(job, m_stop, obs); });
-            if (rr.status == RunStatus::Cancelled) {
-                // Stopped by a store failure, not by the user: the run failed, for that reason (in
-                // memory, and in its row if the store takes writes again).
-                if (const QString failure = storeFailure(); !failure.isEmpty()) {
-                    rr.status = RunStatus::Failed;
-                    rr.error = QStringLiteral("stopped because the run store failed: %1").arg(failure);
-                    if (m_store && rr.runId >= 0)
-                        m_store->finishRun(rr.runId, rr.status, rr.error, rr.info);
-                }
-            }
+            blameStoreFailure(rr);
             curves.repeats << rr.points;
             curves.statuses << rr.status;
             curves.infos << rr.info;
@@ -260,6 +281,7 @@ ExperimentResult ExperimentRunner::runNoiseSweep(const ExperimentSpec& spec, qin
         job.experimentId = experimentId;
         job.evaluateCheckpoints = false;
         job.logToStore = false;
+        job.measureMemory = false; // cells train in parallel: one process-wide mark cannot tell them apart
         job.threads = threads;
         return job;
     };
@@ -421,6 +443,152 @@ ExperimentResult ExperimentRunner::runNoiseSweep(const ExperimentSpec& spec, qin
         }
         const SweepRun sr{spec.algorithms[a].id, labels[a], runIds[a], spec.seed, st};
         result.sweepRuns << sr;
+    }
+    result.runErrors = QStringList(errors.values());
+    result.runErrors.sort();
+    return result;
+}
+
+ExperimentResult ExperimentRunner::runParamSweep(const ExperimentSpec& spec, qint64 experimentId,
+                                                 ExperimentObserver* obs)
+{
+    ExperimentResult result;
+    const int threads = spec.effectiveThreads();
+    if (ParamSweep::cellCount(spec) > ParamSweep::maxCells) {
+        result.error = QStringLiteral("sweep: %1 cells, at most %2").arg(ParamSweep::cellCount(spec)).arg(ParamSweep::maxCells);
+        return result;
+    }
+    const QList<QJsonObject> sets = ParamSweep::datasets(spec);
+    const QList<QVariantMap> points = ParamSweep::points(spec.paramSweep);
+    const QList<SweepCell> cells = ParamSweep::cells(spec);
+    const int nAlg = int(spec.algorithms.size());
+    const int nPts = int(points.size());
+
+    // Every data-set option is loaded once, up front: a bad one fails before any run starts.
+    std::vector<std::shared_ptr<const data::DatasetPair>> data;
+    QStringList descriptions;
+    for (int d = 0; d < sets.size(); ++d) {
+        try {
+            data.push_back(std::make_shared<const data::DatasetPair>(
+                data::DataSource::load(sets[d], spec.baseDir, data::DataOverrides{std::nullopt, spec.seed})));
+        } catch (const std::exception& e) {
+            result.error = spec.paramSweep.datasets.isEmpty()
+                               ? QString::fromUtf8(e.what())
+                               : QStringLiteral("sweep.datasets[%1]: %2").arg(d).arg(QString::fromUtf8(e.what()));
+            return result;
+        }
+        descriptions << data::DataSource::describe(sets[d]);
+    }
+
+    // One configuration per (data-set option, algorithm, point).
+    QSet<QString> keys;
+    for (const QVariantMap& p : points)
+        for (auto it = p.begin(); it != p.end(); ++it)
+            keys.insert(it.key());
+    result.sweptKeys = QStringList(keys.values());
+    result.sweptKeys.sort();
+    result.curves = ParamSweep::configurations(spec, &m_registry);
+    for (int d = 0; d < sets.size(); ++d)
+        for (int c = 0; c < nAlg * nPts; ++c)
+            result.curves[d * nAlg * nPts + c].dataset = descriptions[d];
+    auto configurationOf = [&](const SweepCell& cell) { return ParamSweep::configurationIndex(spec, cell); };
+
+    const int total = int(cells.size());
+    if (obs)
+        obs->experimentStarted(experimentId, spec, total);
+
+    const int atOnce = std::clamp(spec.paramSweep.cellsAtOnce, 1, threads);
+    std::vector<RunResult> results(size_t(cells.size()));
+    std::vector<char> ran(size_t(cells.size()), 0);
+    std::atomic<int> next{0}, done{0};
+    std::mutex errorMutex;
+    QSet<QString> errors;
+
+    auto jobOf = [&](int i) {
+        const SweepCell& cell = cells[i];
+        const int conf = configurationOf(cell);
+        RunJob job;
+        job.algorithmId = spec.algorithms[cell.algorithmIndex].id;
+        job.label = result.curves[conf].label;
+        job.params = cell.params;
+        job.seed = cell.seed;
+        job.repeat = cell.repeat;
+        job.data = data[size_t(cell.datasetIndex)];
+        job.datasetDescription = descriptions[cell.datasetIndex];
+        job.timeBudgetSeconds = spec.timeBudgetSeconds;
+        job.experimentId = experimentId;
+        job.threads = threads;
+        job.measureMemory = atOnce == 1;
+        if (atOnce > 1)
+            job.memoryNote = QStringLiteral("%1 sweep cells trained at once (sweep.cells_at_once)").arg(atOnce);
+        // Enough to regroup the stored runs into this result (StoredRuns::group) and to re-run the cell.
+        job.hostFacts.insert(QStringLiteral("sweep_cell"),
+                             QJsonObject{{"index", cell.index},
+                                         {"dataset", cell.datasetIndex},
+                                         {"algorithm", cell.algorithmIndex},
+                                         {"point", cell.pointIndex},
+                                         {"configuration", result.curves[conf].configuration},
+                                         {"setting", QJsonObject::fromVariantMap(cell.setting)}});
+        return job;
+    };
+    const Runner runner(m_registry, m_store);
+    auto runCell = [&](int i) {
+        const SweepCell& cell = cells[i];
+        const int conf = configurationOf(cell);
+        const RunJob job = jobOf(i);
+        RunResult rr = runner.execute(job, m_stop, obs);
+        blameStoreFailure(rr);
+        if (rr.status == RunStatus::Failed || rr.status == RunStatus::Diverged) {
+            std::lock_guard lock(errorMutex);
+            if (errors.size() < 20)
+                errors.insert(QStringLiteral("%1: %2").arg(job.label, rr.error));
+        }
+        if (obs)
+            obs->cellFinished(cell, conf, rr);
+        results[size_t(i)] = std::move(rr);
+        ran[size_t(i)] = 1;
+        if (obs)
+            obs->progress(++done, total);
+    };
+
+    // Cells are claimed in list order by atOnce loops; with the default of one, each cell has the
+    // whole arena (timings compare with a learning curve's). Results depend only on each cell's seed.
+    tbb::task_arena arena(threads);
+    arena.execute([&] {
+        tbb::parallel_for(0, atOnce, [&](int) {
+            for (int i = next++; i < total && !m_stop.stopRequested(); i = next++)
+                runCell(i);
+        }, tbb::simple_partitioner());
+    });
+
+    result.runsPlanned = total;
+    for (int i = 0; i < total; ++i) {
+        AlgorithmCurves& c = result.curves[configurationOf(cells[i])];
+        if (!ran[size_t(i)]) {
+            // Stopped before this cell began: still part of the experiment, stored as cancelled
+            // with its seed and parameters (so it can be re-run), never dropped.
+            const RunJob job = jobOf(i);
+            c.repeatNumbers << cells[i].repeat;
+            c.seeds << cells[i].seed;
+            appendNotStarted(c, runner.recordNotStarted(job));
+            result.runsCancelled++;
+            result.runsNotStarted++;
+            continue;
+        }
+        const RunResult& rr = results[size_t(i)];
+        c.repeats << rr.points;
+        c.statuses << rr.status;
+        c.infos << rr.info;
+        c.errors << rr.error;
+        c.repeatNumbers << cells[i].repeat;
+        c.runIds << rr.runId;
+        c.seeds << cells[i].seed;
+        if (rr.status == RunStatus::Finished)
+            result.runsFinished++;
+        else if (rr.status == RunStatus::Cancelled)
+            result.runsCancelled++;
+        else if (rr.status == RunStatus::Failed || rr.status == RunStatus::Diverged)
+            result.runsFailed++;
     }
     result.runErrors = QStringList(errors.values());
     result.runErrors.sort();

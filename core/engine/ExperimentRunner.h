@@ -3,6 +3,7 @@
 /// Runs a whole experiment (learning curve or noise sweep) in one TBB arena.
 
 #include "ExperimentSpec.h"
+#include "ParamSweep.h"
 #include "RunTypes.h"
 #include "Runner.h"
 
@@ -17,7 +18,8 @@ namespace tb {
 class PluginRegistry;
 class RunStore;
 
-/// Every repeat of one algorithm's learning curve.
+/// Every repeat of one configuration's learning curve: an algorithm of a learning curve, or one
+/// (data-set option, algorithm, parameter point) of a param sweep.
 struct AlgorithmCurves {
     QString algorithmId;
     QString label;
@@ -28,6 +30,10 @@ struct AlgorithmCurves {
     QList<int> repeatNumbers; ///< per repeat: its number r (seed = deriveSeed(seed, r)), 0-based
     QList<std::uint64_t> seeds; ///< per repeat: the run's seed
     QList<qint64> runIds;       ///< per repeat: its run row, −1 when nothing was stored
+    QVariantMap setting;      ///< param-sweep: the swept parameters' values; empty otherwise
+    QString configuration;    ///< the label without the data-set option: a result matrix's row
+    QString dataset;          ///< the data set's description (DataSource::describe)
+    int datasetIndex = 0;     ///< param-sweep: the data-set option
 };
 
 /// The one run row a noise sweep keeps per algorithm (its cells are aggregated into SweepPoints).
@@ -43,7 +49,9 @@ struct SweepRun {
 struct ExperimentResult {
     qint64 experimentId = -1;
     ExperimentSpec::Kind kind = ExperimentSpec::Kind::LearningCurve;
-    QList<AlgorithmCurves> curves;   ///< learning-curve
+    /// learning-curve: one per algorithm; param-sweep: one per (data-set option, algorithm,
+    /// point), in that order (index (d·algorithms + a)·points + p)
+    QList<AlgorithmCurves> curves;
     QList<SweepPoint> sweep;         ///< noise-sweep, ordered by algorithm then σ
     QList<SweepRun> sweepRuns;       ///< noise-sweep: per algorithm, in spec order
     int runsPlanned = 0;             ///< runs (learning curve) or cells × algorithms (noise sweep)
@@ -60,6 +68,7 @@ struct ExperimentResult {
     QString storeError;
     QStringList warnings;            ///< about the data (e.g. a set with one class); the runs went on
     double wallSeconds = 0;
+    QStringList sweptKeys;           ///< param-sweep: the parameters the sweep sets
 };
 
 /// Progress of an experiment as a whole. Called from worker threads; implementations must
@@ -73,6 +82,12 @@ public:
     /// @p done of @p total units (runs, or sweep cells × algorithms) are complete.
     virtual void progress(int done, int total) { Q_UNUSED(done); Q_UNUSED(total); }
     virtual void sweepPointReady(const SweepPoint& p) { Q_UNUSED(p); }
+    /// A param-sweep cell is done (its run's runFinished() came first). @p configuration is the
+    /// index of its configuration in ExperimentResult::curves.
+    virtual void cellFinished(const SweepCell& cell, int configuration, const RunResult& r)
+    {
+        Q_UNUSED(cell); Q_UNUSED(configuration); Q_UNUSED(r);
+    }
 };
 
 /// Runs experiments. One instance may run one experiment at a time; requestStop() may be
@@ -90,7 +105,8 @@ public:
 
     /// Blocks until the experiment is done or stopped. Learning curves run one run at a time
     /// using every thread of the arena (so timings are comparable); noise sweeps run their
-    /// (σ, Monte-Carlo) cells in parallel. The caller should have validated @p spec.
+    /// (σ, Monte-Carlo) cells in parallel; param sweeps run their cells (ParamSweep::cells())
+    /// sweep.cells_at_once at a time, each a stored run. The caller should have validated @p spec.
     ExperimentResult run(const ExperimentSpec& spec, ExperimentObserver* observer = nullptr);
 
     void requestStop() { m_stop.requestStop(); }
@@ -99,9 +115,12 @@ public:
 private:
     ExperimentResult runLearningCurve(const ExperimentSpec& spec, qint64 experimentId, ExperimentObserver* obs);
     ExperimentResult runNoiseSweep(const ExperimentSpec& spec, qint64 experimentId, ExperimentObserver* obs);
+    ExperimentResult runParamSweep(const ExperimentSpec& spec, qint64 experimentId, ExperimentObserver* obs);
 
     /// The first write failure of the store during the current experiment, empty if none.
     QString storeFailure() const;
+    /// A run cancelled because the store failed (not by the user) becomes Failed with that cause.
+    void blameStoreFailure(RunResult& rr) const;
 
     const PluginRegistry& m_registry;
     RunStore* m_store;

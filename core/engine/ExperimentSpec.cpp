@@ -1,6 +1,7 @@
 #include "ExperimentSpec.h"
 
 #include "JsonDuplicateKeys.h"
+#include "ParamSweep.h"
 #include "PluginRegistry.h"
 
 #include <DataSource.h>
@@ -75,11 +76,82 @@ private:
     QString m_error;
 };
 
+// The "sweep" object of a param-sweep into s.paramSweep.
+bool parseParamSweep(const QJsonObject& o, ExperimentSpec& s, Checker& c)
+{
+    ParamSweepSpec& ps = s.paramSweep;
+    const QJsonValue sw = o.value("sweep");
+    if (!sw.isObject())
+        return c.fail("sweep", QStringLiteral("a param-sweep needs {\"grid\": {\"lr\": [0.001, 0.01]}} or {\"list\": "
+                                              "[{\"lr\": 0.001}, …]}, got %1")
+                                   .arg(shown(sw)));
+    const QJsonObject so = sw.toObject();
+    static const QStringList known{"grid", "list", "datasets", "cells_at_once"};
+    for (auto it = so.begin(); it != so.end(); ++it)
+        if (!known.contains(it.key()))
+            return c.fail("sweep." + it.key(), QStringLiteral("unknown key (known: %1)").arg(known.join(", ")));
+    if (so.contains("grid") && so.contains("list"))
+        return c.fail("sweep", QStringLiteral("give either \"grid\" or \"list\", not both"));
+    if (so.contains("grid")) {
+        if (!so.value("grid").isObject() || so.value("grid").toObject().isEmpty())
+            return c.fail("sweep.grid", QStringLiteral("expected an object of parameter: values, got %1").arg(shown(so.value("grid"))));
+        const QJsonObject g = so.value("grid").toObject();
+        for (auto it = g.begin(); it != g.end(); ++it) {
+            QString err;
+            const auto values = ParamSweep::expand(it.value(), "sweep.grid." + it.key(), &err);
+            if (!values)
+                return c.fail(err.section(QStringLiteral(": "), 0, 0), err.section(QStringLiteral(": "), 1));
+            ps.grid << SweepAxis{it.key(), it.value(), *values};
+        }
+    }
+    if (so.contains("list")) {
+        const QJsonValue l = so.value("list");
+        if (!l.isArray() || l.toArray().isEmpty())
+            return c.fail("sweep.list", QStringLiteral("expected a non-empty array of {parameter: value} objects, got %1").arg(shown(l)));
+        const QJsonArray la = l.toArray();
+        if (la.size() > ParamSweep::maxCells)
+            return c.fail("sweep.list", QStringLiteral("%1 points, at most %2").arg(la.size()).arg(ParamSweep::maxCells));
+        for (int i = 0; i < la.size(); ++i) {
+            if (!la[i].isObject())
+                return c.fail(QStringLiteral("sweep.list[%1]").arg(i), QStringLiteral("expected an object, got %1").arg(shown(la[i])));
+            ps.list << la[i].toObject().toVariantMap();
+        }
+    }
+    if (so.contains("datasets")) {
+        const QJsonValue d = so.value("datasets");
+        if (!d.isArray() || d.toArray().isEmpty())
+            return c.fail("sweep.datasets", QStringLiteral("expected a non-empty array of dataset objects, got %1").arg(shown(d)));
+        const QJsonArray da = d.toArray();
+        if (da.size() > 1000)
+            return c.fail("sweep.datasets", QStringLiteral("%1 options, at most 1000").arg(da.size()));
+        for (int i = 0; i < da.size(); ++i) {
+            if (!da[i].isObject())
+                return c.fail(QStringLiteral("sweep.datasets[%1]").arg(i),
+                              QStringLiteral("expected an object such as {\"train_limit\": 2000}, got %1").arg(shown(da[i])));
+            ps.datasets << da[i].toObject();
+        }
+    }
+    qint64 v = 1;
+    if (!c.integer(so, "cells_at_once", "sweep.cells_at_once", 1, 1024, v))
+        return false;
+    ps.cellsAtOnce = int(v);
+    const qint64 cells = ParamSweep::cellCount(s);
+    if (cells > ParamSweep::maxCells)
+        return c.fail("sweep", QStringLiteral("%1 cells (points × data sets × algorithms × repeats), at most %2")
+                                   .arg(cells).arg(ParamSweep::maxCells));
+    return true;
+}
+
 } // namespace
 
 QString ExperimentSpec::kindName(Kind k)
 {
-    return k == Kind::NoiseSweep ? QStringLiteral("noise-sweep") : QStringLiteral("learning-curve");
+    switch (k) {
+    case Kind::NoiseSweep: return QStringLiteral("noise-sweep");
+    case Kind::ParamSweep: return QStringLiteral("param-sweep");
+    case Kind::LearningCurve: break;
+    }
+    return QStringLiteral("learning-curve");
 }
 
 std::optional<ExperimentSpec> ExperimentSpec::fromFile(const QString& path, QString* error)
@@ -150,8 +222,11 @@ std::optional<ExperimentSpec> ExperimentSpec::fromObject(const QJsonObject& o, c
         s.kind = Kind::LearningCurve;
     else if (kind == QLatin1String("noise-sweep"))
         s.kind = Kind::NoiseSweep;
+    else if (kind == QLatin1String("param-sweep"))
+        s.kind = Kind::ParamSweep;
     else {
-        c.fail("kind", QStringLiteral("expected \"learning-curve\" or \"noise-sweep\", got %1").arg(shown(o.value("kind"))));
+        c.fail("kind", QStringLiteral("expected \"learning-curve\", \"noise-sweep\" or \"param-sweep\", got %1")
+                           .arg(shown(o.value("kind"))));
         return done();
     }
 
@@ -267,8 +342,11 @@ std::optional<ExperimentSpec> ExperimentSpec::fromObject(const QJsonObject& o, c
                 c.fail(key, QStringLiteral("a noise-sweep repeats through sweep.monte_carlo; remove \"%1\"").arg(key));
                 return done();
             }
+    } else if (s.kind == Kind::ParamSweep) {
+        if (!parseParamSweep(o, s, c))
+            return done();
     } else if (o.contains("sweep")) {
-        c.fail("sweep", QStringLiteral("only a noise-sweep has a sweep; this experiment is a learning-curve"));
+        c.fail("sweep", QStringLiteral("only a noise-sweep or a param-sweep has a sweep; this experiment is a learning-curve"));
         return done();
     }
     return done();
@@ -322,10 +400,95 @@ QStringList ExperimentSpec::validate(const PluginRegistry& registry) const
         if (task && !classification && !e->info.regression)
             problems << QStringLiteral("%1: %2.id: \"%3\" does not do regression").arg(src, path, a.id);
     }
+    if (kind == Kind::ParamSweep)
+        problems << validateParamSweep(registry, src);
     if (kind == Kind::NoiseSweep && dataError.isEmpty() && !data::DataSource::hasNoiseLevel(dataset))
         problems << QStringLiteral("%1: dataset.source: a noise-sweep needs a generator with a noise level "
                                    "(e.g. \"bpls-toy\"), got \"%2\"")
                         .arg(src, dataset.value("source").toString());
+    return problems;
+}
+
+QStringList ExperimentSpec::validateParamSweep(const PluginRegistry& registry, const QString& src) const
+{
+    QStringList problems;
+    for (int i = 0; i < algorithms.size(); ++i) {
+        const AlgorithmEntry* e = registry.algorithm(algorithms[i].id);
+        if (!e)
+            continue; // reported by validate()
+        const ParamSchema& schema = e->info.schema;
+        auto unknown = [&](const QString& path, const QString& key) {
+            QStringList keys;
+            for (const auto& sp : schema.specs())
+                keys << sp.key;
+            problems << QStringLiteral("%1: %2: \"%3\" is not a parameter of \"%4\" (its parameters: %5)")
+                            .arg(src, path, key, algorithms[i].id, keys.join(", "));
+        };
+        // A former spelling would be upgraded at run time and could lose to the current key in
+        // the algorithm's params: the sweep would silently not vary. Sweeps name current keys.
+        auto renamed = [&](const QString& path, const QString& key, const QVariant& value) {
+            const QVariantMap up = schema.upgrade(QVariantMap{{key, value}});
+            if (up.size() != 1 || up.firstKey() == key || !schema.find(up.firstKey()))
+                return false;
+            problems << QStringLiteral("%1: %2: \"%3\" is now \"%4\"; sweep it by its current name")
+                            .arg(src, path, key, up.firstKey());
+            return true;
+        };
+        for (const SweepAxis& axis : paramSweep.grid) {
+            const QString path = QStringLiteral("sweep.grid.") + axis.key;
+            if (!schema.find(axis.key)) {
+                if (!renamed(path, axis.key, axis.values.value(0)))
+                    unknown(path, axis.key);
+                continue;
+            }
+            for (int v = 0; v < axis.values.size(); ++v) {
+                QVariantMap params = algorithms[i].params;
+                params.insert(axis.key, axis.values[v]);
+                QString err;
+                if (!schema.normalise(params, &err)) {
+                    problems << QStringLiteral("%1: %2[%3]: %4").arg(src, path).arg(v).arg(err);
+                    break;
+                }
+            }
+        }
+        for (int p = 0; p < paramSweep.list.size(); ++p) {
+            const QString path = QStringLiteral("sweep.list[%1]").arg(p);
+            const QVariantMap& point = paramSweep.list[p];
+            bool known = true;
+            for (auto it = point.begin(); it != point.end(); ++it)
+                if (!schema.find(it.key())) {
+                    if (!renamed(path + "." + it.key(), it.key(), it.value()))
+                        unknown(path + "." + it.key(), it.key());
+                    known = false;
+                }
+            if (!known)
+                break;
+            QVariantMap params = algorithms[i].params;
+            for (auto it = point.begin(); it != point.end(); ++it)
+                params.insert(it.key(), it.value());
+            QString err;
+            if (!schema.normalise(params, &err)) {
+                problems << QStringLiteral("%1: %2: %3").arg(src, path, err);
+                break;
+            }
+        }
+    }
+    const QList<QJsonObject> sets = ParamSweep::datasets(*this);
+    for (int d = 0; d < paramSweep.datasets.size(); ++d) {
+        const QString path = QStringLiteral("sweep.datasets[%1]").arg(d);
+        const QString err = data::DataSource::validate(sets[d]);
+        if (!err.isEmpty()) {
+            problems << QStringLiteral("%1: %2: %3").arg(src, path, err);
+            continue;
+        }
+        const bool classification = data::DataSource::task(sets[d]) == Task::Classification;
+        for (const AlgorithmRun& a : algorithms) {
+            const AlgorithmEntry* e = registry.algorithm(a.id);
+            if (e && (classification ? !e->info.classification : !e->info.regression))
+                problems << QStringLiteral("%1: %2: \"%3\" does not do %4")
+                                .arg(src, path, a.id, classification ? "classification" : "regression");
+        }
+    }
     return problems;
 }
 
@@ -356,6 +519,30 @@ QJsonObject ExperimentSpec::toJson() const
             sa.append(s);
         o.insert("sweep", QJsonObject{{"sigma", sa}, {"monte_carlo", monteCarlo}});
     } else {
+        if (kind == Kind::ParamSweep) {
+            QJsonObject sw;
+            if (!paramSweep.grid.isEmpty()) {
+                QJsonObject g;
+                for (const SweepAxis& a : paramSweep.grid)
+                    g.insert(a.key, a.source);
+                sw.insert("grid", g);
+            }
+            if (!paramSweep.list.isEmpty()) {
+                QJsonArray l;
+                for (const QVariantMap& p : paramSweep.list)
+                    l.append(QJsonObject::fromVariantMap(p));
+                sw.insert("list", l);
+            }
+            if (!paramSweep.datasets.isEmpty()) {
+                QJsonArray d;
+                for (const QJsonObject& x : paramSweep.datasets)
+                    d.append(x);
+                sw.insert("datasets", d);
+            }
+            if (paramSweep.cellsAtOnce != 1)
+                sw.insert("cells_at_once", paramSweep.cellsAtOnce);
+            o.insert("sweep", sw);
+        }
         o.insert("repeats", repeats);
         if (firstRepeat > 0)
             o.insert("first_repeat", firstRepeat);

@@ -2,6 +2,8 @@
 /// @file ExperimentSpec.h
 /// An experiment file (JSON): what to run, on which data, how often.
 
+#include "ParamSweepSpec.h"
+
 #include <QJsonObject>
 #include <QList>
 #include <QString>
@@ -22,11 +24,13 @@ struct AlgorithmRun {
 };
 
 /// A parsed experiment file. Keys (see docs/experiments.md):
-/// name, kind ("learning-curve" | "noise-sweep"), dataset {...}, algorithms [{id, label, params}],
-/// repeats (learning-curve, default 1, 1..1000), first_repeat (learning-curve, default 0), seed (default 1), threads (default: all cores),
-/// time_budget_s (per run, default none), sweep {sigma: [..], monte_carlo: N} (noise-sweep only).
+/// name, kind ("learning-curve" | "noise-sweep" | "param-sweep"), dataset {...}, algorithms
+/// [{id, label, params}], repeats (learning-curve and param-sweep, default 1, 1..1000),
+/// first_repeat (default 0), seed (default 1), threads (default: all cores), time_budget_s (per
+/// run, default none), sweep: {sigma: [..], monte_carlo: N} for a noise-sweep, {grid | list,
+/// datasets, cells_at_once} for a param-sweep (ParamSweepSpec).
 struct ExperimentSpec {
-    enum class Kind { LearningCurve, NoiseSweep };
+    enum class Kind { LearningCurve, NoiseSweep, ParamSweep };
 
     QString name;
     QString description;             ///< free text for people; kept through toJson()
@@ -45,6 +49,7 @@ struct ExperimentSpec {
     /// Problems that do not stop the run but should be seen, e.g. a key written twice in the
     /// file (JsonDuplicateKeys: the parser keeps the last value without a word).
     QStringList warnings;
+    ParamSweepSpec paramSweep;       ///< param-sweep
     QString sourcePath;              ///< file it was read from, if any
     QString baseDir;                 ///< folder relative dataset paths resolve against
 
@@ -76,6 +81,9 @@ struct ExperimentSpec {
     /// "All cores": the workers TBB may use in this process (its affinity mask and cgroup CPU
     /// quota respected), ≥ 1. The one place the workbench, the CLI and the engine ask.
     static int allCores();
+
+private:
+    QStringList validateParamSweep(const PluginRegistry& registry, const QString& src) const;
 };
 
 } // namespace tb

@@ -3,6 +3,8 @@
 #include "RunStore.h"
 
 #include <QHash>
+#include <QJsonObject>
+#include <QSet>
 #include <QSaveFile>
 #include <QTextStream>
 
@@ -40,34 +42,62 @@ struct RunKey {
     RunStatus status = RunStatus::Finished;
 };
 
+// A swept value as one CSV field: numbers in their shortest exact form, int lists as "50 20".
+QString settingText(const QVariant& v)
+{
+    if (v.typeId() == QMetaType::QVariantList) {
+        QStringList parts;
+        for (const auto& e : v.toList())
+            parts << settingText(e);
+        return parts.join(QLatin1Char(' '));
+    }
+    if (v.typeId() == QMetaType::Double)
+        return number(v.toDouble());
+    return v.toString();
+}
+
 class Writer {
 public:
-    explicit Writer(const QString& path) : m_path(path), m_file(path) {}
+    /// @p sweptKeys: a param sweep's parameters, written after the fixed columns with the data set.
+    Writer(const QString& path, const QStringList& sweptKeys) : m_path(path), m_file(path), m_swept(sweptKeys) {}
 
     bool open(QString* error)
     {
         if (!m_file.open(QIODevice::WriteOnly | QIODevice::Text))
             return fail(error);
         m_out.setDevice(&m_file);
-        m_out << ResultCsv::columns().join(QLatin1Char(',')) << '\n';
+        m_out << ResultCsv::columns().join(QLatin1Char(','));
+        if (!m_swept.isEmpty()) {
+            m_out << ",dataset";
+            for (const QString& k : m_swept)
+                m_out << ',' << field(k);
+        }
+        m_out << '\n';
         return true;
     }
-    void checkpoints(const RunKey& k, const QVector<MetricPoint>& points)
+    void checkpoints(const RunKey& k, const QVector<MetricPoint>& points, const QString& dataset = {},
+                     const QVariantMap& setting = {})
     {
+        QString extra;
+        if (!m_swept.isEmpty()) {
+            extra = QLatin1Char(',') + field(dataset);
+            for (const QString& key : m_swept)
+                extra += QLatin1Char(',') + field(setting.contains(key) ? settingText(setting.value(key)) : QString());
+        }
         if (points.isEmpty()) {
-            m_out << prefix(k) << ",,,,,,,,,,,,\n";
+            m_out << prefix(k) << ",,,,,,,,,,,," << extra << '\n';
             return;
         }
         for (const MetricPoint& p : points)
             m_out << prefix(k) << ",,," << p.seq << ',' << number(p.epoch) << ',' << number(p.trainTime) << ','
                   << number(p.loss) << ',' << number(p.trainAccuracy) << ',' << number(p.testAccuracy) << ','
-                  << number(p.trainRmse) << ",," << number(p.testRmse) << ",\n";
+                  << number(p.trainRmse) << ",," << number(p.testRmse) << ',' << extra << '\n';
     }
     void sweepPoint(const RunKey& k, const SweepPoint& p)
     {
         m_out << prefix(k) << ',' << number(p.sigma) << ',' << p.monteCarlo << ",,,,,,," << number(p.trainRmseMean)
               << ',' << number(p.trainRmseStd) << ',' << number(p.testRmseMean) << ',' << number(p.testRmseStd)
-              << '\n';
+              << QString(m_swept.isEmpty() ? 0 : m_swept.size() + 1, QLatin1Char(',')) << '\n';
     }
     bool commit(QString* error)
     {
@@ -96,6 +126,7 @@ private:
     QString m_path;
     QSaveFile m_file;
     QTextStream m_out;
+    QStringList m_swept;
 };
 
 } // namespace
@@ -111,7 +142,7 @@ const QStringList& ResultCsv::columns()
 
 bool ResultCsv::write(const ExperimentResult& result, const QString& path, QString* error)
 {
-    Writer w(path);
+    Writer w(path, result.kind == ExperimentSpec::Kind::ParamSweep ? result.sweptKeys : QStringList());
     if (!w.open(error))
         return false;
     for (const AlgorithmCurves& c : result.curves)
@@ -120,7 +151,7 @@ bool ResultCsv::write(const ExperimentResult& result, const QString& path, QStri
                      std::nullopt, c.statuses.value(r, RunStatus::Finished)};
             if (r < c.seeds.size())
                 k.seed = c.seeds[r];
-            w.checkpoints(k, c.repeats[r]);
+            w.checkpoints(k, c.repeats[r], c.dataset, c.setting);
         }
     for (const SweepRun& s : result.sweepRuns) {
         const RunKey k{result.experimentId, s.runId, s.algorithmId, s.label, 0, s.seed, s.status};
@@ -133,15 +164,33 @@ bool ResultCsv::write(const ExperimentResult& result, const QString& path, QStri
 
 bool ResultCsv::writeRuns(const RunStore& store, const QList<qint64>& runIds, const QString& path, QString* error)
 {
-    Writer w(path);
+    // Read every run first: a param sweep's runs add the data set and their swept parameters.
+    QList<RunRecord> runs;
+    QSet<QString> swept;
+    for (qint64 runId : runIds) {
+        QString readError;
+        auto r = store.run(runId, &readError);
+        if (!readError.isEmpty()) {
+            if (error)
+                *error = QStringLiteral("%1: cannot read run %2: %3").arg(path).arg(runId).arg(readError);
+            return false;
+        }
+        if (!r)
+            continue; // deleted meanwhile
+        for (const QString& k : r->info.value(QStringLiteral("sweep_cell")).toObject().value(QStringLiteral("setting")).toObject().keys())
+            swept.insert(k);
+        runs << *r;
+    }
+    QStringList sweptKeys(swept.values());
+    sweptKeys.sort();
+    Writer w(path, sweptKeys);
     if (!w.open(error))
         return false;
     QHash<qint64, std::optional<ExperimentRecord>> experiments;
     QHash<qint64, QList<SweepPoint>> sweeps;
-    for (qint64 runId : runIds) {
-        const auto r = store.run(runId);
-        if (!r)
-            continue; // deleted meanwhile
+    for (const RunRecord& run : runs) {
+        const RunRecord* r = &run;
+        const qint64 runId = r->id;
         if (!experiments.contains(r->experimentId))
             experiments.insert(r->experimentId, store.experiment(r->experimentId));
         const RunKey k{r->experimentId, r->id, r->algorithmId,
@@ -156,16 +205,16 @@ bool ResultCsv::writeRuns(const RunStore& store, const QList<qint64>& runIds, co
                     w.sweepPoint(k, p);
             continue;
         }
-        const QString before = store.lastError();
-        const QVector<MetricPoint> points = store.metrics(runId);
-        const QString after = store.lastError();
-        if (points.isEmpty() && after != before && !after.isEmpty()) {
+        QString readError;
+        const QVector<MetricPoint> points = store.metrics(runId, &readError);
+        if (!readError.isEmpty()) {
             w.cancel();
             if (error)
-                *error = QStringLiteral("%1: cannot read the checkpoints of run %2: %3").arg(path).arg(runId).arg(after);
+                *error = QStringLiteral("%1: cannot read the checkpoints of run %2: %3").arg(path).arg(runId).arg(readError);
             return false;
         }
-        w.checkpoints(k, points);
+        w.checkpoints(k, points, r->dataset,
+                      r->info.value(QStringLiteral("sweep_cell")).toObject().value(QStringLiteral("setting")).toObject().toVariantMap());
     }
     return w.commit(error);
 }

@@ -28,6 +28,8 @@ class RunStore;
 ///  - Accuracies are fractions in [0, 1]; times are training seconds (the clock stops while a
 ///    checkpoint is evaluated). Numbers are written in their shortest exact form; a value that
 ///    does not apply (or NaN) is an empty field; ids are empty when nothing was stored.
+///  - A param-sweep run adds two kinds of columns after these: dataset (the data-set option's
+///    description) and one per swept parameter (sorted by key; a list as "50 20").
 /// Files are replaced atomically (QSaveFile): a failed write never leaves half a file.
 class ResultCsv {
 public:

@@ -1,6 +1,7 @@
 #include "Runner.h"
 
 #include "CostPrediction.h"
+#include "PeakMemory.h"
 #include "PluginRegistry.h"
 #include "RunStore.h"
 
@@ -12,6 +13,7 @@
 #include <chrono>
 #include <exception>
 #include <new>
+#include <optional>
 
 #ifndef TB_APP_VERSION
 #define TB_APP_VERSION "0.0.0"
@@ -261,6 +263,8 @@ RunResult Runner::execute(const RunJob& job, const StopSource& stop, RunObserver
         put("epochs", result.last.epoch);
         fin.insert("train_seconds", result.trainSeconds);
         result.info.insert("final", fin);
+        for (auto it = job.hostFacts.begin(); it != job.hostFacts.end(); ++it)
+            result.info.insert(it.key(), it.value());
         if (m_store && result.runId >= 0)
             m_store->finishRun(result.runId, status, error, result.info);
         if (observer)
@@ -294,6 +298,14 @@ RunResult Runner::execute(const RunJob& job, const StopSource& stop, RunObserver
                 observer->costPredicted(job, result.runId, cost);
         }
 
+        // Memory: measured around fit() and the host's evaluations, outside nothing else the
+        // run needs; or only registered, so that a measured run elsewhere sees the overlap.
+        std::optional<PeakMemory> memory;
+        std::optional<PeakMemory::Guard> training;
+        if (job.measureMemory)
+            memory.emplace();
+        else
+            training.emplace();
         ctx.startClock();
         trainer->fit(view, ctx);
         ctx.stopClock();
@@ -312,6 +324,16 @@ RunResult Runner::execute(const RunJob& job, const StopSource& stop, RunObserver
         }
         if (!cost.isEmpty())
             ctx.recordHostFact("measured_seconds", ctx.elapsed());
+        if (memory) {
+            QString why;
+            result.peakMemoryBytes = memory->finish(&why);
+            if (result.peakMemoryBytes >= 0)
+                ctx.recordHostFact("peak_memory_bytes", double(result.peakMemoryBytes));
+            else
+                ctx.log(QStringLiteral("peak memory not measured: %1").arg(why));
+        } else if (!job.memoryNote.isEmpty()) {
+            ctx.log(QStringLiteral("peak memory not measured: %1").arg(job.memoryNote));
+        }
         if (observer && !ctx.diverged() && !ctx.points().isEmpty())
             observer->modelReady(job, *trainer, ctx.points().last(), ctx.info(), true);
         if (ctx.diverged())

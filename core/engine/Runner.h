@@ -35,6 +35,15 @@ struct RunJob {
     /// Whether to create a run row and log metrics (noise-sweep cells log aggregates instead).
     bool logToStore = true;
     int threads = 1;               ///< the arena's cap, recorded with the run
+    /// Measure the run's peak working memory (PeakMemory) and record it as the fact
+    /// "peak_memory_bytes". Only meaningful when no other run trains in the process at the
+    /// same time; false for cells that run in parallel.
+    bool measureMemory = true;
+    /// With measureMemory false and a stored run: why, logged with the run (empty: nothing).
+    QString memoryNote;
+    /// Facts the host adds to the run's info when it ends (e.g. a param-sweep cell's
+    /// "sweep_cell"); they replace a trainer's facts of the same key.
+    QJsonObject hostFacts;
 };
 
 /// What came of a run.
@@ -47,6 +56,7 @@ struct RunResult {
     QJsonObject info;              ///< facts the trainer recorded + "stopped_by" etc.
     QVariantMap params;            ///< normalised parameters actually used
     double trainSeconds = 0;
+    qint64 peakMemoryBytes = -1;   ///< measured peak working memory, −1 when not measured
 };
 
 /// Receives progress from runs. Called from worker threads: implementations must be

@@ -1,14 +1,17 @@
 #include "StoredRuns.h"
 
+#include "ParamSweep.h"
 #include "PluginRegistry.h"
 #include "RunStore.h"
 
 #include <DataSource.h>
 
 #include <QHash>
+#include <QJsonObject>
 #include <QSet>
 
 #include <algorithm>
+#include <tuple>
 
 namespace tb {
 
@@ -33,9 +36,16 @@ std::optional<StoredRuns::Rerun> StoredRuns::rerunOfRun(const RunStore& store, c
     Rerun r;
     r.spec = *spec;
     r.spec.algorithms = {AlgorithmRun{run->algorithmId, run->algorithmName, run->params}};
-    if (r.spec.kind == ExperimentSpec::Kind::LearningCurve) {
+    if (r.spec.kind == ExperimentSpec::Kind::LearningCurve || r.spec.kind == ExperimentSpec::Kind::ParamSweep) {
         r.spec.repeats = 1;
         r.spec.firstRepeat = run->repeat; // the seed rule deriveSeed(seed, repeat) gives its seed again
+    }
+    if (r.spec.kind == ExperimentSpec::Kind::ParamSweep) {
+        // One cell, not the grid: its data-set option, and its complete stored parameters (which
+        // hold the swept values).
+        const int option = run->info.value(QStringLiteral("sweep_cell")).toObject().value(QStringLiteral("dataset")).toInt();
+        r.spec.dataset = ParamSweep::datasets(*spec).value(option, r.spec.dataset);
+        r.spec.paramSweep = ParamSweepSpec{};
     }
     r.spec.threads = run->threads;
     r.spec.name = QStringLiteral("%1 — re-run of run %2").arg(exp->name).arg(runId);
@@ -100,6 +110,18 @@ StoredRuns::Selection StoredRuns::group(const RunStore& store, const QList<qint6
             }
         }
     }
+    // A param sweep's configurations in the runner's order (data-set option, algorithm, point),
+    // whatever order its cells ended in; other runs keep the order given.
+    auto cellKey = [](const RunRecord& run) {
+        const QJsonObject cell = run.info.value(QStringLiteral("sweep_cell")).toObject();
+        return std::make_tuple(run.experimentId, cell.value("dataset").toInt(), cell.value("algorithm").toInt(),
+                               cell.value("point").toInt(), cell.value("index").toInt());
+    };
+    auto isSweepCell = [](const RunRecord& run) { return run.info.contains(QStringLiteral("sweep_cell")); };
+    if (std::all_of(runs.begin(), runs.end(), isSweepCell))
+        std::stable_sort(runs.begin(), runs.end(),
+                         [&](const RunRecord& a, const RunRecord& b) { return cellKey(a) < cellKey(b); });
+    QSet<QString> swept;
     sel.experimentIds = experiments.keys();
     std::sort(sel.experimentIds.begin(), sel.experimentIds.end());
     ExperimentResult& res = sel.result;
@@ -139,13 +161,23 @@ StoredRuns::Selection StoredRuns::group(const RunStore& store, const QList<qint6
                 sel.classification = sel.classification || *t == Task::Classification;
         AlgorithmCurves* c = nullptr;
         for (auto& existing : res.curves)
-            if (existing.label == label && existing.algorithmId == r.algorithmId)
+            if (existing.label == label && existing.algorithmId == r.algorithmId && existing.dataset == r.dataset)
                 c = &existing;
         if (!c) {
             res.curves.append(AlgorithmCurves{});
             c = &res.curves.last();
             c->algorithmId = r.algorithmId;
             c->label = label;
+            c->configuration = label;
+            c->dataset = r.dataset;
+            const QJsonObject cell = r.info.value(QStringLiteral("sweep_cell")).toObject();
+            if (!cell.isEmpty()) {
+                c->setting = cell.value("setting").toObject().toVariantMap();
+                c->configuration = cell.value("configuration").toString(label);
+                c->datasetIndex = cell.value("dataset").toInt();
+                for (auto it = c->setting.begin(); it != c->setting.end(); ++it)
+                    swept.insert(it.key());
+            }
         }
         c->repeats << store.metrics(r.id, &err);
         noteError();
@@ -156,8 +188,12 @@ StoredRuns::Selection StoredRuns::group(const RunStore& store, const QList<qint6
         c->seeds << r.seed;
         c->runIds << r.id;
     }
+    res.sweptKeys = QStringList(swept.values());
+    res.sweptKeys.sort();
     res.kind = !anyCurve && !res.sweepRuns.isEmpty() ? ExperimentSpec::Kind::NoiseSweep
-                                                     : ExperimentSpec::Kind::LearningCurve;
+               : !swept.isEmpty() && std::all_of(runs.begin(), runs.end(), isSweepCell)
+                   ? ExperimentSpec::Kind::ParamSweep
+                   : ExperimentSpec::Kind::LearningCurve;
     res.runsPlanned = int(runs.size());
     return sel;
 }
@@ -191,8 +227,9 @@ std::optional<ExperimentResult> StoredRuns::experiment(const RunStore& store, qi
     }
     ExperimentResult r = std::move(sel.result);
     r.experimentId = experimentId;
-    r.kind = exp->kind == QLatin1String("noise-sweep") ? ExperimentSpec::Kind::NoiseSweep
-                                                       : ExperimentSpec::Kind::LearningCurve;
+    r.kind = exp->kind == QLatin1String("noise-sweep")   ? ExperimentSpec::Kind::NoiseSweep
+             : exp->kind == QLatin1String("param-sweep") ? ExperimentSpec::Kind::ParamSweep
+                                                         : ExperimentSpec::Kind::LearningCurve;
     return r;
 }
 

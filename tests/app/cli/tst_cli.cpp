@@ -254,6 +254,85 @@ private Q_SLOTS:
         QCOMPARE(bad.code, 2);
         QVERIFY2(bad.err.contains("no run 99999"), qPrintable(bad.err));
     }
+
+    void compareTablesFromAStoredSweep()
+    {
+        // test.noise adds `offset` to noisy predictions of the mean (Friedman #1, regression):
+        // offset 2 raises the test RMSE on every seed, offset 0.01 by a hair on every seed —
+        // significant, yet inside the 5 % tie band.
+        const QString db = m_dir.filePath("compare.sqlite");
+        const QString spec = writeSpec("offsets.json", R"({"name": "offsets", "kind": "param-sweep", "seed": 3, "threads": 1,
+            "repeats": 4, "dataset": {"source": "friedman1", "samples": 100},
+            "algorithms": [{"id": "test.noise", "label": "Noise", "params": {"epochs": 3}}],
+            "sweep": {"grid": {"offset": [0, 0.01, 2]}}})");
+        const Output run = cli({"run", spec, "--db", db, "--quiet"});
+        QVERIFY2(run.code == 0, qPrintable(run.err));
+        // The grid after the runs, and each run's measured peak memory.
+        QVERIFY2(run.out.contains(QRegularExpression(R"(test RMSE by parameter, mean ± std over seeds\nalgorithm +offset +test RMSE +runs)")),
+                 qPrintable(run.out));
+        QCOMPARE(linesWith(run.out, "peak memory ").size(), 12);
+        const QString id = QRegularExpression(R"(\(experiment (\d+)\))").match(run.out).captured(1);
+        QVERIFY(!id.isEmpty());
+
+        Output o = cli({"compare", id, "--db", db, "--format", "csv", "--tables", "matrix,pairs"});
+        QVERIFY2(o.code == 0, qPrintable(o.err));
+        QStringList lines = o.out.split('\n');
+        QCOMPARE(lines.value(0), QStringLiteral("# test RMSE, mean ± std over seeds"));
+        QVERIFY(lines.value(1).startsWith("configuration,\"Friedman #1, 100 samples"));
+        QVERIFY2(QRegularExpression(R"(^Noise offset=0 \(baseline\),4\.\d+ ± 0\.\d+$)").match(lines.value(2)).hasMatch(),
+                 qPrintable(lines.value(2)));
+        QVERIFY2(lines.value(4).startsWith("Noise offset=2,5.") && lines.value(4).endsWith(" ▼"), qPrintable(lines.value(4)));
+        const QStringList small = linesWith(o.out, "Noise offset=0.01,\"Friedman");
+        QCOMPARE(small.size(), 1);
+        QVERIFY2(small.first().contains(" 30% test\",4,") && small.first().endsWith(",0/4/0"), qPrintable(small.first())); // 4 seeds, all ties
+        const QStringList large = linesWith(o.out, "Noise offset=2,\"Friedman");
+        QVERIFY2(large.first().endsWith(",0.13,0/0/4"), qPrintable(large.first())); // exact Wilcoxon: 2/2⁴
+
+        // Two configurations only, the second as baseline: one pairwise row.
+        o = cli({"compare", id, "--db", db, "--tables", "pairs", "--format", "csv", "--configurations",
+                 "Noise offset=2, Noise offset=0", "--baseline", "Noise offset=0"});
+        QVERIFY2(o.code == 0, qPrintable(o.err));
+        QCOMPARE(linesWith(o.out, ",\"Friedman").size(), 1);
+        QVERIFY(o.out.contains("Noise offset=2,\"Friedman"));
+        o = cli({"compare", id, "--db", db, "--format", "latex", "--tables", "time"});
+        QVERIFY2(o.code == 0, qPrintable(o.err));
+        QVERIFY2(o.out.contains("\\toprule") && o.out.contains("(baseline)") && o.out.contains("4/4"), qPrintable(o.out));
+        o = cli({"compare", id, "--db", db, "--format", "markdown", "--baseline", "Noise offset=2", "--test", "wilcoxon"});
+        QVERIFY2(o.code == 0, qPrintable(o.err));
+        QVERIFY2(o.out.contains("| Noise offset=2 (baseline) |") && o.out.contains("Wilcoxon signed-rank test"), qPrintable(o.out));
+        const QString file = m_dir.filePath("table.md");
+        o = cli({"compare", id, "--db", db, "--format", "md", "--output", file});
+        QCOMPARE(o.code, 0);
+        QVERIFY(QFile(file).size() > 100);
+    }
+
+    void compareRefusesWhatItCannotDo_data()
+    {
+        QTest::addColumn<QStringList>("args");
+        QTest::addColumn<int>("code");
+        QTest::addColumn<QString>("message");
+        QTest::newRow("no id") << QStringList{} << 2 << "give at least one experiment id";
+        QTest::newRow("unknown id") << QStringList{"999"} << 2 << "no experiment with id 999";
+        QTest::newRow("metric") << QStringList{"1", "--metric", "speed"} << 2 << "--metric: expected one of test_accuracy";
+        QTest::newRow("baseline") << QStringList{"1", "--baseline", "Adam"} << 2 << "no configuration \"Adam\" (configurations: Noise offset=0";
+        QTest::newRow("configurations") << QStringList{"1", "--configurations", "Noise offset=0,Noise offset=9"} << 2
+                                        << "--configurations: no configuration \"Noise offset=9\"";
+        QTest::newRow("format") << QStringList{"1", "--format", "html"} << 2 << "--format: expected text, csv";
+        QTest::newRow("alpha") << QStringList{"1", "--alpha", "2"} << 2 << "--alpha: expected a number in (0, 1)";
+        QTest::newRow("table") << QStringList{"1", "--tables", "matrix,chart"} << 2 << "unknown table \"chart\"";
+        QTest::newRow("output") << QStringList{"1", "--output", "/nonexistent-dir/t.txt"} << 6 << "/nonexistent-dir/t.txt: cannot write";
+    }
+    void compareRefusesWhatItCannotDo()
+    {
+        QFETCH(QStringList, args);
+        QFETCH(int, code);
+        QFETCH(QString, message);
+        const QString db = m_dir.filePath("compare.sqlite"); // from compareTablesFromAStoredSweep
+        QVERIFY(QFile::exists(db));
+        const Output o = cli(QStringList{"compare"} + args + QStringList{"--db", db});
+        QCOMPARE(o.code, code);
+        QVERIFY2(o.err.contains(message), qPrintable(o.err));
+    }
 };
 
 QTEST_GUILESS_MAIN(TestCli)

@@ -93,6 +93,23 @@ private Q_SLOTS:
                  QStringLiteral("60000×784 → 10 classes"));
     }
 
+    void memoryPredictionAgainstTheMeasuredPeak()
+    {
+        const CostPrediction c(QJsonObject{{"flops", 3e9}, {"memory_bytes", 64.0 * 1024 * 1024}});
+        QCOMPARE(c.memoryBytes(), 64.0 * 1024 * 1024);
+        QCOMPARE(c.describe(), QStringLiteral("3 GFLOP, 64 MiB memory"));
+        const QJsonObject info{{"measured_seconds", 1.5}, {"peak_memory_bytes", 69337088.0}};
+        QCOMPARE(CostPrediction::measuredMemoryBytes(info), 69337088.0);
+        QCOMPARE(c.compareMemory(info), QStringLiteral("memory predicted 64 MiB, measured 66.1 MiB"));
+        // No prediction: the measurement alone; neither: nothing.
+        QCOMPARE(CostPrediction().compareMemory(info), QStringLiteral("peak memory 66.1 MiB"));
+        QVERIFY(CostPrediction().compareMemory({}).isEmpty());
+        QVERIFY(std::isnan(CostPrediction::measuredMemoryBytes({{"peak_memory_bytes", -1}})));
+        QCOMPARE(CostPrediction::formatBytes(512), QStringLiteral("512 B"));
+        QCOMPARE(CostPrediction::formatBytes(1536), QStringLiteral("1.5 KiB"));
+        QCOMPARE(CostPrediction::formatBytes(2.2e9), QStringLiteral("2.05 GiB"));
+    }
+
     void forAlgorithmAsksATrainerWithCompletedParameters()
     {
         // Ridge: n·d² + 2·n·d·k + d³/3 + 2·d²·k with d = 784 + bias (its default).

@@ -106,6 +106,55 @@ private Q_SLOTS:
         QCOMPARE(ctx.records.value("my_fact").toDouble(), 1.0);
     }
 
+    void peakMemoryIsMeasured()
+    {
+        // test.memory touches 64 MiB and holds it until fit() returns. The measured growth must
+        // cover those pages and not much else. Slack: Linux ≥ 6.2 keeps RSS in per-CPU
+        // counters read approximately (batches of ≥ 32 pages per CPU), so ±2 MiB; above, 8 MiB
+        // for the evaluation of 200 rows, TBB's and malloc's own pages and huge-page rounding.
+        StopSource stop;
+        const RunResult r = Runner(m_reg, nullptr).execute(job("test.memory", {{"alloc_mb", 64}}), stop);
+        QCOMPARE(r.status, RunStatus::Finished);
+        const qint64 mib = qint64(1) << 20;
+        QVERIFY2(r.peakMemoryBytes >= 62 * mib && r.peakMemoryBytes <= 72 * mib,
+                 qPrintable(QString::number(r.peakMemoryBytes)));
+        QCOMPARE(qint64(r.info.value("peak_memory_bytes").toDouble()), r.peakMemoryBytes);
+        // Freed memory that malloc kept from the last run does not hide the next run's growth.
+        const RunResult again = Runner(m_reg, nullptr).execute(job("test.memory", {{"alloc_mb", 64}}), stop);
+        QVERIFY2(again.peakMemoryBytes >= 62 * mib, qPrintable(QString::number(again.peakMemoryBytes)));
+        const RunResult small = Runner(m_reg, nullptr).execute(job("test.memory", {{"alloc_mb", 0}}), stop);
+        QVERIFY2(small.peakMemoryBytes >= 0 && small.peakMemoryBytes < 8 * mib,
+                 qPrintable(QString::number(small.peakMemoryBytes)));
+    }
+
+    void overlappingRunsAreNotMeasured()
+    {
+        // Two runs training at once in one process share the high-water mark: neither may
+        // claim a number; both say why in their log.
+        StopSource stop;
+        Runner runner(m_reg, nullptr);
+        auto slow = std::async(std::launch::async, [&] {
+            return runner.execute(job("test.sleepy", {{"epochs", 3}, {"epoch_ms", 100}}), stop);
+        });
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+        const RunResult quick = runner.execute(job("test.memory", {{"alloc_mb", 8}}), stop);
+        const RunResult first = slow.get();
+        for (const RunResult* r : {&quick, &first}) {
+            QCOMPARE(r->status, RunStatus::Finished);
+            QCOMPARE(r->peakMemoryBytes, qint64(-1));
+            QVERIFY(!r->info.contains("peak_memory_bytes"));
+            QVERIFY2(r->info.value("log").toArray().first().toString().contains("another run"),
+                     qPrintable(QJsonDocument(r->info).toJson()));
+        }
+        // A run that does not measure still counts as training (noise-sweep cells).
+        RunJob unmeasured = job("test.sleepy", {{"epochs", 2}, {"epoch_ms", 100}});
+        unmeasured.measureMemory = false;
+        auto cell = std::async(std::launch::async, [&] { return runner.execute(unmeasured, stop); });
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+        QCOMPARE(runner.execute(job("test.memory", {{"alloc_mb", 1}}), stop).peakMemoryBytes, qint64(-1));
+        QVERIFY(!cell.get().info.contains("log"));
+    }
+
     void invalidParametersFailCleanly()
     {
         StopSource stop;

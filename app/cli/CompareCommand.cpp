@@ -1,0 +1,238 @@
+#include "CompareCommand.h"
+
+#include <Comparison.h>
+#include <ComparisonTables.h>
+#include <StoredRuns.h>
+#include <RunStore.h>
+
+#include <QCommandLineParser>
+#include <QSaveFile>
+#include <QTextStream>
+
+#include <cmath>
+
+namespace tb::cli {
+namespace {
+
+enum Exit { Ok = 0, Usage = 2, Invalid = 3, Database = 4, Output = 6 };
+
+QTextStream& errStream()
+{
+    static QTextStream s(stderr);
+    return s;
+}
+
+int usage(const QString& message)
+{
+    errStream() << "trainbench-cli compare: " << message << "\n"
+                << "usage: trainbench-cli compare ID [ID ...] [--db FILE] [--metric KEY] [--baseline NAME] [--configurations A,B]\n"
+                   "         [--test t|wilcoxon] [--alpha A] [--tie-band B] [--confidence C] [--target T]\n"
+                   "         [--tables matrix,pairs,grid,time,frontier] [--format text|csv|markdown|latex] [--output FILE]\n";
+    errStream().flush();
+    return Usage;
+}
+
+std::optional<double> fraction(const QCommandLineParser& p, const QString& name, double def, bool open, QString* error)
+{
+    if (!p.isSet(name))
+        return def;
+    bool ok = false;
+    const double v = p.value(name).toDouble(&ok);
+    const bool inRange = open ? (v > 0 && v < 1) : (v >= 0 && v < 1);
+    if (!ok || !inRange) {
+        *error = QStringLiteral("--%1: expected a number in %2, got \"%3\"")
+                     .arg(name, open ? QStringLiteral("(0, 1)") : QStringLiteral("[0, 1)"), p.value(name));
+        return std::nullopt;
+    }
+    return v;
+}
+
+TextTable frontierTable(const QList<FrontierPoint>& points, MetricId metric)
+{
+    TextTable t({QStringLiteral("configuration"), QStringLiteral("data set"), QStringLiteral("seed"),
+                 QStringLiteral("training time"), RunMetric::label(metric), QStringLiteral("Pareto front")});
+    t.setTitle(QStringLiteral("Every run: %1 against training time").arg(RunMetric::label(metric)));
+    for (int c : {2, 3, 4})
+        t.setAlign(c, TextTable::Align::Right);
+    for (const FrontierPoint& f : points)
+        t.addRow({f.configuration, f.dataset, QString::number(f.seed), RunMetric::format(MetricId::TrainSeconds, f.seconds),
+                  RunMetric::format(metric, f.value), f.onFront ? QStringLiteral("yes") : QString()});
+    t.addNote(QStringLiteral("Pareto front: no run of the same data set is both faster and at least as good."));
+    return t;
+}
+
+} // namespace
+
+QString gridSummary(const ExperimentResult& result)
+{
+    const MetricId metric = RunMetric::defaultFor(result.curves);
+    const auto samples = Comparison::samples(result.curves, metric);
+    return ComparisonTables::grid(Comparison::grid(samples), metric).render(TextTable::Format::Text);
+}
+
+int compareCommand(const QStringList& args)
+{
+    QCommandLineParser p;
+    p.setApplicationDescription("Compare the configurations of stored experiments over seeds.");
+    p.addHelpOption();
+    p.addPositionalArgument("id", "Experiment id(s) (see `trainbench-cli runs`); several ids add their data sets as columns.");
+    p.addOption({"db", "Run database.", "file"});
+    p.addOption({"metric", "Metric: " + RunMetric::keys().join(", ") + " (default: test accuracy, else test RMSE).", "key"});
+    p.addOption({"baseline", "Configuration the others are tested against (default: the first).", "name"});
+    p.addOption({"configurations", "Compare only these configurations (comma-separated names, in this order).", "list"});
+    p.addOption({"test", "Test behind the matrix markers: t (paired t-test, default) or wilcoxon.", "name"});
+    p.addOption({"alpha", "Significance level of the markers, (0, 1) (default 0.05).", "a"});
+    p.addOption({"tie-band", "Relative tie band of win/tie/loss, [0, 1) (default 0.05).", "b"});
+    p.addOption({"confidence", "Confidence of the intervals, (0, 1) (default 0.95).", "c"});
+    p.addOption({"target", "Target of time-to-target (default: the best value every run reaches).", "value"});
+    p.addOption({"tables", "Tables to print, comma-separated: matrix, pairs, grid, time, frontier "
+                           "(default: matrix,pairs,time, and grid for a param sweep).", "list"});
+    p.addOption({"format", "text (default), csv, markdown or latex.", "name"});
+    p.addOption({"output", "Write to FILE instead of standard output.", "file"});
+    p.process(args);
+
+    if (p.positionalArguments().isEmpty())
+        return usage(QStringLiteral("give at least one experiment id"));
+    QList<qint64> ids;
+    for (const QString& a : p.positionalArguments()) {
+        bool ok = false;
+        const qint64 id = a.toLongLong(&ok);
+        if (!ok || id < 0)
+            return usage(QStringLiteral("\"%1\" is not an experiment id").arg(a));
+        ids << id;
+    }
+    const auto format = TextTable::formatFromName(p.value("format").isEmpty() ? QStringLiteral("text") : p.value("format"));
+    if (!format)
+        return usage(QStringLiteral("--format: expected text, csv, markdown or latex, got \"%1\"").arg(p.value("format")));
+    SignificanceTest test = SignificanceTest::PairedT;
+    if (p.isSet("test")) {
+        if (p.value("test") == QLatin1String("wilcoxon"))
+            test = SignificanceTest::Wilcoxon;
+        else if (p.value("test") != QLatin1String("t"))
+            return usage(QStringLiteral("--test: expected t or wilcoxon, got \"%1\"").arg(p.value("test")));
+    }
+    QString error;
+    const auto alpha = fraction(p, "alpha", 0.05, true, &error);
+    const auto band = fraction(p, "tie-band", 0.05, false, &error);
+    const auto confidence = fraction(p, "confidence", 0.95, true, &error);
+    if (!alpha || !band || !confidence)
+        return usage(error);
+    double target = NaN;
+    if (p.isSet("target")) {
+        bool ok = false;
+        target = p.value("target").toDouble(&ok);
+        if (!ok || !std::isfinite(target))
+            return usage(QStringLiteral("--target: expected a number, got \"%1\"").arg(p.value("target")));
+    }
+
+    const QString dbPath = p.value("db").isEmpty() ? RunStore::defaultPath() : p.value("db");
+    auto store = RunStore::open(dbPath, &error);
+    if (!store) {
+        errStream() << "trainbench-cli: " << error << Qt::endl;
+        return Database;
+    }
+    QList<AlgorithmCurves> curves;
+    bool sweep = false;
+    for (qint64 id : ids) {
+        const auto result = tb::StoredRuns::experiment(*store, id, &error);
+        if (!result)
+            return usage(error);
+        if (result->kind == ExperimentSpec::Kind::NoiseSweep)
+            return usage(QStringLiteral("experiment %1 is a noise sweep: its cells are aggregated, not stored as runs "
+                                        "to compare (use `export`)")
+                             .arg(id));
+        sweep = sweep || result->kind == ExperimentSpec::Kind::ParamSweep;
+        curves << result->curves;
+    }
+    if (p.isSet("configurations")) {
+        // Keep the named configurations in the order given; a name that matches nothing is a typo.
+        const QStringList wanted = p.value("configurations").split(QLatin1Char(','), Qt::SkipEmptyParts);
+        QList<AlgorithmCurves> kept;
+        for (QString name : wanted) {
+            name = name.trimmed();
+            bool found = false;
+            for (const AlgorithmCurves& c : curves)
+                if ((c.configuration.isEmpty() ? c.label : c.configuration) == name) {
+                    kept << c;
+                    found = true;
+                }
+            if (!found) {
+                QStringList names;
+                for (const AlgorithmCurves& c : curves)
+                    if (const QString n = c.configuration.isEmpty() ? c.label : c.configuration; !names.contains(n))
+                        names << n;
+                return usage(QStringLiteral("--configurations: no configuration \"%1\" (configurations: %2)")
+                                 .arg(name, names.join(", ")));
+            }
+        }
+        curves = kept;
+    }
+    MetricId metric = RunMetric::defaultFor(curves);
+    if (p.isSet("metric")) {
+        const auto m = RunMetric::fromKey(p.value("metric"));
+        if (!m)
+            return usage(QStringLiteral("--metric: expected one of %1, got \"%2\"").arg(RunMetric::keys().join(", "), p.value("metric")));
+        metric = *m;
+    }
+    const QList<ConfigurationSample> samples = Comparison::samples(curves, metric);
+    int finished = 0;
+    for (const auto& s : samples)
+        finished += int(s.values.size());
+    if (finished == 0) {
+        errStream() << "trainbench-cli compare: no finished runs in experiment(s) "
+                    << p.positionalArguments().join(", ") << Qt::endl;
+        return Invalid;
+    }
+    const QStringList names = Comparison::configurations(samples);
+    const QString baseline = p.value("baseline");
+    if (!baseline.isEmpty() && !names.contains(baseline))
+        return usage(QStringLiteral("--baseline: no configuration \"%1\" (configurations: %2)").arg(baseline, names.join(", ")));
+
+    QStringList tables = p.isSet("tables") ? p.value("tables").split(QLatin1Char(','), Qt::SkipEmptyParts)
+                                           : QStringList{"matrix", "pairs", "time"};
+    if (!p.isSet("tables") && sweep)
+        tables.prepend(QStringLiteral("grid"));
+    for (QString& t : tables) {
+        t = t.trimmed();
+        if (!QStringList{"matrix", "pairs", "grid", "time", "frontier"}.contains(t))
+            return usage(QStringLiteral("--tables: unknown table \"%1\" (matrix, pairs, grid, time, frontier)").arg(t));
+    }
+    if (tables.contains("time") && p.isSet("target") && !RunMetric::hasCurve(metric))
+        return usage(QStringLiteral("--target: %1 has no curve to reach a target on").arg(RunMetric::label(metric)));
+
+    QStringList parts;
+    for (const QString& t : tables) {
+        if (t == QLatin1String("matrix"))
+            parts << ComparisonTables::matrix(Comparison::matrix(samples, metric, baseline, *alpha, test), samples).render(*format);
+        else if (t == QLatin1String("pairs"))
+            parts << ComparisonTables::pairwise(Comparison::pairwise(samples, metric, baseline, *band, *confidence), metric,
+                                                *band, *confidence)
+                         .render(*format);
+        else if (t == QLatin1String("grid"))
+            parts << ComparisonTables::grid(Comparison::grid(samples), metric).render(*format);
+        else if (t == QLatin1String("time")) {
+            // Time to target needs a curve; for time or memory, use the run's default quality metric.
+            const MetricId curveMetric = RunMetric::hasCurve(metric) ? metric : RunMetric::defaultFor(curves);
+            parts << ComparisonTables::timeToTarget(
+                         Comparison::timeToTarget(Comparison::samples(curves, curveMetric), curveMetric, target, baseline,
+                                                  *confidence))
+                         .render(*format);
+        } else if (t == QLatin1String("frontier"))
+            parts << frontierTable(Comparison::frontier(samples, metric), metric).render(*format);
+    }
+    const QString text = parts.join(QLatin1Char('\n'));
+    if (p.isSet("output")) {
+        QSaveFile f(p.value("output"));
+        if (!f.open(QIODevice::WriteOnly) || f.write(text.toUtf8()) < 0 || !f.commit()) {
+            errStream() << "trainbench-cli: " << p.value("output") << ": cannot write: " << f.errorString() << Qt::endl;
+            return Output;
+        }
+        return Ok;
+    }
+    QTextStream out(stdout);
+    out << text;
+    out.flush();
+    return Ok;
+}
+
+} // namespace tb::cli

@@ -1,0 +1,159 @@
+#pragma once
+/// @file Comparison.h
+/// Is the difference real? Stored runs grouped into configurations and compared over seeds:
+/// Weka's result matrix, paired tests against a baseline, a param sweep's grid, time to
+/// target with speed ratios, and the accuracy-versus-time Pareto front.
+
+#include "ExperimentRunner.h"
+#include "RunMetric.h"
+
+#include <Descriptive.h>
+#include <PairedTTest.h>
+#include <SpeedRatio.h>
+#include <WilcoxonSignedRank.h>
+#include <WinTieLoss.h>
+
+#include <QList>
+#include <QString>
+#include <QStringList>
+#include <QVariantMap>
+#include <cstdint>
+
+namespace tb {
+
+/// The finished runs of one configuration on one data set, in run order.
+struct ConfigurationSample {
+    QString configuration;           ///< row name: algorithm label and swept setting
+    QString dataset;                 ///< column name: the data set's description
+    QString algorithmId;
+    QVariantMap setting;             ///< param-sweep: the swept values
+    QList<std::uint64_t> seeds;      ///< one per finished run; runs pair by seed
+    QList<double> values;            ///< the metric's final value per run (NaN when absent)
+    QList<QVector<MetricPoint>> curves;
+    QList<QJsonObject> infos;
+    int excluded = 0;                ///< runs that did not finish (failed, diverged, cancelled …)
+};
+
+/// Which paired test decides a result-matrix marker.
+enum class SignificanceTest { PairedT, Wilcoxon };
+
+/// One cell of a result matrix: a configuration on a data set, against the baseline there.
+struct MatrixCell {
+    bool present = false;            ///< the configuration ran on this data set
+    bool isBaseline = false;
+    stats::Summary summary;          ///< of the final values
+    int excluded = 0;
+    int pairs = 0;                   ///< seeds shared with the baseline
+    double pValue = NaN;             ///< of the chosen test, NaN when not tested
+    /// +1: significantly better than the baseline (p < alpha, in the metric's direction);
+    /// −1: significantly worse; 0: no significant difference or not tested.
+    int marker = 0;
+};
+
+/// Weka Experimenter's result matrix: configurations × data sets.
+struct ResultMatrix {
+    MetricId metric = MetricId::TestAccuracy;
+    QString baseline;
+    double alpha = 0.05;
+    SignificanceTest test = SignificanceTest::PairedT;
+    QStringList rows;                ///< configurations in first-seen order
+    QStringList columns;             ///< data sets in first-seen order
+    QList<QList<MatrixCell>> cells;  ///< [row][column]
+};
+
+/// One configuration against the baseline on one data set, over their shared seeds.
+struct PairwiseComparison {
+    QString configuration;
+    QString baseline;
+    QString dataset;
+    int pairs = 0;
+    double mean = NaN;               ///< of the configuration, over the paired seeds
+    double baselineMean = NaN;
+    stats::PairedTTestResult tTest;  ///< of configuration − baseline
+    stats::WilcoxonResult wilcoxon;
+    stats::WinTieLossResult winTieLoss; ///< from the configuration's side
+};
+
+/// Training time to a target for one configuration on one data set.
+struct TimeToTargetRow {
+    QString configuration;
+    QString dataset;
+    double target = NaN;
+    QList<std::uint64_t> seeds;      ///< per finished run
+    QList<double> seconds;           ///< per run: first checkpoint at the target, NaN if never
+    QList<double> lastMissSeconds;   ///< per run: the checkpoint before (the time lies between)
+    int reached = 0;
+    stats::Summary summary;          ///< of the runs that reached it
+    /// Paired by seed: baseline seconds / this configuration's seconds (> 1: this one is faster).
+    stats::SpeedRatioResult speedupOverBaseline;
+};
+
+struct TimeToTargetTable {
+    MetricId metric = MetricId::TestAccuracy;
+    QString baseline;
+    QList<TimeToTargetRow> rows;
+};
+
+/// A run on the frontier chart: its training time against its final metric.
+struct FrontierPoint {
+    QString configuration;
+    QString dataset;
+    std::uint64_t seed = 0;
+    double seconds = NaN;
+    double value = NaN;
+    bool onFront = false;            ///< no run of the same data set is faster and at least as good
+};
+
+/// A configuration's row of a parameter grid.
+struct GridRow {
+    QString configuration;
+    QString dataset;
+    QString algorithmId;
+    QVariantMap setting;
+    stats::Summary metric;
+    stats::Summary seconds;          ///< final training time
+    stats::Summary memory;           ///< peak working memory (runs that measured it)
+    int excluded = 0;
+};
+
+/// Pure functions; thread-safe.
+class Comparison {
+public:
+    /// Groups @p curves (of one or several experiments) into configurations × data sets, keeping
+    /// finished runs only (the others are counted in `excluded`). Configurations with the same
+    /// name and data set are merged; a seed seen twice keeps its first run.
+    static QList<ConfigurationSample> samples(const QList<AlgorithmCurves>& curves, MetricId metric);
+
+    /// The values of @p a and @p b on the seeds they share, in @p a's order.
+    static void paired(const ConfigurationSample& a, const ConfigurationSample& b, std::vector<double>* va,
+                       std::vector<double>* vb);
+
+    /// The result matrix against @p baseline (a configuration name; empty: the first row), with
+    /// markers where the paired @p test gives p < @p alpha on at least two shared seeds.
+    static ResultMatrix matrix(const QList<ConfigurationSample>& samples, MetricId metric, const QString& baseline = {},
+                               double alpha = 0.05, SignificanceTest test = SignificanceTest::PairedT);
+
+    /// Every configuration against @p baseline (empty: the first) on each data set they share;
+    /// win/tie/loss with relative @p tieBand (default 5 %), intervals at @p confidence.
+    static QList<PairwiseComparison> pairwise(const QList<ConfigurationSample>& samples, MetricId metric,
+                                              const QString& baseline = {}, double tieBand = 0.05,
+                                              double confidence = 0.95);
+
+    /// Time to @p target for every configuration (metric must have a curve). A NaN target means,
+    /// per data set, the best value every compared run reaches (TimeToTarget::commonTarget).
+    /// Speed-ups are against @p baseline (empty: the first configuration).
+    static TimeToTargetTable timeToTarget(const QList<ConfigurationSample>& samples, MetricId metric,
+                                          double target = NaN, const QString& baseline = {},
+                                          double confidence = 0.95);
+
+    /// Every run as (training seconds, final metric), with each data set's Pareto front marked.
+    static QList<FrontierPoint> frontier(const QList<ConfigurationSample>& samples, MetricId metric);
+
+    /// One row per configuration and data set: the metric, time and memory over seeds.
+    static QList<GridRow> grid(const QList<ConfigurationSample>& samples);
+
+    /// The configuration names of @p samples in first-seen order.
+    static QStringList configurations(const QList<ConfigurationSample>& samples);
+};
+
+} // namespace tb

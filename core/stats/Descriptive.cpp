@@ -1,0 +1,45 @@
+#include "Descriptive.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+namespace tb::stats {
+
+std::vector<double> Descriptive::withoutNaN(const std::vector<double>& values)
+{
+    std::vector<double> out;
+    out.reserve(values.size());
+    for (double v : values)
+        if (!std::isnan(v))
+            out.push_back(v);
+    return out;
+}
+
+Summary Descriptive::summarise(const std::vector<double>& values)
+{
+    constexpr double nan = std::numeric_limits<double>::quiet_NaN();
+    std::vector<double> v = withoutNaN(values);
+    Summary s;
+    s.count = int(v.size());
+    if (v.empty()) {
+        s.mean = s.std = s.median = s.min = s.max = nan;
+        return s;
+    }
+    double sum = 0;
+    for (double x : v)
+        sum += x;
+    s.mean = sum / double(v.size());
+    double ss = 0;
+    for (double x : v)
+        ss += (x - s.mean) * (x - s.mean);
+    s.std = v.size() > 1 ? std::sqrt(ss / double(v.size() - 1)) : 0.0;
+    std::sort(v.begin(), v.end());
+    const size_t n = v.size();
+    s.median = n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+    s.min = v.front();
+    s.max = v.back();
+    return s;
+}
+
+} // namespace tb::stats

@@ -1,0 +1,29 @@
+#pragma once
+/// @file Descriptive.h
+/// Mean, sample standard deviation and median of a handful of values (one per seed).
+
+#include <vector>
+
+namespace tb::stats {
+
+/// Summary of a sample. Values that are NaN are left out (count says how many went in).
+struct Summary {
+    int count = 0;
+    double mean = 0;   ///< NaN when count is 0
+    double std = 0;    ///< sample standard deviation (n − 1); 0 for one value; NaN for none
+    double median = 0; ///< NaN when count is 0
+    double min = 0;    ///< NaN when count is 0
+    double max = 0;    ///< NaN when count is 0
+};
+
+/// Pure functions; thread-safe.
+class Descriptive {
+public:
+    /// Summary of @p values without their NaNs. Two-pass mean and variance (no cancellation
+    /// for values with a large common offset, such as accuracies near 0.9).
+    static Summary summarise(const std::vector<double>& values);
+    /// The values of @p values that are not NaN, in order.
+    static std::vector<double> withoutNaN(const std::vector<double>& values);
+};
+
+} // namespace tb::stats

@@ -1,0 +1,100 @@
+#pragma once
+/// @file LiblinearTrainer.h
+/// One run of LIBLINEAR (Debian's liblinear 2.3) on the workbench's data.
+
+#include "LiblinearConfig.h"
+
+#include <trainbench/Trainbench.h>
+
+#include <memory>
+#include <vector>
+
+struct model; // LIBLINEAR's (linear.h)
+
+namespace tb::liblinear {
+
+/// Trains with LIBLINEAR's own train() and predicts with its predict_values(); nothing of the
+/// library is re-implemented.
+///
+/// fit(): the training inputs become LIBLINEAR's sparse rows directly (tb::wrap::SparseRows,
+/// built once in the run's arena, freed when train() returns); classification labels are the
+/// class indices, so the library's multi-class handling (one-vs-rest, or Crammer–Singer for
+/// mcsvm_cs) applies unchanged. Regression trains one model per output column. train() runs on
+/// a thread of its own (tb::wrap::DetachedCall): Stop returns within 200 ms, the abandoned
+/// call unwinds at its next progress message. The library's output reaches the run's log, never
+/// stdout. One checkpoint, at epoch 1, when the model is ready.
+///
+/// Randomness: the dual and L1 solvers visit coordinates in rand() order. glibc's rand() is one
+/// stream per process, so those calls are serialised (one at a time per process) and seeded
+/// with srand() from the run's seed: the same seed gives the same model.
+///
+/// Facts recorded: "plugin_version", "library_version" (LIBLINEAR_VERSION compiled against)
+/// and "library_loaded_version" (liblinear_version of the loaded library), "solver",
+/// "command_line" (the equivalent liblinear-train options), "tolerance", "nonzeros",
+/// "problem_bytes", "conversion_seconds", "library_seconds" (wall), "library_cpu_seconds" (the
+/// library thread's CPU time), "classes_in_model".
+///
+/// Not thread-safe (one run, one thread), as Trainer requires; predict() is const and may be
+/// called concurrently with other const calls.
+class LiblinearTrainer final : public Trainer {
+public:
+    explicit LiblinearTrainer(LiblinearConfig config);
+    ~LiblinearTrainer() override;
+
+    /// Throws std::invalid_argument for non-finite inputs or targets (naming row and column),
+    /// a classification set with fewer than two classes, shapes beyond LIBLINEAR's int indices,
+    /// and parameters LIBLINEAR's check_parameter() refuses.
+    void fit(const DatasetView& data, RunContext& ctx) override;
+
+    /// Classification: n × k class scores — LIBLINEAR's decision values per class (a binary
+    /// model's single value w·x for its first label and −w·x for the other); classes absent from
+    /// the training set score below every present class; where scores tie, the class LIBLINEAR's
+    /// predict_values() picks is raised by one ulp, so the arg-max is always the library's
+    /// prediction. Regression: n × k predicted values. Before a model exists (a run stopped
+    /// before train() returned): zeros, the library's starting point w = 0. Parallel over rows
+    /// in the caller's arena. Throws std::invalid_argument when x has the wrong number of columns.
+    Eigen::MatrixXd predict(const Eigen::Ref<const Eigen::MatrixXd>& x) const override;
+
+    /// {"memory_bytes": predicted peak working memory (sparse copy at its upper bound, the
+    /// labels or targets, LIBLINEAR's per-row and per-feature working arrays, the model),
+    /// "problem_bytes_upper_bound", "pass_flops": 2·n·(d + 1), the flops of one pass over the
+    /// rows, "max_passes": the solver's iteration cap, "note"}. No "flops": the number of passes
+    /// depends on the data and the tolerance.
+    QJsonObject predictCost(const ProblemShape& shape) const override;
+
+    const LiblinearConfig& config() const { return m_config; }
+    bool isTrained() const { return !m_models.empty(); }
+
+    /// The learnt decision functions, (d + 1) × m: row j < d the weight of input j, row d the
+    /// intercept (bias × its weight, 0 without a bias feature), as LIBLINEAR's get_decfun_coef()
+    /// and get_decfun_bias() give them. Columns: classification — one per class index (a binary
+    /// model's w for its first label, −w for the other; zero for a class absent from training);
+    /// regression — one per output. Empty before training.
+    Eigen::MatrixXd decisionFunctions() const;
+
+    /// LIBLINEAR's own model for output @p output (classification: 0 only), e.g. for
+    /// save_model() or the library's predict(); nullptr before training or out of range.
+    /// Owned by the trainer.
+    const model* libraryModel(std::size_t output = 0) const
+    {
+        return output < m_models.size() ? m_models[output].get() : nullptr;
+    }
+
+    /// Routes LIBLINEAR's output to tb::wrap::DetachedCall::print (idempotent, thread-safe):
+    /// the library never writes to stdout from this process.
+    static void installPrintHook();
+
+private:
+    struct ModelDeleter {
+        void operator()(model* m) const;
+    };
+    using ModelPtr = std::unique_ptr<model, ModelDeleter>;
+    struct Job;
+
+    LiblinearConfig m_config;
+    std::vector<ModelPtr> m_models; ///< classification: one; regression: one per output
+    Eigen::Index m_inputs = 0;
+    Eigen::Index m_outputs = 0;
+};
+
+} // namespace tb::liblinear

@@ -1,0 +1,162 @@
+#include "LibsvmConfig.h"
+
+#include <libsvm/svm.h>
+
+#include <QLocale>
+#include <stdexcept>
+
+namespace tb::libsvm {
+namespace {
+
+struct Kernel {
+    const char* name;
+    int type;
+};
+const Kernel kKernels[] = {{"linear", LINEAR}, {"polynomial", POLY}, {"rbf", RBF}, {"sigmoid", SIGMOID}};
+
+} // namespace
+
+const QString LibsvmConfig::classifyId = QStringLiteral("libsvm.c_svc");
+const QString LibsvmConfig::regressId = QStringLiteral("libsvm.epsilon_svr");
+
+ParamSchema LibsvmConfig::schema(bool regression)
+{
+    QStringList kernels;
+    for (const Kernel& k : kKernels)
+        kernels << QString::fromLatin1(k.name);
+    ParamSchema s;
+    s.add(ParamSpec::choice(
+        "kernel", QStringLiteral("Kernel"), kernels, "rbf",
+        QStringLiteral("k(u, v) (svm-train -t): linear = u·v; polynomial = (γ·u·v + coef0)^degree; "
+                       "rbf = exp(−γ‖u − v‖²); sigmoid = tanh(γ·u·v + coef0).")));
+    s.add(ParamSpec::real("c", QStringLiteral("C"), 1.0, 1e-8, 1e10,
+                          QStringLiteral("Weight of the training errors against the margin (svm-train -c)."),
+                          true));
+    s.add(ParamSpec::choice(
+        "gamma_rule", QStringLiteral("γ rule"), {"inverse_features", "scale", "value"}, "inverse_features",
+        QStringLiteral("How γ is set: inverse_features = 1/d (svm-train's default, d = number "
+                       "of inputs), scale = 1/(d·Var(x)) over all training inputs (scikit-learn's "
+                       "\"scale\"), value = the γ parameter. The γ used is recorded with the run.")));
+    s.add(
+        ParamSpec::real("gamma", QStringLiteral("γ"), 1.0, 1e-12, 1e6,
+                        QStringLiteral("γ of the polynomial, RBF and sigmoid kernels when gamma_rule = value "
+                                       "(svm-train -g)."),
+                        true));
+    s.add(ParamSpec::integer("degree", QStringLiteral("Degree"), 3, 1, 100,
+                             QStringLiteral("Degree of the polynomial kernel (svm-train -d).")));
+    s.add(ParamSpec::real("coef0", QStringLiteral("coef0"), 0.0, -1e6, 1e6,
+                          QStringLiteral("Constant of the polynomial and sigmoid kernels (svm-train -r).")));
+    s.add(ParamSpec::real("cache_mib", QStringLiteral("Cache (MiB)"), 100.0, 1.0, 1e6,
+                          QStringLiteral("Most memory for cached kernel rows, in MiB, taken as needed "
+                                         "(svm-train -m).")));
+    s.add(
+        ParamSpec::real("tolerance", QStringLiteral("Stopping tolerance"), 0.001, 1e-16, 10.0,
+                        QStringLiteral("Largest violation of the optimality conditions at the end (svm-train "
+                                       "-e)."),
+                        true));
+    s.add(ParamSpec::boolean(
+        "shrinking", QStringLiteral("Shrinking"), true,
+        QStringLiteral("Shrinking heuristics: set aside bounded variables (svm-train -h).")));
+    s.add(ParamSpec::boolean(
+        "probability", QStringLiteral("Probability estimates"), false,
+        QStringLiteral("Fit Platt's probability model by an internal 5-fold cross-validation "
+                       "(svm-train -b; about 5× the training time). Classification scores "
+                       "are then the class probabilities; regression outputs are unchanged.")));
+    if (regression)
+        s.add(ParamSpec::real(
+            "svr_epsilon", QStringLiteral("SVR ε"), 0.1, 0.0, 1e6,
+            QStringLiteral("Half-width of the ε-insensitive zone of the loss (svm-train -p).")));
+    return s;
+}
+
+LibsvmConfig LibsvmConfig::fromParams(bool regression, const QVariantMap& p)
+{
+    LibsvmConfig c;
+    c.regression = regression;
+    c.kernelName = p.value("kernel").toString();
+    bool found = false;
+    for (const Kernel& k : kKernels)
+        if (c.kernelName == QLatin1String(k.name)) {
+            c.kernel = k.type;
+            found = true;
+        }
+    if (!found)
+        throw std::invalid_argument("parameter \"kernel\": unknown kernel \"" + c.kernelName.toStdString() +
+                                    "\"");
+    c.c = p.value("c").toDouble();
+    const QString rule = p.value("gamma_rule").toString();
+    c.gammaRule = rule == QLatin1String("scale")   ? GammaRule::Scale
+                  : rule == QLatin1String("value") ? GammaRule::Value
+                                                   : GammaRule::InverseFeatures;
+    c.gamma = p.value("gamma").toDouble();
+    c.degree = p.value("degree").toInt();
+    c.coef0 = p.value("coef0").toDouble();
+    c.cacheMib = p.value("cache_mib").toDouble();
+    c.tolerance = p.value("tolerance").toDouble();
+    c.shrinking = p.value("shrinking").toBool();
+    c.probability = p.value("probability").toBool();
+    c.svrEpsilon = regression ? p.value("svr_epsilon").toDouble() : 0.1;
+    return c;
+}
+
+double LibsvmConfig::effectiveGamma(const Eigen::Ref<const Eigen::MatrixXd>& x) const
+{
+    const double d = double(x.cols());
+    if (d == 0)
+        return 0;
+    switch (gammaRule) {
+    case GammaRule::Value:
+        return gamma;
+    case GammaRule::Scale: {
+        const double n = double(x.size());
+        if (n == 0)
+            return 1.0 / d;
+        const double mean = x.sum() / n;
+        const double var = (x.array() - mean).square().sum() / n;
+        return var > 0 ? 1.0 / (d * var) : 1.0 / d;
+    }
+    case GammaRule::InverseFeatures:
+        break;
+    }
+    return 1.0 / d;
+}
+
+svm_parameter LibsvmConfig::libraryParameter(double g) const
+{
+    svm_parameter param{};
+    param.svm_type = regression ? EPSILON_SVR : C_SVC;
+    param.kernel_type = kernel;
+    param.degree = degree;
+    param.gamma = g;
+    param.coef0 = coef0;
+    param.cache_size = cacheMib;
+    param.eps = tolerance;
+    param.C = c;
+    param.nr_weight = 0;
+    param.weight_label = nullptr;
+    param.weight = nullptr;
+    param.nu = 0.5; // unused by C-SVC and ε-SVR
+    param.p = svrEpsilon;
+    param.shrinking = shrinking ? 1 : 0;
+    param.probability = probability ? 1 : 0;
+    return param;
+}
+
+QString LibsvmConfig::commandLineOptions(double g) const
+{
+    // Shortest text that reads back as the same double: the tool parses it with atof.
+    auto num = [](double v) { return QString::number(v, 'g', QLocale::FloatingPointShortest); };
+    QString s = QStringLiteral("-s %1 -t %2 -c %3 -g %4 -d %5 -r %6 -e %7 -m %8 -h %9")
+                    .arg(regression ? EPSILON_SVR : C_SVC)
+                    .arg(kernel)
+                    .arg(num(c), num(g))
+                    .arg(degree)
+                    .arg(num(coef0), num(tolerance), num(cacheMib))
+                    .arg(shrinking ? 1 : 0);
+    s += QStringLiteral(" -b %1").arg(probability ? 1 : 0);
+    if (regression)
+        s += QStringLiteral(" -p %1").arg(num(svrEpsilon));
+    return s;
+}
+
+} // namespace tb::libsvm

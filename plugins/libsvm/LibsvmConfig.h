@@ -1,0 +1,61 @@
+#pragma once
+/// @file LibsvmConfig.h
+/// The parameters of the LIBSVM plugin: kernels, schemas, and the checked settings of a run.
+
+#include <trainbench/Trainbench.h>
+
+#include <Eigen/Core>
+#include <QString>
+
+struct svm_parameter; // LIBSVM's (libsvm/svm.h), kept out of this header
+
+namespace tb::libsvm {
+
+/// How γ is chosen for the polynomial, RBF and sigmoid kernels.
+enum class GammaRule {
+    InverseFeatures, ///< 1 / d, svm-train's default ("1/num_features")
+    Scale,           ///< 1 / (d · Var(x)) over every entry of the training inputs (scikit-learn's "scale")
+    Value            ///< the "gamma" parameter
+};
+
+/// The complete, checked parameters of one run (build with fromParams()).
+///
+/// Two algorithm ids, one per SVM type the issue asks for: "libsvm.c_svc" (classification) and
+/// "libsvm.epsilon_svr" (regression), each with the kernel as a parameter, as svm-train takes
+/// -s and -t: one experiment entry is one command line, and the task flags stay true.
+struct LibsvmConfig {
+    bool regression = false;
+    int kernel = 2; ///< LIBSVM's kernel_type: LINEAR 0, POLY 1, RBF 2, SIGMOID 3
+    QString kernelName = QStringLiteral("rbf");
+    double c = 1.0; ///< C > 0
+    GammaRule gammaRule = GammaRule::InverseFeatures;
+    double gamma = 1.0;       ///< GammaRule::Value only
+    int degree = 3;           ///< polynomial kernel
+    double coef0 = 0.0;       ///< polynomial and sigmoid kernels
+    double cacheMib = 100.0;  ///< kernel cache, MiB
+    double tolerance = 0.001; ///< stopping tolerance (svm-train -e)
+    bool shrinking = true;
+    bool probability = false;
+    double svrEpsilon = 0.1; ///< ε-SVR only: the ε-insensitive zone (svm-train -p)
+
+    static const QString classifyId; ///< "libsvm.c_svc"
+    static const QString regressId;  ///< "libsvm.epsilon_svr"
+
+    /// The parameter schema of libsvm.c_svc (@p regression false) or libsvm.epsilon_svr.
+    static ParamSchema schema(bool regression);
+    /// Reads parameters normalised by schema(regression).
+    static LibsvmConfig fromParams(bool regression, const QVariantMap& params);
+
+    /// γ for training inputs @p x under gammaRule: 1/d, 1/(d·Var(x)) (1/d when Var(x) = 0, as
+    /// scikit-learn does), or gamma. 0 for d = 0.
+    double effectiveGamma(const Eigen::Ref<const Eigen::MatrixXd>& x) const;
+
+    /// LIBSVM's parameter struct for these settings with γ = @p gamma (no class weights).
+    svm_parameter libraryParameter(double gamma) const;
+
+    /// The svm-train options that train the same model from a file of the same data, e.g.
+    /// "-s 0 -t 2 -c 1 -g 0.5 -d 3 -r 0 -e 0.001 -m 100 -h 1 -b 0" (numbers in full precision).
+    QString commandLineOptions(double gamma) const;
+};
+
+} // namespace tb::libsvm

@@ -1,0 +1,24 @@
+#pragma once
+/// @file LibsvmPlugin.h
+/// Root object of the "libsvm" plugin.
+
+#include <trainbench/Trainbench.h>
+
+#include <QObject>
+
+namespace tb::libsvm {
+
+/// Offers libsvm.c_svc (C-SVC) and libsvm.epsilon_svr (ε-SVR), both LibsvmTrainer with the
+/// kernel as a parameter; see LibsvmConfig. Thread-safe.
+class LibsvmPlugin final : public QObject, public TrainerFactory {
+    Q_OBJECT
+    Q_PLUGIN_METADATA(IID TrainerFactory_iid FILE "libsvm.json")
+    Q_INTERFACES(tb::TrainerFactory)
+
+public:
+    QList<AlgorithmInfo> algorithms() const override;
+    /// Throws std::invalid_argument for an unknown id.
+    std::unique_ptr<Trainer> create(const QString& algorithmId, const QVariantMap& params) const override;
+};
+
+} // namespace tb::libsvm

@@ -1,0 +1,359 @@
+#include "LibsvmTrainer.h"
+
+#include <DetachedCall.h>
+#include <LibraryLabels.h>
+#include <SparseRows.h>
+
+#include <libsvm/svm.h>
+
+#include <QJsonArray>
+#include <QRegularExpression>
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdlib>
+#include <ctime>
+#include <limits>
+#include <mutex>
+#include <stdexcept>
+#include <tbb/blocked_range.h>
+#include <tbb/parallel_for.h>
+
+#ifndef TB_LIBSVM_PLUGIN_VERSION
+#error "TB_LIBSVM_PLUGIN_VERSION is set from libsvm.json by CMake"
+#endif
+
+namespace tb::libsvm {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+using Rows = wrap::SparseRows<svm_node>;
+
+// glibc's rand() is one stream per process: probability models (LIBSVM's only use of rand())
+// take turns so that srand(seed) decides their whole sequence. Never destroyed: an abandoned
+// call may still hold it while the process exits.
+std::mutex& randMutex()
+{
+    static auto* m = new std::mutex;
+    return *m;
+}
+
+double seconds(Clock::time_point since)
+{
+    return std::chrono::duration<double>(Clock::now() - since).count();
+}
+
+// CPU time of the calling thread: the library's own work, whatever else shares the machine.
+double threadCpuSeconds()
+{
+    timespec ts{};
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return double(ts.tv_sec) + 1e-9 * double(ts.tv_nsec);
+}
+
+bool isProgress(const QString& line)
+{
+    for (QChar ch : line)
+        if (ch != u'.' && ch != u'*' && !ch.isSpace())
+            return false;
+    return true;
+}
+
+} // namespace
+
+// A LIBSVM model and the support vectors its SV pointers point to.
+struct LibsvmTrainer::Model {
+    svm_model* model = nullptr;
+    std::vector<svm_node> nodes;
+
+    explicit Model(svm_model* m) : model(m) {}
+    Model(const Model&) = delete;
+    Model& operator=(const Model&) = delete;
+    ~Model()
+    {
+        // free_sv is 0 for models from svm_train(): the library frees its arrays, not the nodes.
+        if (model)
+            svm_free_and_destroy_model(&model);
+    }
+
+    // svm_train() leaves SV[i] pointing into the training problem; copy those rows here so the
+    // problem can go. Returns the bytes now held.
+    std::size_t keepSupportVectors()
+    {
+        std::size_t count = 0;
+        for (int i = 0; i < model->l; ++i) {
+            const svm_node* p = model->SV[i];
+            while (p->index != -1)
+                ++p;
+            count += std::size_t(p - model->SV[i]) + 1;
+        }
+        nodes.resize(count);
+        std::size_t at = 0;
+        for (int i = 0; i < model->l; ++i) {
+            svm_node* start = nodes.data() + at;
+            for (const svm_node* p = model->SV[i];; ++p) {
+                nodes[at++] = *p;
+                if (p->index == -1)
+                    break;
+            }
+            model->SV[i] = start;
+        }
+        model->free_sv = 0;
+        return count * sizeof(svm_node);
+    }
+};
+
+// Everything the library call touches, owned by the call's thread as much as by fit(): after a
+// Stop, fit() lets go and the call frees it when it ends.
+struct LibsvmTrainer::Job {
+    Rows rows;
+    std::vector<double> y;   // the labels, or the current output's targets
+    Eigen::MatrixXd targets; // regression: every output
+    svm_problem prob{};
+    svm_parameter param{};
+    unsigned seed = 1;
+    std::vector<std::unique_ptr<Model>> models;
+    double librarySeconds = 0;
+    double libraryCpuSeconds = 0;
+};
+
+LibsvmTrainer::LibsvmTrainer(LibsvmConfig config) : m_config(std::move(config))
+{
+    installPrintHook();
+}
+
+LibsvmTrainer::~LibsvmTrainer() = default;
+
+void LibsvmTrainer::installPrintHook()
+{
+    static std::once_flag once;
+    std::call_once(once, [] { svm_set_print_string_function(&wrap::DetachedCall::print); });
+}
+
+const svm_model* LibsvmTrainer::libraryModel(std::size_t output) const
+{
+    return output < m_models.size() ? m_models[output]->model : nullptr;
+}
+
+void LibsvmTrainer::fit(const DatasetView& data, RunContext& ctx)
+{
+    const std::string who = "libsvm";
+    const Eigen::Index n = data.rows(), d = data.inputs(), k = data.outputs();
+    m_models.clear();
+    m_inputs = d;
+    m_outputs = k;
+    wrap::requireTask(data, m_config.regression, who, m_config.regression ? "libsvm.epsilon_svr" : "libsvm.c_svc");
+    Rows::requireFinite(data.y, who, "training target");
+
+    const auto t0 = Clock::now();
+    auto job = std::make_shared<Job>();
+    if (m_config.regression) {
+        job->targets = data.y;
+        job->y.assign(std::size_t(n), 0.0);
+    } else {
+        // Labels are the class indices; LIBSVM groups them itself (one-vs-one).
+        job->y = wrap::classLabels(data, who);
+    }
+    job->rows = Rows(data.x, -1.0, who); // checks x is finite, naming the entry
+    m_gamma = m_config.effectiveGamma(data.x);
+    job->prob.l = int(n);
+    job->prob.x = job->rows.rows();
+    job->prob.y = job->y.data();
+    job->param = m_config.libraryParameter(m_gamma);
+    job->seed = unsigned(deriveSeed(ctx.seed(), 0));
+    const QString options = m_config.commandLineOptions(m_gamma);
+    if (const char* err = svm_check_parameter(&job->prob, &job->param))
+        throw std::invalid_argument(who + ": LIBSVM refuses the parameters (" + options.toStdString() +
+                                    "): " + err);
+    const double conversionSeconds = seconds(t0);
+    const std::size_t nonzeros = job->rows.nonzeros(), problemBytes = job->rows.bytes();
+
+    const int outputs = m_config.regression ? int(k) : 1;
+    const bool randomised = m_config.probability;
+    auto work = [job, outputs, randomised] {
+        std::unique_lock<std::mutex> lock(randMutex(), std::defer_lock);
+        if (randomised) {
+            lock.lock();
+            srand(job->seed);
+        }
+        const auto start = Clock::now();
+        const double cpuStart = threadCpuSeconds();
+        for (int o = 0; o < outputs; ++o) {
+            wrap::DetachedCall::throwIfAbandoned();
+            if (job->targets.size() > 0)
+                for (Eigen::Index i = 0; i < job->targets.rows(); ++i)
+                    job->y[std::size_t(i)] = job->targets(i, o);
+            svm_model* m = svm_train(&job->prob, &job->param);
+            if (!m)
+                throw std::runtime_error("libsvm: svm_train() returned no model");
+            job->models.push_back(std::make_unique<Model>(m));
+        }
+        job->librarySeconds = seconds(start);
+        job->libraryCpuSeconds = threadCpuSeconds() - cpuStart;
+    };
+
+    ctx.log(QStringLiteral("libsvm: %1 %2 kernel (svm-train %3), %4 rows, %5 non-zeros")
+                .arg(m_config.regression ? QStringLiteral("ε-SVR") : QStringLiteral("C-SVC"),
+                     m_config.kernelName, options)
+                .arg(n)
+                .arg(nonzeros));
+    // Each binary problem prints four lines; with ten classes that is 180 lines, so they are
+    // summed up instead of kept.
+    static const QRegularExpression finished(QStringLiteral("^optimization finished, #iter = (\\d+)$"));
+    long long problems = 0, iterations = 0;
+    auto onLine = [&](const QString& raw) {
+        const QString line = raw.trimmed();
+        if (isProgress(line))
+            return;
+        if (const auto m = finished.match(line); m.hasMatch()) {
+            ++problems;
+            iterations += m.captured(1).toLongLong();
+            return;
+        }
+        if (line.startsWith(QLatin1String("obj = ")) || line.startsWith(QLatin1String("nSV = ")) ||
+            line.startsWith(QLatin1String("nu = ")))
+            return;
+        ctx.log(QStringLiteral("libsvm: ") + line);
+    };
+    if (wrap::DetachedCall::run(work, ctx.stopToken(), onLine) == wrap::DetachedCall::Outcome::Abandoned) {
+        ctx.log(
+            QStringLiteral("libsvm: stopped; svm_train() was left to unwind at its next progress message, "
+                           "its result discarded"));
+        return;
+    }
+    ctx.log(QStringLiteral("libsvm: %1 SMO problem(s) solved, %2 iterations in total")
+                .arg(problems)
+                .arg(iterations));
+    std::size_t supportBytes = 0;
+    QJsonArray supportVectors;
+    for (auto& m : job->models) {
+        supportBytes += m->keepSupportVectors();
+        supportVectors.append(m->model->l);
+    }
+    m_models = std::move(job->models);
+    const double librarySeconds = job->librarySeconds, libraryCpuSeconds = job->libraryCpuSeconds;
+    job.reset(); // the problem's rows go; the models keep their own support vectors
+
+    if (libsvm_version != LIBSVM_VERSION)
+        ctx.log(QStringLiteral("libsvm: built against LIBSVM_VERSION %1, running with libsvm_version %2")
+                    .arg(LIBSVM_VERSION)
+                    .arg(libsvm_version));
+    ctx.record("plugin_version", QStringLiteral(TB_LIBSVM_PLUGIN_VERSION));
+    ctx.record("library_version", LIBSVM_VERSION);
+    ctx.record("library_loaded_version", libsvm_version);
+    ctx.record("kernel", m_config.kernelName);
+    ctx.record("gamma", m_gamma);
+    ctx.record("command_line", QStringLiteral("svm-train ") + options);
+    ctx.record("support_vectors", supportVectors);
+    ctx.record("nonzeros", double(nonzeros));
+    ctx.record("problem_bytes", double(problemBytes));
+    ctx.record("support_vector_bytes", double(supportBytes));
+    ctx.record("conversion_seconds", conversionSeconds);
+    ctx.record("library_seconds", librarySeconds);
+    ctx.record("library_cpu_seconds", libraryCpuSeconds);
+    Checkpoint done;
+    done.epoch = 1.0;
+    ctx.checkpoint(done);
+}
+
+Eigen::MatrixXd LibsvmTrainer::predict(const Eigen::Ref<const Eigen::MatrixXd>& x) const
+{
+    if (m_inputs == 0 && m_outputs == 0)
+        throw std::logic_error("libsvm: predict() before fit()");
+    if (x.cols() != m_inputs)
+        throw std::invalid_argument("libsvm: predict() got " + std::to_string(x.cols()) +
+                                    " inputs, the model has " + std::to_string(m_inputs));
+    const Eigen::Index n = x.rows(), k = m_outputs;
+    Eigen::MatrixXd out = Eigen::MatrixXd::Zero(n, k);
+    if (m_models.empty())
+        return out;
+    tbb::parallel_for(tbb::blocked_range<Eigen::Index>(0, n, 64), [&](const auto& r) {
+        std::vector<svm_node> row(std::size_t(m_inputs) + 1);
+        const svm_model* first = m_models.front()->model;
+        const int classes = m_config.regression ? 2 : first->nr_class;
+        std::vector<double> values(std::size_t(std::max(classes * (classes - 1) / 2, classes)));
+        std::vector<int> votes(static_cast<std::size_t>(classes));
+        for (Eigen::Index i = r.begin(); i < r.end(); ++i) {
+            Rows::fillRow(x, i, -1.0, row.data());
+            if (m_config.regression) {
+                for (Eigen::Index o = 0; o < k; ++o)
+                    out(i, o) =
+                        svm_predict_values(m_models[std::size_t(o)]->model, row.data(), values.data());
+                continue;
+            }
+            int chosen = 0;
+            double lowest = std::numeric_limits<double>::infinity();
+            auto put = [&](int labelIndex, double score) {
+                out(i, first->label[labelIndex]) = score;
+                lowest = std::min(lowest, score);
+            };
+            if (m_config.probability) {
+                chosen = int(svm_predict_probability(first, row.data(), values.data()));
+                for (int c = 0; c < classes; ++c)
+                    put(c, values[std::size_t(c)]);
+            } else {
+                chosen = int(svm_predict_values(first, row.data(), values.data()));
+                if (classes == 2) {
+                    put(0, values[0]);
+                    put(1, -values[0]);
+                } else {
+                    // The one-vs-one vote, pair by pair as svm_predict_values() counts it.
+                    std::fill(votes.begin(), votes.end(), 0);
+                    std::size_t p = 0;
+                    for (int a = 0; a < classes; ++a)
+                        for (int b = a + 1; b < classes; ++b)
+                            ++votes[std::size_t(values[p++] > 0 ? a : b)];
+                    for (int c = 0; c < classes; ++c)
+                        put(c, double(votes[std::size_t(c)]));
+                }
+            }
+            if (classes < k) {
+                // Classes the training set did not have: below every class the model knows.
+                Eigen::VectorXi known = Eigen::VectorXi::Zero(k);
+                for (int c = 0; c < classes; ++c)
+                    known(first->label[c]) = 1;
+                for (Eigen::Index c = 0; c < k; ++c)
+                    if (!known(c))
+                        out(i, c) = lowest - 1.0;
+            }
+            Eigen::Index best = 0;
+            out.row(i).maxCoeff(&best);
+            if (best != chosen && std::isfinite(out(i, best)))
+                out(i, chosen) = std::nextafter(out(i, best), std::numeric_limits<double>::infinity());
+        }
+    });
+    return out;
+}
+
+QJsonObject LibsvmTrainer::predictCost(const ProblemShape& s) const
+{
+    const double n = double(s.rows), d = double(s.inputs), k = double(std::max<Eigen::Index>(s.outputs, 1));
+    const double problem = Rows::bytesUpperBound(n, d, false);
+    // The largest SMO problem: all rows for two classes or regression (2n variables for ε-SVR),
+    // about 2n/k rows for k balanced classes (one-vs-one).
+    const double rows = m_config.regression || k <= 2 ? n : 2 * n / k;
+    const double variables = m_config.regression ? 2 * n : rows;
+    const double cache = std::min(m_config.cacheMib * 1048576.0, rows * variables * 4.0);
+    // Solver::Solve: alpha, G, G_bar, p, QD (8 bytes each), y, alpha_status (1), active_set (4);
+    // the kernel's row pointers and squared norms.
+    const double solver = variables * (5 * 8 + 1 + 1 + 4) + rows * (8 + 8);
+    // svm_train: labels, permutation, row pointers, the pairwise coefficients, the model's
+    // coefficients and support-vector pointers.
+    const double train =
+        n * (8 + 4 + 8 + 1) + (m_config.regression ? 2 * n * 8 : (k - 1) * n * 8 * 2 + n * 8);
+    const double supportVectors = problem * (m_config.regression ? k : 1);
+    const double memory = problem + n * 8 + cache + solver + train + supportVectors;
+    return QJsonObject{
+        {"memory_bytes", memory},
+        {"problem_bytes_upper_bound", problem},
+        {"cache_bytes", cache},
+        {"kernel_row_flops", 3 * n * d},
+        {"note",
+         QStringLiteral("LIBSVM is single-threaded; SMO computes kernel rows as it needs them, cached "
+                        "up to cache_mib%1")
+             .arg(m_config.probability ? QStringLiteral("; probability estimates train 5 more models")
+                                       : QString())},
+    };
+}
+
+} // namespace tb::libsvm

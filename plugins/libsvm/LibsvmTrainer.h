@@ -1,0 +1,95 @@
+#pragma once
+/// @file LibsvmTrainer.h
+/// One run of LIBSVM (Debian's libsvm 3.24) on the workbench's data.
+
+#include "LibsvmConfig.h"
+
+#include <trainbench/Trainbench.h>
+
+#include <memory>
+#include <vector>
+
+struct svm_model; // LIBSVM's (libsvm/svm.h)
+struct svm_node;
+
+namespace tb::libsvm {
+
+/// Trains with LIBSVM's own svm_train() and predicts with its svm_predict_values() or
+/// svm_predict_probability(); nothing of the library is re-implemented.
+///
+/// fit(): the training inputs become LIBSVM's sparse rows directly (tb::wrap::SparseRows, built
+/// once in the run's arena); classification labels are the class indices, so the library's
+/// one-vs-one multi-class scheme applies unchanged. Regression trains one model per output
+/// column. When svm_train() returns, each model's support vectors are copied out of the problem
+/// (LIBSVM's model points into it) and the problem is freed: the trainer keeps the support
+/// vectors only. svm_train() runs on a thread of its own (tb::wrap::DetachedCall): Stop returns
+/// within 200 ms and the abandoned call unwinds at its next progress message (every 1000 SMO
+/// iterations). The library's output reaches the run's log, never stdout. One checkpoint, at
+/// epoch 1, when the models are ready.
+///
+/// Randomness: only the probability model (an internal 5-fold cross-validation) draws from
+/// glibc's rand(); those calls are serialised in this plugin and seeded with srand() from the
+/// run's seed.
+///
+/// Facts recorded: "plugin_version", "library_version" (LIBSVM_VERSION compiled against),
+/// "library_loaded_version" (libsvm_version of the loaded library), "kernel", "gamma" (the γ
+/// used), "command_line" (the equivalent svm-train options), "support_vectors" (per model),
+/// "nonzeros", "problem_bytes", "support_vector_bytes", "conversion_seconds", "library_seconds"
+/// (wall), "library_cpu_seconds" (the library thread's CPU time).
+///
+/// Not thread-safe (one run, one thread), as Trainer requires; predict() is const and may be
+/// called concurrently with other const calls.
+class LibsvmTrainer final : public Trainer {
+public:
+    explicit LibsvmTrainer(LibsvmConfig config);
+    ~LibsvmTrainer() override;
+
+    /// Throws std::invalid_argument for non-finite inputs or targets (naming row and column),
+    /// a classification set with fewer than two classes, shapes beyond LIBSVM's int indices,
+    /// and parameters LIBSVM's svm_check_parameter() refuses.
+    void fit(const DatasetView& data, RunContext& ctx) override;
+
+    /// Classification: n × k class scores. Without probability estimates: a binary model's
+    /// decision value f(x) for its first label and −f(x) for the other; with three or more
+    /// classes, the one-vs-one votes. With probability estimates: the class probabilities.
+    /// Classes absent from the training set score below every present class; where scores tie,
+    /// the class LIBSVM picks is raised by one ulp, so the arg-max is always the library's
+    /// prediction. Regression: n × k predicted values. Before a model exists (a run stopped
+    /// before svm_train() returned): zeros. Parallel over rows in the caller's arena (each row
+    /// costs a kernel evaluation per support vector). Throws std::invalid_argument when x has
+    /// the wrong number of columns.
+    Eigen::MatrixXd predict(const Eigen::Ref<const Eigen::MatrixXd>& x) const override;
+
+    /// {"memory_bytes": predicted peak working memory (sparse copy at its upper bound, the
+    /// kernel cache up to cache_mib, the solver's per-variable arrays, the one-vs-one
+    /// coefficients, the support vectors kept at their upper bound), "problem_bytes_upper_bound",
+    /// "cache_bytes", "kernel_row_flops": 3·n·d, the flops of one kernel row, "note"}. No
+    /// "flops": the number of kernel rows SMO needs depends on the data.
+    QJsonObject predictCost(const ProblemShape& shape) const override;
+
+    const LibsvmConfig& config() const { return m_config; }
+    bool isTrained() const { return !m_models.empty(); }
+    /// The γ used by the last fit() (0 before).
+    double gammaUsed() const { return m_gamma; }
+
+    /// LIBSVM's own model for output @p output (classification: 0 only), e.g. for
+    /// svm_save_model() or the library's svm_predict(); nullptr before training or out of range.
+    /// Owned by the trainer; its support vectors live in the trainer.
+    const svm_model* libraryModel(std::size_t output = 0) const;
+
+    /// Routes LIBSVM's output to tb::wrap::DetachedCall::print (idempotent, thread-safe): the
+    /// library never writes to stdout from this process.
+    static void installPrintHook();
+
+private:
+    struct Model; // a LIBSVM model and the support vectors it points to
+    struct Job;
+
+    LibsvmConfig m_config;
+    std::vector<std::unique_ptr<Model>> m_models; ///< classification: one; regression: one per output
+    Eigen::Index m_inputs = 0;
+    Eigen::Index m_outputs = 0;
+    double m_gamma = 0;
+};
+
+} // namespace tb::libsvm

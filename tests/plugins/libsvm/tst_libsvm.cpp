@@ -1,0 +1,508 @@
+// Known-answer tests of the LIBSVM plugin (LibsvmTrainer, linked from the plugin's static core):
+// every kernel separates a separable set; the model is the one svm-train builds from the same
+// data; ε-SVR fits noiseless linear data to within ε; predictions are the library's own; γ
+// follows its rule; Stop abandons the library call, which then unwinds; bad input fails clearly.
+#include <trainbench/testing/TestRunContext.h>
+
+#include <DetachedCall.h>
+#include <LibsvmConfig.h>
+#include <LibsvmTrainer.h>
+
+#include <libsvm/svm.h>
+
+#include <QProcess>
+#include <QStandardPaths>
+#include <QTemporaryDir>
+#include <QtTest>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <fcntl.h>
+#include <random>
+#include <tbb/task_arena.h>
+#include <thread>
+#include <unistd.h>
+
+using namespace tb;
+using tb::libsvm::LibsvmConfig;
+using tb::libsvm::LibsvmTrainer;
+using tb::testing::TestRunContext;
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+struct Set {
+    Eigen::MatrixXd x, y;
+    Task task = Task::Classification;
+    DatasetView view() const { return DatasetView(x, y, task); }
+};
+
+double uniformPm1(std::mt19937_64& gen)
+{
+    return 2.0 * double(gen() >> 11) * 0x1.0p-53 - 1.0;
+}
+
+Eigen::MatrixXd oneHot(const std::vector<int>& labels, int k)
+{
+    Eigen::MatrixXd y = Eigen::MatrixXd::Zero(Eigen::Index(labels.size()), k);
+    for (std::size_t i = 0; i < labels.size(); ++i)
+        y(Eigen::Index(i), labels[i]) = 1.0;
+    return y;
+}
+
+// Two classes on either side of a line at 30° through the origin, nothing within 0.2 of it.
+Set separable(Eigen::Index n, int d, std::uint64_t seed)
+{
+    std::mt19937_64 gen(seed);
+    const double u0 = std::cos(M_PI / 6), u1 = std::sin(M_PI / 6);
+    Set s;
+    s.x.resize(n, d);
+    std::vector<int> labels;
+    for (Eigen::Index i = 0; i < n;) {
+        for (int j = 0; j < d; ++j)
+            s.x(i, j) = uniformPm1(gen);
+        const double side = u0 * s.x(i, 0) + u1 * s.x(i, 1);
+        if (std::abs(side) < 0.2)
+            continue;
+        labels.push_back(side > 0 ? 1 : 0);
+        ++i;
+    }
+    s.y = oneHot(labels, 2);
+    return s;
+}
+
+// k Gaussian blobs (σ = 0.3) on a circle of radius 2; @p columns ≥ k one-hot columns.
+Set blobs(int perClass, int k, std::uint64_t seed, int columns = 0)
+{
+    std::mt19937_64 gen(seed);
+    std::normal_distribution<double> nd(0.0, 0.3);
+    Set s;
+    s.x.resize(Eigen::Index(perClass) * k, 2);
+    std::vector<int> labels;
+    for (int i = 0; i < perClass * k; ++i) {
+        const int c = i % k;
+        s.x(i, 0) = 2 * std::cos(2 * M_PI * c / k) + nd(gen);
+        s.x(i, 1) = 2 * std::sin(2 * M_PI * c / k) + nd(gen);
+        labels.push_back(c);
+    }
+    s.y = oneHot(labels, columns > 0 ? columns : k);
+    return s;
+}
+
+LibsvmTrainer trainer(bool regression, const QVariantMap& overrides)
+{
+    QString err;
+    const auto p = LibsvmConfig::schema(regression).normalise(overrides, &err);
+    if (!p)
+        qFatal("bad test parameters: %s", qPrintable(err));
+    return LibsvmTrainer(LibsvmConfig::fromParams(regression, *p));
+}
+
+void fitIn(LibsvmTrainer& t, const Set& s, TestRunContext& ctx)
+{
+    tbb::task_arena(2).execute([&] { t.fit(s.view(), ctx); });
+}
+
+Eigen::MatrixXd predictIn(const LibsvmTrainer& t, const Eigen::MatrixXd& x)
+{
+    Eigen::MatrixXd out;
+    tbb::task_arena(2).execute([&] { out = t.predict(x); });
+    return out;
+}
+
+double accuracy(const Eigen::MatrixXd& scores, const Eigen::MatrixXd& y)
+{
+    Eigen::Index hits = 0;
+    for (Eigen::Index i = 0; i < y.rows(); ++i) {
+        Eigen::Index p = 0, t = 0;
+        scores.row(i).maxCoeff(&p);
+        y.row(i).maxCoeff(&t);
+        hits += p == t;
+    }
+    return double(hits) / double(y.rows());
+}
+
+QString fitError(LibsvmTrainer& t, const Set& s)
+{
+    TestRunContext ctx;
+    try {
+        fitIn(t, s, ctx);
+    } catch (const std::exception& e) {
+        return QString::fromUtf8(e.what());
+    }
+    return {};
+}
+
+std::vector<svm_node> nodes(const Eigen::RowVectorXd& x)
+{
+    std::vector<svm_node> row;
+    for (Eigen::Index j = 0; j < x.size(); ++j)
+        if (x(j) != 0.0)
+            row.push_back(svm_node{int(j + 1), x(j)});
+    row.push_back(svm_node{-1, 0.0});
+    return row;
+}
+
+// Writes @p s in LIBSVM text format (labels = class indices, zeros left out, %.17g values).
+void writeLibsvm(const Set& s, const QString& path)
+{
+    FILE* f = std::fopen(path.toLocal8Bit().constData(), "w");
+    QVERIFY(f);
+    for (Eigen::Index i = 0; i < s.x.rows(); ++i) {
+        Eigen::Index label = 0;
+        s.y.row(i).maxCoeff(&label);
+        std::fprintf(f, "%d", int(label));
+        for (Eigen::Index j = 0; j < s.x.cols(); ++j)
+            if (s.x(i, j) != 0.0)
+                std::fprintf(f, " %d:%.17g", int(j + 1), s.x(i, j));
+        std::fprintf(f, "\n");
+    }
+    std::fclose(f);
+}
+
+bool waitForNoLiveThreads(std::chrono::milliseconds limit)
+{
+    const auto end = Clock::now() + limit;
+    while (wrap::DetachedCall::liveThreads() > 0 && Clock::now() < end)
+        std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    return wrap::DetachedCall::liveThreads() == 0;
+}
+
+} // namespace
+
+class TestLibsvm : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void everyKernelSeparatesASeparableSet_data()
+    {
+        QTest::addColumn<QVariantMap>("params");
+        QTest::newRow("linear") << QVariantMap{{"kernel", "linear"}, {"c", 100.0}};
+        QTest::newRow("polynomial") << QVariantMap{{"kernel", "polynomial"}, {"coef0", 1.0}, {"c", 100.0}};
+        QTest::newRow("rbf") << QVariantMap{{"kernel", "rbf"}, {"c", 100.0}};
+        // tanh(γ·u·v) with a small γ is nearly γ·u·v: a near-linear kernel, given a large C.
+        QTest::newRow("sigmoid") << QVariantMap{
+            {"kernel", "sigmoid"}, {"gamma_rule", "value"}, {"gamma", 0.01}, {"c", 1e4}};
+    }
+    void everyKernelSeparatesASeparableSet()
+    {
+        QFETCH(QVariantMap, params);
+        const Set train = separable(300, 2, 11), test = separable(200, 2, 12);
+        LibsvmTrainer t = trainer(false, params);
+        TestRunContext ctx;
+        fitIn(t, train, ctx);
+        QCOMPARE(ctx.checkpoints.size(), 1u);
+        QCOMPARE(ctx.checkpoints[0].epoch, 1.0);
+        // Margin 0.2 on inputs in [−1, 1]²: each kernel machine, with these settings, separates it.
+        QCOMPARE(accuracy(predictIn(t, train.x), train.y), 1.0);
+        QCOMPARE(accuracy(predictIn(t, test.x), test.y), 1.0);
+    }
+
+    void sameModelAsTheCommandLineTool()
+    {
+        // The plugin hands LIBSVM the data svm-train reads from a file of the same values (SMO has
+        // no randomness without probability estimates), so the models must be the same. Debian's
+        // tool reads real options in single precision (-g 0.1 becomes 0.10000000149011612):
+        // C = 3 and γ = 1/2 are exact either way.
+        const QString tool = QStandardPaths::findExecutable("svm-train");
+        if (tool.isEmpty())
+            QSKIP("svm-train is not installed (Debian libsvm-tools)");
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        Set s = blobs(40, 3, 21);
+        s.x.col(0).array() += 3; // no zero inputs: the tool's 1/max_index would equal our 1/d
+        writeLibsvm(s, dir.filePath("train.txt"));
+        LibsvmTrainer t = trainer(false, {{"c", 3.0}, {"tolerance", 1e-6}});
+        TestRunContext ctx;
+        fitIn(t, s, ctx);
+        const QString options = t.config().commandLineOptions(t.gammaUsed());
+        QCOMPARE(ctx.records.value("command_line").toString(), "svm-train " + options);
+        QStringList args = options.split(' ');
+        args << "-q" << dir.filePath("train.txt") << dir.filePath("model");
+        QProcess p;
+        p.start(tool, args);
+        QVERIFY(p.waitForFinished(60000));
+        QVERIFY2(p.exitCode() == 0, p.readAllStandardError().constData());
+        svm_model* cli = svm_load_model(dir.filePath("model").toLocal8Bit().constData());
+        QVERIFY(cli);
+        const svm_model* ours = t.libraryModel();
+        QVERIFY(ours);
+        QCOMPARE(cli->nr_class, ours->nr_class);
+        QCOMPARE(cli->l, ours->l);
+        QCOMPARE(cli->param.gamma, ours->param.gamma);
+        for (int c = 0; c < cli->nr_class; ++c) {
+            QCOMPARE(cli->label[c], ours->label[c]);
+            QCOMPARE(cli->nSV[c], ours->nSV[c]);
+        }
+        double worst = 0;
+        for (int i = 0; i < cli->nr_class * (cli->nr_class - 1) / 2; ++i)
+            worst = std::max(worst, std::abs(cli->rho[i] - ours->rho[i]));
+        for (int j = 0; j < cli->nr_class - 1; ++j)
+            for (int i = 0; i < cli->l; ++i)
+                worst = std::max(worst, std::abs(cli->sv_coef[j][i] - ours->sv_coef[j][i]));
+        // Support vectors: the file keeps 8 significant digits of their values.
+        for (int i = 0; i < cli->l; ++i)
+            for (int j = 0; ours->SV[i][j].index != -1; ++j) {
+                QCOMPARE(cli->SV[i][j].index, ours->SV[i][j].index);
+                QVERIFY(std::abs(cli->SV[i][j].value - ours->SV[i][j].value) <=
+                        1e-7 * std::abs(ours->SV[i][j].value));
+            }
+        svm_free_and_destroy_model(&cli);
+        qInfo("svm-train %s: %d support vectors; largest difference in ρ and coefficients %.3g",
+              qPrintable(options), ours->l, worst);
+        // The same code on the same numbers: equal up to the 17 significant digits the file keeps.
+        QVERIFY(worst <= 1e-12);
+    }
+
+    void multiClassPredictionsAreTheLibrarys_data()
+    {
+        QTest::addColumn<bool>("probability");
+        QTest::newRow("votes") << false;
+        QTest::newRow("probabilities") << true;
+    }
+    void multiClassPredictionsAreTheLibrarys()
+    {
+        QFETCH(bool, probability);
+        // Three classes present, four one-hot columns: class 3 never occurs in training.
+        const Set s = blobs(40, 3, 31, 4);
+        LibsvmTrainer t = trainer(false, {{"probability", probability}});
+        TestRunContext ctx(/*seed=*/3);
+        fitIn(t, s, ctx);
+        const svm_model* m = t.libraryModel();
+        QCOMPARE(m->nr_class, 3);
+        QCOMPARE(svm_check_probability_model(m), probability ? 1 : 0);
+        const Eigen::MatrixXd scores = predictIn(t, s.x);
+        QVERIFY(scores.allFinite());
+        // Blobs 2√3 apart with σ = 0.3 are separated by the RBF machine.
+        QCOMPARE(accuracy(scores, s.y), 1.0);
+        // The arg-max of the scores is LIBSVM's own prediction on every probe, including the
+        // ties of one-vs-one votes far from the data.
+        Eigen::MatrixXd probe(300, 2);
+        std::mt19937_64 gen(4);
+        for (Eigen::Index i = 0; i < probe.size(); ++i)
+            probe.data()[i] = 6 * uniformPm1(gen);
+        const Eigen::MatrixXd ps = predictIn(t, probe);
+        std::vector<double> prob(3);
+        for (Eigen::Index i = 0; i < probe.rows(); ++i) {
+            const auto row = nodes(probe.row(i));
+            const double label = probability ? svm_predict_probability(m, row.data(), prob.data())
+                                             : svm_predict(m, row.data());
+            Eigen::Index best = 0;
+            ps.row(i).maxCoeff(&best);
+            QCOMPARE(double(best), label);
+            QVERIFY(ps(i, 3) < ps.row(i).head(3).minCoeff()); // the absent class is never chosen
+            if (probability)
+                QVERIFY(std::abs(ps.row(i).head(3).sum() - 1.0) < 1e-9);
+        }
+    }
+
+    void probabilityModelIsSeededByTheRun()
+    {
+        // Platt scaling's internal cross-validation shuffles with rand(), seeded from the run.
+        const Set s = blobs(30, 2, 41);
+        Eigen::MatrixXd first;
+        for (int run = 0; run < 2; ++run) {
+            LibsvmTrainer t = trainer(false, {{"probability", true}});
+            TestRunContext ctx(/*seed=*/9);
+            fitIn(t, s, ctx);
+            const Eigen::MatrixXd scores = predictIn(t, s.x);
+            if (run == 0)
+                first = scores;
+            else
+                QVERIFY(first == scores); // bit for bit
+        }
+    }
+
+    void svrFitsNoiselessLinearDataWithinEpsilon()
+    {
+        // y = 2·x₁ − x₂ + 0.5 exactly, two outputs (the second negated): a linear ε-SVR with a
+        // large C puts every training residual within the ε-tube. The residual of an affine fit
+        // is affine, so on convex combinations of training points it stays within the tube too.
+        std::mt19937_64 gen(51);
+        Set s;
+        s.task = Task::Regression;
+        s.x.resize(200, 2);
+        for (Eigen::Index i = 0; i < s.x.size(); ++i)
+            s.x.data()[i] = uniformPm1(gen);
+        s.y.resize(200, 2);
+        s.y.col(0) = 2 * s.x.col(0) - s.x.col(1) + Eigen::VectorXd::Constant(200, 0.5);
+        s.y.col(1) = -s.y.col(0);
+        const double eps = 0.01;
+        LibsvmTrainer t =
+            trainer(true, {{"kernel", "linear"}, {"c", 1000.0}, {"svr_epsilon", eps}, {"tolerance", 1e-8}});
+        TestRunContext ctx;
+        fitIn(t, s, ctx);
+        const double trainErr = (predictIn(t, s.x) - s.y).cwiseAbs().maxCoeff();
+        Eigen::MatrixXd xt(50, 2);
+        for (Eigen::Index i = 0; i < xt.rows(); ++i) {
+            const double a = 0.5 * (uniformPm1(gen) + 1);
+            xt.row(i) = a * s.x.row(Eigen::Index(gen() % 200)) + (1 - a) * s.x.row(Eigen::Index(gen() % 200));
+        }
+        Eigen::MatrixXd yt(50, 2);
+        yt.col(0) = 2 * xt.col(0) - xt.col(1) + Eigen::VectorXd::Constant(50, 0.5);
+        yt.col(1) = -yt.col(0);
+        const double testErr = (predictIn(t, xt) - yt).cwiseAbs().maxCoeff();
+        qInfo("largest |error|: training %.6g, between training points %.6g (ε = %g)", trainErr, testErr,
+              eps);
+        // SMO stops when the optimality conditions hold to 1e-8: a residual may leave the tube
+        // by about that much; 1e-6 allows for it.
+        QVERIFY(trainErr <= eps + 1e-6);
+        QVERIFY(testErr <= eps + 1e-6);
+        QCOMPARE(ctx.records.value("support_vectors").toArray().size(), 2);
+    }
+
+    void gammaFollowsItsRule()
+    {
+        const Set s = separable(100, 4, 61);
+        const double mean = s.x.mean();
+        const double var = (s.x.array() - mean).square().mean();
+        const struct {
+            QVariantMap params;
+            double gamma;
+        } cases[] = {
+            {{}, 0.25},                                   // 1/d, svm-train's default
+            {{{"gamma_rule", "scale"}}, 1.0 / (4 * var)}, // scikit-learn's "scale"
+            {{{"gamma_rule", "value"}, {"gamma", 0.7}}, 0.7},
+        };
+        for (const auto& c : cases) {
+            LibsvmTrainer t = trainer(false, c.params);
+            TestRunContext ctx;
+            fitIn(t, s, ctx);
+            QCOMPARE(t.gammaUsed(), c.gamma);
+            QCOMPARE(ctx.records.value("gamma").toDouble(), c.gamma);
+            QCOMPARE(t.libraryModel()->param.gamma, c.gamma);
+            QVERIFY(
+                ctx.records.value("command_line")
+                    .toString()
+                    .contains(" -g " + QString::number(c.gamma, 'g', QLocale::FloatingPointShortest) + " "));
+        }
+    }
+
+    void factsAndMemory()
+    {
+        const Set s = separable(400, 2, 71);
+        LibsvmTrainer t = trainer(false, {{"kernel", "linear"}, {"c", 100.0}});
+        TestRunContext ctx;
+        fitIn(t, s, ctx);
+        QCOMPARE(ctx.records.value("library_version").toInt(), LIBSVM_VERSION);
+        QCOMPARE(ctx.records.value("library_loaded_version").toInt(), libsvm_version);
+        QVERIFY(!ctx.records.value("plugin_version").toString().isEmpty());
+        QCOMPARE(ctx.records.value("kernel").toString(), QString("linear"));
+        // 16-byte nodes: 2 inputs + terminator per row, and a pointer per row.
+        QCOMPARE(ctx.records.value("problem_bytes").toDouble(), double(400 * (3 * 16 + 8)));
+        // Only the support vectors are kept: a few rows near the margin, 3 nodes each.
+        const int sv = ctx.records.value("support_vectors").toArray().at(0).toInt();
+        QCOMPARE(sv, t.libraryModel()->l);
+        QVERIFY(sv > 0 && sv < 100);
+        QCOMPARE(ctx.records.value("support_vector_bytes").toDouble(), double(sv * 3 * 16));
+        const QJsonObject cost = t.predictCost(ProblemShape{400, 2, 2, Task::Classification});
+        QVERIFY(cost.value("memory_bytes").toDouble() >= ctx.records.value("problem_bytes").toDouble());
+        QVERIFY(!cost.contains("flops"));
+        // One thread's CPU time cannot exceed the wall time it ran for.
+        const double cpu = ctx.records.value("library_cpu_seconds").toDouble();
+        QVERIFY(cpu >= 0 && cpu <= ctx.records.value("library_seconds").toDouble() + 1e-3);
+        // Fashion-MNIST's shape: the cache is capped at cache_mib.
+        const QJsonObject big = t.predictCost(ProblemShape{60000, 784, 10, Task::Classification});
+        QCOMPARE(big.value("cache_bytes").toDouble(), 100.0 * 1048576);
+        const QString log = ctx.logs.join('\n');
+        QVERIFY2(log.contains("1 SMO problem(s) solved") && log.contains("Total nSV"), qPrintable(log));
+        QVERIFY2(!log.contains("nu = ") && !log.contains("obj = "), qPrintable(log)); // summed up
+    }
+
+    void libraryNeverWritesToStdout()
+    {
+        const Set s = blobs(30, 3, 81);
+        LibsvmTrainer t = trainer(false, {});
+        TestRunContext ctx;
+        QTemporaryDir dir;
+        const QByteArray path = dir.filePath("stdout").toLocal8Bit();
+        std::fflush(stdout);
+        const int saved = dup(1);
+        const int fd = open(path.constData(), O_CREAT | O_WRONLY | O_TRUNC, 0600);
+        QVERIFY(saved >= 0 && fd >= 0);
+        dup2(fd, 1);
+        fitIn(t, s, ctx);
+        std::fflush(stdout);
+        dup2(saved, 1);
+        close(fd);
+        close(saved);
+        QFile out(QString::fromLocal8Bit(path));
+        QVERIFY(out.open(QIODevice::ReadOnly));
+        QCOMPARE(out.readAll(), QByteArray());
+        QVERIFY2(ctx.logs.join('\n').contains("3 SMO problem(s) solved"), qPrintable(ctx.logs.join('\n')));
+    }
+
+    void stopAbandonsTheCallWhichThenUnwinds()
+    {
+        // An RBF machine with γ = 20 on 20 inputs sees every point as isolated; with a huge C
+        // and an unreachable tolerance SMO runs for minutes when left alone.
+        QVERIFY(waitForNoLiveThreads(std::chrono::milliseconds(2000)));
+        const Set s = separable(20000, 20, 91);
+        LibsvmTrainer t =
+            trainer(false, {{"gamma_rule", "value"}, {"gamma", 20.0}, {"c", 1e6}, {"tolerance", 1e-15}});
+        TestRunContext ctx;
+        Clock::time_point returned;
+        std::thread run([&] {
+            fitIn(t, s, ctx);
+            returned = Clock::now();
+        });
+        std::this_thread::sleep_for(std::chrono::milliseconds(500));
+        QCOMPARE(wrap::DetachedCall::liveThreads(), 1);
+        const auto stop = Clock::now();
+        ctx.requestStop();
+        run.join();
+        const double ms = std::chrono::duration<double, std::milli>(returned - stop).count();
+        QVERIFY2(ms < 200, qPrintable(QString("fit() returned %1 ms after Stop").arg(ms)));
+        QVERIFY(ctx.checkpoints.empty());
+        QVERIFY(!t.isTrained());
+        QVERIFY(predictIn(t, s.x.topRows(5)).isZero());
+        // The abandoned call unwinds at its next progress dot, printed every 1000 SMO iterations;
+        // here each computes up to two uncached kernel rows of 20000 entries, so that takes
+        // 2.5–5 s on this machine; 30 s leaves room for a machine busy with other jobs.
+        const auto t0 = Clock::now();
+        QVERIFY2(waitForNoLiveThreads(std::chrono::milliseconds(30000)),
+                 "the abandoned svm_train() is still running");
+        qInfo("fit() returned %.1f ms after Stop; the abandoned svm_train() ended %.1f ms after that", ms,
+              std::chrono::duration<double, std::milli>(Clock::now() - t0).count());
+    }
+
+    void badInputFailsClearly()
+    {
+        LibsvmTrainer svc = trainer(false, {});
+        LibsvmTrainer svr = trainer(true, {});
+
+        Set nan = separable(50, 2, 101);
+        nan.x(4, 0) = std::numeric_limits<double>::quiet_NaN();
+        QString err = fitError(svc, nan);
+        QVERIFY2(err.contains("training input [row 4, column 0] is nan"), qPrintable(err));
+
+        Set inf = separable(50, 2, 102);
+        inf.task = Task::Regression;
+        inf.y(3, 0) = -std::numeric_limits<double>::infinity();
+        err = fitError(svr, inf);
+        QVERIFY2(err.contains("training target [row 3, column 0] is -inf"), qPrintable(err));
+
+        Set oneClass = separable(30, 2, 103);
+        oneClass.y.col(0).setOnes();
+        oneClass.y.col(1).setZero();
+        err = fitError(svc, oneClass);
+        QVERIFY2(err.contains("one class") && err.contains("30"), qPrintable(err));
+
+        err = fitError(svc, inf);
+        QVERIFY2(err.contains("libsvm.c_svc got a regression set"), qPrintable(err));
+
+        // C-SVC handles any number of classes (one-vs-one): no multi-class set to refuse.
+        LibsvmTrainer t = trainer(false, {});
+        TestRunContext ctx;
+        fitIn(t, blobs(10, 4, 104), ctx);
+        try {
+            t.predict(Eigen::MatrixXd::Zero(3, 7));
+            QFAIL("predict() accepted 7 inputs for a 2-input model");
+        } catch (const std::invalid_argument& e) {
+            QVERIFY2(QString(e.what()).contains("7 inputs, the model has 2"), e.what());
+        }
+    }
+};
+
+QTEST_GUILESS_MAIN(TestLibsvm)
+#include "tst_libsvm.moc"
