@@ -8,6 +8,8 @@
 #include "Generators.h"
 #include "IdxLoader.h"
 #include "LibsvmLoader.h"
+#include "MinMaxScaler.h"
+#include "MvGenerator.h"
 #include "Splits.h"
 #include "Standardiser.h"
 #include "TextParsing.h"
@@ -162,6 +164,15 @@ void check(const QJsonObject& spec)
     if (classification && spec.value(QStringLiteral("standardise_targets")).toBool())
         problem(QStringLiteral("standardise_targets"), spec.value(QStringLiteral("standardise_targets")),
                 QStringLiteral("only a regression has targets to standardise; this data set is a classification"));
+    if (spec.value(QStringLiteral("min_max_scale")).toBool()) {
+        if (classification)
+            problem(QStringLiteral("min_max_scale"), spec.value(QStringLiteral("min_max_scale")),
+                    QStringLiteral("only for a regression; this data set is a classification (use standardise)"));
+        for (const char* other : {"standardise", "standardise_targets"})
+            if (spec.value(QLatin1String(other)).toBool())
+                problem(QStringLiteral("min_max_scale"), spec.value(QStringLiteral("min_max_scale")),
+                        QStringLiteral("give either min_max_scale or %1, not both").arg(QLatin1String(other)));
+    }
     if (info->id == u"csv") {
         const QJsonValue target = spec.value(QStringLiteral("target"));
         if (classification && target.isArray() && target.toArray().size() != 1)
@@ -302,6 +313,24 @@ DatasetPair generate(const QJsonObject& spec, const QString& s, std::optional<do
     } catch (const std::invalid_argument& e) {
         throw DataError::inSpec(QStringLiteral("dataset"), {},
                                 QStringLiteral("dataset: %1 generator: %2").arg(s, QString::fromUtf8(e.what())));
+    }
+}
+
+/// The Mv set (MvGenerator), split with the seed.
+DatasetPair generateMv(const QJsonObject& spec, std::uint64_t seed)
+{
+    const double samples = number(spec, "samples", double(MvGenerator::kPaperRows));
+    MemoryBudget::require(MemoryBudget::bytesOf(std::uint64_t(samples), std::uint64_t(MvGenerator::kInputs + 1) * 2),
+                          QStringLiteral("generating %1 Mv samples × %2 columns (and their train/test split)")
+                              .arg(samples, 0, 'f', 0)
+                              .arg(MvGenerator::kInputs + 1),
+                          {}, QStringLiteral("dataset.samples"));
+    try {
+        return splitTrainTest(MvGenerator::generate(Eigen::Index(samples), seed), number(spec, "test_fraction", 0.2),
+                              seed);
+    } catch (const std::invalid_argument& e) {
+        throw DataError::inSpec(QStringLiteral("dataset"), {},
+                                QStringLiteral("dataset: mv generator: %1").arg(QString::fromUtf8(e.what())));
     }
 }
 
@@ -562,6 +591,9 @@ QString DataSource::describe(const QJsonObject& spec)
         text = QStringLiteral("Friedman #1, %1 samples × %2 features, noise %3, %4 test")
                    .arg(num("samples", 1000), num("features", 10), num("noise", 1.0),
                         percent(number(spec, "test_fraction", 0.3)));
+    else if (s == u"mv")
+        text = QStringLiteral("Mv, %1 samples, %2 test")
+                   .arg(num("samples", double(MvGenerator::kPaperRows)), percent(number(spec, "test_fraction", 0.2)));
     else if (s == u"fashion-mnist")
         text = QStringLiteral("Fashion-MNIST") + limits();
     else if (s == u"idx")
@@ -584,6 +616,8 @@ QString DataSource::describe(const QJsonObject& spec)
         text += QStringLiteral(", standardised");
     if (spec.value(QStringLiteral("standardise_targets")).toBool())
         text += QStringLiteral(", targets standardised");
+    if (spec.value(QStringLiteral("min_max_scale")).toBool())
+        text += QStringLiteral(", min-max scaled");
     return text;
 }
 
@@ -628,6 +662,10 @@ DatasetPair DataSource::load(const QJsonObject& spec, const QString& baseDir, co
         p = generate(spec, s, overrides.sigma, seed);
         trainName = QStringLiteral("generated train set (%1)").arg(s);
         testName = QStringLiteral("generated test set (%1)").arg(s);
+    } else if (s == u"mv") {
+        p = generateMv(spec, seed);
+        trainName = QStringLiteral("generated train set (mv)");
+        testName = QStringLiteral("generated test set (mv)");
     } else {
         p = loadFiles(spec, s, baseDir, seed, trainName, testName);
     }
@@ -670,6 +708,19 @@ DatasetPair DataSource::load(const QJsonObject& spec, const QString& baseDir, co
             d->targetMean = st.mean();
             d->targetScale = st.scale();
             d->description += QStringLiteral(", targets standardised");
+        }
+    }
+    if (spec.value(QStringLiteral("min_max_scale")).toBool() && !p.train.isClassification()) {
+        // Inputs and targets to [0, 1] on the training rows (the paper's scaling). The targets'
+        // map y = (original − min)/range is kept as Dataset's targetMean/targetScale, so
+        // predictions are compared in the targets' own units like standardised ones.
+        MinMaxScaler sy;
+        sy.fit(p.train.y);
+        scaleMinMax(p, true);
+        for (Dataset* d : {&p.train, &p.test}) {
+            d->targetMean = sy.minimum();
+            d->targetScale = sy.range();
+            d->description += QStringLiteral(", min-max scaled");
         }
     }
     p.warnings = warnings(p);

@@ -25,11 +25,12 @@ struct DataOverrides {
 ///
 /// The sources and their keys are declared once in DataSourceSchema (with defaults, ranges and
 /// help texts; docs/experiments.md lists them): bpls-toy, moons, circles, spirals, xor,
-/// friedman1, fashion-mnist, idx, csv and libsvm. Any other key is an error (usually a typo;
+/// friedman1, mv, fashion-mnist, idx, csv and libsvm. Any other key is an error (usually a typo;
 /// the message suggests the nearest key). Rules between keys: csv and libsvm take exactly one
 /// of "test_file" or "test_fraction"; a csv "target" is required unless "target_file" holds
 /// the targets, and then a "test_file" needs its "test_target_file"; classification takes one
-/// target column; "standardise_targets" is for regression only. Relative paths resolve against
+/// target column; "standardise_targets" and "min_max_scale" are for regression only, and
+/// "min_max_scale" excludes both standardisations. Relative paths resolve against
 /// the experiment file's folder. Memory for generated sets is checked before it is allocated
 /// (MemoryBudget). All functions are reentrant.
 class DataSource {

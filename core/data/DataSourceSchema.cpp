@@ -1,4 +1,5 @@
 #include "DataSourceSchema.h"
+#include "MvGenerator.h"
 
 #include "TextParsing.h"
 
@@ -170,6 +171,10 @@ DataParam keepClasses()
                   QStringLiteral("all"));
 }
 
+const QString kMinMaxHelp = QStringLiteral(
+    "Regression: scale every input column and the targets to [0, 1] with the training rows' minimum and "
+    "maximum, applied to both sets (Palagi & Seccia 2019 scale this way). Predictions are mapped back, so "
+    "RMSE stays in the targets' own units. Not with standardise or standardise_targets.");
 const QString kTestFractionHelp =
     QStringLiteral("Share of the rows held out as the test set, drawn with the seed.");
 
@@ -183,6 +188,9 @@ QList<DataParam> common(bool regression)
                               false, kStandardiseTargetsHelp);
         t.regressionOnly = true;
         out << t;
+        DataParam m = boolean(QStringLiteral("min_max_scale"), QStringLiteral("Min-max scale"), false, kMinMaxHelp);
+        m.regressionOnly = true;
+        out << m;
     }
     out << absent(make(QStringLiteral("seed"), QStringLiteral("Seed"), DataParam::Kind::Seed, kSeedHelp),
                   QStringLiteral("the experiment's seed"));
@@ -259,6 +267,23 @@ QList<DataSourceInfo> build()
                       kTestFractionHelp)
               << common(true);
     out << fr;
+
+    DataSourceInfo mv{
+        QStringLiteral("mv"),
+        QStringLiteral("Mv regression (Delve)"),
+        QStringLiteral("Delve's synthetic \"mv\" set: 10 attributes with dependencies between them (one-hot and "
+                       "0/1 encoded: 12 inputs), a piecewise target, no noise; Palagi & Seccia's deep-net data."),
+        QStringLiteral("regression"),
+        {},
+        {}};
+    mv.params << integer(QStringLiteral("samples"), QStringLiteral("Samples"), 2, double(MvGenerator::kMaxRows),
+                         double(MvGenerator::kPaperRows),
+                         QStringLiteral("Rows generated in total (train + test); the paper: 40768."))
+              << real(QStringLiteral("test_fraction"), QStringLiteral("Test fraction"), 0, 1, true, 0.2,
+                      QStringLiteral("Share of the rows held out as the test set, drawn with the seed (the "
+                                     "paper: 0.2)."))
+              << common(true);
+    out << mv;
 
     DataSourceInfo fm{
         QStringLiteral("fashion-mnist"),

@@ -86,10 +86,10 @@ private Q_SLOTS:
         QTest::addColumn<QString>("json");
         QTest::addColumn<QString>("message");
         QTest::newRow("no source") << R"({"samples": 3})"
-                                   << R"(dataset.source: missing; expected one of "bpls-toy", "moons", "circles", "spirals", "xor", "friedman1", "fashion-mnist", "idx", "csv", "libsvm")";
+                                   << R"(dataset.source: missing; expected one of "bpls-toy", "moons", "circles", "spirals", "xor", "friedman1", "mv", "fashion-mnist", "idx", "csv", "libsvm")";
         QTest::newRow("unknown source") << R"({"source": "mnist"})"
                                         << "dataset.source: expected one of \"bpls-toy\", \"moons\", \"circles\", "
-                                           "\"spirals\", \"xor\", \"friedman1\", \"fashion-mnist\", \"idx\", \"csv\", "
+                                           "\"spirals\", \"xor\", \"friedman1\", \"mv\", \"fashion-mnist\", \"idx\", \"csv\", "
                                            "\"libsvm\", got \"mnist\"";
         QTest::newRow("missing function") << R"({"source": "bpls-toy"})"
                                           << "dataset.function: missing (required for source \"bpls-toy\")";
@@ -477,6 +477,48 @@ private Q_SLOTS:
         QVERIFY((b.test.targetsInOriginalUnits(b.test.y) - a.test.y).cwiseAbs().maxCoeff() < 1e-12);
         QCOMPARE(b.train.x, a.train.x); // inputs untouched: that is "standardise"
         QVERIFY(DataSource::describe(scaled).endsWith(", targets standardised"));
+    }
+
+    void mvIsThePapersSet()
+    {
+        // Palagi & Seccia's Mv: 40768 rows by default, 80/20 split, 12 inputs; the generator's
+        // own test checks the definition, this one the wiring (defaults, seed, scaling).
+        const QJsonObject spec = obj(R"({"source": "mv", "seed": 3})");
+        QVERIFY2(DataSource::validate(spec).isEmpty(), qPrintable(DataSource::validate(spec)));
+        const DatasetPair p = DataSource::load(spec, {});
+        QCOMPARE(p.train.rows() + p.test.rows(), Eigen::Index(40768));
+        QCOMPARE(p.test.rows(), Eigen::Index(8154)); // Table 1's test size: the split rounds like the paper's
+        QCOMPARE(p.train.inputs(), Eigen::Index(12));
+        QVERIFY(p.train.task == tb::Task::Regression);
+        const DatasetPair again = DataSource::load(spec, {});
+        QCOMPARE(again.train.x, p.train.x);
+        QCOMPARE(again.test.y, p.test.y);
+        QCOMPARE(DataSource::describe(spec), QStringLiteral("Mv, 40768 samples, 20% test"));
+        QVERIFY(!DataSource::validate(obj(R"({"source": "mv", "noise": 1})")).isEmpty()); // Mv has no noise
+    }
+
+    void minMaxScalingKeepsTheUnits()
+    {
+        const QJsonObject plain = obj(R"({"source": "mv", "samples": 2000, "seed": 4})");
+        QJsonObject scaled = plain;
+        scaled.insert("min_max_scale", true);
+        const DatasetPair a = DataSource::load(plain, {});
+        const DatasetPair b = DataSource::load(scaled, {});
+        // Every training column, the target included, spans exactly [0, 1] (up to rounding of
+        // (x − min)/(max − min) at the maximum); the test set uses the training fit.
+        for (const Eigen::MatrixXd* m : {&b.train.x, &b.train.y}) {
+            QCOMPARE(m->colwise().minCoeff().maxCoeff(), 0.0);
+            QVERIFY(std::abs(m->colwise().maxCoeff().minCoeff() - 1.0) < 1e-15);
+        }
+        QCOMPARE(b.test.targetScale, b.train.targetScale);
+        // Predictions map back to the generator's units (a few ulps of values below 100).
+        QVERIFY((b.train.targetsInOriginalUnits(b.train.y) - a.train.y).cwiseAbs().maxCoeff() < 1e-12);
+        QVERIFY((b.test.targetsInOriginalUnits(b.test.y) - a.test.y).cwiseAbs().maxCoeff() < 1e-12);
+        QVERIFY(DataSource::describe(scaled).endsWith(", min-max scaled"));
+        // Not with standardisation, and not for a classification.
+        scaled.insert("standardise", true);
+        QVERIFY(DataSource::validate(scaled).contains("min_max_scale"));
+        QVERIFY(DataSource::validate(obj(R"({"source": "moons", "min_max_scale": true})")).contains("min_max_scale"));
     }
 
     void suspiciousClassesAreWarnedAbout()

@@ -1,0 +1,291 @@
+#include "BldConfig.h"
+
+#include <cmath>
+#include <stdexcept>
+
+namespace tb::bld {
+namespace {
+
+struct AlgorithmName {
+    const char* id;
+    Algorithm algorithm;
+};
+const AlgorithmName kAlgorithms[] = {
+    {"bld.b2ld", Algorithm::B2ld},
+    {"bld.lbfgs", Algorithm::Lbfgs},
+    {"bld.bling", Algorithm::Bling},
+    {"bld.ig", Algorithm::Ig},
+};
+
+num::Activation activationNamed(const QString& name)
+{
+    const auto a = num::activationFromName(name.toStdString());
+    if (!a)
+        throw std::invalid_argument("bld: unknown activation \"" + name.toStdString() + "\"");
+    return *a;
+}
+
+// The network and the objective: the same for every algorithm, so that runs compare methods.
+void addModelParams(ParamSchema& s)
+{
+    NetworkDefaults d;
+    d.hidden = {50};
+    d.hiddenHelp = QStringLiteral("Widths of the hidden layers (the paper: [50], [20,20,20], [200,50,200], "
+                                  "5×[50], 10×[50]; none = a linear model).");
+    d.bias = true;
+    d.hiddenBias = false;
+    d.biasHelp = QStringLiteral("Append a constant-1 input to the first layer (the paper: on).");
+    d.hiddenBiasHelp = QStringLiteral("Append a constant-1 input to every later layer (the paper: off — its "
+                                      "variable counts have a bias on the input only).");
+    addNetworkParams(s, d);
+    s.add(ParamSpec::choice("output_activation", QStringLiteral("Output activation"),
+                            {"identity", "sigmoid", "tanh"}, "identity",
+                            QStringLiteral("Activation of the output layer (the paper: identity, i.e. linear).")));
+    s.add(ParamSpec::real("ridge", QStringLiteral("Ridge ρ"), 0.0, 0.0, 100.0,
+                          QStringLiteral("Absolute ρ of the penalty ρ‖w‖² in f(w) = (1/P)Σ‖y − net(x)‖² + ρ‖w‖² "
+                                         "(every weight, biases included). Ignored when relative_ridge > 0.")));
+    s.add(ParamSpec::real("relative_ridge", QStringLiteral("Relative ridge"), 1e-3, 0.0, 100.0,
+                          QStringLiteral("ρ = relative_ridge / (number of weights); the paper: 1e-3. 0 = use "
+                                         "ridge.")));
+    s.add(ParamSpec::real("time_limit", QStringLiteral("Time limit (s)"), 0.0, 0.0, 1e7,
+                          QStringLiteral("Ends the run after this much training time, checked after every "
+                                         "L-BFGS iteration or minibatch (the paper: 150 s batch, 60 s minibatch). "
+                                         "0 = none.")));
+    s.add(ParamSpec::choice("time_clock", QStringLiteral("Time-limit clock"), {"wall", "cpu"}, "wall",
+                            QStringLiteral("wall = elapsed time; cpu = CPU time of the whole process, "
+                                           "load-independent when the process runs one run at a time. Both "
+                                           "exclude the host's checkpoint evaluations.")));
+}
+
+void addBatchParams(ParamSchema& s)
+{
+    s.add(ParamSpec::integer("memory", QStringLiteral("L-BFGS memory"), 10, 1, 1000,
+                             QStringLiteral("Correction pairs kept for the inverse-Hessian approximation.")));
+    s.add(ParamSpec::choice("line_search", QStringLiteral("Line search"), {"strong_wolfe", "backtracking"},
+                            "strong_wolfe",
+                            QStringLiteral("L-BFGS line search (LBFGS++): strong_wolfe = bracketing and zoom, "
+                                           "backtracking = Armijo backtracking.")));
+    s.add(ParamSpec::real("gradient_tolerance", QStringLiteral("Gradient tolerance"), 1e-3, 0.0, 1e3,
+                          QStringLiteral("Stops when ‖∇f‖₂ ≤ this (the paper's criterion i: 1e-3). 0 = never."),
+                          true));
+    s.add(ParamSpec::real("relative_decrease", QStringLiteral("Relative decrease"), 1e-4, 0.0, 0.5,
+                          QStringLiteral("The paper's criterion ii: a decrease (f_old − f_new)/max(f_old, 1) at "
+                                         "most this is too small (1e-4). 0 = never."),
+                          true));
+}
+
+void addIncrementalParams(ParamSchema& s, bool blockwise)
+{
+    s.add(ParamSpec::integer("epochs", QStringLiteral("Epochs"), 100, 1, 100000000,
+                             QStringLiteral("Passes over the minibatch partition; one checkpoint each.")));
+    s.add(ParamSpec::integer("batch_size", QStringLiteral("Batch size"), 128, 1, 1000000000,
+                             QStringLiteral("Rows per minibatch of the fixed partition (the paper does not state "
+                                            "it); values above the training rows mean one batch.")));
+    s.add(ParamSpec::real("initial_step", QStringLiteral("Initial step α₀"), 0.0, 0.0, 10.0,
+                          blockwise ? QStringLiteral("First step length; 0 = the paper's 0.5 / max(1, L − 2) for L "
+                                                     "weight layers.")
+                                    : QStringLiteral("First step length; 0 = the paper's 0.5.")));
+    s.add(ParamSpec::real("step_decay", QStringLiteral("Step decay ε"), 5e-3, 1e-9, 0.99,
+                          QStringLiteral("Diminishing step α ← α(1 − εα) after every minibatch (the paper: 5e-3)."),
+                          true));
+    s.add(ParamSpec::real("norm_floor", QStringLiteral("Normaliser floor"), 1e-3, 1e-12, 1e12,
+                          QStringLiteral("The step is α·d / max(floor, min(ceiling, ‖d‖)) for d = −∇f_h; the "
+                                         "paper prints γ = 1e-3, β = 1e6 for max{β, min{γ, ‖d‖}}, which is "
+                                         "always 1e6 as written: read here as floor 1e-3, ceiling 1e6."),
+                          true));
+    s.add(ParamSpec::real("norm_ceiling", QStringLiteral("Normaliser ceiling"), 1e6, 1e-12, 1e12,
+                          QStringLiteral("See norm_floor (≥ norm_floor)."), true));
+    if (blockwise)
+        s.add(ParamSpec::choice("order", QStringLiteral("Layer order"), {"backward", "forward"}, "backward",
+                                QStringLiteral("Order in which each minibatch updates the layers (the paper's text "
+                                               "and experiments: backward).")));
+}
+
+} // namespace
+
+QStringList BldConfig::algorithmIds()
+{
+    QStringList ids;
+    for (const auto& a : kAlgorithms)
+        ids << QString::fromLatin1(a.id);
+    return ids;
+}
+
+std::optional<Algorithm> BldConfig::algorithmFromId(const QString& id)
+{
+    for (const auto& a : kAlgorithms)
+        if (id == QLatin1String(a.id))
+            return a.algorithm;
+    return std::nullopt;
+}
+
+QString BldConfig::idOf(Algorithm algorithm)
+{
+    for (const auto& a : kAlgorithms)
+        if (a.algorithm == algorithm)
+            return QString::fromLatin1(a.id);
+    return {};
+}
+
+ParamSchema BldConfig::schema(Algorithm a)
+{
+    ParamSchema s;
+    switch (a) {
+    case Algorithm::B2ld:
+        s.add(ParamSpec::integer("sweeps", QStringLiteral("Sweeps"), 1000, 1, 100000000,
+                                 QStringLiteral("Most sweeps over the layers; a checkpoint follows every block "
+                                                "update (epoch = sweeps done, fractional within a sweep).")));
+        s.add(ParamSpec::choice("order", QStringLiteral("Block order"), {"backward", "forward", "random"}, "backward",
+                                QStringLiteral("Layer order of a sweep: backward from the output (B2LD), forward, "
+                                               "or a new seeded random permutation every sweep.")));
+        s.add(ParamSpec::integer("block_iterations", QStringLiteral("Block iterations"), 30, 1, 1000000,
+                                 QStringLiteral("L-BFGS iterations per block solve at most (the paper bounds them "
+                                                "without a number; it checked its clock every 30).")));
+        s.add(ParamSpec::real("block_tolerance", QStringLiteral("Block tolerance ε₀"), 1e-2, 0.0, 1e3,
+                              QStringLiteral("A block solve ends when ‖∇_l f‖₂ ≤ ε; a block whose gradient is "
+                                             "already below ε is skipped."),
+                              true));
+        s.add(ParamSpec::real("tolerance_decay", QStringLiteral("Tolerance decay δ"), 0.5, 1e-6, 1.0,
+                              QStringLiteral("ε ← δε after every sweep (increasing accuracy).")));
+        addBatchParams(s);
+        s.add(ParamSpec::choice("output_solve", QStringLiteral("Output layer"), {"lbfgs", "closed_form"}, "lbfgs",
+                                QStringLiteral("lbfgs = like every block (the paper: early exactness hurt); "
+                                               "closed_form = the ridge least-squares minimiser (identity output "
+                                               "only).")));
+        s.add(ParamSpec::real("armijo_step", QStringLiteral("Armijo first step a"), 1.0, 1e-8, 1e8,
+                              QStringLiteral("First trial step of the Armijo search along −∇_l f (halved until "
+                                             "sufficient decrease)."),
+                              true));
+        s.add(ParamSpec::real("armijo_gamma", QStringLiteral("Armijo γ"), 1e-4, 1e-12, 0.5,
+                              QStringLiteral("Sufficient-decrease constant of the Armijo search; the forcing term of "
+                                             "condition 5 is (γ/a)·‖Δw_l‖²."),
+                              true));
+        break;
+    case Algorithm::Lbfgs:
+        s.add(ParamSpec::integer("iterations", QStringLiteral("Iterations"), 10000, 1, 100000000,
+                                 QStringLiteral("Most L-BFGS iterations (epoch = iterations done).")));
+        addBatchParams(s);
+        s.add(ParamSpec::integer("decrease_window", QStringLiteral("Decrease window"), 30, 1, 1000000,
+                                 QStringLiteral("Criterion ii compares f now with f this many iterations ago (the "
+                                                "paper checked its criteria every 30 L-BFGS iterations).")));
+        s.add(ParamSpec::integer("checkpoint_every", QStringLiteral("Checkpoint every"), 1, 1, 1000000,
+                                 QStringLiteral("Iterations between checkpoints.")));
+        break;
+    case Algorithm::Bling:
+        addIncrementalParams(s, true);
+        break;
+    case Algorithm::Ig:
+        addIncrementalParams(s, false);
+        break;
+    }
+    addModelParams(s);
+    return s;
+}
+
+BldConfig BldConfig::fromParams(Algorithm a, const QVariantMap& p)
+{
+    BldConfig c;
+    c.algorithm = a;
+    c.network = networkFromParams(p); // throws for init_low > init_high
+    c.hidden.clear();
+    for (long long h : c.network.hidden)
+        c.hidden.push_back(Eigen::Index(h));
+    c.activation = activationNamed(QString::fromStdString(c.network.activation));
+    c.output = activationNamed(p.value("output_activation").toString());
+    c.ridge = p.value("ridge").toDouble();
+    c.relativeRidge = p.value("relative_ridge").toDouble();
+    c.timeLimit = p.value("time_limit").toDouble();
+    c.clock = p.value("time_clock").toString() == QLatin1String("cpu") ? TimeClock::Cpu : TimeClock::Wall;
+    const QString order = p.value("order", "backward").toString();
+    c.order = order == QLatin1String("forward") ? BlockOrder::Forward
+              : order == QLatin1String("random") ? BlockOrder::Random
+                                                 : BlockOrder::Backward;
+    switch (a) {
+    case Algorithm::B2ld:
+        c.sweeps = p.value("sweeps").toInt();
+        c.blockIterations = p.value("block_iterations").toInt();
+        c.blockTolerance = p.value("block_tolerance").toDouble();
+        c.toleranceDecay = p.value("tolerance_decay").toDouble();
+        c.closedFormOutput = p.value("output_solve").toString() == QLatin1String("closed_form");
+        c.armijoStep = p.value("armijo_step").toDouble();
+        c.armijoGamma = p.value("armijo_gamma").toDouble();
+        if (c.closedFormOutput && c.output != num::Activation::Identity)
+            throw std::invalid_argument(QStringLiteral("parameters \"output_solve\" and \"output_activation\": "
+                                                       "closed_form needs an identity output, got \"%1\"")
+                                            .arg(p.value("output_activation").toString())
+                                            .toStdString());
+        [[fallthrough]];
+    case Algorithm::Lbfgs:
+        c.memory = p.value("memory").toInt();
+        c.strongWolfe = p.value("line_search").toString() == QLatin1String("strong_wolfe");
+        c.gradientTolerance = p.value("gradient_tolerance").toDouble();
+        c.relativeDecrease = p.value("relative_decrease").toDouble();
+        if (a == Algorithm::Lbfgs) {
+            c.iterations = p.value("iterations").toInt();
+            c.decreaseWindow = p.value("decrease_window").toInt();
+            c.checkpointEvery = p.value("checkpoint_every").toInt();
+        }
+        break;
+    case Algorithm::Bling:
+    case Algorithm::Ig:
+        c.epochs = p.value("epochs").toInt();
+        c.batchSize = p.value("batch_size").toLongLong();
+        c.initialStep = p.value("initial_step").toDouble();
+        c.stepDecay = p.value("step_decay").toDouble();
+        c.normFloor = p.value("norm_floor").toDouble();
+        c.normCeiling = p.value("norm_ceiling").toDouble();
+        if (c.normFloor > c.normCeiling)
+            throw std::invalid_argument(QStringLiteral("parameters \"norm_floor\" (%1) and \"norm_ceiling\" (%2): the "
+                                                       "floor must not exceed the ceiling")
+                                            .arg(c.normFloor)
+                                            .arg(c.normCeiling)
+                                            .toStdString());
+        // α stays positive and decreasing only while ε·α < 1 (DiminishingStep); α₀ = 0 means
+        // the paper's ≤ 0.5, which every allowed ε satisfies.
+        if (c.initialStep * c.stepDecay >= 1)
+            throw std::invalid_argument(QStringLiteral("parameters \"initial_step\" (%1) and \"step_decay\" (%2): "
+                                                       "their product must be below 1")
+                                            .arg(c.initialStep)
+                                            .arg(c.stepDecay)
+                                            .toStdString());
+        break;
+    }
+    return c;
+}
+
+num::Mlp BldConfig::makeNetwork(Eigen::Index inputs, Eigen::Index outputs, std::uint64_t seed) const
+{
+    num::Mlp net =
+        num::Mlp::withHidden(inputs, hidden, outputs, activation, output, network.bias, network.hiddenBias);
+    if (network.glorot)
+        net.initGlorot(seed);
+    else
+        net.initUniform(seed, network.initLow, network.initHigh);
+    return net;
+}
+
+double BldConfig::weightCount(Eigen::Index inputs, Eigen::Index outputs) const
+{
+    double total = 0, prev = double(inputs);
+    bool first = true;
+    for (Eigen::Index h : hidden) {
+        total += (prev + ((first ? network.bias : network.hiddenBias) ? 1.0 : 0.0)) * double(h);
+        prev = double(h);
+        first = false;
+    }
+    return total + (prev + ((first ? network.bias : network.hiddenBias) ? 1.0 : 0.0)) * double(outputs);
+}
+
+double BldConfig::rho(double weights) const
+{
+    return relativeRidge > 0 ? relativeRidge / std::max(1.0, weights) : ridge;
+}
+
+double BldConfig::firstStep(int layers) const
+{
+    if (initialStep > 0)
+        return initialStep;
+    return algorithm == Algorithm::Bling ? 0.5 / std::max(1, layers - 2) : 0.5;
+}
+
+} // namespace tb::bld

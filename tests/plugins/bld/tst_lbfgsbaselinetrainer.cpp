@@ -1,0 +1,144 @@
+// The full L-BFGS baseline: the same start and objective as B2LD, its stopping rules, the
+// time limit, determinism and Stop.
+#include "BldTestData.h"
+
+#include <B2ldTrainer.h>
+#include <LbfgsBaselineTrainer.h>
+#include <trainbench/testing/TestRunContext.h>
+
+#include <QtTest>
+#include <chrono>
+#include <future>
+#include <tbb/task_arena.h>
+#include <thread>
+
+using namespace tb::bld;
+using tb::testing::TestRunContext;
+
+namespace {
+
+void fitIn(tb::Trainer& t, const Eigen::MatrixXd& x, const Eigen::MatrixXd& y, TestRunContext& ctx)
+{
+    tbb::task_arena(ctx.threads()).execute([&] { t.fit(tb::DatasetView(x, y), ctx); });
+}
+
+} // namespace
+
+class TestLbfgsBaselineTrainer : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void sameStartAndObjectiveAsB2ld()
+    {
+        // The paper starts both methods from the same random point: the same seed gives the
+        // same network, hence the same f at epoch 0, bit for bit.
+        const auto p = bldtest::teacher(300, 4, 1, 1);
+        const QVariantMap net{{"hidden", QVariantList{10, 10}}};
+        LbfgsBaselineTrainer l(bldtest::config(Algorithm::Lbfgs, net));
+        B2ldTrainer b(bldtest::config(Algorithm::B2ld, net));
+        TestRunContext cl(42), cb(42);
+        cl.stopAfter = cb.stopAfter = 1;
+        fitIn(l, p.x, p.y, cl);
+        fitIn(b, p.x, p.y, cb);
+        QCOMPARE(cl.checkpoints.front().loss, cb.checkpoints.front().loss);
+        QVERIFY(l.network().flatten() == b.network().flatten());
+    }
+
+    void runsToItsCriteria()
+    {
+        const auto p = bldtest::teacher(400, 4, 1, 2);
+        {
+            LbfgsBaselineTrainer t(bldtest::config(Algorithm::Lbfgs, {{"hidden", QVariantList{8}}}));
+            TestRunContext ctx;
+            fitIn(t, p.x, p.y, ctx);
+            // Every iteration a checkpoint (checkpoint_every 1), the objective decreasing.
+            for (std::size_t i = 1; i < ctx.checkpoints.size(); ++i) {
+                QCOMPARE(ctx.checkpoints[i].epoch, double(i));
+                QVERIFY(ctx.checkpoints[i].loss <= ctx.checkpoints[i - 1].loss);
+            }
+            const QString why = t.endReason();
+            QVERIFY2(why == "relative decrease" || why == "gradient", qPrintable(why));
+            QCOMPARE(ctx.records.value("end_reason").toString(), why);
+            if (why == "relative decrease") // checked only at multiples of the window
+                QCOMPARE(int(ctx.checkpoints.back().epoch) % 30, 0);
+        }
+        {
+            // A window of 1 and a large tolerance: the run ends at the first iteration whose
+            // relative decrease (f_old − f_new)/max(f_old, 1) is at most 0.5, and only there.
+            LbfgsBaselineTrainer t(bldtest::config(Algorithm::Lbfgs, {{"decrease_window", 1}, {"relative_decrease", 0.5},
+                                                                      {"gradient_tolerance", 0.0}}));
+            TestRunContext ctx;
+            fitIn(t, p.x, p.y, ctx);
+            QCOMPARE(t.endReason(), QStringLiteral("relative decrease"));
+            const auto& cps = ctx.checkpoints;
+            QVERIFY(cps.size() >= 2);
+            for (std::size_t i = 1; i < cps.size(); ++i) {
+                QCOMPARE(cps[i].epoch, double(i));
+                const double rel = (cps[i - 1].loss - cps[i].loss) / std::max(cps[i - 1].loss, 1.0);
+                QVERIFY2(i + 1 == cps.size() ? rel <= 0.5 : rel > 0.5, qPrintable(QString::number(rel)));
+            }
+        }
+        {
+            LbfgsBaselineTrainer t(bldtest::config(Algorithm::Lbfgs, {{"iterations", 7}, {"gradient_tolerance", 0.0},
+                                                                      {"relative_decrease", 0.0}, {"checkpoint_every", 5}}));
+            TestRunContext ctx;
+            fitIn(t, p.x, p.y, ctx);
+            QCOMPARE(t.endReason(), QStringLiteral("iterations"));
+            QCOMPARE(ctx.checkpoints.size(), std::size_t(3)); // 0, 5 and the last, 7
+            QCOMPARE(ctx.checkpoints.back().epoch, 7.0);
+            QCOMPARE(ctx.checkpoints.back().loss, t.objective());
+        }
+    }
+
+    void timeLimit()
+    {
+        const auto p = bldtest::teacher(4000, 8, 1, 3);
+        LbfgsBaselineTrainer t(bldtest::config(Algorithm::Lbfgs, {{"hidden", QVariantList{60, 60}}, {"time_limit", 0.3},
+                                                                  {"gradient_tolerance", 0.0}, {"relative_decrease", 0.0}}));
+        TestRunContext ctx(1, 2);
+        const auto t0 = std::chrono::steady_clock::now();
+        fitIn(t, p.x, p.y, ctx);
+        QCOMPARE(t.endReason(), QStringLiteral("time limit"));
+        QVERIFY(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() < 3.0);
+    }
+
+    void sameSeedSameBits()
+    {
+        const auto p = bldtest::teacher(500, 4, 2, 4);
+        Eigen::VectorXd w[2];
+        std::vector<tb::Checkpoint> cps[2];
+        for (int r = 0; r < 2; ++r) {
+            LbfgsBaselineTrainer t(bldtest::config(Algorithm::Lbfgs, {{"hidden", QVariantList{12, 12}}, {"iterations", 40}}));
+            TestRunContext ctx(9, 2);
+            fitIn(t, p.x, p.y, ctx);
+            w[r] = t.network().flatten();
+            cps[r] = ctx.checkpoints;
+        }
+        QVERIFY(w[0] == w[1]);
+        QCOMPARE(cps[0].size(), cps[1].size());
+        for (std::size_t i = 0; i < cps[0].size(); ++i)
+            QCOMPARE(cps[0][i].loss, cps[1][i].loss);
+    }
+
+    void stopWithin200ms()
+    {
+        static const auto p = bldtest::teacher(40000, 20, 1, 5);
+        double best = 1e9;
+        for (int attempt = 0; attempt < 2 && best >= 200; ++attempt) {
+            LbfgsBaselineTrainer t(bldtest::config(Algorithm::Lbfgs, {{"hidden", QVariantList{100, 100}},
+                                                                      {"gradient_tolerance", 0.0},
+                                                                      {"relative_decrease", 0.0}}));
+            TestRunContext ctx(1, 2);
+            auto fut = std::async(std::launch::async, [&] { fitIn(t, p.x, p.y, ctx); });
+            std::this_thread::sleep_for(std::chrono::milliseconds(500));
+            const auto t0 = std::chrono::steady_clock::now();
+            ctx.requestStop();
+            fut.get();
+            best = std::min(best, std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+            QCOMPARE(t.endReason(), QStringLiteral("stopped"));
+        }
+        QVERIFY2(best < 200, qPrintable(QString("%1 ms").arg(best)));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestLbfgsBaselineTrainer)
+#include "tst_lbfgsbaselinetrainer.moc"
