@@ -1,5 +1,7 @@
 #include "FrontierChart.h"
 
+#include "TimeFrontierAxes.h"
+
 #include "ChartPalette.h"
 
 #include <QGuiApplication>
@@ -15,26 +17,7 @@ namespace tb::charts {
 
 FrontierChart::FrontierChart(QGraphicsItem* parent) : QChart(parent)
 {
-    setAnimationOptions(QChart::NoAnimation);
-    setBackgroundRoundness(0);
-    setBackgroundBrush(Qt::white);
-    QFont title = QGuiApplication::font();
-    title.setPointSizeF(title.pointSizeF() * 1.35);
-    title.setBold(true);
-    setTitleFont(title);
-    legend()->setAlignment(Qt::AlignBottom);
-    m_x = new QLogValueAxis;
-    m_x->setBase(10);
-    m_x->setLabelFormat("%g");
-    m_x->setTitleText(QStringLiteral("training time (s, log scale)"));
-    m_x->setMinorTickCount(8);
-    m_x->setGridLineColor(QColor(0xDD, 0xDD, 0xDD));
-    m_x->setMinorGridLineColor(QColor(0xF0, 0xF0, 0xF0));
-    addAxis(m_x, Qt::AlignBottom);
-    m_y = new QValueAxis;
-    m_y->setLabelFormat("%g");
-    m_y->setGridLineColor(QColor(0xDD, 0xDD, 0xDD));
-    addAxis(m_y, Qt::AlignLeft);
+    setUpTimeFrontier(this, &m_x, &m_y);
 }
 
 void FrontierChart::setData(const QList<FrontierPoint>& points, MetricId metric)
