@@ -1,6 +1,7 @@
 #include "LiblinearTrainer.h"
 
 #include <DetachedCall.h>
+#include <LibraryClock.h>
 #include <LibraryLabels.h>
 #include <SparseRows.h>
 
@@ -25,7 +26,9 @@
 namespace tb::liblinear {
 namespace {
 
-using Clock = std::chrono::steady_clock;
+using wrap::Clock;
+using wrap::secondsSince;
+using wrap::threadCpuSeconds;
 using Rows = wrap::SparseRows<feature_node>;
 
 // glibc's rand() is one stream per process: calls of the randomised solvers take turns so that
@@ -37,26 +40,10 @@ std::mutex& randMutex()
     return *m;
 }
 
-double seconds(Clock::time_point since)
-{
-    return std::chrono::duration<double>(Clock::now() - since).count();
-}
-
-// CPU time of the calling thread: the library's own work, whatever else shares the machine.
-double threadCpuSeconds()
-{
-    timespec ts{};
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-    return double(ts.tv_sec) + 1e-9 * double(ts.tv_nsec);
-}
-
-// A progress line: only the dots, stars and hashes the solvers print while they iterate.
+// A progress line: only the marks the solvers print while they iterate.
 bool isProgress(const QString& line)
 {
-    for (QChar ch : line)
-        if (ch != u'.' && ch != u'*' && ch != u'#' && !ch.isSpace())
-            return false;
-    return true;
+    return wrap::isProgressLine(line, u".*#");
 }
 
 // Upper bound of the working memory of train() beyond the problem itself, from linear.cpp 2.3:
@@ -159,7 +146,7 @@ void LiblinearTrainer::fit(const DatasetView& data, RunContext& ctx)
     if (const char* err = check_parameter(&job->prob, &job->param))
         throw std::invalid_argument(who + ": LIBLINEAR refuses the parameters (" +
                                     m_config.commandLineOptions().toStdString() + "): " + err);
-    const double conversionSeconds = seconds(t0);
+    const double conversionSeconds = secondsSince(t0);
     const std::size_t nonzeros = job->rows.nonzeros(), problemBytes = job->rows.bytes();
 
     const int outputs = m_config.regression ? int(k) : 1;
@@ -181,7 +168,7 @@ void LiblinearTrainer::fit(const DatasetView& data, RunContext& ctx)
                 throw std::runtime_error("liblinear: train() returned no model");
             job->models.emplace_back(m);
         }
-        job->librarySeconds = seconds(start);
+        job->librarySeconds = secondsSince(start);
         job->libraryCpuSeconds = threadCpuSeconds() - cpuStart;
     };
 

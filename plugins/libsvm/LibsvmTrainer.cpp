@@ -1,6 +1,7 @@
 #include "LibsvmTrainer.h"
 
 #include <DetachedCall.h>
+#include <LibraryClock.h>
 #include <LibraryLabels.h>
 #include <SparseRows.h>
 
@@ -26,7 +27,9 @@
 namespace tb::libsvm {
 namespace {
 
-using Clock = std::chrono::steady_clock;
+using wrap::Clock;
+using wrap::secondsSince;
+using wrap::threadCpuSeconds;
 using Rows = wrap::SparseRows<svm_node>;
 
 // glibc's rand() is one stream per process: probability models (LIBSVM's only use of rand())
@@ -38,25 +41,10 @@ std::mutex& randMutex()
     return *m;
 }
 
-double seconds(Clock::time_point since)
-{
-    return std::chrono::duration<double>(Clock::now() - since).count();
-}
-
-// CPU time of the calling thread: the library's own work, whatever else shares the machine.
-double threadCpuSeconds()
-{
-    timespec ts{};
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-    return double(ts.tv_sec) + 1e-9 * double(ts.tv_nsec);
-}
-
+// A progress line: only the marks the solvers print while they iterate.
 bool isProgress(const QString& line)
 {
-    for (QChar ch : line)
-        if (ch != u'.' && ch != u'*' && !ch.isSpace())
-            return false;
-    return true;
+    return wrap::isProgressLine(line, u".*");
 }
 
 } // namespace
@@ -165,7 +153,7 @@ void LibsvmTrainer::fit(const DatasetView& data, RunContext& ctx)
     if (const char* err = svm_check_parameter(&job->prob, &job->param))
         throw std::invalid_argument(who + ": LIBSVM refuses the parameters (" + options.toStdString() +
                                     "): " + err);
-    const double conversionSeconds = seconds(t0);
+    const double conversionSeconds = secondsSince(t0);
     const std::size_t nonzeros = job->rows.nonzeros(), problemBytes = job->rows.bytes();
 
     const int outputs = m_config.regression ? int(k) : 1;
@@ -188,7 +176,7 @@ void LibsvmTrainer::fit(const DatasetView& data, RunContext& ctx)
                 throw std::runtime_error("libsvm: svm_train() returned no model");
             job->models.push_back(std::make_unique<Model>(m));
         }
-        job->librarySeconds = seconds(start);
+        job->librarySeconds = secondsSince(start);
         job->libraryCpuSeconds = threadCpuSeconds() - cpuStart;
     };
 
