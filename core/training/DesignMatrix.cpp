@@ -10,8 +10,6 @@
 #include <cmath>
 #include <atomic>
 #include <stdexcept>
-#include <type_traits>
-#include <utility>
 
 namespace tb::train {
 namespace {
@@ -235,71 +233,6 @@ void DesignMatrix::assignSubset(const DesignMatrix& source, const std::vector<Ei
         m_stride = 0;
     } else {
         gather(source.m_data, source.m_stride, m_ownDouble);
-        m_data = m_ownDouble.data();
-        m_stride = m_ownDouble.rows();
-    }
-}
-
-void DesignMatrix::assignRows(const std::vector<const DesignMatrix*>& sources, const std::vector<RowRef>& rows)
-{
-    if (sources.empty())
-        throw std::invalid_argument("design matrix: assignRows() without a source");
-    for (const DesignMatrix* s : sources) {
-        if (s == nullptr || s == this)
-            throw std::invalid_argument("design matrix: assignRows() source is null or the target itself");
-        if (s->m_cols != sources[0]->m_cols || s->m_precision != sources[0]->m_precision)
-            throw std::invalid_argument("design matrix: assignRows() sources differ in columns or precision (" +
-                                        std::to_string(s->m_cols) + " vs " + std::to_string(sources[0]->m_cols) + ")");
-    }
-    for (const RowRef& r : rows) {
-        if (r.source >= sources.size())
-            throw std::out_of_range("design matrix: assignRows() source " + std::to_string(r.source) + " of " +
-                                    std::to_string(sources.size()));
-        if (r.row < 0 || r.row >= sources[r.source]->m_rows)
-            throw std::out_of_range("design matrix: assignRows() row " + std::to_string(r.row) + " outside [0, " +
-                                    std::to_string(sources[r.source]->m_rows) + ")");
-    }
-    const DesignMatrix& first = *sources[0];
-    m_precision = first.m_precision;
-    m_rows = Eigen::Index(rows.size());
-    m_cols = first.m_cols;
-    m_mean = first.m_mean;
-    m_scale = first.m_scale;
-    m_finite = first.m_finite;
-    m_stop = first.m_stop;
-    m_stopped = first.m_stopped.load();
-    auto gather = [&](auto* dstTag, auto& dst, auto source) {
-        using T = std::remove_const_t<std::remove_pointer_t<decltype(dstTag)>>;
-        if (dst.rows() < m_rows || dst.cols() != m_cols)
-            dst.resize(std::max(m_rows, dst.cols() == m_cols ? dst.rows() : Eigen::Index(0)), m_cols);
-        // Per output row: the address of its column-0 entry and its source's column stride.
-        std::vector<const T*> at(rows.size());
-        std::vector<Eigen::Index> stride(rows.size());
-        for (std::size_t i = 0; i < rows.size(); ++i) {
-            const auto [base, st] = source(*sources[rows[i].source]);
-            at[i] = base + rows[i].row;
-            stride[i] = st;
-        }
-        const Eigen::Index dstStride = dst.rows();
-        T* out = dst.data();
-        tbb::parallel_for(tbb::blocked_range<Eigen::Index>(0, m_cols, 16), [&](const tbb::blocked_range<Eigen::Index>& r) {
-            for (Eigen::Index j = r.begin(); j < r.end(); ++j) {
-                T* o = out + j * dstStride;
-                for (Eigen::Index i = 0; i < m_rows; ++i)
-                    o[i] = at[std::size_t(i)][j * stride[std::size_t(i)]];
-            }
-        });
-    };
-    if (m_precision == Precision::Mixed) {
-        gather(static_cast<float*>(nullptr), m_float, [](const DesignMatrix& s) {
-            return std::pair<const float*, Eigen::Index>(s.m_float.data(), s.m_float.rows());
-        });
-        m_data = nullptr;
-        m_stride = 0;
-    } else {
-        gather(static_cast<double*>(nullptr), m_ownDouble, [](const DesignMatrix& s) {
-            return std::pair<const double*, Eigen::Index>(s.m_data, s.m_stride);
-        });
         m_data = m_ownDouble.data();
         m_stride = m_ownDouble.rows();
     }

@@ -62,21 +62,6 @@ public:
     /// no allocation once it has held a set at least as large.
     void assignSubset(const DesignMatrix& source, const std::vector<Eigen::Index>& rows);
 
-    /// Where one row of assignRows() comes from: row @c row of @c sources[source].
-    struct RowRef {
-        std::size_t source = 0;
-        Eigen::Index row = 0;
-    };
-
-    /// Makes this object the rows @p rows gathered from several sets (e.g. the full inputs and
-    /// a previous subset of them), in that order, reusing storage as assignSubset(). All sources
-    /// must have this object's column count and precision; mean, scale, finiteness and stop token
-    /// are taken from the first. Worth it when most rows can come from a small source: a gather
-    /// of scattered rows reads nearly every cache line of the columns it visits. Throws
-    /// std::invalid_argument for no sources, a mismatched source or this object among them, and
-    /// std::out_of_range for a source index or row out of range.
-    void assignRows(const std::vector<const DesignMatrix*>& sources, const std::vector<RowRef>& rows);
-
     /// False if any input is NaN or ±Inf (checked during the copy, or on the caller's data).
     bool allFinite() const { return m_finite; }
 

@@ -543,7 +543,6 @@ void BplsTrainer::fit(const DatasetView& data, RunContext& ctx)
         // n-row inputs reads about m/n as much memory (the same floats, so the same Gram bits).
         train::DesignMatrix sub, prevSub, delta;
         std::vector<Eigen::Index> positions;
-        std::vector<train::DesignMatrix::RowRef> rowRefs;
         // Positions of the sorted rows `part` inside the sorted rows `whole` (part ⊆ whole).
         auto positionsOf = [&positions](const std::vector<Eigen::Index>& part,
                                           const std::vector<Eigen::Index>& whole) -> const std::vector<Eigen::Index>& {
@@ -578,24 +577,7 @@ void BplsTrainer::fit(const DatasetView& data, RunContext& ctx)
                 break;
             }
             std::swap(sub, prevSub); // prevSub: the rows prevMiss, gathered last iteration
-            if (prevMiss.empty()) {
-                sub.assignSubset(in, miss);
-            } else {
-                // Rows still missed come from prevSub (m rows, mostly in runs), only the new
-                // ones from the n-row inputs: the same floats in the same order as a gather
-                // from the inputs.
-                rowRefs.clear();
-                std::size_t j = 0;
-                for (Eigen::Index r : miss) {
-                    while (j < prevMiss.size() && prevMiss[j] < r)
-                        ++j;
-                    if (j < prevMiss.size() && prevMiss[j] == r)
-                        rowRefs.push_back({1, Eigen::Index(j)});
-                    else
-                        rowRefs.push_back({0, r});
-                }
-                sub.assignRows({&in, &prevSub}, rowRefs);
-            }
+            sub.assignSubset(in, miss);
             const Eigen::Index m = Eigen::Index(miss.size());
             Eigen::MatrixXd subTargets(m, k);
             std::vector<Eigen::MatrixXd> subHidden(cur.hidden.size());

@@ -183,60 +183,6 @@ private Q_SLOTS:
         const auto identity = [](Eigen::Index, Eigen::Ref<Eigen::MatrixXd>) { return 0.0; };
         QVERIFY_THROWS_EXCEPTION(std::invalid_argument, dm.productCross(randomMatrix(3, 2, 8), true, identity));
     }
-    void assignRowsEqualsSubset_data()
-    {
-        QTest::addColumn<bool>("mixed");
-        QTest::newRow("double") << false;
-        QTest::newRow("mixed") << true;
-    }
-    void assignRowsEqualsSubset()
-    {
-        // BPLS gathers a miss set's rows partly from the previous miss set: the result must be
-        // the same numbers, in the same order, as a gather from the full inputs, so that every
-        // Gram and cross product agrees bit for bit. Standardised, so the transform is carried too.
-        QFETCH(bool, mixed);
-        const Precision prec = mixed ? Precision::Mixed : Precision::Double;
-        const Eigen::MatrixXd x = randomMatrix(500, 7, 11);
-        tbb::task_arena arena(2);
-        arena.execute([&] {
-            const DesignMatrix full(x, prec, true, true);
-            const std::vector<Eigen::Index> prevRows{1, 4, 9, 30, 31, 32, 200, 499};
-            const DesignMatrix prev = full.subset(prevRows);
-            const std::vector<Eigen::Index> wanted{0, 4, 9, 10, 31, 250, 499};
-            // 4, 9, 31 and 499 from prev (positions 1, 2, 4, 7), the rest from the inputs.
-            const std::vector<DesignMatrix::RowRef> refs{{0, 0}, {1, 1}, {1, 2}, {0, 10}, {1, 4}, {0, 250}, {1, 7}};
-            DesignMatrix gathered;
-            gathered.assignRows({&full, &prev}, refs);
-            const DesignMatrix direct = full.subset(wanted);
-            QCOMPARE(gathered.rows(), Eigen::Index(wanted.size()));
-            QCOMPARE(gathered.cols(), x.cols());
-            QVERIFY(gathered.mean() == full.mean());
-            QVERIFY(gathered.scale() == full.scale());
-            QVERIFY(gathered.gram(true) == direct.gram(true));
-            const Eigen::MatrixXd w = randomMatrix(8, 2, 12);
-            Eigen::MatrixXd z1, z2;
-            gathered.product(w, true, z1);
-            direct.product(w, true, z2);
-            QVERIFY(z1 == z2);
-            // Storage is reused: a smaller gather into the same object still reads right.
-            gathered.assignRows({&prev}, {{0, 7}, {0, 0}});
-            QVERIFY(gathered.gram(false) == full.subset({499, 1}).gram(false));
-        });
-    }
-    void assignRowsRefusesBadInput()
-    {
-        const DesignMatrix a(randomMatrix(10, 3, 13), Precision::Double, false, false);
-        const DesignMatrix b(randomMatrix(10, 4, 14), Precision::Double, false, false);
-        const DesignMatrix f(randomMatrix(10, 3, 15), Precision::Mixed, false, false);
-        DesignMatrix out;
-        QVERIFY_THROWS_EXCEPTION(std::invalid_argument, out.assignRows({}, {}));
-        QVERIFY_THROWS_EXCEPTION(std::invalid_argument, out.assignRows({&a, &b}, {{0, 0}}));
-        QVERIFY_THROWS_EXCEPTION(std::invalid_argument, out.assignRows({&a, &f}, {{0, 0}}));
-        QVERIFY_THROWS_EXCEPTION(std::invalid_argument, out.assignRows({&a, &out}, {{0, 0}}));
-        QVERIFY_THROWS_EXCEPTION(std::out_of_range, out.assignRows({&a}, {{1, 0}}));
-        QVERIFY_THROWS_EXCEPTION(std::out_of_range, out.assignRows({&a}, {{0, 10}}));
-        QVERIFY_THROWS_EXCEPTION(std::out_of_range, out.assignRows({&a}, {{0, -1}}));
-    }
     void fusedBlockKeepsABlockInCache()
     {
         QCOMPARE(DesignMatrix(randomMatrix(10, 1024, 9), Precision::Mixed, false, false).fusedBlockRows(), Eigen::Index(128));
