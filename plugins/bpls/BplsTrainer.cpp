@@ -536,25 +536,7 @@ void BplsTrainer::fit(const DatasetView& data, RunContext& ctx)
         Eigen::Index bestCorrect = cur.correct, prevCorrect = cur.correct;
         std::vector<Eigen::Index> miss, prevMiss, added, removed;
         Eigen::MatrixXd missGram, z0Miss;
-        // Storage reused across iterations. prevSub keeps the previous iteration's miss rows, so
-        // that the rows leaving the miss set are gathered from it (and the rows entering from
-        // sub) rather than from the full inputs: a gather of scattered rows reads nearly every
-        // cache line of the columns it visits, so gathering from the m-row sets instead of the
-        // n-row inputs reads about m/n as much memory (the same floats, so the same Gram bits).
-        train::DesignMatrix sub, prevSub, delta;
-        std::vector<Eigen::Index> positions;
-        // Positions of the sorted rows `part` inside the sorted rows `whole` (part ⊆ whole).
-        auto positionsOf = [&positions](const std::vector<Eigen::Index>& part,
-                                          const std::vector<Eigen::Index>& whole) -> const std::vector<Eigen::Index>& {
-            positions.clear();
-            std::size_t j = 0;
-            for (Eigen::Index r : part) {
-                while (whole[j] != r)
-                    ++j;
-                positions.push_back(Eigen::Index(j));
-            }
-            return positions;
-        };
+        train::DesignMatrix sub, delta; // storage reused across iterations
         for (int tau = 1; tau <= m_config.tauMax; ++tau) {
             if (ctx.stopRequested()) {
                 m_history.stopped = true;
@@ -576,7 +558,6 @@ void BplsTrainer::fit(const DatasetView& data, RunContext& ctx)
                             .arg(m_history.epochs));
                 break;
             }
-            std::swap(sub, prevSub); // prevSub: the rows prevMiss, gathered last iteration
             sub.assignSubset(in, miss);
             const Eigen::Index m = Eigen::Index(miss.size());
             Eigen::MatrixXd subTargets(m, k);
@@ -599,11 +580,11 @@ void BplsTrainer::fit(const DatasetView& data, RunContext& ctx)
             std::set_difference(prevMiss.begin(), prevMiss.end(), miss.begin(), miss.end(), std::back_inserter(removed));
             if (!prevMiss.empty() && added.size() + removed.size() < miss.size()) {
                 if (!added.empty()) {
-                    delta.assignSubset(sub, positionsOf(added, miss));
+                    delta.assignSubset(in, added);
                     missGram += delta.gram(layerBias(0));
                 }
                 if (!removed.empty()) {
-                    delta.assignSubset(prevSub, positionsOf(removed, prevMiss));
+                    delta.assignSubset(in, removed);
                     missGram -= delta.gram(layerBias(0));
                 }
                 m_history.gramRowsUpdated += Eigen::Index(added.size() + removed.size());
