@@ -9,6 +9,7 @@
 #include <QJsonObject>
 #include <tbb/blocked_range.h>
 #include <tbb/parallel_for.h>
+#include <tbb/task_group.h>
 
 #include <algorithm>
 #include <chrono>
@@ -190,16 +191,31 @@ double BplsTrainer::relativeResidual(const Eigen::MatrixXd& g, const Eigen::Matr
     return std::sqrt(std::max(r2, 0.0) / targetNorm2);
 }
 
-Eigen::MatrixXd BplsTrainer::solve(const Eigen::MatrixXd& g, const Eigen::MatrixXd& c, double targetNorm2, int layer,
-                                   bool bias, const char* phase, RunContext& ctx)
+num::LeastSquaresOptions BplsTrainer::solveOptions(RunContext& ctx) const
 {
-    const auto t0 = Clock::now();
     num::LeastSquaresOptions opt;
     opt.ridge = m_config.ridge;
     opt.relativeRidge = m_config.relativeRidge;
     opt.stop = ctx.stopToken();  // large factorisations poll it between column blocks
+    return opt;
+}
+
+Eigen::MatrixXd BplsTrainer::solve(const Eigen::MatrixXd& g, const Eigen::MatrixXd& c, double targetNorm2, int layer,
+                                   bool bias, const char* phase, RunContext& ctx, const num::NormalEquationsFactor* factor)
+{
+    const auto t0 = Clock::now();
     num::SolveReport rep;
-    Eigen::MatrixXd w = num::solveNormalEquations(g, c, opt, &rep);
+    Eigen::MatrixXd w;
+    if (factor) {
+        rep = factor->report();
+        if (!factor->isFactorised())
+            return Eigen::MatrixXd::Zero(g.rows(), c.cols()); // interrupted: discarded by the caller
+        if (!c.allFinite())
+            throw std::invalid_argument("least squares: the data contain NaN or Inf");
+        w = factor->solve(c);
+    } else {
+        w = num::solveNormalEquations(g, c, solveOptions(ctx), &rep);
+    }
     if (rep.interrupted)
         return w;  // meaningless: the caller sees ctx.stopRequested() and discards it
     const bool finiteCond = std::isfinite(rep.conditionEstimate);
@@ -272,6 +288,26 @@ bool BplsTrainer::sweep(const train::DesignMatrix& in, const Eigen::MatrixXd& ta
     const int layers = m_work.layerCount();
     w.assign(std::size_t(layers), Eigen::MatrixXd());
     m_layerSolves = QJsonArray();
+    // A refinement's first-layer Gram is known before the sweep starts: its factorisation
+    // (serial below kBlockedCholeskyMin, ~d³/3 flops) runs on one worker while the hidden layers
+    // and the cross product use the rest of the arena, instead of leaving a core idle after them.
+    // Same factorisation of the same matrix, so the same bits.
+    num::NormalEquationsFactor firstFactor;
+    tbb::task_group factorising;
+    struct WaitOnExit {
+        tbb::task_group& group;
+        ~WaitOnExit()
+        {
+            try {
+                group.wait();
+            } catch (...) { // an early return (Stop) discards the factor and any error with it
+            }
+        }
+    } waitOnExit{factorising};
+    if (firstGram) {
+        const num::LeastSquaresOptions opt = solveOptions(ctx);
+        factorising.run([&firstFactor, firstGram, opt] { firstFactor.factorise(*firstGram, opt); });
+    }
     Eigen::MatrixXd b = targets;
     Eigen::MatrixXd g, c;
     for (int l = layers - 1; l >= 1; --l) {
@@ -322,7 +358,6 @@ bool BplsTrainer::sweep(const train::DesignMatrix& in, const Eigen::MatrixXd& ta
         return false;
     auto t0 = Clock::now();
     if (firstGram) {
-        g = *firstGram;
         c = in.cross(b, layerBias(0));
     } else {
         in.normalEquations(b, layerBias(0), g, c);
@@ -331,7 +366,14 @@ bool BplsTrainer::sweep(const train::DesignMatrix& in, const Eigen::MatrixXd& ta
     m_history.gramSeconds += since(t0);
     if (in.stopped())
         return false;
-    w[0] = solve(g, c, b.squaredNorm(), 0, layerBias(0), "first layer", ctx);
+    if (firstGram) {
+        t0 = Clock::now();
+        factorising.wait(); // rethrows a factorisation error (e.g. a non-finite Gram)
+        m_history.solveSeconds += since(t0); // the part of the factorisation not hidden
+        w[0] = solve(*firstGram, c, b.squaredNorm(), 0, layerBias(0), "first layer", ctx, &firstFactor);
+    } else {
+        w[0] = solve(g, c, b.squaredNorm(), 0, layerBias(0), "first layer", ctx);
+    }
     return !ctx.stopRequested();
 }
 

@@ -7,6 +7,7 @@
 
 #include <trainbench/Trainbench.h>
 
+#include <LeastSquares.h>
 #include <Mlp.h>
 
 #include <QJsonArray>
@@ -102,8 +103,11 @@ private:
 
     bool sweep(const train::DesignMatrix& in, const Eigen::MatrixXd& targets, const std::vector<Eigen::MatrixXd>& hidden,
                std::vector<Eigen::MatrixXd>& w, RunContext& ctx, const Eigen::MatrixXd* firstGram = nullptr);
+    /// With @p factor (G + λI already factorised, e.g. on another thread), only its solve runs;
+    /// the result is the same as without it (solveNormalEquations() is factorise() then solve()).
     Eigen::MatrixXd solve(const Eigen::MatrixXd& g, const Eigen::MatrixXd& c, double targetNorm2, int layer, bool bias,
-                          const char* phase, RunContext& ctx);
+                          const char* phase, RunContext& ctx, const num::NormalEquationsFactor* factor = nullptr);
+    num::LeastSquaresOptions solveOptions(RunContext& ctx) const;
     Eigen::MatrixXd outputTargets(const Eigen::Ref<const Eigen::MatrixXd>& y) const;
     void evaluate(Evaluation& ev, const std::vector<Eigen::MatrixXd>& w, const Eigen::Ref<const Eigen::MatrixXd>& y,
                   const Eigen::MatrixXd* blendFrom = nullptr, const Eigen::MatrixXd* blendTo = nullptr,
