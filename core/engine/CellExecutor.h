@@ -42,10 +42,11 @@ struct CellPlan {
     /// The job of a cell's single run (learning curves, param sweeps), for an executor that must
     /// report or fail a run it did not train itself; null for noise sweeps.
     std::function<RunJob(int cell)> jobOf;
-    /// The output of cell i when it could not train (e.g. the process training it died): every run
-    /// failed with @p why; @p runIds are the rows its runs had created (finished as failed here;
-    /// a run without one gets a failed row).
-    std::function<CellOutput(int cell, const QString& why, const QList<qint64>& runIds)> failed;
+    /// The output of cell i when it could not finish where it trained: every run ends with
+    /// @p status (Failed: the process training it died; Interrupted: it did not answer Stop in
+    /// time) and @p why; @p runIds are the rows its runs had created (finished so here; a run
+    /// without one gets a row).
+    std::function<CellOutput(int cell, RunStatus status, const QString& why, const QList<qint64>& runIds)> failed;
 };
 
 /// Runs a CellPlan. run() returns when every cell is done, or Stop has fired and the cells that

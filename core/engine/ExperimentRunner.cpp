@@ -224,8 +224,8 @@ void count(ExperimentResult& result, RunStatus status)
 {
     if (status == RunStatus::Finished)
         result.runsFinished++;
-    else if (status == RunStatus::Cancelled)
-        result.runsCancelled++;
+    else if (status == RunStatus::Cancelled || status == RunStatus::Interrupted)
+        result.runsCancelled++; // interrupted: its process did not report it after Stop (MPI)
     else if (status == RunStatus::Failed || status == RunStatus::Diverged)
         result.runsFailed++;
 }
@@ -337,8 +337,8 @@ ExperimentResult ExperimentRunner::runLearningCurve(const ExperimentSpec& spec, 
         if (obs)
             obs->progress(++done, total);
     };
-    plan.failed = [&](int i, const QString& why, const QList<qint64>& runIds) {
-        return CellOutput{{failedRun(jobOf(i), why, runIds.value(0, -1))}};
+    plan.failed = [&](int i, RunStatus status, const QString& why, const QList<qint64>& runIds) {
+        return CellOutput{{failedRun(jobOf(i), status, why, runIds.value(0, -1))}};
     };
     m_executor->run(plan);
 
@@ -377,10 +377,10 @@ ExperimentResult ExperimentRunner::runLearningCurve(const ExperimentSpec& spec, 
     return result;
 }
 
-RunResult ExperimentRunner::failedRun(const RunJob& job, const QString& why, qint64 runId) const
+RunResult ExperimentRunner::failedRun(const RunJob& job, RunStatus status, const QString& why, qint64 runId) const
 {
     RunResult rr;
-    rr.status = RunStatus::Failed;
+    rr.status = status;
     rr.error = why;
     rr.runId = runId;
     if (!writesExperiment())
@@ -393,7 +393,6 @@ RunResult ExperimentRunner::failedRun(const RunJob& job, const QString& why, qin
         rec.status = rr.status;
         rec.error = why;
         rec.ended = rec.started;
-        rec.info = job.hostFacts;
         rr.runId = m_store->createRun(rec);
     }
     return rr;
@@ -628,10 +627,11 @@ ExperimentResult ExperimentRunner::runNoiseSweep(const ExperimentSpec& spec, qin
         }
         return out;
     };
-    plan.failed = [&](int, const QString& why, const QList<qint64>&) {
+    plan.failed = [&](int, RunStatus status, const QString& why, const QList<qint64>&) {
         CellOutput out;
         for (int a = 0; a < nAlg; ++a) {
             RunResult rr;
+            rr.status = status;
             rr.error = why;
             out.runs << rr;
         }
@@ -825,8 +825,8 @@ ExperimentResult ExperimentRunner::runParamSweep(const ExperimentSpec& spec, qin
     plan.work = [&](int i, RunLog* log, RunObserver* o) {
         return CellOutput{{Runner(m_registry, log).execute(jobOf(i), m_stop, o)}};
     };
-    plan.failed = [&](int i, const QString& why, const QList<qint64>& runIds) {
-        return CellOutput{{failedRun(jobOf(i), why, runIds.value(0, -1))}};
+    plan.failed = [&](int i, RunStatus status, const QString& why, const QList<qint64>& runIds) {
+        return CellOutput{{failedRun(jobOf(i), status, why, runIds.value(0, -1))}};
     };
     plan.done = [&](int i, CellOutput&& out) {
         RunResult rr = out.runs.value(0);

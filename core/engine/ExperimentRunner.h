@@ -143,9 +143,10 @@ private:
     bool takeFinishedRuns(int cells, const std::function<int(const RunRecord&)>& cellOf,
                           std::vector<RunResult>& results, std::vector<char>& ran, QString* error);
 
-    /// A cell's run that could not train (its process died): Failed with @p why, in its row
-    /// @p runId (finished here) or, when the run never reached the store, in a new row.
-    RunResult failedRun(const RunJob& job, const QString& why, qint64 runId) const;
+    /// A cell's run that could not end where it trained (its process died, or did not answer
+    /// Stop): @p status with @p why, in its row @p runId (finished here) or, when the run never
+    /// reached the store, in a new row.
+    RunResult failedRun(const RunJob& job, RunStatus status, const QString& why, qint64 runId) const;
     /// The first write failure of the store during the current experiment, empty if none.
     QString storeFailure() const;
     /// A run cancelled because the store failed (not by the user) becomes Failed with that cause.

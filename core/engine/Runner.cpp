@@ -226,6 +226,9 @@ RunRecord Runner::record(const RunJob& job) const
     rec.status = RunStatus::Running;
     rec.started = QDateTime::currentDateTimeUtc();
     rec.appVersion = QStringLiteral(TB_APP_VERSION);
+    // Which cell of its experiment the row is, from its first moment: a run whose process dies
+    // is still recognised (and re-run) by a resumed experiment.
+    rec.info = job.hostFacts;
     return rec;
 }
 
@@ -237,7 +240,6 @@ qint64 Runner::recordNotStarted(const RunJob& job) const
     rec.status = RunStatus::Cancelled;
     rec.error = QStringLiteral("not started: the experiment was stopped before this run");
     rec.ended = rec.started;
-    rec.info = job.hostFacts; // the cell it is (a resumed experiment runs it)
     rec.info.insert(QStringLiteral("stopped_by"), QStringLiteral("stop before the run started"));
     return m_store->createRun(rec);
 }
