@@ -8,13 +8,6 @@
 #include <chrono>
 #include <unistd.h>
 
-#ifndef TB_APP_VERSION
-#define TB_APP_VERSION "0.0.0"
-#endif
-#ifndef TB_GIT_HASH
-#define TB_GIT_HASH "unknown"
-#endif
-
 namespace tb::cluster {
 
 MpiWorkerExecutor::MpiWorkerExecutor(const MpiSession& session, const PluginRegistry& registry)
