@@ -395,6 +395,8 @@ int runMpi(tb::ExperimentSpec& spec, const tb::PluginRegistry& reg, const QComma
         started.flag = &served;
         const tb::ExperimentResult r = runner.run(spec, &started);
         g_runner = nullptr;
+        if (worker.peerLost())
+            mpi.skipFinalize();
         if (!served) // the experiment could not start here (e.g. its data file is missing on this node)
             worker.refuse(QStringLiteral("%1 on %2: %3").arg(QStringLiteral("rank %1").arg(mpi.rank()), mpi.host(), r.error));
         return Ok;
@@ -422,6 +424,8 @@ int runMpi(tb::ExperimentSpec& spec, const tb::PluginRegistry& reg, const QComma
         out() << "cells per worker rank: " << perRank.join(", ") << "\n";
         out().flush();
     }
+    if (root.lostWorkers())
+        mpi.skipFinalize();
     const int exitCode = code == Ok && !root.problems().isEmpty() ? RunsFailed : code;
     if (exitCode != Ok && qgetenv("OMPI_MCA_orte_enable_recovery") == "1")
         // mpirun --enable-recovery exits 0 whatever its ranks return: say it where it is seen.

@@ -336,8 +336,10 @@ void MpiRootExecutor::run(CellPlan& plan)
     // loading its data reads this after its greeting). A lost worker is not: a blocking send to a
     // dead process over TCP never returns.
     for (int r = 1; r < ranks; ++r)
+        m_lost = m_lost || workers[r].lost;
+    for (int r = 1; r < ranks; ++r)
         if (!workers[r].doneSent && !workers[r].lost)
-            tell(r, Tag::Done, {});
+            tell(r, Tag::Done, encodeInt(m_lost ? 1 : 0)); // 1: a rank died, do not finalise
 }
 
 } // namespace tb::cluster

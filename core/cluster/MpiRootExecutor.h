@@ -45,6 +45,9 @@ public:
 
     /// After run(): what went wrong with workers (each also sent to Options::notify).
     QStringList problems() const { return m_problems; }
+    /// After run(): whether a worker was lost (then no rank may call MPI_Finalize: see
+    /// MpiSession::skipFinalize; the workers are told so with their Done).
+    bool lostWorkers() const { return m_lost; }
     /// After run(): cells trained by each rank (index = rank; rank 0 trains none).
     QList<int> cellsPerRank() const { return m_cellsPerRank; }
 
@@ -56,6 +59,7 @@ private:
     QList<int> m_cellsPerRank;
     QList<int> m_usable; ///< per rank: 1 when it may get cells (greeted and compatible)
     bool m_ran = false;
+    bool m_lost = false;
 };
 
 } // namespace tb::cluster

@@ -30,7 +30,7 @@ MpiSession::MpiSession(int* argc, char*** argv)
 
 MpiSession::~MpiSession()
 {
-    if (m_initialised)
+    if (m_initialised && !m_skipFinalize)
         MPI_Finalize();
 }
 

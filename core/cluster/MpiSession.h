@@ -25,6 +25,10 @@ public:
     /// Ends every rank of the job at once (MPI_Abort) with @p code: for errors a rank cannot
     /// report to rank 0 (e.g. it failed before the protocol started).
     [[noreturn]] void abort(int code) const;
+    /// Leave MPI without MPI_Finalize: after a rank of the job died, Finalize's collective step
+    /// can wait for it forever (seen with Open MPI 4.1 and --enable-recovery). Call it only when
+    /// every result is written; mpirun then notes that the process ended without finalising.
+    void skipFinalize() { m_skipFinalize = true; }
 
 private:
     QString m_error;
@@ -32,6 +36,7 @@ private:
     int m_size = 1;
     QString m_host;
     bool m_initialised = false;
+    bool m_skipFinalize = false;
 };
 
 } // namespace tb::cluster

@@ -119,8 +119,10 @@ void MpiWorkerExecutor::run(CellPlan& plan)
     sendLocked(int(Tag::Hello), encode(hello));
     for (;;) {
         const auto [tag, payload] = waitFor({int(Tag::Cells), int(Tag::Done)});
-        if (tag == int(Tag::Done))
+        if (tag == int(Tag::Done)) {
+            m_peerLost = decodeInt(payload).value_or(0) == 1;
             break;
+        }
         for (const int cell : decodeCells(payload).value_or(QList<int>{})) {
             if (cell < 0 || cell >= plan.count) {
                 const QString why = QStringLiteral("rank %1 was sent cell %2 of %3").arg(m_session.rank()).arg(cell).arg(plan.count);

@@ -34,6 +34,8 @@ public:
     void run(CellPlan& plan) override;
     bool isWorker() const override { return true; }
 
+    /// After run(): rank 0 said that a rank of the job died (do not call MPI_Finalize).
+    bool peerLost() const { return m_peerLost; }
     /// This rank cannot run the experiment (its data did not load here, say): tells rank 0 why
     /// instead of greeting it, and waits for rank 0's Done.
     void refuse(const QString& why);
@@ -52,6 +54,7 @@ private:
     const PluginRegistry& m_registry;
     std::mutex m_mpi;
     std::atomic<bool> m_quit{false};
+    bool m_peerLost = false;
     std::atomic<bool> m_stopFromRoot{false};
     std::atomic<StopSource*> m_stop{nullptr};
     std::thread m_heartbeat;
