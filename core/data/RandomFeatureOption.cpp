@@ -137,7 +137,7 @@ void RandomFeatureOption::apply(DatasetPair& pair, const QJsonObject& spec, std:
     keys.pca = "rf_pca";
     keys.count = "rf_count";
     keys.bandwidthRule = "rf_bandwidth_rule";
-    keys.name = [](const std::string& key) { return "dataset." + key + ":"; };
+    keys.name = [](const std::string& key) { return "dataset." + key; }; // "dataset.rf_pca asks for …"
     train::FeatureMap map;
     Eigen::MatrixXd projectedTrain, train, test;
     try {

@@ -75,7 +75,7 @@ bool FeatureMap::fit(const Eigen::Ref<const Eigen::MatrixXd>& x, const FeatureMa
             throw FeatureMapError(keys.count, keys.name(keys.count) + " (" + std::to_string(config.count) +
                                                   ") exceeds the " + std::to_string(q) +
                                                   (projects() ? " principal components" : " inputs") +
-                                                  " that features = raw_subset draws from");
+                                                  " that raw_subset features draw from");
         return true;
     }
     if (config.bandwidthRule == BandwidthRule::Fixed) {
@@ -88,7 +88,7 @@ bool FeatureMap::fit(const Eigen::Ref<const Eigen::MatrixXd>& x, const FeatureMa
             throw FeatureMapError(keys.bandwidthRule,
                                   keys.name(keys.bandwidthRule) +
                                       " = median: the median pairwise distance of the sampled training rows is 0 "
-                                      "(they are all equal); use bandwidth_rule = fixed");
+                                      "(they are all equal); use " + keys.bandwidthRule + " = fixed");
         m_bandwidth = config.bandwidth * median;
         found.hasMedian = true;
         found.medianDistance = median;

@@ -36,7 +36,8 @@ struct FeatureMapConfig {
 };
 
 /// The names under which a caller's user wrote the settings, for messages: the lsq plugin's
-/// parameters ("lsq: parameter \"pca\" …") or a data set's keys ("dataset.rf_pca: …").
+/// parameters ("lsq: parameter \"pca\" asks for …") or a data set's keys ("dataset.rf_pca asks
+/// for …"). Messages continue name(key) with " asks for", " (value) exceeds" or " = median:".
 struct FeatureMapKeys {
     std::string pca = "pca";
     std::string count = "feature_count";

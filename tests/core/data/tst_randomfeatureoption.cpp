@@ -173,7 +173,7 @@ private Q_SLOTS:
             DataSource::load(obj(R"({"source": "friedman1", "random_features": "raw_subset", "rf_pca": 3, "rf_count": 4})"), {});
         });
         QCOMPARE(e.key(), QStringLiteral("dataset.rf_count"));
-        QVERIFY2(e.message().contains("3 principal components"), qPrintable(e.message()));
+        QVERIFY2(e.message().contains("dataset.rf_count (4) exceeds the 3 principal components"), qPrintable(e.message()));
     }
 
     void tooManyFeaturesForMemoryAreRefusedBeforeAllocating()
@@ -207,6 +207,9 @@ private Q_SLOTS:
             RandomFeatureOption::apply(q, obj(R"({"source": "moons", "random_features": "gaussian_cos"})"), 1);
         });
         QCOMPARE(m.key(), QStringLiteral("dataset.rf_bandwidth_rule"));
+        QVERIFY2(m.message().contains("dataset.rf_bandwidth_rule = median") &&
+                     m.message().contains("use rf_bandwidth_rule = fixed"),
+                 qPrintable(m.message()));
     }
 
     void optionIsInEverySourcesSchema()
