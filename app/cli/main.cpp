@@ -24,7 +24,14 @@
 #include <QHash>
 #include <QJsonArray>
 #include <QJsonDocument>
+#include <QScopeGuard>
 #include <QTextStream>
+
+#ifdef TB_HAVE_MPI
+#include <MpiRootExecutor.h>
+#include <MpiSession.h>
+#include <MpiWorkerExecutor.h>
+#endif
 
 #include <atomic>
 #include <csignal>
@@ -202,9 +209,10 @@ int cmdList(const QStringList& args)
 }
 
 // ---------------------------------------------------------------------------------- run
-// Runs @p spec, prints its summary and writes --plot / --csv: the tail of run and rerun.
+// Runs @p spec (or resumes stored experiment @p resumeId ≥ 0), with @p executor (null: this
+// process), prints its summary and writes --plot / --csv: the tail of run and rerun.
 int runSpec(const tb::ExperimentSpec& spec, const tb::PluginRegistry& reg, tb::RunStore* store,
-            const QCommandLineParser& p)
+            const QCommandLineParser& p, tb::CellExecutor* executor = nullptr, qint64 resumeId = -1)
 {
     QString error;
     const QStringList problems = spec.validate(reg);
@@ -219,15 +227,16 @@ int runSpec(const tb::ExperimentSpec& spec, const tb::PluginRegistry& reg, tb::R
             if (!message.isEmpty())
                 lineToStderr(QStringLiteral("trainbench-cli: ") + message);
         });
-    tb::ExperimentRunner runner(reg, store);
+    tb::ExperimentRunner runner(reg, store, executor);
     g_runner = &runner;
     std::signal(SIGINT, onSigint);
     std::signal(SIGTERM, onSigint);
     tb::cli::ProgressBar bar(!p.isSet("quiet") && isatty(STDERR_FILENO));
-    err() << "Running \"" << spec.name << "\" (" << tb::ExperimentSpec::kindName(spec.kind) << ", "
-          << spec.effectiveThreads() << " threads)" << (store ? QStringLiteral(" → ") + store->path() : QString())
-          << Qt::endl;
-    const tb::ExperimentResult result = runner.run(spec, &bar);
+    err() << (resumeId >= 0 ? QStringLiteral("Resuming experiment %1, \"").arg(resumeId) : QStringLiteral("Running \""))
+          << spec.name << "\" (" << tb::ExperimentSpec::kindName(spec.kind) << ", " << spec.effectiveThreads()
+          << " threads" << (p.isSet("mpi") ? QStringLiteral(" per rank") : QString()) << ")"
+          << (store ? QStringLiteral(" → ") + store->path() : QString()) << Qt::endl;
+    const tb::ExperimentResult result = resumeId >= 0 ? runner.resume(spec, resumeId, &bar) : runner.run(spec, &bar);
     bar.finish();
     g_runner = nullptr;
     std::signal(SIGINT, SIG_DFL);
@@ -257,11 +266,15 @@ int runSpec(const tb::ExperimentSpec& spec, const tb::PluginRegistry& reg, tb::R
                              .arg(c.label.left(28), -28).arg(c.repeatNumbers.value(r, r))
                              .arg(tb::runStatusName(c.statuses.value(r)), -9)
                              .arg(fmt(last.epoch)).arg(fmt(last.trainTime));
-                if (std::isfinite(last.trainAccuracy))
+                if (pts.isEmpty())
+                    out() << "no checkpoint";
+                else if (std::isfinite(last.trainAccuracy))
                     out() << "train acc " << fmtPct(last.trainAccuracy) << "  test acc "
                           << fmtPct(last.testAccuracy);
                 else
                     out() << "train RMSE " << fmt(last.trainRmse) << "  test RMSE " << fmt(last.testRmse);
+                if (const QString e = c.errors.value(r); !e.isEmpty() && c.statuses.value(r) != tb::RunStatus::Finished)
+                    out() << "  (" << e << ")";
                 const QJsonObject info = c.infos.value(r);
                 if (const QString mem = tb::CostPrediction::fromRunInfo(info).compareMemory(info); !mem.isEmpty())
                     out() << "  " << mem;
@@ -315,6 +328,103 @@ int runSpec(const tb::ExperimentSpec& spec, const tb::PluginRegistry& reg, tb::R
     return code == Output && !result.storeError.isEmpty() ? Database : code;
 }
 
+// The stored experiment --resume continues, or −1 after saying why there is none.
+qint64 resumeIdOf(const tb::ExperimentSpec& spec, const tb::RunStore& store)
+{
+    QString error;
+    const qint64 id = tb::ExperimentRunner::resumable(store, spec, &error);
+    if (id < 0)
+        err() << "trainbench-cli: " << error << Qt::endl;
+    return id;
+}
+
+// run --mpi: rank 0 runs the experiment with an MpiRootExecutor (and is the only rank with a
+// database and output); the other ranks serve it cells until it says Done.
+int runMpi(tb::ExperimentSpec& spec, const tb::PluginRegistry& reg, const QCommandLineParser& p, int waitMs)
+{
+#ifndef TB_HAVE_MPI
+    Q_UNUSED(spec); Q_UNUSED(reg); Q_UNUSED(waitMs);
+    err() << "trainbench-cli: --mpi needs the MPI build: Open MPI was not found when this program was built (install "
+             "openmpi-bin and libopenmpi-dev, e.g. with ./run.sh, and build again)\n";
+    Q_UNUSED(p);
+    return Usage;
+#else
+    double timeout = 30;
+    if (p.isSet("worker-timeout")) {
+        bool ok = false;
+        timeout = p.value("worker-timeout").toDouble(&ok);
+        if (!ok || !(timeout >= 1) || timeout > 86400) {
+            err() << "trainbench-cli: --worker-timeout: expected seconds in [1, 86400], got \""
+                  << p.value("worker-timeout") << "\"\n";
+            return Usage;
+        }
+    }
+    tb::cluster::MpiSession mpi(nullptr, nullptr);
+    if (!mpi.ok()) {
+        err() << "trainbench-cli: --mpi: " << mpi.error() << Qt::endl;
+        return Usage;
+    }
+    if (mpi.rank() != 0) {
+        // A worker: no database, no output but its errors; rank 0 reports the experiment.
+        tb::cluster::MpiWorkerExecutor worker(mpi, reg);
+        const QStringList problems = spec.validate(reg);
+        if (!problems.isEmpty()) {
+            worker.refuse(problems.join("; "));
+            return Ok;
+        }
+        tb::ExperimentRunner runner(reg, nullptr, &worker);
+        g_runner = &runner;
+        std::signal(SIGINT, onSigint);
+        std::signal(SIGTERM, onSigint);
+        bool served = false;
+        struct Served : tb::ExperimentObserver {
+            bool* flag;
+            void experimentStarted(qint64, const tb::ExperimentSpec&, int) override { *flag = true; }
+        } started;
+        started.flag = &served;
+        const tb::ExperimentResult r = runner.run(spec, &started);
+        g_runner = nullptr;
+        if (!served) // the experiment could not start here (e.g. its data file is missing on this node)
+            worker.refuse(QStringLiteral("%1 on %2: %3").arg(QStringLiteral("rank %1").arg(mpi.rank()), mpi.host(), r.error));
+        return Ok;
+    }
+    tb::cluster::MpiRootExecutor::Options options;
+    options.workerTimeoutSeconds = timeout;
+    options.notify = [](const QString& line) { lineToStderr(QStringLiteral("trainbench-cli: ") + line); };
+    tb::cluster::MpiRootExecutor root(mpi, reg, options);
+    auto release = qScopeGuard([&] { root.release(); }); // workers never wait for a rank 0 that gave up
+    if (mpi.size() == 1)
+        err() << "warning: --mpi with one rank: the cells run in this process (start it with mpirun -np N, N ≥ 2)\n";
+    else
+        err() << "MPI: " << mpi.size() - 1 << " worker rank(s), " << spec.effectiveThreads()
+              << " thread(s) each; rank 0 on " << mpi.host() << " owns the database" << Qt::endl;
+    std::unique_ptr<tb::RunStore> store;
+    if (!p.isSet("no-db")) {
+        store = openStore(p.value("db"), false, waitMs);
+        if (!store)
+            return Database;
+    }
+    qint64 resumeId = -1;
+    if (p.isSet("resume") && (resumeId = resumeIdOf(spec, *store)) < 0)
+        return Usage;
+    const int code = runSpec(spec, reg, store.get(), p, mpi.size() > 1 ? &root : nullptr, resumeId);
+    if (mpi.size() > 1) {
+        QStringList perRank;
+        const QList<int> cells = root.cellsPerRank();
+        for (int r = 1; r < cells.size(); ++r)
+            perRank << QString::number(cells[r]);
+        out() << "cells per worker rank: " << perRank.join(", ") << "\n";
+        out().flush();
+    }
+    const int exitCode = code == Ok && !root.problems().isEmpty() ? RunsFailed : code;
+    if (exitCode != Ok && qgetenv("OMPI_MCA_orte_enable_recovery") == "1")
+        // mpirun --enable-recovery exits 0 whatever its ranks return: say it where it is seen.
+        err() << "trainbench-cli: exit status " << exitCode
+              << " (mpirun --enable-recovery reports 0 whatever the ranks return; see docs/cluster.md)" << Qt::endl;
+    return exitCode;
+#endif
+}
+
 int cmdRun(const QStringList& args)
 {
     QCommandLineParser p;
@@ -330,6 +440,14 @@ int cmdRun(const QStringList& args)
     p.addOption({"wait", "Longest a database write waits for another process's lock before the experiment stops "
                          "(default 30).",
                  "seconds"});
+    p.addOption({"resume", "Continue the newest stored run of this experiment (same file, same settings) in the "
+                           "database: only its cells that did not finish are trained, into the same experiment."});
+    p.addOption({"mpi", "Run the cells on the ranks of an MPI job (start with mpirun -np N, N ≥ 2): rank 0 owns the "
+                        "database and hands out cells, the other ranks train them (docs/cluster.md)."});
+    p.addOption({"threads-per-rank", "With --mpi: worker threads of each rank (overrides the file, like --threads).", "n"});
+    p.addOption({"worker-timeout", "With --mpi: seconds of silence after which a worker rank counts as lost and its "
+                                   "cell as failed (default 30; workers send a heartbeat every second).",
+                 "seconds"});
     p.process(args);
     if (p.positionalArguments().size() != 1) {
         err() << "usage: trainbench-cli run SPEC.json [--db FILE] [--threads N] [--plot OUT.png] [--csv OUT.csv]\n";
@@ -343,15 +461,26 @@ int cmdRun(const QStringList& args)
     }
     for (const QString& w : spec->warnings)
         err() << "warning: " << w << "\n";
-    if (p.isSet("threads")) {
-        bool ok = false;
-        const int t = p.value("threads").toInt(&ok);
-        if (!ok || t < 0 || t > 1024) {
-            err() << "trainbench-cli: --threads: expected an integer in [0, 1024], got \"" << p.value("threads") << "\"\n";
+    if (p.isSet("threads") && p.isSet("threads-per-rank")) {
+        err() << "trainbench-cli: give either --threads or --threads-per-rank, not both\n";
+        return Usage;
+    }
+    for (const char* option : {"threads-per-rank", "worker-timeout"})
+        if (p.isSet(option) && !p.isSet("mpi")) {
+            err() << "trainbench-cli: --" << option << " goes with --mpi\n";
             return Usage;
         }
-        spec->threads = t;
-    }
+    for (const char* option : {"threads", "threads-per-rank"})
+        if (p.isSet(option)) {
+            bool ok = false;
+            const int t = p.value(option).toInt(&ok);
+            if (!ok || t < 0 || t > 1024) {
+                err() << "trainbench-cli: --" << option << ": expected an integer in [0, 1024], got \"" << p.value(option)
+                      << "\"\n";
+                return Usage;
+            }
+            spec->threads = t;
+        }
     tb::PluginRegistry reg;
     reg.scan();
     // Former parameter spellings still run, upgraded, with a note (the stored spec is upgraded).
@@ -367,13 +496,22 @@ int cmdRun(const QStringList& args)
         }
         waitMs = int(seconds * 1000);
     }
+    if (p.isSet("resume") && p.isSet("no-db")) {
+        err() << "trainbench-cli: --resume continues an experiment stored in a database: it cannot go with --no-db\n";
+        return Usage;
+    }
+    if (p.isSet("mpi"))
+        return runMpi(*spec, reg, p, waitMs);
     std::unique_ptr<tb::RunStore> store;
     if (!p.isSet("no-db")) {
         store = openStore(p.value("db"), false, waitMs);
         if (!store)
             return Database;
     }
-    return runSpec(*spec, reg, store.get(), p);
+    qint64 resumeId = -1;
+    if (p.isSet("resume") && (resumeId = resumeIdOf(*spec, *store)) < 0)
+        return Usage;
+    return runSpec(*spec, reg, store.get(), p, nullptr, resumeId);
 }
 
 // ---------------------------------------------------------------------------------- rerun
@@ -559,7 +697,9 @@ void usage()
              "commands:\n"
              "  list [--json]                         plugins, algorithms, parameter schemas, broken plugins\n"
              "  run SPEC.json [--db FILE] [--no-db] [--threads N] [--plot OUT.png] [--csv OUT.csv] [--quiet]\n"
-             "                [--wait SECONDS]\n"
+             "                [--wait SECONDS] [--resume]\n"
+             "  mpirun -np N trainbench-cli run SPEC.json --mpi [--threads-per-rank N] [--worker-timeout S] …\n"
+             "                                        the cells on the ranks of an MPI job (docs/cluster.md)\n"
              "  rerun ID [--experiment] [--db FILE] [--plot OUT.png] [--csv OUT.csv] [--quiet]\n"
              "                                        run a stored run (or experiment) again, exactly\n"
              "  runs [--db FILE] [--json]             past experiments and runs\n"

@@ -24,9 +24,43 @@
 
 namespace tb {
 
-ExperimentRunner::ExperimentRunner(const PluginRegistry& registry, RunStore* store)
-    : m_registry(registry), m_store(store)
+ExperimentRunner::ExperimentRunner(const PluginRegistry& registry, RunStore* store, CellExecutor* executor)
+    : m_registry(registry), m_store(store), m_executor(executor ? executor : &m_local)
 {
+}
+
+QJsonObject ExperimentRunner::storedSpec(const ExperimentSpec& spec)
+{
+    QJsonObject json = spec.toJson();
+    // Paths absolute, so the row re-runs the same data from any working directory.
+    json.insert(QStringLiteral("dataset"), data::DataSource::withAbsolutePaths(spec.dataset, spec.baseDir));
+    return json;
+}
+
+qint64 ExperimentRunner::resumable(const RunStore& store, const ExperimentSpec& spec, QString* error)
+{
+    QString readError;
+    const QList<ExperimentRecord> all = store.experiments(&readError);
+    if (!readError.isEmpty()) {
+        if (error)
+            *error = readError;
+        return -1;
+    }
+    const QJsonObject wanted = storedSpec(spec);
+    for (auto it = all.rbegin(); it != all.rend(); ++it)
+        if (it->name == spec.name && it->spec == wanted)
+            return it->id;
+    if (error) {
+        int sameName = 0;
+        for (const ExperimentRecord& e : all)
+            sameName += e.name == spec.name;
+        *error = QStringLiteral("nothing to resume: %1 holds no experiment \"%2\" with this file's settings (%3 "
+                                "with that name, none with the same data, algorithms, seeds and threads); run it "
+                                "without --resume")
+                     .arg(store.path(), spec.name)
+                     .arg(sameName);
+    }
+    return -1;
 }
 
 QString ExperimentRunner::storeFailure() const
@@ -37,7 +71,19 @@ QString ExperimentRunner::storeFailure() const
 
 ExperimentResult ExperimentRunner::run(const ExperimentSpec& spec, ExperimentObserver* observer)
 {
+    return execute(spec, observer, -1);
+}
+
+ExperimentResult ExperimentRunner::resume(const ExperimentSpec& spec, qint64 experimentId, ExperimentObserver* observer)
+{
+    return execute(spec, observer, experimentId);
+}
+
+ExperimentResult ExperimentRunner::execute(const ExperimentSpec& spec, ExperimentObserver* observer, qint64 resumeId)
+{
     m_stop.reset();
+    m_resumeRuns.clear();
+    m_resuming = resumeId >= 0;
     QElapsedTimer wall;
     wall.start();
     // The first store failure of this experiment stops it: what cannot be recorded must not go on
@@ -57,26 +103,41 @@ ExperimentResult ExperimentRunner::run(const ExperimentSpec& spec, ExperimentObs
             m_stop.requestStop();
         });
     qint64 experimentId = -1;
-    if (m_store) {
+    auto refused = [&](const QString& message) {
+        QObject::disconnect(watching);
+        ExperimentResult r;
+        r.kind = spec.kind;
+        r.error = message;
+        return r;
+    };
+    if (m_resuming) {
+        if (!m_store || m_executor->isWorker())
+            return refused(QStringLiteral("resuming an experiment needs its database"));
+        QString readError;
+        const auto exp = m_store->experiment(resumeId, &readError);
+        if (!exp)
+            return refused(readError.isEmpty() ? QStringLiteral("no experiment %1 in %2 to resume").arg(resumeId).arg(m_store->path())
+                                               : readError);
+        m_resumeRuns = m_store->runs(resumeId, &readError);
+        if (!readError.isEmpty())
+            return refused(readError);
+        experimentId = resumeId;
+    } else if (writesExperiment()) {
         ExperimentRecord rec;
         rec.name = spec.name;
         rec.kind = ExperimentSpec::kindName(spec.kind);
-        rec.spec = spec.toJson();
-        // Paths absolute, so the row re-runs the same data from any working directory.
-        rec.spec.insert(QStringLiteral("dataset"), data::DataSource::withAbsolutePaths(spec.dataset, spec.baseDir));
+        rec.spec = storedSpec(spec);
         rec.created = QDateTime::currentDateTimeUtc();
         rec.appVersion = QStringLiteral(TB_APP_VERSION);
         rec.gitHash = QStringLiteral(TB_GIT_HASH);
         experimentId = m_store->createExperiment(rec);
         if (experimentId < 0) {
-            QObject::disconnect(watching);
-            ExperimentResult r;
-            r.kind = spec.kind;
-            r.storeError = storeFailure();
-            if (r.storeError.isEmpty())
-                r.storeError = m_store->lastError();
-            r.error = QStringLiteral("cannot record the experiment in %1, so it was not started: %2")
-                          .arg(m_store->path(), r.storeError);
+            QString failure = storeFailure();
+            if (failure.isEmpty())
+                failure = m_store->lastError();
+            ExperimentResult r = refused(QStringLiteral("cannot record the experiment in %1, so it was not started: %2")
+                                             .arg(m_store->path(), failure));
+            r.storeError = failure;
             return r;
         }
     }
@@ -87,7 +148,7 @@ ExperimentResult ExperimentRunner::run(const ExperimentSpec& spec, ExperimentObs
     case ExperimentSpec::Kind::LearningCurve: r = runLearningCurve(spec, experimentId, observer); break;
     }
     r.kind = spec.kind;
-    if (m_store && !r.error.isEmpty()) {
+    if (writesExperiment() && !m_resuming && !r.error.isEmpty()) {
         // The data did not load and no run started: an empty experiment row would only confuse.
         m_store->deleteExperiment(experimentId);
         experimentId = -1;
@@ -130,6 +191,71 @@ void appendNotStarted(AlgorithmCurves& c, qint64 runId)
 }
 } // namespace
 
+namespace {
+/// A stored run as the RunResult it was (a resumed experiment's finished cells).
+RunResult storedResult(const RunStore& store, const RunRecord& r, QString* error)
+{
+    RunResult rr;
+    rr.runId = r.id;
+    rr.status = r.status;
+    rr.error = r.error;
+    rr.info = r.info;
+    rr.params = r.params;
+    rr.points = store.metrics(r.id, error);
+    if (!rr.points.isEmpty())
+        rr.last = rr.points.last();
+    rr.trainSeconds = r.info.value(QStringLiteral("final")).toObject().value(QStringLiteral("train_seconds")).toDouble();
+    return rr;
+}
+
+/// Puts one finished cell's run into its configuration's curves.
+void appendRun(AlgorithmCurves& c, const RunResult& rr, int repeat, std::uint64_t seed)
+{
+    c.repeats << rr.points;
+    c.statuses << rr.status;
+    c.infos << rr.info;
+    c.errors << rr.error;
+    c.repeatNumbers << repeat;
+    c.seeds << seed;
+    c.runIds << rr.runId;
+}
+
+void count(ExperimentResult& result, RunStatus status)
+{
+    if (status == RunStatus::Finished)
+        result.runsFinished++;
+    else if (status == RunStatus::Cancelled || status == RunStatus::Interrupted)
+        result.runsCancelled++; // interrupted: its process did not report it after Stop (MPI)
+    else if (status == RunStatus::Failed || status == RunStatus::Diverged)
+        result.runsFailed++;
+}
+
+/// The host fact that numbers a learning curve's run among the experiment's cells (resume()).
+const QString kCellKey = QStringLiteral("experiment_cell");
+} // namespace
+
+bool ExperimentRunner::takeFinishedRuns(int cells, const std::function<int(const RunRecord&)>& cellOf,
+                                        std::vector<RunResult>& results, std::vector<char>& ran, QString* error)
+{
+    for (const RunRecord& r : std::as_const(m_resumeRuns)) {
+        const int cell = cellOf(r);
+        if (cell < 0 || cell >= cells)
+            continue;
+        if (r.status == RunStatus::Finished && !ran[size_t(cell)]) {
+            results[size_t(cell)] = storedResult(*m_store, r, error);
+            if (error && !error->isEmpty())
+                return false;
+            ran[size_t(cell)] = 1;
+        } else if (!m_store->deleteRun(r.id)) {
+            // Not deleted: the cell's new run would sit beside it, and the experiment would count it twice.
+            if (error)
+                *error = QStringLiteral("cannot resume: %1").arg(m_store->lastError());
+            return false;
+        }
+    }
+    return true;
+}
+
 ExperimentResult ExperimentRunner::runLearningCurve(const ExperimentSpec& spec, qint64 experimentId,
                                                     ExperimentObserver* obs)
 {
@@ -149,70 +275,127 @@ ExperimentResult ExperimentRunner::runLearningCurve(const ExperimentSpec& spec, 
     }
     result.warnings = data->warnings;
     const QString description = data::DataSource::describe(spec.dataset);
-    const int total = int(spec.algorithms.size()) * spec.repeats;
+    const int nAlg = int(spec.algorithms.size());
+    const int total = nAlg * spec.repeats;
+    QStringList labels;
+    for (const AlgorithmRun& alg : spec.algorithms) {
+        const AlgorithmEntry* entry = m_registry.algorithm(alg.id);
+        labels << (!alg.label.isEmpty() ? alg.label : (entry ? entry->info.name : alg.id));
+    }
+
+    // Cell i is repeat firstRepeat + i % repeats of algorithm i / repeats.
+    auto jobOf = [&](int i) {
+        const int a = i / spec.repeats, rep = spec.firstRepeat + i % spec.repeats;
+        RunJob job;
+        job.algorithmId = spec.algorithms[a].id;
+        job.label = labels[a];
+        job.params = spec.algorithms[a].params;
+        // Repeat r of every algorithm uses the same seed: paired comparisons.
+        job.seed = deriveSeed(spec.seed, std::uint64_t(rep));
+        job.repeat = rep;
+        job.data = data;
+        job.datasetDescription = description;
+        job.timeBudgetSeconds = spec.timeBudgetSeconds;
+        job.experimentId = experimentId;
+        job.threads = threads;
+        job.hostFacts.insert(kCellKey, i);
+        return job;
+    };
+
+    std::vector<RunResult> results(static_cast<size_t>(total));
+    std::vector<char> ran(static_cast<size_t>(total), 0);
+    if (m_resuming) {
+        auto cellOf = [&](const RunRecord& r) {
+            const int i = r.info.value(kCellKey).toInt(-1);
+            return i >= 0 && i < total && spec.algorithms[i / spec.repeats].id == r.algorithmId ? i : -1;
+        };
+        if (!takeFinishedRuns(total, cellOf, results, ran, &result.error))
+            return result;
+    }
     if (obs)
         obs->experimentStarted(experimentId, spec, total);
 
     tbb::task_arena arena(threads);
-    QSet<QString> errors;
-    int done = 0;
+    std::atomic<int> done{int(std::count(ran.begin(), ran.end(), 1))};
+    CellPlan plan;
+    plan.count = total;
+    plan.atOnce = 1; // one run at a time with every thread: timings compare across algorithms
+    plan.arena = &arena;
+    plan.stop = &m_stop;
+    plan.log = m_store;
+    plan.observer = obs;
+    plan.skip = ran;
+    plan.jobOf = jobOf;
+    plan.work = [&](int i, RunLog* log, RunObserver* o) {
+        return CellOutput{{Runner(m_registry, log).execute(jobOf(i), m_stop, o)}};
+    };
+    plan.done = [&](int i, CellOutput&& out) {
+        RunResult rr = out.runs.value(0);
+        blameStoreFailure(rr);
+        results[size_t(i)] = std::move(rr);
+        ran[size_t(i)] = 1;
+        if (obs)
+            obs->progress(++done, total);
+    };
+    plan.failed = [&](int i, RunStatus status, const QString& why, const QList<qint64>& runIds) {
+        return CellOutput{{failedRun(jobOf(i), status, why, runIds.value(0, -1))}};
+    };
+    m_executor->run(plan);
+
     result.runsPlanned = total;
-    const Runner runner(m_registry, m_store);
-    for (int a = 0; a < spec.algorithms.size(); ++a) {
-        const AlgorithmRun& alg = spec.algorithms[a];
+    QSet<QString> errors;
+    const Runner runner(m_registry, writesExperiment() ? m_store : nullptr);
+    for (int a = 0; a < nAlg; ++a) {
         AlgorithmCurves curves;
-        curves.algorithmId = alg.id;
-        const AlgorithmEntry* entry = m_registry.algorithm(alg.id);
-        curves.label = !alg.label.isEmpty() ? alg.label : (entry ? entry->info.name : alg.id);
+        curves.algorithmId = spec.algorithms[a].id;
+        curves.label = labels[a];
         curves.configuration = curves.label;
         curves.dataset = description;
-        for (int rep = spec.firstRepeat; rep < spec.firstRepeat + spec.repeats; ++rep) {
-            RunJob job;
-            job.algorithmId = alg.id;
-            job.label = curves.label;
-            job.params = alg.params;
-            // Repeat r of every algorithm uses the same seed: paired comparisons.
-            job.seed = deriveSeed(spec.seed, std::uint64_t(rep));
-            job.repeat = rep;
-            job.data = data;
-            job.datasetDescription = description;
-            job.timeBudgetSeconds = spec.timeBudgetSeconds;
-            job.experimentId = experimentId;
-            job.threads = threads;
-            curves.repeatNumbers << rep;
-            curves.seeds << job.seed;
-            if (m_stop.stopRequested()) {
+        for (int k = 0; k < spec.repeats; ++k) {
+            const int i = a * spec.repeats + k;
+            const RunJob job = jobOf(i);
+            if (!ran[size_t(i)]) {
                 // Stopped before this run began: it is still part of the experiment, stored as
                 // cancelled with its seed and parameters (so it can be re-run), never dropped.
+                curves.repeatNumbers << job.repeat;
+                curves.seeds << job.seed;
                 appendNotStarted(curves, runner.recordNotStarted(job));
                 result.runsCancelled++;
                 result.runsNotStarted++;
                 continue;
             }
-            RunResult rr;
-            arena.execute([&] { rr = runner.execute(job, m_stop, obs); });
-            blameStoreFailure(rr);
-            curves.repeats << rr.points;
-            curves.statuses << rr.status;
-            curves.infos << rr.info;
-            curves.errors << rr.error;
-            curves.runIds << rr.runId;
-            if (rr.status == RunStatus::Finished)
-                result.runsFinished++;
-            else if (rr.status == RunStatus::Cancelled)
-                result.runsCancelled++;
-            else if (rr.status == RunStatus::Failed || rr.status == RunStatus::Diverged) {
-                result.runsFailed++;
+            const RunResult& rr = results[size_t(i)];
+            appendRun(curves, rr, job.repeat, job.seed);
+            count(result, rr.status);
+            if (rr.status == RunStatus::Failed || rr.status == RunStatus::Diverged)
                 errors.insert(QStringLiteral("%1: %2").arg(curves.label, rr.error));
-            }
-            if (obs)
-                obs->progress(++done, total);
         }
         result.curves << curves;
     }
     result.runErrors = QStringList(errors.values());
     result.runErrors.sort();
     return result;
+}
+
+RunResult ExperimentRunner::failedRun(const RunJob& job, RunStatus status, const QString& why, qint64 runId) const
+{
+    RunResult rr;
+    rr.status = status;
+    rr.error = why;
+    rr.runId = runId;
+    if (!writesExperiment())
+        return rr;
+    if (runId >= 0) {
+        m_store->finishRun(runId, rr.status, why, {});
+    } else if (job.logToStore) {
+        // The run never reached the store: its row says what happened, with its seed and parameters.
+        RunRecord rec = Runner(m_registry, nullptr).record(job);
+        rec.status = rr.status;
+        rec.error = why;
+        rec.ended = rec.started;
+        rr.runId = m_store->createRun(rec);
+    }
+    return rr;
 }
 
 ExperimentResult ExperimentRunner::runNoiseSweep(const ExperimentSpec& spec, qint64 experimentId,
@@ -226,6 +409,12 @@ ExperimentResult ExperimentRunner::runNoiseSweep(const ExperimentSpec& spec, qin
     const qint64 cells = qint64(nSigma) * mc;
     const int total = int(std::min<qint64>(cells * nAlg, std::numeric_limits<int>::max()));
     const QString description = data::DataSource::describe(spec.dataset);
+    if (cells > std::numeric_limits<int>::max()) {
+        result.error = QStringLiteral("noise sweep: %1 cells (sigmas × monte_carlo), at most %2")
+                           .arg(cells)
+                           .arg(std::numeric_limits<int>::max());
+        return result;
+    }
 
     // Check the data source once up front so a bad spec fails fast, not once per cell; every
     // cell has the shape of this one.
@@ -241,22 +430,68 @@ ExperimentResult ExperimentRunner::runNoiseSweep(const ExperimentSpec& spec, qin
         return result;
     }
     result.warnings = probe->warnings;
-    if (obs)
-        obs->experimentStarted(experimentId, spec, total);
 
-    // One run row per algorithm stands for all its cells: it carries the plugin version and
-    // complete parameters; each cell's seed is deriveSeed(seed, cell) (docs/experiments.md).
-    QVector<qint64> runIds(nAlg, -1);
     QStringList labels;
     for (int a = 0; a < nAlg; ++a) {
         const AlgorithmRun& alg = spec.algorithms[a];
         const AlgorithmEntry* entry = m_registry.algorithm(alg.id);
         labels << (!alg.label.isEmpty() ? alg.label : (entry ? entry->info.name : alg.id));
-        if (m_store && entry) {
+    }
+    // Results by [algorithm][cell]; NaN where a cell failed, diverged or was skipped.
+    std::vector<std::vector<double>> trainRmse(nAlg, std::vector<double>(size_t(cells), NaN));
+    std::vector<std::vector<double>> testRmse(nAlg, std::vector<double>(size_t(cells), NaN));
+    std::vector<std::vector<char>> status(nAlg, std::vector<char>(size_t(cells), 0)); // 0 skipped 1 ok 2 failed 3 diverged
+    std::vector<char> cellDone(size_t(cells), 0);
+
+    // One run row per algorithm stands for all its cells: it carries the plugin version and
+    // complete parameters; each cell's seed is deriveSeed(seed, cell) (docs/experiments.md), and
+    // each finished cell is one of its metric rows (seq = cell), so that a resumed sweep keeps it.
+    QVector<qint64> runIds(nAlg, -1);
+    if (m_resuming) {
+        for (const RunRecord& r : std::as_const(m_resumeRuns)) {
+            const int a = r.info.value(QStringLiteral("algorithm_index")).toInt(-1);
+            if (a < 0 || a >= nAlg || r.algorithmId != spec.algorithms[a].id || runIds[a] >= 0)
+                continue;
+            runIds[a] = r.id;
+            for (const MetricPoint& p : m_store->metrics(r.id, &result.error)) {
+                if (p.seq < 0 || p.seq >= cells)
+                    continue;
+                trainRmse[a][size_t(p.seq)] = p.trainRmse;
+                testRmse[a][size_t(p.seq)] = p.testRmse;
+                status[a][size_t(p.seq)] = 1;
+            }
+            if (!result.error.isEmpty())
+                return result;
+        }
+        for (int a = 0; a < nAlg; ++a)
+            if (runIds[a] < 0) {
+                result.error = QStringLiteral("cannot resume experiment %1: it has no run of %2 (algorithm %3)")
+                                   .arg(experimentId)
+                                   .arg(labels[a])
+                                   .arg(a);
+                return result;
+            }
+        // A cell counts as done when every algorithm finished it; the others run again, whole.
+        for (qint64 cell = 0; cell < cells; ++cell) {
+            bool all = true;
+            for (int a = 0; a < nAlg; ++a)
+                all = all && status[a][size_t(cell)] == 1;
+            cellDone[size_t(cell)] = all;
+        }
+        if (!m_store->deleteSweepPoints(experimentId)) {
+            result.error = QStringLiteral("cannot resume: %1").arg(m_store->lastError());
+            return result;
+        }
+    } else if (writesExperiment()) {
+        for (int a = 0; a < nAlg; ++a) {
+            const AlgorithmRun& alg = spec.algorithms[a];
+            const AlgorithmEntry* entry = m_registry.algorithm(alg.id);
+            if (!entry)
+                continue;
             RunRecord rec;
             rec.experimentId = experimentId;
             rec.algorithmId = alg.id;
-            rec.algorithmName = labels.last();
+            rec.algorithmName = labels[a];
             rec.pluginId = entry->plugin->id;
             rec.pluginVersion = entry->plugin->version;
             QString err;
@@ -266,9 +501,12 @@ ExperimentResult ExperimentRunner::runNoiseSweep(const ExperimentSpec& spec, qin
             rec.threads = threads;
             rec.started = QDateTime::currentDateTimeUtc();
             rec.appVersion = QStringLiteral(TB_APP_VERSION);
+            rec.info = QJsonObject{{"algorithm_index", a}};
             runIds[a] = m_store->createRun(rec);
         }
     }
+    if (obs)
+        obs->experimentStarted(experimentId, spec, total);
 
     // Algorithm a's run on one cell's data (a template of its cells until seed, σ and data are set).
     auto cellJob = [&](int a) {
@@ -292,23 +530,20 @@ ExperimentResult ExperimentRunner::runNoiseSweep(const ExperimentSpec& spec, qin
     // the cells start (in the arena the cells use: some trainers calibrate a rate).
     QVector<QJsonObject> cellCosts(nAlg);
     const ProblemShape cellShape = CostPrediction::shapeOf(probe->train);
-    arena.execute([&] {
-        for (int a = 0; a < nAlg; ++a) {
-            const AlgorithmRun& alg = spec.algorithms[a];
-            cellCosts[a] = CostPrediction::forAlgorithm(m_registry, alg.id, alg.params, cellShape).json();
-            if (obs && !cellCosts[a].isEmpty()) {
-                RunJob cell = cellJob(a);
-                cell.data = probe;
-                obs->costPredicted(cell, runIds[a], cellCosts[a]);
+    if (!m_executor->isWorker())
+        arena.execute([&] {
+            for (int a = 0; a < nAlg; ++a) {
+                const AlgorithmRun& alg = spec.algorithms[a];
+                cellCosts[a] = CostPrediction::forAlgorithm(m_registry, alg.id, alg.params, cellShape).json();
+                if (obs && !cellCosts[a].isEmpty()) {
+                    RunJob cell = cellJob(a);
+                    cell.data = probe;
+                    obs->costPredicted(cell, runIds[a], cellCosts[a]);
+                }
             }
-        }
-    });
+        });
     probe.reset();
 
-    // Results by [algorithm][cell]; NaN where a cell failed, diverged or was skipped.
-    std::vector<std::vector<double>> trainRmse(nAlg, std::vector<double>(size_t(cells), NaN));
-    std::vector<std::vector<double>> testRmse(nAlg, std::vector<double>(size_t(cells), NaN));
-    std::vector<std::vector<char>> status(nAlg, std::vector<char>(size_t(cells), 0)); // 0 skipped 1 ok 2 failed 3 diverged
     std::atomic<int> done{0};
     std::atomic<int> lastReported{-1};
     std::mutex errorMutex;
@@ -341,36 +576,81 @@ ExperimentResult ExperimentRunner::runNoiseSweep(const ExperimentSpec& spec, qin
     // Cells still running per σ: when one reaches zero its points are final and are shown at
     // once, so a live chart grows σ by σ instead of appearing at the end.
     std::vector<std::atomic<int>> pendingPerSigma(size_t(std::max(nSigma, 0)));
-    for (auto& p : pendingPerSigma)
-        p = mc;
+    for (int s = 0; s < nSigma; ++s) {
+        int pending = 0;
+        for (int m = 0; m < mc; ++m)
+            pending += !cellDone[size_t(s) * size_t(mc) + size_t(m)];
+        pendingPerSigma[size_t(s)] = pending;
+        done += (mc - pending) * nAlg;
+    }
     std::vector<char> reported(size_t(std::max(nSigma, 0)), 0);
 
-    auto runCell = [&](qint64 cell) {
-        const int s = int(cell / mc);
+    CellPlan plan;
+    plan.count = int(cells);
+    plan.arena = &arena;
+    plan.stop = &m_stop;
+    plan.log = nullptr; // cells have no rows of their own
+    plan.observer = nullptr;
+    plan.skip = cellDone;
+    // Cells are claimed in order (σ-major): σ values complete roughly in order for the live chart.
+    plan.atOnce = threads;
+    plan.work = [&](int cell, RunLog*, RunObserver*) {
+        const int s = cell / mc;
         const std::uint64_t cellSeed = deriveSeed(spec.seed, std::uint64_t(cell));
+        CellOutput out;
         std::shared_ptr<const data::DatasetPair> d;
+        QString loadError;
         try {
             d = std::make_shared<const data::DatasetPair>(data::DataSource::load(
                 spec.dataset, spec.baseDir, data::DataOverrides{spec.sigmas[s], cellSeed}));
         } catch (const std::bad_alloc&) {
-            std::lock_guard lock(errorMutex);
-            errors.insert(QStringLiteral("out of memory while generating the data of σ = %1 (%2)")
-                              .arg(spec.sigmas[s])
-                              .arg(description));
+            loadError = QStringLiteral("out of memory while generating the data of σ = %1 (%2)")
+                            .arg(spec.sigmas[s])
+                            .arg(description);
         } catch (const std::exception& e) {
-            std::lock_guard lock(errorMutex);
-            errors.insert(QString::fromUtf8(e.what()));
+            loadError = QString::fromUtf8(e.what());
         }
-        for (int a = 0; d && a < nAlg && !m_stop.stopRequested(); ++a) {
+        for (int a = 0; a < nAlg && !m_stop.stopRequested(); ++a) {
+            if (!d) {
+                RunResult failed;
+                failed.error = loadError;
+                out.runs << failed;
+                continue;
+            }
             RunJob job = cellJob(a);
             job.seed = cellSeed; // every algorithm of a cell sees the same data and seed
             job.sigma = spec.sigmas[s];
             job.data = d;
-            const RunResult rr = Runner(m_registry, nullptr).execute(job, m_stop, nullptr);
+            RunResult rr = Runner(m_registry, nullptr).execute(job, m_stop, nullptr);
+            rr.points.clear(); // the last point is all a sweep keeps
+            out.runs << rr;
+        }
+        return out;
+    };
+    plan.failed = [&](int, RunStatus status, const QString& why, const QList<qint64>&) {
+        CellOutput out;
+        for (int a = 0; a < nAlg; ++a) {
+            RunResult rr;
+            rr.status = status;
+            rr.error = why;
+            out.runs << rr;
+        }
+        return out;
+    };
+    plan.done = [&](int cell, CellOutput&& out) {
+        const int s = cell / mc;
+        for (int a = 0; a < int(out.runs.size()) && a < nAlg; ++a) {
+            const RunResult& rr = out.runs[a];
             if (rr.status == RunStatus::Finished) {
                 trainRmse[a][size_t(cell)] = rr.last.trainRmse;
                 testRmse[a][size_t(cell)] = rr.last.testRmse;
                 status[a][size_t(cell)] = 1;
+                if (m_store && runIds[a] >= 0) {
+                    MetricPoint p = rr.last;
+                    p.seq = cell;
+                    p.trainTime = rr.trainSeconds;
+                    m_store->appendMetric(runIds[a], p);
+                }
             } else if (rr.status == RunStatus::Failed || rr.status == RunStatus::Diverged) {
                 status[a][size_t(cell)] = rr.status == RunStatus::Failed ? 2 : 3;
                 std::lock_guard lock(errorMutex);
@@ -391,17 +671,7 @@ ExperimentResult ExperimentRunner::runNoiseSweep(const ExperimentSpec& spec, qin
                 obs->sweepPointReady(pointAt(a, s));
         }
     };
-
-    // Cells are claimed in order (σ-major) from one counter by one loop per thread: σ values
-    // complete roughly in order for the live chart, and a slow cell never holds others back.
-    // Each cell's result depends only on its seed, so the claim order does not change results.
-    std::atomic<qint64> next{0};
-    arena.execute([&] {
-        tbb::parallel_for(0, threads, [&](int) {
-            for (qint64 cell = next++; cell < cells && !m_stop.stopRequested(); cell = next++)
-                runCell(cell);
-        }, tbb::simple_partitioner());
-    });
+    m_executor->run(plan);
 
     result.runsPlanned = total;
     for (int a = 0; a < nAlg; ++a) {
@@ -414,7 +684,7 @@ ExperimentResult ExperimentRunner::runNoiseSweep(const ExperimentSpec& spec, qin
         for (int s = 0; s < nSigma; ++s) {
             const SweepPoint p = pointAt(a, s);
             result.sweep << p;
-            if (m_store && experimentId >= 0)
+            if (writesExperiment() && experimentId >= 0)
                 m_store->addSweepPoint(experimentId, p);
             // σ values cut short by Stop: their partial statistics, once, at the end.
             if (obs && !reported[size_t(s)])
@@ -434,9 +704,10 @@ ExperimentResult ExperimentRunner::runNoiseSweep(const ExperimentSpec& spec, qin
             st = diverged > 0 && failed == 0 ? RunStatus::Diverged : RunStatus::Failed;
             err = QStringLiteral("no cell finished");
         }
-        if (m_store && runIds[a] >= 0) {
+        if (writesExperiment() && runIds[a] >= 0) {
             QJsonObject info{{"cells", double(cells)}, {"cells_finished", ok}, {"cells_failed", failed},
-                             {"cells_diverged", diverged}, {"cell_seed_rule", "deriveSeed(seed, sigma_index*monte_carlo + mc_index)"}};
+                             {"cells_diverged", diverged}, {"cell_seed_rule", "deriveSeed(seed, sigma_index*monte_carlo + mc_index)"},
+                             {"algorithm_index", a}};
             if (!cellCosts[a].isEmpty())
                 info.insert("predicted_cost_per_cell", cellCosts[a]);
             m_store->finishRun(runIds[a], st, err, info);
@@ -494,13 +765,9 @@ ExperimentResult ExperimentRunner::runParamSweep(const ExperimentSpec& spec, qin
     auto configurationOf = [&](const SweepCell& cell) { return ParamSweep::configurationIndex(spec, cell); };
 
     const int total = int(cells.size());
-    if (obs)
-        obs->experimentStarted(experimentId, spec, total);
-
     const int atOnce = std::clamp(spec.paramSweep.cellsAtOnce, 1, threads);
     std::vector<RunResult> results(size_t(cells.size()));
     std::vector<char> ran(size_t(cells.size()), 0);
-    std::atomic<int> next{0}, done{0};
     std::mutex errorMutex;
     QSet<QString> errors;
 
@@ -531,37 +798,55 @@ ExperimentResult ExperimentRunner::runParamSweep(const ExperimentSpec& spec, qin
                                          {"setting", QJsonObject::fromVariantMap(cell.setting)}});
         return job;
     };
-    const Runner runner(m_registry, m_store);
-    auto runCell = [&](int i) {
-        const SweepCell& cell = cells[i];
-        const int conf = configurationOf(cell);
-        const RunJob job = jobOf(i);
-        RunResult rr = runner.execute(job, m_stop, obs);
+    if (m_resuming) {
+        auto cellOf = [&](const RunRecord& r) {
+            const int i = r.info.value(QStringLiteral("sweep_cell")).toObject().value(QStringLiteral("index")).toInt(-1);
+            return i >= 0 && i < total && spec.algorithms[cells[i].algorithmIndex].id == r.algorithmId ? i : -1;
+        };
+        if (!takeFinishedRuns(total, cellOf, results, ran, &result.error))
+            return result;
+    }
+    if (obs)
+        obs->experimentStarted(experimentId, spec, total);
+    std::atomic<int> done{int(std::count(ran.begin(), ran.end(), 1))};
+
+    // Cells are claimed in list order by atOnce loops; with the default of one, each cell has the
+    // whole arena (timings compare with a learning curve's). Results depend only on each cell's seed.
+    tbb::task_arena arena(threads);
+    CellPlan plan;
+    plan.count = total;
+    plan.atOnce = atOnce;
+    plan.arena = &arena;
+    plan.stop = &m_stop;
+    plan.log = m_store;
+    plan.observer = obs;
+    plan.skip = ran;
+    plan.jobOf = jobOf;
+    plan.work = [&](int i, RunLog* log, RunObserver* o) {
+        return CellOutput{{Runner(m_registry, log).execute(jobOf(i), m_stop, o)}};
+    };
+    plan.failed = [&](int i, RunStatus status, const QString& why, const QList<qint64>& runIds) {
+        return CellOutput{{failedRun(jobOf(i), status, why, runIds.value(0, -1))}};
+    };
+    plan.done = [&](int i, CellOutput&& out) {
+        RunResult rr = out.runs.value(0);
         blameStoreFailure(rr);
         if (rr.status == RunStatus::Failed || rr.status == RunStatus::Diverged) {
             std::lock_guard lock(errorMutex);
             if (errors.size() < 20)
-                errors.insert(QStringLiteral("%1: %2").arg(job.label, rr.error));
+                errors.insert(QStringLiteral("%1: %2").arg(result.curves[configurationOf(cells[i])].label, rr.error));
         }
         if (obs)
-            obs->cellFinished(cell, conf, rr);
+            obs->cellFinished(cells[i], configurationOf(cells[i]), rr);
         results[size_t(i)] = std::move(rr);
         ran[size_t(i)] = 1;
         if (obs)
             obs->progress(++done, total);
     };
-
-    // Cells are claimed in list order by atOnce loops; with the default of one, each cell has the
-    // whole arena (timings compare with a learning curve's). Results depend only on each cell's seed.
-    tbb::task_arena arena(threads);
-    arena.execute([&] {
-        tbb::parallel_for(0, atOnce, [&](int) {
-            for (int i = next++; i < total && !m_stop.stopRequested(); i = next++)
-                runCell(i);
-        }, tbb::simple_partitioner());
-    });
+    m_executor->run(plan);
 
     result.runsPlanned = total;
+    const Runner runner(m_registry, writesExperiment() ? m_store : nullptr);
     for (int i = 0; i < total; ++i) {
         AlgorithmCurves& c = result.curves[configurationOf(cells[i])];
         if (!ran[size_t(i)]) {
@@ -576,19 +861,12 @@ ExperimentResult ExperimentRunner::runParamSweep(const ExperimentSpec& spec, qin
             continue;
         }
         const RunResult& rr = results[size_t(i)];
-        c.repeats << rr.points;
-        c.statuses << rr.status;
-        c.infos << rr.info;
-        c.errors << rr.error;
-        c.repeatNumbers << cells[i].repeat;
-        c.runIds << rr.runId;
-        c.seeds << cells[i].seed;
-        if (rr.status == RunStatus::Finished)
-            result.runsFinished++;
-        else if (rr.status == RunStatus::Cancelled)
-            result.runsCancelled++;
-        else if (rr.status == RunStatus::Failed || rr.status == RunStatus::Diverged)
-            result.runsFailed++;
+        appendRun(c, rr, cells[i].repeat, cells[i].seed);
+        count(result, rr.status);
+        if (m_resuming && (rr.status == RunStatus::Failed || rr.status == RunStatus::Diverged)) {
+            std::lock_guard lock(errorMutex);
+            errors.insert(QStringLiteral("%1: %2").arg(c.label, rr.error));
+        }
     }
     result.runErrors = QStringList(errors.values());
     result.runErrors.sort();

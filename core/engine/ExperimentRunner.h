@@ -2,6 +2,7 @@
 /// @file ExperimentRunner.h
 /// Runs a whole experiment (learning curve or noise sweep) in one TBB arena.
 
+#include "CellExecutor.h"
 #include "ExperimentSpec.h"
 #include "ParamSweep.h"
 #include "RunTypes.h"
@@ -94,14 +95,20 @@ public:
 /// called from any thread and takes effect at the trainers' next stop poll (≤ 200 ms for
 /// conforming plugins).
 ///
+/// An experiment is a list of cells (a learning curve's runs, algorithm-major; a noise sweep's
+/// (σ, Monte-Carlo) cells; a param sweep's ParamSweep::cells()), each depending only on its
+/// index; a CellExecutor decides where they train (this process by default, MPI ranks with
+/// core/cluster). Every cell's result reaches the store as it arrives.
+///
 /// Nothing is lost silently: a write to the store that fails (disk full, a lock held longer than
 /// the store's busy timeout, a damaged file) stops the experiment as Stop would, and the result
 /// says so in ExperimentResult::storeError while keeping every curve in memory. A data set that
 /// fails to load leaves no experiment row behind.
 class ExperimentRunner {
 public:
-    /// @p store may be null.
-    ExperimentRunner(const PluginRegistry& registry, RunStore* store);
+    /// @p store may be null. @p executor (may be null: this process) runs the cells; it must
+    /// outlive the runner.
+    ExperimentRunner(const PluginRegistry& registry, RunStore* store, CellExecutor* executor = nullptr);
 
     /// Blocks until the experiment is done or stopped. Learning curves run one run at a time
     /// using every thread of the arena (so timings are comparable); noise sweeps run their
@@ -109,24 +116,53 @@ public:
     /// sweep.cells_at_once at a time, each a stored run. The caller should have validated @p spec.
     ExperimentResult run(const ExperimentSpec& spec, ExperimentObserver* observer = nullptr);
 
+    /// Runs the cells of stored experiment @p experimentId (an earlier run of @p spec, see
+    /// resumable()) that did not finish, into the same experiment: its finished runs (noise
+    /// sweeps: finished cells) are kept and returned as they are, its other rows of those cells
+    /// (cancelled, failed, interrupted) are deleted and trained again with the same seeds. The
+    /// result is the whole experiment. Needs a store.
+    ExperimentResult resume(const ExperimentSpec& spec, qint64 experimentId, ExperimentObserver* observer = nullptr);
+
+    /// The newest experiment in @p store stored from @p spec with the same settings (name, data,
+    /// algorithms, seeds, threads …), or −1 with a message in @p error naming the file.
+    static qint64 resumable(const RunStore& store, const ExperimentSpec& spec, QString* error);
+    /// The experiment's settings as stored with it (ExperimentRecord::spec): dataset paths absolute.
+    static QJsonObject storedSpec(const ExperimentSpec& spec);
+
     void requestStop() { m_stop.requestStop(); }
     bool stopRequested() const { return m_stop.stopRequested(); }
 
 private:
+    ExperimentResult execute(const ExperimentSpec& spec, ExperimentObserver* observer, qint64 resumeId);
     ExperimentResult runLearningCurve(const ExperimentSpec& spec, qint64 experimentId, ExperimentObserver* obs);
     ExperimentResult runNoiseSweep(const ExperimentSpec& spec, qint64 experimentId, ExperimentObserver* obs);
     ExperimentResult runParamSweep(const ExperimentSpec& spec, qint64 experimentId, ExperimentObserver* obs);
+    /// Cells of a resumed learning curve or param sweep: finished stored runs into @p results
+    /// (marked in @p ran) by their cell number (@p cellOf: −1 = not this experiment's), other rows
+    /// of those cells deleted. False with @p error when the store cannot be read.
+    bool takeFinishedRuns(int cells, const std::function<int(const RunRecord&)>& cellOf,
+                          std::vector<RunResult>& results, std::vector<char>& ran, QString* error);
 
+    /// A cell's run that could not end where it trained (its process died, or did not answer
+    /// Stop): @p status with @p why, in its row @p runId (finished here) or, when the run never
+    /// reached the store, in a new row.
+    RunResult failedRun(const RunJob& job, RunStatus status, const QString& why, qint64 runId) const;
     /// The first write failure of the store during the current experiment, empty if none.
     QString storeFailure() const;
     /// A run cancelled because the store failed (not by the user) becomes Failed with that cause.
     void blameStoreFailure(RunResult& rr) const;
+    /// Whether this process writes the experiment's own rows (not an MPI worker).
+    bool writesExperiment() const { return m_store && !m_executor->isWorker(); }
 
     const PluginRegistry& m_registry;
     RunStore* m_store;
+    LocalCellExecutor m_local;
+    CellExecutor* m_executor;
     StopSource m_stop;
     mutable std::mutex m_failureMutex;
     QString m_storeFailure;
+    QList<RunRecord> m_resumeRuns; ///< resume(): the stored runs of the experiment
+    bool m_resuming = false;
 };
 
 } // namespace tb

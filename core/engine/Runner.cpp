@@ -3,7 +3,7 @@
 #include "CostPrediction.h"
 #include "PeakMemory.h"
 #include "PluginRegistry.h"
-#include "RunStore.h"
+#include "RunLog.h"
 
 #include <Metrics.h>
 #include <trainbench/RunContext.h>
@@ -72,7 +72,7 @@ Evaluation evaluate(const Trainer& trainer, const data::DatasetPair& d, MetricPo
 // The RunContext a trainer sees: owns the training clock.
 class RunExecution final : public RunContext {
 public:
-    RunExecution(const RunJob& job, const StopSource& stop, RunStore* store, RunObserver* observer, qint64 runId)
+    RunExecution(const RunJob& job, const StopSource& stop, RunLog* store, RunObserver* observer, qint64 runId)
         : m_job(job), m_stop(&stop), m_store(store), m_observer(observer), m_runId(runId)
     {
     }
@@ -187,7 +187,7 @@ public:
 private:
     const RunJob& m_job;
     StopSource m_stop;  // a child of the experiment's source
-    RunStore* m_store;
+    RunLog* m_store;
     RunObserver* m_observer;
     qint64 m_runId;
     Trainer* m_trainer = nullptr;
@@ -205,7 +205,7 @@ private:
 
 } // namespace
 
-Runner::Runner(const PluginRegistry& registry, RunStore* store) : m_registry(registry), m_store(store) {}
+Runner::Runner(const PluginRegistry& registry, RunLog* store) : m_registry(registry), m_store(store) {}
 
 RunRecord Runner::record(const RunJob& job) const
 {
@@ -226,6 +226,9 @@ RunRecord Runner::record(const RunJob& job) const
     rec.status = RunStatus::Running;
     rec.started = QDateTime::currentDateTimeUtc();
     rec.appVersion = QStringLiteral(TB_APP_VERSION);
+    // Which cell of its experiment the row is, from its first moment: a run whose process dies
+    // is still recognised (and re-run) by a resumed experiment.
+    rec.info = job.hostFacts;
     return rec;
 }
 
@@ -237,7 +240,7 @@ qint64 Runner::recordNotStarted(const RunJob& job) const
     rec.status = RunStatus::Cancelled;
     rec.error = QStringLiteral("not started: the experiment was stopped before this run");
     rec.ended = rec.started;
-    rec.info = QJsonObject{{"stopped_by", "stop before the run started"}};
+    rec.info.insert(QStringLiteral("stopped_by"), QStringLiteral("stop before the run started"));
     return m_store->createRun(rec);
 }
 

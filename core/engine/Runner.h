@@ -14,7 +14,7 @@
 namespace tb {
 
 class PluginRegistry;
-class RunStore;
+class RunLog;
 class Trainer;
 
 /// One run to do.
@@ -96,8 +96,8 @@ public:
 /// from several threads at once (noise-sweep cells run in parallel).
 class Runner {
 public:
-    /// @p store may be null (nothing is logged).
-    Runner(const PluginRegistry& registry, RunStore* store);
+    /// @p store may be null (nothing is logged): the run store, or a proxy of it (RunLog).
+    Runner(const PluginRegistry& registry, RunLog* store);
 
     /// Runs @p job on the calling thread. Call it inside the TBB arena the run may use.
     /// Never throws: a trainer's exception becomes a failed run with its message.
@@ -113,7 +113,7 @@ public:
 
 private:
     const PluginRegistry& m_registry;
-    RunStore* m_store;
+    RunLog* m_store;
 };
 
 } // namespace tb

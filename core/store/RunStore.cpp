@@ -672,6 +672,21 @@ bool RunStore::deleteRun(qint64 id)
     }) > 0;
 }
 
+bool RunStore::deleteSweepPoints(qint64 experimentId)
+{
+    if (!m_writer)
+        return refuseWrite(QStringLiteral("cannot delete the sweep points of experiment %1").arg(experimentId)) >= 0;
+    return m_writer->call([experimentId](StoreWriter::Context& ctx) -> qint64 {
+        QSqlQuery* q = ctx.prepared(QStringLiteral("DELETE FROM sweep_points WHERE experiment_id = ?"));
+        if (!q)
+            return -1;
+        q->bindValue(0, experimentId);
+        if (!ctx.exec(*q, QStringLiteral("cannot delete the sweep points of experiment %1").arg(experimentId)))
+            return -1;
+        return 1;
+    }) > 0;
+}
+
 bool RunStore::setRunNotes(qint64 id, const QStringList& tags, const QString& note)
 {
     const QString tagText = RunRecord::splitTags(tags.join(QLatin1Char(','))).join(QStringLiteral(", "));

@@ -2,6 +2,7 @@
 /// @file RunStore.h
 /// Every experiment, run, checkpoint and sweep point, logged to one SQLite file.
 
+#include "RunLog.h"
 #include "RunTypes.h"
 
 #include <QJsonObject>
@@ -55,7 +56,7 @@ struct RunStoreReaders;
 /// Reads report problems through their optional @p error argument (and lastError()): a read that
 /// fails part-way returns what it read and an error; when SQLite finds the file damaged the
 /// message adds what `PRAGMA quick_check` says, so a damaged file is never shown as a shorter one.
-class RunStore : public QObject {
+class RunStore : public QObject, public RunLog {
     Q_OBJECT
 public:
     /// Tuning of open(); the defaults suit interactive use.
@@ -100,13 +101,13 @@ public:
     /// Inserts @p r (its id is ignored) owned by this process and returns its id, −1 on failure.
     /// Waits for the commit. experimentId −1 stores no experiment; an invalid `started` is stored
     /// as now; an empty appVersion as this build's.
-    qint64 createRun(const RunRecord& r);
+    qint64 createRun(const RunRecord& r) override;
     /// Queues one checkpoint of @p runId; returns without waiting for disk. NaN values are stored
     /// as NULL and read back as NaN; ±Inf are kept.
-    void appendMetric(qint64 runId, const MetricPoint& p);
+    void appendMetric(qint64 runId, const MetricPoint& p) override;
     /// Queues the end of a run: status, error message, `ended` = now, and @p info merged into the
     /// run's info (keys of @p info replace existing ones). Applied after the run's earlier metrics.
-    void finishRun(qint64 runId, RunStatus status, const QString& error = {}, const QJsonObject& info = {});
+    void finishRun(qint64 runId, RunStatus status, const QString& error = {}, const QJsonObject& info = {}) override;
     /// Queues a merge of @p info into the run's info (keys of @p info replace existing ones).
     void setRunInfo(qint64 runId, const QJsonObject& info);
     /// Queues one point of a noise sweep.
@@ -116,6 +117,9 @@ public:
     bool deleteExperiment(qint64 id);
     /// Deletes a run with its metrics; waits. False if there was no such run or the delete failed.
     bool deleteRun(qint64 id);
+    /// Deletes the noise-sweep points of experiment @p id (a resumed sweep writes them again);
+    /// waits. False if the delete failed (lastError()); true also when there were none.
+    bool deleteSweepPoints(qint64 experimentId);
     /// Replaces the tags (trimmed, empty ones dropped, duplicates once) and the note of run @p id;
     /// waits for the commit. False if there is no such run or the write failed (lastError()).
     bool setRunNotes(qint64 id, const QStringList& tags, const QString& note);

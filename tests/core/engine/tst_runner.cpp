@@ -41,6 +41,49 @@ ExperimentSpec parse(const QByteArray& json)
         qFatal("%s", qPrintable(err));
     return *s;
 }
+
+/// Stops an experiment once @p after units (runs, or sweep cells × algorithms) are done.
+class StopAfter : public ExperimentObserver {
+public:
+    StopAfter(ExperimentRunner& runner, int after) : m_runner(runner), m_after(after) {}
+    void progress(int done, int) override
+    {
+        if (done >= m_after)
+            m_runner.requestStop();
+    }
+
+private:
+    ExperimentRunner& m_runner;
+    int m_after;
+};
+
+/// Every checkpoint's metrics of the stored runs of @p experimentId, keyed by (algorithm, repeat,
+/// sweep cell): what must not depend on how the experiment was split up.
+QMap<QString, QList<double>> storedMetrics(const RunStore& store, qint64 experimentId)
+{
+    QMap<QString, QList<double>> out;
+    for (const RunRecord& r : store.runs(experimentId)) {
+        const QString key = QStringLiteral("%1/%2/%3/%4")
+                                .arg(r.algorithmId, r.algorithmName)
+                                .arg(r.repeat)
+                                .arg(r.info.value("sweep_cell").toObject().value("index").toInt(-1));
+        QList<double> v{double(int(r.status)), double(r.seed)};
+        for (const MetricPoint& p : store.metrics(r.id))
+            v << p.seq << p.epoch << p.loss << p.trainAccuracy << p.testAccuracy << p.trainRmse << p.testRmse;
+        out.insert(key, v);
+    }
+    return out;
+}
+
+bool sameNumbers(const QList<double>& a, const QList<double>& b)
+{
+    if (a.size() != b.size())
+        return false;
+    for (int i = 0; i < a.size(); ++i)
+        if (!(a[i] == b[i] || (std::isnan(a[i]) && std::isnan(b[i]))))
+            return false;
+    return true;
+}
 } // namespace
 
 class TestRunner : public QObject {
@@ -415,6 +458,86 @@ private Q_SLOTS:
         QCOMPARE(rec->spec.value("dataset").toObject().value("file").toString(), QDir(dir.path()).filePath("d.csv"));
         const QJsonObject generator{{"source", "moons"}};
         QCOMPARE(data::DataSource::withAbsolutePaths(generator, dir.path()), generator); // generators are unchanged
+    }
+
+    void resumeRunsOnlyTheCellsThatDidNotFinish_data()
+    {
+        QTest::addColumn<QByteArray>("spec");
+        QTest::addColumn<int>("stopAfter");
+        QTest::newRow("learning curve") << QByteArray(R"({"name": "resume-lc", "kind": "learning-curve", "repeats": 3, "seed": 7, "threads": 2,
+            "dataset": {"source": "moons", "samples": 200, "noise": 0.2},
+            "algorithms": [{"id": "test.noise", "params": {"epochs": 3}}, {"id": "linear.ridge"}]})") << 2;
+        QTest::newRow("param sweep") << QByteArray(R"({"name": "resume-ps", "kind": "param-sweep", "seed": 4, "threads": 2,
+            "dataset": {"source": "friedman1", "samples": 120},
+            "algorithms": [{"id": "test.noise", "params": {"epochs": 2}}],
+            "repeats": 2, "sweep": {"grid": {"epochs": [1, 2, 3]}}})") << 3;
+        QTest::newRow("noise sweep") << QByteArray(R"({"name": "resume-ns", "kind": "noise-sweep", "seed": 3, "threads": 2,
+            "dataset": {"source": "bpls-toy", "function": "linear"},
+            "sweep": {"sigma": [0, 0.5, 1], "monte_carlo": 6},
+            "algorithms": [{"id": "linear.ridge"}, {"id": "test.noise", "params": {"epochs": 2}}]})") << 10;
+    }
+
+    void resumeRunsOnlyTheCellsThatDidNotFinish()
+    {
+        // A stopped experiment resumed into the same row ends with exactly the rows and numbers
+        // of one uninterrupted run; the runs that had finished are kept, not trained again.
+        QFETCH(QByteArray, spec);
+        QFETCH(int, stopAfter);
+        const ExperimentSpec s = parse(spec);
+        QString err;
+        auto whole = RunStore::open(m_dir.filePath(QString("whole-%1.sqlite").arg(QTest::currentDataTag())), &err);
+        auto split = RunStore::open(m_dir.filePath(QString("split-%1.sqlite").arg(QTest::currentDataTag())), &err);
+        QVERIFY2(whole && split, qPrintable(err));
+        const ExperimentResult reference = ExperimentRunner(m_reg, whole.get()).run(s);
+        QVERIFY2(reference.error.isEmpty(), qPrintable(reference.error));
+
+        ExperimentRunner runner(m_reg, split.get());
+        QCOMPARE(ExperimentRunner::resumable(*split, s, &err), -1); // nothing stored yet
+        QVERIFY2(err.contains("nothing to resume") && err.contains(split->path()), qPrintable(err));
+        StopAfter stop(runner, stopAfter);
+        const ExperimentResult first = runner.run(s, &stop);
+        QVERIFY(first.cancelled);
+        QVERIFY(first.runsFinished < reference.runsFinished);
+        QVERIFY(split->flush());
+        QList<qint64> keptIds;
+        for (const RunRecord& r : split->runs(first.experimentId))
+            if (r.status == RunStatus::Finished)
+                keptIds << r.id;
+
+        err.clear();
+        const qint64 id = ExperimentRunner::resumable(*split, s, &err);
+        QCOMPARE(id, first.experimentId);
+        const ExperimentResult resumed = runner.resume(s, id);
+        QVERIFY2(resumed.error.isEmpty(), qPrintable(resumed.error));
+        QVERIFY(!resumed.cancelled);
+        QCOMPARE(resumed.experimentId, first.experimentId);
+        QCOMPARE(resumed.runsFinished, reference.runsFinished);
+        QCOMPARE(resumed.runsCancelled, 0);
+        QVERIFY(split->flush());
+        QCOMPARE(split->experiments().size(), 1);
+        QList<qint64> ids;
+        for (const RunRecord& r : split->runs(id))
+            ids << r.id;
+        for (qint64 kept : keptIds)
+            QVERIFY2(ids.contains(kept), "a finished run was trained again");
+        // The same rows and numbers as the uninterrupted run (training times aside).
+        QCOMPARE(split->runs(id).size(), whole->runs(reference.experimentId).size());
+        const auto a = storedMetrics(*whole, reference.experimentId), b = storedMetrics(*split, id);
+        QCOMPARE(b.keys(), a.keys());
+        for (const QString& k : a.keys())
+            QVERIFY2(sameNumbers(a[k], b[k]), qPrintable(k));
+        QCOMPARE(resumed.sweep.size(), reference.sweep.size());
+        for (int i = 0; i < reference.sweep.size(); ++i) {
+            QCOMPARE(resumed.sweep[i].monteCarlo, reference.sweep[i].monteCarlo);
+            QCOMPARE(resumed.sweep[i].trainRmseMean, reference.sweep[i].trainRmseMean);
+            QCOMPARE(resumed.sweep[i].testRmseStd, reference.sweep[i].testRmseStd);
+        }
+        QCOMPARE(split->sweepPoints(id).size(), reference.sweep.size());
+        // A complete experiment resumes to itself: nothing runs, nothing changes.
+        const ExperimentResult again = runner.resume(s, id);
+        QCOMPARE(again.runsFinished, reference.runsFinished);
+        QVERIFY(split->flush());
+        QVERIFY(sameNumbers(storedMetrics(*split, id).value(a.firstKey()), a.first()));
     }
 
     void badDataFailsTheExperimentNotTheProcess()

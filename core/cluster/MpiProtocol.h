@@ -1,0 +1,78 @@
+#pragma once
+/// @file MpiProtocol.h
+/// The messages between rank 0 (which owns the run store) and the worker ranks of
+/// `trainbench-cli run --mpi`: their tags, their encoding, and sending/receiving them.
+///
+/// Every message is one MPI_BYTE buffer holding a QDataStream (Qt 6.4 format) of the fields
+/// named below. Doubles travel bit for bit (NaN included), so a checkpoint stored by rank 0
+/// holds exactly the numbers the worker computed. The conversation:
+///   worker → 0  Hello       {app version, git hash, host, pid, {algorithm id → plugin version}}
+///   0 → worker  Cell        {cell index}            … or Done {} (no more cells: exit)
+///   worker → 0  CreateRun   {RunRecord}             0 → worker RunId {id}
+///   worker → 0  Metric      {run id, MetricPoint}
+///   worker → 0  FinishRun   {run id, status, error, info}
+///   worker → 0  CellDone    {cell index, CellOutput}
+///   worker → 0  Heartbeat   {} every second, from a thread of its own, while the rank lives
+///   0 → worker  Stop        {} (the user stopped the experiment: cancel the cell in hand)
+///   worker → 0  Refused     {message} (this rank cannot run the experiment, e.g. its data file is
+///                           missing on that node), instead of Hello; then it waits for Done
+
+#include <CellExecutor.h>
+#include <RunTypes.h>
+
+#include <QByteArray>
+#include <QHash>
+#include <QJsonObject>
+#include <QString>
+#include <optional>
+
+namespace tb::cluster {
+
+enum class Tag : int { Hello = 1, Cell, Done, CreateRun, RunId, Metric, FinishRun, CellDone, Heartbeat, Stop, Refused };
+
+/// Who a worker is, and what it would run with.
+struct Hello {
+    QString appVersion;
+    QString gitHash;
+    QString host;
+    qint64 pid = 0;
+    QHash<QString, QString> pluginVersions; ///< algorithm id → its plugin's version ("" if unknown)
+};
+
+QByteArray encode(const Hello& h);
+QByteArray encode(const RunRecord& r);
+QByteArray encode(qint64 runId, const MetricPoint& p);
+QByteArray encodeFinish(qint64 runId, RunStatus status, const QString& error, const QJsonObject& info);
+QByteArray encode(int cell, const CellOutput& out);
+QByteArray encodeInt(qint64 value);
+QByteArray encodeText(const QString& text);
+
+/// Decoders: std::nullopt for a buffer that is not a complete message of that kind.
+std::optional<Hello> decodeHello(const QByteArray& b);
+std::optional<RunRecord> decodeRunRecord(const QByteArray& b);
+std::optional<std::pair<qint64, MetricPoint>> decodeMetric(const QByteArray& b);
+struct Finish {
+    qint64 runId = -1;
+    RunStatus status = RunStatus::Failed;
+    QString error;
+    QJsonObject info;
+};
+std::optional<Finish> decodeFinish(const QByteArray& b);
+std::optional<std::pair<int, CellOutput>> decodeCellDone(const QByteArray& b);
+std::optional<qint64> decodeInt(const QByteArray& b);
+std::optional<QString> decodeText(const QByteArray& b);
+
+/// Sends @p payload to @p rank with @p tag (blocking until the buffer may be reused). False if
+/// MPI reported an error.
+bool send(int rank, Tag tag, const QByteArray& payload);
+/// A message that has arrived.
+struct Message {
+    int source = -1;
+    Tag tag = Tag::Done;
+    QByteArray payload;
+};
+/// The next message from @p source (MPI_ANY_SOURCE: −1 here) with @p tag (−1: any), if one has
+/// arrived; never blocks.
+std::optional<Message> poll(int source = -1, int tag = -1);
+
+} // namespace tb::cluster

@@ -1,0 +1,268 @@
+#include "MpiRootExecutor.h"
+
+#include "MpiProtocol.h"
+
+#include <PluginRegistry.h>
+#include <RunLog.h>
+
+#include <QCoreApplication>
+#include <QHash>
+
+#include <chrono>
+#include <thread>
+
+#ifndef TB_APP_VERSION
+#define TB_APP_VERSION "0.0.0"
+#endif
+#ifndef TB_GIT_HASH
+#define TB_GIT_HASH "unknown"
+#endif
+
+namespace tb::cluster {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+/// How long rank 0 waits, after Stop, for the busy workers' cancelled cells (the plugins'
+/// promise is 200 ms; the rest is for the last checkpoint's evaluation and the messages).
+constexpr auto kStopGrace = std::chrono::milliseconds(600);
+
+enum class State { Starting, Idle, Busy, Gone };
+
+struct Worker {
+    State state = State::Starting;
+    QString who;               ///< "rank 2 on node7 (pid 4242)"
+    int cell = -1;             ///< the cell in hand
+    RunJob job;                ///< its job (learning curves, param sweeps), for the observer
+    QList<qint64> runIds;      ///< rows its runs created
+    Clock::time_point heard;   ///< the last message of any kind
+    bool stopSent = false;
+    bool doneSent = false;     ///< told that there are no more cells
+};
+
+} // namespace
+
+MpiRootExecutor::MpiRootExecutor(const MpiSession& session, const PluginRegistry& registry, Options options)
+    : m_session(session), m_registry(registry), m_options(std::move(options))
+{
+    m_cellsPerRank = QList<int>(session.size(), 0);
+    m_usable = QList<int>(session.size(), 0);
+}
+
+void MpiRootExecutor::release()
+{
+    if (m_ran)
+        return;
+    m_ran = true;
+    for (int r = 1; r < m_session.size(); ++r)
+        send(r, Tag::Done, {});
+}
+
+void MpiRootExecutor::run(CellPlan& plan)
+{
+    m_ran = true;
+    const int ranks = m_session.size();
+    QList<Worker> workers(ranks);
+    const auto now0 = Clock::now();
+    for (int r = 1; r < ranks; ++r) {
+        workers[r].heard = now0;
+        workers[r].who = QStringLiteral("rank %1").arg(r);
+    }
+    auto problem = [&](const QString& line) {
+        m_problems << line;
+        if (m_options.notify)
+            m_options.notify(line);
+    };
+    auto lose = [&](int r, const QString& why, RunStatus status = RunStatus::Failed) {
+        Worker& w = workers[r];
+        if (w.state == State::Busy) {
+            // The cell's runs fail with the reason; the rows they had created are finished so.
+            CellOutput out = plan.failed(w.cell, status, why, w.runIds);
+            plan.done(w.cell, std::move(out));
+        }
+        w.state = State::Gone;
+        m_usable[r] = 0;
+    };
+
+    int next = 0;
+    auto nextCell = [&] {
+        while (next < plan.count && !plan.skip.empty() && plan.skip[size_t(next)])
+            ++next;
+        return next < plan.count ? next : -1;
+    };
+    const auto timeout = std::chrono::duration<double>(m_options.workerTimeoutSeconds);
+    bool stopping = false;
+    Clock::time_point stopDeadline;
+    for (;;) {
+        // 1. Everything that has arrived.
+        bool any = false;
+        while (auto m = poll()) {
+            any = true;
+            const int r = m->source;
+            if (r <= 0 || r >= ranks)
+                continue;
+            Worker& w = workers[r];
+            w.heard = Clock::now();
+            if (w.state == State::Gone) {
+                // Declared lost (or not used): what it sends now is not stored, but a run waiting
+                // for its row gets an answer, so the process can reach the end and exit.
+                if (m->tag == Tag::CreateRun)
+                    send(r, Tag::RunId, encodeInt(-1));
+                continue;
+            }
+            switch (m->tag) {
+            case Tag::Hello: {
+                const auto h = decodeHello(m->payload);
+                if (!h) {
+                    problem(QStringLiteral("rank %1 sent an unreadable greeting: not used").arg(r));
+                    w.state = State::Gone;
+                    break;
+                }
+                w.who = QStringLiteral("rank %1 on %2 (pid %3)").arg(r).arg(h->host).arg(h->pid);
+                QStringList mismatch;
+                if (h->appVersion != QStringLiteral(TB_APP_VERSION) || h->gitHash != QStringLiteral(TB_GIT_HASH))
+                    mismatch << QStringLiteral("trainbench %1 (%2) instead of %3 (%4)")
+                                    .arg(h->appVersion, h->gitHash, QStringLiteral(TB_APP_VERSION), QStringLiteral(TB_GIT_HASH));
+                for (const AlgorithmEntry& a : m_registry.algorithms()) {
+                    const QString theirs = h->pluginVersions.value(a.info.id, QStringLiteral("(missing)"));
+                    if (theirs != a.plugin->version && mismatch.size() < 4)
+                        mismatch << QStringLiteral("%1 %2 instead of %3").arg(a.info.id, theirs, a.plugin->version);
+                }
+                if (!mismatch.isEmpty()) {
+                    problem(QStringLiteral("%1 is not used: its build differs from rank 0's (%2); results would not be "
+                                           "reproducible from the database")
+                                .arg(w.who, mismatch.join("; ")));
+                    w.state = State::Gone;
+                    w.doneSent = send(r, Tag::Done, {});
+                    break;
+                }
+                w.state = State::Idle;
+                m_usable[r] = 1;
+                break;
+            }
+            case Tag::Refused: {
+                problem(QStringLiteral("%1 cannot run this experiment: %2").arg(w.who, decodeText(m->payload).value_or("?")));
+                w.state = State::Gone;
+                w.doneSent = send(r, Tag::Done, {});
+                break;
+            }
+            case Tag::CreateRun: {
+                auto rec = decodeRunRecord(m->payload);
+                qint64 id = -1;
+                if (rec && w.state == State::Busy) {
+                    if (plan.jobOf)
+                        rec->experimentId = w.job.experimentId;
+                    id = plan.log ? plan.log->createRun(*rec) : -1;
+                    w.runIds << id;
+                    if (plan.observer && plan.jobOf)
+                        plan.observer->runStarted(w.job, id);
+                }
+                send(r, Tag::RunId, encodeInt(id));
+                break;
+            }
+            case Tag::Metric:
+                if (const auto mp = decodeMetric(m->payload)) {
+                    if (plan.log && mp->first >= 0 && w.runIds.contains(mp->first))
+                        plan.log->appendMetric(mp->first, mp->second);
+                    if (plan.observer && plan.jobOf)
+                        plan.observer->checkpointLogged(w.job, mp->first, mp->second);
+                }
+                break;
+            case Tag::FinishRun:
+                if (const auto f = decodeFinish(m->payload); f && plan.log && w.runIds.contains(f->runId))
+                    plan.log->finishRun(f->runId, f->status, f->error, f->info);
+                break;
+            case Tag::CellDone: {
+                auto done = decodeCellDone(m->payload);
+                if (!done || done->first != w.cell) {
+                    lose(r, QStringLiteral("%1 sent an unreadable result for cell %2").arg(w.who).arg(w.cell));
+                    problem(QStringLiteral("%1 sent an unreadable result for cell %2: not used any more").arg(w.who).arg(w.cell));
+                    break;
+                }
+                m_cellsPerRank[r]++;
+                w.state = State::Idle;
+                w.runIds.clear();
+                plan.done(done->first, std::move(done->second));
+                break;
+            }
+            case Tag::Heartbeat:
+                break;
+            default:
+                break;
+            }
+        }
+
+        // 2. Workers that stopped answering.
+        const auto now = Clock::now();
+        for (int r = 1; r < ranks; ++r) {
+            Worker& w = workers[r];
+            if ((w.state == State::Busy || w.state == State::Starting) && now - w.heard > timeout) {
+                const QString why = QStringLiteral("%1 stopped answering for %2 s%3 (the process died, hung or lost its "
+                                                   "network)")
+                                        .arg(w.who)
+                                        .arg(m_options.workerTimeoutSeconds)
+                                        .arg(w.state == State::Busy ? QStringLiteral(" while training cell %1").arg(w.cell)
+                                                                    : QString());
+                problem(why);
+                lose(r, why);
+            }
+        }
+
+        // 3. Stop: no more cells; the busy workers cancel theirs. Those that have not answered
+        // within kStopGrace are left (Open MPI, ending a job, kills every rank about a second
+        // after its SIGTERM: what reached rank 0 must be on disk by then).
+        if (plan.stop->stopRequested() && !stopping) {
+            stopping = true;
+            stopDeadline = Clock::now() + kStopGrace;
+            for (int r = 1; r < ranks; ++r)
+                if (workers[r].state == State::Busy && !workers[r].stopSent) {
+                    send(r, Tag::Stop, {});
+                    workers[r].stopSent = true;
+                }
+        }
+        if (stopping && Clock::now() > stopDeadline)
+            for (int r = 1; r < ranks; ++r)
+                if (workers[r].state == State::Busy) {
+                    const QString why = QStringLiteral("stopped: %1 did not report its cell %2 within %3 ms of Stop")
+                                            .arg(workers[r].who)
+                                            .arg(workers[r].cell)
+                                            .arg(std::chrono::duration_cast<std::chrono::milliseconds>(kStopGrace).count());
+                    problem(why);
+                    lose(r, why, RunStatus::Interrupted);
+                }
+
+        // 4. Free workers get the next cell.
+        int alive = 0, busy = 0;
+        for (int r = 1; r < ranks; ++r) {
+            Worker& w = workers[r];
+            if (w.state == State::Idle && !stopping && nextCell() >= 0) {
+                w.cell = next++;
+                w.job = plan.jobOf ? plan.jobOf(w.cell) : RunJob();
+                w.runIds.clear();
+                w.state = State::Busy;
+                w.heard = Clock::now();
+                send(r, Tag::Cell, encodeInt(w.cell));
+            }
+            alive += w.state != State::Gone;
+            busy += w.state == State::Busy;
+        }
+        const bool cellsLeft = !stopping && nextCell() >= 0;
+        if (busy == 0 && (!cellsLeft || alive == 0)) {
+            if (cellsLeft) {
+                problem(QStringLiteral("no worker rank is left to train the remaining cells; they are stored as not "
+                                       "started: run the experiment again with --resume"));
+                plan.stop->requestStop();
+            }
+            break;
+        }
+        if (!any)
+            std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+    // Every worker that may still listen learns that there is nothing more (a worker still
+    // loading its data reads this after its greeting).
+    // A lost worker is told too: if it was only slow, it can still finish and exit.
+    for (int r = 1; r < ranks; ++r)
+        if (!workers[r].doneSent)
+            send(r, Tag::Done, {});
+}
+
+} // namespace tb::cluster

@@ -1,0 +1,129 @@
+#include "MpiWorkerExecutor.h"
+
+#include "MpiProtocol.h"
+
+#include <PluginRegistry.h>
+
+#include <QCoreApplication>
+#include <chrono>
+#include <unistd.h>
+
+#ifndef TB_APP_VERSION
+#define TB_APP_VERSION "0.0.0"
+#endif
+#ifndef TB_GIT_HASH
+#define TB_GIT_HASH "unknown"
+#endif
+
+namespace tb::cluster {
+
+MpiWorkerExecutor::MpiWorkerExecutor(const MpiSession& session, const PluginRegistry& registry)
+    : m_session(session), m_registry(registry)
+{
+    m_heartbeat = std::thread([this] { heartbeat(); });
+}
+
+MpiWorkerExecutor::~MpiWorkerExecutor()
+{
+    m_quit = true;
+    if (m_heartbeat.joinable())
+        m_heartbeat.join();
+}
+
+void MpiWorkerExecutor::heartbeat()
+{
+    using namespace std::chrono;
+    auto last = steady_clock::now() - seconds(1);
+    while (!m_quit) {
+        {
+            std::lock_guard lock(m_mpi);
+            if (steady_clock::now() - last >= seconds(1)) {
+                send(0, Tag::Heartbeat, {});
+                last = steady_clock::now();
+            }
+            if (poll(0, int(Tag::Stop))) {
+                m_stopFromRoot = true;
+            }
+        }
+        if (m_stopFromRoot)
+            if (StopSource* s = m_stop.load())
+                s->requestStop();
+        std::this_thread::sleep_for(milliseconds(20));
+    }
+}
+
+void MpiWorkerExecutor::sendLocked(int tag, const QByteArray& payload)
+{
+    std::lock_guard lock(m_mpi);
+    send(0, Tag(tag), payload);
+}
+
+std::pair<int, QByteArray> MpiWorkerExecutor::waitFor(std::initializer_list<int> tags)
+{
+    for (;;) {
+        {
+            std::lock_guard lock(m_mpi);
+            for (int tag : tags)
+                if (auto m = poll(0, tag))
+                    return {tag, m->payload};
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+}
+
+void MpiWorkerExecutor::refuse(const QString& why)
+{
+    sendLocked(int(Tag::Refused), encodeText(why));
+    waitFor({int(Tag::Done)});
+}
+
+qint64 MpiWorkerExecutor::createRun(const RunRecord& r)
+{
+    // One run of this rank at a time asks for its row: the answer cannot belong to another.
+    sendLocked(int(Tag::CreateRun), encode(r));
+    return decodeInt(waitFor({int(Tag::RunId)}).second).value_or(-1);
+}
+
+void MpiWorkerExecutor::appendMetric(qint64 runId, const MetricPoint& p)
+{
+    if (runId >= 0)
+        sendLocked(int(Tag::Metric), encode(runId, p));
+}
+
+void MpiWorkerExecutor::finishRun(qint64 runId, RunStatus status, const QString& error, const QJsonObject& info)
+{
+    if (runId >= 0)
+        sendLocked(int(Tag::FinishRun), encodeFinish(runId, status, error, info));
+}
+
+void MpiWorkerExecutor::run(CellPlan& plan)
+{
+    m_stop = plan.stop;
+    Hello hello;
+    hello.appVersion = QStringLiteral(TB_APP_VERSION);
+    hello.gitHash = QStringLiteral(TB_GIT_HASH);
+    hello.host = m_session.host();
+    hello.pid = qint64(::getpid());
+    for (const AlgorithmEntry& a : m_registry.algorithms())
+        hello.pluginVersions.insert(a.info.id, a.plugin->version);
+    sendLocked(int(Tag::Hello), encode(hello));
+    for (;;) {
+        const auto [tag, payload] = waitFor({int(Tag::Cell), int(Tag::Done)});
+        if (tag == int(Tag::Done))
+            break;
+        const int cell = int(decodeInt(payload).value_or(-1));
+        if (cell < 0 || cell >= plan.count) {
+            sendLocked(int(Tag::CellDone), encode(cell, plan.failed(std::max(cell, 0), RunStatus::Failed, QStringLiteral("rank %1 got cell %2 of %3")
+                                                                                              .arg(m_session.rank())
+                                                                                              .arg(cell)
+                                                                                              .arg(plan.count), {})));
+            continue;
+        }
+        CellOutput out;
+        plan.arena->execute([&] { out = plan.work(cell, this, nullptr); });
+        sendLocked(int(Tag::CellDone), encode(cell, out));
+    }
+    m_stop = nullptr;
+}
+
+} // namespace tb::cluster

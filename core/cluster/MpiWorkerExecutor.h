@@ -1,0 +1,60 @@
+#pragma once
+/// @file MpiWorkerExecutor.h
+/// A worker rank of `trainbench-cli run --mpi`: trains the cells rank 0 hands it and sends back
+/// every run row, checkpoint and result as it happens.
+
+#include "MpiSession.h"
+
+#include <CellExecutor.h>
+#include <RunLog.h>
+
+#include <atomic>
+#include <mutex>
+#include <thread>
+
+namespace tb {
+class PluginRegistry;
+}
+
+namespace tb::cluster {
+
+/// The executor of a worker rank. The constructor greets nobody yet but starts a heartbeat
+/// thread (one small message to rank 0 per second, so rank 0 can tell a long cell from a dead
+/// process) that also listens for rank 0's Stop. run() greets rank 0 with this build's versions,
+/// then trains one cell at a time in the plan's arena until rank 0 says Done; the runs' writes go
+/// to rank 0 (createRun waits for the row id). isWorker(): the experiment's own rows are rank 0's.
+///
+/// Thread-safety: every MPI call of this rank goes through one mutex (the training thread, the
+/// heartbeat thread and TBB workers that checkpoint may all send).
+class MpiWorkerExecutor final : public CellExecutor, private RunLog {
+public:
+    MpiWorkerExecutor(const MpiSession& session, const PluginRegistry& registry);
+    ~MpiWorkerExecutor() override;
+
+    void run(CellPlan& plan) override;
+    bool isWorker() const override { return true; }
+
+    /// This rank cannot run the experiment (its data did not load here, say): tells rank 0 why
+    /// instead of greeting it, and waits for rank 0's Done.
+    void refuse(const QString& why);
+
+private:
+    qint64 createRun(const RunRecord& r) override;
+    void appendMetric(qint64 runId, const MetricPoint& p) override;
+    void finishRun(qint64 runId, RunStatus status, const QString& error, const QJsonObject& info) override;
+
+    void sendLocked(int tag, const QByteArray& payload);
+    /// Waits for rank 0's next message with one of @p tags; returns its tag and payload.
+    std::pair<int, QByteArray> waitFor(std::initializer_list<int> tags);
+    void heartbeat();
+
+    const MpiSession& m_session;
+    const PluginRegistry& m_registry;
+    std::mutex m_mpi;
+    std::atomic<bool> m_quit{false};
+    std::atomic<bool> m_stopFromRoot{false};
+    std::atomic<StopSource*> m_stop{nullptr};
+    std::thread m_heartbeat;
+};
+
+} // namespace tb::cluster

@@ -1,0 +1,335 @@
+// trainbench-cli run --mpi as a cluster user runs it, on this machine: `mpirun --oversubscribe
+// -np 3` (rank 0 owns the database, two workers train), compared with one process; a worker
+// killed mid-run; Ctrl-C on mpirun; --resume (issue 15).
+#include <RunStore.h>
+
+#include <QProcess>
+#include <QtTest>
+
+#include <csignal>
+#include <thread>
+
+using namespace tb;
+
+namespace {
+// By name, from PATH: Open MPI derives its installation prefix from an absolute path, and
+// Debian's /bin/mpirun (usrmerge) would give it "/".
+const QString kMpirun = QStringLiteral("mpirun");
+
+struct Output {
+    int code = -1;
+    QString out, err;
+};
+
+/// Every stored number of experiment @p id that must not depend on where its cells trained:
+/// status, seed, threads, parameters and each checkpoint's metrics, by (algorithm, label,
+/// repeat, sweep cell); and its sweep points.
+QMap<QString, QString> numbers(const RunStore& store, qint64 id)
+{
+    QMap<QString, QString> out;
+    for (const RunRecord& r : store.runs(id)) {
+        const QString key = QStringLiteral("%1|%2|%3|%4")
+                                .arg(r.algorithmId, r.algorithmName)
+                                .arg(r.repeat)
+                                .arg(r.info.value("sweep_cell").toObject().value("index").toInt(-1));
+        QStringList v{runStatusName(r.status), QString::number(r.seed), QString::number(r.threads),
+                      QString::fromUtf8(QJsonDocument(QJsonObject::fromVariantMap(r.params)).toJson(QJsonDocument::Compact))};
+        for (const MetricPoint& p : store.metrics(r.id))
+            for (double x : {double(p.seq), p.epoch, p.loss, p.trainAccuracy, p.testAccuracy, p.trainRmse, p.testRmse})
+                v << QString::number(x, 'g', 17); // every bit of the double
+        out.insert(key, v.join(' '));
+    }
+    for (const SweepPoint& p : store.sweepPoints(id))
+        out.insert(QStringLiteral("sweep|%1|%2").arg(p.algorithmId).arg(p.sigma),
+                   QStringLiteral("%1 %2 %3 %4 %5")
+                       .arg(p.monteCarlo)
+                       .arg(p.trainRmseMean, 0, 'g', 17)
+                       .arg(p.trainRmseStd, 0, 'g', 17)
+                       .arg(p.testRmseMean, 0, 'g', 17)
+                       .arg(p.testRmseStd, 0, 'g', 17));
+    return out;
+}
+} // namespace
+
+class TestCliMpi : public QObject {
+    Q_OBJECT
+private:
+    QTemporaryDir m_dir;
+
+    QProcessEnvironment environment() const
+    {
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        env.insert("TRAINBENCH_PLUGIN_PATH", QStringLiteral(TB_TEST_PLUGIN_DIR ":" TB_PLUGIN_BUILD_DIR));
+        env.insert("QT_QPA_PLATFORM", "offscreen");
+        env.insert("HOME", m_dir.filePath("home"));
+        env.insert("XDG_DATA_HOME", m_dir.filePath("home/data"));
+        env.insert("XDG_RUNTIME_DIR", m_dir.filePath("home/run"));
+        // CI runs as root: Open MPI refuses that unless both are set (here only, not globally).
+        env.insert("OMPI_ALLOW_RUN_AS_ROOT", "1");
+        env.insert("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1");
+        return env;
+    }
+
+    static QStringList mpirun(int ranks, bool recovery)
+    {
+        QStringList a{"--oversubscribe", "-np", QString::number(ranks)};
+        if (recovery)
+            a << "--enable-recovery";
+        return a << QStringLiteral(TB_BIN_DIR "/trainbench-cli");
+    }
+
+    Output finish(QProcess& p, int timeoutMs = 180000)
+    {
+        Output o;
+        if (!p.waitForFinished(timeoutMs)) {
+            p.kill();
+            p.waitForFinished();
+            o.err = QStringLiteral("timed out");
+            return o;
+        }
+        o.code = p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1;
+        o.out = QString::fromUtf8(p.readAllStandardOutput());
+        o.err = QString::fromUtf8(p.readAllStandardError());
+        return o;
+    }
+
+    Output cli(const QStringList& args)
+    {
+        QProcess p;
+        p.setProcessEnvironment(environment());
+        p.start(QStringLiteral(TB_BIN_DIR "/trainbench-cli"), args);
+        return finish(p);
+    }
+
+    Output mpi(int ranks, const QStringList& args, bool recovery = false)
+    {
+        QProcess p;
+        p.setProcessEnvironment(environment());
+        p.start(kMpirun, mpirun(ranks, recovery) + args);
+        return finish(p);
+    }
+
+    QString writeSpec(const QString& name, const QByteArray& json)
+    {
+        QFile f(m_dir.filePath(name));
+        if (!f.open(QIODevice::WriteOnly))
+            qFatal("cannot write %s", qPrintable(f.fileName()));
+        f.write(json);
+        return f.fileName();
+    }
+
+    std::unique_ptr<RunStore> open(const QString& db)
+    {
+        QString error;
+        RunStore::Options o;
+        o.readOnly = true;
+        auto s = RunStore::open(db, o, &error);
+        if (!s)
+            qWarning("%s", qPrintable(error));
+        return s;
+    }
+
+    /// The pid of rank @p rank of the trainbench-cli processes running @p spec (from their
+    /// environment, which Open MPI fills), or 0.
+    static qint64 rankPid(const QString& spec, int rank)
+    {
+        for (const QString& entry : QDir("/proc").entryList(QDir::Dirs)) {
+            bool ok = false;
+            const qint64 pid = entry.toLongLong(&ok);
+            if (!ok)
+                continue;
+            QFile cmd(QStringLiteral("/proc/%1/cmdline").arg(pid)), env(QStringLiteral("/proc/%1/environ").arg(pid));
+            if (!cmd.open(QIODevice::ReadOnly) || !env.open(QIODevice::ReadOnly))
+                continue;
+            const QByteArray c = cmd.readAll();
+            if (!c.contains("trainbench-cli") || !c.contains(spec.toUtf8()) || c.contains("mpirun"))
+                continue;
+            if (env.readAll().split('\0').contains(QStringLiteral("OMPI_COMM_WORLD_RANK=%1").arg(rank).toUtf8()))
+                return pid;
+        }
+        return 0;
+    }
+
+    /// Waits (up to a minute) until @p db holds at least @p n runs of status @p status, however
+    /// slowly the job starts on a loaded machine.
+    bool waitForRuns(const QString& db, RunStatus status, int n)
+    {
+        for (int i = 0; i < 600; ++i) {
+            std::this_thread::sleep_for(std::chrono::milliseconds(100));
+            if (!QFileInfo::exists(db))
+                continue;
+            QString error;
+            RunStore::Options o;
+            o.readOnly = true;
+            auto store = RunStore::open(db, o, &error);
+            int count = 0;
+            for (const RunRecord& r : store ? store->runs() : QList<RunRecord>())
+                count += r.status == status;
+            if (count >= n)
+                return true;
+        }
+        return false;
+    }
+
+    /// Runs @p spec once in one process and once on 3 ranks; the databases' numbers must be equal.
+    void compareWithOneProcess(const QString& spec, const QString& tag)
+    {
+        const QString one = m_dir.filePath(tag + "-one.sqlite"), many = m_dir.filePath(tag + "-mpi.sqlite");
+        const Output a = cli({"run", spec, "--db", one, "--quiet"});
+        QVERIFY2(a.code == 0, qPrintable(a.err));
+        const Output b = mpi(3, {"run", spec, "--mpi", "--db", many, "--quiet"});
+        QVERIFY2(b.code == 0, qPrintable(b.out + b.err));
+        QVERIFY2(b.err.contains("2 worker rank(s)"), qPrintable(b.err));
+        // Dynamic hand-out: both workers trained cells.
+        QVERIFY2(QRegularExpression(R"(cells per worker rank: [1-9]\d*, [1-9]\d*)").match(b.out).hasMatch(), qPrintable(b.out));
+        auto sa = open(one), sb = open(many);
+        QVERIFY(sa && sb);
+        QCOMPARE(sb->experiments().size(), 1);
+        const auto na = numbers(*sa, sa->experiments().first().id), nb = numbers(*sb, sb->experiments().first().id);
+        QVERIFY(!na.isEmpty());
+        QCOMPARE(nb.keys(), na.keys());
+        for (const QString& k : na.keys())
+            QCOMPARE(nb[k], na[k]);
+    }
+
+private Q_SLOTS:
+    void initTestCase()
+    {
+        QVERIFY(m_dir.isValid());
+        QDir().mkpath(m_dir.filePath("home/run"));
+        QFile::setPermissions(m_dir.filePath("home/run"), QFileDevice::ReadOwner | QFileDevice::WriteOwner | QFileDevice::ExeOwner);
+    }
+
+    void learningCurveMatchesOneProcessExactly()
+    {
+        // Adam's minibatches and initialisation come from each run's seed: any mismatch in the seed
+        // derivation or the message encoding changes a digit.
+        compareWithOneProcess(writeSpec("lc.json", R"({"name": "lc", "kind": "learning-curve", "repeats": 4, "seed": 7, "threads": 1,
+            "dataset": {"source": "moons", "samples": 300, "noise": 0.2},
+            "algorithms": [{"id": "gradient.adam", "params": {"epochs": 4}}, {"id": "linear.ridge"}]})"), "lc");
+    }
+
+    void noiseSweepMatchesOneProcessExactly()
+    {
+        compareWithOneProcess(writeSpec("ns.json", R"({"name": "ns", "kind": "noise-sweep", "seed": 3, "threads": 1,
+            "dataset": {"source": "bpls-toy", "function": "nonlinear"},
+            "sweep": {"sigma": [0, 0.1, 0.3], "monte_carlo": 6},
+            "algorithms": [{"id": "linear.ridge"}, {"id": "bpls.regress"}]})"), "ns");
+    }
+
+    void paramSweepMatchesOneProcessExactly()
+    {
+        compareWithOneProcess(writeSpec("ps.json", R"({"name": "ps", "kind": "param-sweep", "seed": 4, "threads": 1, "repeats": 2,
+            "dataset": {"source": "friedman1", "samples": 150},
+            "algorithms": [{"id": "gradient.sgd", "params": {"epochs": 3}}],
+            "sweep": {"grid": {"lr": [0.01, 0.1]}}})"), "ps");
+    }
+
+    void aKilledWorkerFailsOnlyItsCellAndResumeFinishesTheRest()
+    {
+        // With --enable-recovery the job outlives a worker: its cell fails with the reason, the
+        // other worker trains the rest; --resume then trains only the failed cell.
+        const QString spec = writeSpec("kill.json", R"({"name": "kill", "kind": "learning-curve", "repeats": 6, "seed": 7, "threads": 1,
+            "dataset": {"source": "moons", "samples": 200},
+            "algorithms": [{"id": "test.sleepy", "params": {"epochs": 15, "epoch_ms": 100}}]})");
+        const QString db = m_dir.filePath("kill.sqlite");
+        QProcess p;
+        p.setProcessEnvironment(environment());
+        p.start(kMpirun, mpirun(3, true) + QStringList{"run", spec, "--mpi", "--db", db, "--quiet",
+                                                                          "--worker-timeout", "3"});
+        QVERIFY(p.waitForStarted());
+        // Each cell takes 1.5 s: once two runs are under way, rank 2 holds one of them.
+        QVERIFY(waitForRuns(db, RunStatus::Running, 2));
+        std::this_thread::sleep_for(std::chrono::milliseconds(300));
+        const qint64 victim = rankPid("kill.json", 2);
+        QVERIFY2(victim > 0, "rank 2 not found");
+        QCOMPARE(::kill(pid_t(victim), SIGKILL), 0);
+        const Output o = finish(p);
+        QVERIFY2(o.err.contains(QStringLiteral("rank 2 on")) && o.err.contains("stopped answering"), qPrintable(o.err));
+        // mpirun --enable-recovery exits 0 whatever the ranks return: rank 0 says its status.
+        QVERIFY2(o.err.contains("exit status 1"), qPrintable(o.err));
+        auto store = open(db);
+        QVERIFY(store);
+        const qint64 id = store->experiments().first().id;
+        QList<qint64> finished;
+        int failed = 0;
+        for (const RunRecord& r : store->runs(id)) {
+            if (r.status == RunStatus::Finished)
+                finished << r.id;
+            else {
+                QCOMPARE(r.status, RunStatus::Failed);
+                QVERIFY2(r.error.contains("stopped answering"), qPrintable(r.error));
+                failed++;
+            }
+        }
+        QCOMPARE(failed, 1);
+        QCOMPARE(finished.size(), 5);
+        QCOMPARE(store->runs(id).size(), 6);
+        store.reset();
+
+        const Output again = mpi(3, {"run", spec, "--mpi", "--db", db, "--quiet", "--resume"});
+        QVERIFY2(again.code == 0, qPrintable(again.out + again.err));
+        QVERIFY2(again.err.contains(QStringLiteral("Resuming experiment %1").arg(id)), qPrintable(again.err));
+        store = open(db);
+        QCOMPARE(store->experiments().size(), 1);
+        const QList<RunRecord> runs = store->runs(id);
+        QCOMPARE(runs.size(), 6);
+        for (const RunRecord& r : runs) {
+            QCOMPARE(r.status, RunStatus::Finished);
+            QVERIFY(finished.contains(r.id) || r.id > finished.last()); // the five kept, one new
+        }
+    }
+
+    void ctrlCOnMpirunKeepsWhatArrivedAndResumeCompletes()
+    {
+        // Ctrl-C on mpirun: Open MPI sends SIGTERM to every rank; rank 0 stops handing out cells,
+        // stores what arrived, marks the rest, and exits non-zero. Nothing is left "running".
+        const QString spec = writeSpec("stop.json", R"({"name": "stop", "kind": "learning-curve", "repeats": 6, "seed": 8, "threads": 1,
+            "dataset": {"source": "moons", "samples": 200},
+            "algorithms": [{"id": "test.sleepy", "params": {"epochs": 10, "epoch_ms": 100}}]})");
+        const QString db = m_dir.filePath("stop.sqlite");
+        QProcess p;
+        p.setProcessEnvironment(environment());
+        p.start(kMpirun, mpirun(3, false) + QStringList{"run", spec, "--mpi", "--db", db, "--quiet"});
+        QVERIFY(p.waitForStarted());
+        QVERIFY(waitForRuns(db, RunStatus::Finished, 1)); // a cell done, others under way
+        std::this_thread::sleep_for(std::chrono::milliseconds(300));
+        QCOMPARE(::kill(pid_t(p.processId()), SIGINT), 0);
+        const Output o = finish(p);
+        QVERIFY2(o.code != 0, qPrintable(o.out + o.err));
+        auto store = open(db);
+        QVERIFY(store);
+        const qint64 id = store->experiments().first().id;
+        int finished = 0;
+        for (const RunRecord& r : store->runs(id)) {
+            QVERIFY2(r.status != RunStatus::Running, qPrintable(QString("run %1 left running").arg(r.id)));
+            finished += r.status == RunStatus::Finished;
+        }
+        QVERIFY2(finished >= 1 && finished < 6, qPrintable(QString::number(finished)));
+        store.reset();
+        const Output again = mpi(3, {"run", spec, "--mpi", "--db", db, "--quiet", "--resume"});
+        QVERIFY2(again.code == 0, qPrintable(again.out + again.err));
+        store = open(db);
+        QCOMPARE(store->runs(id).size(), 6);
+        for (const RunRecord& r : store->runs(id))
+            QCOMPARE(r.status, RunStatus::Finished);
+    }
+
+    void optionsOutsideMpiAreRefusedWithTheReason()
+    {
+        const QString spec = writeSpec("opt.json", R"({"name": "opt", "kind": "learning-curve", "dataset": {"source": "moons"},
+            "algorithms": [{"id": "linear.ridge"}]})");
+        Output o = cli({"run", spec, "--no-db", "--threads-per-rank", "2"});
+        QCOMPARE(o.code, 2);
+        QVERIFY2(o.err.contains("--threads-per-rank goes with --mpi"), qPrintable(o.err));
+        o = cli({"run", spec, "--no-db", "--resume"});
+        QCOMPARE(o.code, 2);
+        QVERIFY2(o.err.contains("--no-db"), qPrintable(o.err));
+        o = cli({"run", spec, "--db", m_dir.filePath("none.sqlite"), "--resume"});
+        QCOMPARE(o.code, 2);
+        QVERIFY2(o.err.contains("nothing to resume"), qPrintable(o.err));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestCliMpi)
+#include "tst_cli_mpi.moc"
