@@ -7,6 +7,7 @@
 
 #include <QJsonValue>
 #include <QLocale>
+#include <tbb/task_arena.h>
 
 #include <cmath>
 
@@ -141,7 +142,10 @@ void RandomFeatureOption::apply(DatasetPair& pair, const QJsonObject& spec, std:
     train::FeatureMap map;
     Eigen::MatrixXd projectedTrain, train, test;
     try {
-        map.fit(pair.train.x, c, seed(spec, dataSeed), keys, {}, nullptr, projectedTrain);
+        // The PCA's Gram sums per-thread parts (DesignMatrix: bits fixed for a given concurrency):
+        // fitted with kFitThreads whatever the machine, so the spec alone fixes the features.
+        tbb::task_arena(kFitThreads).execute(
+            [&] { map.fit(pair.train.x, c, seed(spec, dataSeed), keys, {}, nullptr, projectedTrain); });
         // The training rows are already projected by fit(): transform them directly.
         if (map.projects())
             map.block(0, c.count).transform(projectedTrain, train);

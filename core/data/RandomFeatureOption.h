@@ -21,9 +21,16 @@ namespace tb::data {
 /// rows only (PCA basis, median distance) and applied to both sets, so the test rows never
 /// change it. The features of a pair are bit-identical to those the lsq plugin's lsq.gls
 /// generates for the same settings when its run seed equals the feature seed (one
-/// implementation: tb::train::FeatureMap). Reentrant.
+/// implementation: tb::train::FeatureMap) — with rf_pca > 0, when lsq also runs with
+/// kFitThreads threads (the PCA's Gram matrix sums per-thread parts, so its last bits follow the
+/// thread count; the features themselves are computed in fixed row blocks). Reentrant.
 class RandomFeatureOption {
 public:
+    /// Threads of the map's fit (the PCA): fixed, so that the same spec gives the same features
+    /// on every machine. The features are then computed in the caller's TBB arena (same bits
+    /// for any thread count).
+    static constexpr int kFitThreads = 1;
+
     /// True when @p spec asks for random features (random_features present and not "none").
     static bool enabled(const QJsonObject& spec);
 

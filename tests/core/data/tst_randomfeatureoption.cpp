@@ -11,6 +11,7 @@
 
 #include <QJsonDocument>
 #include <QtTest>
+#include <tbb/task_arena.h>
 
 #include <cmath>
 #include <limits>
@@ -80,8 +81,10 @@ private Q_SLOTS:
         // else the data set's seed).
         tb::train::FeatureMap map;
         Eigen::MatrixXd projected, train, test;
-        map.fit(plain.train.x, RandomFeatureOption::config(spec), RandomFeatureOption::seed(spec, spec.value("seed").toInt()),
-                {}, {}, nullptr, projected);
+        tbb::task_arena(RandomFeatureOption::kFitThreads).execute([&] {
+            map.fit(plain.train.x, RandomFeatureOption::config(spec),
+                    RandomFeatureOption::seed(spec, spec.value("seed").toInt()), {}, {}, nullptr, projected);
+        });
         QVERIFY(map.features(plain.train.x, train));
         QVERIFY(map.features(plain.test.x, test));
         QCOMPARE(mapped.train.inputs(), RandomFeatureOption::config(spec).count);
@@ -93,6 +96,19 @@ private Q_SLOTS:
         QVERIFY2(mapped.train.description.contains("features"), qPrintable(mapped.train.description));
         QVERIFY2(DataSource::describe(spec).contains(QString::number(RandomFeatureOption::config(spec).count) + " "),
                  qPrintable(DataSource::describe(spec)));
+    }
+
+    void sameFeaturesForAnyThreadCount()
+    {
+        // The PCA is fitted with a fixed number of threads, the features in fixed row blocks: the
+        // spec alone fixes the bits, whatever arena loads the data.
+        const QJsonObject spec = obj(R"({"source": "friedman1", "samples": 3000, "random_features": "gaussian_cos",
+                                          "rf_count": 30, "rf_pca": 6, "rf_seed": 2})");
+        DatasetPair a, b;
+        tbb::task_arena(1).execute([&] { a = DataSource::load(spec, {}); });
+        tbb::task_arena(2).execute([&] { b = DataSource::load(spec, {}); });
+        QVERIFY(sameBits(a.train.x, b.train.x));
+        QVERIFY(sameBits(a.test.x, b.test.x));
     }
 
     void theFeatureSeedChangesTheFeatures()
