@@ -12,6 +12,7 @@ TB_PACKAGES=(
   qt6-base-dev qt6-charts-dev qt6-svg-dev libqt6opengl6-dev libqt6sql6-sqlite libgl-dev
   libeigen3-dev libtbb-dev zlib1g-dev liblbfgspp-dev
   liblinear-dev libsvm-dev liblinear-tools libsvm-tools
+  openmpi-bin libopenmpi-dev openssh-client
   fonts-dejavu-core
   dataset-fashion-mnist
   clang libclang-rt-14-dev

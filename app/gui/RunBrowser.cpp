@@ -30,6 +30,7 @@
 #include <QSplitter>
 #include <QTextBrowser>
 #include <QTextStream>
+#include <QTimer>
 #include <QToolButton>
 #include <QTreeView>
 #include <QVBoxLayout>
@@ -63,6 +64,10 @@ RunBrowser::RunBrowser(QWidget* parent) : QWidget(parent)
     m_proxy = new RunFilterModel(this);
     m_proxy->setSourceModel(m_model);
     buildUi();
+    m_follow = new QTimer(this);
+    m_follow->setInterval(2000);
+    connect(m_follow, &QTimer::timeout, this, &RunBrowser::followChanges);
+    m_follow->start();
     updateActions();
     updateSummary();
     updateDetails();
@@ -248,7 +253,46 @@ QModelIndex RunBrowser::toProxy(const QModelIndex& sourceIndex) const
     return sourceIndex.isValid() ? m_proxy->mapFromSource(sourceIndex) : QModelIndex();
 }
 
+void RunBrowser::setFollowIntervalMs(int ms)
+{
+    if (ms <= 0) {
+        m_follow->stop();
+        return;
+    }
+    m_follow->start(ms);
+}
+
+int RunBrowser::followIntervalMs() const
+{
+    return m_follow->isActive() ? m_follow->interval() : 0;
+}
+
+QString RunBrowser::fileSignature() const
+{
+    if (!m_store)
+        return {};
+    QStringList parts;
+    for (const QString& file : {m_store->path(), m_store->path() + QStringLiteral("-wal")}) {
+        const QFileInfo info(file);
+        parts << QStringLiteral("%1:%2").arg(info.size()).arg(info.exists() ? info.lastModified().toMSecsSinceEpoch() : -1);
+    }
+    return parts.join(QLatin1Char(' '));
+}
+
+void RunBrowser::followChanges()
+{
+    if (!m_store || !isVisible() || fileSignature() == m_signature)
+        return;
+    // Committed writes only: waiting for this process's own queue would stall the UI while it trains.
+    reload(false);
+}
+
 void RunBrowser::refresh()
+{
+    reload(true);
+}
+
+void RunBrowser::reload(bool flushFirst)
 {
     // What to restore, by id: row positions change when runs come and go.
     QList<qint64> expIds, runIds, expanded;
@@ -273,8 +317,9 @@ void RunBrowser::refresh()
 
     m_restoring = true;
     QString error;
-    if (m_store)
+    if (m_store && flushFirst)
         m_store->flush(1000); // include this process's queued writes; never wait long on the UI thread
+    m_signature = fileSignature();
     m_readError.clear();
     if (!m_model->reload(m_store, &error))
         m_readError = tr("Could not read everything from %1: %2").arg(m_store->path(), error);

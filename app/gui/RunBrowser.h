@@ -45,8 +45,10 @@ class RunTreeModel;
 ///
 /// The store is read once per refresh() (one query for experiments, one for all runs, one for
 /// each noise sweep's points);
-/// checkpoints are read only by exportSelectedCsv(). Nothing refreshes by itself: the owner calls
-/// refresh() when runs have changed. GUI thread only.
+/// checkpoints are read only by exportSelectedCsv(). The owner calls refresh() when its own runs
+/// have changed; writes of other processes (a `trainbench-cli run`, an MPI job's rank 0 writing
+/// the same file) are followed by themselves: every followIntervalMs() the browser looks at the
+/// database file and its write-ahead log, and re-reads the store when either changed. GUI thread only.
 class RunBrowser : public QWidget {
     Q_OBJECT
 public:
@@ -64,6 +66,11 @@ public:
     /// selection, the expanded experiments, the current row and the scroll position. Emits
     /// selectionChanged() if the selected ids changed (e.g. selected runs were deleted elsewhere).
     void refresh();
+
+    /// How often the database files are looked at for other processes' writes (default 2000 ms;
+    /// 0 stops following).
+    void setFollowIntervalMs(int ms);
+    int followIntervalMs() const;
 
     /// Runs selected directly or through their experiment (every run of a selected experiment,
     /// including runs the filter hides), ascending ids without duplicates.
@@ -136,6 +143,11 @@ private:
     void exportWithDialog();
     void editNotesWithDialog();
     void applyFilter();
+    /// Re-reads the store when its files changed since the last read (another process wrote).
+    void followChanges();
+    /// Size and modification time of the database file and its -wal: what a commit changes.
+    QString fileSignature() const;
+    void reload(bool flushFirst);
     /// The single selected row, or an invalid index if zero or several rows are selected.
     QModelIndex singleSelectedSource() const;
     QModelIndex toSource(const QModelIndex& proxyIndex) const;
@@ -166,6 +178,8 @@ private:
     QList<qint64> m_lastRunIds;    ///< selection last announced by selectionChanged()
     QList<qint64> m_lastExperimentIds;
     QString m_lastDir;             ///< folder of the last CSV export
+    QTimer* m_follow = nullptr;    ///< looks for other processes' writes
+    QString m_signature;           ///< fileSignature() at the last read
 };
 
 } // namespace tb::gui

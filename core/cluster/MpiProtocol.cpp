@@ -196,6 +196,16 @@ std::optional<QString> decodeText(const QByteArray& b)
     return read<QString>(b, [](QDataStream& s, QString& t) { s >> t; });
 }
 
+QByteArray encodeCells(const QList<int>& cells)
+{
+    return write([&](QDataStream& s) { s << cells; });
+}
+
+std::optional<QList<int>> decodeCells(const QByteArray& b)
+{
+    return read<QList<int>>(b, [](QDataStream& s, QList<int>& c) { s >> c; });
+}
+
 bool send(int rank, Tag tag, const QByteArray& payload)
 {
     return MPI_Send(payload.constData(), int(payload.size()), MPI_BYTE, rank, int(tag), MPI_COMM_WORLD) == MPI_SUCCESS;

@@ -7,11 +7,13 @@
 /// named below. Doubles travel bit for bit (NaN included), so a checkpoint stored by rank 0
 /// holds exactly the numbers the worker computed. The conversation:
 ///   worker → 0  Hello       {app version, git hash, host, pid, {algorithm id → plugin version}}
-///   0 → worker  Cell        {cell index}            … or Done {} (no more cells: exit)
+///   0 → worker  Cells       {cell indices}          a batch, trained in order … or Done {} (no more
+///                           cells: exit). Batches grow while cells are short (MpiRootExecutor).
 ///   worker → 0  CreateRun   {RunRecord}             0 → worker RunId {id}
 ///   worker → 0  Metric      {run id, MetricPoint}
 ///   worker → 0  FinishRun   {run id, status, error, info}
 ///   worker → 0  CellDone    {cell index, CellOutput}
+///   worker → 0  CellSkipped {cell index}            a cell of its batch not begun because of Stop
 ///   worker → 0  Heartbeat   {} every second, from a thread of its own, while the rank lives
 ///   0 → worker  Stop        {} (the user stopped the experiment: cancel the cell in hand)
 ///   worker → 0  Refused     {message} (this rank cannot run the experiment, e.g. its data file is
@@ -28,7 +30,7 @@
 
 namespace tb::cluster {
 
-enum class Tag : int { Hello = 1, Cell, Done, CreateRun, RunId, Metric, FinishRun, CellDone, Heartbeat, Stop, Refused };
+enum class Tag : int { Hello = 1, Cells, Done, CreateRun, RunId, Metric, FinishRun, CellDone, Heartbeat, Stop, Refused, CellSkipped };
 
 /// Who a worker is, and what it would run with.
 struct Hello {
@@ -46,6 +48,7 @@ QByteArray encodeFinish(qint64 runId, RunStatus status, const QString& error, co
 QByteArray encode(int cell, const CellOutput& out);
 QByteArray encodeInt(qint64 value);
 QByteArray encodeText(const QString& text);
+QByteArray encodeCells(const QList<int>& cells);
 
 /// Decoders: std::nullopt for a buffer that is not a complete message of that kind.
 std::optional<Hello> decodeHello(const QByteArray& b);
@@ -61,6 +64,7 @@ std::optional<Finish> decodeFinish(const QByteArray& b);
 std::optional<std::pair<int, CellOutput>> decodeCellDone(const QByteArray& b);
 std::optional<qint64> decodeInt(const QByteArray& b);
 std::optional<QString> decodeText(const QByteArray& b);
+std::optional<QList<int>> decodeCells(const QByteArray& b);
 
 /// Sends @p payload to @p rank with @p tag (blocking until the buffer may be reused). False if
 /// MPI reported an error.

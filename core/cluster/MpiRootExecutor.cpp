@@ -8,7 +8,9 @@
 #include <QCoreApplication>
 #include <QHash>
 
+#include <algorithm>
 #include <chrono>
+#include <deque>
 #include <thread>
 
 #ifndef TB_APP_VERSION
@@ -25,16 +27,21 @@ using Clock = std::chrono::steady_clock;
 /// How long rank 0 waits, after Stop, for the busy workers' cancelled cells (the plugins'
 /// promise is 200 ms; the rest is for the last checkpoint's evaluation and the messages).
 constexpr auto kStopGrace = std::chrono::milliseconds(600);
+/// A batch is sized to take about this long, so that tiny cells (a noise sweep's least-squares
+/// fits take well under a millisecond) are not dominated by one message round trip each.
+constexpr double kBatchSeconds = 0.05;
+constexpr int kMaxBatch = 256;
 
 enum class State { Starting, Idle, Busy, Gone };
 
 struct Worker {
     State state = State::Starting;
     QString who;               ///< "rank 2 on node7 (pid 4242)"
-    int cell = -1;             ///< the cell in hand
-    RunJob job;                ///< its job (learning curves, param sweeps), for the observer
-    QList<qint64> runIds;      ///< rows its runs created
+    std::deque<int> cells;     ///< its batch; the front is the cell it trains
+    RunJob job;                ///< the front cell's job (learning curves, param sweeps), for the observer
+    QList<qint64> runIds;      ///< rows the front cell's runs created
     Clock::time_point heard;   ///< the last message of any kind
+    Clock::time_point started; ///< when the front cell began (its batch arrived, or the previous cell ended)
     bool stopSent = false;
     bool doneSent = false;     ///< told that there are no more cells
 };
@@ -62,9 +69,8 @@ void MpiRootExecutor::run(CellPlan& plan)
     m_ran = true;
     const int ranks = m_session.size();
     QList<Worker> workers(ranks);
-    const auto now0 = Clock::now();
     for (int r = 1; r < ranks; ++r) {
-        workers[r].heard = now0;
+        workers[r].heard = Clock::now();
         workers[r].who = QStringLiteral("rank %1").arg(r);
     }
     auto problem = [&](const QString& line) {
@@ -72,23 +78,56 @@ void MpiRootExecutor::run(CellPlan& plan)
         if (m_options.notify)
             m_options.notify(line);
     };
-    auto lose = [&](int r, const QString& why, RunStatus status = RunStatus::Failed) {
+
+    // Cells not handed out yet: those a lost worker never began first, then the plan's in order.
+    std::deque<int> returned;
+    int next = 0;
+    auto skipped = [&](int i) { return !plan.skip.empty() && plan.skip[size_t(i)]; };
+    auto remaining = [&] {
+        int n = int(returned.size());
+        for (int i = next; i < plan.count; ++i)
+            n += !skipped(i);
+        return n;
+    };
+    auto take = [&]() -> int {
+        if (!returned.empty()) {
+            const int i = returned.front();
+            returned.pop_front();
+            return i;
+        }
+        while (next < plan.count && skipped(next))
+            ++next;
+        return next < plan.count ? next++ : -1;
+    };
+    int left = remaining();
+    double meanSeconds = -1; // running mean of a cell's wall time on a worker, −1 before the first
+
+    auto beginFront = [&](Worker& w) {
+        w.runIds.clear();
+        w.started = Clock::now();
+        w.job = plan.jobOf && !w.cells.empty() ? plan.jobOf(w.cells.front()) : RunJob();
+        if (w.cells.empty())
+            w.state = State::Idle;
+    };
+    auto lose = [&](int r, const QString& why, RunStatus status, bool giveBack) {
         Worker& w = workers[r];
-        if (w.state == State::Busy) {
-            // The cell's runs fail with the reason; the rows they had created are finished so.
-            CellOutput out = plan.failed(w.cell, status, why, w.runIds);
-            plan.done(w.cell, std::move(out));
+        if (w.state == State::Busy && !w.cells.empty()) {
+            // The cell in hand fails (or is interrupted) with the reason; its rows are finished so.
+            const int cell = w.cells.front();
+            w.cells.pop_front();
+            plan.done(cell, plan.failed(cell, status, why, w.runIds));
+            // The rest of its batch never began: another worker trains it (unless stopping).
+            for (int c : w.cells)
+                if (giveBack) {
+                    returned.push_back(c);
+                    ++left;
+                }
+            w.cells.clear();
         }
         w.state = State::Gone;
         m_usable[r] = 0;
     };
 
-    int next = 0;
-    auto nextCell = [&] {
-        while (next < plan.count && !plan.skip.empty() && plan.skip[size_t(next)])
-            ++next;
-        return next < plan.count ? next : -1;
-    };
     const auto timeout = std::chrono::duration<double>(m_options.workerTimeoutSeconds);
     bool stopping = false;
     Clock::time_point stopDeadline;
@@ -115,6 +154,7 @@ void MpiRootExecutor::run(CellPlan& plan)
                 if (!h) {
                     problem(QStringLiteral("rank %1 sent an unreadable greeting: not used").arg(r));
                     w.state = State::Gone;
+                    w.doneSent = send(r, Tag::Done, {});
                     break;
                 }
                 w.who = QStringLiteral("rank %1 on %2 (pid %3)").arg(r).arg(h->host).arg(h->pid);
@@ -139,12 +179,11 @@ void MpiRootExecutor::run(CellPlan& plan)
                 m_usable[r] = 1;
                 break;
             }
-            case Tag::Refused: {
+            case Tag::Refused:
                 problem(QStringLiteral("%1 cannot run this experiment: %2").arg(w.who, decodeText(m->payload).value_or("?")));
                 w.state = State::Gone;
                 w.doneSent = send(r, Tag::Done, {});
                 break;
-            }
             case Tag::CreateRun: {
                 auto rec = decodeRunRecord(m->payload);
                 qint64 id = -1;
@@ -171,21 +210,28 @@ void MpiRootExecutor::run(CellPlan& plan)
                 if (const auto f = decodeFinish(m->payload); f && plan.log && w.runIds.contains(f->runId))
                     plan.log->finishRun(f->runId, f->status, f->error, f->info);
                 break;
-            case Tag::CellDone: {
-                auto done = decodeCellDone(m->payload);
-                if (!done || done->first != w.cell) {
-                    lose(r, QStringLiteral("%1 sent an unreadable result for cell %2").arg(w.who).arg(w.cell));
-                    problem(QStringLiteral("%1 sent an unreadable result for cell %2: not used any more").arg(w.who).arg(w.cell));
+            case Tag::CellDone:
+            case Tag::CellSkipped: {
+                const bool trained = m->tag == Tag::CellDone;
+                auto done = trained ? decodeCellDone(m->payload) : std::nullopt;
+                const int cell = trained ? (done ? done->first : -1) : int(decodeInt(m->payload).value_or(-1));
+                if (w.cells.empty() || cell != w.cells.front()) {
+                    const QString why = QStringLiteral("%1 sent an unreadable or unexpected result (cell %2)").arg(w.who).arg(cell);
+                    problem(why + QStringLiteral(": not used any more"));
+                    lose(r, why, RunStatus::Failed, !stopping);
                     break;
                 }
-                m_cellsPerRank[r]++;
-                w.state = State::Idle;
-                w.runIds.clear();
-                plan.done(done->first, std::move(done->second));
+                w.cells.pop_front();
+                if (trained) {
+                    const double seconds = std::chrono::duration<double>(Clock::now() - w.started).count();
+                    meanSeconds = meanSeconds < 0 ? seconds : 0.8 * meanSeconds + 0.2 * seconds;
+                    m_cellsPerRank[r]++;
+                    plan.done(cell, std::move(done->second));
+                }
+                beginFront(w);
                 break;
             }
             case Tag::Heartbeat:
-                break;
             default:
                 break;
             }
@@ -200,10 +246,10 @@ void MpiRootExecutor::run(CellPlan& plan)
                                                    "network)")
                                         .arg(w.who)
                                         .arg(m_options.workerTimeoutSeconds)
-                                        .arg(w.state == State::Busy ? QStringLiteral(" while training cell %1").arg(w.cell)
+                                        .arg(w.state == State::Busy ? QStringLiteral(" while training cell %1").arg(w.cells.front())
                                                                     : QString());
                 problem(why);
-                lose(r, why);
+                lose(r, why, RunStatus::Failed, !stopping);
             }
         }
 
@@ -224,42 +270,55 @@ void MpiRootExecutor::run(CellPlan& plan)
                 if (workers[r].state == State::Busy) {
                     const QString why = QStringLiteral("stopped: %1 did not report its cell %2 within %3 ms of Stop")
                                             .arg(workers[r].who)
-                                            .arg(workers[r].cell)
+                                            .arg(workers[r].cells.front())
                                             .arg(std::chrono::duration_cast<std::chrono::milliseconds>(kStopGrace).count());
                     problem(why);
-                    lose(r, why, RunStatus::Interrupted);
+                    lose(r, why, RunStatus::Interrupted, false);
                 }
 
-        // 4. Free workers get the next cell.
+        // 4. Free workers get the next batch.
         int alive = 0, busy = 0;
+        for (int r = 1; r < ranks; ++r)
+            alive += workers[r].state != State::Gone;
         for (int r = 1; r < ranks; ++r) {
             Worker& w = workers[r];
-            if (w.state == State::Idle && !stopping && nextCell() >= 0) {
-                w.cell = next++;
-                w.job = plan.jobOf ? plan.jobOf(w.cell) : RunJob();
-                w.runIds.clear();
+            if (w.state == State::Idle && !stopping && left > 0) {
+                // Short cells go in batches of about kBatchSeconds, never more than a share of
+                // what is left, so the last cells still spread over every worker.
+                int batch = 1;
+                if (meanSeconds >= 0)
+                    batch = std::clamp(int(kBatchSeconds / std::max(meanSeconds, 1e-6)), 1,
+                                       std::min(kMaxBatch, std::max(1, left / (2 * std::max(alive, 1)))));
+                QList<int> cells;
+                for (int k = 0; k < batch; ++k)
+                    if (const int c = take(); c >= 0)
+                        cells << c;
+                left -= int(cells.size());
+                w.cells.assign(cells.begin(), cells.end());
                 w.state = State::Busy;
                 w.heard = Clock::now();
-                send(r, Tag::Cell, encodeInt(w.cell));
+                w.stopSent = false;
+                beginFront(w);
+                send(r, Tag::Cells, encodeCells(cells));
             }
-            alive += w.state != State::Gone;
             busy += w.state == State::Busy;
         }
-        const bool cellsLeft = !stopping && nextCell() >= 0;
+        const bool cellsLeft = !stopping && left > 0;
         if (busy == 0 && (!cellsLeft || alive == 0)) {
             if (cellsLeft) {
-                problem(QStringLiteral("no worker rank is left to train the remaining cells; they are stored as not "
-                                       "started: run the experiment again with --resume"));
+                problem(QStringLiteral("no worker rank is left to train the remaining %1 cells; they are stored as not "
+                                       "started: run the experiment again with --resume")
+                            .arg(left));
                 plan.stop->requestStop();
             }
             break;
         }
         if (!any)
-            std::this_thread::sleep_for(std::chrono::milliseconds(1));
+            std::this_thread::sleep_for(std::chrono::microseconds(200));
     }
     // Every worker that may still listen learns that there is nothing more (a worker still
-    // loading its data reads this after its greeting).
-    // A lost worker is told too: if it was only slow, it can still finish and exit.
+    // loading its data reads this after its greeting). A lost worker is told too: if it was only
+    // slow, it can still finish and exit.
     for (int r = 1; r < ranks; ++r)
         if (!workers[r].doneSent)
             send(r, Tag::Done, {});

@@ -17,11 +17,13 @@ class PluginRegistry;
 
 namespace tb::cluster {
 
-/// The executor of rank 0. Cells go to workers one at a time, in index order, each to the next
-/// worker that asks (dynamic: a slow cell holds back only its own worker). A worker that sends
+/// The executor of rank 0. Cells go to workers in index order, each batch to the next worker that
+/// is free (dynamic: a slow cell holds back only its own worker). A batch is one cell until cells
+/// are seen to be short; then it holds about 50 ms of cells (at most 256, at most a share of
+/// what is left), so tiny cells are not dominated by a message round trip each. A worker that sends
 /// nothing — no checkpoint, no heartbeat — for Options::workerTimeoutSeconds is lost: its cell
 /// fails with the reason ("rank 2 on node7 (pid 4242) stopped answering …"), its rows are
-/// finished as failed, and it gets no more cells. Stop (the user's Ctrl-C) stops handing out
+/// finished as failed, the rest of its batch goes to other workers, and it gets no more cells. Stop (the user's Ctrl-C) stops handing out
 /// cells and tells the busy workers to cancel theirs; run() returns when they have answered.
 ///
 /// Thread-safety: run() must be called on the thread that initialised MPI, once per process (the

@@ -67,7 +67,7 @@ std::pair<int, QByteArray> MpiWorkerExecutor::waitFor(std::initializer_list<int>
                 if (auto m = poll(0, tag))
                     return {tag, m->payload};
         }
-        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+        std::this_thread::sleep_for(std::chrono::microseconds(200));
     }
 }
 
@@ -108,20 +108,24 @@ void MpiWorkerExecutor::run(CellPlan& plan)
         hello.pluginVersions.insert(a.info.id, a.plugin->version);
     sendLocked(int(Tag::Hello), encode(hello));
     for (;;) {
-        const auto [tag, payload] = waitFor({int(Tag::Cell), int(Tag::Done)});
+        const auto [tag, payload] = waitFor({int(Tag::Cells), int(Tag::Done)});
         if (tag == int(Tag::Done))
             break;
-        const int cell = int(decodeInt(payload).value_or(-1));
-        if (cell < 0 || cell >= plan.count) {
-            sendLocked(int(Tag::CellDone), encode(cell, plan.failed(std::max(cell, 0), RunStatus::Failed, QStringLiteral("rank %1 got cell %2 of %3")
-                                                                                              .arg(m_session.rank())
-                                                                                              .arg(cell)
-                                                                                              .arg(plan.count), {})));
-            continue;
+        for (const int cell : decodeCells(payload).value_or(QList<int>{})) {
+            if (cell < 0 || cell >= plan.count) {
+                const QString why = QStringLiteral("rank %1 was sent cell %2 of %3").arg(m_session.rank()).arg(cell).arg(plan.count);
+                sendLocked(int(Tag::CellDone), encode(cell, plan.failed(0, RunStatus::Failed, why, {})));
+                continue;
+            }
+            if (plan.stop->stopRequested()) {
+                // Stopped: the rest of the batch never begins (rank 0 stores it as not started).
+                sendLocked(int(Tag::CellSkipped), encodeInt(cell));
+                continue;
+            }
+            CellOutput out;
+            plan.arena->execute([&] { out = plan.work(cell, this, nullptr); });
+            sendLocked(int(Tag::CellDone), encode(cell, out));
         }
-        CellOutput out;
-        plan.arena->execute([&] { out = plan.work(cell, this, nullptr); });
-        sendLocked(int(Tag::CellDone), encode(cell, out));
     }
     m_stop = nullptr;
 }

@@ -522,6 +522,42 @@ private Q_SLOTS:
         QCOMPARE(changed.count(), 1);
     }
 
+    void writesOfAnotherProcessAppearByThemselves()
+    {
+        // An MPI job's rank 0 (or any trainbench-cli) writing the open database: its runs show up
+        // without Refresh, the selection kept; nothing is re-read while the files do not change.
+        m_browser->setFollowIntervalMs(50);
+        m_browser->show();
+        QVERIFY(QTest::qWaitForWindowExposed(m_browser.get()));
+        m_browser->setSelection({}, {m_finished});
+        QString error;
+        auto other = RunStore::open(m_store->path(), &error); // a connection of its own, as another process has
+        QVERIFY2(other, qPrintable(error));
+        RunRecord r;
+        r.experimentId = m_expB;
+        r.algorithmId = QStringLiteral("gradient.adam");
+        r.algorithmName = QStringLiteral("Adam on rank 2");
+        r.status = RunStatus::Running;
+        r.started = T0;
+        const qint64 id = other->createRun(r);
+        QVERIFY(id >= 0);
+        QTRY_COMPARE_WITH_TIMEOUT(cell(id, RunTreeModel::NameColumn), QStringLiteral("Adam on rank 2"), 5000);
+        QCOMPARE(m_browser->selectedRunIds(), QList<qint64>{m_finished});
+        other->finishRun(id, RunStatus::Finished, {}, {{QStringLiteral("final"), QJsonObject{{QStringLiteral("train_rmse"), 0.5}}}});
+        QVERIFY(other->flush());
+        QTRY_COMPARE_WITH_TIMEOUT(cell(id, RunTreeModel::StatusColumn), QStringLiteral("finished"), 5000);
+        // Following off: another write stays unseen until Refresh.
+        m_browser->setFollowIntervalMs(0);
+        QCOMPARE(m_browser->followIntervalMs(), 0);
+        r.algorithmName = QStringLiteral("Unseen");
+        const qint64 unseen = other->createRun(r);
+        QVERIFY(other->flush());
+        QTest::qWait(300);
+        QVERIFY(!treeModel()->indexOfRun(unseen).isValid());
+        m_browser->refresh();
+        QCOMPARE(cell(unseen, RunTreeModel::NameColumn), QStringLiteral("Unseen"));
+    }
+
     void filterByTextAndStatus()
     {
         QTreeView* v = view();
