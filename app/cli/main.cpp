@@ -328,14 +328,25 @@ int runSpec(const tb::ExperimentSpec& spec, const tb::PluginRegistry& reg, tb::R
     return code == Output && !result.storeError.isEmpty() ? Database : code;
 }
 
-// The stored experiment --resume continues, or −1 after saying why there is none.
-qint64 resumeIdOf(const tb::ExperimentSpec& spec, const tb::RunStore& store)
+// The database of `run` (none with --no-db) and, with --resume, the stored experiment it
+// continues. Returns Ok, or the exit code after saying what is wrong.
+int openForRun(const tb::ExperimentSpec& spec, const QCommandLineParser& p, int waitMs,
+               std::unique_ptr<tb::RunStore>& store, qint64& resumeId)
 {
-    QString error;
-    const qint64 id = tb::ExperimentRunner::resumable(store, spec, &error);
-    if (id < 0)
-        err() << "trainbench-cli: " << error << Qt::endl;
-    return id;
+    if (!p.isSet("no-db")) {
+        store = openStore(p.value("db"), false, waitMs);
+        if (!store)
+            return Database;
+    }
+    if (p.isSet("resume")) {
+        QString error;
+        resumeId = tb::ExperimentRunner::resumable(*store, spec, &error);
+        if (resumeId < 0) {
+            err() << "trainbench-cli: " << error << Qt::endl;
+            return Usage;
+        }
+    }
+    return Ok;
 }
 
 // run --mpi: rank 0 runs the experiment with an MpiRootExecutor (and is the only rank with a
@@ -399,14 +410,9 @@ int runMpi(tb::ExperimentSpec& spec, const tb::PluginRegistry& reg, const QComma
         err() << "MPI: " << mpi.size() - 1 << " worker rank(s), " << spec.effectiveThreads()
               << " thread(s) each; rank 0 on " << mpi.host() << " owns the database" << Qt::endl;
     std::unique_ptr<tb::RunStore> store;
-    if (!p.isSet("no-db")) {
-        store = openStore(p.value("db"), false, waitMs);
-        if (!store)
-            return Database;
-    }
     qint64 resumeId = -1;
-    if (p.isSet("resume") && (resumeId = resumeIdOf(spec, *store)) < 0)
-        return Usage;
+    if (const int failed = openForRun(spec, p, waitMs, store, resumeId); failed != Ok)
+        return failed;
     const int code = runSpec(spec, reg, store.get(), p, mpi.size() > 1 ? &root : nullptr, resumeId);
     if (mpi.size() > 1) {
         QStringList perRank;
@@ -503,14 +509,9 @@ int cmdRun(const QStringList& args)
     if (p.isSet("mpi"))
         return runMpi(*spec, reg, p, waitMs);
     std::unique_ptr<tb::RunStore> store;
-    if (!p.isSet("no-db")) {
-        store = openStore(p.value("db"), false, waitMs);
-        if (!store)
-            return Database;
-    }
     qint64 resumeId = -1;
-    if (p.isSet("resume") && (resumeId = resumeIdOf(*spec, *store)) < 0)
-        return Usage;
+    if (const int failed = openForRun(*spec, p, waitMs, store, resumeId); failed != Ok)
+        return failed;
     return runSpec(*spec, reg, store.get(), p, nullptr, resumeId);
 }
 

@@ -6,6 +6,7 @@
 
 #include <QFont>
 #include <QIcon>
+#include <QJsonArray>
 #include <QJsonDocument>
 #include <QPainter>
 #include <QPixmap>
@@ -616,8 +617,48 @@ QString RunTreeModel::runDetails(const Group& g, const RunRow& r)
                 .arg(tr("Parameters"), esc(jsonText(QJsonObject::fromVariantMap(rec.params))));
     QJsonObject facts = rec.info;
     facts.remove(QLatin1String("final"));
+    html += perLayerTables(facts);
     if (!facts.isEmpty())
         html += QStringLiteral("<h4>%1</h4><pre>%2</pre>").arg(tr("Facts recorded"), esc(jsonText(facts)));
+    return html;
+}
+
+QString RunTreeModel::perLayerTables(const QJsonObject& facts)
+{
+    // Any fact that is a list of per-layer records (BPLS's "layer_solves", the block-layer
+    // methods' "layer_updates", a new plugin's own) reads best as a table: one row per record,
+    // one column per key: the layer first, then the keys of every row (each row's sorted, as JSON
+    // objects keep them), a key missing from a row an empty cell.
+    QString html;
+    for (auto it = facts.begin(); it != facts.end(); ++it) {
+        const QJsonArray rows = it.value().toArray();
+        if (rows.isEmpty() || !std::all_of(rows.begin(), rows.end(), [](const QJsonValue& v) {
+                return v.isObject() && v.toObject().contains(QLatin1String("layer"));
+            }))
+            continue;
+        QStringList keys{QStringLiteral("layer")};
+        for (const QJsonValue& v : rows)
+            for (const QString& k : v.toObject().keys())
+                if (!keys.contains(k))
+                    keys << k;
+        html += QStringLiteral("<h4>%1</h4><table border='1' cellspacing='0' cellpadding='2'><tr>").arg(esc(it.key()));
+        for (const QString& k : keys)
+            html += QStringLiteral("<th>%1</th>").arg(esc(QString(k).replace(QLatin1Char('_'), QLatin1Char(' '))));
+        html += QStringLiteral("</tr>");
+        for (const QJsonValue& v : rows) {
+            const QJsonObject o = v.toObject();
+            html += QStringLiteral("<tr>");
+            for (const QString& k : keys) {
+                const QJsonValue x = o.value(k);
+                const QString text = x.isDouble() ? QString::number(x.toDouble(), 'g', 4)
+                                     : x.isBool() ? (x.toBool() ? tr("yes") : tr("no"))
+                                                  : x.toVariant().toString();
+                html += QStringLiteral("<td align='right'>%1</td>").arg(esc(text));
+            }
+            html += QStringLiteral("</tr>");
+        }
+        html += QStringLiteral("</table>");
+    }
     return html;
 }
 

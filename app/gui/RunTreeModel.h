@@ -128,6 +128,8 @@ private:
 
     QVariant runData(const Group& g, const RunRow& r, int column, int role) const;
     QVariant experimentData(const Group& g, int column, int role) const;
+    /// The facts that are lists of per-layer records (an object with "layer" each), as HTML tables.
+    static QString perLayerTables(const QJsonObject& facts);
     static QString runDetails(const Group& g, const RunRow& r);
     static QString experimentDetails(const Group& g);
     static void summarise(Group& g);

@@ -5,7 +5,11 @@
 
 #include <mpi.h>
 
+#include <chrono>
 #include <limits>
+#include <list>
+#include <memory>
+#include <thread>
 
 namespace tb::cluster {
 namespace {
@@ -209,6 +213,30 @@ std::optional<QList<int>> decodeCells(const QByteArray& b)
 bool send(int rank, Tag tag, const QByteArray& payload)
 {
     return MPI_Send(payload.constData(), int(payload.size()), MPI_BYTE, rank, int(tag), MPI_COMM_WORLD) == MPI_SUCCESS;
+}
+
+bool sendWithin(int rank, Tag tag, const QByteArray& payload, double seconds)
+{
+    // Buffers of sends given up on: MPI may still read them, so they are never freed.
+    static std::list<QByteArray> abandoned;
+    auto buffer = std::make_unique<QByteArray>(payload);
+    MPI_Request request;
+    if (MPI_Isend(buffer->constData(), int(buffer->size()), MPI_BYTE, rank, int(tag), MPI_COMM_WORLD, &request)
+        != MPI_SUCCESS)
+        return false;
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
+    for (;;) {
+        int done = 0;
+        if (MPI_Test(&request, &done, MPI_STATUS_IGNORE) != MPI_SUCCESS)
+            return false;
+        if (done)
+            return true;
+        if (std::chrono::steady_clock::now() > deadline) {
+            abandoned.push_back(std::move(*buffer));
+            return false;
+        }
+        std::this_thread::sleep_for(std::chrono::microseconds(100));
+    }
 }
 
 std::optional<Message> poll(int source, int tag)

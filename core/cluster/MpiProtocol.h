@@ -69,6 +69,10 @@ std::optional<QList<int>> decodeCells(const QByteArray& b);
 /// Sends @p payload to @p rank with @p tag (blocking until the buffer may be reused). False if
 /// MPI reported an error.
 bool send(int rank, Tag tag, const QByteArray& payload);
+/// As send(), but gives up after @p seconds when @p rank does not take the message (a dead
+/// process over TCP never does: a blocking send would never return). The abandoned message's
+/// buffer is kept for the life of the process. False on timeout or error.
+bool sendWithin(int rank, Tag tag, const QByteArray& payload, double seconds);
 /// A message that has arrived.
 struct Message {
     int source = -1;

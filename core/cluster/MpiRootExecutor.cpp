@@ -13,13 +13,6 @@
 #include <deque>
 #include <thread>
 
-#ifndef TB_APP_VERSION
-#define TB_APP_VERSION "0.0.0"
-#endif
-#ifndef TB_GIT_HASH
-#define TB_GIT_HASH "unknown"
-#endif
-
 namespace tb::cluster {
 namespace {
 
@@ -31,6 +24,8 @@ constexpr auto kStopGrace = std::chrono::milliseconds(600);
 /// fits take well under a millisecond) are not dominated by one message round trip each.
 constexpr double kBatchSeconds = 0.05;
 constexpr int kMaxBatch = 256;
+/// Longest rank 0 waits for a worker to take a message before counting it lost.
+constexpr double kSendSeconds = 5;
 
 enum class State { Starting, Idle, Busy, Gone };
 
@@ -44,6 +39,7 @@ struct Worker {
     Clock::time_point started; ///< when the front cell began (its batch arrived, or the previous cell ended)
     bool stopSent = false;
     bool doneSent = false;     ///< told that there are no more cells
+    bool lost = false;         ///< silent past the timeout: never sent anything again
 };
 
 } // namespace
@@ -61,7 +57,7 @@ void MpiRootExecutor::release()
         return;
     m_ran = true;
     for (int r = 1; r < m_session.size(); ++r)
-        send(r, Tag::Done, {});
+        sendWithin(r, Tag::Done, {}, kSendSeconds);
 }
 
 void MpiRootExecutor::run(CellPlan& plan)
@@ -131,6 +127,22 @@ void MpiRootExecutor::run(CellPlan& plan)
     const auto timeout = std::chrono::duration<double>(m_options.workerTimeoutSeconds);
     bool stopping = false;
     Clock::time_point stopDeadline;
+    // Every message to a worker: one that does not take it in kSendSeconds is lost like a silent one.
+    auto tell = [&](int r, Tag tag, const QByteArray& payload) {
+        Worker& w = workers[r];
+        if (w.lost)
+            return false;
+        if (sendWithin(r, tag, payload, kSendSeconds))
+            return true;
+        const QString why = QStringLiteral("%1 did not take a message within %2 s (the process died or its network "
+                                           "is down)")
+                                .arg(w.who)
+                                .arg(kSendSeconds);
+        problem(why);
+        lose(r, why, RunStatus::Failed, !stopping);
+        w.lost = true;
+        return false;
+    };
     for (;;) {
         // 1. Everything that has arrived.
         bool any = false;
@@ -145,7 +157,7 @@ void MpiRootExecutor::run(CellPlan& plan)
                 // Declared lost (or not used): what it sends now is not stored, but a run waiting
                 // for its row gets an answer, so the process can reach the end and exit.
                 if (m->tag == Tag::CreateRun)
-                    send(r, Tag::RunId, encodeInt(-1));
+                    tell(r, Tag::RunId, encodeInt(-1));
                 continue;
             }
             switch (m->tag) {
@@ -154,7 +166,7 @@ void MpiRootExecutor::run(CellPlan& plan)
                 if (!h) {
                     problem(QStringLiteral("rank %1 sent an unreadable greeting: not used").arg(r));
                     w.state = State::Gone;
-                    w.doneSent = send(r, Tag::Done, {});
+                    w.doneSent = tell(r, Tag::Done, {});
                     break;
                 }
                 w.who = QStringLiteral("rank %1 on %2 (pid %3)").arg(r).arg(h->host).arg(h->pid);
@@ -172,7 +184,7 @@ void MpiRootExecutor::run(CellPlan& plan)
                                            "reproducible from the database")
                                 .arg(w.who, mismatch.join("; ")));
                     w.state = State::Gone;
-                    w.doneSent = send(r, Tag::Done, {});
+                    w.doneSent = tell(r, Tag::Done, {});
                     break;
                 }
                 w.state = State::Idle;
@@ -182,7 +194,7 @@ void MpiRootExecutor::run(CellPlan& plan)
             case Tag::Refused:
                 problem(QStringLiteral("%1 cannot run this experiment: %2").arg(w.who, decodeText(m->payload).value_or("?")));
                 w.state = State::Gone;
-                w.doneSent = send(r, Tag::Done, {});
+                w.doneSent = tell(r, Tag::Done, {});
                 break;
             case Tag::CreateRun: {
                 auto rec = decodeRunRecord(m->payload);
@@ -195,7 +207,7 @@ void MpiRootExecutor::run(CellPlan& plan)
                     if (plan.observer && plan.jobOf)
                         plan.observer->runStarted(w.job, id);
                 }
-                send(r, Tag::RunId, encodeInt(id));
+                tell(r, Tag::RunId, encodeInt(id));
                 break;
             }
             case Tag::Metric:
@@ -250,6 +262,7 @@ void MpiRootExecutor::run(CellPlan& plan)
                                                                     : QString());
                 problem(why);
                 lose(r, why, RunStatus::Failed, !stopping);
+                w.lost = true;
             }
         }
 
@@ -261,7 +274,7 @@ void MpiRootExecutor::run(CellPlan& plan)
             stopDeadline = Clock::now() + kStopGrace;
             for (int r = 1; r < ranks; ++r)
                 if (workers[r].state == State::Busy && !workers[r].stopSent) {
-                    send(r, Tag::Stop, {});
+                    tell(r, Tag::Stop, {});
                     workers[r].stopSent = true;
                 }
         }
@@ -293,13 +306,16 @@ void MpiRootExecutor::run(CellPlan& plan)
                 for (int k = 0; k < batch; ++k)
                     if (const int c = take(); c >= 0)
                         cells << c;
+                if (!tell(r, Tag::Cells, encodeCells(cells))) {
+                    returned.insert(returned.begin(), cells.begin(), cells.end()); // never began
+                    continue;
+                }
                 left -= int(cells.size());
                 w.cells.assign(cells.begin(), cells.end());
                 w.state = State::Busy;
                 w.heard = Clock::now();
                 w.stopSent = false;
                 beginFront(w);
-                send(r, Tag::Cells, encodeCells(cells));
             }
             busy += w.state == State::Busy;
         }
@@ -317,11 +333,11 @@ void MpiRootExecutor::run(CellPlan& plan)
             std::this_thread::sleep_for(std::chrono::microseconds(200));
     }
     // Every worker that may still listen learns that there is nothing more (a worker still
-    // loading its data reads this after its greeting). A lost worker is told too: if it was only
-    // slow, it can still finish and exit.
+    // loading its data reads this after its greeting). A lost worker is not: a blocking send to a
+    // dead process over TCP never returns.
     for (int r = 1; r < ranks; ++r)
-        if (!workers[r].doneSent)
-            send(r, Tag::Done, {});
+        if (!workers[r].doneSent && !workers[r].lost)
+            tell(r, Tag::Done, {});
 }
 
 } // namespace tb::cluster

@@ -6,16 +6,24 @@
 
 #include <QCoreApplication>
 #include <chrono>
+#include <cstdio>
+#include <cstdlib>
 #include <unistd.h>
 
-#ifndef TB_APP_VERSION
-#define TB_APP_VERSION "0.0.0"
-#endif
-#ifndef TB_GIT_HASH
-#define TB_GIT_HASH "unknown"
-#endif
-
 namespace tb::cluster {
+namespace {
+/// Longest a worker waits for rank 0 to take a message before it gives up on the job.
+constexpr double kRootSendSeconds = 60;
+
+/// Rank 0 took nothing for kRootSendSeconds: it is gone, and so is the experiment's database; a
+/// worker left waiting would keep mpirun from ever ending.
+[[noreturn]] void rootGone(int rank)
+{
+    std::fprintf(stderr, "trainbench-cli: rank %d: rank 0 took no message for %.0f s; it is gone, this worker stops\n",
+                 rank, kRootSendSeconds);
+    std::_Exit(1);
+}
+} // namespace
 
 MpiWorkerExecutor::MpiWorkerExecutor(const MpiSession& session, const PluginRegistry& registry)
     : m_session(session), m_registry(registry)
@@ -38,7 +46,8 @@ void MpiWorkerExecutor::heartbeat()
         {
             std::lock_guard lock(m_mpi);
             if (steady_clock::now() - last >= seconds(1)) {
-                send(0, Tag::Heartbeat, {});
+                if (!sendWithin(0, Tag::Heartbeat, {}, kRootSendSeconds))
+                    rootGone(m_session.rank());
                 last = steady_clock::now();
             }
             if (poll(0, int(Tag::Stop))) {
@@ -55,7 +64,8 @@ void MpiWorkerExecutor::heartbeat()
 void MpiWorkerExecutor::sendLocked(int tag, const QByteArray& payload)
 {
     std::lock_guard lock(m_mpi);
-    send(0, Tag(tag), payload);
+    if (!sendWithin(0, Tag(tag), payload, kRootSendSeconds))
+        rootGone(m_session.rank());
 }
 
 std::pair<int, QByteArray> MpiWorkerExecutor::waitFor(std::initializer_list<int> tags)

@@ -256,6 +256,27 @@ bool ExperimentRunner::takeFinishedRuns(int cells, const std::function<int(const
     return true;
 }
 
+CellPlan ExperimentRunner::runPerCell(int count, int atOnce, tbb::task_arena& arena, ExperimentObserver* obs,
+                                      const std::vector<char>& skip, const std::function<RunJob(int)>& jobOf)
+{
+    CellPlan plan;
+    plan.count = count;
+    plan.atOnce = atOnce;
+    plan.arena = &arena;
+    plan.stop = &m_stop;
+    plan.log = m_store;
+    plan.observer = obs;
+    plan.skip = skip;
+    plan.jobOf = jobOf;
+    plan.work = [this, jobOf](int i, RunLog* log, RunObserver* o) {
+        return CellOutput{{Runner(m_registry, log).execute(jobOf(i), m_stop, o)}};
+    };
+    plan.failed = [this, jobOf](int i, RunStatus status, const QString& why, const QList<qint64>& runIds) {
+        return CellOutput{{failedRun(jobOf(i), status, why, runIds.value(0, -1))}};
+    };
+    return plan;
+}
+
 ExperimentResult ExperimentRunner::runLearningCurve(const ExperimentSpec& spec, qint64 experimentId,
                                                     ExperimentObserver* obs)
 {
@@ -317,18 +338,8 @@ ExperimentResult ExperimentRunner::runLearningCurve(const ExperimentSpec& spec, 
 
     tbb::task_arena arena(threads);
     std::atomic<int> done{int(std::count(ran.begin(), ran.end(), 1))};
-    CellPlan plan;
-    plan.count = total;
-    plan.atOnce = 1; // one run at a time with every thread: timings compare across algorithms
-    plan.arena = &arena;
-    plan.stop = &m_stop;
-    plan.log = m_store;
-    plan.observer = obs;
-    plan.skip = ran;
-    plan.jobOf = jobOf;
-    plan.work = [&](int i, RunLog* log, RunObserver* o) {
-        return CellOutput{{Runner(m_registry, log).execute(jobOf(i), m_stop, o)}};
-    };
+    // One run at a time with every thread: timings compare across algorithms.
+    CellPlan plan = runPerCell(total, 1, arena, obs, ran, jobOf);
     plan.done = [&](int i, CellOutput&& out) {
         RunResult rr = out.runs.value(0);
         blameStoreFailure(rr);
@@ -336,9 +347,6 @@ ExperimentResult ExperimentRunner::runLearningCurve(const ExperimentSpec& spec, 
         ran[size_t(i)] = 1;
         if (obs)
             obs->progress(++done, total);
-    };
-    plan.failed = [&](int i, RunStatus status, const QString& why, const QList<qint64>& runIds) {
-        return CellOutput{{failedRun(jobOf(i), status, why, runIds.value(0, -1))}};
     };
     m_executor->run(plan);
 
@@ -813,21 +821,7 @@ ExperimentResult ExperimentRunner::runParamSweep(const ExperimentSpec& spec, qin
     // Cells are claimed in list order by atOnce loops; with the default of one, each cell has the
     // whole arena (timings compare with a learning curve's). Results depend only on each cell's seed.
     tbb::task_arena arena(threads);
-    CellPlan plan;
-    plan.count = total;
-    plan.atOnce = atOnce;
-    plan.arena = &arena;
-    plan.stop = &m_stop;
-    plan.log = m_store;
-    plan.observer = obs;
-    plan.skip = ran;
-    plan.jobOf = jobOf;
-    plan.work = [&](int i, RunLog* log, RunObserver* o) {
-        return CellOutput{{Runner(m_registry, log).execute(jobOf(i), m_stop, o)}};
-    };
-    plan.failed = [&](int i, RunStatus status, const QString& why, const QList<qint64>& runIds) {
-        return CellOutput{{failedRun(jobOf(i), status, why, runIds.value(0, -1))}};
-    };
+    CellPlan plan = runPerCell(total, atOnce, arena, obs, ran, jobOf);
     plan.done = [&](int i, CellOutput&& out) {
         RunResult rr = out.runs.value(0);
         blameStoreFailure(rr);

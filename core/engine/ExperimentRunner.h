@@ -137,6 +137,10 @@ private:
     ExperimentResult runLearningCurve(const ExperimentSpec& spec, qint64 experimentId, ExperimentObserver* obs);
     ExperimentResult runNoiseSweep(const ExperimentSpec& spec, qint64 experimentId, ExperimentObserver* obs);
     ExperimentResult runParamSweep(const ExperimentSpec& spec, qint64 experimentId, ExperimentObserver* obs);
+    /// The plan of an experiment whose cells are one stored run each (learning curves, param
+    /// sweeps): job i run by Runner, failures through failedRun(); the caller adds `done`.
+    CellPlan runPerCell(int count, int atOnce, tbb::task_arena& arena, ExperimentObserver* obs,
+                        const std::vector<char>& skip, const std::function<RunJob(int)>& jobOf);
     /// Cells of a resumed learning curve or param sweep: finished stored runs into @p results
     /// (marked in @p ran) by their cell number (@p cellOf: −1 = not this experiment's), other rows
     /// of those cells deleted. False with @p error when the store cannot be read.

@@ -73,8 +73,11 @@ private:
     static QStringList mpirun(int ranks, bool recovery)
     {
         QStringList a{"--oversubscribe", "-np", QString::number(ranks)};
+        // A job that outlives a worker talks over TCP, as between the nodes of a cluster: a
+        // process killed in the middle of writing to a shared-memory queue can leave it broken
+        // for its readers (docs/cluster.md, "When something goes wrong").
         if (recovery)
-            a << "--enable-recovery";
+            a << "--enable-recovery" << "--mca" << "btl" << "tcp,self" << "--mca" << "btl_tcp_if_include" << "lo";
         return a << QStringLiteral(TB_BIN_DIR "/trainbench-cli");
     }
 

@@ -522,6 +522,37 @@ private Q_SLOTS:
         QCOMPARE(changed.count(), 1);
     }
 
+    void perLayerFactsReadAsTables()
+    {
+        // The block-layer methods' updates per layer (the paper's Table 5) and BPLS's per-layer
+        // solves are lists of records: the details pane shows them as tables, not as JSON.
+        RunRecord r;
+        r.experimentId = m_expA;
+        r.algorithmId = QStringLiteral("bld.b2ld");
+        r.algorithmName = QStringLiteral("B2LD");
+        r.status = RunStatus::Finished;
+        r.started = T0;
+        r.ended = T0.addSecs(2);
+        r.info = {{QStringLiteral("layer_updates"),
+                   QJsonArray{QJsonObject{{"layer", 0}, {"updates", 12}, {"armijo_fallbacks", 3}, {"seconds", 0.123456}},
+                              QJsonObject{{"layer", 1}, {"updates", 7}, {"armijo_fallbacks", 0}, {"closed_form", true}}}},
+                  {QStringLiteral("network"), QStringLiteral("10-50-1")}};
+        const qint64 id = m_store->createRun(r);
+        QVERIFY(m_store->flush());
+        m_browser->refresh();
+        const QString html = treeModel()->indexOfRun(id).data(RunTreeModel::DetailsRole).toString();
+        QVERIFY2(html.contains("<h4>layer_updates</h4><table"), qPrintable(html));
+        // The layer first, then every key of any row (JSON objects keep their keys sorted).
+        QVERIFY2(html.contains("<th>layer</th><th>armijo fallbacks</th><th>seconds</th><th>updates</th><th>closed form</th>"),
+                 qPrintable(html));
+        QVERIFY2(html.contains("<td align='right'>0</td><td align='right'>3</td><td align='right'>0.1235</td>"
+                               "<td align='right'>12</td><td align='right'></td>"),
+                 qPrintable(html));
+        QVERIFY2(html.contains("<td align='right'>yes</td>"), qPrintable(html)); // layer 1's closed form
+        // A fact that is not a list of layers stays in the JSON.
+        QVERIFY(!html.contains("<h4>network</h4>"));
+    }
+
     void writesOfAnotherProcessAppearByThemselves()
     {
         // An MPI job's rank 0 (or any trainbench-cli) writing the open database: its runs show up
