@@ -175,10 +175,9 @@ void dumpFeatures(const Args& args, const tb::data::Dataset& train, const tb::da
         throw std::runtime_error("--params: " + err.toStdString());
     const tb::lsq::LsqConfig c = tb::lsq::LsqConfig::fromParams(*p, tb::lsq::Algorithm::Gls);
     tbb::task_arena(args.threads).execute([&] {
-        tb::lsq::FeatureMap map;
+        tb::train::FeatureMap map;
         Eigen::MatrixXd ztrain, ztest;
-        QJsonObject facts;
-        map.fit(train.x, c.features, args.firstSeed, "feature_count", {}, &facts, ztrain);
+        map.fit(train.x, c.features, args.firstSeed, {}, {}, nullptr, ztrain);
         if (!map.projects())
             ztrain = train.x;
         map.project(test.x, ztest);

@@ -472,6 +472,12 @@ const DatasetPanel::Page& DatasetPanel::page() const
 bool DatasetPanel::isActive(const Page& page, const Field& f) const
 {
     const QString& key = f.param->key;
+    if (key.startsWith(QLatin1String("rf_"))) {
+        // The random-features settings only with random features (DataSource refuses them otherwise).
+        for (const Field& g : page.fields)
+            if (g.param->key == u"random_features")
+                return g.read().toString() != u"none";
+    }
     if (!page.testMode)
         return true;
     const bool fileMode = page.testMode->currentIndex() == 1;
@@ -522,6 +528,8 @@ void DatasetPanel::onUserEdit(const QString& key)
     if (!key.isEmpty()) {
         m_overrides.remove(key); // the user's value replaces the one the editor could not show
         m_edited.insert(key);
+        if (key == u"random_features")
+            updateVisibility(); // its settings' rows appear or hide
     }
     m_debounce->start();
     Q_EMIT changed();

@@ -10,6 +10,7 @@
 #include "LibsvmLoader.h"
 #include "MinMaxScaler.h"
 #include "MvGenerator.h"
+#include "RandomFeatureOption.h"
 #include "Splits.h"
 #include "Standardiser.h"
 #include "TextParsing.h"
@@ -173,6 +174,8 @@ void check(const QJsonObject& spec)
                 problem(QStringLiteral("min_max_scale"), spec.value(QStringLiteral("min_max_scale")),
                         QStringLiteral("give either min_max_scale or %1, not both").arg(QLatin1String(other)));
     }
+    if (const auto [key, message] = RandomFeatureOption::conflict(spec); !key.isEmpty())
+        problem(key, spec.value(key), message);
     if (info->id == u"csv") {
         const QJsonValue target = spec.value(QStringLiteral("target"));
         if (classification && target.isArray() && target.toArray().size() != 1)
@@ -618,6 +621,8 @@ QString DataSource::describe(const QJsonObject& spec)
         text += QStringLiteral(", targets standardised");
     if (spec.value(QStringLiteral("min_max_scale")).toBool())
         text += QStringLiteral(", min-max scaled");
+    if (RandomFeatureOption::enabled(spec))
+        text += QStringLiteral(", ") + RandomFeatureOption::describe(spec);
     return text;
 }
 
@@ -723,6 +728,8 @@ DatasetPair DataSource::load(const QJsonObject& spec, const QString& baseDir, co
             d->description += QStringLiteral(", min-max scaled");
         }
     }
+    // Last: the features see the inputs the scaling options produced (as a trainer would).
+    RandomFeatureOption::apply(p, spec, seed);
     p.warnings = warnings(p);
     return p;
 }

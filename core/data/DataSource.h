@@ -30,7 +30,9 @@ struct DataOverrides {
 /// of "test_file" or "test_fraction"; a csv "target" is required unless "target_file" holds
 /// the targets, and then a "test_file" needs its "test_target_file"; classification takes one
 /// target column; "standardise_targets" and "min_max_scale" are for regression only, and
-/// "min_max_scale" excludes both standardisations. Relative paths resolve against
+/// "min_max_scale" excludes both standardisations; the rf_* keys need "random_features"
+/// (RandomFeatureOption: seeded random features of the inputs, fitted on the training rows,
+/// applied last). Relative paths resolve against
 /// the experiment file's folder. Memory for generated sets is checked before it is allocated
 /// (MemoryBudget). All functions are reentrant.
 class DataSource {

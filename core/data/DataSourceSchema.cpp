@@ -178,6 +178,46 @@ const QString kMinMaxHelp = QStringLiteral(
 const QString kTestFractionHelp =
     QStringLiteral("Share of the rows held out as the test set, drawn with the seed.");
 
+// The random-features option (RandomFeatureOption): the lsq plugin's generator GEN as a data
+// step, so that any trainer sees the features lsq fits. Same ranges and defaults as lsq's
+// parameters, except the count (lsq: 4000) and the median sample's upper bound.
+QList<DataParam> randomFeatureParams()
+{
+    QList<DataParam> out;
+    out << choice(QStringLiteral("random_features"), QStringLiteral("Random features"),
+                  {"none", "gaussian_cos", "gaussian_cos_sin", "laplace_cos", "random_logit", "raw_subset"},
+                  {"none (the inputs)", "Gaussian kernel: cos(ωᵀx + b)", "Gaussian kernel: cos/sin pairs",
+                   "Laplace kernel: cos(ωᵀx + b)", "random logits: sigmoid(ωᵀx + b)", "a random subset of the inputs"},
+                  QStringLiteral("none"),
+                  QStringLiteral("Replace every row's inputs by seeded random features, after the scaling options and "
+                                 "fitted on the training rows only (optional PCA, then the bandwidth by the median "
+                                 "trick): the generator of the lsq plugin, bit for bit (lsq.gls's features for the "
+                                 "same settings with seed = rf_seed), so any trainer can be given them. none: the "
+                                 "inputs as they are."));
+    out << integer(QStringLiteral("rf_count"), QStringLiteral("Random features p"), 1, 10000000, 1000,
+                   QStringLiteral("Number of random features (gaussian_cos_sin: even; raw_subset: at most the "
+                                  "(projected) inputs); memory (train + test rows) × p doubles is checked first."));
+    out << choice(QStringLiteral("rf_bandwidth_rule"), QStringLiteral("Bandwidth rule"), {"median", "fixed"},
+                  {"× median distance", "fixed σ"}, QStringLiteral("median"),
+                  QStringLiteral("median: σ = rf_bandwidth × the median pairwise distance of rf_median_sample seeded "
+                                 "training rows (after the PCA); fixed: σ = rf_bandwidth."));
+    out << real(QStringLiteral("rf_bandwidth"), QStringLiteral("Bandwidth"), 0, 1e6, true, 1.0,
+                QStringLiteral("Kernel bandwidth σ of the features, or its multiple of the median distance "
+                               "(rf_bandwidth_rule)."));
+    out << integer(QStringLiteral("rf_median_sample"), QStringLiteral("Median-trick rows"), 2, 20000, 2000,
+                   QStringLiteral("Training rows sampled (seeded, without replacement) for the median trick."));
+    out << integer(QStringLiteral("rf_pca"), QStringLiteral("PCA dimensions"), 0, 100000, 0,
+                   QStringLiteral("Project the inputs on their first principal components (of the training rows) "
+                                  "before the features; 0 = no projection; at most the number of inputs."));
+    out << boolean(QStringLiteral("rf_pca_center"), QStringLiteral("Centred PCA"), false,
+                   QStringLiteral("Subtract the training mean before the PCA (lsq's default: no)."));
+    out << absent(make(QStringLiteral("rf_seed"), QStringLiteral("Feature seed"), DataParam::Kind::Seed,
+                       QStringLiteral("Seed of the features (and of the median-trick sample); absent: the data set's "
+                                      "seed. lsq generates the same features when its run seed equals it.")),
+                  QStringLiteral("the data set's seed"));
+    return out;
+}
+
 QList<DataParam> common(bool regression)
 {
     QList<DataParam> out;
@@ -194,6 +234,7 @@ QList<DataParam> common(bool regression)
     }
     out << absent(make(QStringLiteral("seed"), QStringLiteral("Seed"), DataParam::Kind::Seed, kSeedHelp),
                   QStringLiteral("the experiment's seed"));
+    out << randomFeatureParams();
     return out;
 }
 

@@ -52,7 +52,7 @@ void CalibratedTrainer::train(const DatasetView& data, const Eigen::Ref<const Ei
     const double designBytes = design.storedBytes() + (m_map.projects() ? 8.0 * double(z.size()) : 0.0);
     noteMemory(designBytes);
     // (18) is a least-squares step: identity link, L = 1, one factorisation for every iteration.
-    GlsSettings s = glsSettings(Link::Identity, 1, deriveSeed(ctx.seed(), FeatureMap::kSigmaStream));
+    GlsSettings s = glsSettings(Link::Identity, 1, deriveSeed(ctx.seed(), train::FeatureMap::kSigmaStream));
     s.lipschitz = 1.0;
     s.acceleration = false;
     s.sigmaRows = 0;

@@ -36,7 +36,7 @@ void GlsTrainer::train(const DatasetView& data, const Eigen::Ref<const Eigen::Ma
     // The inputs count only when they are our PCA projection (else they are the host's data).
     const double designBytes = design.storedBytes() + (m_map.projects() ? 8.0 * double(z.size()) : 0.0);
     noteMemory(designBytes);
-    GlsSettings s = glsSettings(m_link, m_config.iterations, deriveSeed(ctx.seed(), FeatureMap::kSigmaStream));
+    GlsSettings s = glsSettings(m_link, m_config.iterations, deriveSeed(ctx.seed(), train::FeatureMap::kSigmaStream));
     s.spectrum = m_config.recordSpectrum;
     const QString linkName = m_link == Link::Softmax ? QStringLiteral("softmax") : QStringLiteral("identity");
     GlsSolver solver;

@@ -6,6 +6,7 @@
 #include <trainbench/ParamSchema.h>
 
 #include <DesignMatrix.h>
+#include <FeatureMap.h>
 #include <RandomFeatures.h>
 
 #include <QVariantMap>
@@ -32,22 +33,12 @@ enum class Flavour {
     Calibrated ///< least squares of Y on [block, G(Ŷ)]: the previous predictions as extra features
 };
 
-/// How the bandwidth σ of the Gaussian / Laplace features is chosen.
-enum class BandwidthRule {
-    Median, ///< σ = bandwidth × the median pairwise distance of a seeded sample of rows
-    Fixed   ///< σ = bandwidth
-};
+using train::BandwidthRule;
 
-/// The feature generator GEN, shared by the three algorithms.
-struct FeatureConfig {
-    bool raw = true;                          ///< the (projected) inputs themselves, no generator
-    train::FeatureKind kind = train::FeatureKind::GaussianCos;
-    Eigen::Index count = 1000;                ///< features (GLS, calibrated) or per block (stagewise)
-    BandwidthRule bandwidthRule = BandwidthRule::Median;
-    double bandwidth = 1.0;                   ///< > 0; a multiple of the median distance or σ itself
-    Eigen::Index medianSample = 2000;         ///< rows sampled for the median trick
-    Eigen::Index pca = 0;                     ///< principal components kept first; 0 = none
-    bool pcaCenter = false;                   ///< centre before the PCA (the authors' demo: no)
+/// The feature generator GEN, shared by the three algorithms: the settings of the shared
+/// tb::train::FeatureMap (count: features of GLS and calibrated, per block for stagewise) and
+/// the plugin's own bias feature.
+struct FeatureConfig : train::FeatureMapConfig {
     bool bias = true;                         ///< a constant-1 feature (never penalised by the ridge)
 };
 

@@ -75,8 +75,19 @@ void LsqTrainer::fit(const DatasetView& data, RunContext& ctx)
 
     Eigen::MatrixXd projected;
     const double pcaBytes = 3.0 * 8.0 * double(data.inputs()) * double(data.inputs());
-    if (!m_map.fit(data.x, m_config.features, ctx.seed(), countKey(), ctx.stopToken(), &m_facts, projected))
+    train::FeatureMapKeys keys;
+    keys.count = countKey();
+    train::FeatureMapFit found;
+    if (!m_map.fit(data.x, m_config.features, ctx.seed(), keys, ctx.stopToken(), &found, projected))
         return;
+    if (found.pcaDimensions > 0)
+        m_facts.insert("pca", QJsonObject{{"dimensions", qint64(found.pcaDimensions)},
+                                          {"centred", found.pcaCentred},
+                                          {"variance_kept", found.varianceKept}});
+    if (found.hasMedian)
+        m_facts.insert("median_distance", found.medianDistance);
+    if (found.hasBandwidth)
+        m_facts.insert("bandwidth", found.bandwidth);
     if (m_map.projects())
         noteMemory(pcaBytes + 8.0 * double(projected.size()));
     if (m_map.projects())

@@ -3,11 +3,11 @@
 /// What the three Least Squares Revisited trainers share: input checks, the feature map, the
 /// designs built from it, prediction in fixed row blocks, memory accounting and cost prediction.
 
-#include "FeatureMap.h"
 #include "GlsSolver.h"
 #include "LsqConfig.h"
 
 #include <DesignMatrix.h>
+#include <FeatureMap.h>
 #include <RandomFeatures.h>
 
 #include <trainbench/Trainbench.h>
@@ -43,7 +43,7 @@ public:
     QJsonObject predictCost(const ProblemShape& shape) const final;
 
     const LsqConfig& config() const { return m_config; }
-    const FeatureMap& featureMap() const { return m_map; }
+    const train::FeatureMap& featureMap() const { return m_map; }
     /// The peak of the trainer's own accounting of its large buffers during the last fit()
     /// (recorded as the fact "working_memory_bytes").
     double workingMemoryBytes() const { return m_peakBytes; }
@@ -106,7 +106,7 @@ protected:
     void reportSolve(const GlsReport& report, const QString& what, RunContext& ctx, QJsonObject* fact) const;
 
     LsqConfig m_config;
-    FeatureMap m_map;
+    train::FeatureMap m_map;
     QJsonObject m_facts;     ///< facts of the feature map, recorded with the first checkpoint
     bool m_classification = false;
 

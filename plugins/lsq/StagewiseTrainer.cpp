@@ -58,7 +58,7 @@ void StagewiseTrainer::train(const DatasetView& data, const Eigen::Ref<const Eig
         train::DesignMatrix design = makeDesign(z, &map, e > 0 ? &extra : nullptr, stop);
         if (design.stopped())
             return;
-        GlsSettings s = glsSettings(link, inner, deriveSeed(ctx.seed(), FeatureMap::kSigmaStream + 1000 * std::uint64_t(t)));
+        GlsSettings s = glsSettings(link, inner, deriveSeed(ctx.seed(), train::FeatureMap::kSigmaStream + 1000 * std::uint64_t(t)));
         s.spectrum = m_config.recordSpectrum && t == 0;
         // linear: the residual Y − Ŷ through the offset; logistic: the running logits; calibrated:
         // Ŷ enters as features instead.

@@ -1,4 +1,5 @@
 // DatasetPanel: spec round trips per source, the off-thread preview, errors in the red label.
+#include "DataSource.h"
 #include "DataSourceSchema.h"
 #include "DatasetPanel.h"
 #include "DatasetPreview.h"
@@ -225,11 +226,40 @@ private Q_SLOTS:
             for (const data::DataParam& p : info.params) {
                 if (auto* mode = qobject_cast<QComboBox*>(panel.editor("test_mode"))) // sources with both
                     mode->setCurrentIndex(p.key == u"test_file" || p.key == u"test_target_file" ? 1 : 0);
+                if (p.key.startsWith(QLatin1String("rf_"))) // shown with random features only
+                    qobject_cast<QComboBox*>(panel.editor("random_features"))->setCurrentIndex(1);
                 QWidget* e = panel.editor(p.key);
                 QVERIFY2(e, qPrintable(info.id + "." + p.key));
                 QCOMPARE(e->toolTip(), p.help);
             }
         }
+    }
+
+    void randomFeaturesFromTheForm()
+    {
+        // The option's settings appear once a generator is chosen, reach the spec, and the
+        // preview shows the mapped shape; back to "none", they leave the spec again.
+        DatasetPanel panel;
+        panel.setSpec(QJsonObject{{"source", "moons"}, {"samples", 200}});
+        QVERIFY(!panel.editor("rf_count")); // hidden without random features
+        auto* kind = qobject_cast<QComboBox*>(panel.editor("random_features"));
+        QVERIFY(kind);
+        kind->setCurrentIndex(kind->findData("gaussian_cos"));
+        auto* count = qobject_cast<QSpinBox*>(panel.editor("rf_count"));
+        QVERIFY(count);
+        QVERIFY(count->isVisibleTo(&panel));
+        count->setValue(24);
+        QJsonObject spec = panel.spec();
+        QCOMPARE(spec.value("random_features").toString(), QString("gaussian_cos"));
+        QCOMPARE(spec.value("rf_count").toInt(), 24);
+        QVERIFY2(data::DataSource::validate(spec).isEmpty(), qPrintable(data::DataSource::validate(spec)));
+        QVERIFY(waitForPreview(panel));
+        QCOMPARE(panel.lastError(), QString());
+        QCOMPARE(panel.preview()->summary().inputs, 24);
+        kind->setCurrentIndex(kind->findData("none"));
+        spec = panel.spec();
+        QVERIFY(!spec.contains("rf_count"));
+        QVERIFY2(data::DataSource::validate(spec).isEmpty(), qPrintable(data::DataSource::validate(spec)));
     }
 
     void csvOptionsWithTheFirstRowsOfTheFile()

@@ -11,6 +11,9 @@
 #include <LeastSquares.h>
 #include <Metrics.h>
 
+#include <DataSource.h>
+#include <RandomFeatureOption.h>
+
 #include <trainbench/testing/TestRunContext.h>
 
 #include <Eigen/Cholesky>
@@ -405,6 +408,63 @@ private Q_SLOTS:
         const QString err = fitError(*five, d);
         QVERIFY2(err.contains("\"pca\"") && err.contains("5") && err.contains("4 inputs"), qPrintable(err));
     }
+    void dataSetOptionGivesLsqsOwnFeatures_data()
+    {
+        QTest::addColumn<QString>("features");
+        QTest::addColumn<int>("count");
+        QTest::addColumn<int>("pca");
+        QTest::newRow("gaussian_cos, PCA 5") << "gaussian_cos" << 40 << 5;
+        QTest::newRow("gaussian_cos_sin") << "gaussian_cos_sin" << 30 << 0;
+        QTest::newRow("random_logit, PCA 3") << "random_logit" << 20 << 3;
+    }
+    void dataSetOptionGivesLsqsOwnFeatures()
+    {
+        // The data sets' random_features option (issue 16) and lsq.gls generating its features
+        // itself, same settings, feature seed = lsq's run seed: the same bits (one
+        // implementation, tb::train::FeatureMap), so a trainer handed the mapped data (here
+        // lsq.gls with features = raw) fits the very model lsq fits on its own features.
+        QFETCH(QString, features);
+        QFETCH(int, count);
+        QFETCH(int, pca);
+        const std::uint64_t seed = 77;
+        const QJsonObject plainSpec{{"source", "friedman1"}, {"samples", 600}, {"seed", 4}};
+        QJsonObject spec = plainSpec;
+        spec.insert("random_features", features);
+        spec.insert("rf_count", count);
+        spec.insert("rf_pca", pca);
+        spec.insert("rf_bandwidth", 0.8);
+        spec.insert("rf_seed", QString::number(seed));
+        const data::DatasetPair plain = data::DataSource::load(plainSpec, {});
+        const data::DatasetPair mapped = data::DataSource::load(spec, {});
+        const QVariantMap common{{"iterations", 1}, {"precision", "double"}};
+        QVariantMap own = common;
+        own.insert({{"features", features}, {"feature_count", count}, {"pca", pca}, {"bandwidth", 0.8}});
+        auto generating = make<GlsTrainer>(Algorithm::Gls, own);
+        QVariantMap raw = common;
+        raw.insert("features", "raw");
+        auto handed = make<GlsTrainer>(Algorithm::Gls, raw);
+        const Data a{plain.train.x, plain.train.y, Task::Regression};
+        const Data b{mapped.train.x, mapped.train.y, Task::Regression};
+        // With a PCA, bit-identity needs lsq's fit on the option's thread count (the Gram's parts).
+        testing::TestRunContext c1(seed, 2), c2(seed, 2);
+        fitIn(*generating, a, c1, data::RandomFeatureOption::kFitThreads);
+        fitIn(*handed, b, c2);
+        // The features lsq.gls generated (GlsTrainer's design: block 0 of its map on the
+        // projected rows), bit for bit.
+        const train::FeatureMap& map = generating->featureMap();
+        Eigen::MatrixXd z = plain.train.x, f;
+        if (map.projects())
+            map.project(plain.train.x, z);
+        map.block(0, count).transform(z, f);
+        QCOMPARE(f.rows(), mapped.train.x.rows());
+        QCOMPARE(f.cols(), mapped.train.x.cols());
+        QVERIFY(std::memcmp(f.data(), mapped.train.x.data(), sizeof(double) * std::size_t(f.size())) == 0);
+        // Same design, same seed: the same solve, hence the same test predictions (exactly).
+        const Eigen::MatrixXd p1 = predictIn(*generating, plain.test.x), p2 = predictIn(*handed, mapped.test.x);
+        QCOMPARE(p1.rows(), p2.rows());
+        QVERIFY2(p1 == p2, qPrintable(QString::number((p1 - p2).cwiseAbs().maxCoeff(), 'g', 3)));
+    }
+
     void sameSeedSameBitsOtherSeedOtherFeatures()
     {
         const Data d = circles(800, 16);

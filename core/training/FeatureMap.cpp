@@ -1,11 +1,11 @@
 #include "FeatureMap.h"
 
-#include <DesignMatrix.h>
+#include "DesignMatrix.h"
+
 #include <LeastSquares.h>
 
 #include <trainbench/Seeds.h>
 
-#include <QJsonArray>
 #include <tbb/blocked_range.h>
 #include <tbb/parallel_for.h>
 
@@ -13,11 +13,12 @@
 #include <cmath>
 #include <stdexcept>
 
-namespace tb::lsq {
+namespace tb::train {
 
-bool FeatureMap::fit(const Eigen::Ref<const Eigen::MatrixXd>& x, const FeatureConfig& config, std::uint64_t seed,
-                     const std::string& countKey, StopToken stop, QJsonObject* facts, Eigen::MatrixXd& projected)
+bool FeatureMap::fit(const Eigen::Ref<const Eigen::MatrixXd>& x, const FeatureMapConfig& config, std::uint64_t seed,
+                     const FeatureMapKeys& keys, StopToken stop, FeatureMapFit* info, Eigen::MatrixXd& projected)
 {
+    FeatureMapFit found;
     projected.resize(0, 0);
     m_config = config;
     m_seed = seed;
@@ -28,11 +29,11 @@ bool FeatureMap::fit(const Eigen::Ref<const Eigen::MatrixXd>& x, const FeatureCo
     m_bandwidth = 1.0;
     const Eigen::Index n = x.rows(), d = x.cols();
     if (config.pca > d)
-        throw std::invalid_argument("lsq: parameter \"pca\" asks for " + std::to_string(config.pca) +
-                                    " principal components but the data have " + std::to_string(d) + " inputs");
+        throw FeatureMapError(keys.pca, keys.name(keys.pca) + " asks for " + std::to_string(config.pca) +
+                                            " principal components but the data have " + std::to_string(d) + " inputs");
     if (config.pca > 0) {
         // The second moment XᵀX/n (minus μμᵀ when centred): one parallel, stoppable Gram.
-        train::DesignMatrix design(x, train::Precision::Double, false, false);
+        DesignMatrix design(x, Precision::Double, false, false);
         design.setStopToken(stop);
         Eigen::MatrixXd c = design.gram(false);
         if (design.stopped())
@@ -58,49 +59,52 @@ bool FeatureMap::fit(const Eigen::Ref<const Eigen::MatrixXd>& x, const FeatureCo
             m_shift = m_mean.transpose() * m_basis;
         const double total = eig->values.cwiseMax(0.0).sum();
         const double kept = eig->values.tail(q).cwiseMax(0.0).sum();
-        if (facts)
-            facts->insert("pca", QJsonObject{{"dimensions", qint64(q)},
-                                             {"centred", config.pcaCenter},
-                                             {"variance_kept", total > 0 ? kept / total : 1.0}});
+        found.pcaDimensions = q;
+        found.pcaCentred = config.pcaCenter;
+        found.varianceKept = total > 0 ? kept / total : 1.0;
         if (!project(x, projected, stop))
             return false;
     }
+    if (info)
+        *info = found;
     if (config.raw)
         return true;
     const Eigen::Index q = projectedInputs();
-    if (config.kind == train::FeatureKind::RawSubset) {
+    if (config.kind == FeatureKind::RawSubset) {
         if (config.count > q)
-            throw std::invalid_argument("lsq: parameter \"" + countKey + "\" (" + std::to_string(config.count) +
-                                        ") exceeds the " + std::to_string(q) +
-                                        (projects() ? " principal components" : " inputs") +
-                                        " that features = raw_subset draws from");
+            throw FeatureMapError(keys.count, keys.name(keys.count) + " (" + std::to_string(config.count) +
+                                                  ") exceeds the " + std::to_string(q) +
+                                                  (projects() ? " principal components" : " inputs") +
+                                                  " that raw_subset features draw from");
         return true;
     }
     if (config.bandwidthRule == BandwidthRule::Fixed) {
         m_bandwidth = config.bandwidth;
     } else {
         // Distances between projected rows: the distances the features see.
-        const double median = projects() ? train::medianDistance(projected, config.medianSample,
-                                                                 deriveSeed(seed, kMedianStream))
-                                         : train::medianDistance(x, config.medianSample, deriveSeed(seed, kMedianStream));
+        const double median = projects() ? medianDistance(projected, config.medianSample, deriveSeed(seed, kMedianStream))
+                                         : medianDistance(x, config.medianSample, deriveSeed(seed, kMedianStream));
         if (!(median > 0))
-            throw std::invalid_argument("lsq: parameter \"bandwidth_rule\" = median: the median pairwise distance of "
-                                        "the sampled training rows is 0 (they are all equal); use bandwidth_rule = "
-                                        "fixed");
+            throw FeatureMapError(keys.bandwidthRule,
+                                  keys.name(keys.bandwidthRule) +
+                                      " = median: the median pairwise distance of the sampled training rows is 0 "
+                                      "(they are all equal); use " + keys.bandwidthRule + " = fixed");
         m_bandwidth = config.bandwidth * median;
-        if (facts)
-            facts->insert("median_distance", median);
+        found.hasMedian = true;
+        found.medianDistance = median;
     }
-    if (facts)
-        facts->insert("bandwidth", m_bandwidth);
+    found.hasBandwidth = true;
+    found.bandwidth = m_bandwidth;
+    if (info)
+        *info = found;
     return true;
 }
 
 bool FeatureMap::project(const Eigen::Ref<const Eigen::MatrixXd>& x, Eigen::MatrixXd& z, StopToken stop) const
 {
     if (x.cols() != m_inputs)
-        throw std::invalid_argument("lsq: the data have " + std::to_string(x.cols()) + " inputs, the model was fitted "
-                                    "on " + std::to_string(m_inputs));
+        throw std::invalid_argument("feature map: the data have " + std::to_string(x.cols()) +
+                                    " inputs, the map was fitted on " + std::to_string(m_inputs));
     if (!projects()) {
         z = x;
         return true;
@@ -125,9 +129,9 @@ bool FeatureMap::project(const Eigen::Ref<const Eigen::MatrixXd>& x, Eigen::Matr
     return !stopped;
 }
 
-train::RandomFeatures FeatureMap::block(Eigen::Index b, Eigen::Index count) const
+RandomFeatures FeatureMap::block(Eigen::Index b, Eigen::Index count) const
 {
-    train::RandomFeatures f;
+    RandomFeatures f;
     f.kind = m_config.kind;
     f.inputs = projectedInputs();
     f.count = count;
@@ -137,4 +141,19 @@ train::RandomFeatures FeatureMap::block(Eigen::Index b, Eigen::Index count) cons
     return f;
 }
 
-} // namespace tb::lsq
+bool FeatureMap::features(const Eigen::Ref<const Eigen::MatrixXd>& x, Eigen::MatrixXd& out, StopToken stop) const
+{
+    if (m_config.raw)
+        return project(x, out, stop);
+    if (!projects()) {
+        if (x.cols() != m_inputs)
+            return project(x, out, stop); // throws the shape message
+        return block(0, m_config.count).transform(x, out, stop);
+    }
+    Eigen::MatrixXd z;
+    if (!project(x, z, stop))
+        return false;
+    return block(0, m_config.count).transform(z, out, stop);
+}
+
+} // namespace tb::train
