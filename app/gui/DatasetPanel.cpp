@@ -277,6 +277,11 @@ DatasetPanel::Field DatasetPanel::makeField(const DataParam& p, QWidget* parent)
         auto* e = new QComboBox(parent);
         for (qsizetype i = 0; i < p.choices.size(); ++i)
             e->addItem(p.choiceLabels.value(i, p.choices[i]), p.choices[i]);
+        // As wide as the dock allows, not as its longest label: a long label would push the
+        // field below its row's label (the form wraps long rows), out of sight in a narrow dock.
+        // The list shows the whole labels.
+        e->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+        e->setMinimumContentsLength(10);
         f.editor = f.row = e;
         f.read = [e] { return QJsonValue(e->currentData().toString()); };
         f.write = [e](const QJsonValue& v) {
