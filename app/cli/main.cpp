@@ -35,6 +35,7 @@
 
 #include <atomic>
 #include <csignal>
+#include <numeric>
 #include <cstdio>
 #include <tbb/task_arena.h>
 #include <unistd.h>
@@ -416,9 +417,9 @@ int runMpi(tb::ExperimentSpec& spec, const tb::PluginRegistry& reg, const QComma
     if (const int failed = openForRun(spec, p, waitMs, store, resumeId); failed != Ok)
         return failed;
     const int code = runSpec(spec, reg, store.get(), p, mpi.size() > 1 ? &root : nullptr, resumeId);
-    if (mpi.size() > 1) {
+    const QList<int> cells = root.cellsPerRank();
+    if (std::accumulate(cells.begin(), cells.end(), 0) > 0) { // not after an experiment that never started
         QStringList perRank;
-        const QList<int> cells = root.cellsPerRank();
         for (int r = 1; r < cells.size(); ++r)
             perRank << QString::number(cells[r]);
         out() << "cells per worker rank: " << perRank.join(", ") << "\n";

@@ -44,10 +44,7 @@ B2ldTrainer::~B2ldTrainer() = default;
 
 QJsonArray B2ldTrainer::layerUpdates() const
 {
-    QJsonArray a;
-    for (std::size_t l = 0; l < m_stats.size(); ++l)
-        a.append(m_stats[l].toJson(int(l)));
-    return a;
+    return layerUpdatesJson(m_stats);
 }
 
 void B2ldTrainer::fit(const DatasetView& data, RunContext& ctx)

@@ -27,10 +27,7 @@ IncrementalTrainer::IncrementalTrainer(BldConfig config)
 
 QJsonArray IncrementalTrainer::layerUpdates() const
 {
-    QJsonArray a;
-    for (std::size_t l = 0; l < m_stats.size(); ++l)
-        a.append(m_stats[l].toJson(int(l)));
-    return a;
+    return layerUpdatesJson(m_stats);
 }
 
 void IncrementalTrainer::fit(const DatasetView& data, RunContext& ctx)

@@ -3,7 +3,10 @@
 /// What a block-layer method did to one layer: the per-layer diagnostics recorded with a run
 /// (the paper's Table 5 counts "updates per layer").
 
+#include <QJsonArray>
 #include <QJsonObject>
+
+#include <vector>
 
 namespace tb::bld {
 
@@ -44,5 +47,14 @@ struct LayerStats {
                            {"relative_decrease", relativeDecrease}};
     }
 };
+
+/// Every layer's counters, layer 0 first, as the fact "layer_updates".
+inline QJsonArray layerUpdatesJson(const std::vector<LayerStats>& stats)
+{
+    QJsonArray a;
+    for (std::size_t l = 0; l < stats.size(); ++l)
+        a.append(stats[l].toJson(int(l)));
+    return a;
+}
 
 } // namespace tb::bld
