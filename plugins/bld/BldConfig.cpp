@@ -165,9 +165,10 @@ ParamSchema BldConfig::schema(Algorithm a)
         s.add(ParamSpec::integer("iterations", QStringLiteral("Iterations"), 10000, 1, 100000000,
                                  QStringLiteral("Most L-BFGS iterations (epoch = iterations done).")));
         addBatchParams(s);
-        s.add(ParamSpec::integer("decrease_window", QStringLiteral("Decrease window"), 30, 1, 1000000,
-                                 QStringLiteral("Criterion ii compares f now with f this many iterations ago (the "
-                                                "paper checked its criteria every 30 L-BFGS iterations).")));
+        s.add(ParamSpec::integer("decrease_window", QStringLiteral("Decrease window"), 1, 1, 1000000,
+                                 QStringLiteral("Criterion ii compares f now with f this many iterations ago: 1 = "
+                                                "the paper's criterion as printed, f(wᵏ) − f(wᵏ⁺¹) per iteration "
+                                                "(scipy's ftol test); larger windows let L-BFGS cross flat regions.")));
         s.add(ParamSpec::integer("checkpoint_every", QStringLiteral("Checkpoint every"), 1, 1, 1000000,
                                  QStringLiteral("Iterations between checkpoints.")));
         break;

@@ -77,7 +77,7 @@ struct BldConfig {
 
     // L-BFGS baseline.
     int iterations = 10000;
-    int decreaseWindow = 30;         ///< criterion ii is checked over this many iterations
+    int decreaseWindow = 1;          ///< criterion ii is checked over this many iterations
     int checkpointEvery = 1;         ///< iterations between checkpoints
 
     // BLInG and IG.

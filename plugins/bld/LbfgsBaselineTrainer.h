@@ -14,7 +14,7 @@ namespace tb::bld {
 /// Minimises f(w) = (1/P)Σ‖y − net(x)‖² + ρ‖w‖² over every weight with the toolkit's
 /// LbfgsDriver (LBFGS++ line searches). Ends when ‖∇f‖₂ ≤ gradient_tolerance (criterion i),
 /// when f decreased by at most relative_decrease·max(f, 1) over the last decrease_window
-/// iterations (criterion ii; the paper checked its criteria every 30 iterations), at the
+/// iterations (criterion ii; the paper's, per iteration, is window 1, the default), at the
 /// time limit (checked after every iteration), after `iterations` iterations, or when the
 /// line search cannot decrease f any more (the last accepted point is kept; recorded as
 /// "line_search"). A checkpoint follows every checkpoint_every iterations (epoch =

@@ -47,7 +47,21 @@ private Q_SLOTS:
     {
         const auto p = bldtest::teacher(400, 4, 1, 2);
         {
+            // The paper's criteria by default: criterion ii on every iteration's own decrease.
             LbfgsBaselineTrainer t(bldtest::config(Algorithm::Lbfgs, {{"hidden", QVariantList{8}}}));
+            TestRunContext ctx;
+            fitIn(t, p.x, p.y, ctx);
+            const QString why = t.endReason();
+            QVERIFY2(why == "relative decrease" || why == "gradient", qPrintable(why));
+            const auto& cps = ctx.checkpoints;
+            for (std::size_t i = 1; i + 1 < cps.size(); ++i)
+                QVERIFY((cps[i - 1].loss - cps[i].loss) / std::max(cps[i - 1].loss, 1.0) > 1e-4);
+            if (why == "relative decrease")
+                QVERIFY((cps[cps.size() - 2].loss - cps.back().loss) / std::max(cps[cps.size() - 2].loss, 1.0) <= 1e-4);
+        }
+        {
+            LbfgsBaselineTrainer t(
+                bldtest::config(Algorithm::Lbfgs, {{"hidden", QVariantList{8}}, {"decrease_window", 30}}));
             TestRunContext ctx;
             fitIn(t, p.x, p.y, ctx);
             // Every iteration a checkpoint (checkpoint_every 1), the objective decreasing.
