@@ -15,6 +15,15 @@
 #include <stdexcept>
 #include <vector>
 
+#if defined(TB_HAVE_LIBMVEC) && defined(__AVX2__) && defined(__FMA__)
+#include <immintrin.h>
+// glibc's vector maths library (libmvec, part of libc6): cos and sin of four doubles, ≤ 4 ulp.
+// Eigen 3.4 has no vectorised cos for double, and the scalar cos was 40 % of a stagewise run.
+extern "C" __m256d _ZGVdN4v_cos(__m256d);
+extern "C" __m256d _ZGVdN4v_sin(__m256d);
+#define TB_LIBMVEC 1
+#endif
+
 namespace tb::train {
 namespace {
 
@@ -22,6 +31,31 @@ constexpr double kPi = 3.14159265358979323846;
 // Rows per task of transform(): large enough for an efficient product, small enough that the
 // stop token is polled every few milliseconds.
 constexpr Eigen::Index kRowBlock = 512;
+
+enum class Trig { Cos, Sin };
+
+// y[i] = s·cos(x[i]) (or sin) for n contiguous values. Every value, the last few included, goes
+// through the same vector routine (the tail padded), so a feature's bits do not depend on where
+// its row falls in a block: blocks, single rows and any thread count agree bit for bit.
+void scaledTrig(Trig t, const double* x, double* y, Eigen::Index n, double s)
+{
+#ifdef TB_LIBMVEC
+    const __m256d vs = _mm256_set1_pd(s);
+    auto f = [t](__m256d v) { return t == Trig::Cos ? _ZGVdN4v_cos(v) : _ZGVdN4v_sin(v); };
+    Eigen::Index i = 0;
+    for (; i + 4 <= n; i += 4)
+        _mm256_storeu_pd(y + i, _mm256_mul_pd(vs, f(_mm256_loadu_pd(x + i))));
+    if (i < n) {
+        alignas(32) double in[4] = {0, 0, 0, 0}, out[4];
+        std::copy(x + i, x + n, in);
+        _mm256_store_pd(out, _mm256_mul_pd(vs, f(_mm256_load_pd(in))));
+        std::copy(out, out + (n - i), y + i);
+    }
+#else
+    for (Eigen::Index i = 0; i < n; ++i)
+        y[i] = s * (t == Trig::Cos ? std::cos(x[i]) : std::sin(x[i]));
+#endif
+}
 
 // Uniform in [0, 1) from the top 53 bits (platform-independent).
 double uniform01(std::mt19937_64& g)
@@ -200,8 +234,8 @@ bool RandomFeatures::apply(const Eigen::Ref<const Eigen::MatrixXd>& x, const Eig
             p.noalias() = x.middleRows(r0, m) * omega;
             if (pairs) {
                 for (Eigen::Index k = 0; k < omega.cols(); ++k) {
-                    dst.col(2 * k) = s * p.col(k).array().cos();
-                    dst.col(2 * k + 1) = s * p.col(k).array().sin();
+                    scaledTrig(Trig::Cos, p.col(k).data(), dst.col(2 * k).data(), m, s);
+                    scaledTrig(Trig::Sin, p.col(k).data(), dst.col(2 * k + 1).data(), m, s);
                 }
                 continue;
             }
@@ -209,7 +243,8 @@ bool RandomFeatures::apply(const Eigen::Ref<const Eigen::MatrixXd>& x, const Eig
             if (kind == FeatureKind::RandomLogit)
                 dst = (1.0 / (1.0 + (-p.array()).exp())).matrix();
             else
-                dst = (s * p.array().cos()).matrix();
+                for (Eigen::Index j = 0; j < n; ++j)
+                    scaledTrig(Trig::Cos, p.col(j).data(), dst.col(j).data(), m, s);
         }
     });
     return !stopped;
