@@ -14,7 +14,7 @@ double CalibratedTrainer::modelBytes() const
 {
     double b = m_map.bytes() + (m_config.features.raw ? 0.0 : 8.0);
     for (const Step& s : m_steps)
-        b += 8.0 * double(s.w.size() + s.calibration.size());
+        b += 8.0 * double(s.w.size() + s.calibration.size() + s.low.size() + s.high.size());
     return b;
 }
 
@@ -90,7 +90,7 @@ void CalibratedTrainer::train(const DatasetView& data, const Eigen::Ref<const Ei
         if (m_project)
             projectRowsOntoSimplex(yHat);
         noteMemory(designBytes + solver.report().peakBytes + 8.0 * double(g.size() + 4 * yHat.size()));
-        m_steps.push_back(Step{w, std::move(wc)});
+        m_steps.push_back(Step{w, std::move(wc), yTilde.colwise().minCoeff(), yTilde.colwise().maxCoeff()});
         if (rep.fallback && calibrationSolves.size() < 20)
             calibrationSolves.append(QStringLiteral("iteration %1: %2").arg(t).arg(QString::fromStdString(rep.summary())));
         publishTrainingOutputs(yHat);
@@ -124,8 +124,11 @@ void CalibratedTrainer::blockOutputs(const Eigen::Ref<const Eigen::MatrixXd>& z,
         fw.rowwise() += all.row(p);
     Eigen::MatrixXd yHat = Eigen::MatrixXd::Zero(m, k);
     for (std::size_t t = 0; t < m_steps.size(); ++t) {
-        const Eigen::MatrixXd yTilde = yHat + fw.middleCols(Eigen::Index(t) * k, k);
-        yHat.noalias() = basis(yTilde, m_config.calibrationDegree, m_config.calibrationConstant) * m_steps[t].calibration;
+        const Step& st = m_steps[t];
+        Eigen::MatrixXd yTilde = yHat + fw.middleCols(Eigen::Index(t) * k, k);
+        for (Eigen::Index i = 0; i < m; ++i)
+            yTilde.row(i) = yTilde.row(i).cwiseMin(st.high).cwiseMax(st.low);
+        yHat.noalias() = basis(yTilde, m_config.calibrationDegree, m_config.calibrationConstant) * st.calibration;
         if (m_project)
             for (Eigen::Index i = 0; i < m; ++i)
                 projectOntoSimplex(yHat.row(i), yHat.row(i));

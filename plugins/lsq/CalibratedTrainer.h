@@ -29,6 +29,10 @@ public:
     struct Step {
         Eigen::MatrixXd w;           ///< (p [+1]) × k, the residual fit
         Eigen::MatrixXd calibration; ///< (degree·k [+1]) × k
+        /// The range of each uncalibrated output Ỹ on the training rows. A prediction clamps Ỹ to
+        /// it before the polynomial: outside the range the calibration was never fitted, and the
+        /// chain of cubics turns a far-out prediction into 1e25 (found on a small regression set).
+        Eigen::RowVectorXd low, high;
     };
     const std::vector<Step>& steps() const { return m_steps; }
 

@@ -293,6 +293,32 @@ private Q_SLOTS:
         fitIn(*tr, r, rc);
         QVERIFY(num::rmse(predictIn(*tr, r.x), r.y) < 0.1);
     }
+    void calibratedRegressionStaysBoundedOffTheData()
+    {
+        // y = sin(3x) on x ∈ [−1, 1], raw input: Ỹ is linear in x, so at x = 50 it lies far outside
+        // the range the calibration cubic was fitted on; composed over 5 iterations the cubics
+        // once gave 1e25 there (sklearn's diabetes set, a test row off the training range).
+        Data d;
+        std::mt19937_64 gen(11);
+        std::uniform_real_distribution<double> u(-1.0, 1.0);
+        d.x.resize(200, 1);
+        for (Eigen::Index i = 0; i < d.x.rows(); ++i)
+            d.x(i, 0) = u(gen);
+        d.y = (3.0 * d.x.array()).sin().matrix();
+        auto t = make<CalibratedTrainer>(Algorithm::Calibrated,
+                                         {{"features", "raw"}, {"iterations", 5}, {"precision", "double"}});
+        testing::TestRunContext ctx(1, 2);
+        fitIn(*t, d, ctx);
+        QCOMPARE(t->steps().size(), std::size_t(5));
+        const Eigen::MatrixXd far = (Eigen::MatrixXd(4, 1) << -1e3, -50, 50, 1e3).finished();
+        const Eigen::MatrixXd p = predictIn(*t, far);
+        QVERIFY(p.allFinite());
+        // Clamped to the fitted range, a prediction is the chain's value at the range's edge: of
+        // the order of the targets (|y| ≤ 1), not of 50³ⁿ.
+        QVERIFY2(p.cwiseAbs().maxCoeff() <= 2.0, qPrintable(QString::number(p.cwiseAbs().maxCoeff())));
+        // On the training rows the clamp changes nothing: the replayed chain equals the fit's outputs.
+        QVERIFY(num::rmse(predictIn(*t, d.x), d.y) < 0.5);
+    }
     void calibrationBasis()
     {
         const Eigen::MatrixXd y = (Eigen::MatrixXd(2, 2) << 1, 2, 3, -1).finished();
