@@ -29,9 +29,11 @@ public:
     struct Step {
         Eigen::MatrixXd w;           ///< (p [+1]) × k, the residual fit
         Eigen::MatrixXd calibration; ///< (degree·k [+1]) × k
-        /// The range of each uncalibrated output Ỹ on the training rows. A prediction clamps Ỹ to
-        /// it before the polynomial: outside the range the calibration was never fitted, and the
-        /// chain of cubics turns a far-out prediction into 1e25 (found on a small regression set).
+        /// The range of each uncalibrated output Ỹ on the training rows. A regression's prediction
+        /// clamps Ỹ to it before the polynomial: outside the range the calibration was never
+        /// fitted, and the chain of cubics turned a far-out prediction into 1e25 (found on a small
+        /// regression set). A classifier's chain is bounded by the simplex projection, and there
+        /// the clamp lost accuracy (Fashion-MNIST, 8000 features: 88.89 → 88.21 %), so it is not used.
         Eigen::RowVectorXd low, high;
     };
     const std::vector<Step>& steps() const { return m_steps; }
