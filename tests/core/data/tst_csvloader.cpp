@@ -5,8 +5,10 @@
 #include <sys/stat.h>
 #include <clocale>
 #include <QtTest>
+#include <ExpectDataError.h>
 
 using namespace tb::data;
+using tb::testsupport::expectError;
 
 namespace {
 
@@ -34,17 +36,6 @@ CsvLoader::Options classify(const QString& target)
     o.targets = {target};
     o.task = tb::Task::Classification;
     return o;
-}
-
-template <typename Fn>
-DataError expectError(Fn fn)
-{
-    try {
-        fn();
-    } catch (const DataError& e) {
-        return e;
-    }
-    return DataError({}, -1, -1, {}, {}, "NO ERROR THROWN");
 }
 
 } // namespace

@@ -7,8 +7,10 @@
 #include <QTemporaryDir>
 #include <QtTest>
 #include <sys/stat.h>
+#include <ExpectDataError.h>
 
 using namespace tb::data;
+using tb::testsupport::expectError;
 
 namespace {
 
@@ -30,17 +32,6 @@ QJsonObject datasetOf(const QString& file)
     if (!f.open(QIODevice::ReadOnly))
         qFatal("missing fixture %s", qPrintable(file));
     return QJsonDocument::fromJson(f.readAll()).object().value("dataset").toObject();
-}
-
-template <typename Fn>
-DataError expectError(Fn fn)
-{
-    try {
-        fn();
-    } catch (const DataError& e) {
-        return e;
-    }
-    return DataError({}, -1, -1, {}, {}, "NO ERROR THROWN");
 }
 
 QByteArray be32(quint32 v)

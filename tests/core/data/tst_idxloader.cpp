@@ -5,8 +5,10 @@
 #include <QTemporaryDir>
 #include <QtTest>
 #include <zlib.h>
+#include <ExpectDataError.h>
 
 using namespace tb::data;
+using tb::testsupport::expectError;
 
 namespace {
 
@@ -55,17 +57,6 @@ QByteArray readAll(const QString& path)
 }
 
 /// Runs @p fn, expecting a DataError; returns it.
-template <typename Fn>
-DataError expectError(Fn fn)
-{
-    try {
-        fn();
-    } catch (const DataError& e) {
-        return e;
-    }
-    return DataError({}, -1, -1, {}, {}, "NO ERROR THROWN");
-}
-
 // Three 2×3 images whose pixels include 0 and 255.
 const QByteArray pixels("\x00\x01\x02\x03\x04\xff"
                         "\x10\x20\x30\x40\x50\x60"

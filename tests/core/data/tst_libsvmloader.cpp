@@ -4,25 +4,16 @@
 #include <QTemporaryDir>
 #include <QtTest>
 #include <sys/stat.h>
+#include <ExpectDataError.h>
 
 using namespace tb::data;
+using tb::testsupport::expectError;
 
 namespace {
 
 QString fixture(const QString& name)
 {
     return QStringLiteral(TB_FIXTURES_DIR "/data/") + name;
-}
-
-template <typename Fn>
-DataError expectError(Fn fn)
-{
-    try {
-        fn();
-    } catch (const DataError& e) {
-        return e;
-    }
-    return DataError({}, -1, -1, {}, {}, "NO ERROR THROWN");
 }
 
 } // namespace

@@ -15,8 +15,10 @@
 
 #include <cmath>
 #include <limits>
+#include <ExpectDataError.h>
 
 using namespace tb::data;
+using tb::testsupport::expectError;
 
 namespace {
 
@@ -27,17 +29,6 @@ QJsonObject obj(const char* json)
     if (err.error != QJsonParseError::NoError)
         qFatal("bad JSON in test: %s", qPrintable(err.errorString()));
     return doc.object();
-}
-
-template <typename Fn>
-DataError expectError(Fn fn)
-{
-    try {
-        fn();
-    } catch (const DataError& e) {
-        return e;
-    }
-    return DataError({}, -1, -1, {}, {}, "NO ERROR THROWN");
 }
 
 /// Bitwise equality (not a tolerance): the option must hand trainers lsq's very numbers.

@@ -9,19 +9,16 @@
 #include <QtTest>
 #include <random>
 #include <tbb/task_arena.h>
+#include <RandomMatrix.h>
 
 using namespace tb::train;
 
 namespace {
 
+// The shared seeded N(0, 1) matrix (the same values the local copy drew).
 Eigen::MatrixXd gaussian(Eigen::Index r, Eigen::Index c, std::uint64_t seed)
 {
-    std::mt19937_64 gen(seed);
-    std::normal_distribution<double> nd;
-    Eigen::MatrixXd m(r, c);
-    for (Eigen::Index i = 0; i < m.size(); ++i)
-        m.data()[i] = nd(gen);
-    return m;
+    return tb::testsupport::randomMatrix(r, c, seed);
 }
 
 // Columns with standard deviations 5, 3, 1, 0.5, 0.1 (so the principal directions are the axes).

@@ -9,22 +9,14 @@
 #include <random>
 #include <tbb/task_arena.h>
 #include <thread>
+#include <RandomMatrix.h>
 
 using namespace tb::dsgd;
 using tb::train::FeatureKind;
 using tb::train::RandomFeatures;
+using tb::testsupport::randomMatrix;
 
 namespace {
-
-Eigen::MatrixXd randomMatrix(Eigen::Index r, Eigen::Index c, std::uint64_t seed)
-{
-    std::mt19937_64 gen(seed);
-    std::normal_distribution<double> nd;
-    Eigen::MatrixXd m(r, c);
-    for (Eigen::Index i = 0; i < m.size(); ++i)
-        m.data()[i] = nd(gen);
-    return m;
-}
 
 RandomFeatures mapOf(FeatureKind kind, Eigen::Index d, Eigen::Index count, bool normalise = false)
 {

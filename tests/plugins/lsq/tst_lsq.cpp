@@ -24,6 +24,7 @@
 #include <future>
 #include <random>
 #include <thread>
+#include <RandomMatrix.h>
 
 using namespace tb;
 using namespace tb::lsq;
@@ -36,14 +37,10 @@ struct Data {
     DatasetView view() const { return DatasetView(x, y, task); }
 };
 
+// The shared seeded N(0, 1) matrix (the same values the local copy drew).
 Eigen::MatrixXd gaussian(Eigen::Index r, Eigen::Index c, std::uint64_t seed)
 {
-    std::mt19937_64 gen(seed);
-    std::normal_distribution<double> nd;
-    Eigen::MatrixXd m(r, c);
-    for (Eigen::Index i = 0; i < m.size(); ++i)
-        m.data()[i] = nd(gen);
-    return m;
+    return tb::testsupport::randomMatrix(r, c, seed);
 }
 
 // y = x·B + c (+ noise), d inputs, k outputs.
