@@ -67,7 +67,7 @@ public:
     void setSelection(const QList<AlgorithmRun>& runs);
 
     /// Form problems of the selected configurations, each prefixed by the configuration's label
-    /// ("Adam: lr: 5 is outside [1e-06, 1]"), labels shared by two configurations of one
+    /// ("Adam: lr: expected a number 1e-06 to 1, got 5"), labels shared by two configurations of one
     /// algorithm, then the problems of the last setSelection(). Empty when the selection can run
     /// (an empty selection is not a problem here).
     QStringList problems() const;

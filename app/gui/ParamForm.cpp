@@ -135,8 +135,8 @@ double finiteOr(double v, double fallback)
     return std::isfinite(v) ? v : fallback;
 }
 
-/// ParamSchema says `parameter "lr": 5 is outside …`; in a form row the parameter is known,
-/// and AlgorithmPanel prefixes the algorithm, so the shorter `lr: 5 is outside …` reads better.
+/// ParamSchema says `parameter "lr": expected a number …`; in a form row the parameter is known,
+/// and AlgorithmPanel prefixes the algorithm, so the shorter `lr: expected a number …` reads better.
 QString shortMessage(const QString& key, const QString& message)
 {
     const QString prefix = QStringLiteral("parameter \"%1\": ").arg(key);

@@ -23,7 +23,7 @@ class LogSlider;
 ///  - IntList: LayerSizeEdit ("50, 20").
 /// Every row has the spec's help as tooltip and an inline red message shown while its value is
 /// invalid; the message is ParamSchema's own (naming the parameter and the value), written
-/// "key: message", e.g. `lr: 5 is outside [1e-06, 1]`.
+/// "key: message", e.g. `lr: expected a number 1e-06 to 1, got 5`.
 ///
 /// A value outside its valid range (typed, or given to setValues() from an experiment file)
 /// stays in its field as it is, with the message beside it: the number editors accept any

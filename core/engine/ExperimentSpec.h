@@ -64,7 +64,7 @@ struct ExperimentSpec {
 
     /// Checks algorithm ids, their parameters, their task and the dataset spec against
     /// @p registry. Returns every problem found, each naming its key path
-    /// (e.g. "algorithms[1].params.lr: 5 is outside [1e-06, 1]").
+    /// (e.g. "algorithms[1].params: parameter \"lr\": expected a number 1e-06 to 1, got 5").
     QStringList validate(const PluginRegistry& registry) const;
 
     /// Rewrites every algorithm's parameters written with former spellings (renamed keys or

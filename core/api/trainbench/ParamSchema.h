@@ -1,27 +1,51 @@
 #pragma once
 /// @file ParamSchema.h
-/// An ordered list of ParamSpec with validation and normalisation.
+/// An ordered list of ParamSpec with validation and normalisation: the one schema type of
+/// algorithm parameters, data-set keys and experiment keys.
 
 #include "ParamSpec.h"
 
 #include <QJsonArray>
 #include <QJsonObject>
 #include <QList>
+#include <QLocale>
 #include <QRegularExpression>
 #include <QVariantMap>
+#include <algorithm>
 #include <cmath>
 #include <functional>
 #include <optional>
+#include <vector>
 
 namespace tb {
 
-/// The parameters of one algorithm. Thread-safe for concurrent const use.
+/// How a schema's messages name its keys, and what else its conditions may read.
+struct ParamContext {
+    /// Prefix of key paths in messages: empty → `parameter "lr": …` (an algorithm's
+    /// parameters); "dataset" → `dataset.samples: …`.
+    QString path;
+    /// Who owns the keys, for messages about unknown or missing keys (e.g. `source "moons"`).
+    QString owner;
+    /// Keys the caller handles itself (e.g. a data set's "source"): accepted as they are and
+    /// listed with the known keys.
+    QStringList otherKeys;
+    /// Values that conditions (ParamSpec::activeWhen) may read besides the object's own keys,
+    /// e.g. the task of a data source whose task is fixed.
+    QVariantMap values;
+    /// Fill in the defaults of active keys that were not given (normalise()).
+    bool fillDefaults = true;
+};
+
+/// The keys of one object: an algorithm's parameters, a data source's keys, an experiment
+/// file's settings. Thread-safe for concurrent const use.
 class ParamSchema {
 public:
     ParamSchema() = default;
     ParamSchema(std::initializer_list<ParamSpec> specs) : m_specs(specs) {}
 
     void add(const ParamSpec& spec) { m_specs.append(spec); }
+    /// Appends every key of @p other (its upgrader is not taken).
+    void append(const ParamSchema& other) { m_specs.append(other.m_specs); }
 
     /// Rewrites parameters written for an older version of the algorithm, for changes that a
     /// renamed key or choice cannot express (e.g. two old keys that became one). Called by
@@ -30,6 +54,7 @@ public:
     void setUpgrader(Upgrader upgrader) { m_upgrader = std::move(upgrader); }
     const QList<ParamSpec>& specs() const { return m_specs; }
     int size() const { return int(m_specs.size()); }
+    bool isEmpty() const { return m_specs.isEmpty(); }
 
     /// The spec with this key, or nullptr.
     const ParamSpec* find(const QString& key) const
@@ -40,13 +65,28 @@ public:
         return nullptr;
     }
 
-    /// Every parameter at its default.
+    /// Every key that has a default, at its default.
     QVariantMap defaults() const
     {
         QVariantMap m;
         for (const auto& s : m_specs)
-            m.insert(s.key, s.defaultValue);
+            if (s.defaultValue.isValid())
+                m.insert(s.key, s.defaultValue);
         return m;
+    }
+
+    /// Whether @p spec applies to an object whose values (given, defaults and context,
+    /// canonical types) are @p values: every condition of ParamSpec::activeWhen holds.
+    static bool isActive(const ParamSpec& spec, const QVariantMap& values)
+    {
+        for (const ParamCondition& c : spec.activeWhen) {
+            bool holds = values.contains(c.key);
+            if (holds && !c.values.isEmpty())
+                holds = c.values.contains(valueText(values.value(c.key)));
+            if (holds == c.negate)
+                return false;
+        }
+        return true;
     }
 
     /// @p params with former spellings replaced by current ones: the upgrader first, then
@@ -94,45 +134,83 @@ public:
         return out;
     }
 
-    /// Checks @p params against the schema and returns them completed with defaults and
-    /// converted to canonical types (qlonglong, double, bool, QString, QVariantList of int).
+    /// Checks @p given against the schema and returns it converted to canonical types
+    /// (qlonglong, double, bool, QString, QVariantList of int or double, qulonglong seeds) and,
+    /// unless @p ctx says otherwise, completed with the defaults of the keys that apply.
     /// Former spellings are upgraded first (see upgrade()); their deprecation notes are
-    /// appended to @p notes when given. On failure returns std::nullopt and sets @p error to a
-    /// message that names the key, the value and what was expected. Unknown keys are errors
-    /// (they are usually typos).
-    std::optional<QVariantMap> normalise(const QVariantMap& given, QString* error, QStringList* notes = nullptr) const
+    /// appended to @p notes when given. Checks, in this order, every given key (unknown keys
+    /// are errors — usually typos, and the nearest known key is suggested; values of the wrong
+    /// type or outside the range; keys given where their conditions do not hold), then
+    /// required keys. On failure returns std::nullopt and sets @p error to one message naming
+    /// the key (as @p ctx names keys), the value and what was expected; @p errorKey, when given,
+    /// receives the key at fault (as the object writes it).
+    std::optional<QVariantMap> normalise(const QVariantMap& given, QString* error, QStringList* notes = nullptr,
+                                         const ParamContext& ctx = {}, QString* errorKey = nullptr) const
     {
         QStringList changes;
         const QVariantMap params = upgrade(given, &changes);
         if (notes)
             *notes << changes;
+        QString faultKey;
         // A message about an upgraded value also says what the file called it.
         const auto failWith = [&](const QString& msg) {
+            if (errorKey)
+                *errorKey = faultKey;
             return fail(error, changes.isEmpty() ? msg : msg + QStringLiteral(" (") + changes.join("; ") + ')');
         };
-        QVariantMap out = defaults();
+        QVariantMap out;
         for (auto it = params.begin(); it != params.end(); ++it) {
-            const ParamSpec* s = find(it.key());
-            if (!s) {
-                QStringList keys;
-                for (const auto& sp : m_specs)
-                    keys << sp.key;
-                return failWith(QStringLiteral("unknown parameter \"%1\" (known: %2)").arg(it.key(), keys.join(", ")));
+            faultKey = it.key();
+            if (ctx.otherKeys.contains(it.key())) {
+                out.insert(it.key(), it.value());
+                continue;
             }
+            const ParamSpec* s = find(it.key());
+            if (!s)
+                return failWith(unknownKeyMessage(it.key(), ctx));
             QString msg;
-            auto v = convert(*s, it.value(), &msg);
+            auto v = convert(*s, it.value(), &msg, ctx.path);
             if (!v)
                 return failWith(msg);
             out.insert(s->key, *v);
+        }
+        // Conditions read the given values, the defaults of what was not given, and the context.
+        QVariantMap values = ctx.values;
+        for (const auto& s : m_specs)
+            if (!out.contains(s.key) && s.defaultValue.isValid())
+                values.insert(s.key, s.defaultValue);
+        for (auto it = out.begin(); it != out.end(); ++it)
+            values.insert(it.key(), it.value());
+        for (const auto& s : m_specs) {
+            faultKey = s.key;
+            const bool active = isActive(s, values);
+            if (out.contains(s.key) && !active) {
+                QStringList why;
+                for (const ParamCondition& c : s.activeWhen)
+                    why << c.text();
+                return failWith(keyName(s.key, ctx.path) +
+                                QStringLiteral(": only used when %1").arg(why.join(QStringLiteral(" and "))));
+            }
+            if (!active || out.contains(s.key))
+                continue;
+            if (s.required)
+                return failWith(keyName(s.key, ctx.path) +
+                                (ctx.owner.isEmpty() ? QStringLiteral(": missing (required)")
+                                                     : QStringLiteral(": missing (required for %1)").arg(ctx.owner)));
+            if (!s.requiredUnless.isEmpty() && !out.contains(s.requiredUnless))
+                return failWith(keyName(s.key, ctx.path) +
+                                QStringLiteral(": missing; give %1 or %2").arg(s.key, s.requiredUnless));
+            if (ctx.fillDefaults && s.defaultValue.isValid())
+                out.insert(s.key, s.defaultValue);
         }
         return out;
     }
 
     /// Returns an empty string if @p params are valid, else the first problem found.
-    QString validate(const QVariantMap& params) const
+    QString validate(const QVariantMap& params, const ParamContext& ctx = {}) const
     {
         QString err;
-        normalise(params, &err);
+        normalise(params, &err, nullptr, ctx);
         return err;
     }
 
@@ -141,17 +219,34 @@ public:
     {
         QJsonArray arr;
         for (const auto& s : m_specs) {
-            QJsonObject o{{"key", s.key}, {"label", s.label}, {"type", paramTypeName(s.type)},
-                          {"default", QJsonValue::fromVariant(s.defaultValue)}, {"help", s.help}};
-            if (s.type == ParamType::Int || s.type == ParamType::Real || s.type == ParamType::IntList) {
+            QJsonObject o{{"key", s.key}, {"label", s.label}, {"type", paramTypeName(s.type)}, {"help", s.help}};
+            if (s.defaultValue.isValid())
+                o.insert("default", QJsonValue::fromVariant(s.defaultValue));
+            if (isNumeric(s.type)) {
                 if (std::isfinite(s.minimum)) o.insert("min", s.minimum);
                 if (std::isfinite(s.maximum)) o.insert("max", s.maximum);
+                if (s.exclusiveMinimum) o.insert("exclusiveMin", true);
+                if (s.exclusiveMaximum) o.insert("exclusiveMax", true);
             }
             if (s.type == ParamType::Real) o.insert("logScale", s.logScale);
-            if (s.type == ParamType::Choice) o.insert("choices", QJsonArray::fromStringList(s.choices));
-            if (s.type == ParamType::IntList) {
+            if (s.type == ParamType::Choice) {
+                o.insert("choices", QJsonArray::fromStringList(s.choices));
+                if (!s.choiceLabels.isEmpty())
+                    o.insert("choiceLabels", QJsonArray::fromStringList(s.choiceLabels));
+            }
+            if (s.type == ParamType::IntList || s.type == ParamType::RealList) {
                 o.insert("minCount", s.minCount);
                 o.insert("maxCount", s.maxCount);
+            }
+            if (s.required) o.insert("required", true);
+            if (!s.requiredUnless.isEmpty()) o.insert("requiredUnless", s.requiredUnless);
+            if (!s.absentText.isEmpty()) o.insert("absent", s.absentText);
+            if (!s.activeWhen.isEmpty()) {
+                QJsonArray when;
+                for (const ParamCondition& c : s.activeWhen)
+                    when.append(QJsonObject{{"key", c.key}, {"values", QJsonArray::fromStringList(c.values)},
+                                            {"negate", c.negate}});
+                o.insert("activeWhen", when);
             }
             if (!s.aliases.isEmpty())
                 o.insert("deprecatedKeys", QJsonArray::fromStringList(s.aliases));
@@ -160,94 +255,307 @@ public:
         return arr;
     }
 
-    /// Converts one value to the spec's canonical type, or explains why it cannot.
-    static std::optional<QVariant> convert(const ParamSpec& s, const QVariant& v, QString* error)
+    /// The range of a numeric spec as text: "1 to 256", "≥ 0", "between 0 and 1 (exclusive)";
+    /// empty when it has none. Integer ranges whose top is beyond 10⁹ read "≥ lo".
+    static QString rangeText(const ParamSpec& s)
     {
-        const QString shown = describe(v);
-        auto range = [&](double x) -> bool { return x >= s.minimum && x <= s.maximum; };
-        auto rangeText = [&] {
-            return QStringLiteral("[%1, %2]").arg(s.minimum).arg(s.maximum);
+        const bool lo = std::isfinite(s.minimum);
+        const bool hi = std::isfinite(s.maximum) && !(isIntegral(s.type) && s.maximum >= 1e9);
+        const QString a = number(s.minimum), b = number(s.maximum);
+        if (lo && hi) {
+            if (s.exclusiveMinimum && s.exclusiveMaximum)
+                return QStringLiteral("between %1 and %2 (exclusive)").arg(a, b);
+            if (s.exclusiveMinimum)
+                return QStringLiteral("> %1 and ≤ %2").arg(a, b);
+            if (s.exclusiveMaximum)
+                return QStringLiteral("≥ %1 and < %2").arg(a, b);
+            return QStringLiteral("%1 to %2").arg(a, b);
+        }
+        if (lo)
+            return QStringLiteral("%1 %2").arg(s.exclusiveMinimum ? QStringLiteral(">") : QStringLiteral("≥"), a);
+        if (hi)
+            return QStringLiteral("%1 %2").arg(s.exclusiveMaximum ? QStringLiteral("<") : QStringLiteral("≤"), b);
+        return {};
+    }
+
+    /// Converts one value to the spec's canonical type, or explains why it cannot. The
+    /// message starts with the key as @p path names it (see ParamContext::path).
+    static std::optional<QVariant> convert(const ParamSpec& s, const QVariant& v, QString* error,
+                                           const QString& path = QString())
+    {
+        const QString name = keyName(s.key, path);
+        const QString got = QStringLiteral(", got ") + describe(v);
+        const QString range = rangeText(s);
+        const QString within = range.isEmpty() ? QString() : QLatin1Char(' ') + range;
+        auto inRange = [&](double x) {
+            return (s.exclusiveMinimum ? x > s.minimum : x >= s.minimum) &&
+                   (s.exclusiveMaximum ? x < s.maximum : x <= s.maximum);
         };
+        const bool numberType = isNumber(v);
         switch (s.type) {
         case ParamType::Int: {
-            bool ok = false;
-            const double d = v.toDouble(&ok);
-            if (!ok || !std::isfinite(d) || d != std::floor(d) || v.typeId() == QMetaType::Bool)
-                return fail(error, QStringLiteral("parameter \"%1\": expected an integer, got %2").arg(s.key, shown));
-            if (!range(d))
-                return fail(error, QStringLiteral("parameter \"%1\": %2 is outside %3").arg(s.key, shown, rangeText()));
+            const double d = v.toDouble();
+            if (!numberType || !std::isfinite(d) || d != std::floor(d) || std::abs(d) > kMaxExactInteger ||
+                !inRange(d))
+                return fail(error, name + QStringLiteral(": expected an integer") + within + got);
             return QVariant(qlonglong(d));
         }
         case ParamType::Real: {
-            bool ok = false;
-            const double d = v.toDouble(&ok);
-            if (!ok || v.typeId() == QMetaType::Bool)
-                return fail(error, QStringLiteral("parameter \"%1\": expected a number, got %2").arg(s.key, shown));
-            if (!std::isfinite(d))
-                return fail(error, QStringLiteral("parameter \"%1\": %2 is not finite").arg(s.key, shown));
-            if (!range(d))
-                return fail(error, QStringLiteral("parameter \"%1\": %2 is outside %3").arg(s.key, shown, rangeText()));
+            const double d = v.toDouble();
+            if (!numberType || !std::isfinite(d) || !inRange(d))
+                return fail(error, name + QStringLiteral(": expected a number") + within + got);
             return QVariant(d);
         }
         case ParamType::Bool:
             if (v.typeId() != QMetaType::Bool)
-                return fail(error, QStringLiteral("parameter \"%1\": expected true or false, got %2").arg(s.key, shown));
+                return fail(error, name + QStringLiteral(": expected true or false") + got);
             return QVariant(v.toBool());
         case ParamType::Choice: {
             const QString str = v.toString();
-            if (v.typeId() != QMetaType::QString || !s.choices.contains(str))
-                return fail(error, QStringLiteral("parameter \"%1\": %2 is not one of %3")
-                                       .arg(s.key, shown, s.choices.join(", ")));
+            if (v.typeId() != QMetaType::QString || !s.choices.contains(str)) {
+                QStringList q;
+                for (const QString& c : s.choices)
+                    q << QLatin1Char('"') + printable(c) + QLatin1Char('"');
+                return fail(error, name + QStringLiteral(": expected one of %1").arg(q.join(QStringLiteral(", "))) + got);
+            }
             return QVariant(str);
         }
-        case ParamType::IntList: {
-            QVariantList in;
+        case ParamType::Text:
+            if (v.typeId() != QMetaType::QString)
+                return fail(error, name + QStringLiteral(": expected a string") + got);
+            return QVariant(v.toString());
+        case ParamType::Path:
+        case ParamType::Folder:
+            if (v.typeId() != QMetaType::QString || v.toString().trimmed().isEmpty() || v.toString().contains(QChar(0)))
+                return fail(error, name +
+                                       QStringLiteral(": expected a %1 path (a non-empty string)")
+                                           .arg(s.type == ParamType::Folder ? QStringLiteral("folder") : QStringLiteral("file")) +
+                                       got);
+            return QVariant(v.toString());
+        case ParamType::Columns: {
+            auto one = [](const QVariant& e) {
+                if (e.typeId() == QMetaType::QString)
+                    return !e.toString().isEmpty();
+                const double d = e.toDouble();
+                return isNumber(e) && std::isfinite(d) && d == std::floor(d) && std::abs(d) <= kMaxExactInteger;
+            };
+            auto canonical = [](const QVariant& e) {
+                return e.typeId() == QMetaType::QString ? QVariant(e.toString()) : QVariant(qlonglong(e.toDouble()));
+            };
+            if (isList(v)) {
+                const QVariantList in = v.toList();
+                bool ok = !in.isEmpty();
+                QVariantList out;
+                for (qsizetype i = 0; ok && i < in.size(); ++i) {
+                    ok = one(in[i]);
+                    if (ok)
+                        out << canonical(in[i]);
+                    for (qsizetype j = 0; ok && j < i; ++j)
+                        ok = out[j] != out[i];
+                }
+                if (ok)
+                    return QVariant(out);
+            } else if (one(v)) {
+                return canonical(v);
+            }
+            return fail(error, name + QStringLiteral(": expected a column name, a 0-based column index, or a list of "
+                                                     "distinct ones") +
+                                   got);
+        }
+        case ParamType::Seed: {
+            bool ok = false;
+            qulonglong seed = 0;
             if (v.typeId() == QMetaType::QString) {
+                const QString str = v.toString();
+                ok = !str.isEmpty() && str.size() <= 20;
+                for (QChar c : str)
+                    ok = ok && c.isDigit() && c.unicode() < 128;
+                if (ok)
+                    seed = str.toULongLong(&ok);
+            } else if (isNumber(v)) {
+                const double d = v.toDouble();
+                ok = std::isfinite(d) && d >= 0 && d == std::floor(d) && d <= kMaxExactInteger;
+                seed = ok ? qulonglong(d) : 0;
+            }
+            if (!ok)
+                return fail(error, name + QStringLiteral(": expected a non-negative integer (or a string of decimal digits)") + got);
+            return QVariant(seed);
+        }
+        case ParamType::IntList:
+        case ParamType::RealList: {
+            const bool integers = s.type == ParamType::IntList;
+            QVariantList in;
+            if (integers && v.typeId() == QMetaType::QString) {
                 // "50,20" or "50 20" as typed in a form.
                 const auto parts = v.toString().split(QRegularExpression("[,\\s]+"), Qt::SkipEmptyParts);
-                for (const auto& p : parts)
-                    in << QVariant(p);
-            } else if (v.canConvert<QVariantList>() && v.typeId() != QMetaType::Double) {
+                for (const auto& p : parts) {
+                    bool ok = false;
+                    const double d = p.toDouble(&ok);
+                    in << (ok ? QVariant(d) : QVariant(p));
+                }
+            } else if (isList(v)) {
                 in = v.toList();
             } else {
-                return fail(error, QStringLiteral("parameter \"%1\": expected a list of integers, got %2").arg(s.key, shown));
+                return fail(error, name + QStringLiteral(": expected a list of %1").arg(integers ? QStringLiteral("integers")
+                                                                                                 : QStringLiteral("numbers")) +
+                                       got);
             }
             if (in.size() < s.minCount || in.size() > s.maxCount)
-                return fail(error, QStringLiteral("parameter \"%1\": %2 has %3 values, expected %4 to %5")
-                                       .arg(s.key, shown).arg(in.size()).arg(s.minCount).arg(s.maxCount));
+                return fail(error, name + QStringLiteral(": %1 has %2 values, expected %3 to %4")
+                                              .arg(describe(v))
+                                              .arg(in.size())
+                                              .arg(s.minCount)
+                                              .arg(s.maxCount));
             QVariantList out;
-            for (const auto& e : in) {
-                bool ok = false;
-                const double d = e.toDouble(&ok);
-                if (!ok || !std::isfinite(d) || d != std::floor(d))
-                    return fail(error, QStringLiteral("parameter \"%1\": element %2 is not an integer").arg(s.key, describe(e)));
-                if (!range(d))
-                    return fail(error, QStringLiteral("parameter \"%1\": element %2 is outside %3").arg(s.key, describe(e), rangeText()));
-                out << int(d);
+            for (qsizetype i = 0; i < in.size(); ++i) {
+                const QVariant& e = in[i];
+                const double d = e.toDouble();
+                const bool ok = isNumber(e) && std::isfinite(d) && (!integers || d == std::floor(d)) && inRange(d);
+                if (!ok)
+                    return fail(error, name + QStringLiteral(": element %1 (%2): expected %3%4")
+                                                  .arg(i)
+                                                  .arg(describe(e))
+                                                  .arg(integers ? QStringLiteral("an integer") : QStringLiteral("a number"))
+                                                  .arg(within));
+                out << (integers ? QVariant(int(d)) : QVariant(d));
             }
             return QVariant(out);
         }
         }
-        return fail(error, QStringLiteral("parameter \"%1\": unsupported type").arg(s.key));
+        return fail(error, name + QStringLiteral(": unsupported type"));
     }
 
-    /// A value as a user would write it, for messages.
+    /// @p text with control characters written as \\xNN, so that a message shows them.
+    static QString printable(const QString& text)
+    {
+        QString out;
+        out.reserve(text.size());
+        for (QChar c : text) {
+            if (c.unicode() < 0x20 || c.unicode() == 0x7f)
+                out += QStringLiteral("\\x%1").arg(c.unicode(), 2, 16, QLatin1Char('0'));
+            else
+                out += c;
+        }
+        return out;
+    }
+
+    /// A value as a user would write it, for messages (strings quoted and printable, long
+    /// ones shortened).
     static QString describe(const QVariant& v)
     {
-        if (v.typeId() == QMetaType::QString)
-            return QLatin1Char('"') + v.toString() + QLatin1Char('"');
-        if (v.canConvert<QVariantList>() && v.typeId() == QMetaType::QVariantList) {
+        if (v.typeId() == QMetaType::QString) {
+            QString t = printable(v.toString());
+            if (t.size() > 60)
+                t = t.left(59) + QChar(0x2026);
+            return QLatin1Char('"') + t + QLatin1Char('"');
+        }
+        if (isList(v)) {
             QStringList parts;
             for (const auto& e : v.toList())
                 parts << describe(e);
-            return QLatin1Char('[') + parts.join(", ") + QLatin1Char(']');
+            QString s = QLatin1Char('[') + parts.join(", ") + QLatin1Char(']');
+            if (s.size() > 60)
+                s = s.left(59) + QChar(0x2026);
+            return s;
         }
+        if (v.typeId() == QMetaType::QVariantMap)
+            return QStringLiteral("an object");
         if (!v.isValid() || v.isNull())
             return QStringLiteral("null");
+        if (v.typeId() == QMetaType::Bool)
+            return v.toBool() ? QStringLiteral("true") : QStringLiteral("false");
+        if (v.typeId() == QMetaType::Double || v.typeId() == QMetaType::Float)
+            return number(v.toDouble());
         return v.toString();
     }
 
+    /// How a message names @p key: `parameter "key"` with no @p path, else `path.key`.
+    static QString keyName(const QString& key, const QString& path)
+    {
+        if (path.isEmpty())
+            return QStringLiteral("parameter \"%1\"").arg(key);
+        return path + QLatin1Char('.') + key;
+    }
+
 private:
+    static constexpr double kMaxExactInteger = 9007199254740992.0; // 2^53: larger doubles lose digits
+
+    static bool isNumeric(ParamType t)
+    {
+        return t == ParamType::Int || t == ParamType::Real || t == ParamType::IntList || t == ParamType::RealList;
+    }
+    static bool isIntegral(ParamType t) { return t == ParamType::Int || t == ParamType::IntList; }
+    static bool isNumber(const QVariant& v)
+    {
+        switch (v.typeId()) {
+        case QMetaType::Int:
+        case QMetaType::UInt:
+        case QMetaType::LongLong:
+        case QMetaType::ULongLong:
+        case QMetaType::Long:
+        case QMetaType::ULong:
+        case QMetaType::Short:
+        case QMetaType::UShort:
+        case QMetaType::Double:
+        case QMetaType::Float:
+            return true;
+        default:
+            return false;
+        }
+    }
+    static bool isList(const QVariant& v)
+    {
+        return v.typeId() == QMetaType::QVariantList || v.typeId() == QMetaType::QStringList;
+    }
+    static QString number(double d) { return QString::number(d, 'g', QLocale::FloatingPointShortest); }
+    /// A value as conditions compare it.
+    static QString valueText(const QVariant& v)
+    {
+        if (v.typeId() == QMetaType::Bool)
+            return v.toBool() ? QStringLiteral("true") : QStringLiteral("false");
+        return v.toString();
+    }
+
+    QString unknownKeyMessage(const QString& key, const ParamContext& ctx) const
+    {
+        QStringList known = ctx.otherKeys;
+        QString closest;
+        int best = 3; // suggest near misses only (one or two edits)
+        for (const auto& s : m_specs) {
+            known << s.key;
+            if (const int d = editDistance(key, s.key); d < best) {
+                best = d;
+                closest = s.key;
+            }
+        }
+        const QString suggestion = closest.isEmpty() ? QString() : QStringLiteral("; did you mean \"%1\"?").arg(closest);
+        const QString list = known.join(QStringLiteral(", "));
+        if (ctx.path.isEmpty())
+            return QStringLiteral("unknown parameter \"%1\"%2 (known: %3)").arg(key, suggestion, list);
+        return keyName(key, ctx.path) +
+               (ctx.owner.isEmpty() ? QStringLiteral(": unknown key") : QStringLiteral(": unknown key for %1").arg(ctx.owner)) +
+               suggestion + QStringLiteral(" (known: %1)").arg(list);
+    }
+
+    /// Levenshtein distance, for "did you mean" on a mistyped key.
+    static int editDistance(const QString& a, const QString& b)
+    {
+        std::vector<int> row(std::size_t(b.size()) + 1);
+        for (std::size_t j = 0; j < row.size(); ++j)
+            row[j] = int(j);
+        for (qsizetype i = 1; i <= a.size(); ++i) {
+            int diagonal = row[0];
+            row[0] = int(i);
+            for (qsizetype j = 1; j <= b.size(); ++j) {
+                const int up = row[std::size_t(j)];
+                row[std::size_t(j)] =
+                    std::min({up + 1, row[std::size_t(j) - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
+                diagonal = up;
+            }
+        }
+        return row.back();
+    }
+
     static std::nullopt_t fail(QString* error, const QString& msg)
     {
         if (error)

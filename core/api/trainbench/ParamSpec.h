@@ -1,6 +1,9 @@
 #pragma once
 /// @file ParamSpec.h
-/// One parameter of an algorithm: its key, type, default, range and help.
+/// One key of a schema: its type, default, range, help, and when it applies. The same type
+/// describes an algorithm's parameters, a data source's keys and an experiment file's keys
+/// (ParamSchema), so that every form, every check and every listing is built from one
+/// declaration.
 
 #include <QMap>
 #include <QString>
@@ -10,16 +13,48 @@
 
 namespace tb {
 
-/// The value types a parameter can take. The GUI builds one editor per type.
+/// The value types a key can take. The GUI builds one editor per type.
 enum class ParamType {
-    Int,     ///< integer, stored as qlonglong
-    Real,    ///< floating point, stored as double
-    Bool,    ///< true / false
-    Choice,  ///< one string of a fixed list
-    IntList  ///< list of integers, e.g. hidden-layer sizes "50,20"
+    Int,      ///< integer, stored as qlonglong
+    Real,     ///< floating point, stored as double
+    Bool,     ///< true / false
+    Choice,   ///< one string of a fixed list
+    IntList,  ///< list of integers, e.g. hidden-layer sizes "50,20"
+    Text,     ///< free text (a name, a description), stored as QString
+    Path,     ///< a file; relative paths resolve against the experiment file's folder (QString)
+    Folder,   ///< a folder; relative as Path (QString)
+    Columns,  ///< a column name (string) or 0-based index (integer; negative counts from the end,
+              ///< −1 = last), or a non-empty list of distinct ones; stored as given (QString,
+              ///< qlonglong or QVariantList of them)
+    Seed,     ///< a non-negative 64-bit integer, or a string of decimal digits (for seeds ≥ 2^53);
+              ///< stored as qulonglong
+    RealList  ///< list of finite numbers, e.g. noise levels; stored as QVariantList of double
 };
 
-/// Describes one parameter. A schema is a list of these.
+/// When a key applies: the value of another key of the same object (or of the context a
+/// caller adds, e.g. a data set's task). With no @ref values: when @ref key is given at all.
+/// @ref negate turns the condition around ("unless"). Values compare as text (true/false for
+/// booleans).
+struct ParamCondition {
+    QString key;
+    QStringList values;
+    bool negate = false;
+
+    /// "random_features is not \"none\"", "test_file is given" … for messages and help.
+    QString text() const
+    {
+        if (values.isEmpty())
+            return QStringLiteral("%1 is %2").arg(key, negate ? QStringLiteral("not given") : QStringLiteral("given"));
+        QStringList q;
+        for (const QString& v : values)
+            q << QLatin1Char('"') + v + QLatin1Char('"');
+        return QStringLiteral("%1 is %2%3")
+            .arg(key, negate ? QStringLiteral("not ") : QString(),
+                 q.size() == 1 ? q.first() : QStringLiteral("one of ") + q.join(QStringLiteral(", ")));
+    }
+};
+
+/// Describes one key. A schema is a list of these.
 ///
 /// Build them with the static helpers, which fill the help text's default and range:
 /// @code
@@ -29,14 +64,27 @@ struct ParamSpec {
     QString key;          ///< identifier used in experiment files, [a-z_][a-z0-9_]*
     QString label;        ///< short human name for forms
     ParamType type = ParamType::Real;
+    /// The value used when the key is absent. Invalid (a default-constructed QVariant) when
+    /// absence means "not used" (a file not given, a limit not set; see absentText) or the
+    /// value is found at run time.
     QVariant defaultValue;
-    double minimum = -std::numeric_limits<double>::infinity();  ///< Int/Real/IntList elements
+    double minimum = -std::numeric_limits<double>::infinity();  ///< Int/Real/IntList/RealList elements
     double maximum = std::numeric_limits<double>::infinity();
+    bool exclusiveMinimum = false; ///< Real: minimum itself is outside the range
+    bool exclusiveMaximum = false; ///< Real: maximum itself is outside the range
     QStringList choices;  ///< Choice only
+    QStringList choiceLabels; ///< Choice only: the same, for people (same order); may be empty
     bool logScale = false; ///< Real only: the GUI offers a log slider
-    int minCount = 0;      ///< IntList only: fewest elements
-    int maxCount = 64;     ///< IntList only: most elements
+    int minCount = 0;      ///< IntList/RealList only: fewest elements
+    int maxCount = 64;     ///< IntList/RealList only: most elements
     QString help;          ///< one sentence; default and range are appended by the helpers
+    bool required = false;  ///< the key must be given (there is no default)
+    QString requiredUnless; ///< required unless this other key is given
+    /// The key applies only when every condition holds: given otherwise it is an error, and
+    /// its default is not filled in. Forms hide it.
+    QList<ParamCondition> activeWhen;
+    QString absentText;  ///< what absence of an optional key without default means, for forms ("all")
+    QString fileFilter;  ///< Path: file-dialog filter, e.g. "CSV files (*.csv *.csv.gz)"
     /// Former keys of this parameter, still accepted in experiment files with a deprecation
     /// note (ParamSchema::upgrade()); never shown in forms.
     QStringList aliases;
@@ -51,6 +99,51 @@ struct ParamSpec {
         p.aliases << oldKey;
         return p;
     }
+    /// This spec, applying only when @p key has one of @p values (see activeWhen).
+    ParamSpec activeWhenIn(const QString& onKey, const QStringList& values) const
+    {
+        ParamSpec p = *this;
+        p.activeWhen << ParamCondition{onKey, values, false};
+        return p;
+    }
+    /// This spec, applying only when @p key has none of @p values (or, with no values, is not given).
+    ParamSpec activeUnless(const QString& onKey, const QStringList& values = {}) const
+    {
+        ParamSpec p = *this;
+        p.activeWhen << ParamCondition{onKey, values, true};
+        return p;
+    }
+    /// This spec, required (see required / requiredUnless).
+    ParamSpec requiredKey(const QString& unlessKey = QString()) const
+    {
+        ParamSpec p = *this;
+        if (unlessKey.isEmpty())
+            p.required = true;
+        else
+            p.requiredUnless = unlessKey;
+        return p;
+    }
+    /// This spec with a text for its absence (see absentText).
+    ParamSpec absentMeans(const QString& text) const
+    {
+        ParamSpec p = *this;
+        p.absentText = text;
+        return p;
+    }
+    /// This spec with labels for its choices (see choiceLabels).
+    ParamSpec withChoiceLabels(const QStringList& labels) const
+    {
+        ParamSpec p = *this;
+        p.choiceLabels = labels;
+        return p;
+    }
+    /// The label shown for choice @p value (its choiceLabels entry, else the value).
+    QString choiceLabel(const QString& value) const
+    {
+        const qsizetype i = choices.indexOf(value);
+        return i >= 0 && i < choiceLabels.size() ? choiceLabels[i] : value;
+    }
+
     /// This spec with former spellings of its choices (see choiceAliases).
     ParamSpec withChoiceAliases(const QMap<QString, QString>& old) const
     {
@@ -122,6 +215,46 @@ struct ParamSpec {
                             .arg(ds.join(", ")).arg(minCount).arg(maxCount).arg(lo).arg(hi);
         return p;
     }
+    /// A list of finite numbers (e.g. noise levels), each in [lo, hi].
+    static ParamSpec realList(const QString& key, const QString& label, const QVariantList& def, int minCount,
+                              int maxCount, double lo, double hi, const QString& help)
+    {
+        ParamSpec p = make(key, label, ParamType::RealList, def.isEmpty() ? QVariant() : QVariant(def), lo, hi);
+        p.minCount = minCount;
+        p.maxCount = maxCount;
+        p.help = help;
+        return p;
+    }
+    /// Free text; @p def may be empty (absent = not used).
+    static ParamSpec text(const QString& key, const QString& label, const QString& def, const QString& help)
+    {
+        ParamSpec p = make(key, label, ParamType::Text, def.isNull() ? QVariant() : QVariant(def));
+        p.help = help;
+        return p;
+    }
+    /// A file (@p folder false) or folder path, optional unless marked required.
+    static ParamSpec path(const QString& key, const QString& label, const QString& fileFilter, const QString& help,
+                          bool folder = false)
+    {
+        ParamSpec p = make(key, label, folder ? ParamType::Folder : ParamType::Path, QVariant());
+        p.fileFilter = fileFilter;
+        p.help = help;
+        return p;
+    }
+    /// Columns of a table (see ParamType::Columns); no default.
+    static ParamSpec columns(const QString& key, const QString& label, const QString& help)
+    {
+        ParamSpec p = make(key, label, ParamType::Columns, QVariant());
+        p.help = help;
+        return p;
+    }
+    /// A seed (see ParamType::Seed); no default (absent: the caller's seed).
+    static ParamSpec seed(const QString& key, const QString& label, const QString& help)
+    {
+        ParamSpec p = make(key, label, ParamType::Seed, QVariant());
+        p.help = help;
+        return p;
+    }
 };
 
 /// Name of a ParamType as used in JSON and messages.
@@ -133,6 +266,12 @@ inline QString paramTypeName(ParamType t)
     case ParamType::Bool: return QStringLiteral("bool");
     case ParamType::Choice: return QStringLiteral("choice");
     case ParamType::IntList: return QStringLiteral("int list");
+    case ParamType::Text: return QStringLiteral("text");
+    case ParamType::Path: return QStringLiteral("path");
+    case ParamType::Folder: return QStringLiteral("folder");
+    case ParamType::Columns: return QStringLiteral("columns");
+    case ParamType::Seed: return QStringLiteral("seed");
+    case ParamType::RealList: return QStringLiteral("real list");
     }
     return QStringLiteral("?");
 }

@@ -200,7 +200,7 @@ private Q_SLOTS:
                             AlgorithmRun{"no.such", {}, {}}});
         const QStringList p = panel.problems();
         QCOMPARE(p.size(), 3);
-        QCOMPARE(p[0], adamName + ": lr: 50 is outside [1e-08, 10]");
+        QCOMPARE(p[0], adamName + ": lr: expected a number 1e-08 to 10, got 50");
         QVERIFY2(p[1].contains("\"typo\""), qPrintable(p[1]));
         QVERIFY2(p[2].contains("\"no.such\"") && p[2].startsWith("algorithms[1]"), qPrintable(p[2]));
 

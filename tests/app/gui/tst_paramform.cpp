@@ -119,10 +119,10 @@ private Q_SLOTS:
         ParamForm f(schema());
         f.setValues({{"lr", 5.0}, {"epochs", 0}});
         QCOMPARE(f.problems().size(), 2);
-        QCOMPARE(f.problems().at(0), QString("epochs: 0 is outside [1, 10000]"));
-        QCOMPARE(f.problems().at(1), QString("lr: 5 is outside [1e-06, 1]"));
+        QCOMPARE(f.problems().at(0), QString("epochs: expected an integer 1 to 10000, got 0"));
+        QCOMPARE(f.problems().at(1), QString("lr: expected a number 1e-06 to 1, got 5"));
         QVERIFY(messageShown(f, "lr"));
-        QCOMPARE(f.messageLabel("lr")->text(), QString("lr: 5 is outside [1e-06, 1]"));
+        QCOMPARE(f.messageLabel("lr")->text(), QString("lr: expected a number 1e-06 to 1, got 5"));
         QCOMPARE(f.values().value("lr").toDouble(), 5.0);
         // The fields show the values as given, beside their messages: never a silent clamp.
         QCOMPARE(qobject_cast<QDoubleSpinBox*>(f.editor("lr"))->text(), QString("5"));
@@ -130,7 +130,7 @@ private Q_SLOTS:
         // One step with the arrows brings a value back into its range.
         qobject_cast<QSpinBox*>(f.editor("epochs"))->stepUp();
         QCOMPARE(qobject_cast<QSpinBox*>(f.editor("epochs"))->value(), 1);
-        QCOMPARE(f.problems(), QStringList{"lr: 5 is outside [1e-06, 1]"});
+        QCOMPARE(f.problems(), QStringList{"lr: expected a number 1e-06 to 1, got 5"});
 
         // Editing the row replaces the rejected value and clears the message.
         qobject_cast<QDoubleSpinBox*>(f.editor("lr"))->setValue(0.01);
@@ -208,7 +208,7 @@ private Q_SLOTS:
         QTest::keyClicks(lr, "20");
         // Not committed yet (no Enter, no Tab): the form already reports the typed value.
         QCOMPARE(f.values().value("lr").toDouble(), 20.0);
-        QCOMPARE(f.problems(), QStringList{"lr: 20 is outside [1e-06, 1]"});
+        QCOMPARE(f.problems(), QStringList{"lr: expected a number 1e-06 to 1, got 20"});
         QVERIFY(messageShown(f, "lr"));
         // Tab keeps it (it used to revert to the old value silently).
         QTest::keyClick(lr, Qt::Key_Tab);
@@ -220,7 +220,7 @@ private Q_SLOTS:
         epochs->setFocus();
         epochs->selectAll();
         QTest::keyClicks(epochs, "-5");
-        QCOMPARE(f.problems().value(0), QString("epochs: -5 is outside [1, 10000]"));
+        QCOMPARE(f.problems().value(0), QString("epochs: expected an integer 1 to 10000, got -5"));
         // Half-typed text is named too, not replaced by the previous value.
         epochs->selectAll();
         QTest::keyClick(epochs, Qt::Key_Backspace);

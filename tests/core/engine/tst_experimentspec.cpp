@@ -75,7 +75,7 @@ private Q_SLOTS:
         QVERIFY(s);
         const QStringList problems = s->validate(m_reg);
         QCOMPARE(problems.size(), 2);
-        QVERIFY2(problems[0].contains("algorithms[0].params: parameter \"ridge\": -2 is outside"), qPrintable(problems[0]));
+        QVERIFY2(problems[0].contains("algorithms[0].params: parameter \"ridge\": expected a number ≥ 0, got -2"), qPrintable(problems[0]));
         QVERIFY2(problems[1].contains("algorithms[1].id: unknown algorithm \"nope\""), qPrintable(problems[1]));
     }
 

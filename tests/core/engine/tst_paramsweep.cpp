@@ -160,7 +160,7 @@ private Q_SLOTS:
                  qPrintable(problems.join('\n')));
         const ExperimentSpec range = parse(kBase + R"("sweep": {"grid": {"offset": [1, 5000]}}})");
         problems = range.validate(m_reg);
-        QVERIFY2(!problems.isEmpty() && problems[0].contains("sweep.grid.offset[1]: parameter \"offset\": 5000 is outside"),
+        QVERIFY2(!problems.isEmpty() && problems[0].contains("sweep.grid.offset[1]: parameter \"offset\": expected"),
                  qPrintable(problems.join('\n')));
         const ExperimentSpec list = parse(kBase + R"("sweep": {"list": [{"offset": 1}, {"epochs": "many"}]}})");
         problems = list.validate(m_reg);
@@ -189,8 +189,8 @@ private Q_SLOTS:
         QVERIFY2(v && v->isObject(), qPrintable(err));
         QCOMPARE(v->toObject().value("scale").toString(), QStringLiteral("log"));
         QCOMPARE(ParamSweep::formatValues(*v), QStringLiteral("log(0.0001, 0.1, 4)"));
-        QVERIFY(!ParamSweep::parseValues("0.1, 5", real, &err)); // 5 is outside [1e-06, 1]
-        QVERIFY2(err.contains("5 is outside"), qPrintable(err));
+        QVERIFY(!ParamSweep::parseValues("0.1, 5", real, &err)); // 5 is outside 1e-06 to 1
+        QVERIFY2(err.contains("got 5"), qPrintable(err));
         QVERIFY(!ParamSweep::parseValues("log(1e-9, 1, 3)", real, &err));
         QVERIFY(!ParamSweep::parseValues("fast", real, &err));
         QVERIFY2(err.contains("\"fast\" is not a number"), qPrintable(err));
