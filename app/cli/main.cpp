@@ -8,7 +8,7 @@
 #include "ProgressBar.h"
 
 #include <CostPrediction.h>
-#include <DataSourceSchema.h>
+#include <DataSourceRegistry.h>
 #include <ExperimentRunner.h>
 #include <ExperimentSpec.h>
 #include <PluginRegistry.h>
@@ -175,7 +175,7 @@ int cmdList(const QStringList& args)
         }
         QJsonObject root{{"search_paths", QJsonArray::fromStringList(reg.searchPaths())},
                          {"plugins", plugins},
-                         {"data_sources", tb::data::DataSourceSchema::toJson()}};
+                         {"data_sources", tb::data::DataSourceRegistry::toJson()}};
         out() << QJsonDocument(root).toJson(QJsonDocument::Indented);
         return Ok;
     }

@@ -3,7 +3,8 @@
 #include "CsvLoader.h"
 #include "DataError.h"
 #include "DataSource.h"
-#include "DataSourceSchema.h"
+#include "DataKeys.h"
+#include "DataSourceRegistry.h"
 #include "DatasetPreview.h"
 #include "IdxLoader.h"
 
@@ -38,8 +39,7 @@
 
 namespace tb::gui {
 
-using data::DataParam;
-using data::DataSourceInfo;
+using data::DataSourceEntry;
 
 /// Shared between the panel and its loader threads: a thread posts its result only while the
 /// panel is alive, and the destructor waits for a post in progress to finish.
@@ -147,10 +147,10 @@ DatasetPanel::DatasetPanel(QWidget* parent)
     top->addRow(tr("Source"), m_source);
     m_stack = new QStackedWidget(this);
     outer->addWidget(m_stack);
-    for (const DataSourceInfo& info : data::DataSourceSchema::sources()) {
-        m_source->addItem(info.label, info.id);
-        m_source->setItemData(m_source->count() - 1, info.description, Qt::ToolTipRole);
-        buildPage(info);
+    for (const DataSourceEntry* entry : data::DataSourceRegistry::all()) {
+        m_source->addItem(entry->info.label, entry->info.id);
+        m_source->setItemData(m_source->count() - 1, entry->info.description, Qt::ToolTipRole);
+        buildPage(*entry);
     }
 
     m_error = new QLabel(this);
@@ -208,13 +208,13 @@ DatasetPanel::~DatasetPanel()
     m_shared->panel = nullptr;
 }
 
-DatasetPanel::Field DatasetPanel::makeField(const DataParam& p, QWidget* parent)
+DatasetPanel::Field DatasetPanel::makeField(const ParamSpec& p, QWidget* parent)
 {
     Field f;
     f.param = &p;
-    const QJsonValue def = p.defaultValue;
-    switch (p.kind) {
-    case DataParam::Kind::Int: {
+    const QJsonValue def = p.defaultValue.isValid() ? QJsonValue::fromVariant(p.defaultValue) : QJsonValue(QJsonValue::Undefined);
+    switch (p.type) {
+    case ParamType::Int: {
         auto* e = new QSpinBox(parent);
         const bool optional = def.isUndefined();
         // An optional count shows its meaning when absent ("all") at 0 and writes nothing there.
@@ -239,7 +239,7 @@ DatasetPanel::Field DatasetPanel::makeField(const DataParam& p, QWidget* parent)
         f.reset = [e, def, lo] { e->setValue(def.isUndefined() ? lo : def.toInt()); };
         break;
     }
-    case DataParam::Kind::Real: {
+    case ParamType::Real: {
         auto* e = new QDoubleSpinBox(parent);
         const bool fraction = p.exclusiveMinimum && p.exclusiveMaximum && p.maximum - p.minimum <= 1;
         const int decimals = fraction ? 3 : 4;
@@ -260,7 +260,7 @@ DatasetPanel::Field DatasetPanel::makeField(const DataParam& p, QWidget* parent)
         f.reset = [e, def] { e->setValue(def.toDouble(0)); };
         break;
     }
-    case DataParam::Kind::Bool: {
+    case ParamType::Bool: {
         auto* e = new QCheckBox(p.label, parent);
         f.editor = f.row = e;
         f.read = [e] { return QJsonValue(e->isChecked()); };
@@ -273,7 +273,7 @@ DatasetPanel::Field DatasetPanel::makeField(const DataParam& p, QWidget* parent)
         f.reset = [e, def] { e->setChecked(def.toBool(false)); };
         break;
     }
-    case DataParam::Kind::Choice: {
+    case ParamType::Choice: {
         auto* e = new QComboBox(parent);
         for (qsizetype i = 0; i < p.choices.size(); ++i)
             e->addItem(p.choiceLabels.value(i, p.choices[i]), p.choices[i]);
@@ -295,10 +295,10 @@ DatasetPanel::Field DatasetPanel::makeField(const DataParam& p, QWidget* parent)
         };
         break;
     }
-    case DataParam::Kind::Path:
-    case DataParam::Kind::Folder: {
+    case ParamType::Path:
+    case ParamType::Folder: {
         QLineEdit* e = nullptr;
-        const bool folder = p.kind == DataParam::Kind::Folder;
+        const bool folder = p.type == ParamType::Folder;
         f.row = pathEditor(e, folder, p.fileFilter, parent);
         f.editor = e;
         QString placeholder = p.absentText;
@@ -321,7 +321,7 @@ DatasetPanel::Field DatasetPanel::makeField(const DataParam& p, QWidget* parent)
         f.reset = [e] { e->clear(); };
         break;
     }
-    case DataParam::Kind::Columns: {
+    case ParamType::Columns: {
         auto* e = new QLineEdit(parent);
         e->setPlaceholderText(
             tr("a column name or position (0, 1, …, -1 for the last); several with commas"));
@@ -375,7 +375,7 @@ DatasetPanel::Field DatasetPanel::makeField(const DataParam& p, QWidget* parent)
         f.reset = [e] { e->clear(); };
         break;
     }
-    case DataParam::Kind::Seed: {
+    case ParamType::Seed: {
         auto* e = new QLineEdit(parent);
         e->setValidator(new QRegularExpressionValidator(QRegularExpression(QStringLiteral("\\d{0,20}")), e));
         e->setPlaceholderText(p.absentText);
@@ -409,18 +409,18 @@ DatasetPanel::Field DatasetPanel::makeField(const DataParam& p, QWidget* parent)
     return f;
 }
 
-void DatasetPanel::buildPage(const DataSourceInfo& info)
+void DatasetPanel::buildPage(const DataSourceEntry& entry)
 {
     Page page;
-    page.info = &info;
+    page.entry = &entry;
     page.widget = new QWidget(m_stack);
     page.form = new QFormLayout(page.widget);
     page.form->setContentsMargins(0, 0, 0, 0);
     page.form->setRowWrapPolicy(QFormLayout::WrapLongRows);
     page.form->setFieldGrowthPolicy(QFormLayout::AllNonFixedFieldsGrow);
-    const bool chooser =
-        info.param(QStringLiteral("test_file")) && info.param(QStringLiteral("test_fraction"));
-    for (const DataParam& p : info.params) {
+    const ParamSchema& schema = entry.schema;
+    const bool chooser = schema.find(QStringLiteral("test_file")) && schema.find(QStringLiteral("test_fraction"));
+    for (const ParamSpec& p : schema.specs()) {
         const bool testKey =
             p.key == u"test_file" || p.key == u"test_fraction" || p.key == u"test_target_file";
         if (chooser && testKey && !page.testMode) {
@@ -443,7 +443,7 @@ void DatasetPanel::buildPage(const DataSourceInfo& info)
             });
         }
         Field f = makeField(p, page.widget);
-        if (p.kind == DataParam::Kind::Bool)
+        if (p.type == ParamType::Bool)
             page.form->addRow(f.row);
         else
             page.form->addRow(p.label, f.row);
@@ -477,20 +477,25 @@ const DatasetPanel::Page& DatasetPanel::page() const
 bool DatasetPanel::isActive(const Page& page, const Field& f) const
 {
     const QString& key = f.param->key;
-    if (key.startsWith(QLatin1String("rf_"))) {
-        // The random-features settings only with random features (DataSource refuses them otherwise).
-        for (const Field& g : page.fields)
-            if (g.param->key == u"random_features")
-                return g.read().toString() != u"none";
+    if (page.testMode) {
+        // The chooser decides between a test file and a random fraction.
+        const bool fileMode = page.testMode->currentIndex() == 1;
+        if (key == u"test_fraction")
+            return !fileMode;
+        if (key == u"test_file" || key == u"test_target_file")
+            return fileMode;
     }
-    if (!page.testMode)
+    if (f.param->activeWhen.isEmpty())
         return true;
-    const bool fileMode = page.testMode->currentIndex() == 1;
-    if (key == u"test_fraction")
-        return !fileMode;
-    if (key == u"test_file" || key == u"test_target_file")
-        return fileMode;
-    return true;
+    // The schema's conditions (e.g. the rf_* keys only with random features), on the values the
+    // form holds now.
+    QVariantMap values = data::DataKeys::context(page.entry->info).values;
+    for (const Field& g : page.fields) {
+        const QJsonValue v = g.read();
+        if (!v.isUndefined())
+            values.insert(g.param->key, v.toVariant());
+    }
+    return ParamSchema::isActive(*f.param, values);
 }
 
 QString DatasetPanel::source() const
@@ -533,8 +538,7 @@ void DatasetPanel::onUserEdit(const QString& key)
     if (!key.isEmpty()) {
         m_overrides.remove(key); // the user's value replaces the one the editor could not show
         m_edited.insert(key);
-        if (key == u"random_features")
-            updateVisibility(); // its settings' rows appear or hide
+        updateVisibility(); // rows whose conditions read this key appear or hide
     }
     m_debounce->start();
     Q_EMIT changed();
@@ -564,13 +568,13 @@ QJsonObject DatasetPanel::spec() const
         const QJsonValue v = f.read();
         if (v.isUndefined())
             continue;
-        const DataParam& param = *f.param;
+        const ParamSpec& param = *f.param;
         const bool needed =
             param.required ||
             (!param.requiredUnless.isEmpty() && !o.contains(param.requiredUnless) &&
              !(p.testMode && p.testMode->currentIndex() == 1 && param.key == u"test_fraction"));
         if (needed || m_present.contains(param.key) || m_edited.contains(param.key) ||
-            v != param.defaultValue)
+            !param.defaultValue.isValid() || v != QJsonValue::fromVariant(param.defaultValue))
             o.insert(param.key, v);
     }
     for (auto it = m_overrides.begin(); it != m_overrides.end(); ++it)
@@ -618,8 +622,8 @@ Task DatasetPanel::task() const
     if (const auto t = data::DataSource::task(spec()))
         return *t;
     const Page& p = page();
-    if (!p.info->task.isEmpty())
-        return p.info->task == u"regression" ? Task::Regression : Task::Classification;
+    if (p.entry->info.task)
+        return *p.entry->info.task;
     for (const Field& f : p.fields)
         if (f.param->key == u"task")
             return f.read().toString() == u"regression" ? Task::Regression : Task::Classification;

@@ -1,8 +1,9 @@
 #pragma once
 /// @file DatasetPanel.h
-/// The dataset of an experiment: a form per data source built from DataSourceSchema, and a preview.
+/// The dataset of an experiment: a form per data source built from its schema, and a preview.
 
 #include <trainbench/DatasetView.h>
+#include <trainbench/ParamSpec.h>
 
 #include <QJsonObject>
 #include <QList>
@@ -21,8 +22,7 @@ class QTableWidget;
 class QTimer;
 
 namespace tb::data {
-struct DataParam;
-struct DataSourceInfo;
+struct DataSourceEntry;
 } // namespace tb::data
 
 namespace tb::gui {
@@ -30,8 +30,9 @@ namespace tb::gui {
 class DatasetPreview;
 
 /// Edits the experiment file's "dataset" object. The form of each source is built from
-/// tb::data::DataSourceSchema (keys, labels, editors by kind, defaults, ranges, help as tool tips):
-/// nothing about a source is written twice. Sources with a separate test file or a random test
+/// the source's schema (tb::data::DataSourceRegistry: keys, labels, editors by type, defaults,
+/// ranges, help as tool tips, and the conditions that show or hide a key): nothing about a source
+/// is written twice. Sources with a separate test file or a random test
 /// fraction get a "Test set" chooser. Keys are written when the opened spec had them, when the
 /// user edited them, when they are required, or when they differ from their declared default, so
 /// an opened file comes back unchanged and a new one holds only what matters.
@@ -93,7 +94,7 @@ Q_SIGNALS:
 
 private:
     struct Field {
-        const data::DataParam* param = nullptr;
+        const ParamSpec* param = nullptr;
         QWidget* row = nullptr; ///< form field widget (for visibility)
         QWidget* editor = nullptr;
         std::function<QJsonValue()> read;             ///< Undefined: leave the key out
@@ -101,7 +102,7 @@ private:
         std::function<void()> reset;                  ///< to the declared default
     };
     struct Page {
-        const data::DataSourceInfo* info = nullptr;
+        const data::DataSourceEntry* entry = nullptr;
         QWidget* widget = nullptr;
         QFormLayout* form = nullptr;
         QComboBox* testMode = nullptr; ///< fraction or separate file, when the source has both
@@ -110,8 +111,8 @@ private:
     struct LoadShared;
     struct LoadResult;
 
-    void buildPage(const data::DataSourceInfo& info);
-    Field makeField(const data::DataParam& p, QWidget* parent);
+    void buildPage(const data::DataSourceEntry& entry);
+    Field makeField(const ParamSpec& p, QWidget* parent);
     const Page& page() const;
     bool isActive(const Page& page, const Field& f) const;
     QString source() const;

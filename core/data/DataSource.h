@@ -5,6 +5,7 @@
 #include "Dataset.h"
 
 #include <QJsonObject>
+#include <QVariantMap>
 #include <QString>
 #include <QStringList>
 #include <cstdint>
@@ -23,18 +24,20 @@ struct DataOverrides {
 
 /// Builds a DatasetPair from the "dataset" JSON object of an experiment file.
 ///
-/// The sources and their keys are declared once in DataSourceSchema (with defaults, ranges and
-/// help texts; docs/experiments.md lists them): bpls-toy, moons, circles, spirals, xor,
-/// friedman1, mv, fashion-mnist, idx, csv and libsvm. Any other key is an error (usually a typo;
-/// the message suggests the nearest key). Rules between keys: csv and libsvm take exactly one
-/// of "test_file" or "test_fraction"; a csv "target" is required unless "target_file" holds
-/// the targets, and then a "test_file" needs its "test_target_file"; classification takes one
-/// target column; "standardise_targets" and "min_max_scale" are for regression only, and
-/// "min_max_scale" excludes both standardisations; the rf_* keys need "random_features"
-/// (RandomFeatureOption: seeded random features of the inputs, fitted on the training rows,
-/// applied last). Relative paths resolve against
-/// the experiment file's folder. Memory for generated sets is checked before it is allocated
-/// (MemoryBudget). All functions are reentrant.
+/// The "source" names a data source of DataSourceRegistry (built in: bpls-toy, moons, circles,
+/// spirals, xor, friedman1, mv, fashion-mnist, idx, csv and libsvm — core/data/sources/, one file
+/// each; plugins may add more). Its keys are declared once, in its schema, with the keys every
+/// source takes (DataKeys::common(): test_fraction, keep_classes, the scaling options, seed, the
+/// random features); docs/experiments.md lists them. Any other key is an error (usually a typo;
+/// the message suggests the nearest key). The spec is normalised by that schema once (defaults
+/// filled in, canonical types), then the source loads or generates its sets and this class does
+/// what is common to all: the test split, keep_classes, the shape, finiteness and class checks,
+/// standardisation, min-max scaling and random features (RandomFeatureOption, applied last). Rules
+/// between keys that a schema cannot express are the sources' (DataSourceProvider::conflict())
+/// and this class's ("min_max_scale" excludes both standardisations; an odd rf_count with
+/// cos/sin pairs). Relative paths resolve against the experiment file's folder. Memory a source
+/// declares (DataSourceProvider::memoryNeed()) is checked before it is allocated (MemoryBudget).
+/// All functions are reentrant.
 class DataSource {
 public:
     /// Loads or generates the pair. After loading it checks that train and test have the same
@@ -62,14 +65,19 @@ public:
     /// "classification" with more classes than half its rows (a regression target?).
     static QStringList warnings(const DatasetPair& pair);
 
-    /// @p spec with every file or folder key ("dir", "train_images", "train_labels",
-    /// "test_images", "test_labels", "file", "test_file") resolved against @p baseDir (the
+    /// @p spec with every file or folder key (a Path or Folder of its source's schema: "dir",
+    /// "train_images", "file", "test_file" …) resolved against @p baseDir (the
     /// current directory when empty), so the object means the same data wherever it is read
     /// later (the run store keeps it for re-runs). Other keys are unchanged. Never throws.
     static QJsonObject withAbsolutePaths(const QJsonObject& spec, const QString& baseDir);
 
-    /// The known "source" values.
+    /// The known "source" values, in list order.
     static QStringList sources();
+
+    /// @p spec checked and normalised by its source's schema: canonical types, the defaults of
+    /// the keys that apply filled in, "source" kept. nullopt with @p error (as validate()) when
+    /// it is not valid. Does not touch files.
+    static std::optional<QVariantMap> normalised(const QJsonObject& spec, QString* error);
 };
 
 } // namespace tb::data

@@ -2,7 +2,7 @@
 /// @file Dataset.h
 /// An owned dataset (inputs, targets, names) and a train/test pair of them.
 
-#include <trainbench/DatasetView.h>
+#include <trainbench/DataTable.h>
 
 #include <Eigen/Core>
 #include <QString>
@@ -18,23 +18,15 @@ namespace tb::data {
 /// x is n×d, y is n×k with the same n; all values finite; for Classification y is one-hot,
 /// k == classNames.size(), labels has n entries in [0, k) and y(i, labels[i]) == 1; for
 /// Regression labels and classNames are empty.
-struct Dataset {
-    Eigen::MatrixXd x;             ///< n×d inputs (no bias column)
-    Eigen::MatrixXd y;             ///< n×k targets, one-hot for classification
-    tb::Task task = tb::Task::Regression;
-    QStringList classNames;        ///< Classification: k names in class-index order
-    QStringList featureNames;      ///< d names, or empty when the source has none (IDX)
-    QString description;           ///< short human text, e.g. "fashion-mnist train 60000×784"
-    std::vector<int> labels;       ///< Classification: class index of each row; else empty
+struct Dataset : tb::DataTable {
+    Dataset() = default;
+    /// A source's table (DataSourceProvider::load()), taken over.
+    explicit Dataset(tb::DataTable&& t) : tb::DataTable(std::move(t)) {}
+
     /// Regression with standardised targets ("standardise_targets"): y = (original − targetMean)
     /// / targetScale per column, fitted on the training set. Empty (size 0) otherwise.
     Eigen::RowVectorXd targetMean;
     Eigen::RowVectorXd targetScale;
-
-    Eigen::Index rows() const { return x.rows(); }
-    Eigen::Index inputs() const { return x.cols(); }
-    Eigen::Index outputs() const { return y.cols(); }
-    bool isClassification() const { return task == tb::Task::Classification; }
 
     /// A non-owning view for Trainer::fit(); valid while this Dataset lives and is not modified.
     tb::DatasetView view() const;

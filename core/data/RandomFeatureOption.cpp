@@ -1,11 +1,11 @@
 #include "RandomFeatureOption.h"
 
 #include "DataError.h"
+#include "DataKeys.h"
 #include "MemoryBudget.h"
 
 #include <FeatureMap.h>
 
-#include <QJsonValue>
 #include <QLocale>
 #include <tbb/task_arena.h>
 
@@ -29,21 +29,14 @@ train::FeatureKind kindOf(const QString& name)
     return train::FeatureKind::GaussianCos;
 }
 
-QString shownValue(const QJsonObject& spec, const QString& key)
+QString shownValue(const QVariantMap& spec, const QString& key)
 {
-    const QJsonValue v = spec.value(key);
-    if (v.isString())
-        return v.toString();
-    if (v.isBool())
+    const QVariant v = spec.value(key);
+    if (v.typeId() == QMetaType::Bool)
         return v.toBool() ? QStringLiteral("true") : QStringLiteral("false");
-    if (v.isDouble())
+    if (v.typeId() == QMetaType::Double)
         return QString::number(v.toDouble(), 'g', QLocale::FloatingPointShortest);
-    return {};
-}
-
-std::uint64_t seedOf(const QJsonValue& v)
-{
-    return v.isString() ? v.toString().toULongLong() : std::uint64_t(v.toDouble());
+    return v.toString();
 }
 
 /// The first non-finite input of @p x as a DataError naming @p set.
@@ -65,22 +58,60 @@ void requireFinite(const Eigen::MatrixXd& x, const QString& set)
 
 } // namespace
 
-bool RandomFeatureOption::enabled(const QJsonObject& spec)
+ParamSchema RandomFeatureOption::keys()
 {
-    const QJsonValue v = spec.value(kKind);
-    return v.isString() && v.toString() != u"none";
+    const QStringList none{QStringLiteral("none")};
+    auto rf = [&](const ParamSpec& p) { return p.activeUnless(kKind, none); };
+    ParamSchema out;
+    out.add(DataKeys::choice(
+        kKind, QStringLiteral("Random features"),
+        {"none", "gaussian_cos", "gaussian_cos_sin", "laplace_cos", "random_logit", "raw_subset"},
+        {"none (the inputs)", "Gaussian kernel: cos(ωᵀx + b)", "Gaussian kernel: cos/sin pairs",
+         "Laplace kernel: cos(ωᵀx + b)", "random logits: sigmoid(ωᵀx + b)", "a random subset of the inputs"},
+        QStringLiteral("none"),
+        QStringLiteral("Replace every row's inputs by seeded random features, after the scaling options and "
+                       "fitted on the training rows only (optional PCA, then the bandwidth by the median "
+                       "trick): the generator of the lsq plugin, bit for bit (lsq.gls's features for the "
+                       "same settings with seed = rf_seed), so any trainer can be given them. none: the "
+                       "inputs as they are.")));
+    out.add(rf(DataKeys::integer(QStringLiteral("rf_count"), QStringLiteral("Random features p"), 1, 10000000, 1000,
+                                 QStringLiteral("Number of random features (gaussian_cos_sin: even; raw_subset: at "
+                                                "most the (projected) inputs); memory (train + test rows) × p doubles "
+                                                "is checked first."))));
+    out.add(rf(DataKeys::choice(QStringLiteral("rf_bandwidth_rule"), QStringLiteral("Bandwidth rule"), {"median", "fixed"},
+                                {"× median distance", "fixed σ"}, QStringLiteral("median"),
+                                QStringLiteral("median: σ = rf_bandwidth × the median pairwise distance of "
+                                               "rf_median_sample seeded training rows (after the PCA); fixed: σ = "
+                                               "rf_bandwidth."))));
+    out.add(rf(DataKeys::real(QStringLiteral("rf_bandwidth"), QStringLiteral("Bandwidth"), 0, 1e6, true, 1.0,
+                              QStringLiteral("Kernel bandwidth σ of the features, or its multiple of the median "
+                                             "distance (rf_bandwidth_rule)."))));
+    out.add(rf(DataKeys::integer(QStringLiteral("rf_median_sample"), QStringLiteral("Median-trick rows"), 2, 20000, 2000,
+                                 QStringLiteral("Training rows sampled (seeded, without replacement) for the median "
+                                                "trick."))));
+    out.add(rf(DataKeys::integer(QStringLiteral("rf_pca"), QStringLiteral("PCA dimensions"), 0, 100000, 0,
+                                 QStringLiteral("Project the inputs on their first principal components (of the "
+                                                "training rows) before the features; 0 = no projection; at most the "
+                                                "number of inputs."))));
+    out.add(rf(DataKeys::boolean(QStringLiteral("rf_pca_center"), QStringLiteral("Centred PCA"), false,
+                                 QStringLiteral("Subtract the training mean before the PCA (lsq's default: no)."))));
+    out.add(rf(DataKeys::seed(QStringLiteral("rf_seed"), QStringLiteral("Feature seed"),
+                              QStringLiteral("Seed of the features (and of the median-trick sample); absent: the data "
+                                             "set's seed. lsq generates the same features when its run seed equals it."))
+                   .absentMeans(QStringLiteral("the data set's seed"))));
+    return out;
 }
 
-std::pair<QString, QString> RandomFeatureOption::conflict(const QJsonObject& spec)
+bool RandomFeatureOption::enabled(const QVariantMap& spec)
 {
-    if (!enabled(spec)) {
-        for (auto it = spec.begin(); it != spec.end(); ++it)
-            if (it.key().startsWith(QLatin1String("rf_")))
-                return {it.key(), QStringLiteral("only used with random features; set random_features to a "
-                                                 "generator (e.g. \"gaussian_cos\") or remove %1")
-                                      .arg(it.key())};
+    const QVariant v = spec.value(kKind);
+    return v.typeId() == QMetaType::QString && v.toString() != u"none";
+}
+
+std::pair<QString, QString> RandomFeatureOption::conflict(const QVariantMap& spec)
+{
+    if (!enabled(spec))
         return {};
-    }
     const train::FeatureMapConfig c = config(spec);
     if (c.kind == train::FeatureKind::GaussianCosSin && c.count % 2 != 0)
         return {QStringLiteral("rf_count"), QStringLiteral("must be even with random_features = gaussian_cos_sin "
@@ -89,28 +120,28 @@ std::pair<QString, QString> RandomFeatureOption::conflict(const QJsonObject& spe
     return {};
 }
 
-train::FeatureMapConfig RandomFeatureOption::config(const QJsonObject& spec)
+train::FeatureMapConfig RandomFeatureOption::config(const QVariantMap& spec)
 {
     train::FeatureMapConfig c;
     c.raw = false;
     c.kind = kindOf(spec.value(kKind).toString());
-    c.count = Eigen::Index(spec.value(QStringLiteral("rf_count")).toDouble(1000));
+    c.count = Eigen::Index(spec.value(QStringLiteral("rf_count")).toLongLong());
     c.bandwidthRule = spec.value(QStringLiteral("rf_bandwidth_rule")).toString() == u"fixed"
                           ? train::BandwidthRule::Fixed
                           : train::BandwidthRule::Median;
-    c.bandwidth = spec.value(QStringLiteral("rf_bandwidth")).toDouble(1.0);
-    c.medianSample = Eigen::Index(spec.value(QStringLiteral("rf_median_sample")).toDouble(2000));
-    c.pca = Eigen::Index(spec.value(QStringLiteral("rf_pca")).toDouble(0));
-    c.pcaCenter = spec.value(QStringLiteral("rf_pca_center")).toBool(false);
+    c.bandwidth = spec.value(QStringLiteral("rf_bandwidth")).toDouble();
+    c.medianSample = Eigen::Index(spec.value(QStringLiteral("rf_median_sample")).toLongLong());
+    c.pca = Eigen::Index(spec.value(QStringLiteral("rf_pca")).toLongLong());
+    c.pcaCenter = spec.value(QStringLiteral("rf_pca_center")).toBool();
     return c;
 }
 
-std::uint64_t RandomFeatureOption::seed(const QJsonObject& spec, std::uint64_t dataSeed)
+std::uint64_t RandomFeatureOption::seed(const QVariantMap& spec, std::uint64_t dataSeed)
 {
-    return spec.contains(QStringLiteral("rf_seed")) ? seedOf(spec.value(QStringLiteral("rf_seed"))) : dataSeed;
+    return spec.contains(QStringLiteral("rf_seed")) ? spec.value(QStringLiteral("rf_seed")).toULongLong() : dataSeed;
 }
 
-void RandomFeatureOption::apply(DatasetPair& pair, const QJsonObject& spec, std::uint64_t dataSeed)
+void RandomFeatureOption::apply(DatasetPair& pair, const QVariantMap& spec, std::uint64_t dataSeed)
 {
     if (!enabled(spec))
         return;
@@ -169,7 +200,7 @@ void RandomFeatureOption::apply(DatasetPair& pair, const QJsonObject& spec, std:
     }
 }
 
-QString RandomFeatureOption::describe(const QJsonObject& spec)
+QString RandomFeatureOption::describe(const QVariantMap& spec)
 {
     if (!enabled(spec))
         return {};

@@ -1,6 +1,6 @@
 // DatasetPanel: spec round trips per source, the off-thread preview, errors in the red label.
 #include "DataSource.h"
-#include "DataSourceSchema.h"
+#include "DataSourceRegistry.h"
 #include "DatasetPanel.h"
 #include "DatasetPreview.h"
 #include "IdxLoader.h"
@@ -220,16 +220,24 @@ private Q_SLOTS:
         // or key is known to the panel by name.
         DatasetPanel panel;
         auto* source = qobject_cast<QComboBox*>(panel.editor("source"));
-        QCOMPARE(source->count(), data::DataSourceSchema::sources().size());
-        for (const data::DataSourceInfo& info : data::DataSourceSchema::sources()) {
-            source->setCurrentIndex(source->findData(info.id));
-            for (const data::DataParam& p : info.params) {
+        QCOMPARE(source->count(), data::DataSourceRegistry::all().size());
+        for (const data::DataSourceEntry* entry : data::DataSourceRegistry::all()) {
+            const QString id = entry->info.id;
+            source->setCurrentIndex(source->findData(id));
+            for (const ParamSpec& p : entry->schema.specs()) {
                 if (auto* mode = qobject_cast<QComboBox*>(panel.editor("test_mode"))) // sources with both
                     mode->setCurrentIndex(p.key == u"test_file" || p.key == u"test_target_file" ? 1 : 0);
-                if (p.key.startsWith(QLatin1String("rf_"))) // shown with random features only
-                    qobject_cast<QComboBox*>(panel.editor("random_features"))->setCurrentIndex(1);
+                // Keys shown only under a condition (the rf_* keys with random features, the
+                // regression options with task "regression"): the condition's choice is made.
+                for (const ParamCondition& c : p.activeWhen) {
+                    auto* choice = qobject_cast<QComboBox*>(panel.editor(c.key));
+                    QVERIFY2(choice, qPrintable(id + "." + c.key));
+                    for (int i = 0; i < choice->count(); ++i)
+                        if (c.values.contains(choice->itemData(i).toString()) != c.negate)
+                            choice->setCurrentIndex(i);
+                }
                 QWidget* e = panel.editor(p.key);
-                QVERIFY2(e, qPrintable(info.id + "." + p.key));
+                QVERIFY2(e, qPrintable(id + "." + p.key));
                 QCOMPARE(e->toolTip(), p.help);
             }
         }

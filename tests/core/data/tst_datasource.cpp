@@ -68,7 +68,7 @@ private Q_SLOTS:
         const QJsonObject spec = datasetOf("spec_unknown_key.json");
         QCOMPARE(DataSource::validate(spec),
                  QString("dataset.nosie: unknown key for source \"moons\"; did you mean \"noise\"? (known: source, "
-                         "samples, noise, test_fraction, standardise, seed, random_features, rf_count, "
+                         "samples, noise, test_fraction, keep_classes, standardise, seed, random_features, rf_count, "
                          "rf_bandwidth_rule, rf_bandwidth, rf_median_sample, rf_pca, rf_pca_center, rf_seed)"));
         QCOMPARE(expectError([&] { DataSource::load(spec, fixtures); }).key(), QString("dataset.nosie"));
     }
@@ -77,12 +77,14 @@ private Q_SLOTS:
     {
         QTest::addColumn<QString>("json");
         QTest::addColumn<QString>("message");
+        // Every source the process knows, in list order (a new source joins the list).
+        QStringList known;
+        for (const QString& id : DataSource::sources())
+            known << QStringLiteral("\"%1\"").arg(id);
         QTest::newRow("no source") << R"({"samples": 3})"
-                                   << R"(dataset.source: missing; expected one of "bpls-toy", "moons", "circles", "spirals", "xor", "friedman1", "mv", "fashion-mnist", "idx", "csv", "libsvm")";
+                                   << QStringLiteral("dataset.source: missing; expected one of %1").arg(known.join(", "));
         QTest::newRow("unknown source") << R"({"source": "mnist"})"
-                                        << "dataset.source: expected one of \"bpls-toy\", \"moons\", \"circles\", "
-                                           "\"spirals\", \"xor\", \"friedman1\", \"mv\", \"fashion-mnist\", \"idx\", \"csv\", "
-                                           "\"libsvm\", got \"mnist\"";
+                                        << QStringLiteral("dataset.source: expected one of %1, got \"mnist\"").arg(known.join(", "));
         QTest::newRow("missing function") << R"({"source": "bpls-toy"})"
                                           << "dataset.function: missing (required for source \"bpls-toy\")";
         QTest::newRow("bad function") << R"({"source": "bpls-toy", "function": "cubic"})"
@@ -103,10 +105,9 @@ private Q_SLOTS:
                                        << "dataset.seed: expected a non-negative integer (or a string of decimal "
                                           "digits), got -3";
         QTest::newRow("csv both tests") << R"({"source": "csv", "file": "a.csv", "target": "y", "task": "regression", "test_file": "b.csv", "test_fraction": 0.2})"
-                                        << "dataset.test_fraction: give either test_file or test_fraction, not both";
+                                        << "dataset.test_fraction: only used when test_file is not given";
         QTest::newRow("csv no test") << R"({"source": "csv", "file": "a.csv", "target": "y", "task": "regression"})"
-                                     << "dataset.test_file: missing; give test_file (a separate test set) or "
-                                        "test_fraction (a random split)";
+                                     << "dataset.test_fraction: missing; give test_fraction or test_file";
         QTest::newRow("csv two class targets") << R"({"source": "csv", "file": "a.csv", "target": ["a", "b"], "task": "classification", "test_fraction": 0.2})"
                                                << "dataset.target: classification takes exactly one target column, got 2";
         QTest::newRow("target bool") << R"({"source": "csv", "file": "a.csv", "target": true, "task": "regression", "test_fraction": 0.2})"
@@ -114,7 +115,7 @@ private Q_SLOTS:
                                         "distinct ones, got true";
         QTest::newRow("target repeated") << R"({"source": "csv", "file": "a.csv", "target": [1, 1], "task": "regression", "test_fraction": 0.2})"
                                          << "dataset.target: expected a column name, a 0-based column index, or a list "
-                                            "of distinct ones, got [1,1]";
+                                            "of distinct ones, got [1, 1]";
         QTest::newRow("target missing") << R"({"source": "csv", "file": "a.csv", "task": "regression", "test_fraction": 0.2})"
                                         << "dataset.target: missing; give target or target_file";
         QTest::newRow("bad delimiter") << R"({"source": "csv", "file": "a.csv", "target": 0, "delimiter": "::", "task": "regression", "test_fraction": 0.2})"
@@ -126,12 +127,13 @@ private Q_SLOTS:
                                             << "dataset.test_target_file: missing: with target_file, the test_file needs "
                                                "its targets in test_target_file";
         QTest::newRow("classification targets standardised") << R"({"source": "csv", "file": "a.csv", "target": "y", "task": "classification", "standardise_targets": true, "test_fraction": 0.2})"
-                                                             << "dataset.standardise_targets: only a regression has targets "
-                                                                "to standardise; this data set is a classification";
+                                                             << "dataset.standardise_targets: only used when task is "
+                                                                "\"regression\"";
         QTest::newRow("not for moons") << R"({"source": "moons", "standardise_targets": true})"
                                        << "dataset.standardise_targets: unknown key for source \"moons\" (known: source, "
-                                          "samples, noise, test_fraction, standardise, seed, random_features, rf_count, "
-                                          "rf_bandwidth_rule, rf_bandwidth, rf_median_sample, rf_pca, rf_pca_center, rf_seed)";
+                                          "samples, noise, test_fraction, keep_classes, standardise, seed, random_features, "
+                                          "rf_count, rf_bandwidth_rule, rf_bandwidth, rf_median_sample, rf_pca, rf_pca_center, "
+                                          "rf_seed)";
         QTest::newRow("bad task") << R"({"source": "libsvm", "file": "a", "task": "ranking", "test_fraction": 0.2})"
                                   << "dataset.task: expected one of \"classification\", \"regression\", got \"ranking\"";
         QTest::newRow("empty path") << R"({"source": "libsvm", "file": "", "task": "regression", "test_fraction": 0.2})"

@@ -4,7 +4,7 @@
 
 #include "DataError.h"
 #include "DataSource.h"
-#include "DataSourceSchema.h"
+#include "DataSourceRegistry.h"
 #include "RandomFeatureOption.h"
 
 #include <FeatureMap.h>
@@ -21,6 +21,16 @@ using namespace tb::data;
 using tb::testsupport::expectError;
 
 namespace {
+
+/// @p spec as DataSource normalises it (what RandomFeatureOption reads).
+QVariantMap norm(const QJsonObject& spec)
+{
+    QString error;
+    const auto n = DataSource::normalised(spec, &error);
+    if (!n)
+        qFatal("%s", qPrintable(error));
+    return *n;
+}
 
 QJsonObject obj(const char* json)
 {
@@ -73,19 +83,19 @@ private Q_SLOTS:
         tb::train::FeatureMap map;
         Eigen::MatrixXd projected, train, test;
         tbb::task_arena(RandomFeatureOption::kFitThreads).execute([&] {
-            map.fit(plain.train.x, RandomFeatureOption::config(spec),
-                    RandomFeatureOption::seed(spec, spec.value("seed").toInt()), {}, {}, nullptr, projected);
+            map.fit(plain.train.x, RandomFeatureOption::config(norm(spec)),
+                    RandomFeatureOption::seed(norm(spec), spec.value("seed").toInt()), {}, {}, nullptr, projected);
         });
         QVERIFY(map.features(plain.train.x, train));
         QVERIFY(map.features(plain.test.x, test));
-        QCOMPARE(mapped.train.inputs(), RandomFeatureOption::config(spec).count);
+        QCOMPARE(mapped.train.inputs(), RandomFeatureOption::config(norm(spec)).count);
         QVERIFY(sameBits(mapped.train.x, train));
         QVERIFY(sameBits(mapped.test.x, test));
         QVERIFY(sameBits(mapped.train.y, plain.train.y)); // targets untouched
         QVERIFY(sameBits(mapped.test.y, plain.test.y));
         QVERIFY(mapped.train.featureNames.isEmpty());
         QVERIFY2(mapped.train.description.contains("features"), qPrintable(mapped.train.description));
-        QVERIFY2(DataSource::describe(spec).contains(QString::number(RandomFeatureOption::config(spec).count) + " "),
+        QVERIFY2(DataSource::describe(spec).contains(QString::number(RandomFeatureOption::config(norm(spec)).count) + " "),
                  qPrintable(DataSource::describe(spec)));
     }
 
@@ -120,15 +130,15 @@ private Q_SLOTS:
         DatasetPair b = a;
         b.test.x.bottomRows(b.test.rows() - 1) *= 50.0; // every test row but the first, far away
         b.test.x.bottomRows(b.test.rows() - 1).array() += 3.0;
-        RandomFeatureOption::apply(a, spec, 1);
-        RandomFeatureOption::apply(b, spec, 1);
+        RandomFeatureOption::apply(a, norm(spec), 1);
+        RandomFeatureOption::apply(b, norm(spec), 1);
         QVERIFY(sameBits(a.train.x, b.train.x));
         QVERIFY(sameBits(a.test.x.topRows(1), b.test.x.topRows(1)));
         QVERIFY(!sameBits(a.test.x, b.test.x));
         // The training rows do move the map.
         DatasetPair c = DataSource::load(obj(R"({"source": "friedman1", "samples": 300})"), {});
         c.train.x.row(0) *= 10.0;
-        RandomFeatureOption::apply(c, spec, 1);
+        RandomFeatureOption::apply(c, norm(spec), 1);
         QVERIFY(!sameBits(a.test.x.topRows(1), c.test.x.topRows(1)));
     }
 
@@ -202,7 +212,7 @@ private Q_SLOTS:
         DatasetPair p = DataSource::load(obj(R"({"source": "moons", "samples": 100})"), {});
         p.test.x(5, 1) = std::numeric_limits<double>::quiet_NaN();
         const DataError e = expectError([&] {
-            RandomFeatureOption::apply(p, obj(R"({"source": "moons", "random_features": "gaussian_cos"})"), 1);
+            RandomFeatureOption::apply(p, norm(obj(R"({"source": "moons", "random_features": "gaussian_cos"})")), 1);
         });
         QCOMPARE(e.key(), QStringLiteral("random_features"));
         QVERIFY2(e.message().contains("test") && e.message().contains("row 5") && e.message().contains("column 1"),
@@ -211,7 +221,7 @@ private Q_SLOTS:
         DatasetPair q = DataSource::load(obj(R"({"source": "moons", "samples": 100})"), {});
         q.train.x.setOnes();
         const DataError m = expectError([&] {
-            RandomFeatureOption::apply(q, obj(R"({"source": "moons", "random_features": "gaussian_cos"})"), 1);
+            RandomFeatureOption::apply(q, norm(obj(R"({"source": "moons", "random_features": "gaussian_cos"})")), 1);
         });
         QCOMPARE(m.key(), QStringLiteral("dataset.rf_bandwidth_rule"));
         QVERIFY2(m.message().contains("dataset.rf_bandwidth_rule = median") &&
@@ -221,21 +231,21 @@ private Q_SLOTS:
 
     void optionIsInEverySourcesSchema()
     {
-        for (const DataSourceInfo& s : DataSourceSchema::sources()) {
-            const DataParam* kind = s.param("random_features");
-            QVERIFY2(kind, qPrintable(s.id));
-            QCOMPARE(kind->kind, DataParam::Kind::Choice);
+        for (const DataSourceEntry* e : DataSourceRegistry::all()) {
+            const tb::ParamSpec* kind = e->schema.find("random_features");
+            QVERIFY2(kind, qPrintable(e->info.id));
+            QCOMPARE(kind->type, tb::ParamType::Choice);
             QCOMPARE(kind->defaultValue.toString(), QStringLiteral("none"));
             QVERIFY(kind->choices.contains("gaussian_cos") && kind->choices.contains("raw_subset"));
             for (const char* key : {"rf_count", "rf_bandwidth_rule", "rf_bandwidth", "rf_median_sample", "rf_pca",
                                     "rf_pca_center", "rf_seed"})
-                QVERIFY2(s.param(key), key);
-            QCOMPARE(s.param("rf_count")->defaultValue.toInt(), 1000);
-            QCOMPARE(s.param("rf_seed")->kind, DataParam::Kind::Seed);
+                QVERIFY2(e->schema.find(key), key);
+            QCOMPARE(e->schema.find("rf_count")->defaultValue.toInt(), 1000);
+            QCOMPARE(e->schema.find("rf_seed")->type, tb::ParamType::Seed);
         }
         // An old spec without the option loads as before.
         const QJsonObject old = obj(R"({"source": "moons", "samples": 100, "seed": 3})");
-        QVERIFY(!RandomFeatureOption::enabled(old));
+        QVERIFY(!RandomFeatureOption::enabled(norm(old)));
         QCOMPARE(DataSource::load(old, {}).train.inputs(), Eigen::Index(2));
     }
 };

@@ -1,0 +1,83 @@
+// Sparse "label index:value …" rows (LIBSVM / SVMlight format), made dense.
+
+#include "DataError.h"
+#include "DataKeys.h"
+#include "DataSourceRegistry.h"
+#include "LibsvmLoader.h"
+
+#include <QFileInfo>
+
+namespace tb::data {
+namespace {
+
+class LibsvmSource : public DataSourceProvider {
+public:
+    DataSourceInfo info() const override
+    {
+        const QString filter = QStringLiteral("LIBSVM files (*.libsvm *.svm *.txt *.t *.scale);;All files (*)");
+        const QStringList tasks{QStringLiteral("classification"), QStringLiteral("regression")};
+        DataSourceInfo i;
+        i.id = QStringLiteral("libsvm");
+        i.label = QStringLiteral("LIBSVM file");
+        i.description = QStringLiteral("Sparse \"label index:value …\" rows (LIBSVM / SVMlight format), made dense.");
+        i.testSet = DataSourceInfo::TestSet::OwnOrSplit;
+        i.testKey = QStringLiteral("test_file");
+        i.order = 80;
+        i.params.add(DataKeys::path(QStringLiteral("file"), QStringLiteral("File"), true, filter,
+                                    QStringLiteral("The data file.")));
+        i.params.add(DataKeys::choice(QStringLiteral("task"), QStringLiteral("Task"), tasks, tasks, QVariant(),
+                                      QStringLiteral("Classification: labels are class names; regression: the target."))
+                         .requiredKey());
+        i.params.add(DataKeys::integer(QStringLiteral("features"), QStringLiteral("Features"), 1, 1e9, QVariant(),
+                                       QStringLiteral("Input width; absent: the largest index of the training file."))
+                         .absentMeans(QStringLiteral("from the file")));
+        i.params.add(DataKeys::path(QStringLiteral("test_file"), QStringLiteral("Test file"), false, filter,
+                                    QStringLiteral("A separate test set.")));
+        i.params = DataKeys::finished(i.params);
+        return i;
+    }
+
+    DataTables load(const DataRequest& r) const override
+    {
+        LibsvmLoader::Options o;
+        o.task = r.spec.value(QStringLiteral("task")).toString() == u"regression" ? Task::Regression
+                                                                                  : Task::Classification;
+        o.features = r.spec.contains(QStringLiteral("features"))
+                         ? Eigen::Index(r.spec.value(QStringLiteral("features")).toLongLong())
+                         : 0;
+        DataTables t;
+        t.trainOrigin = r.path(QStringLiteral("file"));
+        Dataset train = LibsvmLoader::load(t.trainOrigin, o);
+        if (r.spec.contains(QStringLiteral("test_file"))) {
+            t.testOrigin = r.path(QStringLiteral("test_file"));
+            o.classNames = train.classNames;
+            const bool widthFromTrain = o.features == 0;
+            o.features = train.inputs();
+            try {
+                t.test = LibsvmLoader::load(t.testOrigin, o);
+            } catch (const DataError& e) {
+                if (!widthFromTrain || e.key() != u"index")
+                    throw;
+                throw DataError(e.file(), e.line(), e.byteOffset(), e.key(), e.value(),
+                                e.message() + QStringLiteral(" (the training file %1 has %2 features; set "
+                                                             "dataset.features to widen both)")
+                                                  .arg(t.trainOrigin)
+                                                  .arg(o.features));
+            }
+        }
+        t.train = std::move(train);
+        return t;
+    }
+
+    QString describe(const QVariantMap& spec) const override
+    {
+        return QStringLiteral("LIBSVM %1 (%2)")
+            .arg(QFileInfo(spec.value(QStringLiteral("file")).toString()).fileName(),
+                 spec.value(QStringLiteral("task")).toString());
+    }
+};
+
+} // namespace
+} // namespace tb::data
+
+TB_REGISTER_DATA_SOURCE(tb::data::LibsvmSource)
