@@ -67,7 +67,7 @@ bool writeCharts(const ExperimentResult& result, const QString& title, const QSt
                  QString* error)
 {
     using namespace tb::charts;
-    if (result.kind == ExperimentSpec::Kind::NoiseSweep) {
+    if (result.kind == kinds::NoiseSweep) {
         NoiseSweepChart chart;
         chart.setData(result.sweep);
         chart.setTitle(title.isEmpty() ? QStringLiteral("RMSE vs noise σ") : title + QStringLiteral(" — RMSE vs noise σ"));
@@ -78,7 +78,7 @@ bool writeCharts(const ExperimentResult& result, const QString& title, const QSt
         return true;
     }
     const QStringList params = ParamSweepChart::numericParameters(result.curves);
-    if (result.kind == ExperimentSpec::Kind::ParamSweep && !params.isEmpty()) {
+    if (result.kind == kinds::ParamSweep && !params.isEmpty()) {
         const MetricId metric = RunMetric::defaultFor(result.curves);
         for (int i = 0; i < params.size(); ++i) {
             ParamSweepChart chart;
@@ -124,7 +124,7 @@ bool writeCharts(const ExperimentResult& result, const QString& title, const QSt
     }
     // A sweep of non-numeric values (choices, lists) has no parameter axis: learning curves, and
     // the parallel coordinates that can show categories.
-    if (result.kind == ExperimentSpec::Kind::ParamSweep && !result.sweptKeys.isEmpty() &&
+    if (result.kind == kinds::ParamSweep && !result.sweptKeys.isEmpty() &&
         !writeParallel(result, sibling(path, "parallel"), written, error))
         return false;
     // Runs that state their number of features (Least Squares Revisited): accuracy against time

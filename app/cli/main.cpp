@@ -234,7 +234,7 @@ int runSpec(const tb::ExperimentSpec& spec, const tb::PluginRegistry& reg, tb::R
     std::signal(SIGTERM, onSigint);
     tb::cli::ProgressBar bar(!p.isSet("quiet") && isatty(STDERR_FILENO));
     err() << (resumeId >= 0 ? QStringLiteral("Resuming experiment %1, \"").arg(resumeId) : QStringLiteral("Running \""))
-          << spec.name << "\" (" << tb::ExperimentSpec::kindName(spec.kind) << ", " << spec.effectiveThreads()
+          << spec.name << "\" (" << spec.kind << ", " << spec.effectiveThreads()
           << " threads" << (p.isSet("mpi") ? QStringLiteral(" per rank") : QString()) << ")"
           << (store ? QStringLiteral(" → ") + store->path() : QString()) << Qt::endl;
     const tb::ExperimentResult result = resumeId >= 0 ? runner.resume(spec, resumeId, &bar) : runner.run(spec, &bar);
@@ -249,7 +249,7 @@ int runSpec(const tb::ExperimentSpec& spec, const tb::PluginRegistry& reg, tb::R
         return result.storeError.isEmpty() ? Invalid : Database;
     }
     // Summary on stdout.
-    if (result.kind == tb::ExperimentSpec::Kind::NoiseSweep) {
+    if (result.kind == tb::kinds::NoiseSweep) {
         out() << "algorithm                      sigma    MC   train RMSE (mean±std)   test RMSE (mean±std)\n";
         for (const auto& sp : result.sweep)
             out() << QString("%1 %2 %3   %4 ± %5      %6 ± %7\n")
@@ -284,7 +284,7 @@ int runSpec(const tb::ExperimentSpec& spec, const tb::PluginRegistry& reg, tb::R
                 out() << "\n";
             }
     }
-    if (result.kind == tb::ExperimentSpec::Kind::ParamSweep && !result.curves.isEmpty())
+    if (result.kind == tb::kinds::ParamSweep && !result.curves.isEmpty())
         out() << "\n" << tb::cli::gridSummary(result);
     for (const auto& e : result.runErrors)
         err() << "  problem: " << e << "\n";

@@ -56,12 +56,12 @@ void ComparisonTab::show(const QList<AlgorithmCurves>& curves)
 
 void ComparisonTab::showLive(const ExperimentSpec& spec, const QList<charts::CurveSeriesData>& curves)
 {
-    if (spec.kind == ExperimentSpec::Kind::NoiseSweep) {
+    if (spec.kind == kinds::NoiseSweep) {
         clear();
         return;
     }
     QList<AlgorithmCurves> shown;
-    if (spec.kind == ExperimentSpec::Kind::ParamSweep) {
+    if (spec.kind == kinds::ParamSweep) {
         shown = ParamSweep::configurations(spec, &m_registry);
     } else {
         for (const AlgorithmRun& a : spec.algorithms) {
@@ -87,13 +87,13 @@ void ComparisonTab::showLive(const ExperimentSpec& spec, const QList<charts::Cur
                 }
                 break;
             }
-    m_caption->setText(tr("Live: %1 — %2").arg(spec.name, ExperimentSpec::kindName(spec.kind)));
+    m_caption->setText(tr("Live: %1 — %2").arg(spec.name, spec.kind));
     show(shown);
 }
 
 void ComparisonTab::showResult(const ExperimentResult& result, const QString& caption)
 {
-    if (result.kind == ExperimentSpec::Kind::NoiseSweep) {
+    if (result.kind == kinds::NoiseSweep) {
         clear();
         return;
     }
@@ -113,7 +113,7 @@ int ComparisonTab::showRuns(RunStore& store, const QList<qint64>& runIds)
     for (qint64 e : experiments) {
         QString error;
         const auto result = StoredRuns::experiment(store, e, &error);
-        if (!result || result->kind == ExperimentSpec::Kind::NoiseSweep)
+        if (!result || result->kind == kinds::NoiseSweep)
             continue;
         for (const AlgorithmCurves& c : result->curves) {
             AlgorithmCurves kept = c;

@@ -3,6 +3,7 @@
 #include <ParamSweep.h>
 
 #include <CostPrediction.h>
+#include <ExperimentKind.h>
 #include <PluginRegistry.h>
 #include <RunStore.h>
 
@@ -176,7 +177,7 @@ bool ExperimentController::start(const ExperimentSpec& spec, QString* error)
     m_total = 0; // the runner says how many units once the data are loaded (experimentStarted)
     // One curve per algorithm entry, in spec order, labelled as the runner labels its jobs; a
     // param sweep has one per configuration (ParamSweep::configurations, the runner's own list).
-    if (spec.kind == ExperimentSpec::Kind::ParamSweep) {
+    if (spec.kind == kinds::ParamSweep) {
         for (const AlgorithmCurves& c : ParamSweep::configurations(spec, &m_registry)) {
             charts::CurveSeriesData d;
             d.algorithmId = c.algorithmId;
@@ -193,7 +194,7 @@ bool ExperimentController::start(const ExperimentSpec& spec, QString* error)
         }
     }
     for (const AlgorithmRun& a : spec.algorithms) {
-        if (spec.kind == ExperimentSpec::Kind::ParamSweep)
+        if (spec.kind == kinds::ParamSweep)
             break;
         const AlgorithmEntry* entry = m_registry.algorithm(a.id);
         charts::CurveSeriesData c;
@@ -224,7 +225,7 @@ bool ExperimentController::start(const ExperimentSpec& spec, QString* error)
     Q_EMIT progressChanged(0, m_total);
     Q_EMIT statusText(tr("Starting “%1”…").arg(spec.name));
     Q_EMIT logMessage(tr("Started “%1” (%2, %3 threads)")
-                          .arg(spec.name, ExperimentSpec::kindName(spec.kind))
+                          .arg(spec.name, spec.kind)
                           .arg(spec.effectiveThreads()));
     return true;
 }
@@ -313,7 +314,7 @@ void ExperimentController::drain()
             // Parallel sweep cells interleave their checkpoints: route each by its run's label and
             // repeat; one run at a time, the current curve's last repeat is the run.
             int i = m_currentCurve, slot = -1;
-            if (m_spec.kind == ExperimentSpec::Kind::ParamSweep && m_spec.paramSweep.cellsAtOnce > 1) {
+            if (m_spec.kind == kinds::ParamSweep && m_spec.paramSweep.cellsAtOnce > 1) {
                 i = curveIndex(e.label, e.algorithmId);
                 if (i >= 0)
                     slot = int(m_repeatIndex[i].lastIndexOf(e.repeat));
@@ -344,7 +345,7 @@ void ExperimentController::drain()
     }
     if (dataChanged) {
         Q_EMIT updated();
-        if (m_spec.kind != ExperimentSpec::Kind::NoiseSweep)
+        if (m_spec.kind != kinds::NoiseSweep)
             Q_EMIT runProgressChanged(runFraction());
     }
     if (progress)
@@ -364,9 +365,9 @@ QString ExperimentController::progressFormat() const
 
 double ExperimentController::runFraction() const
 {
-    // A param sweep's cells run one at a time by default, like a learning curve's runs.
-    const bool oneAtATime = m_spec.kind == ExperimentSpec::Kind::LearningCurve ||
-                            (m_spec.kind == ExperimentSpec::Kind::ParamSweep && m_spec.paramSweep.cellsAtOnce == 1);
+    // One run at a time (a learning curve, a param sweep's cells by default): its own progress shows.
+    const ExperimentKind* kind = ExperimentKinds::find(m_spec.kind);
+    const bool oneAtATime = kind && kind->runsOneAtATime(m_spec);
     if (!oneAtATime || m_currentCurve < 0 || m_currentCurve >= m_plannedEpochs.size())
         return -1;
     double f = -1;
@@ -380,7 +381,7 @@ double ExperimentController::runFraction() const
 QString ExperimentController::currentStatus() const
 {
     const double t = elapsedSeconds();
-    if (m_spec.kind == ExperimentSpec::Kind::NoiseSweep)
+    if (m_spec.kind == kinds::NoiseSweep)
         return tr("Noise sweep: %1 of %2 runs, %3 of %4 σ values done — %5 s")
             .arg(m_done)
             .arg(m_total)
@@ -410,7 +411,7 @@ void ExperimentController::workerDone()
     if (m_result.experimentId >= 0)
         m_experimentId = m_result.experimentId;
     // The result is authoritative (e.g. a noise sweep's points for σ values cut short by Stop).
-    if (m_result.kind == ExperimentSpec::Kind::NoiseSweep && m_result.error.isEmpty())
+    if (m_result.kind == kinds::NoiseSweep && m_result.error.isEmpty())
         m_sweep = m_result.sweep;
 
     QString summary;

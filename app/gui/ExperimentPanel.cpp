@@ -1,5 +1,7 @@
 #include "ExperimentPanel.h"
 
+#include <ExperimentKind.h>
+
 #include "SweepEditor.h"
 
 #include <ExperimentSpec.h>
@@ -48,14 +50,13 @@ ExperimentPanel::ExperimentPanel(QWidget* parent) : QWidget(parent)
     form->addRow(tr("Name"), m_name);
 
     m_kind = new QComboBox(this);
-    m_kind->addItem(tr("Learning curve"), QStringLiteral("learning-curve"));
-    m_kind->addItem(tr("Noise sweep"), QStringLiteral("noise-sweep"));
-    m_kind->addItem(tr("Parameter sweep"), QStringLiteral("param-sweep"));
-    m_kind->setToolTip(tr("Learning curve: accuracy / RMSE / loss against training time and epoch.\n"
-                          "Noise sweep: train and test RMSE against the noise σ of a generated data set "
-                          "(the BPLS paper's Fig. 4–5).\n"
-                          "Parameter sweep: every combination of the values given below, each over the repeats; "
-                          "results in the Comparison tab."));
+    QStringList kindHelp;
+    for (const ExperimentKind* k : ExperimentKinds::all()) {
+        m_kind->addItem(k->label(), k->id());
+        m_kind->setItemData(m_kind->count() - 1, k->description(), Qt::ToolTipRole);
+        kindHelp << QStringLiteral("%1: %2").arg(k->label(), k->description());
+    }
+    m_kind->setToolTip(kindHelp.join(QLatin1Char('\n')));
     form->addRow(tr("Kind"), m_kind);
 
     m_repeats = new QSpinBox(this);
@@ -257,24 +258,26 @@ QStringList ExperimentPanel::problems() const
 void ExperimentPanel::setNoiseSweepAvailable(bool on)
 {
     m_noiseAvailable = on;
-    m_kind->setItemData(1, on ? QVariant() : QVariant(tr("The data set has no noise level: choose a generator.")),
-                        Qt::ToolTipRole);
+    if (const ExperimentKind* k = ExperimentKinds::find(kinds::NoiseSweep))
+        m_kind->setItemData(m_kind->findData(kinds::NoiseSweep),
+                            on ? k->description() : tr("The data set has no noise level: choose a generator."),
+                            Qt::ToolTipRole);
     refreshMessage();
 }
 
 bool ExperimentPanel::isNoiseSweep() const
 {
-    return m_kind->currentIndex() == 1;
+    return m_kind->currentData().toString() == kinds::NoiseSweep;
 }
 
 bool ExperimentPanel::isParamSweep() const
 {
-    return m_kind->currentIndex() == 2;
+    return m_kind->currentData().toString() == kinds::ParamSweep;
 }
 
 void ExperimentPanel::sweepParameter(const QString& key)
 {
-    m_kind->setCurrentIndex(2);
+    m_kind->setCurrentIndex(m_kind->findData(kinds::ParamSweep));
     m_sweepEditor->addAxis(key);
 }
 

@@ -735,7 +735,7 @@ bool MainWindow::runExperiment(QString* error)
         return false;
     }
     const QString where = m_path.isEmpty() ? QString() : QStringLiteral(" (%1)").arg(QFileInfo(m_path).fileName());
-    return startSpec(*spec, tr("Live: %1%2 — %3").arg(spec->name, where, ExperimentSpec::kindName(spec->kind)), error);
+    return startSpec(*spec, tr("Live: %1%2 — %3").arg(spec->name, where, spec->kind), error);
 }
 
 bool MainWindow::startSpec(const ExperimentSpec& spec, const QString& caption, QString* error)
@@ -749,7 +749,7 @@ bool MainWindow::startSpec(const ExperimentSpec& spec, const QString& caption, Q
     m_charts->clear();
     const auto task = data::DataSource::task(spec.dataset);
     m_charts->setTask(!task || *task == Task::Classification);
-    m_charts->showKind(spec.kind == ExperimentSpec::Kind::NoiseSweep);
+    m_charts->showKind(spec.kind == kinds::NoiseSweep);
     m_charts->setCaption(caption);
     m_shownRuns.clear();
     m_chartSpec = spec;
@@ -807,7 +807,7 @@ int MainWindow::overlayRuns(const QList<qint64>& runIds)
     m_charts->setTask(sel.classification || curves.isEmpty());
     m_charts->setCurves(curves);
     m_charts->setSweep(sel.result.sweep);
-    m_charts->showKind(sel.result.kind == ExperimentSpec::Kind::NoiseSweep);
+    m_charts->showKind(sel.result.kind == kinds::NoiseSweep);
     const int n = int(sel.runIds.size());
     m_charts->setCaption((n == 1 ? tr("Stored: 1 run from %1") : tr("Stored: %1 runs from %2").arg(n))
                              .arg(sel.experimentIds.size() > 1 ? tr("%1 experiments").arg(sel.experimentIds.size())
@@ -941,7 +941,7 @@ void MainWindow::updateActions()
     m_runAction->setEnabled(!running);
     m_stopAction->setEnabled(running);
     m_openDbAction->setEnabled(!running);
-    m_runProgress->setVisible(running && m_controller->spec().kind == ExperimentSpec::Kind::LearningCurve);
+    m_runProgress->setVisible(running && m_controller->spec().kind == kinds::LearningCurve);
 }
 
 void MainWindow::updateTaskAndKind()
@@ -1036,7 +1036,7 @@ QStringList MainWindow::chartSettings() const
     if (m_chartSpec) {
         const ExperimentSpec& e = *m_chartSpec;
         lines << tr("Data: %1").arg(data::DataSource::describe(e.dataset));
-        if (e.kind == ExperimentSpec::Kind::NoiseSweep)
+        if (e.kind == kinds::NoiseSweep)
             lines << tr("Noise sweep: σ from %1 to %2 (%3 values), %4 Monte-Carlo runs each; seed %5, %6 threads")
                          .arg(e.sigmas.value(0))
                          .arg(e.sigmas.isEmpty() ? 0.0 : e.sigmas.last())
@@ -1146,7 +1146,7 @@ void MainWindow::updateSweepParameters()
 
 void MainWindow::onStarted()
 {
-    if (m_controller->spec().kind == ExperimentSpec::Kind::ParamSweep)
+    if (m_controller->spec().kind == kinds::ParamSweep)
         m_centre->setCurrentWidget(m_comparisonPage);
     m_comparison->clear();
     m_status->setText(tr("Running…"));
@@ -1157,12 +1157,12 @@ void MainWindow::onStarted()
 
 void MainWindow::onUpdated()
 {
-    if (m_controller->spec().kind == ExperimentSpec::Kind::NoiseSweep)
+    if (m_controller->spec().kind == kinds::NoiseSweep)
         m_charts->setSweep(m_controller->sweep());
     else
         m_charts->setCurves(m_controller->curves());
     // The comparison is rebuilt only while in view (its tables cost more than a chart update).
-    if (m_controller->spec().kind != ExperimentSpec::Kind::NoiseSweep && m_controller->isRunning()) {
+    if (m_controller->spec().kind != kinds::NoiseSweep && m_controller->isRunning()) {
         if (m_centre->currentWidget() == m_comparisonPage)
             m_comparison->showLive(m_controller->spec(), m_controller->curves());
         else
@@ -1175,7 +1175,7 @@ void MainWindow::onFinished(const QString& summary)
     onUpdated();
     m_comparisonDirty = false;
     m_comparison->showResult(m_controller->result(),
-                             tr("%1 — %2").arg(m_controller->spec().name, ExperimentSpec::kindName(m_controller->spec().kind)));
+                             tr("%1 — %2").arg(m_controller->spec().name, m_controller->spec().kind));
     m_status->setText(summary);
     updateActions();
     const qint64 id = m_controller->experimentId();

@@ -102,7 +102,7 @@ private Q_SLOTS:
         QStringList problems;
         const auto spec = w.currentSpec(&problems);
         QVERIFY2(spec, qPrintable(problems.join('\n')));
-        QCOMPARE(spec->kind, ExperimentSpec::Kind::ParamSweep);
+        QCOMPARE(spec->kind, kinds::ParamSweep);
         QCOMPARE(spec->paramSweep.grid.size(), 1);
         QCOMPARE(spec->paramSweep.grid[0].values, (QVariantList{0.0, 0.5, 2.0}));
 

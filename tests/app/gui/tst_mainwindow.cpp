@@ -117,7 +117,7 @@ private Q_SLOTS:
         QVERIFY(w->isModified());
         const auto spec = w->currentSpec(&problems);
         QVERIFY2(spec, qPrintable(problems.join('\n')));
-        QCOMPARE(spec->kind, ExperimentSpec::Kind::NoiseSweep);
+        QCOMPARE(spec->kind, kinds::NoiseSweep);
     }
 
     void runThenStopLeavesACancelledRunAndPoints()

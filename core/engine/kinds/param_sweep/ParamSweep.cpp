@@ -166,7 +166,7 @@ qint64 ParamSweep::cellCount(const ExperimentSpec& spec)
 QList<SweepCell> ParamSweep::cells(const ExperimentSpec& spec)
 {
     QList<SweepCell> out;
-    if (spec.kind != ExperimentSpec::Kind::ParamSweep || cellCount(spec) > maxCells)
+    if (spec.kind != kinds::ParamSweep || cellCount(spec) > maxCells)
         return out;
     const QList<QVariantMap> pts = points(spec.paramSweep);
     const QList<QJsonObject> sets = datasets(spec);
