@@ -9,9 +9,9 @@
 // many gaps exceeded 50 ms. Run it under Xvfb for real X11 painting, or with
 // QT_QPA_PLATFORM=offscreen. See bench/README.md ("Workbench GUI").
 
-#include <ChartTabs.h>
-#include <ExperimentController.h>
-#include <MainWindow.h>
+#include <charts/ChartTabs.h>
+#include <runs/ExperimentController.h>
+#include <window/MainWindow.h>
 #include <PluginRegistry.h>
 
 #include <QApplication>

@@ -1,6 +1,6 @@
 #include "ChartTabs.h"
 
-#include "ElidedLabel.h"
+#include "widgets/ElidedLabel.h"
 
 #include <ChartRenderer.h>
 #include <ChartView.h>

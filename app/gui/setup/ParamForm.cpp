@@ -1,7 +1,7 @@
 #include "ParamForm.h"
 
-#include "LayerSizeEdit.h"
-#include "LogSlider.h"
+#include "widgets/LayerSizeEdit.h"
+#include "widgets/LogSlider.h"
 
 #include <QCheckBox>
 #include <QComboBox>

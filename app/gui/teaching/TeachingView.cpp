@@ -2,7 +2,7 @@
 
 #include "DecisionRegionWidget.h"
 #include "NetworkDiagram.h"
-#include "ParamForm.h"
+#include "setup/ParamForm.h"
 #include "TeachingCurves.h"
 
 #include <DataSource.h>

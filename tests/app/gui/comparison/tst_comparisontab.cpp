@@ -2,17 +2,17 @@
 // as the final metric against the parameter with the comparison tables; the sweep editor; the
 // comparison panel's markers and copies; Compare on runs picked in the run browser.
 
-#include "AlgorithmPanel.h"
-#include "ComparisonPanel.h"
-#include "ComparisonTab.h"
-#include "DatasetPanel.h"
-#include "ExperimentController.h"
-#include "ExperimentPanel.h"
-#include "MainWindow.h"
-#include "ParamForm.h"
-#include "RunBrowser.h"
-#include "SweepEditor.h"
-#include "SweepResultView.h"
+#include "setup/AlgorithmPanel.h"
+#include "comparison/ComparisonPanel.h"
+#include "comparison/ComparisonTab.h"
+#include "setup/DatasetPanel.h"
+#include "runs/ExperimentController.h"
+#include "setup/ExperimentPanel.h"
+#include "window/MainWindow.h"
+#include "setup/ParamForm.h"
+#include "runs/RunBrowser.h"
+#include "setup/SweepEditor.h"
+#include "comparison/SweepResultView.h"
 
 #include <FeatureFrontierChart.h>
 #include <FrontierChart.h>

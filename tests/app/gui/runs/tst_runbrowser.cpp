@@ -2,9 +2,9 @@
 // selection through experiments, deletes reaching the store, CSV export read back, the actions'
 // signals, and refresh() picking up runs another RunStore wrote.
 
-#include "RunBrowser.h"
-#include "RunFilterModel.h"
-#include "RunTreeModel.h"
+#include "runs/RunBrowser.h"
+#include "runs/RunFilterModel.h"
+#include "runs/RunTreeModel.h"
 
 #include <ResultCsv.h>
 #include <RunStore.h>

@@ -1,8 +1,8 @@
 // AlgorithmPanel and PluginsDialog against the plugins built in this tree.
-#include "AlgorithmPanel.h"
-#include "LayerSizeEdit.h"
-#include "ParamForm.h"
-#include "PluginsDialog.h"
+#include "setup/AlgorithmPanel.h"
+#include "widgets/LayerSizeEdit.h"
+#include "setup/ParamForm.h"
+#include "setup/PluginsDialog.h"
 
 #include <QCheckBox>
 #include <QDoubleSpinBox>

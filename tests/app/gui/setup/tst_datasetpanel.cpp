@@ -1,8 +1,8 @@
 // DatasetPanel: spec round trips per source, the off-thread preview, errors in the red label.
 #include "DataSource.h"
 #include "DataSourceSchema.h"
-#include "DatasetPanel.h"
-#include "DatasetPreview.h"
+#include "setup/DatasetPanel.h"
+#include "setup/DatasetPreview.h"
 #include "IdxLoader.h"
 
 #include <QCheckBox>

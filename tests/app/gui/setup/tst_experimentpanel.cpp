@@ -1,5 +1,5 @@
 // ExperimentPanel: the σ grid parser, values() ⇄ setValues(), kept keys and field problems.
-#include "ExperimentPanel.h"
+#include "setup/ExperimentPanel.h"
 
 #include <ExperimentSpec.h>
 

@@ -1,7 +1,7 @@
 // ParamForm: editors generated from a schema, inline validation, defaults and round trips.
-#include "LayerSizeEdit.h"
-#include "LogSlider.h"
-#include "ParamForm.h"
+#include "widgets/LayerSizeEdit.h"
+#include "widgets/LogSlider.h"
+#include "setup/ParamForm.h"
 
 #include <QCheckBox>
 #include <QComboBox>

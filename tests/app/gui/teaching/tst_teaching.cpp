@@ -1,10 +1,10 @@
 // The teaching view: two algorithms' decision regions side by side on one 2-D set.
-#include <DecisionRegionWidget.h>
+#include <teaching/DecisionRegionWidget.h>
 #include <PluginRegistry.h>
-#include <NetworkDiagram.h>
-#include <ParamForm.h>
-#include <TeachingCurves.h>
-#include <TeachingView.h>
+#include <teaching/NetworkDiagram.h>
+#include <setup/ParamForm.h>
+#include <teaching/TeachingCurves.h>
+#include <teaching/TeachingView.h>
 
 #include <QElapsedTimer>
 #include <QJsonArray>

@@ -2,15 +2,15 @@
 // invalid input, the run browser after a restart, re-run and overlay of stored runs, databases
 // that cannot be opened, and the controller's throttle.
 
-#include "AlgorithmPanel.h"
-#include "ChartTabs.h"
-#include "DatasetPanel.h"
-#include "ExperimentController.h"
-#include "ExperimentPanel.h"
-#include "MainWindow.h"
-#include "ParamForm.h"
-#include "RunBrowser.h"
-#include "TeachingView.h"
+#include "setup/AlgorithmPanel.h"
+#include "charts/ChartTabs.h"
+#include "setup/DatasetPanel.h"
+#include "runs/ExperimentController.h"
+#include "setup/ExperimentPanel.h"
+#include "window/MainWindow.h"
+#include "setup/ParamForm.h"
+#include "runs/RunBrowser.h"
+#include "teaching/TeachingView.h"
 
 #include <PluginRegistry.h>
 #include <RunStore.h>

@@ -2,8 +2,8 @@
 // experiment (here: the file may not grow, as on a full disk), the window says so, keeps the
 // results it shows, and writes them into another database as runs that can be repeated.
 
-#include "ExperimentController.h"
-#include "MainWindow.h"
+#include "runs/ExperimentController.h"
+#include "window/MainWindow.h"
 
 #include <PluginRegistry.h>
 #include <RunStore.h>
