@@ -2,6 +2,7 @@
 
 #include "widgets/ElidedLabel.h"
 
+#include <ChartRegistry.h>
 #include <ChartRenderer.h>
 #include <ChartView.h>
 
@@ -12,26 +13,24 @@
 #include <QToolButton>
 #include <QVBoxLayout>
 
-#include <iterator>
-
 namespace tb::gui {
 
 ChartTabs::ChartTabs(QWidget* parent) : QWidget(parent)
 {
-    using charts::LearningCurveChart;
-    m_time = new LearningCurveChart(LearningCurveChart::Metric::Accuracy, LearningCurveChart::XAxis::TrainTime);
-    m_epoch = new LearningCurveChart(LearningCurveChart::Metric::Accuracy, LearningCurveChart::XAxis::Epoch);
-    m_loss = new LearningCurveChart(LearningCurveChart::Metric::Loss, LearningCurveChart::XAxis::TrainTime);
-    m_sweep = new charts::NoiseSweepChart;
-
+    m_options.classification = true;
     m_tabs = new QTabWidget(this);
     m_tabs->setDocumentMode(true);
-    for (QChart* c : {static_cast<QChart*>(m_time), static_cast<QChart*>(m_epoch), static_cast<QChart*>(m_loss),
-                      static_cast<QChart*>(m_sweep)}) {
-        auto* view = new charts::ChartView(c);
-        view->setToolTip(tr("Drag to zoom in, right-click to zoom out, wheel to zoom, double-click to show all"));
-        m_views << view;
-        m_tabs->addTab(view, QString());
+    // One tab per chart of the Charts tab's place, in the registry's order.
+    for (const charts::ChartEntry* entry : charts::ChartRegistry::entries(charts::ChartPlace::Curves)) {
+        Tab tab;
+        tab.entry = entry;
+        tab.plot = entry->build(m_options);
+        QWidget* view = tab.plot->view();
+        if (qobject_cast<charts::ChartView*>(view))
+            view->setToolTip(tr("Drag to zoom in, right-click to zoom out, wheel to zoom, double-click to show all"));
+        const int i = m_tabs->addTab(view, QString());
+        m_tabs->setTabToolTip(i, entry->toolTip);
+        m_tabList.push_back(std::move(tab));
     }
 
     m_caption = new ElidedLabel(tr("No experiment yet: choose a data set and algorithms, then Run."), this);
@@ -96,15 +95,14 @@ ChartTabs::ChartTabs(QWidget* parent) : QWidget(parent)
     renameTabs();
 }
 
+ChartTabs::~ChartTabs() = default;
+
 void ChartTabs::setTask(bool classification)
 {
-    if (classification == m_classification)
+    if (classification == isClassification())
         return;
-    m_classification = classification;
-    const auto metric = classification ? charts::LearningCurveChart::Metric::Accuracy
-                                       : charts::LearningCurveChart::Metric::Rmse;
-    m_time->setMetric(metric);
-    m_epoch->setMetric(metric);
+    m_options.classification = classification;
+    applyOptions();
     renameTabs();
 }
 
@@ -112,48 +110,48 @@ void ChartTabs::setCurves(const QList<charts::CurveSeriesData>& curves)
 {
     // Only the chart in view is rebuilt now; the others when their tab is opened. Live updates
     // then cost one chart's work, not three, on the GUI thread (and on the cores that train).
-    m_curves = curves;
-    m_dirty[TimeTab] = m_dirty[EpochTab] = m_dirty[LossTab] = true;
+    m_data.curves.clear();
+    m_data.curves.reserve(curves.size());
+    for (const charts::CurveSeriesData& c : curves) {
+        AlgorithmCurves a;
+        a.label = c.label;
+        a.algorithmId = c.algorithmId;
+        a.repeats = c.repeats; // implicitly shared: cheap
+        m_data.curves << a;
+    }
+    for (Tab& t : m_tabList)
+        t.dirty = true;
     refreshCurrent();
 }
 
 void ChartTabs::setSweep(const QList<SweepPoint>& points)
 {
-    m_points = points;
-    m_dirty[SweepTab] = true;
+    m_data.sweep = points;
+    for (Tab& t : m_tabList)
+        t.dirty = true;
     refreshCurrent();
 }
 
 void ChartTabs::refreshCurrent()
 {
     const int i = m_tabs->currentIndex();
-    if (i < 0 || i >= int(std::size(m_dirty)) || !m_dirty[i])
+    if (i < 0 || i >= int(m_tabList.size()) || !m_tabList[i].dirty)
         return;
-    m_dirty[i] = false;
-    switch (i) {
-    case TimeTab:
-        m_time->setData(m_curves);
-        break;
-    case EpochTab:
-        m_epoch->setData(m_curves);
-        break;
-    case LossTab:
-        m_loss->setData(m_curves);
-        break;
-    case SweepTab:
-        m_sweep->setData(m_points);
-        break;
-    }
+    m_tabList[i].dirty = false;
+    m_tabList[i].plot->show(m_data, m_options);
 }
 
 void ChartTabs::refreshAll()
 {
-    m_time->setData(m_curves);
-    m_epoch->setData(m_curves);
-    m_loss->setData(m_curves);
-    m_sweep->setData(m_points);
-    for (bool& d : m_dirty)
-        d = false;
+    for (Tab& t : m_tabList) {
+        t.plot->show(m_data, m_options);
+        t.dirty = false;
+    }
+}
+
+void ChartTabs::applyOptions()
+{
+    refreshAll();
 }
 
 void ChartTabs::clear()
@@ -173,23 +171,28 @@ QString ChartTabs::caption() const
     return m_caption->fullText();
 }
 
-void ChartTabs::showKind(bool noiseSweep)
+void ChartTabs::showKind(ExperimentSpec::Kind kind)
 {
-    if (noiseSweep)
-        m_tabs->setCurrentIndex(SweepTab);
-    else if (m_tabs->currentIndex() == SweepTab)
-        m_tabs->setCurrentIndex(TimeTab);
+    ExperimentResult probe;
+    probe.kind = kind;
+    const int current = m_tabs->currentIndex();
+    if (current >= 0 && current < int(m_tabList.size()) && m_tabList[current].entry->applies(probe))
+        return;
+    for (int i = 0; i < int(m_tabList.size()); ++i)
+        if (m_tabList[i].entry->applies(probe)) {
+            m_tabs->setCurrentIndex(i);
+            return;
+        }
 }
 
 void ChartTabs::setLogTime(bool on)
 {
     if (m_logTime->isChecked() != on)
         m_logTime->setChecked(on); // re-enters through toggled()
-    const auto x = on ? charts::LearningCurveChart::XAxis::TrainTimeLog : charts::LearningCurveChart::XAxis::TrainTime;
-    if (m_time->xAxisKind() != x) {
-        m_time->setXAxisKind(x);
-        m_loss->setXAxisKind(x);
-    }
+    if (m_options.logTime == on)
+        return;
+    m_options.logTime = on;
+    applyOptions();
 }
 
 bool ChartTabs::logTime() const
@@ -199,7 +202,45 @@ bool ChartTabs::logTime() const
 
 QList<charts::BandedLineChart*> ChartTabs::allCharts() const
 {
-    return {m_time, m_epoch, m_loss, m_sweep};
+    QList<charts::BandedLineChart*> out;
+    for (const Tab& t : m_tabList)
+        if (auto* c = qobject_cast<charts::BandedLineChart*>(t.plot->chart()))
+            out << c;
+    return out;
+}
+
+int ChartTabs::indexOf(const QString& id) const
+{
+    for (int i = 0; i < int(m_tabList.size()); ++i)
+        if (m_tabList[i].entry->id == id)
+            return i;
+    return -1;
+}
+
+QChart* ChartTabs::chart(const QString& id) const
+{
+    const int i = indexOf(id);
+    return i < 0 ? nullptr : m_tabList[i].plot->chart();
+}
+
+charts::LearningCurveChart* ChartTabs::timeChart() const
+{
+    return qobject_cast<charts::LearningCurveChart*>(chart(QStringLiteral("learning-curve-time")));
+}
+
+charts::LearningCurveChart* ChartTabs::epochChart() const
+{
+    return qobject_cast<charts::LearningCurveChart*>(chart(QStringLiteral("learning-curve-epoch")));
+}
+
+charts::LearningCurveChart* ChartTabs::lossChart() const
+{
+    return qobject_cast<charts::LearningCurveChart*>(chart(QStringLiteral("loss-time")));
+}
+
+charts::NoiseSweepChart* ChartTabs::sweepChart() const
+{
+    return qobject_cast<charts::NoiseSweepChart*>(chart(QStringLiteral("noise-sweep")));
 }
 
 void ChartTabs::setLogY(bool on)
@@ -235,35 +276,53 @@ void ChartTabs::setBandMode(charts::BandedLineChart::BandMode mode)
 
 bool ChartTabs::saveImage(const QString& path, const QString& title, const QStringList& settings, QString* error)
 {
+    const int i = m_tabs->currentIndex();
+    if (i < 0 || i >= int(m_tabList.size())) {
+        if (error)
+            *error = tr("cannot write '%1': there is no chart").arg(path);
+        return false;
+    }
     refreshCurrent(); // a chart out of date since its tab was last shown
-    return charts::ChartRenderer::saveWithHeader(currentView()->chart(), path, title, settings,
-                                                 charts::ChartRenderer::defaultSize(), error);
+    const charts::ChartPlot& plot = *m_tabList[i].plot;
+    if (plot.chart())
+        return charts::ChartRenderer::saveWithHeader(plot.chart(), path, title, settings,
+                                                     charts::ChartRenderer::defaultSize(), error);
+    if (path.endsWith(QLatin1String(".svg"), Qt::CaseInsensitive)) {
+        if (error)
+            *error = tr("cannot write SVG '%1': the chart “%2” is written as PNG only").arg(path, m_tabs->tabText(i));
+        return false;
+    }
+    return plot.savePng(path, charts::ChartRenderer::defaultSize(), error);
 }
 
 bool ChartTabs::savePng(const QString& path, QString* error)
 {
+    const int i = m_tabs->currentIndex();
+    if (i < 0 || i >= int(m_tabList.size())) {
+        if (error)
+            *error = tr("cannot write PNG '%1': there is no chart").arg(path);
+        return false;
+    }
     refreshCurrent(); // a chart out of date since its tab was last shown
-    return charts::ChartRenderer::savePng(currentView()->chart(), path, charts::ChartRenderer::defaultSize(), error);
+    return m_tabList[i].plot->savePng(path, charts::ChartRenderer::defaultSize(), error);
 }
 
 charts::ChartView* ChartTabs::currentView() const
 {
-    return m_views.value(m_tabs->currentIndex(), m_views.first());
+    return qobject_cast<charts::ChartView*>(m_tabs->currentWidget());
 }
 
 void ChartTabs::resetZoom()
 {
-    for (auto* v : m_views)
-        v->resetZoom();
+    for (int i = 0; i < m_tabs->count(); ++i)
+        if (auto* v = qobject_cast<charts::ChartView*>(m_tabs->widget(i)))
+            v->resetZoom();
 }
 
 void ChartTabs::renameTabs()
 {
-    const QString metric = m_classification ? tr("Accuracy") : tr("RMSE");
-    m_tabs->setTabText(TimeTab, tr("%1 vs time").arg(metric));
-    m_tabs->setTabText(EpochTab, tr("%1 vs epoch").arg(metric));
-    m_tabs->setTabText(LossTab, tr("Loss vs time"));
-    m_tabs->setTabText(SweepTab, tr("RMSE vs σ"));
+    for (int i = 0; i < int(m_tabList.size()); ++i)
+        m_tabs->setTabText(i, m_tabList[i].entry->title(m_options));
 }
 
 } // namespace tb::gui

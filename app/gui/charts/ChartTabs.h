@@ -1,26 +1,35 @@
 #pragma once
 /// @file ChartTabs.h
-/// The live charts of the main window: metric vs time, metric vs epoch, loss vs time, RMSE vs σ.
+/// The live charts of the main window: one tab per chart of the registry placed in the Charts
+/// tab (metric vs time, metric vs epoch, loss vs time, RMSE vs σ).
 
+#include <ChartOptions.h>
 #include <LearningCurveChart.h>
 #include <NoiseSweepChart.h>
 
 #include <QTabWidget>
 
+#include <memory>
+#include <vector>
+
 class QAction;
 class QLabel;
 
 namespace tb::charts {
+class ChartPlot;
 class ChartView;
-}
+struct ChartEntry;
+} // namespace tb::charts
 
 namespace tb::gui {
 
 class ElidedLabel;
 
-/// Four charts in tabs, built with app/charts (the CLI's PNG export uses the same builders):
-///  0 "<metric> vs time", 1 "<metric> vs epoch", 2 "Loss vs time", 3 "RMSE vs σ", where the
-/// metric is accuracy for classification and RMSE for regression (setTask()). A bar above the
+/// One tab per chart of the ChartRegistry placed in the Charts tab (charts::ChartPlace::Curves),
+/// in the registry's order; today "<metric> vs time", "<metric> vs epoch", "Loss vs time" and
+/// "RMSE vs σ", where the metric is accuracy for classification and RMSE for regression
+/// (setTask()). The CLI's PNG export draws the same charts. The tabs are never disabled: they
+/// fill while an experiment runs. A bar above the
 /// tabs says what is shown (live experiment or stored runs; elided, never widening the window)
 /// and offers a Display menu (log time axis, log y axis, train/test lines, ± std band mode) and
 /// reset zoom. A click on a legend entry hides or shows its line. Each view zooms by rubber band and wheel and shows
@@ -28,18 +37,16 @@ class ElidedLabel;
 class ChartTabs : public QWidget {
     Q_OBJECT
 public:
-    enum Tab { TimeTab = 0, EpochTab = 1, LossTab = 2, SweepTab = 3 };
-
     explicit ChartTabs(QWidget* parent = nullptr);
+    ~ChartTabs() override;
 
     /// Accuracy for classification, RMSE for regression; renames the tabs.
     void setTask(bool classification);
-    bool isClassification() const { return m_classification; }
-    /// Learning curves (tabs 0–2). Cheap enough for ~20 calls a second while training: only
-    /// the chart in view is rebuilt at once, the others when their tab is opened (or by
-    /// refreshAll()).
+    bool isClassification() const { return m_options.classification.value_or(true); }
+    /// Learning curves. Cheap enough for ~20 calls a second while training: only the chart in
+    /// view is rebuilt at once, the others when their tab is opened (or by refreshAll()).
     void setCurves(const QList<charts::CurveSeriesData>& curves);
-    /// Noise-sweep points (tab 3), rebuilt like setCurves().
+    /// Noise-sweep points, rebuilt like setCurves().
     void setSweep(const QList<SweepPoint>& points);
     /// Brings every chart up to date with the data last given (e.g. before exporting all).
     void refreshAll();
@@ -49,10 +56,11 @@ public:
     /// gets, whole in its tooltip: it never widens the window).
     void setCaption(const QString& text);
     QString caption() const;
-    /// Shows the tab for a learning curve (time) or a noise sweep (σ).
-    void showKind(bool noiseSweep);
+    /// Shows a tab whose chart applies to experiments of @p kind: the current one when it does,
+    /// else the first that does (a noise sweep: RMSE vs σ; the others: the metric against time).
+    void showKind(ExperimentSpec::Kind kind);
 
-    /// Training time on a log10 axis (tabs 0 and 2). Default off.
+    /// Training time on a log10 axis (the charts against time). Default off.
     void setLogTime(bool on);
     bool logTime() const;
 
@@ -61,6 +69,7 @@ public:
     bool savePng(const QString& path, QString* error);
     /// Writes the current tab's chart as PNG or SVG (by @p path's suffix) with @p title and the
     /// @p settings lines above it (ChartRenderer::saveWithHeader), so the file says what it shows.
+    /// A chart that paints itself (not a QChart) is written as a PNG without the header.
     bool saveImage(const QString& path, const QString& title, const QStringList& settings, QString* error);
 
     /// The metric on a log10 axis in every chart. Default off.
@@ -70,23 +79,36 @@ public:
     void setLinesShown(bool train, bool test);
     /// How every chart draws its ± std bands (BandedLineChart::BandMode; default Auto).
     void setBandMode(charts::BandedLineChart::BandMode mode);
-    /// The four charts.
+    /// The line charts of the tabs (those the Display menu acts on).
     QList<charts::BandedLineChart*> allCharts() const;
 
-    charts::LearningCurveChart* timeChart() const { return m_time; }
-    charts::LearningCurveChart* epochChart() const { return m_epoch; }
-    charts::LearningCurveChart* lossChart() const { return m_loss; }
-    charts::NoiseSweepChart* sweepChart() const { return m_sweep; }
+    /// The tab of chart @p id (ChartEntry::id), −1 when there is none.
+    int indexOf(const QString& id) const;
+    /// The chart of @p id's tab; nullptr when there is none or it is not a QChart.
+    QChart* chart(const QString& id) const;
+    charts::LearningCurveChart* timeChart() const;  ///< "learning-curve-time"
+    charts::LearningCurveChart* epochChart() const; ///< "learning-curve-epoch"
+    charts::LearningCurveChart* lossChart() const;  ///< "loss-time"
+    charts::NoiseSweepChart* sweepChart() const;    ///< "noise-sweep"
     QTabWidget* tabs() const { return m_tabs; }
-    /// The view of the current tab.
+    /// The view of the current tab (nullptr when its chart paints itself).
     charts::ChartView* currentView() const;
 
 public Q_SLOTS:
     void resetZoom();
 
 private:
+    /// One tab: the registry's entry and the plot it built.
+    struct Tab {
+        const charts::ChartEntry* entry = nullptr;
+        std::unique_ptr<charts::ChartPlot> plot;
+        bool dirty = false; ///< data newer than its chart
+    };
+
     void renameTabs();
     void refreshCurrent();
+    /// Shows the data on every chart now, with the options as they are.
+    void applyOptions();
 
     QTabWidget* m_tabs = nullptr;
     ElidedLabel* m_caption = nullptr;
@@ -94,15 +116,9 @@ private:
     QAction* m_logY = nullptr;
     QAction* m_showTrain = nullptr;
     QAction* m_showTest = nullptr;
-    charts::LearningCurveChart* m_time = nullptr;
-    charts::LearningCurveChart* m_epoch = nullptr;
-    charts::LearningCurveChart* m_loss = nullptr;
-    charts::NoiseSweepChart* m_sweep = nullptr;
-    QList<charts::ChartView*> m_views;
-    QList<charts::CurveSeriesData> m_curves;
-    QList<SweepPoint> m_points;
-    bool m_dirty[4] = {false, false, false, false}; ///< per tab: data newer than its chart
-    bool m_classification = true;
+    std::vector<Tab> m_tabList;
+    ExperimentResult m_data;         ///< what the charts show: curves and sweep points
+    charts::ChartOptions m_options;  ///< classification and log time
 };
 
 } // namespace tb::gui

@@ -1,17 +1,17 @@
 #include "SweepResultView.h"
 
+#include <ChartPlot.h>
+#include <ChartRegistry.h>
 #include <ChartRenderer.h>
-#include <ChartView.h>
-#include <Comparison.h>
 #include <FeatureFrontierChart.h>
 #include <FrontierChart.h>
 #include <ParallelCoordinatesView.h>
 #include <ParamSweepChart.h>
 
+#include <QChart>
 #include <QComboBox>
 #include <QHBoxLayout>
 #include <QLabel>
-#include <QSaveFile>
 #include <QTabWidget>
 #include <QVBoxLayout>
 
@@ -34,32 +34,33 @@ SweepResultView::SweepResultView(QWidget* parent) : QWidget(parent)
     bar->addStretch(1);
     layout->addLayout(bar);
     m_tabs = new QTabWidget;
-    m_paramChart = new charts::ParamSweepChart;
-    m_paramView = new charts::ChartView(m_paramChart);
-    m_parallel = new charts::ParallelCoordinatesView;
-    m_frontier = new charts::FrontierChart;
-    m_frontierView = new charts::ChartView(m_frontier);
-    m_tabs->addTab(m_paramView, tr("Metric vs parameter"));
-    m_tabs->addTab(m_parallel, tr("Parallel coordinates"));
-    m_tabs->addTab(m_frontierView, tr("Frontier"));
-    m_features = new charts::FeatureFrontierChart;
-    m_tabs->addTab(new charts::ChartView(m_features), tr("Features"));
-    m_tabs->setTabToolTip(FeaturesTab, tr("Accuracy against training time, point size = number of features "
-                                          "(runs that record them: Least Squares Revisited)"));
+    // One tab per chart of the Comparison tab's place, in the registry's order.
+    for (const charts::ChartEntry* entry : charts::ChartRegistry::entries(charts::ChartPlace::Comparison)) {
+        Tab tab;
+        tab.entry = entry;
+        tab.plot = entry->build(charts::ChartOptions());
+        const int i = m_tabs->addTab(tab.plot->view(), entry->title(charts::ChartOptions()));
+        m_tabs->setTabToolTip(i, entry->toolTip);
+        m_tabList.push_back(std::move(tab));
+    }
     layout->addWidget(m_tabs, 1);
 
     connect(m_tabs, &QTabWidget::currentChanged, this, [this] { refreshCurrent(); });
     connect(m_metric, &QComboBox::activated, this, [this] {
         m_metricChosen = true;
-        for (bool& d : m_dirty)
-            d = true;
+        markAllDirty();
         refreshCurrent();
     });
     connect(m_parameter, &QComboBox::activated, this, [this] {
-        m_dirty[ParameterTab] = true;
+        // Only the chart drawn against the parameter changes.
+        for (Tab& t : m_tabList)
+            if (t.entry->exportParameters)
+                t.dirty = true;
         refreshCurrent();
     });
 }
+
+SweepResultView::~SweepResultView() = default;
 
 MetricId SweepResultView::metric() const
 {
@@ -70,8 +71,7 @@ void SweepResultView::setMetric(MetricId metric)
 {
     m_metric->setCurrentIndex(m_metric->findData(RunMetric::key(metric)));
     m_metricChosen = true;
-    for (bool& d : m_dirty)
-        d = true;
+    markAllDirty();
     refreshCurrent();
 }
 
@@ -85,14 +85,16 @@ void SweepResultView::setParameter(const QString& key)
     const int i = m_parameter->findText(key);
     if (i >= 0) {
         m_parameter->setCurrentIndex(i);
-        m_dirty[ParameterTab] = true;
+        for (Tab& t : m_tabList)
+            if (t.entry->exportParameters)
+                t.dirty = true;
         refreshCurrent();
     }
 }
 
 void SweepResultView::setCurves(const QList<AlgorithmCurves>& curves)
 {
-    m_curves = curves;
+    m_data.curves = curves;
     if (!m_metricChosen && !curves.isEmpty())
         m_metric->setCurrentIndex(m_metric->findData(RunMetric::key(RunMetric::defaultFor(curves))));
     const QStringList params = charts::ParamSweepChart::numericParameters(curves);
@@ -106,59 +108,88 @@ void SweepResultView::setCurves(const QList<AlgorithmCurves>& curves)
         if (params.contains(keep))
             m_parameter->setCurrentText(keep);
     }
-    // Without a numeric swept parameter the frontier says most; a sweep brings its chart back.
-    const bool had = m_tabs->isTabEnabled(ParameterTab);
-    m_tabs->setTabEnabled(ParameterTab, !params.isEmpty());
-    if (params.isEmpty() && m_tabs->currentIndex() == ParameterTab)
-        m_tabs->setCurrentIndex(FrontierTab);
-    else if (!params.isEmpty() && !had)
-        m_tabs->setCurrentIndex(ParameterTab);
-    const bool features = charts::FeatureFrontierChart::hasFeatureCounts(curves);
-    m_tabs->setTabEnabled(FeaturesTab, features);
-    if (!features && m_tabs->currentIndex() == FeaturesTab)
-        m_tabs->setCurrentIndex(FrontierTab);
-    for (bool& d : m_dirty)
-        d = true;
+    // Tabs follow whether their chart applies, in order. Without a numeric swept parameter the
+    // frontier says most; a sweep brings its chart (the first tab) back.
+    const int frontier = indexOf(QStringLiteral("frontier"));
+    for (int i = 0; i < int(m_tabList.size()); ++i) {
+        const bool on = m_tabList[i].entry->applies(m_data);
+        const bool had = m_tabs->isTabEnabled(i);
+        m_tabs->setTabEnabled(i, on);
+        if (!on && m_tabs->currentIndex() == i && frontier >= 0)
+            m_tabs->setCurrentIndex(frontier);
+        else if (on && !had && i == 0)
+            m_tabs->setCurrentIndex(0);
+    }
+    markAllDirty();
     refreshCurrent();
+}
+
+void SweepResultView::markAllDirty()
+{
+    for (Tab& t : m_tabList)
+        t.dirty = true;
 }
 
 void SweepResultView::refreshCurrent()
 {
     const int t = m_tabs->currentIndex();
-    if (t < 0 || t > 3 || !m_dirty[t])
+    if (t < 0 || t >= int(m_tabList.size()) || !m_tabList[t].dirty)
         return;
-    m_dirty[t] = false;
-    const MetricId m = metric();
-    switch (Tab(t)) {
-    case ParameterTab:
-        if (!parameter().isEmpty())
-            m_paramChart->setData(m_curves, parameter(), m);
-        break;
-    case ParallelTab: m_parallel->setData(m_curves, m); break;
-    case FrontierTab: m_frontier->setData(Comparison::frontier(Comparison::samples(m_curves, m), m), m); break;
-    case FeaturesTab:
-        m_features->setData(m_curves, m == MetricId::TestRmse || m == MetricId::TrainRmse);
-        break;
-    }
+    m_tabList[t].dirty = false;
+    charts::ChartOptions options;
+    options.metric = metric();
+    options.parameter = parameter();
+    m_tabList[t].plot->show(m_data, options);
+}
+
+int SweepResultView::indexOf(const QString& id) const
+{
+    for (int i = 0; i < int(m_tabList.size()); ++i)
+        if (m_tabList[i].entry->id == id)
+            return i;
+    return -1;
+}
+
+QObject* SweepResultView::target(const QString& id) const
+{
+    const int i = indexOf(id);
+    if (i < 0)
+        return nullptr;
+    if (QChart* c = m_tabList[i].plot->chart())
+        return c;
+    return m_tabs->widget(i);
+}
+
+charts::ParamSweepChart* SweepResultView::parameterChart() const
+{
+    return qobject_cast<charts::ParamSweepChart*>(target(QStringLiteral("metric-vs-parameter")));
+}
+
+charts::ParallelCoordinatesView* SweepResultView::parallelView() const
+{
+    return qobject_cast<charts::ParallelCoordinatesView*>(target(QStringLiteral("parallel-coordinates")));
+}
+
+charts::FrontierChart* SweepResultView::frontierChart() const
+{
+    return qobject_cast<charts::FrontierChart*>(target(QStringLiteral("frontier")));
+}
+
+charts::FeatureFrontierChart* SweepResultView::featuresChart() const
+{
+    return qobject_cast<charts::FeatureFrontierChart*>(target(QStringLiteral("feature-frontier")));
 }
 
 bool SweepResultView::savePng(const QString& path, QString* error)
 {
-    refreshCurrent();
-    if (m_tabs->currentIndex() == ParallelTab) {
-        QSaveFile f(path);
-        if (!f.open(QIODevice::WriteOnly) || !m_parallel->render(charts::ChartRenderer::defaultSize()).save(&f, "PNG") ||
-            !f.commit()) {
-            if (error)
-                *error = tr("cannot write PNG '%1': %2").arg(path, f.errorString());
-            return false;
-        }
-        return true;
+    const int t = m_tabs->currentIndex();
+    if (t < 0 || t >= int(m_tabList.size())) {
+        if (error)
+            *error = tr("cannot write PNG '%1': there is no chart").arg(path);
+        return false;
     }
-    QChart* chart = m_tabs->currentIndex() == ParameterTab  ? static_cast<QChart*>(m_paramChart)
-                    : m_tabs->currentIndex() == FeaturesTab ? static_cast<QChart*>(m_features)
-                                                            : static_cast<QChart*>(m_frontier);
-    return charts::ChartRenderer::savePng(chart, path, charts::ChartRenderer::defaultSize(), error);
+    refreshCurrent();
+    return m_tabList[t].plot->savePng(path, charts::ChartRenderer::defaultSize(), error);
 }
 
 } // namespace tb::gui

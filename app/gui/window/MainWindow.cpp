@@ -749,7 +749,7 @@ bool MainWindow::startSpec(const ExperimentSpec& spec, const QString& caption, Q
     m_charts->clear();
     const auto task = data::DataSource::task(spec.dataset);
     m_charts->setTask(!task || *task == Task::Classification);
-    m_charts->showKind(spec.kind == ExperimentSpec::Kind::NoiseSweep);
+    m_charts->showKind(spec.kind);
     m_charts->setCaption(caption);
     m_shownRuns.clear();
     m_chartSpec = spec;
@@ -807,7 +807,7 @@ int MainWindow::overlayRuns(const QList<qint64>& runIds)
     m_charts->setTask(sel.classification || curves.isEmpty());
     m_charts->setCurves(curves);
     m_charts->setSweep(sel.result.sweep);
-    m_charts->showKind(sel.result.kind == ExperimentSpec::Kind::NoiseSweep);
+    m_charts->showKind(sel.result.kind);
     const int n = int(sel.runIds.size());
     m_charts->setCaption((n == 1 ? tr("Stored: 1 run from %1") : tr("Stored: %1 runs from %2").arg(n))
                              .arg(sel.experimentIds.size() > 1 ? tr("%1 experiments").arg(sel.experimentIds.size())

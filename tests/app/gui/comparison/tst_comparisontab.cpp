@@ -132,7 +132,7 @@ private Q_SLOTS:
         QVERIFY(panel->tabs()->isTabEnabled(ComparisonPanel::GridTab));
         QCOMPARE(panel->view(ComparisonPanel::GridTab)->rowCount(), 3);
         // The frontier tab has every run.
-        view->tabs()->setCurrentIndex(SweepResultView::FrontierTab);
+        view->tabs()->setCurrentIndex(view->indexOf("frontier"));
         QCOMPARE(view->frontierChart()->data().size(), 6);
 
         // Picked runs from the browser: Compare shows just those.
@@ -178,15 +178,15 @@ private Q_SLOTS:
         stagewise.infos = {QJsonObject{{"feature_counts", QJsonArray{300, 600, 900}}}};
         SweepResultView view;
         view.setCurves({stagewise});
-        QVERIFY(view.tabs()->isTabEnabled(SweepResultView::FeaturesTab));
-        view.tabs()->setCurrentIndex(SweepResultView::FeaturesTab);
+        QVERIFY(view.tabs()->isTabEnabled(view.indexOf("feature-frontier")));
+        view.tabs()->setCurrentIndex(view.indexOf("feature-frontier"));
         QCOMPARE(view.featuresChart()->shownPoints().size(), 3);
         AlgorithmCurves adam = stagewise;
         adam.algorithmId = "gradient.adam";
         adam.infos = {QJsonObject{}};
         view.setCurves({adam});
-        QVERIFY(!view.tabs()->isTabEnabled(SweepResultView::FeaturesTab));
-        QCOMPARE(view.tabs()->currentIndex(), int(SweepResultView::FrontierTab));
+        QVERIFY(!view.tabs()->isTabEnabled(view.indexOf("feature-frontier")));
+        QCOMPARE(view.tabs()->currentIndex(), view.indexOf("frontier"));
     }
 
     void sweepEditorChecksWhatIsTyped()

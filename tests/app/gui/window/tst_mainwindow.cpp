@@ -133,9 +133,9 @@ private Q_SLOTS:
         // The live charts receive the checkpoints (train and test lines of the accuracy chart).
         QTRY_VERIFY_WITH_TIMEOUT(pointsOf(w->charts()->timeChart()) >= 3, 10000);
         // Charts out of view are brought up to date when their tab is opened.
-        w->charts()->tabs()->setCurrentIndex(ChartTabs::EpochTab);
+        w->charts()->tabs()->setCurrentIndex(w->charts()->indexOf("learning-curve-epoch"));
         QVERIFY(pointsOf(w->charts()->epochChart()) >= 3);
-        w->charts()->tabs()->setCurrentIndex(ChartTabs::LossTab);
+        w->charts()->tabs()->setCurrentIndex(w->charts()->indexOf("loss-time"));
         QVERIFY(pointsOf(w->charts()->lossChart()) >= 3);
         w->stopExperiment();
         QVERIFY(w->controller()->waitForFinished(10000));
@@ -413,7 +413,7 @@ private Q_SLOTS:
         QVERIFY(w->setExperiment(ridgeSweep(50)).isEmpty());
         QString error;
         QVERIFY2(w->runExperiment(&error), qPrintable(error));
-        QCOMPARE(w->charts()->tabs()->currentIndex(), int(ChartTabs::SweepTab));
+        QCOMPARE(w->charts()->tabs()->currentIndex(), w->charts()->indexOf("noise-sweep"));
         QVERIFY(w->controller()->waitForFinished(30000));
         QCOMPARE(pointsOf(w->charts()->sweepChart(), 0, 0), 5); // test line: one point per σ
         QCOMPARE(pointsOf(w->charts()->sweepChart(), 0, 1), 5); // train line
@@ -627,7 +627,7 @@ private Q_SLOTS:
 
         ids << w->store()->runs(exp2).first().id;
         QCOMPARE(w->overlayRuns(ids), 3);
-        w->charts()->tabs()->setCurrentIndex(ChartTabs::SweepTab);
+        w->charts()->tabs()->setCurrentIndex(w->charts()->indexOf("noise-sweep"));
         QCOMPARE(pointsOf(w->charts()->sweepChart(), 0, 0), 5);
         QVERIFY(w->charts()->caption().contains("2 experiments"));
     }
