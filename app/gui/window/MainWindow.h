@@ -7,15 +7,11 @@
 
 #include <QJsonObject>
 #include <QMainWindow>
-#include <QTimer>
-#include <memory>
 #include <optional>
 
 class QAction;
-class QDockWidget;
-class QLabel;
-class QPlainTextEdit;
 class QProgressBar;
+class QPushButton;
 class QScrollArea;
 class QTabWidget;
 
@@ -29,11 +25,18 @@ namespace tb::gui {
 class AlgorithmPanel;
 class ChartTabs;
 class ComparisonTab;
+class DatabaseControl;
 class DatasetPanel;
 class ExperimentController;
+class ExperimentDocument;
 class ExperimentPanel;
+class ExportDialogs;
+class PresentationMode;
 class RunBrowser;
+class RunControl;
 class TeachingView;
+class WindowLayout;
+class WindowMessages;
 
 /// The main window.
 ///
@@ -54,6 +57,13 @@ class TeachingView;
 /// setConfirmations(false) (tests). Settings (geometry, dock layout, database, thread cap, last
 /// folder, log-scale time) persist with QSettings, and so does the experiment being edited:
 /// a window started after a crash continues with the unsaved edits. GUI thread only.
+///
+/// The window is the composition of parts with one job each (app/gui/window): ExperimentDocument
+/// (the panels' experiment, its files and the session), DatabaseControl (the run store),
+/// RunControl (run, stop, re-run, overlay, live charts), WindowLayout (docks and sizes),
+/// PresentationMode (F11), ExportDialogs (chart and CSV exports) and WindowMessages (log, status
+/// line, problem dialogs). The window builds the widgets, the menus and the tool bar, and wires
+/// them to the parts; its methods below hand over to them.
 class MainWindow : public QMainWindow {
     Q_OBJECT
 public:
@@ -77,20 +87,20 @@ public:
     /// File → Save: writes experimentJson() to @p path atomically; the window then names it.
     bool saveExperiment(const QString& path, QString* error);
     /// The experiment file shown in the title, empty for an unsaved experiment.
-    QString experimentPath() const { return m_path; }
+    QString experimentPath() const;
     /// True when the panels changed since the last open, save or new.
     bool isModified() const { return isWindowModified(); }
 
     /// File → Open database: closes the current store and opens @p path (created if missing).
     /// Refused while an experiment runs. On failure the current store stays open.
     bool openDatabase(const QString& path, QString* error);
-    RunStore* store() const { return m_store.get(); }
+    RunStore* store() const;
     /// File → Save results to another database: writes the last experiment's results (kept in
     /// memory when the open database failed during it) into @p path as a new experiment (see
     /// tb::saveResult). Enabled after an experiment the database could not record completely.
     /// False with a message naming the file and the cause when it cannot.
     bool saveResultsTo(const QString& path, QString* error);
-    QAction* saveResultsAction() const { return m_saveResultsAction; }
+    QAction* saveResultsAction() const;
 
     /// Run: validates the panels' experiment and starts it. False with the problems in @p error.
     bool runExperiment(QString* error);
@@ -115,7 +125,7 @@ public:
     /// View → Presentation mode (F11): only the teaching view, full screen, fonts 1.6× larger,
     /// docks, menus, tool and status bars hidden; F11 again restores the layout as it was.
     void setPresentationMode(bool on);
-    bool isPresentationMode() const { return m_presenting; }
+    bool isPresentationMode() const;
     /// View → Reset layout: every dock back in its place and shown, the window sized from the
     /// screen again (unless maximised).
     void resetLayout();
@@ -126,7 +136,7 @@ public:
     static QRect fitToScreen(const QRect& window, const QRect& available);
 
     /// Whether destructive actions ask first (default true).
-    void setConfirmations(bool on) { m_confirm = on; }
+    void setConfirmations(bool on);
 
     ExperimentController* controller() const { return m_controller; }
     DatasetPanel* datasetPanel() const { return m_dataset; }
@@ -137,16 +147,16 @@ public:
     ComparisonTab* comparison() const { return m_comparison; }
     RunBrowser* runBrowser() const { return m_browser; }
     TeachingView* teachingView() const { return m_teaching; }
-    QAction* runAction() const { return m_runAction; }
-    QAction* stopAction() const { return m_stopAction; }
+    QAction* runAction() const;
+    QAction* stopAction() const;
     /// The folder the Open and Save dialogs start in: the user's last folder, never the bundled
     /// examples' (opening an example does not change it).
-    QString fileDialogFolder() const { return m_lastDir; }
+    QString fileDialogFolder() const;
     /// The log's text, for tests.
     QString logText() const;
     /// The status line's text and the experiment's progress bar, for tests.
     QString statusText() const;
-    QProgressBar* progressBar() const { return m_progress; }
+    QProgressBar* progressBar() const;
 
 protected:
     void closeEvent(QCloseEvent* event) override;
@@ -156,40 +166,11 @@ private:
     void buildUi();
     void buildMenus();
     void restoreSettings();
-    void applyDockSizes();
-    QRect availableScreen() const;
     void saveSettings() const;
-    void restoreSession();
-    void markModified();
-    void updateTitle();
-    void updateActions();
-    void updateTaskAndKind();
-    void updateSweepParameters();
-    void appendLog(const QString& line);
-    void showProblems(const QString& title, const QString& text);
-
-    void newExperiment();
-    void openExperimentDialog();
-    bool saveExperimentDialog(bool saveAs);
-    void openDatabaseDialog();
-    void saveResultsDialog();
-    void exportChartDialog();
-    void exportRunsDialog();
     void showPlugins();
     void showAbout();
-    /// Asks to save unsaved changes; false when the user cancels.
-    bool maybeSave();
-    bool startSpec(const ExperimentSpec& spec, const QString& caption, QString* error);
-
-    void onStarted();
-    void onUpdated();
-    void onFinished(const QString& summary);
-    /// Runs deleted in the browser leave the charts (issue 18: they stayed drawn).
-    void onRunsDeleted(const QList<qint64>& runIds);
 
     const PluginRegistry& m_registry;
-    std::unique_ptr<RunStore> m_store;
-    QAction* m_saveResultsAction = nullptr;
     ExperimentController* m_controller = nullptr;
 
     DatasetPanel* m_dataset = nullptr;
@@ -198,37 +179,19 @@ private:
     ChartTabs* m_charts = nullptr;
     ComparisonTab* m_comparison = nullptr;
     QScrollArea* m_comparisonPage = nullptr; ///< the Comparison tab: m_comparison in a scroll area
-    bool m_comparisonDirty = false; ///< live data newer than the Comparison tab
     RunBrowser* m_browser = nullptr;
     TeachingView* m_teaching = nullptr;
     QTabWidget* m_centre = nullptr;
-    QDockWidget* m_experimentDock = nullptr;
-    QDockWidget* m_datasetDock = nullptr;
-    QDockWidget* m_algorithmsDock = nullptr;
-    QDockWidget* m_runsDock = nullptr;
-    QDockWidget* m_logDock = nullptr;
-    QByteArray m_defaultState; ///< the dock layout as built, for View → Reset layout
-    bool m_sizeDocksOnShow = false; ///< no saved layout: size the docks from the window when shown
-    QPlainTextEdit* m_log = nullptr;
-    QLabel* m_status = nullptr;
-    QProgressBar* m_runProgress = nullptr;
-    QProgressBar* m_progress = nullptr;
+    QPushButton* m_runButton = nullptr; ///< under the experiment's settings, wired to the run actions
+    QPushButton* m_stopButton = nullptr;
 
-    QAction* m_runAction = nullptr;
-    QAction* m_stopAction = nullptr;
-    QAction* m_openDbAction = nullptr;
-    QAction* m_presentAction = nullptr;
-    bool m_presenting = false;
-    QByteArray m_normalState;    ///< the layout before presentation mode
-    QByteArray m_normalGeometry;
-
-    QTimer m_sessionTimer;     ///< saves the session shortly after a change
-    QString m_path;            ///< experiment file, empty when unsaved
-    QString m_lastDir;         ///< folder of the last file dialog
-    bool m_confirm = true;
-    bool m_loading = false;    ///< setExperiment() is filling the panels
-    QList<qint64> m_shownRuns; ///< stored runs the charts show (overlay or the last experiment)
-    std::optional<ExperimentSpec> m_chartSpec; ///< the experiment the charts show, if one (for exports)
+    WindowMessages* m_messages = nullptr;
+    WindowLayout* m_layout = nullptr;
+    PresentationMode* m_presentation = nullptr;
+    DatabaseControl* m_database = nullptr;
+    ExperimentDocument* m_document = nullptr;
+    RunControl* m_runs = nullptr;
+    ExportDialogs* m_exports = nullptr;
 };
 
 } // namespace tb::gui
