@@ -23,7 +23,7 @@ CommonSpec specOf(BenchArguments::Common c)
     case C::Threads:
         return {{"threads"}, "N", "TBB worker threads of a run's arena"};
     case C::Seeds:
-        return {{"seeds"}, "N", "runs per configuration, with seeds first-seed … first-seed + N − 1"};
+        return {{"seeds"}, "N", "runs per configuration, one seed each"};
     case C::FirstSeed:
         return {{"first-seed"}, "S", "the first seed"};
     case C::Seed:
@@ -125,13 +125,13 @@ QString BenchArguments::helpText() const
         if (!o.valueName.isEmpty())
             left += QLatin1Char(' ') + o.valueName;
         QString help = o.help;
-        if (!o.valueName.isEmpty()) {
-            help += QStringLiteral(" (default: %1")
-                        .arg(o.defaultValue.isEmpty() ? QStringLiteral("none") : o.defaultValue);
-            if (!o.quickValue.isEmpty())
-                help += QStringLiteral("; --quick: %1").arg(o.quickValue);
-            help += QLatin1Char(')');
-        }
+        QStringList defaults;
+        if (!o.defaultValue.isEmpty())
+            defaults << QStringLiteral("default: %1").arg(o.defaultValue);
+        if (!o.quickValue.isEmpty())
+            defaults << QStringLiteral("--quick: %1").arg(o.quickValue);
+        if (!defaults.isEmpty())
+            help += QStringLiteral(" (%1)").arg(defaults.join(QStringLiteral("; ")));
         line(left, help);
     }
     line(QStringLiteral("--quick"),
