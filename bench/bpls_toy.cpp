@@ -66,7 +66,7 @@ int main(int argc, char** argv)
                 args.text("csv"), QStringList{"sigma", "train_rmse", "test_rmse", "train_mean", "train_std",
                                               "test_mean", "test_std"});
         tb::TextTable table({"sigma", "train RMSE", "test RMSE", "train mean ± std", "test mean ± std"});
-        for (int c = 0; c < 5; ++c)
+        for (int c = 1; c < 5; ++c)
             table.setAlign(c, tb::TextTable::Align::Right);
         const auto f = linear ? tb::data::BplsToyFunction::Linear : tb::data::BplsToyFunction::Nonlinear;
         tbb::task_arena arena(threads);
