@@ -30,11 +30,11 @@ public:
         Shuffled, ///< in the shuffled order that chose them (lsq_fashion's recorded figures)
     };
 
-    /// Replaces @p data's test set with @p rows training rows held out for validation (the
-    /// training set keeps the others): a Fisher–Yates shuffle of the row indices with
-    /// tb::data::Rng(12345, Split), the first @p rows of it held out. The test set is never
-    /// touched. Throws BenchArguments-style std::invalid_argument when @p rows is not in
-    /// [1, training rows).
+    /// Holds out @p rows training rows for validation: they become @p data's evaluation set (in
+    /// place of the test set, which a choice made on validation must never see) and the training
+    /// set keeps the others. The rows are the first @p rows of a Fisher–Yates shuffle of the row
+    /// indices with tb::data::Rng(12345, Split). Throws std::invalid_argument naming --validation
+    /// when @p rows is not in [1, training rows).
     static void holdOut(data::DatasetPair& data, Eigen::Index rows, Order order = Order::Source);
 };
 
