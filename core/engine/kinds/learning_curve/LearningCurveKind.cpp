@@ -57,8 +57,8 @@ public:
     bool runsOneAtATime(const ExperimentSpec&) const override { return true; }
     QStringList charts() const override
     {
-        return {QStringLiteral("learning-curve-time"), QStringLiteral("learning-curve-epoch"),
-                QStringLiteral("learning-curve-loss")};
+        return {QStringLiteral("learning-curve-time"), QStringLiteral("learning-curve-epoch"), QStringLiteral("loss-time"),
+                QStringLiteral("frontier"), QStringLiteral("feature-frontier"), QStringLiteral("peak-memory")};
     }
 
     ExperimentResult run(ExperimentContext& ctx, const ExperimentSpec& spec, qint64 experimentId,

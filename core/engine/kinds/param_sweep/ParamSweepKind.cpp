@@ -259,8 +259,9 @@ public:
     bool runsOneAtATime(const ExperimentSpec& spec) const override { return spec.paramSweep.cellsAtOnce == 1; }
     QStringList charts() const override
     {
-        return {QStringLiteral("param-sweep"), QStringLiteral("learning-curve-time"), QStringLiteral("frontier"),
-                QStringLiteral("parallel-coordinates")};
+        return {QStringLiteral("metric-vs-parameter"), QStringLiteral("learning-curve-time"),
+                QStringLiteral("learning-curve-epoch"), QStringLiteral("loss-time"), QStringLiteral("parallel-coordinates"),
+                QStringLiteral("frontier"), QStringLiteral("feature-frontier"), QStringLiteral("peak-memory")};
     }
 
     ExperimentResult run(ExperimentContext& ctx, const ExperimentSpec& spec, qint64 experimentId,
