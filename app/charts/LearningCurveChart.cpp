@@ -6,6 +6,9 @@
 
 #include <limits>
 
+#include <algorithm>
+#include <cmath>
+
 namespace tb::charts {
 
 LearningCurveChart::LearningCurveChart(Metric metric, XAxis x, QGraphicsItem* parent)
@@ -109,14 +112,22 @@ void LearningCurveChart::rebuild()
             }
             g.lines.append(l);
         };
+        // The validation curve, dotted, only for data sets with a validation split.
+        auto measured = [&](MetricStat AggregatePoint::*stat) {
+            return std::any_of(agg.begin(), agg.end(), [&](const AggregatePoint& p) { return std::isfinite((p.*stat).mean); });
+        };
         switch (m_metric) {
         case Metric::Accuracy:
             line(QStringLiteral("test"), Qt::SolidLine, &AggregatePoint::testAccuracy, 100.0);
             line(QStringLiteral("train"), Qt::DashLine, &AggregatePoint::trainAccuracy, 100.0);
+            if (measured(&AggregatePoint::validationAccuracy))
+                line(QStringLiteral("validation"), Qt::DotLine, &AggregatePoint::validationAccuracy, 100.0);
             break;
         case Metric::Rmse:
             line(QStringLiteral("test"), Qt::SolidLine, &AggregatePoint::testRmse, 1.0);
             line(QStringLiteral("train"), Qt::DashLine, &AggregatePoint::trainRmse, 1.0);
+            if (measured(&AggregatePoint::validationRmse))
+                line(QStringLiteral("validation"), Qt::DotLine, &AggregatePoint::validationRmse, 1.0);
             break;
         case Metric::Loss:
             line(QStringLiteral("loss"), Qt::SolidLine, &AggregatePoint::loss, 1.0);

@@ -269,11 +269,17 @@ int runSpec(const tb::ExperimentSpec& spec, const tb::PluginRegistry& reg, tb::R
                              .arg(fmt(last.epoch)).arg(fmt(last.trainTime));
                 if (pts.isEmpty())
                     out() << "no checkpoint";
-                else if (std::isfinite(last.trainAccuracy))
-                    out() << "train acc " << fmtPct(last.trainAccuracy) << "  test acc "
-                          << fmtPct(last.testAccuracy);
-                else
-                    out() << "train RMSE " << fmt(last.trainRmse) << "  test RMSE " << fmt(last.testRmse);
+                else if (std::isfinite(last.trainAccuracy)) {
+                    out() << "train acc " << fmtPct(last.trainAccuracy);
+                    if (std::isfinite(last.validationAccuracy))
+                        out() << "  validation acc " << fmtPct(last.validationAccuracy);
+                    out() << "  test acc " << fmtPct(last.testAccuracy);
+                } else {
+                    out() << "train RMSE " << fmt(last.trainRmse);
+                    if (std::isfinite(last.validationRmse))
+                        out() << "  validation RMSE " << fmt(last.validationRmse);
+                    out() << "  test RMSE " << fmt(last.testRmse);
+                }
                 if (const QString e = c.errors.value(r); !e.isEmpty() && c.statuses.value(r) != tb::RunStatus::Finished)
                     out() << "  (" << e << ")";
                 const QJsonObject info = c.infos.value(r);

@@ -48,12 +48,13 @@ std::optional<T> read(const QByteArray& b, F&& fields)
 QDataStream& operator<<(QDataStream& s, const MetricPoint& p)
 {
     return s << qint32(p.seq) << p.epoch << p.trainTime << p.loss << p.trainAccuracy << p.testAccuracy << p.trainRmse
-             << p.testRmse;
+             << p.testRmse << p.validationAccuracy << p.validationRmse;
 }
 QDataStream& operator>>(QDataStream& s, MetricPoint& p)
 {
     qint32 seq = 0;
-    s >> seq >> p.epoch >> p.trainTime >> p.loss >> p.trainAccuracy >> p.testAccuracy >> p.trainRmse >> p.testRmse;
+    s >> seq >> p.epoch >> p.trainTime >> p.loss >> p.trainAccuracy >> p.testAccuracy >> p.trainRmse >> p.testRmse >>
+        p.validationAccuracy >> p.validationRmse;
     p.seq = seq;
     return s;
 }

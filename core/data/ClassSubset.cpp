@@ -49,6 +49,8 @@ DatasetPair ClassSubset::keep(const DatasetPair& p, const std::vector<int>& clas
     DatasetPair out;
     out.train = keep(p.train, classes);
     out.test = keep(p.test, classes);
+    if (p.hasValidation())
+        out.validation = keep(p.validation, classes);
     out.warnings = p.warnings;  // what was suspicious about the whole set still applies
     return out;
 }

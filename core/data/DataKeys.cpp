@@ -19,6 +19,11 @@ const QString kMinMaxHelp = QStringLiteral(
     "RMSE stays in the targets' own units. Not with standardise or standardise_targets.");
 const QString kTestFractionHelp =
     QStringLiteral("Share of the rows held out as the test set, drawn with the seed.");
+const QString kValidationFractionHelp = QStringLiteral(
+    "Share of the training rows held out (seeded) as a validation set: every checkpoint is measured on it, and "
+    "anything the workbench selects (a best configuration, a target) is selected on it and reported on test. "
+    "Taken before the scaling options and random features are fitted, so they see the remaining training rows "
+    "only. Absent: no validation set.");
 const QString kKeepClassesHelp = QStringLiteral(
     "Keep only the rows of these classes (names or 0-based indices, at least two; after train_limit/test_limit), "
     "relabelled in the order given: the first becomes class 0, e.g. [0, 6] is T-shirt/top against Shirt. "
@@ -148,6 +153,14 @@ ParamSchema DataKeys::common(const DataSourceInfo& info)
             f = f.activeUnless(info.testKey);
         }
         out.add(f);
+    }
+    {
+        ParamSpec v = real(QStringLiteral("validation_fraction"), QStringLiteral("Validation fraction"), 0, 1, true, QVariant(),
+                           kValidationFractionHelp)
+                          .absentMeans(QStringLiteral("none"));
+        if (!info.validationKey.isEmpty())
+            v = v.activeUnless(info.validationKey);
+        out.add(v);
     }
     if (canClassify)
         out.add(forTask(columns(QStringLiteral("keep_classes"), QStringLiteral("Keep classes"), kKeepClassesHelp)

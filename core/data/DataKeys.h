@@ -44,7 +44,8 @@ public:
     static QString taskName(Task task);
 
     /// The keys the host handles for every source of this kind, appended to its own keys:
-    /// "test_fraction" (unless the source has its own test set), "keep_classes" (sources that
+    /// "test_fraction" (unless the source has its own test set), "validation_fraction" (unless
+    /// the spec names a validation file through the source's validationKey), "keep_classes" (sources that
     /// can be a classification), "standardise", "standardise_targets" and "min_max_scale" (that
     /// can be a regression; with a "task" key, active only for its value), "seed", and the
     /// random-features keys (RandomFeatureOption::keys()).

@@ -20,6 +20,7 @@
 #include <algorithm>
 #include <cmath>
 #include <stdexcept>
+#include <tuple>
 #include <vector>
 
 namespace tb::data {
@@ -286,6 +287,10 @@ QString DataSource::describe(const QJsonObject& spec)
         else
             text += QStringLiteral(", %1 test").arg(percent(r.spec.value(QStringLiteral("test_fraction")).toDouble()));
     }
+    if (!info.validationKey.isEmpty() && r.spec.contains(info.validationKey))
+        text += QStringLiteral(", validation %1").arg(QFileInfo(r.spec.value(info.validationKey).toString()).fileName());
+    else if (r.spec.contains(QStringLiteral("validation_fraction")))
+        text += QStringLiteral(", %1 of train for validation").arg(percent(r.spec.value(QStringLiteral("validation_fraction")).toDouble()));
     auto on = [&](const char* key) { return r.spec.value(QLatin1String(key)).toBool(); };
     if (on("standardise"))
         text += QStringLiteral(", standardised");
@@ -374,6 +379,8 @@ DatasetPair DataSource::load(const QJsonObject& spec, const QString& baseDir, co
     const QString testName = !tables.testOrigin.isEmpty()                     ? tables.testOrigin
                              : !tables.test && !tables.trainOrigin.isEmpty() ? tables.trainOrigin
                                                                               : QStringLiteral("generated test set (%1)").arg(s);
+    const QString validationName =
+        !tables.validationOrigin.isEmpty() ? tables.validationOrigin : QStringLiteral("validation rows of %1").arg(trainName);
     const bool classification = isClassification(r);
     DatasetPair p;
     if (tables.test) {
@@ -388,6 +395,19 @@ DatasetPair DataSource::load(const QJsonObject& spec, const QString& baseDir, co
                                                    .arg(all.rows()));
         p = splitTrainTest(all, r.spec.value(QStringLiteral("test_fraction")).toDouble(), seed);
     }
+    // The validation set: the source's own, or a seeded share of the training rows, taken before
+    // anything is fitted on the training rows (scaling, random features).
+    if (tables.validation) {
+        p.validation = adopt(std::move(*tables.validation), classification, validationName);
+    } else if (r.spec.contains(QStringLiteral("validation_fraction"))) {
+        const QVariant fraction = r.spec.value(QStringLiteral("validation_fraction"));
+        try {
+            p.validation = holdOutValidation(p.train, fraction.toDouble(), seed);
+        } catch (const std::invalid_argument& e) {
+            throw DataError::inSpec(QStringLiteral("dataset.validation_fraction"), ParamSchema::describe(fraction),
+                                    QStringLiteral("dataset.validation_fraction: %1").arg(QString::fromUtf8(e.what())));
+        }
+    }
     if (r.spec.contains(QStringLiteral("keep_classes")))
         p = keepClasses(p, r.spec.value(QStringLiteral("keep_classes")));
 
@@ -395,18 +415,28 @@ DatasetPair DataSource::load(const QJsonObject& spec, const QString& baseDir, co
         throw DataError::inFile(testName, QStringLiteral("train and test shapes differ: train %1 is %2 (rows×features → "
                                                          "outputs), test %3 is %4")
                                               .arg(trainName, shape(p.train), testName, shape(p.test)));
+    if (p.hasValidation() &&
+        (p.train.inputs() != p.validation.inputs() || p.train.outputs() != p.validation.outputs()))
+        throw DataError::inFile(validationName,
+                                QStringLiteral("train and validation shapes differ: train %1 is %2 (rows×features → "
+                                               "outputs), validation %3 is %4")
+                                    .arg(trainName, shape(p.train), validationName, shape(p.validation)));
     requireFinite(p.train, trainName);
     requireFinite(p.test, testName);
+    requireFinite(p.validation, validationName);
     if (p.train.isClassification()) {
         const auto counts = p.train.classCounts();
-        const auto testCounts = p.test.classCounts();
-        for (std::size_t c = 0; c < counts.size() && c < testCounts.size(); ++c)
-            if (counts[c] == 0 && testCounts[c] > 0)
-                throw DataError::inFile(testName, QStringLiteral("class \"%1\" occurs in %2 test row(s) but never in "
-                                                                 "the training set %3")
-                                                      .arg(p.test.classNames.value(qsizetype(c)))
-                                                      .arg(testCounts[c])
-                                                      .arg(trainName));
+        for (const auto& [set, name, what] : {std::tuple{&p.test, testName, QStringLiteral("test")},
+                                              std::tuple{&p.validation, validationName, QStringLiteral("validation")}}) {
+            const auto otherCounts = set->classCounts();
+            for (std::size_t c = 0; c < counts.size() && c < otherCounts.size(); ++c)
+                if (counts[c] == 0 && otherCounts[c] > 0)
+                    throw DataError::inFile(name, QStringLiteral("class \"%1\" occurs in %2 %3 row(s) but never in "
+                                                                 "the training set %4")
+                                                      .arg(set->classNames.value(qsizetype(c)))
+                                                      .arg(otherCounts[c])
+                                                      .arg(what, trainName));
+        }
     }
     auto on = [&](const char* key) { return r.spec.value(QLatin1String(key)).toBool(); };
     if (on("standardise")) {
@@ -414,8 +444,11 @@ DatasetPair DataSource::load(const QJsonObject& spec, const QString& baseDir, co
         st.fit(p.train.x);
         st.applyInPlace(p.train.x);
         st.applyInPlace(p.test.x);
+        if (p.hasValidation())
+            st.applyInPlace(p.validation.x);
         p.train.description += QStringLiteral(", standardised");
         p.test.description += QStringLiteral(", standardised on train");
+        p.validation.description += QStringLiteral(", standardised on train");
     }
     if (on("standardise_targets") && !p.train.isClassification()) {
         // Fitted on the training targets only; Dataset keeps mean and scale so that predictions
@@ -424,7 +457,9 @@ DatasetPair DataSource::load(const QJsonObject& spec, const QString& baseDir, co
         st.fit(p.train.y);
         st.applyInPlace(p.train.y);
         st.applyInPlace(p.test.y);
-        for (Dataset* d : {&p.train, &p.test}) {
+        if (p.hasValidation())
+            st.applyInPlace(p.validation.y);
+        for (Dataset* d : {&p.train, &p.test, &p.validation}) {
             d->targetMean = st.mean();
             d->targetScale = st.scale();
             d->description += QStringLiteral(", targets standardised");
@@ -437,7 +472,7 @@ DatasetPair DataSource::load(const QJsonObject& spec, const QString& baseDir, co
         MinMaxScaler sy;
         sy.fit(p.train.y);
         scaleMinMax(p, true);
-        for (Dataset* d : {&p.train, &p.test}) {
+        for (Dataset* d : {&p.train, &p.test, &p.validation}) {
             d->targetMean = sy.minimum();
             d->targetScale = sy.range();
             d->description += QStringLiteral(", min-max scaled");

@@ -45,6 +45,9 @@ QString problemOf(const DataSourceInfo& info, const ParamSchema& common)
         return QStringLiteral("data source \"%1\": its noise key \"%2\" is not one of its keys").arg(info.id, info.noiseKey);
     if (info.testSet == DataSourceInfo::TestSet::OwnOrSplit && !info.params.find(info.testKey))
         return QStringLiteral("data source \"%1\": its test key \"%2\" is not one of its keys").arg(info.id, info.testKey);
+    if (!info.validationKey.isEmpty() && !info.params.find(info.validationKey))
+        return QStringLiteral("data source \"%1\": its validation key \"%2\" is not one of its keys")
+            .arg(info.id, info.validationKey);
     if (!info.task) {
         const ParamSpec* task = info.params.find(QStringLiteral("task"));
         if (!task || task->type != ParamType::Choice)

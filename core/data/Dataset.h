@@ -48,11 +48,16 @@ struct Dataset : tb::DataTable {
     Eigen::MatrixXd targetsInOriginalUnits(const Eigen::MatrixXd& values) const;
 };
 
-/// A training set and the test set it is evaluated on. Both have the same d and k.
+/// A training set, the test set it is evaluated on, and optionally a validation set (rows held
+/// out of the training data, or a file of their own) on which anything the workbench selects is
+/// selected. All have the same d and k.
 struct DatasetPair {
     Dataset train;
     Dataset test;
     QStringList warnings; ///< DataSource::warnings(): suspicious but not wrong; show them
+    Dataset validation;   ///< no rows when the data set has no validation split
+
+    bool hasValidation() const { return validation.rows() > 0; }
 };
 
 } // namespace tb::data

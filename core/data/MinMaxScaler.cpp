@@ -50,15 +50,17 @@ void scaleMinMax(DatasetPair& pair, bool targets)
     MinMaxScaler sx;
     sx.fit(pair.train.x);
     sx.applyInPlace(pair.train.x);
-    if (pair.test.rows() > 0)
-        sx.applyInPlace(pair.test.x);
+    for (Dataset* d : {&pair.test, &pair.validation})
+        if (d->rows() > 0)
+            sx.applyInPlace(d->x);
     if (!targets || pair.train.isClassification())
         return;
     MinMaxScaler sy;
     sy.fit(pair.train.y);
     sy.applyInPlace(pair.train.y);
-    if (pair.test.rows() > 0)
-        sy.applyInPlace(pair.test.y);
+    for (Dataset* d : {&pair.test, &pair.validation})
+        if (d->rows() > 0)
+            sy.applyInPlace(d->y);
 }
 
 } // namespace tb::data

@@ -147,7 +147,8 @@ void RandomFeatureOption::apply(DatasetPair& pair, const QVariantMap& spec, std:
         return;
     const train::FeatureMapConfig c = config(spec);
     const Eigen::Index d = pair.train.inputs();
-    const std::uint64_t rows = std::uint64_t(pair.train.rows()) + std::uint64_t(pair.test.rows());
+    const std::uint64_t rows =
+        std::uint64_t(pair.train.rows()) + std::uint64_t(pair.test.rows()) + std::uint64_t(pair.validation.rows());
     // The mapped sets, the projected rows of the larger set (a temporary of project()) and the
     // PCA's d × d Gram, eigenvectors and workspace: all sized by the spec, checked first.
     const std::uint64_t projected =
@@ -157,13 +158,15 @@ void RandomFeatureOption::apply(DatasetPair& pair, const QVariantMap& spec, std:
     const std::uint64_t pcaBytes = c.pca > 0 ? 3 * MemoryBudget::bytesOf(std::uint64_t(d), std::uint64_t(d)) : 0;
     const std::uint64_t mapped = MemoryBudget::bytesOf(rows, std::uint64_t(c.count));
     MemoryBudget::require(mapped > UINT64_MAX - projected - pcaBytes ? UINT64_MAX : mapped + projected + pcaBytes,
-                          QStringLiteral("%1 × %2 random features (dataset.rf_count = %2) of %3 train and test rows")
+                          QStringLiteral("%1 × %2 random features (dataset.rf_count = %2) of %3 %4 rows")
                               .arg(spec.value(kKind).toString())
                               .arg(c.count)
-                              .arg(rows),
+                              .arg(rows)
+                              .arg(pair.hasValidation() ? QStringLiteral("train, validation and test") : QStringLiteral("train and test")),
                           {}, QStringLiteral("dataset.rf_count"));
     requireFinite(pair.train.x, QStringLiteral("training"));
     requireFinite(pair.test.x, QStringLiteral("test"));
+    requireFinite(pair.validation.x, QStringLiteral("validation"));
 
     train::FeatureMapKeys keys;
     keys.pca = "rf_pca";
@@ -171,7 +174,7 @@ void RandomFeatureOption::apply(DatasetPair& pair, const QVariantMap& spec, std:
     keys.bandwidthRule = "rf_bandwidth_rule";
     keys.name = [](const std::string& key) { return "dataset." + key; }; // "dataset.rf_pca asks for …"
     train::FeatureMap map;
-    Eigen::MatrixXd projectedTrain, train, test;
+    Eigen::MatrixXd projectedTrain, train, test, validation;
     try {
         // The PCA's Gram sums per-thread parts (DesignMatrix: bits fixed for a given concurrency):
         // fitted with kFitThreads whatever the machine, so the spec alone fixes the features.
@@ -184,6 +187,8 @@ void RandomFeatureOption::apply(DatasetPair& pair, const QVariantMap& spec, std:
             map.features(pair.train.x, train);
         projectedTrain.resize(0, 0);
         map.features(pair.test.x, test);
+        if (pair.hasValidation())
+            map.features(pair.validation.x, validation);
     } catch (const train::FeatureMapError& e) {
         const QString key = QString::fromStdString(e.key());
         throw DataError::inSpec(QStringLiteral("dataset.") + key, shownValue(spec, key), QString::fromUtf8(e.what()));
@@ -194,7 +199,9 @@ void RandomFeatureOption::apply(DatasetPair& pair, const QVariantMap& spec, std:
     const QString text = QStringLiteral(", %1").arg(describe(spec));
     pair.train.x = std::move(train);
     pair.test.x = std::move(test);
-    for (Dataset* set : {&pair.train, &pair.test}) {
+    if (pair.hasValidation())
+        pair.validation.x = std::move(validation);
+    for (Dataset* set : {&pair.train, &pair.test, &pair.validation}) {
         set->featureNames.clear(); // the features have no names of their own
         set->description += text;
     }

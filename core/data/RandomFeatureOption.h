@@ -19,7 +19,7 @@ namespace tb::data {
 
 /// Declares and reads the random-features keys of a "dataset" object (random_features, rf_count,
 /// rf_bandwidth_rule, rf_bandwidth, rf_median_sample, rf_pca, rf_pca_center, rf_seed; keys()) and
-/// applies them to a loaded pair. Every function but keys() takes a spec normalised by the data
+/// applies them to a loaded pair (train, test and validation). Every function but keys() takes a spec normalised by the data
 /// source's schema (DataSource), so defaults are filled in and types are canonical. The map is fitted on the training
 /// rows only (PCA basis, median distance) and applied to both sets, so the test rows never
 /// change it. The features of a pair are bit-identical to those the lsq plugin's lsq.gls

@@ -18,7 +18,7 @@ class Rng {
 public:
     /// Stream numbers used inside tb::data, so that generation, splitting and subsetting draw
     /// independent sequences from one user seed.
-    enum Stream : std::uint64_t { Generate = 0, Split = 1, TrainSubset = 2, TestSubset = 3, Noise = 4 };
+    enum Stream : std::uint64_t { Generate = 0, Split = 1, TrainSubset = 2, TestSubset = 3, Noise = 4, Validation = 5 };
 
     Rng(std::uint64_t seed, std::uint64_t stream);
 

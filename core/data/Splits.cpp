@@ -33,6 +33,32 @@ DatasetPair splitTrainTest(const Dataset& data, double testFraction, std::uint64
     return p;
 }
 
+Dataset holdOutValidation(Dataset& train, double fraction, std::uint64_t seed)
+{
+    const Eigen::Index n = train.rows();
+    const auto nVal = Eigen::Index(std::llround(double(n) * fraction));
+    if (nVal < 1)
+        throw std::invalid_argument(std::to_string(fraction) + " of the " + std::to_string(n) +
+                                    " training rows holds out no row for validation");
+    if (nVal >= n)
+        throw std::invalid_argument(std::to_string(fraction) + " of the " + std::to_string(n) +
+                                    " training rows holds out " + std::to_string(nVal) + " and leaves none to train on");
+    std::vector<Eigen::Index> order(static_cast<std::size_t>(n));
+    std::iota(order.begin(), order.end(), Eigen::Index(0));
+    Rng rng(seed, Rng::Validation);
+    rng.shuffle(order);
+    std::vector<Eigen::Index> val(order.begin(), order.begin() + nVal);
+    std::vector<Eigen::Index> rest(order.begin() + nVal, order.end());
+    std::sort(val.begin(), val.end());
+    std::sort(rest.begin(), rest.end());
+    Dataset validation = train.selectRows(val);
+    validation.description = train.description + QStringLiteral(" [validation %1 of %2]").arg(val.size()).arg(n);
+    const QString description = train.description + QStringLiteral(" [train %1 of %2]").arg(rest.size()).arg(n);
+    train = train.selectRows(rest);
+    train.description = description;
+    return validation;
+}
+
 Dataset subsample(const Dataset& data, Eigen::Index n, std::uint64_t seed)
 {
     if (n < 1 || n > data.rows())

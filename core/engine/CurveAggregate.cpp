@@ -39,9 +39,9 @@ QVector<AggregatePoint> CurveAggregate::aggregate(const QList<QVector<MetricPoin
 
     QVector<AggregatePoint> out;
     out.reserve(longest);
-    QVector<double> epoch, time, loss, trainAcc, testAcc, trainRmse, testRmse;
+    QVector<double> epoch, time, loss, trainAcc, testAcc, trainRmse, testRmse, valAcc, valRmse;
     for (qsizetype i = 0; i < longest; ++i) {
-        for (auto* v : {&epoch, &time, &loss, &trainAcc, &testAcc, &trainRmse, &testRmse})
+        for (auto* v : {&epoch, &time, &loss, &trainAcc, &testAcc, &trainRmse, &testRmse, &valAcc, &valRmse})
             v->clear();
         for (const auto& r : repeats) {
             if (i >= r.size())
@@ -54,6 +54,8 @@ QVector<AggregatePoint> CurveAggregate::aggregate(const QList<QVector<MetricPoin
             testAcc.append(p.testAccuracy);
             trainRmse.append(p.trainRmse);
             testRmse.append(p.testRmse);
+            valAcc.append(p.validationAccuracy);
+            valRmse.append(p.validationRmse);
         }
         AggregatePoint a;
         a.index = int(i);
@@ -65,6 +67,8 @@ QVector<AggregatePoint> CurveAggregate::aggregate(const QList<QVector<MetricPoin
         a.testAccuracy = stat(testAcc);
         a.trainRmse = stat(trainRmse);
         a.testRmse = stat(testRmse);
+        a.validationAccuracy = stat(valAcc);
+        a.validationRmse = stat(valRmse);
         out.append(a);
     }
     return out;

@@ -27,6 +27,8 @@ struct AggregatePoint {
     MetricStat testAccuracy;
     MetricStat trainRmse;
     MetricStat testRmse;
+    MetricStat validationAccuracy; ///< NaN mean without a validation split
+    MetricStat validationRmse;
 };
 
 /// Aggregates repeated learning curves point by point. Pure functions: thread-safe.

@@ -85,18 +85,19 @@ public:
                 extra += QLatin1Char(',') + field(setting.contains(key) ? settingText(setting.value(key)) : QString());
         }
         if (points.isEmpty()) {
-            m_out << prefix(k) << ",,,,,,,,,,,," << extra << '\n';
+            m_out << prefix(k) << ",,,,,,,,,,,,,," << extra << '\n';
             return;
         }
         for (const MetricPoint& p : points)
             m_out << prefix(k) << ",,," << p.seq << ',' << number(p.epoch) << ',' << number(p.trainTime) << ','
                   << number(p.loss) << ',' << number(p.trainAccuracy) << ',' << number(p.testAccuracy) << ','
-                  << number(p.trainRmse) << ",," << number(p.testRmse) << ',' << extra << '\n';
+                  << number(p.trainRmse) << ",," << number(p.testRmse) << ",," << number(p.validationAccuracy) << ','
+                  << number(p.validationRmse) << extra << '\n';
     }
     void sweepPoint(const RunKey& k, const SweepPoint& p)
     {
         m_out << prefix(k) << ',' << number(p.sigma) << ',' << p.monteCarlo << ",,,,,,," << number(p.trainRmseMean)
-              << ',' << number(p.trainRmseStd) << ',' << number(p.testRmseMean) << ',' << number(p.testRmseStd)
+              << ',' << number(p.trainRmseStd) << ',' << number(p.testRmseMean) << ',' << number(p.testRmseStd) << ",,"
               << QString(m_swept.isEmpty() ? 0 : m_swept.size() + 1, QLatin1Char(',')) << '\n';
     }
     bool commit(QString* error)
@@ -136,7 +137,8 @@ const QStringList& ResultCsv::columns()
     static const QStringList c{"experiment_id", "run_id",     "algorithm_id",   "label",          "repeat",
                                "seed",          "status",     "sigma",          "monte_carlo",    "seq",
                                "epoch",         "train_time_s", "loss",         "train_accuracy", "test_accuracy",
-                               "train_rmse",    "train_rmse_std", "test_rmse",  "test_rmse_std"};
+                               "train_rmse",    "train_rmse_std", "test_rmse",  "test_rmse_std",  "validation_accuracy",
+                               "validation_rmse"};
     return c;
 }
 

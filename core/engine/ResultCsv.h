@@ -16,7 +16,8 @@ class RunStore;
 /// Writes results as CSV with a header row. Columns, in order (see columns()):
 /// experiment_id, run_id, algorithm_id, label, repeat, seed, status, sigma, monte_carlo, seq,
 /// epoch, train_time_s, loss, train_accuracy, test_accuracy, train_rmse, train_rmse_std,
-/// test_rmse, test_rmse_std.
+/// test_rmse, test_rmse_std, validation_accuracy, validation_rmse (the last two empty without a
+/// validation split).
 ///  - A learning-curve run gives one row per checkpoint (seq 0, 1 …); a run without any
 ///    checkpoint (failed at once, or never started because Stop came first) one row with its
 ///    status and empty metrics, so no run is left out.

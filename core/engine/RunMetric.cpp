@@ -17,6 +17,8 @@ QString RunMetric::key(MetricId m)
     case MetricId::Loss: return QStringLiteral("loss");
     case MetricId::TrainSeconds: return QStringLiteral("train_seconds");
     case MetricId::PeakMemory: return QStringLiteral("peak_memory");
+    case MetricId::ValidationAccuracy: return QStringLiteral("validation_accuracy");
+    case MetricId::ValidationRmse: return QStringLiteral("validation_rmse");
     }
     return {};
 }
@@ -31,6 +33,8 @@ QString RunMetric::label(MetricId m)
     case MetricId::Loss: return QStringLiteral("loss");
     case MetricId::TrainSeconds: return QStringLiteral("training time");
     case MetricId::PeakMemory: return QStringLiteral("peak memory");
+    case MetricId::ValidationAccuracy: return QStringLiteral("validation accuracy");
+    case MetricId::ValidationRmse: return QStringLiteral("validation RMSE");
     }
     return {};
 }
@@ -39,7 +43,8 @@ QStringList RunMetric::keys()
 {
     QStringList out;
     for (MetricId m : {MetricId::TestAccuracy, MetricId::TrainAccuracy, MetricId::TestRmse, MetricId::TrainRmse,
-                       MetricId::Loss, MetricId::TrainSeconds, MetricId::PeakMemory})
+                       MetricId::Loss, MetricId::TrainSeconds, MetricId::PeakMemory, MetricId::ValidationAccuracy,
+                       MetricId::ValidationRmse})
         out << key(m);
     return out;
 }
@@ -47,7 +52,8 @@ QStringList RunMetric::keys()
 std::optional<MetricId> RunMetric::fromKey(const QString& k)
 {
     for (MetricId m : {MetricId::TestAccuracy, MetricId::TrainAccuracy, MetricId::TestRmse, MetricId::TrainRmse,
-                       MetricId::Loss, MetricId::TrainSeconds, MetricId::PeakMemory})
+                       MetricId::Loss, MetricId::TrainSeconds, MetricId::PeakMemory, MetricId::ValidationAccuracy,
+                       MetricId::ValidationRmse})
         if (key(m) == k)
             return m;
     return std::nullopt;
@@ -55,7 +61,28 @@ std::optional<MetricId> RunMetric::fromKey(const QString& k)
 
 stats::Better RunMetric::better(MetricId m)
 {
-    return m == MetricId::TestAccuracy || m == MetricId::TrainAccuracy ? stats::Better::Higher : stats::Better::Lower;
+    return m == MetricId::TestAccuracy || m == MetricId::TrainAccuracy || m == MetricId::ValidationAccuracy
+               ? stats::Better::Higher
+               : stats::Better::Lower;
+}
+
+std::optional<MetricId> RunMetric::validationOf(MetricId m)
+{
+    if (m == MetricId::TestAccuracy)
+        return MetricId::ValidationAccuracy;
+    if (m == MetricId::TestRmse)
+        return MetricId::ValidationRmse;
+    return std::nullopt;
+}
+
+bool RunMetric::anyMeasured(MetricId m, const QList<AlgorithmCurves>& curves)
+{
+    for (const AlgorithmCurves& c : curves)
+        for (const auto& rep : c.repeats)
+            for (const MetricPoint& p : rep)
+                if (std::isfinite(atPoint(m, p)))
+                    return true;
+    return false;
 }
 
 bool RunMetric::hasCurve(MetricId m)
@@ -72,6 +99,8 @@ double RunMetric::atPoint(MetricId m, const MetricPoint& p)
     case MetricId::TrainRmse: return p.trainRmse;
     case MetricId::Loss: return p.loss;
     case MetricId::TrainSeconds: return p.trainTime;
+    case MetricId::ValidationAccuracy: return p.validationAccuracy;
+    case MetricId::ValidationRmse: return p.validationRmse;
     case MetricId::PeakMemory: break;
     }
     return NaN;
@@ -100,7 +129,8 @@ QString RunMetric::format(MetricId m, double v)
         return QStringLiteral("-");
     switch (m) {
     case MetricId::TestAccuracy:
-    case MetricId::TrainAccuracy: return QString::number(100 * v, 'f', 2) + QStringLiteral(" %");
+    case MetricId::TrainAccuracy:
+    case MetricId::ValidationAccuracy: return QString::number(100 * v, 'f', 2) + QStringLiteral(" %");
     case MetricId::TrainSeconds: return CostPrediction::formatSeconds(v);
     case MetricId::PeakMemory: return CostPrediction::formatBytes(v);
     default: break;
@@ -115,6 +145,7 @@ QString RunMetric::formatMeanStd(MetricId m, double mean, double std)
     switch (m) {
     case MetricId::TestAccuracy:
     case MetricId::TrainAccuracy:
+    case MetricId::ValidationAccuracy:
         return QStringLiteral("%1 ± %2 %").arg(QString::number(100 * mean, 'f', 2), QString::number(100 * std, 'f', 2));
     case MetricId::TrainSeconds:
     case MetricId::PeakMemory: return QStringLiteral("%1 ± %2").arg(format(m, mean), format(m, std));

@@ -18,18 +18,34 @@ namespace tb {
 struct AlgorithmCurves;
 
 /// What a comparison compares.
-enum class MetricId { TestAccuracy, TrainAccuracy, TestRmse, TrainRmse, Loss, TrainSeconds, PeakMemory };
+enum class MetricId {
+    TestAccuracy,
+    TrainAccuracy,
+    TestRmse,
+    TrainRmse,
+    Loss,
+    TrainSeconds,
+    PeakMemory,
+    ValidationAccuracy, ///< on the data set's validation split (NaN without one)
+    ValidationRmse
+};
 
 /// Names, directions and values of the metrics. Pure functions; thread-safe.
 class RunMetric {
 public:
     /// "test_accuracy", "train_accuracy", "test_rmse", "train_rmse", "loss", "train_seconds",
-    /// "peak_memory": the names the CLI's --metric takes.
+    /// "peak_memory", "validation_accuracy", "validation_rmse": the names the CLI's --metric takes.
     static QString key(MetricId m);
     /// "test accuracy", …, "training time", "peak memory".
     static QString label(MetricId m);
     static std::optional<MetricId> fromKey(const QString& key);
     static QStringList keys();
+    /// The validation counterpart of a test metric (test accuracy → validation accuracy, test
+    /// RMSE → validation RMSE); nullopt for the others. What is selected on the validation split
+    /// is reported on test (docs/cli.md, "Select on validation").
+    static std::optional<MetricId> validationOf(MetricId m);
+    /// Whether any run of @p curves measured @p m at a checkpoint (e.g. has a validation split).
+    static bool anyMeasured(MetricId m, const QList<AlgorithmCurves>& curves);
     /// Accuracy is better higher; everything else lower.
     static stats::Better better(MetricId m);
     /// Whether the metric is logged at every checkpoint (not time or memory), so a curve of it

@@ -44,6 +44,9 @@ Evaluation evaluate(const Trainer& trainer, const data::DatasetPair& d, MetricPo
     const Eigen::MatrixXd testPred = d.test.rows() > 0 ? trainer.predict(d.test.x) : Eigen::MatrixXd();
     if (interrupted(testPred, d.test))
         return Evaluation::Interrupted;
+    const Eigen::MatrixXd valPred = d.hasValidation() ? trainer.predict(d.validation.x) : Eigen::MatrixXd();
+    if (interrupted(valPred, d.validation))
+        return Evaluation::Interrupted;
     auto shapeCheck = [](const Eigen::MatrixXd& pred, const data::Dataset& set, const char* which) {
         if (pred.rows() != set.y.rows() || pred.cols() != set.y.cols())
             throw std::runtime_error(QStringLiteral("predict() on the %1 set returned %2x%3, expected %4x%5")
@@ -55,16 +58,23 @@ Evaluation evaluate(const Trainer& trainer, const data::DatasetPair& d, MetricPo
     shapeCheck(trainPred, d.train, "training");
     if (d.test.rows() > 0)
         shapeCheck(testPred, d.test, "test");
-    const bool finite = trainPred.allFinite() && testPred.allFinite();
+    if (d.hasValidation())
+        shapeCheck(valPred, d.validation, "validation");
+    const bool finite = trainPred.allFinite() && testPred.allFinite() && valPred.allFinite();
     if (d.train.task == Task::Classification) {
         p.trainAccuracy = num::accuracy(trainPred, d.train.y);
         if (d.test.rows() > 0)
             p.testAccuracy = num::accuracy(testPred, d.test.y);
+        if (d.hasValidation())
+            p.validationAccuracy = num::accuracy(valPred, d.validation.y);
     } else {
         // Standardised targets ("standardise_targets"): RMSE in the targets' own units.
         p.trainRmse = num::rmse(d.train.targetsInOriginalUnits(trainPred), d.train.targetsInOriginalUnits(d.train.y));
         if (d.test.rows() > 0)
             p.testRmse = num::rmse(d.test.targetsInOriginalUnits(testPred), d.test.targetsInOriginalUnits(d.test.y));
+        if (d.hasValidation())
+            p.validationRmse = num::rmse(d.validation.targetsInOriginalUnits(valPred),
+                                         d.validation.targetsInOriginalUnits(d.validation.y));
     }
     return finite ? Evaluation::Finite : Evaluation::NonFinite;
 }
@@ -295,6 +305,8 @@ RunResult Runner::execute(const RunJob& job, const StopSource& stop, RunObserver
         put("test_accuracy", result.last.testAccuracy);
         put("train_rmse", result.last.trainRmse);
         put("test_rmse", result.last.testRmse);
+        put("validation_accuracy", result.last.validationAccuracy);
+        put("validation_rmse", result.last.validationRmse);
         put("loss", result.last.loss);
         put("epochs", result.last.epoch);
         fin.insert("train_seconds", result.trainSeconds);

@@ -545,8 +545,8 @@ void RunStore::appendMetric(qint64 runId, const MetricPoint& p)
     m_writer->post([runId, p](StoreWriter::Context& ctx) -> qint64 {
         QSqlQuery* q =
             ctx.prepared(QStringLiteral("INSERT INTO metrics (run_id, seq, epoch, train_time_s, loss, "
-                                        "train_acc, test_acc, train_rmse, test_rmse) "
-                                        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"));
+                                        "train_acc, test_acc, train_rmse, test_rmse, val_acc, val_rmse) "
+                                        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"));
         if (!q)
             return -1;
         q->bindValue(0, runId);
@@ -558,6 +558,8 @@ void RunStore::appendMetric(qint64 runId, const MetricPoint& p)
         q->bindValue(6, real(p.testAccuracy));
         q->bindValue(7, real(p.trainRmse));
         q->bindValue(8, real(p.testRmse));
+        q->bindValue(9, real(p.validationAccuracy));
+        q->bindValue(10, real(p.validationRmse));
         return ctx.exec(*q, QStringLiteral("cannot append checkpoint %1 to run %2").arg(p.seq).arg(runId))
                    ? 0
                    : -1;
@@ -1001,8 +1003,8 @@ std::optional<RunRecord> RunStore::run(qint64 id, QString* error) const
 QVector<MetricPoint> RunStore::metrics(qint64 runId, QString* error) const
 {
     QVector<MetricPoint> out;
-    read(QStringLiteral("SELECT seq, epoch, train_time_s, loss, train_acc, test_acc, train_rmse, test_rmse "
-                        "FROM metrics WHERE run_id = ? ORDER BY seq"),
+    read(QStringLiteral("SELECT seq, epoch, train_time_s, loss, train_acc, test_acc, train_rmse, test_rmse, val_acc, "
+                        "val_rmse FROM metrics WHERE run_id = ? ORDER BY seq"),
          {runId}, QStringLiteral("cannot read the checkpoints of run %1").arg(runId),
          [&](const QSqlQuery& q) {
              MetricPoint p;
@@ -1014,6 +1016,8 @@ QVector<MetricPoint> RunStore::metrics(qint64 runId, QString* error) const
              p.testAccuracy = realOrNaN(q.value(5));
              p.trainRmse = realOrNaN(q.value(6));
              p.testRmse = realOrNaN(q.value(7));
+             p.validationAccuracy = realOrNaN(q.value(8));
+             p.validationRmse = realOrNaN(q.value(9));
              out << p;
          },
          error);

@@ -34,6 +34,8 @@ struct MetricPoint {
     double testAccuracy = NaN;
     double trainRmse = NaN;
     double testRmse = NaN;
+    double validationAccuracy = NaN; ///< NaN when the data set has no validation split
+    double validationRmse = NaN;
 };
 
 /// One experiment: one spec file run once.

@@ -143,6 +143,13 @@ const QList<StoreSchema::Migration>& StoreSchema::migrations()
              QStringLiteral("ALTER TABLE runs ADD COLUMN tags TEXT NOT NULL DEFAULT ''"),
              QStringLiteral("ALTER TABLE runs ADD COLUMN note TEXT NOT NULL DEFAULT ''"),
          }},
+        // Every checkpoint measured on the validation set too (NULL: the run's data set had none).
+        {4,
+         QStringLiteral("validation metrics"),
+         {
+             QStringLiteral("ALTER TABLE metrics ADD COLUMN val_acc REAL"),
+             QStringLiteral("ALTER TABLE metrics ADD COLUMN val_rmse REAL"),
+         }},
     };
     return steps;
 }

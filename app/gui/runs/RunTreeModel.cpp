@@ -587,10 +587,10 @@ QString RunTreeModel::runDetails(const Group& g, const RunRow& r)
                               .arg(statusColor(RunStatus::Failed).name(), esc(rec.error)),
                           false);
     const QJsonObject fin = rec.info.value(QLatin1String("final")).toObject();
-    for (const char* key : {"train_accuracy", "test_accuracy"})
+    for (const char* key : {"train_accuracy", "validation_accuracy", "test_accuracy"})
         if (fin.contains(QLatin1String(key)))
             html += detailRow(QString::fromLatin1(key), formatAccuracy(fin.value(QLatin1String(key)).toDouble(NaN)));
-    for (const char* key : {"train_rmse", "test_rmse", "loss", "epochs"})
+    for (const char* key : {"train_rmse", "validation_rmse", "test_rmse", "loss", "epochs"})
         if (fin.contains(QLatin1String(key)))
             html += detailRow(QString::fromLatin1(key), formatRmse(fin.value(QLatin1String(key)).toDouble(NaN)));
     if (fin.contains(QLatin1String("train_seconds")))

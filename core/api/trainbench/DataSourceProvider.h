@@ -53,6 +53,11 @@ struct DataSourceInfo {
     double testFraction = 0.3;
     /// OwnOrSplit: the key that names the test set (e.g. "test_file").
     QString testKey;
+    /// The key that names a validation set of the source's own (e.g. "validation_file"), if it
+    /// can load one; load() then returns it in DataTables::validation. Without it (or when the
+    /// spec does not give it) the host holds out "validation_fraction" of the training rows when
+    /// the spec asks for a validation split.
+    QString validationKey;
     /// Position in lists and forms (smaller first; ties by id).
     int order = 100;
 };
@@ -86,10 +91,13 @@ struct DataRequest {
 struct DataTables {
     DataTable train;                ///< the training rows (or all rows, to be split)
     std::optional<DataTable> test;  ///< the test set, when the source has one (TestSet::Own …)
+    /// The validation set, when the spec names one through DataSourceInfo::validationKey.
+    std::optional<DataTable> validation;
     /// What was read, for error messages about each set: a file path, or e.g.
     /// "generated train set (moons)". Empty: the host uses the source's id.
     QString trainOrigin;
     QString testOrigin;
+    QString validationOrigin;
 };
 
 /// Memory a load will allocate, checked by the host before load() is called.

@@ -41,7 +41,8 @@ QString targetsText(const QVariantMap& spec)
 
 /// Puts the test file's feature columns in the training file's order (matched by header
 /// name), or throws if the two files do not have the same feature columns.
-void alignColumns(const Dataset& train, Dataset& test, const QString& trainName, const QString& testName)
+void alignColumns(const Dataset& train, Dataset& test, const QString& trainName, const QString& testName,
+                  const QString& what)
 {
     if (test.featureNames == train.featureNames)
         return;
@@ -60,12 +61,12 @@ void alignColumns(const Dataset& train, Dataset& test, const QString& trainName,
         if (!extra.isEmpty())
             detail += QStringLiteral("; not in train: %1").arg(extra.join(", "));
         throw DataError::atLine(testName, 1, {}, {},
-                                QStringLiteral("train and test features differ: train %1 has %2 feature columns, "
-                                               "test has %3%4")
+                                QStringLiteral("train and %5 features differ: train %1 has %2 feature columns, "
+                                               "%5 has %3%4")
                                     .arg(trainName)
                                     .arg(train.inputs())
                                     .arg(test.inputs())
-                                    .arg(detail));
+                                    .arg(detail, what));
     }
     Eigen::MatrixXd x(test.rows(), test.inputs());
     for (Eigen::Index j = 0; j < x.cols(); ++j)
@@ -86,6 +87,7 @@ public:
                                        "with or without a header row.");
         i.testSet = DataSourceInfo::TestSet::OwnOrSplit;
         i.testKey = QStringLiteral("test_file");
+        i.validationKey = QStringLiteral("validation_file");
         i.order = 70;
         i.params.add(DataKeys::path(QStringLiteral("file"), QStringLiteral("File"), true, kFilter,
                                     QStringLiteral("The data file; gzip is recognised by its content.")));
@@ -118,6 +120,13 @@ public:
                                     QStringLiteral("A separate test set with the same columns (matched by name).")));
         i.params.add(DataKeys::path(QStringLiteral("test_target_file"), QStringLiteral("Test target file"), false, kFilter,
                                     QStringLiteral("The test set's targets, when target_file holds the training targets.")));
+        i.params.add(DataKeys::path(QStringLiteral("validation_file"), QStringLiteral("Validation file"), false, kFilter,
+                                    QStringLiteral("A validation set with the same columns (matched by name), instead of "
+                                                   "validation_fraction.")));
+        i.params.add(DataKeys::path(QStringLiteral("validation_target_file"), QStringLiteral("Validation target file"),
+                                    false, kFilter,
+                                    QStringLiteral("The validation set's targets, when target_file holds the training "
+                                                   "targets.")));
         i.params = DataKeys::finished(i.params);
         return i;
     }
@@ -136,6 +145,13 @@ public:
         if (has("target_file") && has("test_file") && !has("test_target_file"))
             return {QStringLiteral("test_target_file"),
                     QStringLiteral("missing: with target_file, the test_file needs its targets in test_target_file")};
+        if (has("validation_target_file") && !(has("target_file") && has("validation_file")))
+            return {QStringLiteral("validation_target_file"),
+                    QStringLiteral("only used with target_file and validation_file (the validation set's own targets)")};
+        if (has("target_file") && has("validation_file") && !has("validation_target_file"))
+            return {QStringLiteral("validation_target_file"),
+                    QStringLiteral("missing: with target_file, the validation_file needs its targets in "
+                                   "validation_target_file")};
         return {};
     }
 
@@ -154,15 +170,23 @@ public:
         DataTables t;
         t.trainOrigin = r.path(QStringLiteral("file"));
         Dataset train = CsvLoader::load(t.trainOrigin, o);
-        if (r.spec.contains(QStringLiteral("test_file"))) {
-            t.testOrigin = r.path(QStringLiteral("test_file"));
-            o.classNames = train.classNames;
-            if (r.spec.contains(QStringLiteral("test_target_file")))
-                o.targetFile = r.path(QStringLiteral("test_target_file"));
-            Dataset test = CsvLoader::load(t.testOrigin, o);
-            alignColumns(train, test, t.trainOrigin, t.testOrigin);
-            t.test = std::move(test);
-        }
+        // Another file of the same columns (test or validation), matched to the training file's.
+        auto other = [&](const QString& fileKey, const QString& targetKey, QString& origin, const QString& what) {
+            CsvLoader::Options oo = o;
+            origin = r.path(fileKey);
+            oo.classNames = train.classNames;
+            if (r.spec.contains(targetKey))
+                oo.targetFile = r.path(targetKey);
+            Dataset d = CsvLoader::load(origin, oo);
+            alignColumns(train, d, t.trainOrigin, origin, what);
+            return d;
+        };
+        if (r.spec.contains(QStringLiteral("test_file")))
+            t.test = other(QStringLiteral("test_file"), QStringLiteral("test_target_file"), t.testOrigin,
+                           QStringLiteral("test"));
+        if (r.spec.contains(QStringLiteral("validation_file")))
+            t.validation = other(QStringLiteral("validation_file"), QStringLiteral("validation_target_file"),
+                                 t.validationOrigin, QStringLiteral("validation"));
         t.train = std::move(train);
         return t;
     }

@@ -22,6 +22,7 @@ public:
         i.description = QStringLiteral("Sparse \"label index:value …\" rows (LIBSVM / SVMlight format), made dense.");
         i.testSet = DataSourceInfo::TestSet::OwnOrSplit;
         i.testKey = QStringLiteral("test_file");
+        i.validationKey = QStringLiteral("validation_file");
         i.order = 80;
         i.params.add(DataKeys::path(QStringLiteral("file"), QStringLiteral("File"), true, filter,
                                     QStringLiteral("The data file.")));
@@ -33,6 +34,8 @@ public:
                          .absentMeans(QStringLiteral("from the file")));
         i.params.add(DataKeys::path(QStringLiteral("test_file"), QStringLiteral("Test file"), false, filter,
                                     QStringLiteral("A separate test set.")));
+        i.params.add(DataKeys::path(QStringLiteral("validation_file"), QStringLiteral("Validation file"), false, filter,
+                                    QStringLiteral("A separate validation set, instead of validation_fraction.")));
         i.params = DataKeys::finished(i.params);
         return i;
     }
@@ -48,13 +51,15 @@ public:
         DataTables t;
         t.trainOrigin = r.path(QStringLiteral("file"));
         Dataset train = LibsvmLoader::load(t.trainOrigin, o);
-        if (r.spec.contains(QStringLiteral("test_file"))) {
-            t.testOrigin = r.path(QStringLiteral("test_file"));
-            o.classNames = train.classNames;
-            const bool widthFromTrain = o.features == 0;
-            o.features = train.inputs();
+        // Another file (test or validation), read with the training file's width and classes.
+        const bool widthFromTrain = o.features == 0;
+        LibsvmLoader::Options oo = o;
+        oo.classNames = train.classNames;
+        oo.features = train.inputs();
+        auto other = [&](const QString& key, QString& origin) {
+            origin = r.path(key);
             try {
-                t.test = LibsvmLoader::load(t.testOrigin, o);
+                return LibsvmLoader::load(origin, oo);
             } catch (const DataError& e) {
                 if (!widthFromTrain || e.key() != u"index")
                     throw;
@@ -62,9 +67,13 @@ public:
                                 e.message() + QStringLiteral(" (the training file %1 has %2 features; set "
                                                              "dataset.features to widen both)")
                                                   .arg(t.trainOrigin)
-                                                  .arg(o.features));
+                                                  .arg(oo.features));
             }
-        }
+        };
+        if (r.spec.contains(QStringLiteral("test_file")))
+            t.test = other(QStringLiteral("test_file"), t.testOrigin);
+        if (r.spec.contains(QStringLiteral("validation_file")))
+            t.validation = other(QStringLiteral("validation_file"), t.validationOrigin);
         t.train = std::move(train);
         return t;
     }

@@ -223,7 +223,7 @@ private Q_SLOTS:
         const QStringList lines = ran.split('\n', Qt::SkipEmptyParts);
         QCOMPARE(lines.first(), QStringLiteral("experiment_id,run_id,algorithm_id,label,repeat,seed,status,sigma,monte_carlo,"
                                                "seq,epoch,train_time_s,loss,train_accuracy,test_accuracy,train_rmse,"
-                                               "train_rmse_std,test_rmse,test_rmse_std"));
+                                               "train_rmse_std,test_rmse,test_rmse_std,validation_accuracy,validation_rmse"));
 
         // Re-run the second repeat of Adam: the same seed gives the same numbers (all but the
         // measured training time and the ids).

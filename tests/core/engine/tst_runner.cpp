@@ -340,6 +340,38 @@ private Q_SLOTS:
         QCOMPARE(exp->spec.value("seed").toInt(), 5);
     }
 
+    void validationIsMeasuredAtEveryCheckpointAndStored()
+    {
+        // A data set with a validation split: every checkpoint carries the validation metric,
+        // which reaches the store and reads back; without one, it is NaN (not 0).
+        QString err;
+        auto store = RunStore::open(m_dir.filePath("val.sqlite"), &err);
+        QVERIFY2(store, qPrintable(err));
+        ExperimentRunner runner(m_reg, store.get());
+        const ExperimentSpec spec = parse(R"({"name": "val", "kind": "learning-curve", "seed": 5, "threads": 2,
+            "dataset": {"source": "moons", "samples": 300, "validation_fraction": 0.3},
+            "algorithms": [{"id": "test.noise", "params": {"epochs": 3}}]})");
+        const ExperimentResult res = runner.run(spec);
+        QVERIFY2(res.error.isEmpty(), qPrintable(res.error));
+        const QVector<MetricPoint>& pts = res.curves[0].repeats[0];
+        QCOMPARE(pts.size(), 3);
+        for (const MetricPoint& p : pts) {
+            QVERIFY(p.validationAccuracy >= 0 && p.validationAccuracy <= 1);
+            QVERIFY(std::isnan(p.validationRmse));
+        }
+        const auto stored = store->metrics(res.curves[0].runIds[0]);
+        QCOMPARE(stored.size(), 3);
+        for (int i = 0; i < 3; ++i)
+            QCOMPARE(stored[i].validationAccuracy, pts[i].validationAccuracy);
+        const auto runs = store->runs(res.experimentId);
+        QCOMPARE(runs[0].info.value("final").toObject().value("validation_accuracy").toDouble(), pts.last().validationAccuracy);
+        // Without a split: NaN, stored as NULL.
+        const ExperimentResult plain = runner.run(parse(R"({"name": "plain", "kind": "learning-curve", "threads": 2,
+            "dataset": {"source": "moons", "samples": 300}, "algorithms": [{"id": "test.noise", "params": {"epochs": 2}}]})"));
+        for (const MetricPoint& p : store->metrics(plain.curves[0].runIds[0]))
+            QVERIFY(std::isnan(p.validationAccuracy));
+    }
+
     void firstRepeatReRunsOneStoredRunExactly()
     {
         // The GUI's "Re-run" of repeat r is {"repeats": 1, "first_repeat": r}: same seed, same
