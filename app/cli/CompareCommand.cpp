@@ -26,7 +26,7 @@ int usage(const QString& message)
 {
     errStream() << "trainbench-cli compare: " << message << "\n"
                 << "usage: trainbench-cli compare ID [ID ...] [--db FILE] [--metric KEY] [--baseline NAME] [--configurations A,B]\n"
-                   "         [--test t|wilcoxon] [--alpha A] [--tie-band B] [--confidence C] [--target T]\n"
+                   "         [--test t|wilcoxon] [--alpha A] [--tie-band B] [--confidence C] [--target T] [--at T1,T2]\n"
                    "         [--tables matrix,pairs,grid,time,frontier] [--format text|csv|markdown|latex] [--output FILE]\n";
     errStream().flush();
     return Usage;
@@ -47,17 +47,33 @@ std::optional<double> fraction(const QCommandLineParser& p, const QString& name,
     return v;
 }
 
-TextTable frontierTable(const QList<FrontierPoint>& points, MetricId metric)
+TextTable frontierTable(const QList<FrontierPoint>& points, MetricId metric, MetricId selection)
 {
-    TextTable t({QStringLiteral("configuration"), QStringLiteral("data set"), QStringLiteral("seed"),
-                 QStringLiteral("training time"), RunMetric::label(metric), QStringLiteral("Pareto front")});
+    const bool validation = selection != metric;
+    QStringList header{QStringLiteral("configuration"), QStringLiteral("data set"), QStringLiteral("seed"),
+                       QStringLiteral("training time"), RunMetric::label(metric)};
+    if (validation)
+        header << RunMetric::label(selection);
+    header << QStringLiteral("Pareto front");
+    TextTable t(header);
     t.setTitle(QStringLiteral("Every run: %1 against training time").arg(RunMetric::label(metric)));
-    for (int c : {2, 3, 4})
+    for (int c = 2; c < header.size() - 1; ++c)
         t.setAlign(c, TextTable::Align::Right);
-    for (const FrontierPoint& f : points)
-        t.addRow({f.configuration, f.dataset, QString::number(f.seed), RunMetric::format(MetricId::TrainSeconds, f.seconds),
-                  RunMetric::format(metric, f.value), f.onFront ? QStringLiteral("yes") : QString()});
-    t.addNote(QStringLiteral("Pareto front: no run of the same data set is both faster and at least as good."));
+    for (const FrontierPoint& f : points) {
+        QStringList row{f.configuration, f.dataset, QString::number(f.seed),
+                        RunMetric::format(MetricId::TrainSeconds, f.seconds), RunMetric::format(metric, f.value)};
+        if (validation)
+            row << RunMetric::format(selection, f.selectionValue);
+        row << (f.onFront ? QStringLiteral("yes") : QString());
+        t.addRow(row);
+    }
+    t.addNote(validation ? QStringLiteral("Pareto front, decided on %1: no run of the same data set is both faster and "
+                                          "at least as good there; %2 is reported.")
+                               .arg(RunMetric::label(selection), RunMetric::label(metric))
+                         : QStringLiteral("Pareto front: no run of the same data set is both faster and at least as good."));
+    if (!validation && RunMetric::validationOf(metric))
+        t.addNote(QStringLiteral("selected on test data: the runs have no validation split (give the data set "
+                                 "\"validation_fraction\")."));
     return t;
 }
 
@@ -85,8 +101,10 @@ int compareCommand(const QStringList& args)
     p.addOption({"tie-band", "Relative tie band of win/tie/loss, [0, 1) (default 0.05).", "b"});
     p.addOption({"confidence", "Confidence of the intervals, (0, 1) (default 0.95).", "c"});
     p.addOption({"target", "Target of time-to-target (default: the best value every run reaches).", "value"});
-    p.addOption({"tables", "Tables to print, comma-separated: matrix, pairs, grid, time, frontier "
-                           "(default: matrix,pairs,time, and grid for a param sweep).", "list"});
+    p.addOption({"at", "Common training times of the \"at\" table, seconds, comma-separated (default 1,10,30,150).",
+                 "list"});
+    p.addOption({"tables", "Tables to print, comma-separated: selection, matrix, pairs, grid, time, at, frontier "
+                           "(default: selection,matrix,pairs,time,at, and grid for a param sweep).", "list"});
     p.addOption({"format", "text (default), csv, markdown or latex.", "name"});
     p.addOption({"output", "Write to FILE instead of standard output.", "file"});
     p.process(args);
@@ -190,20 +208,46 @@ int compareCommand(const QStringList& args)
         return usage(QStringLiteral("--baseline: no configuration \"%1\" (configurations: %2)").arg(baseline, names.join(", ")));
 
     QStringList tables = p.isSet("tables") ? p.value("tables").split(QLatin1Char(','), Qt::SkipEmptyParts)
-                                           : QStringList{"matrix", "pairs", "time"};
+                                           : QStringList{"selection", "matrix", "pairs", "time", "at"};
     if (!p.isSet("tables") && sweep)
-        tables.prepend(QStringLiteral("grid"));
+        tables.insert(1, QStringLiteral("grid"));
+    const QStringList known{"selection", "matrix", "pairs", "grid", "time", "at", "frontier"};
     for (QString& t : tables) {
         t = t.trimmed();
-        if (!QStringList{"matrix", "pairs", "grid", "time", "frontier"}.contains(t))
-            return usage(QStringLiteral("--tables: unknown table \"%1\" (matrix, pairs, grid, time, frontier)").arg(t));
+        if (!known.contains(t))
+            return usage(QStringLiteral("--tables: unknown table \"%1\" (%2)").arg(t, known.join(", ")));
+    }
+    QList<double> times{1, 10, 30, 150};
+    if (p.isSet("at")) {
+        times.clear();
+        for (const QString& v : p.value("at").split(QLatin1Char(','), Qt::SkipEmptyParts)) {
+            bool ok = false;
+            const double s = v.trimmed().toDouble(&ok);
+            if (!ok || !(s > 0) || !std::isfinite(s))
+                return usage(QStringLiteral("--at: expected training seconds > 0, got \"%1\"").arg(v.trimmed()));
+            times << s;
+        }
+        if (times.isEmpty())
+            return usage(QStringLiteral("--at: give at least one time"));
     }
     if (tables.contains("time") && p.isSet("target") && !RunMetric::hasCurve(metric))
         return usage(QStringLiteral("--target: %1 has no curve to reach a target on").arg(RunMetric::label(metric)));
 
     QStringList parts;
     for (const QString& t : tables) {
-        if (t == QLatin1String("matrix"))
+        // What needs a curve (selection on validation, targets, common times) uses the run's
+        // default quality metric when time or memory is compared.
+        const MetricId curveMetric = RunMetric::hasCurve(metric) ? metric : RunMetric::defaultFor(curves);
+        if (t == QLatin1String("selection"))
+            parts << ComparisonTables::selection(Comparison::select(Comparison::samples(curves, curveMetric), curveMetric),
+                                                 *confidence)
+                         .render(*format);
+        else if (t == QLatin1String("at"))
+            parts << ComparisonTables::atTimes(
+                         Comparison::atTimes(Comparison::samples(curves, curveMetric), curveMetric, times, *confidence),
+                         *confidence)
+                         .render(*format);
+        else if (t == QLatin1String("matrix"))
             parts << ComparisonTables::matrix(Comparison::matrix(samples, metric, baseline, *alpha, test), samples).render(*format);
         else if (t == QLatin1String("pairs"))
             parts << ComparisonTables::pairwise(Comparison::pairwise(samples, metric, baseline, *band, *confidence), metric,
@@ -212,14 +256,14 @@ int compareCommand(const QStringList& args)
         else if (t == QLatin1String("grid"))
             parts << ComparisonTables::grid(Comparison::grid(samples), metric).render(*format);
         else if (t == QLatin1String("time")) {
-            // Time to target needs a curve; for time or memory, use the run's default quality metric.
-            const MetricId curveMetric = RunMetric::hasCurve(metric) ? metric : RunMetric::defaultFor(curves);
             parts << ComparisonTables::timeToTarget(
                          Comparison::timeToTarget(Comparison::samples(curves, curveMetric), curveMetric, target, baseline,
                                                   *confidence))
                          .render(*format);
         } else if (t == QLatin1String("frontier"))
-            parts << frontierTable(Comparison::frontier(samples, metric), metric).render(*format);
+            parts << frontierTable(Comparison::frontier(samples, metric), metric,
+                                   Comparison::selectionMetric(samples, metric))
+                         .render(*format);
     }
     const QString text = parts.join(QLatin1Char('\n'));
     if (p.isSet("output")) {

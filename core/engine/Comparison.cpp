@@ -185,13 +185,28 @@ QList<PairwiseComparison> Comparison::pairwise(const QList<ConfigurationSample>&
     return out;
 }
 
+MetricId Comparison::selectionMetric(const QList<ConfigurationSample>& samples, MetricId metric)
+{
+    const std::optional<MetricId> v = RunMetric::validationOf(metric);
+    if (!v)
+        return metric;
+    for (const ConfigurationSample& s : samples)
+        for (const auto& c : s.curves)
+            for (const MetricPoint& p : c)
+                if (std::isfinite(RunMetric::atPoint(*v, p)))
+                    return *v;
+    return metric;
+}
+
 TimeToTargetTable Comparison::timeToTarget(const QList<ConfigurationSample>& samples, MetricId metric, double target,
                                            const QString& baseline, double confidence)
 {
     TimeToTargetTable t;
     t.metric = metric;
+    t.selection = selectionMetric(samples, metric);
     t.baseline = baselineOf(samples, baseline);
-    const stats::Better better = RunMetric::better(metric);
+    const MetricId on = t.selection;
+    const stats::Better better = RunMetric::better(on);
     QHash<QString, double> targets;
     for (const QString& d : datasets(samples)) {
         if (!std::isnan(target)) {
@@ -202,7 +217,7 @@ TimeToTargetTable Comparison::timeToTarget(const QList<ConfigurationSample>& sam
         for (const auto& s : samples)
             if (s.dataset == d)
                 for (const auto& c : s.curves)
-                    all.push_back(curveOf(c, metric));
+                    all.push_back(curveOf(c, on));
         targets.insert(d, stats::TimeToTarget::commonTarget(all, better));
     }
     for (const ConfigurationSample& s : samples) {
@@ -210,18 +225,31 @@ TimeToTargetTable Comparison::timeToTarget(const QList<ConfigurationSample>& sam
         row.configuration = s.configuration;
         row.dataset = s.dataset;
         row.target = targets.value(s.dataset, NaN);
-        std::vector<double> reached;
+        std::vector<double> reached, reported;
         for (int i = 0; i < s.curves.size(); ++i) {
-            const auto r = stats::TimeToTarget::reach(curveOf(s.curves[i], metric), row.target, better);
+            const std::vector<stats::CurvePoint> curve = curveOf(s.curves[i], on);
+            const auto r = stats::TimeToTarget::reach(curve, row.target, better);
             row.seeds << s.seeds[i];
             row.seconds << r.time;
             row.lastMissSeconds << r.lastMissTime;
+            // The reported metric where the selection metric reached the target: the curve's
+            // index r.index counts its points with a finite value, as curveOf keeps them.
+            double atTarget = NaN;
+            if (r.reached)
+                for (const MetricPoint& p : s.curves[i])
+                    if (p.trainTime == curve[size_t(r.index)].time && RunMetric::atPoint(on, p) == curve[size_t(r.index)].value) {
+                        atTarget = RunMetric::atPoint(metric, p);
+                        break;
+                    }
+            row.reportedAtTarget << atTarget;
             if (r.reached) {
                 row.reached++;
                 reached.push_back(r.time);
+                reported.push_back(atTarget);
             }
         }
         row.summary = stats::Descriptive::summarise(reached);
+        row.reportedSummary = stats::Descriptive::summarise(reported);
         t.rows << row;
     }
     // Speed-ups against the baseline of the same data set, paired by seed.
@@ -247,6 +275,7 @@ TimeToTargetTable Comparison::timeToTarget(const QList<ConfigurationSample>& sam
 
 QList<FrontierPoint> Comparison::frontier(const QList<ConfigurationSample>& samples, MetricId metric)
 {
+    const MetricId on = selectionMetric(samples, metric);
     QList<FrontierPoint> out;
     for (const ConfigurationSample& s : samples)
         for (int i = 0; i < s.curves.size(); ++i) {
@@ -256,6 +285,7 @@ QList<FrontierPoint> Comparison::frontier(const QList<ConfigurationSample>& samp
             p.seed = s.seeds[i];
             p.seconds = s.curves[i].isEmpty() ? NaN : s.curves[i].last().trainTime;
             p.value = s.values[i];
+            p.selectionValue = on == metric ? p.value : RunMetric::finalValue(on, s.curves[i], s.infos.value(i));
             out << p;
         }
     for (const QString& d : datasets(samples)) {
@@ -263,13 +293,76 @@ QList<FrontierPoint> Comparison::frontier(const QList<ConfigurationSample>& samp
         std::vector<int> where;
         for (int i = 0; i < out.size(); ++i)
             if (out[i].dataset == d) {
-                pts.push_back({out[i].seconds, out[i].value});
+                pts.push_back({out[i].seconds, out[i].selectionValue});
                 where.push_back(i);
             }
-        for (int k : stats::ParetoFront::indices(pts, RunMetric::better(metric)))
+        for (int k : stats::ParetoFront::indices(pts, RunMetric::better(on)))
             out[where[size_t(k)]].onFront = true;
     }
     return out;
+}
+
+QList<Selection> Comparison::select(const QList<ConfigurationSample>& samples, MetricId metric)
+{
+    const MetricId on = selectionMetric(samples, metric);
+    const stats::Better better = RunMetric::better(on);
+    QList<Selection> out;
+    for (const QString& d : datasets(samples)) {
+        Selection sel;
+        sel.dataset = d;
+        sel.metric = metric;
+        sel.selection = on;
+        for (const ConfigurationSample& s : samples) {
+            if (s.dataset != d)
+                continue;
+            std::vector<double> selected, reported;
+            for (int i = 0; i < s.curves.size(); ++i) {
+                selected.push_back(on == metric ? s.values[i] : RunMetric::finalValue(on, s.curves[i], s.infos.value(i)));
+                reported.push_back(s.values[i]);
+            }
+            const stats::Summary sum = stats::Descriptive::summarise(selected);
+            if (sum.count == 0)
+                continue;
+            sel.candidates++;
+            const bool first = sel.configuration.isEmpty();
+            if (first || (better == stats::Better::Higher ? sum.mean > sel.selected.mean : sum.mean < sel.selected.mean)) {
+                sel.configuration = s.configuration;
+                sel.selected = sum;
+                sel.reported = stats::Descriptive::summarise(reported);
+            }
+        }
+        if (!sel.configuration.isEmpty())
+            out << sel;
+    }
+    return out;
+}
+
+MatchedTimeTable Comparison::atTimes(const QList<ConfigurationSample>& samples, MetricId metric,
+                                     const QList<double>& seconds, double confidence)
+{
+    MatchedTimeTable t;
+    t.metric = metric;
+    t.seconds = seconds;
+    for (const ConfigurationSample& s : samples) {
+        MatchedTimeRow row;
+        row.configuration = s.configuration;
+        row.dataset = s.dataset;
+        for (double at : seconds) {
+            std::vector<double> values;
+            for (const auto& curve : s.curves) {
+                double v = NaN;
+                for (const MetricPoint& p : curve)
+                    if (p.trainTime <= at && std::isfinite(RunMetric::atPoint(metric, p)))
+                        v = RunMetric::atPoint(metric, p);
+                if (std::isfinite(v))
+                    values.push_back(v);
+            }
+            row.at << stats::Descriptive::summarise(values, confidence);
+            row.runs << int(values.size());
+        }
+        t.rows << row;
+    }
+    return t;
 }
 
 QList<GridRow> Comparison::grid(const QList<ConfigurationSample>& samples)

@@ -78,20 +78,60 @@ struct PairwiseComparison {
 struct TimeToTargetRow {
     QString configuration;
     QString dataset;
-    double target = NaN;
+    double target = NaN;             ///< on TimeToTargetTable::selection
     QList<std::uint64_t> seeds;      ///< per finished run
     QList<double> seconds;           ///< per run: first checkpoint at the target, NaN if never
     QList<double> lastMissSeconds;   ///< per run: the checkpoint before (the time lies between)
+    /// Per run: the reported metric (TimeToTargetTable::metric, e.g. test accuracy) at the
+    /// checkpoint that reached the target on the selection metric; NaN if never.
+    QList<double> reportedAtTarget;
     int reached = 0;
     stats::Summary summary;          ///< of the runs that reached it
+    stats::Summary reportedSummary;  ///< of reportedAtTarget, over the runs that reached it
     /// Paired by seed: baseline seconds / this configuration's seconds (> 1: this one is faster).
     stats::SpeedRatioResult speedupOverBaseline;
 };
 
 struct TimeToTargetTable {
-    MetricId metric = MetricId::TestAccuracy;
+    MetricId metric = MetricId::TestAccuracy;    ///< what is reported
+    /// What the target is set on and reached on: the validation counterpart of @ref metric when
+    /// the runs measured it (Select on validation), else @ref metric itself.
+    MetricId selection = MetricId::TestAccuracy;
     QString baseline;
     QList<TimeToTargetRow> rows;
+    /// True when a test metric was used to set and reach the target because the runs had no
+    /// validation split: the output must say so.
+    bool selectedOnTest() const { return selection == metric && RunMetric::validationOf(metric).has_value(); }
+};
+
+/// What a comparison selects on one data set: the configuration with the best mean of the
+/// selection metric (validation when measured), and the reported metric (test) of that
+/// configuration.
+struct Selection {
+    QString dataset;
+    QString configuration;           ///< the selected one
+    MetricId metric = MetricId::TestAccuracy;    ///< reported
+    MetricId selection = MetricId::TestAccuracy; ///< selected on
+    stats::Summary selected;         ///< of the selection metric's final values
+    stats::Summary reported;         ///< of the reported metric's final values
+    int candidates = 0;              ///< configurations compared on this data set
+    bool selectedOnTest() const { return selection == metric && RunMetric::validationOf(metric).has_value(); }
+};
+
+/// Each configuration's metric at common training times: curve against curve, not each at its
+/// own stop. A run's value at time t is its last checkpoint at or before t (a finished run
+/// keeps its final model); NaN when its first checkpoint comes after t.
+struct MatchedTimeRow {
+    QString configuration;
+    QString dataset;
+    QList<stats::Summary> at;        ///< one per time, over the runs with a value then
+    QList<int> runs;                 ///< per time: how many runs had a value
+};
+
+struct MatchedTimeTable {
+    MetricId metric = MetricId::TestAccuracy;
+    QList<double> seconds;           ///< the common times
+    QList<MatchedTimeRow> rows;
 };
 
 /// A run on the frontier chart: its training time against its final metric.
@@ -100,8 +140,10 @@ struct FrontierPoint {
     QString dataset;
     std::uint64_t seed = 0;
     double seconds = NaN;
-    double value = NaN;
-    bool onFront = false;            ///< no run of the same data set is faster and at least as good
+    double value = NaN;              ///< the reported metric (test)
+    /// The metric the front is decided on: the validation counterpart when measured, else value.
+    double selectionValue = NaN;
+    bool onFront = false;            ///< no run of the same data set is faster and at least as good (on selectionValue)
 };
 
 /// A configuration's row of a parameter grid.
@@ -139,15 +181,32 @@ public:
                                               const QString& baseline = {}, double tieBand = 0.05,
                                               double confidence = 0.95);
 
-    /// Time to @p target for every configuration (metric must have a curve). A NaN target means,
-    /// per data set, the best value every compared run reaches (TimeToTarget::commonTarget).
+    /// Time to @p target for every configuration (metric must have a curve). The target is set
+    /// and reached on the selection metric (selectionMetric(): validation when measured) and
+    /// @p metric is reported at the checkpoint that reached it. A NaN target means, per data set,
+    /// the best value every compared run reaches (TimeToTarget::commonTarget). A target crossed
+    /// between checkpoints lies in the bracket (lastMissSeconds, seconds].
     /// Speed-ups are against @p baseline (empty: the first configuration).
     static TimeToTargetTable timeToTarget(const QList<ConfigurationSample>& samples, MetricId metric,
                                           double target = NaN, const QString& baseline = {},
                                           double confidence = 0.95);
 
-    /// Every run as (training seconds, final metric), with each data set's Pareto front marked.
+    /// Every run as (training seconds, final metric), with each data set's Pareto front marked —
+    /// decided on the validation counterpart of @p metric when the runs measured it.
     static QList<FrontierPoint> frontier(const QList<ConfigurationSample>& samples, MetricId metric);
+
+    /// Per data set, the configuration with the best mean of @p metric's validation counterpart
+    /// (of @p metric itself when the runs have no validation split: Selection::selectedOnTest()),
+    /// with @p metric reported for it.
+    static QList<Selection> select(const QList<ConfigurationSample>& samples, MetricId metric);
+
+    /// @p metric of every configuration at each of @p seconds (see MatchedTimeTable).
+    static MatchedTimeTable atTimes(const QList<ConfigurationSample>& samples, MetricId metric,
+                                    const QList<double>& seconds, double confidence = 0.95);
+
+    /// The metric anything is selected on when @p metric is reported: its validation
+    /// counterpart when some run of @p samples measured it, else @p metric.
+    static MetricId selectionMetric(const QList<ConfigurationSample>& samples, MetricId metric);
 
     /// One row per configuration and data set: the metric, time and memory over seeds.
     static QList<GridRow> grid(const QList<ConfigurationSample>& samples);

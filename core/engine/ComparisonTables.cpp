@@ -166,11 +166,17 @@ TextTable ComparisonTables::grid(const QList<GridRow>& rows, MetricId metric)
 
 TextTable ComparisonTables::timeToTarget(const TimeToTargetTable& tt)
 {
-    TextTable t({QStringLiteral("configuration"), QStringLiteral("data set"), QStringLiteral("target"),
-                 QStringLiteral("reached"), QStringLiteral("median time"), QStringLiteral("mean ± std"),
-                 QStringLiteral("speed-up vs baseline [95 % CI]"), QStringLiteral("range")});
-    t.setTitle(QStringLiteral("Training time to reach a %1 target").arg(RunMetric::label(tt.metric)));
-    for (int c : {2, 3, 4, 5, 6, 7})
+    const bool reports = tt.selection != tt.metric;
+    QStringList header{QStringLiteral("configuration"), QStringLiteral("data set"), QStringLiteral("target"),
+                       QStringLiteral("reached"), QStringLiteral("median time"), QStringLiteral("crossed in (median)"),
+                       QStringLiteral("mean ± std"), QStringLiteral("speed-up vs baseline [95 % CI]"), QStringLiteral("range")};
+    if (reports)
+        header << QStringLiteral("%1 there").arg(RunMetric::label(tt.metric));
+    TextTable t(header);
+    t.setTitle(reports ? QStringLiteral("Training time to reach a %1 target (%2 reported)")
+                             .arg(RunMetric::label(tt.selection), RunMetric::label(tt.metric))
+                       : QStringLiteral("Training time to reach a %1 target").arg(RunMetric::label(tt.metric)));
+    for (int c = 2; c < header.size(); ++c)
         t.setAlign(c, TextTable::Align::Right);
     for (const TimeToTargetRow& r : tt.rows) {
         const auto& s = r.speedupOverBaseline;
@@ -185,18 +191,104 @@ TextTable ComparisonTables::timeToTarget(const TimeToTargetTable& tt)
             if (s.aMissed || s.bMissed)
                 range += QStringLiteral(" (%1 seed(s) unpaired)").arg(s.aMissed + s.bMissed);
         }
-        t.addRow({r.configuration, r.dataset, RunMetric::format(tt.metric, r.target),
-                  QStringLiteral("%1/%2").arg(r.reached).arg(r.seeds.size()),
-                  RunMetric::format(MetricId::TrainSeconds, r.summary.median),
-                  r.summary.count ? RunMetric::formatMeanStd(MetricId::TrainSeconds, r.summary.mean, r.summary.std)
-                                  : QStringLiteral("-"),
-                  speed, range});
+        // The bracket the target was crossed in: (checkpoint before, first checkpoint at or beyond it].
+        std::vector<double> before, at;
+        for (int i = 0; i < r.seconds.size(); ++i)
+            if (std::isfinite(r.seconds[i])) {
+                before.push_back(r.lastMissSeconds.value(i, NaN));
+                at.push_back(r.seconds[i]);
+            }
+        const auto b = stats::Descriptive::summarise(before), a = stats::Descriptive::summarise(at);
+        const QString bracket = a.count ? QStringLiteral("(%1, %2]").arg(RunMetric::format(MetricId::TrainSeconds, b.median),
+                                                                         RunMetric::format(MetricId::TrainSeconds, a.median))
+                                        : QStringLiteral("-");
+        QStringList row{r.configuration, r.dataset, RunMetric::format(tt.selection, r.target),
+                        QStringLiteral("%1/%2").arg(r.reached).arg(r.seeds.size()),
+                        RunMetric::format(MetricId::TrainSeconds, r.summary.median), bracket,
+                        r.summary.count ? RunMetric::formatMeanStd(MetricId::TrainSeconds, r.summary.mean, r.summary.std)
+                                        : QStringLiteral("-"),
+                        speed, range};
+        if (reports)
+            row << (r.reportedSummary.count
+                        ? RunMetric::formatMeanStd(tt.metric, r.reportedSummary.mean, r.reportedSummary.std)
+                        : QStringLiteral("-"));
+        t.addRow(row);
     }
     t.addNote(QStringLiteral("time: training seconds (evaluation excluded) of the first checkpoint at or beyond the target; "
-                             "the target was crossed since the checkpoint before, so times are upper bounds."));
+                             "the target was crossed since the checkpoint before: the time lies in the bracket "
+                             "\"crossed in\" (median over runs), and the times given are its upper ends."));
+    if (reports)
+        t.addNote(QStringLiteral("selected on validation: the target is set and reached on %1; %2 is reported at the "
+                                 "checkpoint that reached it.")
+                      .arg(RunMetric::label(tt.selection), RunMetric::label(tt.metric)));
+    else if (tt.selectedOnTest())
+        t.addNote(QStringLiteral("selected on test data: the runs have no validation split, so the target was set and "
+                                 "reached on %1 itself (give the data set \"validation_fraction\").")
+                      .arg(RunMetric::label(tt.metric)));
     t.addNote(QStringLiteral("speed-up: baseline time / this time on the same seed (> 1: faster than %1); geometric mean "
                              "over seeds where both reached the target, t interval on the log ratios.")
                   .arg(tt.baseline));
+    return t;
+}
+
+namespace {
+QString meanInterval(MetricId m, const stats::Summary& s)
+{
+    if (s.count == 0)
+        return QStringLiteral("-");
+    QString out = RunMetric::format(m, s.mean);
+    if (std::isfinite(s.ciLow))
+        out += QStringLiteral(" [%1, %2]").arg(RunMetric::format(m, s.ciLow), RunMetric::format(m, s.ciHigh));
+    return out;
+}
+} // namespace
+
+TextTable ComparisonTables::selection(const QList<Selection>& rows, double confidence)
+{
+    const QString level = QString::number(100 * confidence, 'g', 3);
+    TextTable t({QStringLiteral("data set"), QStringLiteral("selected configuration"), QStringLiteral("selected on"),
+                 QStringLiteral("mean there"), QStringLiteral("reported"), QStringLiteral("mean [%1 % CI]").arg(level),
+                 QStringLiteral("runs"), QStringLiteral("of")});
+    t.setTitle(QStringLiteral("Selected on validation, reported on test"));
+    for (int c : {3, 5, 6, 7})
+        t.setAlign(c, TextTable::Align::Right);
+    bool onTest = false;
+    for (const Selection& s : rows) {
+        onTest = onTest || s.selectedOnTest();
+        t.addRow({s.dataset, s.configuration, RunMetric::label(s.selection), RunMetric::format(s.selection, s.selected.mean),
+                  RunMetric::label(s.metric), meanInterval(s.metric, s.reported), QString::number(s.reported.count),
+                  QString::number(s.candidates)});
+    }
+    t.addNote(QStringLiteral("the configuration with the best mean of the selection metric over its finished runs; "
+                             "the reported metric is that configuration's, with a t interval over its seeds."));
+    if (onTest)
+        t.addNote(QStringLiteral("selected on test data: the runs have no validation split, so the selection and the "
+                                 "reported value come from the same test set and the value is optimistic (give the data "
+                                 "set \"validation_fraction\")."));
+    return t;
+}
+
+TextTable ComparisonTables::atTimes(const MatchedTimeTable& mt, double confidence)
+{
+    const QString level = QString::number(100 * confidence, 'g', 3);
+    QStringList header{QStringLiteral("configuration"), QStringLiteral("data set")};
+    for (double s : mt.seconds)
+        header << QStringLiteral("at %1").arg(RunMetric::format(MetricId::TrainSeconds, s));
+    TextTable t(header);
+    t.setTitle(QStringLiteral("%1 at common training times (mean [%2 % CI], runs with a model by then)")
+                   .arg(RunMetric::label(mt.metric), level));
+    for (int c = 2; c < header.size(); ++c)
+        t.setAlign(c, TextTable::Align::Right);
+    for (const MatchedTimeRow& r : mt.rows) {
+        QStringList row{r.configuration, r.dataset};
+        for (int i = 0; i < r.at.size(); ++i)
+            row << (r.runs[i] ? QStringLiteral("%1 (%2)").arg(meanInterval(mt.metric, r.at[i])).arg(r.runs[i])
+                              : QStringLiteral("- (0)"));
+        t.addRow(row);
+    }
+    t.addNote(QStringLiteral("a run's value at t is its last checkpoint at or before t training seconds (a run that "
+                             "stopped earlier keeps its final value); a run whose first checkpoint comes later has no "
+                             "value yet: \"A beats B\" compared at the same times, not each at its own stop."));
     return t;
 }
 

@@ -18,8 +18,14 @@ public:
     static TextTable pairwise(const QList<PairwiseComparison>& rows, MetricId metric, double tieBand, double confidence);
     /// A param sweep's grid: the swept values as columns, then the metric, time and memory.
     static TextTable grid(const QList<GridRow>& rows, MetricId metric);
-    /// Time to target and the speed-up over the baseline at equal accuracy.
+    /// Time to target and the speed-up over the baseline at equal accuracy; the bracket the
+    /// target was crossed in; with a validation split, the reported (test) metric at the target.
     static TextTable timeToTarget(const TimeToTargetTable& t);
+    /// The configuration selected per data set (on validation, or on test — said so), with the
+    /// reported metric's mean and confidence interval.
+    static TextTable selection(const QList<Selection>& rows, double confidence);
+    /// Each configuration's metric at common training times (mean [CI], runs with a value).
+    static TextTable atTimes(const MatchedTimeTable& t, double confidence);
     /// "0.0028", "<0.0001", "0" (exact), "-" (not defined).
     static QString formatP(double p);
 };

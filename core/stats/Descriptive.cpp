@@ -1,5 +1,7 @@
 #include "Descriptive.h"
 
+#include "Distributions.h"
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -16,14 +18,14 @@ std::vector<double> Descriptive::withoutNaN(const std::vector<double>& values)
     return out;
 }
 
-Summary Descriptive::summarise(const std::vector<double>& values)
+Summary Descriptive::summarise(const std::vector<double>& values, double confidence)
 {
     constexpr double nan = std::numeric_limits<double>::quiet_NaN();
     std::vector<double> v = withoutNaN(values);
     Summary s;
     s.count = int(v.size());
     if (v.empty()) {
-        s.mean = s.std = s.median = s.min = s.max = nan;
+        s.mean = s.std = s.median = s.min = s.max = s.ciLow = s.ciHigh = nan;
         return s;
     }
     double sum = 0;
@@ -39,6 +41,13 @@ Summary Descriptive::summarise(const std::vector<double>& values)
     s.median = n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
     s.min = v.front();
     s.max = v.back();
+    s.ciLow = s.ciHigh = nan;
+    if (n > 1 && confidence > 0 && confidence < 1) {
+        const double half =
+            Distributions::studentTQuantile(0.5 + confidence / 2, double(n - 1)) * s.std / std::sqrt(double(n));
+        s.ciLow = s.mean - half;
+        s.ciHigh = s.mean + half;
+    }
     return s;
 }
 

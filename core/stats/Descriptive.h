@@ -14,6 +14,10 @@ struct Summary {
     double median = 0; ///< NaN when count is 0
     double min = 0;    ///< NaN when count is 0
     double max = 0;    ///< NaN when count is 0
+    /// Student-t confidence interval of the mean at the level summarise() was asked for
+    /// (mean ± t·std/√n); NaN for fewer than two values.
+    double ciLow = 0;
+    double ciHigh = 0;
 };
 
 /// Pure functions; thread-safe.
@@ -21,7 +25,8 @@ class Descriptive {
 public:
     /// Summary of @p values without their NaNs. Two-pass mean and variance (no cancellation
     /// for values with a large common offset, such as accuracies near 0.9).
-    static Summary summarise(const std::vector<double>& values);
+    /// @p confidence (default 0.95) is the level of the mean's interval.
+    static Summary summarise(const std::vector<double>& values, double confidence = 0.95);
     /// The values of @p values that are not NaN, in order.
     static std::vector<double> withoutNaN(const std::vector<double>& values);
 };
