@@ -80,8 +80,9 @@ ComparisonPanel::ComparisonPanel(QWidget* parent) : QWidget(parent)
     m_summary->setWordWrap(true);
     layout->addWidget(m_summary);
     m_tabs = new QTabWidget;
-    const QString names[] = {tr("Result matrix"), tr("Paired tests"), tr("Time to target"), tr("Grid")};
-    for (int t = 0; t < 4; ++t) {
+    const QString names[TabCount] = {tr("Result matrix"), tr("Paired tests"), tr("Time to target"), tr("Grid"),
+                                     tr("At common times")};
+    for (int t = 0; t < TabCount; ++t) {
         auto* page = new QWidget;
         auto* pl = new QVBoxLayout(page);
         pl->setContentsMargins(2, 2, 2, 2);
@@ -192,15 +193,30 @@ void ComparisonPanel::rebuild()
     m_tables[TimeTab] = ComparisonTables::timeToTarget(
         Comparison::timeToTarget(Comparison::samples(m_curves, curveMetric), curveMetric, target(), base));
     m_tables[GridTab] = ComparisonTables::grid(Comparison::grid(samples), m);
-    for (int t = 0; t < 4; ++t)
+    const QList<ConfigurationSample> curveSamples = Comparison::samples(m_curves, curveMetric);
+    m_tables[AtTimesTab] = ComparisonTables::atTimes(Comparison::atTimes(curveSamples, curveMetric, {1, 10, 30, 150}), 0.95);
+    for (int t = 0; t < TabCount; ++t)
         fill(Tab(t), m_tables[t]);
     m_tabs->setTabEnabled(GridTab, sweep);
     if (m_curves.isEmpty())
         m_summary->setText(tr("Run an experiment with repeats, or pick runs in the run browser and press Compare."));
-    else
+    else {
+        // What the comparison selects, and where: on validation, reported on test.
+        QStringList selected;
+        for (const Selection& s : Comparison::select(curveSamples, curveMetric))
+            selected << tr("%1: %2 (%3 %4)")
+                            .arg(s.dataset, s.configuration, RunMetric::label(s.metric),
+                                 RunMetric::formatMeanStd(s.metric, s.reported.mean, s.reported.std));
+        const MetricId on = Comparison::selectionMetric(curveSamples, curveMetric);
+        const QString where = on != curveMetric ? tr("Best on %1").arg(RunMetric::label(on))
+                                                : tr("Best on %1 — selected on test data, the runs have no validation "
+                                                     "split")
+                                                      .arg(RunMetric::label(on));
         m_summary->setText(tr("%n finished run(s) in %1 configuration(s)%2; runs pair by seed.", nullptr, finished)
                                .arg(Comparison::configurations(samples).size())
-                               .arg(excluded ? tr(", %n unfinished left out", nullptr, excluded) : QString()));
+                               .arg(excluded ? tr(", %n unfinished left out", nullptr, excluded) : QString()) +
+                           (selected.isEmpty() ? QString() : QStringLiteral("\n%1: %2").arg(where, selected.join(QStringLiteral("; ")))));
+    }
     Q_EMIT updated();
 }
 

@@ -28,7 +28,7 @@ namespace tb::gui {
 class ComparisonPanel : public QWidget {
     Q_OBJECT
 public:
-    enum Tab { MatrixTab = 0, PairsTab = 1, TimeTab = 2, GridTab = 3 };
+    enum Tab { MatrixTab = 0, PairsTab = 1, TimeTab = 2, GridTab = 3, AtTimesTab = 4, TabCount = 5 };
 
     explicit ComparisonPanel(QWidget* parent = nullptr);
 
@@ -74,9 +74,9 @@ private:
     QLineEdit* m_target = nullptr;
     QLabel* m_summary = nullptr;
     QTabWidget* m_tabs = nullptr;
-    QTableWidget* m_views[4] = {nullptr, nullptr, nullptr, nullptr};
-    QLabel* m_notes[4] = {nullptr, nullptr, nullptr, nullptr};
-    TextTable m_tables[4];
+    QTableWidget* m_views[TabCount] = {};
+    QLabel* m_notes[TabCount] = {};
+    TextTable m_tables[TabCount];
     bool m_building = false;
 };
 

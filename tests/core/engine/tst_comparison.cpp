@@ -47,6 +47,16 @@ QList<double> accuracy(const QList<double>& hours)
         out << 0.8 + h / 100; // an affine map keeps the paired t statistic
     return out;
 }
+
+// As curves(), with a validation accuracy at each checkpoint: validation[i] at the end, reached
+// along the same path.
+AlgorithmCurves withValidation(AlgorithmCurves c, const QList<double>& validation)
+{
+    for (int i = 0; i < c.repeats.size(); ++i)
+        for (int k = 0; k < c.repeats[i].size(); ++k)
+            c.repeats[i][k].validationAccuracy = k == 0 ? 0.5 : k == 1 ? (0.5 + validation[i]) / 2 : validation[i];
+    return c;
+}
 } // namespace
 
 class TestComparison : public QObject {
@@ -182,6 +192,77 @@ private Q_SLOTS:
         const QString csv = ComparisonTables::grid(g, MetricId::TestAccuracy).render(TextTable::Format::Csv);
         QVERIFY2(csv.contains("algorithm,lr,test accuracy,runs,training time,peak memory"), qPrintable(csv));
         QVERIFY2(csv.contains("alg.d,0.01,69.00 ± 0.00 %,1,3 s,1 MiB"), qPrintable(csv));
+    }
+
+    void selectionIsMadeOnValidationAndReportedOnTest()
+    {
+        // B is better on test, A on validation: the comparison selects A and reports A's test
+        // accuracy; without validation it selects B and says it used the test data.
+        const auto a = withValidation(curves("A", "d", {0.80, 0.82, 0.81}), {0.90, 0.91, 0.92});
+        const auto b = withValidation(curves("B", "d", {0.85, 0.86, 0.87}), {0.70, 0.71, 0.72});
+        const auto samples = Comparison::samples({a, b}, MetricId::TestAccuracy);
+        QCOMPARE(Comparison::selectionMetric(samples, MetricId::TestAccuracy), MetricId::ValidationAccuracy);
+        const QList<Selection> sel = Comparison::select(samples, MetricId::TestAccuracy);
+        QCOMPARE(sel.size(), 1);
+        QCOMPARE(sel[0].configuration, QStringLiteral("A"));
+        QVERIFY(!sel[0].selectedOnTest());
+        QVERIFY(std::abs(sel[0].reported.mean - 0.81) < 1e-12);
+        QVERIFY(std::abs(sel[0].selected.mean - 0.91) < 1e-12);
+        // A 95 % t interval over three seeds: mean ± t(0.975, 2)·sd/√3 = 0.81 ± 4.303·0.01/1.732.
+        QVERIFY(std::abs(sel[0].reported.ciHigh - (0.81 + 4.302652729911275 * 0.01 / std::sqrt(3.0))) < 1e-9);
+        const QList<Selection> plain =
+            Comparison::select(Comparison::samples({curves("A", "d", {0.80, 0.82, 0.81}), curves("B", "d", {0.85, 0.86, 0.87})},
+                                                   MetricId::TestAccuracy),
+                               MetricId::TestAccuracy);
+        QCOMPARE(plain[0].configuration, QStringLiteral("B"));
+        QVERIFY(plain[0].selectedOnTest());
+        const QString text = ComparisonTables::selection(plain, 0.95).render(TextTable::Format::Text);
+        QVERIFY2(text.contains("selected on test data"), qPrintable(text));
+    }
+
+    void timeToTargetOnValidationReportsTestThere()
+    {
+        // The common target is the worst best validation value (0.70 of B's first run); A reaches
+        // it at its second checkpoint ((0.5 + 0.9)/2 = 0.70 ≥ 0.70), B only at its last.
+        const auto a = withValidation(curves("A", "d", {0.80, 0.82}), {0.90, 0.91});
+        const auto b = withValidation(curves("B", "d", {0.85, 0.86}), {0.70, 0.71});
+        const TimeToTargetTable t = Comparison::timeToTarget(Comparison::samples({a, b}, MetricId::TestAccuracy),
+                                                             MetricId::TestAccuracy);
+        QCOMPARE(t.selection, MetricId::ValidationAccuracy);
+        QCOMPARE(t.rows[0].target, 0.70);
+        QCOMPARE(t.rows[0].seconds, (QList<double>{2.0, 2.0}));
+        QCOMPARE(t.rows[0].lastMissSeconds, (QList<double>{1.0, 1.0}));
+        QCOMPARE(t.rows[0].reportedAtTarget[0], (0.5 + 0.80) / 2); // A's test accuracy at that checkpoint
+        QCOMPARE(t.rows[1].seconds, (QList<double>{3.0, 3.0}));
+        const QString text = ComparisonTables::timeToTarget(t).render(TextTable::Format::Text);
+        QVERIFY2(text.contains("validation accuracy target (test accuracy reported)") && text.contains("(1 s, 2 s]"),
+                 qPrintable(text));
+    }
+
+    void matchedTimesCompareCurveAgainstCurve()
+    {
+        // A is slow (checkpoints at 10, 20, 30 s), B fast (1, 2, 3 s): at 5 s only B has a model;
+        // at 30 s both are at their final values.
+        const auto samples = Comparison::samples({curves("A", "d", {0.9, 0.9}, 10.0), curves("B", "d", {0.8, 0.8})},
+                                                 MetricId::TestAccuracy);
+        const MatchedTimeTable t = Comparison::atTimes(samples, MetricId::TestAccuracy, {5, 30});
+        QCOMPARE(t.rows[0].runs, (QList<int>{0, 2}));
+        QCOMPARE(t.rows[1].runs, (QList<int>{2, 2}));
+        QCOMPARE(t.rows[1].at[0].mean, 0.8);
+        QCOMPARE(t.rows[0].at[1].mean, 0.9);
+        QVERIFY(ComparisonTables::atTimes(t, 0.95).render(TextTable::Format::Text).contains("- (0)"));
+    }
+
+    void frontierIsDecidedOnValidation()
+    {
+        // Same times; A better on validation, B on test: the front holds A's runs.
+        const auto a = withValidation(curves("A", "d", {0.80}), {0.95});
+        const auto b = withValidation(curves("B", "d", {0.90}), {0.60});
+        const auto f = Comparison::frontier(Comparison::samples({a, b}, MetricId::TestAccuracy), MetricId::TestAccuracy);
+        QCOMPARE(f.size(), 2);
+        QVERIFY(f[0].onFront);
+        QVERIFY(!f[1].onFront);
+        QCOMPARE(f[0].selectionValue, 0.95);
     }
 };
 
