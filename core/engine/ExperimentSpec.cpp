@@ -361,6 +361,10 @@ QStringList ExperimentSpec::upgradeParams(const PluginRegistry& registry)
         const AlgorithmEntry* e = registry.algorithm(a.id);
         if (!e)
             continue;
+        if (const QString renamed = registry.renamedNote(a.id); !renamed.isEmpty()) {
+            notes << QStringLiteral("%1: algorithms[%2]: %3").arg(src).arg(i).arg(renamed);
+            a.id = e->info.id;
+        }
         QStringList mine;
         a.params = e->info.schema.upgrade(a.params, &mine);
         for (const QString& n : std::as_const(mine))

@@ -67,11 +67,12 @@ struct ExperimentSpec {
     /// (e.g. "algorithms[1].params.lr: 5 is outside [1e-06, 1]").
     QStringList validate(const PluginRegistry& registry) const;
 
-    /// Rewrites every algorithm's parameters written with former spellings (renamed keys or
-    /// choices, see ParamSchema::upgrade()) to the current ones, and returns one deprecation
-    /// note per change, naming the file and the algorithm entry ("f.json: algorithms[0]:
-    /// parameter \"hidden_activation\" is deprecated: it is now \"activation\""). Unknown
-    /// algorithms are left alone (validate() reports them).
+    /// Rewrites former algorithm ids (a plugin's "renamed_algorithms", PluginRegistry) and every
+    /// algorithm's parameters written with former spellings (renamed keys or choices, see
+    /// ParamSchema::upgrade()) to the current ones, and returns one deprecation note per change,
+    /// naming the file and the algorithm entry ("f.json: algorithms[0]: parameter
+    /// \"hidden_activation\" is deprecated: it is now \"activation\""). Unknown algorithms are
+    /// left alone (validate() reports them).
     QStringList upgradeParams(const PluginRegistry& registry);
 
     /// The spec as JSON, as it would be saved (threads and seed resolved).

@@ -212,7 +212,8 @@ RunRecord Runner::record(const RunJob& job) const
     const AlgorithmEntry* entry = m_registry.algorithm(job.algorithmId);
     RunRecord rec;
     rec.experimentId = job.experimentId;
-    rec.algorithmId = job.algorithmId;
+    // A former id (PluginRegistry::algorithm() resolves it) is stored as the current one.
+    rec.algorithmId = entry ? entry->info.id : job.algorithmId;
     rec.algorithmName = job.label.isEmpty() && entry ? entry->info.name : job.label;
     rec.pluginId = entry ? entry->plugin->id : QString();
     rec.pluginVersion = entry ? entry->plugin->version : QString();
@@ -266,6 +267,8 @@ RunResult Runner::execute(const RunJob& job, const StopSource& stop, RunObserver
         observer->runStarted(job, result.runId);
 
     RunExecution ctx(job, stop, m_store, observer, result.runId);
+    if (const QString renamed = m_registry.renamedNote(job.algorithmId); !renamed.isEmpty())
+        ctx.log(renamed);
     for (const QString& note : std::as_const(deprecations))
         ctx.log(note);
     auto finish = [&](RunStatus status, const QString& error) -> RunResult {
@@ -305,8 +308,17 @@ RunResult Runner::execute(const RunJob& job, const StopSource& stop, RunObserver
     if (!job.data)
         return finish(RunStatus::Failed, QStringLiteral("no data"));
 
+    // A combination the schema cannot express fails in create(): when the file used former
+    // spellings, the message also says what they are now called.
+    std::unique_ptr<Trainer> trainer;
     try {
-        std::unique_ptr<Trainer> trainer = entry->plugin->factory->create(job.algorithmId, *params);
+        trainer = entry->plugin->factory->create(entry->info.id, *params);
+    } catch (const std::exception& e) {
+        const QString what = QString::fromUtf8(e.what());
+        return finish(RunStatus::Failed, deprecations.isEmpty() ? what
+                                                                : QStringLiteral("%1 (%2)").arg(what, deprecations.join("; ")));
+    }
+    try {
         if (!trainer)
             return finish(RunStatus::Failed, QStringLiteral("plugin returned no trainer"));
         ctx.attach(trainer.get());

@@ -58,6 +58,11 @@ std::optional<StoredRuns::Rerun> StoredRuns::rerunOfRun(const RunStore& store, c
         r.notes << QStringLiteral("run %1 was made with %2 %3; %4 is loaded now, results may differ")
                        .arg(runId)
                        .arg(e->plugin->id, run->pluginVersion, e->plugin->version);
+    // A run stored under a former algorithm id or with former parameter spellings runs under
+    // the current ones, each change noted.
+    const QString prefix = QStringLiteral("experiment: ");  // upgradeParams' name of a spec without a file
+    for (const QString& note : r.spec.upgradeParams(registry))
+        r.notes << QStringLiteral("run %1: %2").arg(runId).arg(note.startsWith(prefix) ? note.mid(prefix.size()) : note);
     return r;
 }
 

@@ -155,12 +155,13 @@ void B2ldTrainer::fit(const DatasetView& data, RunContext& ctx)
             if (!f.selectLayers(0, layers - 1))
                 return;
             Eigen::VectorXd g;
-            f.evaluate(m_net.flatten(), g);
+            const Eigen::VectorXd w = m_net.flatten();
+            f.evaluate(w, g);
             if (f.interrupted())
                 return;
             const double norm = g.norm();
             ctx.record("gradient_norm", norm);
-            if (norm <= c.gradientTolerance) {
+            if (c.gradientConverged(norm, w)) {
                 m_endReason = QStringLiteral("gradient");
                 break;
             }

@@ -59,7 +59,7 @@ void LbfgsBaselineTrainer::fit(const DatasetView& data, RunContext& ctx)
 
     train::LbfgsSettings ls;
     ls.memory = c.memory;
-    ls.epsilon = 0; // criterion i (absolute 2-norm) is checked in the callback
+    ls.epsilon = 0; // criterion i (gradient_test) is checked in the callback
     ls.maxIterations = c.iterations;
     ls.lineSearch = c.strongWolfe ? train::LbfgsSettings::LineSearch::StrongWolfe
                                   : train::LbfgsSettings::LineSearch::Armijo;
@@ -72,7 +72,7 @@ void LbfgsBaselineTrainer::fit(const DatasetView& data, RunContext& ctx)
         if (it.iteration == std::min(c.decreaseWindow, c.iterations))
             ctx.record("first_window_seconds",
                        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
-        if (c.gradientTolerance > 0 && it.gradient.norm() <= c.gradientTolerance)
+        if (c.gradientConverged(it.gradient.norm(), it.w))
             m_endReason = QStringLiteral("gradient");
         else if (it.iteration % c.decreaseWindow == 0) {
             if (c.relativeDecrease > 0 && (windowStart - it.value) / std::max(windowStart, 1.0) <= c.relativeDecrease)

@@ -30,13 +30,7 @@ void LbfgsTrainer::fit(const DatasetView& data, RunContext& ctx)
     ctx.record("network", QString::fromStdString(m_net.describe()));
     ctx.record("weights", double(m_net.parameterCount()));
 
-    train::LbfgsSettings settings;
-    settings.memory = c.memory;
-    settings.epsilon = c.tolerance;
-    settings.maxIterations = c.iterations;
-    settings.lineSearch = c.strongWolfe ? train::LbfgsSettings::LineSearch::StrongWolfe
-                                        : train::LbfgsSettings::LineSearch::Armijo;
-    const train::LbfgsDriver driver(settings, ctx.stopToken());
+    const train::LbfgsDriver driver(c.lbfgs, ctx.stopToken());
 
     Eigen::VectorXd w = m_net.flatten();
     const train::LbfgsReport report = driver.minimise(f, w, [&](const train::LbfgsIterate& it) {

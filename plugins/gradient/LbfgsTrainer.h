@@ -15,7 +15,8 @@ namespace tb::gradient {
 /// gradient runs in parallel over fixed row chunks (BatchGradient), deterministic for any
 /// thread count.
 ///
-/// Ends after `iterations` iterations, when ‖∇f‖ ≤ tolerance·max(1, ‖w‖) (recorded as
+/// Ends after `iterations` iterations, when the gradient passes gradient_test with
+/// gradient_tolerance (default ‖∇f‖ ≤ gradient_tolerance·max(1, ‖w‖); recorded as
 /// "converged_at_iteration"), or when the line search cannot decrease f any further (logged
 /// and recorded as "line_search"; the last accepted weights are kept). A non-finite f is
 /// reported like the first-order trainers report divergence. Stop is polled between row

@@ -90,7 +90,9 @@ private Q_SLOTS:
         fails(Algorithm::B2ld, {{"output_solve", "closed_form"}, {"output_activation", "sigmoid"}},
               {"output_solve", "output_activation"});
         fails(Algorithm::Bling, {{"norm_floor", 10.0}, {"norm_ceiling", 1.0}}, {"norm_floor", "norm_ceiling"});
-        fails(Algorithm::Ig, {{"initial_step", 10.0}, {"step_decay", 0.5}}, {"initial_step", "step_decay"});
+        fails(Algorithm::Ig, {{"lr", 10.0}, {"diminishing_decay", 0.5}}, {"lr", "diminishing_decay"});
+        // The spellings of plugin 1.1.0 (initial_step, step_decay) still load.
+        fails(Algorithm::Ig, {{"initial_step", 10.0}, {"step_decay", 0.5}}, {"lr", "diminishing_decay"});
         fails(Algorithm::Lbfgs, {{"init_low", 1.0}, {"init_high", -1.0}}, {"init_low", "init_high"});
     }
 
