@@ -12,9 +12,9 @@
 //    the target included;
 //  - friedman1: Generators::friedman1, 20000 rows × 10 features, noise 1, the same split and
 //    scaling.
-// Every run trains on ONE thread (its own arena) with the trainer's own time limit
-// ("time_limit" = --budget, "time_clock" = --clock): with --clock cpu the budget is CPU time of
-// the process, which is why a process runs one run at a time; --share i/k runs every k-th job
+// Every run trains on ONE thread (its own arena) with a time budget (--budget seconds on --clock,
+// the test double's, as the host's: RunContext::budgetSpent()): with --clock cpu the budget is
+// CPU time of the process, which is why a process runs one run at a time; --share i/k runs every k-th job
 // from the i-th, so k processes can share the cores (bench/README.md has the commands).
 // `run` appends one JSON line per run: final objective f, train and test MSE ((1/P)Σ‖y − ŷ‖²),
 // ‖∇f‖₂ at the end, the time the budget clock counted, why it ended, B2LD's updates per layer,
@@ -123,8 +123,6 @@ QJsonObject runOne(const tb::data::DatasetPair& data, const QString& dataset, co
     const Algorithm a = *BldConfig::algorithmFromId(id);
     QVariantMap p = extra;
     p.insert("hidden", arch.hidden);
-    p.insert("time_limit", budget);
-    p.insert("time_clock", clock);
     if (a == Algorithm::B2ld)
         p.insert("sweeps", 100000000);
     else if (a == Algorithm::Lbfgs)
@@ -137,20 +135,17 @@ QJsonObject runOne(const tb::data::DatasetPair& data, const QString& dataset, co
         throw std::invalid_argument(err.toStdString());
     const BldConfig config = BldConfig::fromParams(a, *norm);
     auto trainer = makeTrainer(config);
+    const tb::ClockKind kind = clock == QLatin1String("cpu") ? tb::ClockKind::Cpu : tb::ClockKind::Wall;
     tb::testing::TestRunContext ctx(seed, 1);
-    // The curve on the trainer's own clock: it pauses during checkpoints, so time here is the
-    // budget clock's (recorded cheaply: nothing is evaluated inside the checkpoint).
+    ctx.budget = tb::RunBudget{budget, kind};
+    // The curve on the budget's clock, which pauses during checkpoints (recorded cheaply:
+    // nothing is evaluated inside the checkpoint).
     QJsonArray curve;
-    const double t0 = BudgetClock::now(config.clock);
-    double paused = 0;
-    ctx.onCheckpoint = [&](const tb::Checkpoint& cp) {
-        const double in = BudgetClock::now(config.clock);
-        curve.append(QJsonArray{in - t0 - paused, cp.loss});
-        paused += BudgetClock::now(config.clock) - in;
-    };
+    ctx.onCheckpoint = [&](const tb::Checkpoint& cp) { curve.append(QJsonArray{ctx.budgetUsed(), cp.loss}); };
     const auto& train = data.train;
+    ctx.restartClock();
     tbb::task_arena(1).execute([&] { trainer->fit(train.view(), ctx); });
-    const double seconds = BudgetClock::now(config.clock) - t0 - paused;
+    const double seconds = ctx.budgetUsed();
     const tb::num::Mlp& net = networkOf(*trainer, a);
     tb::num::Mlp copy = net;
     const double rho = config.rho(double(net.parameterCount()));

@@ -311,12 +311,12 @@ ExperimentResult ExperimentRunner::runLearningCurve(const ExperimentSpec& spec, 
         job.algorithmId = spec.algorithms[a].id;
         job.label = labels[a];
         job.params = spec.algorithms[a].params;
+        job.budget = spec.budgetOf(a);
         // Repeat r of every algorithm uses the same seed: paired comparisons.
         job.seed = deriveSeed(spec.seed, std::uint64_t(rep));
         job.repeat = rep;
         job.data = data;
         job.datasetDescription = description;
-        job.timeBudgetSeconds = spec.timeBudgetSeconds;
         job.experimentId = experimentId;
         job.threads = threads;
         job.hostFacts.insert(kCellKey, i);
@@ -523,7 +523,7 @@ ExperimentResult ExperimentRunner::runNoiseSweep(const ExperimentSpec& spec, qin
         job.label = labels[a];
         job.params = spec.algorithms[a].params;
         job.datasetDescription = description;
-        job.timeBudgetSeconds = spec.timeBudgetSeconds;
+        job.budget = spec.budgetOf(a);
         job.experimentId = experimentId;
         job.evaluateCheckpoints = false;
         job.logToStore = false;
@@ -790,7 +790,7 @@ ExperimentResult ExperimentRunner::runParamSweep(const ExperimentSpec& spec, qin
         job.repeat = cell.repeat;
         job.data = data[size_t(cell.datasetIndex)];
         job.datasetDescription = descriptions[cell.datasetIndex];
-        job.timeBudgetSeconds = spec.timeBudgetSeconds;
+        job.budget = spec.budgetOf(cell.algorithmIndex);
         job.experimentId = experimentId;
         job.threads = threads;
         job.measureMemory = atOnce == 1;

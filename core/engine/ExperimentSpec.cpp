@@ -1,5 +1,6 @@
 #include "ExperimentSpec.h"
 
+#include "HostBudget.h"
 #include "JsonDuplicateKeys.h"
 #include "ParamSweep.h"
 #include "PluginRegistry.h"
@@ -204,7 +205,8 @@ std::optional<ExperimentSpec> ExperimentSpec::fromObject(const QJsonObject& o, c
         return s;
     };
     static const QSet<QString> known{"name",    "kind",    "dataset",       "algorithms", "repeats",
-                                     "first_repeat", "seed", "threads", "time_budget_s", "sweep", "description"};
+                                     "first_repeat", "seed", "threads", "time_budget_s", "time_budget_clock",
+                                     "sweep", "description"};
     for (auto it = o.begin(); it != o.end(); ++it)
         if (!known.contains(it.key())) {
             c.fail(it.key(), QStringLiteral("unknown key (known: %1)").arg(QStringList(known.values()).join(", ")));
@@ -250,8 +252,10 @@ std::optional<ExperimentSpec> ExperimentSpec::fromObject(const QJsonObject& o, c
         }
         const QJsonObject a = arr[i].toObject();
         for (auto it = a.begin(); it != a.end(); ++it)
-            if (it.key() != "id" && it.key() != "label" && it.key() != "params") {
-                c.fail(path + "." + it.key(), QStringLiteral("unknown key (known: id, label, params)"));
+            if (it.key() != "id" && it.key() != "label" && it.key() != "params" && it.key() != kBudgetSecondsKey &&
+                it.key() != kBudgetClockKey) {
+                c.fail(path + "." + it.key(),
+                       QStringLiteral("unknown key (known: id, label, params, time_budget_s, time_budget_clock)"));
                 return done();
             }
         AlgorithmRun r;
@@ -266,6 +270,12 @@ std::optional<ExperimentSpec> ExperimentSpec::fromObject(const QJsonObject& o, c
             return done();
         }
         r.params = a.value("params").toObject().toVariantMap();
+        HostBudget::Error budgetError;
+        r.budget = HostBudget::fromJson(a, &budgetError);
+        if (!budgetError.key.isEmpty()) {
+            c.fail(path + "." + budgetError.key, budgetError.message);
+            return done();
+        }
         s.algorithms << r;
     }
 
@@ -298,13 +308,13 @@ std::optional<ExperimentSpec> ExperimentSpec::fromObject(const QJsonObject& o, c
     if (!c.integer(o, "threads", "threads", 0, 1024, v))
         return done();
     s.threads = int(v);
-    if (o.contains("time_budget_s")) {
-        const QJsonValue tv = o.value("time_budget_s");
-        if (!tv.isDouble() || !(tv.toDouble() >= 0) || !std::isfinite(tv.toDouble())) {
-            c.fail("time_budget_s", QStringLiteral("expected seconds ≥ 0, got %1").arg(shown(tv)));
-            return done();
-        }
-        s.timeBudgetSeconds = tv.toDouble();
+    HostBudget::Error budgetError;
+    if (const auto b = HostBudget::fromJson(o, &budgetError)) {
+        s.timeBudgetSeconds = b->seconds;
+        s.timeBudgetClock = b->clock;
+    } else if (!budgetError.key.isEmpty()) {
+        c.fail(budgetError.key, budgetError.message);
+        return done();
     }
 
     if (s.kind == Kind::NoiseSweep) {
@@ -352,6 +362,13 @@ std::optional<ExperimentSpec> ExperimentSpec::fromObject(const QJsonObject& o, c
     return done();
 }
 
+RunBudget ExperimentSpec::budgetOf(int index) const
+{
+    if (index >= 0 && index < algorithms.size() && algorithms[index].budget)
+        return *algorithms[index].budget;
+    return budget();
+}
+
 QStringList ExperimentSpec::upgradeParams(const PluginRegistry& registry)
 {
     QStringList notes;
@@ -367,6 +384,23 @@ QStringList ExperimentSpec::upgradeParams(const PluginRegistry& registry)
         }
         QStringList mine;
         a.params = e->info.schema.upgrade(a.params, &mine);
+        // A budget among the parameters (a plugin's former own time limit, upgraded) is the
+        // host's: it becomes the entry's, unless the entry gives one itself. A bad value stays
+        // where it is, for validate() to name.
+        HostBudget::Error error;
+        QVariantMap rest = a.params;
+        if (const auto b = HostBudget::takeFromParams(rest, &error)) {
+            a.params = rest;
+            if (a.budget)
+                mine << QStringLiteral("params.%1 ignored: the entry's own %1 is used").arg(QLatin1String(kBudgetSecondsKey));
+            else {
+                a.budget = b;
+                mine << QStringLiteral("the run's budget (%1) is the host's: algorithms[%2].%3")
+                            .arg(HostBudget::describe(*b))
+                            .arg(i)
+                            .arg(QLatin1String(kBudgetSecondsKey));
+            }
+        }
         for (const QString& n : std::as_const(mine))
             notes << QStringLiteral("%1: algorithms[%2] (%3): %4").arg(src).arg(i).arg(a.id, n);
     }
@@ -397,13 +431,23 @@ QStringList ExperimentSpec::validate(const PluginRegistry& registry) const
             continue;
         }
         QString err;
-        if (!e->info.schema.normalise(a.params, &err))
+        QVariantMap params = e->info.schema.upgrade(a.params);
+        HostBudget::Error budgetError;
+        const auto own = HostBudget::takeFromParams(params, &budgetError);
+        if (!budgetError.key.isEmpty())
+            problems << QStringLiteral("%1: %2.params.%3: %4").arg(src, path, budgetError.key, budgetError.message);
+        else if (!e->info.schema.normalise(params, &err))
             problems << QStringLiteral("%1: %2.params: %3").arg(src, path, err);
+        const std::optional<RunBudget> mine = own ? own : a.budget;
+        if (mine && mine->clock == ClockKind::Cpu && !cpuBudgetMeasurable())
+            problems << cpuBudgetProblem(src, path + "." + QLatin1String(kBudgetClockKey));
         if (task && classification && !e->info.classification)
             problems << QStringLiteral("%1: %2.id: \"%3\" does not do classification").arg(src, path, a.id);
         if (task && !classification && !e->info.regression)
             problems << QStringLiteral("%1: %2.id: \"%3\" does not do regression").arg(src, path, a.id);
     }
+    if (budget().isSet() && budget().clock == ClockKind::Cpu && !cpuBudgetMeasurable())
+        problems << cpuBudgetProblem(src, QString::fromLatin1(kBudgetClockKey));
     if (kind == Kind::ParamSweep)
         problems << validateParamSweep(registry, src);
     if (kind == Kind::NoiseSweep && dataError.isEmpty() && !data::DataSource::hasNoiseLevel(dataset))
@@ -438,6 +482,9 @@ QStringList ExperimentSpec::validateParamSweep(const PluginRegistry& registry, c
                             .arg(src, path, key, up.firstKey());
             return true;
         };
+        // The budget among the parameters is the host's (validate() checks it): not the schema's.
+        QVariantMap base = schema.upgrade(algorithms[i].params);
+        HostBudget::takeFromParams(base, nullptr);
         for (const SweepAxis& axis : paramSweep.grid) {
             const QString path = QStringLiteral("sweep.grid.") + axis.key;
             if (!schema.find(axis.key)) {
@@ -446,7 +493,7 @@ QStringList ExperimentSpec::validateParamSweep(const PluginRegistry& registry, c
                 continue;
             }
             for (int v = 0; v < axis.values.size(); ++v) {
-                QVariantMap params = algorithms[i].params;
+                QVariantMap params = base;
                 params.insert(axis.key, axis.values[v]);
                 QString err;
                 if (!schema.normalise(params, &err)) {
@@ -467,7 +514,7 @@ QStringList ExperimentSpec::validateParamSweep(const PluginRegistry& registry, c
                 }
             if (!known)
                 break;
-            QVariantMap params = algorithms[i].params;
+            QVariantMap params = base;
             for (auto it = point.begin(); it != point.end(); ++it)
                 params.insert(it.key(), it.value());
             QString err;
@@ -506,6 +553,8 @@ QJsonObject ExperimentSpec::toJson() const
         QJsonObject ao{{"id", a.id}, {"params", QJsonObject::fromVariantMap(a.params)}};
         if (!a.label.isEmpty())
             ao.insert("label", a.label);
+        if (a.budget)
+            HostBudget::toJson(*a.budget, ao);
         algs.append(ao);
     }
     o.insert("algorithms", algs);
@@ -515,8 +564,7 @@ QJsonObject ExperimentSpec::toJson() const
     else
         o.insert("seed", QString::number(seed));
     o.insert("threads", effectiveThreads());
-    if (timeBudgetSeconds > 0)
-        o.insert("time_budget_s", timeBudgetSeconds);
+    HostBudget::toJson(budget(), o);
     if (kind == Kind::NoiseSweep) {
         QJsonArray sa;
         for (double s : sigmas)
@@ -552,6 +600,25 @@ QJsonObject ExperimentSpec::toJson() const
             o.insert("first_repeat", firstRepeat);
     }
     return o;
+}
+
+bool ExperimentSpec::cpuBudgetMeasurable() const
+{
+    if (kind == Kind::NoiseSweep)
+        return effectiveThreads() == 1;  // its cells train on every thread at once
+    if (kind == Kind::ParamSweep)
+        return paramSweep.cellsAtOnce <= 1;
+    return true;  // a learning curve trains one run at a time
+}
+
+QString ExperimentSpec::cpuBudgetProblem(const QString& src, const QString& key) const
+{
+    return QStringLiteral("%1: %2: a budget on the cpu clock needs one run at a time in the process (the process's "
+                          "CPU time is then the run's); this %3 trains %4 cells at once, whose CPU time cannot be told "
+                          "apart: use \"wall\", or train one cell at a time (%5)")
+        .arg(src, key, kindName(kind))
+        .arg(kind == Kind::NoiseSweep ? effectiveThreads() : paramSweep.cellsAtOnce)
+        .arg(kind == Kind::NoiseSweep ? QStringLiteral("\"threads\": 1") : QStringLiteral("\"sweep.cells_at_once\": 1"));
 }
 
 int ExperimentSpec::effectiveThreads() const

@@ -4,6 +4,8 @@
 
 #include "ParamSweepSpec.h"
 
+#include <trainbench/RunBudget.h>
+
 #include <QJsonObject>
 #include <QList>
 #include <QString>
@@ -21,14 +23,18 @@ struct AlgorithmRun {
     QString id;           ///< algorithm id, e.g. "linear.ridge"
     QString label;        ///< legend label; defaults to the algorithm's name
     QVariantMap params;   ///< as written in the file (normalised by the registry at run time)
+    /// This algorithm's own budget per run ("time_budget_s" / "time_budget_clock" of its entry),
+    /// instead of the experiment's; nullopt = the experiment's.
+    std::optional<RunBudget> budget = std::nullopt;
 };
 
 /// A parsed experiment file. Keys (see docs/experiments.md):
 /// name, kind ("learning-curve" | "noise-sweep" | "param-sweep"), dataset {...}, algorithms
 /// [{id, label, params}], repeats (learning-curve and param-sweep, default 1, 1..1000),
 /// first_repeat (default 0), seed (default 1), threads (default: all cores), time_budget_s (per
-/// run, default none), sweep: {sigma: [..], monte_carlo: N} for a noise-sweep, {grid | list,
-/// datasets, cells_at_once} for a param-sweep (ParamSweepSpec).
+/// run, seconds > 0, default none) on time_budget_clock ("wall", the default, or "cpu"; also on
+/// an algorithm entry, for its runs), sweep: {sigma: [..], monte_carlo: N} for a noise-sweep,
+/// {grid | list, datasets, cells_at_once} for a param-sweep (ParamSweepSpec).
 struct ExperimentSpec {
     enum class Kind { LearningCurve, NoiseSweep, ParamSweep };
 
@@ -44,6 +50,7 @@ struct ExperimentSpec {
     std::uint64_t seed = 1;
     int threads = 0;                 ///< 0 = all cores
     double timeBudgetSeconds = 0;    ///< 0 = no budget
+    ClockKind timeBudgetClock = ClockKind::Wall; ///< the clock of timeBudgetSeconds
     QVector<double> sigmas;          ///< noise-sweep
     int monteCarlo = 1;              ///< noise-sweep
     /// Problems that do not stop the run but should be seen, e.g. a key written twice in the
@@ -54,6 +61,11 @@ struct ExperimentSpec {
     QString baseDir;                 ///< folder relative dataset paths resolve against
 
     static QString kindName(Kind k);
+
+    /// The budget of every run (time_budget_s on time_budget_clock; none when 0).
+    RunBudget budget() const { return RunBudget{timeBudgetSeconds, timeBudgetClock}; }
+    /// The budget of algorithm @p index's runs: its own, or the experiment's.
+    RunBudget budgetOf(int index) const;
 
     /// Parses and checks the structure (not the algorithm ids or parameters: see validate()).
     /// On error returns nullopt and sets @p error to "FILE:LINE:COL: message" for JSON syntax
@@ -69,7 +81,8 @@ struct ExperimentSpec {
 
     /// Rewrites former algorithm ids (a plugin's "renamed_algorithms", PluginRegistry) and every
     /// algorithm's parameters written with former spellings (renamed keys or choices, see
-    /// ParamSchema::upgrade()) to the current ones, and returns one deprecation note per change,
+    /// ParamSchema::upgrade()) to the current ones — a plugin's own former time limit (bld's
+    /// "time_limit") becomes the algorithm's host budget — and returns one deprecation note per change,
     /// naming the file and the algorithm entry ("f.json: algorithms[0]: parameter
     /// \"hidden_activation\" is deprecated: it is now \"activation\""). Unknown algorithms are
     /// left alone (validate() reports them).
@@ -85,6 +98,11 @@ struct ExperimentSpec {
 
 private:
     QStringList validateParamSweep(const PluginRegistry& registry, const QString& src) const;
+    /// False when runs train side by side in the process (a noise sweep on more than one thread,
+    /// a param sweep with cells_at_once > 1): a process's CPU time is then no run's own.
+    bool cpuBudgetMeasurable() const;
+    /// The message for a cpu budget where it cannot be measured, naming @p key.
+    QString cpuBudgetProblem(const QString& src, const QString& key) const;
 };
 
 } // namespace tb

@@ -1,5 +1,6 @@
 #include "StoredRuns.h"
 
+#include "HostBudget.h"
 #include "ParamSweep.h"
 #include "PluginRegistry.h"
 #include "RunStore.h"
@@ -36,6 +37,10 @@ std::optional<StoredRuns::Rerun> StoredRuns::rerunOfRun(const RunStore& store, c
     Rerun r;
     r.spec = *spec;
     r.spec.algorithms = {AlgorithmRun{run->algorithmId, run->algorithmName, run->params}};
+    // The run's own budget (an algorithm entry's), when it differs from the experiment's.
+    if (const auto b = HostBudget::fromFact(run->info.value(QStringLiteral("time_budget")).toObject());
+        b && *b != r.spec.budget())
+        r.spec.algorithms.first().budget = b;
     if (r.spec.kind == ExperimentSpec::Kind::LearningCurve || r.spec.kind == ExperimentSpec::Kind::ParamSweep) {
         r.spec.repeats = 1;
         r.spec.firstRepeat = run->repeat; // the seed rule deriveSeed(seed, repeat) gives its seed again

@@ -34,7 +34,7 @@ constexpr Eigen::Index kHiddenBlock = 4096;
 
 } // namespace
 
-B2ldTrainer::B2ldTrainer(BldConfig config) : m_config(std::move(config)), m_clock(m_config.clock, m_config.timeLimit)
+B2ldTrainer::B2ldTrainer(BldConfig config) : m_config(std::move(config))
 {
     if (m_config.algorithm != Algorithm::B2ld)
         throw std::invalid_argument("bld: B2ldTrainer runs bld.b2ld only");
@@ -67,7 +67,6 @@ void B2ldTrainer::fit(const DatasetView& data, RunContext& ctx)
     const ProblemShape shape{n, data.inputs(), data.outputs(), data.task};
     ctx.record("working_memory_bytes", workingMemory(shape));
 
-    m_clock.start();
     const Eigen::MatrixXd xt = train::transposedCopy(data.x);
     const auto owned = makeObjective(m_net, xt, data.y, m_rho, ctx.stopToken());
     train::MlpObjective& f = *owned;
@@ -78,7 +77,7 @@ void B2ldTrainer::fit(const DatasetView& data, RunContext& ctx)
         return;
     auto checkpoint = [&](double epoch, double loss, const QString& note = {}) {
         ctx.record("layer_updates", layerUpdates());
-        return m_clock.checkpoint(ctx, Checkpoint{epoch, loss, note}) == CheckpointAction::Continue;
+        return ctx.checkpoint(Checkpoint{epoch, loss, note}) == CheckpointAction::Continue;
     };
     if (!std::isfinite(m_objective)) {
         checkpoint(0, std::numeric_limits<double>::infinity(), QStringLiteral("the objective is not finite"));
@@ -132,12 +131,13 @@ void B2ldTrainer::fit(const DatasetView& data, RunContext& ctx)
                         if (o != l)
                             m_settled[std::size_t(o)] = false;
                 }
-                if (!checkpoint(sweep + double(pos + 1) / layers, m_objective)) {
+                // The host answers Stop at the budget: that is the time limit, not a Stop.
+                if (!checkpoint(sweep + double(pos + 1) / layers, m_objective) && !ctx.budgetSpent()) {
                     m_endReason = QStringLiteral("stopped");
                     return;
                 }
             }
-            if (m_clock.expired()) {
+            if (ctx.budgetSpent()) {
                 m_endReason = QStringLiteral("time limit");
                 ctx.record("sweeps_done", sweep + double(pos + 1) / layers);
                 timeUp = true;
@@ -228,7 +228,7 @@ B2ldTrainer::Visit B2ldTrainer::visit(train::MlpObjective& f, int l, double epsi
     const train::LbfgsDriver driver(ls, ctx.stopToken());
     Eigen::VectorXd wl = w0;
     const train::LbfgsReport rep = driver.minimise(f, wl, [&](const train::LbfgsIterate& it) {
-        return it.gradient.norm() > epsilon && !m_clock.expired();
+        return it.gradient.norm() > epsilon && !ctx.budgetSpent();
     });
     st.lbfgsIterations += rep.iterations;
     st.evaluations += rep.evaluations;

@@ -3,7 +3,6 @@
 /// Batch block-layer decomposition with L-BFGS per layer (Palagi & Seccia 2019, Algorithm 3).
 
 #include "BldConfig.h"
-#include "BudgetClock.h"
 #include "LayerStats.h"
 
 #include <Mlp.h>
@@ -38,8 +37,8 @@ namespace tb::bld {
 /// After a sweep ε ← δε. The run ends when ‖∇f‖₂ ≤ gradient_tolerance after a sweep, when
 /// no visit of a sweep decreased f by more than relative_decrease (the paper's criterion ii
 /// "with respect to each block"; a layer skipped by its gradient test does not count as
-/// quiet, since ε shrinks until it is worked on), at the time limit (checked after every
-/// L-BFGS iteration) or after `sweeps` sweeps.
+/// quiet, since ε shrinks until it is worked on), at the time limit — the host's budget
+/// (RunContext::budgetSpent(), polled after every L-BFGS iteration) — or after `sweeps` sweeps.
 ///
 /// A checkpoint follows every block visit that changed weights (epoch = sweeps done + the
 /// fraction of this sweep's layers visited) and one comes first at epoch 0; "layer_updates"
@@ -84,7 +83,6 @@ private:
     num::Mlp m_net;
     std::vector<LayerStats> m_stats;
     std::vector<bool> m_settled;
-    BudgetClock m_clock;
     double m_objective = 0;
     double m_rho = 0;
     QString m_endReason;

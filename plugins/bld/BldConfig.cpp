@@ -51,14 +51,6 @@ void addModelParams(ParamSchema& s)
                                          "mean_square_ridge × the mean squared weight; the paper: 1e-3. 0 = use "
                                          "ridge."))
               .withAlias(QStringLiteral("relative_ridge")));
-    s.add(ParamSpec::real("time_limit", QStringLiteral("Time limit (s)"), 0.0, 0.0, 1e7,
-                          QStringLiteral("Ends the run after this much training time, checked after every "
-                                         "L-BFGS iteration or minibatch (the paper: 150 s batch, 60 s minibatch). "
-                                         "0 = none.")));
-    s.add(ParamSpec::choice("time_clock", QStringLiteral("Time-limit clock"), {"wall", "cpu"}, "wall",
-                            QStringLiteral("wall = elapsed time; cpu = CPU time of the whole process, "
-                                           "load-independent when the process runs one run at a time. Both "
-                                           "exclude the host's checkpoint evaluations.")));
 }
 
 StoppingDefaults batchStopping(Algorithm a)
@@ -138,6 +130,43 @@ void addIncrementalParams(ParamSchema& s, bool blockwise)
                                                "and experiments: backward).")));
 }
 
+// Plugin 1.1.0 kept its own clock for the paper's time limits ("time_limit" seconds, 0 = none,
+// on "time_clock" wall or cpu); the host's budget does that now for every plugin, on the same
+// two clocks: the keys become the host's, which takes them out of the parameters.
+QVariantMap upgrade(const QVariantMap& in, QStringList* notes)
+{
+    if (!in.contains(QStringLiteral("time_limit")) && !in.contains(QStringLiteral("time_clock")))
+        return in;
+    QVariantMap p = in;
+    auto note = [&](const QString& n) {
+        if (notes)
+            *notes << n;
+    };
+    const QString seconds = QString::fromLatin1(kBudgetSecondsKey), clock = QString::fromLatin1(kBudgetClockKey);
+    const bool given = p.contains(QStringLiteral("time_limit"));
+    const QVariant limit = p.take(QStringLiteral("time_limit"));
+    const QVariant clockValue = p.take(QStringLiteral("time_clock"));
+    bool number = false;
+    const double s = limit.toDouble(&number);
+    if (!given || (number && s == 0.0)) {
+        note(QStringLiteral("parameters \"time_limit\" and \"time_clock\" are deprecated: no limit (0) dropped; the "
+                            "run's budget is the host's \"%1\"").arg(seconds));
+        return p;
+    }
+    if (p.contains(seconds)) {
+        note(QStringLiteral("parameter \"time_limit\" is deprecated and also given as \"%1\": %1 is used").arg(seconds));
+        return p;
+    }
+    p.insert(seconds, limit);
+    if (clockValue.isValid())
+        p.insert(clock, clockValue);
+    note(QStringLiteral("parameter \"time_limit\"%1 is deprecated: the run's budget is the host's \"%2\"%3, checked "
+                        "at every checkpoint as for every plugin")
+             .arg(clockValue.isValid() ? QStringLiteral(" (with \"time_clock\")") : QString(), seconds,
+                  clockValue.isValid() ? QStringLiteral(" (with \"%1\")").arg(clock) : QString()));
+    return p;
+}
+
 } // namespace
 
 QStringList BldConfig::algorithmIds()
@@ -167,6 +196,7 @@ QString BldConfig::idOf(Algorithm algorithm)
 ParamSchema BldConfig::schema(Algorithm a)
 {
     ParamSchema s;
+    s.setUpgrader(upgrade);
     switch (a) {
     case Algorithm::B2ld:
         s.add(ParamSpec::integer("sweeps", QStringLiteral("Sweeps"), 1000, 1, 100000000,
@@ -228,8 +258,6 @@ BldConfig BldConfig::fromParams(Algorithm a, const QVariantMap& p)
     c.output = activationNamed(p.value("output_activation").toString());
     c.ridge = p.value("ridge").toDouble();
     c.relativeRidge = p.value("mean_square_ridge").toDouble();
-    c.timeLimit = p.value("time_limit").toDouble();
-    c.clock = p.value("time_clock").toString() == QLatin1String("cpu") ? TimeClock::Cpu : TimeClock::Wall;
     const QString order = p.value("order", "backward").toString();
     c.order = order == QLatin1String("forward") ? BlockOrder::Forward
               : order == QLatin1String("random") ? BlockOrder::Random

@@ -1,7 +1,9 @@
 #pragma once
 /// @file BldConfig.h
 /// The parameters of the block-layer decomposition plugin's algorithms (Palagi & Seccia 2019):
-/// schemas, parsing, the network, the objective's regularisation and the time limit.
+/// schemas, parsing, the network and the objective's regularisation. The paper's time limits
+/// are the host's budget (time_budget_s on a wall or cpu clock), polled through
+/// RunContext::budgetSpent().
 
 #include <Activation.h>
 #include <Mlp.h>
@@ -32,14 +34,6 @@ enum class BlockOrder {
     Random     ///< a new random permutation every sweep (B2LD only), seeded from the run
 };
 
-/// The clock the time limit is measured on; both exclude the time the host spends inside
-/// checkpoints (evaluation, logging), like the host's training clock.
-enum class TimeClock {
-    Wall,  ///< elapsed wall time (the paper's "computational time")
-    Cpu    ///< CPU time of the whole process: load-independent when the process runs one run
-           ///< at a time (the benchmarks run each run on one thread, one per process)
-};
-
 /// Stream indices for tb::deriveSeed(run seed, index).
 enum SeedStream : std::uint64_t {
     kSeedWeights = 0,    ///< initial weights
@@ -60,8 +54,6 @@ struct BldConfig {
     /// (number of weights) when relativeRidge > 0 (the paper: 1e-3/n), else ridge.
     double ridge = 0.0;
     double relativeRidge = 1e-3;
-    double timeLimit = 0.0;  ///< seconds; 0 = none
-    TimeClock clock = TimeClock::Wall;
 
     /// The shared stopping block as read (StoppingParams.h); the fields below repeat its values.
     train::StoppingRules stopping;
@@ -102,7 +94,9 @@ struct BldConfig {
     static QString idOf(Algorithm a);
 
     /// The parameter schema of an algorithm: every default, range and help text; the shared
-    /// network, L-BFGS, stopping and optimizer (step size) blocks.
+    /// network, L-BFGS, stopping and optimizer (step size) blocks. Plugin 1.1.0's own time limit
+    /// ("time_limit", "time_clock") is upgraded to the host's budget ("time_budget_s",
+    /// "time_budget_clock"), which the host takes out of the parameters.
     static ParamSchema schema(Algorithm a);
 
     /// Reads parameters normalised by schema(a). Throws std::invalid_argument naming the

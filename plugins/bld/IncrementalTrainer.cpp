@@ -19,7 +19,7 @@
 namespace tb::bld {
 
 IncrementalTrainer::IncrementalTrainer(BldConfig config)
-    : m_config(std::move(config)), m_clock(m_config.clock, m_config.timeLimit)
+    : m_config(std::move(config))
 {
     if (m_config.algorithm != Algorithm::Bling && m_config.algorithm != Algorithm::Ig)
         throw std::invalid_argument("bld: IncrementalTrainer runs bld.bling and bld.ig only");
@@ -48,7 +48,6 @@ void IncrementalTrainer::fit(const DatasetView& data, RunContext& ctx)
     ctx.record("rho", rho);
     ctx.record("working_memory_bytes", BldCost(c, {n, data.inputs(), data.outputs(), data.task}).incrementalMemory());
 
-    m_clock.start();
     // The fixed partition: one seeded shuffle, then consecutive runs of batch_size rows. The
     // rows are gathered in that order once, so that every minibatch is a contiguous block.
     std::vector<Eigen::Index> perm(static_cast<std::size_t>(n));
@@ -80,7 +79,7 @@ void IncrementalTrainer::fit(const DatasetView& data, RunContext& ctx)
     auto checkpoint = [&](double epoch, double loss) {
         if (blockwise)
             ctx.record("layer_updates", layerUpdates());
-        return m_clock.checkpoint(ctx, Checkpoint{epoch, loss, {}}) == CheckpointAction::Continue;
+        return ctx.checkpoint(Checkpoint{epoch, loss, {}}) == CheckpointAction::Continue;
     };
     const double f0 = objective();
     if (f.interrupted() || !checkpoint(0, std::isfinite(f0) ? f0 : std::numeric_limits<double>::infinity()) ||
@@ -132,7 +131,7 @@ void IncrementalTrainer::fit(const DatasetView& data, RunContext& ctx)
                     m_net.mutableWeights(l) += scale * grads[std::size_t(l)];
             }
             alpha.next();
-            if (m_clock.expired()) {
+            if (ctx.budgetSpent()) {
                 timeUp = true;
                 break;
             }
@@ -151,12 +150,15 @@ void IncrementalTrainer::fit(const DatasetView& data, RunContext& ctx)
             checkpoint(done, std::numeric_limits<double>::infinity());
             return;
         }
-        if (!checkpoint(done, fw))
-            return;
-        if (timeUp) {
+        // At the budget the host answers Stop (also when the epoch's objective took it there):
+        // the run ends at its time limit.
+        const bool more = checkpoint(done, fw);
+        if (timeUp || (!more && ctx.budgetSpent())) {
             end = QStringLiteral("time limit");
             break;
         }
+        if (!more)
+            return;
     }
     ctx.record("end_reason", end);
     ctx.record("step", m_step);

@@ -4,7 +4,6 @@
 /// Algorithm 5) and its non-decomposed counterpart IG.
 
 #include "BldConfig.h"
-#include "BudgetClock.h"
 #include "LayerStats.h"
 
 #include <Mlp.h>
@@ -24,12 +23,13 @@ namespace tb::bld {
 ///    W_l ← W_l + α·d_l / max(floor, min(ceiling, ‖d_l‖)). Only the layers a change affects
 ///    are recomputed (LayerwisePass).
 ///  - IG: one gradient of f_h for all layers, the same normalised step on the whole vector.
-/// After every minibatch α ← α(1 − εα) (train::DiminishingStep), α₀ = initial_step or the
-/// paper's (IG 0.5, BLInG 0.5 / max(1, L − 2)).
+/// After every minibatch α ← α(1 − εα) (train::DiminishingStep; ε = diminishing_decay), α₀ = lr
+/// or the paper's (IG 0.5, BLInG 0.5 / max(1, L − 2)).
 ///
 /// A checkpoint ends every epoch with f(w) over the whole training set (one forward pass,
-/// in parallel, counted as training time). Stop and the time limit are checked after every
-/// minibatch. Minibatch passes run on the calling thread (a sequential chain of small
+/// in parallel, counted as training time). Stop and the time limit (the host's budget,
+/// RunContext::budgetSpent()) are checked after every minibatch; at the limit a checkpoint ends
+/// the run at the fractional epoch reached. Minibatch passes run on the calling thread (a sequential chain of small
 /// updates); the same seed gives the same bits for any thread count.
 class IncrementalTrainer final : public Trainer {
 public:
@@ -53,7 +53,6 @@ private:
     BldConfig m_config;
     num::Mlp m_net;
     std::vector<LayerStats> m_stats;
-    BudgetClock m_clock;
     double m_step = 0;
 };
 

@@ -16,7 +16,7 @@
 namespace tb::bld {
 
 LbfgsBaselineTrainer::LbfgsBaselineTrainer(BldConfig config)
-    : m_config(std::move(config)), m_clock(m_config.clock, m_config.timeLimit)
+    : m_config(std::move(config))
 {
     if (m_config.algorithm != Algorithm::Lbfgs)
         throw std::invalid_argument("bld: LbfgsBaselineTrainer runs bld.lbfgs only");
@@ -38,7 +38,6 @@ void LbfgsBaselineTrainer::fit(const DatasetView& data, RunContext& ctx)
     ctx.record("rho", rho);
     ctx.record("working_memory_bytes", BldCost(c, {n, data.inputs(), data.outputs(), data.task}).lbfgsMemory());
 
-    m_clock.start();
     const auto start = std::chrono::steady_clock::now();
     const Eigen::MatrixXd xt = train::transposedCopy(data.x);
     const auto owned = makeObjective(m_net, xt, data.y, rho, ctx.stopToken()); // the same f as B2LD
@@ -48,7 +47,7 @@ void LbfgsBaselineTrainer::fit(const DatasetView& data, RunContext& ctx)
     if (f.interrupted())
         return;
     auto checkpoint = [&](double epoch, double loss) {
-        return m_clock.checkpoint(ctx, Checkpoint{epoch, loss, {}}) == CheckpointAction::Continue;
+        return ctx.checkpoint(Checkpoint{epoch, loss, {}}) == CheckpointAction::Continue;
     };
     if (!std::isfinite(m_objective)) {
         checkpoint(0, std::numeric_limits<double>::infinity());
@@ -79,12 +78,18 @@ void LbfgsBaselineTrainer::fit(const DatasetView& data, RunContext& ctx)
                 m_endReason = QStringLiteral("relative decrease");
             windowStart = it.value;
         }
-        if (m_endReason.isEmpty() && m_clock.expired())
+        if (m_endReason.isEmpty() && ctx.budgetSpent())
             m_endReason = QStringLiteral("time limit");
         if (it.iteration % c.checkpointEvery == 0 || !m_endReason.isEmpty()) {
             m_net.unflatten(it.w); // the accepted point (a line search may end on another)
             lastCheckpoint = it.iteration;
             if (!checkpoint(it.iteration, it.value)) {
+                // The host answers Stop at the budget: that is the time limit, not a Stop.
+                if (ctx.budgetSpent()) {
+                    if (m_endReason.isEmpty())
+                        m_endReason = QStringLiteral("time limit");
+                    return false;
+                }
                 hostStop = true;
                 return false;
             }

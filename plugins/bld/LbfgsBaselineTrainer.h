@@ -4,7 +4,6 @@
 /// objective, L-BFGS settings and stopping criteria as B2LD.
 
 #include "BldConfig.h"
-#include "BudgetClock.h"
 
 #include <Mlp.h>
 #include <trainbench/Trainbench.h>
@@ -15,7 +14,8 @@ namespace tb::bld {
 /// LbfgsDriver (LBFGS++ line searches). Ends when ‖∇f‖₂ ≤ gradient_tolerance (criterion i),
 /// when f decreased by at most relative_decrease·max(f, 1) over the last decrease_window
 /// iterations (criterion ii; the paper's, per iteration, is window 1, the default), at the
-/// time limit (checked after every iteration), after `iterations` iterations, or when the
+/// time limit (the host's budget, RunContext::budgetSpent(), polled after every iteration),
+/// after `iterations` iterations, or when the
 /// line search cannot decrease f any more (the last accepted point is kept; recorded as
 /// "line_search"). A checkpoint follows every checkpoint_every iterations (epoch =
 /// iterations) and the last one; one comes first at epoch 0.
@@ -43,7 +43,6 @@ public:
 private:
     BldConfig m_config;
     num::Mlp m_net;
-    BudgetClock m_clock;
     QString m_endReason;
     double m_objective = 0;
 };

@@ -143,6 +143,33 @@ private Q_SLOTS:
         QVERIFY2(diff.isEmpty(), qPrintable(QStringLiteral("%1 (%2): %3\n%4").arg(run->algorithmName, run->algorithmId, diff, notes)));
     }
 
+    void oldTimeLimitsRerunOnTheHostsBudget()
+    {
+        // Experiment 3: bld 1.1.0's own time limits (0.3 s on the cpu clock for IG, on the wall
+        // clock for B2LD, stored as "time_limit"/"time_clock" among the parameters). Their results
+        // depend on the clock; what must hold is the budget: the host's, on the same clock.
+        const QList<RunRecord> runs = runsOf(3);
+        QCOMPARE(runs.size(), 2);
+        for (const RunRecord& run : runs) {
+            QCOMPARE(run.params.value("time_limit").toDouble(), 0.3);
+            QString err;
+            const auto rerun = StoredRuns::rerunOfRun(*m_store, m_reg, run.id, &err);
+            QVERIFY2(rerun, qPrintable(err));
+            const ClockKind clock = run.params.value("time_clock").toString() == "cpu" ? ClockKind::Cpu : ClockKind::Wall;
+            QCOMPARE(rerun->spec.budgetOf(0), (RunBudget{0.3, clock}));
+            QVERIFY(!rerun->spec.algorithms.first().params.contains("time_limit"));
+            QVERIFY2(rerun->notes.join('\n').contains("\"time_limit\""), qPrintable(rerun->notes.join('\n')));
+            QVERIFY(rerun->spec.validate(m_reg).isEmpty());
+            const ExperimentResult res = ExperimentRunner(m_reg, nullptr).run(rerun->spec);
+            QVERIFY2(res.error.isEmpty(), qPrintable(res.error));
+            const QJsonObject info = res.curves.first().infos.first();
+            QCOMPARE(res.curves.first().statuses.first(), RunStatus::Finished);
+            QCOMPARE(info.value("stopped_by").toString(), QStringLiteral("time budget (%1)").arg(clockName(clock)));
+            QCOMPARE(info.value("end_reason").toString(), run.info.value("end_reason").toString());  // "time limit"
+            QVERIFY(info.value("time_budget").toObject().value("used").toDouble() >= 0.3);
+        }
+    }
+
     void oldExperimentFilesRunAsTheyDid_data()
     {
         QTest::addColumn<QString>("file");
