@@ -34,7 +34,7 @@ constexpr Eigen::Index kHiddenBlock = 4096;
 
 } // namespace
 
-B2ldTrainer::B2ldTrainer(BldConfig config) : m_config(std::move(config))
+B2ldTrainer::B2ldTrainer(BldConfig config) : NetworkTrainer("bld"), m_config(std::move(config))
 {
     if (m_config.algorithm != Algorithm::B2ld)
         throw std::invalid_argument("bld: B2ldTrainer runs bld.b2ld only");
@@ -50,19 +50,15 @@ QJsonArray B2ldTrainer::layerUpdates() const
 void B2ldTrainer::fit(const DatasetView& data, RunContext& ctx)
 {
     const BldConfig& c = m_config;
+    checkTrainingData(data, true);
     const Eigen::Index n = data.rows();
-    if (n < 1)
-        throw std::invalid_argument("bld: the training set is empty");
-    if (!data.x.allFinite() || !data.y.allFinite())
-        throw std::invalid_argument("bld: the training data contain NaN or Inf");
     m_net = c.makeNetwork(data.inputs(), data.outputs(), deriveSeed(ctx.seed(), kSeedWeights));
     const int layers = m_net.layerCount();
     m_stats.assign(std::size_t(layers), LayerStats{});
     m_settled.assign(std::size_t(layers), false);
     m_endReason.clear();
     m_rho = c.rho(double(m_net.parameterCount()));
-    ctx.record("network", QString::fromStdString(m_net.describe()));
-    ctx.record("weights", double(m_net.parameterCount()));
+    recordNetwork(ctx);
     ctx.record("rho", m_rho);
     const ProblemShape shape{n, data.inputs(), data.outputs(), data.task};
     ctx.record("working_memory_bytes", workingMemory(shape));
@@ -330,13 +326,6 @@ B2ldTrainer::Visit B2ldTrainer::closedForm(train::MlpObjective& f, const Dataset
     if (report.fallback)
         ctx.log(QStringLiteral("output layer: %1").arg(QString::fromStdString(report.summary())));
     return Visit::Updated;
-}
-
-Eigen::MatrixXd B2ldTrainer::predict(const Eigen::Ref<const Eigen::MatrixXd>& x) const
-{
-    if (m_net.layerCount() == 0)
-        throw std::logic_error("bld: predict() called before fit()");
-    return m_net.predict(x);
 }
 
 double B2ldTrainer::workingMemory(const ProblemShape& shape) const

@@ -7,6 +7,7 @@
 
 #include <Mlp.h>
 #include <trainbench/Trainbench.h>
+#include <trainbench/toolkit/NetworkTrainer.h>
 
 #include <QJsonArray>
 #include <vector>
@@ -46,20 +47,17 @@ namespace tb::bld {
 /// (row blocks of MlpObjective) and the forward cache, so it takes effect within a fraction of
 /// one evaluation. Evaluations run in parallel in the run's arena over fixed row chunks:
 /// the same seed and thread count give the same bits.
-class B2ldTrainer final : public Trainer {
+class B2ldTrainer final : public NetworkTrainer {
 public:
     /// Throws std::invalid_argument unless @p config is for Algorithm::B2ld.
     explicit B2ldTrainer(BldConfig config);
     ~B2ldTrainer() override;
 
     void fit(const DatasetView& data, RunContext& ctx) override;
-    /// Network outputs. Throws std::logic_error before the first fit().
-    Eigen::MatrixXd predict(const Eigen::Ref<const Eigen::MatrixXd>& x) const override;
     /// "flops" and "predicted_seconds"-free estimate of the first sweep (scope "first sweep",
     /// measured as the fact "first_sweep_seconds"), "memory_bytes", "model_bytes".
     QJsonObject predictCost(const ProblemShape& shape) const override;
 
-    const num::Mlp& network() const { return m_net; }
     /// Per weight layer, after fit().
     const std::vector<LayerStats>& layerStats() const { return m_stats; }
     /// LayerStats as the fact "layer_updates".
@@ -80,7 +78,6 @@ private:
     Visit closedForm(train::MlpObjective& f, const DatasetView& data, RunContext& ctx);
 
     BldConfig m_config;
-    num::Mlp m_net;
     std::vector<LayerStats> m_stats;
     std::vector<bool> m_settled;
     double m_objective = 0;

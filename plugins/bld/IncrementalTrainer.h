@@ -8,6 +8,7 @@
 
 #include <Mlp.h>
 #include <trainbench/Trainbench.h>
+#include <trainbench/toolkit/NetworkTrainer.h>
 
 #include <QJsonArray>
 #include <vector>
@@ -26,24 +27,22 @@ namespace tb::bld {
 /// After every minibatch α ← α(1 − εα) (train::DiminishingStep; ε = diminishing_decay), α₀ = lr
 /// or the paper's (IG 0.5, BLInG 0.5 / max(1, L − 2)).
 ///
-/// A checkpoint ends every epoch with f(w) over the whole training set (one forward pass,
+/// fit() is the minibatch step: the toolkit's TrainingLoop runs the epochs. A checkpoint ends
+/// every epoch with f(w) over the whole training set (one forward pass,
 /// in parallel, counted as training time). Stop and the time limit (the host's budget,
 /// RunContext::budgetSpent()) are checked after every minibatch; at the limit a checkpoint ends
 /// the run at the fractional epoch reached. Minibatch passes run on the calling thread (a sequential chain of small
 /// updates); the same seed gives the same bits for any thread count.
-class IncrementalTrainer final : public Trainer {
+class IncrementalTrainer final : public NetworkTrainer {
 public:
     /// Throws std::invalid_argument unless @p config is for Algorithm::Bling or Algorithm::Ig.
     explicit IncrementalTrainer(BldConfig config);
 
     void fit(const DatasetView& data, RunContext& ctx) override;
-    /// Network outputs. Throws std::logic_error before the first fit().
-    Eigen::MatrixXd predict(const Eigen::Ref<const Eigen::MatrixXd>& x) const override;
     /// The first epoch: "flops" (scope "first epoch", measured as "first_epoch_seconds"),
     /// "memory_bytes", "model_bytes".
     QJsonObject predictCost(const ProblemShape& shape) const override;
 
-    const num::Mlp& network() const { return m_net; }
     /// Steps per layer (BLInG) as the fact "layer_updates".
     QJsonArray layerUpdates() const;
     /// α after the last minibatch.
@@ -51,7 +50,6 @@ public:
 
 private:
     BldConfig m_config;
-    num::Mlp m_net;
     std::vector<LayerStats> m_stats;
     double m_step = 0;
 };

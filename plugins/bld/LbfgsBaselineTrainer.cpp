@@ -16,7 +16,7 @@
 namespace tb::bld {
 
 LbfgsBaselineTrainer::LbfgsBaselineTrainer(BldConfig config)
-    : m_config(std::move(config))
+    : NetworkTrainer("bld"), m_config(std::move(config))
 {
     if (m_config.algorithm != Algorithm::Lbfgs)
         throw std::invalid_argument("bld: LbfgsBaselineTrainer runs bld.lbfgs only");
@@ -25,16 +25,12 @@ LbfgsBaselineTrainer::LbfgsBaselineTrainer(BldConfig config)
 void LbfgsBaselineTrainer::fit(const DatasetView& data, RunContext& ctx)
 {
     const BldConfig& c = m_config;
+    checkTrainingData(data, true);
     const Eigen::Index n = data.rows();
-    if (n < 1)
-        throw std::invalid_argument("bld: the training set is empty");
-    if (!data.x.allFinite() || !data.y.allFinite())
-        throw std::invalid_argument("bld: the training data contain NaN or Inf");
     m_net = c.makeNetwork(data.inputs(), data.outputs(), deriveSeed(ctx.seed(), kSeedWeights));
     m_endReason.clear();
     const double rho = c.rho(double(m_net.parameterCount()));
-    ctx.record("network", QString::fromStdString(m_net.describe()));
-    ctx.record("weights", double(m_net.parameterCount()));
+    recordNetwork(ctx);
     ctx.record("rho", rho);
     ctx.record("working_memory_bytes", BldCost(c, {n, data.inputs(), data.outputs(), data.task}).lbfgsMemory());
 
@@ -125,13 +121,6 @@ void LbfgsBaselineTrainer::fit(const DatasetView& data, RunContext& ctx)
     ctx.record("end_reason", m_endReason);
     if (lastCheckpoint != rep.iterations)
         checkpoint(rep.iterations, rep.value);
-}
-
-Eigen::MatrixXd LbfgsBaselineTrainer::predict(const Eigen::Ref<const Eigen::MatrixXd>& x) const
-{
-    if (m_net.layerCount() == 0)
-        throw std::logic_error("bld: predict() called before fit()");
-    return m_net.predict(x);
 }
 
 QJsonObject LbfgsBaselineTrainer::predictCost(const ProblemShape& shape) const

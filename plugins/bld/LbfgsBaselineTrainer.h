@@ -7,6 +7,7 @@
 
 #include <Mlp.h>
 #include <trainbench/Trainbench.h>
+#include <trainbench/toolkit/NetworkTrainer.h>
 
 namespace tb::bld {
 
@@ -22,19 +23,16 @@ namespace tb::bld {
 ///
 /// Evaluations run in parallel in the run's arena over fixed row chunks (BatchGradient):
 /// the same seed and thread count give the same bits. Stop is polled between row blocks.
-class LbfgsBaselineTrainer final : public Trainer {
+class LbfgsBaselineTrainer final : public NetworkTrainer {
 public:
     /// Throws std::invalid_argument unless @p config is for Algorithm::Lbfgs.
     explicit LbfgsBaselineTrainer(BldConfig config);
 
     void fit(const DatasetView& data, RunContext& ctx) override;
-    /// Network outputs. Throws std::logic_error before the first fit().
-    Eigen::MatrixXd predict(const Eigen::Ref<const Eigen::MatrixXd>& x) const override;
     /// The first decrease window: "flops" (scope "first window", measured as
     /// "first_window_seconds"), "memory_bytes", "model_bytes".
     QJsonObject predictCost(const ProblemShape& shape) const override;
 
-    const num::Mlp& network() const { return m_net; }
     /// Why the last fit() ended: "gradient", "relative decrease", "time limit", "iterations",
     /// "line search", "no progress", "stopped".
     const QString& endReason() const { return m_endReason; }
@@ -42,7 +40,6 @@ public:
 
 private:
     BldConfig m_config;
-    num::Mlp m_net;
     QString m_endReason;
     double m_objective = 0;
 };
