@@ -8,6 +8,7 @@
 #include <QPluginLoader>
 #include <QStandardPaths>
 
+#include <algorithm>
 #include <stdexcept>
 
 #ifndef TB_PLUGIN_INSTALL_DIR
@@ -191,12 +192,41 @@ void PluginRegistry::loadOne(const QString& filePath)
             return;
         }
     }
+    // Former ids: each must name one of this plugin's algorithms and no current id anywhere.
+    const QJsonValue renamed = data.value(QStringLiteral("renamed_algorithms"));
+    if (!renamed.isUndefined() && !renamed.isObject()) {
+        spec->state = PluginSpec::State::Failed;
+        spec->error = QStringLiteral("metadata \"renamed_algorithms\" must be an object of former id: current id");
+        m_loaders.append(loader);
+        return;
+    }
+    const QJsonObject renames = renamed.toObject();
+    for (auto it = renames.begin(); it != renames.end(); ++it) {
+        const QString now = it.value().toString();
+        const bool ours = std::any_of(algos.begin(), algos.end(), [&](const AlgorithmInfo& a) { return a.id == now; });
+        QString problem;
+        if (!ours)
+            problem = QStringLiteral("\"%1\" is not an algorithm of this plugin").arg(it.value().toVariant().toString());
+        else if (std::any_of(algos.begin(), algos.end(), [&](const AlgorithmInfo& a) { return a.id == it.key(); }) ||
+                 algorithm(it.key()))
+            problem = QStringLiteral("the former id is a current one");
+        if (!problem.isEmpty()) {
+            spec->state = PluginSpec::State::Failed;
+            spec->error = QStringLiteral("metadata \"renamed_algorithms\": \"%1\" → %2: %3")
+                              .arg(it.key(), ParamSchema::describe(it.value().toVariant()), problem);
+            m_loaders.append(loader);
+            return;
+        }
+        spec->renamedAlgorithms.insert(it.key(), now);
+    }
     spec->factory = factory;
     spec->algorithms = algos;
     spec->state = PluginSpec::State::Loaded;
     m_loaders.append(loader);
     for (const auto& a : algos)
         m_algorithms.append(AlgorithmEntry{a, spec.get()});
+    for (auto it = spec->renamedAlgorithms.begin(); it != spec->renamedAlgorithms.end(); ++it)
+        m_renamed.insert(it.key(), it.value());
 }
 
 QList<AlgorithmEntry> PluginRegistry::algorithms() const
@@ -209,7 +239,26 @@ const AlgorithmEntry* PluginRegistry::algorithm(const QString& id) const
     for (const auto& a : m_algorithms)
         if (a.info.id == id)
             return &a;
+    const auto renamed = m_renamed.constFind(id);
+    if (renamed != m_renamed.constEnd())
+        for (const auto& a : m_algorithms)
+            if (a.info.id == *renamed)
+                return &a;
     return nullptr;
+}
+
+QString PluginRegistry::currentId(const QString& id) const
+{
+    const AlgorithmEntry* e = algorithm(id);
+    return e ? e->info.id : id;
+}
+
+QString PluginRegistry::renamedNote(const QString& id) const
+{
+    const AlgorithmEntry* e = algorithm(id);
+    if (!e || e->info.id == id)
+        return {};
+    return QStringLiteral("algorithm \"%1\" is now \"%2\" (%3 %4)").arg(id, e->info.id, e->plugin->id, e->plugin->version);
 }
 
 std::unique_ptr<Trainer> PluginRegistry::create(const QString& algorithmId, const QVariantMap& params,
@@ -230,7 +279,7 @@ std::unique_ptr<Trainer> PluginRegistry::create(const QString& algorithmId, cons
         throw std::invalid_argument(QStringLiteral("%1: %2").arg(algorithmId, error).toStdString());
     if (normalised)
         *normalised = *norm;
-    auto trainer = entry->plugin->factory->create(algorithmId, *norm);
+    auto trainer = entry->plugin->factory->create(entry->info.id, *norm);
     if (!trainer)
         throw std::runtime_error(QStringLiteral("plugin \"%1\" returned no trainer for \"%2\"")
                                      .arg(entry->plugin->id, algorithmId)

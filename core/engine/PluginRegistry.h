@@ -5,8 +5,10 @@
 
 #include <trainbench/TrainerFactory.h>
 
+#include <QHash>
 #include <QJsonObject>
 #include <QList>
+#include <QMap>
 #include <QString>
 #include <QStringList>
 #include <memory>
@@ -29,6 +31,10 @@ struct PluginSpec {
     State state = State::Invalid;
     QString error;                    ///< why it is not Loaded; empty when Loaded
     QList<AlgorithmInfo> algorithms;  ///< Loaded only
+    /// Former algorithm ids → current ones, from the metadata's "renamed_algorithms" object
+    /// (e.g. {"libsvm.c_svc": "libsvm.classify"}): experiment files and stored runs that name
+    /// the former id keep working (PluginRegistry::algorithm()), with a note.
+    QMap<QString, QString> renamedAlgorithms;
     TrainerFactory* factory = nullptr;///< Loaded only; owned by the loader, lives as long as the registry
 
     bool isLoaded() const { return state == State::Loaded; }
@@ -62,8 +68,15 @@ public:
 
     const QList<std::shared_ptr<PluginSpec>>& plugins() const { return m_plugins; }
     QList<AlgorithmEntry> algorithms() const;
-    /// The algorithm with this id, or nullptr.
+    /// The algorithm with this id, or with this former id (a plugin's "renamed_algorithms"),
+    /// or nullptr. The entry's info.id is the current id.
     const AlgorithmEntry* algorithm(const QString& id) const;
+    /// The current id of @p id: itself, or what a former id was renamed to (when its plugin is
+    /// loaded).
+    QString currentId(const QString& id) const;
+    /// For a former id: "algorithm \"libsvm.c_svc\" is now \"libsvm.classify\" (libsvm 1.1.0)";
+    /// empty for a current or unknown id.
+    QString renamedNote(const QString& id) const;
     QStringList searchPaths() const { return m_searchPaths; }
 
     /// The final Checkpoint::epoch a run of @p algorithmId with @p params (as given; normalised
@@ -83,6 +96,7 @@ private:
     QStringList m_searchPaths;
     QList<std::shared_ptr<PluginSpec>> m_plugins;
     QList<AlgorithmEntry> m_algorithms;
+    QHash<QString, QString> m_renamed;  ///< former id → current id, of loaded plugins
     QList<QPluginLoader*> m_loaders;
 };
 

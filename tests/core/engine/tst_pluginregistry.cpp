@@ -37,6 +37,31 @@ private Q_SLOTS:
         QVERIFY(notPlugin);
         QCOMPARE(notPlugin->state, PluginSpec::State::Invalid);
         QVERIFY2(notPlugin->error.contains("not a Qt plugin"), qPrintable(notPlugin->error));
+
+        // A former id that points at no algorithm of the plugin: the metadata is wrong.
+        const PluginSpec* rename = byFile("badrename");
+        QVERIFY(rename);
+        QCOMPARE(rename->state, PluginSpec::State::Failed);
+        QVERIFY2(rename->error.contains("renamed_algorithms") && rename->error.contains("\"badrename.old\"") &&
+                     rename->error.contains("\"badrename.missing\" is not an algorithm of this plugin"),
+                 qPrintable(rename->error));
+        QVERIFY(!m_reg.algorithm("badrename.one"));
+        QVERIFY(!m_reg.algorithm("badrename.old"));
+    }
+
+    void formerIdsFindTheCurrentAlgorithm()
+    {
+        // testtrainers.json renames "test.drowsy" to "test.sleepy".
+        const auto* e = m_reg.algorithm("test.drowsy");
+        QVERIFY(e);
+        QCOMPARE(e->info.id, QStringLiteral("test.sleepy"));
+        QCOMPARE(m_reg.currentId("test.drowsy"), QStringLiteral("test.sleepy"));
+        QCOMPARE(m_reg.currentId("test.nothing"), QStringLiteral("test.nothing"));
+        QVERIFY2(m_reg.renamedNote("test.drowsy").contains("\"test.drowsy\" is now \"test.sleepy\" (testtrainers 0.0.1)"),
+                 qPrintable(m_reg.renamedNote("test.drowsy")));
+        QVERIFY(m_reg.renamedNote("test.sleepy").isEmpty());
+        QVERIFY(m_reg.renamedNote("test.nothing").isEmpty());
+        QVERIFY(m_reg.create("test.drowsy", {}));
     }
 
     void oddEntriesInThePluginFolderAreListed()
