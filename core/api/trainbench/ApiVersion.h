@@ -6,7 +6,8 @@
 /// (a virtual function added, removed or changed); old plugins are then listed as "built for
 /// plugin API N" instead of being loaded.
 
-// 3: RunContext::budgetSpent() (the host's time budget on a chosen clock).
+// 3: RunContext::budgetSpent() (the host's time budget on a chosen clock); ParamSpec's layout (one
+//    schema type for algorithm, data-set and experiment keys); DataSourcePlugin.
 #define TB_API_VERSION 3
 
 #define TB_API_STRINGIFY_(x) #x
