@@ -15,8 +15,8 @@
 //  - friedman1: Generators::friedman1, 20000 rows × 10 features, noise 1, the same split and
 //    scaling.
 // Every run goes through the engine's Runner on ONE thread (its own arena), as trainbench-cli
-// runs those files, with the trainer's own time limit ("time_limit" = --time-budget,
-// "time_clock" = --clock): with --clock cpu the budget is CPU time of the process, which is why a
+// runs those files, with the host's time budget (time_budget_s = --time-budget on
+// time_budget_clock = --clock): with --clock cpu the budget is CPU time of the process, which is why a
 // process runs one run at a time; --share i/k runs every k-th job from the i-th, so k processes
 // can share the cores (bench/README.md has the commands).
 // `run` appends one JSON line per run: final objective f, train and test MSE ((1/P)Σ‖y − ŷ‖², in
@@ -152,8 +152,6 @@ QJsonObject runOne(const tb::bench::BenchRunner& runner,
     const Algorithm a = *BldConfig::algorithmFromId(id);
     QVariantMap p = extra;
     p.insert("hidden", arch.hidden);
-    p.insert("time_limit", budget);
-    p.insert("time_clock", clock);
     if (a == Algorithm::B2ld)
         p.insert("sweeps", 100000000);
     else if (a == Algorithm::Lbfgs)
@@ -162,6 +160,7 @@ QJsonObject runOne(const tb::bench::BenchRunner& runner,
         p.insert("epochs", 100000000);
     tb::RunJob job = tb::bench::BenchRunner::job(id, p, data, seed, 1);
     job.datasetDescription = dataset;
+    job.budget = tb::RunBudget{budget, clock == QLatin1String("cpu") ? tb::ClockKind::Cpu : tb::ClockKind::Wall};
     BudgetCurve observer(clock == "cpu");
     observer.data = data.get();
     const tb::bench::BenchRun run = runner.run(job, &observer);
@@ -465,8 +464,8 @@ int main(int argc, char** argv)
              "1x50,3x20,200-50-200,5x50,10x50", "1x50");
     args.add(BenchArguments::Common::Seeds, "3", "1", "run: seeds first-seed … first-seed + N − 1");
     args.add(BenchArguments::Common::FirstSeed, "1");
-    args.add(BenchArguments::Common::TimeBudget, "30", "2", "run: the trainer's own time_limit");
-    args.add("clock", "cpu|wall", "run: the time limit's clock (time_clock)", "cpu");
+    args.add(BenchArguments::Common::TimeBudget, "30", "2", "run: each run's time budget (time_budget_s)");
+    args.add("clock", "cpu|wall", "run: the budget's clock (time_budget_clock)", "cpu");
     args.add("share", "i/k", "run: every k-th run from the i-th (k processes side by side)", "0/1");
     args.add(BenchArguments::Common::Params, {}, {}, "run: added to every run's");
     args.add(BenchArguments::Common::Out, {}, {}, "run: appends a JSON line per run");

@@ -272,7 +272,7 @@ int main(int argc, char** argv)
                 tb::RunJob job = tb::bench::BenchRunner::job(spec.id, spec.params, data, seed, threads);
                 job.label = spec.label;
                 job.datasetDescription = "fashion-mnist";
-                job.timeBudgetSeconds = timeBudget;
+                job.budget = tb::RunBudget{timeBudget, tb::ClockKind::Wall};
                 Curve curve(spec.label, seed, evalName);
                 const tb::bench::BenchRun run = runner.run(job, &curve);
                 run.requireFinished(QStringLiteral("%1 seed %2").arg(spec.label).arg(seed));

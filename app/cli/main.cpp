@@ -171,6 +171,8 @@ int cmdList(const QStringList& args)
                 algs.append(alg);
             }
             o.insert("algorithms", algs);
+            if (!s->dataSources.isEmpty())
+                o.insert("data_sources", QJsonArray::fromStringList(s->dataSources));
             plugins.append(o);
         }
         QJsonObject root{{"search_paths", QJsonArray::fromStringList(reg.searchPaths())},
@@ -195,6 +197,10 @@ int cmdList(const QStringList& args)
             for (const auto& ps : a.schema.specs())
                 out() << "      " << ps.key << " (" << tb::paramTypeName(ps.type) << "): " << ps.help << "\n";
         }
+        if (!s->dataSources.isEmpty())
+            out() << "  data sources: " << s->dataSources.join(", ") << "\n";
+        if (!s->error.isEmpty())
+            out() << "  refused: " << s->error << "\n";
         out() << "\n";
     }
     int broken = 0;

@@ -68,6 +68,15 @@ public:
     /// so that a run's own progress can be shown and its timings compare.
     virtual bool runsOneAtATime(const ExperimentSpec& spec) const = 0;
 
+    /// Why runs of @p spec train side by side in the process, with the setting that would stop
+    /// it ("3 cells at once: set \"sweep.cells_at_once\": 1"); empty when they train one at a
+    /// time, so that the process's CPU time while a run trains is that run's (a budget on the
+    /// cpu clock needs it). Default: empty when runsOneAtATime().
+    virtual QString sideBySide(const ExperimentSpec& spec) const
+    {
+        return runsOneAtATime(spec) ? QString() : QStringLiteral("its runs train at once");
+    }
+
     /// Runs the experiment (or resumes it: ExperimentContext::resuming()). The experiment row
     /// exists already (@p experimentId, −1 without a store); the runner does the bookkeeping
     /// common to every kind around this call.

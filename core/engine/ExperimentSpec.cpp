@@ -2,6 +2,7 @@
 
 #include "ExperimentKind.h"
 
+#include "HostBudget.h"
 #include "JsonDuplicateKeys.h"
 #include "PluginRegistry.h"
 
@@ -66,8 +67,16 @@ ParamSchema ExperimentSpec::schema()
               .absentMeans(QStringLiteral("1")));
     s.add(ParamSpec::integer(QStringLiteral("threads"), QStringLiteral("Threads"), 0, 0, 1024,
                              QStringLiteral("Worker threads (0 = all cores).")));
-    s.add(ParamSpec::real(QStringLiteral("time_budget_s"), QStringLiteral("Time budget (s)"), 0, 0,
-                          std::numeric_limits<double>::infinity(), QStringLiteral("Training time of each run, 0 = none.")));
+    // The budget's keys (HostBudget reads them, also from an algorithm entry): seconds > 0, or absent.
+    ParamSpec budget = ParamSpec::make(QString::fromLatin1(kBudgetSecondsKey), QStringLiteral("Time budget (s)"),
+                                       ParamType::Real, QVariant(), 0, std::numeric_limits<double>::infinity());
+    budget.exclusiveMinimum = true;
+    budget.help = QStringLiteral("Training time of each run on time_budget_clock; absent: no budget.");
+    s.add(budget.absentMeans(QStringLiteral("no budget")));
+    s.add(ParamSpec::choice(QString::fromLatin1(kBudgetClockKey), QStringLiteral("Budget clock"),
+                            {QStringLiteral("wall"), QStringLiteral("cpu")}, QStringLiteral("wall"),
+                            QStringLiteral("The clock of time_budget_s: \"wall\" (training time) or \"cpu\" (the "
+                                           "process's CPU time while the run trains: every thread of it).")));
     return s;
 }
 
@@ -143,7 +152,13 @@ std::optional<ExperimentSpec> ExperimentSpec::fromObject(const QJsonObject& o, c
     s.description = top->value("description").toString();
     s.seed = top->contains("seed") ? top->value("seed").toULongLong() : 1;
     s.threads = int(top->value("threads").toLongLong());
-    s.timeBudgetSeconds = top->value("time_budget_s").toDouble();
+    HostBudget::Error budgetError;
+    if (const auto b = HostBudget::fromJson(o, &budgetError)) {
+        s.timeBudgetSeconds = b->seconds;
+        s.timeBudgetClock = b->clock;
+    } else if (!budgetError.key.isEmpty()) {
+        return fail(budgetError.key, budgetError.message);
+    }
     for (const ParamSpec& k : kind->keys().specs())
         s.settings.insert(k.key, top->value(k.key));
     s.repeats = int(s.settings.value("repeats", 1).toLongLong());
@@ -164,8 +179,10 @@ std::optional<ExperimentSpec> ExperimentSpec::fromObject(const QJsonObject& o, c
             return fail(path, QStringLiteral("expected an object, got %1").arg(shown(arr[i])));
         const QJsonObject a = arr[i].toObject();
         for (auto it = a.begin(); it != a.end(); ++it)
-            if (it.key() != "id" && it.key() != "label" && it.key() != "params")
-                return fail(path + "." + it.key(), QStringLiteral("unknown key (known: id, label, params)"));
+            if (it.key() != "id" && it.key() != "label" && it.key() != "params" && it.key() != kBudgetSecondsKey &&
+                it.key() != kBudgetClockKey)
+                return fail(path + "." + it.key(),
+                            QStringLiteral("unknown key (known: id, label, params, time_budget_s, time_budget_clock)"));
         AlgorithmRun r;
         r.id = a.value("id").toString();
         if (r.id.isEmpty())
@@ -174,6 +191,10 @@ std::optional<ExperimentSpec> ExperimentSpec::fromObject(const QJsonObject& o, c
         if (a.contains("params") && !a.value("params").isObject())
             return fail(path + ".params", QStringLiteral("expected an object, got %1").arg(shown(a.value("params"))));
         r.params = a.value("params").toObject().toVariantMap();
+        HostBudget::Error budgetError;
+        r.budget = HostBudget::fromJson(a, &budgetError);
+        if (!budgetError.key.isEmpty())
+            return fail(path + "." + budgetError.key, budgetError.message);
         s.algorithms << r;
     }
 
@@ -182,6 +203,13 @@ std::optional<ExperimentSpec> ExperimentSpec::fromObject(const QJsonObject& o, c
     if (!kind->parseSweep(s.sweep, s, &key, &message))
         return fail(key, message);
     return s;
+}
+
+RunBudget ExperimentSpec::budgetOf(int index) const
+{
+    if (index >= 0 && index < algorithms.size() && algorithms[index].budget)
+        return *algorithms[index].budget;
+    return budget();
 }
 
 QStringList ExperimentSpec::upgradeParams(const PluginRegistry& registry)
@@ -193,8 +221,29 @@ QStringList ExperimentSpec::upgradeParams(const PluginRegistry& registry)
         const AlgorithmEntry* e = registry.algorithm(a.id);
         if (!e)
             continue;
+        if (const QString renamed = registry.renamedNote(a.id); !renamed.isEmpty()) {
+            notes << QStringLiteral("%1: algorithms[%2]: %3").arg(src).arg(i).arg(renamed);
+            a.id = e->info.id;
+        }
         QStringList mine;
         a.params = e->info.schema.upgrade(a.params, &mine);
+        // A budget among the parameters (a plugin's former own time limit, upgraded) is the
+        // host's: it becomes the entry's, unless the entry gives one itself. A bad value stays
+        // where it is, for validate() to name.
+        HostBudget::Error error;
+        QVariantMap rest = a.params;
+        if (const auto b = HostBudget::takeFromParams(rest, &error)) {
+            a.params = rest;
+            if (a.budget)
+                mine << QStringLiteral("params.%1 ignored: the entry's own %1 is used").arg(QLatin1String(kBudgetSecondsKey));
+            else {
+                a.budget = b;
+                mine << QStringLiteral("the run's budget (%1) is the host's: algorithms[%2].%3")
+                            .arg(HostBudget::describe(*b))
+                            .arg(i)
+                            .arg(QLatin1String(kBudgetSecondsKey));
+            }
+        }
         for (const QString& n : std::as_const(mine))
             notes << QStringLiteral("%1: algorithms[%2] (%3): %4").arg(src).arg(i).arg(a.id, n);
     }
@@ -225,13 +274,25 @@ QStringList ExperimentSpec::validate(const PluginRegistry& registry) const
             continue;
         }
         QString err;
-        if (!e->info.schema.normalise(a.params, &err))
+        QVariantMap params = e->info.schema.upgrade(a.params);
+        HostBudget::Error budgetError;
+        const auto own = HostBudget::takeFromParams(params, &budgetError);
+        if (!budgetError.key.isEmpty())
+            problems << QStringLiteral("%1: %2.params.%3: %4").arg(src, path, budgetError.key, budgetError.message);
+        else if (!e->info.schema.normalise(params, &err))
             problems << QStringLiteral("%1: %2.params: %3").arg(src, path, err);
+        const std::optional<RunBudget> mine = own ? own : a.budget;
+        if (mine && mine->clock == ClockKind::Cpu)
+            if (const QString p = cpuBudgetProblem(src, path + "." + QLatin1String(kBudgetClockKey)); !p.isEmpty())
+                problems << p;
         if (task && classification && !e->info.classification)
             problems << QStringLiteral("%1: %2.id: \"%3\" does not do classification").arg(src, path, a.id);
         if (task && !classification && !e->info.regression)
             problems << QStringLiteral("%1: %2.id: \"%3\" does not do regression").arg(src, path, a.id);
     }
+    if (budget().isSet() && budget().clock == ClockKind::Cpu)
+        if (const QString p = cpuBudgetProblem(src, QString::fromLatin1(kBudgetClockKey)); !p.isEmpty())
+            problems << p;
     if (const ExperimentKind* k = ExperimentKinds::find(kind))
         for (const QString& p : k->validate(*this, registry))
             problems << QStringLiteral("%1: %2").arg(src, p);
@@ -250,6 +311,8 @@ QJsonObject ExperimentSpec::toJson() const
         QJsonObject ao{{"id", a.id}, {"params", QJsonObject::fromVariantMap(a.params)}};
         if (!a.label.isEmpty())
             ao.insert("label", a.label);
+        if (a.budget)
+            HostBudget::toJson(*a.budget, ao);
         algs.append(ao);
     }
     o.insert("algorithms", algs);
@@ -259,11 +322,21 @@ QJsonObject ExperimentSpec::toJson() const
     else
         o.insert("seed", QString::number(seed));
     o.insert("threads", effectiveThreads());
-    if (timeBudgetSeconds > 0)
-        o.insert("time_budget_s", timeBudgetSeconds);
+    HostBudget::toJson(budget(), o);
     if (const ExperimentKind* k = ExperimentKinds::find(kind))
         k->write(*this, o);
     return o;
+}
+
+QString ExperimentSpec::cpuBudgetProblem(const QString& src, const QString& key) const
+{
+    const ExperimentKind* k = ExperimentKinds::find(kind);
+    const QString why = k ? k->sideBySide(*this) : QString();
+    if (why.isEmpty())
+        return {};
+    return QStringLiteral("%1: %2: a budget on the cpu clock needs one run at a time in the process (the process's "
+                          "CPU time is then the run's); this %3 cannot tell its runs' CPU time apart (%4), or use \"wall\"")
+        .arg(src, key, kind, why);
 }
 
 int ExperimentSpec::effectiveThreads() const

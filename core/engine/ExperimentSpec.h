@@ -5,6 +5,7 @@
 #include "ParamSweepSpec.h"
 
 #include <trainbench/ParamSchema.h>
+#include <trainbench/RunBudget.h>
 
 #include <QJsonObject>
 #include <QJsonValue>
@@ -24,6 +25,9 @@ struct AlgorithmRun {
     QString id;           ///< algorithm id, e.g. "linear.ridge"
     QString label;        ///< legend label; defaults to the algorithm's name
     QVariantMap params;   ///< as written in the file (normalised by the registry at run time)
+    /// This algorithm's own budget per run ("time_budget_s" / "time_budget_clock" of its entry),
+    /// instead of the experiment's; nullopt = the experiment's.
+    std::optional<RunBudget> budget = std::nullopt;
 };
 
 /// The ids of the experiment kinds built into Trainbench (core/engine/kinds/), for the places that
@@ -36,8 +40,10 @@ inline const QString ParamSweep = QStringLiteral("param-sweep");
 
 /// A parsed experiment file. Keys (see docs/experiments.md): name, description, kind (an
 /// ExperimentKind's id: "learning-curve", "noise-sweep", "param-sweep" …), dataset {...},
-/// algorithms [{id, label, params}], seed (default 1), threads (default: all cores),
-/// time_budget_s (per run, default none) — schema() declares them — and the keys of the kind
+/// algorithms [{id, label, params, time_budget_s, time_budget_clock}], seed (default 1), threads
+/// (default: all cores), time_budget_s (per run, seconds > 0, default none) on time_budget_clock
+/// ("wall", the default, or "cpu"; an algorithm entry may have its own) — schema() declares
+/// them — and the keys of the kind
 /// (ExperimentKind::keys(): repeats and first_repeat for learning curves and param sweeps) and its
 /// "sweep": {sigma: [..], monte_carlo: N} for a noise-sweep, {grid | list, datasets,
 /// cells_at_once} for a param-sweep (ParamSweepSpec).
@@ -54,6 +60,7 @@ struct ExperimentSpec {
     std::uint64_t seed = 1;
     int threads = 0;                 ///< 0 = all cores
     double timeBudgetSeconds = 0;    ///< 0 = no budget
+    ClockKind timeBudgetClock = ClockKind::Wall; ///< the clock of timeBudgetSeconds
     QVector<double> sigmas;          ///< noise-sweep
     int monteCarlo = 1;              ///< noise-sweep
     /// The kind's own keys (ExperimentKind::keys()), normalised: canonical types, defaults in.
@@ -68,8 +75,14 @@ struct ExperimentSpec {
     QString baseDir;                 ///< folder relative dataset paths resolve against
 
     /// The keys every experiment file has, whatever its kind (name, description, kind, seed,
-    /// threads, time_budget_s; "dataset", "algorithms" and "sweep" are objects of their own).
+    /// threads, time_budget_s, time_budget_clock; "dataset", "algorithms" and "sweep" are objects
+    /// of their own).
     static ParamSchema schema();
+
+    /// The budget of every run (time_budget_s on time_budget_clock; none when 0).
+    RunBudget budget() const { return RunBudget{timeBudgetSeconds, timeBudgetClock}; }
+    /// The budget of algorithm @p index's runs: its own, or the experiment's.
+    RunBudget budgetOf(int index) const;
 
     /// Parses and checks the structure (not the algorithm ids or parameters: see validate()).
     /// On error returns nullopt and sets @p error to "FILE:LINE:COL: message" for JSON syntax
@@ -84,11 +97,13 @@ struct ExperimentSpec {
     /// 1e-06 to 1, got 5").
     QStringList validate(const PluginRegistry& registry) const;
 
-    /// Rewrites every algorithm's parameters written with former spellings (renamed keys or
-    /// choices, see ParamSchema::upgrade()) to the current ones, and returns one deprecation
-    /// note per change, naming the file and the algorithm entry ("f.json: algorithms[0]:
-    /// parameter \"hidden_activation\" is deprecated: it is now \"activation\""). Unknown
-    /// algorithms are left alone (validate() reports them).
+    /// Rewrites former algorithm ids (a plugin's "renamed_algorithms", PluginRegistry) and every
+    /// algorithm's parameters written with former spellings (renamed keys or choices, see
+    /// ParamSchema::upgrade()) to the current ones — a plugin's own former time limit (bld's
+    /// "time_limit") becomes the algorithm's host budget — and returns one deprecation note per change,
+    /// naming the file and the algorithm entry ("f.json: algorithms[0]: parameter
+    /// \"hidden_activation\" is deprecated: it is now \"activation\""). Unknown algorithms are
+    /// left alone (validate() reports them).
     QStringList upgradeParams(const PluginRegistry& registry);
 
     /// The spec as JSON, as it would be saved (threads and seed resolved).
@@ -98,6 +113,12 @@ struct ExperimentSpec {
     /// "All cores": the workers TBB may use in this process (its affinity mask and cgroup CPU
     /// quota respected), ≥ 1. The one place the workbench, the CLI and the engine ask.
     static int allCores();
+
+private:
+    /// The message for a budget on the cpu clock, named by @p key, where runs train side by side
+    /// in the process (ExperimentKind::sideBySide(): its CPU time is then no run's own); empty
+    /// where it can be measured.
+    QString cpuBudgetProblem(const QString& src, const QString& key) const;
 };
 
 } // namespace tb

@@ -5,8 +5,10 @@
 
 #include <trainbench/TrainerFactory.h>
 
+#include <QHash>
 #include <QJsonObject>
 #include <QList>
+#include <QMap>
 #include <QString>
 #include <QStringList>
 #include <memory>
@@ -18,7 +20,7 @@ namespace tb {
 /// One plugin file found on a search path.
 struct PluginSpec {
     enum class State {
-        Loaded,   ///< metadata valid, instance created, algorithms listed
+        Loaded,   ///< metadata valid, instance created, algorithms (or data sources) listed
         Invalid,  ///< not a Trainbench plugin, wrong IID / API version, bad metadata
         Failed,   ///< looked right but loading or instantiating failed
         Shadowed  ///< another plugin with the same id was found earlier on the search path
@@ -27,8 +29,16 @@ struct PluginSpec {
     QString id, name, version, family, citation, description;
     int apiVersion = 0;
     State state = State::Invalid;
-    QString error;                    ///< why it is not Loaded; empty when Loaded
-    QList<AlgorithmInfo> algorithms;  ///< Loaded only
+    QString error;                    ///< why it is not Loaded (for a Loaded data-source plugin: the sources it refused); else empty
+    QList<AlgorithmInfo> algorithms;  ///< Loaded trainer plugins only
+    /// Former algorithm ids → current ones, from the metadata's "renamed_algorithms" object
+    /// (e.g. {"libsvm.c_svc": "libsvm.classify"}): experiment files and stored runs that name
+    /// the former id keep working (PluginRegistry::algorithm()), with a note.
+    QMap<QString, QString> renamedAlgorithms;
+    /// Loaded data-source plugins only: the ids of the sources it added to the data-source
+    /// registry (tb::data::DataSourceRegistry). When some of its sources were refused (an id
+    /// already taken, a key the host declares), error names them and the rest are listed here.
+    QStringList dataSources;
     TrainerFactory* factory = nullptr;///< Loaded only; owned by the loader, lives as long as the registry
 
     bool isLoaded() const { return state == State::Loaded; }
@@ -62,8 +72,15 @@ public:
 
     const QList<std::shared_ptr<PluginSpec>>& plugins() const { return m_plugins; }
     QList<AlgorithmEntry> algorithms() const;
-    /// The algorithm with this id, or nullptr.
+    /// The algorithm with this id, or with this former id (a plugin's "renamed_algorithms"),
+    /// or nullptr. The entry's info.id is the current id.
     const AlgorithmEntry* algorithm(const QString& id) const;
+    /// The current id of @p id: itself, or what a former id was renamed to (when its plugin is
+    /// loaded).
+    QString currentId(const QString& id) const;
+    /// For a former id: "algorithm \"libsvm.c_svc\" is now \"libsvm.classify\" (libsvm 1.1.0)";
+    /// empty for a current or unknown id.
+    QString renamedNote(const QString& id) const;
     QStringList searchPaths() const { return m_searchPaths; }
 
     /// The final Checkpoint::epoch a run of @p algorithmId with @p params (as given; normalised
@@ -79,10 +96,12 @@ public:
 
 private:
     void loadOne(const QString& filePath);
+    void loadDataSources(PluginSpec& spec, QObject* root, QPluginLoader* loader);
 
     QStringList m_searchPaths;
     QList<std::shared_ptr<PluginSpec>> m_plugins;
     QList<AlgorithmEntry> m_algorithms;
+    QHash<QString, QString> m_renamed;  ///< former id → current id, of loaded plugins
     QList<QPluginLoader*> m_loaders;
 };
 

@@ -1,6 +1,7 @@
 #include "Runner.h"
 
 #include "CostPrediction.h"
+#include "HostBudget.h"
 #include "PeakMemory.h"
 #include "PluginRegistry.h"
 #include "RunLog.h"
@@ -10,6 +11,7 @@
 #include <trainbench/Trainer.h>
 
 #include <QJsonArray>
+#include <atomic>
 #include <chrono>
 #include <exception>
 #include <new>
@@ -23,6 +25,33 @@ namespace tb {
 namespace {
 
 using Clock = std::chrono::steady_clock;
+
+// Runs in fit() in this process, and how often one started while another trained: a run on the
+// cpu clock counts the process's CPU time, its own only when it trained alone (PeakMemory tells
+// overlaps apart the same way).
+std::atomic<int> g_training{0};
+std::atomic<quint64> g_overlaps{0};
+
+class TrainingMark {
+public:
+    TrainingMark()
+    {
+        if (g_training.fetch_add(1) > 0) {
+            g_overlaps.fetch_add(1);
+            m_alone = false;
+        }
+        m_overlaps = g_overlaps.load();
+    }
+    ~TrainingMark() { g_training.fetch_sub(1); }
+    TrainingMark(const TrainingMark&) = delete;
+    TrainingMark& operator=(const TrainingMark&) = delete;
+    /// Another run trained in the process at some time since this mark.
+    bool overlapped() const { return !m_alone || g_overlaps.load() != m_overlaps; }
+
+private:
+    bool m_alone = true;
+    quint64 m_overlaps = 0;
+};
 
 enum class Evaluation {
     Finite,     ///< every prediction finite: the point is complete
@@ -79,28 +108,45 @@ Evaluation evaluate(const Trainer& trainer, const data::DatasetPair& d, MetricPo
     return finite ? Evaluation::Finite : Evaluation::NonFinite;
 }
 
-// The RunContext a trainer sees: owns the training clock.
+// The RunContext a trainer sees: owns the training clock and the budget's clock.
 class RunExecution final : public RunContext {
 public:
     RunExecution(const RunJob& job, const StopSource& stop, RunLog* store, RunObserver* observer, qint64 runId)
-        : m_job(job), m_stop(&stop), m_store(store), m_observer(observer), m_runId(runId)
+        : m_job(job), m_stop(&stop), m_store(store), m_observer(observer), m_runId(runId), m_cpu(ClockKind::Cpu)
     {
     }
 
     void attach(Trainer* t) { m_trainer = t; }
+    /// The budget checked at checkpoints: the job's, or the one its parameters gave.
+    void setBudget(const RunBudget& b) { m_budget = b; }
+    const RunBudget& budget() const { return m_budget; }
     void startClock()
     {
         if (m_observer)
             m_observer->trainingClock(m_job, true);
         m_t0 = Clock::now();
+        m_running = true;
+        if (m_budget.clock == ClockKind::Cpu)
+            m_cpu.start();
     }
     void stopClock()
     {
         m_elapsed += std::chrono::duration<double>(Clock::now() - m_t0).count();
+        m_running = false;
+        m_cpu.pause();
         if (m_observer)
             m_observer->trainingClock(m_job, false);
     }
     double elapsed() const { return m_elapsed; }
+    /// Seconds the budget's clock counted: the training clock (wall) or the process's CPU time
+    /// while the run trained (checkpoints left out either way).
+    double budgetUsed() const
+    {
+        if (m_budget.clock == ClockKind::Cpu)
+            return m_cpu.elapsed();
+        return m_elapsed + (m_running ? std::chrono::duration<double>(Clock::now() - m_t0).count() : 0.0);
+    }
+    bool budgetSpent() const override { return m_budget.isSet() && budgetUsed() >= m_budget.seconds; }
 
     std::uint64_t seed() const override { return m_job.seed; }
     int threads() const override { return m_job.threads; }
@@ -143,7 +189,8 @@ public:
         }
         if (!cp.note.isEmpty())
             log(cp.note);
-        if (m_job.timeBudgetSeconds > 0 && m_elapsed >= m_job.timeBudgetSeconds) {
+        // The budget, on its clock: the same check for every plugin, at every checkpoint.
+        if (m_budget.isSet() && budgetUsed() >= m_budget.seconds) {
             m_budgetHit = true;
             m_stop.requestStop();
         }
@@ -212,7 +259,10 @@ private:
     qint64 m_runId;
     Trainer* m_trainer = nullptr;
     Clock::time_point m_t0;
+    bool m_running = false;
     double m_elapsed = 0;
+    RunBudget m_budget;
+    RunClock m_cpu;
     double m_lastEpoch = 0;
     int m_checkpoints = 0;
     bool m_budgetHit = false;
@@ -232,12 +282,14 @@ RunRecord Runner::record(const RunJob& job) const
     const AlgorithmEntry* entry = m_registry.algorithm(job.algorithmId);
     RunRecord rec;
     rec.experimentId = job.experimentId;
-    rec.algorithmId = job.algorithmId;
+    // A former id (PluginRegistry::algorithm() resolves it) is stored as the current one.
+    rec.algorithmId = entry ? entry->info.id : job.algorithmId;
     rec.algorithmName = job.label.isEmpty() && entry ? entry->info.name : job.label;
     rec.pluginId = entry ? entry->plugin->id : QString();
     rec.pluginVersion = entry ? entry->plugin->version : QString();
     QString error;
-    rec.params = entry ? entry->info.schema.normalise(job.params, &error).value_or(job.params) : job.params;
+    const auto prepared = prepare(job, &error);
+    rec.params = prepared ? prepared->params : job.params;
     rec.dataset = job.datasetDescription;
     rec.seed = job.seed;
     rec.threads = job.threads;
@@ -250,6 +302,37 @@ RunRecord Runner::record(const RunJob& job) const
     // is still recognised (and re-run) by a resumed experiment.
     rec.info = job.hostFacts;
     return rec;
+}
+
+std::optional<Runner::Prepared> Runner::prepare(const RunJob& job, QString* error, QStringList* notes) const
+{
+    auto fail = [&](const QString& m) -> std::optional<Prepared> {
+        if (error)
+            *error = m;
+        return std::nullopt;
+    };
+    const AlgorithmEntry* entry = m_registry.algorithm(job.algorithmId);
+    if (!entry)
+        return fail(QStringLiteral("unknown algorithm \"%1\"").arg(job.algorithmId));
+    QStringList changes;
+    QVariantMap given = entry->info.schema.upgrade(job.params, &changes);
+    if (notes)
+        *notes << changes;
+    // A message about an upgraded value also says what the file called it.
+    const QString context = changes.isEmpty() ? QString() : QStringLiteral(" (") + changes.join("; ") + ')';
+    Prepared p;
+    p.budget = job.budget;
+    HostBudget::Error budgetError;
+    if (const auto own = HostBudget::takeFromParams(given, &budgetError))
+        p.budget = *own;
+    else if (!budgetError.key.isEmpty())
+        return fail(QStringLiteral("parameter \"%1\": %2%3").arg(budgetError.key, budgetError.message, context));
+    QString err;
+    const auto normalised = entry->info.schema.normalise(given, &err);
+    if (!normalised)
+        return fail(err + context);
+    p.params = *normalised;
+    return p;
 }
 
 qint64 Runner::recordNotStarted(const RunJob& job) const
@@ -273,8 +356,12 @@ RunResult Runner::execute(const RunJob& job, const StopSource& stop, RunObserver
     QString paramError;
     QStringList deprecations;  // former spellings, upgraded; logged with the run
     std::optional<QVariantMap> params;
+    RunBudget budget = job.budget;
     if (entry)
-        params = entry->info.schema.normalise(job.params, &paramError, &deprecations);
+        if (const auto prepared = prepare(job, &paramError, &deprecations)) {
+            params = prepared->params;
+            budget = prepared->budget;
+        }
     result.params = params.value_or(job.params);
 
     if (m_store && job.logToStore) {
@@ -286,6 +373,11 @@ RunResult Runner::execute(const RunJob& job, const StopSource& stop, RunObserver
         observer->runStarted(job, result.runId);
 
     RunExecution ctx(job, stop, m_store, observer, result.runId);
+    ctx.setBudget(budget);
+    if (budget.isSet())
+        ctx.recordHostFact("time_budget", HostBudget::fact(budget));
+    if (const QString renamed = m_registry.renamedNote(job.algorithmId); !renamed.isEmpty())
+        ctx.log(renamed);
     for (const QString& note : std::as_const(deprecations))
         ctx.log(note);
     auto finish = [&](RunStatus status, const QString& error) -> RunResult {
@@ -327,8 +419,17 @@ RunResult Runner::execute(const RunJob& job, const StopSource& stop, RunObserver
     if (!job.data)
         return finish(RunStatus::Failed, QStringLiteral("no data"));
 
+    // A combination the schema cannot express fails in create(): when the file used former
+    // spellings, the message also says what they are now called.
+    std::unique_ptr<Trainer> trainer;
     try {
-        std::unique_ptr<Trainer> trainer = entry->plugin->factory->create(job.algorithmId, *params);
+        trainer = entry->plugin->factory->create(entry->info.id, *params);
+    } catch (const std::exception& e) {
+        const QString what = QString::fromUtf8(e.what());
+        return finish(RunStatus::Failed, deprecations.isEmpty() ? what
+                                                                : QStringLiteral("%1 (%2)").arg(what, deprecations.join("; ")));
+    }
+    try {
         if (!trainer)
             return finish(RunStatus::Failed, QStringLiteral("plugin returned no trainer"));
         ctx.attach(trainer.get());
@@ -354,9 +455,23 @@ RunResult Runner::execute(const RunJob& job, const StopSource& stop, RunObserver
             memory.emplace();
         else
             training.emplace();
+        std::optional<TrainingMark> mark(std::in_place);
         ctx.startClock();
         trainer->fit(view, ctx);
         ctx.stopClock();
+        const bool overlapped = mark->overlapped();
+        mark.reset();
+        if (budget.isSet()) {
+            QJsonObject fact = HostBudget::fact(budget);
+            fact.insert("used", ctx.budgetUsed());
+            if (budget.clock == ClockKind::Cpu && overlapped) {
+                // The process's CPU time included another run's: this run's budget ran out early.
+                fact.insert("shared", true);
+                ctx.log(QStringLiteral("time budget: another run trained in this process at the same time, so the "
+                                       "cpu clock counted its CPU time too (the budget was used up sooner)"));
+            }
+            ctx.recordHostFact("time_budget", fact);
+        }
 
         // A final evaluation when the trainer never checkpointed, or when checkpoints were
         // not evaluated (noise sweeps).
@@ -395,7 +510,7 @@ RunResult Runner::execute(const RunJob& job, const StopSource& stop, RunObserver
         if (stop.stopRequested() && !complete)
             return finish(RunStatus::Cancelled, QString());
         if (ctx.budgetHit())
-            ctx.recordHostFact("stopped_by", QStringLiteral("time budget"));
+            ctx.recordHostFact("stopped_by", HostBudget::stoppedBy(budget));
         return finish(RunStatus::Finished, QString());
     } catch (const std::bad_alloc&) {
         // A bare "std::bad_alloc" tells the user nothing: say what was being built.

@@ -6,10 +6,12 @@
 #include "RunTypes.h"
 
 #include <Dataset.h>
+#include <trainbench/RunBudget.h>
 #include <trainbench/StopToken.h>
 
 #include <QJsonObject>
 #include <memory>
+#include <optional>
 
 namespace tb {
 
@@ -27,7 +29,10 @@ struct RunJob {
     double sigma = NaN;            ///< noise-sweep cell's σ
     std::shared_ptr<const data::DatasetPair> data;
     QString datasetDescription;
-    double timeBudgetSeconds = 0;  ///< 0 = none; checked at checkpoints
+    /// The run's time budget (none by default), checked at every checkpoint on its clock. A
+    /// budget among params ("time_budget_s", "time_budget_clock": a plugin's former own time
+    /// limit, upgraded) replaces it.
+    RunBudget budget;
     qint64 experimentId = -1;
     /// false: checkpoints only poll Stop and the host evaluates once after fit() — used by
     /// noise sweeps, which need final metrics only.
@@ -112,6 +117,16 @@ public:
     /// The run row @p job would get (status running, started now, parameters normalised by the
     /// schema when they are valid).
     RunRecord record(const RunJob& job) const;
+    /// The run's parameters and budget as execute() takes them: former spellings upgraded (one
+    /// note each in @p notes), a budget among the parameters taken out (it replaces
+    /// job.budget), the rest normalised by the schema. nullopt with @p error for an unknown
+    /// algorithm or invalid parameters.
+    struct Prepared {
+        QVariantMap params;
+        RunBudget budget;
+    };
+    std::optional<Prepared> prepare(const RunJob& job, QString* error, QStringList* notes = nullptr) const;
+
     /// Stores @p job as a run that never started because the experiment was stopped first:
     /// status cancelled, its seed, repeat and parameters kept (so it can be re-run), started =
     /// ended = now. Returns its id, or −1 without a store (or when !job.logToStore).

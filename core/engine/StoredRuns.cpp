@@ -1,7 +1,7 @@
 #include "StoredRuns.h"
 
 #include "ExperimentKind.h"
-
+#include "HostBudget.h"
 #include "ParamSweep.h"
 #include "PluginRegistry.h"
 #include "RunStore.h"
@@ -38,6 +38,10 @@ std::optional<StoredRuns::Rerun> StoredRuns::rerunOfRun(const RunStore& store, c
     Rerun r;
     r.spec = *spec;
     r.spec.algorithms = {AlgorithmRun{run->algorithmId, run->algorithmName, run->params}};
+    // The run's own budget (an algorithm entry's), when it differs from the experiment's.
+    if (const auto b = HostBudget::fromFact(run->info.value(QStringLiteral("time_budget")).toObject());
+        b && *b != r.spec.budget())
+        r.spec.algorithms.first().budget = b;
     // The kind narrows its experiment to this run's cell (its repeat, its data-set option …).
     if (const ExperimentKind* kind = ExperimentKinds::find(r.spec.kind))
         kind->narrowToRun(r.spec, *run);
@@ -52,6 +56,11 @@ std::optional<StoredRuns::Rerun> StoredRuns::rerunOfRun(const RunStore& store, c
         r.notes << QStringLiteral("run %1 was made with %2 %3; %4 is loaded now, results may differ")
                        .arg(runId)
                        .arg(e->plugin->id, run->pluginVersion, e->plugin->version);
+    // A run stored under a former algorithm id or with former parameter spellings runs under
+    // the current ones, each change noted.
+    const QString prefix = QStringLiteral("experiment: ");  // upgradeParams' name of a spec without a file
+    for (const QString& note : r.spec.upgradeParams(registry))
+        r.notes << QStringLiteral("run %1: %2").arg(runId).arg(note.startsWith(prefix) ? note.mid(prefix.size()) : note);
     return r;
 }
 

@@ -28,7 +28,8 @@ public:
     };
 
     /// Re-running run @p runId: its experiment's stored spec (data set with absolute paths, seed)
-    /// restricted to the run's algorithm, label and complete stored parameters and thread count;
+    /// restricted to the run's algorithm, label and complete stored parameters, budget and thread
+    /// count — former algorithm ids and parameter spellings upgraded, each change a note;
     /// a learning-curve run keeps its repeat number (first_repeat = repeat, repeats = 1), so its
     /// seed is deriveSeed(seed, repeat) as before. A noise-sweep run re-runs its algorithm's whole
     /// sweep (its cells are not stored one by one). nullopt with @p error when the run, its

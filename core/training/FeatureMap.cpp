@@ -75,7 +75,7 @@ bool FeatureMap::fit(const Eigen::Ref<const Eigen::MatrixXd>& x, const FeatureMa
             throw FeatureMapError(keys.count, keys.name(keys.count) + " (" + std::to_string(config.count) +
                                                   ") exceeds the " + std::to_string(q) +
                                                   (projects() ? " principal components" : " inputs") +
-                                                  " that raw_subset features draw from");
+                                                  " that " + keys.kind + " = raw_subset draws from");
         return true;
     }
     if (config.bandwidthRule == BandwidthRule::Fixed) {

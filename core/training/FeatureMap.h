@@ -39,6 +39,7 @@ struct FeatureMapConfig {
 /// parameters ("lsq: parameter \"pca\" asks for …") or a data set's keys ("dataset.rf_pca asks
 /// for …"). Messages continue name(key) with " asks for", " (value) exceeds" or " = median:".
 struct FeatureMapKeys {
+    std::string kind = "random_features";
     std::string pca = "pca";
     std::string count = "feature_count";
     std::string bandwidthRule = "bandwidth_rule";

@@ -104,7 +104,7 @@ LbfgsReport LbfgsDriver::minimise(Objective& objective, Eigen::VectorXd& x, cons
         return report;
     };
     auto converged = [&](const Eigen::VectorXd& g, const Eigen::VectorXd& w) {
-        return g.norm() <= s.epsilon * std::max(1.0, w.norm());
+        return g.norm() <= s.epsilon * (s.gradientTest == GradientTest::Scaled ? std::max(1.0, w.norm()) : 1.0);
     };
 
     LBFGSpp::BFGSMat<double> bfgs;

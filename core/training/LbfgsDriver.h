@@ -7,6 +7,7 @@
 /// step, see ArmijoSearch) instead of an exception. No Qt.
 
 #include "Objective.h"
+#include "StoppingRules.h"
 
 #include <trainbench/StopToken.h>
 
@@ -25,8 +26,11 @@ struct LbfgsSettings {
     };
     /// Correction pairs kept, m. Default 10, range [1, 1000].
     int memory = 10;
-    /// Converged when ‖∇f‖₂ ≤ epsilon·max(1, ‖w‖₂). Default 1e-6, range [0, 1] (0 = never).
+    /// Converged when ‖∇f‖₂ ≤ epsilon·max(1, ‖w‖₂) (gradientTest Scaled, LBFGS++'s test) or
+    /// ‖∇f‖₂ ≤ epsilon (Absolute). Default 1e-6, range [0, 1] (0 = never).
     double epsilon = 1e-6;
+    /// How epsilon is tested. Default Scaled.
+    GradientTest gradientTest = GradientTest::Scaled;
     /// Converged when the last iteration decreased f by at most relativeDecrease·max(1, |f|).
     /// Default 0 (off), range [0, 1).
     double relativeDecrease = 0.0;

@@ -17,6 +17,12 @@ double LearningRateSchedule::rate(double t) const
         return base / (1.0 + decay * t);
     case Kind::InverseSqrt:
         return base / std::sqrt(1.0 + decay * t);
+    case Kind::Diminishing: {
+        double alpha = base;
+        for (double k = 0; k < std::floor(t); ++k)
+            alpha *= 1.0 - decay * alpha;  // the same arithmetic as DiminishingStep::next()
+        return alpha;
+    }
     }
     return base;
 }

@@ -10,16 +10,18 @@ namespace tb::train {
 /// - Step:     η·factor^⌊t / every⌋;
 /// - Inverse:  η / (1 + decay·t)  (decay = 1/t₀ gives the θ/(1 + t/t₀) rule of Dai et al.;
 ///             with η = θ·t₀… the θ/t rule is its limit);
-/// - InverseSqrt: η / √(1 + decay·t).
+/// - InverseSqrt: η / √(1 + decay·t);
+/// - Diminishing: Palagi & Seccia's α_{k+1} = α_k·(1 − decay·α_k) from α₀ = η (see
+///   DiminishingStep, which a loop steps through; rate(t) recomputes the recursion, O(t)).
 /// Plain data: copy freely; rate() is thread-safe.
 struct LearningRateSchedule {
-    enum class Kind { Constant, Step, Inverse, InverseSqrt };
+    enum class Kind { Constant, Step, Inverse, InverseSqrt, Diminishing };
 
     Kind kind = Kind::Constant;
     double base = 0.01;    ///< η > 0
     double every = 10;     ///< Step: units between reductions, > 0
     double factor = 0.5;   ///< Step: factor per reduction, (0, 1]
-    double decay = 0.1;    ///< Inverse, InverseSqrt: ≥ 0
+    double decay = 0.1;    ///< Inverse, InverseSqrt: ≥ 0; Diminishing: ε > 0 with ε·η < 1
 
     /// η(t) for @p t ≥ 0 completed units.
     double rate(double t) const;

@@ -34,7 +34,7 @@ constexpr Eigen::Index kHiddenBlock = 4096;
 
 } // namespace
 
-B2ldTrainer::B2ldTrainer(BldConfig config) : m_config(std::move(config)), m_clock(m_config.clock, m_config.timeLimit)
+B2ldTrainer::B2ldTrainer(BldConfig config) : NetworkTrainer("bld"), m_config(std::move(config))
 {
     if (m_config.algorithm != Algorithm::B2ld)
         throw std::invalid_argument("bld: B2ldTrainer runs bld.b2ld only");
@@ -50,24 +50,19 @@ QJsonArray B2ldTrainer::layerUpdates() const
 void B2ldTrainer::fit(const DatasetView& data, RunContext& ctx)
 {
     const BldConfig& c = m_config;
+    checkTrainingData(data, true);
     const Eigen::Index n = data.rows();
-    if (n < 1)
-        throw std::invalid_argument("bld: the training set is empty");
-    if (!data.x.allFinite() || !data.y.allFinite())
-        throw std::invalid_argument("bld: the training data contain NaN or Inf");
     m_net = c.makeNetwork(data.inputs(), data.outputs(), deriveSeed(ctx.seed(), kSeedWeights));
     const int layers = m_net.layerCount();
     m_stats.assign(std::size_t(layers), LayerStats{});
     m_settled.assign(std::size_t(layers), false);
     m_endReason.clear();
     m_rho = c.rho(double(m_net.parameterCount()));
-    ctx.record("network", QString::fromStdString(m_net.describe()));
-    ctx.record("weights", double(m_net.parameterCount()));
+    recordNetwork(ctx);
     ctx.record("rho", m_rho);
     const ProblemShape shape{n, data.inputs(), data.outputs(), data.task};
     ctx.record("working_memory_bytes", workingMemory(shape));
 
-    m_clock.start();
     const Eigen::MatrixXd xt = train::transposedCopy(data.x);
     const auto owned = makeObjective(m_net, xt, data.y, m_rho, ctx.stopToken());
     train::MlpObjective& f = *owned;
@@ -78,7 +73,7 @@ void B2ldTrainer::fit(const DatasetView& data, RunContext& ctx)
         return;
     auto checkpoint = [&](double epoch, double loss, const QString& note = {}) {
         ctx.record("layer_updates", layerUpdates());
-        return m_clock.checkpoint(ctx, Checkpoint{epoch, loss, note}) == CheckpointAction::Continue;
+        return ctx.checkpoint(Checkpoint{epoch, loss, note}) == CheckpointAction::Continue;
     };
     if (!std::isfinite(m_objective)) {
         checkpoint(0, std::numeric_limits<double>::infinity(), QStringLiteral("the objective is not finite"));
@@ -132,12 +127,13 @@ void B2ldTrainer::fit(const DatasetView& data, RunContext& ctx)
                         if (o != l)
                             m_settled[std::size_t(o)] = false;
                 }
-                if (!checkpoint(sweep + double(pos + 1) / layers, m_objective)) {
+                // The host answers Stop at the budget: that is the time limit, not a Stop.
+                if (!checkpoint(sweep + double(pos + 1) / layers, m_objective) && !ctx.budgetSpent()) {
                     m_endReason = QStringLiteral("stopped");
                     return;
                 }
             }
-            if (m_clock.expired()) {
+            if (ctx.budgetSpent()) {
                 m_endReason = QStringLiteral("time limit");
                 ctx.record("sweeps_done", sweep + double(pos + 1) / layers);
                 timeUp = true;
@@ -155,12 +151,13 @@ void B2ldTrainer::fit(const DatasetView& data, RunContext& ctx)
             if (!f.selectLayers(0, layers - 1))
                 return;
             Eigen::VectorXd g;
-            f.evaluate(m_net.flatten(), g);
+            const Eigen::VectorXd w = m_net.flatten();
+            f.evaluate(w, g);
             if (f.interrupted())
                 return;
             const double norm = g.norm();
             ctx.record("gradient_norm", norm);
-            if (norm <= c.gradientTolerance) {
+            if (c.gradientConverged(norm, w)) {
                 m_endReason = QStringLiteral("gradient");
                 break;
             }
@@ -227,7 +224,7 @@ B2ldTrainer::Visit B2ldTrainer::visit(train::MlpObjective& f, int l, double epsi
     const train::LbfgsDriver driver(ls, ctx.stopToken());
     Eigen::VectorXd wl = w0;
     const train::LbfgsReport rep = driver.minimise(f, wl, [&](const train::LbfgsIterate& it) {
-        return it.gradient.norm() > epsilon && !m_clock.expired();
+        return it.gradient.norm() > epsilon && !ctx.budgetSpent();
     });
     st.lbfgsIterations += rep.iterations;
     st.evaluations += rep.evaluations;
@@ -329,13 +326,6 @@ B2ldTrainer::Visit B2ldTrainer::closedForm(train::MlpObjective& f, const Dataset
     if (report.fallback)
         ctx.log(QStringLiteral("output layer: %1").arg(QString::fromStdString(report.summary())));
     return Visit::Updated;
-}
-
-Eigen::MatrixXd B2ldTrainer::predict(const Eigen::Ref<const Eigen::MatrixXd>& x) const
-{
-    if (m_net.layerCount() == 0)
-        throw std::logic_error("bld: predict() called before fit()");
-    return m_net.predict(x);
 }
 
 double B2ldTrainer::workingMemory(const ProblemShape& shape) const

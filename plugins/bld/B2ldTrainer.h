@@ -3,11 +3,11 @@
 /// Batch block-layer decomposition with L-BFGS per layer (Palagi & Seccia 2019, Algorithm 3).
 
 #include "BldConfig.h"
-#include "BudgetClock.h"
 #include "LayerStats.h"
 
 #include <Mlp.h>
 #include <trainbench/Trainbench.h>
+#include <trainbench/toolkit/NetworkTrainer.h>
 
 #include <QJsonArray>
 #include <vector>
@@ -38,8 +38,8 @@ namespace tb::bld {
 /// After a sweep ε ← δε. The run ends when ‖∇f‖₂ ≤ gradient_tolerance after a sweep, when
 /// no visit of a sweep decreased f by more than relative_decrease (the paper's criterion ii
 /// "with respect to each block"; a layer skipped by its gradient test does not count as
-/// quiet, since ε shrinks until it is worked on), at the time limit (checked after every
-/// L-BFGS iteration) or after `sweeps` sweeps.
+/// quiet, since ε shrinks until it is worked on), at the time limit — the host's budget
+/// (RunContext::budgetSpent(), polled after every L-BFGS iteration) — or after `sweeps` sweeps.
 ///
 /// A checkpoint follows every block visit that changed weights (epoch = sweeps done + the
 /// fraction of this sweep's layers visited) and one comes first at epoch 0; "layer_updates"
@@ -47,20 +47,17 @@ namespace tb::bld {
 /// (row blocks of MlpObjective) and the forward cache, so it takes effect within a fraction of
 /// one evaluation. Evaluations run in parallel in the run's arena over fixed row chunks:
 /// the same seed and thread count give the same bits.
-class B2ldTrainer final : public Trainer {
+class B2ldTrainer final : public NetworkTrainer {
 public:
     /// Throws std::invalid_argument unless @p config is for Algorithm::B2ld.
     explicit B2ldTrainer(BldConfig config);
     ~B2ldTrainer() override;
 
     void fit(const DatasetView& data, RunContext& ctx) override;
-    /// Network outputs. Throws std::logic_error before the first fit().
-    Eigen::MatrixXd predict(const Eigen::Ref<const Eigen::MatrixXd>& x) const override;
     /// "flops" and "predicted_seconds"-free estimate of the first sweep (scope "first sweep",
     /// measured as the fact "first_sweep_seconds"), "memory_bytes", "model_bytes".
     QJsonObject predictCost(const ProblemShape& shape) const override;
 
-    const num::Mlp& network() const { return m_net; }
     /// Per weight layer, after fit().
     const std::vector<LayerStats>& layerStats() const { return m_stats; }
     /// LayerStats as the fact "layer_updates".
@@ -81,10 +78,8 @@ private:
     Visit closedForm(train::MlpObjective& f, const DatasetView& data, RunContext& ctx);
 
     BldConfig m_config;
-    num::Mlp m_net;
     std::vector<LayerStats> m_stats;
     std::vector<bool> m_settled;
-    BudgetClock m_clock;
     double m_objective = 0;
     double m_rho = 0;
     QString m_endReason;

@@ -43,51 +43,80 @@ void addModelParams(ParamSchema& s)
                             QStringLiteral("Activation of the output layer (the paper: identity, i.e. linear).")));
     s.add(ParamSpec::real("ridge", QStringLiteral("Ridge ρ"), 0.0, 0.0, 100.0,
                           QStringLiteral("Absolute ρ of the penalty ρ‖w‖² in f(w) = (1/P)Σ‖y − net(x)‖² + ρ‖w‖² "
-                                         "(every weight, biases included). Ignored when relative_ridge > 0.")));
-    s.add(ParamSpec::real("relative_ridge", QStringLiteral("Relative ridge"), 1e-3, 0.0, 100.0,
-                          QStringLiteral("ρ = relative_ridge / (number of weights); the paper: 1e-3. 0 = use "
-                                         "ridge.")));
-    s.add(ParamSpec::real("time_limit", QStringLiteral("Time limit (s)"), 0.0, 0.0, 1e7,
-                          QStringLiteral("Ends the run after this much training time, checked after every "
-                                         "L-BFGS iteration or minibatch (the paper: 150 s batch, 60 s minibatch). "
-                                         "0 = none.")));
-    s.add(ParamSpec::choice("time_clock", QStringLiteral("Time-limit clock"), {"wall", "cpu"}, "wall",
-                            QStringLiteral("wall = elapsed time; cpu = CPU time of the whole process, "
-                                           "load-independent when the process runs one run at a time. Both "
-                                           "exclude the host's checkpoint evaluations.")));
+                                         "(every weight, biases included). Ignored when mean_square_ridge > 0.")));
+    // Not "relative_ridge": elsewhere that is relative to a Gram matrix's trace, here to the
+    // number of weights.
+    s.add(ParamSpec::real("mean_square_ridge", QStringLiteral("Ridge on the mean square"), 1e-3, 0.0, 100.0,
+                          QStringLiteral("ρ = mean_square_ridge / (number of weights), i.e. the penalty is "
+                                         "mean_square_ridge × the mean squared weight; the paper: 1e-3. 0 = use "
+                                         "ridge."))
+              .withAlias(QStringLiteral("relative_ridge")));
 }
 
-void addBatchParams(ParamSchema& s)
+StoppingDefaults batchStopping(Algorithm a)
 {
-    s.add(ParamSpec::integer("memory", QStringLiteral("L-BFGS memory"), 10, 1, 1000,
-                             QStringLiteral("Correction pairs kept for the inverse-Hessian approximation.")));
-    s.add(ParamSpec::choice("line_search", QStringLiteral("Line search"), {"strong_wolfe", "backtracking"},
-                            "strong_wolfe",
-                            QStringLiteral("L-BFGS line search (LBFGS++): strong_wolfe = bracketing and zoom, "
-                                           "backtracking = Armijo backtracking.")));
-    s.add(ParamSpec::real("gradient_tolerance", QStringLiteral("Gradient tolerance"), 1e-3, 0.0, 1e3,
-                          QStringLiteral("Stops when ‖∇f‖₂ ≤ this (the paper's criterion i: 1e-3). 0 = never."),
-                          true));
-    s.add(ParamSpec::real("relative_decrease", QStringLiteral("Relative decrease"), 1e-4, 0.0, 0.5,
-                          QStringLiteral("The paper's criterion ii: a decrease (f_old − f_new)/max(f_old, 1) at "
-                                         "most this is too small (1e-4). 0 = never."),
-                          true));
+    StoppingDefaults d;
+    if (a == Algorithm::Lbfgs) {
+        d.offerIterations = true;
+        d.iterations = 10000;
+        d.iterationsMax = 100000000;
+        d.iterationsHelp = QStringLiteral("Most L-BFGS iterations (epoch = iterations done).");
+        d.offerDecreaseWindow = true;
+        d.decreaseWindow = 1;
+        d.decreaseWindowHelp = QStringLiteral("Criterion ii compares f now with f this many iterations ago: 1 = the "
+                                              "paper's criterion as printed, f(wᵏ) − f(wᵏ⁺¹) per iteration (scipy's "
+                                              "ftol test); larger windows let L-BFGS cross flat regions.");
+    }
+    d.offerGradientTolerance = true;
+    d.gradientTolerance = 1e-3;
+    d.gradientToleranceMin = 0.0;
+    d.gradientToleranceMax = 1e3;
+    d.gradientTest = train::GradientTest::Absolute;
+    d.gradientToleranceHelp = QStringLiteral("Stops when the whole gradient passes gradient_test with this tolerance "
+                                             "(the paper's criterion i: ‖∇f‖₂ ≤ 1e-3). 0 = never.");
+    d.offerRelativeDecrease = true;
+    d.relativeDecrease = 1e-4;
+    d.relativeDecreaseHelp = QStringLiteral("The paper's criterion ii: a decrease (f_old − f_new)/max(f_old, 1) at "
+                                            "most this is too small (1e-4). 0 = never.");
+    return d;
+}
+
+StoppingDefaults incrementalStopping()
+{
+    StoppingDefaults d;
+    d.offerEpochs = true;
+    d.epochs = 100;
+    d.epochsMax = 100000000;
+    d.epochsHelp = QStringLiteral("Passes over the minibatch partition; one checkpoint each.");
+    return d;
+}
+
+OptimizerDefaults incrementalSteps(bool blockwise)
+{
+    OptimizerDefaults d;
+    d.offerConstants = false;  // a normalised steepest-descent step, not an Optimizer rule
+    d.lr = 0.0;
+    d.lrMin = 0.0;
+    d.lrMax = 10.0;
+    d.lrLogScale = false;
+    d.lrHelp = blockwise ? QStringLiteral("First step length α₀ of the normalised step; 0 = the paper's 0.5 / "
+                                          "max(1, L − 2) for L weight layers.")
+                         : QStringLiteral("First step length α₀ of the normalised step; 0 = the paper's 0.5.");
+    d.lrAliases = {QStringLiteral("initial_step")};
+    d.schedule = train::LearningRateSchedule::Kind::Diminishing;
+    d.unit = QStringLiteral("minibatches");
+    d.diminishingDecay = 5e-3;
+    d.diminishingDecayAliases = {QStringLiteral("step_decay")};
+    return d;
 }
 
 void addIncrementalParams(ParamSchema& s, bool blockwise)
 {
-    s.add(ParamSpec::integer("epochs", QStringLiteral("Epochs"), 100, 1, 100000000,
-                             QStringLiteral("Passes over the minibatch partition; one checkpoint each.")));
+    addStoppingParams(s, incrementalStopping());
     s.add(ParamSpec::integer("batch_size", QStringLiteral("Batch size"), 128, 1, 1000000000,
                              QStringLiteral("Rows per minibatch of the fixed partition (the paper does not state "
                                             "it); values above the training rows mean one batch.")));
-    s.add(ParamSpec::real("initial_step", QStringLiteral("Initial step α₀"), 0.0, 0.0, 10.0,
-                          blockwise ? QStringLiteral("First step length; 0 = the paper's 0.5 / max(1, L − 2) for L "
-                                                     "weight layers.")
-                                    : QStringLiteral("First step length; 0 = the paper's 0.5.")));
-    s.add(ParamSpec::real("step_decay", QStringLiteral("Step decay ε"), 5e-3, 1e-9, 0.99,
-                          QStringLiteral("Diminishing step α ← α(1 − εα) after every minibatch (the paper: 5e-3)."),
-                          true));
+    addOptimizerParams(s, incrementalSteps(blockwise));
     s.add(ParamSpec::real("norm_floor", QStringLiteral("Normaliser floor"), 1e-3, 1e-12, 1e12,
                           QStringLiteral("The step is α·d / max(floor, min(ceiling, ‖d‖)) for d = −∇f_h; the "
                                          "paper prints γ = 1e-3, β = 1e6 for max{β, min{γ, ‖d‖}}, which is "
@@ -99,6 +128,43 @@ void addIncrementalParams(ParamSchema& s, bool blockwise)
         s.add(ParamSpec::choice("order", QStringLiteral("Layer order"), {"backward", "forward"}, "backward",
                                 QStringLiteral("Order in which each minibatch updates the layers (the paper's text "
                                                "and experiments: backward).")));
+}
+
+// Plugin 1.1.0 kept its own clock for the paper's time limits ("time_limit" seconds, 0 = none,
+// on "time_clock" wall or cpu); the host's budget does that now for every plugin, on the same
+// two clocks: the keys become the host's, which takes them out of the parameters.
+QVariantMap upgrade(const QVariantMap& in, QStringList* notes)
+{
+    if (!in.contains(QStringLiteral("time_limit")) && !in.contains(QStringLiteral("time_clock")))
+        return in;
+    QVariantMap p = in;
+    auto note = [&](const QString& n) {
+        if (notes)
+            *notes << n;
+    };
+    const QString seconds = QString::fromLatin1(kBudgetSecondsKey), clock = QString::fromLatin1(kBudgetClockKey);
+    const bool given = p.contains(QStringLiteral("time_limit"));
+    const QVariant limit = p.take(QStringLiteral("time_limit"));
+    const QVariant clockValue = p.take(QStringLiteral("time_clock"));
+    bool number = false;
+    const double s = limit.toDouble(&number);
+    if (!given || (number && s == 0.0)) {
+        note(QStringLiteral("parameters \"time_limit\" and \"time_clock\" are deprecated: no limit (0) dropped; the "
+                            "run's budget is the host's \"%1\"").arg(seconds));
+        return p;
+    }
+    if (p.contains(seconds)) {
+        note(QStringLiteral("parameter \"time_limit\" is deprecated and also given as \"%1\": %1 is used").arg(seconds));
+        return p;
+    }
+    p.insert(seconds, limit);
+    if (clockValue.isValid())
+        p.insert(clock, clockValue);
+    note(QStringLiteral("parameter \"time_limit\"%1 is deprecated: the run's budget is the host's \"%2\"%3, checked "
+                        "at every checkpoint as for every plugin")
+             .arg(clockValue.isValid() ? QStringLiteral(" (with \"time_clock\")") : QString(), seconds,
+                  clockValue.isValid() ? QStringLiteral(" (with \"%1\")").arg(clock) : QString()));
+    return p;
 }
 
 } // namespace
@@ -130,6 +196,7 @@ QString BldConfig::idOf(Algorithm algorithm)
 ParamSchema BldConfig::schema(Algorithm a)
 {
     ParamSchema s;
+    s.setUpgrader(upgrade);
     switch (a) {
     case Algorithm::B2ld:
         s.add(ParamSpec::integer("sweeps", QStringLiteral("Sweeps"), 1000, 1, 100000000,
@@ -147,7 +214,8 @@ ParamSchema BldConfig::schema(Algorithm a)
                               true));
         s.add(ParamSpec::real("tolerance_decay", QStringLiteral("Tolerance decay δ"), 0.5, 1e-6, 1.0,
                               QStringLiteral("ε ← δε after every sweep (increasing accuracy).")));
-        addBatchParams(s);
+        addLbfgsParams(s, LbfgsDefaults{});
+        addStoppingParams(s, batchStopping(a));
         s.add(ParamSpec::choice("output_solve", QStringLiteral("Output layer"), {"lbfgs", "closed_form"}, "lbfgs",
                                 QStringLiteral("lbfgs = like every block (the paper: early exactness hurt); "
                                                "closed_form = the ridge least-squares minimiser (identity output "
@@ -162,13 +230,8 @@ ParamSchema BldConfig::schema(Algorithm a)
                               true));
         break;
     case Algorithm::Lbfgs:
-        s.add(ParamSpec::integer("iterations", QStringLiteral("Iterations"), 10000, 1, 100000000,
-                                 QStringLiteral("Most L-BFGS iterations (epoch = iterations done).")));
-        addBatchParams(s);
-        s.add(ParamSpec::integer("decrease_window", QStringLiteral("Decrease window"), 1, 1, 1000000,
-                                 QStringLiteral("Criterion ii compares f now with f this many iterations ago: 1 = "
-                                                "the paper's criterion as printed, f(wᵏ) − f(wᵏ⁺¹) per iteration "
-                                                "(scipy's ftol test); larger windows let L-BFGS cross flat regions.")));
+        addStoppingParams(s, batchStopping(a));
+        addLbfgsParams(s, LbfgsDefaults{});
         s.add(ParamSpec::integer("checkpoint_every", QStringLiteral("Checkpoint every"), 1, 1, 1000000,
                                  QStringLiteral("Iterations between checkpoints.")));
         break;
@@ -194,9 +257,7 @@ BldConfig BldConfig::fromParams(Algorithm a, const QVariantMap& p)
     c.activation = activationNamed(QString::fromStdString(c.network.activation));
     c.output = activationNamed(p.value("output_activation").toString());
     c.ridge = p.value("ridge").toDouble();
-    c.relativeRidge = p.value("relative_ridge").toDouble();
-    c.timeLimit = p.value("time_limit").toDouble();
-    c.clock = p.value("time_clock").toString() == QLatin1String("cpu") ? TimeClock::Cpu : TimeClock::Wall;
+    c.relativeRidge = p.value("mean_square_ridge").toDouble();
     const QString order = p.value("order", "backward").toString();
     c.order = order == QLatin1String("forward") ? BlockOrder::Forward
               : order == QLatin1String("random") ? BlockOrder::Random
@@ -217,22 +278,29 @@ BldConfig BldConfig::fromParams(Algorithm a, const QVariantMap& p)
                                             .toStdString());
         [[fallthrough]];
     case Algorithm::Lbfgs:
-        c.memory = p.value("memory").toInt();
-        c.strongWolfe = p.value("line_search").toString() == QLatin1String("strong_wolfe");
-        c.gradientTolerance = p.value("gradient_tolerance").toDouble();
-        c.relativeDecrease = p.value("relative_decrease").toDouble();
+    {
+        const train::LbfgsSettings ls = lbfgsFromParams(p);
+        c.memory = ls.memory;
+        c.strongWolfe = ls.lineSearch == train::LbfgsSettings::LineSearch::StrongWolfe;
+        c.stopping = stoppingFromParams(p, batchStopping(a));
+        c.gradientTolerance = c.stopping.gradientTolerance;
+        c.gradientTest = c.stopping.gradientTest;
+        c.relativeDecrease = c.stopping.relativeDecrease;
         if (a == Algorithm::Lbfgs) {
-            c.iterations = p.value("iterations").toInt();
-            c.decreaseWindow = p.value("decrease_window").toInt();
+            c.iterations = int(c.stopping.iterations);
+            c.decreaseWindow = c.stopping.decreaseWindow;
             c.checkpointEvery = p.value("checkpoint_every").toInt();
         }
         break;
+    }
     case Algorithm::Bling:
-    case Algorithm::Ig:
-        c.epochs = p.value("epochs").toInt();
+    case Algorithm::Ig: {
+        c.stopping = stoppingFromParams(p, incrementalStopping());
+        c.epochs = int(c.stopping.epochs);
         c.batchSize = p.value("batch_size").toLongLong();
-        c.initialStep = p.value("initial_step").toDouble();
-        c.stepDecay = p.value("step_decay").toDouble();
+        const train::LearningRateSchedule step = scheduleFromParams(p, incrementalSteps(a == Algorithm::Bling));
+        c.initialStep = step.base;
+        c.stepDecay = step.decay;
         c.normFloor = p.value("norm_floor").toDouble();
         c.normCeiling = p.value("norm_ceiling").toDouble();
         if (c.normFloor > c.normCeiling)
@@ -244,12 +312,13 @@ BldConfig BldConfig::fromParams(Algorithm a, const QVariantMap& p)
         // α stays positive and decreasing only while ε·α < 1 (DiminishingStep); α₀ = 0 means
         // the paper's ≤ 0.5, which every allowed ε satisfies.
         if (c.initialStep * c.stepDecay >= 1)
-            throw std::invalid_argument(QStringLiteral("parameters \"initial_step\" (%1) and \"step_decay\" (%2): "
+            throw std::invalid_argument(QStringLiteral("parameters \"lr\" (%1) and \"diminishing_decay\" (%2): "
                                                        "their product must be below 1")
                                             .arg(c.initialStep)
                                             .arg(c.stepDecay)
                                             .toStdString());
         break;
+    }
     }
     return c;
 }

@@ -1,11 +1,17 @@
 #pragma once
 /// @file BldConfig.h
 /// The parameters of the block-layer decomposition plugin's algorithms (Palagi & Seccia 2019):
-/// schemas, parsing, the network, the objective's regularisation and the time limit.
+/// schemas, parsing, the network and the objective's regularisation. The paper's time limits
+/// are the host's budget (time_budget_s on a wall or cpu clock), polled through
+/// RunContext::budgetSpent().
 
 #include <Activation.h>
 #include <Mlp.h>
+#include <StoppingRules.h>
 #include <trainbench/Trainbench.h>
+#include <trainbench/toolkit/LbfgsParams.h>
+#include <trainbench/toolkit/OptimizerParams.h>
+#include <trainbench/toolkit/StoppingParams.h>
 
 #include <QString>
 #include <optional>
@@ -28,14 +34,6 @@ enum class BlockOrder {
     Random     ///< a new random permutation every sweep (B2LD only), seeded from the run
 };
 
-/// The clock the time limit is measured on; both exclude the time the host spends inside
-/// checkpoints (evaluation, logging), like the host's training clock.
-enum class TimeClock {
-    Wall,  ///< elapsed wall time (the paper's "computational time")
-    Cpu    ///< CPU time of the whole process: load-independent when the process runs one run
-           ///< at a time (the benchmarks run each run on one thread, one per process)
-};
-
 /// Stream indices for tb::deriveSeed(run seed, index).
 enum SeedStream : std::uint64_t {
     kSeedWeights = 0,    ///< initial weights
@@ -52,17 +50,19 @@ struct BldConfig {
     std::vector<Eigen::Index> hidden{50};
     num::Activation activation = num::Activation::Sigmoid;
     num::Activation output = num::Activation::Identity;
-    /// ρ of f(w) = (1/P)Σ‖y_p − net(x_p)‖² + ρ‖w‖²: relativeRidge / (number of weights) when
-    /// relativeRidge > 0 (the paper: 1e-3/n), else ridge.
+    /// ρ of f(w) = (1/P)Σ‖y_p − net(x_p)‖² + ρ‖w‖²: relativeRidge ("mean_square_ridge") /
+    /// (number of weights) when relativeRidge > 0 (the paper: 1e-3/n), else ridge.
     double ridge = 0.0;
     double relativeRidge = 1e-3;
-    double timeLimit = 0.0;  ///< seconds; 0 = none
-    TimeClock clock = TimeClock::Wall;
 
-    // Batch methods (B2LD and L-BFGS).
+    /// The shared stopping block as read (StoppingParams.h); the fields below repeat its values.
+    train::StoppingRules stopping;
+
+    // Batch methods (B2LD and L-BFGS): the L-BFGS block and the stopping block.
     int memory = 10;                  ///< L-BFGS correction pairs
     bool strongWolfe = true;          ///< else Armijo backtracking inside L-BFGS
-    double gradientTolerance = 1e-3;  ///< stop when ‖∇f‖₂ ≤ this (criterion i)
+    double gradientTolerance = 1e-3;  ///< criterion i: the gradient test with this tolerance
+    train::GradientTest gradientTest = train::GradientTest::Absolute; ///< the paper's: ‖∇f‖₂ ≤ tolerance
     double relativeDecrease = 1e-4;   ///< criterion ii: (f_old − f_new)/max(f_old, 1) ≤ this
 
     // B2LD.
@@ -83,8 +83,8 @@ struct BldConfig {
     // BLInG and IG.
     int epochs = 100;
     Eigen::Index batchSize = 128;
-    double initialStep = 0.0;        ///< α₀; 0 = the paper's (IG 0.5, BLInG 0.5/max(1, L−2))
-    double stepDecay = 5e-3;         ///< ε of α ← α(1 − εα)
+    double initialStep = 0.0;        ///< α₀ ("lr"); 0 = the paper's (IG 0.5, BLInG 0.5/max(1, L−2))
+    double stepDecay = 5e-3;         ///< ε of α ← α(1 − εα) ("diminishing_decay")
     double normFloor = 1e-3;         ///< step = α·d / max(floor, min(ceiling, ‖d‖))
     double normCeiling = 1e6;
 
@@ -93,13 +93,16 @@ struct BldConfig {
     static std::optional<Algorithm> algorithmFromId(const QString& id);
     static QString idOf(Algorithm a);
 
-    /// The parameter schema of an algorithm: every default, range and help text.
+    /// The parameter schema of an algorithm: every default, range and help text; the shared
+    /// network, L-BFGS, stopping and optimizer (step size) blocks. Plugin 1.1.0's own time limit
+    /// ("time_limit", "time_clock") is upgraded to the host's budget ("time_budget_s",
+    /// "time_budget_clock"), which the host takes out of the parameters.
     static ParamSchema schema(Algorithm a);
 
     /// Reads parameters normalised by schema(a). Throws std::invalid_argument naming the
     /// parameters for combinations the schema cannot express (init_low > init_high,
     /// closed_form_output with a non-identity output, norm_floor > norm_ceiling,
-    /// step_decay·initial_step ≥ 1).
+    /// diminishing_decay·lr ≥ 1).
     static BldConfig fromParams(Algorithm a, const QVariantMap& params);
 
     /// The network for @p inputs → @p outputs (the paper: sigmoid hidden layers, identity
@@ -109,6 +112,11 @@ struct BldConfig {
     double weightCount(Eigen::Index inputs, Eigen::Index outputs) const;
     /// ρ for a network of @p weights weights.
     double rho(double weights) const;
+    /// Criterion i for a gradient of norm @p gradientNorm at weights @p w (gradientTest).
+    bool gradientConverged(double gradientNorm, const Eigen::VectorXd& w) const
+    {
+        return stopping.gradientConverged(gradientNorm, gradientTest == train::GradientTest::Scaled ? w.norm() : 0.0);
+    }
     /// α₀ of BLInG/IG for a network of @p layers weight layers.
     double firstStep(int layers) const;
 };

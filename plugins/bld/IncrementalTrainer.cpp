@@ -7,6 +7,8 @@
 #include <LearningRateSchedule.h>
 #include <MlpObjective.h>
 #include <Sampling.h>
+#include <TrainingLoop.h>
+#include <trainbench/toolkit/RunLoopHost.h>
 
 #include <algorithm>
 #include <chrono>
@@ -19,7 +21,7 @@
 namespace tb::bld {
 
 IncrementalTrainer::IncrementalTrainer(BldConfig config)
-    : m_config(std::move(config)), m_clock(m_config.clock, m_config.timeLimit)
+    : NetworkTrainer("bld"), m_config(std::move(config))
 {
     if (m_config.algorithm != Algorithm::Bling && m_config.algorithm != Algorithm::Ig)
         throw std::invalid_argument("bld: IncrementalTrainer runs bld.bling and bld.ig only");
@@ -34,21 +36,16 @@ void IncrementalTrainer::fit(const DatasetView& data, RunContext& ctx)
 {
     const BldConfig& c = m_config;
     const bool blockwise = c.algorithm == Algorithm::Bling;
+    checkTrainingData(data, true);
     const Eigen::Index n = data.rows();
-    if (n < 1)
-        throw std::invalid_argument("bld: the training set is empty");
-    if (!data.x.allFinite() || !data.y.allFinite())
-        throw std::invalid_argument("bld: the training data contain NaN or Inf");
     m_net = c.makeNetwork(data.inputs(), data.outputs(), deriveSeed(ctx.seed(), kSeedWeights));
     const int layers = m_net.layerCount();
     m_stats.assign(std::size_t(layers), LayerStats{});
     const double rho = c.rho(double(m_net.parameterCount()));
-    ctx.record("network", QString::fromStdString(m_net.describe()));
-    ctx.record("weights", double(m_net.parameterCount()));
+    recordNetwork(ctx);
     ctx.record("rho", rho);
     ctx.record("working_memory_bytes", BldCost(c, {n, data.inputs(), data.outputs(), data.task}).incrementalMemory());
 
-    m_clock.start();
     // The fixed partition: one seeded shuffle, then consecutive runs of batch_size rows. The
     // rows are gathered in that order once, so that every minibatch is a contiguous block.
     std::vector<Eigen::Index> perm(static_cast<std::size_t>(n));
@@ -80,94 +77,86 @@ void IncrementalTrainer::fit(const DatasetView& data, RunContext& ctx)
     auto checkpoint = [&](double epoch, double loss) {
         if (blockwise)
             ctx.record("layer_updates", layerUpdates());
-        return m_clock.checkpoint(ctx, Checkpoint{epoch, loss, {}}) == CheckpointAction::Continue;
+        return ctx.checkpoint(Checkpoint{epoch, loss, {}}) == CheckpointAction::Continue;
     };
     const double f0 = objective();
     if (f.interrupted() || !checkpoint(0, std::isfinite(f0) ? f0 : std::numeric_limits<double>::infinity()) ||
         !std::isfinite(f0))
         return;
 
+    // The algorithm: one minibatch step; the loop runs the epochs, polls Stop and the host's
+    // budget after every minibatch (at the budget the epoch ends there, at its fraction), and
+    // checkpoints every epoch end with f over the whole training set.
     const auto start = std::chrono::steady_clock::now();
-    QString end = QStringLiteral("epochs");
-    for (int epoch = 0; epoch < c.epochs; ++epoch) {
-        bool timeUp = false;
-        for (Eigen::Index h = 0; h < batches; ++h) {
-            if (ctx.stopRequested())
-                return;
-            const Eigen::Index r0 = h * batch, m = std::min(batch, n - r0);
-            const auto xb = xt.middleCols(r0, m);
-            const auto yb = y.middleRows(r0, m);
-            // ∇ of the minibatch's share |B_h|·(ρ/P)·‖w‖² of the penalty.
-            const double penalty = 2.0 * double(m) * rho / double(n);
-            const double a = alpha.current();
-            if (blockwise) {
-                pass.forward(m_net, xb, 0);
-                for (std::size_t k = 0; k < order.size(); ++k) {
-                    const int l = order[k];
-                    if (k > 0) {
-                        // The layer updated last changed its own output (forward order) or
-                        // the layers after l (backward order): recompute from there.
-                        pass.forward(m_net, xb, c.order == BlockOrder::Forward ? order[k - 1] : l + 1);
-                    }
-                    pass.backward(m_net, xb, yb, l, grads, false);
-                    auto w = m_net.mutableWeights(l);
-                    Eigen::MatrixXd& d = grads[std::size_t(l)];
-                    d = -(d + penalty * w);
-                    const double norm = d.norm();
-                    w += (a / std::max(c.normFloor, std::min(c.normCeiling, norm))) * d;
-                    ++m_stats[std::size_t(l)].updates;
-                    m_stats[std::size_t(l)].gradientNorm = norm;
+    train::TrainingLoop::Hooks hooks;
+    hooks.step = [&](const train::LoopPosition& at) {
+        const Eigen::Index h = at.stepInEpoch - 1;
+        const Eigen::Index r0 = h * batch, m = std::min(batch, n - r0);
+        const auto xb = xt.middleCols(r0, m);
+        const auto yb = y.middleRows(r0, m);
+        // ∇ of the minibatch's share |B_h|·(ρ/P)·‖w‖² of the penalty.
+        const double penalty = 2.0 * double(m) * rho / double(n);
+        const double a = alpha.current();
+        if (blockwise) {
+            pass.forward(m_net, xb, 0);
+            for (std::size_t k = 0; k < order.size(); ++k) {
+                const int l = order[k];
+                if (k > 0) {
+                    // The layer updated last changed its own output (forward order) or
+                    // the layers after l (backward order): recompute from there.
+                    pass.forward(m_net, xb, c.order == BlockOrder::Forward ? order[k - 1] : l + 1);
                 }
-            } else {
-                pass.forward(m_net, xb, 0);
-                pass.backward(m_net, xb, yb, 0, grads, true);
-                double sq = 0;
-                for (int l = 0; l < layers; ++l) {
-                    Eigen::MatrixXd& d = grads[std::size_t(l)];
-                    d = -(d + penalty * m_net.weights(l));
-                    sq += d.squaredNorm();
-                }
-                const double scale = a / std::max(c.normFloor, std::min(c.normCeiling, std::sqrt(sq)));
-                for (int l = 0; l < layers; ++l)
-                    m_net.mutableWeights(l) += scale * grads[std::size_t(l)];
+                pass.backward(m_net, xb, yb, l, grads, false);
+                auto w = m_net.mutableWeights(l);
+                Eigen::MatrixXd& d = grads[std::size_t(l)];
+                d = -(d + penalty * w);
+                const double norm = d.norm();
+                w += (a / std::max(c.normFloor, std::min(c.normCeiling, norm))) * d;
+                ++m_stats[std::size_t(l)].updates;
+                m_stats[std::size_t(l)].gradientNorm = norm;
             }
-            alpha.next();
-            if (m_clock.expired()) {
-                timeUp = true;
-                break;
+        } else {
+            pass.forward(m_net, xb, 0);
+            pass.backward(m_net, xb, yb, 0, grads, true);
+            double sq = 0;
+            for (int l = 0; l < layers; ++l) {
+                Eigen::MatrixXd& d = grads[std::size_t(l)];
+                d = -(d + penalty * m_net.weights(l));
+                sq += d.squaredNorm();
             }
+            const double scale = a / std::max(c.normFloor, std::min(c.normCeiling, std::sqrt(sq)));
+            for (int l = 0; l < layers; ++l)
+                m_net.mutableWeights(l) += scale * grads[std::size_t(l)];
         }
+        alpha.next();
+        return train::StepResult{};
+    };
+    hooks.epochLoss = [&](const train::LoopPosition& at) -> std::optional<double> {
         m_step = alpha.current();
-        if (epoch == 0)
+        if (at.epoch == 0)
             ctx.record("first_epoch_seconds", std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
         const double fw = objective();
         if (f.interrupted())
-            return;
-        // A partly finished epoch (time limit) counts as a fraction.
-        const double done = timeUp ? epoch + double(std::min<long long>(batches, alpha.iteration() - epoch * batches)) / double(batches)
-                                   : epoch + 1.0;
-        if (!std::isfinite(fw)) {
-            ctx.log(QStringLiteral("epoch %1: the objective is not finite").arg(epoch + 1));
-            checkpoint(done, std::numeric_limits<double>::infinity());
-            return;
-        }
-        if (!checkpoint(done, fw))
-            return;
-        if (timeUp) {
-            end = QStringLiteral("time limit");
-            break;
-        }
-    }
-    ctx.record("end_reason", end);
+            return std::nullopt;
+        return fw;
+    };
+    hooks.beforeCheckpoint = [&](const train::LoopPosition&) {
+        if (blockwise)
+            ctx.record("layer_updates", layerUpdates());
+    };
+    hooks.beforeDivergence = hooks.beforeCheckpoint;
+    RunLoopHost host(ctx);
+    train::TrainingLoop loop(host);
+    loop.pollBudget(true);
+    loop.divergenceMessage([](const train::LoopPosition& at, double) {
+        return QStringLiteral("epoch %1: the objective is not finite").arg(at.epoch + 1).toStdString();
+    });
+    const train::LoopEnd end = loop.run(train::TrainingLoop::epochs(c.epochs, batches), hooks);
+    if (end != train::LoopEnd::Completed && end != train::LoopEnd::Budget)
+        return;
+    ctx.record("end_reason", end == train::LoopEnd::Budget ? QStringLiteral("time limit") : QStringLiteral("epochs"));
     ctx.record("step", m_step);
     ctx.record("minibatch_steps", double(alpha.iteration()));
-}
-
-Eigen::MatrixXd IncrementalTrainer::predict(const Eigen::Ref<const Eigen::MatrixXd>& x) const
-{
-    if (m_net.layerCount() == 0)
-        throw std::logic_error("bld: predict() called before fit()");
-    return m_net.predict(x);
 }
 
 QJsonObject IncrementalTrainer::predictCost(const ProblemShape& shape) const

@@ -4,11 +4,11 @@
 /// Algorithm 5) and its non-decomposed counterpart IG.
 
 #include "BldConfig.h"
-#include "BudgetClock.h"
 #include "LayerStats.h"
 
 #include <Mlp.h>
 #include <trainbench/Trainbench.h>
+#include <trainbench/toolkit/NetworkTrainer.h>
 
 #include <QJsonArray>
 #include <vector>
@@ -24,26 +24,25 @@ namespace tb::bld {
 ///    W_l ← W_l + α·d_l / max(floor, min(ceiling, ‖d_l‖)). Only the layers a change affects
 ///    are recomputed (LayerwisePass).
 ///  - IG: one gradient of f_h for all layers, the same normalised step on the whole vector.
-/// After every minibatch α ← α(1 − εα) (train::DiminishingStep), α₀ = initial_step or the
-/// paper's (IG 0.5, BLInG 0.5 / max(1, L − 2)).
+/// After every minibatch α ← α(1 − εα) (train::DiminishingStep; ε = diminishing_decay), α₀ = lr
+/// or the paper's (IG 0.5, BLInG 0.5 / max(1, L − 2)).
 ///
-/// A checkpoint ends every epoch with f(w) over the whole training set (one forward pass,
-/// in parallel, counted as training time). Stop and the time limit are checked after every
-/// minibatch. Minibatch passes run on the calling thread (a sequential chain of small
+/// fit() is the minibatch step: the toolkit's TrainingLoop runs the epochs. A checkpoint ends
+/// every epoch with f(w) over the whole training set (one forward pass,
+/// in parallel, counted as training time). Stop and the time limit (the host's budget,
+/// RunContext::budgetSpent()) are checked after every minibatch; at the limit a checkpoint ends
+/// the run at the fractional epoch reached. Minibatch passes run on the calling thread (a sequential chain of small
 /// updates); the same seed gives the same bits for any thread count.
-class IncrementalTrainer final : public Trainer {
+class IncrementalTrainer final : public NetworkTrainer {
 public:
     /// Throws std::invalid_argument unless @p config is for Algorithm::Bling or Algorithm::Ig.
     explicit IncrementalTrainer(BldConfig config);
 
     void fit(const DatasetView& data, RunContext& ctx) override;
-    /// Network outputs. Throws std::logic_error before the first fit().
-    Eigen::MatrixXd predict(const Eigen::Ref<const Eigen::MatrixXd>& x) const override;
     /// The first epoch: "flops" (scope "first epoch", measured as "first_epoch_seconds"),
     /// "memory_bytes", "model_bytes".
     QJsonObject predictCost(const ProblemShape& shape) const override;
 
-    const num::Mlp& network() const { return m_net; }
     /// Steps per layer (BLInG) as the fact "layer_updates".
     QJsonArray layerUpdates() const;
     /// α after the last minibatch.
@@ -51,9 +50,7 @@ public:
 
 private:
     BldConfig m_config;
-    num::Mlp m_net;
     std::vector<LayerStats> m_stats;
-    BudgetClock m_clock;
     double m_step = 0;
 };
 

@@ -16,7 +16,7 @@
 namespace tb::bld {
 
 LbfgsBaselineTrainer::LbfgsBaselineTrainer(BldConfig config)
-    : m_config(std::move(config)), m_clock(m_config.clock, m_config.timeLimit)
+    : NetworkTrainer("bld"), m_config(std::move(config))
 {
     if (m_config.algorithm != Algorithm::Lbfgs)
         throw std::invalid_argument("bld: LbfgsBaselineTrainer runs bld.lbfgs only");
@@ -25,20 +25,15 @@ LbfgsBaselineTrainer::LbfgsBaselineTrainer(BldConfig config)
 void LbfgsBaselineTrainer::fit(const DatasetView& data, RunContext& ctx)
 {
     const BldConfig& c = m_config;
+    checkTrainingData(data, true);
     const Eigen::Index n = data.rows();
-    if (n < 1)
-        throw std::invalid_argument("bld: the training set is empty");
-    if (!data.x.allFinite() || !data.y.allFinite())
-        throw std::invalid_argument("bld: the training data contain NaN or Inf");
     m_net = c.makeNetwork(data.inputs(), data.outputs(), deriveSeed(ctx.seed(), kSeedWeights));
     m_endReason.clear();
     const double rho = c.rho(double(m_net.parameterCount()));
-    ctx.record("network", QString::fromStdString(m_net.describe()));
-    ctx.record("weights", double(m_net.parameterCount()));
+    recordNetwork(ctx);
     ctx.record("rho", rho);
     ctx.record("working_memory_bytes", BldCost(c, {n, data.inputs(), data.outputs(), data.task}).lbfgsMemory());
 
-    m_clock.start();
     const auto start = std::chrono::steady_clock::now();
     const Eigen::MatrixXd xt = train::transposedCopy(data.x);
     const auto owned = makeObjective(m_net, xt, data.y, rho, ctx.stopToken()); // the same f as B2LD
@@ -48,7 +43,7 @@ void LbfgsBaselineTrainer::fit(const DatasetView& data, RunContext& ctx)
     if (f.interrupted())
         return;
     auto checkpoint = [&](double epoch, double loss) {
-        return m_clock.checkpoint(ctx, Checkpoint{epoch, loss, {}}) == CheckpointAction::Continue;
+        return ctx.checkpoint(Checkpoint{epoch, loss, {}}) == CheckpointAction::Continue;
     };
     if (!std::isfinite(m_objective)) {
         checkpoint(0, std::numeric_limits<double>::infinity());
@@ -59,7 +54,7 @@ void LbfgsBaselineTrainer::fit(const DatasetView& data, RunContext& ctx)
 
     train::LbfgsSettings ls;
     ls.memory = c.memory;
-    ls.epsilon = 0; // criterion i (absolute 2-norm) is checked in the callback
+    ls.epsilon = 0; // criterion i (gradient_test) is checked in the callback
     ls.maxIterations = c.iterations;
     ls.lineSearch = c.strongWolfe ? train::LbfgsSettings::LineSearch::StrongWolfe
                                   : train::LbfgsSettings::LineSearch::Armijo;
@@ -72,19 +67,25 @@ void LbfgsBaselineTrainer::fit(const DatasetView& data, RunContext& ctx)
         if (it.iteration == std::min(c.decreaseWindow, c.iterations))
             ctx.record("first_window_seconds",
                        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
-        if (c.gradientTolerance > 0 && it.gradient.norm() <= c.gradientTolerance)
+        if (c.gradientConverged(it.gradient.norm(), it.w))
             m_endReason = QStringLiteral("gradient");
         else if (it.iteration % c.decreaseWindow == 0) {
             if (c.relativeDecrease > 0 && (windowStart - it.value) / std::max(windowStart, 1.0) <= c.relativeDecrease)
                 m_endReason = QStringLiteral("relative decrease");
             windowStart = it.value;
         }
-        if (m_endReason.isEmpty() && m_clock.expired())
+        if (m_endReason.isEmpty() && ctx.budgetSpent())
             m_endReason = QStringLiteral("time limit");
         if (it.iteration % c.checkpointEvery == 0 || !m_endReason.isEmpty()) {
             m_net.unflatten(it.w); // the accepted point (a line search may end on another)
             lastCheckpoint = it.iteration;
             if (!checkpoint(it.iteration, it.value)) {
+                // The host answers Stop at the budget: that is the time limit, not a Stop.
+                if (ctx.budgetSpent()) {
+                    if (m_endReason.isEmpty())
+                        m_endReason = QStringLiteral("time limit");
+                    return false;
+                }
                 hostStop = true;
                 return false;
             }
@@ -120,13 +121,6 @@ void LbfgsBaselineTrainer::fit(const DatasetView& data, RunContext& ctx)
     ctx.record("end_reason", m_endReason);
     if (lastCheckpoint != rep.iterations)
         checkpoint(rep.iterations, rep.value);
-}
-
-Eigen::MatrixXd LbfgsBaselineTrainer::predict(const Eigen::Ref<const Eigen::MatrixXd>& x) const
-{
-    if (m_net.layerCount() == 0)
-        throw std::logic_error("bld: predict() called before fit()");
-    return m_net.predict(x);
 }
 
 QJsonObject LbfgsBaselineTrainer::predictCost(const ProblemShape& shape) const

@@ -4,10 +4,10 @@
 /// objective, L-BFGS settings and stopping criteria as B2LD.
 
 #include "BldConfig.h"
-#include "BudgetClock.h"
 
 #include <Mlp.h>
 #include <trainbench/Trainbench.h>
+#include <trainbench/toolkit/NetworkTrainer.h>
 
 namespace tb::bld {
 
@@ -15,26 +15,24 @@ namespace tb::bld {
 /// LbfgsDriver (LBFGS++ line searches). Ends when ‖∇f‖₂ ≤ gradient_tolerance (criterion i),
 /// when f decreased by at most relative_decrease·max(f, 1) over the last decrease_window
 /// iterations (criterion ii; the paper's, per iteration, is window 1, the default), at the
-/// time limit (checked after every iteration), after `iterations` iterations, or when the
+/// time limit (the host's budget, RunContext::budgetSpent(), polled after every iteration),
+/// after `iterations` iterations, or when the
 /// line search cannot decrease f any more (the last accepted point is kept; recorded as
 /// "line_search"). A checkpoint follows every checkpoint_every iterations (epoch =
 /// iterations) and the last one; one comes first at epoch 0.
 ///
 /// Evaluations run in parallel in the run's arena over fixed row chunks (BatchGradient):
 /// the same seed and thread count give the same bits. Stop is polled between row blocks.
-class LbfgsBaselineTrainer final : public Trainer {
+class LbfgsBaselineTrainer final : public NetworkTrainer {
 public:
     /// Throws std::invalid_argument unless @p config is for Algorithm::Lbfgs.
     explicit LbfgsBaselineTrainer(BldConfig config);
 
     void fit(const DatasetView& data, RunContext& ctx) override;
-    /// Network outputs. Throws std::logic_error before the first fit().
-    Eigen::MatrixXd predict(const Eigen::Ref<const Eigen::MatrixXd>& x) const override;
     /// The first decrease window: "flops" (scope "first window", measured as
     /// "first_window_seconds"), "memory_bytes", "model_bytes".
     QJsonObject predictCost(const ProblemShape& shape) const override;
 
-    const num::Mlp& network() const { return m_net; }
     /// Why the last fit() ended: "gradient", "relative decrease", "time limit", "iterations",
     /// "line search", "no progress", "stopped".
     const QString& endReason() const { return m_endReason; }
@@ -42,8 +40,6 @@ public:
 
 private:
     BldConfig m_config;
-    num::Mlp m_net;
-    BudgetClock m_clock;
     QString m_endReason;
     double m_objective = 0;
 };

@@ -101,10 +101,11 @@ ParamSchema BplsConfig::schema(bool classify)
                                                        "Fashion-MNIST worth about 1 point of validation accuracy.")
                                       : QStringLiteral("Z-score every input column inside the trainer (folded into the "
                                                        "first layer's weights, so predictions take raw inputs).")));
-    s.add(ParamSpec::choice("gram_precision", QStringLiteral("Gram precision"), kPrecisions,
+    s.add(ParamSpec::choice("precision", QStringLiteral("Precision"), kPrecisions,
                             classify ? QStringLiteral("mixed") : QStringLiteral("double"),
                             QStringLiteral("First-layer Gram and products in double, or float on row blocks "
-                                           "accumulated in double (about 2x faster; solves stay double).")));
+                                           "accumulated in double (about 2x faster; solves stay double)."))
+              .withAlias(QStringLiteral("gram_precision")));
     return s;
 }
 
@@ -134,7 +135,7 @@ BplsConfig BplsConfig::fromParams(const QVariantMap& p, bool classify)
         c.blend = Blend(kBlends.indexOf(p.value("blend").toString()));
     }
     c.standardise = p.value("standardise").toBool();
-    c.gramPrecision = GramPrecision(kPrecisions.indexOf(p.value("gram_precision").toString()));
+    c.gramPrecision = GramPrecision(kPrecisions.indexOf(p.value("precision").toString()));
     if (int(c.targetRule) < 0 || int(c.encoding) < 0 || int(c.blend) < 0 || int(c.gramPrecision) < 0)
         throw std::invalid_argument("bpls: parameters were not normalised by the schema");
     return c;

@@ -42,7 +42,8 @@ enum class Blend {
     Search     ///< r from a fixed grid, the one with most correct TRAINING rows (never test data)
 };
 
-/// Precision of the Gram matrix and cross products of the FIRST layer (the only large ones).
+/// Precision ("precision") of the Gram matrix and cross products of the FIRST layer (the only
+/// large ones).
 using GramPrecision = train::Precision;
 
 /// Parsed options of bpls.regress (classify = false) or bpls.classify (classify = true).

@@ -74,7 +74,7 @@ struct BplsTrainer::Evaluation {
     double loss = std::numeric_limits<double>::quiet_NaN();
 };
 
-BplsTrainer::BplsTrainer(BplsConfig config) : m_config(std::move(config)) {}
+BplsTrainer::BplsTrainer(BplsConfig config) : NetworkTrainer("bpls"), m_config(std::move(config)) {}
 
 bool BplsTrainer::layerBias(int layer) const
 {
@@ -143,16 +143,6 @@ QJsonObject BplsTrainer::predictCost(const ProblemShape& shape) const
     if (rate > 0)
         o.insert("predicted_seconds", total / rate);
     return o;
-}
-
-Eigen::MatrixXd BplsTrainer::predict(const Eigen::Ref<const Eigen::MatrixXd>& x) const
-{
-    if (m_net.layerCount() == 0)
-        throw std::invalid_argument("bpls: predict() before fit()");
-    if (x.cols() != m_net.inputs())
-        throw std::invalid_argument("bpls: predict() got " + std::to_string(x.cols()) + " inputs, the network has " +
-                                    std::to_string(m_net.inputs()));
-    return m_net.predict(x);
 }
 
 Eigen::MatrixXd BplsTrainer::outputTargets(const Eigen::Ref<const Eigen::MatrixXd>& y) const

@@ -6,6 +6,7 @@
 #include <DesignMatrix.h>
 
 #include <trainbench/Trainbench.h>
+#include <trainbench/toolkit/NetworkTrainer.h>
 
 #include <LeastSquares.h>
 #include <Mlp.h>
@@ -21,24 +22,22 @@ namespace tb::bpls {
 /// Each layer costs ONE Gram matrix and ONE factorisation with one right-hand side per
 /// neuron (core LeastSquares, parallel over row blocks in the run's arena). Checkpoints: after
 /// the first backward sweep (epoch 1) and after every refinement iteration (epoch 1 + τ).
+/// predict() is NetworkTrainer's: the network folded back to raw inputs. fit() does not run in
+/// the toolkit's TrainingLoop: its first sweep and its refinement iterations are one algorithm
+/// whose steps, checkpoints and kept weights are decided together (docs/plugin-guide.md).
 /// Not thread-safe (one run per instance, as the Trainer contract says).
-class BplsTrainer final : public Trainer {
+class BplsTrainer final : public NetworkTrainer {
 public:
     explicit BplsTrainer(BplsConfig config);
 
     /// Throws std::invalid_argument for non-finite data (naming row and column), an empty
     /// set, or classification data with fewer than 2 classes for bpls.classify.
     void fit(const DatasetView& data, RunContext& ctx) override;
-    /// Network outputs (n×k) for raw inputs; valid after construction (zero weights) and
-    /// from the first checkpoint on. Throws std::invalid_argument on a column mismatch.
-    Eigen::MatrixXd predict(const Eigen::Ref<const Eigen::MatrixXd>& x) const override;
     /// Flops of the deterministic part (first sweep and its forward passes), per step, plus
     /// the flops per misclassified row of one refinement iteration; bpls.classify states that
     /// the prediction covers the first sweep ("scope"), measured as first_sweep_measured_seconds.
     QJsonObject predictCost(const ProblemShape& shape) const override;
 
-    /// The trained network in the raw-input domain (what predict() uses).
-    const num::Mlp& network() const { return m_net; }
     const BplsConfig& config() const { return m_config; }
 
     /// What the last fit() did, for tests and benchmarks.
@@ -116,8 +115,7 @@ private:
     void publish(const train::DesignMatrix& in);
 
     BplsConfig m_config;
-    num::Mlp m_work;  ///< weights in the (possibly standardised) training domain
-    num::Mlp m_net;   ///< m_work folded back to raw inputs
+    num::Mlp m_work;  ///< weights in the (possibly standardised) training domain; m_net: folded back to raw inputs
     std::vector<int> m_labels;
     History m_history;
     QJsonArray m_layerSolves; ///< the current sweep's solves, see layerSolves()

@@ -42,7 +42,6 @@ Defaults defaultsOf(Algorithm a)
 
 const QStringList kKernels{"gaussian", "gaussian_cos_sin", "laplace"};
 const QStringList kLosses{"auto", "squared", "hinge", "logistic", "multinomial_logistic"};
-const QStringList kMethods{"sgd", "momentum", "nag", "adagrad", "rmsprop", "adam"};
 
 train::FeatureKind kernelNamed(const QString& s)
 {
@@ -58,33 +57,77 @@ std::invalid_argument paramError(const QString& message)
     return std::invalid_argument(message.toStdString());
 }
 
-void addKernelParams(ParamSchema& s, const Defaults& d, bool exact)
+// The random features (the shared block) or, for the exact solution, the kernel itself.
+RandomFeatureDefaults featureDefaults(Algorithm a)
 {
-    s.add(ParamSpec::choice("kernel", QStringLiteral("Kernel"), kKernels, QString::fromLatin1(d.kernel),
-                            exact ? QStringLiteral("gaussian = exp(−‖x − x′‖²/(2σ²)) (gaussian_cos_sin is the same "
-                                                   "kernel here), laplace = exp(−‖x − x′‖₁/σ).")
-                                  : QStringLiteral("Random features of the kernel: gaussian = √2·cos(ωᵀx + b), "
-                                                   "ω ~ N(0, σ⁻²I), b ~ U[0, 2π) for exp(−‖x − x′‖²/(2σ²)); "
-                                                   "gaussian_cos_sin = the same kernel from cos/sin pairs sharing one "
-                                                   "ω (lower variance); laplace = Cauchy ω for exp(−‖x − x′‖₁/σ).")));
-    s.add(ParamSpec::choice("bandwidth_rule", QStringLiteral("Bandwidth rule"), {"median", "fixed"}, "median",
-                            QStringLiteral("median = bandwidth_scale × the median distance between median_rows "
-                                           "training rows (the median trick); fixed = the bandwidth parameter.")));
-    s.add(ParamSpec::real("bandwidth", QStringLiteral("Bandwidth σ"), 1.0, 0.0, 1e6,
-                          QStringLiteral("Kernel bandwidth σ when bandwidth_rule is fixed; must be > 0."), true));
-    s.add(ParamSpec::real("bandwidth_scale", QStringLiteral("Bandwidth scale"), 1.0, 1e-6, 1e6,
-                          QStringLiteral("Multiplies the median distance when bandwidth_rule is median (the "
-                                         "authors' code uses 1/√2 ≈ 0.707)."),
-                          true));
-    s.add(ParamSpec::integer("median_rows", QStringLiteral("Median rows"), 1000, 2, 100000,
-                             QStringLiteral("Training rows (drawn with the run's seed) whose pairwise distances give "
-                                            "the median trick's bandwidth.")));
-    s.add(ParamSpec::real("nu", QStringLiteral("Regulariser ν"), d.nu, 0.0, 1e6,
+    RandomFeatureDefaults d;
+    d.offerKind = a != Algorithm::KernelRidge;
+    d.kinds = {QStringLiteral("gaussian_cos"), QStringLiteral("gaussian_cos_sin"), QStringLiteral("laplace_cos")};
+    // The kernel's default as the block spells its features.
+    d.kind = QLatin1String(defaultsOf(a).kernel) == QLatin1String("gaussian_cos_sin") ? QStringLiteral("gaussian_cos_sin")
+                                                                                      : QStringLiteral("gaussian_cos");
+    d.kindHelp = QStringLiteral("Random features of the kernel: gaussian_cos = √2·cos(ωᵀx + b), ω ~ N(0, σ⁻²I), "
+                                "b ~ U[0, 2π) for exp(−‖x − x′‖²/(2σ²)); gaussian_cos_sin = the same kernel from "
+                                "cos/sin pairs sharing one ω (lower variance); laplace_cos = Cauchy ω for "
+                                "exp(−‖x − x′‖₁/σ).");
+    d.kindAliases = {QStringLiteral("kernel")};
+    d.kindChoiceAliases = {{QStringLiteral("gaussian"), QStringLiteral("gaussian_cos")},
+                           {QStringLiteral("laplace"), QStringLiteral("laplace_cos")}};
+    d.offerCount = a == Algorithm::RandomFeatureSgd;
+    d.count = 256;
+    d.countMax = 100000000;
+    d.countHelp = QStringLiteral("The fixed number of random features (the paper's baselines use 2⁸ = 256); even for "
+                                 "gaussian_cos_sin.");
+    d.countAliases = {QStringLiteral("features")};
+    d.medianSample = 1000;
+    d.medianSampleMax = 100000;
+    d.offerPca = false;
+    return d;
+}
+
+// γ_t = lr/(1 + inverse_decay·t): Dai et al.'s θ/(1 + t/t₀) with lr = θ and inverse_decay = 1/t₀.
+OptimizerDefaults stepDefaults(Algorithm a)
+{
+    const Defaults d = defaultsOf(a);
+    OptimizerDefaults o;
+    o.offerChoice = a == Algorithm::RandomFeatureSgd;
+    o.offerConstants = false;
+    o.lr = d.theta;
+    o.lrMin = 0.0;
+    o.lrMax = 1e6;
+    o.lrHelp = QStringLiteral("Step size θ of γ_t = lr/(1 + inverse_decay·t) at step t (counted from 0); must be > 0.");
+    o.lrAliases = {QStringLiteral("theta")};
+    o.schedule = train::LearningRateSchedule::Kind::Inverse;
+    o.unit = QStringLiteral("steps");
+    o.inverseDecay = 1.0 / d.t0;
+    o.inverseDecayMax = 1e6;
+    o.inverseDecayLogScale = true;
+    o.inverseDecayHelp = QStringLiteral("1/t₀ of γ_t = θ/(1 + t/t₀): the step halves after 1/inverse_decay steps; 1 "
+                                        "gives the theory's θ/t (t counted from 1), a small value an almost constant "
+                                        "step, 0 a constant one.");
+    return o;
+}
+
+void addRidgeParam(ParamSchema& s, const Defaults& d, bool exact)
+{
+    s.add(ParamSpec::real("ridge", QStringLiteral("Ridge ν"), d.nu, 0.0, 1e6,
                           exact ? QStringLiteral("ν of the objective mean ½(f(x) − y)² + ν/2·‖f‖²_H: the "
                                                  "subsample's kernel system is (K + mν·I)a = y.")
-                                : QStringLiteral("ν of the objective mean loss + ν/2·‖f‖²_H: every step shrinks the "
-                                                 "earlier coefficients by (1 − γ_t·ν)."),
-                          true));
+                                : QStringLiteral("ν of the objective mean loss + ν/2·‖f‖²_H (Dai et al.'s ν): every "
+                                                 "step shrinks the earlier coefficients by (1 − γ_t·ν)."),
+                          true)
+              .withAlias(QStringLiteral("nu")));
+}
+
+void addKernelParams(ParamSchema& s, const Defaults& d, Algorithm a)
+{
+    const bool exact = a == Algorithm::KernelRidge;
+    if (exact)
+        s.add(ParamSpec::choice("kernel", QStringLiteral("Kernel"), kKernels, QString::fromLatin1(d.kernel),
+                                QStringLiteral("gaussian = exp(−‖x − x′‖²/(2σ²)) (gaussian_cos_sin is the same "
+                                               "kernel here), laplace = exp(−‖x − x′‖₁/σ).")));
+    addRandomFeatureParams(s, featureDefaults(a));
+    addRidgeParam(s, d, exact);
 }
 
 void addStochasticParams(ParamSchema& s, const Defaults& d, Algorithm a)
@@ -95,29 +138,18 @@ void addStochasticParams(ParamSchema& s, const Defaults& d, Algorithm a)
                                            "log(1 + exp(−y·f)) (two classes), multinomial_logistic = softmax "
                                            "cross-entropy; auto = multinomial_logistic for classification, squared "
                                            "for regression.")));
-    s.add(ParamSpec::real("theta", QStringLiteral("Step size θ"), d.theta, 0.0, 1e6,
-                          QStringLiteral("Step size γ_t = θ/(1 + t/t₀) at step t (counted from 0); must be > 0."),
-                          true));
-    s.add(ParamSpec::real("t0", QStringLiteral("Step decay t₀"), d.t0, 1e-6, 1e12,
-                          QStringLiteral("Steps over which γ halves; t₀ = 1 gives the theory's θ/t (t counted from "
-                                         "1), a large t₀ an almost constant step."),
-                          true));
+    addOptimizerParams(s, stepDefaults(a));
     s.add(ParamSpec::integer("batch_size", QStringLiteral("Batch size"), d.batch, 1, 1000000000,
                              QStringLiteral("Training rows per step (a minibatch of the data points); values above "
                                             "the training rows mean full batch.")));
-    s.add(ParamSpec::real("epochs", QStringLiteral("Epochs"), 1.0, 1e-6, 1e7,
-                          QStringLiteral("Passes over the training rows, each in a new seeded order; fractions allowed "
-                                         "(1 = the paper's stopping rule of one pass)."),
-                          true));
-    if (a == Algorithm::RandomFeatureSgd) {
-        s.add(ParamSpec::integer("features", QStringLiteral("Features"), 256, 1, 100000000,
-                                 QStringLiteral("The fixed number of random features (the paper's baselines use 2⁸ = "
-                                                "256); even for gaussian_cos_sin.")));
-        s.add(ParamSpec::choice("method", QStringLiteral("Update rule"), kMethods, "sgd",
-                                QStringLiteral("The toolkit's update rule on the feature weights: sgd (with hinge "
-                                               "loss, t0 = 1 and θ = 1/ν: Pegasos' step 1/(ν·t)), momentum, nag, "
-                                               "adagrad, rmsprop or adam (their usual constants).")));
-    } else {
+    StoppingDefaults stop;
+    stop.offerEpochs = true;
+    stop.fractionalEpochs = true;
+    stop.epochs = 1.0;
+    stop.epochsHelp = QStringLiteral("Passes over the training rows, each in a new seeded order; fractions allowed "
+                                     "(1 = the paper's stopping rule of one pass).");
+    addStoppingParams(s, stop);
+    if (a != Algorithm::RandomFeatureSgd) {
         s.add(ParamSpec::integer("features_per_step", QStringLiteral("Features per step"), d.perStep, 1, 1000000,
                                  a == Algorithm::Doubly
                                      ? QStringLiteral("r new random features per step, each coefficient scaled by "
@@ -141,6 +173,45 @@ void addStochasticParams(ParamSchema& s, const Defaults& d, Algorithm a)
                              QStringLiteral("Checkpoint after every this many steps; 0 = automatically: steps 1 to "
                                             "10, then every ×1.2, and every epoch end (for runs of at most 100 "
                                             "epochs).")));
+}
+
+// Before 1.1.0 the plugin spelled the step size θ and t₀ (now lr and inverse_decay = 1/t₀) and
+// split the bandwidth into "bandwidth" (fixed σ) and "bandwidth_scale" (× the median); the
+// shared block has one "bandwidth" whose meaning follows bandwidth_rule.
+QVariantMap upgrade(const QVariantMap& in, QStringList* notes)
+{
+    QVariantMap p = in;
+    auto note = [&](const QString& n) {
+        if (notes)
+            *notes << n;
+    };
+    if (p.contains(QStringLiteral("t0"))) {
+        const QVariant t0 = p.take(QStringLiteral("t0"));
+        if (p.contains(QStringLiteral("inverse_decay"))) {
+            note(QStringLiteral("parameter \"t0\" is deprecated and also given as \"inverse_decay\": inverse_decay "
+                                "is used"));
+        } else {
+            bool ok = false;
+            const double t = t0.toDouble(&ok);
+            // 1/t₀ exactly as the plugin computed it before: the same step sizes, bit for bit.
+            p.insert(QStringLiteral("inverse_decay"), ok && t0.typeId() != QMetaType::Bool ? QVariant(1.0 / t) : t0);
+            note(QStringLiteral("parameter \"t0\" is deprecated: it is now \"inverse_decay\" = 1/t0 = %1")
+                     .arg(ok ? QString::number(1.0 / t, 'g', 17) : ParamSchema::describe(t0)));
+        }
+    }
+    if (p.contains(QStringLiteral("bandwidth_scale"))) {
+        const QVariant scale = p.take(QStringLiteral("bandwidth_scale"));
+        const bool fixed = p.value(QStringLiteral("bandwidth_rule")).toString() == QLatin1String("fixed");
+        if (fixed) {
+            note(QStringLiteral("parameter \"bandwidth_scale\" is deprecated (with bandwidth_rule \"fixed\" it was "
+                                "not used): dropped"));
+        } else {
+            p.insert(QStringLiteral("bandwidth"), scale);
+            note(QStringLiteral("parameter \"bandwidth_scale\" is deprecated: with bandwidth_rule \"median\" it is "
+                                "now \"bandwidth\" (the multiple of the median distance)"));
+        }
+    }
+    return p;
 }
 
 } // namespace
@@ -173,7 +244,8 @@ ParamSchema DsgdConfig::schema(Algorithm a)
 {
     const Defaults d = defaultsOf(a);
     ParamSchema s;
-    addKernelParams(s, d, a == Algorithm::KernelRidge);
+    s.setUpgrader(upgrade);
+    addKernelParams(s, d, a);
     if (a == Algorithm::KernelRidge) {
         s.add(ParamSpec::integer("subsample", QStringLiteral("Subsample rows"), 2000, 1, 100000,
                                  QStringLiteral("Training rows (drawn with the run's seed) the exact solution uses; "
@@ -188,17 +260,15 @@ DsgdConfig DsgdConfig::fromParams(Algorithm a, const QVariantMap& p)
 {
     DsgdConfig c;
     c.algorithm = a;
-    c.kernel = kernelNamed(p.value("kernel").toString());
-    c.bandwidthRule = p.value("bandwidth_rule").toString() == QLatin1String("fixed") ? BandwidthRule::Fixed
-                                                                                     : BandwidthRule::Median;
-    c.bandwidth = p.value("bandwidth").toDouble();
-    c.bandwidthScale = p.value("bandwidth_scale").toDouble();
-    c.medianRows = p.value("median_rows").toLongLong();
-    c.nu = p.value("nu").toDouble();
-    if (c.bandwidthRule == BandwidthRule::Fixed && !(c.bandwidth > 0))
-        throw paramError(QStringLiteral("parameter \"bandwidth\": %1 is not a bandwidth; with bandwidth_rule \"fixed\" "
-                                        "it must be > 0")
-                             .arg(c.bandwidth));
+    const RandomFeatureDefaults fd = featureDefaults(a);
+    const train::FeatureMapConfig features = randomFeaturesFromParams(p, fd);
+    c.kernel = a == Algorithm::KernelRidge ? kernelNamed(p.value("kernel").toString()) : features.kind;
+    c.bandwidthRule = features.bandwidthRule == train::BandwidthRule::Fixed ? BandwidthRule::Fixed : BandwidthRule::Median;
+    // One "bandwidth": σ with the fixed rule, the median's multiple with the median rule.
+    c.bandwidth = c.bandwidthRule == BandwidthRule::Fixed ? features.bandwidth : 1.0;
+    c.bandwidthScale = c.bandwidthRule == BandwidthRule::Median ? features.bandwidth : 1.0;
+    c.medianRows = features.medianSample;
+    c.nu = p.value("ridge").toDouble();
     if (c.medianRows < 2 || c.bandwidthScale <= 0)
         throw std::invalid_argument("dsgd: parameters were not normalised by the schema");
     if (a == Algorithm::KernelRidge) {
@@ -215,35 +285,28 @@ DsgdConfig DsgdConfig::fromParams(Algorithm a, const QVariantMap& p)
         c.loss = LossKind::Logistic;
     else if (loss == QLatin1String("multinomial_logistic"))
         c.loss = LossKind::Multinomial;
-    c.theta = p.value("theta").toDouble();
-    c.t0 = p.value("t0").toDouble();
+    const OptimizerDefaults od = stepDefaults(a);
+    const train::LearningRateSchedule step = scheduleFromParams(p, od);
+    c.theta = step.base;
+    c.inverseDecay = step.decay;
     c.batchSize = p.value("batch_size").toLongLong();
     c.epochs = p.value("epochs").toDouble();
     c.cacheMiB = p.value("cache_mib").toDouble();
     c.checkpointEvery = p.value("checkpoint_every").toLongLong();
     if (!(c.theta > 0))
-        throw paramError(QStringLiteral("parameter \"theta\": the step size θ must be > 0, got %1").arg(c.theta));
-    if (c.batchSize < 1 || !(c.epochs > 0) || !(c.t0 > 0))
+        throw paramError(QStringLiteral("parameter \"lr\": the step size θ must be > 0, got %1").arg(c.theta));
+    if (c.batchSize < 1 || !(c.epochs > 0) || !(c.inverseDecay >= 0))
         throw std::invalid_argument("dsgd: parameters were not normalised by the schema");
     const bool pairs = c.kernel == train::FeatureKind::GaussianCosSin;
 
     if (a == Algorithm::RandomFeatureSgd) {
-        c.features = p.value("features").toLongLong();
+        c.features = features.count;
         if (pairs && c.features % 2 != 0)
-            throw paramError(QStringLiteral("parameters \"features\" and \"kernel\": gaussian_cos_sin makes features in "
-                                            "cos/sin pairs; %1 is odd")
+            throw paramError(QStringLiteral("parameters \"feature_count\" and \"random_features\": gaussian_cos_sin "
+                                            "makes features in cos/sin pairs; %1 is odd")
                                  .arg(c.features));
-        const QString m = p.value("method").toString();
-        using train::Method;
-        c.optimizer.method = m == QLatin1String("momentum") ? Method::Momentum
-                             : m == QLatin1String("nag")    ? Method::Nag
-                             : m == QLatin1String("adagrad") ? Method::AdaGrad
-                             : m == QLatin1String("rmsprop") ? Method::RmsProp
-                             : m == QLatin1String("adam")    ? Method::Adam
-                                                             : Method::Sgd;
+        c.optimizer = optimizerFromParams(p, od);
         c.optimizer.weightDecay = c.nu;
-        if (c.optimizer.method == Method::AdaGrad)
-            c.optimizer.epsilon = 1e-10;  // PyTorch's, as the gradient plugin
         return c;
     }
 
@@ -252,8 +315,8 @@ DsgdConfig DsgdConfig::fromParams(Algorithm a, const QVariantMap& p)
     if (a == Algorithm::Preconditioned)
         c.preconditionRidge = p.value("precondition_ridge").toDouble();
     if (pairs && c.featuresPerStep % 2 != 0)
-        throw paramError(QStringLiteral("parameters \"features_per_step\" and \"kernel\": gaussian_cos_sin makes "
-                                        "features in cos/sin pairs; %1 is odd")
+        throw paramError(QStringLiteral("parameters \"features_per_step\" and \"random_features\": gaussian_cos_sin "
+                                        "makes features in cos/sin pairs; %1 is odd")
                              .arg(c.featuresPerStep));
     if (c.maxFeatures > 0 && c.maxFeatures < c.featuresPerStep)
         throw paramError(QStringLiteral("parameter \"max_features\": %1 is less than one step's features "
@@ -261,8 +324,8 @@ DsgdConfig DsgdConfig::fromParams(Algorithm a, const QVariantMap& p)
                              .arg(c.maxFeatures)
                              .arg(c.featuresPerStep));
     if (c.theta * c.nu >= 1.0)
-        throw paramError(QStringLiteral("parameters \"theta\" and \"nu\": θ·ν = %1 ≥ 1, so the first steps' shrink "
-                                        "factor 1 − γ·ν would be ≤ 0 (it must stay in (0, 1]); lower theta or nu")
+        throw paramError(QStringLiteral("parameters \"lr\" and \"ridge\": θ·ν = %1 ≥ 1, so the first steps' shrink "
+                                        "factor 1 − γ·ν would be ≤ 0 (it must stay in (0, 1]); lower lr or ridge")
                              .arg(c.theta * c.nu));
     return c;
 }
@@ -281,7 +344,7 @@ train::LearningRateSchedule DsgdConfig::schedule() const
     train::LearningRateSchedule s;
     s.kind = train::LearningRateSchedule::Kind::Inverse;
     s.base = theta;
-    s.decay = 1.0 / t0;
+    s.decay = inverseDecay;
     return s;
 }
 

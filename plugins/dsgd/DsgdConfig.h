@@ -8,6 +8,9 @@
 #include <Optimizer.h>
 #include <RandomFeatures.h>
 #include <trainbench/Trainbench.h>
+#include <trainbench/toolkit/OptimizerParams.h>
+#include <trainbench/toolkit/RandomFeatureParams.h>
+#include <trainbench/toolkit/StoppingParams.h>
 
 #include <QString>
 #include <QStringList>
@@ -23,10 +26,10 @@ enum class Algorithm {
     KernelRidge        ///< dsgd.kernel_ridge — exact kernel ridge regression on a subsample
 };
 
-/// How the kernel's bandwidth σ is chosen.
+/// How the kernel's bandwidth σ is chosen ("bandwidth_rule" of the random-features block).
 enum class BandwidthRule {
-    Median,  ///< σ = bandwidth_scale × the median pairwise distance of median_rows training rows
-    Fixed    ///< σ = bandwidth
+    Median,  ///< σ = "bandwidth" × the median pairwise distance of "median_sample" training rows
+    Fixed    ///< σ = "bandwidth"
 };
 
 /// Stream indices for tb::deriveSeed(run seed, index): every random stream of a run.
@@ -41,19 +44,20 @@ enum SeedStream : std::uint64_t {
 struct DsgdConfig {
     Algorithm algorithm = Algorithm::Doubly;
 
-    // Kernel (every algorithm).
+    // Kernel (every algorithm): the random-features block ("random_features", or "kernel" for
+    // the exact solution; "bandwidth_rule", "bandwidth", "median_sample").
     train::FeatureKind kernel = train::FeatureKind::GaussianCos;
     BandwidthRule bandwidthRule = BandwidthRule::Median;
-    double bandwidth = 1.0;
-    double bandwidthScale = 1.0;
+    double bandwidth = 1.0;       ///< σ with BandwidthRule::Fixed
+    double bandwidthScale = 1.0;  ///< the median's multiple with BandwidthRule::Median
     Eigen::Index medianRows = 1000;
-    /// ν ≥ 0: the objective is mean loss + ν/2·‖f‖²_H (Dai et al., eq. 1).
+    /// ν ≥ 0 ("ridge"): the objective is mean loss + ν/2·‖f‖²_H (Dai et al., eq. 1).
     double nu = 0.0;
 
     // Stochastic methods (every algorithm but kernel_ridge).
     std::optional<LossKind> loss;  ///< nullopt = auto (multinomial for classification, else squared)
-    double theta = 1.0;            ///< θ of γ_t = θ/(1 + t/t₀)
-    double t0 = 1.0;               ///< t₀ > 0, in steps
+    double theta = 1.0;            ///< θ ("lr") of γ_t = θ/(1 + t/t₀)
+    double inverseDecay = 1.0;     ///< 1/t₀ ≥ 0 ("inverse_decay"), per step
     Eigen::Index batchSize = 32;
     double epochs = 1.0;           ///< passes over the training rows (fractions allowed)
     double cacheMiB = 256.0;       ///< projection cache budget (0 = regenerate always)
@@ -65,7 +69,7 @@ struct DsgdConfig {
     double preconditionRidge = 1e-7;   ///< ε of the preconditioner cov + (ν + ε)I
 
     // Random-feature SGD.
-    Eigen::Index features = 256;       ///< p, fixed
+    Eigen::Index features = 256;       ///< p, fixed ("feature_count")
     train::OptimizerSettings optimizer;
 
     // Exact kernel ridge regression.
@@ -76,18 +80,21 @@ struct DsgdConfig {
     static QString idOf(Algorithm a);
     static std::optional<Algorithm> fromId(const QString& id);
 
-    /// The parameter schema of an algorithm (every default, range and help text).
+    /// The parameter schema of an algorithm (every default, range and help text): the shared
+    /// random-features, optimizer (step size) and stopping blocks. Parameters of plugin versions
+    /// before 1.1.0 ("theta", "t0", "nu", "kernel", "bandwidth_scale", "median_rows",
+    /// "features", "method") are upgraded with a note.
     static ParamSchema schema(Algorithm a);
 
     /// Reads parameters normalised by schema(a). Throws std::invalid_argument naming the
-    /// parameters for values or combinations the schema cannot express: a fixed bandwidth
-    /// ≤ 0, θ ≤ 0, θ·ν ≥ 1 (the shrink factor 1 − γν would reach 0), an odd number of cos/sin
-    /// features, max_features below features_per_step.
+    /// parameters for values or combinations the schema cannot express: θ ("lr") ≤ 0, θ·ν ≥ 1
+    /// (the shrink factor 1 − γν would reach 0), an odd number of cos/sin features,
+    /// max_features below features_per_step.
     static DsgdConfig fromParams(Algorithm a, const QVariantMap& params);
 
     /// The loss for @p task: the chosen one, or auto's choice.
     LossKind resolveLoss(Task task) const;
-    /// γ_t = θ/(1 + t/t₀) for t = steps done (LearningRateSchedule::Kind::Inverse, decay 1/t₀).
+    /// γ_t = θ/(1 + inverseDecay·t) for t = steps done (LearningRateSchedule::Kind::Inverse).
     train::LearningRateSchedule schedule() const;
     /// Projection cache budget in bytes.
     double cacheBytes() const { return cacheMiB * 1048576.0; }

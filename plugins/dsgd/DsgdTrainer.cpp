@@ -5,6 +5,8 @@
 #include "StopScope.h"
 
 #include <LeastSquares.h>
+#include <TrainingLoop.h>
+#include <trainbench/toolkit/RunLoopHost.h>
 
 #include <tbb/task_arena.h>
 
@@ -103,41 +105,49 @@ void DsgdTrainer::fit(const DatasetView& data, RunContext& ctx)
     std::vector<Eigen::Index> rows;
     Eigen::MatrixXd xb, tb, f, dl, phi, alpha, g, cross;
     QJsonArray checkpointFeatures;
-    double lossSum = 0;
-    Eigen::Index lossRows = 0;
     int fallbacks = 0;
 
-    for (Eigen::Index step = 0; step < p.steps; ++step) {
-        if (ctx.stopRequested() || !batches.next(rows))
-            return;
+    // The algorithm: one step (a minibatch, a block of new features); the loop polls Stop and
+    // checkpoints where the batch schedule says (log-spaced, epoch ends, checkpoint_every).
+    train::TrainingLoop::Hooks hooks;
+    hooks.step = [&](const train::LoopPosition& at) {
+        train::StepResult out;
+        out.stopped = true;
+        if (!batches.next(rows))
+            return out;
+        const Eigen::Index step = at.step - 1;
         const Eigen::Index m = Eigen::Index(rows.size());
         xb = data.x(rows, Eigen::all);
         tb = targets(rows, Eigen::all);
         if (!m_model.evaluate(xb, f, stop))
-            return;
+            return out;
         const double batchLoss = loss.evaluate(f, tb, dl);
-        if (!std::isfinite(batchLoss)) {
-            ctx.log(QStringLiteral("diverged at step %1 (epoch %2): the minibatch loss is %3")
-                        .arg(step + 1).arg(batches.epochsDone()).arg(batchLoss));
-            ctx.record("diverged_at_epoch", batches.epochsDone());
-            ctx.checkpoint(Checkpoint{batches.epochsDone(), std::numeric_limits<double>::infinity(), {}});
-            return;
-        }
+        out.stopped = false;
+        out.loss = batchLoss;
+        out.rows = double(m);
+        if (!std::isfinite(batchLoss))
+            return out;  // the loop reports the divergence
         const double gamma = schedule.rate(double(step));
         const Eigen::Index first = m_model.features();
-        if (!m_model.features(xb, first, p.perStep, phi, stop))
-            return;
+        if (!m_model.features(xb, first, p.perStep, phi, stop)) {
+            out.stopped = true;
+            return out;
+        }
         if (preconditioned) {
             num::gramAndCross(phi, dl, g, cross, 0, stop);
-            if (stop.stopRequested())
-                return;
+            if (stop.stopRequested()) {
+                out.stopped = true;
+                return out;
+            }
             num::LeastSquaresOptions opt;
             opt.ridge = double(m) * r * (c.nu + c.preconditionRidge);
             opt.stop = stop;
             num::SolveReport report;
             alpha = num::solveNormalEquations(g, cross, opt, &report);
-            if (report.interrupted)
-                return;
+            if (report.interrupted) {
+                out.stopped = true;
+                return out;
+            }
             if (report.fallback && fallbacks++ == 0)
                 ctx.log(QStringLiteral("step %1: the preconditioner solve left Cholesky: %2")
                             .arg(step + 1).arg(QString::fromStdString(report.summary())));
@@ -149,25 +159,27 @@ void DsgdTrainer::fit(const DatasetView& data, RunContext& ctx)
         if (c.nu > 0)
             m_model.scale(1.0 - gamma * c.nu);
         m_model.append(alpha);
-        lossSum += batchLoss;
-        lossRows += m;
-
-        // (max_features may end the run before the batches do: its last step checkpoints too.)
-        const bool due = batches.checkpointDue(c.checkpointEvery) || step + 1 == p.steps;
-        if (due) {
-            account(batchBytes);
-            checkpointFeatures.append(double(m_model.features()));
-            ctx.record("checkpoint_features", checkpointFeatures);
-            ctx.record("working_memory_bytes", m_peakBytes);
-            if (preconditioned)
-                ctx.record("precondition_fallbacks", fallbacks);
-            const double meanLoss = lossSum / double(std::max<Eigen::Index>(lossRows, 1));
-            lossSum = 0;
-            lossRows = 0;
-            if (ctx.checkpoint(Checkpoint{batches.epochsDone(), meanLoss, {}}) == CheckpointAction::Stop)
-                return;
-        }
-    }
+        return out;
+    };
+    hooks.beforeCheckpoint = [&](const train::LoopPosition&) {
+        account(batchBytes);
+        checkpointFeatures.append(double(m_model.features()));
+        ctx.record("checkpoint_features", checkpointFeatures);
+        ctx.record("working_memory_bytes", m_peakBytes);
+        if (preconditioned)
+            ctx.record("precondition_fallbacks", fallbacks);
+    };
+    RunLoopHost host(ctx);
+    train::TrainingLoop loop(host);
+    // (max_features may end the run before the batches do: its last step checkpoints too.)
+    loop.checkpointWhen([&](const train::LoopPosition& at) {
+        return batches.checkpointDue(c.checkpointEvery) || at.step == p.steps;
+    });
+    loop.divergenceMessage([&](const train::LoopPosition& at, double l) {
+        return QStringLiteral("diverged at step %1 (epoch %2): the minibatch loss is %3")
+            .arg(at.step).arg(at.epochs).arg(l).toStdString();
+    });
+    loop.run(train::TrainingLoop::steps(p.steps, [&] { return batches.epochsDone(); }), hooks);
 }
 
 Eigen::MatrixXd DsgdTrainer::predict(const Eigen::Ref<const Eigen::MatrixXd>& x) const

@@ -20,7 +20,7 @@ namespace tb::dsgd {
 /// f(x_b) for them with every feature so far, regenerating each ω_j from its seed (or reading
 /// it from the projection cache; KernelExpansion, Algorithm 2); take the loss derivatives
 /// l′_b = ∂l/∂f(x_b); draw the r new features T … T+r−1 (seeds deriveSeed(feature seed, j));
-/// set γ = θ/(1 + t/t₀); shrink every earlier coefficient by (1 − γν); append the new block's
+/// set γ = θ/(1 + t/t₀) (lr = θ, inverse_decay = 1/t₀); shrink every earlier coefficient by (1 − γν); append the new block's
 /// coefficients (r × k, k = model outputs):
 ///  - dsgd.doubly_stochastic (Algorithm 1): α_j = −γ/(r·|B|) · Σ_b l′_b φ_j(x_b) with
 ///    φ_j = √2·cos(ω_jᵀx + b_j) (or √2·cos/√2·sin pairs): the mean over the batch of the
@@ -34,7 +34,8 @@ namespace tb::dsgd {
 ///    (a Cholesky solve through tb::num::solveNormalEquations; for the squared loss and γ = 1 it
 ///    is the ridge least-squares fit of the residual on the new block).
 ///
-/// Checkpoints (BatchSchedule::checkpointDue): Checkpoint::epoch = rows visited / n, loss =
+/// fit() is that step: the toolkit's TrainingLoop runs the steps (Stop, the cadence,
+/// divergence). Checkpoints (BatchSchedule::checkpointDue): Checkpoint::epoch = rows visited / n, loss =
 /// the mean minibatch loss (before each update) since the previous checkpoint. Facts: the
 /// bandwidth, the plan (steps, features, batch), "checkpoint_features" (T at each
 /// checkpoint), "working_memory_bytes" (the largest buffers this trainer held: model, cache,

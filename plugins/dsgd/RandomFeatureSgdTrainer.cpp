@@ -5,6 +5,8 @@
 #include "StopScope.h"
 
 #include <Optimizer.h>
+#include <TrainingLoop.h>
+#include <trainbench/toolkit/RunLoopHost.h>
 
 #include <tbb/task_arena.h>
 
@@ -76,45 +78,45 @@ void RandomFeatureSgdTrainer::fit(const DatasetView& data, RunContext& ctx)
     BatchSchedule batches(n, c.batchSize, c.epochs, deriveSeed(ctx.seed(), kSeedOrder));
     std::vector<Eigen::Index> rows;
     Eigen::MatrixXd xb, tb, phi, f, dl, grad;
-    double lossSum = 0;
-    Eigen::Index lossRows = 0;
     m_peakBytes = weights + batchBytes + evalBytes;
 
-    for (Eigen::Index step = 0; step < batches.totalSteps(); ++step) {
-        if (ctx.stopRequested() || !batches.next(rows))
-            return;
+    // The algorithm: one minibatch update of the feature weights; the loop polls Stop and
+    // checkpoints where the batch schedule says.
+    train::TrainingLoop::Hooks hooks;
+    hooks.step = [&](const train::LoopPosition& at) {
+        train::StepResult out;
+        out.stopped = true;
+        if (!batches.next(rows))
+            return out;
         const Eigen::Index m = Eigen::Index(rows.size());
         xb = data.x(rows, Eigen::all);
         tb = targets(rows, Eigen::all);
         if (!m_model.features(xb, 0, p, phi, stop))
-            return;
+            return out;
         f.noalias() = phi * w;
-        const double batchLoss = loss.evaluate(f, tb, dl);
-        if (!std::isfinite(batchLoss)) {
-            m_model.setCoefficients(w);
-            ctx.log(QStringLiteral("diverged at step %1 (epoch %2): the minibatch loss is %3")
-                        .arg(step + 1).arg(batches.epochsDone()).arg(batchLoss));
-            ctx.record("diverged_at_epoch", batches.epochsDone());
-            ctx.checkpoint(Checkpoint{batches.epochsDone(), std::numeric_limits<double>::infinity(), {}});
-            return;
-        }
+        out = train::StepResult{loss.evaluate(f, tb, dl), double(m), false};
+        if (!std::isfinite(out.loss))
+            return out;  // the loop reports the divergence
         grad.noalias() = phi.transpose() * dl;
         optimizer.beginStep();
-        optimizer.apply(schedule.rate(double(step)), 0, Eigen::Map<Eigen::VectorXd>(w.data(), w.size()),
+        optimizer.apply(schedule.rate(double(at.step - 1)), 0, Eigen::Map<Eigen::VectorXd>(w.data(), w.size()),
                         Eigen::Map<const Eigen::VectorXd>(grad.data(), grad.size()), 1.0 / double(m));
-        lossSum += batchLoss;
-        lossRows += m;
-        if (batches.checkpointDue(c.checkpointEvery)) {
-            m_model.setCoefficients(w);
-            m_peakBytes = std::max(m_peakBytes, weights + batchBytes + evalBytes + m_model.cacheBytes());
-            ctx.record("working_memory_bytes", m_peakBytes);
-            const double meanLoss = lossSum / double(std::max<Eigen::Index>(lossRows, 1));
-            lossSum = 0;
-            lossRows = 0;
-            if (ctx.checkpoint(Checkpoint{batches.epochsDone(), meanLoss, {}}) == CheckpointAction::Stop)
-                return;
-        }
-    }
+        return out;
+    };
+    hooks.beforeCheckpoint = [&](const train::LoopPosition&) {
+        m_model.setCoefficients(w);
+        m_peakBytes = std::max(m_peakBytes, weights + batchBytes + evalBytes + m_model.cacheBytes());
+        ctx.record("working_memory_bytes", m_peakBytes);
+    };
+    hooks.beforeDivergence = [&](const train::LoopPosition&) { m_model.setCoefficients(w); };
+    RunLoopHost host(ctx);
+    train::TrainingLoop loop(host);
+    loop.checkpointWhen([&](const train::LoopPosition&) { return batches.checkpointDue(c.checkpointEvery); });
+    loop.divergenceMessage([&](const train::LoopPosition& at, double l) {
+        return QStringLiteral("diverged at step %1 (epoch %2): the minibatch loss is %3")
+            .arg(at.step).arg(at.epochs).arg(l).toStdString();
+    });
+    loop.run(train::TrainingLoop::steps(batches.totalSteps(), [&] { return batches.epochsDone(); }), hooks);
 }
 
 Eigen::MatrixXd RandomFeatureSgdTrainer::predict(const Eigen::Ref<const Eigen::MatrixXd>& x) const

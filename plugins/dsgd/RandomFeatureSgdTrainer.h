@@ -20,7 +20,7 @@ namespace tb::dsgd {
 /// the flat vector w: gradient g = Φ_Bᵀl′/|B| + νw (the rule adds νw as weight decay), step
 /// γ_t = θ/(1 + t/t₀) at step t. The objective is that of the doubly stochastic methods,
 /// mean loss + ν/2·‖w‖² (≈ ν/2·‖f‖²_H), so with the squared loss it converges to the ridge
-/// solution on those features, (ΦᵀΦ/n + νI)w = Φᵀy/n. With the hinge loss, method sgd, t₀ = 1
+/// solution on those features, (ΦᵀΦ/n + νI)w = Φᵀy/n. With the hinge loss, optimizer sgd, t₀ = 1
 /// and θ = 1/ν it is Pegasos (Shalev-Shwartz et al. 2007) without its optional projection.
 ///
 /// Minibatches, checkpoints, Stop, divergence and the facts are as in DsgdTrainer; the

@@ -1,6 +1,7 @@
 #include "GradientConfig.h"
 
 #include <cmath>
+#include <limits>
 #include <stdexcept>
 
 namespace tb::gradient {
@@ -57,9 +58,10 @@ void addNetworkParams(ParamSchema& s)
                                            "softmax output (classification), squared_error = ½‖ŷ − y‖²; auto = "
                                            "cross_entropy for classification with a softmax output, else "
                                            "squared_error.")));
-    s.add(ParamSpec::real("weight_decay", QStringLiteral("Weight decay λ"), 0.0, 0.0, 100.0,
-                          QStringLiteral("L2 penalty λ/2·‖w‖² on all weights (biases included), i.e. λ·w added to "
-                                         "every gradient.")));
+    s.add(ParamSpec::real("ridge", QStringLiteral("Ridge λ (weight decay)"), 0.0, 0.0, 100.0,
+                          QStringLiteral("L2 penalty λ/2·‖w‖² on all weights (biases included) added to the mean "
+                                         "loss, i.e. λ·w added to every gradient (weight decay)."))
+              .withAlias(QStringLiteral("weight_decay")));
 }
 
 } // namespace
@@ -80,72 +82,59 @@ std::optional<AlgorithmKind> GradientConfig::kindFromId(const QString& id)
     return std::nullopt;
 }
 
-ParamSchema GradientConfig::schema(const AlgorithmKind& kind)
+OptimizerDefaults GradientConfig::optimizerDefaults(const AlgorithmKind& kind)
 {
     const MethodInfo& mi = info(kind);
+    OptimizerDefaults d;
+    d.method = kind.method;
+    d.lr = mi.learningRate;
+    d.epsilon = mi.epsilon > 0 ? mi.epsilon : std::numeric_limits<double>::quiet_NaN();
+    d.lrHelp = QStringLiteral("Step size of every update.");
+    using Kind = train::LearningRateSchedule::Kind;
+    d.schedules = {Kind::Constant, Kind::Step, Kind::Inverse};
+    d.unit = QStringLiteral("epochs");
+    return d;
+}
+
+StoppingDefaults GradientConfig::stoppingDefaults(const AlgorithmKind& kind)
+{
+    StoppingDefaults d;
+    if (kind.lbfgs) {
+        d.offerIterations = true;
+        d.iterations = 100;
+        d.iterationsMax = 1000000;
+        d.iterationsHelp = QStringLiteral("Most L-BFGS iterations; each is one checkpoint (\"epoch\") and uses one or "
+                                          "more full-batch gradients.");
+        d.offerGradientTolerance = true;
+        d.gradientTolerance = 1e-6;
+        d.gradientToleranceMin = 1e-14;
+        d.gradientToleranceMax = 1.0;
+        d.gradientTest = train::GradientTest::Scaled;
+        return d;
+    }
+    d.offerEpochs = true;
+    d.epochs = 10;
+    d.epochsMax = 10000000;
+    d.offerEarlyStopping = true;
+    return d;
+}
+
+ParamSchema GradientConfig::schema(const AlgorithmKind& kind)
+{
     ParamSchema s;
     if (kind.lbfgs) {
-        s.add(ParamSpec::integer("iterations", QStringLiteral("Iterations"), 100, 1, 1000000,
-                                 QStringLiteral("Most L-BFGS iterations; each is one checkpoint (\"epoch\") and uses "
-                                                "one or more full-batch gradients.")));
-        s.add(ParamSpec::integer("memory", QStringLiteral("Memory"), 10, 1, 1000,
-                                 QStringLiteral("Correction pairs kept for the inverse-Hessian approximation.")));
-        s.add(ParamSpec::real("tolerance", QStringLiteral("Gradient tolerance"), 1e-6, 1e-14, 1.0,
-                              QStringLiteral("Stops when ‖∇f‖ ≤ tolerance·max(1, ‖w‖)."), true));
-        s.add(ParamSpec::choice("line_search", QStringLiteral("Line search"), {"strong_wolfe", "backtracking"},
-                                "strong_wolfe",
-                                QStringLiteral("strong_wolfe = bracketing and zoom (Nocedal & Wright, Alg. 3.5), "
-                                               "backtracking = Armijo backtracking.")));
+        addStoppingParams(s, stoppingDefaults(kind));
+        addLbfgsParams(s, LbfgsDefaults{});
         addNetworkParams(s);
         return s;
     }
-    s.add(ParamSpec::real("lr", QStringLiteral("Learning rate η"), mi.learningRate, 1e-8, 10.0,
-                          QStringLiteral("Step size of every update."), true));
-    switch (kind.method) {
-    case Method::Momentum:
-    case Method::Nag:
-        s.add(ParamSpec::real("momentum", QStringLiteral("Momentum μ"), 0.9, 0.0, 0.9999,
-                              QStringLiteral("Weight of the previous velocity.")));
-        break;
-    case Method::RmsProp:
-        s.add(ParamSpec::real("rho", QStringLiteral("Decay ρ"), 0.9, 0.0, 0.9999,
-                              QStringLiteral("Decay of the running mean of squared gradients.")));
-        break;
-    case Method::Adam:
-        s.add(ParamSpec::real("beta1", QStringLiteral("β₁"), 0.9, 0.0, 0.9999,
-                              QStringLiteral("Decay of the first-moment estimate.")));
-        s.add(ParamSpec::real("beta2", QStringLiteral("β₂"), 0.999, 0.0, 0.999999,
-                              QStringLiteral("Decay of the second-moment estimate.")));
-        break;
-    case Method::Sgd:
-    case Method::AdaGrad:
-        break;
-    }
-    if (kind.method == Method::AdaGrad || kind.method == Method::RmsProp || kind.method == Method::Adam)
-        s.add(ParamSpec::real("epsilon", QStringLiteral("ε"), mi.epsilon, 1e-16, 1.0,
-                              QStringLiteral("Added to the root of the squared-gradient estimate."), true));
+    addOptimizerParams(s, optimizerDefaults(kind));
     s.add(ParamSpec::integer("batch_size", QStringLiteral("Batch size"), 32, 1, 1000000000,
                              QStringLiteral("Samples per update; values above the training rows mean full batch.")));
-    s.add(ParamSpec::integer("epochs", QStringLiteral("Epochs"), 10, 1, 10000000,
-                             QStringLiteral("Passes over the training set.")));
+    addStoppingParams(s, stoppingDefaults(kind));
     s.add(ParamSpec::boolean("shuffle", QStringLiteral("Shuffle"), true,
                              QStringLiteral("Visit the samples in a new random order every epoch (seeded from the "
                                             "run's seed).")));
-    s.add(ParamSpec::choice("schedule", QStringLiteral("Schedule"), {"constant", "step", "inverse"}, "constant",
-                            QStringLiteral("Learning rate after e completed epochs: constant η; step "
-                                           "η·step_factor^⌊e/step_epochs⌋; inverse η/(1 + inverse_decay·e).")));
-    s.add(ParamSpec::integer("step_epochs", QStringLiteral("Step every"), 10, 1, 10000000,
-                             QStringLiteral("Epochs between rate reductions of the step schedule.")));
-    s.add(ParamSpec::real("step_factor", QStringLiteral("Step factor"), 0.5, 1e-6, 1.0,
-                          QStringLiteral("Factor applied by the step schedule.")));
-    s.add(ParamSpec::real("inverse_decay", QStringLiteral("Inverse decay"), 0.1, 0.0, 1e6,
-                          QStringLiteral("Decay rate of the inverse (1/t) schedule, per epoch.")));
-    s.add(ParamSpec::real("validation_fraction", QStringLiteral("Validation fraction"), 0.0, 0.0, 0.5,
-                          QStringLiteral("Early stopping: share of the training rows held out (seeded) to stop "
-                                         "when their loss has not improved for `patience` epochs; the best "
-                                         "weights are kept. 0 = off.")));
-    s.add(ParamSpec::integer("patience", QStringLiteral("Patience"), 5, 1, 1000000,
-                             QStringLiteral("Early stopping: epochs without a better validation loss.")));
     s.add(ParamSpec::integer("checkpoint_every", QStringLiteral("Checkpoint every"), 0, 0, 1000000000,
                              QStringLiteral("Extra checkpoints every this many minibatches inside an epoch "
                                             "(0 = at epoch ends only).")));
@@ -172,39 +161,26 @@ GradientConfig GradientConfig::fromParams(const AlgorithmKind& kind, const QVari
     c.init = c.network.glorot ? InitKind::Glorot : InitKind::Uniform;
     c.initLow = c.network.initLow;
     c.initHigh = c.network.initHigh;
-    c.weightDecay = p.value("weight_decay").toDouble();
+    c.weightDecay = p.value("ridge").toDouble();
     if (c.loss == LossChoice::CrossEntropy && c.output && *c.output != num::Activation::Softmax)
         throw std::invalid_argument(QStringLiteral("parameters \"loss\" and \"output_activation\": cross_entropy needs "
                                                    "a softmax output, got \"%1\"").arg(out).toStdString());
 
+    c.stopping = stoppingFromParams(p, stoppingDefaults(kind));
     if (kind.lbfgs) {
-        c.iterations = p.value("iterations").toInt();
-        c.memory = p.value("memory").toInt();
-        c.tolerance = p.value("tolerance").toDouble();
-        c.strongWolfe = p.value("line_search").toString() == QLatin1String("strong_wolfe");
+        c.lbfgs = lbfgsFromParams(p);
+        c.iterations = c.lbfgs.maxIterations;
         return c;
     }
-    c.optimizer.method = kind.method;
+    const OptimizerDefaults od = optimizerDefaults(kind);
+    c.optimizer = optimizerFromParams(p, od);
     c.optimizer.weightDecay = c.weightDecay;
-    c.optimizer.momentum = p.value("momentum", 0.9).toDouble();
-    c.optimizer.rho = p.value("rho", 0.9).toDouble();
-    c.optimizer.beta1 = p.value("beta1", 0.9).toDouble();
-    c.optimizer.beta2 = p.value("beta2", 0.999).toDouble();
-    c.optimizer.epsilon = p.value("epsilon", 1e-8).toDouble();
-    c.schedule.base = p.value("lr").toDouble();
+    c.schedule = scheduleFromParams(p, od);
     c.batchSize = p.value("batch_size").toLongLong();
-    c.epochs = p.value("epochs").toInt();
+    c.epochs = int(c.stopping.epochs);
     c.shuffle = p.value("shuffle").toBool();
-    const QString sched = p.value("schedule").toString();
-    using Kind = train::LearningRateSchedule::Kind;
-    c.schedule.kind = sched == QLatin1String("step")      ? Kind::Step
-                      : sched == QLatin1String("inverse") ? Kind::Inverse
-                                                          : Kind::Constant;
-    c.schedule.every = p.value("step_epochs").toInt();
-    c.schedule.factor = p.value("step_factor").toDouble();
-    c.schedule.decay = p.value("inverse_decay").toDouble();
-    c.validationFraction = p.value("validation_fraction").toDouble();
-    c.patience = p.value("patience").toInt();
+    c.validationFraction = c.stopping.validationFraction;
+    c.patience = c.stopping.patience;
     c.checkpointEvery = p.value("checkpoint_every").toInt();
     if (c.schedule.base <= 0 || c.batchSize < 1 || c.epochs < 1 || c.schedule.every < 1)
         throw std::invalid_argument("gradient: parameters were not normalised by the schema");

@@ -3,12 +3,17 @@
 /// The parameters of the gradient plugin's algorithms: schemas, parsing, the learning-rate
 /// schedule and the network they describe.
 
+#include <LbfgsDriver.h>
 #include <LearningRateSchedule.h>
 #include <Optimizer.h>
+#include <StoppingRules.h>
 
 #include <Activation.h>
 #include <Mlp.h>
 #include <trainbench/Trainbench.h>
+#include <trainbench/toolkit/LbfgsParams.h>
+#include <trainbench/toolkit/OptimizerParams.h>
+#include <trainbench/toolkit/StoppingParams.h>
 
 #include <QString>
 #include <optional>
@@ -52,12 +57,15 @@ struct GradientConfig {
     InitKind init = InitKind::Uniform;
     double initLow = -1.0;
     double initHigh = 1.0;
-    double weightDecay = 0.0;                               ///< λ, penalty λ/2·‖w‖² on all weights
+    double weightDecay = 0.0;                               ///< λ ("ridge"), penalty λ/2·‖w‖² on all weights
+    /// The stopping block: epochs and early stopping (first-order methods), iterations and the
+    /// gradient test (L-BFGS).
+    train::StoppingRules stopping;
 
     // First-order methods.
     OptimizerSettings optimizer;
-    /// η(e) for e completed epochs (constant within an epoch): the "lr", "schedule",
-    /// "step_epochs", "step_factor" and "inverse_decay" parameters.
+    /// η(e) for e completed epochs (constant within an epoch): the optimizer block's "lr",
+    /// "schedule", "step_epochs", "step_factor" and "inverse_decay".
     train::LearningRateSchedule schedule;
     Eigen::Index batchSize = 32;                            ///< clamped to the training rows
     int epochs = 10;
@@ -66,11 +74,10 @@ struct GradientConfig {
     int patience = 5;
     int checkpointEvery = 0;                                ///< minibatches; 0 = epoch ends only
 
-    // L-BFGS.
+    // L-BFGS: the L-BFGS block (memory, line search) with the stopping block's iterations and
+    // gradient tolerance and test.
     int iterations = 100;
-    int memory = 10;
-    double tolerance = 1e-6;
-    bool strongWolfe = true;                                ///< else Armijo backtracking
+    train::LbfgsSettings lbfgs;
 
     /// The algorithm ids of the plugin: "gradient.sgd", "gradient.momentum", "gradient.nag",
     /// "gradient.adagrad", "gradient.rmsprop", "gradient.adam", "gradient.lbfgs".
@@ -78,8 +85,13 @@ struct GradientConfig {
     /// The kind behind an id; nullopt for an unknown id.
     static std::optional<AlgorithmKind> kindFromId(const QString& id);
 
-    /// The parameter schema of an algorithm (every default, range and help text).
+    /// The parameter schema of an algorithm (every default, range and help text): the shared
+    /// optimizer, stopping, L-BFGS and network blocks (trainbench/toolkit/, NetworkParams.h).
     static ParamSchema schema(const AlgorithmKind& kind);
+    /// The optimizer block of a first-order method (its rule fixed by the id).
+    static OptimizerDefaults optimizerDefaults(const AlgorithmKind& kind);
+    /// The stopping block: epochs and early stopping, or L-BFGS's iterations and tolerance.
+    static StoppingDefaults stoppingDefaults(const AlgorithmKind& kind);
 
     /// Reads parameters normalised by schema(kind). Throws std::invalid_argument naming the
     /// parameters for combinations the schema cannot express (init_low > init_high,

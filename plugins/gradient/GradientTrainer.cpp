@@ -3,11 +3,14 @@
 #include <BatchGradient.h>
 #include <Optimizer.h>
 #include <Sampling.h>
+#include <TrainingLoop.h>
+#include <trainbench/toolkit/RunLoopHost.h>
 
 #include <algorithm>
 #include <cmath>
 #include <limits>
 #include <numeric>
+#include <optional>
 #include <stdexcept>
 
 namespace tb::gradient {
@@ -23,7 +26,7 @@ double squaredNorm(const num::Mlp& net)
 
 } // namespace
 
-GradientTrainer::GradientTrainer(GradientConfig config) : m_config(std::move(config))
+GradientTrainer::GradientTrainer(GradientConfig config) : NetworkTrainer("gradient"), m_config(std::move(config))
 {
     if (m_config.kind.lbfgs)
         throw std::invalid_argument("gradient: GradientTrainer runs first-order methods, not L-BFGS");
@@ -32,12 +35,8 @@ GradientTrainer::GradientTrainer(GradientConfig config) : m_config(std::move(con
 void GradientTrainer::fit(const DatasetView& data, RunContext& ctx)
 {
     const GradientConfig& c = m_config;
+    checkTrainingData(data, false);  // non-finite data diverge, reported as such
     const Eigen::Index n = data.rows();
-    if (n < 1)
-        throw std::invalid_argument("gradient: the training set is empty");
-    if (data.y.rows() != n)
-        throw std::invalid_argument("gradient: " + std::to_string(n) + " input rows but " +
-                                    std::to_string(data.y.rows()) + " target rows");
     const num::MlpLoss loss = c.resolveLoss(data.task);
     const std::uint64_t seed = ctx.seed();
     m_net = c.makeNetwork(data.inputs(), data.outputs(), data.task, deriveSeed(seed, kSeedWeights));
@@ -89,98 +88,65 @@ void GradientTrainer::fit(const DatasetView& data, RunContext& ctx)
         }
     };
 
-    ctx.record("network", QString::fromStdString(m_net.describe()));
-    ctx.record("weights", double(m_net.parameterCount()));
+    recordNetwork(ctx);
     ctx.record("batch_size", double(batch));
     ctx.record("loss_function", loss == num::MlpLoss::SoftmaxCrossEntropy ? "cross_entropy" : "squared_error");
     if (nVal > 0)
         ctx.record("validation_rows", double(nVal));
 
-    std::vector<Eigen::MatrixXd> bestWeights;
-    double bestVal = std::numeric_limits<double>::infinity();
-    int bestEpoch = 0, sinceBest = 0;
+    // The algorithm: one minibatch update per step; the loop does the rest (Stop, checkpoints
+    // at epoch ends and every checkpoint_every minibatches, divergence, early stopping).
     const double penaltyScale = 0.5 * c.weightDecay;
-
-    for (int e = 0; e < c.epochs; ++e) {
-        const double lr = c.learningRateAt(e);
+    double lr = 0;
+    train::TrainingLoop::Hooks hooks;
+    hooks.beginEpoch = [&](long long e) {
+        lr = c.learningRateAt(int(e));
         if (c.shuffle)
             train::shuffle(trainRows, shuffleGen);
-        double lossSum = 0;
-        for (Eigen::Index b = 0; b < batches; ++b) {
-            if (ctx.stopRequested())
-                return;
-            const Eigen::Index start = b * batch;
-            const Eigen::Index m = std::min(batch, nTrain - start);
-            const Eigen::Index row = contiguous ? start : trainRows[std::size_t(start)];
-            train::BatchGradient::Result r;
-            if (batch == 1)
-                r.loss = singleBackward(row);
-            else if (contiguous)
-                r = engine.gradient(m_net, nullptr, start, m, grads, ctx.stopToken());
-            else
-                r = engine.gradient(m_net, trainRows.data() + start, 0, m, grads, ctx.stopToken());
-            if (r.stopped)
-                return;
-            if (!std::isfinite(r.loss)) {
-                const double at = double(e) + double(b + 1) / double(batches);
-                ctx.log(QStringLiteral("diverged in epoch %1 (minibatch %2 of %3): the minibatch loss is %4")
-                            .arg(e + 1).arg(b + 1).arg(batches).arg(r.loss));
-                ctx.record("diverged_at_epoch", at);
-                // Infinite loss: the host marks the run diverged at this epoch.
-                ctx.checkpoint(Checkpoint{at, std::numeric_limits<double>::infinity(), {}});
-                return;
-            }
-            lossSum += r.loss;
+    };
+    hooks.step = [&](const train::LoopPosition& at) {
+        const Eigen::Index b = at.stepInEpoch - 1;
+        const Eigen::Index start = b * batch;
+        const Eigen::Index m = std::min(batch, nTrain - start);
+        const Eigen::Index row = contiguous ? start : trainRows[std::size_t(start)];
+        train::BatchGradient::Result r;
+        if (batch == 1)
+            r.loss = singleBackward(row);
+        else if (contiguous)
+            r = engine.gradient(m_net, nullptr, start, m, grads, ctx.stopToken());
+        else
+            r = engine.gradient(m_net, trainRows.data() + start, 0, m, grads, ctx.stopToken());
+        if (!r.stopped && std::isfinite(r.loss)) {
             if (batch == 1)
                 singleUpdate(row, lr);
             else
                 optimizer.step(lr, m_net, grads, 1.0 / double(m));
-            if (c.checkpointEvery > 0 && (b + 1) % c.checkpointEvery == 0 && b + 1 < batches) {
-                const double mid = lossSum / double(start + m) +
-                                   (penaltyScale > 0 ? penaltyScale * squaredNorm(m_net) : 0.0);
-                if (ctx.checkpoint(Checkpoint{double(e) + double(b + 1) / double(batches), mid, {}}) ==
-                    CheckpointAction::Stop)
-                    return;
-            }
         }
-        const double epochLoss = lossSum / double(nTrain) + (penaltyScale > 0 ? penaltyScale * squaredNorm(m_net) : 0.0);
-
-        bool stopEarly = false;
-        if (nVal > 0) {
-            const train::BatchGradient::Result v = engine.loss(m_net, valRows.data(), 0, nVal, ctx.stopToken());
-            if (v.stopped)
-                return;
-            const double valLoss = v.loss / double(nVal);
-            if (valLoss < bestVal) {
-                bestVal = valLoss;
-                bestWeights = m_net.allWeights();
-                bestEpoch = e + 1;
-                sinceBest = 0;
-            } else {
-                ++sinceBest;
-            }
-            stopEarly = sinceBest >= c.patience;
-            // The run ends with the best weights seen, as Keras' restore_best_weights.
-            if ((stopEarly || e + 1 == c.epochs) && bestEpoch != e + 1 && !bestWeights.empty()) {
-                m_net.setAllWeights(bestWeights);
-                ctx.log(QStringLiteral("early stopping: restored the weights of epoch %1 (validation loss %2)")
-                            .arg(bestEpoch).arg(bestVal));
-            }
-            if (stopEarly) {
-                ctx.record("early_stopped_at_epoch", e + 1);
-                ctx.record("best_epoch", bestEpoch);
-            }
-        }
-        if (ctx.checkpoint(Checkpoint{double(e + 1), epochLoss, {}}) == CheckpointAction::Stop || stopEarly)
-            return;
-    }
-}
-
-Eigen::MatrixXd GradientTrainer::predict(const Eigen::Ref<const Eigen::MatrixXd>& x) const
-{
-    if (m_net.layerCount() == 0)
-        throw std::logic_error("gradient: predict() called before fit()");
-    return m_net.predict(x);
+        return train::StepResult{r.loss, double(m), r.stopped};
+    };
+    // Checkpoints report the mean minibatch loss so far in the epoch + λ/2‖w‖².
+    hooks.checkpointLoss = [&](double mean) {
+        return mean + (penaltyScale > 0 ? penaltyScale * squaredNorm(m_net) : 0.0);
+    };
+    RunLoopHost host(ctx);
+    train::TrainingLoop loop(host);
+    loop.checkpointEvery(c.checkpointEvery);
+    loop.divergenceMessage([&](const train::LoopPosition& at, double l) {
+        return QStringLiteral("diverged in epoch %1 (minibatch %2 of %3): the minibatch loss is %4")
+            .arg(at.epoch + 1).arg(at.stepInEpoch).arg(batches).arg(l).toStdString();
+    });
+    std::vector<Eigen::MatrixXd> bestWeights;
+    if (nVal > 0)
+        loop.earlyStopping(
+            c.patience,
+            [&]() -> std::optional<double> {
+                const train::BatchGradient::Result v = engine.loss(m_net, valRows.data(), 0, nVal, ctx.stopToken());
+                if (v.stopped)
+                    return std::nullopt;
+                return v.loss / double(nVal);
+            },
+            [&] { bestWeights = m_net.allWeights(); }, [&] { m_net.setAllWeights(bestWeights); });
+    loop.run(train::TrainingLoop::epochs(c.epochs, batches), hooks);
 }
 
 QJsonObject GradientTrainer::predictCost(const ProblemShape& shape) const

@@ -6,6 +6,7 @@
 
 #include <Mlp.h>
 #include <trainbench/Trainbench.h>
+#include <trainbench/toolkit/NetworkTrainer.h>
 
 namespace tb::gradient {
 
@@ -21,27 +22,25 @@ namespace tb::gradient {
 /// epoch and minibatch, records "diverged_at_epoch" and reports a checkpoint with an infinite
 /// loss at the fractional epoch reached, which the host marks as divergence.
 ///
+/// fit() is the update rule only: the toolkit's TrainingLoop runs the epochs (Stop, the
+/// checkpoint cadence, divergence, early stopping), NetworkTrainer gives predict() (network
+/// outputs: class probabilities or regression values).
+///
 /// Not thread-safe (the host calls it from one thread); fit() parallelises over row chunks in
 /// the run's arena (see BatchGradient), with results independent of the thread count.
-class GradientTrainer final : public Trainer {
+class GradientTrainer final : public NetworkTrainer {
 public:
     explicit GradientTrainer(GradientConfig config);
 
     void fit(const DatasetView& data, RunContext& ctx) override;
-    /// Network outputs (class probabilities or regression values). Throws std::logic_error
-    /// before the first fit().
-    Eigen::MatrixXd predict(const Eigen::Ref<const Eigen::MatrixXd>& x) const override;
     /// {"flops": whole run, "flops_per_epoch": …}: 6·P flops per sample and epoch for P
     /// weights (forward 2P, backward 4P).
     QJsonObject predictCost(const ProblemShape& shape) const override;
 
     const GradientConfig& config() const { return m_config; }
-    /// The trained network (empty before fit()).
-    const num::Mlp& network() const { return m_net; }
 
 private:
     GradientConfig m_config;
-    num::Mlp m_net;
 };
 
 } // namespace tb::gradient

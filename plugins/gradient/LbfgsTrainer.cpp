@@ -10,7 +10,7 @@
 
 namespace tb::gradient {
 
-LbfgsTrainer::LbfgsTrainer(GradientConfig config) : m_config(std::move(config))
+LbfgsTrainer::LbfgsTrainer(GradientConfig config) : NetworkTrainer("gradient"), m_config(std::move(config))
 {
     if (!m_config.kind.lbfgs)
         throw std::invalid_argument("gradient: LbfgsTrainer runs L-BFGS only");
@@ -19,24 +19,16 @@ LbfgsTrainer::LbfgsTrainer(GradientConfig config) : m_config(std::move(config))
 void LbfgsTrainer::fit(const DatasetView& data, RunContext& ctx)
 {
     const GradientConfig& c = m_config;
+    checkTrainingData(data, false);
     const Eigen::Index n = data.rows();
-    if (n < 1)
-        throw std::invalid_argument("gradient: the training set is empty");
     const num::MlpLoss loss = c.resolveLoss(data.task);
     m_net = c.makeNetwork(data.inputs(), data.outputs(), data.task, deriveSeed(ctx.seed(), kSeedWeights));
     const Eigen::MatrixXd xt = train::transposedCopy(data.x);
     // f(w) = mean loss + λ/2·‖w‖² over every weight: the whole network is one block.
     train::MlpObjective f(m_net, loss, xt, data.y, double(n), c.weightDecay, ctx.stopToken());
-    ctx.record("network", QString::fromStdString(m_net.describe()));
-    ctx.record("weights", double(m_net.parameterCount()));
+    recordNetwork(ctx);
 
-    train::LbfgsSettings settings;
-    settings.memory = c.memory;
-    settings.epsilon = c.tolerance;
-    settings.maxIterations = c.iterations;
-    settings.lineSearch = c.strongWolfe ? train::LbfgsSettings::LineSearch::StrongWolfe
-                                        : train::LbfgsSettings::LineSearch::Armijo;
-    const train::LbfgsDriver driver(settings, ctx.stopToken());
+    const train::LbfgsDriver driver(c.lbfgs, ctx.stopToken());
 
     Eigen::VectorXd w = m_net.flatten();
     const train::LbfgsReport report = driver.minimise(f, w, [&](const train::LbfgsIterate& it) {
@@ -82,13 +74,6 @@ void LbfgsTrainer::fit(const DatasetView& data, RunContext& ctx)
         finish();
         return;
     }
-}
-
-Eigen::MatrixXd LbfgsTrainer::predict(const Eigen::Ref<const Eigen::MatrixXd>& x) const
-{
-    if (m_net.layerCount() == 0)
-        throw std::logic_error("gradient: predict() called before fit()");
-    return m_net.predict(x);
 }
 
 QJsonObject LbfgsTrainer::predictCost(const ProblemShape& shape) const

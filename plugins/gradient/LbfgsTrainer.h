@@ -6,6 +6,7 @@
 
 #include <Mlp.h>
 #include <trainbench/Trainbench.h>
+#include <trainbench/toolkit/NetworkTrainer.h>
 
 namespace tb::gradient {
 
@@ -15,26 +16,22 @@ namespace tb::gradient {
 /// gradient runs in parallel over fixed row chunks (BatchGradient), deterministic for any
 /// thread count.
 ///
-/// Ends after `iterations` iterations, when ‖∇f‖ ≤ tolerance·max(1, ‖w‖) (recorded as
+/// Ends after `iterations` iterations, when the gradient passes gradient_test with
+/// gradient_tolerance (default ‖∇f‖ ≤ gradient_tolerance·max(1, ‖w‖); recorded as
 /// "converged_at_iteration"), or when the line search cannot decrease f any further (logged
 /// and recorded as "line_search"; the last accepted weights are kept). A non-finite f is
 /// reported like the first-order trainers report divergence. Stop is polled between row
 /// blocks of every gradient evaluation.
-class LbfgsTrainer final : public Trainer {
+class LbfgsTrainer final : public NetworkTrainer {
 public:
     explicit LbfgsTrainer(GradientConfig config);
 
     void fit(const DatasetView& data, RunContext& ctx) override;
-    /// Network outputs. Throws std::logic_error before the first fit().
-    Eigen::MatrixXd predict(const Eigen::Ref<const Eigen::MatrixXd>& x) const override;
     /// {"flops_per_evaluation": one full-batch gradient (6·P·n)}; iterations take one or more.
     QJsonObject predictCost(const ProblemShape& shape) const override;
 
-    const num::Mlp& network() const { return m_net; }
-
 private:
     GradientConfig m_config;
-    num::Mlp m_net;
 };
 
 } // namespace tb::gradient

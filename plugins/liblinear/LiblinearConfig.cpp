@@ -82,10 +82,12 @@ ParamSchema LiblinearConfig::schema(bool regression)
                                        "liblinear-train's default: %1.")
                             .arg(defaults.join(QStringLiteral(", ")))));
     schema.add(
-        ParamSpec::real("bias", QStringLiteral("Bias feature"), 1.0, -1.0, 1e6,
+        ParamSpec::real("bias_value", QStringLiteral("Bias feature value"), 1.0, -1.0, 1e6,
                         QStringLiteral("Every row gets one more input of this value, whose weight is the "
                                        "intercept (regularised like the others); negative = no intercept "
-                                       "(liblinear-train -B; the tool's default is -1).")));
+                                       "(liblinear-train -B; the tool's default is -1). A value, not the on/off "
+                                       "\"bias\" of other plugins."))
+            .withAlias(QStringLiteral("bias")));
     if (regression)
         schema.add(ParamSpec::real("svr_epsilon", QStringLiteral("SVR ε"), 0.1, 0.0, 1e6,
                                    QStringLiteral("Half-width of the ε-insensitive zone of the SVR loss "
@@ -107,7 +109,7 @@ LiblinearConfig LiblinearConfig::fromParams(bool regression, const QVariantMap& 
     c.c = p.value("c").toDouble();
     const double tol = p.value("tolerance").toDouble();
     c.tolerance = tol > 0 ? tol : c.solver->defaultTolerance;
-    c.bias = p.value("bias").toDouble();
+    c.bias = p.value("bias_value").toDouble();
     if (c.bias < 0)
         c.bias = -1;
     c.svrEpsilon = regression ? p.value("svr_epsilon").toDouble() : 0.1;

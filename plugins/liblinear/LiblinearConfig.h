@@ -30,7 +30,7 @@ struct Solver {
 /// Why two algorithm ids with a solver choice rather than one id per solver: LIBLINEAR is one
 /// trainer with a solver switch (liblinear-train -s, Weka's LibLINEAR "SVMType"), so an
 /// experiment entry maps one to one onto a command line and a parameter sweep over solvers is a
-/// sweep over one parameter; C, tolerance and bias mean the same for every solver. The split by
+/// sweep over one parameter; C, tolerance and bias_value mean the same for every solver. The split by
 /// task keeps each id's regression/classification flags true, so that the workbench offers
 /// only what the solver can do: "liblinear.classify" has the classification solvers,
 /// "liblinear.regress" the three SVR solvers and their ε.
@@ -39,7 +39,7 @@ struct LiblinearConfig {
     const Solver* solver = nullptr;
     double c = 1.0;          ///< C > 0
     double tolerance = 0.1;  ///< the stopping tolerance in effect (the solver's default for 0)
-    double bias = 1.0;       ///< the bias feature's value; < 0 = no bias feature
+    double bias = 1.0;       ///< the bias feature's value ("bias_value"); < 0 = no bias feature
     double svrEpsilon = 0.1; ///< SVR only: the ε-insensitive zone (liblinear-train -p)
 
     static const QString classifyId; ///< "liblinear.classify"

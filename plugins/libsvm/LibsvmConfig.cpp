@@ -16,8 +16,8 @@ const Kernel kKernels[] = {{"linear", LINEAR}, {"polynomial", POLY}, {"rbf", RBF
 
 } // namespace
 
-const QString LibsvmConfig::classifyId = QStringLiteral("libsvm.c_svc");
-const QString LibsvmConfig::regressId = QStringLiteral("libsvm.epsilon_svr");
+const QString LibsvmConfig::classifyId = QStringLiteral("libsvm.classify");
+const QString LibsvmConfig::regressId = QStringLiteral("libsvm.regress");
 
 ParamSchema LibsvmConfig::schema(bool regression)
 {

@@ -20,8 +20,9 @@ enum class GammaRule {
 
 /// The complete, checked parameters of one run (build with fromParams()).
 ///
-/// Two algorithm ids, one per SVM type the issue asks for: "libsvm.c_svc" (classification) and
-/// "libsvm.epsilon_svr" (regression), each with the kernel as a parameter, as svm-train takes
+/// Two algorithm ids, one per SVM type: "libsvm.classify" (C-SVC) and "libsvm.regress" (ε-SVR),
+/// named by task as every plugin names its task-split ids (plugin 1.1.0; before: "libsvm.c_svc"
+/// and "libsvm.epsilon_svr", still accepted), each with the kernel as a parameter, as svm-train takes
 /// -s and -t: one experiment entry is one command line, and the task flags stay true.
 struct LibsvmConfig {
     bool regression = false;
@@ -38,10 +39,10 @@ struct LibsvmConfig {
     bool probability = false;
     double svrEpsilon = 0.1; ///< ε-SVR only: the ε-insensitive zone (svm-train -p)
 
-    static const QString classifyId; ///< "libsvm.c_svc"
-    static const QString regressId;  ///< "libsvm.epsilon_svr"
+    static const QString classifyId; ///< "libsvm.classify" (C-SVC)
+    static const QString regressId;  ///< "libsvm.regress" (ε-SVR)
 
-    /// The parameter schema of libsvm.c_svc (@p regression false) or libsvm.epsilon_svr.
+    /// The parameter schema of libsvm.classify (@p regression false) or libsvm.regress.
     static ParamSchema schema(bool regression);
     /// Reads parameters normalised by schema(regression).
     static LibsvmConfig fromParams(bool regression, const QVariantMap& params);

@@ -8,7 +8,7 @@
 
 namespace tb::libsvm {
 
-/// Offers libsvm.c_svc (C-SVC) and libsvm.epsilon_svr (ε-SVR), both LibsvmTrainer with the
+/// Offers libsvm.classify (C-SVC) and libsvm.regress (ε-SVR), both LibsvmTrainer with the
 /// kernel as a parameter; see LibsvmConfig. Thread-safe.
 class LibsvmPlugin final : public QObject, public TrainerFactory {
     Q_OBJECT

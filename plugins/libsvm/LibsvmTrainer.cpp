@@ -130,7 +130,7 @@ void LibsvmTrainer::fit(const DatasetView& data, RunContext& ctx)
     m_models.clear();
     m_inputs = d;
     m_outputs = k;
-    wrap::requireTask(data, m_config.regression, who, m_config.regression ? "libsvm.epsilon_svr" : "libsvm.c_svc");
+    wrap::requireTask(data, m_config.regression, who, m_config.regression ? "libsvm.regress" : "libsvm.classify");
     Rows::requireFinite(data.y, who, "training target");
 
     const auto t0 = Clock::now();

@@ -2,6 +2,8 @@
 
 #include "SimplexProjection.h"
 
+#include <TrainingLoop.h>
+#include <trainbench/toolkit/RunLoopHost.h>
 #include <LeastSquares.h>
 
 #include <trainbench/Seeds.h>
@@ -70,22 +72,25 @@ void CalibratedTrainer::train(const DatasetView& data, const Eigen::Ref<const Ei
     num::LeastSquaresOptions calibrate;
     calibrate.stop = stop;
     QJsonArray calibrationSolves;
-    for (Eigen::Index t = 1; t <= m_config.iterations; ++t) {
-        if (ctx.stopRequested())
-            return;
+    // The algorithm: one iteration (a residual fit and a calibration); the loop polls Stop and
+    // checkpoints after each.
+    train::TrainingLoop::Hooks hooks;
+    hooks.step = [&](const train::LoopPosition& at) {
+        const Eigen::Index t = at.step;
+        const train::StepResult stopped{0, 1, true};
         // (18) the residual fit and the uncalibrated predictions Ỹ = Ŷ + F·W_t.
         if (!solver.solveStep(design, data.y - yHat, w))
-            return;
+            return stopped;
         design.product(w, m_config.features.bias, yTilde);
         if (design.stopped())
-            return;
+            return stopped;
         yTilde += yHat;
         // (19) calibration on G(Ỹ), then the projection onto the simplex.
         const Eigen::MatrixXd g = basis(yTilde, m_config.calibrationDegree, m_config.calibrationConstant);
         num::SolveReport rep;
         Eigen::MatrixXd wc = num::solveLeastSquares(g, data.y, calibrate, &rep);
         if (rep.interrupted)
-            return;
+            return stopped;
         yHat.noalias() = g * wc;
         if (m_project)
             projectRowsOntoSimplex(yHat);
@@ -97,9 +102,10 @@ void CalibratedTrainer::train(const DatasetView& data, const Eigen::Ref<const Ei
         const double loss = 0.5 * (data.y - yHat).squaredNorm() / double(n);
         if (!calibrationSolves.isEmpty())
             ctx.record(QStringLiteral("calibration_fallbacks"), calibrationSolves);
-        if (ctx.checkpoint(Checkpoint{double(t), loss, {}}) == CheckpointAction::Stop)
-            return;
-    }
+        return train::StepResult{loss, 1, false};
+    };
+    RunLoopHost host(ctx);
+    train::TrainingLoop(host).run(train::TrainingLoop::epochs(m_config.iterations, 1), hooks);
 }
 
 void CalibratedTrainer::blockOutputs(const Eigen::Ref<const Eigen::MatrixXd>& z,

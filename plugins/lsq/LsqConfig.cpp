@@ -1,64 +1,40 @@
 #include "LsqConfig.h"
 
+#include <trainbench/toolkit/RandomFeatureParams.h>
+
 #include <stdexcept>
 
 namespace tb::lsq {
 namespace {
 
-const QStringList kGenerators{"gaussian_cos", "gaussian_cos_sin", "laplace_cos", "random_logit", "raw_subset"};
-
-train::FeatureKind kindFromName(const QString& name)
+// GEN: the shared random-features block ("random_features" with "raw" besides the kinds,
+// "feature_count", the bandwidth, the median trick, the PCA).
+RandomFeatureDefaults featureDefaults(Algorithm a)
 {
-    static const std::pair<const char*, train::FeatureKind> kinds[] = {
-        {"gaussian_cos", train::FeatureKind::GaussianCos}, {"gaussian_cos_sin", train::FeatureKind::GaussianCosSin},
-        {"laplace_cos", train::FeatureKind::LaplaceCos},   {"random_logit", train::FeatureKind::RandomLogit},
-        {"raw_subset", train::FeatureKind::RawSubset}};
-    for (const auto& [n, k] : kinds)
-        if (name == QLatin1String(n))
-            return k;
-    throw std::invalid_argument("lsq: parameter \"features\": unknown generator \"" + name.toStdString() + "\"");
+    const bool stagewise = a == Algorithm::Stagewise;
+    RandomFeatureDefaults d;
+    if (!stagewise)
+        d.kinds.prepend(QStringLiteral("raw"));
+    d.kind = stagewise ? QStringLiteral("gaussian_cos") : QStringLiteral("raw");
+    d.kindAliases = {QStringLiteral("features")};
+    // Stagewise counts its features per block ("block_size", its own key).
+    d.offerCount = !stagewise;
+    d.count = 4000;
+    d.countMax = 100000;
+    d.countHelp = QStringLiteral("Number of generated features (paper Table 1: 4000, 8000); not used with "
+                                 "random_features = raw.");
+    d.medianSample = 2000;
+    d.medianSampleMax = 20000;
+    return d;
 }
 
 void addFeatureParams(ParamSchema& s, Algorithm a)
 {
     const bool stagewise = a == Algorithm::Stagewise;
-    QStringList choices = kGenerators;
-    if (!stagewise)
-        choices.prepend(QStringLiteral("raw"));
-    s.add(ParamSpec::choice(
-        "features", QStringLiteral("Features (GEN)"), choices,
-        stagewise ? QStringLiteral("gaussian_cos") : QStringLiteral("raw"),
-        QStringLiteral("%1gaussian_cos: random Fourier features √(2/p)·cos(ωᵀx + b) of the Gaussian kernel, "
-                       "ω ~ N(0, I/σ²); gaussian_cos_sin: cos/sin pairs of one ω (lower variance; p even); "
-                       "laplace_cos: the Laplace kernel's; random_logit: sigmoid(ωᵀx + b); raw_subset: a random "
-                       "subset of the (projected) inputs. Every feature is regenerated from its seed at prediction.")
-            .arg(stagewise ? QString() : QStringLiteral("raw: the (projected) inputs themselves; "))));
+    addRandomFeatureParams(s, featureDefaults(a));
     if (stagewise)
         s.add(ParamSpec::integer("block_size", QStringLiteral("Block size p"), 1024, 1, 100000,
                                  QStringLiteral("Features generated and fitted per stage (paper: 300, 512, 1024).")));
-    else
-        s.add(ParamSpec::integer("feature_count", QStringLiteral("Features p"), 4000, 1, 100000,
-                                 QStringLiteral("Number of generated features (paper Table 1: 4000, 8000); not used "
-                                                "with features = raw.")));
-    s.add(ParamSpec::choice("bandwidth_rule", QStringLiteral("Bandwidth rule"), {"median", "fixed"},
-                            QStringLiteral("median"),
-                            QStringLiteral("median: σ = bandwidth × the median pairwise distance of median_sample "
-                                           "seeded training rows (the \"median trick\", as the authors' demo: "
-                                           "ω ~ N(0, I/σ²)); fixed: σ = bandwidth.")));
-    s.add(ParamSpec::real("bandwidth", QStringLiteral("Bandwidth"), 1.0, 1e-6, 1e6,
-                          QStringLiteral("Kernel bandwidth σ > 0 of gaussian/laplace/logit features, or its multiple "
-                                         "of the median distance (bandwidth_rule)."),
-                          true));
-    s.add(ParamSpec::integer("median_sample", QStringLiteral("Median-trick rows"), 2000, 2, 20000,
-                             QStringLiteral("Rows sampled (seeded, without replacement) for the median trick; "
-                                            "costs rows²·d/2.")));
-    s.add(ParamSpec::integer("pca", QStringLiteral("PCA dimensions"), 0, 0, 100000,
-                             QStringLiteral("Project the inputs on their first principal components before the "
-                                            "features (paper on MNIST: 50); 0 = no projection; at most the number "
-                                            "of inputs.")));
-    s.add(ParamSpec::boolean("pca_center", QStringLiteral("Centred PCA"), false,
-                             QStringLiteral("Subtract the training mean before the PCA (the authors' demo does not: "
-                                            "the components of the uncentred second moment).")));
     s.add(ParamSpec::boolean("bias", QStringLiteral("Bias feature"), true,
                              QStringLiteral("Append a constant-1 feature (excluded from the ridge).")));
     s.add(ParamSpec::choice("precision", QStringLiteral("Precision"), {"double", "mixed"}, QStringLiteral("mixed"),
@@ -154,17 +130,9 @@ LsqConfig LsqConfig::fromParams(const QVariantMap& p, Algorithm a)
 {
     LsqConfig c;
     c.algorithm = a;
-    const QString gen = p.value("features").toString();
-    c.features.raw = gen == QLatin1String("raw");
-    if (!c.features.raw)
-        c.features.kind = kindFromName(gen);
-    c.features.count = p.value(a == Algorithm::Stagewise ? "block_size" : "feature_count").toLongLong();
-    c.features.bandwidthRule = p.value("bandwidth_rule").toString() == QLatin1String("fixed") ? BandwidthRule::Fixed
-                                                                                               : BandwidthRule::Median;
-    c.features.bandwidth = p.value("bandwidth").toDouble();
-    c.features.medianSample = p.value("median_sample").toLongLong();
-    c.features.pca = p.value("pca").toLongLong();
-    c.features.pcaCenter = p.value("pca_center").toBool();
+    static_cast<train::FeatureMapConfig&>(c.features) = randomFeaturesFromParams(p, featureDefaults(a));
+    if (a == Algorithm::Stagewise)
+        c.features.count = p.value("block_size").toLongLong();
     c.features.bias = p.value("bias").toBool();
     c.precision = p.value("precision").toString() == QLatin1String("double") ? train::Precision::Double
                                                                              : train::Precision::Mixed;
@@ -180,7 +148,7 @@ LsqConfig LsqConfig::fromParams(const QVariantMap& p, Algorithm a)
     if (!c.features.raw && c.features.kind == train::FeatureKind::GaussianCosSin && c.features.count % 2 != 0)
         throw std::invalid_argument(
             "lsq: parameter \"" + std::string(a == Algorithm::Stagewise ? "block_size" : "feature_count") + "\" (" +
-            std::to_string(c.features.count) + ") must be even with features = gaussian_cos_sin (cos/sin pairs)");
+            std::to_string(c.features.count) + ") must be even with random_features = gaussian_cos_sin (cos/sin pairs)");
     switch (a) {
     case Algorithm::Gls: {
         const QString link = p.value("link").toString();

@@ -2,6 +2,8 @@
 
 #include "CalibratedTrainer.h"
 
+#include <TrainingLoop.h>
+#include <trainbench/toolkit/RunLoopHost.h>
 #include <trainbench/Seeds.h>
 
 #include <stdexcept>
@@ -47,9 +49,12 @@ void StagewiseTrainer::train(const DatasetView& data, const Eigen::Ref<const Eig
     for (auto it = m_facts.begin(); it != m_facts.end(); ++it)
         ctx.record(it.key(), it.value());
     const double fixedBytes = (m_map.projects() ? 8.0 * double(z.size()) : 0.0) + 4.0 * 8.0 * double(n) * double(k);
-    for (Eigen::Index t = 0; t < m_config.stages; ++t) {
-        if (ctx.stopRequested())
-            return;
+    // The algorithm: one stage (a block of features and its fit); the loop polls Stop and
+    // checkpoints after each.
+    train::TrainingLoop::Hooks hooks;
+    hooks.step = [&](const train::LoopPosition& at) {
+        const Eigen::Index t = at.step - 1;
+        const train::StepResult stopped{0, 1, true};
         const train::RandomFeatures map = m_map.block(t, p);
         const Eigen::Index e = extraColumns(std::size_t(t), k);
         Eigen::MatrixXd extra;
@@ -57,7 +62,7 @@ void StagewiseTrainer::train(const DatasetView& data, const Eigen::Ref<const Eig
             extra = CalibratedTrainer::basis(outputs, m_config.calibrationDegree, false);
         train::DesignMatrix design = makeDesign(z, &map, e > 0 ? &extra : nullptr, stop);
         if (design.stopped())
-            return;
+            return stopped;
         GlsSettings s = glsSettings(link, inner, deriveSeed(ctx.seed(), train::FeatureMap::kSigmaStream + 1000 * std::uint64_t(t)));
         s.spectrum = m_config.recordSpectrum && t == 0;
         // linear: the residual Y − Ŷ through the offset; logistic: the running logits; calibrated:
@@ -74,7 +79,7 @@ void StagewiseTrainer::train(const DatasetView& data, const Eigen::Ref<const Eig
                                          return !ctx.stopRequested();
                                      });
         if (!done || ctx.stopRequested() || w.size() == 0)
-            return;
+            return stopped;
         noteMemory(fixedBytes + design.storedBytes() + 8.0 * double(extra.size()) + solver.report().peakBytes);
         QJsonObject solve;
         reportSolve(solver.report(), QStringLiteral("stage %1").arg(t + 1), ctx, &solve);
@@ -93,9 +98,10 @@ void StagewiseTrainer::train(const DatasetView& data, const Eigen::Ref<const Eig
         ctx.record(QStringLiteral("feature_counts"), featureCounts);
         ctx.record(QStringLiteral("features"), qint64((t + 1) * p));
         ctx.record(QStringLiteral("stage_solves"), solves);
-        if (ctx.checkpoint(Checkpoint{double(t + 1), loss, {}}) == CheckpointAction::Stop)
-            return;
-    }
+        return train::StepResult{loss, 1, false};
+    };
+    RunLoopHost host(ctx);
+    train::TrainingLoop(host).run(train::TrainingLoop::epochs(m_config.stages, 1), hooks);
 }
 
 void StagewiseTrainer::blockOutputs(const Eigen::Ref<const Eigen::MatrixXd>& z, const std::vector<Eigen::MatrixXd>& omega,

@@ -161,10 +161,12 @@ QJsonObject ExperimentPanel::values() const
         o.insert(QStringLiteral("threads"), m_threads->value());
     else
         o.remove(QStringLiteral("threads"));
-    if (m_budget->value() > 0)
+    if (m_budget->value() > 0) {
         o.insert(QStringLiteral("time_budget_s"), m_budget->value());
-    else
+    } else {
         o.remove(QStringLiteral("time_budget_s"));
+        o.remove(QStringLiteral("time_budget_clock"));  // a clock without a budget is an error
+    }
     if (isNoiseSweep()) {
         o.remove(QStringLiteral("repeats"));
         o.remove(QStringLiteral("first_repeat"));
@@ -190,7 +192,8 @@ void ExperimentPanel::setValues(const QJsonObject& spec)
 {
     m_loading = true;
     m_kept = QJsonObject{};
-    for (const char* key : {"description", "first_repeat"})
+    // Kept as the file had them (no field of their own yet), so a save writes them back.
+    for (const char* key : {"description", "first_repeat", "time_budget_clock"})
         if (spec.contains(QLatin1String(key)))
             m_kept.insert(QLatin1String(key), spec.value(QLatin1String(key)));
     m_name->setText(spec.value(QStringLiteral("name")).toString(kDefaultName));

@@ -135,6 +135,10 @@ void PluginsDialog::showDetails(int row)
     html += QStringLiteral("</table>");
     if (!p.isLoaded())
         html += QStringLiteral("<p style='color:#c0392b'><b>%1</b> %2</p>").arg(esc(tr("Why not loaded:")), esc(p.error));
+    else if (!p.error.isEmpty())
+        html += QStringLiteral("<p style='color:#c0392b'><b>%1</b> %2</p>").arg(esc(tr("Refused:")), esc(p.error));
+    if (!p.dataSources.isEmpty())
+        html += QStringLiteral("<p><b>%1</b> %2</p>").arg(esc(tr("Data sources:")), esc(p.dataSources.join(QStringLiteral(", "))));
     if (!p.algorithms.isEmpty()) {
         html += QStringLiteral("<p><b>%1</b></p><ul>").arg(esc(tr("Algorithms")));
         for (const auto& a : p.algorithms)

@@ -8,6 +8,7 @@
 #include "teaching/TeachingView.h"
 
 #include <DataSource.h>
+#include <HostBudget.h>
 #include <PluginRegistry.h>
 
 #include <QCoreApplication>
@@ -161,10 +162,31 @@ QStringList ExperimentDocument::setExperiment(const QJsonObject& spec, const QSt
         const QJsonObject a = v.toObject();
         upgraded.algorithms << AlgorithmRun{a.value(QStringLiteral("id")).toString(),
                                             a.value(QStringLiteral("label")).toString(),
-                                            a.value(QStringLiteral("params")).toObject().toVariantMap()};
+                                            a.value(QStringLiteral("params")).toObject().toVariantMap(),
+                                            HostBudget::fromJson(a, nullptr)};
     }
     for (const QString& note : upgraded.upgradeParams(m_registry))
         m_messages->appendLog(tr("Note: %1").arg(note));
+    // The workbench keeps one budget per experiment: algorithms' own budgets (an entry's, or bld
+    // 1.1.0's time_limit, upgraded) that all agree become it when the file gives none.
+    if (!spec.contains(QString::fromLatin1(kBudgetSecondsKey)) && !upgraded.algorithms.isEmpty()) {
+        const std::optional<RunBudget> first = upgraded.algorithms.first().budget;
+        bool same = first.has_value(), any = false;
+        for (const AlgorithmRun& a : std::as_const(upgraded.algorithms)) {
+            same = same && a.budget == first;
+            any = any || a.budget.has_value();
+        }
+        if (same) {
+            QJsonObject withBudget = spec;
+            HostBudget::toJson(*first, withBudget);
+            m_experiment->setValues(withBudget);
+            m_messages->appendLog(
+                tr("Note: every algorithm has the budget %1 per run: it is the experiment's").arg(HostBudget::describe(*first)));
+        } else if (any) {
+            m_messages->appendLog(tr("Note: the algorithms' own time budgets differ; the workbench keeps one per "
+                                     "experiment: set it in the Experiment panel"));
+        }
+    }
     m_algorithms->setSelection(upgraded.algorithms);
     updateTaskAndKind();
     // A 2-D classification experiment also sets up the teaching view: its data set, and its

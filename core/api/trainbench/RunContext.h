@@ -3,6 +3,7 @@
 /// The host services a trainer may use during fit().
 
 #include "Checkpoint.h"
+#include "RunBudget.h"
 #include "StopToken.h"
 
 #include <QJsonValue>
@@ -51,18 +52,28 @@ public:
 
     /// A line for the run's log (shown in the GUI and by the CLI with --verbose).
     virtual void log(const QString& message) = 0;
+
+    /// True once the run's time budget is spent (the experiment's "time_budget_s" on its
+    /// "time_budget_clock", RunBudget.h): the host answers Stop at the next checkpoint anyway, so
+    /// a trainer need not ask. One whose checkpoints are far apart (an epoch of many minibatches,
+    /// a long block solve) may poll it between steps and checkpoint as soon as it holds, so that
+    /// the run ends at its budget rather than up to a checkpoint later. Cheap (a clock read);
+    /// from the thread that runs fit(). Default: false (no budget).
+    virtual bool budgetSpent() const { return false; }
 };
 
 /// Facts the host records with every run itself; a trainer must not record them.
 ///  - "predicted_cost": Trainer::predictCost() of the run's problem;
 ///  - "measured_seconds": the training time the prediction is compared with;
 ///  - "final": the final metrics; "log": the log lines; "stopped_by": why a run ended early;
-///  - "peak_memory_bytes": the process's peak resident memory growth during fit().
+///  - "peak_memory_bytes": the process's peak resident memory growth during fit();
+///  - "time_budget": the run's budget and what it used ({"seconds", "clock", "used"}).
 inline const QStringList& reservedFactKeys()
 {
     static const QStringList keys{QStringLiteral("predicted_cost"), QStringLiteral("measured_seconds"),
                                   QStringLiteral("final"),          QStringLiteral("log"),
-                                  QStringLiteral("stopped_by"),     QStringLiteral("peak_memory_bytes")};
+                                  QStringLiteral("stopped_by"),     QStringLiteral("peak_memory_bytes"),
+                                  QStringLiteral("time_budget")};
     return keys;
 }
 

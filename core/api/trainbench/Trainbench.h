@@ -7,6 +7,7 @@
 #include "NetworkParams.h"
 #include "ParamSchema.h"
 #include "ParamSpec.h"
+#include "RunBudget.h"
 #include "RunContext.h"
 #include "Seeds.h"
 #include "StopToken.h"

@@ -90,8 +90,33 @@ private Q_SLOTS:
         fails(Algorithm::B2ld, {{"output_solve", "closed_form"}, {"output_activation", "sigmoid"}},
               {"output_solve", "output_activation"});
         fails(Algorithm::Bling, {{"norm_floor", 10.0}, {"norm_ceiling", 1.0}}, {"norm_floor", "norm_ceiling"});
-        fails(Algorithm::Ig, {{"initial_step", 10.0}, {"step_decay", 0.5}}, {"initial_step", "step_decay"});
+        fails(Algorithm::Ig, {{"lr", 10.0}, {"diminishing_decay", 0.5}}, {"lr", "diminishing_decay"});
+        // The spellings of plugin 1.1.0 (initial_step, step_decay) still load.
+        fails(Algorithm::Ig, {{"initial_step", 10.0}, {"step_decay", 0.5}}, {"lr", "diminishing_decay"});
         fails(Algorithm::Lbfgs, {{"init_low", 1.0}, {"init_high", -1.0}}, {"init_low", "init_high"});
+    }
+
+    void formerTimeLimitBecomesTheHostsBudget()
+    {
+        // Plugin 1.1.0's own time limit: the keys become the host's, which takes them out.
+        const tb::ParamSchema s = BldConfig::schema(Algorithm::Ig);
+        QStringList notes;
+        QVariantMap p = s.upgrade({{"time_limit", 60.0}, {"time_clock", "cpu"}, {"epochs", 5}}, &notes);
+        QCOMPARE(p.value("time_budget_s").toDouble(), 60.0);
+        QCOMPARE(p.value("time_budget_clock").toString(), QString("cpu"));
+        QVERIFY(!p.contains("time_limit") && !p.contains("time_clock"));
+        QVERIFY2(notes.join('\n').contains("\"time_limit\" (with \"time_clock\") is deprecated"), qPrintable(notes.join('\n')));
+        // 0 was "no limit": nothing is left.
+        notes.clear();
+        p = s.upgrade({{"time_limit", 0.0}, {"time_clock", "wall"}}, &notes);
+        QVERIFY(p.isEmpty());
+        QCOMPARE(notes.size(), 1);
+        // Given under both names, the host's key wins.
+        p = s.upgrade({{"time_limit", 60.0}, {"time_budget_s", 10.0}});
+        QCOMPARE(p.value("time_budget_s").toDouble(), 10.0);
+        // The schema itself no longer has them: only the host reads a budget.
+        QVERIFY(!s.find("time_limit") && !s.find("time_clock"));
+        QVERIFY(s.validate({{"time_limit", 60.0}}).contains("time_budget_s"));
     }
 
     void schemaRejectsBadValues()
@@ -99,7 +124,7 @@ private Q_SLOTS:
         const tb::ParamSchema s = BldConfig::schema(Algorithm::B2ld);
         QVERIFY(s.validate({{"order", "sideways"}}).contains("order"));
         QVERIFY(s.validate({{"block_iterations", 0}}).contains("block_iterations"));
-        QVERIFY(s.validate({{"time_limit", -1}}).contains("time_limit"));
+        QVERIFY(s.validate({{"armijo_gamma", 0.9}}).contains("armijo_gamma"));
         QVERIFY(s.validate({{"epochs", 3}}).contains("epochs")); // a BLInG key
         QVERIFY(BldConfig::schema(Algorithm::Bling).validate({{"order", "random"}}).contains("order"));
     }

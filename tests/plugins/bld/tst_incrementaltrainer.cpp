@@ -134,11 +134,13 @@ private Q_SLOTS:
     void timeLimit()
     {
         const auto p = bldtest::teacher(20000, 8, 1, 3);
-        IncrementalTrainer t(bldtest::config(Algorithm::Ig, {{"epochs", 1000000}, {"time_limit", 0.3},
-                                                             {"hidden", QVariantList{50, 50}}}));
+        IncrementalTrainer t(bldtest::config(Algorithm::Ig, {{"epochs", 1000000}, {"hidden", QVariantList{50, 50}}}));
         TestRunContext ctx;
+        ctx.budget = tb::RunBudget{0.3, tb::ClockKind::Cpu};  // the host's budget, polled after every minibatch
+        ctx.restartClock();
         fitIn(t, p.x, p.y, ctx);
         QCOMPARE(ctx.records.value("end_reason").toString(), QStringLiteral("time limit"));
+        QVERIFY(ctx.budgetUsed() >= 0.3);
         QVERIFY(ctx.checkpoints.back().epoch < 1000000);
     }
 

@@ -122,8 +122,10 @@ private Q_SLOTS:
         QTest::addColumn<QString>("expected");
         QTest::newRow("bandwidth 0") << "dsgd.doubly_stochastic" << QVariantMap{{"bandwidth_rule", "fixed"}, {"bandwidth", 0.0}} << "\"bandwidth\"";
         QTest::newRow("bandwidth < 0") << "dsgd.kernel_ridge" << QVariantMap{{"bandwidth_rule", "fixed"}, {"bandwidth", -1.0}} << "\"bandwidth\"";
-        QTest::newRow("theta 0") << "dsgd.preconditioned" << QVariantMap{{"theta", 0.0}} << "\"theta\"";
-        QTest::newRow("theta < 0") << "dsgd.random_features_sgd" << QVariantMap{{"theta", -0.5}} << "\"theta\"";
+        QTest::newRow("lr 0") << "dsgd.preconditioned" << QVariantMap{{"lr", 0.0}} << "\"lr\"";
+        QTest::newRow("lr < 0") << "dsgd.random_features_sgd" << QVariantMap{{"lr", -0.5}} << "\"lr\"";
+        // Plugin 1.0.0's spelling: the message names both.
+        QTest::newRow("theta 0") << "dsgd.preconditioned" << QVariantMap{{"theta", 0.0}} << "\"theta\" is deprecated: it is now \"lr\"";
         QTest::newRow("hinge, 3 classes") << "dsgd.doubly_stochastic" << QVariantMap{{"loss", "hinge"}} << "\"loss\"";
         QTest::newRow("logistic, 3 classes") << "dsgd.random_features_sgd" << QVariantMap{{"loss", "logistic"}} << "3 classes";
     }

@@ -132,7 +132,7 @@ Eigen::MatrixXd referenceAlgorithm1(const DsgdConfig& c, const Regression& data,
     for (Eigen::Index t = 0; batches.next(rows); ++t) {
         const Eigen::MatrixXd xb = data.x(rows, Eigen::all), yb = data.y(rows, Eigen::all);
         const Eigen::MatrixXd dl = predict(xb) - yb;  // l′ of ½(f − y)²
-        const double gamma = c.theta / (1.0 + double(t) / c.t0);
+        const double gamma = c.theta / (1.0 + c.inverseDecay * double(t));  // θ/(1 + t/t₀)
         for (auto& a : alpha)
             a *= 1.0 - gamma * c.nu;
         for (Eigen::Index j = 0; j < c.featuresPerStep; j += unit) {
@@ -306,10 +306,15 @@ private Q_SLOTS:
 
     void badInputFailsWithClearMessages()
     {
-        QVERIFY(creationError(Algorithm::Doubly, {{"bandwidth_rule", "fixed"}, {"bandwidth", 0.0}}).contains("\"bandwidth\""));
-        QVERIFY(creationError(Algorithm::Doubly, {{"theta", 0.0}}).contains("\"theta\""));
-        const QString shrink = creationError(Algorithm::Doubly, {{"theta", 10.0}, {"nu", 0.2}});
-        QVERIFY2(shrink.contains("\"theta\"") && shrink.contains("\"nu\""), qPrintable(shrink));
+        // A fixed bandwidth must be > 0: the shared random-features block's range says so.
+        QVERIFY(DsgdConfig::schema(Algorithm::Doubly)
+                    .validate({{"bandwidth_rule", "fixed"}, {"bandwidth", 0.0}})
+                    .contains("\"bandwidth\""));
+        QVERIFY(creationError(Algorithm::Doubly, {{"lr", 0.0}}).contains("\"lr\""));
+        const QString shrink = creationError(Algorithm::Doubly, {{"lr", 10.0}, {"ridge", 0.2}});
+        QVERIFY2(shrink.contains("\"lr\"") && shrink.contains("\"ridge\""), qPrintable(shrink));
+        // Written with the spellings of plugin 1.0.0 (θ, ν, kernel), the same checks hold.
+        QVERIFY(creationError(Algorithm::Doubly, {{"theta", 10.0}, {"nu", 0.2}}).contains("\"ridge\""));
         QVERIFY(creationError(Algorithm::Doubly, {{"kernel", "gaussian_cos_sin"}, {"features_per_step", 3}})
                     .contains("\"features_per_step\""));
         QVERIFY(creationError(Algorithm::Preconditioned, {{"max_features", 100}}).contains("\"max_features\""));

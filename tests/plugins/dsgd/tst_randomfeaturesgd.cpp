@@ -171,10 +171,16 @@ private Q_SLOTS:
     void oddCosSinFeatureCountIsRefused()
     {
         try {
-            config({{"kernel", "gaussian_cos_sin"}, {"features", 255}});
+            config({{"random_features", "gaussian_cos_sin"}, {"feature_count", 255}});
             QFAIL("accepted");
         } catch (const std::invalid_argument& e) {
-            QVERIFY(QString(e.what()).contains("\"features\""));
+            QVERIFY(QString(e.what()).contains("\"feature_count\""));
+        }
+        try {
+            config({{"kernel", "gaussian_cos_sin"}, {"features", 255}});  // plugin 1.0.0's spellings
+            QFAIL("accepted");
+        } catch (const std::invalid_argument& e) {
+            QVERIFY(QString(e.what()).contains("\"feature_count\""));
         }
     }
 };

@@ -342,7 +342,8 @@ private Q_SLOTS:
         for (const QString& id : GradientConfig::algorithmIds()) {
             const tb::ParamSchema s = GradientConfig::schema(*GradientConfig::kindFromId(id));
             QVERIFY2(s.validate(s.defaults()).isEmpty(), qPrintable(id));
-            QVERIFY(s.find("hidden") && s.find("init") && s.find("weight_decay") && s.find("hidden_bias"));
+            QVERIFY(s.find("hidden") && s.find("init") && s.find("ridge") && s.find("hidden_bias"));
+            QVERIFY(s.find("ridge")->aliases.contains("weight_decay"));  // its name before plugin 1.1.0
             // What a run without parameters uses: the BPLS paper's network and initialisation.
             const GradientConfig c = config(id, {});
             QCOMPARE(c.hidden, std::vector<Eigen::Index>{50});

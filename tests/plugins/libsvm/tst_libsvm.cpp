@@ -489,7 +489,7 @@ private Q_SLOTS:
         QVERIFY2(err.contains("one class") && err.contains("30"), qPrintable(err));
 
         err = fitError(svc, inf);
-        QVERIFY2(err.contains("libsvm.c_svc got a regression set"), qPrintable(err));
+        QVERIFY2(err.contains("libsvm.classify got a regression set"), qPrintable(err));
 
         // C-SVC handles any number of classes (one-vs-one): no multi-class set to refuse.
         LibsvmTrainer t = trainer(false, {});

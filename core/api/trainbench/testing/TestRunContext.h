@@ -13,7 +13,9 @@
 ///
 /// Like the host, it refuses the facts the host records itself (reservedFactKeys()): record()
 /// throws std::logic_error naming the key, so a trainer that would silently overwrite one fails
-/// its own tests.
+/// its own tests. Like the host, it can hold the run to a time budget (budget): its clock runs
+/// from construction (or restartClock()) with the checkpoints left out, budgetSpent() says when
+/// the budget is used up, and the first checkpoint after that answers Stop (stoppedByBudget).
 
 #include "../RunContext.h"
 
@@ -27,7 +29,10 @@ namespace tb::testing {
 
 class TestRunContext final : public RunContext {
 public:
-    explicit TestRunContext(std::uint64_t seed = 1, int threads = 1) : m_seed(seed), m_threads(threads < 1 ? 1 : threads) {}
+    explicit TestRunContext(std::uint64_t seed = 1, int threads = 1) : m_seed(seed), m_threads(threads < 1 ? 1 : threads)
+    {
+        restartClock();
+    }
 
     std::uint64_t seed() const override { return m_seed; }
     int threads() const override { return m_threads; }
@@ -37,15 +42,32 @@ public:
     /// Continue — and Stop once stopAfter checkpoints were seen or a stop was requested.
     CheckpointAction checkpoint(const Checkpoint& cp) override
     {
+        m_clock.pause();  // the host's evaluation is not training time
         checkpoints.push_back(cp);
         if (onCheckpoint)
             onCheckpoint(cp);
         CheckpointAction action = answerCheckpoint ? answerCheckpoint(cp) : CheckpointAction::Continue;
         if (stopAfter > 0 && int(checkpoints.size()) >= stopAfter)
             action = CheckpointAction::Stop;
+        if (budget.isSet() && m_clock.elapsed() >= budget.seconds) {
+            stoppedByBudget = true;
+            action = CheckpointAction::Stop;
+        }
         if (m_stop.stopRequested())
             action = CheckpointAction::Stop;
+        m_clock.start();
         return action;
+    }
+
+    bool budgetSpent() const override { return budget.isSet() && m_clock.elapsed() >= budget.seconds; }
+
+    /// Seconds the budget's clock has counted (checkpoints left out).
+    double budgetUsed() const { return m_clock.elapsed(); }
+    /// Starts the budget's clock afresh (on budget.clock), e.g. right before fit().
+    void restartClock()
+    {
+        m_clock = RunClock(budget.clock);
+        m_clock.start();
     }
 
     void record(const QString& key, const QJsonValue& value) override
@@ -70,11 +92,16 @@ public:
     std::function<void(const Checkpoint&)> onCheckpoint;
     /// Decides the answer to each checkpoint (after onCheckpoint), e.g. Stop at a condition.
     std::function<CheckpointAction(const Checkpoint&)> answerCheckpoint;
+    /// The run's time budget (none by default); set it, then restartClock() for its clock.
+    RunBudget budget;
+    /// A checkpoint answered Stop because the budget was spent.
+    bool stoppedByBudget = false;
 
 private:
     std::uint64_t m_seed;
     int m_threads;
     StopSource m_stop;
+    RunClock m_clock;
 };
 
 } // namespace tb::testing

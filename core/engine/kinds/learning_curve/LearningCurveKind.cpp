@@ -89,7 +89,7 @@ public:
             job.repeat = rep;
             job.data = data;
             job.datasetDescription = description;
-            job.timeBudgetSeconds = spec.timeBudgetSeconds;
+            job.budget = spec.budgetOf(a);
             job.experimentId = experimentId;
             job.threads = threads;
             job.hostFacts.insert(kCellKey, i);

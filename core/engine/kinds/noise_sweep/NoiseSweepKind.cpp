@@ -112,6 +112,13 @@ public:
         return int(std::min<qint64>(n, std::numeric_limits<int>::max()));
     }
     bool runsOneAtATime(const ExperimentSpec&) const override { return false; }
+    QString sideBySide(const ExperimentSpec& spec) const override
+    {
+        // Its cells train on every thread of the arena at once; on one thread, one after another.
+        if (spec.effectiveThreads() == 1)
+            return {};
+        return QStringLiteral("its cells train %1 at once: set \"threads\": 1").arg(spec.effectiveThreads());
+    }
     QStringList charts() const override { return {QStringLiteral("noise-sweep")}; }
 
     ExperimentResult run(ExperimentContext& ctx, const ExperimentSpec& spec, qint64 experimentId,
@@ -220,7 +227,7 @@ public:
             job.label = labels[a];
             job.params = spec.algorithms[a].params;
             job.datasetDescription = description;
-            job.timeBudgetSeconds = spec.timeBudgetSeconds;
+            job.budget = spec.budgetOf(a);
             job.experimentId = experimentId;
             job.evaluateCheckpoints = false;
             job.logToStore = false;

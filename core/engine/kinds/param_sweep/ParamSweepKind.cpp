@@ -4,6 +4,7 @@
 
 #include "ExperimentContext.h"
 #include "ExperimentKind.h"
+#include "HostBudget.h"
 #include "ParamSweep.h"
 #include "PluginRegistry.h"
 #include "RepeatKeys.h"
@@ -153,6 +154,9 @@ public:
                                 .arg(path, key, up.firstKey());
                 return true;
             };
+            // The budget among the parameters is the host's (ExperimentSpec::validate() checks it): not the schema's.
+            QVariantMap base = schema.upgrade(algorithms[i].params);
+            HostBudget::takeFromParams(base, nullptr);
             for (const SweepAxis& axis : paramSweep.grid) {
                 const QString path = QStringLiteral("sweep.grid.") + axis.key;
                 if (!schema.find(axis.key)) {
@@ -161,7 +165,7 @@ public:
                     continue;
                 }
                 for (int v = 0; v < axis.values.size(); ++v) {
-                    QVariantMap params = algorithms[i].params;
+                    QVariantMap params = base;
                     params.insert(axis.key, axis.values[v]);
                     QString err;
                     if (!schema.normalise(params, &err)) {
@@ -182,7 +186,7 @@ public:
                     }
                 if (!known)
                     break;
-                QVariantMap params = algorithms[i].params;
+                QVariantMap params = base;
                 for (auto it = point.begin(); it != point.end(); ++it)
                     params.insert(it.key(), it.value());
                 QString err;
@@ -257,6 +261,12 @@ public:
         return int(std::min<qint64>(ParamSweep::cellCount(spec), std::numeric_limits<int>::max()));
     }
     bool runsOneAtATime(const ExperimentSpec& spec) const override { return spec.paramSweep.cellsAtOnce == 1; }
+    QString sideBySide(const ExperimentSpec& spec) const override
+    {
+        if (spec.paramSweep.cellsAtOnce <= 1)
+            return {};
+        return QStringLiteral("its cells train %1 at once: set \"sweep.cells_at_once\": 1").arg(spec.paramSweep.cellsAtOnce);
+    }
     QStringList charts() const override
     {
         return {QStringLiteral("metric-vs-parameter"), QStringLiteral("learning-curve-time"),
@@ -326,7 +336,7 @@ public:
             job.repeat = cell.repeat;
             job.data = data[size_t(cell.datasetIndex)];
             job.datasetDescription = descriptions[cell.datasetIndex];
-            job.timeBudgetSeconds = spec.timeBudgetSeconds;
+            job.budget = spec.budgetOf(cell.algorithmIndex);
             job.experimentId = experimentId;
             job.threads = threads;
             job.measureMemory = atOnce == 1;

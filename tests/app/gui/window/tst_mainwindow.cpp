@@ -542,6 +542,36 @@ private Q_SLOTS:
         QCOMPARE(spec->algorithms[2].label, QString("BPLS, joint-delta targets"));
     }
 
+    // bld 1.1.0's own time limit in an old file: the host's budget now, which the workbench keeps
+    // per experiment — taken from the algorithms when they all agree, a note when they do not.
+    void formerPerAlgorithmTimeLimitsBecomeTheExperimentsBudget()
+    {
+        const QJsonObject same{{"name", "old bld"}, {"kind", "learning-curve"}, {"dataset", QJsonObject{{"source", "friedman1"}}},
+                               {"algorithms", QJsonArray{QJsonObject{{"id", "bld.ig"}, {"params", QJsonObject{{"time_limit", 10}, {"time_clock", "cpu"}}}},
+                                                         QJsonObject{{"id", "bld.bling"}, {"params", QJsonObject{{"time_limit", 10}, {"time_clock", "cpu"}}}}}}};
+        auto w = newWindow(QString());
+        QVERIFY(w->setExperiment(same).isEmpty());
+        const QJsonObject shown = w->experimentJson();
+        QCOMPARE(shown.value("time_budget_s").toDouble(), 10.0);
+        QCOMPARE(shown.value("time_budget_clock").toString(), QString("cpu"));
+        for (const QJsonValue& a : shown.value("algorithms").toArray())
+            QVERIFY(!a.toObject().value("params").toObject().contains("time_limit"));
+        QVERIFY2(w->logText().contains("\"time_limit\" (with \"time_clock\") is deprecated"), qPrintable(w->logText()));
+        QStringList problems;
+        const auto spec = w->currentSpec(&problems);
+        QVERIFY2(spec, qPrintable(problems.join('\n')));
+        QCOMPARE(spec->budget(), (RunBudget{10, ClockKind::Cpu}));
+
+        QJsonObject differ = same;
+        QJsonArray algs = differ.value("algorithms").toArray();
+        algs[1] = QJsonObject{{"id", "bld.bling"}, {"params", QJsonObject{{"time_limit", 60}}}};
+        differ.insert("algorithms", algs);
+        auto v = newWindow(QString());
+        v->setExperiment(differ);
+        QVERIFY(!v->experimentJson().contains("time_budget_s"));
+        QVERIFY2(v->logText().contains("own time budgets differ"), qPrintable(v->logText()));
+    }
+
     void runsAreListedAfterARestartAndCanBeReRunExactly()
     {
         const QString db = m_dir.filePath("restart.sqlite");
