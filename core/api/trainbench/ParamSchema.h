@@ -95,7 +95,8 @@ public:
     }
 
     /// Checks @p params against the schema and returns them completed with defaults and
-    /// converted to canonical types (qlonglong, double, bool, QString, QVariantList of int).
+    /// converted to canonical types (qlonglong, double, bool, QString, QVariantList of int or
+    /// of double).
     /// Former spellings are upgraded first (see upgrade()); their deprecation notes are
     /// appended to @p notes when given. On failure returns std::nullopt and sets @p error to a
     /// message that names the key, the value and what was expected. Unknown keys are errors
@@ -143,13 +144,14 @@ public:
         for (const auto& s : m_specs) {
             QJsonObject o{{"key", s.key}, {"label", s.label}, {"type", paramTypeName(s.type)},
                           {"default", QJsonValue::fromVariant(s.defaultValue)}, {"help", s.help}};
-            if (s.type == ParamType::Int || s.type == ParamType::Real || s.type == ParamType::IntList) {
+            const bool list = s.type == ParamType::IntList || s.type == ParamType::RealList;
+            if (s.type == ParamType::Int || s.type == ParamType::Real || list) {
                 if (std::isfinite(s.minimum)) o.insert("min", s.minimum);
                 if (std::isfinite(s.maximum)) o.insert("max", s.maximum);
             }
             if (s.type == ParamType::Real) o.insert("logScale", s.logScale);
             if (s.type == ParamType::Choice) o.insert("choices", QJsonArray::fromStringList(s.choices));
-            if (s.type == ParamType::IntList) {
+            if (list) {
                 o.insert("minCount", s.minCount);
                 o.insert("maxCount", s.maxCount);
             }
@@ -200,7 +202,9 @@ public:
                                        .arg(s.key, shown, s.choices.join(", ")));
             return QVariant(str);
         }
-        case ParamType::IntList: {
+        case ParamType::IntList:
+        case ParamType::RealList: {
+            const bool integers = s.type == ParamType::IntList;
             QVariantList in;
             if (v.typeId() == QMetaType::QString) {
                 // "50,20" or "50 20" as typed in a form.
@@ -210,7 +214,8 @@ public:
             } else if (v.canConvert<QVariantList>() && v.typeId() != QMetaType::Double) {
                 in = v.toList();
             } else {
-                return fail(error, QStringLiteral("parameter \"%1\": expected a list of integers, got %2").arg(s.key, shown));
+                return fail(error, QStringLiteral("parameter \"%1\": expected a list of %2, got %3")
+                                       .arg(s.key, integers ? QStringLiteral("integers") : QStringLiteral("numbers"), shown));
             }
             if (in.size() < s.minCount || in.size() > s.maxCount)
                 return fail(error, QStringLiteral("parameter \"%1\": %2 has %3 values, expected %4 to %5")
@@ -219,11 +224,16 @@ public:
             for (const auto& e : in) {
                 bool ok = false;
                 const double d = e.toDouble(&ok);
-                if (!ok || !std::isfinite(d) || d != std::floor(d))
-                    return fail(error, QStringLiteral("parameter \"%1\": element %2 is not an integer").arg(s.key, describe(e)));
+                if (!ok || !std::isfinite(d) || (integers ? d != std::floor(d) : e.typeId() == QMetaType::Bool))
+                    return fail(error, QStringLiteral("parameter \"%1\": element %2 is not %3")
+                                           .arg(s.key, describe(e), integers ? QStringLiteral("an integer")
+                                                                             : QStringLiteral("a finite number")));
                 if (!range(d))
                     return fail(error, QStringLiteral("parameter \"%1\": element %2 is outside %3").arg(s.key, describe(e), rangeText()));
-                out << int(d);
+                if (integers)
+                    out << int(d);
+                else
+                    out << d;
             }
             return QVariant(out);
         }
@@ -265,6 +275,15 @@ inline QList<int> intListParam(const QVariantMap& p, const QString& key)
     QList<int> out;
     for (const auto& v : p.value(key).toList())
         out << v.toInt();
+    return out;
+}
+
+/// The RealList parameter @p key of a normalised parameter map.
+inline QList<double> realListParam(const QVariantMap& p, const QString& key)
+{
+    QList<double> out;
+    for (const auto& v : p.value(key).toList())
+        out << v.toDouble();
     return out;
 }
 

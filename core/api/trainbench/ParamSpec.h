@@ -16,7 +16,8 @@ enum class ParamType {
     Real,    ///< floating point, stored as double
     Bool,    ///< true / false
     Choice,  ///< one string of a fixed list
-    IntList  ///< list of integers, e.g. hidden-layer sizes "50,20"
+    IntList, ///< list of integers, e.g. hidden-layer sizes "50,20"
+    RealList ///< list of numbers, e.g. a ladder of tolerances "0.1, 0.01"
 };
 
 /// Describes one parameter. A schema is a list of these.
@@ -30,12 +31,12 @@ struct ParamSpec {
     QString label;        ///< short human name for forms
     ParamType type = ParamType::Real;
     QVariant defaultValue;
-    double minimum = -std::numeric_limits<double>::infinity();  ///< Int/Real/IntList elements
+    double minimum = -std::numeric_limits<double>::infinity();  ///< Int/Real/list elements
     double maximum = std::numeric_limits<double>::infinity();
     QStringList choices;  ///< Choice only
     bool logScale = false; ///< Real only: the GUI offers a log slider
-    int minCount = 0;      ///< IntList only: fewest elements
-    int maxCount = 64;     ///< IntList only: most elements
+    int minCount = 0;      ///< IntList/RealList only: fewest elements
+    int maxCount = 64;     ///< IntList/RealList only: most elements
     QString help;          ///< one sentence; default and range are appended by the helpers
     /// Former keys of this parameter, still accepted in experiment files with a deprecation
     /// note (ParamSchema::upgrade()); never shown in forms.
@@ -122,6 +123,21 @@ struct ParamSpec {
                             .arg(ds.join(", ")).arg(minCount).arg(maxCount).arg(lo).arg(hi);
         return p;
     }
+    /// A list of finite numbers (e.g. a ladder of tolerances), each in [@p lo, @p hi], @p minCount
+    /// to @p maxCount of them. An order among the elements is the trainer's to check.
+    static ParamSpec realList(const QString& key, const QString& label, const QVariantList& def, int minCount,
+                              int maxCount, double lo, double hi, const QString& help)
+    {
+        QStringList ds;
+        for (const QVariant& v : def)
+            ds << QString::number(v.toDouble());
+        ParamSpec p = make(key, label, ParamType::RealList, QVariant(def), lo, hi);
+        p.minCount = minCount;
+        p.maxCount = maxCount;
+        p.help = help + QStringLiteral(" Default [%1]; %2 to %3 values, each in [%4, %5].")
+                            .arg(ds.join(", ")).arg(minCount).arg(maxCount).arg(lo).arg(hi);
+        return p;
+    }
 };
 
 /// Name of a ParamType as used in JSON and messages.
@@ -133,6 +149,7 @@ inline QString paramTypeName(ParamType t)
     case ParamType::Bool: return QStringLiteral("bool");
     case ParamType::Choice: return QStringLiteral("choice");
     case ParamType::IntList: return QStringLiteral("int list");
+    case ParamType::RealList: return QStringLiteral("real list");
     }
     return QStringLiteral("?");
 }
