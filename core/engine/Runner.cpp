@@ -137,6 +137,7 @@ public:
         if (m_observer)
             m_observer->trainingClock(m_job, false);
     }
+    /// The run's whole training time: every solve of a ladder (the budget's and the final fact's).
     double elapsed() const { return m_elapsed; }
     /// Seconds the budget's clock counted: the training clock (wall) or the process's CPU time
     /// while the run trained (checkpoints left out either way).
@@ -147,6 +148,9 @@ public:
         return m_elapsed + (m_running ? std::chrono::duration<double>(Clock::now() - m_t0).count() : 0.0);
     }
     bool budgetSpent() const override { return m_budget.isSet() && budgetUsed() >= m_budget.seconds; }
+    /// The training time of the model fit() left: since the solve of its last checkpoint began
+    /// (Checkpoint::restartClock), so the run's time when the trainer never restarted the clock.
+    double modelSeconds() const { return m_elapsed - m_lastSolveStart; }
 
     std::uint64_t seed() const override { return m_job.seed; }
     int threads() const override { return m_job.threads; }
@@ -165,7 +169,7 @@ public:
             MetricPoint p;
             p.seq = int(m_points.size());
             p.epoch = cp.epoch;
-            p.trainTime = m_elapsed;
+            p.trainTime = m_elapsed - m_solveStart; // this solve's time alone after a restart
             p.loss = cp.loss;
             const Evaluation e = evaluate(*m_trainer, *m_job.data, p, m_stop);
             if (e == Evaluation::Interrupted) {
@@ -186,6 +190,13 @@ public:
                 markDiverged(cp.epoch, "non-finite predictions or loss");
             else if (m_observer)
                 m_observer->modelReady(m_job, *m_trainer, p, m_info, false); // clock still stopped
+        }
+        // The checkpoint counted: the model now is its solve's; a restart makes the next
+        // point's time count from here. The budget keeps counting every solve.
+        m_lastSolveStart = m_solveStart;
+        if (cp.restartClock) {
+            m_solveStart = m_elapsed;
+            m_restarts.append(m_checkpoints - 1);
         }
         if (!cp.note.isEmpty())
             log(cp.note);
@@ -234,6 +245,8 @@ public:
         QJsonObject i = m_info;
         if (!m_log.isEmpty())
             i.insert("log", m_log);
+        if (!m_restarts.isEmpty())
+            i.insert("clock_restarts", m_restarts);
         return i;
     }
     bool diverged() const { return m_diverged; }
@@ -263,6 +276,9 @@ private:
     double m_elapsed = 0;
     RunBudget m_budget;
     RunClock m_cpu;
+    double m_solveStart = 0;     // m_elapsed when the current solve began (Checkpoint::restartClock)
+    double m_lastSolveStart = 0; // the same for the solve of the last counted checkpoint
+    QJsonArray m_restarts;       // checkpoints that restarted the clock ("clock_restarts")
     double m_lastEpoch = 0;
     int m_checkpoints = 0;
     bool m_budgetHit = false;
@@ -480,7 +496,7 @@ RunResult Runner::execute(const RunJob& job, const StopSource& stop, RunObserver
         if (!ctx.diverged() && !stoppedEarly && (ctx.points().isEmpty() || !job.evaluateCheckpoints)) {
             MetricPoint p;
             p.epoch = ctx.lastEpoch();
-            p.trainTime = ctx.elapsed();
+            p.trainTime = ctx.modelSeconds();
             const Evaluation e = evaluate(*trainer, *job.data, p, stop);
             if (e == Evaluation::NonFinite)
                 ctx.markDiverged(ctx.lastEpoch(), "non-finite predictions");

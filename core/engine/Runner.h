@@ -56,11 +56,13 @@ struct RunResult {
     qint64 runId = -1;
     RunStatus status = RunStatus::Failed;
     QString error;
-    QVector<MetricPoint> points;   ///< every checkpoint (or the single final point)
+    /// every checkpoint (or the single final point); each point's trainTime counts from the
+    /// last clock restart (Checkpoint::restartClock, listed in info's "clock_restarts")
+    QVector<MetricPoint> points;
     MetricPoint last;              ///< the final evaluation
     QJsonObject info;              ///< facts the trainer recorded + "stopped_by" etc.
     QVariantMap params;            ///< normalised parameters actually used
-    double trainSeconds = 0;
+    double trainSeconds = 0;       ///< the whole run's training time, every solve of a ladder counted
     qint64 peakMemoryBytes = -1;   ///< measured peak working memory, −1 when not measured
 };
 
@@ -100,6 +102,8 @@ public:
     /// evaluates, and when fit() returns). Called on the training thread, outside the clock, so
     /// an observer can keep a clock of its own with the host's pauses — e.g. process CPU time
     /// (bench/support's BenchRunner). Keep it quick. After a failure a stop may come twice.
+    /// A trainer's clock restart (Checkpoint::restartClock) is not signalled here: such an
+    /// observer's clock counts the whole run, while the host's points count from each restart.
     virtual void trainingClock(const RunJob& job, bool running) { Q_UNUSED(job); Q_UNUSED(running); }
 };
 

@@ -1,5 +1,7 @@
 #include "LiblinearConfig.h"
 
+#include <ToleranceLadder.h>
+
 #include <linear.h>
 
 #include <QLocale>
@@ -81,6 +83,7 @@ ParamSchema LiblinearConfig::schema(bool regression)
                                        "depends on the solver, see docs/liblinear.md); 0 = "
                                        "liblinear-train's default: %1.")
                             .arg(defaults.join(QStringLiteral(", ")))));
+    schema.add(wrap::ToleranceLadder::spec(QStringLiteral("liblinear-train -e"), kLadderMin, kLadderMax));
     schema.add(
         ParamSpec::real("bias_value", QStringLiteral("Bias feature value"), 1.0, -1.0, 1e6,
                         QStringLiteral("Every row gets one more input of this value, whose weight is the "
@@ -109,11 +112,23 @@ LiblinearConfig LiblinearConfig::fromParams(bool regression, const QVariantMap& 
     c.c = p.value("c").toDouble();
     const double tol = p.value("tolerance").toDouble();
     c.tolerance = tol > 0 ? tol : c.solver->defaultTolerance;
+    c.toleranceLadder = wrap::ToleranceLadder::fromParams(p, kLadderMin, kLadderMax);
+    if (!c.toleranceLadder.empty() && tol > 0)
+        throw std::invalid_argument(
+            QStringLiteral("parameter \"tolerance_ladder\": it replaces \"tolerance\" (each rung is one solve's "
+                           "tolerance), which is %1 here; leave \"tolerance\" at 0 with a ladder")
+                .arg(tol)
+                .toStdString());
     c.bias = p.value("bias_value").toDouble();
     if (c.bias < 0)
         c.bias = -1;
     c.svrEpsilon = regression ? p.value("svr_epsilon").toDouble() : 0.1;
     return c;
+}
+
+std::vector<double> LiblinearConfig::solveTolerances() const
+{
+    return toleranceLadder.empty() ? std::vector<double>{tolerance} : toleranceLadder;
 }
 
 parameter LiblinearConfig::libraryParameter() const

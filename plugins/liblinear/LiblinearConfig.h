@@ -41,6 +41,14 @@ struct LiblinearConfig {
     double tolerance = 0.1;  ///< the stopping tolerance in effect (the solver's default for 0)
     double bias = 1.0;       ///< the bias feature's value ("bias_value"); < 0 = no bias feature
     double svrEpsilon = 0.1; ///< SVR only: the ε-insensitive zone (liblinear-train -p)
+    /// "tolerance_ladder": tolerances in strictly decreasing order, one complete solve from
+    /// scratch each (tb::wrap::ToleranceLadder); empty = one solve at @ref tolerance.
+    std::vector<double> toleranceLadder;
+
+    /// Range of a ladder's tolerances: positive (0 would mean the solver's default, a ladder says
+    /// every rung), at most the "tolerance" parameter's maximum.
+    static constexpr double kLadderMin = 1e-16;
+    static constexpr double kLadderMax = 100.0;
 
     static const QString classifyId; ///< "liblinear.classify"
     static const QString regressId;  ///< "liblinear.regress"
@@ -55,10 +63,15 @@ struct LiblinearConfig {
 
     /// Reads parameters normalised by schema(regression). Throws std::invalid_argument naming
     /// the parameter for a solver of the other task (the schema's choices exclude it; this
-    /// guards direct use).
+    /// guards direct use), for a tolerance ladder that is not strictly decreasing, too long or
+    /// out of range, and for a ladder given with a "tolerance" other than 0 (which it replaces).
     static LiblinearConfig fromParams(bool regression, const QVariantMap& params);
 
-    /// LIBLINEAR's parameter struct for these settings (no class weights, no initial solution).
+    /// The tolerance of every solve of a run, in order: the ladder, or {tolerance}.
+    std::vector<double> solveTolerances() const;
+
+    /// LIBLINEAR's parameter struct for these settings at @ref tolerance (no class weights, no
+    /// initial solution).
     parameter libraryParameter() const;
 
     /// The liblinear-train options that train the same model from a file of the same data,

@@ -3,6 +3,7 @@
 #include "LiblinearConfig.h"
 #include "LiblinearTrainer.h"
 
+#include <algorithm>
 #include <stdexcept>
 
 namespace tb::liblinear {
@@ -20,7 +21,11 @@ QList<AlgorithmInfo> LiblinearPlugin::algorithms() const
         "or Crammer–Singer multi-class, the solver a parameter like liblinear-train -s. Single-threaded.");
     classify.citation = citation;
     classify.schema = LiblinearConfig::schema(false);
-    classify.progress.compute = [](const QVariantMap&) { return 1.0; }; // one checkpoint, model ready
+    // One checkpoint per solve: one, or one per rung of the tolerance ladder.
+    const auto solves = [](const QVariantMap& p) {
+        return std::max(1.0, double(p.value(QStringLiteral("tolerance_ladder")).toList().size()));
+    };
+    classify.progress.compute = solves;
     classify.regression = false;
     classify.classification = true;
 
@@ -32,7 +37,7 @@ QList<AlgorithmInfo> LiblinearPlugin::algorithms() const
         "dual), one model per output. Single-threaded.");
     regress.citation = citation;
     regress.schema = LiblinearConfig::schema(true);
-    regress.progress.compute = [](const QVariantMap&) { return 1.0; };
+    regress.progress.compute = solves;
     regress.regression = true;
     regress.classification = false;
     return {classify, regress};

@@ -117,39 +117,68 @@ void LiblinearTrainer::installPrintHook()
 
 void LiblinearTrainer::fit(const DatasetView& data, RunContext& ctx)
 {
+    m_models.clear();
+    m_inputs = data.inputs();
+    m_outputs = data.outputs();
+    // One solve, or a ladder of complete solves from scratch: each rung is what a run with that
+    // tolerance alone would do, conversion included, and its checkpoint restarts the host's
+    // clock so that its point is timed alone. A Stop during a rung keeps the previous rung's model.
+    const bool ladder = !m_config.toleranceLadder.empty();
+    const std::vector<double> tolerances = m_config.solveTolerances();
+    QJsonArray rungs;
+    for (std::size_t r = 0; r < tolerances.size(); ++r) {
+        if (r > 0 && ctx.stopRequested())
+            return;
+        LiblinearConfig config = m_config;
+        config.tolerance = tolerances[r];
+        QJsonObject rung;
+        if (!solve(data, ctx, config, rung))
+            return;
+        if (ladder) {
+            rungs.append(rung);
+            ctx.record("ladder", rungs);
+        }
+        Checkpoint done;
+        done.epoch = double(r + 1);
+        done.restartClock = ladder;
+        if (ctx.checkpoint(done) == CheckpointAction::Stop)
+            return;
+    }
+}
+
+bool LiblinearTrainer::solve(const DatasetView& data, RunContext& ctx, const LiblinearConfig& config,
+                             QJsonObject& rung)
+{
     const std::string who = "liblinear";
     const Eigen::Index n = data.rows(), d = data.inputs(), k = data.outputs();
-    m_models.clear();
-    m_inputs = d;
-    m_outputs = k;
-    wrap::requireTask(data, m_config.regression, who, m_config.regression ? "liblinear.regress" : "liblinear.classify");
+    wrap::requireTask(data, config.regression, who, config.regression ? "liblinear.regress" : "liblinear.classify");
     Rows::requireFinite(data.y, who, "training target");
 
     const auto t0 = Clock::now();
     auto job = std::make_shared<Job>();
-    if (m_config.regression) {
+    if (config.regression) {
         job->targets = data.y;
         job->y.assign(std::size_t(n), 0.0);
     } else {
         // Labels are the class indices; LIBLINEAR groups them itself (one-vs-rest or Crammer–Singer).
         job->y = wrap::classLabels(data, who);
     }
-    job->rows = Rows(data.x, m_config.bias, who); // checks x is finite, naming the entry
+    job->rows = Rows(data.x, config.bias, who); // checks x is finite, naming the entry
     job->prob.l = int(n);
-    job->prob.n = int(d) + (m_config.bias >= 0 ? 1 : 0);
+    job->prob.n = int(d) + (config.bias >= 0 ? 1 : 0);
     job->prob.x = job->rows.rows();
     job->prob.y = job->y.data();
-    job->prob.bias = m_config.bias;
-    job->param = m_config.libraryParameter();
-    job->randomised = m_config.solver->randomised;
+    job->prob.bias = config.bias;
+    job->param = config.libraryParameter();
+    job->randomised = config.solver->randomised;
     job->seed = unsigned(deriveSeed(ctx.seed(), 0));
     if (const char* err = check_parameter(&job->prob, &job->param))
         throw std::invalid_argument(who + ": LIBLINEAR refuses the parameters (" +
-                                    m_config.commandLineOptions().toStdString() + "): " + err);
+                                    config.commandLineOptions().toStdString() + "): " + err);
     const double conversionSeconds = secondsSince(t0);
     const std::size_t nonzeros = job->rows.nonzeros(), problemBytes = job->rows.bytes();
 
-    const int outputs = m_config.regression ? int(k) : 1;
+    const int outputs = config.regression ? int(k) : 1;
     auto work = [job, outputs] {
         std::unique_lock<std::mutex> lock(randMutex(), std::defer_lock);
         if (job->randomised) {
@@ -173,7 +202,7 @@ void LiblinearTrainer::fit(const DatasetView& data, RunContext& ctx)
     };
 
     ctx.log(QStringLiteral("liblinear: %1 (liblinear-train %2), %3 rows, %4 non-zeros")
-                .arg(QLatin1String(m_config.solver->name), m_config.commandLineOptions())
+                .arg(QLatin1String(config.solver->name), config.commandLineOptions())
                 .arg(n)
                 .arg(nonzeros));
     int newtonLines = 0;
@@ -189,16 +218,16 @@ void LiblinearTrainer::fit(const DatasetView& data, RunContext& ctx)
         }
         ctx.log(QStringLiteral("liblinear: ") + line);
     };
-    const auto abandon = m_config.solver->columnCopy ? wrap::DetachedCall::Abandon::RunToEnd
-                                                     : wrap::DetachedCall::Abandon::Unwind;
+    const auto abandon = config.solver->columnCopy ? wrap::DetachedCall::Abandon::RunToEnd
+                                                   : wrap::DetachedCall::Abandon::Unwind;
     if (wrap::DetachedCall::run(work, ctx.stopToken(), onLine, abandon) ==
         wrap::DetachedCall::Outcome::Abandoned) {
-        ctx.log(m_config.solver->columnCopy
+        ctx.log(config.solver->columnCopy
                     ? QStringLiteral("liblinear: stopped; train() is left to finish in the background (an L1 "
                                      "solver holds a column copy of the problem), its result discarded")
                     : QStringLiteral("liblinear: stopped; train() was left to unwind at its next progress "
                                      "message, its result discarded"));
-        return;
+        return false;
     }
     if (newtonLines > 0)
         ctx.log(
@@ -215,21 +244,24 @@ void LiblinearTrainer::fit(const DatasetView& data, RunContext& ctx)
     ctx.record("plugin_version", QStringLiteral(TB_LIBLINEAR_PLUGIN_VERSION));
     ctx.record("library_version", LIBLINEAR_VERSION);
     ctx.record("library_loaded_version", liblinear_version);
-    ctx.record(
-        "solver",
-        QStringLiteral("%1 (-s %2)").arg(QLatin1String(m_config.solver->name)).arg(m_config.solver->type));
-    ctx.record("command_line", QStringLiteral("liblinear-train ") + m_config.commandLineOptions());
-    ctx.record("tolerance", m_config.tolerance);
+    ctx.record("solver",
+               QStringLiteral("%1 (-s %2)").arg(QLatin1String(config.solver->name)).arg(config.solver->type));
+    ctx.record("command_line", QStringLiteral("liblinear-train ") + config.commandLineOptions());
+    ctx.record("tolerance", config.tolerance);
     ctx.record("nonzeros", double(nonzeros));
     ctx.record("problem_bytes", double(problemBytes));
     ctx.record("conversion_seconds", conversionSeconds);
     ctx.record("library_seconds", librarySeconds);
     ctx.record("library_cpu_seconds", libraryCpuSeconds);
-    if (!m_config.regression)
+    if (!config.regression)
         ctx.record("classes_in_model", m_models.front()->nr_class);
-    Checkpoint done;
-    done.epoch = 1.0;
-    ctx.checkpoint(done);
+    rung = QJsonObject{{"tolerance", config.tolerance},
+                       {"conversion_seconds", conversionSeconds},
+                       {"library_seconds", librarySeconds},
+                       {"library_cpu_seconds", libraryCpuSeconds}};
+    if (newtonLines > 0)
+        rung.insert("newton_iterations", newtonLines);
+    return true;
 }
 
 Eigen::MatrixXd LiblinearTrainer::predict(const Eigen::Ref<const Eigen::MatrixXd>& x) const
@@ -288,11 +320,13 @@ QJsonObject LiblinearTrainer::predictCost(const ProblemShape& s) const
     const double problem = Rows::bytesUpperBound(n, double(s.inputs), m_config.bias >= 0);
     const double targets = m_config.regression ? n * k * 8 * 2 : n * 8;
     const double classes = m_config.regression ? 1 : k;
-    const double models = d1 * (m_config.regression ? k : classes) * 8;
+    // With a ladder the previous rung's model stays while the next one trains.
+    const bool ladder = !m_config.toleranceLadder.empty();
+    const double models = d1 * (m_config.regression ? k : classes) * 8 * (ladder ? 2 : 1);
     const double memory =
         problem + targets + solverBytes(m_config.solver->type, n, d1, classes, problem) + models;
     const int maxPasses = m_config.solver->type == MCSVM_CS ? 100000 : 1000;
-    return QJsonObject{
+    QJsonObject cost{
         {"memory_bytes", memory},
         {"problem_bytes_upper_bound", problem},
         {"pass_flops", 2 * n * d1},
@@ -304,6 +338,9 @@ QJsonObject LiblinearTrainer::predictCost(const ProblemShape& s) const
                           : m_config.solver->type == MCSVM_CS ? QStringLiteral("run")
                                                               : QStringLiteral("class (one-vs-rest)"))},
     };
+    if (ladder)
+        cost.insert("solves", int(m_config.toleranceLadder.size()));
+    return cost;
 }
 
 Eigen::MatrixXd LiblinearTrainer::decisionFunctions() const

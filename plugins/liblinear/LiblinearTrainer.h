@@ -24,6 +24,13 @@ namespace tb::liblinear {
 /// call unwinds at its next progress message. The library's output reaches the run's log, never
 /// stdout. One checkpoint, at epoch 1, when the model is ready.
 ///
+/// Anytime curve ("tolerance_ladder", LiblinearConfig::toleranceLadder): one complete solve per
+/// tolerance, loosest first, each from scratch exactly as a run with that tolerance alone
+/// (conversion, library call, facts), and a checkpoint after each — epoch r for rung r (1-based),
+/// with Checkpoint::restartClock set, so the host times every point as its own solve. Each rung's
+/// model is bit for bit the one a run at that tolerance trains. A Stop during a rung leaves the
+/// model of the rung before it.
+///
 /// Randomness: the dual and L1 solvers visit coordinates in rand() order. glibc's rand() is one
 /// stream per process, so those calls are serialised (one at a time per process) and seeded
 /// with srand() from the run's seed: the same seed gives the same model.
@@ -32,7 +39,9 @@ namespace tb::liblinear {
 /// and "library_loaded_version" (liblinear_version of the loaded library), "solver",
 /// "command_line" (the equivalent liblinear-train options), "tolerance", "nonzeros",
 /// "problem_bytes", "conversion_seconds", "library_seconds" (wall), "library_cpu_seconds" (the
-/// library thread's CPU time), "classes_in_model".
+/// library thread's CPU time), "classes_in_model" — of the last solve; with a ladder also
+/// "ladder": per rung done, {"tolerance", "conversion_seconds", "library_seconds",
+/// "library_cpu_seconds", "newton_iterations" (TRON and newGLMNET only)}.
 ///
 /// Not thread-safe (one run, one thread), as Trainer requires; predict() is const and may be
 /// called concurrently with other const calls.
@@ -58,8 +67,9 @@ public:
     /// {"memory_bytes": predicted peak working memory (sparse copy at its upper bound, the
     /// labels or targets, LIBLINEAR's per-row and per-feature working arrays, the model),
     /// "problem_bytes_upper_bound", "pass_flops": 2·n·(d + 1), the flops of one pass over the
-    /// rows, "max_passes": the solver's iteration cap, "note"}. No "flops": the number of passes
-    /// depends on the data and the tolerance.
+    /// rows, "max_passes": the solver's iteration cap, "note"; with a tolerance ladder "solves":
+    /// its rungs, and the memory of one more model, the previous rung's, kept while the next
+    /// solves}. No "flops": the number of passes depends on the data and the tolerance.
     QJsonObject predictCost(const ProblemShape& shape) const override;
 
     const LiblinearConfig& config() const { return m_config; }
@@ -90,6 +100,12 @@ private:
     };
     using ModelPtr = std::unique_ptr<model, ModelDeleter>;
     struct Job;
+
+    /// One complete solve with @p config (its tolerance): the conversion, check_parameter(),
+    /// the library call on its own thread, the facts. On success sets m_models, fills @p rung
+    /// with the solve's figures and returns true; false when Stop abandoned the call (m_models
+    /// untouched).
+    bool solve(const DatasetView& data, RunContext& ctx, const LiblinearConfig& config, QJsonObject& rung);
 
     LiblinearConfig m_config;
     std::vector<ModelPtr> m_models; ///< classification: one; regression: one per output

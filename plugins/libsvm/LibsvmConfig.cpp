@@ -1,5 +1,7 @@
 #include "LibsvmConfig.h"
 
+#include <ToleranceLadder.h>
+
 #include <libsvm/svm.h>
 
 #include <QLocale>
@@ -50,10 +52,12 @@ ParamSchema LibsvmConfig::schema(bool regression)
                           QStringLiteral("Most memory for cached kernel rows, in MiB, taken as needed "
                                          "(svm-train -m).")));
     s.add(
-        ParamSpec::real("tolerance", QStringLiteral("Stopping tolerance"), 0.001, 1e-16, 10.0,
+        ParamSpec::real("tolerance", QStringLiteral("Stopping tolerance"), kDefaultTolerance, kToleranceMin,
+                        kToleranceMax,
                         QStringLiteral("Largest violation of the optimality conditions at the end (svm-train "
                                        "-e)."),
                         true));
+    s.add(wrap::ToleranceLadder::spec(QStringLiteral("svm-train -e"), kToleranceMin, kToleranceMax));
     s.add(ParamSpec::boolean(
         "shrinking", QStringLiteral("Shrinking"), true,
         QStringLiteral("Shrinking heuristics: set aside bounded variables (svm-train -h).")));
@@ -93,10 +97,23 @@ LibsvmConfig LibsvmConfig::fromParams(bool regression, const QVariantMap& p)
     c.coef0 = p.value("coef0").toDouble();
     c.cacheMib = p.value("cache_mib").toDouble();
     c.tolerance = p.value("tolerance").toDouble();
+    c.toleranceLadder = wrap::ToleranceLadder::fromParams(p, kToleranceMin, kToleranceMax);
+    if (!c.toleranceLadder.empty() && c.tolerance != kDefaultTolerance)
+        throw std::invalid_argument(
+            QStringLiteral("parameter \"tolerance_ladder\": it replaces \"tolerance\" (each rung is one solve's "
+                           "tolerance), which is %1 here; leave \"tolerance\" at its default %2 with a ladder")
+                .arg(c.tolerance)
+                .arg(kDefaultTolerance)
+                .toStdString());
     c.shrinking = p.value("shrinking").toBool();
     c.probability = p.value("probability").toBool();
     c.svrEpsilon = regression ? p.value("svr_epsilon").toDouble() : 0.1;
     return c;
+}
+
+std::vector<double> LibsvmConfig::solveTolerances() const
+{
+    return toleranceLadder.empty() ? std::vector<double>{tolerance} : toleranceLadder;
 }
 
 double LibsvmConfig::effectiveGamma(const Eigen::Ref<const Eigen::MatrixXd>& x) const

@@ -6,6 +6,7 @@
 
 #include <Eigen/Core>
 #include <QString>
+#include <vector>
 
 struct svm_parameter; // LIBSVM's (libsvm/svm.h), kept out of this header
 
@@ -38,14 +39,29 @@ struct LibsvmConfig {
     bool shrinking = true;
     bool probability = false;
     double svrEpsilon = 0.1; ///< ε-SVR only: the ε-insensitive zone (svm-train -p)
+    /// "tolerance_ladder": tolerances in strictly decreasing order, one complete solve from
+    /// scratch each (tb::wrap::ToleranceLadder); empty = one solve at @ref tolerance.
+    std::vector<double> toleranceLadder;
+
+    /// The "tolerance" parameter's default (svm-train's -e default).
+    static constexpr double kDefaultTolerance = 0.001;
+    /// Range of the tolerances, of "tolerance" and of a ladder's alike.
+    static constexpr double kToleranceMin = 1e-16;
+    static constexpr double kToleranceMax = 10.0;
 
     static const QString classifyId; ///< "libsvm.classify" (C-SVC)
     static const QString regressId;  ///< "libsvm.regress" (ε-SVR)
 
     /// The parameter schema of libsvm.classify (@p regression false) or libsvm.regress.
     static ParamSchema schema(bool regression);
-    /// Reads parameters normalised by schema(regression).
+    /// Reads parameters normalised by schema(regression). Throws std::invalid_argument naming
+    /// the parameter for an unknown kernel, for a tolerance ladder that is not strictly
+    /// decreasing, too long or out of range, and for a ladder given with a "tolerance" other than
+    /// its default (the ladder replaces it).
     static LibsvmConfig fromParams(bool regression, const QVariantMap& params);
+
+    /// The tolerance of every solve of a run, in order: the ladder, or {tolerance}.
+    std::vector<double> solveTolerances() const;
 
     /// γ for training inputs @p x under gammaRule: 1/d, 1/(d·Var(x)) (1/d when Var(x) = 0, as
     /// scikit-learn does), or gamma. 0 for d = 0.

@@ -3,6 +3,7 @@
 #include "LibsvmConfig.h"
 #include "LibsvmTrainer.h"
 
+#include <algorithm>
 #include <stdexcept>
 
 namespace tb::libsvm {
@@ -20,7 +21,11 @@ QList<AlgorithmInfo> LibsvmPlugin::algorithms() const
                                      "SMO, one-vs-one multi-class, like svm-train -s 0. Single-threaded.");
     svc.citation = citation;
     svc.schema = LibsvmConfig::schema(false);
-    svc.progress.compute = [](const QVariantMap&) { return 1.0; }; // one checkpoint, model ready
+    // One checkpoint per solve: one, or one per rung of the tolerance ladder.
+    const auto solves = [](const QVariantMap& p) {
+        return std::max(1.0, double(p.value(QStringLiteral("tolerance_ladder")).toList().size()));
+    };
+    svc.progress.compute = solves;
     svc.regression = false;
     svc.classification = true;
 
@@ -33,7 +38,7 @@ QList<AlgorithmInfo> LibsvmPlugin::algorithms() const
                        "sigmoid kernel, like svm-train -s 3; one model per output. Single-threaded.");
     svr.citation = citation;
     svr.schema = LibsvmConfig::schema(true);
-    svr.progress.compute = [](const QVariantMap&) { return 1.0; };
+    svr.progress.compute = solves;
     svr.regression = true;
     svr.classification = false;
     return {svc, svr};

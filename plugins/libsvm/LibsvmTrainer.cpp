@@ -125,17 +125,45 @@ const svm_model* LibsvmTrainer::libraryModel(std::size_t output) const
 
 void LibsvmTrainer::fit(const DatasetView& data, RunContext& ctx)
 {
-    const std::string who = "libsvm";
-    const Eigen::Index n = data.rows(), d = data.inputs(), k = data.outputs();
     m_models.clear();
-    m_inputs = d;
-    m_outputs = k;
-    wrap::requireTask(data, m_config.regression, who, m_config.regression ? "libsvm.regress" : "libsvm.classify");
+    m_inputs = data.inputs();
+    m_outputs = data.outputs();
+    // One solve, or a ladder of complete solves from scratch: each rung is what a run with that
+    // tolerance alone would do, conversion and γ included, and its checkpoint restarts the host's
+    // clock so that its point is timed alone. A Stop during a rung keeps the previous rung's model.
+    const bool ladder = !m_config.toleranceLadder.empty();
+    const std::vector<double> tolerances = m_config.solveTolerances();
+    QJsonArray rungs;
+    for (std::size_t r = 0; r < tolerances.size(); ++r) {
+        if (r > 0 && ctx.stopRequested())
+            return;
+        LibsvmConfig config = m_config;
+        config.tolerance = tolerances[r];
+        QJsonObject rung;
+        if (!solve(data, ctx, config, rung))
+            return;
+        if (ladder) {
+            rungs.append(rung);
+            ctx.record("ladder", rungs);
+        }
+        Checkpoint done;
+        done.epoch = double(r + 1);
+        done.restartClock = ladder;
+        if (ctx.checkpoint(done) == CheckpointAction::Stop)
+            return;
+    }
+}
+
+bool LibsvmTrainer::solve(const DatasetView& data, RunContext& ctx, const LibsvmConfig& config, QJsonObject& rung)
+{
+    const std::string who = "libsvm";
+    const Eigen::Index n = data.rows(), k = data.outputs();
+    wrap::requireTask(data, config.regression, who, config.regression ? "libsvm.regress" : "libsvm.classify");
     Rows::requireFinite(data.y, who, "training target");
 
     const auto t0 = Clock::now();
     auto job = std::make_shared<Job>();
-    if (m_config.regression) {
+    if (config.regression) {
         job->targets = data.y;
         job->y.assign(std::size_t(n), 0.0);
     } else {
@@ -143,21 +171,21 @@ void LibsvmTrainer::fit(const DatasetView& data, RunContext& ctx)
         job->y = wrap::classLabels(data, who);
     }
     job->rows = Rows(data.x, -1.0, who); // checks x is finite, naming the entry
-    m_gamma = m_config.effectiveGamma(data.x);
+    m_gamma = config.effectiveGamma(data.x);
     job->prob.l = int(n);
     job->prob.x = job->rows.rows();
     job->prob.y = job->y.data();
-    job->param = m_config.libraryParameter(m_gamma);
+    job->param = config.libraryParameter(m_gamma);
     job->seed = unsigned(deriveSeed(ctx.seed(), 0));
-    const QString options = m_config.commandLineOptions(m_gamma);
+    const QString options = config.commandLineOptions(m_gamma);
     if (const char* err = svm_check_parameter(&job->prob, &job->param))
         throw std::invalid_argument(who + ": LIBSVM refuses the parameters (" + options.toStdString() +
                                     "): " + err);
     const double conversionSeconds = secondsSince(t0);
     const std::size_t nonzeros = job->rows.nonzeros(), problemBytes = job->rows.bytes();
 
-    const int outputs = m_config.regression ? int(k) : 1;
-    const bool randomised = m_config.probability;
+    const int outputs = config.regression ? int(k) : 1;
+    const bool randomised = config.probability;
     auto work = [job, outputs, randomised] {
         std::unique_lock<std::mutex> lock(randMutex(), std::defer_lock);
         if (randomised) {
@@ -181,8 +209,8 @@ void LibsvmTrainer::fit(const DatasetView& data, RunContext& ctx)
     };
 
     ctx.log(QStringLiteral("libsvm: %1 %2 kernel (svm-train %3), %4 rows, %5 non-zeros")
-                .arg(m_config.regression ? QStringLiteral("ε-SVR") : QStringLiteral("C-SVC"),
-                     m_config.kernelName, options)
+                .arg(config.regression ? QStringLiteral("ε-SVR") : QStringLiteral("C-SVC"),
+                     config.kernelName, options)
                 .arg(n)
                 .arg(nonzeros));
     // Each binary problem prints four lines; with ten classes that is 180 lines, so they are
@@ -207,7 +235,7 @@ void LibsvmTrainer::fit(const DatasetView& data, RunContext& ctx)
         ctx.log(
             QStringLiteral("libsvm: stopped; svm_train() was left to unwind at its next progress message, "
                            "its result discarded"));
-        return;
+        return false;
     }
     ctx.log(QStringLiteral("libsvm: %1 SMO problem(s) solved, %2 iterations in total")
                 .arg(problems)
@@ -229,7 +257,7 @@ void LibsvmTrainer::fit(const DatasetView& data, RunContext& ctx)
     ctx.record("plugin_version", QStringLiteral(TB_LIBSVM_PLUGIN_VERSION));
     ctx.record("library_version", LIBSVM_VERSION);
     ctx.record("library_loaded_version", libsvm_version);
-    ctx.record("kernel", m_config.kernelName);
+    ctx.record("kernel", config.kernelName);
     ctx.record("gamma", m_gamma);
     ctx.record("command_line", QStringLiteral("svm-train ") + options);
     ctx.record("support_vectors", supportVectors);
@@ -239,9 +267,13 @@ void LibsvmTrainer::fit(const DatasetView& data, RunContext& ctx)
     ctx.record("conversion_seconds", conversionSeconds);
     ctx.record("library_seconds", librarySeconds);
     ctx.record("library_cpu_seconds", libraryCpuSeconds);
-    Checkpoint done;
-    done.epoch = 1.0;
-    ctx.checkpoint(done);
+    rung = QJsonObject{{"tolerance", config.tolerance},
+                       {"conversion_seconds", conversionSeconds},
+                       {"library_seconds", librarySeconds},
+                       {"library_cpu_seconds", libraryCpuSeconds},
+                       {"smo_iterations", double(iterations)},
+                       {"support_vectors", supportVectors}};
+    return true;
 }
 
 Eigen::MatrixXd LibsvmTrainer::predict(const Eigen::Ref<const Eigen::MatrixXd>& x) const
@@ -329,9 +361,11 @@ QJsonObject LibsvmTrainer::predictCost(const ProblemShape& s) const
     // coefficients and support-vector pointers.
     const double train =
         n * (8 + 4 + 8 + 1) + (m_config.regression ? 2 * n * 8 : (k - 1) * n * 8 * 2 + n * 8);
-    const double supportVectors = problem * (m_config.regression ? k : 1);
+    // With a ladder the previous rung's support vectors stay while the next one trains.
+    const bool ladder = !m_config.toleranceLadder.empty();
+    const double supportVectors = problem * (m_config.regression ? k : 1) * (ladder ? 2 : 1);
     const double memory = problem + n * 8 + cache + solver + train + supportVectors;
-    return QJsonObject{
+    QJsonObject cost{
         {"memory_bytes", memory},
         {"problem_bytes_upper_bound", problem},
         {"cache_bytes", cache},
@@ -342,6 +376,9 @@ QJsonObject LibsvmTrainer::predictCost(const ProblemShape& s) const
              .arg(m_config.probability ? QStringLiteral("; probability estimates train 5 more models")
                                        : QString())},
     };
+    if (ladder)
+        cost.insert("solves", int(m_config.toleranceLadder.size()));
+    return cost;
 }
 
 } // namespace tb::libsvm

@@ -27,6 +27,13 @@ namespace tb::libsvm {
 /// iterations). The library's output reaches the run's log, never stdout. One checkpoint, at
 /// epoch 1, when the models are ready.
 ///
+/// Anytime curve ("tolerance_ladder", LibsvmConfig::toleranceLadder): one complete solve per
+/// tolerance, loosest first, each from scratch exactly as a run with that tolerance alone
+/// (conversion, γ, library call, support-vector copy, facts), and a checkpoint after each — epoch
+/// r for rung r (1-based), with Checkpoint::restartClock set, so the host times every point as
+/// its own solve. Each rung's model is bit for bit the one a run at that tolerance trains. A Stop
+/// during a rung leaves the model of the rung before it.
+///
 /// Randomness: only the probability model (an internal 5-fold cross-validation) draws from
 /// glibc's rand(); those calls are serialised in this plugin and seeded with srand() from the
 /// run's seed.
@@ -35,7 +42,9 @@ namespace tb::libsvm {
 /// "library_loaded_version" (libsvm_version of the loaded library), "kernel", "gamma" (the γ
 /// used), "command_line" (the equivalent svm-train options), "support_vectors" (per model),
 /// "nonzeros", "problem_bytes", "support_vector_bytes", "conversion_seconds", "library_seconds"
-/// (wall), "library_cpu_seconds" (the library thread's CPU time).
+/// (wall), "library_cpu_seconds" (the library thread's CPU time) — of the last solve; with a
+/// ladder also "ladder": per rung done, {"tolerance", "conversion_seconds", "library_seconds",
+/// "library_cpu_seconds", "smo_iterations", "support_vectors"}.
 ///
 /// Not thread-safe (one run, one thread), as Trainer requires; predict() is const and may be
 /// called concurrently with other const calls.
@@ -63,8 +72,10 @@ public:
     /// {"memory_bytes": predicted peak working memory (sparse copy at its upper bound, the
     /// kernel cache up to cache_mib, the solver's per-variable arrays, the one-vs-one
     /// coefficients, the support vectors kept at their upper bound), "problem_bytes_upper_bound",
-    /// "cache_bytes", "kernel_row_flops": 3·n·d, the flops of one kernel row, "note"}. No
-    /// "flops": the number of kernel rows SMO needs depends on the data.
+    /// "cache_bytes", "kernel_row_flops": 3·n·d, the flops of one kernel row, "note"; with a
+    /// tolerance ladder "solves": its rungs, and the support vectors of the previous rung's
+    /// models, kept while the next solves}. No "flops": the number of kernel rows SMO needs
+    /// depends on the data.
     QJsonObject predictCost(const ProblemShape& shape) const override;
 
     const LibsvmConfig& config() const { return m_config; }
@@ -84,6 +95,12 @@ public:
 private:
     struct Model; // a LIBSVM model and the support vectors it points to
     struct Job;
+
+    /// One complete solve with @p config (its tolerance): the conversion, γ, svm_check_parameter(),
+    /// the library call on its own thread, the support-vector copy, the facts. On success sets
+    /// m_models, fills @p rung with the solve's figures and returns true; false when Stop
+    /// abandoned the call (m_models untouched).
+    bool solve(const DatasetView& data, RunContext& ctx, const LibsvmConfig& config, QJsonObject& rung);
 
     LibsvmConfig m_config;
     std::vector<std::unique_ptr<Model>> m_models; ///< classification: one; regression: one per output

@@ -11,7 +11,8 @@ QList<AlgorithmInfo> LinearPlugin::algorithms() const
     AlgorithmInfo ridge;
     ridge.id = QStringLiteral("linear.ridge");
     ridge.name = QStringLiteral("Ridge least squares");
-    ridge.description = QStringLiteral("Closed-form linear least squares with an optional ridge term; one-hot targets for classification.");
+    ridge.description = QStringLiteral("Closed-form linear least squares with an optional ridge term; one-hot targets for "
+                                       "classification. An anytime curve by conjugate gradients with cg_ladder.");
     ridge.citation = QStringLiteral("Agarwal et al., Least Squares Revisited, ICML 2014, Algorithm 1 (identity link)");
     ridge.schema = ParamSchema{
         ParamSpec::real("ridge", QStringLiteral("Ridge λ"), 0.0, 0.0, 1e8,
@@ -23,6 +24,12 @@ QList<AlgorithmInfo> LinearPlugin::algorithms() const
                                        "units; 0 = off."),
                         true),
         ParamSpec::boolean("bias", QStringLiteral("Bias"), true, QStringLiteral("Append a constant-1 input column.")),
+        ParamSpec::intList("cg_ladder", QStringLiteral("CG ladder"), {}, 0, RidgeTrainer::maxCgRungs, 1,
+                           RidgeTrainer::maxCgIterations,
+                           QStringLiteral("An anytime curve of the same problem: conjugate gradients on the normal "
+                                          "equations (CGLS, from 0) instead of the closed form, a checkpoint after "
+                                          "each of these iteration counts (strictly increasing). Empty = the closed "
+                                          "form, one checkpoint.")),
     };
     // Before the parameter names were unified: "lambda" and a flag "relative" that made it
     // relative. Old files keep running, with a note.
@@ -40,7 +47,11 @@ QList<AlgorithmInfo> LinearPlugin::algorithms() const
                                      "\"%1\"").arg(key);
         return p;
     });
-    ridge.progress.compute = [](const QVariantMap&) { return 1.0; }; // one solve, one checkpoint
+    // One solve, one checkpoint; or CG's iteration count at the last checkpoint of the ladder.
+    ridge.progress.compute = [](const QVariantMap& p) {
+        const QVariantList ladder = p.value(QStringLiteral("cg_ladder")).toList();
+        return ladder.isEmpty() ? 1.0 : ladder.last().toDouble();
+    };
     return {ridge};
 }
 

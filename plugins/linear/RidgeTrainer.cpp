@@ -1,5 +1,10 @@
 #include "RidgeTrainer.h"
 
+#include <CgLeastSquares.h>
+
+#include <QJsonArray>
+#include <QStringList>
+#include <limits>
 #include <stdexcept>
 
 namespace tb::linear {
@@ -9,6 +14,24 @@ RidgeTrainer::RidgeTrainer(const QVariantMap& params)
       m_relativeRidge(params.value("relative_ridge").toDouble()),
       m_bias(params.value("bias").toBool())
 {
+    const QVariantList ladder = params.value("cg_ladder").toList();
+    QStringList shown;
+    for (const QVariant& v : ladder)
+        shown << v.toString();
+    auto fail = [&](const QString& why) {
+        return std::invalid_argument(
+            QStringLiteral("parameter \"cg_ladder\": [%1] %2").arg(shown.join(", "), why).toStdString());
+    };
+    if (ladder.size() > maxCgRungs)
+        throw fail(QStringLiteral("has %1 counts, at most %2").arg(ladder.size()).arg(maxCgRungs));
+    for (const QVariant& v : ladder) {
+        const int m = v.toInt();
+        if (m < 1 || m > maxCgIterations)
+            throw fail(QStringLiteral("holds %1, outside [1, %2]").arg(m).arg(maxCgIterations));
+        if (!m_cgLadder.empty() && m <= m_cgLadder.back())
+            throw fail(QStringLiteral("is not strictly increasing: %1 follows %2").arg(m).arg(m_cgLadder.back()));
+        m_cgLadder.push_back(m);
+    }
 }
 
 void RidgeTrainer::fit(const DatasetView& data, RunContext& ctx)
@@ -20,7 +43,14 @@ void RidgeTrainer::fit(const DatasetView& data, RunContext& ctx)
     a.leftCols(d) = data.x;
     if (m_bias)
         a.col(d).setOnes();
+    if (m_cgLadder.empty())
+        fitClosedForm(a, data, ctx);
+    else
+        fitCg(a, data, ctx);
+}
 
+void RidgeTrainer::fitClosedForm(const Eigen::MatrixXd& a, const DatasetView& data, RunContext& ctx)
+{
     num::LeastSquaresOptions opt;
     opt.ridge = m_ridge;
     opt.relativeRidge = m_relativeRidge;  // takes precedence when > 0
@@ -35,6 +65,32 @@ void RidgeTrainer::fit(const DatasetView& data, RunContext& ctx)
     ctx.record("solve_seconds", rep.solveSeconds);
     ctx.checkpoint(Checkpoint{1.0, std::numeric_limits<double>::quiet_NaN(),
                               rep.fallback ? QString::fromStdString(rep.summary()) : QString()});
+}
+
+void RidgeTrainer::fitCg(const Eigen::MatrixXd& a, const DatasetView& data, RunContext& ctx)
+{
+    // The same λ as the closed form: relative_ridge·trace(AᵀA)/d when set, trace(AᵀA) = ‖A‖²_F.
+    double lambda = m_ridge;
+    if (m_relativeRidge > 0 && a.cols() > 0)
+        lambda = m_relativeRidge * a.squaredNorm() / double(a.cols());
+    num::CgLeastSquares cg(a, data.y, lambda, ctx.stopToken());
+    if (cg.stopped())
+        return; // Stop before the first iterate: no model, the run is cancelled
+    ctx.record("solver", QStringLiteral("conjugate gradients on the normal equations (CGLS) from 0, λ = %1")
+                             .arg(lambda, 0, 'g', 6));
+    ctx.record("ridge_used", lambda);
+    const double n = double(std::max<Eigen::Index>(a.rows(), 1));
+    QJsonArray residuals;
+    for (const int m : m_cgLadder) {
+        if (!cg.iterateTo(m))
+            return; // Stop: the last checkpoint's model stays
+        m_w = cg.solution();
+        residuals.append(cg.relativeNormalResidual());
+        ctx.record("cg_relative_residuals", residuals);
+        // The clock runs on: iterate m's time from the start of fit() is its own cost.
+        if (ctx.checkpoint(Checkpoint{double(m), cg.objective() / n, {}}) == CheckpointAction::Stop)
+            return;
+    }
 }
 
 Eigen::MatrixXd RidgeTrainer::predict(const Eigen::Ref<const Eigen::MatrixXd>& x) const
@@ -54,6 +110,13 @@ Eigen::MatrixXd RidgeTrainer::predict(const Eigen::Ref<const Eigen::MatrixXd>& x
 QJsonObject RidgeTrainer::predictCost(const ProblemShape& s) const
 {
     const double n = double(s.rows), d = double(s.inputs + (m_bias ? 1 : 0)), k = double(s.outputs);
+    if (!m_cgLadder.empty()) {
+        // AᵀY once, then per iteration one product with A and one with Aᵀ.
+        const double iterations = double(m_cgLadder.back());
+        return QJsonObject{{"flops", 2 * n * d * k + iterations * 4 * n * d * k},
+                           {"iteration_flops", 4 * n * d * k},
+                           {"iterations", iterations}};
+    }
     // Gram (symmetric rank-n update: n·d² multiply-adds) + cross products + Cholesky + 2k triangular solves.
     const double flops = n * d * d + 2 * n * d * k + d * d * d / 3.0 + 2 * d * d * k;
     return QJsonObject{{"flops", flops},

@@ -273,6 +273,12 @@ QWidget* ParamForm::makeEditor(Row& row)
         e->setPlaceholderText(s.minCount == 0 ? tr("empty, or e.g. 50, 20") : tr("e.g. 50, 20"));
         return e;
     }
+    case ParamType::RealList: {
+        // The same line edit: the schema parses and checks the text ("0.1, 0.01").
+        auto* e = new LayerSizeEdit;
+        e->setPlaceholderText(s.minCount == 0 ? tr("empty, or e.g. 0.1, 0.01") : tr("e.g. 0.1, 0.01"));
+        return e;
+    }
     }
     return new QWidget;
 }
@@ -373,10 +379,11 @@ void ParamForm::setValues(const QVariantMap& v)
                                     (r.spec.type == ParamType::Real ||
                                      (r.spec.type == ParamType::Int && asNumber == std::trunc(asNumber) &&
                                       std::abs(asNumber) <= double(std::numeric_limits<int>::max())));
-        r.hasRejected = !canonical && r.spec.type != ParamType::IntList && !showableNumber;
+        const bool list = r.spec.type == ParamType::IntList || r.spec.type == ParamType::RealList;
+        r.hasRejected = !canonical && !list && !showableNumber;
         r.rejected = r.hasRejected ? given : QVariant();
         QVariant shown = canonical ? *canonical : r.spec.defaultValue;
-        if (!canonical && (r.spec.type == ParamType::IntList || showableNumber))
+        if (!canonical && (list || showableNumber))
             shown = given;
         setEditorValue(r, shown);
         r.explicitlySet = v.contains(r.spec.key);

@@ -20,7 +20,7 @@ class LogSlider;
 ///  - Real: QDoubleSpinBox with the spec's range that also accepts "1e-3", plus a LogSlider
 ///    beside it when the spec is log-scale (learning rates);
 ///  - Bool: QCheckBox; Choice: QComboBox with the spec's choices;
-///  - IntList: LayerSizeEdit ("50, 20").
+///  - IntList: LayerSizeEdit ("50, 20"); RealList: the same line edit ("0.1, 0.01").
 /// Every row has the spec's help as tooltip and an inline red message shown while its value is
 /// invalid; the message is ParamSchema's own (naming the parameter and the value), written
 /// "key: message", e.g. `lr: expected a number 1e-06 to 1, got 5`.

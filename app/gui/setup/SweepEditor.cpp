@@ -103,7 +103,8 @@ QString SweepEditor::suggestedValues(const ParamSpec& s)
     }
     case ParamType::Bool: return QStringLiteral("true, false");
     case ParamType::Choice: return s.choices.join(QStringLiteral(", "));
-    case ParamType::IntList: {
+    case ParamType::IntList:
+    case ParamType::RealList: {
         QStringList v;
         for (const QVariant& e : s.defaultValue.toList())
             v << e.toString();

@@ -41,8 +41,9 @@ public:
     bool stopRequested() const { return stopToken().stopRequested(); }
 
     /// Pauses the training clock, lets the host evaluate predict() on the train and test
-    /// data and log the point, restarts the clock. predict() must be valid when this is
-    /// called. Returns Stop when the trainer should return from fit() now.
+    /// data and log the point, restarts the clock (from zero for the next point when
+    /// cp.restartClock is set). predict() must be valid when this is called. Returns Stop when
+    /// the trainer should return from fit() now.
     virtual CheckpointAction checkpoint(const Checkpoint& cp) = 0;
 
     /// Stores a named fact about the run with it (e.g. "layer_solves", a solver report).
@@ -67,13 +68,15 @@ public:
 ///  - "measured_seconds": the training time the prediction is compared with;
 ///  - "final": the final metrics; "log": the log lines; "stopped_by": why a run ended early;
 ///  - "peak_memory_bytes": the process's peak resident memory growth during fit();
-///  - "time_budget": the run's budget and what it used ({"seconds", "clock", "used"}).
+///  - "time_budget": the run's budget and what it used ({"seconds", "clock", "used"});
+///  - "clock_restarts": the checkpoints (0-based, in order) whose Checkpoint::restartClock
+///    restarted the training clock; absent when none did.
 inline const QStringList& reservedFactKeys()
 {
     static const QStringList keys{QStringLiteral("predicted_cost"), QStringLiteral("measured_seconds"),
                                   QStringLiteral("final"),          QStringLiteral("log"),
                                   QStringLiteral("stopped_by"),     QStringLiteral("peak_memory_bytes"),
-                                  QStringLiteral("time_budget")};
+                                  QStringLiteral("time_budget"),    QStringLiteral("clock_restarts")};
     return keys;
 }
 

@@ -213,6 +213,13 @@ QList<QVariant> invalidValues(const ParamSpec& s)
         if (std::isfinite(s.minimum))
             v << QVariant(QVariantList{qlonglong(s.minimum) - 1});
         break;
+    case ParamType::RealList:
+        v << QVariant("a, b") << QVariant(QVariantList{true}) << QVariant(2.5);
+        if (std::isfinite(s.minimum))
+            v << QVariant(QVariantList{s.minimum - 1.0 - std::abs(s.minimum)});
+        if (std::isfinite(s.maximum))
+            v << QVariant(QVariantList{s.maximum + 1.0 + std::abs(s.maximum)});
+        break;
     }
     return v;
 }

@@ -284,7 +284,8 @@ std::optional<QJsonValue> ParamSweep::parseValues(const QString& text, const Par
         }
         return QJsonValue(o);
     }
-    const QChar sep = spec.type == ParamType::IntList || t.contains(QLatin1Char(';')) ? QLatin1Char(';') : QLatin1Char(',');
+    const bool list = spec.type == ParamType::IntList || spec.type == ParamType::RealList;
+    const QChar sep = list || t.contains(QLatin1Char(';')) ? QLatin1Char(';') : QLatin1Char(',');
     const QStringList items = t.split(sep, Qt::SkipEmptyParts);
     QJsonArray arr;
     for (QString item : items) {
@@ -312,6 +313,7 @@ std::optional<QJsonValue> ParamSweep::parseValues(const QString& text, const Par
             break;
         case ParamType::Choice:
         case ParamType::IntList:
+        case ParamType::RealList:
             raw = item;
             break;
         }

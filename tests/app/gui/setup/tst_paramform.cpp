@@ -255,6 +255,28 @@ private Q_SLOTS:
         QTest::keyClick(lr, Qt::Key_Enter);
         QCOMPARE(f.values().value("lr").toDouble(), 2.5e-4);
     }
+
+    void realListIsEditedAsText()
+    {
+        // A list of numbers (a tolerance ladder) is typed like a layer list; the schema parses it.
+        ParamForm f(ParamSchema{ParamSpec::realList("ladder", "Tolerance ladder", {}, 0, 3, 1e-12, 10.0,
+                                                    "Tolerances, loosest first.")});
+        auto* ladder = qobject_cast<LayerSizeEdit*>(f.editor("ladder"));
+        QVERIFY(ladder);
+        QCOMPARE(f.values().value("ladder").toList(), QVariantList{}); // the default, empty
+        QVERIFY(f.problems().isEmpty());
+        ladder->setText("0.1, 1e-3 1e-05");
+        QVERIFY(f.problems().isEmpty());
+        QCOMPARE(f.values().value("ladder").toList(), (QVariantList{0.1, 1e-3, 1e-5}));
+        ladder->setText("0.1, 0");
+        QVERIFY(messageShown(f, "ladder"));
+        QVERIFY2(f.problems().value(0).contains("outside [1e-12, 10]"), qPrintable(f.problems().join('|')));
+        ladder->setText("1, 0.1, 0.01, 0.001");
+        QVERIFY2(f.problems().value(0).contains("4 values, expected 0 to 3"), qPrintable(f.problems().join('|')));
+        f.setValues({{"ladder", QVariantList{0.5, 0.25}}});
+        QCOMPARE(ladder->text(), QString("0.5, 0.25"));
+        QVERIFY(f.problems().isEmpty());
+    }
 };
 
 QTEST_MAIN(TestParamForm)
