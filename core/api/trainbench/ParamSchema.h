@@ -388,8 +388,8 @@ public:
         case ParamType::RealList: {
             const bool integers = s.type == ParamType::IntList;
             QVariantList in;
-            if (integers && v.typeId() == QMetaType::QString) {
-                // "50,20" or "50 20" as typed in a form.
+            if (v.typeId() == QMetaType::QString) {
+                // "50,20" or "0.1 0.01" as typed in a form.
                 const auto parts = v.toString().split(QRegularExpression("[,\\s]+"), Qt::SkipEmptyParts);
                 for (const auto& p : parts) {
                     bool ok = false;
