@@ -167,7 +167,9 @@ QJsonObject ExperimentPanel::values() const
         o.remove(QStringLiteral("time_budget_s"));
         o.remove(QStringLiteral("time_budget_clock"));  // a clock without a budget is an error
     }
-    if (isNoiseSweep()) {
+    if (!ownsKindKeys()) {
+        // A kind without fields here: its keys and sweep stay as the file wrote them (m_kept).
+    } else if (isNoiseSweep()) {
         o.remove(QStringLiteral("repeats"));
         o.remove(QStringLiteral("first_repeat"));
         QList<double> sigmas;
@@ -191,11 +193,12 @@ QJsonObject ExperimentPanel::values() const
 void ExperimentPanel::setValues(const QJsonObject& spec)
 {
     m_loading = true;
-    m_kept = QJsonObject{};
-    // Kept as the file had them (no field of their own yet), so a save writes them back.
-    for (const char* key : {"description", "first_repeat", "time_budget_clock"})
-        if (spec.contains(QLatin1String(key)))
-            m_kept.insert(QLatin1String(key), spec.value(QLatin1String(key)));
+    // Every key without a field here is kept as the file had it (description, first_repeat, the
+    // budget's clock, a kind's own keys …), so a save writes it back; "dataset" and "algorithms"
+    // are other panels'.
+    m_kept = spec;
+    for (const char* key : {"name", "kind", "seed", "threads", "time_budget_s", "dataset", "algorithms"})
+        m_kept.remove(QLatin1String(key));
     m_name->setText(spec.value(QStringLiteral("name")).toString(kDefaultName));
     const QString kind = spec.value(QStringLiteral("kind")).toString();
     m_kind->setCurrentIndex(std::max(0, m_kind->findData(kind)));
@@ -266,6 +269,12 @@ void ExperimentPanel::setNoiseSweepAvailable(bool on)
                             on ? k->description() : tr("The data set has no noise level: choose a generator."),
                             Qt::ToolTipRole);
     refreshMessage();
+}
+
+bool ExperimentPanel::ownsKindKeys() const
+{
+    const QString kind = m_kind->currentData().toString();
+    return kind == kinds::LearningCurve || kind == kinds::NoiseSweep || kind == kinds::ParamSweep;
 }
 
 bool ExperimentPanel::isNoiseSweep() const

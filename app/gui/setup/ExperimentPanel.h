@@ -43,6 +43,9 @@ public:
     /// Whether the data set has a noise level to sweep. While it has none, a noise sweep is
     /// reported by problems() (the kind is kept, so a passing dataset edit loses nothing).
     void setNoiseSweepAvailable(bool on);
+    /// Whether the kind chosen is one whose keys have fields here (the built-in kinds); another
+    /// kind's keys and "sweep" are kept as the file wrote them.
+    bool ownsKindKeys() const;
     bool isNoiseSweep() const;
     bool isParamSweep() const;
     /// Switches to a parameter sweep and adds @p key to its grid with suggested values (what

@@ -1,6 +1,8 @@
 // ExperimentPanel: the σ grid parser, values() ⇄ setValues(), kept keys and field problems.
 #include "setup/ExperimentPanel.h"
 
+#include <ExperimentKind.h>
+#include <ExperimentRunner.h>
 #include <ExperimentSpec.h>
 
 #include <QComboBox>
@@ -11,6 +13,33 @@
 #include <QtTest>
 
 using tb::gui::ExperimentPanel;
+
+namespace {
+// A kind the panel has no fields for, as a contributor would add one (docs/contributing.md): its
+// own key "rounds" and a "sweep" of its own.
+class RoundsKind final : public tb::ExperimentKind {
+public:
+    QString id() const override { return QStringLiteral("test-rounds"); }
+    QString label() const override { return QStringLiteral("Rounds (test)"); }
+    QString description() const override { return QStringLiteral("A kind of the panel's test."); }
+    tb::ParamSchema keys() const override
+    {
+        tb::ParamSchema s;
+        s.add(tb::ParamSpec::integer(QStringLiteral("rounds"), QStringLiteral("Rounds"), 1, 1, 100, QStringLiteral("Rounds.")));
+        return s;
+    }
+    bool parseSweep(const QJsonValue&, tb::ExperimentSpec&, QString*, QString*) const override { return true; }
+    void write(const tb::ExperimentSpec&, QJsonObject&) const override {}
+    int plannedRuns(const tb::ExperimentSpec&) const override { return 1; }
+    bool runsOneAtATime(const tb::ExperimentSpec&) const override { return true; }
+    tb::ExperimentResult run(tb::ExperimentContext&, const tb::ExperimentSpec&, qint64, tb::ExperimentObserver*) const override
+    {
+        return {};
+    }
+    QStringList charts() const override { return {}; }
+};
+} // namespace
+TB_REGISTER_EXPERIMENT_KIND(RoundsKind)
 
 class TestExperimentPanel : public QObject {
     Q_OBJECT
@@ -83,6 +112,22 @@ private Q_SLOTS:
         QVERIFY2(spec, qPrintable(error));
         QCOMPARE(spec->seed, std::numeric_limits<std::uint64_t>::max());
         QCOMPARE(spec->description, QStringLiteral("kept"));
+    }
+
+    void aKindWithoutFieldsKeepsItsKeys()
+    {
+        // The panel lists every registered kind; one it has no fields for keeps its keys and its
+        // sweep as the file wrote them, and gets no "repeats" of the built-in kinds.
+        ExperimentPanel panel;
+        QVERIFY(panel.kindBox()->findData("test-rounds") >= 0);
+        const QJsonObject in{{"name", "n"}, {"kind", "test-rounds"}, {"rounds", 3}, {"sweep", QJsonObject{{"x", 1}}}, {"seed", 4}};
+        panel.setValues(in);
+        QVERIFY(!panel.ownsKindKeys());
+        QCOMPARE(panel.values(), in);
+        panel.kindBox()->setCurrentIndex(panel.kindBox()->findData("learning-curve"));
+        QVERIFY(panel.ownsKindKeys());
+        QVERIFY(!panel.values().contains("sweep"));
+        QCOMPARE(panel.values().value("repeats").toInt(), 1);
     }
 
     void fieldProblemsNameTheirKey()
