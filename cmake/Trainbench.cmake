@@ -38,6 +38,19 @@ function(tb_add_plugin target)
     PREFIX "")
   target_link_libraries(${target} PRIVATE tb::api tb::numerics tb::training tb_warnings tb_optimise ${ARG_LIBS})
   install(TARGETS ${target} LIBRARY DESTINATION ${TB_PLUGIN_INSTALL_DIR})
+  # Every plugin joins trainbench-apps (and the conformance suite) by being added here.
+  set_property(GLOBAL APPEND PROPERTY TB_PLUGIN_TARGETS ${target})
+endfunction()
+
+# trainbench-apps: what ./run.sh runs — the workbench, the CLI and every plugin of plugins/ —
+# and nothing else (no tests, benchmarks or fuzz harnesses). Called once plugins/ is added.
+function(tb_add_apps_target)
+  get_property(plugins GLOBAL PROPERTY TB_PLUGIN_TARGETS)
+  add_custom_target(trainbench-apps)
+  add_dependencies(trainbench-apps trainbench-cli ${plugins})
+  if(TARGET trainbench)
+    add_dependencies(trainbench-apps trainbench)
+  endif()
 endfunction()
 
 # tb_add_test(<name> SOURCES ... [LIBS ...] [LABELS ...] [TIMEOUT s] [SERIAL])
