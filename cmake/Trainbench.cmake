@@ -1,4 +1,25 @@
 # Build conventions shared by every target of the tree.
+
+# ccache, when it is installed, as the compiler launcher (not a dependency: without it the
+# compiler runs directly). A launcher given by the user (-DCMAKE_CXX_COMPILER_LAUNCHER=… or the
+# environment variable of that name) is kept. Precompiled headers need the sloppiness below, or
+# ccache refuses to cache any file compiled with one (ccache manual, "Precompiled headers").
+option(TB_CCACHE "Use ccache as the compiler launcher when it is installed" ON)
+if(TB_CCACHE AND NOT CMAKE_CXX_COMPILER_LAUNCHER)
+  find_program(TB_CCACHE_PROGRAM ccache)
+  if(TB_CCACHE_PROGRAM)
+    set(CMAKE_CXX_COMPILER_LAUNCHER ${TB_CCACHE_PROGRAM})
+  endif()
+endif()
+if(CMAKE_CXX_COMPILER_LAUNCHER MATCHES "(^|/)ccache$")
+  find_program(TB_ENV_PROGRAM env) # /usr/bin/env starts in 1 ms, `cmake -E env` in 30
+  if(NOT TB_ENV_PROGRAM)
+    set(TB_ENV_PROGRAM ${CMAKE_COMMAND} -E env)
+  endif()
+  set(CMAKE_CXX_COMPILER_LAUNCHER ${TB_ENV_PROGRAM}
+      CCACHE_SLOPPINESS=pch_defines,time_macros,include_file_mtime,include_file_ctime ${CMAKE_CXX_COMPILER_LAUNCHER})
+endif()
+
 set(CMAKE_RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/bin)
 set(CMAKE_LIBRARY_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/lib)
 set(CMAKE_ARCHIVE_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/lib)
