@@ -82,9 +82,8 @@ function(tb_add_test name)
   cmake_parse_arguments(ARG "SERIAL" "TIMEOUT" "SOURCES;LIBS;LABELS" ${ARGN})
   add_executable(${name} ${ARG_SOURCES})
   set_target_properties(${name} PROPERTIES AUTOMOC ON RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/tests)
-  target_link_libraries(${name} PRIVATE Qt6::Test tb_warnings tb_optimise ${ARG_LIBS})
-  # tests/support: test data and helpers shared by the unit tests.
-  target_include_directories(${name} PRIVATE ${CMAKE_SOURCE_DIR}/tests/support)
+  # tests/support: test data and helpers shared by the unit tests, compiled once (tb_test_support).
+  target_link_libraries(${name} PRIVATE Qt6::Test tb_test_support tb_warnings tb_optimise ${ARG_LIBS})
   target_compile_definitions(${name} PRIVATE
     TB_FIXTURES_DIR="${CMAKE_SOURCE_DIR}/tests/fixtures"
     TB_PLUGIN_BUILD_DIR="${TB_PLUGIN_OUTPUT_DIR}"
