@@ -74,12 +74,12 @@ function(tb_add_apps_target)
   endif()
 endfunction()
 
-# tb_add_test(<name> SOURCES ... [LIBS ...] [LABELS ...] [TIMEOUT s] [SERIAL])
-# One QtTest program, registered with CTest under the offscreen platform. SERIAL: the test
-# asserts a latency (Stop within 200 ms) and runs alone, never next to another test on the two
-# cores.
+# tb_add_test(<name> SOURCES ... [LIBS ...] [LABELS ...] [TIMEOUT s])
+# One QtTest program, registered with CTest under the offscreen platform. No test runs alone:
+# the Stop checks count the work after Stop (tests/support/StopMeter.h), not the wall time, so
+# they hold beside other tests on a busy machine.
 function(tb_add_test name)
-  cmake_parse_arguments(ARG "SERIAL" "TIMEOUT" "SOURCES;LIBS;LABELS" ${ARGN})
+  cmake_parse_arguments(ARG "" "TIMEOUT" "SOURCES;LIBS;LABELS" ${ARGN})
   add_executable(${name} ${ARG_SOURCES})
   set_target_properties(${name} PROPERTIES AUTOMOC ON RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/tests)
   # tests/support: test data and helpers shared by the unit tests, compiled once (tb_test_support).
@@ -97,8 +97,5 @@ function(tb_add_test name)
     ENVIRONMENT "QT_QPA_PLATFORM=offscreen;TRAINBENCH_PLUGIN_PATH=${TB_PLUGIN_OUTPUT_DIR}")
   if(ARG_LABELS)
     set_tests_properties(${name} PROPERTIES LABELS "${ARG_LABELS}")
-  endif()
-  if(ARG_SERIAL)
-    set_tests_properties(${name} PROPERTIES RUN_SERIAL ON)
   endif()
 endfunction()
