@@ -4,6 +4,8 @@
 #include <stdexcept>
 #include <tbb/info.h>
 #include <tbb/parallel_for.h>
+#include <mutex>
+#include <set>
 #include <thread>
 
 namespace tb::testsupport {
@@ -13,8 +15,8 @@ QString WorkAfterStop::describe() const
     QString s = QStringLiteral("%1 ms of CPU time").arg(cpuMs, 0, 'f', 1);
     if (asleepMs >= 0)
         s += QStringLiteral(" and %1 ms asleep or blocked").arg(asleepMs, 0, 'f', 1);
-    if (abandonedMs > 0)
-        s += QStringLiteral(" (and %1 ms on threads not counted)").arg(abandonedMs, 0, 'f', 1);
+    if (otherMs > 0.05)
+        s += QStringLiteral(" (and %1 ms on threads that are no part of the call)").arg(otherMs, 0, 'f', 1);
     return s + QStringLiteral(" after Stop (%1 ms wall; the promise: %2 ms)")
                    .arg(wallMs, 0, 'f', 1)
                    .arg(kStopPromiseMs, 0, 'f', 0);
@@ -28,10 +30,9 @@ ThreadMark ThreadMark::now()
     return ThreadMark{*times, std::chrono::steady_clock::now()};
 }
 
-StopMeter::StopMeter(std::vector<int> threadsBeforeTheCall, std::vector<int> notCounted)
-    : m_before(std::move(threadsBeforeTheCall)), m_notCounted(std::move(notCounted)), m_all0(allThreadTimes()),
-      m_cpu0(processCpuMs()),
-      m_wall0(std::chrono::steady_clock::now())
+StopMeter::StopMeter(std::vector<int> counted, std::vector<int> threadsBefore)
+    : m_counted(std::move(counted)), m_before(std::move(threadsBefore)), m_all0(allThreadTimes()),
+      m_cpu0(processCpuMs()), m_wall0(std::chrono::steady_clock::now())
 {
 }
 
@@ -50,18 +51,24 @@ WorkAfterStop StopMeter::finish() const
     if (m_oneThread)
         throw std::logic_error("StopMeter: a meter of one thread finishes with that thread's ThreadMark");
     WorkAfterStop w;
-    const double cpu = processCpuMs();
+    const double process = processCpuMs() - m_cpu0;
+    const auto all1 = allThreadTimes();
     w.wallMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - m_wall0).count();
-    // Threads started after the meter's "before" list and still running (abandoned work), and
-    // the threads not to count.
     const auto listed = [](const std::vector<int>& v, int tid) { return std::find(v.begin(), v.end(), tid) != v.end(); };
-    for (const auto& [tid, times] : allThreadTimes()) {
-        if (listed(m_before, tid) && !listed(m_notCounted, tid))
-            continue;
+    // Threads still running: counted when listed; the rest (abandoned by the call, or no part
+    // of it) not. What the process spent beyond the running threads went to threads that ended
+    // meanwhile: the call's own short-lived threads.
+    double running = 0;
+    for (const auto& [tid, times] : all1) {
         const auto at0 = m_all0.find(tid);
-        w.abandonedMs += times.cpuMs - (at0 == m_all0.end() ? 0.0 : at0->second.cpuMs);
+        const double spent = times.cpuMs - (at0 == m_all0.end() ? 0.0 : at0->second.cpuMs);
+        running += spent;
+        if (listed(m_counted, tid))
+            w.cpuMs += spent;
+        else
+            w.otherMs += spent;
     }
-    w.cpuMs = cpu - m_cpu0 - w.abandonedMs;
+    w.cpuMs += std::max(0.0, process - running);
     return w;
 }
 
@@ -77,11 +84,18 @@ WorkAfterStop StopMeter::finish(const ThreadMark& atReturn) const
     return w;
 }
 
-void startThreadPool()
+std::vector<int> threadPoolIds()
 {
-    // A parallel loop long enough for every worker of the default arena to join it.
-    tbb::parallel_for(0, 4 * tbb::info::default_concurrency(),
-                      [](int) { std::this_thread::sleep_for(std::chrono::milliseconds(1)); });
+    // A parallel loop long enough for every worker of the default arena to take a task of it.
+    std::mutex mutex;
+    std::set<int> ids;
+    tbb::parallel_for(0, 8 * tbb::info::default_concurrency(), [&](int) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+        const std::lock_guard lock(mutex);
+        ids.insert(currentThreadId());
+    });
+    ids.erase(currentThreadId());
+    return std::vector<int>(ids.begin(), ids.end());
 }
 
 } // namespace tb::testsupport

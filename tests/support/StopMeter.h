@@ -35,8 +35,8 @@ struct WorkAfterStop {
     double wallMs = 0;   ///< wall time after Stop: reported, never asserted
     double asleepMs = -1; ///< one thread measured: the wall time it neither ran nor waited for a CPU
                           ///< (sleeping, blocked) after Stop; −1 when every thread is measured
-    double abandonedMs = 0; ///< every thread measured: CPU time after Stop of threads the call
-                            ///< left running or the meter was told not to count (not in cpuMs)
+    double otherMs = 0;   ///< several threads measured: CPU time after Stop of the threads that do
+                          ///< not count (not in cpuMs; StopMeter says which)
 
     /// True when the work after Stop is within kStopPromiseMs. Every thread measured: the CPU
     /// time after Stop, summed over the threads that ran, is at most the promise — on an idle
@@ -62,24 +62,25 @@ struct ThreadMark {
 /// Measures the work after Stop: construct it right before requesting Stop, call finish() once
 /// the stopped call has returned.
 ///
-/// Every thread of the process counts (a call's TBB workers included), except the threads the
-/// call started and left running when it returned: work abandoned on a thread of its own by
-/// design (wrap::DetachedCall, the eigen route of the least-squares solver), which goes on after
-/// the call and is not what Stop waits for. For that, the meter is given the thread ids from
-/// before the call (threadIds()), and the pool of TBB workers must exist before it (a worker
-/// started by the call would count as left running; runAndStop() starts the pool first).
+/// The threads that count are the ones that can work for the call: those given (the thread
+/// that runs the call and TBB's worker threads — threadPoolIds() — or, in a GUI test, every
+/// thread but the GUI thread), and threads started after @c threadsBefore that ended by
+/// finish(). Threads started since and still running are work the call abandoned on a thread
+/// of its own by design (wrap::DetachedCall, the eigen route of the least-squares solver), which
+/// goes on after the call and is not what Stop waits for; other threads (say, a library call an
+/// earlier test abandoned) are no part of the call. Neither counts (WorkAfterStop::otherMs).
 ///
 /// Given one thread id instead (currentThreadId() on that thread, which must still be running),
 /// only that thread counts, and that thread takes a ThreadMark as the call returns, for
 /// finish(mark).
 class StopMeter {
 public:
-    /// Every thread counts but those started after @p threadsBeforeTheCall and still running at
-    /// finish(), and those in @p notCounted (e.g. a GUI thread that keeps drawing meanwhile).
-    explicit StopMeter(std::vector<int> threadsBeforeTheCall, std::vector<int> notCounted = {});
+    /// Threads @p counted count, and those started after @p threadsBefore (threadIds()) that
+    /// ended by finish().
+    StopMeter(std::vector<int> counted, std::vector<int> threadsBefore);
     /// Only thread @p tid counts. Throws std::runtime_error when the kernel keeps no account of it.
     explicit StopMeter(int tid);
-    /// The work from construction until now (every thread; the meter of one thread throws).
+    /// The work from construction until now (the meter of one thread throws).
     WorkAfterStop finish() const;
     /// The work of the one thread, until it took @p atReturn.
     WorkAfterStop finish(const ThreadMark& atReturn) const;
@@ -87,15 +88,15 @@ public:
 private:
     bool m_oneThread = false;
     ThreadTimes m_times0;
-    std::vector<int> m_before, m_notCounted;
+    std::vector<int> m_counted, m_before;
     std::map<int, ThreadTimes> m_all0;
     double m_cpu0 = 0;
     std::chrono::steady_clock::time_point m_wall0;
 };
 
-/// Starts TBB's pool of worker threads (default concurrency) if it is not running yet, so that a
-/// StopMeter does not take a worker started by the measured call for abandoned work.
-void startThreadPool();
+/// Starts TBB's pool of worker threads (default concurrency) if it is not running yet and
+/// returns their ids (the threads that ran a task of a parallel loop long enough for all).
+std::vector<int> threadPoolIds();
 
 /// When runAndStop() requests Stop: once @c ready() is true (when given; waited for at most
 /// @c readyCpuMs of the process's CPU time), then after a further @c cpuMs of CPU time. Counted
@@ -130,7 +131,7 @@ StoppedCall<std::invoke_result_t<Call&>> runAndStop(StopSource& stop, const Stop
     static_assert(!std::is_void_v<R>, "runAndStop: the call must return a value");
     std::promise<int> tidPromise;
     ThreadMark atReturn;
-    startThreadPool();
+    const std::vector<int> pool = threadPoolIds();
     const std::vector<int> threadsBefore = threadIds();
     const double c0 = processCpuMs();
     std::future<R> fut = std::async(std::launch::async, [&] {
@@ -153,7 +154,9 @@ StoppedCall<std::invoke_result_t<Call&>> runAndStop(StopSource& stop, const Stop
                                                                               : std::nullopt;
     if (when.beforeStop)
         when.beforeStop();
-    const StopMeter everyThread(threadsBefore);
+    std::vector<int> counted = pool;
+    counted.push_back(tid);
+    const StopMeter everyThread(counted, threadsBefore);
     stop.requestStop();
     R value = fut.get();
     return StoppedCall<R>{std::move(value), before, oneThread ? oneThread->finish(atReturn) : everyThread.finish()};
