@@ -5,6 +5,8 @@
 set -euo pipefail
 cd "$(dirname "$0")"
 source scripts/setup.sh
+# Only what runs: the workbench, the CLI and the plugins (./test.sh builds the rest).
+tb_build trainbench-apps
 
 headless=0
 args=()

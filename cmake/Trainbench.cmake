@@ -1,4 +1,25 @@
 # Build conventions shared by every target of the tree.
+
+# ccache, when it is installed, as the compiler launcher (not a dependency: without it the
+# compiler runs directly). A launcher given by the user (-DCMAKE_CXX_COMPILER_LAUNCHER=… or the
+# environment variable of that name) is kept. Precompiled headers need the sloppiness below, or
+# ccache refuses to cache any file compiled with one (ccache manual, "Precompiled headers").
+option(TB_CCACHE "Use ccache as the compiler launcher when it is installed" ON)
+if(TB_CCACHE AND NOT CMAKE_CXX_COMPILER_LAUNCHER)
+  find_program(TB_CCACHE_PROGRAM ccache)
+  if(TB_CCACHE_PROGRAM)
+    set(CMAKE_CXX_COMPILER_LAUNCHER ${TB_CCACHE_PROGRAM})
+  endif()
+endif()
+if(CMAKE_CXX_COMPILER_LAUNCHER MATCHES "(^|/)ccache$")
+  find_program(TB_ENV_PROGRAM env) # /usr/bin/env starts in 1 ms, `cmake -E env` in 30
+  if(NOT TB_ENV_PROGRAM)
+    set(TB_ENV_PROGRAM ${CMAKE_COMMAND} -E env)
+  endif()
+  set(CMAKE_CXX_COMPILER_LAUNCHER ${TB_ENV_PROGRAM}
+      CCACHE_SLOPPINESS=pch_defines,time_macros,include_file_mtime,include_file_ctime ${CMAKE_CXX_COMPILER_LAUNCHER})
+endif()
+
 set(CMAKE_RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/bin)
 set(CMAKE_LIBRARY_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/lib)
 set(CMAKE_ARCHIVE_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/lib)
@@ -38,19 +59,31 @@ function(tb_add_plugin target)
     PREFIX "")
   target_link_libraries(${target} PRIVATE tb::api tb::numerics tb::training tb_warnings tb_optimise ${ARG_LIBS})
   install(TARGETS ${target} LIBRARY DESTINATION ${TB_PLUGIN_INSTALL_DIR})
+  # Every plugin joins trainbench-apps (and the conformance suite) by being added here.
+  set_property(GLOBAL APPEND PROPERTY TB_PLUGIN_TARGETS ${target})
 endfunction()
 
-# tb_add_test(<name> SOURCES ... [LIBS ...] [LABELS ...] [TIMEOUT s] [SERIAL])
-# One QtTest program, registered with CTest under the offscreen platform. SERIAL: the test
-# asserts a latency (Stop within 200 ms) and runs alone, never next to another test on the two
-# cores.
+# trainbench-apps: what ./run.sh runs — the workbench, the CLI and every plugin of plugins/ —
+# and nothing else (no tests, benchmarks or fuzz harnesses). Called once plugins/ is added.
+function(tb_add_apps_target)
+  get_property(plugins GLOBAL PROPERTY TB_PLUGIN_TARGETS)
+  add_custom_target(trainbench-apps)
+  add_dependencies(trainbench-apps trainbench-cli ${plugins})
+  if(TARGET trainbench)
+    add_dependencies(trainbench-apps trainbench)
+  endif()
+endfunction()
+
+# tb_add_test(<name> SOURCES ... [LIBS ...] [LABELS ...] [TIMEOUT s])
+# One QtTest program, registered with CTest under the offscreen platform. No test runs alone:
+# the Stop checks count the work after Stop (tests/support/StopMeter.h), not the wall time, so
+# they hold beside other tests on a busy machine.
 function(tb_add_test name)
-  cmake_parse_arguments(ARG "SERIAL" "TIMEOUT" "SOURCES;LIBS;LABELS" ${ARGN})
+  cmake_parse_arguments(ARG "" "TIMEOUT" "SOURCES;LIBS;LABELS" ${ARGN})
   add_executable(${name} ${ARG_SOURCES})
   set_target_properties(${name} PROPERTIES AUTOMOC ON RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/tests)
-  target_link_libraries(${name} PRIVATE Qt6::Test tb_warnings tb_optimise ${ARG_LIBS})
-  # tests/support: test data and helpers shared by the unit tests.
-  target_include_directories(${name} PRIVATE ${CMAKE_SOURCE_DIR}/tests/support)
+  # tests/support: test data and helpers shared by the unit tests, compiled once (tb_test_support).
+  target_link_libraries(${name} PRIVATE Qt6::Test tb_test_support tb_warnings tb_optimise ${ARG_LIBS})
   target_compile_definitions(${name} PRIVATE
     TB_FIXTURES_DIR="${CMAKE_SOURCE_DIR}/tests/fixtures"
     TB_PLUGIN_BUILD_DIR="${TB_PLUGIN_OUTPUT_DIR}"
@@ -64,8 +97,5 @@ function(tb_add_test name)
     ENVIRONMENT "QT_QPA_PLATFORM=offscreen;TRAINBENCH_PLUGIN_PATH=${TB_PLUGIN_OUTPUT_DIR}")
   if(ARG_LABELS)
     set_tests_properties(${name} PROPERTIES LABELS "${ARG_LABELS}")
-  endif()
-  if(ARG_SERIAL)
-    set_tests_properties(${name} PROPERTIES RUN_SERIAL ON)
   endif()
 endfunction()

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Shared by run.sh and test.sh: install missing Debian packages, configure, build.
-# Usage: source scripts/setup.sh  (then $TB_BUILD_DIR holds the build tree)
+# Shared by run.sh and test.sh: install missing Debian packages, configure once.
+# Usage: source scripts/setup.sh; tb_build [TARGET...]   ($TB_BUILD_DIR holds the build tree)
 set -euo pipefail
 
 TB_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -37,17 +37,30 @@ tb_install_packages() {
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2
 }
 
-tb_build() {
+# Configures the build tree when it has no build system yet (a fresh tree, or a configure that
+# failed part-way); an existing tree is never reconfigured here (CMake re-runs itself when a
+# CMakeLists.txt changed).
+tb_configure() {
+  if [ -f "$TB_BUILD_DIR/build.ninja" ] || [ -f "$TB_BUILD_DIR/Makefile" ]; then
+    return 0
+  fi
   local generator=()
   if command -v ninja >/dev/null 2>&1; then
     generator=(-G Ninja)
   fi
-  # Configure when there is no build system yet (a fresh tree, or a configure that failed part-way).
-  if [ ! -f "$TB_BUILD_DIR/build.ninja" ] && [ ! -f "$TB_BUILD_DIR/Makefile" ]; then
-    cmake -S "$TB_ROOT" -B "$TB_BUILD_DIR" "${generator[@]}" -DCMAKE_BUILD_TYPE=Release >&2
+  cmake -S "$TB_ROOT" -B "$TB_BUILD_DIR" "${generator[@]}" -DCMAKE_BUILD_TYPE=Release >&2
+}
+
+# tb_build [TARGET...]: builds the given targets (default: everything) in the one build tree.
+# run.sh builds trainbench-apps (the workbench, the CLI, the plugins); test.sh then builds the
+# rest (tests, benchmarks) in the same tree.
+tb_build() {
+  local targets=()
+  if [ $# -gt 0 ]; then
+    targets=(--target "$@")
   fi
-  cmake --build "$TB_BUILD_DIR" -j "$(nproc)" >&2
+  cmake --build "$TB_BUILD_DIR" -j "$(nproc)" "${targets[@]+"${targets[@]}"}" >&2
 }
 
 tb_install_packages
-tb_build
+tb_configure

@@ -9,6 +9,8 @@
 #include <RunStore.h>
 #include <Runner.h>
 
+#include <CpuTime.h>
+#include <FixtureSlices.h>
 #include <QtTest>
 #include <mutex>
 #include <thread>
@@ -16,6 +18,8 @@
 #include <trainbench/Seeds.h>
 
 using namespace tb;
+using tb::testsupport::fixtureSliceCounter;
+using tb::testsupport::waitUntil;
 
 namespace {
 ExperimentSpec parse(const QByteArray& json)
@@ -313,17 +317,22 @@ private Q_SLOTS:
         const ExperimentSpec spec = parse(R"({"kind": "param-sweep", "threads": 2, "dataset": {"source": "friedman1", "samples": 60},
             "algorithms": [{"id": "test.sleepy", "params": {"epochs": 1000, "epoch_ms": 50}}], "repeats": 3,
             "sweep": {"grid": {"offset": [0, 1]}}})");
+        // test.sleepy works in 10 ms slices and polls Stop between them. Stop once it has slept
+        // 30 slices: the sweep is cancelled, and after the flag at most the slice under way and
+        // one that began as the count was read run — counted, not timed, so a busy machine
+        // cannot fail it (the cells run one at a time).
+        const auto slices = fixtureSliceCounter(TB_TEST_PLUGIN_DIR);
         ExperimentRunner runner(m_reg, nullptr);
         ExperimentResult res;
+        const long long s0 = slices();
         std::thread th([&] { res = runner.run(spec); });
-        std::this_thread::sleep_for(std::chrono::milliseconds(300));
-        QElapsedTimer t;
-        t.start();
+        const bool running = waitUntil([&] { return slices() - s0 >= 30; });
+        const long long atStop = slices();
         runner.requestStop();
         th.join();
+        QVERIFY2(running, "test.sleepy never slept 30 slices");
         QVERIFY(res.cancelled);
-        // test.sleepy polls Stop every 10 ms; 200 ms is the promise, 1 s leaves room for a loaded machine.
-        QVERIFY2(t.elapsed() < 1000, qPrintable(QString::number(t.elapsed())));
+        QVERIFY2(slices() - atStop <= 2, qPrintable(QString("%1 slices after Stop").arg(slices() - atStop)));
         QCOMPARE(res.curves[0].statuses.value(0), RunStatus::Cancelled);
         // Cells that never started are still part of the sweep: cancelled, without checkpoints.
         QCOMPARE(res.curves[1].repeats.size(), 3);

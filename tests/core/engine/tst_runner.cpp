@@ -4,7 +4,9 @@
 #include <RunStore.h>
 #include <Runner.h>
 
+#include <FixtureSlices.h>
 #include <QtTest>
+#include <StopMeter.h>
 #include <trainbench/testing/TestRunContext.h>
 #include <chrono>
 #include <future>
@@ -12,6 +14,9 @@
 #include <thread>
 
 using namespace tb;
+using tb::testsupport::fixtureSliceCounter;
+using tb::testsupport::runAndStop;
+using tb::testsupport::StopWhen;
 
 namespace {
 std::shared_ptr<const data::DatasetPair> moons()
@@ -102,38 +107,46 @@ private Q_SLOTS:
 
     void stopIsHonouredWithin200ms()
     {
+        // test.sleepy works in 10 ms slices and polls Stop between them. Stop once it has slept
+        // 15 slices: the run is cancelled, and after the flag at most the slice under way and
+        // one that began as the count was read run — counted, not timed, so a busy machine
+        // cannot fail it (tests/support/StopMeter.h).
+        const auto slices = fixtureSliceCounter(TB_TEST_PLUGIN_DIR);
         StopSource stop;
         Runner runner(m_reg, nullptr);
-        auto fut = std::async(std::launch::async, [&] {
+        const long long s0 = slices();
+        long long atStop = 0;
+        const StopWhen when{.cpuMs = 0, .ready = [&] { return slices() - s0 >= 15; }, .readyCpuMs = 1e9,
+                            .beforeStop = [&] { atStop = slices(); }};
+        const auto r = runAndStop(stop, when, [&] {
             return runner.execute(job("test.sleepy", {{"epochs", 10000}, {"epoch_ms", 1000}}), stop);
         });
-        std::this_thread::sleep_for(std::chrono::milliseconds(150));
-        const auto t0 = std::chrono::steady_clock::now();
-        stop.requestStop();
-        const RunResult r = fut.get();
-        const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-        QCOMPARE(r.status, RunStatus::Cancelled);
-        // The trainer polls every 10 ms; 200 ms is the product's promise.
-        QVERIFY2(ms < 200, qPrintable(QString("stop took %1 ms").arg(ms)));
+        QVERIFY(!r.endedBeforeStop);
+        QCOMPARE(r.value.status, RunStatus::Cancelled);
+        QVERIFY2(slices() - atStop <= 2, qPrintable(QString("%1 slices after Stop").arg(slices() - atStop)));
+        QVERIFY2(r.after.withinPromise(), qPrintable(r.after.describe()));
     }
 
     void stopDuringAPredictionCancelsWithoutAPartialPoint()
     {
-        // test.slowpredict's every evaluation takes 1 s but answers Stop with no rows: the run
-        // is cancelled within 200 ms, not failed for a wrong shape, and logs no point.
+        // test.slowpredict's every evaluation takes 100 slices of 10 ms but answers Stop with no
+        // rows: Stop during the first one cancels the run, not fails it for a wrong shape, logs
+        // no point, and at most two slices run after the flag (see above).
+        const auto slices = fixtureSliceCounter(TB_TEST_PLUGIN_DIR);
         StopSource stop;
         Runner runner(m_reg, nullptr);
-        auto fut = std::async(std::launch::async, [&] {
+        const long long s0 = slices();
+        long long atStop = 0;
+        const StopWhen when{.cpuMs = 0, .ready = [&] { return slices() - s0 >= 30; }, .readyCpuMs = 1e9,
+                            .beforeStop = [&] { atStop = slices(); }};
+        const auto r = runAndStop(stop, when, [&] {
             return runner.execute(job("test.slowpredict", {{"epochs", 100}, {"epoch_ms", 1000}}), stop);
         });
-        std::this_thread::sleep_for(std::chrono::milliseconds(300));
-        const auto t0 = std::chrono::steady_clock::now();
-        stop.requestStop();
-        const RunResult r = fut.get();
-        const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-        QVERIFY2(r.status == RunStatus::Cancelled, qPrintable(runStatusName(r.status) + ": " + r.error));
-        QVERIFY(r.points.isEmpty());
-        QVERIFY2(ms < 200, qPrintable(QString("stop took %1 ms").arg(ms)));  // polled every 10 ms
+        QVERIFY(!r.endedBeforeStop);
+        QVERIFY2(r.value.status == RunStatus::Cancelled, qPrintable(runStatusName(r.value.status) + ": " + r.value.error));
+        QVERIFY(r.value.points.isEmpty());
+        QVERIFY2(slices() - atStop <= 2, qPrintable(QString("%1 slices after Stop").arg(slices() - atStop)));
+        QVERIFY2(r.after.withinPromise(), qPrintable(r.after.describe()));
     }
 
     void exceptionMarksRunFailedWithMessage()

@@ -6,6 +6,7 @@
 #include <QtTest>
 #include <random>
 #include <tbb/task_arena.h>
+#include <OneHot.h>
 #include <RandomMatrix.h>
 
 using namespace tb::train;
@@ -19,15 +20,7 @@ Q_DECLARE_METATYPE(tb::num::MlpLoss)
 namespace {
 
 using tb::testsupport::randomMatrix;
-
-Eigen::MatrixXd oneHot(Eigen::Index n, Eigen::Index k, unsigned seed)
-{
-    std::mt19937_64 gen(seed);
-    Eigen::MatrixXd y = Eigen::MatrixXd::Zero(n, k);
-    for (Eigen::Index i = 0; i < n; ++i)
-        y(i, Eigen::Index(gen() % std::uint64_t(k))) = 1.0;
-    return y;
-}
+using tb::testsupport::randomOneHot;
 
 // The trainers' objective on the rows `rows`: mean loss + λ/2‖w‖², from the loss-only path.
 double objective(Mlp& net, BatchGradient& bg, const std::vector<Eigen::Index>& rows, double lambda)
@@ -70,7 +63,7 @@ private Q_SLOTS:
         net.initUniform(3, -0.8, 0.8);
         const Eigen::Index n = 40;
         const Eigen::MatrixXd x = randomMatrix(n, 3, 1);
-        const Eigen::MatrixXd y = loss == MlpLoss::SoftmaxCrossEntropy ? oneHot(n, 2, 2) : randomMatrix(n, 2, 2, 0.5);
+        const Eigen::MatrixXd y = loss == MlpLoss::SoftmaxCrossEntropy ? randomOneHot(n, 2, 2) : randomMatrix(n, 2, 2, 0.5);
         const Eigen::MatrixXd xt = transposedCopy(x);
         BatchGradient bg(net, loss, xt, y, n);
         // A shuffled batch of 9 rows with a repeat: the gather path, as in training.
@@ -109,7 +102,7 @@ private Q_SLOTS:
         net.initGlorot(9);
         const Eigen::Index n = 1500;
         const Eigen::MatrixXd x = randomMatrix(n, 6, 4);
-        const Eigen::MatrixXd y = oneHot(n, 3, 5);
+        const Eigen::MatrixXd y = randomOneHot(n, 3, 5);
         const Eigen::MatrixXd xt = transposedCopy(x);
         std::vector<Eigen::Index> rows(n);
         std::iota(rows.begin(), rows.end(), Eigen::Index(0));

@@ -2,7 +2,9 @@
 // generalized linear models, against plain Eigen on the same numbers.
 #include <DesignMatrix.h>
 
+#include <CpuTime.h>
 #include <QtTest>
+#include <RandomMatrix.h>
 #include <tbb/task_arena.h>
 
 #include <atomic>
@@ -15,16 +17,7 @@ using namespace tb::train;
 
 namespace {
 
-Eigen::MatrixXd randomMatrix(Eigen::Index r, Eigen::Index c, unsigned seed)
-{
-    std::mt19937_64 gen(seed);
-    std::normal_distribution<double> nd;
-    Eigen::MatrixXd m(r, c);
-    for (Eigen::Index j = 0; j < c; ++j)
-        for (Eigen::Index i = 0; i < r; ++i)
-            m(i, j) = nd(gen);
-    return m;
-}
+using tb::testsupport::randomMatrix;
 
 // A fill that copies rows of @p src: generate() then holds src (rounded to float when mixed).
 DesignMatrix::BlockFill copyOf(const Eigen::MatrixXd& src)
@@ -78,7 +71,10 @@ private Q_SLOTS:
     }
     void generateStops()
     {
-        // A fill that would take 100 × 20 ms: Stop after 50 ms ends the call within a block or two.
+        // A fill of 100 blocks of 20 ms each, on two threads. Stop after five blocks: the call
+        // says it stopped, and after the flag at most the block under way on each thread and
+        // one each began as the count was read are filled — counted, not timed, so a busy
+        // machine cannot fail it.
         tb::StopSource stop;
         std::atomic<int> calls{0};
         const DesignMatrix::BlockFill slow = [&](Eigen::Index, Eigen::Ref<Eigen::MatrixXd> block) {
@@ -92,10 +88,12 @@ private Q_SLOTS:
                 [&] { dm = DesignMatrix::generate(100 * DesignMatrix::kGenerateBlock, 3, Precision::Mixed, slow, stop.token()); });
             return dm.stopped();
         });
-        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+        const bool started = tb::testsupport::waitUntil([&] { return calls >= 5; });
+        const int atStop = calls;
         stop.requestStop();
         QVERIFY(fut.get());
-        QVERIFY2(calls < 100, qPrintable(QString::number(calls.load())));
+        QVERIFY(started);
+        QVERIFY2(calls - atStop <= 2 * 2, qPrintable(QString("%1 blocks after Stop").arg(calls - atStop)));
     }
 
     void wideMixedGramMatchesDouble()

@@ -13,6 +13,7 @@
 #include <cmath>
 #include <random>
 #include <tbb/task_arena.h>
+#include <FitIn.h>
 #include <RandomMatrix.h>
 
 using namespace tb;
@@ -22,6 +23,7 @@ using tb::testing::TestRunContext;
 
 namespace {
 
+using tb::testsupport::fitIn;
 using tb::testsupport::randomMatrix;
 
 // The paper's toy inputs: train on x = 1, 3, 5, 7, 9, test on x = 2, 4, 6, 8, 10.
@@ -59,11 +61,6 @@ BplsConfig config(bool classify, const QVariantMap& overrides)
     if (!p)
         qFatal("bad test parameters: %s", qPrintable(err));
     return BplsConfig::fromParams(*p, classify);
-}
-
-void fitIn(BplsTrainer& t, const DatasetView& data, TestRunContext& ctx, int threads = 1)
-{
-    tbb::task_arena(threads).execute([&] { t.fit(data, ctx); });
 }
 
 // Two Gaussian blobs 4 standard deviations apart in the plane: linearly separable in practice.
@@ -191,7 +188,7 @@ private Q_SLOTS:
         const Eigen::MatrixXd x = toyInputs(true), y = toyLinear(x);
         BplsTrainer t(config(false, {{"hidden_activation", "identity"}, {"output_activation", "identity"}}));
         TestRunContext ctx(3);
-        fitIn(t, DatasetView(x, y), ctx);
+        fitIn(t, DatasetView(x, y), ctx, 1);
         QCOMPARE(int(ctx.checkpoints.size()), 1);
         QCOMPARE(ctx.checkpoints[0].epoch, 1.0);
         // Exact in exact arithmetic; the normal equations of [x 1] with x ≤ 10 have condition
@@ -240,7 +237,7 @@ private Q_SLOTS:
                                      {"hidden_bias", hiddenBias},
                                      {"target_rule", rule}}));
         TestRunContext ctx(11);
-        fitIn(t, DatasetView(x, y), ctx);
+        fitIn(t, DatasetView(x, y), ctx, 1);
         // Well-conditioned Gaussian inputs: normal equations lose ~cond·ε ≈ 1e-13.
         const double fit = num::rmse(t.predict(x), y);
         QVERIFY2(fit < 1e-9, qPrintable(QString::number(fit)));
@@ -291,7 +288,7 @@ private Q_SLOTS:
         for (std::uint64_t seed = 1; seed <= 50; ++seed) {
             BplsTrainer t(config(false, {{"hidden_activation", "sigmoid"}, {"output_activation", "sigmoid"}}));
             TestRunContext ctx(seed);
-            fitIn(t, DatasetView(x, y), ctx);
+            fitIn(t, DatasetView(x, y), ctx, 1);
             train2 += std::pow(num::rmse(t.predict(x), y), 2);
             test2 += std::pow(num::rmse(t.predict(xt), yt), 2);
         }
@@ -322,7 +319,7 @@ private Q_SLOTS:
             TestRunContext ctx(seed);
             std::vector<double> acc;
             ctx.onCheckpoint = [&](const Checkpoint&) { acc.push_back(num::accuracy(t.predict(x), y)); };
-            fitIn(t, DatasetView(x, y, Task::Classification), ctx);
+            fitIn(t, DatasetView(x, y, Task::Classification), ctx, 1);
             QVERIFY(!acc.empty());
             // Algorithm 2 keeps the best iterate: no checkpoint falls below the first one.
             for (double a : acc)
@@ -343,7 +340,7 @@ private Q_SLOTS:
         const Eigen::MatrixXd y = x * Eigen::Vector3d(1.0, -2.0, 0.5) + Eigen::VectorXd::Constant(30, 0.3);
         BplsTrainer t(config(false, {{"hidden", QVariantList{}}}));
         TestRunContext ctx(1);
-        fitIn(t, DatasetView(x, y), ctx);
+        fitIn(t, DatasetView(x, y), ctx, 1);
         QCOMPARE(t.history().fallbacks, 1);
         QVERIFY(ctx.records.value("fallback_1").toString().contains("layer 0"));
         QVERIFY(ctx.logs.join("\n").contains("rank 3/4"));
@@ -358,7 +355,7 @@ private Q_SLOTS:
         const Eigen::MatrixXd y = Eigen::MatrixXd::Constant(25, 1, 3.7);
         BplsTrainer t(config(false, {}));
         TestRunContext ctx(1);
-        fitIn(t, DatasetView(x, y), ctx);
+        fitIn(t, DatasetView(x, y), ctx, 1);
         // Output layer: B constant → W = (0, …, 0, 3.7) exactly; residual 0 → hidden targets unchanged.
         QVERIFY(num::rmse(t.predict(x), y) < 1e-10);
         QVERIFY(num::rmse(t.predict(randomMatrix(5, 2, 10)), Eigen::MatrixXd::Constant(5, 1, 3.7)) < 1e-10);
@@ -368,7 +365,7 @@ private Q_SLOTS:
         yc.col(1).setOnes();
         BplsTrainer c(config(true, {{"hidden", QVariantList{4}}}));
         TestRunContext cctx(1);
-        fitIn(c, DatasetView(x, yc, Task::Classification), cctx);
+        fitIn(c, DatasetView(x, yc, Task::Classification), cctx, 1);
         QCOMPARE(int(cctx.checkpoints.size()), 1);
         QCOMPARE(num::accuracy(c.predict(x), yc), 1.0);
         QVERIFY(cctx.logs.join("\n").contains("no misclassified"));
@@ -381,7 +378,7 @@ private Q_SLOTS:
         BplsTrainer t(config(false, {}));
         TestRunContext ctx(1);
         try {
-            fitIn(t, DatasetView(x, y), ctx);
+            fitIn(t, DatasetView(x, y), ctx, 1);
             QFAIL("NaN input accepted");
         } catch (const std::invalid_argument& e) {
             QVERIFY2(QString(e.what()).contains("inputs contain NaN at row 4, column 2"), e.what());
@@ -390,16 +387,16 @@ private Q_SLOTS:
         x(4, 2) = 0.0;
         y(7, 0) = std::numeric_limits<double>::infinity();
         try {
-            fitIn(t, DatasetView(x, y), ctx);
+            fitIn(t, DatasetView(x, y), ctx, 1);
             QFAIL("Inf target accepted");
         } catch (const std::invalid_argument& e) {
             QVERIFY2(QString(e.what()).contains("targets contain Inf at row 7, column 0"), e.what());
         }
         // Wrong task / too few classes: messages name the algorithm.
         BplsTrainer c(config(true, {}));
-        QVERIFY_THROWS_EXCEPTION(std::invalid_argument, fitIn(c, DatasetView(x, randomMatrix(10, 2, 3)), ctx));
+        QVERIFY_THROWS_EXCEPTION(std::invalid_argument, fitIn(c, DatasetView(x, randomMatrix(10, 2, 3)), ctx, 1));
         Eigen::MatrixXd one = Eigen::MatrixXd::Ones(10, 1);
-        QVERIFY_THROWS_EXCEPTION(std::invalid_argument, fitIn(c, DatasetView(x, one, Task::Classification), ctx));
+        QVERIFY_THROWS_EXCEPTION(std::invalid_argument, fitIn(c, DatasetView(x, one, Task::Classification), ctx, 1));
         // Before a model exists: the network trainers' logic_error (NetworkTrainer).
         QVERIFY_THROWS_EXCEPTION(std::logic_error, t.predict(Eigen::MatrixXd::Zero(2, 5)));
     }
@@ -433,14 +430,14 @@ private Q_SLOTS:
         BplsTrainer t(config(true, {{"hidden", QVariantList{6}}, {"stop_when_no_gain", false}, {"tau_max", 10}}));
         TestRunContext ctx(1);
         ctx.requestStop();
-        fitIn(t, DatasetView(x, y, Task::Classification), ctx);
+        fitIn(t, DatasetView(x, y, Task::Classification), ctx, 1);
         QVERIFY(ctx.checkpoints.empty());
         QVERIFY(t.history().stopped);
         QVERIFY(t.predict(x).allFinite()); // the initial network stays usable
 
         TestRunContext ctx2(1);
         ctx2.stopAfter = 2;
-        fitIn(t, DatasetView(x, y, Task::Classification), ctx2);
+        fitIn(t, DatasetView(x, y, Task::Classification), ctx2, 1);
         QCOMPARE(int(ctx2.checkpoints.size()), 2); // nothing after the host said Stop
     }
 
@@ -452,7 +449,7 @@ private Q_SLOTS:
         const Eigen::MatrixXd y = x * Eigen::Vector3d(0.001, 2.0, -1.0);
         BplsTrainer t(config(false, {{"hidden", QVariantList{}}, {"standardise", true}}));
         TestRunContext ctx(2);
-        fitIn(t, DatasetView(x, y), ctx);
+        fitIn(t, DatasetView(x, y), ctx, 1);
         // Relative accuracy of a linear fit with inputs of size 5e3: ~1e-12·5e3.
         QVERIFY(num::rmse(t.predict(x), y) < 1e-8);
     }
@@ -477,7 +474,7 @@ private Q_SLOTS:
         blobs(100, 3, x, y);
         BplsTrainer t(config(true, {{"hidden", QVariantList{5}}}));
         TestRunContext ctx(1);
-        fitIn(t, DatasetView(x, y, Task::Classification), ctx);
+        fitIn(t, DatasetView(x, y, Task::Classification), ctx, 1);
         for (const char* key : {"predicted_flops", "predicted_seconds", "first_sweep_measured_seconds",
                                 "fit_seconds", "network"})
             QVERIFY2(ctx.records.contains(key), key);
@@ -514,7 +511,7 @@ private Q_SLOTS:
         for (std::uint64_t seed = 1; seed <= 10; ++seed) {
             BplsTrainer t(config(false, {{"hidden_activation", "identity"}, {"output_activation", "identity"}}));
             TestRunContext ctx(seed);
-            fitIn(t, DatasetView(x, y), ctx);
+            fitIn(t, DatasetView(x, y), ctx, 1);
             const QJsonArray solves = ctx.records.value("layer_solves").toArray();
             // Algorithm 1 without re-solve: one solve per layer, output layer first.
             QCOMPARE(solves.size(), 2);
@@ -576,7 +573,7 @@ private Q_SLOTS:
             QCOMPARE(ctx.records.value("layer_solves").toArray(), t.layerSolves());
             ++checked;
         };
-        fitIn(t, DatasetView(x, y, Task::Classification), ctx);
+        fitIn(t, DatasetView(x, y, Task::Classification), ctx, 1);
         QVERIFY(checked >= 1);
         QCOMPARE(checked, int(ctx.checkpoints.size()));
         const QJsonArray solves = ctx.records.value("layer_solves").toArray();

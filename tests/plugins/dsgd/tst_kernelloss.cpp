@@ -1,22 +1,16 @@
 // The losses of the kernel machines: values and derivatives against finite differences, the
 // ±1 targets of the binary losses, the host's scores, and the task checks' messages.
 #include <KernelLoss.h>
+#include <OneHot.h>
 
 #include <QtTest>
 #include <random>
 
 using namespace tb::dsgd;
 using tb::Task;
+using tb::testsupport::oneHot;
 
 namespace {
-
-Eigen::MatrixXd oneHot(const std::vector<int>& labels, int classes)
-{
-    Eigen::MatrixXd y = Eigen::MatrixXd::Zero(Eigen::Index(labels.size()), classes);
-    for (std::size_t i = 0; i < labels.size(); ++i)
-        y(Eigen::Index(i), labels[i]) = 1.0;
-    return y;
-}
 
 QString messageOf(const std::function<void()>& f)
 {

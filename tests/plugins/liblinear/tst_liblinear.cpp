@@ -5,6 +5,12 @@
 // regression; Stop abandons the library call, which then unwinds; bad input fails clearly.
 #include <trainbench/testing/TestRunContext.h>
 
+#include <CpuTime.h>
+#include <FitIn.h>
+#include <LabelledSets.h>
+#include <OneHot.h>
+#include <StopMeter.h>
+
 #include <DetachedCall.h>
 #include <LiblinearConfig.h>
 #include <LiblinearTrainer.h>
@@ -17,6 +23,7 @@
 #include <QStandardPaths>
 #include <QTemporaryDir>
 #include <QtTest>
+#include <atomic>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -30,70 +37,13 @@ using namespace tb;
 using tb::liblinear::LiblinearConfig;
 using tb::liblinear::LiblinearTrainer;
 using tb::testing::TestRunContext;
+using namespace tb::testsupport;
+using Set = LabelledSet;
 
 namespace {
 
-using Clock = std::chrono::steady_clock;
-
-struct Set {
-    Eigen::MatrixXd x, y;
-    Task task = Task::Classification;
-    DatasetView view() const { return DatasetView(x, y, task); }
-};
-
-double uniformPm1(std::mt19937_64& gen)
-{
-    return 2.0 * double(gen() >> 11) * 0x1.0p-53 - 1.0;
-}
-
-Eigen::MatrixXd oneHot(const std::vector<int>& labels, int k)
-{
-    Eigen::MatrixXd y = Eigen::MatrixXd::Zero(Eigen::Index(labels.size()), k);
-    for (std::size_t i = 0; i < labels.size(); ++i)
-        y(Eigen::Index(i), labels[i]) = 1.0;
-    return y;
-}
-
-// Two classes on either side of a line at 30° through the origin, nothing within 0.2 of it;
-// inputs uniform in [−1, 1]^d (only the first two matter).
-Set separable(Eigen::Index n, int d, std::uint64_t seed)
-{
-    std::mt19937_64 gen(seed);
-    const double u0 = std::cos(M_PI / 6), u1 = std::sin(M_PI / 6);
-    Set s;
-    s.x.resize(n, d);
-    std::vector<int> labels;
-    for (Eigen::Index i = 0; i < n;) {
-        for (int j = 0; j < d; ++j)
-            s.x(i, j) = uniformPm1(gen);
-        const double side = u0 * s.x(i, 0) + u1 * s.x(i, 1);
-        if (std::abs(side) < 0.2)
-            continue;
-        labels.push_back(side > 0 ? 1 : 0);
-        ++i;
-    }
-    s.y = oneHot(labels, 2);
-    return s;
-}
-
-// k Gaussian blobs (σ = 0.3) centred on a circle of radius 2 in the plane, with @p columns ≥ k
-// one-hot columns (the last columns' classes absent when columns > k).
-Set blobs(int perClass, int k, std::uint64_t seed, int columns = 0)
-{
-    std::mt19937_64 gen(seed);
-    std::normal_distribution<double> nd(0.0, 0.3);
-    Set s;
-    s.x.resize(Eigen::Index(perClass) * k, 2);
-    std::vector<int> labels;
-    for (int i = 0; i < perClass * k; ++i) {
-        const int c = i % k;
-        s.x(i, 0) = 2 * std::cos(2 * M_PI * c / k) + nd(gen);
-        s.x(i, 1) = 2 * std::sin(2 * M_PI * c / k) + nd(gen);
-        labels.push_back(c);
-    }
-    s.y = oneHot(labels, columns > 0 ? columns : k);
-    return s;
-}
+// The host's arena for every fit() here: two threads.
+constexpr int kThreads = 2;
 
 // Overlapping classes: P(class 1) = σ(x·β + 0.3), x ~ N(0, I₃). Not separable, so the logistic
 // loss has a finite minimiser with a non-trivial gradient at every sample.
@@ -143,35 +93,6 @@ LiblinearTrainer trainer(bool regression, const QVariantMap& overrides)
     return LiblinearTrainer(LiblinearConfig::fromParams(regression, *p));
 }
 
-void fitIn(LiblinearTrainer& t, const Set& s, TestRunContext& ctx)
-{
-    tbb::task_arena(2).execute([&] { t.fit(s.view(), ctx); });
-}
-
-double accuracy(const Eigen::MatrixXd& scores, const Eigen::MatrixXd& y)
-{
-    Eigen::Index hits = 0;
-    for (Eigen::Index i = 0; i < y.rows(); ++i) {
-        Eigen::Index p = 0, t = 0;
-        scores.row(i).maxCoeff(&p);
-        y.row(i).maxCoeff(&t);
-        hits += p == t;
-    }
-    return double(hits) / double(y.rows());
-}
-
-// The message of the exception fit() throws, or "" when it does not throw.
-QString fitError(LiblinearTrainer& t, const Set& s)
-{
-    TestRunContext ctx;
-    try {
-        fitIn(t, s, ctx);
-    } catch (const std::exception& e) {
-        return QString::fromUtf8(e.what());
-    }
-    return {};
-}
-
 // f(w) = (1/n)·Σ log(1 + exp(−yᵢ·wᵀx̃ᵢ)) + λ/2·‖w‖², x̃ = [x, 1]: LIBLINEAR's -s 0 objective
 // ½‖w‖² + C·Σ log(1 + exp(−yᵢ·wᵀx̃ᵢ)) divided by n·C, so λ = 1/(n·C) and the minimiser is the same.
 // Written here from the definition, independently of the library.
@@ -195,31 +116,6 @@ struct MeanLogistic {
     }
 };
 
-// Writes @p s in LIBSVM text format (labels = class indices, zeros left out, %.17g values).
-void writeLibsvm(const Set& s, const QString& path)
-{
-    FILE* f = std::fopen(path.toLocal8Bit().constData(), "w");
-    QVERIFY(f);
-    for (Eigen::Index i = 0; i < s.x.rows(); ++i) {
-        Eigen::Index label = 0;
-        s.y.row(i).maxCoeff(&label);
-        std::fprintf(f, "%d", int(label));
-        for (Eigen::Index j = 0; j < s.x.cols(); ++j)
-            if (s.x(i, j) != 0.0)
-                std::fprintf(f, " %d:%.17g", int(j + 1), s.x(i, j));
-        std::fprintf(f, "\n");
-    }
-    std::fclose(f);
-}
-
-bool waitForNoLiveThreads(std::chrono::milliseconds limit)
-{
-    const auto end = Clock::now() + limit;
-    while (wrap::DetachedCall::liveThreads() > 0 && Clock::now() < end)
-        std::this_thread::sleep_for(std::chrono::milliseconds(5));
-    return wrap::DetachedCall::liveThreads() == 0;
-}
-
 } // namespace
 
 class TestLiblinear : public QObject {
@@ -238,7 +134,7 @@ private Q_SLOTS:
         const Set train = separable(300, 2, 11), test = separable(200, 2, 12);
         LiblinearTrainer t = trainer(false, {{"solver", solver}, {"c", 100.0}});
         TestRunContext ctx;
-        fitIn(t, train, ctx);
+        fitIn(t, train.view(), ctx, kThreads);
         QCOMPARE(ctx.checkpoints.size(), 1u);
         QCOMPARE(ctx.checkpoints[0].epoch, 1.0);
         // Margin 0.2 on inputs in [−1, 1]²: a linear classifier with C = 100 separates it.
@@ -258,7 +154,7 @@ private Q_SLOTS:
         LiblinearTrainer t =
             trainer(false, {{"solver", "l2r_lr_primal"}, {"c", c}, {"tolerance", 1e-10}, {"bias", 1.0}});
         TestRunContext ctx;
-        fitIn(t, s, ctx);
+        fitIn(t, s.view(), ctx, kThreads);
         const Eigen::MatrixXd w = t.decisionFunctions(); // 4 × 2: column 1 scores class 1
         QCOMPARE(w.rows(), 4);
         QVERIFY(w.col(1).isApprox(-w.col(0))); // a binary model: one function, ±
@@ -308,10 +204,10 @@ private Q_SLOTS:
         QTemporaryDir dir;
         QVERIFY(dir.isValid());
         const Set s = blobs(60, 3, 21);
-        writeLibsvm(s, dir.filePath("train.txt"));
+        QVERIFY(writeLibsvm(s, dir.filePath("train.txt")));
         LiblinearTrainer t = trainer(false, {{"solver", "l2r_lr_primal"}, {"c", 2.0}, {"tolerance", 1e-6}});
         TestRunContext ctx;
-        fitIn(t, s, ctx);
+        fitIn(t, s.view(), ctx, kThreads);
         QStringList args = t.config().commandLineOptions().split(' ');
         args << "-q" << dir.filePath("train.txt") << dir.filePath("model");
         QCOMPARE(ctx.records.value("command_line").toString(),
@@ -357,7 +253,7 @@ private Q_SLOTS:
         const Set s = blobs(50, 3, 31, 4);
         LiblinearTrainer t = trainer(false, {{"solver", solver}});
         TestRunContext ctx;
-        fitIn(t, s, ctx);
+        fitIn(t, s.view(), ctx, kThreads);
         const model* m = t.libraryModel();
         QCOMPARE(m->nr_class, 3);
         QCOMPARE(ctx.records.value("classes_in_model").toInt(), 3);
@@ -398,7 +294,7 @@ private Q_SLOTS:
             true,
             {{"solver", "l2r_l2loss_svr_primal"}, {"svr_epsilon", 0.0}, {"c", c}, {"tolerance", 1e-12}});
         TestRunContext ctx;
-        fitIn(t, s, ctx);
+        fitIn(t, s.view(), ctx, kThreads);
         Eigen::MatrixXd a(s.x.rows(), 4);
         a << s.x, Eigen::VectorXd::Ones(s.x.rows());
         Eigen::MatrixXd gram = a.transpose() * a;
@@ -415,18 +311,20 @@ private Q_SLOTS:
 
     void sameSeedSameModel()
     {
-        // The dual solvers visit coordinates in rand() order, seeded from the run's seed.
+        // The dual solvers visit coordinates in rand() order, seeded from the run's seed: the same
+        // seed gives the same model bit for bit, another seed another visiting order and so another
+        // model (a trainer that ignored the run's seed would fail the second check).
         const Set s = logistic(300, 8);
-        Eigen::MatrixXd first;
-        for (int run = 0; run < 2; ++run) {
+        auto model = [&](std::uint64_t seed) {
             LiblinearTrainer t = trainer(false, {{"solver", "l2r_l1loss_svc_dual"}});
-            TestRunContext ctx(/*seed=*/7);
-            fitIn(t, s, ctx);
-            if (run == 0)
-                first = t.decisionFunctions();
-            else
-                QVERIFY(first == t.decisionFunctions()); // bit for bit
-        }
+            TestRunContext ctx(seed);
+            fitIn(t, s.view(), ctx, kThreads);
+            return t.decisionFunctions();
+        };
+        const Eigen::MatrixXd first = model(7);
+        QVERIFY(first == model(7)); // bit for bit
+        for (std::uint64_t seed : {8, 9})
+            QVERIFY2(first != model(seed), qPrintable(QString("seed %1 gave seed 7's model").arg(seed)));
     }
 
     void factsAndLog()
@@ -434,7 +332,7 @@ private Q_SLOTS:
         const Set s = separable(200, 2, 51);
         LiblinearTrainer t = trainer(false, {});
         TestRunContext ctx;
-        fitIn(t, s, ctx);
+        fitIn(t, s.view(), ctx, kThreads);
         QCOMPARE(ctx.records.value("library_version").toInt(), LIBLINEAR_VERSION);
         QCOMPARE(ctx.records.value("library_loaded_version").toInt(), liblinear_version);
         QVERIFY(!ctx.records.value("plugin_version").toString().isEmpty());
@@ -470,7 +368,7 @@ private Q_SLOTS:
         const int fd = open(path.constData(), O_CREAT | O_WRONLY | O_TRUNC, 0600);
         QVERIFY(saved >= 0 && fd >= 0);
         dup2(fd, 1);
-        fitIn(t, s, ctx);
+        fitIn(t, s.view(), ctx, kThreads);
         std::fflush(stdout);
         dup2(saved, 1);
         close(fd);
@@ -486,34 +384,42 @@ private Q_SLOTS:
     {
         // Crammer–Singer with a huge C, a tolerance it cannot reach and a large bias feature runs
         // to its 100000-iteration cap: about two minutes on 20000 × 20 when left alone.
-        QVERIFY(waitForNoLiveThreads(std::chrono::milliseconds(2000)));
+        QVERIFY(waitUntil([] { return wrap::DetachedCall::liveThreads() == 0; }));
         const Set s = separable(20000, 20, 71);
         LiblinearTrainer t =
             trainer(false, {{"solver", "mcsvm_cs"}, {"c", 1e6}, {"tolerance", 1e-15}, {"bias", 1000.0}});
         TestRunContext ctx;
-        Clock::time_point returned;
+        ThreadMark returned;
+        std::atomic<bool> done{false};
+        std::atomic<int> tid{0};
+        const double cpu0 = processCpuMs();
         std::thread run([&] {
-            fitIn(t, s, ctx);
-            returned = Clock::now();
+            tid = currentThreadId();
+            fitIn(t, s.view(), ctx, kThreads);
+            returned = ThreadMark::now();
+            done = true;
         });
-        std::this_thread::sleep_for(std::chrono::milliseconds(500));
+        // Half a second of CPU time: the library call is running, however busy the machine.
+        waitForCpu(cpu0, 500, [&] { return done.load(); });
+        QVERIFY2(!done, "fit() ended before Stop");
         QCOMPARE(wrap::DetachedCall::liveThreads(), 1);
-        const auto stop = Clock::now();
+        const StopMeter meter(tid);
         ctx.requestStop();
         run.join();
-        const double ms = std::chrono::duration<double, std::milli>(returned - stop).count();
-        QVERIFY2(ms < 200, qPrintable(QString("fit() returned %1 ms after Stop").arg(ms)));
+        // fit() waits for the library's thread polling Stop every 10 ms, and returns at the
+        // poll after Stop: its thread's work after Stop is that poll, its sleep at most 10 ms.
+        const WorkAfterStop after = meter.finish(returned);
+        QVERIFY2(after.withinPromise(), qPrintable("fit(): " + after.describe()));
         QVERIFY(ctx.checkpoints.empty());
         QVERIFY(!t.isTrained());
         QVERIFY(t.predict(s.x.topRows(5)).isZero()); // no model: the library's starting point w = 0
         QVERIFY(ctx.logs.join('\n').contains("stopped"));
         // The abandoned call unwinds at its next progress dot (every 10 iterations, about 15 ms
-        // here); 5 s leaves room for a machine busy with other jobs.
-        const auto t0 = Clock::now();
-        QVERIFY2(waitForNoLiveThreads(std::chrono::milliseconds(5000)),
-                 "the abandoned train() is still running");
-        qInfo("fit() returned %.1f ms after Stop; the abandoned train() ended %.1f ms after that", ms,
-              std::chrono::duration<double, std::milli>(Clock::now() - t0).count());
+        // here). The limit only guards against a call that never ends.
+        const auto t0 = std::chrono::steady_clock::now();
+        QVERIFY2(waitUntil([] { return wrap::DetachedCall::liveThreads() == 0; }), "the abandoned train() is still running");
+        qInfo("fit(): %s; the abandoned train() ended %.1f ms after that", qPrintable(after.describe()),
+              std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
     }
 
     void stopLeavesAnL1SolverToFinish()
@@ -521,30 +427,36 @@ private Q_SLOTS:
         // The L1 solvers copy the problem column-wise inside train() with raw new[]; unwinding
         // would lose that copy, so an abandoned L1 call runs to its end (its 1000-pass cap here:
         // about 2 s on 40000 × 20) and frees everything then. Stop still returns at once.
-        QVERIFY(waitForNoLiveThreads(std::chrono::milliseconds(2000)));
+        QVERIFY(waitUntil([] { return wrap::DetachedCall::liveThreads() == 0; }));
         const Set s = separable(40000, 20, 72);
         LiblinearTrainer t = trainer(
             false, {{"solver", "l1r_l2loss_svc"}, {"c", 1e10}, {"tolerance", 1e-15}, {"bias", 1000.0}});
         TestRunContext ctx;
-        Clock::time_point returned;
+        ThreadMark returned;
+        std::atomic<bool> done{false};
+        std::atomic<int> tid{0};
+        const double cpu0 = processCpuMs();
         std::thread run([&] {
-            fitIn(t, s, ctx);
-            returned = Clock::now();
+            tid = currentThreadId();
+            fitIn(t, s.view(), ctx, kThreads);
+            returned = ThreadMark::now();
+            done = true;
         });
-        std::this_thread::sleep_for(std::chrono::milliseconds(300));
-        const auto stop = Clock::now();
+        waitForCpu(cpu0, 300, [&] { return done.load(); });
+        QVERIFY2(!done, "fit() ended before Stop");
+        const StopMeter meter(tid);
         ctx.requestStop();
         run.join();
-        const double ms = std::chrono::duration<double, std::milli>(returned - stop).count();
-        QVERIFY2(ms < 200, qPrintable(QString("fit() returned %1 ms after Stop").arg(ms)));
+        const WorkAfterStop after = meter.finish(returned);
+        QVERIFY2(after.withinPromise(), qPrintable("fit(): " + after.describe()));
         QVERIFY(ctx.checkpoints.empty());
         QVERIFY2(ctx.logs.join('\n').contains("left to finish"), qPrintable(ctx.logs.join('\n')));
         const int live = wrap::DetachedCall::liveThreads();
-        const auto t0 = Clock::now();
-        QVERIFY2(waitForNoLiveThreads(std::chrono::milliseconds(60000)),
+        const auto t0 = std::chrono::steady_clock::now();
+        QVERIFY2(waitUntil([] { return wrap::DetachedCall::liveThreads() == 0; }, std::chrono::minutes(5)),
                  "the abandoned L1 train() never ended");
-        qInfo("fit() returned %.1f ms after Stop; %d call still running then, ended %.0f ms later", ms, live,
-              std::chrono::duration<double, std::milli>(Clock::now() - t0).count());
+        qInfo("fit(): %s; %d call still running then, ended %.0f ms later", qPrintable(after.describe()), live,
+              std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
     }
 
     void badInputFailsClearly()
@@ -554,27 +466,27 @@ private Q_SLOTS:
 
         Set nan = separable(50, 2, 81);
         nan.x(5, 1) = std::numeric_limits<double>::quiet_NaN();
-        QString err = fitError(classify, nan);
+        QString err = fitError(classify, nan.view(), kThreads);
         QVERIFY2(err.contains("training input [row 5, column 1] is nan"), qPrintable(err));
 
         Set inf = linearTargets(50, 82);
         inf.y(7, 1) = std::numeric_limits<double>::infinity();
-        err = fitError(regress, inf);
+        err = fitError(regress, inf.view(), kThreads);
         QVERIFY2(err.contains("training target [row 7, column 1] is inf"), qPrintable(err));
 
         Set oneClass = separable(50, 2, 83);
         oneClass.y.col(0).setZero();
         oneClass.y.col(1).setOnes();
-        err = fitError(classify, oneClass);
+        err = fitError(classify, oneClass.view(), kThreads);
         QVERIFY2(err.contains("one class") && err.contains("50"), qPrintable(err));
 
-        err = fitError(regress, separable(50, 2, 84));
+        err = fitError(regress, separable(50, 2, 84).view(), kThreads);
         QVERIFY2(err.contains("liblinear.regress got a classification set"), qPrintable(err));
 
         Set empty;
         empty.x.resize(0, 2);
         empty.y.resize(0, 2);
-        err = fitError(classify, empty);
+        err = fitError(classify, empty.view(), kThreads);
         QVERIFY2(err.contains("empty"), qPrintable(err));
 
         // Every classification solver handles any number of classes (one-vs-rest or
@@ -582,7 +494,7 @@ private Q_SLOTS:
         const Set ok = separable(50, 2, 85);
         LiblinearTrainer t = trainer(false, {});
         TestRunContext ctx;
-        fitIn(t, ok, ctx);
+        fitIn(t, ok.view(), ctx, kThreads);
         try {
             t.predict(Eigen::MatrixXd::Zero(3, 5));
             QFAIL("predict() accepted 5 inputs for a 2-input model");

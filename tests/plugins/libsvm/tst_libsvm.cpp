@@ -4,6 +4,11 @@
 // follows its rule; Stop abandons the library call, which then unwinds; bad input fails clearly.
 #include <trainbench/testing/TestRunContext.h>
 
+#include <CpuTime.h>
+#include <FitIn.h>
+#include <LabelledSets.h>
+#include <StopMeter.h>
+
 #include <DetachedCall.h>
 #include <LibsvmConfig.h>
 #include <LibsvmTrainer.h>
@@ -14,6 +19,7 @@
 #include <QStandardPaths>
 #include <QTemporaryDir>
 #include <QtTest>
+#include <atomic>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -27,68 +33,13 @@ using namespace tb;
 using tb::libsvm::LibsvmConfig;
 using tb::libsvm::LibsvmTrainer;
 using tb::testing::TestRunContext;
+using namespace tb::testsupport;
+using Set = LabelledSet;
 
 namespace {
 
-using Clock = std::chrono::steady_clock;
-
-struct Set {
-    Eigen::MatrixXd x, y;
-    Task task = Task::Classification;
-    DatasetView view() const { return DatasetView(x, y, task); }
-};
-
-double uniformPm1(std::mt19937_64& gen)
-{
-    return 2.0 * double(gen() >> 11) * 0x1.0p-53 - 1.0;
-}
-
-Eigen::MatrixXd oneHot(const std::vector<int>& labels, int k)
-{
-    Eigen::MatrixXd y = Eigen::MatrixXd::Zero(Eigen::Index(labels.size()), k);
-    for (std::size_t i = 0; i < labels.size(); ++i)
-        y(Eigen::Index(i), labels[i]) = 1.0;
-    return y;
-}
-
-// Two classes on either side of a line at 30° through the origin, nothing within 0.2 of it.
-Set separable(Eigen::Index n, int d, std::uint64_t seed)
-{
-    std::mt19937_64 gen(seed);
-    const double u0 = std::cos(M_PI / 6), u1 = std::sin(M_PI / 6);
-    Set s;
-    s.x.resize(n, d);
-    std::vector<int> labels;
-    for (Eigen::Index i = 0; i < n;) {
-        for (int j = 0; j < d; ++j)
-            s.x(i, j) = uniformPm1(gen);
-        const double side = u0 * s.x(i, 0) + u1 * s.x(i, 1);
-        if (std::abs(side) < 0.2)
-            continue;
-        labels.push_back(side > 0 ? 1 : 0);
-        ++i;
-    }
-    s.y = oneHot(labels, 2);
-    return s;
-}
-
-// k Gaussian blobs (σ = 0.3) on a circle of radius 2; @p columns ≥ k one-hot columns.
-Set blobs(int perClass, int k, std::uint64_t seed, int columns = 0)
-{
-    std::mt19937_64 gen(seed);
-    std::normal_distribution<double> nd(0.0, 0.3);
-    Set s;
-    s.x.resize(Eigen::Index(perClass) * k, 2);
-    std::vector<int> labels;
-    for (int i = 0; i < perClass * k; ++i) {
-        const int c = i % k;
-        s.x(i, 0) = 2 * std::cos(2 * M_PI * c / k) + nd(gen);
-        s.x(i, 1) = 2 * std::sin(2 * M_PI * c / k) + nd(gen);
-        labels.push_back(c);
-    }
-    s.y = oneHot(labels, columns > 0 ? columns : k);
-    return s;
-}
+// The host's arena for every fit() and predict() here: two threads.
+constexpr int kThreads = 2;
 
 LibsvmTrainer trainer(bool regression, const QVariantMap& overrides)
 {
@@ -99,41 +50,6 @@ LibsvmTrainer trainer(bool regression, const QVariantMap& overrides)
     return LibsvmTrainer(LibsvmConfig::fromParams(regression, *p));
 }
 
-void fitIn(LibsvmTrainer& t, const Set& s, TestRunContext& ctx)
-{
-    tbb::task_arena(2).execute([&] { t.fit(s.view(), ctx); });
-}
-
-Eigen::MatrixXd predictIn(const LibsvmTrainer& t, const Eigen::MatrixXd& x)
-{
-    Eigen::MatrixXd out;
-    tbb::task_arena(2).execute([&] { out = t.predict(x); });
-    return out;
-}
-
-double accuracy(const Eigen::MatrixXd& scores, const Eigen::MatrixXd& y)
-{
-    Eigen::Index hits = 0;
-    for (Eigen::Index i = 0; i < y.rows(); ++i) {
-        Eigen::Index p = 0, t = 0;
-        scores.row(i).maxCoeff(&p);
-        y.row(i).maxCoeff(&t);
-        hits += p == t;
-    }
-    return double(hits) / double(y.rows());
-}
-
-QString fitError(LibsvmTrainer& t, const Set& s)
-{
-    TestRunContext ctx;
-    try {
-        fitIn(t, s, ctx);
-    } catch (const std::exception& e) {
-        return QString::fromUtf8(e.what());
-    }
-    return {};
-}
-
 std::vector<svm_node> nodes(const Eigen::RowVectorXd& x)
 {
     std::vector<svm_node> row;
@@ -142,31 +58,6 @@ std::vector<svm_node> nodes(const Eigen::RowVectorXd& x)
             row.push_back(svm_node{int(j + 1), x(j)});
     row.push_back(svm_node{-1, 0.0});
     return row;
-}
-
-// Writes @p s in LIBSVM text format (labels = class indices, zeros left out, %.17g values).
-void writeLibsvm(const Set& s, const QString& path)
-{
-    FILE* f = std::fopen(path.toLocal8Bit().constData(), "w");
-    QVERIFY(f);
-    for (Eigen::Index i = 0; i < s.x.rows(); ++i) {
-        Eigen::Index label = 0;
-        s.y.row(i).maxCoeff(&label);
-        std::fprintf(f, "%d", int(label));
-        for (Eigen::Index j = 0; j < s.x.cols(); ++j)
-            if (s.x(i, j) != 0.0)
-                std::fprintf(f, " %d:%.17g", int(j + 1), s.x(i, j));
-        std::fprintf(f, "\n");
-    }
-    std::fclose(f);
-}
-
-bool waitForNoLiveThreads(std::chrono::milliseconds limit)
-{
-    const auto end = Clock::now() + limit;
-    while (wrap::DetachedCall::liveThreads() > 0 && Clock::now() < end)
-        std::this_thread::sleep_for(std::chrono::milliseconds(5));
-    return wrap::DetachedCall::liveThreads() == 0;
 }
 
 } // namespace
@@ -190,12 +81,12 @@ private Q_SLOTS:
         const Set train = separable(300, 2, 11), test = separable(200, 2, 12);
         LibsvmTrainer t = trainer(false, params);
         TestRunContext ctx;
-        fitIn(t, train, ctx);
+        fitIn(t, train.view(), ctx, kThreads);
         QCOMPARE(ctx.checkpoints.size(), 1u);
         QCOMPARE(ctx.checkpoints[0].epoch, 1.0);
         // Margin 0.2 on inputs in [−1, 1]²: each kernel machine, with these settings, separates it.
-        QCOMPARE(accuracy(predictIn(t, train.x), train.y), 1.0);
-        QCOMPARE(accuracy(predictIn(t, test.x), test.y), 1.0);
+        QCOMPARE(accuracy(predictIn(t, train.x, kThreads), train.y), 1.0);
+        QCOMPARE(accuracy(predictIn(t, test.x, kThreads), test.y), 1.0);
     }
 
     void sameModelAsTheCommandLineTool()
@@ -211,10 +102,10 @@ private Q_SLOTS:
         QVERIFY(dir.isValid());
         Set s = blobs(40, 3, 21);
         s.x.col(0).array() += 3; // no zero inputs: the tool's 1/max_index would equal our 1/d
-        writeLibsvm(s, dir.filePath("train.txt"));
+        QVERIFY(writeLibsvm(s, dir.filePath("train.txt")));
         LibsvmTrainer t = trainer(false, {{"c", 3.0}, {"tolerance", 1e-6}});
         TestRunContext ctx;
-        fitIn(t, s, ctx);
+        fitIn(t, s.view(), ctx, kThreads);
         const QString options = t.config().commandLineOptions(t.gammaUsed());
         QCOMPARE(ctx.records.value("command_line").toString(), "svm-train " + options);
         QStringList args = options.split(' ');
@@ -267,11 +158,11 @@ private Q_SLOTS:
         const Set s = blobs(40, 3, 31, 4);
         LibsvmTrainer t = trainer(false, {{"probability", probability}});
         TestRunContext ctx(/*seed=*/3);
-        fitIn(t, s, ctx);
+        fitIn(t, s.view(), ctx, kThreads);
         const svm_model* m = t.libraryModel();
         QCOMPARE(m->nr_class, 3);
         QCOMPARE(svm_check_probability_model(m), probability ? 1 : 0);
-        const Eigen::MatrixXd scores = predictIn(t, s.x);
+        const Eigen::MatrixXd scores = predictIn(t, s.x, kThreads);
         QVERIFY(scores.allFinite());
         // Blobs 2√3 apart with σ = 0.3 are separated by the RBF machine.
         QCOMPARE(accuracy(scores, s.y), 1.0);
@@ -281,7 +172,7 @@ private Q_SLOTS:
         std::mt19937_64 gen(4);
         for (Eigen::Index i = 0; i < probe.size(); ++i)
             probe.data()[i] = 6 * uniformPm1(gen);
-        const Eigen::MatrixXd ps = predictIn(t, probe);
+        const Eigen::MatrixXd ps = predictIn(t, probe, kThreads);
         std::vector<double> prob(3);
         for (Eigen::Index i = 0; i < probe.rows(); ++i) {
             const auto row = nodes(probe.row(i));
@@ -298,19 +189,20 @@ private Q_SLOTS:
 
     void probabilityModelIsSeededByTheRun()
     {
-        // Platt scaling's internal cross-validation shuffles with rand(), seeded from the run.
+        // Platt scaling's internal cross-validation shuffles with rand(), seeded from the run: the
+        // same seed gives the same probabilities bit for bit, another seed other folds and so other
+        // probabilities (a trainer that ignored the run's seed would fail the second check).
         const Set s = blobs(30, 2, 41);
-        Eigen::MatrixXd first;
-        for (int run = 0; run < 2; ++run) {
+        auto scores = [&](std::uint64_t seed) {
             LibsvmTrainer t = trainer(false, {{"probability", true}});
-            TestRunContext ctx(/*seed=*/9);
-            fitIn(t, s, ctx);
-            const Eigen::MatrixXd scores = predictIn(t, s.x);
-            if (run == 0)
-                first = scores;
-            else
-                QVERIFY(first == scores); // bit for bit
-        }
+            TestRunContext ctx(seed);
+            fitIn(t, s.view(), ctx, kThreads);
+            return predictIn(t, s.x, kThreads);
+        };
+        const Eigen::MatrixXd first = scores(9);
+        QVERIFY(first == scores(9)); // bit for bit
+        for (std::uint64_t seed : {10, 11})
+            QVERIFY2(first != scores(seed), qPrintable(QString("seed %1 gave seed 9's probabilities").arg(seed)));
     }
 
     void svrFitsNoiselessLinearDataWithinEpsilon()
@@ -331,8 +223,8 @@ private Q_SLOTS:
         LibsvmTrainer t =
             trainer(true, {{"kernel", "linear"}, {"c", 1000.0}, {"svr_epsilon", eps}, {"tolerance", 1e-8}});
         TestRunContext ctx;
-        fitIn(t, s, ctx);
-        const double trainErr = (predictIn(t, s.x) - s.y).cwiseAbs().maxCoeff();
+        fitIn(t, s.view(), ctx, kThreads);
+        const double trainErr = (predictIn(t, s.x, kThreads) - s.y).cwiseAbs().maxCoeff();
         Eigen::MatrixXd xt(50, 2);
         for (Eigen::Index i = 0; i < xt.rows(); ++i) {
             const double a = 0.5 * (uniformPm1(gen) + 1);
@@ -341,7 +233,7 @@ private Q_SLOTS:
         Eigen::MatrixXd yt(50, 2);
         yt.col(0) = 2 * xt.col(0) - xt.col(1) + Eigen::VectorXd::Constant(50, 0.5);
         yt.col(1) = -yt.col(0);
-        const double testErr = (predictIn(t, xt) - yt).cwiseAbs().maxCoeff();
+        const double testErr = (predictIn(t, xt, kThreads) - yt).cwiseAbs().maxCoeff();
         qInfo("largest |error|: training %.6g, between training points %.6g (ε = %g)", trainErr, testErr,
               eps);
         // SMO stops when the optimality conditions hold to 1e-8: a residual may leave the tube
@@ -367,7 +259,7 @@ private Q_SLOTS:
         for (const auto& c : cases) {
             LibsvmTrainer t = trainer(false, c.params);
             TestRunContext ctx;
-            fitIn(t, s, ctx);
+            fitIn(t, s.view(), ctx, kThreads);
             QCOMPARE(t.gammaUsed(), c.gamma);
             QCOMPARE(ctx.records.value("gamma").toDouble(), c.gamma);
             QCOMPARE(t.libraryModel()->param.gamma, c.gamma);
@@ -383,7 +275,7 @@ private Q_SLOTS:
         const Set s = separable(400, 2, 71);
         LibsvmTrainer t = trainer(false, {{"kernel", "linear"}, {"c", 100.0}});
         TestRunContext ctx;
-        fitIn(t, s, ctx);
+        fitIn(t, s.view(), ctx, kThreads);
         QCOMPARE(ctx.records.value("library_version").toInt(), LIBSVM_VERSION);
         QCOMPARE(ctx.records.value("library_loaded_version").toInt(), libsvm_version);
         QVERIFY(!ctx.records.value("plugin_version").toString().isEmpty());
@@ -421,7 +313,7 @@ private Q_SLOTS:
         const int fd = open(path.constData(), O_CREAT | O_WRONLY | O_TRUNC, 0600);
         QVERIFY(saved >= 0 && fd >= 0);
         dup2(fd, 1);
-        fitIn(t, s, ctx);
+        fitIn(t, s.view(), ctx, kThreads);
         std::fflush(stdout);
         dup2(saved, 1);
         close(fd);
@@ -436,34 +328,43 @@ private Q_SLOTS:
     {
         // An RBF machine with γ = 20 on 20 inputs sees every point as isolated; with a huge C
         // and an unreachable tolerance SMO runs for minutes when left alone.
-        QVERIFY(waitForNoLiveThreads(std::chrono::milliseconds(2000)));
+        QVERIFY(waitUntil([] { return wrap::DetachedCall::liveThreads() == 0; }));
         const Set s = separable(20000, 20, 91);
         LibsvmTrainer t =
             trainer(false, {{"gamma_rule", "value"}, {"gamma", 20.0}, {"c", 1e6}, {"tolerance", 1e-15}});
         TestRunContext ctx;
-        Clock::time_point returned;
+        ThreadMark returned;
+        std::atomic<bool> done{false};
+        std::atomic<int> tid{0};
+        const double cpu0 = processCpuMs();
         std::thread run([&] {
-            fitIn(t, s, ctx);
-            returned = Clock::now();
+            tid = currentThreadId();
+            fitIn(t, s.view(), ctx, kThreads);
+            returned = ThreadMark::now();
+            done = true;
         });
-        std::this_thread::sleep_for(std::chrono::milliseconds(500));
+        // Half a second of CPU time: SMO is running, however busy the machine.
+        waitForCpu(cpu0, 500, [&] { return done.load(); });
+        QVERIFY2(!done, "fit() ended before Stop");
         QCOMPARE(wrap::DetachedCall::liveThreads(), 1);
-        const auto stop = Clock::now();
+        const StopMeter meter(tid);
         ctx.requestStop();
         run.join();
-        const double ms = std::chrono::duration<double, std::milli>(returned - stop).count();
-        QVERIFY2(ms < 200, qPrintable(QString("fit() returned %1 ms after Stop").arg(ms)));
+        // fit() polls Stop every 10 ms while the library's thread works, and returns at the poll
+        // after Stop: its thread's work after Stop is that poll, its sleep at most 10 ms.
+        const WorkAfterStop after = meter.finish(returned);
+        QVERIFY2(after.withinPromise(), qPrintable("fit(): " + after.describe()));
         QVERIFY(ctx.checkpoints.empty());
         QVERIFY(!t.isTrained());
-        QVERIFY(predictIn(t, s.x.topRows(5)).isZero());
+        QVERIFY(predictIn(t, s.x.topRows(5), kThreads).isZero());
         // The abandoned call unwinds at its next progress dot, printed every 1000 SMO iterations;
         // here each computes up to two uncached kernel rows of 20000 entries, so that takes
-        // 2.5–5 s on this machine; 30 s leaves room for a machine busy with other jobs.
-        const auto t0 = Clock::now();
-        QVERIFY2(waitForNoLiveThreads(std::chrono::milliseconds(30000)),
+        // 2.5–5 s on this machine. The limit only guards against a call that never ends.
+        const auto t0 = std::chrono::steady_clock::now();
+        QVERIFY2(waitUntil([] { return wrap::DetachedCall::liveThreads() == 0; }, std::chrono::minutes(5)),
                  "the abandoned svm_train() is still running");
-        qInfo("fit() returned %.1f ms after Stop; the abandoned svm_train() ended %.1f ms after that", ms,
-              std::chrono::duration<double, std::milli>(Clock::now() - t0).count());
+        qInfo("fit(): %s; the abandoned svm_train() ended %.1f ms after that", qPrintable(after.describe()),
+              std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
     }
 
     void badInputFailsClearly()
@@ -473,28 +374,28 @@ private Q_SLOTS:
 
         Set nan = separable(50, 2, 101);
         nan.x(4, 0) = std::numeric_limits<double>::quiet_NaN();
-        QString err = fitError(svc, nan);
+        QString err = fitError(svc, nan.view(), kThreads);
         QVERIFY2(err.contains("training input [row 4, column 0] is nan"), qPrintable(err));
 
         Set inf = separable(50, 2, 102);
         inf.task = Task::Regression;
         inf.y(3, 0) = -std::numeric_limits<double>::infinity();
-        err = fitError(svr, inf);
+        err = fitError(svr, inf.view(), kThreads);
         QVERIFY2(err.contains("training target [row 3, column 0] is -inf"), qPrintable(err));
 
         Set oneClass = separable(30, 2, 103);
         oneClass.y.col(0).setOnes();
         oneClass.y.col(1).setZero();
-        err = fitError(svc, oneClass);
+        err = fitError(svc, oneClass.view(), kThreads);
         QVERIFY2(err.contains("one class") && err.contains("30"), qPrintable(err));
 
-        err = fitError(svc, inf);
+        err = fitError(svc, inf.view(), kThreads);
         QVERIFY2(err.contains("libsvm.classify got a regression set"), qPrintable(err));
 
         // C-SVC handles any number of classes (one-vs-one): no multi-class set to refuse.
         LibsvmTrainer t = trainer(false, {});
         TestRunContext ctx;
-        fitIn(t, blobs(10, 4, 104), ctx);
+        fitIn(t, blobs(10, 4, 104).view(), ctx, kThreads);
         try {
             t.predict(Eigen::MatrixXd::Zero(3, 7));
             QFAIL("predict() accepted 7 inputs for a 2-input model");

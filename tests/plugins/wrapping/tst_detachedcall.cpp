@@ -1,29 +1,33 @@
 // DetachedCall: a library call on an abandonable thread. Output arrives line by line on the
 // waiting thread; the work's exceptions reach the caller; Stop returns within the poll interval;
+// text printed outside a run goes nowhere;
 // an abandoned call unwinds at its next print() and frees what it owned.
 #include <DetachedCall.h>
 
+#include <CpuTime.h>
+#include <StopMeter.h>
+
+#include <QTemporaryDir>
 #include <QtTest>
 #include <atomic>
 #include <chrono>
 #include <memory>
 #include <stdexcept>
+#include <optional>
 #include <thread>
+#include <fcntl.h>
+#include <unistd.h>
 
 using tb::StopSource;
 using tb::wrap::DetachedCall;
-using Clock = std::chrono::steady_clock;
+using tb::testsupport::currentThreadId;
+using tb::testsupport::StopMeter;
+using tb::testsupport::ThreadMark;
+using tb::testsupport::waitUntil;
+using tb::testsupport::WorkAfterStop;
 using namespace std::chrono_literals;
 
 namespace {
-
-bool waitForNoLiveThreads(std::chrono::milliseconds limit)
-{
-    const auto end = Clock::now() + limit;
-    while (DetachedCall::liveThreads() > 0 && Clock::now() < end)
-        std::this_thread::sleep_for(1ms);
-    return DetachedCall::liveThreads() == 0;
-}
 
 // Sets a flag when destroyed: stands for the problem copy an abandoned call owns.
 struct Owned {
@@ -38,7 +42,7 @@ struct Owned {
 class TestDetachedCall : public QObject {
     Q_OBJECT
 private Q_SLOTS:
-    void init() { QVERIFY(waitForNoLiveThreads(2000ms)); }
+    void init() { QVERIFY(waitUntil([] { return DetachedCall::liveThreads() == 0; })); }
 
     void finishedWorkDeliversItsLines()
     {
@@ -77,11 +81,16 @@ private Q_SLOTS:
         std::atomic<int> prints{0};
         auto owned = std::make_shared<Owned>(&destroyed);
         QStringList lines;
+        // The waiting thread's work after Stop: at most one poll interval (10 ms) asleep and the
+        // wake-up, whatever the load (tests/support/StopMeter.h): the stopper measures this
+        // thread from the moment it requests Stop.
+        const int waiter = currentThreadId();
+        std::optional<StopMeter> meter;
         std::thread stopper([&] {
             std::this_thread::sleep_for(100ms);
+            meter.emplace(waiter);
             stop.requestStop();
         });
-        const auto t0 = Clock::now();
         // A "library" that never returns by itself and prints every 20 ms.
         const auto outcome = DetachedCall::run(
             [owned, &prints] {
@@ -92,15 +101,16 @@ private Q_SLOTS:
                 }
             },
             stop.token(), [&](const QString& l) { lines << l; });
-        const double ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+        const ThreadMark returned = ThreadMark::now();
         stopper.join();
         owned.reset();
         QCOMPARE(outcome, DetachedCall::Outcome::Abandoned);
-        // Stop at 100 ms, polled every 10 ms: returns well before 200 ms (slack for a busy machine).
-        QVERIFY2(ms < 180, qPrintable(QString("returned after %1 ms").arg(ms)));
+        const WorkAfterStop after = meter->finish(returned);
+        qInfo("%s", qPrintable(after.describe()));
+        QVERIFY2(after.cpuMs + after.asleepMs <= 2 * 10.0, qPrintable("more than two poll intervals: " + after.describe()));
         QVERIFY(!lines.isEmpty() && lines.first() == "tick");
         // The thread ends at its next print (≤ 20 ms later) and frees what it owned.
-        QVERIFY(waitForNoLiveThreads(2000ms));
+        QVERIFY(waitUntil([] { return DetachedCall::liveThreads() == 0; }));
         QVERIFY(destroyed.load());
         const int seen = prints.load();
         std::this_thread::sleep_for(50ms);
@@ -133,7 +143,7 @@ private Q_SLOTS:
         owned.reset();
         QCOMPARE(outcome, DetachedCall::Outcome::Abandoned);
         QVERIFY(!destroyed.load()); // still running
-        QVERIFY(waitForNoLiveThreads(3000ms));
+        QVERIFY(waitUntil([] { return DetachedCall::liveThreads() == 0; }));
         QVERIFY(destroyed.load());
         QCOMPARE(prints.load(), 15); // it ran to its end
         QVERIFY(lines.size() < 15);  // what it printed after Stop went nowhere
@@ -171,7 +181,7 @@ private Q_SLOTS:
                  DetachedCall::Outcome::Abandoned);
         stopper.join();
         QCOMPARE(DetachedCall::liveThreads(), 1); // still in its silent step
-        QVERIFY(waitForNoLiveThreads(2000ms));
+        QVERIFY(waitUntil([] { return DetachedCall::liveThreads() == 0; }));
         QVERIFY(!seen->abandonedBefore.load());
         QVERIFY(seen->abandonedAfter.load());
         QVERIFY(!seen->reachedEnd.load());
@@ -180,8 +190,52 @@ private Q_SLOTS:
     void printOutsideARunIsDiscarded()
     {
         QVERIFY(!DetachedCall::abandoned());
-        DetachedCall::print("nobody listens\n"); // neither crashes nor writes anywhere
-        DetachedCall::throwIfAbandoned();        // a no-op off a work thread
+        DetachedCall::throwIfAbandoned(); // a no-op off a work thread
+        // While a run is active on another thread, text printed on this thread (no run's work
+        // thread) reaches neither that run's lines nor stdout or stderr.
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        const QByteArray outPath = dir.filePath("stdout").toLocal8Bit(), errPath = dir.filePath("stderr").toLocal8Bit();
+        std::fflush(stdout);
+        std::fflush(stderr);
+        const int savedOut = dup(1), savedErr = dup(2);
+        const int out = open(outPath.constData(), O_CREAT | O_WRONLY | O_TRUNC, 0600);
+        const int err = open(errPath.constData(), O_CREAT | O_WRONLY | O_TRUNC, 0600);
+        QVERIFY(savedOut >= 0 && savedErr >= 0 && out >= 0 && err >= 0);
+        dup2(out, 1);
+        dup2(err, 2);
+        StopSource stop;
+        std::atomic<bool> printedInside{false}, printedOutside{false};
+        QStringList lines;
+        std::thread run([&] {
+            DetachedCall::run(
+                [&] {
+                    DetachedCall::print("inside\n");
+                    printedInside = true;
+                    while (!printedOutside)
+                        std::this_thread::sleep_for(1ms);
+                    DetachedCall::print("inside again\n");
+                },
+                stop.token(), [&](const QString& l) { lines << l; });
+        });
+        const bool started = waitUntil([&] { return printedInside.load(); });
+        DetachedCall::print("nobody listens\n");
+        DetachedCall::print("unterminated, nobody listens");
+        printedOutside = true;
+        run.join();
+        std::fflush(stdout);
+        std::fflush(stderr);
+        dup2(savedOut, 1);
+        dup2(savedErr, 2);
+        for (int fd : {out, err, savedOut, savedErr})
+            close(fd);
+        QVERIFY(started);
+        QCOMPARE(lines, QStringList({"inside", "inside again"}));
+        for (const QByteArray& path : {outPath, errPath}) {
+            QFile f(QString::fromLocal8Bit(path));
+            QVERIFY(f.open(QIODevice::ReadOnly));
+            QVERIFY2(f.readAll().isEmpty(), path.constData());
+        }
     }
 
     void concurrentRunsKeepTheirOutputApart()

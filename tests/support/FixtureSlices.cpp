@@ -1,0 +1,20 @@
+#include "FixtureSlices.h"
+
+#include <QLibrary>
+
+#include <stdexcept>
+
+namespace tb::testsupport {
+
+std::function<long long()> fixtureSliceCounter(const QString& pluginDir)
+{
+    // Never unloaded: the registry that loaded the plugin keeps it, and so does this handle.
+    auto* library = new QLibrary(pluginDir + QStringLiteral("/tb_test_trainers.so"));
+    using Counter = long long (*)();
+    const auto counter = reinterpret_cast<Counter>(library->resolve("tb_test_slices"));
+    if (!counter)
+        throw std::runtime_error((library->fileName() + ": no tb_test_slices(): " + library->errorString()).toStdString());
+    return [counter] { return counter(); };
+}
+
+} // namespace tb::testsupport
