@@ -14,7 +14,9 @@ endif()
 # The training toolkit (core/training): Qt-free, for out-of-tree plugins as for ours.
 file(GLOB TB_TRAINING_HEADERS ${CMAKE_SOURCE_DIR}/core/training/*.h)
 install(FILES ${TB_TRAINING_HEADERS} DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/trainbench/training)
-install(TARGETS tb_api tb_numerics tb_training EXPORT TrainbenchTargets
+install(DIRECTORY ${CMAKE_SOURCE_DIR}/core/toolkit/trainbench DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}
+        FILES_MATCHING PATTERN "*.h")
+install(TARGETS tb_api tb_numerics tb_training tb_toolkit EXPORT TrainbenchTargets
         LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
         ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR})
 install(TARGETS tb_data tb_stats tb_store tb_engine tb_charts LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})

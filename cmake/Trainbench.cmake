@@ -57,7 +57,7 @@ function(tb_add_plugin target)
     AUTOMOC ON
     LIBRARY_OUTPUT_DIRECTORY ${TB_PLUGIN_OUTPUT_DIR}
     PREFIX "")
-  target_link_libraries(${target} PRIVATE tb::api tb::numerics tb::training tb_warnings tb_optimise ${ARG_LIBS})
+  target_link_libraries(${target} PRIVATE tb::api tb::numerics tb::training tb::toolkit tb_warnings tb_optimise ${ARG_LIBS})
   install(TARGETS ${target} LIBRARY DESTINATION ${TB_PLUGIN_INSTALL_DIR})
   # Every plugin joins trainbench-apps (and the conformance suite) by being added here.
   set_property(GLOBAL APPEND PROPERTY TB_PLUGIN_TARGETS ${target})

@@ -9,6 +9,6 @@ function(tb_add_plugin target)
   # wherever the package was found (the link path).
   set_target_properties(${target} PROPERTIES AUTOMOC ON PREFIX "" CXX_STANDARD 20 CXX_STANDARD_REQUIRED ON
     INSTALL_RPATH "$ORIGIN/../.." INSTALL_RPATH_USE_LINK_PATH ON)
-  target_link_libraries(${target} PRIVATE tb::api tb::numerics tb::training ${ARG_LIBS})
+  target_link_libraries(${target} PRIVATE tb::api tb::numerics tb::training tb::toolkit ${ARG_LIBS})
   install(TARGETS ${target} LIBRARY DESTINATION ${TRAINBENCH_PLUGIN_DIR})
 endfunction()

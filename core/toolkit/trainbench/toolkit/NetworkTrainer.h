@@ -9,8 +9,8 @@
 /// Part of the SDK's bridge to the training toolkit (trainbench/toolkit/): header-only, for
 /// plugins, which link tb::numerics and tb::training.
 
-#include "../RunContext.h"
-#include "../Trainer.h"
+#include <trainbench/RunContext.h>
+#include <trainbench/Trainer.h>
 
 #include <Mlp.h>
 

@@ -17,7 +17,7 @@
 /// Part of the SDK's bridge to the training toolkit (trainbench/toolkit/): header-only, for
 /// plugins, which link tb::training.
 
-#include "../ParamSchema.h"
+#include <trainbench/ParamSchema.h>
 
 #include <StoppingRules.h>
 

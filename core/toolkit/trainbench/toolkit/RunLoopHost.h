@@ -6,7 +6,7 @@
 /// Part of the SDK's bridge to the training toolkit (trainbench/toolkit/): header-only, for
 /// plugins, which link tb::training.
 
-#include "../RunContext.h"
+#include <trainbench/RunContext.h>
 
 #include <TrainingLoop.h>
 
