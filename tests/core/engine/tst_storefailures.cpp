@@ -100,10 +100,15 @@ private Q_SLOTS:
         QVERIFY2(result.storeError.contains(path) && result.storeError.contains(QLatin1String("locked")),
                  qPrintable(result.storeError));
         QVERIFY(!result.cancelled); // nobody pressed Stop
-        // Stopped at the failure (≈ 0.5 s lock + 0.3 s timeout + 0.2 s Stop), not after 4.8 s of runs.
-        QVERIFY2(wall < 4.0, qPrintable(QString::number(wall)));
+        // Stopped at the failure, not after 4.8 s of runs: the repeats after the failed one never
+        // trained (counted by what ran, not by the wall clock, which a busy machine stretches).
+        qInfo("experiment ended after %.2f s (reported, not asserted)", wall);
         QCOMPARE(result.curves.size(), 1);
         const AlgorithmCurves& c = result.curves.first();
+        QCOMPARE(c.statuses.size(), 3);
+        for (int r = 1; r < 3; ++r)
+            QVERIFY2(c.statuses[r] != RunStatus::Finished && c.repeats[r].isEmpty(),
+                     qPrintable(QString("repeat %1 trained after the store failed").arg(r)));
         QCOMPARE(c.statuses.first(), RunStatus::Failed);
         QVERIFY2(c.errors.first().startsWith(QLatin1String("stopped because the run store failed: ")),
                  qPrintable(c.errors.first()));
