@@ -375,6 +375,56 @@ DatasetPanel::Field DatasetPanel::makeField(const ParamSpec& p, QWidget* parent)
         f.reset = [e] { e->clear(); };
         break;
     }
+    case ParamType::Text:
+    case ParamType::IntList:
+    case ParamType::RealList: {
+        // Free text, or numbers typed as "0.1, 0.5": a list is read into an array when every
+        // part is a number, else handed on as text for the schema to name.
+        const bool list = p.type != ParamType::Text;
+        auto* e = new QLineEdit(parent);
+        e->setPlaceholderText(p.absentText);
+        f.editor = f.row = e;
+        f.read = [e, list] {
+            const QString t = e->text().trimmed();
+            if (t.isEmpty())
+                return QJsonValue(QJsonValue::Undefined);
+            if (!list)
+                return QJsonValue(e->text());
+            QJsonArray a;
+            for (const QString& part : t.split(QRegularExpression(QStringLiteral("[,\\s]+")), Qt::SkipEmptyParts)) {
+                bool ok = false;
+                const double d = part.toDouble(&ok);
+                if (!ok)
+                    return QJsonValue(t);
+                a.append(d);
+            }
+            return QJsonValue(a);
+        };
+        f.write = [e, list](const QJsonValue& v) {
+            if (!list) {
+                if (!v.isString())
+                    return false;
+                e->setText(v.toString());
+                return true;
+            }
+            if (!v.isArray())
+                return false;
+            QStringList parts;
+            for (const QJsonValue& x : v.toArray()) {
+                if (!x.isDouble())
+                    return false;
+                parts << QString::number(x.toDouble(), 'g', 17);
+            }
+            e->setText(parts.join(QStringLiteral(", ")));
+            return true;
+        };
+        f.reset = [e, def, write = f.write] {
+            e->clear();
+            if (!def.isUndefined())
+                write(def);
+        };
+        break;
+    }
     case ParamType::Seed: {
         auto* e = new QLineEdit(parent);
         e->setValidator(new QRegularExpressionValidator(QRegularExpression(QStringLiteral("\\d{0,20}")), e));
