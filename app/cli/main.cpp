@@ -7,6 +7,7 @@
 #include "CompareCommand.h"
 #include "ProgressBar.h"
 
+#include <BuildInfo.h>
 #include <CostPrediction.h>
 #include <DataSourceRegistry.h>
 #include <ExperimentRunner.h>
@@ -749,7 +750,7 @@ int main(int argc, char** argv)
         return args.size() < 2 ? Usage : Ok;
     }
     if (args[1] == "--version") {
-        out() << "trainbench-cli " << TB_APP_VERSION << " (" << TB_GIT_HASH << ")\n";
+        out() << "trainbench-cli " << TB_APP_VERSION << " (" << tb::gitHash() << ")\n";
         return Ok;
     }
     const QString cmd = args.takeAt(1);

@@ -2,6 +2,7 @@
 
 #include "MpiProtocol.h"
 
+#include <BuildInfo.h>
 #include <PluginRegistry.h>
 #include <RunLog.h>
 
@@ -171,9 +172,9 @@ void MpiRootExecutor::run(CellPlan& plan)
                 }
                 w.who = QStringLiteral("rank %1 on %2 (pid %3)").arg(r).arg(h->host).arg(h->pid);
                 QStringList mismatch;
-                if (h->appVersion != QStringLiteral(TB_APP_VERSION) || h->gitHash != QStringLiteral(TB_GIT_HASH))
+                if (h->appVersion != QStringLiteral(TB_APP_VERSION) || h->gitHash != gitHash())
                     mismatch << QStringLiteral("trainbench %1 (%2) instead of %3 (%4)")
-                                    .arg(h->appVersion, h->gitHash, QStringLiteral(TB_APP_VERSION), QStringLiteral(TB_GIT_HASH));
+                                    .arg(h->appVersion, h->gitHash, QStringLiteral(TB_APP_VERSION), gitHash());
                 for (const AlgorithmEntry& a : m_registry.algorithms()) {
                     const QString theirs = h->pluginVersions.value(a.info.id, QStringLiteral("(missing)"));
                     if (theirs != a.plugin->version && mismatch.size() < 4)

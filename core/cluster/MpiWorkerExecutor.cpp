@@ -2,6 +2,7 @@
 
 #include "MpiProtocol.h"
 
+#include <BuildInfo.h>
 #include <PluginRegistry.h>
 
 #include <QCoreApplication>
@@ -111,7 +112,7 @@ void MpiWorkerExecutor::run(CellPlan& plan)
     m_stop = plan.stop;
     Hello hello;
     hello.appVersion = QStringLiteral(TB_APP_VERSION);
-    hello.gitHash = QStringLiteral(TB_GIT_HASH);
+    hello.gitHash = gitHash();
     hello.host = m_session.host();
     hello.pid = qint64(::getpid());
     for (const AlgorithmEntry& a : m_registry.algorithms())

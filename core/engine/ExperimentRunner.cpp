@@ -5,15 +5,13 @@
 #include "PluginRegistry.h"
 #include "RunStore.h"
 
+#include <BuildInfo.h>
 #include <DataSource.h>
 
 #include <QElapsedTimer>
 
 #ifndef TB_APP_VERSION
 #define TB_APP_VERSION "0.0.0"
-#endif
-#ifndef TB_GIT_HASH
-#define TB_GIT_HASH "unknown"
 #endif
 
 namespace tb {
@@ -118,7 +116,7 @@ ExperimentResult ExperimentRunner::execute(const ExperimentSpec& spec, Experimen
         rec.spec = storedSpec(spec);
         rec.created = QDateTime::currentDateTimeUtc();
         rec.appVersion = QStringLiteral(TB_APP_VERSION);
-        rec.gitHash = QStringLiteral(TB_GIT_HASH);
+        rec.gitHash = gitHash();
         experimentId = m_store->createExperiment(rec);
         if (experimentId < 0) {
             QString failure = m_context->storeFailure();

@@ -4,6 +4,7 @@
 #include "StoreSchema.h"
 #include "StoreWriter.h"
 
+#include <BuildInfo.h>
 #include <QDir>
 #include <QFileInfo>
 #include <QHash>
@@ -22,9 +23,6 @@
 
 #ifndef TB_APP_VERSION
 #define TB_APP_VERSION "unknown"
-#endif
-#ifndef TB_GIT_HASH
-#define TB_GIT_HASH "unknown"
 #endif
 
 namespace tb {
@@ -480,7 +478,7 @@ qint64 RunStore::createExperiment(const ExperimentRecord& e)
             q->bindValue(2, jsonText(e.spec));
             q->bindValue(3, e.created.isValid() ? timestamp(e.created) : QVariant(nowText()));
             q->bindValue(4, e.appVersion.isEmpty() ? QStringLiteral(TB_APP_VERSION) : e.appVersion);
-            q->bindValue(5, e.gitHash.isEmpty() ? QStringLiteral(TB_GIT_HASH) : e.gitHash);
+            q->bindValue(5, e.gitHash.isEmpty() ? gitHash() : e.gitHash);
             if (!ctx.exec(*q, QStringLiteral("cannot create experiment \"%1\"").arg(e.name)))
                 return -1;
             return q->lastInsertId().toLongLong();

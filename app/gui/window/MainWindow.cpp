@@ -18,6 +18,7 @@
 #include "teaching/TeachingView.h"
 #include "widgets/WheelGuard.h"
 
+#include <BuildInfo.h>
 #include <RunStore.h>
 
 #include <QAction>
@@ -228,7 +229,7 @@ void MainWindow::showAbout()
         tr("<b>Trainbench %1</b> (%2)<p>A workbench for comparing ways to train neural networks and "
            "kernel machines: every algorithm a plugin, curves live, every run logged.</p>"
            "<p>Database: %3</p>")
-            .arg(QStringLiteral(TB_APP_VERSION), QStringLiteral(TB_GIT_HASH),
+            .arg(QStringLiteral(TB_APP_VERSION), gitHash(),
                  store() ? store()->path().toHtmlEscaped() : tr("none")));
 }
 

@@ -8,6 +8,7 @@
 #include "runs/ExperimentController.h"
 #include "runs/RunBrowser.h"
 
+#include <BuildInfo.h>
 #include <DataSource.h>
 #include <RunStore.h>
 #include <StoredRuns.h>
@@ -247,7 +248,7 @@ QStringList RunControl::chartSettings() const
     } else {
         lines << m_charts->caption();
     }
-    lines << tr("Trainbench %1 (%2)").arg(QStringLiteral(TB_APP_VERSION), QStringLiteral(TB_GIT_HASH));
+    lines << tr("Trainbench %1 (%2)").arg(QStringLiteral(TB_APP_VERSION), gitHash());
     return lines;
 }
 
