@@ -262,6 +262,9 @@ bool DatasetFetcher::fetch(const DatasetEntry& entry, const Options& o, QString*
     auto fail = [&](const QString& why) {
         if (error)
             *error = why;
+        // No empty folders left behind either (rmdir removes only empty ones).
+        QDir().rmdir(DatasetCache::root() + QStringLiteral("/.partial/") + entry.id);
+        QDir().rmdir(DatasetCache::root() + QStringLiteral("/.partial"));
         return false;
     };
     auto cancelled = [&] { return o.cancel && o.cancel->load(); };
