@@ -251,8 +251,10 @@ QString DatasetCache::require(const DatasetEntry& entry, const DatasetFileInfo& 
                                                "with `trainbench-cli datasets verify %1 --sha256 HEX`")
                                     .arg(entry.id));
     QString error;
-    if (!verify(entry, file, {}, &error))
-        throw DataError::inFile(path(entry, file), error);
+    if (!verify(entry, file, {}, &error)) {
+        const QString prefix = path(entry, file) + QStringLiteral(": ");
+        throw DataError::inFile(path(entry, file), error.startsWith(prefix) ? error.mid(prefix.size()) : error);
+    }
     return path(entry, file);
 }
 
