@@ -162,7 +162,8 @@ int fetch(const QList<const data::DatasetEntry*>& entries, const QCommandLinePar
             err() << "trainbench-cli datasets fetch: " << e->id << ": " << error << Qt::endl;
             if (stop && stop->load())
                 return Stopped;
-            code = error.contains(QStringLiteral("checksum mismatch")) || error.contains(QStringLiteral("is expected"))
+            code = error.contains(QStringLiteral("checksum mismatch")) || error.contains(QStringLiteral("is expected")) ||
+                           error.contains(QStringLiteral("but the file is published with"))
                        ? Mismatch
                        : (error.contains(QStringLiteral("no published checksum")) ? Usage : Failed);
             continue;
