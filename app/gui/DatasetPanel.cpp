@@ -5,8 +5,12 @@
 #include "DataSource.h"
 #include "DataKeys.h"
 #include "DataSourceRegistry.h"
+#include "DatasetCache.h"
+#include "DatasetCatalog.h"
+#include "DatasetFetcher.h"
 #include "DatasetPreview.h"
 #include "IdxLoader.h"
+#include "MemoryBudget.h"
 
 #include <QCheckBox>
 #include <QComboBox>
@@ -21,16 +25,20 @@
 #include <QJsonArray>
 #include <QLabel>
 #include <QLineEdit>
+#include <QProgressBar>
+#include <QPushButton>
 #include <QRegularExpressionValidator>
 #include <QSignalBlocker>
 #include <QSpinBox>
 #include <QStackedWidget>
 #include <QTableWidget>
+#include <QThread>
 #include <QThreadPool>
 #include <QTimer>
 #include <QToolButton>
 #include <QVBoxLayout>
 
+#include <algorithm>
 #include <atomic>
 #include <climits>
 #include <cmath>
@@ -47,6 +55,12 @@ struct DatasetPanel::LoadShared {
     std::mutex mutex;
     DatasetPanel* panel = nullptr;
     std::atomic<quint64> latest{0}; ///< generation of the newest load started
+};
+
+struct DatasetPanel::FetchShared {
+    std::mutex mutex;
+    DatasetPanel* panel = nullptr; ///< null once the panel is gone: nothing more is posted
+    std::atomic<bool> cancel{false};
 };
 
 struct DatasetPanel::LoadResult {
@@ -145,6 +159,25 @@ DatasetPanel::DatasetPanel(QWidget* parent)
     m_source->setObjectName(QStringLiteral("source"));
     m_source->setToolTip(tr("Where the training and test data come from"));
     top->addRow(tr("Source"), m_source);
+    // A catalogue set: its state in the cache, and Fetch / Cancel with the transfer's progress.
+    m_fetch = std::make_shared<FetchShared>();
+    m_fetch->panel = this;
+    m_fetchRow = new QWidget(this);
+    auto* fetchLayout = new QHBoxLayout(m_fetchRow);
+    fetchLayout->setContentsMargins(0, 0, 0, 0);
+    m_fetchStatus = new QLabel(m_fetchRow);
+    m_fetchStatus->setObjectName(QStringLiteral("fetch_status"));
+    m_fetchStatus->setWordWrap(true);
+    m_fetchProgress = new QProgressBar(m_fetchRow);
+    m_fetchProgress->setObjectName(QStringLiteral("fetch_progress"));
+    m_fetchProgress->setVisible(false);
+    m_fetchButton = new QPushButton(tr("Fetch"), m_fetchRow);
+    m_fetchButton->setObjectName(QStringLiteral("fetch"));
+    fetchLayout->addWidget(m_fetchStatus, 1);
+    fetchLayout->addWidget(m_fetchProgress, 1);
+    fetchLayout->addWidget(m_fetchButton);
+    connect(m_fetchButton, &QPushButton::clicked, this, &DatasetPanel::onFetchClicked);
+    top->addRow(QString(), m_fetchRow);
     m_stack = new QStackedWidget(this);
     outer->addWidget(m_stack);
     for (const DataSourceEntry* entry : data::DataSourceRegistry::all()) {
@@ -202,6 +235,16 @@ DatasetPanel::DatasetPanel(QWidget* parent)
 
 DatasetPanel::~DatasetPanel()
 {
+    if (m_fetchThread) {
+        // Cancelled: the fetcher notices within 100 ms and keeps its part for next time.
+        m_fetch->cancel = true;
+        {
+            const std::lock_guard lock(m_fetch->mutex);
+            m_fetch->panel = nullptr;
+        }
+        m_fetchThread->wait();
+        delete m_fetchThread;
+    }
     // A loader thread holding the lock is posting to us: wait for it, then stop further posts.
     // A post already queued is discarded with this object's pending events.
     const std::lock_guard lock(m_shared->mutex);
@@ -503,8 +546,117 @@ QString DatasetPanel::source() const
     return m_source->currentData().toString();
 }
 
+QString DatasetPanel::fetchStatus() const
+{
+    return m_fetchStatus->text();
+}
+
+void DatasetPanel::updateFetchRow()
+{
+    const data::DatasetEntry* e = data::DatasetCatalog::find(source());
+    m_fetchRow->setVisible(e != nullptr);
+    if (!e || m_fetchThread)
+        return;
+    const qint64 size = e->totalSize();
+    const bool exact = std::all_of(e->files.begin(), e->files.end(), [](const data::DatasetFileInfo& f) { return f.size >= 0; });
+    const QString sizeText = size > 0 ? (exact ? QString() : QStringLiteral("≈ ")) + data::MemoryBudget::formatBytes(std::uint64_t(size))
+                                      : tr("size unknown");
+    switch (data::DatasetCache::state(*e)) {
+    case data::DatasetCache::State::Verified:
+        m_fetchStatus->setText(tr("In the data-set cache (%1), verified.").arg(data::DatasetCache::folder(*e)));
+        m_fetchButton->setVisible(false);
+        return;
+    case data::DatasetCache::State::Unverified:
+        m_fetchStatus->setText(tr("In the data-set cache, not verified yet (it is checked when loaded)."));
+        break;
+    case data::DatasetCache::State::Missing:
+        m_fetchStatus->setText(e->verifiable()
+                                   ? tr("Not fetched yet (%1, checked against the checksum published by %2).")
+                                         .arg(sizeText, e->checksumSource.section(QLatin1Char(','), 0, 0))
+                                   : tr("Not fetched yet (%1). No checksum is published: fetch it with "
+                                        "`trainbench-cli datasets fetch %2 --sha256 HEX`.")
+                                         .arg(sizeText, e->id));
+        break;
+    }
+    m_fetchButton->setText(tr("Fetch"));
+    m_fetchButton->setVisible(e->verifiable());
+    m_fetchProgress->setVisible(false);
+}
+
+void DatasetPanel::onFetchClicked()
+{
+    if (m_fetchThread) {
+        m_fetch->cancel = true; // the fetcher keeps the part and resumes next time
+        m_fetchButton->setEnabled(false);
+        return;
+    }
+    const data::DatasetEntry* e = data::DatasetCatalog::find(source());
+    if (!e)
+        return;
+    m_fetch->cancel = false;
+    m_fetchButton->setText(tr("Cancel"));
+    m_fetchButton->setEnabled(true);
+    m_fetchProgress->setRange(0, 0);
+    m_fetchProgress->setVisible(true);
+    m_fetchStatus->setText(tr("Fetching %1…").arg(e->title));
+    const std::shared_ptr<FetchShared> shared = m_fetch;
+    const data::DatasetEntry entry = *e;
+    // Posts @p f to the GUI thread while the panel lives (a post to a destroyed panel is dropped).
+    auto post = [shared](auto f) {
+        const std::lock_guard lock(shared->mutex);
+        if (shared->panel)
+            QMetaObject::invokeMethod(shared->panel, std::move(f), Qt::QueuedConnection);
+    };
+    m_fetchThread = QThread::create([shared, entry, post] {
+        data::DatasetFetcher::Options o;
+        o.cancel = &shared->cancel;
+        o.progress = [shared, post](const data::FetchProgress& p) {
+            post([shared, p] {
+                DatasetPanel* panel = shared->panel;
+                if (!panel)
+                    return;
+                if (p.phase == u"download" && p.fileTotal > 0) {
+                    panel->m_fetchProgress->setRange(0, 1000);
+                    panel->m_fetchProgress->setValue(int(1000.0 * double(p.fileDone) / double(p.fileTotal)));
+                    panel->m_fetchProgress->setFormat(
+                        QStringLiteral("%p%  %1 (%2/%3)").arg(p.file).arg(p.fileIndex + 1).arg(p.fileCount));
+                } else {
+                    panel->m_fetchProgress->setRange(0, 0);
+                    panel->m_fetchStatus->setText(
+                        p.phase == u"wait" ? tr("Another process is fetching this set; waiting for it…")
+                                           : tr("Verifying %1…").arg(p.file));
+                }
+            });
+        };
+        QString error;
+        const bool ok = data::DatasetFetcher::fetch(entry, o, &error);
+        post([shared, ok, error] {
+            if (DatasetPanel* panel = shared->panel)
+                panel->finishFetch(ok, error);
+        });
+    });
+    m_fetchThread->start();
+}
+
+void DatasetPanel::finishFetch(bool ok, const QString& error)
+{
+    if (m_fetchThread) {
+        m_fetchThread->wait();
+        delete m_fetchThread;
+        m_fetchThread = nullptr;
+    }
+    m_fetchButton->setEnabled(true);
+    updateFetchRow();
+    if (!ok)
+        setError(error);
+    else
+        refreshPreview();
+    Q_EMIT fetchFinished(ok);
+}
+
 void DatasetPanel::updateVisibility()
 {
+    updateFetchRow();
     // The stack is as tall as its current page, not as its tallest one (the CSV form).
     for (int i = 0; i < m_pages.size(); ++i)
         m_pages[i].widget->setSizePolicy(QSizePolicy::Preferred, i == m_stack->currentIndex()

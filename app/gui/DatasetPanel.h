@@ -17,6 +17,9 @@
 class QComboBox;
 class QFormLayout;
 class QLabel;
+class QProgressBar;
+class QPushButton;
+class QThread;
 class QStackedWidget;
 class QTableWidget;
 class QTimer;
@@ -45,7 +48,13 @@ class DatasetPreview;
 /// so the options can be set by looking. Results of superseded loads are dropped; errors
 /// (DataError text naming the key, or the file and line) appear in a red label, warnings (a set
 /// with one class) in an orange one, never as a crash. The panel may be destroyed while a load
-/// runs (the task finishes alone and its result is discarded). GUI thread only.
+/// runs (the task finishes alone and its result is discarded).
+///
+/// For a set of the data-set catalogue (DatasetCatalog) a row under the source says whether it is
+/// in the cache and offers **Fetch**: DatasetFetcher runs on a thread of its own, a progress bar
+/// shows the transfer and the button becomes **Cancel** (the part is kept and resumes next time);
+/// an error (no network: the addresses and the path for a file fetched by hand) appears in the red
+/// label. The panel may be destroyed during a fetch (it is cancelled and waited for). GUI thread only.
 class DatasetPanel : public QWidget {
     Q_OBJECT
 public:
@@ -85,12 +94,20 @@ public:
     void refreshPreview();
     /// True while a load runs (or waits) on the thread pool.
     bool isLoading() const { return m_loading; }
+    /// The catalogue's Fetch / Cancel button (hidden for other sources).
+    QPushButton* fetchButton() const { return m_fetchButton; }
+    /// The text beside it: the set's state in the cache, or the transfer.
+    QString fetchStatus() const;
+    /// True while a fetch runs.
+    bool isFetching() const { return m_fetchThread != nullptr; }
 
 Q_SIGNALS:
     /// Any field changed (user edit or setSpec()).
     void changed();
     /// A preview load attempt ended (success or error; see lastError()).
     void previewReady();
+    /// A fetch of a catalogue set ended; @p ok false: cancelled or failed (the reason is lastError()).
+    void fetchFinished(bool ok);
 
 private:
     struct Field {
@@ -110,6 +127,7 @@ private:
     };
     struct LoadShared;
     struct LoadResult;
+    struct FetchShared;
 
     void buildPage(const data::DataSourceEntry& entry);
     Field makeField(const ParamSpec& p, QWidget* parent);
@@ -124,6 +142,9 @@ private:
     void finishLoad(quint64 generation, const LoadResult& result);
     void setError(const QString& message);
     void showRows(const LoadResult& result);
+    void updateFetchRow();
+    void onFetchClicked();
+    void finishFetch(bool ok, const QString& error);
 
     QComboBox* m_source = nullptr;
     QStackedWidget* m_stack = nullptr;
@@ -144,6 +165,12 @@ private:
     bool m_loading = false;
     bool m_settingSpec = false;
     std::shared_ptr<LoadShared> m_shared;
+    QWidget* m_fetchRow = nullptr;
+    QLabel* m_fetchStatus = nullptr;
+    QProgressBar* m_fetchProgress = nullptr;
+    QPushButton* m_fetchButton = nullptr;
+    QThread* m_fetchThread = nullptr;
+    std::shared_ptr<FetchShared> m_fetch;
 };
 
 } // namespace tb::gui

@@ -4,6 +4,7 @@
 #include "DatasetPanel.h"
 #include "DatasetPreview.h"
 #include "IdxLoader.h"
+#include "TestHttpServer.h"
 
 #include <QCheckBox>
 #include <QComboBox>
@@ -13,6 +14,8 @@
 #include <QJsonDocument>
 #include <QLabel>
 #include <QLineEdit>
+#include <QProgressBar>
+#include <QPushButton>
 #include <QSignalSpy>
 #include <QSpinBox>
 #include <QTableWidget>
@@ -212,6 +215,80 @@ private Q_SLOTS:
         QCOMPARE(s.plot, gui::DatasetPreview::Summary::Plot::Images);
         QCOMPARE(s.images.size(), 24);
         QCOMPARE(s.images[0].size(), QSize(28, 28));
+    }
+
+    void catalogueSetsOfferAFetch()
+    {
+        QTemporaryDir cache;
+        qputenv("TRAINBENCH_DATASETS_DIR", cache.path().toUtf8());
+        DatasetPanel panel;
+        panel.setSpec(QJsonObject{{"source", "covtype"}});
+        QVERIFY(panel.findChild<QWidget*>("fetch")->isVisibleTo(&panel));
+        QVERIFY2(panel.fetchStatus().startsWith("Not fetched yet (≈ 10.7 MiB, checked against the checksum published by scikit-learn"),
+                 qPrintable(panel.fetchStatus()));
+        // A set that is not fetched says how to get it in the red label too.
+        QVERIFY(waitForPreview(panel));
+        QVERIFY2(panel.lastError().contains("`trainbench-cli datasets fetch covtype`"), qPrintable(panel.lastError()));
+        // Unverifiable sets are fetched from the command line, with a checksum the user gives.
+        panel.setSpec(QJsonObject{{"source", "ccpp"}});
+        QVERIFY(!panel.fetchButton()->isVisibleTo(&panel));
+        QVERIFY2(panel.fetchStatus().contains("--sha256 HEX"), qPrintable(panel.fetchStatus()));
+        panel.setSpec(QJsonObject{{"source", "moons"}});
+        QVERIFY(!panel.findChild<QWidget*>("fetch_status")->isVisibleTo(&panel));
+        qunsetenv("TRAINBENCH_DATASETS_DIR");
+    }
+
+    void aFetchShowsProgressAndCanBeCancelled()
+    {
+        // A slow local server (127.0.0.1) serves a copy of covtype.data.gz under a mirror address;
+        // the copy is not the published file, so a complete fetch is refused by its checksum.
+        QTemporaryDir cache;
+        qputenv("TRAINBENCH_DATASETS_DIR", cache.path().toUtf8());
+        for (const char* v : {"http_proxy", "https_proxy", "HTTP_PROXY", "HTTPS_PROXY", "all_proxy", "ALL_PROXY"})
+            qunsetenv(v);
+        tb::test::TestHttpServer server;
+        QByteArray body(400000, '\0');
+        for (int i = 0; i < body.size(); ++i)
+            body[i] = char((i * 7919) % 251);
+        tb::test::TestHttpServer::Behaviour slow;
+        slow.chunk = 4096;
+        slow.chunkDelayMs = 20;
+        server.serve("/mirror/covtype/covtype.data.gz", body, slow);
+        qputenv("TRAINBENCH_DATASETS_MIRROR", server.url("/mirror").toUtf8());
+        DatasetPanel panel;
+        panel.setSpec(QJsonObject{{"source", "covtype"}});
+        QSignalSpy finished(&panel, &DatasetPanel::fetchFinished);
+        QTest::mouseClick(panel.fetchButton(), Qt::LeftButton);
+        QVERIFY(panel.isFetching());
+        QCOMPARE(panel.fetchButton()->text(), QStringLiteral("Cancel"));
+        auto* progress = panel.findChild<QProgressBar*>("fetch_progress");
+        QTRY_VERIFY_WITH_TIMEOUT(progress->maximum() == 1000 && progress->value() > 0, 20000);
+        QTest::mouseClick(panel.fetchButton(), Qt::LeftButton);
+        QVERIFY(finished.wait(20000));
+        QCOMPARE(finished.first().first().toBool(), false);
+        QVERIFY2(panel.lastError().contains("cancelled") && panel.lastError().contains("resumes next time"),
+                 qPrintable(panel.lastError()));
+        QVERIFY(!panel.isFetching());
+        QCOMPARE(panel.fetchButton()->text(), QStringLiteral("Fetch"));
+        // Fetch again: it resumes where it stopped, then the checksum refuses the copy.
+        server.serve("/mirror/covtype/covtype.data.gz", body);
+        QTest::mouseClick(panel.fetchButton(), Qt::LeftButton);
+        QVERIFY(finished.wait(20000));
+        QCOMPARE(finished.last().first().toBool(), false);
+        QVERIFY2(panel.lastError().contains("checksum mismatch"), qPrintable(panel.lastError()));
+        QVERIFY2(server.ranges("/mirror/covtype/covtype.data.gz").last().startsWith("bytes="),
+                 qPrintable(server.ranges("/mirror/covtype/covtype.data.gz").join(" | ")));
+        QVERIFY(panel.fetchStatus().startsWith("Not fetched yet"));
+        // A panel closed during a fetch cancels it and waits for it.
+        server.serve("/mirror/covtype/covtype.data.gz", body, slow);
+        {
+            DatasetPanel closing;
+            closing.setSpec(QJsonObject{{"source", "covtype"}});
+            QTest::mouseClick(closing.fetchButton(), Qt::LeftButton);
+            QVERIFY(closing.isFetching());
+        }
+        qunsetenv("TRAINBENCH_DATASETS_MIRROR");
+        qunsetenv("TRAINBENCH_DATASETS_DIR");
     }
 
     void formsAreBuiltFromTheSchema()
