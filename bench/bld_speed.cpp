@@ -1,7 +1,7 @@
 // What one L-BFGS iteration on one layer costs in B2LD, against one forward/backward pass
 // through the layers it needs and against an iteration of full L-BFGS (issue 12's speed claim).
 //
-//   bld_speed [--arch 10x50] [--reps 20] [--iterations 20] [--seed 1]
+//   bld_speed [--arch 10x50] [--repeats 20] [--iterations 20] [--seed 1] [--quick]
 //
 // Data: the Mv training set as bld_tables uses it (32614 rows, 12 inputs, min-max scaled).
 // Everything runs on one thread and is timed on that thread's CPU clock
@@ -14,18 +14,21 @@
 //    the slice, its input the cached output of layer l−1);
 //  - iter: one L-BFGS iteration on block l (LbfgsDriver, --iterations iterations from the
 //    initial point, total CPU time / iterations), and its evaluations per iteration;
-// then the same for the whole network (full L-BFGS). Each time is the median of --reps.
+// then the same for the whole network (full L-BFGS). Each time is the median of --repeats.
+// Nothing here trains: the program times the plugin's internal steps on purpose (the block
+// objective of BldObjective.h and BldConfig's network), which is why it links tb_bld_core.
+
+#include <BenchArguments.h>
+#include <BenchData.h>
+#include <BenchMain.h>
+#include <CpuTime.h>
 
 #include <BatchGradient.h>
 #include <BldConfig.h>
 #include <BldObjective.h>
 #include <LbfgsDriver.h>
-#include <MinMaxScaler.h>
-#include <MvGenerator.h>
 #include <Sampling.h>
-#include <Splits.h>
 
-#include <QCoreApplication>
 #include <QStringList>
 #include <tbb/task_arena.h>
 
@@ -39,13 +42,6 @@
 
 namespace {
 
-double threadSeconds()
-{
-    timespec ts{};
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-    return double(ts.tv_sec) + 1e-9 * double(ts.tv_nsec);
-}
-
 double median(std::vector<double> v)
 {
     std::sort(v.begin(), v.end());
@@ -57,9 +53,9 @@ double timeIt(int reps, const std::function<void()>& f)
     f(); // warm-up
     std::vector<double> t;
     for (int r = 0; r < reps; ++r) {
-        const double t0 = threadSeconds();
+        const double t0 = tb::bench::CpuTime::thread();
         f();
-        t.push_back(threadSeconds() - t0);
+        t.push_back(tb::bench::CpuTime::thread() - t0);
     }
     return median(t);
 }
@@ -68,25 +64,20 @@ double timeIt(int reps, const std::function<void()>& f)
 
 int main(int argc, char** argv)
 {
-    QCoreApplication app(argc, argv);
-    try {
-        QString arch = "10x50";
-        int reps = 20, iterations = 20;
-        std::uint64_t seed = 1;
-        for (int i = 1; i + 1 < argc; i += 2) {
-            const std::string k = argv[i];
-            const QString v = QString::fromLocal8Bit(argv[i + 1]);
-            if (k == "--arch")
-                arch = v;
-            else if (k == "--reps")
-                reps = v.toInt();
-            else if (k == "--iterations")
-                iterations = v.toInt();
-            else if (k == "--seed")
-                seed = v.toULongLong();
-            else
-                throw std::invalid_argument("unknown option " + k);
-        }
+    using tb::bench::BenchArguments;
+    BenchArguments args("bld_speed",
+                        "One L-BFGS iteration on one layer of B2LD against one forward/backward pass "
+                        "through the layers it needs and against an iteration of full L-BFGS (thread "
+                        "CPU time, one thread, Mv).");
+    args.add("arch", "A", "hidden layers, e.g. 10x50 (ten of 50) or 200-50-200", "10x50", "3x20");
+    args.add(BenchArguments::Common::Repeats, "20", "3", "each time is the median");
+    args.add("iterations", "N", "L-BFGS iterations per timing", "20", "5");
+    args.add(BenchArguments::Common::Seed, "1", {}, "of the initial weights");
+    return tb::bench::benchMain(argc, argv, args, {.hugePages = false}, [&] {
+        const QString arch = args.text("arch");
+        const int reps = int(args.integer("repeats", 1));
+        const int iterations = int(args.integer("iterations", 1));
+        const std::uint64_t seed = args.seed("seed");
         QVariantList hidden;
         const QStringList x = arch.split('x');
         if (x.size() == 2)
@@ -95,12 +86,13 @@ int main(int argc, char** argv)
         else
             for (const QString& w : arch.split('-'))
                 hidden << w.toInt();
-        tb::data::DatasetPair data =
-            tb::data::splitTrainTest(tb::data::MvGenerator::generate(tb::data::MvGenerator::kPaperRows, 1), 0.2, 1);
-        tb::data::scaleMinMax(data, true);
+        // The Mv training set as bld_tables and the bld experiment files load it.
+        const tb::data::DatasetPair data =
+            tb::bench::BenchData::load({{"source", "mv"}, {"seed", 1}, {"min_max_scale", true}});
         const auto& train = data.train;
         QString err;
-        const auto p = tb::bld::BldConfig::schema(tb::bld::Algorithm::B2ld).normalise({{"hidden", hidden}}, &err);
+        const auto p =
+            tb::bld::BldConfig::schema(tb::bld::Algorithm::B2ld).normalise({{"hidden", hidden}}, &err);
         if (!p)
             throw std::invalid_argument(err.toStdString());
         const tb::bld::BldConfig c = tb::bld::BldConfig::fromParams(tb::bld::Algorithm::B2ld, *p);
@@ -110,7 +102,8 @@ int main(int argc, char** argv)
         const double rho = c.rho(double(start.parameterCount()));
         std::printf("Mv train %lld rows, network %s, %lld weights, 1 thread, thread CPU time, median of %d\n",
                     (long long)n, start.describe().c_str(), (long long)start.parameterCount(), reps);
-        std::printf("| block | weights | eval ms | pass ms | eval/pass | iter ms | evals/iter | iter/pass | iter/full iter |\n");
+        std::printf("| block | weights | eval ms | pass ms | eval/pass | iter ms | evals/iter | iter/pass | "
+                    "iter/full iter |\n");
         std::printf("|---|---|---|---|---|---|---|---|---|\n");
         tbb::task_arena(1).execute([&] {
             const Eigen::MatrixXd xt = tb::train::transposedCopy(train.x);
@@ -147,24 +140,23 @@ int main(int argc, char** argv)
                 // L-BFGS iterations from the start point (the same every repetition).
                 long long evals = 0;
                 int its = 0;
-                row.iter = timeIt(std::max(3, reps / 4), [&] {
-                    Eigen::VectorXd w = w0;
-                    const auto rep = driver.minimise(*f, w);
-                    evals = rep.evaluations;
-                    its = std::max(1, rep.iterations);
-                }) / its;
+                row.iter = timeIt(std::max(3, reps / 4),
+                                  [&] {
+                                      Eigen::VectorXd w = w0;
+                                      const auto rep = driver.minimise(*f, w);
+                                      evals = rep.evaluations;
+                                      its = std::max(1, rep.iterations);
+                                  }) /
+                           its;
                 row.evalsPerIter = double(evals - 1) / its; // the first evaluation is the start point
                 rows.push_back(row);
             }
             const double fullIter = rows.front().iter;
             for (const Row& r : rows)
-                std::printf("| %s | %.0f | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %.3f |\n", qPrintable(r.name),
-                            r.weights, 1e3 * r.eval, 1e3 * r.pass, r.eval / r.pass, 1e3 * r.iter, r.evalsPerIter,
-                            r.iter / r.pass, r.iter / fullIter);
+                std::printf("| %s | %.0f | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %.3f |\n",
+                            qPrintable(r.name), r.weights, 1e3 * r.eval, 1e3 * r.pass, r.eval / r.pass,
+                            1e3 * r.iter, r.evalsPerIter, r.iter / r.pass, r.iter / fullIter);
         });
         return 0;
-    } catch (const std::exception& e) {
-        std::fprintf(stderr, "bld_speed: %s\n", e.what());
-        return 1;
-    }
+    });
 }

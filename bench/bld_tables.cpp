@@ -1,56 +1,63 @@
 // Palagi & Seccia (2019) Tables 2–8 on the data we have: B2LD against full L-BFGS and BLInG
 // against IG, five architectures, several seeds, a time budget per run.
 //
-//   bld_tables run    --dataset mv|friedman1 --algorithms bld.b2ld,bld.lbfgs [--archs 1x50,3x20,200-50-200,5x50,10x50]
-//                     [--seeds 3] [--first-seed 1] [--budget 30] [--clock cpu|wall] [--share i/k]
-//                     [--params '{"key": value}'] --out runs.jsonl
+//   bld_tables run    --dataset mv|friedman1 --algorithms bld.b2ld,bld.lbfgs [--archs
+//   1x50,3x20,200-50-200,5x50,10x50]
+//                     [--seeds 3] [--first-seed 1] [--time-budget 30] [--clock cpu|wall] [--share i/k]
+//                     [--params '{"key": value}'] --out runs.jsonl [--quick]
 //   bld_tables report --in runs.jsonl[,more.jsonl] [--tie 0.05] [--charts DIR]
 //
-// Data (fixed for every seed, as in the paper: the seeds change the initial weights only):
-//  - mv: tb::data::MvGenerator, 40768 rows, data seed 1, split 80/20 with seed 1 (32614 train,
-//    8154 test: Table 1's sizes), every column min-max scaled to [0, 1] on the training rows,
-//    the target included;
+// Data (fixed for every seed, as in the paper: the seeds change the initial weights only),
+// loaded as the experiment files of resources/experiments/bld-*.json load them (DataSource):
+//  - mv: {"source": "mv", "seed": 1, "min_max_scale": true}: 40768 rows of MvGenerator, split
+//    80/20 with seed 1 (32614 train, 8154 test: Table 1's sizes), every column min-max scaled
+//    to [0, 1] on the training rows, the target included;
 //  - friedman1: Generators::friedman1, 20000 rows × 10 features, noise 1, the same split and
 //    scaling.
-// Every run trains on ONE thread (its own arena) with the trainer's own time limit
-// ("time_limit" = --budget, "time_clock" = --clock): with --clock cpu the budget is CPU time of
-// the process, which is why a process runs one run at a time; --share i/k runs every k-th job
-// from the i-th, so k processes can share the cores (bench/README.md has the commands).
-// `run` appends one JSON line per run: final objective f, train and test MSE ((1/P)Σ‖y − ŷ‖²),
-// ‖∇f‖₂ at the end, the time the budget clock counted, why it ended, B2LD's updates per layer,
-// and the curve (time, f) of its checkpoints. `report` prints the paper's tables from those
-// lines: best objective over seeds (Table 2/6), wins/ties/defeats of the first algorithm with a
-// 5 % tie band (Table 3/4/7), updates per layer of the best B2LD run on the deepest net (Table
-// 5), the [10×50]/[1×50] ratio of best objectives (Table 8), and with --charts one PNG per
-// dataset and architecture: objective against training time, log-log, every seed.
+// Every run goes through the engine's Runner on ONE thread (its own arena), as trainbench-cli
+// runs those files, with the trainer's own time limit ("time_limit" = --time-budget,
+// "time_clock" = --clock): with --clock cpu the budget is CPU time of the process, which is why a
+// process runs one run at a time; --share i/k runs every k-th job from the i-th, so k processes
+// can share the cores (bench/README.md has the commands).
+// `run` appends one JSON line per run: final objective f, train and test MSE ((1/P)Σ‖y − ŷ‖², in
+// the scaled units), ‖∇f‖₂ at the end, the time the budget clock counted, why it ended, B2LD's
+// updates per layer, and the curve (time, f) of its checkpoints on the budget clock (the host's
+// training clock, or the process CPU time with the host's pauses). f and ‖∇f‖ are computed on the
+// final network the plugin's trainer holds (the toolkit's objective, as the trainers evaluate
+// it): this program measures that on purpose, which is why it links tb_bld_core. `report`
+// prints the paper's tables from those lines: best objective over seeds (Table 2/6),
+// wins/ties/defeats of the first algorithm with a 5 % tie band (Table 3/4/7), updates per layer
+// of the best B2LD run on the deepest net (Table 5), the [10×50]/[1×50] ratio of best objectives
+// (Table 8), and with --charts one PNG per dataset and architecture: objective against training
+// time, log-log, every seed.
+
+#include <BenchArguments.h>
+#include <BenchData.h>
+#include <BenchMain.h>
+#include <BenchRunner.h>
+#include <TrainingCpuClock.h>
 
 #include <B2ldTrainer.h>
 #include <BldConfig.h>
 #include <BldObjective.h>
 #include <ChartPalette.h>
 #include <ChartRenderer.h>
-#include <Generators.h>
 #include <IncrementalTrainer.h>
 #include <LbfgsBaselineTrainer.h>
-#include <MinMaxScaler.h>
-#include <MvGenerator.h>
 #include <Sampling.h>
-#include <Splits.h>
 
-#include <trainbench/testing/TestRunContext.h>
-
-#include <QApplication>
 #include <QChart>
 #include <QDir>
 #include <QFile>
 #include <QJsonArray>
-#include <QJsonObject>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QLegendMarker>
 #include <QLineSeries>
 #include <QLogValueAxis>
 #include <QMap>
+#include <QPen>
+#include <QSet>
 #include <QTextStream>
 #include <tbb/task_arena.h>
 
@@ -59,13 +66,15 @@
 #include <iostream>
 #include <map>
 #include <memory>
+#include <optional>
 
 namespace {
 
 using namespace tb::bld;
+using tb::bench::BenchArguments;
 
 struct Arch {
-    QString name;       // as in the paper: "1x50", "200-50-200" …
+    QString name; // as in the paper: "1x50", "200-50-200" …
     QVariantList hidden;
 };
 
@@ -80,45 +89,65 @@ Arch parseArch(const QString& s)
         for (const QString& w : s.split('-'))
             a.hidden << w.toInt();
     }
-    if (a.hidden.isEmpty())
-        throw std::invalid_argument("bad architecture " + s.toStdString());
+    if (a.hidden.isEmpty() || a.hidden.contains(0))
+        throw BenchArguments::Error("--archs: bad architecture \"" + s.toStdString() +
+                                    "\" (e.g. 10x50, 200-50-200)");
     return a;
 }
 
-tb::data::DatasetPair loadData(const QString& name)
+QJsonObject dataSpec(const QString& name)
 {
-    tb::data::Dataset d;
     if (name == "mv")
-        d = tb::data::MvGenerator::generate(tb::data::MvGenerator::kPaperRows, 1);
-    else if (name == "friedman1")
-        d = tb::data::Generators::friedman1(20000, 10, 1.0, 1);
-    else
-        throw std::invalid_argument("unknown dataset " + name.toStdString());
-    tb::data::DatasetPair p = tb::data::splitTrainTest(d, 0.2, 1);
-    tb::data::scaleMinMax(p, true);
-    return p;
+        return {{"source", "mv"}, {"seed", 1}, {"min_max_scale", true}};
+    if (name == "friedman1")
+        return {{"source", "friedman1"}, {"samples", 20000}, {"features", 10},       {"noise", 1.0},
+                {"test_fraction", 0.2},  {"seed", 1},        {"min_max_scale", true}};
+    throw BenchArguments::Error("--dataset: expected mv or friedman1, got \"" + name.toStdString() + "\"");
 }
 
-std::unique_ptr<tb::Trainer> makeTrainer(const BldConfig& c)
-{
-    switch (c.algorithm) {
-    case Algorithm::B2ld: return std::make_unique<B2ldTrainer>(c);
-    case Algorithm::Lbfgs: return std::make_unique<LbfgsBaselineTrainer>(c);
-    default: return std::make_unique<IncrementalTrainer>(c);
+// The curve on the budget clock, and the final network the plugin's trainer holds.
+class BudgetCurve final : public tb::RunObserver {
+public:
+    explicit BudgetCurve(bool cpu) : m_cpu(cpu) {}
+    QJsonArray curve;
+    std::optional<tb::num::Mlp> network;
+    Eigen::MatrixXd trainPrediction, testPrediction;
+    const tb::data::DatasetPair* data = nullptr;
+
+    void trainingClock(const tb::RunJob&, bool running) override { m_cpuClock.update(running); }
+    void checkpointLogged(const tb::RunJob&, qint64, const tb::MetricPoint& p) override
+    {
+        curve.append(QJsonArray{m_cpu ? m_cpuClock.seconds() : p.trainTime, p.loss});
     }
-}
-
-const tb::num::Mlp& networkOf(const tb::Trainer& t, Algorithm a)
-{
-    switch (a) {
-    case Algorithm::B2ld: return static_cast<const B2ldTrainer&>(t).network();
-    case Algorithm::Lbfgs: return static_cast<const LbfgsBaselineTrainer&>(t).network();
-    default: return static_cast<const IncrementalTrainer&>(t).network();
+    void modelReady(const tb::RunJob&, const tb::Trainer& trainer, const tb::MetricPoint&, const QJsonObject&,
+                    bool final) override
+    {
+        if (!final)
+            return;
+        using tb::bench::BenchRunner;
+        if (const auto* t = BenchRunner::pluginTrainer<B2ldTrainer>(trainer))
+            network = t->network();
+        else if (const auto* t = BenchRunner::pluginTrainer<LbfgsBaselineTrainer>(trainer))
+            network = t->network();
+        else if (const auto* t = BenchRunner::pluginTrainer<IncrementalTrainer>(trainer))
+            network = t->network();
+        trainPrediction = trainer.predict(data->train.x);
+        testPrediction = trainer.predict(data->test.x);
     }
-}
+    double seconds(const tb::bench::BenchRun& run) const
+    {
+        return m_cpu ? m_cpuClock.seconds() : run.result.trainSeconds;
+    }
 
-QJsonObject runOne(const tb::data::DatasetPair& data, const QString& dataset, const Arch& arch, const QString& id,
-                   std::uint64_t seed, double budget, const QString& clock, const QVariantMap& extra)
+private:
+    bool m_cpu;
+    tb::bench::TrainingCpuClock m_cpuClock;
+};
+
+QJsonObject runOne(const tb::bench::BenchRunner& runner,
+                   const std::shared_ptr<const tb::data::DatasetPair>& data, const QString& dataset,
+                   const Arch& arch, const QString& id, std::uint64_t seed, double budget,
+                   const QString& clock, const QVariantMap& extra)
 {
     const Algorithm a = *BldConfig::algorithmFromId(id);
     QVariantMap p = extra;
@@ -131,29 +160,17 @@ QJsonObject runOne(const tb::data::DatasetPair& data, const QString& dataset, co
         p.insert({{"iterations", 100000000}, {"checkpoint_every", 10}});
     else
         p.insert("epochs", 100000000);
-    QString err;
-    const auto norm = BldConfig::schema(a).normalise(p, &err);
-    if (!norm)
-        throw std::invalid_argument(err.toStdString());
-    const BldConfig config = BldConfig::fromParams(a, *norm);
-    auto trainer = makeTrainer(config);
-    tb::testing::TestRunContext ctx(seed, 1);
-    // The curve on the trainer's own clock: it pauses during checkpoints, so time here is the
-    // budget clock's (recorded cheaply: nothing is evaluated inside the checkpoint).
-    QJsonArray curve;
-    const double t0 = BudgetClock::now(config.clock);
-    double paused = 0;
-    ctx.onCheckpoint = [&](const tb::Checkpoint& cp) {
-        const double in = BudgetClock::now(config.clock);
-        curve.append(QJsonArray{in - t0 - paused, cp.loss});
-        paused += BudgetClock::now(config.clock) - in;
-    };
-    const auto& train = data.train;
-    tbb::task_arena(1).execute([&] { trainer->fit(train.view(), ctx); });
-    const double seconds = BudgetClock::now(config.clock) - t0 - paused;
-    const tb::num::Mlp& net = networkOf(*trainer, a);
-    tb::num::Mlp copy = net;
-    const double rho = config.rho(double(net.parameterCount()));
+    tb::RunJob job = tb::bench::BenchRunner::job(id, p, data, seed, 1);
+    job.datasetDescription = dataset;
+    BudgetCurve observer(clock == "cpu");
+    observer.data = data.get();
+    const tb::bench::BenchRun run = runner.run(job, &observer);
+    run.requireFinished(QStringLiteral("%1 [%2] seed %3").arg(id, arch.name).arg(seed));
+    if (!observer.network)
+        throw std::runtime_error(qPrintable(id + ": the plugin's trainer is not this build's class"));
+    const tb::data::Dataset& train = data->train;
+    tb::num::Mlp copy = *observer.network;
+    const double rho = run.fact("rho");
     const Eigen::MatrixXd xt = tb::train::transposedCopy(train.x);
     double f = 0, gnorm = 0;
     tbb::task_arena(1).execute([&] {
@@ -162,47 +179,60 @@ QJsonObject runOne(const tb::data::DatasetPair& data, const QString& dataset, co
         f = obj->evaluate(copy.flatten(), g);
         gnorm = g.norm();
     });
-    const double trainMse = (net.predict(train.x) - train.y).squaredNorm() / double(train.rows());
-    const double testMse = (net.predict(data.test.x) - data.test.y).squaredNorm() / double(data.test.rows());
-    QJsonObject o{{"dataset", dataset},     {"arch", arch.name},   {"algorithm", id},
-                  {"seed", double(seed)},   {"budget", budget},    {"clock", clock},
-                  {"objective", f},         {"train_mse", trainMse}, {"test_mse", testMse},
-                  {"gradient_norm", gnorm}, {"seconds", seconds},  {"weights", double(net.parameterCount())},
-                  {"end_reason", ctx.records.value("end_reason").toString()},
-                  {"curve", curve}};
-    if (ctx.records.contains("layer_updates"))
-        o.insert("layer_updates", ctx.records.value("layer_updates"));
+    const double trainMse = (observer.trainPrediction - train.y).squaredNorm() / double(train.rows());
+    const double testMse = (observer.testPrediction - data->test.y).squaredNorm() / double(data->test.rows());
+    QJsonObject o{{"dataset", dataset},
+                  {"arch", arch.name},
+                  {"algorithm", id},
+                  {"seed", double(seed)},
+                  {"budget", budget},
+                  {"clock", clock},
+                  {"objective", f},
+                  {"train_mse", trainMse},
+                  {"test_mse", testMse},
+                  {"gradient_norm", gnorm},
+                  {"seconds", observer.seconds(run)},
+                  {"weights", double(observer.network->parameterCount())},
+                  {"end_reason", run.result.info.value("end_reason").toString()},
+                  {"curve", observer.curve}};
+    if (run.result.info.contains("layer_updates"))
+        o.insert("layer_updates", run.result.info.value("layer_updates"));
     return o;
 }
 
-int runMode(const QMap<QString, QString>& opt)
+int runMode(const BenchArguments& args)
 {
-    const QString dataset = opt.value("dataset", "mv");
-    const QStringList ids = opt.value("algorithms", "bld.b2ld,bld.lbfgs").split(',');
+    const QString dataset = args.text("dataset");
+    const QJsonObject spec = dataSpec(dataset);
+    const QStringList ids = args.list("algorithms");
     QList<Arch> archs;
-    for (const QString& s : opt.value("archs", "1x50,3x20,200-50-200,5x50,10x50").split(','))
+    for (const QString& s : args.list("archs"))
         archs << parseArch(s);
-    const int seeds = opt.value("seeds", "3").toInt();
-    const std::uint64_t firstSeed = opt.value("first-seed", "1").toULongLong();
-    const double budget = opt.value("budget", "30").toDouble();
-    const QString clock = opt.value("clock", "cpu");
-    const QStringList share = opt.value("share", "0/1").split('/');
-    const int shareIndex = share.value(0).toInt(), shares = std::max(1, share.value(1).toInt());
-    QVariantMap extra;
-    if (opt.contains("params")) {
-        const QJsonDocument doc = QJsonDocument::fromJson(opt.value("params").toUtf8());
-        if (!doc.isObject())
-            throw std::invalid_argument("--params: not a JSON object");
-        extra = doc.object().toVariantMap();
-    }
-    if (!opt.contains("out"))
-        throw std::invalid_argument("run needs --out FILE");
-    QFile out(opt.value("out"));
+    const int seeds = int(args.integer("seeds", 1));
+    const std::uint64_t firstSeed = args.seed("first-seed");
+    const double budget = args.real("time-budget", 0);
+    const QString clock = args.text("clock");
+    if (clock != "cpu" && clock != "wall")
+        throw args.invalid("clock", "expected cpu or wall");
+    const QStringList share = args.text("share").split('/');
+    bool okIndex = false, okShares = false;
+    const int shareIndex = share.value(0).toInt(&okIndex), shares = share.value(1).toInt(&okShares);
+    if (share.size() != 2 || !okIndex || !okShares || shares < 1 || shareIndex < 0 || shareIndex >= shares)
+        throw args.invalid("share", "expected i/k with 0 ≤ i < k");
+    const QVariantMap extra = args.jsonObject("params").toVariantMap();
+    if (args.text("out").isEmpty())
+        throw BenchArguments::Error("run needs --out FILE");
+    const tb::bench::BenchRunner runner;
+    for (const QString& id : ids)
+        if (!BldConfig::algorithmFromId(id))
+            throw args.invalid("algorithms", "expected bld.b2ld, bld.lbfgs, bld.bling or bld.ig");
+    QFile out(args.text("out"));
     if (!out.open(QIODevice::Append | QIODevice::Text))
-        throw std::runtime_error("cannot append to " + out.fileName().toStdString());
-    const tb::data::DatasetPair data = loadData(dataset);
-    std::cerr << dataset.toStdString() << ": " << data.train.rows() << " train, " << data.test.rows() << " test rows, "
-              << data.train.inputs() << " inputs\n";
+        throw std::runtime_error("cannot append to " + out.fileName().toStdString() + ": " +
+                                 out.errorString().toStdString());
+    const auto data = std::make_shared<const tb::data::DatasetPair>(tb::bench::BenchData::load(spec));
+    std::cerr << dataset.toStdString() << ": " << data->train.rows() << " train, " << data->test.rows()
+              << " test rows, " << data->train.inputs() << " inputs\n";
     int job = 0;
     for (const Arch& arch : archs)
         for (int s = 0; s < seeds; ++s)
@@ -210,14 +240,14 @@ int runMode(const QMap<QString, QString>& opt)
                 if (job++ % shares != shareIndex)
                     continue;
                 const std::uint64_t seed = firstSeed + std::uint64_t(s);
-                const QJsonObject r = runOne(data, dataset, arch, id, seed, budget, clock, extra);
+                const QJsonObject r = runOne(runner, data, dataset, arch, id, seed, budget, clock, extra);
                 out.write(QJsonDocument(r).toJson(QJsonDocument::Compact) + '\n');
                 if (!out.flush())
                     throw std::runtime_error("cannot write " + out.fileName().toStdString());
-                std::cerr << arch.name.toStdString() << " seed " << seed << " " << id.toStdString() << ": f = "
-                          << r.value("objective").toDouble() << ", test MSE " << r.value("test_mse").toDouble() << ", "
-                          << r.value("seconds").toDouble() << " s, " << r.value("end_reason").toString().toStdString()
-                          << "\n";
+                std::cerr << arch.name.toStdString() << " seed " << seed << " " << id.toStdString()
+                          << ": f = " << r.value("objective").toDouble() << ", test MSE "
+                          << r.value("test_mse").toDouble() << ", " << r.value("seconds").toDouble() << " s, "
+                          << r.value("end_reason").toString().toStdString() << "\n";
             }
     return 0;
 }
@@ -274,11 +304,13 @@ void chart(const QString& path, const QString& title, const QList<QJsonObject>& 
     delete c;
 }
 
-int reportMode(const QMap<QString, QString>& opt)
+int reportMode(const BenchArguments& args)
 {
-    const double tie = opt.value("tie", "0.05").toDouble();
+    const double tie = args.real("tie", 0, 1);
     QList<QJsonObject> runs;
-    for (const QString& file : opt.value("in").split(',', Qt::SkipEmptyParts)) {
+    if (args.list("in").isEmpty())
+        throw BenchArguments::Error("report needs --in FILE[,FILE…]");
+    for (const QString& file : args.list("in")) {
         QFile f(file);
         if (!f.open(QIODevice::ReadOnly | QIODevice::Text))
             throw std::runtime_error("cannot read " + file.toStdString());
@@ -332,8 +364,9 @@ int reportMode(const QMap<QString, QString>& opt)
                     continue;
                 }
                 best[id][arch] = b->value("objective").toDouble();
-                out << " " << sci(b->value("objective").toDouble()) << " | " << sci(b->value("test_mse").toDouble())
-                    << " | " << sci(b->value("gradient_norm").toDouble()) << " | "
+                out << " " << sci(b->value("objective").toDouble()) << " | "
+                    << sci(b->value("test_mse").toDouble()) << " | "
+                    << sci(b->value("gradient_norm").toDouble()) << " | "
                     << QString::number(b->value("seconds").toDouble(), 'f', 1) << " |";
             }
             out << "\n";
@@ -341,7 +374,8 @@ int reportMode(const QMap<QString, QString>& opt)
         // Wins / ties / defeats of the first algorithm against the second, seed by seed.
         if (ids.size() >= 2) {
             for (const char* what : {"objective", "test_mse"}) {
-                out << "\n" << ids[0] << " vs " << ids[1] << ", " << what << " [wins ; ties ; defeats], tie band "
+                out << "\n"
+                    << ids[0] << " vs " << ids[1] << ", " << what << " [wins ; ties ; defeats], tie band "
                     << tie * 100 << " %:";
                 for (const QString& arch : archs) {
                     int w = 0, t = 0, d = 0;
@@ -374,7 +408,8 @@ int reportMode(const QMap<QString, QString>& opt)
         // Updates per layer of the best B2LD run on [10×50] (Table 5).
         const QJsonObject* b = nullptr;
         for (const QJsonObject& r : runs)
-            if (r.value("dataset") == ds && r.value("arch") == "10x50" && r.value("algorithm") == "bld.b2ld" &&
+            if (r.value("dataset") == ds && r.value("arch") == "10x50" &&
+                r.value("algorithm") == "bld.b2ld" &&
                 (!b || r.value("objective").toDouble() < b->value("objective").toDouble()))
                 b = &r;
         if (b) {
@@ -397,15 +432,15 @@ int reportMode(const QMap<QString, QString>& opt)
                 out << "  " << it.key() << " ×" << it.value();
             out << "\n";
         }
-        if (opt.contains("charts")) {
-            QDir().mkpath(opt.value("charts"));
+        if (!args.text("charts").isEmpty()) {
+            QDir().mkpath(args.text("charts"));
             for (const QString& arch : archs) {
                 QList<QJsonObject> sel;
                 for (const QJsonObject& r : runs)
                     if (r.value("dataset") == ds && r.value("arch") == arch)
                         sel << r;
-                const QString path = opt.value("charts") + "/bld-" + ds + "-" + ids.join("-vs-").remove("bld.") + "-" +
-                                     arch + ".png";
+                const QString path = args.text("charts") + "/bld-" + ds + "-" +
+                                     ids.join("-vs-").remove("bld.") + "-" + arch + ".png";
                 chart(path, QString("%1 [%2]: %3").arg(ds, arch, ids.join(" vs ")), sel, ids);
                 out << "chart: " << path << "\n";
             }
@@ -418,25 +453,35 @@ int reportMode(const QMap<QString, QString>& opt)
 
 int main(int argc, char** argv)
 {
-    QApplication app(argc, argv); // the charts need one (QT_QPA_PLATFORM=offscreen without a display)
-    try {
-        if (argc < 2)
-            throw std::invalid_argument("usage: bld_tables run|report [--key value …] (see the file comment)");
-        const QString mode = argv[1];
-        QMap<QString, QString> opt;
-        for (int i = 2; i < argc; ++i) {
-            const QString k = QString::fromLocal8Bit(argv[i]);
-            if (!k.startsWith("--") || i + 1 >= argc)
-                throw std::invalid_argument("expected --key value, got " + k.toStdString());
-            opt.insert(k.mid(2), QString::fromLocal8Bit(argv[++i]));
-        }
-        if (mode == "run")
-            return runMode(opt);
-        if (mode == "report")
-            return reportMode(opt);
-        throw std::invalid_argument("unknown mode " + mode.toStdString());
-    } catch (const std::exception& e) {
-        std::cerr << "bld_tables: " << e.what() << "\n";
-        return 1;
-    }
+    BenchArguments args("bld_tables",
+                        "Palagi & Seccia (2019) Tables 2–8: `run` trains the block-layer "
+                        "decomposition algorithms through the engine's Runner and appends one JSON "
+                        "line per run; `report` prints the paper's tables and draws the charts.");
+    args.addPositional("mode", "run or report", "run|report");
+    args.add("dataset", "mv|friedman1", "run: the data set", "mv");
+    args.add("algorithms", "ID,ID", "run: the algorithms, the first compared with the second",
+             "bld.b2ld,bld.lbfgs");
+    args.add("archs", "A,A,…", "run: hidden layers, e.g. 10x50 (ten of 50) or 200-50-200",
+             "1x50,3x20,200-50-200,5x50,10x50", "1x50");
+    args.add(BenchArguments::Common::Seeds, "3", "1", "run: seeds first-seed … first-seed + N − 1");
+    args.add(BenchArguments::Common::FirstSeed, "1");
+    args.add(BenchArguments::Common::TimeBudget, "30", "2", "run: the trainer's own time_limit");
+    args.add("clock", "cpu|wall", "run: the time limit's clock (time_clock)", "cpu");
+    args.add("share", "i/k", "run: every k-th run from the i-th (k processes side by side)", "0/1");
+    args.add(BenchArguments::Common::Params, {}, {}, "run: added to every run's");
+    args.add(BenchArguments::Common::Out, {}, {}, "run: appends a JSON line per run");
+    args.add("in", "FILE,FILE", "report: the JSON lines of `run`");
+    args.add("tie", "T", "report: the tie band of wins/ties/defeats", "0.05");
+    args.add("charts", "DIR", "report: draw one PNG per data set and architecture into DIR");
+    // No huge-page restart, as when the recorded tables ran; the charts need a QApplication.
+    return tb::bench::benchMain(argc, argv, args, {.hugePages = false, .charts = true}, [&] {
+        const QStringList mode = args.positional();
+        if (mode.size() != 1)
+            throw BenchArguments::Error("expected the mode: run or report (--help lists the options)");
+        if (mode[0] == "run")
+            return runMode(args);
+        if (mode[0] == "report")
+            return reportMode(args);
+        throw BenchArguments::Error("unknown mode \"" + mode[0].toStdString() + "\": expected run or report");
+    });
 }

@@ -5,88 +5,82 @@
 // machine, which is what a step costs, not what it waited for.
 //
 //   build/bin/gradient_steps [--rows 10000] [--repeats 5] [--threads 2] [--batches 1,32,128,1024]
-//                            [--algorithms gradient.sgd,gradient.adam]
+//                            [--algorithms gradient.sgd,gradient.adam] [--quick]
 //
 // Prints µs per update and the implied seconds for a 60000-sample epoch.
-#include <Dataset.h>
-#include <PluginRegistry.h>
-#include <Runner.h>
+#include <BenchArguments.h>
+#include <BenchMain.h>
+#include <BenchRunner.h>
 
-#include <QCoreApplication>
-#include <QStringList>
+#include <TextTable.h>
+
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <random>
-#include <tbb/task_arena.h>
-#include <ProcessSetup.h>
+
+using tb::bench::BenchArguments;
 
 int main(int argc, char** argv)
 {
-    tb::ProcessSetup::useHugePages(argv); // as the workbench and the CLI run: may restart once
-    QCoreApplication app(argc, argv);
-    int rows = 10000, repeats = 5, threads = 2;
-    QStringList batches{"1", "32", "128", "1024"};
-    QStringList algorithms{"gradient.sgd", "gradient.adam"};
-    const QStringList args = app.arguments();
-    for (int i = 1; i + 1 < args.size(); i += 2) {
-        const QString& a = args[i];
-        const QString& v = args[i + 1];
-        if (a == "--rows") rows = v.toInt();
-        else if (a == "--repeats") repeats = v.toInt();
-        else if (a == "--threads") threads = v.toInt();
-        else if (a == "--batches") batches = v.split(',');
-        else if (a == "--algorithms") algorithms = v.split(',');
-        else {
-            std::fprintf(stderr, "unknown option %s\n", qPrintable(a));
-            return 2;
-        }
-    }
-    tb::PluginRegistry reg;
-    reg.scan();
+    BenchArguments args(
+        "gradient_steps",
+        "Microseconds per update of the gradient plugin's methods by batch size, on synthetic "
+        "784-input data (one-epoch runs through the engine's Runner, the fastest of --repeats).");
+    args.add("rows", "N", "synthetic training rows", "10000", "2000");
+    args.add(BenchArguments::Common::Repeats, "5", "1", "the fastest counts");
+    args.add(BenchArguments::Common::Threads, "2");
+    args.add("batches", "B,B,…", "batch sizes", "1,32,128,1024");
+    args.add("algorithms", "ID,ID,…", "algorithm ids", "gradient.sgd,gradient.adam");
+    return tb::bench::benchMain(argc, argv, args, {}, [&] {
+        const int rows = int(args.integer("rows", 1));
+        const int repeats = int(args.integer("repeats", 1));
+        const int threads = int(args.integer("threads", 1, 1024));
+        const QList<qint64> batches = args.integers("batches", 1, 1 << 30);
+        const QStringList algorithms = args.list("algorithms");
+        const tb::bench::BenchRunner runner;
+        for (const QString& alg : algorithms)
+            runner.require(alg);
 
-    auto data = std::make_shared<tb::data::DatasetPair>();
-    std::mt19937_64 gen(1);
-    auto make = [&](tb::data::Dataset& s, int n) {
-        s.task = tb::Task::Classification;
-        for (int c = 0; c < 10; ++c)
-            s.classNames << QString::number(c);
-        s.x.resize(n, 784);
-        s.labels.resize(std::size_t(n));
-        for (Eigen::Index j = 0; j < 784; ++j)
-            for (Eigen::Index i = 0; i < n; ++i)
-                s.x(i, j) = (gen() & 1) ? 0.0 : double(gen() >> 11) * 0x1.0p-53;
-        for (auto& l : s.labels)
-            l = int(gen() % 10);
-        s.setOneHotFromLabels();
-    };
-    make(data->train, rows);
-    make(data->test, 100);
+        auto data = std::make_shared<tb::data::DatasetPair>();
+        std::mt19937_64 gen(1);
+        auto make = [&](tb::data::Dataset& s, int n) {
+            s.task = tb::Task::Classification;
+            for (int c = 0; c < 10; ++c)
+                s.classNames << QString::number(c);
+            s.x.resize(n, 784);
+            s.labels.resize(std::size_t(n));
+            for (Eigen::Index j = 0; j < 784; ++j)
+                for (Eigen::Index i = 0; i < n; ++i)
+                    s.x(i, j) = (gen() & 1) ? 0.0 : double(gen() >> 11) * 0x1.0p-53;
+            for (auto& l : s.labels)
+                l = int(gen() % 10);
+            s.setOneHotFromLabels();
+        };
+        make(data->train, rows);
+        make(data->test, 100);
 
-    std::printf("%-20s %8s %12s %16s\n", "algorithm", "batch", "us/update", "s/60000 samples");
-    for (const QString& alg : algorithms) {
-        for (const QString& b : batches) {
-            const int batch = b.toInt();
-            double best = 1e300;
-            for (int r = 0; r < repeats; ++r) {
-                tb::RunJob job;
-                job.algorithmId = alg;
-                job.params = QVariantMap{{"batch_size", batch}, {"epochs", 1}, {"hidden", QVariantList{50}}};
-                job.data = data;
-                job.threads = threads;
-                job.evaluateCheckpoints = false;
-                tb::StopSource stop;
-                tb::RunResult res;
-                tbb::task_arena(threads).execute([&] { res = tb::Runner(reg, nullptr).execute(job, stop); });
-                if (res.status != tb::RunStatus::Finished) {
-                    std::fprintf(stderr, "%s: %s\n", qPrintable(alg), qPrintable(res.error));
-                    return 1;
+        tb::TextTable table({"algorithm", "batch", "us/update", "s/60000 samples"});
+        for (int c = 1; c < 4; ++c)
+            table.setAlign(c, tb::TextTable::Align::Right);
+        for (const QString& alg : algorithms) {
+            for (qint64 batch : batches) {
+                double best = 1e300;
+                for (int r = 0; r < repeats; ++r) {
+                    tb::RunJob job = tb::bench::BenchRunner::job(
+                        alg, {{"batch_size", batch}, {"epochs", 1}, {"hidden", QVariantList{50}}}, data, 1,
+                        threads);
+                    job.evaluateCheckpoints = false;
+                    const tb::bench::BenchRun res = runner.run(job);
+                    res.requireFinished(alg);
+                    best = std::min(best, res.result.trainSeconds);
                 }
-                best = std::min(best, res.trainSeconds);
+                const double updates = std::ceil(double(rows) / double(batch));
+                table.addRow({alg, QString::number(batch), QString::number(1e6 * best / updates, 'f', 2),
+                              QString::number(best * 60000.0 / rows, 'f', 3)});
             }
-            const double updates = std::ceil(double(rows) / batch);
-            std::printf("%-20s %8d %12.2f %16.3f\n", qPrintable(alg), batch, 1e6 * best / updates,
-                        best * 60000.0 / rows);
         }
-    }
-    return 0;
+        std::fputs(qPrintable(table.render(tb::TextTable::Format::Text)), stdout);
+        return 0;
+    });
 }

@@ -1,7 +1,7 @@
 // The workbench's LIBLINEAR and LIBSVM plugins against the libraries' own command-line tools on
 // the same data (issue 16: accuracy must agree to 0.1 %).
 //
-//   libs_fashion EXPERIMENT.json [--repeats N] [--only LABEL] [--keep DIR]
+//   libs_fashion EXPERIMENT.json [--repeats N] [--only LABEL] [--keep DIR] [--train-limit N] [--quick]
 //
 // Reads a learning-curve experiment file (resources/experiments/liblinear-fashion-mnist.json,
 // libsvm-fashion-mnist-10k.json, libsvm-fashion-mnist.json), loads its data set exactly as the
@@ -20,13 +20,17 @@
 // on the share of a core each process happened to get.
 // It prints one line per pair and a summary, and exits 1 if a run failed or the accuracies
 // differ by more than 0.1 percentage points. --only runs the algorithms whose label contains
-// LABEL; --keep writes the files to DIR (and keeps the tools' models and predictions there).
+// LABEL; --keep writes the files to DIR (and keeps the tools' models and predictions there);
+// --train-limit N replaces the file's train_limit (--quick: 2000 rows).
 // Results are recorded in bench/README.md, section "LIBLINEAR and LIBSVM".
+
+#include <BenchArguments.h>
+#include <BenchMain.h>
+#include <BenchRunner.h>
+#include <Spread.h>
 
 #include <DataSource.h>
 #include <ExperimentSpec.h>
-#include <PluginRegistry.h>
-#include <Runner.h>
 #include <trainbench/Seeds.h>
 
 #include <QCoreApplication>
@@ -36,8 +40,6 @@
 #include <QRegularExpression>
 #include <QStandardPaths>
 #include <QTemporaryDir>
-#include <tbb/task_arena.h>
-
 #include <sys/resource.h>
 
 #include <algorithm>
@@ -49,15 +51,6 @@
 namespace {
 
 constexpr double kMaxDifferencePoints = 0.1; // the issue's 0.1 %
-
-[[noreturn]] void usage(const char* why)
-{
-    std::fprintf(
-        stderr,
-        "libs_fashion: %s\nusage: libs_fashion EXPERIMENT.json [--repeats N] [--only LABEL] [--keep DIR]\n",
-        why);
-    std::exit(2);
-}
 
 // LIBSVM text format: "<class index> <j>:<value> …", zeros left out, full precision.
 bool writeLibsvm(const tb::data::Dataset& s, const QString& path)
@@ -145,133 +138,124 @@ ToolResult runTool(const QString& commandLine, const QString& dir)
 
 int main(int argc, char** argv)
 {
-    QCoreApplication app(argc, argv);
-    const QStringList a = app.arguments();
-    QString file, only, keep;
-    int repeats = 1;
-    for (int i = 1; i < a.size(); ++i) {
-        if (a[i] == "--repeats" && i + 1 < a.size())
-            repeats = a[++i].toInt();
-        else if (a[i] == "--only" && i + 1 < a.size())
-            only = a[++i];
-        else if (a[i] == "--keep" && i + 1 < a.size())
-            keep = a[++i];
-        else if (a[i] == "--help" || a[i] == "-h")
-            usage("help");
-        else if (file.isEmpty() && !a[i].startsWith("--"))
-            file = a[i];
-        else
-            usage(qPrintable("unknown argument " + a[i]));
-    }
-    if (file.isEmpty() || repeats < 1)
-        usage("an experiment file and --repeats ≥ 1 are required");
+    using tb::bench::BenchArguments;
+    BenchArguments args("libs_fashion",
+                        "The LIBLINEAR and LIBSVM plugins (through the engine's Runner) against the "
+                        "libraries' own command-line tools on the same data, A B A B; exits 1 unless "
+                        "every accuracy agrees to 0.1 points.");
+    args.addPositional("experiment", "a learning-curve experiment file (resources/experiments/lib*.json)",
+                       "EXPERIMENT.json");
+    args.add(BenchArguments::Common::Repeats, "1", {}, "A B pairs per algorithm");
+    args.add("only", "LABEL", "only the algorithms whose label contains LABEL");
+    args.add("keep", "DIR", "write the data files, the tools' models and predictions to DIR");
+    args.add(BenchArguments::Common::TrainLimit, "0", "2000", "replaces the file's train_limit when > 0");
+    return tb::bench::benchMain(argc, argv, args, {.hugePages = false}, [&] {
+        if (args.positional().size() != 1)
+            throw BenchArguments::Error("expected one experiment file (--help lists the options)");
+        const QString file = args.positional().first();
+        const int repeats = int(args.integer("repeats", 1));
+        const QString only = args.text("only"), keep = args.text("keep");
+        QString err;
+        auto spec = tb::ExperimentSpec::fromFile(file, &err);
+        if (!spec)
+            throw BenchArguments::Error(err.toStdString());
+        if (const qint64 limit = args.integer("train-limit", 0); limit > 0)
+            spec->dataset.insert("train_limit", double(limit));
+        const tb::bench::BenchRunner runner;
+        if (const QStringList problems = spec->validate(runner.registry()); !problems.isEmpty())
+            throw BenchArguments::Error(problems.join("; ").toStdString());
 
-    QString err;
-    const auto spec = tb::ExperimentSpec::fromFile(file, &err);
-    if (!spec)
-        usage(qPrintable(err));
-    tb::PluginRegistry registry;
-    registry.scan({QCoreApplication::applicationDirPath() + "/plugins"});
-    if (const QStringList problems = spec->validate(registry); !problems.isEmpty())
-        usage(qPrintable(problems.join("; ")));
-
-    QElapsedTimer clock;
-    clock.start();
-    auto data = std::make_shared<tb::data::DatasetPair>(tb::data::DataSource::load(
-        spec->dataset, spec->baseDir, tb::data::DataOverrides{std::nullopt, spec->seed}));
-    if (!data->train.isClassification()) {
-        std::fprintf(stderr, "libs_fashion: the tools' accuracy needs a classification set\n");
-        return 2;
-    }
-    const double loadSeconds = double(clock.nsecsElapsed()) * 1e-9;
-    std::unique_ptr<QTemporaryDir> tmp;
-    QString dir = keep;
-    if (dir.isEmpty()) {
-        tmp = std::make_unique<QTemporaryDir>();
-        dir = tmp->path();
-    }
-    QDir().mkpath(dir);
-    clock.restart();
-    if (!writeLibsvm(data->train, dir + "/train.txt") || !writeLibsvm(data->test, dir + "/test.txt")) {
-        std::fprintf(stderr, "libs_fashion: cannot write %s\n", qPrintable(dir));
-        return 2;
-    }
-    std::printf("%s: %s; loaded in %.1f s, written as LIBSVM text to %s in %.1f s\n", qPrintable(spec->name),
-                qPrintable(tb::data::DataSource::describe(spec->dataset)), loadSeconds, qPrintable(dir),
-                double(clock.nsecsElapsed()) * 1e-9);
-    std::printf("train %lld × %lld, test %lld rows; %d thread(s) for the workbench\n\n",
-                (long long)data->train.rows(), (long long)data->train.inputs(), (long long)data->test.rows(),
-                spec->effectiveThreads());
-    std::fflush(stdout);
-
-    bool allAgree = true;
-    tb::StopSource stop;
-    for (const tb::AlgorithmRun& alg : spec->algorithms) {
-        const QString label = alg.label.isEmpty() ? alg.id : alg.label;
-        if (!only.isEmpty() && !label.contains(only))
-            continue;
-        std::vector<double> wbTimes, toolTimes, wbCpu, toolCpu;
-        for (int rep = 0; rep < repeats; ++rep) {
-            tb::RunJob job;
-            job.algorithmId = alg.id;
-            job.label = label;
-            job.params = alg.params;
-            job.seed = tb::deriveSeed(spec->seed, 0); // the experiment's first repeat
-            job.data = data;
-            job.threads = spec->effectiveThreads();
-            tb::RunResult run;
-            tbb::task_arena(job.threads).execute([&] {
-                run = tb::Runner(registry, nullptr).execute(job, stop);
-            });
-            if (run.status != tb::RunStatus::Finished) {
-                std::printf("%s: the workbench run %s: %s\n", qPrintable(label),
-                            qPrintable(tb::runStatusName(run.status)), qPrintable(run.error));
-                allAgree = false;
-                break;
-            }
-            const QString command = run.info.value("command_line").toString();
-            const ToolResult tool = runTool(command, dir);
-            if (!tool.ok) {
-                std::printf("%s: %s\n", qPrintable(label), qPrintable(tool.error));
-                allAgree = false;
-                break;
-            }
-            const double wbAccuracy = 100.0 * run.last.testAccuracy;
-            const double toolAccuracy = 100.0 * double(tool.hits) / double(tool.total);
-            const double diff = wbAccuracy - toolAccuracy;
-            const bool agree = std::abs(diff) <= kMaxDifferencePoints && tool.total == data->test.rows();
-            allAgree = allAgree && agree;
-            const double libraryCpu = run.info.value("library_cpu_seconds").toDouble();
-            wbTimes.push_back(run.trainSeconds);
-            toolTimes.push_back(tool.trainSeconds);
-            wbCpu.push_back(libraryCpu);
-            toolCpu.push_back(tool.trainCpuSeconds);
-            std::printf(
-                "%s [%d]: workbench %.2f %% in %.2f s training (library %.2f s wall, %.2f s CPU; "
-                "conversion %.2f s); %s: %.2f %% (%ld/%ld) in %.2f s wall, %.2f s CPU (reading the file "
-                "included), predict %.2f s; difference %+.3f points%s\n",
-                qPrintable(label), rep + 1, wbAccuracy, run.trainSeconds,
-                run.info.value("library_seconds").toDouble(), libraryCpu,
-                run.info.value("conversion_seconds").toDouble(), qPrintable(command), toolAccuracy, tool.hits,
-                tool.total, tool.trainSeconds, tool.trainCpuSeconds, tool.predictSeconds, diff,
-                agree ? "" : "  <-- MORE THAN 0.1 POINTS");
-            std::fflush(stdout);
+        QElapsedTimer clock;
+        clock.start();
+        auto data = std::make_shared<tb::data::DatasetPair>(tb::data::DataSource::load(
+            spec->dataset, spec->baseDir, tb::data::DataOverrides{std::nullopt, spec->seed}));
+        if (!data->train.isClassification()) {
+            std::fprintf(stderr, "libs_fashion: the tools' accuracy needs a classification set\n");
+            return 2;
         }
-        if (!wbTimes.empty()) {
-            auto range = [](std::vector<double> v) {
-                std::sort(v.begin(), v.end());
-                return QString("median %1 s (%2–%3)")
-                    .arg(v[v.size() / 2], 0, 'f', 2)
-                    .arg(v.front(), 0, 'f', 2)
-                    .arg(v.back(), 0, 'f', 2);
-            };
-            std::printf(
-                "%s: wall — workbench training %s, tool %s; CPU — workbench's library call %s, tool %s\n\n",
-                qPrintable(label), qPrintable(range(wbTimes)), qPrintable(range(toolTimes)),
-                qPrintable(range(wbCpu)), qPrintable(range(toolCpu)));
+        const double loadSeconds = double(clock.nsecsElapsed()) * 1e-9;
+        std::unique_ptr<QTemporaryDir> tmp;
+        QString dir = keep;
+        if (dir.isEmpty()) {
+            tmp = std::make_unique<QTemporaryDir>();
+            dir = tmp->path();
         }
-    }
-    std::printf("%s\n", allAgree ? "every accuracy agrees with the tool's to 0.1 points"
-                                 : "FAILED: a run failed or an accuracy differs by more than 0.1 points");
-    return allAgree ? 0 : 1;
+        QDir().mkpath(dir);
+        clock.restart();
+        if (!writeLibsvm(data->train, dir + "/train.txt") || !writeLibsvm(data->test, dir + "/test.txt")) {
+            std::fprintf(stderr, "libs_fashion: cannot write %s\n", qPrintable(dir));
+            return 2;
+        }
+        std::printf("%s: %s; loaded in %.1f s, written as LIBSVM text to %s in %.1f s\n",
+                    qPrintable(spec->name), qPrintable(tb::data::DataSource::describe(spec->dataset)),
+                    loadSeconds, qPrintable(dir), double(clock.nsecsElapsed()) * 1e-9);
+        std::printf("train %lld × %lld, test %lld rows; %d thread(s) for the workbench\n\n",
+                    (long long)data->train.rows(), (long long)data->train.inputs(),
+                    (long long)data->test.rows(), spec->effectiveThreads());
+        std::fflush(stdout);
+
+        bool allAgree = true;
+        for (const tb::AlgorithmRun& alg : spec->algorithms) {
+            const QString label = alg.label.isEmpty() ? alg.id : alg.label;
+            if (!only.isEmpty() && !label.contains(only))
+                continue;
+            std::vector<double> wbTimes, toolTimes, wbCpu, toolCpu;
+            for (int rep = 0; rep < repeats; ++rep) {
+                tb::RunJob job = tb::bench::BenchRunner::job(
+                    alg.id, alg.params, data, tb::deriveSeed(spec->seed, 0), // the first repeat's
+                    spec->effectiveThreads());
+                job.label = label;
+                const tb::RunResult run = runner.run(job).result;
+                if (run.status != tb::RunStatus::Finished) {
+                    std::printf("%s: the workbench run %s: %s\n", qPrintable(label),
+                                qPrintable(tb::runStatusName(run.status)), qPrintable(run.error));
+                    allAgree = false;
+                    break;
+                }
+                const QString command = run.info.value("command_line").toString();
+                const ToolResult tool = runTool(command, dir);
+                if (!tool.ok) {
+                    std::printf("%s: %s\n", qPrintable(label), qPrintable(tool.error));
+                    allAgree = false;
+                    break;
+                }
+                const double wbAccuracy = 100.0 * run.last.testAccuracy;
+                const double toolAccuracy = 100.0 * double(tool.hits) / double(tool.total);
+                const double diff = wbAccuracy - toolAccuracy;
+                const bool agree = std::abs(diff) <= kMaxDifferencePoints && tool.total == data->test.rows();
+                allAgree = allAgree && agree;
+                const double libraryCpu = run.info.value("library_cpu_seconds").toDouble();
+                wbTimes.push_back(run.trainSeconds);
+                toolTimes.push_back(tool.trainSeconds);
+                wbCpu.push_back(libraryCpu);
+                toolCpu.push_back(tool.trainCpuSeconds);
+                std::printf(
+                    "%s [%d]: workbench %.2f %% in %.2f s training (library %.2f s wall, %.2f s CPU; "
+                    "conversion %.2f s); %s: %.2f %% (%ld/%ld) in %.2f s wall, %.2f s CPU (reading the file "
+                    "included), predict %.2f s; difference %+.3f points%s\n",
+                    qPrintable(label), rep + 1, wbAccuracy, run.trainSeconds,
+                    run.info.value("library_seconds").toDouble(), libraryCpu,
+                    run.info.value("conversion_seconds").toDouble(), qPrintable(command), toolAccuracy,
+                    tool.hits, tool.total, tool.trainSeconds, tool.trainCpuSeconds, tool.predictSeconds, diff,
+                    agree ? "" : "  <-- MORE THAN 0.1 POINTS");
+                std::fflush(stdout);
+            }
+            if (!wbTimes.empty()) {
+                auto range = [](const std::vector<double>& v) {
+                    const tb::bench::Spread s = tb::bench::Spread::of(v);
+                    return QString("median %1 s (%2–%3)")
+                        .arg(s.median, 0, 'f', 2)
+                        .arg(s.min, 0, 'f', 2)
+                        .arg(s.max, 0, 'f', 2);
+                };
+                std::printf("%s: wall — workbench training %s, tool %s; CPU — workbench's library call %s, "
+                            "tool %s\n\n",
+                            qPrintable(label), qPrintable(range(wbTimes)), qPrintable(range(toolTimes)),
+                            qPrintable(range(wbCpu)), qPrintable(range(toolCpu)));
+            }
+        }
+        std::printf("%s\n", allAgree ? "every accuracy agrees with the tool's to 0.1 points"
+                                     : "FAILED: a run failed or an accuracy differs by more than 0.1 points");
+        return allAgree ? 0 : 1;
+    });
 }

@@ -1,5 +1,7 @@
 #include "FeatureFrontierChart.h"
 
+#include "ChartRegistry.h"
+#include "ParamSweepChart.h"
 #include "TimeFrontierAxes.h"
 
 #include "ChartPalette.h"
@@ -170,5 +172,41 @@ void FeatureFrontierChart::setData(const QList<AlgorithmCurves>& curves, bool re
     if (std::isfinite(flo))
         setTitle(title() + QStringLiteral(" (%1 to %2)").arg(flo).arg(fhi));
 }
+
+
+// Accuracy against time with the number of features as point size: the Comparison tab's fourth
+// chart, for runs that record their feature counts (Least Squares Revisited).
+namespace {
+
+ChartEntry featuresEntry()
+{
+    ChartEntry e;
+    e.id = QStringLiteral("feature-frontier");
+    e.title = ChartEntry::fixedTitle(QStringLiteral("Features"));
+    e.toolTip = QStringLiteral("Accuracy against training time, point size = number of features "
+                               "(runs that record them: Least Squares Revisited)");
+    e.place = ChartPlace::Comparison;
+    e.order = 140;
+    e.applies = [](const ExperimentResult& r) { return FeatureFrontierChart::hasFeatureCounts(r.curves); };
+    // As exports always chose: with the learning curves, not beside a numeric swept parameter.
+    e.exportedFor = [](const ExperimentResult& r) { return ParamSweepChart::numericParameters(r.curves).isEmpty(); };
+    e.fileSuffix = QStringLiteral("features");
+    e.build = [](const ChartOptions&) {
+        auto* chart = new FeatureFrontierChart;
+        return std::make_unique<ChartPlot>(chart, [chart](const ExperimentResult& r, const ChartOptions& o) {
+            // The view's metric says RMSE or accuracy; an export follows the data.
+            const bool regression = o.metric ? *o.metric == MetricId::TestRmse || *o.metric == MetricId::TrainRmse
+                                             : !o.isClassification(r);
+            chart->setData(r.curves, regression);
+            if (o.title)
+                chart->setTitle(o.titled(chart->title()));
+        });
+    };
+    return e;
+}
+
+const ChartRegistry::Registration registration{featuresEntry()};
+
+} // namespace
 
 } // namespace tb::charts

@@ -1,5 +1,6 @@
 #include "FrontierChart.h"
 
+#include "ChartRegistry.h"
 #include "TimeFrontierAxes.h"
 
 #include "ChartPalette.h"
@@ -97,5 +98,36 @@ void FrontierChart::setData(const QList<FrontierPoint>& points, MetricId metric)
         m_y->applyNiceNumbers();
     }
 }
+
+
+// Every run's metric against its training time with the Pareto front: the Comparison tab's
+// third chart; every export of curves has it.
+namespace {
+
+ChartEntry frontierEntry()
+{
+    ChartEntry e;
+    e.id = QStringLiteral("frontier");
+    e.title = ChartEntry::fixedTitle(QStringLiteral("Frontier"));
+    e.place = ChartPlace::Comparison;
+    e.order = 130;
+    e.applies = [](const ExperimentResult& r) { return r.kind != kinds::NoiseSweep; };
+    e.exportedFor = [](const ExperimentResult&) { return true; };
+    e.fileSuffix = QStringLiteral("frontier");
+    e.build = [](const ChartOptions&) {
+        auto* chart = new FrontierChart;
+        return std::make_unique<ChartPlot>(chart, [chart](const ExperimentResult& r, const ChartOptions& o) {
+            const MetricId m = o.metricFor(r);
+            chart->setData(Comparison::frontier(Comparison::samples(r.curves, m), m), m);
+            if (o.title)
+                chart->setTitle(o.titled(QStringLiteral("%1 vs training time, Pareto front").arg(RunMetric::label(m))));
+        });
+    };
+    return e;
+}
+
+const ChartRegistry::Registration registration{frontierEntry()};
+
+} // namespace
 
 } // namespace tb::charts

@@ -1,5 +1,7 @@
 #include "LearningCurveChart.h"
 
+#include "ChartRegistry.h"
+#include "ParamSweepChart.h"
 #include "CurveAggregate.h"
 
 #include <limits>
@@ -124,5 +126,81 @@ void LearningCurveChart::rebuild()
     }
     setGroups(groups);
 }
+
+
+// The Charts tab's learning curves: the metric against training time and against epoch, the
+// training loss against time. Exports write the first two for learning curves and for param
+// sweeps without a numeric swept parameter (those with one are drawn against it instead).
+namespace {
+
+using Metric = LearningCurveChart::Metric;
+using XAxis = LearningCurveChart::XAxis;
+
+bool hasCurves(const ExperimentResult& r)
+{
+    return r.kind != kinds::NoiseSweep;
+}
+
+bool noParameterAxis(const ExperimentResult& r)
+{
+    return ParamSweepChart::numericParameters(r.curves).isEmpty();
+}
+
+/// A learning-curve chart of @p metric (unset: accuracy or RMSE as the options say) against
+/// epoch or training time (log10 when the options ask).
+ChartEntry curveEntry(const QString& id, int order, std::optional<Metric> metric, bool epoch)
+{
+    auto metricOf = [metric](const ChartOptions& o, const ExperimentResult* r) {
+        if (metric)
+            return *metric;
+        const bool classification = r ? o.isClassification(*r) : o.classification.value_or(true);
+        return classification ? Metric::Accuracy : Metric::Rmse;
+    };
+    auto xOf = [epoch](const ChartOptions& o) {
+        return epoch ? XAxis::Epoch : o.logTime ? XAxis::TrainTimeLog : XAxis::TrainTime;
+    };
+    ChartEntry e;
+    e.id = id;
+    e.place = ChartPlace::Curves;
+    e.order = order;
+    e.title = [metricOf, epoch](const ChartOptions& o) {
+        const Metric m = metricOf(o, nullptr);
+        const QString what = m == Metric::Loss ? QStringLiteral("Loss") : m == Metric::Accuracy ? QStringLiteral("Accuracy")
+                                                                                               : QStringLiteral("RMSE");
+        return what + (epoch ? QStringLiteral(" vs epoch") : QStringLiteral(" vs time"));
+    };
+    e.applies = hasCurves;
+    e.build = [metricOf, xOf](const ChartOptions& o) {
+        auto* chart = new LearningCurveChart(metricOf(o, nullptr), xOf(o));
+        return std::make_unique<ChartPlot>(chart, [chart, metricOf, xOf](const ExperimentResult& r, const ChartOptions& o) {
+            const Metric m = metricOf(o, &r);
+            const XAxis x = xOf(o);
+            if (chart->metric() != m)
+                chart->setMetric(m);
+            if (chart->xAxisKind() != x)
+                chart->setXAxisKind(x);
+            chart->setData(LearningCurveChart::seriesOf(r.curves));
+            if (o.title)
+                chart->setTitle(o.titled(LearningCurveChart::defaultTitle(m, x)));
+        });
+    };
+    return e;
+}
+
+ChartEntry exported(ChartEntry e, const QString& fileSuffix)
+{
+    e.fileSuffix = fileSuffix;
+    e.exportedFor = noParameterAxis;
+    return e;
+}
+
+const ChartRegistry::Registration timeChart{exported(curveEntry(QStringLiteral("learning-curve-time"), 10, {}, false),
+                                                     QStringLiteral("time"))};
+const ChartRegistry::Registration epochChart{exported(curveEntry(QStringLiteral("learning-curve-epoch"), 20, {}, true),
+                                                      QStringLiteral("epoch"))};
+// The training objective: not exported (its scale is each trainer's own).
+const ChartRegistry::Registration lossChart{curveEntry(QStringLiteral("loss-time"), 30, Metric::Loss, false)};
+
+} // namespace
 
 } // namespace tb::charts

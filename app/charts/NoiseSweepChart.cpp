@@ -1,5 +1,6 @@
 #include "NoiseSweepChart.h"
 
+#include "ChartRegistry.h"
 #include <QHash>
 
 #include <algorithm>
@@ -49,5 +50,34 @@ void NoiseSweepChart::setData(const QList<SweepPoint>& points)
     }
     setGroups(groups);
 }
+
+
+// A noise sweep's RMSE against σ: the Charts tab's fourth chart, and a noise sweep's export.
+namespace {
+
+ChartEntry noiseSweepEntry()
+{
+    ChartEntry e;
+    e.id = QStringLiteral("noise-sweep");
+    e.title = ChartEntry::fixedTitle(QStringLiteral("RMSE vs σ"));
+    e.place = ChartPlace::Curves;
+    e.order = 40;
+    e.applies = [](const ExperimentResult& r) { return r.kind == kinds::NoiseSweep; };
+    e.exportedFor = [](const ExperimentResult&) { return true; };
+    e.fileSuffix = QStringLiteral("sigma");
+    e.build = [](const ChartOptions&) {
+        auto* chart = new NoiseSweepChart;
+        return std::make_unique<ChartPlot>(chart, [chart](const ExperimentResult& r, const ChartOptions& o) {
+            chart->setData(r.sweep);
+            if (o.title)
+                chart->setTitle(o.titled(QStringLiteral("RMSE vs noise σ")));
+        });
+    };
+    return e;
+}
+
+const ChartRegistry::Registration registration{noiseSweepEntry()};
+
+} // namespace
 
 } // namespace tb::charts

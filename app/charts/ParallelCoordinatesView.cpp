@@ -1,5 +1,6 @@
 #include "ParallelCoordinatesView.h"
 
+#include "ChartRegistry.h"
 #include "ParamSweepChart.h"
 
 #include <ParamSweep.h>
@@ -272,5 +273,35 @@ void ParallelCoordinatesView::paint(QPainter& p, const QRect& area) const
     p.drawText(QRect(area.left(), plot.bottom() + fm.height() + 4, area.width(), fm.height() + 4), Qt::AlignHCenter,
                QStringLiteral("%1 finished run(s), coloured by %2").arg(m_shade.size()).arg(m_metricLabel));
 }
+
+
+// Parallel coordinates: the Comparison tab's second chart; exported for param sweeps that sweep
+// a parameter.
+namespace {
+
+ChartEntry parallelEntry()
+{
+    ChartEntry e;
+    e.id = QStringLiteral("parallel-coordinates");
+    e.title = ChartEntry::fixedTitle(QStringLiteral("Parallel coordinates"));
+    e.place = ChartPlace::Comparison;
+    e.order = 120;
+    e.applies = [](const ExperimentResult& r) { return r.kind != kinds::NoiseSweep; };
+    e.exportedFor = [](const ExperimentResult& r) {
+        return r.kind == kinds::ParamSweep && !r.sweptKeys.isEmpty();
+    };
+    e.fileSuffix = QStringLiteral("parallel");
+    e.build = [](const ChartOptions&) {
+        auto* view = new ParallelCoordinatesView;
+        return std::make_unique<ChartPlot>(
+            view, [view](const ExperimentResult& r, const ChartOptions& o) { view->setData(r.curves, o.metricFor(r)); },
+            [view](QSize size) { return view->render(size); });
+    };
+    return e;
+}
+
+const ChartRegistry::Registration registration{parallelEntry()};
+
+} // namespace
 
 } // namespace tb::charts

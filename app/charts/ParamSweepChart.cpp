@@ -1,5 +1,6 @@
 #include "ParamSweepChart.h"
 
+#include "ChartRegistry.h"
 #include <Comparison.h>
 #include <Descriptive.h>
 #include <ParamSweep.h>
@@ -165,5 +166,38 @@ void ParamSweepChart::rebuild()
     }
     setGroups(specs);
 }
+
+
+// The final metric against a swept parameter: the Comparison tab's first chart (a box picks the
+// parameter), and in an export one file per numeric swept parameter.
+namespace {
+
+ChartEntry paramSweepEntry()
+{
+    ChartEntry e;
+    e.id = QStringLiteral("metric-vs-parameter");
+    e.title = ChartEntry::fixedTitle(QStringLiteral("Metric vs parameter"));
+    e.place = ChartPlace::Comparison;
+    e.order = 110;
+    e.applies = [](const ExperimentResult& r) { return !ParamSweepChart::numericParameters(r.curves).isEmpty(); };
+    e.exportedFor = [](const ExperimentResult&) { return true; };
+    e.fileSuffix = QStringLiteral("parameter");
+    e.exportParameters = [](const ExperimentResult& r) { return ParamSweepChart::numericParameters(r.curves); };
+    e.build = [](const ChartOptions&) {
+        auto* chart = new ParamSweepChart;
+        return std::make_unique<ChartPlot>(chart, [chart](const ExperimentResult& r, const ChartOptions& o) {
+            if (o.parameter.isEmpty())
+                return; // no numeric parameter to draw against: the chart keeps what it shows
+            chart->setData(r.curves, o.parameter, o.metricFor(r));
+            if (o.title)
+                chart->setTitle(o.titled(chart->title()));
+        });
+    };
+    return e;
+}
+
+const ChartRegistry::Registration registration{paramSweepEntry()};
+
+} // namespace
 
 } // namespace tb::charts

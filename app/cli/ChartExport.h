@@ -7,16 +7,16 @@
 
 namespace tb::cli {
 
-/// Writes an experiment's charts as PNG with app/charts (the GUI's builders).
-/// Noise sweep: one chart, RMSE vs σ, at @p path. Learning curve: the metric (accuracy for
-/// classification, RMSE for regression) against training time at @p path, against epoch at
-/// "<path without .png>-epoch.png". Param sweep: the final metric against the first numeric
-/// swept parameter at @p path (the others at "<base>-<key>.png"), or without one the learning
-/// curves; parallel coordinates at "<base>-parallel.png" when it sweeps anything. Both curve kinds: every run's metric against training time with the
-/// Pareto front at "<base>-frontier.png"; when runs recorded their number of features
-/// (FeatureFrontierChart), accuracy against time with the features as point size at
-/// "<base>-features.png". Needs a QApplication. Returns false with @p error naming
-/// the file on failure; @p written lists the files written.
+/// Writes an experiment's charts as PNG (1200×800): every chart of the ChartRegistry (app/charts,
+/// the workbench's builders) that is exported for @p result (ChartEntry::isExportedFor), in the
+/// registry's order, titled "<title> — <what it shows>". The first chart goes to @p path, every
+/// other to "<path without .png>-<suffix>.png", the suffix being the chart's file suffix or, for a
+/// chart drawn against each swept parameter, the parameter's name. For example a learning curve
+/// writes its metric against training time to OUT.png, against epoch to OUT-epoch.png and the
+/// frontier to OUT-frontier.png; a noise sweep its RMSE vs σ to OUT.png; a param sweep its final
+/// metric against the first numeric swept parameter to OUT.png and against the others to
+/// OUT-KEY.png. Needs a QApplication. Returns false with @p error naming the file on failure (the
+/// files before it are written); @p written lists the files written.
 bool writeCharts(const ExperimentResult& result, const QString& title, const QString& path, QStringList* written,
                  QString* error);
 

@@ -137,11 +137,12 @@ int compareCommand(const QStringList& args)
         const auto result = tb::StoredRuns::experiment(*store, id, &error);
         if (!result)
             return usage(error);
-        if (result->kind == ExperimentSpec::Kind::NoiseSweep)
-            return usage(QStringLiteral("experiment %1 is a noise sweep: its cells are aggregated, not stored as runs "
+        if (!result->sweep.isEmpty())
+            return usage(QStringLiteral("experiment %1 is a %2: its cells are aggregated, not stored as runs "
                                         "to compare (use `export`)")
-                             .arg(id));
-        sweep = sweep || result->kind == ExperimentSpec::Kind::ParamSweep;
+                             .arg(id)
+                             .arg(result->kind));
+        sweep = sweep || !result->sweptKeys.isEmpty();
         curves << result->curves;
     }
     if (p.isSet("configurations")) {

@@ -19,7 +19,7 @@ ProgressBar::~ProgressBar()
 void ProgressBar::experimentStarted(qint64, const ExperimentSpec& spec, int totalUnits)
 {
     std::lock_guard lock(m_mutex);
-    m_sweep = spec.kind == ExperimentSpec::Kind::NoiseSweep;
+    m_sweep = spec.kind == kinds::NoiseSweep;
     m_total = totalUnits;
     m_clock.restart();
     draw(true);

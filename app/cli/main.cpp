@@ -175,6 +175,8 @@ int cmdList(const QStringList& args)
                 algs.append(alg);
             }
             o.insert("algorithms", algs);
+            if (!s->dataSources.isEmpty())
+                o.insert("data_sources", QJsonArray::fromStringList(s->dataSources));
             plugins.append(o);
         }
         QJsonObject root{{"search_paths", QJsonArray::fromStringList(reg.searchPaths())},
@@ -199,6 +201,10 @@ int cmdList(const QStringList& args)
             for (const auto& ps : a.schema.specs())
                 out() << "      " << ps.key << " (" << tb::paramTypeName(ps.type) << "): " << ps.help << "\n";
         }
+        if (!s->dataSources.isEmpty())
+            out() << "  data sources: " << s->dataSources.join(", ") << "\n";
+        if (!s->error.isEmpty())
+            out() << "  refused: " << s->error << "\n";
         out() << "\n";
     }
     int broken = 0;
@@ -238,7 +244,7 @@ int runSpec(const tb::ExperimentSpec& spec, const tb::PluginRegistry& reg, tb::R
     std::signal(SIGTERM, onSigint);
     tb::cli::ProgressBar bar(!p.isSet("quiet") && isatty(STDERR_FILENO));
     err() << (resumeId >= 0 ? QStringLiteral("Resuming experiment %1, \"").arg(resumeId) : QStringLiteral("Running \""))
-          << spec.name << "\" (" << tb::ExperimentSpec::kindName(spec.kind) << ", " << spec.effectiveThreads()
+          << spec.name << "\" (" << spec.kind << ", " << spec.effectiveThreads()
           << " threads" << (p.isSet("mpi") ? QStringLiteral(" per rank") : QString()) << ")"
           << (store ? QStringLiteral(" → ") + store->path() : QString()) << Qt::endl;
     const tb::ExperimentResult result = resumeId >= 0 ? runner.resume(spec, resumeId, &bar) : runner.run(spec, &bar);
@@ -253,7 +259,7 @@ int runSpec(const tb::ExperimentSpec& spec, const tb::PluginRegistry& reg, tb::R
         return result.storeError.isEmpty() ? Invalid : Database;
     }
     // Summary on stdout.
-    if (result.kind == tb::ExperimentSpec::Kind::NoiseSweep) {
+    if (result.kind == tb::kinds::NoiseSweep) {
         out() << "algorithm                      sigma    MC   train RMSE (mean±std)   test RMSE (mean±std)\n";
         for (const auto& sp : result.sweep)
             out() << QString("%1 %2 %3   %4 ± %5      %6 ± %7\n")
@@ -288,7 +294,7 @@ int runSpec(const tb::ExperimentSpec& spec, const tb::PluginRegistry& reg, tb::R
                 out() << "\n";
             }
     }
-    if (result.kind == tb::ExperimentSpec::Kind::ParamSweep && !result.curves.isEmpty())
+    if (result.kind == tb::kinds::ParamSweep && !result.curves.isEmpty())
         out() << "\n" << tb::cli::gridSummary(result);
     for (const auto& e : result.runErrors)
         err() << "  problem: " << e << "\n";

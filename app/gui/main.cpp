@@ -2,9 +2,9 @@
 //   trainbench [EXPERIMENT.json] [--db FILE] [--run] [--teaching] [--presentation]
 //              [--screenshot FILE.png [--after SECONDS | --when-finished]]
 
-#include "ExperimentController.h"
-#include "MainWindow.h"
-#include "TeachingView.h"
+#include "runs/ExperimentController.h"
+#include "window/MainWindow.h"
+#include "teaching/TeachingView.h"
 
 #include <PluginRegistry.h>
 #include <ProcessSetup.h>

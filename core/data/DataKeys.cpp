@@ -169,6 +169,7 @@ ParamSchema DataKeys::common(const DataSourceInfo& info)
 ParamContext DataKeys::context(const DataSourceInfo& info)
 {
     ParamContext ctx;
+    ctx.keyNames = ParamContext::KeyNames::Path;
     ctx.path = QStringLiteral("dataset");
     ctx.owner = QStringLiteral("source \"%1\"").arg(info.id);
     ctx.otherKeys = {QStringLiteral("source")};

@@ -1,6 +1,6 @@
 #pragma once
 /// @file ExperimentRunner.h
-/// Runs a whole experiment (learning curve or noise sweep) in one TBB arena.
+/// Runs a whole experiment, whatever its kind (ExperimentKind), in one TBB arena.
 
 #include "CellExecutor.h"
 #include "ExperimentSpec.h"
@@ -12,10 +12,11 @@
 #include <QList>
 #include <QString>
 #include <atomic>
-#include <mutex>
+#include <memory>
 
 namespace tb {
 
+class ExperimentContext;
 class PluginRegistry;
 class RunStore;
 
@@ -49,7 +50,7 @@ struct SweepRun {
 /// What an experiment produced.
 struct ExperimentResult {
     qint64 experimentId = -1;
-    ExperimentSpec::Kind kind = ExperimentSpec::Kind::LearningCurve;
+    QString kind = kinds::LearningCurve; ///< the experiment's kind (ExperimentKind::id())
     /// learning-curve: one per algorithm; param-sweep: one per (data-set option, algorithm,
     /// point), in that order (index (d·algorithms + a)·points + p)
     QList<AlgorithmCurves> curves;
@@ -109,6 +110,7 @@ public:
     /// @p store may be null. @p executor (may be null: this process) runs the cells; it must
     /// outlive the runner.
     ExperimentRunner(const PluginRegistry& registry, RunStore* store, CellExecutor* executor = nullptr);
+    ~ExperimentRunner();
 
     /// Blocks until the experiment is done or stopped. Learning curves run one run at a time
     /// using every thread of the arena (so timings are comparable); noise sweeps run their
@@ -134,39 +136,13 @@ public:
 
 private:
     ExperimentResult execute(const ExperimentSpec& spec, ExperimentObserver* observer, qint64 resumeId);
-    ExperimentResult runLearningCurve(const ExperimentSpec& spec, qint64 experimentId, ExperimentObserver* obs);
-    ExperimentResult runNoiseSweep(const ExperimentSpec& spec, qint64 experimentId, ExperimentObserver* obs);
-    ExperimentResult runParamSweep(const ExperimentSpec& spec, qint64 experimentId, ExperimentObserver* obs);
-    /// The plan of an experiment whose cells are one stored run each (learning curves, param
-    /// sweeps): job i run by Runner, failures through failedRun(); the caller adds `done`.
-    CellPlan runPerCell(int count, int atOnce, tbb::task_arena& arena, ExperimentObserver* obs,
-                        const std::vector<char>& skip, const std::function<RunJob(int)>& jobOf);
-    /// Cells of a resumed learning curve or param sweep: finished stored runs into @p results
-    /// (marked in @p ran) by their cell number (@p cellOf: −1 = not this experiment's), other rows
-    /// of those cells deleted. False with @p error when the store cannot be read.
-    bool takeFinishedRuns(int cells, const std::function<int(const RunRecord&)>& cellOf,
-                          std::vector<RunResult>& results, std::vector<char>& ran, QString* error);
-
-    /// A cell's run that could not end where it trained (its process died, or did not answer
-    /// Stop): @p status with @p why, in its row @p runId (finished here) or, when the run never
-    /// reached the store, in a new row.
-    RunResult failedRun(const RunJob& job, RunStatus status, const QString& why, qint64 runId) const;
-    /// The first write failure of the store during the current experiment, empty if none.
-    QString storeFailure() const;
-    /// A run cancelled because the store failed (not by the user) becomes Failed with that cause.
-    void blameStoreFailure(RunResult& rr) const;
-    /// Whether this process writes the experiment's own rows (not an MPI worker).
-    bool writesExperiment() const { return m_store && !m_executor->isWorker(); }
 
     const PluginRegistry& m_registry;
     RunStore* m_store;
     LocalCellExecutor m_local;
     CellExecutor* m_executor;
     StopSource m_stop;
-    mutable std::mutex m_failureMutex;
-    QString m_storeFailure;
-    QList<RunRecord> m_resumeRuns; ///< resume(): the stored runs of the experiment
-    bool m_resuming = false;
+    std::unique_ptr<ExperimentContext> m_context; ///< what the kinds use of this runner
 };
 
 } // namespace tb

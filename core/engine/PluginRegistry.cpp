@@ -8,6 +8,9 @@
 #include <QPluginLoader>
 #include <QStandardPaths>
 
+#include <DataSourceRegistry.h>
+#include <trainbench/DataSourceProvider.h>
+
 #include <stdexcept>
 
 #ifndef TB_PLUGIN_INSTALL_DIR
@@ -111,11 +114,14 @@ void PluginRegistry::loadOne(const QString& filePath)
     spec->citation = data.value("citation").toString();
     spec->description = data.value("description").toString();
     // The API version is part of the interface id (TB_API_VERSION, written once); a metadata
-    // "apiVersion" is optional and must agree with it.
-    const QString prefix = QStringLiteral(TrainerFactory_iid_prefix);
+    // "apiVersion" is optional and must agree with it. A plugin offers trainers or data sources.
+    const QString trainerPrefix = QStringLiteral(TrainerFactory_iid_prefix);
+    const QString sourcePrefix = QStringLiteral(DataSourcePlugin_iid_prefix);
+    const QString prefix = iid.startsWith(sourcePrefix) ? sourcePrefix : trainerPrefix;
+    const QString expected = prefix == sourcePrefix ? QStringLiteral(DataSourcePlugin_iid) : QStringLiteral(TrainerFactory_iid);
     if (iid.startsWith(prefix))
         spec->apiVersion = iid.mid(prefix.size()).toInt();
-    if (iid != QLatin1String(TrainerFactory_iid)) {
+    if (iid != expected) {
         spec->state = PluginSpec::State::Invalid;
         if (iid.startsWith(prefix))
             spec->error = QStringLiteral("built for plugin API %1; this Trainbench supports API %2 (rebuild the "
@@ -123,8 +129,8 @@ void PluginRegistry::loadOne(const QString& filePath)
                               .arg(iid.mid(prefix.size()))
                               .arg(ApiVersion);
         else
-            spec->error = QStringLiteral("not a Trainbench trainer plugin (interface \"%1\", expected \"%2\")")
-                              .arg(iid, QLatin1String(TrainerFactory_iid));
+            spec->error = QStringLiteral("not a Trainbench plugin (interface \"%1\", expected \"%2\" or \"%3\")")
+                              .arg(iid, QLatin1String(TrainerFactory_iid), QLatin1String(DataSourcePlugin_iid));
         delete loader;
         return;
     }
@@ -138,7 +144,7 @@ void PluginRegistry::loadOne(const QString& filePath)
         spec->state = PluginSpec::State::Invalid;
         spec->error = QStringLiteral("metadata declares apiVersion %1 but the plugin implements %2 (API %3); drop "
                                      "\"apiVersion\" from the metadata, the interface id carries it")
-                          .arg(data.value("apiVersion").toVariant().toString(), QLatin1String(TrainerFactory_iid))
+                          .arg(data.value("apiVersion").toVariant().toString(), expected)
                           .arg(ApiVersion);
         delete loader;
         return;
@@ -157,6 +163,10 @@ void PluginRegistry::loadOne(const QString& filePath)
         spec->state = PluginSpec::State::Failed;
         spec->error = QStringLiteral("could not be loaded: %1").arg(loader->errorString());
         delete loader;
+        return;
+    }
+    if (prefix == sourcePrefix) {
+        loadDataSources(*spec, root, loader);
         return;
     }
     auto* factory = qobject_cast<TrainerFactory*>(root);
@@ -197,6 +207,44 @@ void PluginRegistry::loadOne(const QString& filePath)
     m_loaders.append(loader);
     for (const auto& a : algos)
         m_algorithms.append(AlgorithmEntry{a, spec.get()});
+}
+
+void PluginRegistry::loadDataSources(PluginSpec& spec, QObject* root, QPluginLoader* loader)
+{
+    // The providers hold code from this library: it stays loaded for the process's lifetime
+    // (the data-source registry is process-wide), like every other plugin the registry loaded.
+    m_loaders.append(loader);
+    auto* plugin = qobject_cast<DataSourcePlugin*>(root);
+    if (!plugin) {
+        spec.state = PluginSpec::State::Failed;
+        spec.error = QStringLiteral("root object does not implement %1").arg(QLatin1String(DataSourcePlugin_iid));
+        return;
+    }
+    QList<std::shared_ptr<const DataSourceProvider>> sources;
+    try {
+        sources = plugin->dataSources();
+    } catch (const std::exception& e) {
+        spec.state = PluginSpec::State::Failed;
+        spec.error = QStringLiteral("dataSources() threw: %1").arg(QString::fromUtf8(e.what()));
+        return;
+    }
+    if (sources.isEmpty()) {
+        spec.state = PluginSpec::State::Failed;
+        spec.error = QStringLiteral("offers no data sources");
+        return;
+    }
+    const QString origin = QStringLiteral("plugin \"%1\" (%2)").arg(spec.id, spec.filePath);
+    QStringList problems;
+    for (const auto& source : sources) {
+        const QString id = source ? source->info().id : QString();
+        if (const QString problem = data::DataSourceRegistry::addFromPlugin(source, origin); !problem.isEmpty())
+            problems << problem;
+        else
+            spec.dataSources << id;
+    }
+    // Sources that registered stay usable; the ones that did not are named in the error.
+    spec.error = problems.join(QStringLiteral("; "));
+    spec.state = spec.dataSources.isEmpty() ? PluginSpec::State::Failed : PluginSpec::State::Loaded;
 }
 
 QList<AlgorithmEntry> PluginRegistry::algorithms() const

@@ -18,7 +18,7 @@ namespace tb {
 /// One plugin file found on a search path.
 struct PluginSpec {
     enum class State {
-        Loaded,   ///< metadata valid, instance created, algorithms listed
+        Loaded,   ///< metadata valid, instance created, algorithms (or data sources) listed
         Invalid,  ///< not a Trainbench plugin, wrong IID / API version, bad metadata
         Failed,   ///< looked right but loading or instantiating failed
         Shadowed  ///< another plugin with the same id was found earlier on the search path
@@ -27,8 +27,12 @@ struct PluginSpec {
     QString id, name, version, family, citation, description;
     int apiVersion = 0;
     State state = State::Invalid;
-    QString error;                    ///< why it is not Loaded; empty when Loaded
-    QList<AlgorithmInfo> algorithms;  ///< Loaded only
+    QString error;                    ///< why it is not Loaded (for a Loaded data-source plugin: the sources it refused); else empty
+    QList<AlgorithmInfo> algorithms;  ///< Loaded trainer plugins only
+    /// Loaded data-source plugins only: the ids of the sources it added to the data-source
+    /// registry (tb::data::DataSourceRegistry). When some of its sources were refused (an id
+    /// already taken, a key the host declares), error names them and the rest are listed here.
+    QStringList dataSources;
     TrainerFactory* factory = nullptr;///< Loaded only; owned by the loader, lives as long as the registry
 
     bool isLoaded() const { return state == State::Loaded; }
@@ -79,6 +83,7 @@ public:
 
 private:
     void loadOne(const QString& filePath);
+    void loadDataSources(PluginSpec& spec, QObject* root, QPluginLoader* loader);
 
     QStringList m_searchPaths;
     QList<std::shared_ptr<PluginSpec>> m_plugins;

@@ -142,7 +142,7 @@ const QStringList& ResultCsv::columns()
 
 bool ResultCsv::write(const ExperimentResult& result, const QString& path, QString* error)
 {
-    Writer w(path, result.kind == ExperimentSpec::Kind::ParamSweep ? result.sweptKeys : QStringList());
+    Writer w(path, result.sweptKeys); // a param sweep's swept parameters, empty otherwise
     if (!w.open(error))
         return false;
     for (const AlgorithmCurves& c : result.curves)

@@ -78,8 +78,18 @@ public:
     }
 
     void attach(Trainer* t) { m_trainer = t; }
-    void startClock() { m_t0 = Clock::now(); }
-    void stopClock() { m_elapsed += std::chrono::duration<double>(Clock::now() - m_t0).count(); }
+    void startClock()
+    {
+        if (m_observer)
+            m_observer->trainingClock(m_job, true);
+        m_t0 = Clock::now();
+    }
+    void stopClock()
+    {
+        m_elapsed += std::chrono::duration<double>(Clock::now() - m_t0).count();
+        if (m_observer)
+            m_observer->trainingClock(m_job, false);
+    }
     double elapsed() const { return m_elapsed; }
 
     std::uint64_t seed() const override { return m_job.seed; }

@@ -90,6 +90,12 @@ public:
         Q_UNUSED(job); Q_UNUSED(trainer); Q_UNUSED(p); Q_UNUSED(facts); Q_UNUSED(final);
     }
     virtual void runFinished(const RunJob& job, const RunResult& r) { Q_UNUSED(job); Q_UNUSED(r); }
+    /// The run's training clock started (@p running true: just before fit(), and as training
+    /// resumes after a checkpoint) or stopped (false: as a checkpoint begins, before the host
+    /// evaluates, and when fit() returns). Called on the training thread, outside the clock, so
+    /// an observer can keep a clock of its own with the host's pauses — e.g. process CPU time
+    /// (bench/support's BenchRunner). Keep it quick. After a failure a stop may come twice.
+    virtual void trainingClock(const RunJob& job, bool running) { Q_UNUSED(job); Q_UNUSED(running); }
 };
 
 /// Executes runs. Stateless apart from its references; thread-safe: execute() may be called

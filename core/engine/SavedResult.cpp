@@ -21,7 +21,7 @@ qint64 saveResult(RunStore& store, const ExperimentSpec& spec, const ExperimentR
     };
     ExperimentRecord rec;
     rec.name = spec.name;
-    rec.kind = ExperimentSpec::kindName(spec.kind);
+    rec.kind = spec.kind;
     rec.spec = spec.toJson();
     rec.spec.insert(QStringLiteral("dataset"), data::DataSource::withAbsolutePaths(spec.dataset, spec.baseDir));
     rec.created = QDateTime::currentDateTimeUtc();
@@ -47,7 +47,7 @@ qint64 saveResult(RunStore& store, const ExperimentSpec& spec, const ExperimentR
         r.threads = spec.effectiveThreads();
         return r;
     };
-    if (result.kind == ExperimentSpec::Kind::NoiseSweep) {
+    if (!result.sweep.isEmpty()) { // aggregated cells (a noise sweep): one run per algorithm, its points
         QStringList ids; // one run per algorithm, in the order of the sweep points
         for (const SweepPoint& p : result.sweep)
             if (!ids.contains(p.algorithmId + QLatin1Char('\n') + p.algorithmName))

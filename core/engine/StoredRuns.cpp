@@ -1,5 +1,7 @@
 #include "StoredRuns.h"
 
+#include "ExperimentKind.h"
+
 #include "ParamSweep.h"
 #include "PluginRegistry.h"
 #include "RunStore.h"
@@ -36,17 +38,9 @@ std::optional<StoredRuns::Rerun> StoredRuns::rerunOfRun(const RunStore& store, c
     Rerun r;
     r.spec = *spec;
     r.spec.algorithms = {AlgorithmRun{run->algorithmId, run->algorithmName, run->params}};
-    if (r.spec.kind == ExperimentSpec::Kind::LearningCurve || r.spec.kind == ExperimentSpec::Kind::ParamSweep) {
-        r.spec.repeats = 1;
-        r.spec.firstRepeat = run->repeat; // the seed rule deriveSeed(seed, repeat) gives its seed again
-    }
-    if (r.spec.kind == ExperimentSpec::Kind::ParamSweep) {
-        // One cell, not the grid: its data-set option, and its complete stored parameters (which
-        // hold the swept values).
-        const int option = run->info.value(QStringLiteral("sweep_cell")).toObject().value(QStringLiteral("dataset")).toInt();
-        r.spec.dataset = ParamSweep::datasets(*spec).value(option, r.spec.dataset);
-        r.spec.paramSweep = ParamSweepSpec{};
-    }
+    // The kind narrows its experiment to this run's cell (its repeat, its data-set option …).
+    if (const ExperimentKind* kind = ExperimentKinds::find(r.spec.kind))
+        kind->narrowToRun(r.spec, *run);
     r.spec.threads = run->threads;
     r.spec.name = QStringLiteral("%1 — re-run of run %2").arg(exp->name).arg(runId);
     r.description = QStringLiteral("run %1 (%2, repeat %3, seed %4)")
@@ -190,10 +184,10 @@ StoredRuns::Selection StoredRuns::group(const RunStore& store, const QList<qint6
     }
     res.sweptKeys = QStringList(swept.values());
     res.sweptKeys.sort();
-    res.kind = !anyCurve && !res.sweepRuns.isEmpty() ? ExperimentSpec::Kind::NoiseSweep
+    res.kind = !anyCurve && !res.sweepRuns.isEmpty() ? kinds::NoiseSweep
                : !swept.isEmpty() && std::all_of(runs.begin(), runs.end(), isSweepCell)
-                   ? ExperimentSpec::Kind::ParamSweep
-                   : ExperimentSpec::Kind::LearningCurve;
+                   ? kinds::ParamSweep
+                   : kinds::LearningCurve;
     res.runsPlanned = int(runs.size());
     return sel;
 }
@@ -227,9 +221,7 @@ std::optional<ExperimentResult> StoredRuns::experiment(const RunStore& store, qi
     }
     ExperimentResult r = std::move(sel.result);
     r.experimentId = experimentId;
-    r.kind = exp->kind == QLatin1String("noise-sweep")   ? ExperimentSpec::Kind::NoiseSweep
-             : exp->kind == QLatin1String("param-sweep") ? ExperimentSpec::Kind::ParamSweep
-                                                         : ExperimentSpec::Kind::LearningCurve;
+    r.kind = exp->kind;
     return r;
 }
 

@@ -6,7 +6,7 @@
 /// (a virtual function added, removed or changed); old plugins are then listed as "built for
 /// plugin API N" instead of being loaded.
 
-#define TB_API_VERSION 2
+#define TB_API_VERSION 3
 
 #define TB_API_STRINGIFY_(x) #x
 #define TB_API_STRINGIFY(x) TB_API_STRINGIFY_(x)

@@ -9,7 +9,8 @@
 /// Sources built into Trainbench live in core/data/sources/, one file each, and register
 /// themselves (TB_REGISTER_DATA_SOURCE in core/data/DataSourceRegistry.h). A plugin offers more
 /// by implementing DataSourcePlugin on its root object, like a trainer plugin implements
-/// TrainerFactory (one root object may implement both); see docs/contributing.md.
+/// TrainerFactory, and declaring DataSourcePlugin_iid in Q_PLUGIN_METADATA; the registry lists
+/// it with the trainer plugins. See docs/contributing.md.
 
 #include "ApiVersion.h"
 #include "DataTable.h"

@@ -21,8 +21,11 @@ namespace tb {
 
 /// How a schema's messages name its keys, and what else its conditions may read.
 struct ParamContext {
-    /// Prefix of key paths in messages: empty → `parameter "lr": …` (an algorithm's
-    /// parameters); "dataset" → `dataset.samples: …`.
+    /// How messages name a key: `parameter "lr"` (an algorithm's parameters), or as a path into
+    /// the file, `dataset.samples` (or `repeats` with an empty path).
+    enum class KeyNames { Parameter, Path };
+    KeyNames keyNames = KeyNames::Parameter;
+    /// With KeyNames::Path: the path of the object, e.g. "dataset".
     QString path;
     /// Who owns the keys, for messages about unknown or missing keys (e.g. `source "moons"`).
     QString owner;
@@ -169,7 +172,7 @@ public:
             if (!s)
                 return failWith(unknownKeyMessage(it.key(), ctx));
             QString msg;
-            auto v = convert(*s, it.value(), &msg, ctx.path);
+            auto v = convert(*s, it.value(), &msg, ctx);
             if (!v)
                 return failWith(msg);
             out.insert(s->key, *v);
@@ -188,17 +191,17 @@ public:
                 QStringList why;
                 for (const ParamCondition& c : s.activeWhen)
                     why << c.text();
-                return failWith(keyName(s.key, ctx.path) +
+                return failWith(keyName(s.key, ctx) +
                                 QStringLiteral(": only used when %1").arg(why.join(QStringLiteral(" and "))));
             }
             if (!active || out.contains(s.key))
                 continue;
             if (s.required)
-                return failWith(keyName(s.key, ctx.path) +
+                return failWith(keyName(s.key, ctx) +
                                 (ctx.owner.isEmpty() ? QStringLiteral(": missing (required)")
                                                      : QStringLiteral(": missing (required for %1)").arg(ctx.owner)));
             if (!s.requiredUnless.isEmpty() && !out.contains(s.requiredUnless))
-                return failWith(keyName(s.key, ctx.path) +
+                return failWith(keyName(s.key, ctx) +
                                 QStringLiteral(": missing; give %1 or %2").arg(s.key, s.requiredUnless));
             if (ctx.fillDefaults && s.defaultValue.isValid())
                 out.insert(s.key, s.defaultValue);
@@ -279,11 +282,11 @@ public:
     }
 
     /// Converts one value to the spec's canonical type, or explains why it cannot. The
-    /// message starts with the key as @p path names it (see ParamContext::path).
+    /// message starts with the key as @p ctx names it.
     static std::optional<QVariant> convert(const ParamSpec& s, const QVariant& v, QString* error,
-                                           const QString& path = QString())
+                                           const ParamContext& ctx = {})
     {
-        const QString name = keyName(s.key, path);
+        const QString name = keyName(s.key, ctx);
         const QString got = QStringLiteral(", got ") + describe(v);
         const QString range = rangeText(s);
         const QString within = range.isEmpty() ? QString() : QLatin1Char(' ') + range;
@@ -469,12 +472,12 @@ public:
         return v.toString();
     }
 
-    /// How a message names @p key: `parameter "key"` with no @p path, else `path.key`.
-    static QString keyName(const QString& key, const QString& path)
+    /// How a message names @p key (see ParamContext::keyNames).
+    static QString keyName(const QString& key, const ParamContext& ctx)
     {
-        if (path.isEmpty())
+        if (ctx.keyNames == ParamContext::KeyNames::Parameter)
             return QStringLiteral("parameter \"%1\"").arg(key);
-        return path + QLatin1Char('.') + key;
+        return ctx.path.isEmpty() ? key : ctx.path + QLatin1Char('.') + key;
     }
 
 private:
@@ -507,7 +510,13 @@ private:
     {
         return v.typeId() == QMetaType::QVariantList || v.typeId() == QMetaType::QStringList;
     }
-    static QString number(double d) { return QString::number(d, 'g', QLocale::FloatingPointShortest); }
+    /// A bound or value as people write it: whole numbers in full (100000, not 1e+05).
+    static QString number(double d)
+    {
+        if (d == std::floor(d) && std::abs(d) < 1e15)
+            return QString::number(qlonglong(d));
+        return QString::number(d, 'g', QLocale::FloatingPointShortest);
+    }
     /// A value as conditions compare it.
     static QString valueText(const QVariant& v)
     {
@@ -530,9 +539,9 @@ private:
         }
         const QString suggestion = closest.isEmpty() ? QString() : QStringLiteral("; did you mean \"%1\"?").arg(closest);
         const QString list = known.join(QStringLiteral(", "));
-        if (ctx.path.isEmpty())
+        if (ctx.keyNames == ParamContext::KeyNames::Parameter)
             return QStringLiteral("unknown parameter \"%1\"%2 (known: %3)").arg(key, suggestion, list);
-        return keyName(key, ctx.path) +
+        return keyName(key, ctx) +
                (ctx.owner.isEmpty() ? QStringLiteral(": unknown key") : QStringLiteral(": unknown key for %1").arg(ctx.owner)) +
                suggestion + QStringLiteral(" (known: %1)").arg(list);
     }

@@ -333,6 +333,77 @@ private Q_SLOTS:
         QCOMPARE(o.code, code);
         QVERIFY2(o.err.contains(message), qPrintable(o.err));
     }
+
+    // --plot writes the charts of app/charts' registry that are exported for the result: the
+    // first at OUT.png, the others beside it as OUT-<suffix>.png, each a 1200×800 PNG.
+    void plotWritesTheExportedChartsBesideOut()
+    {
+        const QString dir = m_dir.filePath("plots");
+        QVERIFY(QDir().mkpath(dir));
+        auto chartsOf = [](const QString& out) {
+            QStringList files;
+            for (const QString& line : linesWith(out, "chart: "))
+                files << QFileInfo(line.mid(7).trimmed()).fileName();
+            return files;
+        };
+        // The PNG signature, then the IHDR chunk's width and height (big-endian).
+        auto isPicture = [](const QString& path) {
+            QFile f(path);
+            if (!f.open(QIODevice::ReadOnly))
+                return false;
+            const QByteArray head = f.read(24);
+            auto be32 = [&](int at) {
+                return (quint32(quint8(head[at])) << 24) | (quint32(quint8(head[at + 1])) << 16) |
+                       (quint32(quint8(head[at + 2])) << 8) | quint32(quint8(head[at + 3]));
+            };
+            return head.size() == 24 && head.startsWith("\x89PNG\r\n\x1a\n") && be32(16) == 1200 && be32(20) == 800;
+        };
+
+        // A learning curve: its metric against training time at OUT.png, against epoch, and the
+        // frontier; no chart of another kind.
+        const QString lc = writeSpec("plot-lc.json", R"({"name": "plots", "kind": "learning-curve", "threads": 1,
+            "repeats": 2, "dataset": {"source": "moons", "samples": 200, "noise": 0.1},
+            "algorithms": [{"id": "linear.ridge", "label": "LS"},
+                           {"id": "test.sleepy", "label": "Sleepy", "params": {"epochs": 3, "epoch_ms": 1}}]})");
+        Output o = cli({"run", lc, "--no-db", "--quiet", "--plot", dir + "/lc.png"});
+        QVERIFY2(o.code == 0, qPrintable(o.err));
+        QStringList files = chartsOf(o.out);
+        QVERIFY2(files.mid(0, 2) == QStringList({"lc.png", "lc-epoch.png"}), qPrintable(o.out));
+        QVERIFY2(files.contains("lc-frontier.png"), qPrintable(o.out));
+        QVERIFY(!files.contains("lc-parallel.png") && !files.contains("lc-loss.png") && !files.contains("lc-sigma.png"));
+        for (const QString& f : files)
+            QVERIFY2(isPicture(dir + "/" + f), qPrintable(f));
+
+        // A noise sweep: RMSE vs σ, alone.
+        const QString sweep = writeSpec("plot-sweep.json", R"({"name": "plot sweep", "kind": "noise-sweep", "threads": 1,
+            "dataset": {"source": "bpls-toy", "function": "linear"},
+            "sweep": {"sigma": [0, 0.5], "monte_carlo": 2},
+            "algorithms": [{"id": "linear.ridge", "label": "LS"}]})");
+        o = cli({"run", sweep, "--no-db", "--quiet", "--plot", dir + "/sweep.png"});
+        QVERIFY2(o.code == 0, qPrintable(o.err));
+        QCOMPARE(chartsOf(o.out), QStringList{"sweep.png"});
+        QVERIFY(isPicture(dir + "/sweep.png"));
+
+        // A param sweep over a number: the final metric against it at OUT.png, then its parallel
+        // coordinates and the frontier; its learning curves give way.
+        const QString ps = writeSpec("plot-ps.json", R"({"name": "plot offsets", "kind": "param-sweep", "threads": 1,
+            "repeats": 2, "dataset": {"source": "friedman1", "samples": 100},
+            "algorithms": [{"id": "test.noise", "label": "Noise", "params": {"epochs": 2}}],
+            "sweep": {"grid": {"offset": [0, 2]}}})");
+        o = cli({"run", ps, "--no-db", "--quiet", "--plot", dir + "/ps.png"});
+        QVERIFY2(o.code == 0, qPrintable(o.err));
+        files = chartsOf(o.out);
+        QVERIFY2(files.value(0) == "ps.png" && files.contains("ps-parallel.png") && files.contains("ps-frontier.png"),
+                 qPrintable(o.out));
+        QVERIFY(!files.contains("ps-epoch.png"));
+        for (const QString& f : files)
+            QVERIFY2(isPicture(dir + "/" + f), qPrintable(f));
+
+        // A file that cannot be written: exit 6, the message names it.
+        o = cli({"run", sweep, "--no-db", "--quiet", "--plot", "/nonexistent-dir/plot.png"});
+        QCOMPARE(o.code, 6);
+        QVERIFY2(o.err.contains("/nonexistent-dir/plot.png"), qPrintable(o.err));
+    }
 };
 
 QTEST_GUILESS_MAIN(TestCli)

@@ -48,14 +48,15 @@ private Q_SLOTS:
         QTest::addColumn<QByteArray>("json");
         QTest::addColumn<QString>("expected");
         const QByteArray base = R"("dataset": {"source": "moons"}, "algorithms": [{"id": "linear.ridge"}])";
-        QTest::newRow("kind") << QByteArray("{\"kind\": \"curve\", " + base + "}") << "exp.json: kind: expected \"learning-curve\", \"noise-sweep\" or \"param-sweep\", got \"curve\"";
+        QTest::newRow("kind") << QByteArray("{\"kind\": \"curve\", " + base + "}") << "exp.json: kind: expected one of \"learning-curve\", \"noise-sweep\", \"param-sweep\", got \"curve\"";
         QTest::newRow("unknown key") << QByteArray("{\"kind\": \"learning-curve\", \"repeat\": 3, " + base + "}") << "exp.json: repeat: unknown key";
-        QTest::newRow("repeats") << QByteArray("{\"kind\": \"learning-curve\", \"repeats\": 0, " + base + "}") << "exp.json: repeats: 0 is outside [1, 1000]";
-        QTest::newRow("threads type") << QByteArray("{\"kind\": \"learning-curve\", \"threads\": \"two\", " + base + "}") << "exp.json: threads: expected an integer, got \"two\"";
+        QTest::newRow("repeats") << QByteArray("{\"kind\": \"learning-curve\", \"repeats\": 0, " + base + "}") << "exp.json: repeats: expected an integer 1 to 1000, got 0";
+        QTest::newRow("threads type") << QByteArray("{\"kind\": \"learning-curve\", \"threads\": \"two\", " + base + "}") << "exp.json: threads: expected an integer 0 to 1024, got \"two\"";
         QTest::newRow("no algorithms") << QByteArray(R"({"kind": "learning-curve", "dataset": {"source": "moons"}, "algorithms": []})") << "exp.json: algorithms: expected a non-empty array";
         QTest::newRow("algorithm key") << QByteArray(R"({"kind": "learning-curve", "dataset": {"source": "moons"}, "algorithms": [{"id": "a", "parms": {}}]})") << "exp.json: algorithms[0].parms: unknown key";
         QTest::newRow("sweep missing") << QByteArray("{\"kind\": \"noise-sweep\", " + base + "}") << "exp.json: sweep: a noise-sweep needs";
         QTest::newRow("sigma negative") << QByteArray("{\"kind\": \"noise-sweep\", \"sweep\": {\"sigma\": [0, -1]}, " + base + "}") << "exp.json: sweep.sigma[1]: expected σ ≥ 0, got -1";
+        QTest::newRow("repeats in a noise sweep") << QByteArray("{\"kind\": \"noise-sweep\", \"repeats\": 3, \"sweep\": {\"sigma\": [0]}, " + base + "}") << "exp.json: repeats: unknown key for kind \"noise-sweep\"";
         QTest::newRow("negative seed") << QByteArray("{\"kind\": \"learning-curve\", \"seed\": -3, " + base + "}") << "exp.json: seed: expected a non-negative integer";
     }
     void wrongValuesNameTheirKey()
@@ -75,7 +76,7 @@ private Q_SLOTS:
         QVERIFY(s);
         const QStringList problems = s->validate(m_reg);
         QCOMPARE(problems.size(), 2);
-        QVERIFY2(problems[0].contains("algorithms[0].params: parameter \"ridge\": expected a number ≥ 0, got -2"), qPrintable(problems[0]));
+        QVERIFY2(problems[0].contains("algorithms[0].params: parameter \"ridge\": expected a number 0 to 100000000, got -2"), qPrintable(problems[0]));
         QVERIFY2(problems[1].contains("algorithms[1].id: unknown algorithm \"nope\""), qPrintable(problems[1]));
     }
 

@@ -215,7 +215,7 @@ private Q_SLOTS:
         Recorder rec;
         const ExperimentResult res = runner.run(spec, &rec);
         QVERIFY2(res.error.isEmpty(), qPrintable(res.error));
-        QCOMPARE(res.kind, ExperimentSpec::Kind::ParamSweep);
+        QCOMPARE(res.kind, kinds::ParamSweep);
         QCOMPARE(res.runsFinished, 12);
         QCOMPARE(rec.cells.size(), 12);
         QCOMPARE(res.sweptKeys, QStringList{"offset"});
@@ -245,7 +245,7 @@ private Q_SLOTS:
         // Reloaded from the store, the result has the same configurations and numbers.
         const auto loaded = StoredRuns::experiment(*store, res.experimentId, &err);
         QVERIFY2(loaded, qPrintable(err));
-        QCOMPARE(loaded->kind, ExperimentSpec::Kind::ParamSweep);
+        QCOMPARE(loaded->kind, kinds::ParamSweep);
         QCOMPARE(loaded->curves.size(), 6);
         QCOMPARE(loaded->sweptKeys, QStringList{"offset"});
         for (int i = 0; i < 6; ++i) {

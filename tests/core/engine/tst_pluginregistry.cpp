@@ -1,3 +1,5 @@
+#include <DataSource.h>
+#include <DataSourceRegistry.h>
 #include <PluginRegistry.h>
 
 #include <QTemporaryDir>
@@ -96,6 +98,30 @@ private Q_SLOTS:
             QVERIFY2(QString(e.what()).contains("ridge") && QString(e.what()).contains("-1"), e.what());
         }
         QVERIFY_THROWS_EXCEPTION(std::invalid_argument, m_reg.create("no.such", {}));
+    }
+
+    void dataSourcePluginAddsItsSources()
+    {
+        // A plugin that declares the data-source interface adds its sources to the registry that
+        // experiment files and the data-set form read; one whose id is taken is refused by name.
+        const PluginSpec* rings = byFile("ringssource");
+        QVERIFY(rings);
+        QVERIFY2(rings->isLoaded(), qPrintable(rings->error));
+        QCOMPARE(rings->apiVersion, tb::ApiVersion);
+        QCOMPARE(rings->dataSources, QStringList{"test_rings"});
+        QVERIFY2(rings->error.contains("\"moons\"") && rings->error.contains("built in"), qPrintable(rings->error));
+        const tb::data::DataSourceEntry* e = tb::data::DataSourceRegistry::find("test_rings");
+        QVERIFY(e);
+        QVERIFY2(e->origin.contains("ringssource"), qPrintable(e->origin));
+        QCOMPARE(tb::data::DataSourceRegistry::find("moons")->origin, QStringLiteral("built in"));
+        // Loaded through the host: split, schema defaults and the host's checks apply.
+        const tb::data::DatasetPair p =
+            tb::data::DataSource::load({{"source", "test_rings"}, {"samples", 100}, {"test_fraction", 0.2}}, {});
+        QCOMPARE(p.train.rows(), Eigen::Index(80));
+        QCOMPARE(p.test.rows(), Eigen::Index(20));
+        QCOMPARE(p.train.outputs(), Eigen::Index(2));
+        QVERIFY_THROWS_EXCEPTION(std::exception,
+                                 tb::data::DataSource::load({{"source", "test_rings"}, {"samples", 2}}, {}));
     }
 
     void duplicatePluginIsShadowed()

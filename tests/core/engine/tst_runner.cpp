@@ -279,6 +279,34 @@ private Q_SLOTS:
         QVERIFY(r.points[0].trainTime >= 0.045 && r.points[1].trainTime > r.points[0].trainTime);
     }
 
+    void trainingClockIsReportedToObservers()
+    {
+        // An observer keeping a clock of its own (bench/support: CPU time) must see the host's
+        // clock start before fit(), stop before every checkpoint's evaluation and after fit().
+        class Events : public RunObserver {
+        public:
+            QStringList seen;
+            void trainingClock(const RunJob&, bool running) override { seen << (running ? "on" : "off"); }
+            void checkpointLogged(const RunJob&, qint64, const MetricPoint&) override { seen << "point"; }
+        } events;
+        StopSource stop;
+        RunResult r;
+        tbb::task_arena(2).execute(
+            [&] { r = Runner(m_reg, nullptr).execute(job("test.noise", {{"epochs", 3}}), stop, &events); });
+        QCOMPARE(r.status, RunStatus::Finished);
+        QCOMPARE(r.points.size(), 3);
+        QCOMPARE(events.seen, QStringList({"on", "off", "point", "on", "off", "point", "on", "off", "point", "on", "off"}));
+
+        // Checkpoints that are not evaluated (noise-sweep cells): the clock still pauses, and the
+        // final point comes after the last stop.
+        Events cells;
+        RunJob cell = job("test.noise", {{"epochs", 2}});
+        cell.evaluateCheckpoints = false;
+        tbb::task_arena(2).execute([&] { r = Runner(m_reg, nullptr).execute(cell, stop, &cells); });
+        QCOMPARE(r.status, RunStatus::Finished);
+        QCOMPARE(cells.seen, QStringList({"on", "off", "on", "off", "on", "off", "point"}));
+    }
+
     void learningCurveLogsReproducibleRuns()
     {
         QString err;

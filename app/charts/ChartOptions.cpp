@@ -1,0 +1,32 @@
+#include "ChartOptions.h"
+
+#include <cmath>
+
+namespace tb::charts {
+
+bool ChartOptions::isClassification(const ExperimentResult& result) const
+{
+    return classification ? *classification : hasAccuracy(result);
+}
+
+MetricId ChartOptions::metricFor(const ExperimentResult& result) const
+{
+    return metric ? *metric : RunMetric::defaultFor(result.curves);
+}
+
+QString ChartOptions::titled(const QString& what) const
+{
+    return !title || title->isEmpty() ? what : *title + QStringLiteral(" — ") + what;
+}
+
+bool ChartOptions::hasAccuracy(const ExperimentResult& result)
+{
+    for (const AlgorithmCurves& c : result.curves)
+        for (const QVector<MetricPoint>& repeat : c.repeats)
+            for (const MetricPoint& p : repeat)
+                if (std::isfinite(p.testAccuracy) || std::isfinite(p.trainAccuracy))
+                    return true;
+    return false;
+}
+
+} // namespace tb::charts

@@ -1,0 +1,42 @@
+#pragma once
+/// @file ChartOptions.h
+/// The choices a view or an export makes about a chart of the registry: metric, swept parameter,
+/// log time axis, the title of an exported picture.
+
+#include <ExperimentRunner.h>
+#include <RunMetric.h>
+
+#include <QString>
+#include <optional>
+
+namespace tb::charts {
+
+/// What a view (ChartTabs, SweepResultView) or an export (trainbench-cli --plot) chooses for a
+/// chart of the ChartRegistry. Every field may stay unset; a chart reads the fields it has a use
+/// for and derives the others from the result. A value type.
+struct ChartOptions {
+    /// Learning curves in accuracy (true) or RMSE (false). Unset: accuracy when some checkpoint of
+    /// the result has one (hasAccuracy()).
+    std::optional<bool> classification;
+    /// The final metric of the comparison charts. Unset: RunMetric::defaultFor() of the curves.
+    std::optional<MetricId> metric;
+    /// The swept parameter on the x axis (metric vs parameter). Empty: none chosen; the chart
+    /// keeps what it shows.
+    QString parameter;
+    /// Training time on a log10 axis (curves against time). Default off.
+    bool logTime = false;
+    /// Set for an exported picture: the chart is titled "<title> — <what it shows>" ("<what it
+    /// shows>" alone when the title is empty). Unset (the workbench): the chart keeps its own title.
+    std::optional<QString> title;
+
+    /// classification, or when unset hasAccuracy(@p result).
+    bool isClassification(const ExperimentResult& result) const;
+    /// metric, or when unset RunMetric::defaultFor(@p result.curves).
+    MetricId metricFor(const ExperimentResult& result) const;
+    /// "<title> — <what>", or @p what alone when title is unset or empty.
+    QString titled(const QString& what) const;
+    /// Whether some checkpoint of @p result's curves has a finite train or test accuracy.
+    static bool hasAccuracy(const ExperimentResult& result);
+};
+
+} // namespace tb::charts

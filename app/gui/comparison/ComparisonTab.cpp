@@ -1,0 +1,152 @@
+#include "ComparisonTab.h"
+
+#include "ComparisonPanel.h"
+#include "SweepResultView.h"
+
+#include <ExperimentRunner.h>
+#include <ParamSweep.h>
+#include <PluginRegistry.h>
+#include <StoredRuns.h>
+#include <RunStore.h>
+
+#include <QLabel>
+#include <QSet>
+#include <QSplitter>
+#include <QVBoxLayout>
+
+namespace tb::gui {
+
+ComparisonTab::ComparisonTab(const PluginRegistry& registry, QWidget* parent) : QWidget(parent), m_registry(registry)
+{
+    auto* layout = new QVBoxLayout(this);
+    m_caption = new QLabel;
+    QFont f = m_caption->font();
+    f.setBold(true);
+    m_caption->setFont(f);
+    layout->addWidget(m_caption);
+    m_splitter = new QSplitter(Qt::Vertical);
+    m_sweep = new SweepResultView;
+    m_panel = new ComparisonPanel;
+    m_splitter->addWidget(m_sweep);
+    m_splitter->addWidget(m_panel);
+    // Charts and tables about evenly: the result matrix needs its rows visible.
+    m_splitter->setStretchFactor(0, 1);
+    m_splitter->setStretchFactor(1, 1);
+    layout->addWidget(m_splitter, 1);
+    clear();
+}
+
+QString ComparisonTab::caption() const
+{
+    return m_caption->text();
+}
+
+void ComparisonTab::clear()
+{
+    m_caption->setText(tr("Nothing to compare yet: run an experiment with repeats or a param sweep, or pick runs in "
+                          "the run browser and press Compare."));
+    show({});
+}
+
+void ComparisonTab::show(const QList<AlgorithmCurves>& curves)
+{
+    m_sweep->setCurves(curves);
+    m_panel->setCurves(curves);
+}
+
+void ComparisonTab::showLive(const ExperimentSpec& spec, const QList<charts::CurveSeriesData>& curves)
+{
+    if (spec.kind == kinds::NoiseSweep) {
+        clear();
+        return;
+    }
+    QList<AlgorithmCurves> shown;
+    if (spec.kind == kinds::ParamSweep) {
+        shown = ParamSweep::configurations(spec, &m_registry);
+    } else {
+        for (const AlgorithmRun& a : spec.algorithms) {
+            AlgorithmCurves c;
+            const AlgorithmEntry* e = m_registry.algorithm(a.id);
+            c.algorithmId = a.id;
+            c.label = c.configuration = !a.label.isEmpty() ? a.label : (e ? e->info.name : a.id);
+            c.dataset = QStringLiteral("data set");
+            shown << c;
+        }
+    }
+    for (AlgorithmCurves& c : shown)
+        for (const charts::CurveSeriesData& d : curves)
+            if (d.label == c.label && d.algorithmId == c.algorithmId) {
+                // Live: every run so far counts, the one training too (its value is its latest
+                // checkpoint); the finished result replaces this with the runs' real statuses.
+                c.repeats = d.repeats;
+                for (int r = 0; r < d.repeats.size(); ++r) {
+                    c.statuses << RunStatus::Finished;
+                    c.infos << QJsonObject();
+                    c.seeds << std::uint64_t(r);
+                    c.repeatNumbers << r;
+                }
+                break;
+            }
+    m_caption->setText(tr("Live: %1 — %2").arg(spec.name, spec.kind));
+    show(shown);
+}
+
+void ComparisonTab::showResult(const ExperimentResult& result, const QString& caption)
+{
+    if (result.kind == kinds::NoiseSweep) {
+        clear();
+        return;
+    }
+    m_caption->setText(caption);
+    show(result.curves);
+}
+
+int ComparisonTab::showRuns(RunStore& store, const QList<qint64>& runIds)
+{
+    const QSet<qint64> wanted(runIds.begin(), runIds.end());
+    QList<qint64> experiments;
+    for (qint64 id : runIds)
+        if (const auto run = store.run(id); run && !experiments.contains(run->experimentId))
+            experiments << run->experimentId;
+    QList<AlgorithmCurves> curves;
+    int shown = 0;
+    for (qint64 e : experiments) {
+        QString error;
+        const auto result = StoredRuns::experiment(store, e, &error);
+        if (!result || result->kind == kinds::NoiseSweep)
+            continue;
+        for (const AlgorithmCurves& c : result->curves) {
+            AlgorithmCurves kept = c;
+            kept.repeats.clear();
+            kept.statuses.clear();
+            kept.infos.clear();
+            kept.repeatNumbers.clear();
+            kept.runIds.clear();
+            kept.seeds.clear();
+            for (int r = 0; r < c.runIds.size(); ++r)
+                if (wanted.contains(c.runIds[r])) {
+                    kept.repeats << c.repeats.value(r);
+                    kept.statuses << c.statuses.value(r);
+                    kept.infos << c.infos.value(r);
+                    kept.repeatNumbers << c.repeatNumbers.value(r);
+                    kept.runIds << c.runIds[r];
+                    kept.seeds << c.seeds.value(r);
+                }
+            if (kept.runIds.isEmpty())
+                continue;
+            // Runs of several experiments: the experiment tells equal labels apart.
+            if (experiments.size() > 1) {
+                const QString suffix = QStringLiteral(" (exp %1)").arg(e);
+                kept.label += suffix;
+                kept.configuration = (kept.configuration.isEmpty() ? c.label : kept.configuration) + suffix;
+            }
+            shown += int(kept.runIds.size());
+            curves << kept;
+        }
+    }
+    m_caption->setText(tr("%n picked run(s)", nullptr, shown));
+    show(curves);
+    return shown;
+}
+
+} // namespace tb::gui

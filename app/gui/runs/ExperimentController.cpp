@@ -1,0 +1,445 @@
+#include "ExperimentController.h"
+
+#include <ParamSweep.h>
+
+#include <CostPrediction.h>
+#include <ExperimentKind.h>
+#include <PluginRegistry.h>
+#include <RunStore.h>
+
+#include <QCoreApplication>
+#include <QEventLoop>
+
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
+namespace tb::gui {
+
+/// One thing that happened on a worker thread, waiting for the GUI thread.
+struct ExperimentController::Event {
+    enum class Type { ExperimentStarted, RunStarted, CostPredicted, Checkpoint, RunFinished, Progress, Sweep };
+    Type type = Type::Progress;
+    QString label;
+    QString algorithmId;
+    int repeat = 0;
+    qint64 id = -1;          ///< experiment id (ExperimentStarted) or run id
+    MetricPoint point;       ///< Checkpoint; RunFinished: the final point
+    RunStatus status = RunStatus::Finished;
+    QString error;
+    int done = 0;
+    int total = 0;
+    SweepPoint sweep;
+    QJsonObject info;        ///< CostPredicted: the cost; RunFinished: the run's facts
+};
+
+/// Queues the runner's callbacks (worker threads) for drain() (GUI thread). Each call only
+/// copies a small record under a mutex, so training is never held up by the GUI.
+class ExperimentController::Observer final : public ExperimentObserver {
+public:
+    void experimentStarted(qint64 experimentId, const ExperimentSpec&, int totalUnits) override
+    {
+        Event e;
+        e.type = Event::Type::ExperimentStarted;
+        e.id = experimentId;
+        e.total = totalUnits;
+        push(std::move(e));
+    }
+    void progress(int done, int total) override
+    {
+        Event e;
+        e.type = Event::Type::Progress;
+        e.done = done;
+        e.total = total;
+        push(std::move(e));
+    }
+    void sweepPointReady(const SweepPoint& p) override
+    {
+        Event e;
+        e.type = Event::Type::Sweep;
+        e.sweep = p;
+        push(std::move(e));
+    }
+    void runStarted(const RunJob& job, qint64 runId) override
+    {
+        Event e = jobEvent(Event::Type::RunStarted, job);
+        e.id = runId;
+        push(std::move(e));
+    }
+    void costPredicted(const RunJob& job, qint64 runId, const QJsonObject& cost) override
+    {
+        Event e = jobEvent(Event::Type::CostPredicted, job);
+        e.id = runId;
+        e.info = cost;
+        push(std::move(e));
+    }
+    void checkpointLogged(const RunJob& job, qint64 runId, const MetricPoint& p) override
+    {
+        Event e = jobEvent(Event::Type::Checkpoint, job);
+        e.id = runId;
+        e.point = p;
+        push(std::move(e));
+    }
+    void runFinished(const RunJob& job, const RunResult& r) override
+    {
+        Event e = jobEvent(Event::Type::RunFinished, job);
+        e.id = r.runId;
+        e.status = r.status;
+        e.error = r.error;
+        e.point = r.last;
+        e.info = r.info;
+        push(std::move(e));
+    }
+
+    /// Moves every queued event into @p out; returns whether the worker has ended.
+    bool take(std::vector<Event>& out)
+    {
+        std::lock_guard lock(m_mutex);
+        out.swap(m_events);
+        m_events.clear();
+        return m_finished;
+    }
+    void markFinished()
+    {
+        std::lock_guard lock(m_mutex);
+        m_finished = true;
+    }
+
+private:
+    static Event jobEvent(Event::Type t, const RunJob& job)
+    {
+        Event e;
+        e.type = t;
+        e.label = job.label;
+        e.algorithmId = job.algorithmId;
+        e.repeat = job.repeat;
+        return e;
+    }
+    void push(Event&& e)
+    {
+        std::lock_guard lock(m_mutex);
+        m_events.push_back(std::move(e));
+    }
+
+    std::mutex m_mutex;
+    std::vector<Event> m_events;
+    bool m_finished = false;
+};
+
+ExperimentController::ExperimentController(const PluginRegistry& registry, QObject* parent)
+    : QObject(parent), m_registry(registry)
+{
+    m_timer.setInterval(50);
+    connect(&m_timer, &QTimer::timeout, this, &ExperimentController::drain);
+}
+
+ExperimentController::~ExperimentController()
+{
+    if (m_runner)
+        m_runner->requestStop();
+    if (m_worker.joinable())
+        m_worker.join();
+}
+
+void ExperimentController::setStore(RunStore* store)
+{
+    if (!isRunning())
+        m_store = store;
+}
+
+bool ExperimentController::start(const ExperimentSpec& spec, QString* error)
+{
+    if (isRunning()) {
+        if (error)
+            *error = tr("An experiment is already running; stop it first.");
+        return false;
+    }
+    const QStringList problems = spec.validate(m_registry);
+    if (!problems.isEmpty()) {
+        if (error)
+            *error = problems.join(QLatin1Char('\n'));
+        return false;
+    }
+
+    m_spec = spec;
+    m_experimentId = -1;
+    m_curves.clear();
+    m_repeatIndex.clear();
+    m_plannedEpochs.clear();
+    m_sweep.clear();
+    m_result = ExperimentResult{};
+    m_done = 0;
+    m_runsStarted = 0;
+    m_currentRun.clear();
+    m_currentCurve = -1;
+    m_currentRepeat = 0;
+    m_lastPoint = MetricPoint{};
+    m_total = 0; // the runner says how many units once the data are loaded (experimentStarted)
+    // One curve per algorithm entry, in spec order, labelled as the runner labels its jobs; a
+    // param sweep has one per configuration (ParamSweep::configurations, the runner's own list).
+    if (spec.kind == kinds::ParamSweep) {
+        for (const AlgorithmCurves& c : ParamSweep::configurations(spec, &m_registry)) {
+            charts::CurveSeriesData d;
+            d.algorithmId = c.algorithmId;
+            d.label = c.label;
+            m_curves << d;
+            m_repeatIndex << QList<int>();
+            QVariantMap params;
+            for (const AlgorithmRun& a : spec.algorithms)
+                if (a.id == c.algorithmId)
+                    params = a.params;
+            for (auto it = c.setting.begin(); it != c.setting.end(); ++it)
+                params.insert(it.key(), it.value());
+            m_plannedEpochs << m_registry.plannedEpochs(c.algorithmId, params);
+        }
+    }
+    for (const AlgorithmRun& a : spec.algorithms) {
+        if (spec.kind == kinds::ParamSweep)
+            break;
+        const AlgorithmEntry* entry = m_registry.algorithm(a.id);
+        charts::CurveSeriesData c;
+        c.algorithmId = a.id;
+        c.label = !a.label.isEmpty() ? a.label : (entry ? entry->info.name : a.id);
+        m_curves << c;
+        m_repeatIndex << QList<int>();
+        m_plannedEpochs << m_registry.plannedEpochs(a.id, a.params);
+    }
+
+    m_runner = std::make_unique<ExperimentRunner>(m_registry, m_store);
+    m_observer = std::make_unique<Observer>();
+    m_clock.start();
+    m_lastElapsed = 0;
+    Observer* observer = m_observer.get();
+    ExperimentRunner* runner = m_runner.get();
+    const ExperimentSpec copy = m_spec;
+    m_worker = std::thread([this, observer, runner, copy] {
+        ExperimentResult r = runner->run(copy, observer);
+        {
+            std::lock_guard lock(m_resultMutex);
+            m_workerResult = std::move(r);
+        }
+        observer->markFinished();
+    });
+    m_timer.start();
+    Q_EMIT started();
+    Q_EMIT progressChanged(0, m_total);
+    Q_EMIT statusText(tr("Starting “%1”…").arg(spec.name));
+    Q_EMIT logMessage(tr("Started “%1” (%2, %3 threads)")
+                          .arg(spec.name, spec.kind)
+                          .arg(spec.effectiveThreads()));
+    return true;
+}
+
+void ExperimentController::stop()
+{
+    if (m_runner && isRunning()) {
+        m_runner->requestStop();
+        Q_EMIT statusText(tr("Stopping…"));
+    }
+}
+
+bool ExperimentController::waitForFinished(int ms)
+{
+    if (!isRunning())
+        return true;
+    // A local loop: the drain timer keeps its pace, so waiting changes nothing of what the
+    // GUI would see.
+    QEventLoop loop;
+    connect(this, &ExperimentController::finished, &loop, &QEventLoop::quit);
+    QTimer::singleShot(ms, &loop, &QEventLoop::quit);
+    loop.exec();
+    return !isRunning();
+}
+
+double ExperimentController::elapsedSeconds() const
+{
+    return isRunning() ? m_clock.elapsed() / 1000.0 : m_lastElapsed;
+}
+
+int ExperimentController::curveIndex(const QString& label, const QString& algorithmId)
+{
+    // Learning curves run algorithm by algorithm in spec order: the first entry at or after
+    // the current one that matches is the right one, even when two entries look alike.
+    const int from = std::max(0, m_currentCurve);
+    for (int pass = 0; pass < 2; ++pass)
+        for (int i = pass == 0 ? from : 0; i < m_curves.size(); ++i)
+            if (m_curves[i].label == label && m_curves[i].algorithmId == algorithmId)
+                return i;
+    return -1;
+}
+
+void ExperimentController::drain()
+{
+    std::vector<Event> events;
+    const bool workerEnded = m_observer ? m_observer->take(events) : true;
+    bool dataChanged = false;
+    bool progress = false;
+    for (Event& e : events) {
+        switch (e.type) {
+        case Event::Type::ExperimentStarted:
+            m_experimentId = e.id;
+            m_total = e.total;
+            progress = true;
+            break;
+        case Event::Type::Progress:
+            m_done = e.done;
+            m_total = e.total;
+            progress = true;
+            break;
+        case Event::Type::Sweep:
+            m_sweep << e.sweep;
+            dataChanged = true;
+            break;
+        case Event::Type::RunStarted: {
+            const int i = curveIndex(e.label, e.algorithmId);
+            ++m_runsStarted;
+            m_currentRun = e.label;
+            m_currentRepeat = e.repeat;
+            if (i >= 0) {
+                m_currentCurve = i;
+                m_curves[i].repeats << QVector<MetricPoint>();
+                m_repeatIndex[i] << e.repeat;
+                dataChanged = true;
+            }
+            m_lastPoint = MetricPoint{};
+            break;
+        }
+        case Event::Type::CostPredicted: {
+            const QString text = CostPrediction(e.info).describe();
+            if (!text.isEmpty() && e.repeat == m_spec.firstRepeat) // once per algorithm
+                Q_EMIT logMessage(tr("%1: predicted %2").arg(e.label, text));
+            break;
+        }
+        case Event::Type::Checkpoint: {
+            // Parallel sweep cells interleave their checkpoints: route each by its run's label and
+            // repeat; one run at a time, the current curve's last repeat is the run.
+            int i = m_currentCurve, slot = -1;
+            if (m_spec.kind == kinds::ParamSweep && m_spec.paramSweep.cellsAtOnce > 1) {
+                i = curveIndex(e.label, e.algorithmId);
+                if (i >= 0)
+                    slot = int(m_repeatIndex[i].lastIndexOf(e.repeat));
+            } else if (i >= 0 && i < m_curves.size()) {
+                slot = int(m_curves[i].repeats.size()) - 1;
+            }
+            if (i >= 0 && i < m_curves.size() && slot >= 0 && slot < m_curves[i].repeats.size()) {
+                m_curves[i].repeats[slot] << e.point;
+                dataChanged = true;
+            }
+            m_lastPoint = e.point;
+            break;
+        }
+        case Event::Type::RunFinished: {
+            QString line = tr("%1, repeat %2: %3").arg(e.label).arg(e.repeat).arg(runStatusName(e.status));
+            if (!e.error.isEmpty())
+                line += QStringLiteral(" — ") + e.error;
+            else if (std::isfinite(e.point.testAccuracy))
+                line += tr(" — test accuracy %1 %, %2 s").arg(100 * e.point.testAccuracy, 0, 'f', 2).arg(e.point.trainTime, 0, 'g', 3);
+            else if (std::isfinite(e.point.testRmse))
+                line += tr(" — test RMSE %1, %2 s").arg(e.point.testRmse, 0, 'g', 4).arg(e.point.trainTime, 0, 'g', 3);
+            if (const QString cost = CostPrediction::fromRunInfo(e.info).compare(e.info); !cost.isEmpty())
+                line += QStringLiteral(" (") + cost + QLatin1Char(')');
+            Q_EMIT logMessage(line);
+            break;
+        }
+        }
+    }
+    if (dataChanged) {
+        Q_EMIT updated();
+        if (m_spec.kind != kinds::NoiseSweep)
+            Q_EMIT runProgressChanged(runFraction());
+    }
+    if (progress)
+        Q_EMIT progressChanged(m_done, m_total);
+    if (!events.empty() && !workerEnded)
+        Q_EMIT statusText(currentStatus());
+    if (workerEnded && m_worker.joinable())
+        workerDone();
+}
+
+QString ExperimentController::progressFormat() const
+{
+    if (!isRunning() && m_result.cancelled)
+        return tr("stopped: %v of %m finished");
+    return tr("%v of %m runs done");
+}
+
+double ExperimentController::runFraction() const
+{
+    // One run at a time (a learning curve, a param sweep's cells by default): its own progress shows.
+    const ExperimentKind* kind = ExperimentKinds::find(m_spec.kind);
+    const bool oneAtATime = kind && kind->runsOneAtATime(m_spec);
+    if (!oneAtATime || m_currentCurve < 0 || m_currentCurve >= m_plannedEpochs.size())
+        return -1;
+    double f = -1;
+    if (m_plannedEpochs[m_currentCurve] > 0)
+        f = m_lastPoint.epoch / m_plannedEpochs[m_currentCurve];
+    if (m_spec.timeBudgetSeconds > 0)
+        f = std::max(f, m_lastPoint.trainTime / m_spec.timeBudgetSeconds);
+    return f < 0 ? -1 : std::clamp(f, 0.0, 1.0);
+}
+
+QString ExperimentController::currentStatus() const
+{
+    const double t = elapsedSeconds();
+    if (m_spec.kind == kinds::NoiseSweep)
+        return tr("Noise sweep: %1 of %2 runs, %3 of %4 σ values done — %5 s")
+            .arg(m_done)
+            .arg(m_total)
+            .arg(m_sweep.size() / std::max<qsizetype>(1, m_spec.algorithms.size()))
+            .arg(m_spec.sigmas.size())
+            .arg(t, 0, 'f', 1);
+    if (m_runsStarted == 0)
+        return tr("Loading data… %1 s").arg(t, 0, 'f', 1);
+    QString s = tr("Run %1 of %2: %3, repeat %4").arg(m_runsStarted).arg(m_total).arg(m_currentRun).arg(m_currentRepeat);
+    if (m_lastPoint.seq > 0 || m_lastPoint.epoch > 0)
+        s += tr(" — epoch %1, %2 s training").arg(m_lastPoint.epoch, 0, 'g', 4).arg(m_lastPoint.trainTime, 0, 'f', 2);
+    return s;
+}
+
+void ExperimentController::workerDone()
+{
+    m_worker.join();
+    m_timer.stop();
+    m_lastElapsed = m_clock.elapsed() / 1000.0;
+    {
+        std::lock_guard lock(m_resultMutex);
+        m_result = std::move(m_workerResult);
+        m_workerResult = ExperimentResult{};
+    }
+    m_runner.reset();
+    m_observer.reset();
+    if (m_result.experimentId >= 0)
+        m_experimentId = m_result.experimentId;
+    // The result is authoritative (e.g. a noise sweep's points for σ values cut short by Stop).
+    if (m_result.kind == kinds::NoiseSweep && m_result.error.isEmpty())
+        m_sweep = m_result.sweep;
+
+    QString summary;
+    if (!m_result.error.isEmpty()) {
+        summary = tr("Could not run “%1”: %2").arg(m_spec.name, m_result.error);
+    } else {
+        // The same counts as the progress bar's (progressFormat()), so the two never disagree.
+        const QString finished = tr("%1 of %2 runs finished").arg(m_result.runsFinished).arg(m_result.runsPlanned);
+        summary = m_result.cancelled ? tr("Stopped after %1 s: %2").arg(m_lastElapsed, 0, 'f', 1).arg(finished)
+                                     : tr("Finished in %1 s: %2").arg(m_lastElapsed, 0, 'f', 1).arg(finished);
+        if (m_result.runsFailed > 0)
+            summary += tr(", %1 failed or diverged").arg(m_result.runsFailed);
+        if (m_result.runsCancelled > 0) {
+            summary += tr(", %1 cancelled").arg(m_result.runsCancelled);
+            if (m_result.runsNotStarted > 0)
+                summary += tr(" (%1 of them never started)").arg(m_result.runsNotStarted);
+        }
+        if (m_store && m_experimentId >= 0)
+            summary += tr(" (experiment %1)").arg(m_experimentId);
+    }
+    for (const QString& e : m_result.runErrors)
+        Q_EMIT logMessage(tr("Problem: %1").arg(e));
+    Q_EMIT logMessage(summary);
+    Q_EMIT updated();
+    if (m_result.runsPlanned > 0)
+        m_total = m_result.runsPlanned;
+    Q_EMIT progressChanged(m_result.cancelled ? m_result.runsFinished : m_total, m_total);
+    Q_EMIT finished(summary);
+}
+
+} // namespace tb::gui

@@ -1,0 +1,657 @@
+#include "TeachingView.h"
+
+#include "DecisionRegionWidget.h"
+#include "NetworkDiagram.h"
+#include "setup/ParamForm.h"
+#include "TeachingCurves.h"
+
+#include <DataSource.h>
+#include <ExperimentSpec.h>
+#include <PluginRegistry.h>
+
+#include <QComboBox>
+#include <QDoubleSpinBox>
+#include <QGridLayout>
+#include <QGroupBox>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QJsonArray>
+#include <QLabel>
+#include <QPushButton>
+#include <QScrollArea>
+#include <QSignalBlocker>
+#include <QSlider>
+#include <QSpinBox>
+#include <QTableWidget>
+#include <QThread>
+#include <QToolButton>
+#include <QVBoxLayout>
+#include <cmath>
+#include <limits>
+
+namespace tb::gui {
+namespace {
+
+QString percent(double share)
+{
+    return std::isfinite(share) ? QStringLiteral("%1 %").arg(100.0 * share, 0, 'f', 1) : QStringLiteral("–");
+}
+
+/// What a condition number means for a solve in double precision (about 16 significant digits).
+QString conditionMeaning(double cond)
+{
+    if (!std::isfinite(cond))
+        return TeachingView::tr("∞: the matrix is rank-deficient; the solve used the fallback for such matrices");
+    const double lost = std::max(0.0, std::log10(std::max(cond, 1.0)));
+    return TeachingView::tr("Condition %1: errors in the data can be magnified up to %1 times, so about %2 of the "
+                            "16 significant digits of double precision are lost and about %3 remain. Below ~1e8 "
+                            "the solve is trustworthy; near 1e16 nothing is left.")
+        .arg(QString::number(cond, 'e', 1))
+        .arg(int(std::round(lost)))
+        .arg(std::max(0, 16 - int(std::round(lost))));
+}
+
+} // namespace
+
+const QStringList& TeachingView::sets()
+{
+    static const QStringList s{QStringLiteral("moons"), QStringLiteral("circles"), QStringLiteral("spirals"),
+                               QStringLiteral("xor")};
+    return s;
+}
+
+const QList<int>& TeachingView::paces()
+{
+    static const QList<int> p{0, 5, 10, 20, 40, 80, 150, 300, 500};
+    return p;
+}
+
+QVariantMap TeachingView::teachingDefaults(const AlgorithmInfo& info)
+{
+    QString error;
+    QVariantMap v = info.schema.normalise({}, &error).value_or(QVariantMap());
+    const bool bpls = info.id.startsWith(QLatin1String("bpls."));
+    auto set = [&](const QString& key, const QVariant& value) {
+        const ParamSpec* spec = info.schema.find(key);
+        if (spec && ParamSchema::convert(*spec, value, nullptr))
+            v.insert(key, *ParamSchema::convert(*spec, value, nullptr));
+    };
+    // Many short epochs: the regions form over seconds, not in 0.04 s.
+    set(QStringLiteral("epochs"), 300);
+    set(QStringLiteral("iterations"), 300);
+    set(QStringLiteral("hidden"), bpls ? QVariantList{16} : QVariantList{16, 16});
+    set(QStringLiteral("activation"), QStringLiteral("tanh"));
+    set(QStringLiteral("hidden_activation"), QStringLiteral("tanh"));
+    set(QStringLiteral("init"), QStringLiteral("glorot"));
+    set(QStringLiteral("batch_size"), 16);
+    if (const ParamSpec* lr = info.schema.find(QStringLiteral("lr")))
+        set(QStringLiteral("lr"), std::max(0.01, lr->defaultValue.toDouble()));
+    set(QStringLiteral("tau_max"), 50);
+    set(QStringLiteral("stop_when_no_gain"), false);
+    return v;
+}
+
+TeachingView::TeachingView(const PluginRegistry& registry, QWidget* parent) : QWidget(parent), m_registry(registry)
+{
+    // The view's own data: labelled so, never mistaken for the Data set panel's.
+    auto* dataBox = new QGroupBox(tr("Teaching data (this tab's own set)"));
+    auto* data = new QHBoxLayout(dataBox);
+    m_set = new QComboBox;
+    m_set->addItems(sets());
+    m_set->setToolTip(tr("Two-dimensional classification set"));
+    m_samples = new QSpinBox;
+    m_samples->setRange(20, 5000);
+    m_samples->setValue(400);
+    m_samples->setSingleStep(50);
+    m_samples->setToolTip(tr("Points generated (training and test together). Default 400, 20 … 5000."));
+    m_noise = new QDoubleSpinBox;
+    m_noise->setRange(0.0, 1.0);
+    m_noise->setSingleStep(0.05);
+    m_noise->setDecimals(3);
+    m_noise->setValue(0.2);
+    m_noise->setToolTip(tr("Standard deviation of the Gaussian noise added to both coordinates. Default 0.2, 0 … 1."));
+    m_seed = new QSpinBox;
+    m_seed->setRange(0, std::numeric_limits<int>::max());
+    m_seed->setValue(1);
+    m_seed->setToolTip(tr("Seed of the data and of both runs: the two sides see the same points"));
+    for (auto [label, w] : {std::pair<QString, QWidget*>{tr("Set"), m_set}, {tr("Samples"), m_samples},
+                            {tr("Noise"), m_noise}, {tr("Seed"), m_seed}}) {
+        data->addWidget(new QLabel(label));
+        data->addWidget(w);
+    }
+    data->addStretch(1);
+
+    auto* play = new QHBoxLayout;
+    m_train = new QPushButton(tr("Train"));
+    m_train->setToolTip(tr("Train both sides from the start"));
+    m_pause = new QPushButton(tr("Pause"));
+    m_pause->setCheckable(true);
+    m_pause->setToolTip(tr("Hold both sides at their next checkpoint; press again to play on"));
+    m_step = new QPushButton(tr("Step"));
+    m_step->setToolTip(tr("While paused: one more epoch on both sides"));
+    m_stop = new QPushButton(tr("Stop"));
+    m_speed = new QSlider(Qt::Horizontal);
+    m_speed->setRange(0, int(paces().size()) - 1);
+    m_speed->setInvertedAppearance(true); // right = faster
+    m_speed->setValue(int(paces().indexOf(20)));
+    m_speed->setMinimumWidth(100);
+    m_speed->setToolTip(tr("Speed: the least wall time per epoch (right: as fast as it trains)"));
+    m_speedLabel = new QLabel;
+    for (QWidget* w : {static_cast<QWidget*>(m_train), static_cast<QWidget*>(m_pause), static_cast<QWidget*>(m_step),
+                       static_cast<QWidget*>(m_stop)})
+        play->addWidget(w);
+    play->addSpacing(12);
+    play->addWidget(new QLabel(tr("Speed")));
+    play->addWidget(m_speed, 1);
+    play->addWidget(m_speedLabel);
+
+    auto* sides = new QGridLayout;
+    for (int i = 0; i < 2; ++i) {
+        buildSide(sides, i);
+        sides->setColumnStretch(i, 1);
+    }
+    sides->setRowStretch(3, 1);
+
+    m_status = new QLabel;
+    m_status->setWordWrap(true);
+    // Everything scrolls inside the tab: on a small screen the view never makes the window taller.
+    auto* content = new QWidget;
+    auto* layout = new QVBoxLayout(content);
+    layout->addWidget(dataBox);
+    layout->addLayout(play);
+    layout->addLayout(sides, 1);
+    layout->addWidget(m_status);
+    auto* scroll = new QScrollArea;
+    scroll->setWidgetResizable(true);
+    scroll->setFrameShape(QFrame::NoFrame);
+    scroll->setWidget(content);
+    auto* outer = new QVBoxLayout(this);
+    outer->setContentsMargins(0, 0, 0, 0);
+    outer->addWidget(scroll);
+
+    m_retrain.setSingleShot(true);
+    m_retrain.setInterval(400);
+    connect(&m_retrain, &QTimer::timeout, this, &TeachingView::train);
+
+    populateAlgorithms();
+
+    connect(m_train, &QPushButton::clicked, this, &TeachingView::train);
+    connect(m_stop, &QPushButton::clicked, this, &TeachingView::stop);
+    connect(m_pause, &QPushButton::toggled, this, &TeachingView::setPaused);
+    connect(m_step, &QPushButton::clicked, this, &TeachingView::step);
+    connect(m_speed, &QSlider::valueChanged, this, [this](int i) { setPace(paces().value(i)); });
+    auto dataChanged = [this] {
+        QString error;
+        if (!isRunning() && !reloadData(&error))
+            setStatus(error);
+        scheduleRetrain();
+    };
+    connect(m_set, &QComboBox::currentIndexChanged, this, dataChanged);
+    connect(m_samples, &QSpinBox::valueChanged, this, dataChanged);
+    connect(m_noise, &QDoubleSpinBox::valueChanged, this, dataChanged);
+    connect(m_seed, &QSpinBox::valueChanged, this, dataChanged);
+    QString error;
+    if (!reloadData(&error))
+        setStatus(error);
+    setPace(20);
+    updateButtons();
+}
+
+TeachingView::~TeachingView()
+{
+    // Both workers stop together; each session's destructor then only joins.
+    for (Side& s : m_sides)
+        s.session->stop();
+    for (Side& s : m_sides) {
+        s.session->disconnect(this);
+        delete s.session;
+        s.session = nullptr;
+    }
+}
+
+void TeachingView::buildSide(QGridLayout* grid, int i)
+{
+    Side& s = m_sides[std::size_t(i)];
+    auto* pick = new QHBoxLayout;
+    s.algorithm = new QComboBox;
+    s.algorithm->setToolTip(i == 0 ? tr("Algorithm on the left") : tr("Algorithm on the right"));
+    s.algorithm->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+    s.algorithm->setMinimumContentsLength(10);
+    s.showForm = new QToolButton;
+    s.showForm->setText(tr("Parameters"));
+    s.showForm->setCheckable(true);
+    s.showForm->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
+    s.showForm->setArrowType(Qt::RightArrow);
+    s.showForm->setToolTip(tr("This side's own parameters (not the Algorithms panel's); any change retrains"));
+    s.threads = new QSpinBox;
+    s.threads->setRange(1, ExperimentSpec::allCores());
+    s.threads->setValue(1);
+    s.threads->setToolTip(tr("Thread cap of this side (1 each lets both sides train at once on two cores)"));
+    pick->addWidget(s.algorithm, 1);
+    pick->addWidget(s.showForm);
+    pick->addWidget(new QLabel(tr("Threads")));
+    pick->addWidget(s.threads);
+    grid->addLayout(pick, 0, i);
+
+    s.formArea = new QScrollArea;
+    s.formArea->setWidgetResizable(true);
+    s.formArea->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    s.formArea->setMaximumHeight(220);
+    s.formArea->hide();
+    grid->addWidget(s.formArea, 1, i);
+
+    s.title = new QLabel;
+    s.title->setAlignment(Qt::AlignCenter);
+    QFont bold = s.title->font();
+    bold.setBold(true);
+    s.title->setFont(bold);
+    grid->addWidget(s.title, 2, i);
+    s.region = new DecisionRegionWidget;
+    grid->addWidget(s.region, 3, i);
+    s.caption = new QLabel(tr("not trained yet"));
+    s.caption->setAlignment(Qt::AlignCenter);
+    grid->addWidget(s.caption, 4, i);
+    s.curves = new TeachingCurves;
+    grid->addWidget(s.curves, 5, i);
+    s.network = new NetworkDiagram;
+    s.network->hide();
+    grid->addWidget(s.network, 6, i);
+
+    s.solves = new QTableWidget(0, 6);
+    s.solves->setHorizontalHeaderLabels({tr("Layer"), tr("Phase"), tr("Method"), tr("Cond"), tr("Residual"),
+                                         tr("Fallback")});
+    const QString headerTips[6] = {
+        tr("Weight layer: 0 maps the inputs to the first hidden layer"),
+        tr("Which solve of the sweep: the forward solve of a layer, or a refinement on misclassified rows"),
+        tr("Cholesky of AᵀA + λI, or the eigen (pseudo-inverse) fallback for ill-conditioned or singular matrices"),
+        tr("Condition number of AᵀA + λI: how much errors can be magnified. About log10(cond) of the 16 digits of "
+           "double precision are lost: 6e7 loses ~8 and leaves ~8, still accurate; ~1e16 leaves none (∞: singular)"),
+        tr("Relative residual ‖AW − B‖ / ‖B‖: how far the layer's least-squares fit is from its targets (0 = exact, 1 = "
+           "no better than zero weights)"),
+        tr("Whether the Cholesky solve failed and the eigen fallback was used (hover a 'yes' for the reason)")};
+    for (int c = 0; c < 6; ++c)
+        s.solves->horizontalHeaderItem(c)->setToolTip(headerTips[c]);
+    s.solves->verticalHeader()->hide();
+    s.solves->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    s.solves->setSelectionMode(QAbstractItemView::NoSelection);
+    s.solves->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    s.solves->horizontalHeader()->setSectionResizeMode(1, QHeaderView::Stretch);
+    s.solves->verticalHeader()->setDefaultSectionSize(s.solves->fontMetrics().height() + 4);
+    s.solves->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    s.solves->hide();
+    grid->addWidget(s.solves, 7, i);
+    s.solvesHelp = new QLabel(tr("<small>BPLS solves each layer in closed form. <b>Cond</b>: condition number — about "
+                                 "log₁₀(cond) of 16 digits are lost (6e7: ~8 lost, ~8 left, fine; ~1e16: none "
+                                 "left). <b>Residual</b>: ‖AW − B‖/‖B‖, 0 = the layer meets its targets exactly. "
+                                 "Hover the cells for more.</small>"));
+    s.solvesHelp->setWordWrap(true);
+    s.solvesHelp->hide();
+    grid->addWidget(s.solvesHelp, 8, i);
+
+    s.session = new TeachingSession(m_registry, this);
+    connect(s.session, &TeachingSession::frameReady, this, [this, i](const TeachingFrame& f) { showFrame(i, f); });
+    connect(s.session, &TeachingSession::finished, this, [this, i](const QString& st) { sideFinished(i, st); });
+    connect(s.algorithm, &QComboBox::currentIndexChanged, this, [this, i] { algorithmChosen(i); });
+    QToolButton* toggle = s.showForm;
+    QScrollArea* area = s.formArea;
+    connect(s.showForm, &QToolButton::toggled, this, [toggle, area](bool on) {
+        area->setVisible(on);
+        toggle->setArrowType(on ? Qt::DownArrow : Qt::RightArrow);
+    });
+    connect(s.threads, &QSpinBox::valueChanged, this, &TeachingView::scheduleRetrain);
+}
+
+void TeachingView::populateAlgorithms()
+{
+    for (Side& s : m_sides) {
+        const QSignalBlocker block(s.algorithm);
+        s.algorithm->clear();
+        for (const AlgorithmEntry& a : m_registry.algorithms()) {
+            if (!a.info.classification)
+                continue;
+            s.algorithm->addItem(a.info.name, a.info.id);
+            s.algorithm->setItemData(s.algorithm->count() - 1,
+                                     QStringLiteral("%1 (%2)\n%3").arg(a.info.id, a.info.citation, a.info.description),
+                                     Qt::ToolTipRole);
+        }
+    }
+    const int count = m_sides[0].algorithm->count();
+    if (count == 0) {
+        setStatus(tr("No classification algorithm is loaded: check the plugin folders (Plugins dialog)."));
+        return;
+    }
+    auto pick = [&](int i, const QString& preferred, int fallback) {
+        QComboBox* c = m_sides[std::size_t(i)].algorithm;
+        const int at = c->findData(preferred);
+        {
+            const QSignalBlocker block(c);
+            c->setCurrentIndex(at >= 0 ? at : std::min(fallback, count - 1));
+        }
+        algorithmChosen(i);
+    };
+    pick(0, QStringLiteral("bpls.classify"), 0);
+    pick(1, QStringLiteral("gradient.adam"), 1);
+}
+
+void TeachingView::algorithmChosen(int i)
+{
+    Side& s = m_sides[std::size_t(i)];
+    s.title->setText(s.algorithm->currentText());
+    const AlgorithmEntry* entry = m_registry.algorithm(s.algorithm->currentData().toString());
+    if (!entry)
+        return;
+    // A new form for the new algorithm, with parameters worth watching.
+    delete s.form;
+    s.form = new ParamForm(entry->info.schema);
+    {
+        const QSignalBlocker block(s.form);
+        s.form->setValues(teachingDefaults(entry->info));
+    }
+    s.formArea->setWidget(s.form);
+    connect(s.form, &ParamForm::changed, this, &TeachingView::scheduleRetrain);
+    scheduleRetrain();
+}
+
+void TeachingView::scheduleRetrain()
+{
+    if (m_trainedOnce)
+        m_retrain.start();
+}
+
+void TeachingView::setAlgorithms(const QString& leftId, const QString& rightId)
+{
+    QStringList unknown;
+    const QString ids[2] = {leftId, rightId};
+    for (int i = 0; i < 2; ++i) {
+        QComboBox* c = m_sides[std::size_t(i)].algorithm;
+        const int at = c->findData(ids[i]);
+        if (at < 0)
+            unknown << ids[i];
+        else if (at != c->currentIndex())
+            c->setCurrentIndex(at); // algorithmChosen() gives it a fresh form
+    }
+    if (!unknown.isEmpty())
+        setStatus(tr("Not a loaded classification algorithm: %1").arg(unknown.join(QStringLiteral(", "))));
+}
+
+ParamForm* TeachingView::form(int i) const
+{
+    return i == 0 || i == 1 ? m_sides[std::size_t(i)].form : nullptr;
+}
+
+void TeachingView::setDataset(const QJsonObject& spec)
+{
+    const QString source = spec.value(QStringLiteral("source")).toString();
+    if (!sets().contains(source)) {
+        setStatus(tr("The teaching view shows 2-D sets (%1); dataset.source \"%2\" is not one.")
+                      .arg(sets().join(QStringLiteral(", ")), source));
+        return;
+    }
+    const QString invalid = data::DataSource::validate(spec);
+    if (!invalid.isEmpty()) {
+        setStatus(invalid);
+        return;
+    }
+    m_baseSpec = spec;
+    {
+        const QSignalBlocker b1(m_set), b2(m_samples), b3(m_noise), b4(m_seed);
+        m_set->setCurrentIndex(int(sets().indexOf(source)));
+        if (spec.contains(QStringLiteral("samples")))
+            m_samples->setValue(spec.value(QStringLiteral("samples")).toInt());
+        if (spec.contains(QStringLiteral("noise")))
+            m_noise->setValue(spec.value(QStringLiteral("noise")).toDouble());
+        if (spec.contains(QStringLiteral("seed"))) {
+            const QJsonValue seed = spec.value(QStringLiteral("seed"));
+            m_seed->setValue(seed.isString() ? seed.toString().toInt() : seed.toInt());
+        }
+    }
+    QString error;
+    if (!isRunning() && !reloadData(&error))
+        setStatus(error);
+    scheduleRetrain();
+}
+
+QJsonObject TeachingView::datasetSpec() const
+{
+    QJsonObject spec = m_baseSpec;
+    spec.insert(QStringLiteral("source"), m_set->currentText());
+    spec.insert(QStringLiteral("samples"), m_samples->value());
+    spec.insert(QStringLiteral("noise"), m_noise->value());
+    spec.insert(QStringLiteral("seed"), m_seed->value());
+    return spec;
+}
+
+bool TeachingView::reloadData(QString* error)
+{
+    const QJsonObject spec = datasetSpec();
+    std::shared_ptr<data::DatasetPair> pair;
+    try {
+        pair = std::make_shared<data::DatasetPair>(data::DataSource::load(spec, QString()));
+    } catch (const std::exception& e) {
+        *error = tr("dataset: %1").arg(QString::fromUtf8(e.what()));
+        return false;
+    }
+    if (pair->train.inputs() != 2 || !pair->train.isClassification()) {
+        *error = tr("dataset: the teaching view needs 2 inputs and classes, got %1 inputs").arg(pair->train.inputs());
+        return false;
+    }
+    m_data = pair;
+    m_bounds = DecisionRegionWidget::dataBounds(pair->train.x, pair->test.x);
+    for (Side& s : m_sides) {
+        s.region->setPoints(pair->train.x, pair->train.labels, pair->test.x, pair->test.labels,
+                            pair->train.classNames);
+        s.region->setBounds(m_bounds);
+        s.frame = TeachingFrame{};
+        s.caption->setText(tr("not trained yet"));
+        s.curves->clear();
+        s.solves->hide();
+        s.solvesHelp->hide();
+    }
+    setStatus(data::DataSource::describe(spec));
+    return true;
+}
+
+void TeachingView::train()
+{
+    m_retrain.stop();
+    m_trainedOnce = true;
+    if (isRunning()) {
+        m_restartPending = true;
+        for (Side& s : m_sides)
+            s.session->stop();
+        updateButtons();
+        return;
+    }
+    m_restartPending = false;
+    QString error;
+    if (!reloadData(&error)) {
+        setStatus(error);
+        for (int i = 0; i < 2; ++i)
+            Q_EMIT finished(i, QStringLiteral("failed: ") + error);
+        return;
+    }
+    for (int i = 0; i < 2; ++i) {
+        Side& s = m_sides[std::size_t(i)];
+        const QString id = s.algorithm->currentData().toString();
+        // The side's own form: values() as they stand (an invalid one fails the run, named).
+        const QVariantMap params = s.form ? s.form->values() : QVariantMap();
+        s.title->setText(s.algorithm->currentText());
+        s.caption->setText(tr("training…"));
+        s.session->setPace(pace());
+        s.session->setPaused(m_paused);
+        s.session->start(id, params, m_data, m_bounds, gridSize, gridSize, std::uint64_t(m_seed->value()),
+                         s.threads->value());
+    }
+    updateButtons();
+}
+
+void TeachingView::stop()
+{
+    m_restartPending = false;
+    m_retrain.stop();
+    for (Side& s : m_sides)
+        s.session->stop();
+    updateButtons();
+}
+
+bool TeachingView::isRunning() const
+{
+    return m_sides[0].session->isRunning() || m_sides[1].session->isRunning();
+}
+
+void TeachingView::setPace(int msPerEpoch)
+{
+    for (Side& s : m_sides)
+        s.session->setPace(msPerEpoch);
+    int nearest = 0;
+    for (int i = 0; i < paces().size(); ++i)
+        if (std::abs(paces()[i] - msPerEpoch) < std::abs(paces()[nearest] - msPerEpoch))
+            nearest = i;
+    {
+        const QSignalBlocker block(m_speed);
+        m_speed->setValue(nearest);
+    }
+    m_speedLabel->setText(msPerEpoch == 0 ? tr("fastest") : tr("%1 ms/epoch").arg(msPerEpoch));
+}
+
+int TeachingView::pace() const
+{
+    return m_sides[0].session->pace();
+}
+
+void TeachingView::setPaused(bool on)
+{
+    m_paused = on;
+    for (Side& s : m_sides)
+        s.session->setPaused(on);
+    {
+        const QSignalBlocker block(m_pause);
+        m_pause->setChecked(on);
+    }
+    m_pause->setText(on ? tr("Play") : tr("Pause"));
+    updateButtons();
+}
+
+bool TeachingView::isPaused() const
+{
+    return m_paused;
+}
+
+void TeachingView::step()
+{
+    for (Side& s : m_sides)
+        s.session->step();
+}
+
+DecisionRegionWidget* TeachingView::side(int i) const
+{
+    return i == 0 || i == 1 ? m_sides[std::size_t(i)].region : nullptr;
+}
+
+QString TeachingView::caption(int i) const
+{
+    return i == 0 || i == 1 ? m_sides[std::size_t(i)].caption->text() : QString();
+}
+
+QTableWidget* TeachingView::solveTable(int i) const
+{
+    return i == 0 || i == 1 ? m_sides[std::size_t(i)].solves : nullptr;
+}
+
+TeachingCurves* TeachingView::curves(int i) const
+{
+    return i == 0 || i == 1 ? m_sides[std::size_t(i)].curves : nullptr;
+}
+
+NetworkDiagram* TeachingView::network(int i) const
+{
+    return i == 0 || i == 1 ? m_sides[std::size_t(i)].network : nullptr;
+}
+
+TeachingFrame TeachingView::lastFrame(int i) const
+{
+    return i == 0 || i == 1 ? m_sides[std::size_t(i)].frame : TeachingFrame{};
+}
+
+void TeachingView::showFrame(int i, const TeachingFrame& f)
+{
+    Side& s = m_sides[std::size_t(i)];
+    for (const MetricPoint& p : f.points)
+        s.curves->append(p.epoch, p.trainAccuracy, p.testAccuracy, p.loss);
+    s.frame = f;
+    s.region->setRegion(f.region);
+    s.caption->setText(QStringLiteral("epoch %1 · train %2 · test %3 · %4 s")
+                           .arg(QString::number(f.epoch, 'g', 4), percent(f.trainAccuracy), percent(f.testAccuracy),
+                                QString::number(f.trainSeconds, 'f', 2)));
+    s.network->setVisible(s.network->setNetwork(f.network));
+    s.network->setLayerSolves(f.layerSolves);
+    showSolves(s, f.layerSolves);
+    Q_EMIT checkpointShown(i, f.epoch);
+}
+
+void TeachingView::showSolves(Side& s, const QJsonArray& solves)
+{
+    if (solves.isEmpty()) {
+        s.solves->hide();
+        s.solvesHelp->hide();
+        return;
+    }
+    s.solves->setRowCount(int(solves.size()));
+    for (int r = 0; r < solves.size(); ++r) {
+        const QJsonObject o = solves[r].toObject();
+        const QJsonValue cond = o.value(QStringLiteral("cond"));
+        const double residual = o.value(QStringLiteral("residual")).toDouble();
+        const QString cells[6] = {QString::number(o.value(QStringLiteral("layer")).toInt()),
+                                  o.value(QStringLiteral("phase")).toString(),
+                                  o.value(QStringLiteral("method")).toString(),
+                                  cond.isDouble() ? QString::number(cond.toDouble(), 'e', 2) : QStringLiteral("∞"),
+                                  QString::number(residual, 'e', 2),
+                                  o.value(QStringLiteral("fallback")).toBool() ? tr("yes") : tr("no")};
+        for (int c = 0; c < 6; ++c) {
+            auto* item = new QTableWidgetItem(cells[c]);
+            if (c == 1)
+                item->setToolTip(cells[1]); // long phase names are elided in narrow windows
+            if (c == 3)
+                item->setToolTip(conditionMeaning(cond.isDouble() ? cond.toDouble() : INFINITY));
+            if (c == 4)
+                item->setToolTip(tr("‖AW − B‖/‖B‖ = %1: the layer's fit misses its targets by %2 % of their size")
+                                     .arg(cells[4])
+                                     .arg(100 * residual, 0, 'g', 3));
+            if (c == 5 && o.value(QStringLiteral("fallback")).toBool())
+                item->setToolTip(o.value(QStringLiteral("reason")).toString());
+            s.solves->setItem(r, c, item);
+        }
+    }
+    // Exactly as tall as its rows (a few per network): no scrolling inside the table.
+    s.solves->setFixedHeight(s.solves->horizontalHeader()->sizeHint().height() +
+                             s.solves->verticalHeader()->defaultSectionSize() * s.solves->rowCount() +
+                             2 * s.solves->frameWidth());
+    s.solves->show();
+    s.solvesHelp->show();
+}
+
+void TeachingView::sideFinished(int i, const QString& status)
+{
+    Side& s = m_sides[std::size_t(i)];
+    if (status != QLatin1String("finished"))
+        s.caption->setText(s.frame.region.isNull() ? status : s.caption->text() + QStringLiteral(" · ") + status);
+    Q_EMIT finished(i, status);
+    if (!isRunning() && m_restartPending)
+        train();
+    updateButtons();
+}
+
+void TeachingView::updateButtons()
+{
+    const bool running = isRunning();
+    m_stop->setEnabled(running);
+    m_step->setEnabled(running && m_paused);
+    m_train->setText(running ? tr("Restart") : tr("Train"));
+}
+
+void TeachingView::setStatus(const QString& text)
+{
+    m_status->setText(text);
+}
+
+} // namespace tb::gui

@@ -1,0 +1,429 @@
+#include "ExperimentDocument.h"
+
+#include "WindowMessages.h"
+#include "setup/AlgorithmPanel.h"
+#include "setup/DatasetPanel.h"
+#include "setup/ExperimentPanel.h"
+#include "setup/SweepEditor.h"
+#include "teaching/TeachingView.h"
+
+#include <DataSource.h>
+#include <PluginRegistry.h>
+
+#include <QCoreApplication>
+#include <QDir>
+#include <QFile>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QLineEdit>
+#include <QMainWindow>
+#include <QMenu>
+#include <QMessageBox>
+#include <QRegularExpression>
+#include <QSaveFile>
+#include <QSettings>
+
+namespace tb::gui {
+
+namespace {
+
+/// Folders holding the shipped example experiments: installed, then the source tree.
+QStringList exampleDirs()
+{
+    QStringList dirs{QDir(QCoreApplication::applicationDirPath())
+                         .filePath(QStringLiteral("../share/trainbench/experiments"))};
+#ifdef TB_SOURCE_RESOURCES
+    dirs << QStringLiteral(TB_SOURCE_RESOURCES "/experiments");
+#endif
+    return dirs;
+}
+
+/// What a new experiment starts with: the BPLS paper's linear toy problem, whose noise sweep
+/// runs in a second, so a newcomer sees a result at once.
+QJsonObject defaultExperiment()
+{
+    return QJsonObject{
+        {"name", "Untitled experiment"},
+        {"kind", "noise-sweep"},
+        {"dataset", QJsonObject{{"source", "bpls-toy"}, {"function", "linear"}}},
+        {"sweep", QJsonObject{{"sigma", QJsonArray{0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0}},
+                              {"monte_carlo", 100}}},
+        {"seed", 1},
+        {"algorithms", QJsonArray{}}};
+}
+
+/// Whether @p path is one of the bundled examples (File → Open example).
+bool isExample(const QString& path)
+{
+    const QString dir = QFileInfo(path).absoluteDir().canonicalPath();
+    for (const QString& d : exampleDirs())
+        if (!dir.isEmpty() && QDir(d).canonicalPath() == dir)
+            return true;
+    return false;
+}
+
+} // namespace
+
+ExperimentDocument::ExperimentDocument(const PluginRegistry& registry, QMainWindow* window,
+                                       ExperimentPanel* experiment, DatasetPanel* dataset,
+                                       AlgorithmPanel* algorithms, TeachingView* teaching,
+                                       WindowMessages* messages)
+    : QObject(window), m_registry(registry), m_window(window), m_experiment(experiment), m_dataset(dataset),
+      m_algorithms(algorithms), m_teaching(teaching), m_messages(messages)
+{
+    auto changed = [this] { markModified(); };
+    connect(m_dataset, &DatasetPanel::changed, this, [this, changed] {
+        updateTaskAndKind();
+        changed();
+    });
+    connect(m_algorithms, &AlgorithmPanel::changed, this, changed);
+    // The sweep's parameters follow the selection; a form's "Sweep this parameter…" turns the
+    // experiment into a param sweep.
+    connect(m_algorithms, &AlgorithmPanel::changed, this, &ExperimentDocument::updateSweepParameters);
+    connect(m_algorithms, &AlgorithmPanel::sweepRequested, this,
+            [this](const QString& id, const QString& key) {
+                m_algorithms->setChecked(id, true);
+                updateSweepParameters();
+                m_experiment->sweepParameter(key);
+            });
+    connect(m_experiment, &ExperimentPanel::changed, this, [this, changed] {
+        updateTaskAndKind();
+        changed();
+    });
+    // Unsaved edits survive a crash: the panels are written to the settings shortly after
+    // every change, and the next start continues from them.
+    m_sessionTimer.setSingleShot(true);
+    m_sessionTimer.setInterval(500);
+    connect(&m_sessionTimer, &QTimer::timeout, this, &ExperimentDocument::saveSession);
+}
+
+bool ExperimentDocument::isModified() const
+{
+    return m_window->isWindowModified();
+}
+
+QJsonObject ExperimentDocument::experimentJson() const
+{
+    QJsonObject o = m_experiment->values();
+    o.insert(QStringLiteral("dataset"), m_dataset->spec());
+    QJsonArray algs;
+    // As written in a file: labels only where typed, parameters only where given or changed, so
+    // a file opened and saved again keeps what it said.
+    for (const AlgorithmRun& a : m_algorithms->experimentAlgorithms()) {
+        QJsonObject ao{{"id", a.id}, {"params", QJsonObject::fromVariantMap(a.params)}};
+        if (!a.label.isEmpty())
+            ao.insert(QStringLiteral("label"), a.label);
+        algs.append(ao);
+    }
+    o.insert(QStringLiteral("algorithms"), algs);
+    return o;
+}
+
+std::optional<ExperimentSpec> ExperimentDocument::currentSpec(QStringList* problems) const
+{
+    QStringList p = m_experiment->problems();
+    if (m_algorithms->selectedAlgorithms().isEmpty())
+        p << tr("algorithms: choose at least one algorithm in the Algorithms panel");
+    p << m_algorithms->problems();
+    std::optional<ExperimentSpec> spec;
+    if (p.isEmpty()) {
+        QString error;
+        spec = ExperimentSpec::fromObject(
+            experimentJson(), m_path.isEmpty() ? tr("experiment") : QFileInfo(m_path).fileName(), &error);
+        if (!spec)
+            p << error;
+        else {
+            spec->baseDir = m_dataset->baseDir();
+            spec->sourcePath = m_path;
+            p << spec->validate(m_registry);
+        }
+    }
+    if (problems)
+        *problems = p;
+    if (!p.isEmpty())
+        return std::nullopt;
+    return spec;
+}
+
+QStringList ExperimentDocument::setExperiment(const QJsonObject& spec, const QString& baseDir)
+{
+    const bool wasLoading = m_loading;
+    m_loading = true;
+    m_experiment->setValues(spec);
+    if (!baseDir.isEmpty())
+        m_dataset->setBaseDir(baseDir);
+    m_dataset->setSpec(spec.value(QStringLiteral("dataset")).toObject());
+    ExperimentSpec upgraded; // former parameter spellings shown under their current names, noted
+    upgraded.sourcePath = m_path;
+    for (const QJsonValue& v : spec.value(QStringLiteral("algorithms")).toArray()) {
+        const QJsonObject a = v.toObject();
+        upgraded.algorithms << AlgorithmRun{a.value(QStringLiteral("id")).toString(),
+                                            a.value(QStringLiteral("label")).toString(),
+                                            a.value(QStringLiteral("params")).toObject().toVariantMap()};
+    }
+    for (const QString& note : upgraded.upgradeParams(m_registry))
+        m_messages->appendLog(tr("Note: %1").arg(note));
+    m_algorithms->setSelection(upgraded.algorithms);
+    updateTaskAndKind();
+    // A 2-D classification experiment also sets up the teaching view: its data set, and its
+    // first two algorithms side by side (with the teaching view's own forms and defaults).
+    const QJsonObject ds = spec.value(QStringLiteral("dataset")).toObject();
+    if (TeachingView::sets().contains(ds.value(QStringLiteral("source")).toString()) &&
+        !m_teaching->isRunning()) {
+        m_teaching->setDataset(ds);
+        QStringList ids;
+        for (const AlgorithmRun& r : m_algorithms->selectedAlgorithms())
+            ids << r.id;
+        if (!ids.isEmpty())
+            m_teaching->setAlgorithms(ids.value(0), ids.value(1, ids.value(0)));
+    }
+    m_loading = wasLoading;
+    Q_EMIT shown(spec.value(QStringLiteral("name")).toString(tr("Untitled experiment")));
+    QStringList problems = m_algorithms->problems();
+    return problems;
+}
+
+bool ExperimentDocument::openExperiment(const QString& path, QString* error)
+{
+    QString err;
+    const auto spec = ExperimentSpec::fromFile(path, &err); // the same check as trainbench-cli run
+    if (!spec) {
+        if (error)
+            *error = err;
+        return false;
+    }
+    QFile f(path);
+    if (!f.open(QIODevice::ReadOnly)) {
+        if (error)
+            *error = tr("%1: cannot open: %2").arg(path, f.errorString());
+        return false;
+    }
+    const QJsonObject o = QJsonDocument::fromJson(f.readAll()).object();
+    const QStringList problems = setExperiment(o, QFileInfo(path).absolutePath());
+    m_path = QFileInfo(path).absoluteFilePath();
+    // The file dialogs stay in the user's folder: a bundled example's folder is no place to save.
+    if (!isExample(path))
+        m_lastDir = QFileInfo(path).absolutePath();
+    m_window->setWindowModified(false);
+    updateTitle();
+    saveSession();
+    m_messages->appendLog(tr("Opened %1").arg(m_path));
+    if (!problems.isEmpty())
+        m_messages->showProblems(tr("Some settings of %1 could not be shown").arg(QFileInfo(path).fileName()),
+                                 problems.join('\n'));
+    return true;
+}
+
+bool ExperimentDocument::saveExperiment(const QString& path, QString* error)
+{
+    QSaveFile f(path);
+    if (!f.open(QIODevice::WriteOnly)) {
+        if (error)
+            *error = tr("cannot write %1: %2").arg(path, f.errorString());
+        return false;
+    }
+    f.write(QJsonDocument(experimentJson()).toJson(QJsonDocument::Indented));
+    if (!f.commit()) {
+        if (error)
+            *error = tr("cannot write %1: %2").arg(path, f.errorString());
+        return false;
+    }
+    m_path = QFileInfo(path).absoluteFilePath();
+    m_lastDir = QFileInfo(path).absolutePath();
+    // Relative data paths now resolve against the file's folder, as the CLI resolves them.
+    m_dataset->setBaseDir(m_lastDir);
+    m_window->setWindowModified(false);
+    updateTitle();
+    saveSession();
+    m_messages->appendLog(tr("Saved %1").arg(m_path));
+    return true;
+}
+
+void ExperimentDocument::newExperiment()
+{
+    if (!maybeSave())
+        return;
+    m_path.clear();
+    m_loading = true;
+    setExperiment(defaultExperiment(), QDir::currentPath());
+    m_loading = false;
+    m_window->setWindowModified(false);
+    updateTitle();
+    saveSession();
+}
+
+void ExperimentDocument::openExperimentDialog()
+{
+    if (!maybeSave())
+        return;
+    const QString path = QFileDialog::getOpenFileName(m_window, tr("Open experiment"), m_lastDir,
+                                                      tr("Experiment files (*.json);;All files (*)"));
+    if (path.isEmpty())
+        return;
+    QString error;
+    if (!openExperiment(path, &error))
+        m_messages->showProblems(tr("Cannot open %1").arg(QFileInfo(path).fileName()), error);
+}
+
+bool ExperimentDocument::saveExperimentDialog(bool saveAs)
+{
+    QString path = m_path;
+    // Saving a bundled example means saving a copy of it in the user's folder.
+    if (saveAs || path.isEmpty() || isExample(path)) {
+        const QString suggestion = QDir(m_lastDir).filePath(
+            (m_experiment->nameEdit()->text().trimmed().isEmpty()
+                 ? QStringLiteral("experiment")
+                 : m_experiment->nameEdit()->text().trimmed())
+                .replace(QRegularExpression(QStringLiteral("[^A-Za-z0-9_.-]+")), QStringLiteral("-")) +
+            QStringLiteral(".json"));
+        path = QFileDialog::getSaveFileName(m_window, tr("Save experiment"), suggestion,
+                                            tr("Experiment files (*.json)"));
+        if (path.isEmpty())
+            return false;
+    }
+    QString error;
+    if (!saveExperiment(path, &error)) {
+        m_messages->showProblems(tr("Cannot save the experiment"), error);
+        return false;
+    }
+    return true;
+}
+
+bool ExperimentDocument::maybeSave()
+{
+    if (!m_window->isWindowModified() || !m_messages->confirmations())
+        return true;
+    const auto answer = QMessageBox::question(
+        m_window, tr("Unsaved experiment"), tr("The experiment has unsaved changes. Save them first?"),
+        QMessageBox::Save | QMessageBox::Discard | QMessageBox::Cancel, QMessageBox::Save);
+    if (answer == QMessageBox::Cancel)
+        return false;
+    if (answer == QMessageBox::Save)
+        return saveExperimentDialog(false);
+    return true;
+}
+
+void ExperimentDocument::addExamples(QMenu* examples)
+{
+    for (const QString& dir : exampleDirs()) {
+        const QDir d(dir);
+        const QStringList files = d.entryList({QStringLiteral("*.json")}, QDir::Files, QDir::Name);
+        for (const QString& f : files) {
+            const QString path = d.filePath(f);
+            examples->addAction(QFileInfo(f).completeBaseName(), this, [this, path] {
+                if (!maybeSave())
+                    return;
+                QString error;
+                if (!openExperiment(path, &error))
+                    m_messages->showProblems(tr("Cannot open the example"), error);
+            });
+        }
+        if (!files.isEmpty())
+            break;
+    }
+    examples->setEnabled(!examples->isEmpty());
+}
+
+void ExperimentDocument::start()
+{
+    m_loading = true;
+    setExperiment(defaultExperiment());
+    m_loading = false;
+    m_window->setWindowModified(false);
+}
+
+void ExperimentDocument::continueSession()
+{
+    restoreSession();
+    updateTitle();
+}
+
+void ExperimentDocument::restore(const QSettings& s)
+{
+    m_lastDir = s.value(QStringLiteral("lastDir"), QDir::homePath()).toString();
+    if (isExample(QDir(m_lastDir).filePath(QStringLiteral("x.json"))))
+        m_lastDir = QDir::homePath(); // saved by an older version that followed File → Open example
+}
+
+void ExperimentDocument::save(QSettings& s) const
+{
+    s.setValue(QStringLiteral("lastDir"), m_lastDir);
+}
+
+void ExperimentDocument::markModified()
+{
+    if (m_loading)
+        return;
+    m_window->setWindowModified(true);
+    updateTitle();
+    m_sessionTimer.start();
+}
+
+void ExperimentDocument::saveSession() const
+{
+    QSettings s;
+    s.setValue(QStringLiteral("session/experiment"),
+               QString::fromUtf8(QJsonDocument(experimentJson()).toJson(QJsonDocument::Compact)));
+    s.setValue(QStringLiteral("session/baseDir"), m_dataset->baseDir());
+    s.setValue(QStringLiteral("session/path"), m_path);
+    s.setValue(QStringLiteral("session/modified"), m_window->isWindowModified());
+}
+
+void ExperimentDocument::restoreSession()
+{
+    QSettings s;
+    const QString text = s.value(QStringLiteral("session/experiment")).toString();
+    if (text.isEmpty())
+        return;
+    const QJsonObject o = QJsonDocument::fromJson(text.toUtf8()).object();
+    if (o.isEmpty())
+        return;
+    m_loading = true;
+    const QStringList problems = setExperiment(o, s.value(QStringLiteral("session/baseDir")).toString());
+    m_loading = false;
+    const QString path = s.value(QStringLiteral("session/path")).toString();
+    m_path = !path.isEmpty() && QFileInfo::exists(path) ? path : QString();
+    const bool modified =
+        s.value(QStringLiteral("session/modified")).toBool() || (!path.isEmpty() && m_path.isEmpty());
+    m_window->setWindowModified(modified);
+    if (modified)
+        m_messages->appendLog(tr("Restored the unsaved experiment of the last session"));
+    for (const QString& p : problems)
+        m_messages->appendLog(tr("Last session: %1").arg(p));
+}
+
+void ExperimentDocument::updateTitle()
+{
+    const QString name = m_path.isEmpty() ? tr("Untitled experiment") : QFileInfo(m_path).fileName();
+    m_window->setWindowTitle(tr("%1[*] — Trainbench").arg(name));
+    m_window->setWindowFilePath(m_path);
+}
+
+void ExperimentDocument::updateTaskAndKind()
+{
+    const QJsonObject ds = m_dataset->spec();
+    m_algorithms->setTask(m_dataset->task());
+    m_experiment->setNoiseSweepAvailable(data::DataSource::hasNoiseLevel(ds));
+}
+
+void ExperimentDocument::updateSweepParameters()
+{
+    // The parameters every selected algorithm has (with the first one's spec): what a sweep may set.
+    QList<ParamSpec> common;
+    const QList<AlgorithmRun> selected = m_algorithms->selectedAlgorithms();
+    for (int i = 0; i < selected.size(); ++i) {
+        const AlgorithmEntry* e = m_registry.algorithm(selected[i].id);
+        if (!e)
+            continue;
+        if (i == 0) {
+            common = e->info.schema.specs();
+            continue;
+        }
+        common.removeIf([&](const ParamSpec& p) { return !e->info.schema.find(p.key); });
+    }
+    m_experiment->sweepEditor()->setParameters(common);
+}
+
+} // namespace tb::gui

@@ -1,0 +1,346 @@
+#include "RunControl.h"
+
+#include "DatabaseControl.h"
+#include "ExperimentDocument.h"
+#include "WindowMessages.h"
+#include "charts/ChartTabs.h"
+#include "comparison/ComparisonTab.h"
+#include "runs/ExperimentController.h"
+#include "runs/RunBrowser.h"
+
+#include <DataSource.h>
+#include <RunStore.h>
+#include <StoredRuns.h>
+
+#include <QAction>
+#include <QFileInfo>
+#include <QMessageBox>
+#include <QProgressBar>
+#include <QTabWidget>
+
+#include <algorithm>
+
+namespace tb::gui {
+
+RunControl::RunControl(const PluginRegistry& registry, ExperimentController* controller,
+                       ExperimentDocument* document, DatabaseControl* database, ChartTabs* charts,
+                       ComparisonTab* comparison, RunBrowser* browser, QTabWidget* centre,
+                       QWidget* comparisonPage, WindowMessages* messages, QWidget* window)
+    : QObject(window), m_registry(registry), m_controller(controller), m_document(document),
+      m_database(database), m_charts(charts), m_comparison(comparison), m_browser(browser), m_centre(centre),
+      m_comparisonPage(comparisonPage), m_messages(messages), m_window(window),
+      m_runAction(new QAction(tr("&Run"), this)), m_stopAction(new QAction(tr("&Stop"), this)),
+      m_runProgress(new QProgressBar), m_progress(new QProgressBar)
+{
+    m_runAction->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_R));
+    m_runAction->setToolTip(tr("Run the experiment (Ctrl+R)"));
+    m_stopAction->setShortcut(QKeySequence(Qt::Key_Escape));
+    m_stopAction->setToolTip(tr("Stop the running experiment (Esc); finished runs are kept"));
+    connect(m_runAction, &QAction::triggered, this, [this] {
+        QString error;
+        if (!runExperiment(&error))
+            m_messages->showProblems(tr("Cannot run the experiment"), error);
+    });
+    connect(m_stopAction, &QAction::triggered, this, &RunControl::stop);
+
+    m_runProgress->setFixedWidth(140);
+    m_runProgress->setToolTip(tr("Current run: epochs done of those planned (busy when unknown)"));
+    m_runProgress->setTextVisible(false);
+    m_progress->setFixedWidth(220);
+    m_progress->setToolTip(tr("Whole experiment"));
+    m_progress->setValue(0);
+
+    connect(m_controller, &ExperimentController::started, this, &RunControl::onStarted);
+    connect(m_controller, &ExperimentController::updated, this, &RunControl::onUpdated);
+    connect(m_controller, &ExperimentController::finished, this, &RunControl::onFinished);
+    connect(m_controller, &ExperimentController::statusText, m_messages, &WindowMessages::setStatus);
+    connect(m_controller, &ExperimentController::logMessage, m_messages, &WindowMessages::appendLog);
+    connect(m_controller, &ExperimentController::progressChanged, this, [this](int done, int total) {
+        m_progress->setRange(0, total); // 0 of 0: busy while the data load
+        m_progress->setValue(std::min(done, total));
+        m_progress->setFormat(m_controller->progressFormat());
+    });
+    connect(m_controller, &ExperimentController::runProgressChanged, this, [this](double f) {
+        if (f < 0) {
+            m_runProgress->setRange(0, 0); // busy: the run's length is unknown
+        } else {
+            m_runProgress->setRange(0, 1000);
+            m_runProgress->setValue(int(1000 * f));
+        }
+    });
+
+    // The browser's Compare fills the Comparison tab; Show on charts, Delete and Re-run act here.
+    connect(m_browser, &RunBrowser::compareRequested, this, [this](const QList<qint64>& ids) {
+        if (m_database->store() && m_comparison->showRuns(*m_database->store(), ids) > 0)
+            m_centre->setCurrentWidget(m_comparisonPage);
+    });
+    connect(m_centre, &QTabWidget::currentChanged, this, [this] {
+        if (m_comparisonDirty && m_centre->currentWidget() == m_comparisonPage && m_controller->isRunning()) {
+            m_comparisonDirty = false;
+            m_comparison->showLive(m_controller->spec(), m_controller->curves());
+        }
+    });
+    connect(m_browser, &RunBrowser::overlayRequested, this,
+            [this](const QList<qint64>& ids) { overlayRuns(ids); });
+    connect(m_browser, &RunBrowser::runsDeleted, this, &RunControl::onRunsDeleted);
+    connect(m_browser, &RunBrowser::rerunRequested, this, [this](qint64 id) {
+        QString error;
+        if (!rerun(id, &error))
+            m_messages->showProblems(tr("Cannot re-run run %1").arg(id), error);
+    });
+    connect(m_browser, &RunBrowser::rerunExperimentRequested, this, [this](qint64 id) {
+        QString error;
+        if (!rerunExperiment(id, &error))
+            m_messages->showProblems(tr("Cannot re-run experiment %1").arg(id), error);
+    });
+    connect(m_document, &ExperimentDocument::shown, this, &RunControl::experimentShown);
+}
+
+bool RunControl::runExperiment(QString* error)
+{
+    QStringList problems;
+    const auto spec = m_document->currentSpec(&problems);
+    if (!spec) {
+        if (error)
+            *error = problems.join(QLatin1Char('\n'));
+        return false;
+    }
+    const QString path = m_document->path();
+    const QString where =
+        path.isEmpty() ? QString() : QStringLiteral(" (%1)").arg(QFileInfo(path).fileName());
+    return startSpec(
+        *spec, tr("Live: %1%2 — %3").arg(spec->name, where, spec->kind), error);
+}
+
+bool RunControl::startSpec(const ExperimentSpec& spec, const QString& caption, QString* error)
+{
+    if (m_controller->isRunning()) {
+        if (error)
+            *error = tr("An experiment is already running; stop it first.");
+        return false;
+    }
+    m_controller->setStore(m_database->store());
+    m_charts->clear();
+    const auto task = data::DataSource::task(spec.dataset);
+    m_charts->setTask(!task || *task == Task::Classification);
+    m_charts->showKind(spec.kind);
+    m_charts->setCaption(caption);
+    m_shownRuns.clear();
+    m_chartSpec = spec;
+    m_centre->setCurrentWidget(m_charts);
+    return m_controller->start(spec, error);
+}
+
+bool RunControl::rerun(qint64 runId, QString* error)
+{
+    RunStore* store = m_database->store();
+    if (!store) {
+        if (error)
+            *error = tr("no database is open");
+        return false;
+    }
+    // The rule lives in the engine, shared with `trainbench-cli rerun`.
+    const auto r = StoredRuns::rerunOfRun(*store, m_registry, runId, error);
+    if (!r)
+        return false;
+    for (const QString& note : r->notes)
+        m_messages->appendLog(note);
+    m_messages->appendLog(tr("Re-running %1 with its stored settings").arg(r->description));
+    return startSpec(r->spec, tr("Re-run of %1").arg(r->description), error);
+}
+
+bool RunControl::rerunExperiment(qint64 experimentId, QString* error)
+{
+    RunStore* store = m_database->store();
+    if (!store) {
+        if (error)
+            *error = tr("no database is open");
+        return false;
+    }
+    const auto r = StoredRuns::rerunOfExperiment(*store, experimentId, error);
+    if (!r)
+        return false;
+    m_messages->appendLog(tr("Re-running %1 with its stored settings").arg(r->description));
+    return startSpec(r->spec, tr("Re-run of %1").arg(r->description), error);
+}
+
+int RunControl::overlayRuns(const QList<qint64>& runIds)
+{
+    RunStore* store = m_database->store();
+    if (!store || runIds.isEmpty())
+        return 0;
+    // Grouping into curves is the engine's (the CLI's export draws the same).
+    const StoredRuns::Selection sel = StoredRuns::group(*store, runIds);
+    if (!sel.readError.isEmpty()) {
+        // A damaged database: draw what could be read, but never as if it were everything.
+        m_messages->appendLog(
+            tr("Reading the runs failed; the charts may lack runs or checkpoints: %1").arg(sel.readError));
+        QMessageBox::warning(
+            m_window, tr("Damaged database"),
+            tr("Some runs could not be read, so the charts may be incomplete.\n\n%1").arg(sel.readError));
+    }
+    if (sel.runIds.isEmpty())
+        return 0; // none of the ids is in this store (deleted meanwhile)
+    const QList<charts::CurveSeriesData> curves = charts::LearningCurveChart::seriesOf(sel.result.curves);
+    m_charts->clear();
+    m_charts->setTask(sel.classification || curves.isEmpty());
+    m_charts->setCurves(curves);
+    m_charts->setSweep(sel.result.sweep);
+    m_charts->showKind(sel.result.kind);
+    const int n = int(sel.runIds.size());
+    m_charts->setCaption((n == 1 ? tr("Stored: 1 run from %1") : tr("Stored: %1 runs from %2").arg(n))
+                             .arg(sel.experimentIds.size() > 1
+                                      ? tr("%1 experiments").arg(sel.experimentIds.size())
+                                      : tr("experiment %1").arg(sel.experimentIds.value(0))));
+    m_shownRuns = sel.runIds;
+    m_chartSpec.reset();
+    m_centre->setCurrentWidget(m_charts);
+    return n;
+}
+
+void RunControl::stop()
+{
+    m_controller->stop();
+}
+
+void RunControl::experimentShown(const QString& name)
+{
+    // The charts show runs of what was open before: say so, or clear them, never leave "Live: …"
+    // of another experiment above them.
+    if (m_controller->isRunning())
+        return;
+    m_charts->clear();
+    m_shownRuns.clear();
+    m_chartSpec.reset();
+    m_charts->setCaption(
+        tr("“%1”: not run yet — press Run (Ctrl+R), or pick stored runs in the Runs panel").arg(name));
+}
+
+QStringList RunControl::chartSettings() const
+{
+    QStringList lines;
+    if (m_chartSpec) {
+        const ExperimentSpec& e = *m_chartSpec;
+        lines << tr("Data: %1").arg(data::DataSource::describe(e.dataset));
+        if (e.kind == kinds::NoiseSweep)
+            lines << tr("Noise sweep: σ from %1 to %2 (%3 values), %4 Monte-Carlo runs each; seed %5, %6 "
+                        "threads")
+                         .arg(e.sigmas.value(0))
+                         .arg(e.sigmas.isEmpty() ? 0.0 : e.sigmas.last())
+                         .arg(e.sigmas.size())
+                         .arg(e.monteCarlo)
+                         .arg(e.seed)
+                         .arg(e.effectiveThreads());
+        else
+            lines << tr("Learning curve: %1 repeat(s) from %2, seed %3, %4 threads%5")
+                         .arg(e.repeats)
+                         .arg(e.firstRepeat)
+                         .arg(e.seed)
+                         .arg(e.effectiveThreads())
+                         .arg(e.timeBudgetSeconds > 0
+                                  ? tr(", time budget %1 s per run").arg(e.timeBudgetSeconds)
+                                  : QString());
+        QStringList algs;
+        for (const AlgorithmRun& a : e.algorithms)
+            algs << (a.label.isEmpty() ? a.id : QStringLiteral("%1 (%2)").arg(a.label, a.id));
+        lines << tr("Algorithms: %1").arg(algs.join(QStringLiteral(", ")));
+    } else {
+        lines << m_charts->caption();
+    }
+    lines << tr("Trainbench %1 (%2)").arg(QStringLiteral(TB_APP_VERSION), QStringLiteral(TB_GIT_HASH));
+    return lines;
+}
+
+void RunControl::updateActions()
+{
+    const bool running = m_controller->isRunning();
+    m_runAction->setEnabled(!running);
+    m_stopAction->setEnabled(running);
+    m_runProgress->setVisible(running && m_controller->spec().kind == kinds::LearningCurve);
+    Q_EMIT runningChanged(running);
+}
+
+void RunControl::onStarted()
+{
+    if (m_controller->spec().kind == kinds::ParamSweep)
+        m_centre->setCurrentWidget(m_comparisonPage);
+    m_comparison->clear();
+    m_messages->setStatus(tr("Running…"));
+    m_runProgress->setRange(0, 0);
+    m_progress->setValue(0);
+    updateActions();
+}
+
+void RunControl::onUpdated()
+{
+    if (m_controller->spec().kind == kinds::NoiseSweep)
+        m_charts->setSweep(m_controller->sweep());
+    else
+        m_charts->setCurves(m_controller->curves());
+    // The comparison is rebuilt only while in view (its tables cost more than a chart update).
+    if (m_controller->spec().kind != kinds::NoiseSweep && m_controller->isRunning()) {
+        if (m_centre->currentWidget() == m_comparisonPage)
+            m_comparison->showLive(m_controller->spec(), m_controller->curves());
+        else
+            m_comparisonDirty = true;
+    }
+}
+
+void RunControl::onFinished(const QString& summary)
+{
+    onUpdated();
+    m_comparisonDirty = false;
+    m_comparison->showResult(
+        m_controller->result(),
+        tr("%1 — %2").arg(m_controller->spec().name, m_controller->spec().kind));
+    m_messages->setStatus(summary);
+    updateActions();
+    const qint64 id = m_controller->experimentId();
+    if (m_controller->result().error.isEmpty())
+        m_charts->setCaption((id >= 0 ? tr("Experiment %1: “%2” — %3").arg(id) : tr("“%1” — %2"))
+                                 .arg(m_controller->spec().name, summary));
+    m_shownRuns.clear();
+    RunStore* store = m_database->store();
+    if (store && id >= 0)
+        for (const RunRecord& r : store->runs(id))
+            m_shownRuns << r.id;
+    if (store) {
+        m_browser->refresh();
+        if (m_controller->experimentId() >= 0)
+            m_browser->setSelection({m_controller->experimentId()}, {});
+    }
+    const ExperimentResult& result = m_controller->result();
+    m_database->experimentFinished(result);
+    for (const QString& w : result.warnings)
+        m_messages->appendLog(tr("Warning: %1").arg(w));
+    if (!result.storeError.isEmpty() && result.error.isEmpty())
+        m_messages->showProblems(
+            tr("The database failed: the experiment was stopped"),
+            tr("%1\n\nThe results on the charts are not all in the database. Keep them with File → "
+               "Save results to another database…")
+                .arg(result.storeError));
+    else if (!result.error.isEmpty())
+        m_messages->showProblems(tr("The experiment could not run"), result.error);
+}
+
+void RunControl::onRunsDeleted(const QList<qint64>& runIds)
+{
+    QList<qint64> remaining;
+    for (qint64 id : m_shownRuns)
+        if (!runIds.contains(id))
+            remaining << id;
+    if (remaining.size() == m_shownRuns.size())
+        return; // none of the runs on the charts was deleted
+    const int deleted = int(m_shownRuns.size() - remaining.size());
+    if (overlayRuns(remaining) == 0) {
+        m_charts->clear();
+        m_shownRuns.clear();
+        m_charts->setCaption(tr("The runs shown here were deleted from the database"));
+    } else {
+        m_charts->setCaption(m_charts->caption() + (deleted == 1
+                                                        ? tr(" (1 deleted run removed)")
+                                                        : tr(" (%1 deleted runs removed)").arg(deleted)));
+    }
+}
+
+} // namespace tb::gui

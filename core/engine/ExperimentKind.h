@@ -1,0 +1,114 @@
+#pragma once
+/// @file ExperimentKind.h
+/// One kind of experiment — "learning-curve", "noise-sweep", "param-sweep" … — behind one
+/// interface: the keys of the experiment file it reads, the checks it makes, how its cells run,
+/// and the charts its results offer. Each kind lives in a folder of its own under
+/// core/engine/kinds/ and registers itself (TB_REGISTER_EXPERIMENT_KIND), so a new kind is a new
+/// folder and nothing else (docs/contributing.md, "A new experiment kind").
+
+#include "ExperimentRunner.h"
+
+#include <trainbench/ParamSchema.h>
+
+#include <QJsonObject>
+#include <QList>
+#include <QString>
+#include <QStringList>
+#include <memory>
+
+namespace tb {
+
+class ExperimentContext;
+class PluginRegistry;
+
+/// One kind of experiment. Implementations are stateless and thread-safe.
+class ExperimentKind {
+public:
+    virtual ~ExperimentKind() = default;
+
+    /// The value of the file's "kind", e.g. "learning-curve".
+    virtual QString id() const = 0;
+    /// For people, e.g. "Learning curve".
+    virtual QString label() const = 0;
+    /// One sentence: what the experiment measures.
+    virtual QString description() const = 0;
+    /// Position in lists (smaller first).
+    virtual int order() const { return 100; }
+
+    /// The top-level keys of the experiment file this kind reads besides the ones every kind
+    /// has (name, description, kind, dataset, algorithms, seed, threads, time_budget_s and
+    /// "sweep", which parse() reads): e.g. "repeats". Checked, normalised and stored into
+    /// ExperimentSpec::settings by ExperimentSpec; a key of another kind is an error.
+    virtual ParamSchema keys() const { return {}; }
+
+    /// Reads the kind's "sweep" object (@p sweep; Undefined when the file has none) into @p spec
+    /// (its typed fields, or ExperimentSpec::sweep, which holds the object as written for kinds
+    /// without fields of their own). False with @p key (e.g. "sweep.sigma[2]") and @p message
+    /// set on the first problem.
+    virtual bool parseSweep(const QJsonValue& sweep, ExperimentSpec& spec, QString* key, QString* message) const = 0;
+
+    /// Problems only the plugins can tell (a swept parameter an algorithm lacks; a data source
+    /// without a noise level), each "key: message" without the file name. The checks every kind
+    /// shares (algorithm ids, parameters, tasks, the data set) are made by ExperimentSpec.
+    virtual QStringList validate(const ExperimentSpec& spec, const PluginRegistry& registry) const
+    {
+        Q_UNUSED(spec);
+        Q_UNUSED(registry);
+        return {};
+    }
+
+    /// Writes the kind's part of the spec (its keys and "sweep") into @p json, as the file
+    /// would hold it.
+    virtual void write(const ExperimentSpec& spec, QJsonObject& json) const = 0;
+
+    /// The number of runs the experiment plans (progress is counted in these units).
+    virtual int plannedRuns(const ExperimentSpec& spec) const = 0;
+
+    /// Whether the runs of a plain run of @p spec train one at a time (each with every thread),
+    /// so that a run's own progress can be shown and its timings compare.
+    virtual bool runsOneAtATime(const ExperimentSpec& spec) const = 0;
+
+    /// Runs the experiment (or resumes it: ExperimentContext::resuming()). The experiment row
+    /// exists already (@p experimentId, −1 without a store); the runner does the bookkeeping
+    /// common to every kind around this call.
+    virtual ExperimentResult run(ExperimentContext& ctx, const ExperimentSpec& spec, qint64 experimentId,
+                                 ExperimentObserver* observer) const = 0;
+
+    /// Narrows @p spec, the stored experiment of @p run (with its algorithm and parameters set
+    /// already), to the one cell that trained @p run, so that running it trains that run again
+    /// (StoredRuns::rerun). Default: nothing to narrow.
+    virtual void narrowToRun(ExperimentSpec& spec, const RunRecord& run) const
+    {
+        Q_UNUSED(spec);
+        Q_UNUSED(run);
+    }
+
+    /// Ids of the charts (app/charts' registry) that show this kind's results, in tab order.
+    virtual QStringList charts() const = 0;
+};
+
+/// Every kind the process knows. Thread-safe.
+class ExperimentKinds {
+public:
+    /// Adds a kind; called at start-up by TB_REGISTER_EXPERIMENT_KIND. A second kind with the same
+    /// id aborts with a message (a programming error). Returns true.
+    static bool add(std::shared_ptr<const ExperimentKind> kind);
+    /// The kind @p id, or nullptr.
+    static const ExperimentKind* find(const QString& id);
+    /// Every kind, in list order.
+    static QList<const ExperimentKind*> all();
+    /// Their ids, in order.
+    static QStringList ids();
+};
+
+} // namespace tb
+
+#define TB_EXPERIMENT_KIND_CONCAT_(a, b) a##b
+#define TB_EXPERIMENT_KIND_CONCAT(a, b) TB_EXPERIMENT_KIND_CONCAT_(a, b)
+/// Registers an experiment kind (a default-constructible class implementing tb::ExperimentKind)
+/// when the engine library loads. Put it in the kind's own .cpp file, after the class.
+#define TB_REGISTER_EXPERIMENT_KIND(Class)                                                                     \
+    namespace {                                                                                                \
+    [[maybe_unused]] const bool TB_EXPERIMENT_KIND_CONCAT(tbKindRegistered, __LINE__) =                        \
+        ::tb::ExperimentKinds::add(std::make_shared<Class>());                                                 \
+    }

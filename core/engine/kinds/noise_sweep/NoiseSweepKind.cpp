@@ -1,0 +1,432 @@
+// The noise sweep: the BPLS paper's Fig. 4–5. A σ grid × Monte-Carlo repetitions of a generator with
+// noisy training targets; every algorithm trains on every cell's data (seed deriveSeed(seed, cell)),
+// and train and test RMSE are aggregated per σ. One stored run per algorithm stands for all its cells.
+
+#include "ExperimentContext.h"
+#include "ExperimentKind.h"
+#include "CostPrediction.h"
+#include "PluginRegistry.h"
+#include "RunStore.h"
+
+#include <DataSource.h>
+#include <Metrics.h>
+#include <trainbench/Seeds.h>
+
+#include <QJsonArray>
+#include <QSet>
+#include <cmath>
+#include <limits>
+#include <mutex>
+#include <tbb/task_arena.h>
+
+#ifndef TB_APP_VERSION
+#define TB_APP_VERSION "0.0.0"
+#endif
+
+namespace tb {
+namespace {
+
+QString shown(const QJsonValue& v)
+{
+    switch (v.type()) {
+    case QJsonValue::String: return QLatin1Char('"') + v.toString() + QLatin1Char('"');
+    case QJsonValue::Double: return QString::number(v.toDouble(), 'g', 15);
+    case QJsonValue::Bool: return v.toBool() ? QStringLiteral("true") : QStringLiteral("false");
+    case QJsonValue::Null: return QStringLiteral("null");
+    case QJsonValue::Array: return QStringLiteral("an array");
+    case QJsonValue::Object: return QStringLiteral("an object");
+    case QJsonValue::Undefined: break;
+    }
+    return QStringLiteral("nothing");
+}
+
+class NoiseSweepKind : public ExperimentKind {
+public:
+    QString id() const override { return kinds::NoiseSweep; }
+    QString label() const override { return QStringLiteral("Noise sweep"); }
+    QString description() const override
+    {
+        return QStringLiteral("Train and test RMSE against the noise level σ of a generator, over Monte-Carlo "
+                              "repetitions (the BPLS paper's Fig. 4 and 5).");
+    }
+    int order() const override { return 20; }
+
+    bool parseSweep(const QJsonValue& sw, ExperimentSpec& s, QString* key, QString* message) const override
+    {
+        auto fail = [&](const QString& k, const QString& m) {
+            *key = k;
+            *message = m;
+            return false;
+        };
+        if (!sw.isObject())
+            return fail(QStringLiteral("sweep"),
+                        QStringLiteral("a noise-sweep needs {\"sigma\": [...], \"monte_carlo\": N}, got %1").arg(shown(sw)));
+        const QJsonObject so = sw.toObject();
+        for (auto it = so.begin(); it != so.end(); ++it)
+            if (it.key() != u"sigma" && it.key() != u"monte_carlo")
+                return fail(QStringLiteral("sweep.") + it.key(), QStringLiteral("unknown key (known: sigma, monte_carlo)"));
+        const QJsonValue sig = so.value(QStringLiteral("sigma"));
+        if (!sig.isArray() || sig.toArray().isEmpty())
+            return fail(QStringLiteral("sweep.sigma"),
+                        QStringLiteral("expected a non-empty array of noise levels, got %1").arg(shown(sig)));
+        const QJsonArray sa = sig.toArray();
+        for (int i = 0; i < sa.size(); ++i) {
+            const double d = sa[i].toDouble(-1);
+            if (!sa[i].isDouble() || !(d >= 0) || !std::isfinite(d))
+                return fail(QStringLiteral("sweep.sigma[%1]").arg(i), QStringLiteral("expected σ ≥ 0, got %1").arg(shown(sa[i])));
+            s.sigmas << d;
+        }
+        s.monteCarlo = 1;
+        if (so.contains(QStringLiteral("monte_carlo"))) {
+            const QJsonValue v = so.value(QStringLiteral("monte_carlo"));
+            const double d = v.toDouble(std::nan(""));
+            if (!v.isDouble() || d != std::floor(d))
+                return fail(QStringLiteral("sweep.monte_carlo"), QStringLiteral("expected an integer, got %1").arg(shown(v)));
+            if (d < 1 || d > 1000000)
+                return fail(QStringLiteral("sweep.monte_carlo"), QStringLiteral("%1 is outside [1, 1000000]").arg(shown(v)));
+            s.monteCarlo = int(d);
+        }
+        return true;
+    }
+
+    QStringList validate(const ExperimentSpec& spec, const PluginRegistry&) const override
+    {
+        if (data::DataSource::validate(spec.dataset).isEmpty() && !data::DataSource::hasNoiseLevel(spec.dataset))
+            return {QStringLiteral("dataset.source: a noise-sweep needs a generator with a noise level (e.g. "
+                                   "\"bpls-toy\"), got \"%1\"")
+                        .arg(spec.dataset.value(QStringLiteral("source")).toString())};
+        return {};
+    }
+
+    void write(const ExperimentSpec& spec, QJsonObject& json) const override
+    {
+        QJsonArray sa;
+        for (double s : spec.sigmas)
+            sa.append(s);
+        json.insert("sweep", QJsonObject{{"sigma", sa}, {"monte_carlo", spec.monteCarlo}});
+    }
+
+    int plannedRuns(const ExperimentSpec& spec) const override
+    {
+        const qint64 n = qint64(spec.sigmas.size()) * spec.monteCarlo * spec.algorithms.size();
+        return int(std::min<qint64>(n, std::numeric_limits<int>::max()));
+    }
+    bool runsOneAtATime(const ExperimentSpec&) const override { return false; }
+    QStringList charts() const override { return {QStringLiteral("noise-sweep")}; }
+
+    ExperimentResult run(ExperimentContext& ctx, const ExperimentSpec& spec, qint64 experimentId,
+                         ExperimentObserver* obs) const override
+    {
+        ExperimentResult result;
+        const int threads = spec.effectiveThreads();
+        const int nAlg = int(spec.algorithms.size());
+        const int nSigma = int(spec.sigmas.size());
+        const int mc = spec.monteCarlo;
+        const qint64 cells = qint64(nSigma) * mc;
+        const int total = int(std::min<qint64>(cells * nAlg, std::numeric_limits<int>::max()));
+        const QString description = data::DataSource::describe(spec.dataset);
+        if (cells > std::numeric_limits<int>::max()) {
+            result.error = QStringLiteral("noise sweep: %1 cells (sigmas × monte_carlo), at most %2")
+                               .arg(cells)
+                               .arg(std::numeric_limits<int>::max());
+            return result;
+        }
+
+        // Check the data source once up front so a bad spec fails fast, not once per cell; every
+        // cell has the shape of this one.
+        std::shared_ptr<const data::DatasetPair> probe = ExperimentContext::loadData(
+            spec.dataset, spec.baseDir, data::DataOverrides{spec.sigmas.value(0), spec.seed},
+            QStringLiteral("out of memory while generating the data set (%1)").arg(description), &result.error);
+        if (!probe)
+            return result;
+        result.warnings = probe->warnings;
+
+        const QStringList labels = ctx.labels(spec);
+        // Results by [algorithm][cell]; NaN where a cell failed, diverged or was skipped.
+        std::vector<std::vector<double>> trainRmse(nAlg, std::vector<double>(size_t(cells), NaN));
+        std::vector<std::vector<double>> testRmse(nAlg, std::vector<double>(size_t(cells), NaN));
+        std::vector<std::vector<char>> status(nAlg, std::vector<char>(size_t(cells), 0)); // 0 skipped 1 ok 2 failed 3 diverged
+        std::vector<char> cellDone(size_t(cells), 0);
+
+        // One run row per algorithm stands for all its cells: it carries the plugin version and
+        // complete parameters; each cell's seed is deriveSeed(seed, cell) (docs/experiments.md), and
+        // each finished cell is one of its metric rows (seq = cell), so that a resumed sweep keeps it.
+        QVector<qint64> runIds(nAlg, -1);
+        if (ctx.resuming()) {
+            for (const RunRecord& r : std::as_const(ctx.resumeRuns())) {
+                const int a = r.info.value(QStringLiteral("algorithm_index")).toInt(-1);
+                if (a < 0 || a >= nAlg || r.algorithmId != spec.algorithms[a].id || runIds[a] >= 0)
+                    continue;
+                runIds[a] = r.id;
+                for (const MetricPoint& p : ctx.store()->metrics(r.id, &result.error)) {
+                    if (p.seq < 0 || p.seq >= cells)
+                        continue;
+                    trainRmse[a][size_t(p.seq)] = p.trainRmse;
+                    testRmse[a][size_t(p.seq)] = p.testRmse;
+                    status[a][size_t(p.seq)] = 1;
+                }
+                if (!result.error.isEmpty())
+                    return result;
+            }
+            for (int a = 0; a < nAlg; ++a)
+                if (runIds[a] < 0) {
+                    result.error = QStringLiteral("cannot resume experiment %1: it has no run of %2 (algorithm %3)")
+                                       .arg(experimentId)
+                                       .arg(labels[a])
+                                       .arg(a);
+                    return result;
+                }
+            // A cell counts as done when every algorithm finished it; the others run again, whole.
+            for (qint64 cell = 0; cell < cells; ++cell) {
+                bool all = true;
+                for (int a = 0; a < nAlg; ++a)
+                    all = all && status[a][size_t(cell)] == 1;
+                cellDone[size_t(cell)] = all;
+            }
+            if (!ctx.store()->deleteSweepPoints(experimentId)) {
+                result.error = QStringLiteral("cannot resume: %1").arg(ctx.store()->lastError());
+                return result;
+            }
+        } else if (ctx.writesExperiment()) {
+            for (int a = 0; a < nAlg; ++a) {
+                const AlgorithmRun& alg = spec.algorithms[a];
+                const AlgorithmEntry* entry = ctx.registry().algorithm(alg.id);
+                if (!entry)
+                    continue;
+                RunRecord rec;
+                rec.experimentId = experimentId;
+                rec.algorithmId = alg.id;
+                rec.algorithmName = labels[a];
+                rec.pluginId = entry->plugin->id;
+                rec.pluginVersion = entry->plugin->version;
+                QString err;
+                rec.params = entry->info.schema.normalise(alg.params, &err).value_or(alg.params);
+                rec.dataset = description;
+                rec.seed = spec.seed;
+                rec.threads = threads;
+                rec.started = QDateTime::currentDateTimeUtc();
+                rec.appVersion = QStringLiteral(TB_APP_VERSION);
+                rec.info = QJsonObject{{"algorithm_index", a}};
+                runIds[a] = ctx.store()->createRun(rec);
+            }
+        }
+        if (obs)
+            obs->experimentStarted(experimentId, spec, total);
+
+        // Algorithm a's run on one cell's data (a template of its cells until seed, σ and data are set).
+        auto cellJob = [&](int a) {
+            RunJob job;
+            job.algorithmId = spec.algorithms[a].id;
+            job.label = labels[a];
+            job.params = spec.algorithms[a].params;
+            job.datasetDescription = description;
+            job.timeBudgetSeconds = spec.timeBudgetSeconds;
+            job.experimentId = experimentId;
+            job.evaluateCheckpoints = false;
+            job.logToStore = false;
+            job.measureMemory = false; // cells train in parallel: one process-wide mark cannot tell them apart
+            job.threads = threads;
+            return job;
+        };
+
+        tbb::task_arena arena(threads);
+
+        // Each algorithm's predicted cost of one cell, stored with its run row and shown before
+        // the cells start (in the arena the cells use: some trainers calibrate a rate).
+        QVector<QJsonObject> cellCosts(nAlg);
+        const ProblemShape cellShape = CostPrediction::shapeOf(probe->train);
+        if (!ctx.executor().isWorker())
+            arena.execute([&] {
+                for (int a = 0; a < nAlg; ++a) {
+                    const AlgorithmRun& alg = spec.algorithms[a];
+                    cellCosts[a] = CostPrediction::forAlgorithm(ctx.registry(), alg.id, alg.params, cellShape).json();
+                    if (obs && !cellCosts[a].isEmpty()) {
+                        RunJob cell = cellJob(a);
+                        cell.data = probe;
+                        obs->costPredicted(cell, runIds[a], cellCosts[a]);
+                    }
+                }
+            });
+        probe.reset();
+
+        std::atomic<int> done{0};
+        std::atomic<int> lastReported{-1};
+        std::mutex errorMutex;
+        QSet<QString> errors;
+
+        // The point of algorithm a at σ index s from the cells done so far.
+        auto pointAt = [&](int a, int s) {
+            std::vector<double> tr, te;
+            for (int m = 0; m < mc; ++m) {
+                const size_t cell = size_t(s) * size_t(mc) + size_t(m);
+                if (status[a][cell] == 1) {
+                    tr.push_back(trainRmse[a][cell]);
+                    te.push_back(testRmse[a][cell]);
+                }
+            }
+            SweepPoint p;
+            p.algorithmId = spec.algorithms[a].id;
+            p.algorithmName = labels[a];
+            p.sigma = spec.sigmas[s];
+            p.monteCarlo = int(tr.size());
+            if (!tr.empty()) {
+                const auto trs = num::meanStd(tr), tes = num::meanStd(te);
+                p.trainRmseMean = trs.mean;
+                p.trainRmseStd = trs.std;
+                p.testRmseMean = tes.mean;
+                p.testRmseStd = tes.std;
+            }
+            return p;
+        };
+        // Cells still running per σ: when one reaches zero its points are final and are shown at
+        // once, so a live chart grows σ by σ instead of appearing at the end.
+        std::vector<std::atomic<int>> pendingPerSigma(size_t(std::max(nSigma, 0)));
+        for (int s = 0; s < nSigma; ++s) {
+            int pending = 0;
+            for (int m = 0; m < mc; ++m)
+                pending += !cellDone[size_t(s) * size_t(mc) + size_t(m)];
+            pendingPerSigma[size_t(s)] = pending;
+            done += (mc - pending) * nAlg;
+        }
+        std::vector<char> reported(size_t(std::max(nSigma, 0)), 0);
+
+        CellPlan plan;
+        plan.count = int(cells);
+        plan.arena = &arena;
+        plan.stop = &ctx.stop();
+        plan.log = nullptr; // cells have no rows of their own
+        plan.observer = nullptr;
+        plan.skip = cellDone;
+        // Cells are claimed in order (σ-major): σ values complete roughly in order for the live chart.
+        plan.atOnce = threads;
+        plan.work = [&](int cell, RunLog*, RunObserver*) {
+            const int s = cell / mc;
+            const std::uint64_t cellSeed = deriveSeed(spec.seed, std::uint64_t(cell));
+            CellOutput out;
+            std::shared_ptr<const data::DatasetPair> d;
+            QString loadError;
+            try {
+                d = std::make_shared<const data::DatasetPair>(data::DataSource::load(
+                    spec.dataset, spec.baseDir, data::DataOverrides{spec.sigmas[s], cellSeed}));
+            } catch (const std::bad_alloc&) {
+                loadError = QStringLiteral("out of memory while generating the data of σ = %1 (%2)")
+                                .arg(spec.sigmas[s])
+                                .arg(description);
+            } catch (const std::exception& e) {
+                loadError = QString::fromUtf8(e.what());
+            }
+            for (int a = 0; a < nAlg && !ctx.stop().stopRequested(); ++a) {
+                if (!d) {
+                    RunResult failed;
+                    failed.error = loadError;
+                    out.runs << failed;
+                    continue;
+                }
+                RunJob job = cellJob(a);
+                job.seed = cellSeed; // every algorithm of a cell sees the same data and seed
+                job.sigma = spec.sigmas[s];
+                job.data = d;
+                RunResult rr = Runner(ctx.registry(), nullptr).execute(job, ctx.stop(), nullptr);
+                rr.points.clear(); // the last point is all a sweep keeps
+                out.runs << rr;
+            }
+            return out;
+        };
+        plan.failed = [&](int, RunStatus status, const QString& why, const QList<qint64>&) {
+            CellOutput out;
+            for (int a = 0; a < nAlg; ++a) {
+                RunResult rr;
+                rr.status = status;
+                rr.error = why;
+                out.runs << rr;
+            }
+            return out;
+        };
+        plan.done = [&](int cell, CellOutput&& out) {
+            const int s = cell / mc;
+            for (int a = 0; a < int(out.runs.size()) && a < nAlg; ++a) {
+                const RunResult& rr = out.runs[a];
+                if (rr.status == RunStatus::Finished) {
+                    trainRmse[a][size_t(cell)] = rr.last.trainRmse;
+                    testRmse[a][size_t(cell)] = rr.last.testRmse;
+                    status[a][size_t(cell)] = 1;
+                    if (ctx.store() && runIds[a] >= 0) {
+                        MetricPoint p = rr.last;
+                        p.seq = cell;
+                        p.trainTime = rr.trainSeconds;
+                        ctx.store()->appendMetric(runIds[a], p);
+                    }
+                } else if (rr.status == RunStatus::Failed || rr.status == RunStatus::Diverged) {
+                    status[a][size_t(cell)] = rr.status == RunStatus::Failed ? 2 : 3;
+                    std::lock_guard lock(errorMutex);
+                    if (errors.size() < 20)
+                        errors.insert(QStringLiteral("%1 (σ=%2): %3").arg(labels[a]).arg(spec.sigmas[s]).arg(rr.error));
+                }
+                const int now = ++done;
+                // Report about every 0.5 % so observers are not flooded by 10⁵ tiny runs.
+                if (obs && (now == total || now - lastReported.load() >= std::max(1, total / 200))) {
+                    lastReported = now;
+                    obs->progress(now, total);
+                }
+            }
+            // The decrement publishes this cell's results (release) to the thread that sees zero.
+            if (pendingPerSigma[size_t(s)].fetch_sub(1, std::memory_order_acq_rel) == 1 && !ctx.stop().stopRequested() && obs) {
+                reported[size_t(s)] = 1;
+                for (int a = 0; a < nAlg; ++a)
+                    obs->sweepPointReady(pointAt(a, s));
+            }
+        };
+        ctx.executor().run(plan);
+
+        result.runsPlanned = total;
+        for (int a = 0; a < nAlg; ++a) {
+            int ok = 0, failed = 0, diverged = 0;
+            for (size_t cell = 0; cell < size_t(cells); ++cell) {
+                ok += status[a][cell] == 1;
+                failed += status[a][cell] == 2;
+                diverged += status[a][cell] == 3;
+            }
+            for (int s = 0; s < nSigma; ++s) {
+                const SweepPoint p = pointAt(a, s);
+                result.sweep << p;
+                if (ctx.writesExperiment() && experimentId >= 0)
+                    ctx.store()->addSweepPoint(experimentId, p);
+                // σ values cut short by Stop: their partial statistics, once, at the end.
+                if (obs && !reported[size_t(s)])
+                    obs->sweepPointReady(p);
+            }
+            result.runsFinished += ok;
+            result.runsFailed += failed + diverged;
+            result.runsCancelled += int(cells) - ok - failed - diverged; // cut short or never run by Stop
+            RunStatus st = RunStatus::Finished;
+            QString err;
+            if (const QString failure = ctx.storeFailure(); !failure.isEmpty()) {
+                st = RunStatus::Failed; // stopped by the store, not by the user
+                err = QStringLiteral("stopped because the run store failed: %1").arg(failure);
+            } else if (ctx.stop().stopRequested())
+                st = RunStatus::Cancelled;
+            else if (ok == 0) {
+                st = diverged > 0 && failed == 0 ? RunStatus::Diverged : RunStatus::Failed;
+                err = QStringLiteral("no cell finished");
+            }
+            if (ctx.writesExperiment() && runIds[a] >= 0) {
+                QJsonObject info{{"cells", double(cells)}, {"cells_finished", ok}, {"cells_failed", failed},
+                                 {"cells_diverged", diverged}, {"cell_seed_rule", "deriveSeed(seed, sigma_index*monte_carlo + mc_index)"},
+                                 {"algorithm_index", a}};
+                if (!cellCosts[a].isEmpty())
+                    info.insert("predicted_cost_per_cell", cellCosts[a]);
+                ctx.store()->finishRun(runIds[a], st, err, info);
+            }
+            const SweepRun sr{spec.algorithms[a].id, labels[a], runIds[a], spec.seed, st};
+            result.sweepRuns << sr;
+        }
+        result.runErrors = QStringList(errors.values());
+        result.runErrors.sort();
+        return result;
+    }
+};
+
+} // namespace
+} // namespace tb
+
+TB_REGISTER_EXPERIMENT_KIND(tb::NoiseSweepKind)

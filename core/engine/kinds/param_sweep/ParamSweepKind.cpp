@@ -1,0 +1,410 @@
+// The param sweep: a grid (or list) of parameter values × data-set options × seeds, one stored run
+// per cell, compared with paired statistics (core/engine/Comparison). Its cells are a pure function
+// of the file (ParamSweep::cells), so any of them can run anywhere.
+
+#include "ExperimentContext.h"
+#include "ExperimentKind.h"
+#include "ParamSweep.h"
+#include "PluginRegistry.h"
+#include "RepeatKeys.h"
+#include "RunStore.h"
+
+#include <DataSource.h>
+
+#include <QJsonArray>
+#include <QSet>
+#include <cmath>
+#include <mutex>
+#include <tbb/task_arena.h>
+
+namespace tb {
+namespace {
+
+QString shown(const QJsonValue& v)
+{
+    switch (v.type()) {
+    case QJsonValue::String: return QLatin1Char('"') + v.toString() + QLatin1Char('"');
+    case QJsonValue::Double: return QString::number(v.toDouble(), 'g', 15);
+    case QJsonValue::Bool: return v.toBool() ? QStringLiteral("true") : QStringLiteral("false");
+    case QJsonValue::Null: return QStringLiteral("null");
+    case QJsonValue::Array: return QStringLiteral("an array");
+    case QJsonValue::Object: return QStringLiteral("an object");
+    case QJsonValue::Undefined: break;
+    }
+    return QStringLiteral("nothing");
+}
+
+class ParamSweepKind : public ExperimentKind {
+public:
+    QString id() const override { return kinds::ParamSweep; }
+    QString label() const override { return QStringLiteral("Parameter sweep"); }
+    QString description() const override
+    {
+        return QStringLiteral("A grid of parameter values over seeds (and data-set options), one stored run per "
+                              "cell, compared with paired statistics.");
+    }
+    int order() const override { return 30; }
+    ParamSchema keys() const override { return kindkeys::repeats(); }
+
+    bool parseSweep(const QJsonValue& sw, ExperimentSpec& s, QString* key, QString* message) const override
+        {
+        struct {
+            QString* key;
+            QString* message;
+            bool fail(const QString& k, const QString& m)
+            {
+                *key = k;
+                *message = m;
+                return false;
+            }
+        } c{key, message};
+        ParamSweepSpec& ps = s.paramSweep;
+        if (!sw.isObject())
+            return c.fail("sweep", QStringLiteral("a param-sweep needs {\"grid\": {\"lr\": [0.001, 0.01]}} or {\"list\": "
+                                                  "[{\"lr\": 0.001}, …]}, got %1")
+                                       .arg(shown(sw)));
+        const QJsonObject so = sw.toObject();
+        static const QStringList known{"grid", "list", "datasets", "cells_at_once"};
+        for (auto it = so.begin(); it != so.end(); ++it)
+            if (!known.contains(it.key()))
+                return c.fail("sweep." + it.key(), QStringLiteral("unknown key (known: %1)").arg(known.join(", ")));
+        if (so.contains("grid") && so.contains("list"))
+            return c.fail("sweep", QStringLiteral("give either \"grid\" or \"list\", not both"));
+        if (so.contains("grid")) {
+            if (!so.value("grid").isObject() || so.value("grid").toObject().isEmpty())
+                return c.fail("sweep.grid", QStringLiteral("expected an object of parameter: values, got %1").arg(shown(so.value("grid"))));
+            const QJsonObject g = so.value("grid").toObject();
+            for (auto it = g.begin(); it != g.end(); ++it) {
+                QString err;
+                const auto values = ParamSweep::expand(it.value(), "sweep.grid." + it.key(), &err);
+                if (!values)
+                    return c.fail(err.section(QStringLiteral(": "), 0, 0), err.section(QStringLiteral(": "), 1));
+                ps.grid << SweepAxis{it.key(), it.value(), *values};
+            }
+        }
+        if (so.contains("list")) {
+            const QJsonValue l = so.value("list");
+            if (!l.isArray() || l.toArray().isEmpty())
+                return c.fail("sweep.list", QStringLiteral("expected a non-empty array of {parameter: value} objects, got %1").arg(shown(l)));
+            const QJsonArray la = l.toArray();
+            if (la.size() > ParamSweep::maxCells)
+                return c.fail("sweep.list", QStringLiteral("%1 points, at most %2").arg(la.size()).arg(ParamSweep::maxCells));
+            for (int i = 0; i < la.size(); ++i) {
+                if (!la[i].isObject())
+                    return c.fail(QStringLiteral("sweep.list[%1]").arg(i), QStringLiteral("expected an object, got %1").arg(shown(la[i])));
+                ps.list << la[i].toObject().toVariantMap();
+            }
+        }
+        if (so.contains("datasets")) {
+            const QJsonValue d = so.value("datasets");
+            if (!d.isArray() || d.toArray().isEmpty())
+                return c.fail("sweep.datasets", QStringLiteral("expected a non-empty array of dataset objects, got %1").arg(shown(d)));
+            const QJsonArray da = d.toArray();
+            if (da.size() > 1000)
+                return c.fail("sweep.datasets", QStringLiteral("%1 options, at most 1000").arg(da.size()));
+            for (int i = 0; i < da.size(); ++i) {
+                if (!da[i].isObject())
+                    return c.fail(QStringLiteral("sweep.datasets[%1]").arg(i),
+                                  QStringLiteral("expected an object such as {\"train_limit\": 2000}, got %1").arg(shown(da[i])));
+                ps.datasets << da[i].toObject();
+            }
+        }
+        ps.cellsAtOnce = 1;
+        if (so.contains("cells_at_once")) {
+            const QJsonValue v = so.value("cells_at_once");
+            const double d = v.toDouble(std::nan(""));
+            if (!v.isDouble() || d != std::floor(d))
+                return c.fail("sweep.cells_at_once", QStringLiteral("expected an integer, got %1").arg(shown(v)));
+            if (d < 1 || d > 1024)
+                return c.fail("sweep.cells_at_once", QStringLiteral("%1 is outside [1, 1024]").arg(shown(v)));
+            ps.cellsAtOnce = int(d);
+        }
+        const qint64 cells = ParamSweep::cellCount(s);
+        if (cells > ParamSweep::maxCells)
+            return c.fail("sweep", QStringLiteral("%1 cells (points × data sets × algorithms × repeats), at most %2")
+                                       .arg(cells).arg(ParamSweep::maxCells));
+        return true;
+    }
+
+    QStringList validate(const ExperimentSpec& spec, const PluginRegistry& registry) const override
+        {
+        const QList<AlgorithmRun>& algorithms = spec.algorithms;
+        const ParamSweepSpec& paramSweep = spec.paramSweep;
+        QStringList problems;
+        for (int i = 0; i < algorithms.size(); ++i) {
+            const AlgorithmEntry* e = registry.algorithm(algorithms[i].id);
+            if (!e)
+                continue; // reported by validate()
+            const ParamSchema& schema = e->info.schema;
+            auto unknown = [&](const QString& path, const QString& key) {
+                QStringList keys;
+                for (const auto& sp : schema.specs())
+                    keys << sp.key;
+                problems << QStringLiteral("%1: \"%2\" is not a parameter of \"%3\" (its parameters: %4)")
+                                .arg(path, key, algorithms[i].id, keys.join(", "));
+            };
+            // A former spelling would be upgraded at run time and could lose to the current key in
+            // the algorithm's params: the sweep would silently not vary. Sweeps name current keys.
+            auto renamed = [&](const QString& path, const QString& key, const QVariant& value) {
+                const QVariantMap up = schema.upgrade(QVariantMap{{key, value}});
+                if (up.size() != 1 || up.firstKey() == key || !schema.find(up.firstKey()))
+                    return false;
+                problems << QStringLiteral("%1: \"%2\" is now \"%3\"; sweep it by its current name")
+                                .arg(path, key, up.firstKey());
+                return true;
+            };
+            for (const SweepAxis& axis : paramSweep.grid) {
+                const QString path = QStringLiteral("sweep.grid.") + axis.key;
+                if (!schema.find(axis.key)) {
+                    if (!renamed(path, axis.key, axis.values.value(0)))
+                        unknown(path, axis.key);
+                    continue;
+                }
+                for (int v = 0; v < axis.values.size(); ++v) {
+                    QVariantMap params = algorithms[i].params;
+                    params.insert(axis.key, axis.values[v]);
+                    QString err;
+                    if (!schema.normalise(params, &err)) {
+                        problems << QStringLiteral("%1[%2]: %3").arg(path).arg(v).arg(err);
+                        break;
+                    }
+                }
+            }
+            for (int p = 0; p < paramSweep.list.size(); ++p) {
+                const QString path = QStringLiteral("sweep.list[%1]").arg(p);
+                const QVariantMap& point = paramSweep.list[p];
+                bool known = true;
+                for (auto it = point.begin(); it != point.end(); ++it)
+                    if (!schema.find(it.key())) {
+                        if (!renamed(path + "." + it.key(), it.key(), it.value()))
+                            unknown(path + "." + it.key(), it.key());
+                        known = false;
+                    }
+                if (!known)
+                    break;
+                QVariantMap params = algorithms[i].params;
+                for (auto it = point.begin(); it != point.end(); ++it)
+                    params.insert(it.key(), it.value());
+                QString err;
+                if (!schema.normalise(params, &err)) {
+                    problems << QStringLiteral("%1: %2").arg(path, err);
+                    break;
+                }
+            }
+        }
+        const QList<QJsonObject> sets = ParamSweep::datasets(spec);
+        for (int d = 0; d < paramSweep.datasets.size(); ++d) {
+            const QString path = QStringLiteral("sweep.datasets[%1]").arg(d);
+            const QString err = data::DataSource::validate(sets[d]);
+            if (!err.isEmpty()) {
+                problems << QStringLiteral("%1: %2").arg(path, err);
+                continue;
+            }
+            const bool classification = data::DataSource::task(sets[d]) == Task::Classification;
+            for (const AlgorithmRun& a : algorithms) {
+                const AlgorithmEntry* e = registry.algorithm(a.id);
+                if (e && (classification ? !e->info.classification : !e->info.regression))
+                    problems << QStringLiteral("%1: \"%2\" does not do %3")
+                                    .arg(path, a.id, classification ? "classification" : "regression");
+            }
+        }
+        return problems;
+    }
+
+    void write(const ExperimentSpec& spec, QJsonObject& o) const override
+    {
+        const ParamSweepSpec& paramSweep = spec.paramSweep;
+        QJsonObject sw;
+        if (!paramSweep.grid.isEmpty()) {
+            QJsonObject g;
+            for (const SweepAxis& a : paramSweep.grid)
+                g.insert(a.key, a.source);
+            sw.insert("grid", g);
+        }
+        if (!paramSweep.list.isEmpty()) {
+            QJsonArray l;
+            for (const QVariantMap& p : paramSweep.list)
+                l.append(QJsonObject::fromVariantMap(p));
+            sw.insert("list", l);
+        }
+        if (!paramSweep.datasets.isEmpty()) {
+            QJsonArray d;
+            for (const QJsonObject& x : paramSweep.datasets)
+                d.append(x);
+            sw.insert("datasets", d);
+        }
+        if (paramSweep.cellsAtOnce != 1)
+            sw.insert("cells_at_once", paramSweep.cellsAtOnce);
+        o.insert("sweep", sw);
+        o.insert("repeats", spec.repeats);
+        if (spec.firstRepeat > 0)
+            o.insert("first_repeat", spec.firstRepeat);
+    }
+
+    void narrowToRun(ExperimentSpec& spec, const RunRecord& run) const override
+    {
+        spec.repeats = 1;
+        spec.firstRepeat = run.repeat; // the seed rule deriveSeed(seed, repeat) gives its seed again
+        // One cell, not the grid: its data-set option, and its complete stored parameters (which
+        // hold the swept values).
+        const int option = run.info.value(QStringLiteral("sweep_cell")).toObject().value(QStringLiteral("dataset")).toInt();
+        spec.dataset = ParamSweep::datasets(spec).value(option, spec.dataset);
+        spec.paramSweep = ParamSweepSpec{};
+    }
+
+    int plannedRuns(const ExperimentSpec& spec) const override
+    {
+        return int(std::min<qint64>(ParamSweep::cellCount(spec), std::numeric_limits<int>::max()));
+    }
+    bool runsOneAtATime(const ExperimentSpec& spec) const override { return spec.paramSweep.cellsAtOnce == 1; }
+    QStringList charts() const override
+    {
+        return {QStringLiteral("metric-vs-parameter"), QStringLiteral("learning-curve-time"),
+                QStringLiteral("learning-curve-epoch"), QStringLiteral("loss-time"), QStringLiteral("parallel-coordinates"),
+                QStringLiteral("frontier"), QStringLiteral("feature-frontier"), QStringLiteral("peak-memory")};
+    }
+
+    ExperimentResult run(ExperimentContext& ctx, const ExperimentSpec& spec, qint64 experimentId,
+                         ExperimentObserver* obs) const override
+    {
+        ExperimentResult result;
+        const int threads = spec.effectiveThreads();
+        if (ParamSweep::cellCount(spec) > ParamSweep::maxCells) {
+            result.error = QStringLiteral("sweep: %1 cells, at most %2").arg(ParamSweep::cellCount(spec)).arg(ParamSweep::maxCells);
+            return result;
+        }
+        const QList<QJsonObject> sets = ParamSweep::datasets(spec);
+        const QList<QVariantMap> points = ParamSweep::points(spec.paramSweep);
+        const QList<SweepCell> cells = ParamSweep::cells(spec);
+        const int nAlg = int(spec.algorithms.size());
+        const int nPts = int(points.size());
+
+        // Every data-set option is loaded once, up front: a bad one fails before any run starts.
+        std::vector<std::shared_ptr<const data::DatasetPair>> data;
+        QStringList descriptions;
+        for (int d = 0; d < sets.size(); ++d) {
+            try {
+                data.push_back(std::make_shared<const data::DatasetPair>(
+                    data::DataSource::load(sets[d], spec.baseDir, data::DataOverrides{std::nullopt, spec.seed})));
+            } catch (const std::exception& e) {
+                result.error = spec.paramSweep.datasets.isEmpty()
+                                   ? QString::fromUtf8(e.what())
+                                   : QStringLiteral("sweep.datasets[%1]: %2").arg(d).arg(QString::fromUtf8(e.what()));
+                return result;
+            }
+            descriptions << data::DataSource::describe(sets[d]);
+        }
+
+        // One configuration per (data-set option, algorithm, point).
+        QSet<QString> keys;
+        for (const QVariantMap& p : points)
+            for (auto it = p.begin(); it != p.end(); ++it)
+                keys.insert(it.key());
+        result.sweptKeys = QStringList(keys.values());
+        result.sweptKeys.sort();
+        result.curves = ParamSweep::configurations(spec, &ctx.registry());
+        for (int d = 0; d < sets.size(); ++d)
+            for (int c = 0; c < nAlg * nPts; ++c)
+                result.curves[d * nAlg * nPts + c].dataset = descriptions[d];
+        auto configurationOf = [&](const SweepCell& cell) { return ParamSweep::configurationIndex(spec, cell); };
+
+        const int total = int(cells.size());
+        const int atOnce = std::clamp(spec.paramSweep.cellsAtOnce, 1, threads);
+        std::vector<RunResult> results(size_t(cells.size()));
+        std::vector<char> ran(size_t(cells.size()), 0);
+        std::mutex errorMutex;
+        QSet<QString> errors;
+
+        auto jobOf = [&](int i) {
+            const SweepCell& cell = cells[i];
+            const int conf = configurationOf(cell);
+            RunJob job;
+            job.algorithmId = spec.algorithms[cell.algorithmIndex].id;
+            job.label = result.curves[conf].label;
+            job.params = cell.params;
+            job.seed = cell.seed;
+            job.repeat = cell.repeat;
+            job.data = data[size_t(cell.datasetIndex)];
+            job.datasetDescription = descriptions[cell.datasetIndex];
+            job.timeBudgetSeconds = spec.timeBudgetSeconds;
+            job.experimentId = experimentId;
+            job.threads = threads;
+            job.measureMemory = atOnce == 1;
+            if (atOnce > 1)
+                job.memoryNote = QStringLiteral("%1 sweep cells trained at once (sweep.cells_at_once)").arg(atOnce);
+            // Enough to regroup the stored runs into this result (StoredRuns::group) and to re-run the cell.
+            job.hostFacts.insert(QStringLiteral("sweep_cell"),
+                                 QJsonObject{{"index", cell.index},
+                                             {"dataset", cell.datasetIndex},
+                                             {"algorithm", cell.algorithmIndex},
+                                             {"point", cell.pointIndex},
+                                             {"configuration", result.curves[conf].configuration},
+                                             {"setting", QJsonObject::fromVariantMap(cell.setting)}});
+            return job;
+        };
+        if (ctx.resuming()) {
+            auto cellOf = [&](const RunRecord& r) {
+                const int i = r.info.value(QStringLiteral("sweep_cell")).toObject().value(QStringLiteral("index")).toInt(-1);
+                return i >= 0 && i < total && spec.algorithms[cells[i].algorithmIndex].id == r.algorithmId ? i : -1;
+            };
+            if (!ctx.takeFinishedRuns(total, cellOf, results, ran, &result.error))
+                return result;
+        }
+        if (obs)
+            obs->experimentStarted(experimentId, spec, total);
+        std::atomic<int> done{int(std::count(ran.begin(), ran.end(), 1))};
+
+        // Cells are claimed in list order by atOnce loops; with the default of one, each cell has the
+        // whole arena (timings compare with a learning curve's). Results depend only on each cell's seed.
+        tbb::task_arena arena(threads);
+        CellPlan plan = ctx.runPerCell(total, atOnce, arena, obs, ran, jobOf);
+        plan.done = [&](int i, CellOutput&& out) {
+            RunResult rr = out.runs.value(0);
+            ctx.blameStoreFailure(rr);
+            if (rr.status == RunStatus::Failed || rr.status == RunStatus::Diverged) {
+                std::lock_guard lock(errorMutex);
+                if (errors.size() < 20)
+                    errors.insert(QStringLiteral("%1: %2").arg(result.curves[configurationOf(cells[i])].label, rr.error));
+            }
+            if (obs)
+                obs->cellFinished(cells[i], configurationOf(cells[i]), rr);
+            results[size_t(i)] = std::move(rr);
+            ran[size_t(i)] = 1;
+            if (obs)
+                obs->progress(++done, total);
+        };
+        ctx.executor().run(plan);
+
+        result.runsPlanned = total;
+        const Runner runner(ctx.registry(), ctx.writesExperiment() ? ctx.store() : nullptr);
+        for (int i = 0; i < total; ++i) {
+            AlgorithmCurves& c = result.curves[configurationOf(cells[i])];
+            if (!ran[size_t(i)]) {
+                // Stopped before this cell began: still part of the experiment, stored as cancelled
+                // with its seed and parameters (so it can be re-run), never dropped.
+                const RunJob job = jobOf(i);
+                c.repeatNumbers << cells[i].repeat;
+                c.seeds << cells[i].seed;
+                ExperimentContext::appendNotStarted(c, runner.recordNotStarted(job));
+                result.runsCancelled++;
+                result.runsNotStarted++;
+                continue;
+            }
+            const RunResult& rr = results[size_t(i)];
+            ExperimentContext::appendRun(c, rr, cells[i].repeat, cells[i].seed);
+            ExperimentContext::count(result, rr.status);
+            if (ctx.resuming() && (rr.status == RunStatus::Failed || rr.status == RunStatus::Diverged)) {
+                std::lock_guard lock(errorMutex);
+                errors.insert(QStringLiteral("%1: %2").arg(c.label, rr.error));
+            }
+        }
+        result.runErrors = QStringList(errors.values());
+        result.runErrors.sort();
+        return result;
+    }
+};
+
+} // namespace
+} // namespace tb
+
+TB_REGISTER_EXPERIMENT_KIND(tb::ParamSweepKind)

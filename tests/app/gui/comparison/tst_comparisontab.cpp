@@ -1,0 +1,266 @@
+// Comparisons in the workbench: a parameter sweep built from an algorithm's form, run, and shown
+// as the final metric against the parameter with the comparison tables; the sweep editor; the
+// comparison panel's markers and copies; Compare on runs picked in the run browser.
+
+#include "setup/AlgorithmPanel.h"
+#include "comparison/ComparisonPanel.h"
+#include "comparison/ComparisonTab.h"
+#include "setup/DatasetPanel.h"
+#include "runs/ExperimentController.h"
+#include "setup/ExperimentPanel.h"
+#include "window/MainWindow.h"
+#include "setup/ParamForm.h"
+#include "runs/RunBrowser.h"
+#include "setup/SweepEditor.h"
+#include "comparison/SweepResultView.h"
+
+#include <FeatureFrontierChart.h>
+#include <FrontierChart.h>
+#include <ParamSweepChart.h>
+#include <PluginRegistry.h>
+#include <RunStore.h>
+
+#include <QApplication>
+#include <QClipboard>
+#include <QComboBox>
+#include <QJsonArray>
+#include <QLineEdit>
+#include <QLineSeries>
+#include <QSpinBox>
+#include <QScrollArea>
+#include <QTabWidget>
+#include <QTableWidget>
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <memory>
+
+using namespace tb;
+using namespace tb::gui;
+
+namespace {
+// Configuration `name` on data set "d" with final test accuracies `values` (seed i for value i).
+AlgorithmCurves config(const QString& name, const QList<double>& values)
+{
+    AlgorithmCurves c;
+    c.algorithmId = "alg";
+    c.label = c.configuration = name;
+    c.dataset = "d";
+    for (int i = 0; i < values.size(); ++i) {
+        MetricPoint p;
+        p.trainTime = 1 + i;
+        p.testAccuracy = values[i];
+        c.repeats << QVector<MetricPoint>{p};
+        c.statuses << RunStatus::Finished;
+        c.infos << QJsonObject();
+        c.seeds << std::uint64_t(i);
+        c.repeatNumbers << i;
+    }
+    return c;
+}
+} // namespace
+
+class TestComparisonTab : public QObject {
+    Q_OBJECT
+    std::unique_ptr<PluginRegistry> m_registry;
+    QTemporaryDir m_dir;
+
+private Q_SLOTS:
+    void initTestCase()
+    {
+        m_registry = std::make_unique<PluginRegistry>();
+        m_registry->scan({QStringLiteral(TB_PLUGIN_BUILD_DIR), QStringLiteral(TB_TEST_PLUGIN_DIR)});
+        QVERIFY(m_registry->algorithm("test.noise"));
+    }
+
+    void sweepFromTheFormRunsAndShowsTheResultChart()
+    {
+        MainWindow w(*m_registry);
+        w.setConfirmations(false);
+        QString error;
+        QVERIFY2(w.openDatabase(m_dir.filePath("sweep.sqlite"), &error), qPrintable(error));
+        QVERIFY(w.setExperiment(QJsonObject{{"name", "offset sweep"},
+                                            {"kind", "learning-curve"},
+                                            {"dataset", QJsonObject{{"source", "friedman1"}, {"samples", 120}}},
+                                            {"algorithms", QJsonArray{QJsonObject{{"id", "test.noise"}, {"label", "Noise"},
+                                                                                  {"params", QJsonObject{{"epochs", 2}}}}}},
+                                            {"seed", 3},
+                                            {"threads", 1}})
+                    .isEmpty());
+        // "Sweep this parameter…" on the offset row of test.noise's form.
+        ParamForm* form = w.algorithmPanel()->form("test.noise");
+        QVERIFY(form);
+        Q_EMIT form->sweepRequested("offset");
+        ExperimentPanel* exp = w.experimentPanel();
+        QVERIFY(exp->isParamSweep());
+        SweepEditor* editor = exp->sweepEditor();
+        QCOMPARE(editor->axisCount(), 1);
+        QCOMPARE(editor->keyBox(0)->currentText(), QStringLiteral("offset"));
+        // The offset is a linear real with default 0: the suggestion is that default alone.
+        editor->valuesEdit(0)->setText("0, 0.5, 2");
+        exp->repeatsBox()->setValue(2);
+        QStringList problems;
+        const auto spec = w.currentSpec(&problems);
+        QVERIFY2(spec, qPrintable(problems.join('\n')));
+        QCOMPARE(spec->kind, kinds::ParamSweep);
+        QCOMPARE(spec->paramSweep.grid.size(), 1);
+        QCOMPARE(spec->paramSweep.grid[0].values, (QVariantList{0.0, 0.5, 2.0}));
+
+        QVERIFY2(w.runExperiment(&error), qPrintable(error));
+        QVERIFY(w.controller()->waitForFinished(60000));
+        QCOMPARE(w.controller()->result().runsFinished, 6);
+        // The Comparison tab came forward and shows RMSE against the offset, mean over 2 seeds.
+        ComparisonTab* tab = w.comparison();
+        // The Comparison tab (ComparisonTab in its scroll area) is the one shown.
+        QCOMPARE(qobject_cast<QScrollArea*>(qobject_cast<QTabWidget*>(w.centralWidget())->currentWidget())->widget(), tab);
+        SweepResultView* view = tab->sweepView();
+        QCOMPARE(view->parameter(), QStringLiteral("offset"));
+        QCOMPARE(view->metric(), MetricId::TestRmse);
+        charts::ParamSweepChart* chart = view->parameterChart();
+        QCOMPARE(chart->groupCount(), 1);
+        const QList<QPointF> pts = chart->lineSeries(0, 0)->points();
+        QCOMPARE(pts.size(), 3);
+        QCOMPARE(pts[2].x(), 2.0);
+        QVERIFY(pts[0].y() < pts[1].y() && pts[1].y() < pts[2].y()); // RMSE grows with |offset|
+        // The tables: three configurations against the first; offset 2 is significantly worse.
+        ComparisonPanel* panel = tab->panel();
+        QTableWidget* matrix = panel->view(ComparisonPanel::MatrixTab);
+        QCOMPARE(matrix->rowCount(), 3);
+        QVERIFY(matrix->item(0, 0)->text().endsWith("(baseline)"));
+        QVERIFY2(matrix->item(2, 1)->text().endsWith("▼"), qPrintable(matrix->item(2, 1)->text()));
+        QCOMPARE(panel->view(ComparisonPanel::TimeTab)->rowCount(), 3);
+        QVERIFY(panel->tabs()->isTabEnabled(ComparisonPanel::GridTab));
+        QCOMPARE(panel->view(ComparisonPanel::GridTab)->rowCount(), 3);
+        // The frontier tab has every run.
+        view->tabs()->setCurrentIndex(view->indexOf("frontier"));
+        QCOMPARE(view->frontierChart()->data().size(), 6);
+
+        // Picked runs from the browser: Compare shows just those.
+        w.runBrowser()->refresh();
+        QList<qint64> ids;
+        for (const RunRecord& r : w.store()->runs(w.controller()->experimentId()))
+            if (r.params.value("offset").toDouble() != 0.5)
+                ids << r.id;
+        QCOMPARE(ids.size(), 4);
+        Q_EMIT w.runBrowser()->compareRequested(ids);
+        QCOMPARE(tab->caption(), QStringLiteral("4 picked run(s)"));
+        QCOMPARE(panel->view(ComparisonPanel::MatrixTab)->rowCount(), 2);
+
+        // Re-run of one cell trains that cell alone, with the same seed and the same numbers.
+        const RunRecord cell = w.store()->run(ids.last()).value();
+        const double rmse = w.store()->metrics(cell.id).last().testRmse;
+        QVERIFY2(w.rerun(cell.id, &error), qPrintable(error));
+        QVERIFY(w.controller()->waitForFinished(60000));
+        const QList<RunRecord> again = w.store()->runs(w.controller()->experimentId());
+        QCOMPARE(again.size(), 1);
+        QCOMPARE(again[0].seed, cell.seed);
+        QCOMPARE(again[0].params, cell.params);
+        QCOMPARE(w.store()->metrics(again[0].id).last().testRmse, rmse);
+    }
+
+    void featuresTabOnlyForRunsWithFeatureCounts()
+    {
+        // Stagewise runs record "feature_counts" (one per checkpoint): the Features tab is enabled
+        // and shows one point per stage; runs without (Adam) leave it disabled, and a view left on
+        // it falls back to the frontier.
+        AlgorithmCurves stagewise;
+        stagewise.algorithmId = "lsq.stagewise";
+        stagewise.label = "stagewise";
+        QVector<MetricPoint> pts(3);
+        for (int i = 0; i < 3; ++i) {
+            pts[i].seq = i;
+            pts[i].epoch = i + 1;
+            pts[i].trainTime = 1.0 + i;
+            pts[i].testAccuracy = 0.8 + 0.01 * i;
+        }
+        stagewise.repeats = {pts};
+        stagewise.statuses = {RunStatus::Finished};
+        stagewise.infos = {QJsonObject{{"feature_counts", QJsonArray{300, 600, 900}}}};
+        SweepResultView view;
+        view.setCurves({stagewise});
+        QVERIFY(view.tabs()->isTabEnabled(view.indexOf("feature-frontier")));
+        view.tabs()->setCurrentIndex(view.indexOf("feature-frontier"));
+        QCOMPARE(view.featuresChart()->shownPoints().size(), 3);
+        AlgorithmCurves adam = stagewise;
+        adam.algorithmId = "gradient.adam";
+        adam.infos = {QJsonObject{}};
+        view.setCurves({adam});
+        QVERIFY(!view.tabs()->isTabEnabled(view.indexOf("feature-frontier")));
+        QCOMPARE(view.tabs()->currentIndex(), view.indexOf("frontier"));
+    }
+
+    void sweepEditorChecksWhatIsTyped()
+    {
+        SweepEditor e;
+        const ParamSpec lr = ParamSpec::real("lr", "Rate", 0.01, 1e-6, 1, "Step.", true);
+        const ParamSpec rule = ParamSpec::choice("rule", "Rule", {"a", "b", "c"}, "a", "Rule.");
+        e.setParameters({lr, rule});
+        QCOMPARE(SweepEditor::suggestedValues(lr), QStringLiteral("log(0.001, 0.1, 3)"));
+        QCOMPARE(SweepEditor::suggestedValues(rule), QStringLiteral("a, b, c"));
+        QSignalSpy changed(&e, &SweepEditor::changed);
+        e.addAxis("lr");
+        e.addAxis("rule", "a, c");
+        QCOMPARE(changed.count(), 2);
+        QVERIFY(e.problems().isEmpty());
+        QJsonObject sweep = e.sweepJson();
+        QCOMPARE(sweep.value("grid").toObject().value("rule").toArray(), (QJsonArray{"a", "c"}));
+        QCOMPARE(sweep.value("grid").toObject().value("lr").toObject().value("scale").toString(), QStringLiteral("log"));
+        e.valuesEdit(0)->setText("0.1, 7");
+        QVERIFY2(e.problems().value(0).startsWith("sweep.grid.lr: parameter \"lr\": expected a number"),
+                 qPrintable(e.problems().join('\n')));
+        // Written as typed, so the experiment's validation names it too.
+        QCOMPARE(e.sweepJson().value("grid").toObject().value("lr").toString(), QStringLiteral("0.1, 7"));
+        // A parameter no selected algorithm has any more stays, reported.
+        e.setParameters({lr});
+        QVERIFY(e.problems().join('\n').contains("sweep.grid.rule: not a parameter of every selected algorithm"));
+        // Round trip with the kept keys of a file.
+        e.setSweepJson(QJsonObject{{"grid", QJsonObject{{"lr", QJsonArray{0.1, 0.2}}}}, {"cells_at_once", 2}});
+        QCOMPARE(e.axisCount(), 1);
+        QCOMPARE(e.valuesEdit(0)->text(), QStringLiteral("0.1, 0.2"));
+        QCOMPARE(e.sweepJson().value("cells_at_once").toInt(), 2);
+        e.removeAxis(0);
+        QCOMPARE(e.axisCount(), 0);
+    }
+
+    void panelMarksAndCopies()
+    {
+        ComparisonPanel p;
+        // B beats A on every one of 5 seeds by 4 to 6 points (all different); C equals A.
+        p.setCurves({config("A", {0.80, 0.81, 0.79, 0.80, 0.82}), config("B", {0.85, 0.85, 0.85, 0.855, 0.865}),
+                     config("C", {0.80, 0.81, 0.79, 0.80, 0.82})});
+        QCOMPARE(p.metric(), MetricId::TestAccuracy);
+        QCOMPARE(p.baseline(), QStringLiteral("A"));
+        QTableWidget* m = p.view(ComparisonPanel::MatrixTab);
+        QVERIFY(m->item(1, 1)->text().endsWith("▲"));
+        QCOMPARE(m->item(1, 1)->foreground().color(), QColor(0x00, 0x7A, 0x3D));
+        QVERIFY(!m->item(2, 1)->text().contains("▲") && !m->item(2, 1)->text().contains("▼"));
+        // Another baseline: A is now significantly worse than B.
+        p.setBaseline("B");
+        QVERIFY(p.view(ComparisonPanel::MatrixTab)->item(0, 1)->text().endsWith("▼"));
+        // Wilcoxon with 5 untied pairs is exact and cannot go below p = 2/32: no markers, and the
+        // note says so.
+        p.testBox()->setCurrentIndex(1);
+        QVERIFY(!p.view(ComparisonPanel::MatrixTab)->item(0, 1)->text().contains("▼"));
+        QVERIFY(p.table(ComparisonPanel::MatrixTab).notes().join(' ').contains("no difference is significant"));
+        // Copy as Markdown puts the table on the clipboard.
+        p.tabs()->setCurrentIndex(ComparisonPanel::PairsTab);
+        QVERIFY(p.currentTableText(TextTable::Format::Markdown).startsWith("**test accuracy against B"));
+        QVERIFY(!p.tabs()->isTabEnabled(ComparisonPanel::GridTab)); // no swept parameters
+        p.clear();
+        QCOMPARE(p.view(ComparisonPanel::MatrixTab)->rowCount(), 0);
+    }
+};
+
+int main(int argc, char** argv)
+{
+    QTemporaryDir home;
+    qputenv("XDG_CONFIG_HOME", home.filePath("config").toUtf8());
+    qputenv("XDG_DATA_HOME", home.filePath("data").toUtf8());
+    QApplication app(argc, argv);
+    QCoreApplication::setOrganizationName("trainbench-test");
+    QCoreApplication::setApplicationName("tst_comparisontab");
+    TestComparisonTab t;
+    return QTest::qExec(&t, argc, argv);
+}
+
+#include "tst_comparisontab.moc"

@@ -1,0 +1,441 @@
+// DatasetPanel: spec round trips per source, the off-thread preview, errors in the red label.
+#include "DataSource.h"
+#include "DataSourceRegistry.h"
+#include "setup/DatasetPanel.h"
+#include "setup/DatasetPreview.h"
+#include "IdxLoader.h"
+#include "TestHttpServer.h"
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QDoubleSpinBox>
+#include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QLabel>
+#include <QLineEdit>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QSignalSpy>
+#include <QSpinBox>
+#include <QTableWidget>
+#include <QTemporaryDir>
+#include <QTest>
+#include <QThreadPool>
+
+using namespace tb;
+using tb::gui::DatasetPanel;
+
+namespace {
+
+QString json(const QJsonObject& o)
+{
+    return QString::fromUtf8(QJsonDocument(o).toJson(QJsonDocument::Compact));
+}
+
+/// Waits for the preview of the panel's current settings (loads of earlier settings are dropped
+/// by the panel and emit nothing). Fashion-MNIST takes about a second on a loaded machine; 20 s
+/// only bounds a hang.
+bool waitForPreview(DatasetPanel& panel, int timeoutMs = 20000)
+{
+    QSignalSpy ready(&panel, &DatasetPanel::previewReady);
+    return ready.wait(timeoutMs);
+}
+
+QLabel* errorLabel(DatasetPanel& panel)
+{
+    return panel.findChild<QLabel*>("error");
+}
+
+} // namespace
+
+class TestDatasetPanel : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void bplsToyRoundTrip()
+    {
+        DatasetPanel panel;
+        const QJsonObject in{{"source", "bpls-toy"}, {"function", "nonlinear"}, {"sigma", 0.15},
+                             {"standardise", false}, {"seed", 7}};
+        panel.setSpec(in);
+        QCOMPARE(json(panel.spec()), json(in));
+        QCOMPARE(panel.task(), Task::Regression);
+        QVERIFY(panel.hasNoiseLevel());
+        QVERIFY(panel.editor("sigma"));
+        QVERIFY(!panel.editor("samples")); // not a field of the toy problem
+        QCOMPARE(qobject_cast<QComboBox*>(panel.editor("function"))->currentData().toString(), QString("nonlinear"));
+
+        // A minimal spec comes back unchanged: defaults it left out stay out (they are the schema's).
+        const QJsonObject minimal{{"source", "bpls-toy"}, {"function", "linear"}};
+        panel.setSpec(minimal);
+        QCOMPARE(json(panel.spec()), json(minimal));
+        QCOMPARE(qobject_cast<QDoubleSpinBox*>(panel.editor("sigma"))->value(), 0.0); // shown at its default
+        // An edited value is written, also when it is set back to the default.
+        qobject_cast<QDoubleSpinBox*>(panel.editor("sigma"))->setValue(0.5);
+        QCOMPARE(panel.spec().value("sigma").toDouble(), 0.5);
+        qobject_cast<QDoubleSpinBox*>(panel.editor("sigma"))->setValue(0.0);
+        QVERIFY(panel.spec().contains("sigma"));
+        QVERIFY(!panel.spec().contains("seed")); // empty seed: the experiment's
+    }
+
+    void moonsRoundTripAndPreview()
+    {
+        DatasetPanel panel;
+        const QJsonObject in{{"source", "moons"}, {"samples", 400}, {"noise", 0.2}, {"test_fraction", 0.25},
+                             {"standardise", true}, {"seed", 3}};
+        panel.setSpec(in);
+        QCOMPARE(json(panel.spec()), json(in));
+        QCOMPARE(panel.task(), Task::Classification);
+        QVERIFY(panel.hasNoiseLevel());
+
+        QVERIFY(waitForPreview(panel));
+        QCOMPARE(panel.lastError(), QString());
+        const auto& s = panel.preview()->summary();
+        QVERIFY(s.valid);
+        // splitTrainTest puts round(400 · 0.25) = 100 rows in the test set.
+        QCOMPARE(s.trainRows, 300);
+        QCOMPARE(s.testRows, 100);
+        QCOMPARE(s.inputs, 2);
+        QCOMPARE(s.outputs, 2);
+        QCOMPARE(panel.preview()->shapeText(), QString("n train 300 / n test 100 / d 2 / k 2"));
+        QCOMPARE(s.classNames.size(), 2);
+        QCOMPARE(s.trainClassCounts[0] + s.trainClassCounts[1], 300);
+        QCOMPARE(s.plot, gui::DatasetPreview::Summary::Plot::Scatter2D);
+        QCOMPARE(s.points.size(), 400); // every row of both sets (fewer than the cap)
+        QVERIFY(!errorLabel(panel)->isVisibleTo(&panel));
+
+        // An edit in the form schedules a new preview with the new shape.
+        qobject_cast<QSpinBox*>(panel.editor("samples"))->setValue(100);
+        QVERIFY(waitForPreview(panel)); // after the 300 ms debounce
+        QCOMPARE(panel.preview()->summary().testRows, 25);
+        QCOMPARE(panel.spec().value("samples").toInt(), 100);
+    }
+
+    void invalidSpecShowsMessage()
+    {
+        DatasetPanel panel;
+        panel.setSpec({{"source", "moons"}, {"samples", "abc"}, {"colour", "red"}});
+        // Nothing the file said is lost, so the message can name it.
+        QCOMPARE(panel.spec().value("samples").toString(), QString("abc"));
+        QCOMPARE(panel.spec().value("colour").toString(), QString("red"));
+        panel.refreshPreview();
+        QVERIFY2(panel.lastError().startsWith("dataset.samples:") || panel.lastError().startsWith("dataset.colour:"),
+                 qPrintable(panel.lastError()));
+        QVERIFY(errorLabel(panel)->isVisibleTo(&panel));
+        QCOMPARE(errorLabel(panel)->text(), panel.lastError());
+
+        // Editing the field replaces the value the spin box could not show.
+        qobject_cast<QSpinBox*>(panel.editor("samples"))->setValue(50);
+        QCOMPARE(panel.spec().value("samples").toInt(), 50);
+        QVERIFY(panel.spec().contains("colour"));
+    }
+
+    void csvRoundTripAndPreview()
+    {
+        const QString train = QStringLiteral(TB_FIXTURES_DIR "/data/iris_small.csv");
+        const QString test = QStringLiteral(TB_FIXTURES_DIR "/data/iris_small_test.csv");
+        DatasetPanel panel;
+        const QJsonObject in{{"source", "csv"}, {"file", train}, {"target", "species"}, {"task", "classification"},
+                             {"test_file", test}, {"standardise", true}};
+        panel.setSpec(in);
+        QCOMPARE(json(panel.spec()), json(in));
+        QCOMPARE(qobject_cast<QComboBox*>(panel.editor("test_mode"))->currentIndex(), 1);
+        QVERIFY(!panel.editor("test_fraction"));
+        QVERIFY(!panel.hasNoiseLevel());
+        QCOMPARE(panel.task(), Task::Classification);
+        QVERIFY(waitForPreview(panel));
+        QCOMPARE(panel.lastError(), QString());
+        QCOMPARE(panel.preview()->summary().inputs, 4);
+        QCOMPARE(panel.preview()->summary().classNames.size(), 3);
+
+        // Multi-output regression with a random split: the target list and the fraction.
+        const QString regression = QStringLiteral(TB_FIXTURES_DIR "/data/regression.csv");
+        const QJsonObject reg{{"source", "csv"}, {"file", regression}, {"target", QJsonArray{"y1", "y2"}},
+                              {"task", "regression"}, {"test_fraction", 0.25}, {"standardise", false}};
+        panel.setSpec(reg);
+        QCOMPARE(json(panel.spec()), json(reg));
+        QCOMPARE(panel.task(), Task::Regression);
+        QVERIFY(waitForPreview(panel));
+        QCOMPARE(panel.lastError(), QString());
+        QCOMPARE(panel.preview()->summary().outputs, 2);
+    }
+
+    void csvBadPathNamesTheFile()
+    {
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        const QString missing = dir.filePath("no_such_file.csv");
+        DatasetPanel panel;
+        panel.setSpec({{"source", "csv"}, {"file", missing}, {"target", "y"}, {"task", "regression"},
+                       {"test_fraction", 0.3}});
+        QVERIFY(waitForPreview(panel));
+        QVERIFY2(panel.lastError().contains("no_such_file.csv"), qPrintable(panel.lastError()));
+        QVERIFY(errorLabel(panel)->isVisibleTo(&panel));
+        QVERIFY(!panel.preview()->summary().valid);
+
+        // A broken row: the message names the file and the line.
+        const QString broken = dir.filePath("broken.csv");
+        QFile f(broken);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write("x,y\n1,2\n3,abc\n5,6\n");
+        f.close();
+        qobject_cast<QLineEdit*>(panel.editor("file"))->setText(broken);
+        QVERIFY(waitForPreview(panel));
+        QVERIFY2(panel.lastError().contains("broken.csv:3"), qPrintable(panel.lastError()));
+    }
+
+    void relativePathsUseBaseDir()
+    {
+        DatasetPanel panel;
+        panel.setBaseDir(QStringLiteral(TB_FIXTURES_DIR "/data"));
+        panel.setSpec({{"source", "csv"}, {"file", "iris_small.csv"}, {"target", "species"},
+                       {"task", "classification"}, {"test_fraction", 0.3}});
+        QVERIFY(waitForPreview(panel));
+        QCOMPARE(panel.lastError(), QString());
+        QCOMPARE(panel.spec().value("file").toString(), QString("iris_small.csv")); // kept relative
+    }
+
+    void fashionMnistPreview()
+    {
+        if (data::IdxLoader::fashionMnistDir().isEmpty())
+            QSKIP("Fashion-MNIST not installed (no /usr/share/datasets/fashion-mnist)");
+        DatasetPanel panel;
+        const QJsonObject in{{"source", "fashion-mnist"}, {"train_limit", 600}, {"test_limit", 100},
+                             {"standardise", false}};
+        panel.setSpec(in);
+        QCOMPARE(json(panel.spec()), json(in));
+        QVERIFY(!panel.hasNoiseLevel());
+        QVERIFY(waitForPreview(panel));
+        QCOMPARE(panel.lastError(), QString());
+        const auto& s = panel.preview()->summary();
+        QCOMPARE(s.trainRows, 600);
+        QCOMPARE(s.testRows, 100);
+        QCOMPARE(s.inputs, 784);
+        QCOMPARE(s.classNames.size(), 10);
+        QCOMPARE(s.plot, gui::DatasetPreview::Summary::Plot::Images);
+        QCOMPARE(s.images.size(), 24);
+        QCOMPARE(s.images[0].size(), QSize(28, 28));
+    }
+
+    void catalogueSetsOfferAFetch()
+    {
+        QTemporaryDir cache;
+        qputenv("TRAINBENCH_DATASETS_DIR", cache.path().toUtf8());
+        DatasetPanel panel;
+        panel.setSpec(QJsonObject{{"source", "covtype"}});
+        QVERIFY(panel.findChild<QWidget*>("fetch")->isVisibleTo(&panel));
+        QVERIFY2(panel.fetchStatus().startsWith("Not fetched yet (≈ 10.7 MiB, checked against the checksum published by scikit-learn"),
+                 qPrintable(panel.fetchStatus()));
+        // A set that is not fetched says how to get it in the red label too.
+        QVERIFY(waitForPreview(panel));
+        QVERIFY2(panel.lastError().contains("`trainbench-cli datasets fetch covtype`"), qPrintable(panel.lastError()));
+        // Unverifiable sets are fetched from the command line, with a checksum the user gives.
+        panel.setSpec(QJsonObject{{"source", "ccpp"}});
+        QVERIFY(!panel.fetchButton()->isVisibleTo(&panel));
+        QVERIFY2(panel.fetchStatus().contains("--sha256 HEX"), qPrintable(panel.fetchStatus()));
+        panel.setSpec(QJsonObject{{"source", "moons"}});
+        QVERIFY(!panel.findChild<QWidget*>("fetch_status")->isVisibleTo(&panel));
+        qunsetenv("TRAINBENCH_DATASETS_DIR");
+    }
+
+    void aFetchShowsProgressAndCanBeCancelled()
+    {
+        // A slow local server (127.0.0.1) serves a copy of covtype.data.gz under a mirror address;
+        // the copy is not the published file, so a complete fetch is refused by its checksum.
+        QTemporaryDir cache;
+        qputenv("TRAINBENCH_DATASETS_DIR", cache.path().toUtf8());
+        for (const char* v : {"http_proxy", "https_proxy", "HTTP_PROXY", "HTTPS_PROXY", "all_proxy", "ALL_PROXY"})
+            qunsetenv(v);
+        tb::test::TestHttpServer server;
+        QByteArray body(400000, '\0');
+        for (int i = 0; i < body.size(); ++i)
+            body[i] = char((i * 7919) % 251);
+        tb::test::TestHttpServer::Behaviour slow;
+        slow.chunk = 4096;
+        slow.chunkDelayMs = 20;
+        server.serve("/mirror/covtype/covtype.data.gz", body, slow);
+        qputenv("TRAINBENCH_DATASETS_MIRROR", server.url("/mirror").toUtf8());
+        DatasetPanel panel;
+        panel.setSpec(QJsonObject{{"source", "covtype"}});
+        QSignalSpy finished(&panel, &DatasetPanel::fetchFinished);
+        QTest::mouseClick(panel.fetchButton(), Qt::LeftButton);
+        QVERIFY(panel.isFetching());
+        QCOMPARE(panel.fetchButton()->text(), QStringLiteral("Cancel"));
+        auto* progress = panel.findChild<QProgressBar*>("fetch_progress");
+        QTRY_VERIFY_WITH_TIMEOUT(progress->maximum() == 1000 && progress->value() > 0, 20000);
+        QTest::mouseClick(panel.fetchButton(), Qt::LeftButton);
+        QVERIFY(finished.wait(20000));
+        QCOMPARE(finished.first().first().toBool(), false);
+        QVERIFY2(panel.lastError().contains("cancelled") && panel.lastError().contains("resumes next time"),
+                 qPrintable(panel.lastError()));
+        QVERIFY(!panel.isFetching());
+        QCOMPARE(panel.fetchButton()->text(), QStringLiteral("Fetch"));
+        // Fetch again: it resumes where it stopped, then the checksum refuses the copy.
+        server.serve("/mirror/covtype/covtype.data.gz", body);
+        QTest::mouseClick(panel.fetchButton(), Qt::LeftButton);
+        QVERIFY(finished.wait(20000));
+        QCOMPARE(finished.last().first().toBool(), false);
+        QVERIFY2(panel.lastError().contains("checksum mismatch"), qPrintable(panel.lastError()));
+        QVERIFY2(server.ranges("/mirror/covtype/covtype.data.gz").last().startsWith("bytes="),
+                 qPrintable(server.ranges("/mirror/covtype/covtype.data.gz").join(" | ")));
+        QVERIFY(panel.fetchStatus().startsWith("Not fetched yet"));
+        // A panel closed during a fetch cancels it and waits for it.
+        server.serve("/mirror/covtype/covtype.data.gz", body, slow);
+        {
+            DatasetPanel closing;
+            closing.setSpec(QJsonObject{{"source", "covtype"}});
+            QTest::mouseClick(closing.fetchButton(), Qt::LeftButton);
+            QVERIFY(closing.isFetching());
+        }
+        qunsetenv("TRAINBENCH_DATASETS_MIRROR");
+        qunsetenv("TRAINBENCH_DATASETS_DIR");
+    }
+
+    void formsAreBuiltFromTheSchema()
+    {
+        // Every key of every source has its editor, with the schema's help as tool tip; no source
+        // or key is known to the panel by name.
+        DatasetPanel panel;
+        auto* source = qobject_cast<QComboBox*>(panel.editor("source"));
+        QCOMPARE(source->count(), data::DataSourceRegistry::all().size());
+        for (const data::DataSourceEntry* entry : data::DataSourceRegistry::all()) {
+            const QString id = entry->info.id;
+            source->setCurrentIndex(source->findData(id));
+            for (const ParamSpec& p : entry->schema.specs()) {
+                if (auto* mode = qobject_cast<QComboBox*>(panel.editor("test_mode"))) // sources with both
+                    mode->setCurrentIndex(p.key == u"test_file" || p.key == u"test_target_file" ? 1 : 0);
+                // Keys shown only under a condition (the rf_* keys with random features, the
+                // regression options with task "regression"): the condition's choice is made.
+                for (const ParamCondition& c : p.activeWhen) {
+                    auto* choice = qobject_cast<QComboBox*>(panel.editor(c.key));
+                    QVERIFY2(choice, qPrintable(id + "." + c.key));
+                    for (int i = 0; i < choice->count(); ++i)
+                        if (c.values.contains(choice->itemData(i).toString()) != c.negate)
+                            choice->setCurrentIndex(i);
+                }
+                QWidget* e = panel.editor(p.key);
+                QVERIFY2(e, qPrintable(id + "." + p.key));
+                QCOMPARE(e->toolTip(), p.help);
+            }
+        }
+    }
+
+    void randomFeaturesFromTheForm()
+    {
+        // The option's settings appear once a generator is chosen, reach the spec, and the
+        // preview shows the mapped shape; back to "none", they leave the spec again.
+        DatasetPanel panel;
+        panel.setSpec(QJsonObject{{"source", "moons"}, {"samples", 200}});
+        QVERIFY(!panel.editor("rf_count")); // hidden without random features
+        auto* kind = qobject_cast<QComboBox*>(panel.editor("random_features"));
+        QVERIFY(kind);
+        kind->setCurrentIndex(kind->findData("gaussian_cos"));
+        auto* count = qobject_cast<QSpinBox*>(panel.editor("rf_count"));
+        QVERIFY(count);
+        QVERIFY(count->isVisibleTo(&panel));
+        count->setValue(24);
+        QJsonObject spec = panel.spec();
+        QCOMPARE(spec.value("random_features").toString(), QString("gaussian_cos"));
+        QCOMPARE(spec.value("rf_count").toInt(), 24);
+        QVERIFY2(data::DataSource::validate(spec).isEmpty(), qPrintable(data::DataSource::validate(spec)));
+        QVERIFY(waitForPreview(panel));
+        QCOMPARE(panel.lastError(), QString());
+        QCOMPARE(panel.preview()->summary().inputs, 24);
+        kind->setCurrentIndex(kind->findData("none"));
+        spec = panel.spec();
+        QVERIFY(!spec.contains("rf_count"));
+        QVERIFY2(data::DataSource::validate(spec).isEmpty(), qPrintable(data::DataSource::validate(spec)));
+    }
+
+    void csvOptionsWithTheFirstRowsOfTheFile()
+    {
+        // scikit-learn's iris.csv: a count row, no header, the class index last.
+        const QString iris = QStringLiteral(TB_FIXTURES_DIR "/data/sklearn/iris.csv");
+        DatasetPanel panel;
+        panel.setSpec({{"source", "csv"}, {"file", iris}, {"target", "species"}, {"task", "classification"},
+                       {"test_fraction", 0.25}});
+        QVERIFY(waitForPreview(panel));
+        // It does not load yet, but its rows show how the options read it: the count row as header.
+        QVERIFY2(panel.lastError().contains("skip_rows"), qPrintable(panel.lastError()));
+        QTableWidget* rows = panel.fileRows();
+        QVERIFY(rows->isVisibleTo(&panel));
+        QVERIFY(panel.editor("test_mode")->isVisibleTo(&panel));
+        QVERIFY(panel.editor("test_fraction")->isVisibleTo(&panel));
+        QCOMPARE(rows->item(0, 0)->text(), QString("12"));
+        QVERIFY(rows->item(0, 0)->font().bold());
+        // Set the options as the rows suggest: skip the count row, no header, the last column.
+        qobject_cast<QSpinBox*>(panel.editor("skip_rows"))->setValue(1);
+        qobject_cast<QCheckBox*>(panel.editor("header"))->setChecked(false);
+        qobject_cast<QLineEdit*>(panel.editor("target"))->setText("-1");
+        QVERIFY(waitForPreview(panel));
+        QCOMPARE(panel.lastError(), QString());
+        QCOMPARE(rows->item(0, 0)->text(), QString("5.1"));
+        QVERIFY(!rows->item(0, 0)->font().bold());
+        QVERIFY(rows->item(0, 4)->background() != rows->item(0, 0)->background()); // the target column
+        QCOMPARE(panel.preview()->summary().trainRows + panel.preview()->summary().testRows, 12);
+        QCOMPARE(panel.preview()->summary().classNames.size(), 3);
+        const QJsonObject out = panel.spec();
+        QCOMPARE(out.value("skip_rows").toInt(), 1);
+        QCOMPARE(out.value("header").toBool(true), false);
+        QCOMPARE(out.value("target").toInt(), -1);
+        QVERIFY(!out.contains("delimiter")); // left at its default, so not written
+        QCOMPARE(json(panel.spec()), json(out));
+
+        // A whitespace-separated file with targets in a file of its own (diabetes).
+        const QJsonObject diabetes{{"source", "csv"},
+                                   {"file", QStringLiteral(TB_FIXTURES_DIR "/data/sklearn/diabetes_data_raw.csv.gz")},
+                                   {"delimiter", "whitespace"},
+                                   {"header", false},
+                                   {"target_file", QStringLiteral(TB_FIXTURES_DIR "/data/sklearn/diabetes_target.csv.gz")},
+                                   {"task", "regression"},
+                                   {"test_fraction", 0.25},
+                                   {"standardise_targets", true}};
+        panel.setSpec(diabetes);
+        QCOMPARE(json(panel.spec()), json(diabetes));
+        QVERIFY(waitForPreview(panel));
+        QCOMPARE(panel.lastError(), QString());
+        QCOMPARE(rows->columnCount(), 10);
+        QCOMPARE(panel.preview()->summary().inputs, 10);
+    }
+
+    void warningsShow()
+    {
+        QTemporaryDir dir;
+        QFile f(dir.filePath("one.csv"));
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write("x,label\n1,a\n2,a\n3,a\n4,a\n");
+        f.close();
+        DatasetPanel panel;
+        panel.setSpec({{"source", "csv"}, {"file", f.fileName()}, {"target", "label"}, {"task", "classification"},
+                       {"test_fraction", 0.25}});
+        QVERIFY(waitForPreview(panel));
+        QCOMPARE(panel.lastError(), QString());
+        QCOMPARE(panel.warnings().size(), 1);
+        QVERIFY(panel.findChild<QLabel*>("warning")->isVisibleTo(&panel));
+        QVERIFY(panel.findChild<QLabel*>("warning")->text().contains("only one class"));
+    }
+
+    void destroyedWhileLoading()
+    {
+        if (data::IdxLoader::fashionMnistDir().isEmpty())
+            QSKIP("Fashion-MNIST not installed");
+        // The full set takes long enough that the panel dies first; the worker's late result
+        // must be dropped, not delivered to freed memory.
+        auto* panel = new DatasetPanel;
+        panel->setSpec({{"source", "fashion-mnist"}});
+        panel->refreshPreview();
+        QVERIFY(panel->isLoading());
+        delete panel;
+        // The load runs on the global pool: wait for it to finish and try to post, then let a
+        // posted event (there must be none for a dead panel) be delivered.
+        QVERIFY(QThreadPool::globalInstance()->waitForDone(30000));
+        QCoreApplication::processEvents();
+        DatasetPanel other;
+        other.setSpec({{"source", "xor"}, {"samples", 50}});
+        QVERIFY(waitForPreview(other));
+        QCOMPARE(other.preview()->summary().trainRows + other.preview()->summary().testRows, 50);
+    }
+};
+
+QTEST_MAIN(TestDatasetPanel)
+#include "tst_datasetpanel.moc"

@@ -1,0 +1,123 @@
+// ExperimentPanel: the σ grid parser, values() ⇄ setValues(), kept keys and field problems.
+#include "setup/ExperimentPanel.h"
+
+#include <ExperimentSpec.h>
+
+#include <QComboBox>
+#include <QJsonArray>
+#include <QLineEdit>
+#include <QSignalSpy>
+#include <QSpinBox>
+#include <QtTest>
+
+using tb::gui::ExperimentPanel;
+
+class TestExperimentPanel : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void parsesSigmaLists_data()
+    {
+        QTest::addColumn<QString>("text");
+        QTest::addColumn<QList<double>>("expected");
+        QTest::addColumn<QString>("error");
+        QTest::newRow("commas") << "0, 0.1, 0.5" << QList<double>{0, 0.1, 0.5} << "";
+        QTest::newRow("spaces") << " 0 0.25\t1 " << QList<double>{0, 0.25, 1} << "";
+        QTest::newRow("range") << "0:0.25:1" << QList<double>{0, 0.25, 0.5, 0.75, 1} << "";
+        QTest::newRow("range rounding") << "0:0.1:0.3" << QList<double>{0, 0.1, 0.2, 0.3} << "";
+        QTest::newRow("not a number") << "0, x" << QList<double>{} << "\"x\" is not a number (in \"0, x\")";
+        QTest::newRow("negative") << "0, -1" << QList<double>{} << "σ must be ≥ 0, got -1";
+        QTest::newRow("empty") << "  " << QList<double>{} << "give at least one σ value";
+        QTest::newRow("bad range") << "0:0:1" << QList<double>{} << "the step must be positive";
+        QTest::newRow("huge range") << "0:1e-6:1" << QList<double>{} << "at most 10000";
+        QTest::newRow("inf") << "inf" << QList<double>{} << "is not a number";
+    }
+    void parsesSigmaLists()
+    {
+        QFETCH(QString, text);
+        QFETCH(QList<double>, expected);
+        QFETCH(QString, error);
+        QList<double> got;
+        QString message;
+        const bool ok = ExperimentPanel::parseSigmas(text, &got, &message);
+        QCOMPARE(ok, error.isEmpty());
+        if (ok) {
+            QCOMPARE(got.size(), expected.size());
+            for (int i = 0; i < got.size(); ++i)
+                QCOMPARE(got[i], expected[i]);
+            QList<double> again;
+            QVERIFY(ExperimentPanel::parseSigmas(ExperimentPanel::formatSigmas(got), &again, nullptr));
+            QCOMPARE(again, got); // what is written is read back exactly
+        } else {
+            QVERIFY2(message.contains(error), qPrintable(message));
+        }
+    }
+
+    void valuesRoundTripAndKeepWhatThePanelDoesNotEdit()
+    {
+        ExperimentPanel panel;
+        QSignalSpy changed(&panel, &ExperimentPanel::changed);
+        const QJsonObject in{{"name", "n"},
+                             {"description", "kept"},
+                             {"kind", "noise-sweep"},
+                             {"sweep", QJsonObject{{"sigma", QJsonArray{0, 0.5}}, {"monte_carlo", 7}}},
+                             {"seed", "18446744073709551615"},
+                             {"threads", 2},
+                             {"time_budget_s", 1.5}};
+        panel.setValues(in);
+        QCOMPARE(changed.count(), 1);
+        QCOMPARE(panel.values(), in);
+        QVERIFY(panel.problems().isEmpty());
+
+        panel.kindBox()->setCurrentIndex(0); // learning curve: repeats instead of the sweep
+        const QJsonObject lc = panel.values();
+        QVERIFY(!lc.contains("sweep"));
+        QCOMPARE(lc.value("repeats").toInt(), 1);
+        QVERIFY(changed.count() > 1);
+
+        // The file format reads what the panel writes.
+        QJsonObject whole = lc;
+        whole.insert("dataset", QJsonObject{{"source", "moons"}});
+        whole.insert("algorithms", QJsonArray{QJsonObject{{"id", "x"}}});
+        QString error;
+        const auto spec = tb::ExperimentSpec::fromObject(whole, "panel", &error);
+        QVERIFY2(spec, qPrintable(error));
+        QCOMPARE(spec->seed, std::numeric_limits<std::uint64_t>::max());
+        QCOMPARE(spec->description, QStringLiteral("kept"));
+    }
+
+    void fieldProblemsNameTheirKey()
+    {
+        ExperimentPanel panel;
+        panel.kindBox()->setCurrentIndex(1);
+        panel.sigmaEdit()->setText("0, 0.1,");
+        QVERIFY(panel.problems().isEmpty()); // a trailing separator is harmless
+        panel.sigmaEdit()->setText("0; abc");
+        QCOMPARE(panel.problems().value(0), QStringLiteral("sweep.sigma: \"abc\" is not a number (in \"0; abc\")"));
+        panel.setNoiseSweepAvailable(false);
+        QVERIFY(panel.problems().join('\n').contains("kind: the data set has no noise level"));
+        panel.kindBox()->setCurrentIndex(0);
+        QVERIFY(panel.problems().isEmpty()); // learning curves need neither
+        panel.seedEdit()->setText("99999999999999999999"); // 20 digits, above 2^64
+        QVERIFY(panel.problems().join('\n').startsWith("seed: expected an integer"));
+    }
+
+    // Issue 18: a number typed outside its range must be named while it shows, not ignored.
+    void typedOutOfRangeNumberIsAProblem()
+    {
+        ExperimentPanel p;
+        p.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&p));
+        p.repeatsBox()->setFocus();
+        p.repeatsBox()->selectAll();
+        QTest::keyClicks(p.repeatsBox(), "0");
+        QVERIFY2(p.problems().join('\n').contains("repeats: \"0\" is not a number in [1, 1000]"),
+                 qPrintable(p.problems().join('\n')));
+        p.repeatsBox()->selectAll();
+        QTest::keyClicks(p.repeatsBox(), "5");
+        QVERIFY(p.problems().isEmpty());
+        QCOMPARE(p.values().value("repeats").toInt(), 5);
+    }
+};
+
+QTEST_MAIN(TestExperimentPanel)
+#include "tst_experimentpanel.moc"

@@ -1,0 +1,712 @@
+// The main window as a user drives it (offscreen): run and stop, live charts, experiment files,
+// invalid input, the run browser after a restart, re-run and overlay of stored runs, databases
+// that cannot be opened, and the controller's throttle.
+
+#include "setup/AlgorithmPanel.h"
+#include "charts/ChartTabs.h"
+#include "setup/DatasetPanel.h"
+#include "runs/ExperimentController.h"
+#include "setup/ExperimentPanel.h"
+#include "window/MainWindow.h"
+#include "setup/ParamForm.h"
+#include "runs/RunBrowser.h"
+#include "teaching/TeachingView.h"
+
+#include <PluginRegistry.h>
+#include <RunStore.h>
+#include <trainbench/Seeds.h>
+
+#include <QAbstractItemModel>
+#include <QApplication>
+#include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QLineEdit>
+#include <QLineSeries>
+#include <QProgressBar>
+#include <QSignalSpy>
+#include <QSpinBox>
+#include <QTemporaryDir>
+#include <QComboBox>
+#include <QScrollArea>
+#include <QScrollBar>
+#include <QToolButton>
+#include <QWheelEvent>
+#include <QDockWidget>
+#include <QMenuBar>
+#include <QtTest>
+
+#include <memory>
+
+using namespace tb;
+using namespace tb::gui;
+
+namespace {
+
+QTemporaryDir* g_home = nullptr; // XDG folders of this test: settings and the default database
+
+QJsonObject sleepyOnMoons(int epochs, int epochMs, int repeats = 1)
+{
+    return QJsonObject{
+        {"name", "sleepy"},
+        {"kind", "learning-curve"},
+        {"dataset", QJsonObject{{"source", "moons"}, {"samples", 200}, {"noise", 0.1}}},
+        {"algorithms", QJsonArray{QJsonObject{{"id", "test.sleepy"}, {"label", "Sleepy"},
+                                              {"params", QJsonObject{{"epochs", epochs}, {"epoch_ms", epochMs}}}}}},
+        {"repeats", repeats},
+        {"seed", 4},
+        {"threads", 2}};
+}
+
+QJsonObject ridgeSweep(int mc)
+{
+    return QJsonObject{{"name", "ridge sweep"},
+                       {"kind", "noise-sweep"},
+                       {"dataset", QJsonObject{{"source", "bpls-toy"}, {"function", "linear"}}},
+                       {"sweep", QJsonObject{{"sigma", QJsonArray{0, 0.25, 0.5, 0.75, 1}}, {"monte_carlo", mc}}},
+                       {"algorithms", QJsonArray{QJsonObject{{"id", "linear.ridge"}, {"label", "LS"}}}},
+                       {"seed", 2},
+                       {"threads", 2}};
+}
+
+int pointsOf(charts::BandedLineChart* chart, int group = 0, int line = 0)
+{
+    QLineSeries* s = chart->lineSeries(group, line);
+    return s ? int(s->count()) : 0;
+}
+
+} // namespace
+
+class TestMainWindow : public QObject {
+    Q_OBJECT
+    std::unique_ptr<PluginRegistry> m_registry;
+    QTemporaryDir m_dir;
+
+    std::unique_ptr<MainWindow> newWindow(const QString& db)
+    {
+        auto w = std::make_unique<MainWindow>(*m_registry);
+        w->setConfirmations(false);
+        if (!db.isEmpty()) {
+            QString error;
+            if (!w->openDatabase(db, &error))
+                qWarning("%s", qPrintable(error));
+        }
+        return w;
+    }
+
+private Q_SLOTS:
+    void initTestCase()
+    {
+        m_registry = std::make_unique<PluginRegistry>();
+        // The fixture folder also holds broken plugins: the window must work around them.
+        m_registry->scan({QStringLiteral(TB_PLUGIN_BUILD_DIR), QStringLiteral(TB_TEST_PLUGIN_DIR)});
+        QVERIFY(m_registry->algorithm("test.sleepy"));
+        QVERIFY(m_registry->algorithm("linear.ridge"));
+        QVERIFY(m_dir.isValid());
+    }
+
+    void startsWithARunnableDefaultOnceAnAlgorithmIsChosen()
+    {
+        auto w = newWindow(m_dir.filePath("default.sqlite"));
+        QVERIFY(!w->isModified());
+        QVERIFY(w->windowTitle().startsWith("Untitled experiment"));
+        QStringList problems;
+        QVERIFY(!w->currentSpec(&problems));
+        QVERIFY2(problems.join('\n').contains("algorithms: choose at least one algorithm"), qPrintable(problems.join('\n')));
+        w->algorithmPanel()->setChecked("linear.ridge", true);
+        QVERIFY(w->isModified());
+        const auto spec = w->currentSpec(&problems);
+        QVERIFY2(spec, qPrintable(problems.join('\n')));
+        QCOMPARE(spec->kind, kinds::NoiseSweep);
+    }
+
+    void runThenStopLeavesACancelledRunAndPoints()
+    {
+        const QString db = m_dir.filePath("stop.sqlite");
+        auto w = newWindow(db);
+        QVERIFY(w->setExperiment(sleepyOnMoons(100000, 20)).isEmpty());
+        QString error;
+        QVERIFY2(w->runExperiment(&error), qPrintable(error));
+        QVERIFY(w->controller()->isRunning());
+        QVERIFY(!w->runAction()->isEnabled());
+        QVERIFY(w->stopAction()->isEnabled());
+        // The live charts receive the checkpoints (train and test lines of the accuracy chart).
+        QTRY_VERIFY_WITH_TIMEOUT(pointsOf(w->charts()->timeChart()) >= 3, 10000);
+        // Charts out of view are brought up to date when their tab is opened.
+        w->charts()->tabs()->setCurrentIndex(w->charts()->indexOf("learning-curve-epoch"));
+        QVERIFY(pointsOf(w->charts()->epochChart()) >= 3);
+        w->charts()->tabs()->setCurrentIndex(w->charts()->indexOf("loss-time"));
+        QVERIFY(pointsOf(w->charts()->lossChart()) >= 3);
+        w->stopExperiment();
+        QVERIFY(w->controller()->waitForFinished(10000));
+        QVERIFY(w->controller()->result().cancelled);
+        QVERIFY(w->runAction()->isEnabled());
+        QVERIFY(!w->stopAction()->isEnabled());
+        const auto runs = w->store()->runs(w->controller()->experimentId());
+        QCOMPARE(runs.size(), 1);
+        QCOMPARE(runs[0].status, RunStatus::Cancelled);
+        QVERIFY(w->store()->metrics(runs[0].id).size() >= 3);
+        // The browser was refreshed and shows the experiment.
+        QVERIFY(w->runBrowser()->model()->rowCount() >= 1);
+        QVERIFY(w->logText().contains("cancelled"));
+        // test.sleepy states a cost: the log says it before the run and sets it against the
+        // measured time after (140 rows × 100000 epochs, 100000 × 20 ms).
+        QVERIFY2(w->logText().contains("Sleepy: predicted 14 MFLOP, 2000 s"), qPrintable(w->logText()));
+        QVERIFY2(w->logText().contains("predicted 2000 s, measured"), qPrintable(w->logText()));
+    }
+
+    // Issue 18: after Stop the progress bar said "run 1 of 4 done" when none had finished, the
+    // status line another count, and runs that never started were not recorded at all.
+    void stopBookkeepingAgreesAndRecordsRunsThatNeverStarted()
+    {
+        auto w = newWindow(m_dir.filePath("stop-bookkeeping.sqlite"));
+        QJsonObject spec = sleepyOnMoons(100000, 20, 2);
+        spec["algorithms"] = QJsonArray{
+            QJsonObject{{"id", "test.sleepy"}, {"label", "Sleepy A"}, {"params", QJsonObject{{"epochs", 100000}, {"epoch_ms", 20}}}},
+            QJsonObject{{"id", "test.sleepy"}, {"label", "Sleepy B"}, {"params", QJsonObject{{"epochs", 100000}, {"epoch_ms", 20}}}}};
+        QVERIFY(w->setExperiment(spec).isEmpty());
+        QString error;
+        QVERIFY2(w->runExperiment(&error), qPrintable(error));
+        QTRY_VERIFY_WITH_TIMEOUT(pointsOf(w->charts()->timeChart()) >= 2, 10000); // the first run trains
+        w->stopExperiment();
+        QVERIFY(w->controller()->waitForFinished(10000));
+        const ExperimentResult& r = w->controller()->result();
+        QVERIFY(r.cancelled);
+        QCOMPARE(r.runsPlanned, 4);
+        QCOMPARE(r.runsFinished, 0);
+        QCOMPARE(r.runsCancelled, 4);
+        QCOMPARE(r.runsNotStarted, 3);
+        // The bar and the status line give the same count: none of the four finished.
+        QCOMPARE(w->progressBar()->value(), 0);
+        QCOMPARE(w->progressBar()->maximum(), 4);
+        QCOMPARE(w->progressBar()->text(), QString("stopped: 0 of 4 finished"));
+        QVERIFY2(w->statusText().contains("0 of 4 runs finished"), qPrintable(w->statusText()));
+        QVERIFY2(w->statusText().contains("3 of them never started"), qPrintable(w->statusText()));
+        // Every planned run is in the store, cancelled; the three that never started say so and
+        // keep their seeds (deriveSeed(4, repeat)), so they can be re-run.
+        const auto runs = w->store()->runs(w->controller()->experimentId());
+        QCOMPARE(runs.size(), 4);
+        int notStarted = 0;
+        for (const RunRecord& run : runs) {
+            QCOMPARE(run.status, RunStatus::Cancelled);
+            if (run.error.startsWith("not started")) {
+                ++notStarted;
+                QVERIFY(w->store()->metrics(run.id).isEmpty());
+            }
+            QCOMPARE(run.seed, deriveSeed(4, std::uint64_t(run.repeat)));
+        }
+        QCOMPARE(notStarted, 3);
+        QCOMPARE(runs[3].algorithmName, QString("Sleepy B"));
+        QCOMPARE(runs[3].repeat, 1);
+    }
+
+    // Issue 18: the chart header kept "Live: …" of the previous experiment after opening another
+    // file, and runs deleted in the browser stayed drawn.
+    void chartHeaderFollowsWhatIsShownAndDeletedRunsLeaveTheCharts()
+    {
+        auto w = newWindow(m_dir.filePath("header.sqlite"));
+        w->runBrowser()->setConfirmDeletes(false);
+        QVERIFY(w->setExperiment(sleepyOnMoons(3, 1)).isEmpty());
+        QString error;
+        QVERIFY2(w->runExperiment(&error), qPrintable(error));
+        QVERIFY(w->charts()->caption().startsWith("Live: sleepy"));
+        QVERIFY(w->controller()->waitForFinished(10000));
+        const qint64 first = w->controller()->experimentId();
+        QVERIFY2(w->charts()->caption().startsWith(QStringLiteral("Experiment %1: “sleepy”").arg(first)),
+                 qPrintable(w->charts()->caption()));
+        QCOMPARE(w->charts()->timeChart()->groupCount(), 1);
+
+        // Another experiment opened: its name, no curves of the old one.
+        QJsonObject other = sleepyOnMoons(3, 1);
+        other["name"] = "other";
+        w->setExperiment(other);
+        QVERIFY2(w->charts()->caption().startsWith("“other”: not run yet"), qPrintable(w->charts()->caption()));
+        QVERIFY(!w->charts()->caption().contains("Live"));
+        QCOMPARE(w->charts()->timeChart()->groupCount(), 0);
+
+        // Two stored experiments overlaid; deleting one leaves only the other's curve.
+        QVERIFY2(w->runExperiment(&error), qPrintable(error));
+        QVERIFY(w->controller()->waitForFinished(10000));
+        const qint64 second = w->controller()->experimentId();
+        QList<qint64> both;
+        for (qint64 e : {first, second})
+            for (const RunRecord& r : w->store()->runs(e))
+                both << r.id;
+        QCOMPARE(w->overlayRuns(both), 2);
+        QCOMPARE(w->charts()->timeChart()->groupCount(), 2);
+        w->runBrowser()->setSelection({first}, {});
+        QCOMPARE(w->runBrowser()->deleteSelected(), 1);
+        QCOMPARE(w->charts()->timeChart()->groupCount(), 1);
+        QVERIFY2(w->charts()->caption().contains("1 deleted run removed"), qPrintable(w->charts()->caption()));
+        QVERIFY2(w->charts()->timeChart()->lineSeries(0, 0)->name().startsWith("Sleepy"),
+                 qPrintable(w->charts()->timeChart()->lineSeries(0, 0)->name()));
+        w->runBrowser()->setSelection({second}, {});
+        QCOMPARE(w->runBrowser()->deleteSelected(), 1);
+        QCOMPARE(w->charts()->timeChart()->groupCount(), 0);
+        QCOMPARE(w->charts()->caption(), QString("The runs shown here were deleted from the database"));
+    }
+
+    // Issue 18, layout: at 1024×768 and 1920×1080 no widget lies outside the window, starting a
+    // run with a long name never widens it, every panel keeps a usable width, and the run
+    // browser's buttons stay where they are whatever is selected. A screenshot of each size is
+    // kept in the test's folder for a look.
+    void layoutFitsTheWindowAt1024x768And1920x1080_data()
+    {
+        QTest::addColumn<QSize>("size");
+        QTest::newRow("1024x768") << QSize(1024, 768);
+        QTest::newRow("1920x1080") << QSize(1920, 1080);
+    }
+    void layoutFitsTheWindowAt1024x768And1920x1080()
+    {
+        QFETCH(QSize, size);
+        auto w = newWindow(m_dir.filePath(QStringLiteral("layout-%1.sqlite").arg(size.width())));
+        w->resize(size);
+        w->resetLayout(); // the layout a first start gets, for this window size
+        w->resize(size);
+        w->show();
+        QVERIFY(QTest::qWaitForWindowExposed(w.get()));
+        QJsonObject spec = sleepyOnMoons(100000, 20);
+        spec["name"] = QString("A very long experiment name that used to push the Algorithms panel, Reset zoom and the "
+                               "progress bar off a small screen when its run started");
+        QVERIFY(w->setExperiment(spec).isEmpty());
+        // A form with a red message open in the Algorithms panel.
+        w->algorithmPanel()->setExpanded("test.sleepy", true);
+        w->algorithmPanel()->form("test.sleepy")->setValues({{"epochs", 0}});
+        QVERIFY(!w->algorithmPanel()->problems().isEmpty());
+        w->algorithmPanel()->form("test.sleepy")->setValues({{"epochs", 100000}, {"epoch_ms", 20}});
+        QString error;
+        QVERIFY2(w->runExperiment(&error), qPrintable(error));
+        QTRY_VERIFY_WITH_TIMEOUT(pointsOf(w->charts()->timeChart()) >= 2, 10000);
+        QApplication::processEvents();
+        QCOMPARE(w->size(), size); // the run's long header did not widen the window
+
+        const QRect inside = w->rect();
+        QStringList outside;
+        for (QWidget* c : w->findChildren<QWidget*>()) {
+            if (!c->isVisibleTo(w.get()) || c->isWindow())
+                continue;
+            // Contents of a scroll area may scroll out of view: only the area itself must fit.
+            bool scrolled = false;
+            for (QWidget* p = c->parentWidget(); p && p != w.get() && !scrolled; p = p->parentWidget())
+                if (auto* a = qobject_cast<QAbstractScrollArea*>(p))
+                    scrolled = a->viewport()->isAncestorOf(c);
+            if (scrolled)
+                continue;
+            // A dock that is a hidden tab (the Log behind the Runs) is parked off-screen by Qt.
+            bool hiddenTab = false;
+            for (QWidget* p = c; p && p != w.get() && !hiddenTab; p = p->parentWidget())
+                if (auto* d = qobject_cast<QDockWidget*>(p))
+                    hiddenTab = !w->tabifiedDockWidgets(d).isEmpty() && d->visibleRegion().isEmpty();
+            if (hiddenTab)
+                continue;
+            const QRect r(c->mapTo(w.get(), QPoint(0, 0)), c->size());
+            if (!inside.contains(r))
+                outside << QStringLiteral("%1 \"%2\" at %3,%4 %5x%6")
+                               .arg(c->metaObject()->className(), c->objectName())
+                               .arg(r.x()).arg(r.y()).arg(r.width()).arg(r.height());
+        }
+        QVERIFY2(outside.isEmpty(), qPrintable(outside.join('\n')));
+        // Usable widths: the Algorithms panel, the charts, the run browser's name column.
+        QVERIFY2(w->algorithmPanel()->width() >= 220, qPrintable(QString::number(w->algorithmPanel()->width())));
+        QVERIFY2(w->charts()->width() >= 300, qPrintable(QString::number(w->charts()->width())));
+        QVERIFY(w->progressBar()->isVisible());
+        QVERIFY(w->charts()->caption().startsWith("Live: A very long"));
+
+        const QImage shot = w->grab().toImage();
+        QCOMPARE(shot.size(), size);
+        QVERIFY(shot.save(m_dir.filePath(QStringLiteral("layout-%1x%2.png").arg(size.width()).arg(size.height()))));
+
+        // The run browser's buttons do not move or change with the selection.
+        w->stopExperiment();
+        QVERIFY(w->controller()->waitForFinished(10000));
+        QList<QToolButton*> buttons = w->runBrowser()->findChildren<QToolButton*>();
+        auto snapshot = [&] {
+            QStringList s;
+            for (QToolButton* b : buttons)
+                s << QStringLiteral("%1@%2,%3").arg(b->text()).arg(b->x()).arg(b->y());
+            return s;
+        };
+        w->runBrowser()->setSelection({w->controller()->experimentId()}, {});
+        QApplication::processEvents();
+        const QStringList onExperiment = snapshot();
+        w->runBrowser()->setSelection({}, {w->store()->runs(w->controller()->experimentId()).value(0).id});
+        QApplication::processEvents();
+        QCOMPARE(snapshot(), onExperiment);
+    }
+
+    void windowSizeComesFromTheScreenAndIsClamped()
+    {
+        // First start on a 1024×768 screen: 90 %, not a fixed 1600×1000; a big screen: 1600×1000.
+        QCOMPARE(MainWindow::initialSize(QSize(1024, 740)), QSize(921, 666));
+        QCOMPARE(MainWindow::initialSize(QSize(2560, 1400)), QSize(1600, 1000));
+        // A 1600×1000 window restored on a 1024×768 screen is shrunk and moved onto it.
+        const QRect avail(0, 0, 1024, 740);
+        QCOMPARE(MainWindow::fitToScreen(QRect(300, 200, 1600, 1000), avail), avail);
+        QCOMPARE(MainWindow::fitToScreen(QRect(900, 600, 400, 300), avail), QRect(624, 440, 400, 300));
+        QCOMPARE(MainWindow::fitToScreen(QRect(10, 10, 400, 300), avail), QRect(10, 10, 400, 300));
+    }
+
+    void saveDialogStartsInTheUsersFolderNotTheExamples()
+    {
+        auto w = newWindow(QString());
+        const QString before = w->fileDialogFolder();
+        QString error;
+        QVERIFY(w->openExperiment(QStringLiteral(TB_SOURCE_DIR "/resources/experiments/teaching-moons.json"), &error));
+        QCOMPARE(w->fileDialogFolder(), before);
+        QVERIFY(!w->fileDialogFolder().contains("resources/experiments"));
+    }
+
+    void wheelOverAClosedDropDownScrollsThePanel()
+    {
+        auto w = newWindow(QString());
+        w->resize(1024, 768);
+        w->show();
+        QVERIFY(QTest::qWaitForWindowExposed(w.get()));
+        AlgorithmPanel* panel = w->algorithmPanel();
+        for (const QString& id : panel->algorithmIds())
+            panel->setExpanded(id, true); // long enough to scroll
+        QApplication::processEvents();
+        QComboBox* combo = nullptr;
+        for (QComboBox* c : panel->findChildren<QComboBox*>())
+            if (c->isVisible() && c->count() > 1)
+                combo = c;
+        QVERIFY(combo);
+        auto* area = panel->findChild<QScrollArea*>();
+        QVERIFY(area && area->verticalScrollBar()->maximum() > 0);
+        area->verticalScrollBar()->setValue(area->verticalScrollBar()->maximum() / 2);
+        const int index = combo->currentIndex();
+        const int scrolled = area->verticalScrollBar()->value();
+        const QPoint at = combo->rect().center();
+        QWheelEvent wheel(at, combo->mapToGlobal(at), QPoint(), QPoint(0, -120), Qt::NoButton, Qt::NoModifier,
+                          Qt::NoScrollPhase, false);
+        QApplication::sendEvent(combo, &wheel);
+        QCOMPARE(combo->currentIndex(), index);
+        QVERIFY2(area->verticalScrollBar()->value() > scrolled,
+                 qPrintable(QStringLiteral("%1 → %2").arg(scrolled).arg(area->verticalScrollBar()->value())));
+        QCOMPARE(combo->focusPolicy(), Qt::StrongFocus); // a wheel never focuses it
+    }
+
+    void presentationModeShowsOnlyTheTeachingViewLarge()
+    {
+        auto w = newWindow(QString());
+        w->resize(1024, 768);
+        w->show();
+        QVERIFY(QTest::qWaitForWindowExposed(w.get()));
+        const double normal = w->teachingView()->font().pointSizeF();
+        QTest::keyClick(w.get(), Qt::Key_F11); // one key to enter
+        QVERIFY(w->isPresentationMode());
+        QVERIFY(w->teachingView()->isVisible());
+        QVERIFY(!w->menuBar()->isVisible());
+        for (QDockWidget* d : w->findChildren<QDockWidget*>())
+            QVERIFY2(!d->isVisible(), qPrintable(d->objectName()));
+        QVERIFY(w->teachingView()->font().pointSizeF() >= 1.5 * normal);
+        QTest::keyClick(w.get(), Qt::Key_F11); // and to leave
+        QVERIFY(!w->isPresentationMode());
+        QVERIFY(w->menuBar()->isVisible());
+        QVERIFY(w->runBrowser()->isVisible());
+        QCOMPARE(w->teachingView()->font().pointSizeF(), normal);
+    }
+
+    void noiseSweepFillsTheSigmaChart()
+    {
+        auto w = newWindow(m_dir.filePath("sweep.sqlite"));
+        QVERIFY(w->setExperiment(ridgeSweep(50)).isEmpty());
+        QString error;
+        QVERIFY2(w->runExperiment(&error), qPrintable(error));
+        QCOMPARE(w->charts()->tabs()->currentIndex(), w->charts()->indexOf("noise-sweep"));
+        QVERIFY(w->controller()->waitForFinished(30000));
+        QCOMPARE(pointsOf(w->charts()->sweepChart(), 0, 0), 5); // test line: one point per σ
+        QCOMPARE(pointsOf(w->charts()->sweepChart(), 0, 1), 5); // train line
+        QCOMPARE(w->store()->sweepPoints(w->controller()->experimentId()).size(), 5);
+    }
+
+    void invalidInputIsRejectedWithItsMessage()
+    {
+        auto w = newWindow(QString());
+        QVERIFY(w->setExperiment(ridgeSweep(10)).isEmpty());
+        w->experimentPanel()->sigmaEdit()->setText("0, x");
+        QString error;
+        QVERIFY(!w->runExperiment(&error));
+        QVERIFY2(error.contains("sweep.sigma: \"x\" is not a number"), qPrintable(error));
+        QVERIFY(!w->controller()->isRunning());
+
+        // A parameter out of range: the form's own message, prefixed by the algorithm.
+        QVERIFY(w->setExperiment(sleepyOnMoons(5, 0)).isEmpty());
+        auto* epochs = qobject_cast<QSpinBox*>(w->algorithmPanel()->form("test.sleepy")->editor("epochs"));
+        QVERIFY(epochs);
+        QJsonObject bad = sleepyOnMoons(5, 0);
+        bad["algorithms"] = QJsonArray{QJsonObject{{"id", "test.sleepy"}, {"params", QJsonObject{{"epochs", 0}}}}};
+        w->setExperiment(bad);
+        QVERIFY(!w->runExperiment(&error));
+        QVERIFY2(error.contains("epochs") && error.contains("0"), qPrintable(error));
+
+        // Unknown algorithms in an opened experiment are reported, not dropped silently.
+        QJsonObject unknown = sleepyOnMoons(5, 0);
+        unknown["algorithms"] = QJsonArray{QJsonObject{{"id", "nope.nothing"}}};
+        QVERIFY(w->setExperiment(unknown).join('\n').contains("nope.nothing"));
+
+        // A data set that cannot be a noise sweep.
+        QJsonObject csvSweep = ridgeSweep(10);
+        csvSweep["dataset"] = QJsonObject{{"source", "csv"}, {"file", QStringLiteral(TB_FIXTURES_DIR "/data/regression.csv")},
+                                          {"target", "y1"}, {"task", "regression"}, {"test_fraction", 0.3}};
+        w->setExperiment(csvSweep);
+        QVERIFY(!w->runExperiment(&error));
+        QVERIFY2(error.contains("no noise level"), qPrintable(error));
+    }
+
+    void malformedExperimentFileNamesFileLineAndColumn()
+    {
+        auto w = newWindow(QString());
+        const QString path = m_dir.filePath("broken.json");
+        QFile f(path);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write("{\n  \"kind\": \"learning-curve\",\n  \"dataset\": {\"source\": \"moons\"}\n  \"algorithms\": []\n}\n");
+        f.close();
+        const QJsonObject before = w->experimentJson();
+        const QString pathBefore = w->experimentPath(); // the last session's, restored
+        QString error;
+        QVERIFY(!w->openExperiment(path, &error));
+        QVERIFY2(error.startsWith(path + ":4:"), qPrintable(error));
+        QCOMPARE(w->experimentJson(), before); // nothing changed
+        QCOMPARE(w->experimentPath(), pathBefore);
+    }
+
+    void experimentFilesRoundTripAndTheTitleTracksChanges()
+    {
+        auto w = newWindow(QString());
+        const QString example = QStringLiteral(TB_SOURCE_DIR "/resources/experiments/gradient-toy-linear.json");
+        QString error;
+        QVERIFY2(w->openExperiment(example, &error), qPrintable(error));
+        QVERIFY(!w->isModified());
+        QVERIFY(w->windowTitle().startsWith("gradient-toy-linear.json"));
+        const QJsonObject shown = w->experimentJson();
+        QCOMPARE(shown.value("algorithms").toArray().size(), 7);
+        QCOMPARE(shown.value("sweep").toObject().value("monte_carlo").toInt(), 1000);
+        QVERIFY(shown.value("description").toString().contains("Fig. 4"));
+
+        const QString copy = m_dir.filePath("copy.json");
+        QVERIFY2(w->saveExperiment(copy, &error), qPrintable(error));
+        QVERIFY(w->windowTitle().startsWith("copy.json"));
+        auto again = newWindow(QString());
+        QVERIFY2(again->openExperiment(copy, &error), qPrintable(error));
+        QCOMPARE(again->experimentJson(), shown);
+        // The CLI reads what the GUI wrote.
+        QVERIFY2(ExperimentSpec::fromFile(copy, &error), qPrintable(error));
+
+        again->experimentPanel()->nameEdit()->setText("renamed");
+        QVERIFY(again->isModified());
+        QVERIFY2(again->saveExperiment(copy, &error), qPrintable(error));
+        QVERIFY(!again->isModified());
+    }
+
+    // Issue 18: bpls-fashion-mnist.json lists BPLS three times; the panel dropped two. Every
+    // bundled example now opens without a problem and saves back to what it said.
+    void everyBundledExampleRoundTripsUnchanged()
+    {
+        const QDir dir(QStringLiteral(TB_SOURCE_DIR "/resources/experiments"));
+        const QStringList files = dir.entryList({"*.json"}, QDir::Files, QDir::Name);
+        QVERIFY(files.contains("bpls-fashion-mnist.json"));
+        for (const QString& name : files) {
+            auto w = newWindow(QString());
+            QString error;
+            QVERIFY2(w->openExperiment(dir.filePath(name), &error), qPrintable(error));
+            QVERIFY2(!w->logText().contains("could not be shown"), qPrintable(name + ": " + w->logText()));
+            QFile f(dir.filePath(name));
+            QVERIFY(f.open(QIODevice::ReadOnly));
+            const QJsonObject original = QJsonDocument::fromJson(f.readAll()).object();
+            const QJsonObject shown = w->experimentJson();
+            // The algorithms exactly as written: order, ids, labels, parameters.
+            QCOMPARE(shown.value("algorithms").toArray(), original.value("algorithms").toArray());
+            for (const QString& key : original.keys())
+                if (key != "dataset")
+                    QVERIFY2(shown.value(key) == original.value(key),
+                             qPrintable(QStringLiteral("%1: key \"%2\" changed: %3 → %4")
+                                            .arg(name, key, QJsonDocument(QJsonObject{{key, original.value(key)}}).toJson(QJsonDocument::Compact),
+                                                 QJsonDocument(QJsonObject{{key, shown.value(key)}}).toJson(QJsonDocument::Compact))));
+            // Saved and opened again: the same experiment.
+            const QString copy = m_dir.filePath("roundtrip-" + name);
+            QVERIFY2(w->saveExperiment(copy, &error), qPrintable(error));
+            auto again = newWindow(QString());
+            QVERIFY2(again->openExperiment(copy, &error), qPrintable(error));
+            QCOMPARE(again->experimentJson(), shown);
+        }
+        // The three BPLS configurations become three runnable entries with their own labels.
+        auto w = newWindow(QString());
+        QString error;
+        QVERIFY(w->openExperiment(dir.filePath("bpls-fashion-mnist.json"), &error));
+        QCOMPARE(w->algorithmPanel()->configurationCount("bpls.classify"), 3);
+        QStringList problems;
+        const auto spec = w->currentSpec(&problems);
+        QVERIFY2(spec, qPrintable(problems.join('\n')));
+        QCOMPARE(spec->algorithms.size(), 3);
+        QCOMPARE(spec->algorithms[2].label, QString("BPLS, joint-delta targets"));
+    }
+
+    void runsAreListedAfterARestartAndCanBeReRunExactly()
+    {
+        const QString db = m_dir.filePath("restart.sqlite");
+        qint64 runId = -1;
+        QVector<MetricPoint> first;
+        {
+            auto w = newWindow(db);
+            QJsonObject spec = sleepyOnMoons(4, 0, 2);
+            spec["algorithms"] = QJsonArray{QJsonObject{{"id", "test.noise"}, {"label", "Noise"}, {"params", QJsonObject{{"epochs", 4}}}}};
+            w->setExperiment(spec);
+            QString error;
+            QVERIFY2(w->runExperiment(&error), qPrintable(error));
+            QVERIFY(w->controller()->waitForFinished(20000));
+            const auto runs = w->store()->runs(w->controller()->experimentId());
+            QCOMPARE(runs.size(), 2);
+            runId = runs[1].id; // the second repeat: its seed comes from its repeat index
+            first = w->store()->metrics(runId);
+            QCOMPARE(first.size(), 4);
+            QVERIFY(w->close());
+        }
+        // A new window opens the database of the settings and lists the runs.
+        auto w = newWindow(QString());
+        QVERIFY(w->store());
+        QCOMPARE(QFileInfo(w->store()->path()).fileName(), QStringLiteral("restart.sqlite"));
+        QVERIFY(w->runBrowser()->model()->rowCount() >= 1);
+        QString error;
+        QVERIFY2(w->rerun(runId, &error), qPrintable(error));
+        QVERIFY(w->controller()->waitForFinished(20000));
+        const auto runs = w->store()->runs(w->controller()->experimentId());
+        QCOMPARE(runs.size(), 1);
+        QCOMPARE(runs[0].repeat, 1);
+        const auto again = w->store()->metrics(runs[0].id);
+        QCOMPARE(again.size(), first.size());
+        for (int i = 0; i < first.size(); ++i) {
+            QCOMPARE(again[i].trainAccuracy, first[i].trainAccuracy); // same seed, same threads: identical
+            QCOMPARE(again[i].testAccuracy, first[i].testAccuracy);
+        }
+        QVERIFY(!w->rerun(999999, &error));
+        QVERIFY2(error.contains("no run 999999"), qPrintable(error));
+    }
+
+    void unsavedEditsSurviveACrash()
+    {
+        QJsonObject edited;
+        {
+            auto w = newWindow(QString());
+            w->setExperiment(ridgeSweep(10));
+            w->experimentPanel()->nameEdit()->setText("not saved yet");
+            QVERIFY(w->isModified());
+            edited = w->experimentJson();
+            QTest::qWait(800); // the session is written 0.5 s after the last change
+            // No close(): the process "crashes" here.
+        }
+        auto w = newWindow(QString());
+        QCOMPARE(w->experimentJson(), edited);
+        QVERIFY(w->isModified()); // still unsaved: the title says so and quitting will ask
+        QVERIFY(w->logText().contains("Restored the unsaved experiment"));
+    }
+
+    void storedRunsCanBeOverlaid()
+    {
+        const QString db = m_dir.filePath("overlay.sqlite");
+        auto w = newWindow(db);
+        w->setExperiment(sleepyOnMoons(3, 0, 2));
+        QString error;
+        QVERIFY2(w->runExperiment(&error), qPrintable(error));
+        QVERIFY(w->controller()->waitForFinished(20000));
+        const qint64 exp1 = w->controller()->experimentId();
+        w->setExperiment(ridgeSweep(5));
+        QVERIFY2(w->runExperiment(&error), qPrintable(error));
+        QVERIFY(w->controller()->waitForFinished(20000));
+        const qint64 exp2 = w->controller()->experimentId();
+        w->charts()->clear();
+
+        QList<qint64> ids;
+        for (const auto& r : w->store()->runs(exp1))
+            ids << r.id;
+        QCOMPARE(w->overlayRuns({987654}), 0); // ids the store does not have: nothing shown, no crash
+        QCOMPARE(w->overlayRuns(ids), 2);
+        QCOMPARE(w->charts()->timeChart()->groupCount(), 1); // two repeats of one algorithm: one mean line
+        QCOMPARE(pointsOf(w->charts()->timeChart()), 3);
+        QVERIFY(w->charts()->caption().contains("experiment"));
+
+        ids << w->store()->runs(exp2).first().id;
+        QCOMPARE(w->overlayRuns(ids), 3);
+        w->charts()->tabs()->setCurrentIndex(w->charts()->indexOf("noise-sweep"));
+        QCOMPARE(pointsOf(w->charts()->sweepChart(), 0, 0), 5);
+        QVERIFY(w->charts()->caption().contains("2 experiments"));
+    }
+
+    void databaseThatCannotBeOpenedIsReportedAndTheOldOneKept()
+    {
+        const QString good = m_dir.filePath("good.sqlite");
+        auto w = newWindow(good);
+        QVERIFY(w->store());
+        const QString junk = m_dir.filePath("junk.sqlite");
+        QFile f(junk);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write(QByteArray(4096, 'x'));
+        f.close();
+        QString error;
+        QVERIFY(!w->openDatabase(junk, &error));
+        QVERIFY2(error.contains("junk.sqlite"), qPrintable(error));
+        QCOMPARE(w->store()->path(), QFileInfo(good).absoluteFilePath());
+        QFile check(junk);
+        QVERIFY(check.open(QIODevice::ReadOnly));
+        QCOMPARE(check.readAll(), QByteArray(4096, 'x')); // never modified
+    }
+
+    void failingAndDivergingRunsAreShownNotFatal()
+    {
+        auto w = newWindow(m_dir.filePath("fail.sqlite"));
+        QJsonObject spec = sleepyOnMoons(5, 0);
+        spec["algorithms"] = QJsonArray{QJsonObject{{"id", "test.throws"}}, QJsonObject{{"id", "test.diverge"}},
+                                        QJsonObject{{"id", "test.mean"}}};
+        w->setExperiment(spec);
+        QString error;
+        QVERIFY2(w->runExperiment(&error), qPrintable(error));
+        QVERIFY(w->controller()->waitForFinished(20000));
+        const auto runs = w->store()->runs(w->controller()->experimentId());
+        QCOMPARE(runs.size(), 3);
+        QCOMPARE(runs[0].status, RunStatus::Failed);
+        QCOMPARE(runs[1].status, RunStatus::Diverged);
+        QCOMPARE(runs[2].status, RunStatus::Finished);
+        QVERIFY(w->logText().contains("deliberate failure at epoch 2"));
+        QVERIFY(w->runAction()->isEnabled());
+    }
+
+    void controllerUpdatesAtMostOncePerInterval()
+    {
+        // test.sleepy with 0 ms epochs checkpoints as fast as it can (about 10⁵ a second); the
+        // GUI must still get at most one update per 50 ms interval (plus the final one).
+        ExperimentController c(*m_registry);
+        QString error;
+        auto spec = ExperimentSpec::fromObject(sleepyOnMoons(100000, 0), "t", &error);
+        QVERIFY2(spec, qPrintable(error));
+        QSignalSpy updates(&c, &ExperimentController::updated);
+        QElapsedTimer t;
+        t.start();
+        QVERIFY2(c.start(*spec, &error), qPrintable(error));
+        QVERIFY(!c.start(*spec, &error)); // one at a time
+        QVERIFY(error.contains("already running"));
+        QVERIFY(c.waitForFinished(60000));
+        const qint64 ms = t.elapsed();
+        QCOMPARE(c.curves().size(), 1);
+        QCOMPARE(c.curves()[0].repeats.size(), 1);
+        QCOMPARE(c.curves()[0].repeats[0].size(), 100000); // nothing lost by the coalescing
+        QVERIFY2(updates.count() <= ms / c.updateInterval() + 2,
+                 qPrintable(QStringLiteral("%1 updates in %2 ms").arg(updates.count()).arg(ms)));
+        QVERIFY(c.result().runsFinished == 1);
+    }
+};
+
+int main(int argc, char** argv)
+{
+    // Settings and the default database go to a folder of this test, never the user's.
+    QTemporaryDir home;
+    g_home = &home;
+    qputenv("XDG_CONFIG_HOME", home.filePath("config").toUtf8());
+    qputenv("XDG_DATA_HOME", home.filePath("data").toUtf8());
+    QApplication app(argc, argv);
+    QCoreApplication::setOrganizationName("trainbench-test");
+    QCoreApplication::setApplicationName("tst_mainwindow");
+    TestMainWindow t;
+    return QTest::qExec(&t, argc, argv);
+}
+
+#include "tst_mainwindow.moc"
