@@ -307,6 +307,9 @@ private Q_SLOTS:
                 // Keys shown only under a condition (the rf_* keys with random features, the
                 // regression options with task "regression"): the condition's choice is made.
                 for (const ParamCondition& c : p.activeWhen) {
+                    if (panel.editor("test_mode") &&
+                        (c.key == u"test_file" || c.key == u"test_fraction" || c.key == u"test_target_file"))
+                        continue; // the test-set chooser above decides these
                     auto* choice = qobject_cast<QComboBox*>(panel.editor(c.key));
                     QVERIFY2(choice, qPrintable(id + "." + c.key));
                     for (int i = 0; i < choice->count(); ++i)
