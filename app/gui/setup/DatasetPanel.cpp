@@ -551,53 +551,77 @@ QString DatasetPanel::fetchStatus() const
     return m_fetchStatus->text();
 }
 
+QString DatasetPanel::fetchError() const
+{
+    const data::DatasetEntry* e = data::DatasetCatalog::find(source());
+    if (!e || !m_outcomeIsError || m_outcomeId != e->id || m_outcomeState != int(data::DatasetCache::state(*e)))
+        return {};
+    return m_outcome;
+}
+
 void DatasetPanel::updateFetchRow()
 {
     const data::DatasetEntry* e = data::DatasetCatalog::find(source());
-    m_fetchRow->setVisible(e != nullptr);
+    // A running fetch keeps its row (to be watched and cancelled) whatever source is shown.
+    m_fetchRow->setVisible(e != nullptr || m_fetchThread);
     if (!e || m_fetchThread)
         return;
     const qint64 size = e->totalSize();
     const bool exact = std::all_of(e->files.begin(), e->files.end(), [](const data::DatasetFileInfo& f) { return f.size >= 0; });
     const QString sizeText = size > 0 ? (exact ? QString() : QStringLiteral("≈ ")) + data::MemoryBudget::formatBytes(std::uint64_t(size))
                                       : tr("size unknown");
-    switch (data::DatasetCache::state(*e)) {
+    QString text;
+    bool offer = e->verifiable();
+    const data::DatasetCache::State state = data::DatasetCache::state(*e);
+    switch (state) {
     case data::DatasetCache::State::Verified:
-        m_fetchStatus->setText(tr("In the data-set cache (%1), verified.").arg(data::DatasetCache::folder(*e)));
-        m_fetchButton->setVisible(false);
-        return;
+        text = tr("In the data-set cache (%1), verified.").arg(data::DatasetCache::folder(*e));
+        offer = false;
+        break;
     case data::DatasetCache::State::Unverified:
-        m_fetchStatus->setText(tr("In the data-set cache, not verified yet (it is checked when loaded)."));
+        text = tr("In the data-set cache, not verified yet (Fetch or a load checks it; only missing files are "
+                  "downloaded).");
         break;
     case data::DatasetCache::State::Missing:
-        m_fetchStatus->setText(e->verifiable()
-                                   ? tr("Not fetched yet (%1, checked against the checksum published by %2).")
-                                         .arg(sizeText, e->checksumSource.section(QLatin1Char(','), 0, 0))
-                                   : tr("Not fetched yet (%1). No checksum is published: fetch it with "
-                                        "`trainbench-cli datasets fetch %2 --sha256 HEX`.")
-                                         .arg(sizeText, e->id));
+        text = e->verifiable() ? tr("Not fetched yet (%1, checked against the checksum published by %2).")
+                                     .arg(sizeText, e->checksumSource.section(QLatin1Char(','), 0, 0))
+                               : tr("Not fetched yet (%1). No checksum is published: fetch it with "
+                                    "`trainbench-cli datasets fetch %2 --sha256 HEX`.")
+                                     .arg(sizeText, e->id);
         break;
     }
-    m_fetchButton->setText(tr("Fetch"));
-    m_fetchButton->setVisible(e->verifiable());
+    // How the last fetch of this set ended, until it is fetched again or its files change.
+    const bool outcome = !m_outcome.isEmpty() && m_outcomeId == e->id && m_outcomeState == int(state) && offer;
+    if (outcome)
+        text = m_outcomeIsError ? tr("The fetch failed: %1").arg(m_outcome) : m_outcome;
+    m_fetchStatus->setText(text);
+    m_fetchStatus->setStyleSheet(outcome && m_outcomeIsError ? QStringLiteral("color: #c0392b;") : QString());
+    m_fetchButton->setText(outcome ? tr("Fetch again") : tr("Fetch"));
+    m_fetchButton->setEnabled(true);
+    m_fetchButton->setVisible(offer);
     m_fetchProgress->setVisible(false);
 }
 
 void DatasetPanel::onFetchClicked()
 {
     if (m_fetchThread) {
-        m_fetch->cancel = true; // the fetcher keeps the part and resumes next time
+        m_fetch->cancel = true; // the fetcher stops within 0.2 s and keeps the part for next time
         m_fetchButton->setEnabled(false);
+        m_fetchStatus->setText(tr("Cancelling…"));
         return;
     }
     const data::DatasetEntry* e = data::DatasetCatalog::find(source());
     if (!e)
         return;
     m_fetch->cancel = false;
+    m_fetchingId = e->id;
+    m_outcome.clear();
+    m_outcomeIsError = false;
     m_fetchButton->setText(tr("Cancel"));
     m_fetchButton->setEnabled(true);
-    m_fetchProgress->setRange(0, 0);
+    m_fetchProgress->setRange(0, 0); // busy until the size is known
     m_fetchProgress->setVisible(true);
+    m_fetchStatus->setStyleSheet(QString());
     m_fetchStatus->setText(tr("Fetching %1…").arg(e->title));
     const std::shared_ptr<FetchShared> shared = m_fetch;
     const data::DatasetEntry entry = *e;
@@ -610,14 +634,19 @@ void DatasetPanel::onFetchClicked()
     m_fetchThread = QThread::create([shared, entry, post] {
         data::DatasetFetcher::Options o;
         o.cancel = &shared->cancel;
-        o.progress = [shared, post](const data::FetchProgress& p) {
-            post([shared, p] {
+        o.progress = [shared, post, title = entry.title](const data::FetchProgress& p) {
+            post([shared, p, title] {
                 DatasetPanel* panel = shared->panel;
                 if (!panel)
                     return;
-                if (p.phase == u"download" && p.fileTotal > 0) {
-                    panel->m_fetchProgress->setRange(0, 1000);
-                    panel->m_fetchProgress->setValue(int(1000.0 * double(p.fileDone) / double(p.fileTotal)));
+                if (p.phase == u"download") {
+                    panel->m_fetchStatus->setText(tr("Fetching %1…").arg(title));
+                    if (p.fileTotal > 0) {
+                        panel->m_fetchProgress->setRange(0, 1000);
+                        panel->m_fetchProgress->setValue(int(1000.0 * double(p.fileDone) / double(p.fileTotal)));
+                    } else {
+                        panel->m_fetchProgress->setRange(0, 0);
+                    }
                     panel->m_fetchProgress->setFormat(
                         QStringLiteral("%p%  %1 (%2/%3)").arg(p.file).arg(p.fileIndex + 1).arg(p.fileCount));
                 } else {
@@ -630,26 +659,33 @@ void DatasetPanel::onFetchClicked()
         };
         QString error;
         const bool ok = data::DatasetFetcher::fetch(entry, o, &error);
-        post([shared, ok, error] {
+        const bool cancelled = !ok && shared->cancel.load();
+        post([shared, ok, cancelled, error] {
             if (DatasetPanel* panel = shared->panel)
-                panel->finishFetch(ok, error);
+                panel->finishFetch(ok, cancelled, error);
         });
     });
     m_fetchThread->start();
 }
 
-void DatasetPanel::finishFetch(bool ok, const QString& error)
+void DatasetPanel::finishFetch(bool ok, bool cancelled, const QString& error)
 {
     if (m_fetchThread) {
-        m_fetchThread->wait();
+        m_fetchThread->wait(); // its last act was posting this
         delete m_fetchThread;
         m_fetchThread = nullptr;
     }
-    m_fetchButton->setEnabled(true);
+    m_outcomeId = m_fetchingId;
+    m_fetchingId.clear();
+    if (const data::DatasetEntry* e = data::DatasetCatalog::find(m_outcomeId))
+        m_outcomeState = int(data::DatasetCache::state(*e));
+    m_outcomeIsError = !ok && !cancelled;
+    m_outcome = ok ? QString()
+                   : cancelled ? tr("Fetch cancelled; the part received is kept and the next fetch resumes it.")
+                               : error;
     updateFetchRow();
-    if (!ok)
-        setError(error);
-    else
+    // The preview said the set is missing; now it can load (a set that is not shown waits).
+    if (ok && m_outcomeId == source())
         refreshPreview();
     Q_EMIT fetchFinished(ok);
 }

@@ -51,10 +51,16 @@ class DatasetPreview;
 /// runs (the task finishes alone and its result is discarded).
 ///
 /// For a set of the data-set catalogue (DatasetCatalog) a row under the source says whether it is
-/// in the cache and offers **Fetch**: DatasetFetcher runs on a thread of its own, a progress bar
-/// shows the transfer and the button becomes **Cancel** (the part is kept and resumes next time);
-/// an error (no network: the addresses and the path for a file fetched by hand) appears in the red
-/// label. The panel may be destroyed during a fetch (it is cancelled and waited for). GUI thread only.
+/// in the cache and offers **Fetch** (sets with a published checksum; the others are fetched from
+/// the command line with a checksum the user gives). DatasetFetcher runs on a thread of its own
+/// (its mirror, proxy and resume rules apply), a progress bar shows the transfer and the button
+/// becomes **Cancel** (the part received is kept and the next fetch resumes it). A failed fetch
+/// stays in that row, in red, until the next fetch of the set (fetchError(): without network it
+/// names each address tried and the exact path where a file fetched by hand goes — Fetch then
+/// verifies that file instead of downloading); the preview's own load errors keep the red label
+/// below. A fetch goes on when another source is chosen (the row stays to show and cancel it); a
+/// completed one reloads the preview when its set is shown. One fetch at a time. The panel may be
+/// destroyed during a fetch (it is cancelled and waited for, within about 0.2 s). GUI thread only.
 class DatasetPanel : public QWidget {
     Q_OBJECT
 public:
@@ -94,10 +100,14 @@ public:
     void refreshPreview();
     /// True while a load runs (or waits) on the thread pool.
     bool isLoading() const { return m_loading; }
-    /// The catalogue's Fetch / Cancel button (hidden for other sources).
+    /// The catalogue's Fetch / Cancel button (hidden for other sources and for verified sets).
     QPushButton* fetchButton() const { return m_fetchButton; }
-    /// The text beside it: the set's state in the cache, or the transfer.
+    /// The text beside it: the set's state in the cache, the running fetch, or how the last one
+    /// ended.
     QString fetchStatus() const;
+    /// Why the last fetch of the current source failed (empty: none failed, or it was cancelled,
+    /// or a later one succeeded).
+    QString fetchError() const;
     /// True while a fetch runs.
     bool isFetching() const { return m_fetchThread != nullptr; }
 
@@ -106,7 +116,7 @@ Q_SIGNALS:
     void changed();
     /// A preview load attempt ended (success or error; see lastError()).
     void previewReady();
-    /// A fetch of a catalogue set ended; @p ok false: cancelled or failed (the reason is lastError()).
+    /// A fetch of a catalogue set ended; @p ok false: cancelled or failed (see fetchError()).
     void fetchFinished(bool ok);
 
 private:
@@ -144,7 +154,7 @@ private:
     void showRows(const LoadResult& result);
     void updateFetchRow();
     void onFetchClicked();
-    void finishFetch(bool ok, const QString& error);
+    void finishFetch(bool ok, bool cancelled, const QString& error);
 
     QComboBox* m_source = nullptr;
     QStackedWidget* m_stack = nullptr;
@@ -171,6 +181,12 @@ private:
     QPushButton* m_fetchButton = nullptr;
     QThread* m_fetchThread = nullptr;
     std::shared_ptr<FetchShared> m_fetch;
+    QString m_fetchingId;     ///< the set being fetched (while m_fetchThread)
+    QString m_outcomeId;      ///< the set the last fetch's outcome belongs to
+    QString m_outcome;        ///< how it ended, for people (cancelled / failed); empty: fine
+    bool m_outcomeIsError = false;
+    /// The set's cache state when it ended: a file placed by hand since makes the outcome stale.
+    int m_outcomeState = -1;
 };
 
 } // namespace tb::gui
