@@ -10,7 +10,7 @@ TB_BUILD_DIR="${TB_BUILD_DIR:-$TB_ROOT/build}"
 TB_PACKAGES=(
   g++ cmake ninja-build pkg-config git
   qt6-base-dev qt6-charts-dev qt6-svg-dev libqt6opengl6-dev libqt6sql6-sqlite libgl-dev
-  libeigen3-dev libtbb-dev zlib1g-dev liblbfgspp-dev
+  libeigen3-dev libtbb-dev zlib1g-dev libarchive-dev liblbfgspp-dev
   liblinear-dev libsvm-dev liblinear-tools libsvm-tools
   openmpi-bin libopenmpi-dev openssh-client
   fonts-dejavu-core

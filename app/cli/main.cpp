@@ -1,10 +1,12 @@
 // trainbench-cli: runs experiment files headless, lists plugins and past runs, exports charts.
 // Exit codes (also in docs/cli.md):
 //   0 success; 1 some runs failed or diverged; 2 usage error; 3 invalid experiment or data;
-//   4 database error; 5 stopped by the user (Ctrl-C); 6 output (PNG/CSV) could not be written.
+//   4 database error; 5 stopped by the user (Ctrl-C); 6 output (PNG/CSV) could not be written;
+//   7 a download failed (`datasets fetch`: network, disk).
 
 #include "ChartExport.h"
 #include "CompareCommand.h"
+#include "DatasetsCommand.h"
 #include "ProgressBar.h"
 
 #include <BuildInfo.h>
@@ -58,6 +60,7 @@ QTextStream& err()
 
 tb::ExperimentRunner* g_runner = nullptr;
 std::atomic<int> g_interrupts{0};
+std::atomic<bool> g_fetchStop{false}; // `datasets fetch`: Ctrl-C cancels the transfer, its part kept
 
 extern "C" void onSigint(int)
 {
@@ -66,6 +69,7 @@ extern "C" void onSigint(int)
         std::_Exit(Stopped);
     if (g_runner)
         g_runner->requestStop();
+    g_fetchStop.store(true);
 }
 
 /// Opens the run store at @p path (the default one when empty). Commands that only read open it
@@ -725,9 +729,11 @@ void usage()
              "  export ID [--db FILE] [--plot OUT.png] [--csv OUT.csv]\n"
              "  compare ID [ID ...] [--db FILE] [--metric KEY] [--baseline NAME] [--format text|csv|markdown|latex]\n"
              "                                        result matrix, paired tests, grid, time to target (docs/cli.md)\n"
+             "  datasets [list|fetch|verify|path|remove] NAME… [--json] [--mirror URL] [--sha256 HEX] [--yes]\n"
+             "                                        the papers' public data sets, fetched once into a cache\n"
              "  --version\n\n"
              "exit codes: 0 ok, 1 runs failed/diverged, 2 usage, 3 invalid experiment or data,\n"
-             "            4 database, 5 stopped by user, 6 output not written\n";
+             "            4 database, 5 stopped by user, 6 output not written, 7 download failed\n";
     err().flush();
 }
 
@@ -771,6 +777,11 @@ int main(int argc, char** argv)
             return cmdExport(args);
         if (cmd == "compare")
             return tb::cli::compareCommand(args);
+        if (cmd == "datasets") {
+            std::signal(SIGINT, onSigint);
+            std::signal(SIGTERM, onSigint);
+            return tb::cli::datasetsCommand(args, &g_fetchStop);
+        }
     } catch (const std::bad_alloc&) {
         err() << "trainbench-cli " << cmd << ": out of memory (std::bad_alloc)" << Qt::endl;
         return Invalid;

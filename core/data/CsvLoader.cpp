@@ -9,8 +9,10 @@
 #include <QHash>
 
 #include <algorithm>
+#include <limits>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 namespace tb::data {
@@ -22,8 +24,8 @@ using detail::NumberStatus;
 /// of ' ' separates fields by runs of spaces and tabs (leading and trailing ones ignored).
 class CsvReader {
 public:
-    CsvReader(const QByteArray& data, const QString& path, char delimiter)
-        : m_p(data.constData()), m_end(data.constData() + data.size()), m_path(path), m_delim(delimiter),
+    CsvReader(const QByteArray& data, const QString& path, char delimiter, char quote = '"')
+        : m_p(data.constData()), m_end(data.constData() + data.size()), m_path(path), m_delim(delimiter), m_quote(quote),
           m_blanks(delimiter == ' ')
     {
         // UTF-8 byte-order mark, as written by some spreadsheet programs.
@@ -118,7 +120,7 @@ private:
         const char* start = m_p;
         while (m_p < m_end && (*m_p == ' ' || *m_p == '\t') && !isDelim(*m_p))
             ++m_p;
-        if (m_p < m_end && *m_p == '"') {
+        if (m_quote != '\0' && m_p < m_end && *m_p == m_quote) {
             quoted = true;
             const qint64 quoteLine = m_line;
             ++m_p;
@@ -126,13 +128,14 @@ private:
                 if (m_p == m_end)
                     throw DataError::atLine(
                         m_path, quoteLine, {}, {},
-                        QStringLiteral("quoted field never closes (missing '\"'); the record "
-                                       "starts on line %1")
+                        QStringLiteral("quoted field never closes (missing %1); the record "
+                                       "starts on line %2")
+                            .arg(QStringLiteral("'%1'").arg(QLatin1Char(m_quote)))
                             .arg(startLine));
                 const char c = *m_p++;
-                if (c == '"') {
-                    if (m_p < m_end && *m_p == '"') {
-                        out.push_back('"');
+                if (c == m_quote) {
+                    if (m_p < m_end && *m_p == m_quote) {
+                        out.push_back(m_quote);
                         ++m_p;
                         continue;
                     }
@@ -152,9 +155,9 @@ private:
                 throw DataError::atLine(
                     m_path, m_line, {}, QString::fromUtf8(bad, qsizetype(m_p - bad)),
                     QStringLiteral("unexpected text %1 after the closing quote of %2 "
-                                   "(quotes inside a quoted field are written \"\")")
+                                   "(quotes inside a quoted field are written twice, %3%3)")
                         .arg(detail::quoted(std::string_view(bad, std::size_t(m_p - bad))),
-                             detail::quoted(out)));
+                             detail::quoted(out), QString(QLatin1Char(m_quote))));
             }
             return;
         }
@@ -168,6 +171,7 @@ private:
     const char* m_end;
     QString m_path;
     char m_delim;
+    char m_quote;
     bool m_blanks;
     qint64 m_line = 1;
 };
@@ -201,13 +205,22 @@ struct Table {
     QStringList names; ///< every column: the header's names, or "0", "1", …
     bool header = false;
     qint64 headerLine = 0;
-    std::vector<int> featureCols;
+    std::vector<int> featureCols;    ///< in file order
+    std::vector<bool> categorical;   ///< per featureCols: one-hot encoded
     std::vector<int> targetCols;
-    std::vector<double> xs;          ///< row-major rows × featureCols
+    std::vector<double> xs;          ///< row-major rows × numeric feature columns (NaN: missing, kept)
+    std::vector<int> codes;          ///< row-major rows × categorical feature columns; −1: missing, kept
+    std::vector<QStringList> values; ///< per categorical column: its values, in first-seen order
     std::vector<double> ys;          ///< row-major rows × targetCols (regression)
     std::vector<std::string> labels; ///< classification: raw label of each row
     std::vector<qint64> lines;       ///< classification: line of each row
     std::size_t rows = 0;
+    qint64 dropped = 0;
+    qint64 kept = 0;
+    QStringList ignored;
+
+    std::size_t numericCount() const { return std::size_t(std::count(categorical.begin(), categorical.end(), false)); }
+    std::size_t categoricalCount() const { return categorical.size() - numericCount(); }
 
     /// A hint when the header looks like scikit-learn's count row ("150,4,setosa,…").
     QString countRowHint() const
@@ -236,7 +249,7 @@ QString describeColumns(const QStringList& names)
     return shown.join(QStringLiteral(", "));
 }
 
-int resolveColumn(const Table& t, const CsvLoader::Column& c, qint64 line)
+int resolveColumn(const Table& t, const CsvLoader::Column& c, qint64 line, const QString& role = QStringLiteral("target"))
 {
     const int width = int(t.names.size());
     if (c.byIndex) {
@@ -244,8 +257,9 @@ int resolveColumn(const Table& t, const CsvLoader::Column& c, qint64 line)
         if (i < 0 || i >= width)
             throw DataError::atLine(
                 t.path, line, QString::number(c.index), QString::number(c.index),
-                QStringLiteral("target column %1 is outside the file's %2 columns (0 to %3, or "
-                               "-1 for the last)%4")
+                QStringLiteral("%1 column %2 is outside the file's %3 columns (0 to %4, or "
+                               "-1 for the last)%5")
+                    .arg(role)
                     .arg(c.index)
                     .arg(width)
                     .arg(width - 1)
@@ -258,11 +272,11 @@ int resolveColumn(const Table& t, const CsvLoader::Column& c, qint64 line)
         if (!t.header)
             hint +=
                 QStringLiteral(" (the file is read without a header, so its columns are named 0 to %1; give "
-                               "the target as a number)")
+                               "the column as a number)")
                     .arg(width - 1);
         throw DataError::atLine(t.path, line, c.name, c.name,
-                                QStringLiteral("target column '%1' not found; columns are: %2%3")
-                                    .arg(detail::printable(c.name), describeColumns(t.names), hint));
+                                QStringLiteral("%1 column '%2' not found; columns are: %3%4")
+                                    .arg(role, detail::printable(c.name), describeColumns(t.names), hint));
     }
     return i;
 }
@@ -274,7 +288,7 @@ Table readTable(const QByteArray& data, const QString& path, const CsvLoader::Op
     Table t;
     t.path = path;
     t.header = o.header;
-    CsvReader reader(data, path, o.delimiter);
+    CsvReader reader(data, path, o.delimiter, o.quote);
     const int skipped = reader.skipLines(o.skipRows);
     std::vector<std::string> fields;
     qint64 line = 0;
@@ -334,37 +348,55 @@ Table readTable(const QByteArray& data, const QString& path, const CsvLoader::Op
             t.names << name;
         }
     } else {
+        if (!o.columnNames.isEmpty() && std::size_t(o.columnNames.size()) != width)
+            throw DataError::atLine(path, line, {}, QString::number(width),
+                                    QStringLiteral("%1 column names are given for a file whose first row has %2 fields")
+                                        .arg(o.columnNames.size())
+                                        .arg(width));
         for (std::size_t c = 0; c < width; ++c)
-            t.names << QString::number(c);
+            t.names << (o.columnNames.isEmpty() ? QString::number(c) : o.columnNames[qsizetype(c)]);
         pending = true;
     }
 
     std::vector<bool> isTarget(width, false);
+    std::vector<bool> isIgnored(width, false);
     const bool classification = o.task == tb::Task::Classification;
+    const qint64 namesLine = t.header ? t.headerLine : line;
+    for (const CsvLoader::Column& c : o.ignore) {
+        const int i = resolveColumn(t, c, namesLine, QStringLiteral("ignored"));
+        isIgnored[std::size_t(i)] = true;
+    }
     if (role == Role::Targets && o.targets.isEmpty()) {
         for (std::size_t c = 0; c < width; ++c)
-            t.targetCols.push_back(int(c));
+            if (!isIgnored[c])
+                t.targetCols.push_back(int(c));
     } else if (role != Role::Features) {
         if (o.targets.isEmpty())
             throw DataError::inFile(
                 path,
                 QStringLiteral("no target column given; columns are: %1").arg(describeColumns(t.names)));
         for (const CsvLoader::Column& c : o.targets) {
-            const int i = resolveColumn(t, c, t.header ? t.headerLine : line);
+            const int i = resolveColumn(t, c, namesLine);
             if (isTarget[std::size_t(i)])
                 throw DataError::atLine(path, line, c.describe(), c.describe(),
                                         QStringLiteral("target column %1 given twice").arg(c.describe()));
+            if (isIgnored[std::size_t(i)])
+                throw DataError::atLine(path, namesLine, c.describe(), c.describe(),
+                                        QStringLiteral("target column %1 is also ignored").arg(c.describe()));
             isTarget[std::size_t(i)] = true;
             t.targetCols.push_back(i);
         }
     }
-    for (std::size_t c = 0; c < width; ++c)
-        if (!isTarget[c] && role != Role::Targets)
+    for (std::size_t c = 0; c < width; ++c) {
+        if (isIgnored[c])
+            t.ignored << t.names[qsizetype(c)];
+        else if (!isTarget[c] && role != Role::Targets)
             t.featureCols.push_back(int(c));
+    }
     for (int c : t.targetCols)
         isTarget[std::size_t(c)] = true;
     if (role == Role::Split && t.featureCols.empty())
-        throw DataError::inFile(path, QStringLiteral("no feature columns: every column is a target"));
+        throw DataError::inFile(path, QStringLiteral("no feature columns: every column is a target or ignored"));
     if (classification && role != Role::Features && t.targetCols.size() != 1)
         throw DataError::inFile(path,
                                 QStringLiteral("classification needs exactly one target column, got %1 (%2)")
@@ -376,8 +408,68 @@ Table readTable(const QByteArray& data, const QString& path, const CsvLoader::Op
                                         return n;
                                     }())));
 
-    auto numberAt = [&](std::size_t col) {
-        double v = 0;
+    std::unordered_set<std::string> extraMissing;
+    for (const QString& m : o.missingValues)
+        extraMissing.insert(m.toStdString());
+    auto isMissing = [&](const std::string& f) { return detail::isMissing(f) || extraMissing.count(f) > 0; };
+
+    // Which features are categories: those named, those the given categories name, and with
+    // categoricalAuto every one holding a value that is neither a number nor missing (a pass of
+    // its own over the file, so that the main pass knows each column's kind from its first row).
+    t.categorical.assign(t.featureCols.size(), false);
+    std::vector<bool> named(width, false);
+    for (const CsvLoader::Column& c : o.categorical) {
+        const int i = resolveColumn(t, c, namesLine, QStringLiteral("categorical"));
+        if (isTarget[std::size_t(i)] || isIgnored[std::size_t(i)])
+            throw DataError::atLine(path, namesLine, c.describe(), c.describe(),
+                                    QStringLiteral("categorical column %1 is %2, not a feature")
+                                        .arg(c.describe(), isTarget[std::size_t(i)] ? QStringLiteral("a target")
+                                                                                    : QStringLiteral("ignored")));
+        named[std::size_t(i)] = true;
+    }
+    for (std::size_t k = 0; k < t.featureCols.size(); ++k) {
+        const int c = t.featureCols[k];
+        t.categorical[k] = named[std::size_t(c)] || o.categories.contains(t.names[c]);
+    }
+    if (o.categoricalAuto) {
+        CsvReader scan(data, path, o.delimiter, o.quote);
+        scan.skipLines(o.skipRows);
+        std::vector<std::string> row;
+        qint64 at = 0;
+        if (o.header)
+            scan.next(row, at);
+        try {
+            while (scan.next(row, at)) {
+                if (row.size() != width)
+                    continue; // the main pass reports it
+                for (std::size_t k = 0; k < t.featureCols.size(); ++k) {
+                    if (t.categorical[k])
+                        continue;
+                    const std::string& f = row[std::size_t(t.featureCols[k])];
+                    double v = 0;
+                    if (!isMissing(f) && detail::parseNumber(f, v) == NumberStatus::NotANumber)
+                        t.categorical[k] = true;
+                }
+            }
+        } catch (const DataError&) {
+            // A malformed record: the main pass reports it with its line.
+        }
+    }
+    const std::size_t nCat = t.categoricalCount();
+    t.values.resize(nCat);
+    std::vector<QHash<QString, int>> codeOf(nCat);
+
+    auto missingError = [&](std::size_t col, const std::string& f, const QString& what) {
+        return DataError::atLine(path, line, t.names[qsizetype(col)], sv(f),
+                                 QStringLiteral("column '%1': %2 %3%4")
+                                     .arg(detail::printable(t.names[qsizetype(col)]), what, detail::quoted(f),
+                                          o.missing == CsvLoader::Options::Missing::Keep
+                                              ? QStringLiteral(" (a target cannot be filled: give \"missing\": \"drop\" "
+                                                               "to leave such rows out)")
+                                              : QStringLiteral(" (\"missing\": \"drop\" leaves such rows out, "
+                                                               "\"fill_mean\" fills features with the training mean)")));
+    };
+    auto numberAt = [&](std::size_t col, double& v) {
         const std::string& f = fields[col];
         const NumberStatus st = detail::parseNumber(f, v);
         if (st != NumberStatus::Ok)
@@ -385,9 +477,11 @@ Table readTable(const QByteArray& data, const QString& path, const CsvLoader::Op
                 path, line, t.names[qsizetype(col)], detail::printable(f),
                 QStringLiteral("column '%1': %2")
                     .arg(detail::printable(t.names[qsizetype(col)]), detail::numberProblem(st, f)));
-        return v;
     };
 
+    std::vector<double> rowNumbers;
+    std::vector<QString> rowCategories;
+    std::vector<double> rowTargets;
     bool first = true;
     while (pending || reader.next(fields, line)) {
         pending = false;
@@ -402,20 +496,70 @@ Table readTable(const QByteArray& data, const QString& path, const CsvLoader::Op
                     .arg(hint));
         }
         first = false;
-        for (int c : t.featureCols)
-            pushChecked(t.xs, numberAt(std::size_t(c)), path);
-        if (!classification || role == Role::Features) {
-            for (int c : t.targetCols)
-                pushChecked(t.ys, numberAt(std::size_t(c)), path);
-        } else {
+        bool drop = false;
+        qint64 keptHere = 0;
+        rowNumbers.clear();
+        rowCategories.clear();
+        rowTargets.clear();
+        for (std::size_t k = 0; k < t.featureCols.size() && !drop; ++k) {
+            const std::size_t c = std::size_t(t.featureCols[k]);
+            const std::string& f = fields[c];
+            if (isMissing(f)) {
+                if (o.missing == CsvLoader::Options::Missing::Error)
+                    throw missingError(c, f, QStringLiteral("missing value"));
+                if (o.missing == CsvLoader::Options::Missing::Drop) {
+                    drop = true;
+                    break;
+                }
+                ++keptHere;
+                if (t.categorical[k])
+                    rowCategories.emplace_back();
+                else
+                    rowNumbers.push_back(std::numeric_limits<double>::quiet_NaN());
+                continue;
+            }
+            if (t.categorical[k]) {
+                if (const qsizetype bad = detail::utf8ErrorOffset(f); bad >= 0)
+                    throw DataError::atLine(path, line, t.names[qsizetype(c)], detail::printable(f),
+                                            QStringLiteral("column '%1': category %2 is not valid UTF-8 text (byte %3); "
+                                                           "save the file as UTF-8")
+                                                .arg(detail::printable(t.names[qsizetype(c)]), detail::quoted(f))
+                                                .arg(bad + 1));
+                rowCategories.push_back(sv(f));
+            } else {
+                double v = 0;
+                numberAt(c, v);
+                rowNumbers.push_back(v);
+            }
+        }
+        std::string label;
+        if (!drop && (!classification || role == Role::Features)) {
+            for (int c : t.targetCols) {
+                const std::string& f = fields[std::size_t(c)];
+                if (isMissing(f)) {
+                    if (o.missing != CsvLoader::Options::Missing::Drop)
+                        throw missingError(std::size_t(c), f, QStringLiteral("missing target"));
+                    drop = true;
+                    break;
+                }
+                double v = 0;
+                numberAt(std::size_t(c), v);
+                rowTargets.push_back(v);
+            }
+        } else if (!drop) {
             const std::size_t tc = std::size_t(t.targetCols[0]);
-            const std::string& label = fields[tc];
+            label = fields[tc];
             const QString column = detail::printable(t.names[qsizetype(tc)]);
-            if (detail::isMissing(label))
-                throw DataError::atLine(
-                    path, line, t.names[qsizetype(tc)], sv(label),
-                    QStringLiteral("column '%1': missing label %2").arg(column, detail::quoted(label)));
-            if (const qsizetype bad = detail::utf8ErrorOffset(label); bad >= 0)
+            if (!o.labelSuffix.isEmpty()) {
+                const std::string suffix = o.labelSuffix.toStdString();
+                if (label.size() > suffix.size() && label.compare(label.size() - suffix.size(), suffix.size(), suffix) == 0)
+                    label.resize(label.size() - suffix.size());
+            }
+            if (isMissing(label)) {
+                if (o.missing != CsvLoader::Options::Missing::Drop)
+                    throw missingError(tc, label, QStringLiteral("missing label"));
+                drop = true;
+            } else if (const qsizetype bad = detail::utf8ErrorOffset(label); bad >= 0) {
                 throw DataError::atLine(
                     path, line, t.names[qsizetype(tc)], detail::printable(label),
                     QStringLiteral("column '%1': label %2 is not valid UTF-8 text (byte %3); labels "
@@ -423,20 +567,47 @@ Table readTable(const QByteArray& data, const QString& path, const CsvLoader::Op
                                    "file as UTF-8")
                         .arg(column, detail::quoted(label))
                         .arg(bad + 1));
+            }
+        }
+        if (drop) {
+            ++t.dropped;
+            continue;
+        }
+        t.kept += keptHere;
+        for (double v : rowNumbers)
+            pushChecked(t.xs, v, path);
+        for (std::size_t j = 0; j < rowCategories.size(); ++j) {
+            int code = -1;
+            if (!rowCategories[j].isNull()) {
+                const auto it = codeOf[j].constFind(rowCategories[j]);
+                if (it != codeOf[j].constEnd()) {
+                    code = *it;
+                } else {
+                    code = int(t.values[j].size());
+                    codeOf[j].insert(rowCategories[j], code);
+                    t.values[j] << rowCategories[j];
+                }
+            }
+            pushChecked(t.codes, code, path);
+        }
+        for (double v : rowTargets)
+            pushChecked(t.ys, v, path);
+        if (classification && role != Role::Features) {
             pushChecked(t.labels, label, path);
             pushChecked(t.lines, line, path);
         }
         ++t.rows;
     }
     if (t.rows == 0)
-        throw DataError::inFile(path, o.header ? QStringLiteral("no data rows after the header")
-                                               : QStringLiteral("no data rows"));
+        throw DataError::inFile(path, t.dropped > 0 ? QStringLiteral("no data rows left: all %1 have a missing value").arg(t.dropped)
+                                      : o.header    ? QStringLiteral("no data rows after the header")
+                                                    : QStringLiteral("no data rows"));
     return t;
 }
 
 using RowMajor = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
 
-Dataset assemble(const Table& features, const Table& targets, const CsvLoader::Options& o)
+Dataset assemble(const Table& features, const Table& targets, const CsvLoader::Options& o, CsvLoader::Report* report)
 {
     const bool classification = o.task == tb::Task::Classification;
     const std::size_t n = features.rows;
@@ -447,14 +618,78 @@ Dataset assemble(const Table& features, const Table& targets, const CsvLoader::O
                                     .arg(targets.rows)
                                     .arg(n)
                                     .arg(features.path));
-    const std::size_t d = features.featureCols.size();
+    // Each categorical column's categories: the given ones (a test file encoded as its training
+    // file), else its own values in sorted order; remap[j][code] is a value's category, −1 unseen.
+    const std::size_t nNum = features.numericCount();
+    const std::size_t nCat = features.categoricalCount();
+    std::vector<QStringList> categories(nCat);
+    std::vector<std::vector<int>> remap(nCat);
+    QStringList catNames;
+    std::size_t d = nNum;
+    {
+        std::size_t j = 0;
+        for (std::size_t k = 0; k < features.featureCols.size(); ++k) {
+            if (!features.categorical[k])
+                continue;
+            const QString name = features.names[features.featureCols[k]];
+            catNames << name;
+            categories[j] = o.categories.contains(name) ? o.categories.value(name)
+                                                        : detail::sortedLabelNames(features.values[j]);
+            for (const QString& v : features.values[j])
+                remap[j].push_back(int(categories[j].indexOf(v)));
+            d += std::size_t(categories[j].size());
+            ++j;
+        }
+    }
     Dataset out;
     out.task = o.task;
-    for (int c : features.featureCols)
-        out.featureNames << features.names[c];
     MemoryBudget::require(MemoryBudget::bytesOf(n, d),
                           QStringLiteral("a %1×%2 matrix of inputs").arg(n).arg(d), features.path);
-    out.x = Eigen::Map<const RowMajor>(features.xs.data(), Eigen::Index(n), Eigen::Index(d));
+    qint64 unseen = 0;
+    if (nCat == 0) {
+        for (int c : features.featureCols)
+            out.featureNames << features.names[c];
+        out.x = Eigen::Map<const RowMajor>(features.xs.data(), Eigen::Index(n), Eigen::Index(d));
+    } else {
+        {
+            std::size_t j = 0;
+            for (std::size_t k = 0; k < features.featureCols.size(); ++k) {
+                const QString name = features.names[features.featureCols[k]];
+                if (!features.categorical[k]) {
+                    out.featureNames << name;
+                    continue;
+                }
+                for (const QString& c : categories[j])
+                    out.featureNames << name + QLatin1Char('=') + c;
+                ++j;
+            }
+        }
+        out.x.resize(Eigen::Index(n), Eigen::Index(d));
+        for (std::size_t i = 0; i < n; ++i) {
+            Eigen::Index col = 0;
+            std::size_t ni = 0, ci = 0;
+            for (std::size_t k = 0; k < features.featureCols.size(); ++k) {
+                if (!features.categorical[k]) {
+                    out.x(Eigen::Index(i), col++) = features.xs[i * nNum + ni++];
+                    continue;
+                }
+                const Eigen::Index width = Eigen::Index(categories[ci].size());
+                const int code = features.codes[i * nCat + ci];
+                if (code < 0) {
+                    out.x.row(Eigen::Index(i)).segment(col, width).setConstant(std::numeric_limits<double>::quiet_NaN());
+                } else {
+                    out.x.row(Eigen::Index(i)).segment(col, width).setZero();
+                    const int category = remap[ci][std::size_t(code)];
+                    if (category >= 0)
+                        out.x(Eigen::Index(i), col + category) = 1.0;
+                    else
+                        ++unseen;
+                }
+                col += width;
+                ++ci;
+            }
+        }
+    }
     QStringList targetNames;
     for (int c : targets.targetCols)
         targetNames << targets.names[c];
@@ -480,7 +715,6 @@ Dataset assemble(const Table& features, const Table& targets, const CsvLoader::O
         } else {
             // Classes in sorted order, so that the class index does not depend on row order.
             std::unordered_map<std::string, int> seen;
-            std::vector<int> firstSeen;
             for (std::size_t i = 0; i < n; ++i) {
                 const auto [it, inserted] = seen.try_emplace(targets.labels[i], int(seen.size()));
                 labels[i] = it->second;
@@ -492,11 +726,11 @@ Dataset assemble(const Table& features, const Table& targets, const CsvLoader::O
                 names << sv(text);
             }
             out.classNames = detail::sortedLabelNames(names);
-            std::vector<int> remap(seen.size());
+            std::vector<int> remapLabels(seen.size());
             for (std::size_t i = 0; i < byIndex.size(); ++i)
-                remap[i] = int(out.classNames.indexOf(byIndex[i]));
+                remapLabels[i] = int(out.classNames.indexOf(byIndex[i]));
             for (int& l : labels)
-                l = remap[std::size_t(l)];
+                l = remapLabels[std::size_t(l)];
         }
         MemoryBudget::require(
             MemoryBudget::bytesOf(n, std::size_t(out.classNames.size())),
@@ -517,6 +751,21 @@ Dataset assemble(const Table& features, const Table& targets, const CsvLoader::O
         out.description += QStringLiteral(" (from %1)").arg(QFileInfo(targets.path).fileName());
     if (classification)
         out.description += QStringLiteral(" (%1 classes)").arg(out.classNames.size());
+    if (nCat > 0)
+        out.description += QStringLiteral(", %1 column%2 one-hot").arg(nCat).arg(nCat == 1 ? "" : "s");
+    const qint64 dropped = features.dropped + (&features != &targets ? targets.dropped : 0);
+    if (dropped > 0)
+        out.description += QStringLiteral(", %1 row%2 with missing values dropped").arg(dropped).arg(dropped == 1 ? "" : "s");
+    if (report) {
+        report->rowsDropped = dropped;
+        report->missingKept = features.kept;
+        report->unseenCategories = unseen;
+        report->categoricalColumns = catNames;
+        report->ignoredColumns = features.ignored;
+        report->categories.clear();
+        for (std::size_t j = 0; j < nCat; ++j)
+            report->categories.insert(catNames[qsizetype(j)], categories[j]);
+    }
     return out;
 }
 
@@ -528,16 +777,20 @@ QString CsvLoader::Column::describe() const
                    : QStringLiteral("'%1'").arg(detail::printable(name));
 }
 
-Dataset CsvLoader::parse(const QByteArray& bytes, const QString& name, const Options& options)
+Dataset CsvLoader::parse(const QByteArray& bytes, const QString& name, const Options& options, Report* report)
 {
     const Table t = readTable(bytes, name, options, Role::Split);
-    return assemble(t, t, options);
+    return assemble(t, t, options, report);
 }
 
-Dataset CsvLoader::load(const QString& path, const Options& options)
+Dataset CsvLoader::load(const QString& path, const Options& options, Report* report)
 {
     if (options.targetFile.isEmpty())
-        return parse(DataFile::readAll(path), path, options);
+        return parse(DataFile::readAll(path), path, options, report);
+    if (options.missing == Options::Missing::Drop)
+        throw DataError::inFile(path, QStringLiteral("missing values cannot drop rows when the targets are in a file of "
+                                                     "their own (%1): the two files would no longer line up")
+                                          .arg(options.targetFile));
     Table features;
     {
         const QByteArray bytes = DataFile::readAll(path);
@@ -545,7 +798,7 @@ Dataset CsvLoader::load(const QString& path, const Options& options)
     }
     const QByteArray bytes = DataFile::readAll(options.targetFile);
     const Table targets = readTable(bytes, options.targetFile, options, Role::Targets);
-    return assemble(features, targets, options);
+    return assemble(features, targets, options, report);
 }
 
 QList<QStringList> CsvLoader::previewRows(const QString& path, const Options& options, int maxRows,
@@ -559,7 +812,7 @@ QList<QStringList> CsvLoader::previewRows(const QString& path, const Options& op
             bytes.truncate(nl + 1);
     }
     QList<QStringList> rows;
-    CsvReader reader(bytes, path, options.delimiter);
+    CsvReader reader(bytes, path, options.delimiter, options.quote);
     reader.skipLines(std::max(0, options.skipRows));
     std::vector<std::string> fields;
     qint64 line = 0;

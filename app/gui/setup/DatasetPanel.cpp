@@ -5,8 +5,12 @@
 #include "DataSource.h"
 #include "DataKeys.h"
 #include "DataSourceRegistry.h"
+#include "DatasetCache.h"
+#include "DatasetCatalog.h"
+#include "DatasetFetcher.h"
 #include "DatasetPreview.h"
 #include "IdxLoader.h"
+#include "MemoryBudget.h"
 
 #include <QCheckBox>
 #include <QComboBox>
@@ -21,16 +25,20 @@
 #include <QJsonArray>
 #include <QLabel>
 #include <QLineEdit>
+#include <QProgressBar>
+#include <QPushButton>
 #include <QRegularExpressionValidator>
 #include <QSignalBlocker>
 #include <QSpinBox>
 #include <QStackedWidget>
 #include <QTableWidget>
+#include <QThread>
 #include <QThreadPool>
 #include <QTimer>
 #include <QToolButton>
 #include <QVBoxLayout>
 
+#include <algorithm>
 #include <atomic>
 #include <climits>
 #include <cmath>
@@ -47,6 +55,12 @@ struct DatasetPanel::LoadShared {
     std::mutex mutex;
     DatasetPanel* panel = nullptr;
     std::atomic<quint64> latest{0}; ///< generation of the newest load started
+};
+
+struct DatasetPanel::FetchShared {
+    std::mutex mutex;
+    DatasetPanel* panel = nullptr; ///< null once the panel is gone: nothing more is posted
+    std::atomic<bool> cancel{false};
 };
 
 struct DatasetPanel::LoadResult {
@@ -145,6 +159,25 @@ DatasetPanel::DatasetPanel(QWidget* parent)
     m_source->setObjectName(QStringLiteral("source"));
     m_source->setToolTip(tr("Where the training and test data come from"));
     top->addRow(tr("Source"), m_source);
+    // A catalogue set: its state in the cache, and Fetch / Cancel with the transfer's progress.
+    m_fetch = std::make_shared<FetchShared>();
+    m_fetch->panel = this;
+    m_fetchRow = new QWidget(this);
+    auto* fetchLayout = new QHBoxLayout(m_fetchRow);
+    fetchLayout->setContentsMargins(0, 0, 0, 0);
+    m_fetchStatus = new QLabel(m_fetchRow);
+    m_fetchStatus->setObjectName(QStringLiteral("fetch_status"));
+    m_fetchStatus->setWordWrap(true);
+    m_fetchProgress = new QProgressBar(m_fetchRow);
+    m_fetchProgress->setObjectName(QStringLiteral("fetch_progress"));
+    m_fetchProgress->setVisible(false);
+    m_fetchButton = new QPushButton(tr("Fetch"), m_fetchRow);
+    m_fetchButton->setObjectName(QStringLiteral("fetch"));
+    fetchLayout->addWidget(m_fetchStatus, 1);
+    fetchLayout->addWidget(m_fetchProgress, 1);
+    fetchLayout->addWidget(m_fetchButton);
+    connect(m_fetchButton, &QPushButton::clicked, this, &DatasetPanel::onFetchClicked);
+    top->addRow(QString(), m_fetchRow);
     m_stack = new QStackedWidget(this);
     outer->addWidget(m_stack);
     for (const DataSourceEntry* entry : data::DataSourceRegistry::all()) {
@@ -202,6 +235,16 @@ DatasetPanel::DatasetPanel(QWidget* parent)
 
 DatasetPanel::~DatasetPanel()
 {
+    if (m_fetchThread) {
+        // Cancelled: the fetcher notices within 100 ms and keeps its part for next time.
+        m_fetch->cancel = true;
+        {
+            const std::lock_guard lock(m_fetch->mutex);
+            m_fetch->panel = nullptr;
+        }
+        m_fetchThread->wait();
+        delete m_fetchThread;
+    }
     // A loader thread holding the lock is posting to us: wait for it, then stop further posts.
     // A post already queued is discarded with this object's pending events.
     const std::lock_guard lock(m_shared->mutex);
@@ -553,8 +596,153 @@ QString DatasetPanel::source() const
     return m_source->currentData().toString();
 }
 
+QString DatasetPanel::fetchStatus() const
+{
+    return m_fetchStatus->text();
+}
+
+QString DatasetPanel::fetchError() const
+{
+    const data::DatasetEntry* e = data::DatasetCatalog::find(source());
+    if (!e || !m_outcomeIsError || m_outcomeId != e->id || m_outcomeState != int(data::DatasetCache::state(*e)))
+        return {};
+    return m_outcome;
+}
+
+void DatasetPanel::updateFetchRow()
+{
+    const data::DatasetEntry* e = data::DatasetCatalog::find(source());
+    // A running fetch keeps its row (to be watched and cancelled) whatever source is shown.
+    m_fetchRow->setVisible(e != nullptr || m_fetchThread);
+    if (!e || m_fetchThread)
+        return;
+    const qint64 size = e->totalSize();
+    const bool exact = std::all_of(e->files.begin(), e->files.end(), [](const data::DatasetFileInfo& f) { return f.size >= 0; });
+    const QString sizeText = size > 0 ? (exact ? QString() : QStringLiteral("≈ ")) + data::MemoryBudget::formatBytes(std::uint64_t(size))
+                                      : tr("size unknown");
+    QString text;
+    bool offer = e->verifiable();
+    const data::DatasetCache::State state = data::DatasetCache::state(*e);
+    switch (state) {
+    case data::DatasetCache::State::Verified:
+        text = tr("In the data-set cache (%1), verified.").arg(data::DatasetCache::folder(*e));
+        offer = false;
+        break;
+    case data::DatasetCache::State::Unverified:
+        text = tr("In the data-set cache, not verified yet (Fetch or a load checks it; only missing files are "
+                  "downloaded).");
+        break;
+    case data::DatasetCache::State::Missing:
+        text = e->verifiable() ? tr("Not fetched yet (%1, checked against the checksum published by %2).")
+                                     .arg(sizeText, e->checksumSource.section(QLatin1Char(','), 0, 0))
+                               : tr("Not fetched yet (%1). No checksum is published: fetch it with "
+                                    "`trainbench-cli datasets fetch %2 --sha256 HEX`.")
+                                     .arg(sizeText, e->id);
+        break;
+    }
+    // How the last fetch of this set ended, until it is fetched again or its files change.
+    const bool outcome = !m_outcome.isEmpty() && m_outcomeId == e->id && m_outcomeState == int(state) && offer;
+    if (outcome)
+        text = m_outcomeIsError ? tr("The fetch failed: %1").arg(m_outcome) : m_outcome;
+    m_fetchStatus->setText(text);
+    m_fetchStatus->setStyleSheet(outcome && m_outcomeIsError ? QStringLiteral("color: #c0392b;") : QString());
+    m_fetchButton->setText(outcome ? tr("Fetch again") : tr("Fetch"));
+    m_fetchButton->setEnabled(true);
+    m_fetchButton->setVisible(offer);
+    m_fetchProgress->setVisible(false);
+}
+
+void DatasetPanel::onFetchClicked()
+{
+    if (m_fetchThread) {
+        m_fetch->cancel = true; // the fetcher stops within 0.2 s and keeps the part for next time
+        m_fetchButton->setEnabled(false);
+        m_fetchStatus->setText(tr("Cancelling…"));
+        return;
+    }
+    const data::DatasetEntry* e = data::DatasetCatalog::find(source());
+    if (!e)
+        return;
+    m_fetch->cancel = false;
+    m_fetchingId = e->id;
+    m_outcome.clear();
+    m_outcomeIsError = false;
+    m_fetchButton->setText(tr("Cancel"));
+    m_fetchButton->setEnabled(true);
+    m_fetchProgress->setRange(0, 0); // busy until the size is known
+    m_fetchProgress->setVisible(true);
+    m_fetchStatus->setStyleSheet(QString());
+    m_fetchStatus->setText(tr("Fetching %1…").arg(e->title));
+    const std::shared_ptr<FetchShared> shared = m_fetch;
+    const data::DatasetEntry entry = *e;
+    // Posts @p f to the GUI thread while the panel lives (a post to a destroyed panel is dropped).
+    auto post = [shared](auto f) {
+        const std::lock_guard lock(shared->mutex);
+        if (shared->panel)
+            QMetaObject::invokeMethod(shared->panel, std::move(f), Qt::QueuedConnection);
+    };
+    m_fetchThread = QThread::create([shared, entry, post] {
+        data::DatasetFetcher::Options o;
+        o.cancel = &shared->cancel;
+        o.progress = [shared, post, title = entry.title](const data::FetchProgress& p) {
+            post([shared, p, title] {
+                DatasetPanel* panel = shared->panel;
+                if (!panel)
+                    return;
+                if (p.phase == u"download") {
+                    panel->m_fetchStatus->setText(tr("Fetching %1…").arg(title));
+                    if (p.fileTotal > 0) {
+                        panel->m_fetchProgress->setRange(0, 1000);
+                        panel->m_fetchProgress->setValue(int(1000.0 * double(p.fileDone) / double(p.fileTotal)));
+                    } else {
+                        panel->m_fetchProgress->setRange(0, 0);
+                    }
+                    panel->m_fetchProgress->setFormat(
+                        QStringLiteral("%p%  %1 (%2/%3)").arg(p.file).arg(p.fileIndex + 1).arg(p.fileCount));
+                } else {
+                    panel->m_fetchProgress->setRange(0, 0);
+                    panel->m_fetchStatus->setText(
+                        p.phase == u"wait" ? tr("Another process is fetching this set; waiting for it…")
+                                           : tr("Verifying %1…").arg(p.file));
+                }
+            });
+        };
+        QString error;
+        const bool ok = data::DatasetFetcher::fetch(entry, o, &error);
+        const bool cancelled = !ok && shared->cancel.load();
+        post([shared, ok, cancelled, error] {
+            if (DatasetPanel* panel = shared->panel)
+                panel->finishFetch(ok, cancelled, error);
+        });
+    });
+    m_fetchThread->start();
+}
+
+void DatasetPanel::finishFetch(bool ok, bool cancelled, const QString& error)
+{
+    if (m_fetchThread) {
+        m_fetchThread->wait(); // its last act was posting this
+        delete m_fetchThread;
+        m_fetchThread = nullptr;
+    }
+    m_outcomeId = m_fetchingId;
+    m_fetchingId.clear();
+    if (const data::DatasetEntry* e = data::DatasetCatalog::find(m_outcomeId))
+        m_outcomeState = int(data::DatasetCache::state(*e));
+    m_outcomeIsError = !ok && !cancelled;
+    m_outcome = ok ? QString()
+                   : cancelled ? tr("Fetch cancelled; the part received is kept and the next fetch resumes it.")
+                               : error;
+    updateFetchRow();
+    // The preview said the set is missing; now it can load (a set that is not shown waits).
+    if (ok && m_outcomeId == source())
+        refreshPreview();
+    Q_EMIT fetchFinished(ok);
+}
+
 void DatasetPanel::updateVisibility()
 {
+    updateFetchRow();
     // The stack is as tall as its current page, not as its tallest one (the CSV form).
     for (int i = 0; i < m_pages.size(); ++i)
         m_pages[i].widget->setSizePolicy(QSizePolicy::Preferred, i == m_stack->currentIndex()

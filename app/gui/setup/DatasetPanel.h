@@ -17,6 +17,9 @@
 class QComboBox;
 class QFormLayout;
 class QLabel;
+class QProgressBar;
+class QPushButton;
+class QThread;
 class QStackedWidget;
 class QTableWidget;
 class QTimer;
@@ -45,7 +48,19 @@ class DatasetPreview;
 /// so the options can be set by looking. Results of superseded loads are dropped; errors
 /// (DataError text naming the key, or the file and line) appear in a red label, warnings (a set
 /// with one class) in an orange one, never as a crash. The panel may be destroyed while a load
-/// runs (the task finishes alone and its result is discarded). GUI thread only.
+/// runs (the task finishes alone and its result is discarded).
+///
+/// For a set of the data-set catalogue (DatasetCatalog) a row under the source says whether it is
+/// in the cache and offers **Fetch** (sets with a published checksum; the others are fetched from
+/// the command line with a checksum the user gives). DatasetFetcher runs on a thread of its own
+/// (its mirror, proxy and resume rules apply), a progress bar shows the transfer and the button
+/// becomes **Cancel** (the part received is kept and the next fetch resumes it). A failed fetch
+/// stays in that row, in red, until the next fetch of the set (fetchError(): without network it
+/// names each address tried and the exact path where a file fetched by hand goes — Fetch then
+/// verifies that file instead of downloading); the preview's own load errors keep the red label
+/// below. A fetch goes on when another source is chosen (the row stays to show and cancel it); a
+/// completed one reloads the preview when its set is shown. One fetch at a time. The panel may be
+/// destroyed during a fetch (it is cancelled and waited for, within about 0.2 s). GUI thread only.
 class DatasetPanel : public QWidget {
     Q_OBJECT
 public:
@@ -85,12 +100,24 @@ public:
     void refreshPreview();
     /// True while a load runs (or waits) on the thread pool.
     bool isLoading() const { return m_loading; }
+    /// The catalogue's Fetch / Cancel button (hidden for other sources and for verified sets).
+    QPushButton* fetchButton() const { return m_fetchButton; }
+    /// The text beside it: the set's state in the cache, the running fetch, or how the last one
+    /// ended.
+    QString fetchStatus() const;
+    /// Why the last fetch of the current source failed (empty: none failed, or it was cancelled,
+    /// or a later one succeeded).
+    QString fetchError() const;
+    /// True while a fetch runs.
+    bool isFetching() const { return m_fetchThread != nullptr; }
 
 Q_SIGNALS:
     /// Any field changed (user edit or setSpec()).
     void changed();
     /// A preview load attempt ended (success or error; see lastError()).
     void previewReady();
+    /// A fetch of a catalogue set ended; @p ok false: cancelled or failed (see fetchError()).
+    void fetchFinished(bool ok);
 
 private:
     struct Field {
@@ -110,6 +137,7 @@ private:
     };
     struct LoadShared;
     struct LoadResult;
+    struct FetchShared;
 
     void buildPage(const data::DataSourceEntry& entry);
     Field makeField(const ParamSpec& p, QWidget* parent);
@@ -124,6 +152,9 @@ private:
     void finishLoad(quint64 generation, const LoadResult& result);
     void setError(const QString& message);
     void showRows(const LoadResult& result);
+    void updateFetchRow();
+    void onFetchClicked();
+    void finishFetch(bool ok, bool cancelled, const QString& error);
 
     QComboBox* m_source = nullptr;
     QStackedWidget* m_stack = nullptr;
@@ -144,6 +175,18 @@ private:
     bool m_loading = false;
     bool m_settingSpec = false;
     std::shared_ptr<LoadShared> m_shared;
+    QWidget* m_fetchRow = nullptr;
+    QLabel* m_fetchStatus = nullptr;
+    QProgressBar* m_fetchProgress = nullptr;
+    QPushButton* m_fetchButton = nullptr;
+    QThread* m_fetchThread = nullptr;
+    std::shared_ptr<FetchShared> m_fetch;
+    QString m_fetchingId;     ///< the set being fetched (while m_fetchThread)
+    QString m_outcomeId;      ///< the set the last fetch's outcome belongs to
+    QString m_outcome;        ///< how it ended, for people (cancelled / failed); empty: fine
+    bool m_outcomeIsError = false;
+    /// The set's cache state when it ended: a file placed by hand since makes the outcome stale.
+    int m_outcomeState = -1;
 };
 
 } // namespace tb::gui

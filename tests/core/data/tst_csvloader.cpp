@@ -2,6 +2,7 @@
 #include "DataError.h"
 
 #include <QTemporaryDir>
+#include <cmath>
 #include <sys/stat.h>
 #include <clocale>
 #include <QtTest>
@@ -417,6 +418,114 @@ private Q_SLOTS:
         const auto gz = CsvLoader::previewRows(sklearn("diabetes_data_raw.csv.gz"), o, 100);
         QCOMPARE(gz.size(), 8);
         QCOMPARE(gz[0].size(), 10);
+    }
+
+    void categoricalColumnsAreOneHot()
+    {
+        const QByteArray csv = "id,colour,size,price\n1,red,3,10\n2,blue,4,11\n3,red,5,12\n4,green,6,13\n";
+        CsvLoader::Options o;
+        o.targets = {"price"};
+        o.task = tb::Task::Regression;
+        o.ignore = {"id"};
+        o.categoricalAuto = true;
+        CsvLoader::Report report;
+        const Dataset d = CsvLoader::parse(csv, "shop.csv", o, &report);
+        QCOMPARE(d.featureNames, QStringList({"colour=blue", "colour=green", "colour=red", "size"}));
+        QCOMPARE(d.x.row(0), (Eigen::RowVector4d(0, 0, 1, 3)));
+        QCOMPARE(d.x.row(3), (Eigen::RowVector4d(0, 1, 0, 6)));
+        QCOMPARE(report.categoricalColumns, QStringList{"colour"});
+        QCOMPARE(report.ignoredColumns, QStringList{"id"});
+        QCOMPARE(report.categories.value("colour"), QStringList({"blue", "green", "red"}));
+        QVERIFY2(d.description.contains("1 column one-hot"), qPrintable(d.description));
+        // Named categorical columns may hold numbers; a test file takes the training categories,
+        // and a category the training file lacks becomes all zeros.
+        o.categoricalAuto = false;
+        o.categorical = {"size", "colour"};
+        o.categories = report.categories;
+        o.categories.insert("size", {"3", "4"});
+        CsvLoader::Report testReport;
+        const Dataset t = CsvLoader::parse("id,colour,size,price\n9,purple,4,1\n", "test.csv", o, &testReport);
+        QCOMPARE(t.featureNames, QStringList({"colour=blue", "colour=green", "colour=red", "size=3", "size=4"}));
+        QCOMPARE(t.x.row(0), (Eigen::Matrix<double, 1, 5>() << 0, 0, 0, 0, 1).finished());
+        QCOMPARE(testReport.unseenCategories, 1);
+        // Without categorical, text in a feature is an error as before.
+        CsvLoader::Options plain;
+        plain.targets = {"price"};
+        plain.task = tb::Task::Regression;
+        const DataError e = expectError([&] { CsvLoader::parse(csv, "shop.csv", plain); });
+        QVERIFY2(e.text().startsWith("shop.csv:2: column 'colour'"), e.what());
+    }
+
+    void anotherQuoteCharacter()
+    {
+        const QByteArray tsv = "'name'\t'Survived'\t'x'\n'Braund, Mr. Owen'\t0\t1.5\n'O''Brien'\t1\t2.5\n";
+        CsvLoader::Options o = classify("Survived");
+        o.delimiter = '\t';
+        o.quote = '\'';
+        o.ignore = {"name"};
+        const Dataset d = CsvLoader::parse(tsv, "titanic.tsv", o);
+        QCOMPARE(d.featureNames, QStringList{"x"});
+        QCOMPARE(d.classNames, QStringList({"0", "1"}));
+        // No quoting at all: the quotes are part of the names.
+        o.quote = '\0';
+        o.targets = {"'Survived'"};
+        o.ignore = {"'name'"};
+        QCOMPARE(CsvLoader::parse(tsv, "titanic.tsv", o).featureNames, QStringList{"'x'"});
+        // A quoted field that never closes names the quote character.
+        o.quote = '\'';
+        o.targets = {"Survived"};
+        o.ignore = {};
+        const DataError e = expectError([&] { CsvLoader::parse("'a'\t'Survived'\n'x\t1\n", "bad.tsv", o); });
+        QVERIFY2(e.text().contains("quoted field never closes (missing ''')"), e.what());
+    }
+
+    void missingValuePolicies()
+    {
+        const QByteArray csv = "a,b,y\n1,2,10\n?,3,11\n4,NA,12\n5,6,\n7,8,14\n";
+        CsvLoader::Options o;
+        o.targets = {"y"};
+        o.task = tb::Task::Regression;
+        o.missingValues = {"?"};
+        DataError e = expectError([&] { CsvLoader::parse(csv, "m.csv", o); });
+        QVERIFY2(e.text().startsWith("m.csv:3: column 'a': missing value \"?\""), e.what());
+        o.missing = CsvLoader::Options::Missing::Drop;
+        CsvLoader::Report report;
+        const Dataset d = CsvLoader::parse(csv, "m.csv", o, &report);
+        QCOMPARE(d.rows(), 2);
+        QCOMPARE(report.rowsDropped, 3);
+        QVERIFY2(d.description.contains("3 rows with missing values dropped"), qPrintable(d.description));
+        // Keep: features become NaN for the caller to fill; a missing target stays an error.
+        o.missing = CsvLoader::Options::Missing::Keep;
+        e = expectError([&] { CsvLoader::parse(csv, "m.csv", o); });
+        QVERIFY2(e.text().startsWith("m.csv:5: column 'y': missing target \"\" (a target cannot be filled"), e.what());
+        const Dataset k = CsvLoader::parse("a,b,y\n1,2,10\n?,3,11\n4,NA,12\n", "m.csv", o, &report);
+        QVERIFY(std::isnan(k.x(1, 0)) && std::isnan(k.x(2, 1)));
+        QCOMPARE(report.missingKept, 2);
+        // Drop cannot go with a target file (the files would no longer line up).
+        QTemporaryDir dir;
+        o.missing = CsvLoader::Options::Missing::Drop;
+        o.targets = {};
+        o.targetFile = write(dir, "t.csv", "y\n1\n");
+        e = expectError([&] { CsvLoader::load(write(dir, "x.csv", "a\n1\n"), o); });
+        QVERIFY2(e.text().contains("cannot drop rows when the targets are in a file"), e.what());
+    }
+
+    void columnNamesForAFileWithoutHeader()
+    {
+        CsvLoader::Options o = classify("income");
+        o.header = false;
+        o.columnNames = {"age", "income"};
+        o.labelSuffix = ".";
+        const Dataset d = CsvLoader::parse("39, <=50K.\n50, >50K\n", "adult.test", o);
+        QCOMPARE(d.featureNames, QStringList{"age"});
+        QCOMPARE(d.classNames, QStringList({"<=50K", ">50K"}));
+        o.columnNames = {"age"};
+        DataError e = expectError([&] { CsvLoader::parse("39, <=50K.\n", "adult.test", o); });
+        QVERIFY2(e.text().contains("1 column names are given for a file whose first row has 2 fields"), e.what());
+        o.columnNames = {"age", "income"};
+        o.ignore = {"income"};
+        e = expectError([&] { CsvLoader::parse("39, <=50K.\n", "adult.test", o); });
+        QVERIFY2(e.text().contains("target column 'income' is also ignored"), e.what());
     }
 
     void unknownTargetAndBadOptions()

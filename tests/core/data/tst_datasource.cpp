@@ -83,8 +83,8 @@ private Q_SLOTS:
             known << QStringLiteral("\"%1\"").arg(id);
         QTest::newRow("no source") << R"({"samples": 3})"
                                    << QStringLiteral("dataset.source: missing; expected one of %1").arg(known.join(", "));
-        QTest::newRow("unknown source") << R"({"source": "mnist"})"
-                                        << QStringLiteral("dataset.source: expected one of %1, got \"mnist\"").arg(known.join(", "));
+        QTest::newRow("unknown source") << R"({"source": "mnist8m"})"
+                                        << QStringLiteral("dataset.source: expected one of %1, got \"mnist8m\"").arg(known.join(", "));
         QTest::newRow("missing function") << R"({"source": "bpls-toy"})"
                                           << "dataset.function: missing (required for source \"bpls-toy\")";
         QTest::newRow("bad function") << R"({"source": "bpls-toy", "function": "cubic"})"
@@ -238,6 +238,69 @@ private Q_SLOTS:
         const auto e = expectError([&] { DataSource::load(spec, fixtures); });
         QVERIFY2(e.text().startsWith(fixtures + "/iris_unseen_label.csv:3: column 'species': label \"iris-nova\""),
                  e.what());
+    }
+
+    void csvRealFileOptions()
+    {
+        // What public CSVs need: an id column ignored, text categories one-hot, '?' as missing
+        // filled with the training mean — on the same split the host would make, so that no
+        // test value reaches a training row — and each option said in the description.
+        QTemporaryDir dir;
+        QByteArray csv = "id,state,x,y\n";
+        for (int i = 0; i < 20; ++i)
+            csv += QStringLiteral("%1,%2,%3,%4\n")
+                       .arg(i)
+                       .arg(i % 3 == 0 ? "Texas" : "Ohio")
+                       .arg(i % 7 == 3 ? QStringLiteral("?") : QString::number(i))
+                       .arg(i * 2)
+                       .toUtf8();
+        write(dir.filePath("states.csv"), csv);
+        const QJsonObject spec = obj(R"({"source": "csv", "file": "states.csv", "target": "y", "task": "regression", "test_fraction": 0.25, "seed": 4, "ignore": "id", "categorical": "auto", "missing": "fill_mean", "missing_values": ["?"]})");
+        QCOMPARE(DataSource::validate(spec), QString());
+        const DatasetPair p = DataSource::load(spec, dir.path());
+        QCOMPARE(p.train.featureNames, QStringList({"state=Ohio", "state=Texas", "x"}));
+        QCOMPARE(p.train.rows(), 15);
+        QCOMPARE(p.test.rows(), 5);
+        // The same rows as the host's split of the file without the option.
+        QJsonObject plain = spec;
+        plain.insert("missing", "drop");
+        plain.insert("test_fraction", 0.25);
+        double trainMean = 0;
+        int count = 0;
+        for (Eigen::Index i = 0; i < p.train.rows(); ++i)
+            if (p.train.y(i, 0) / 2 != 3 && p.train.y(i, 0) / 2 != 10 && p.train.y(i, 0) / 2 != 17) {
+                trainMean += p.train.x(i, 2);
+                ++count;
+            }
+        trainMean /= count;
+        for (Eigen::Index i = 0; i < p.train.rows(); ++i)
+            if (int(p.train.y(i, 0) / 2) % 7 == 3)
+                QCOMPARE(p.train.x(i, 2), trainMean);
+        for (Eigen::Index i = 0; i < p.test.rows(); ++i)
+            if (int(p.test.y(i, 0) / 2) % 7 == 3)
+                QCOMPARE(p.test.x(i, 2), trainMean);
+        QCOMPARE(DataSource::describe(spec),
+                 QStringLiteral("CSV states.csv → y (regression), ignoring id, categorical: auto (one-hot), missing values "
+                                "filled with the training mean (missing: ?), 25% test"));
+        // Dropping instead: three rows fewer.
+        const DatasetPair d = DataSource::load(plain, dir.path());
+        QCOMPARE(d.train.rows() + d.test.rows(), 17);
+        // Single quotes, and the options' errors name their key.
+        write(dir.filePath("q.tsv"), "'a'\t'label'\n1\t'x y'\n2\t'z'\n3\t'x y'\n4\t'z'\n");
+        const DatasetPair q = DataSource::load(QJsonObject{{"source", "csv"}, {"file", "q.tsv"}, {"delimiter", "\t"},
+                                                           {"quote", "'"}, {"target", "label"}, {"task", "classification"},
+                                                           {"test_fraction", 0.5}},
+                                               dir.path());
+        QCOMPARE(q.train.classNames, QStringList({"x y", "z"}));
+        QVERIFY(DataSource::validate(QJsonObject{{"source", "csv"}, {"file", "q.tsv"}, {"target", "a"}, {"task", "regression"},
+                                                 {"test_fraction", 0.5}, {"quote", "`"}})
+                    .startsWith("dataset.quote:"));
+        QVERIFY(DataSource::validate(obj(R"({"source": "csv", "file": "q.tsv", "target": "a", "task": "regression", "test_fraction": 0.5, "missing": "impute"})")).startsWith("dataset.missing:"));
+        QVERIFY(DataSource::validate(obj(R"({"source": "csv", "file": "q.tsv", "target_file": "t.csv", "task": "regression", "test_fraction": 0.5, "missing": "drop"})")).startsWith("dataset.missing: \"drop\" cannot go with target_file"));
+        const DataError e = expectError([&] {
+            DataSource::load(obj(R"({"source": "csv", "file": "states.csv", "target": "y", "task": "regression", "test_fraction": 0.25, "ignore": "nope"})"), dir.path());
+        });
+        QVERIFY2(e.text().contains("ignored column 'nope' not found"), e.what());
     }
 
     void splitTestClassMissingFromTrain()

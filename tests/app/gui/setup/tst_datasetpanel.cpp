@@ -1,21 +1,34 @@
-// DatasetPanel: spec round trips per source, the off-thread preview, errors in the red label.
+// DatasetPanel: spec round trips per source, the off-thread preview, errors in the red label, and
+// the catalogue's Fetch row (progress, cancel, resume, errors) against a local HTTP server.
 #include "DataSource.h"
 #include "DataSourceRegistry.h"
 #include "setup/DatasetPanel.h"
 #include "setup/DatasetPreview.h"
 #include "IdxLoader.h"
+#include "DatasetCache.h"
+#include "DatasetCatalog.h"
+#include "MemoryBudget.h"
+#include "TestHttpServer.h"
 
+#include <QApplication>
 #include <QCheckBox>
 #include <QComboBox>
+#include <QCryptographicHash>
+#include <QDir>
 #include <QDoubleSpinBox>
 #include <QFile>
+#include <QFileInfo>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QLabel>
 #include <QLineEdit>
+#include <QProgressBar>
+#include <QProcess>
+#include <QPushButton>
 #include <QSignalSpy>
 #include <QSpinBox>
 #include <QTableWidget>
+#include <QTcpServer>
 #include <QTemporaryDir>
 #include <QTest>
 #include <QThreadPool>
@@ -214,6 +227,178 @@ private Q_SLOTS:
         QCOMPARE(s.images[0].size(), QSize(28, 28));
     }
 
+    void catalogueSetsOfferAFetch()
+    {
+        QTemporaryDir cache;
+        qputenv("TRAINBENCH_DATASETS_DIR", cache.path().toUtf8());
+        DatasetPanel panel;
+        panel.setSpec(QJsonObject{{"source", "covtype"}});
+        QVERIFY(panel.findChild<QWidget*>("fetch")->isVisibleTo(&panel));
+        QCOMPARE(panel.fetchButton()->text(), QStringLiteral("Fetch"));
+        QVERIFY2(panel.fetchStatus().startsWith("Not fetched yet (≈ 10.7 MiB, checked against the checksum published by scikit-learn"),
+                 qPrintable(panel.fetchStatus()));
+        QVERIFY(panel.fetchError().isEmpty());
+        // A set that is not fetched says how to get it in the red label too.
+        QVERIFY(waitForPreview(panel));
+        QVERIFY2(panel.lastError().contains("`trainbench-cli datasets fetch covtype`"), qPrintable(panel.lastError()));
+        // Unverifiable sets are fetched from the command line, with a checksum the user gives.
+        panel.setSpec(QJsonObject{{"source", "ccpp"}});
+        QVERIFY(!panel.fetchButton()->isVisibleTo(&panel));
+        QVERIFY2(panel.fetchStatus().contains("--sha256 HEX"), qPrintable(panel.fetchStatus()));
+        panel.setSpec(QJsonObject{{"source", "moons"}});
+        QVERIFY(!panel.findChild<QWidget*>("fetch_status")->isVisibleTo(&panel));
+        qunsetenv("TRAINBENCH_DATASETS_DIR");
+    }
+
+    void aFetchShowsProgressAndCanBeCancelled()
+    {
+        // A slow local server (127.0.0.1) serves a copy of covtype.data.gz under a mirror address;
+        // the copy is not the published file, so a complete fetch is refused by its checksum.
+        QTemporaryDir cache;
+        qputenv("TRAINBENCH_DATASETS_DIR", cache.path().toUtf8());
+        for (const char* v : {"http_proxy", "https_proxy", "HTTP_PROXY", "HTTPS_PROXY", "all_proxy", "ALL_PROXY"})
+            qunsetenv(v);
+        tb::test::TestHttpServer server;
+        QByteArray body(400000, '\0');
+        for (int i = 0; i < body.size(); ++i)
+            body[i] = char((i * 7919) % 251);
+        tb::test::TestHttpServer::Behaviour slow;
+        slow.chunk = 4096;
+        slow.chunkDelayMs = 20;
+        const QString path = "/mirror/covtype/covtype.data.gz";
+        server.serve(path, body, slow);
+        qputenv("TRAINBENCH_DATASETS_MIRROR", server.url("/mirror").toUtf8());
+        DatasetPanel panel;
+        panel.setSpec(QJsonObject{{"source", "covtype"}});
+        QSignalSpy finished(&panel, &DatasetPanel::fetchFinished);
+        QTest::mouseClick(panel.fetchButton(), Qt::LeftButton);
+        QVERIFY(panel.isFetching());
+        QCOMPARE(panel.fetchButton()->text(), QStringLiteral("Cancel"));
+        auto* progress = panel.findChild<QProgressBar*>("fetch_progress");
+        QVERIFY(progress->isVisibleTo(&panel));
+        // The bar moves once the server's Content-Length is known (the published size is approximate).
+        QTRY_VERIFY_WITH_TIMEOUT(progress->maximum() == 1000 && progress->value() > 0, 20000);
+        QVERIFY2(progress->format().contains("covtype.data.gz (1/1)"), qPrintable(progress->format()));
+        QVERIFY2(panel.fetchStatus().startsWith("Fetching Forest cover type"), qPrintable(panel.fetchStatus()));
+        QTest::mouseClick(panel.fetchButton(), Qt::LeftButton);
+        QVERIFY(!panel.fetchButton()->isEnabled()); // one cancel is enough
+        QVERIFY(finished.wait(20000));
+        QCOMPARE(finished.first().first().toBool(), false);
+        QVERIFY(!panel.isFetching());
+        // A cancel is no error: the row says what became of the part.
+        QVERIFY(panel.fetchError().isEmpty());
+        QVERIFY2(panel.fetchStatus().contains("cancelled") && panel.fetchStatus().contains("resumes"),
+                 qPrintable(panel.fetchStatus()));
+        QCOMPARE(panel.fetchButton()->text(), QStringLiteral("Fetch again"));
+        QVERIFY(panel.fetchButton()->isEnabled());
+        QVERIFY(!progress->isVisibleTo(&panel));
+        QVERIFY(QFileInfo(cache.filePath(".partial/covtype/covtype.data.gz.part")).size() > 0);
+        // Fetch again: it resumes where it stopped, then the checksum refuses the copy and nothing
+        // is left in the cache — neither the file nor its part.
+        server.serve(path, body);
+        QTest::mouseClick(panel.fetchButton(), Qt::LeftButton);
+        QVERIFY(finished.wait(20000));
+        QCOMPARE(finished.last().first().toBool(), false);
+        QVERIFY2(panel.fetchError().contains("checksum mismatch") && panel.fetchError().contains(server.url(path)),
+                 qPrintable(panel.fetchError()));
+        QVERIFY2(panel.fetchStatus().startsWith("The fetch failed: ") && panel.fetchStatus().contains("checksum mismatch"),
+                 qPrintable(panel.fetchStatus()));
+        QVERIFY2(server.ranges(path).last().startsWith("bytes="), qPrintable(server.ranges(path).join(" | ")));
+        QVERIFY(!QFileInfo::exists(cache.filePath("covtype/covtype.data.gz")));
+        QVERIFY(!QFileInfo::exists(cache.filePath(".partial/covtype/covtype.data.gz.part")));
+        // The failure belongs to covtype: another set's row does not show it, covtype's again does.
+        panel.setSpec(QJsonObject{{"source", "mnist"}});
+        QVERIFY(panel.fetchError().isEmpty());
+        QVERIFY2(panel.fetchStatus().startsWith("Not fetched yet"), qPrintable(panel.fetchStatus()));
+        panel.setSpec(QJsonObject{{"source", "covtype"}});
+        QVERIFY(panel.fetchError().contains("checksum mismatch"));
+        // A fetch goes on while another source is shown; its row stays to watch and cancel it.
+        server.serve(path, body, slow);
+        QTest::mouseClick(panel.fetchButton(), Qt::LeftButton);
+        panel.setSpec(QJsonObject{{"source", "moons"}});
+        QVERIFY(panel.findChild<QWidget*>("fetch_status")->isVisibleTo(&panel));
+        QVERIFY2(panel.fetchStatus().startsWith("Fetching Forest cover type"), qPrintable(panel.fetchStatus()));
+        QTest::mouseClick(panel.fetchButton(), Qt::LeftButton);
+        QVERIFY(finished.wait(20000));
+        QVERIFY(!panel.findChild<QWidget*>("fetch_status")->isVisibleTo(&panel));
+        // A panel closed during a fetch cancels it and waits for it.
+        {
+            DatasetPanel closing;
+            closing.setSpec(QJsonObject{{"source", "covtype"}});
+            QTest::mouseClick(closing.fetchButton(), Qt::LeftButton);
+            QVERIFY(closing.isFetching());
+        }
+        qunsetenv("TRAINBENCH_DATASETS_MIRROR");
+        qunsetenv("TRAINBENCH_DATASETS_DIR");
+    }
+
+    void aFetchedSetIsVerifiedAndUsed()
+    {
+        // The catalogue is read when the process starts, so a set whose checksum the test knows
+        // (a small CSV served by the local server) is tried in a child process of this program
+        // started with a catalogue file of its own (TestDatasetPanelFetch below).
+        QTemporaryDir dir;
+        QByteArray body;
+        for (int i = 0; i < 60; ++i)
+            body += QByteArray::number(i % 7) + ',' + QByteArray::number((i * 13) % 11) + ',' + QByteArray::number(i % 2) + '\n';
+        tb::test::TestHttpServer server;
+        server.serve("/files/tiny.csv", body);
+        QJsonObject entry{{"id", "panel_tiny"},
+                          {"title", "Tiny test set"},
+                          {"description", "Two numbers per row; the target is 0 or 1."},
+                          {"task", "classification"},
+                          {"papers", "none (a test fixture)"},
+                          {"homepage", server.url("/")},
+                          {"licence", "test data"},
+                          {"licence_url", server.url("/licence")},
+                          {"checksum_source", "tst_datasetpanel, computed by the test"},
+                          {"split", "random"},
+                          {"test_fraction", 0.2},
+                          {"split_note", "a seeded 20 %"},
+                          {"rows", 60},
+                          {"features", 2},
+                          {"classes", 2}};
+        entry.insert("files", QJsonArray{QJsonObject{
+                                  {"name", "tiny.csv"},
+                                  {"size", body.size()},
+                                  {"sha256", QString::fromLatin1(QCryptographicHash::hash(body, QCryptographicHash::Sha256).toHex())},
+                                  {"urls", QJsonArray{server.url("/files/tiny.csv")}}}});
+        entry.insert("load", QJsonObject{{"format", "csv"}, {"file", "tiny.csv"}, {"header", false}, {"target", -1}});
+        QFile catalogue(dir.filePath("catalogue.json"));
+        QVERIFY(catalogue.open(QIODevice::WriteOnly));
+        catalogue.write(QJsonDocument(QJsonArray{entry}).toJson());
+        catalogue.close();
+        // An address that does not answer: a port just closed.
+        QTcpServer closed;
+        QVERIFY(closed.listen(QHostAddress::LocalHost, 0));
+        const QString dead = QStringLiteral("http://127.0.0.1:%1").arg(closed.serverPort());
+        closed.close();
+
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        env.insert("TB_DATASETPANEL_FETCH_CHILD", "1");
+        env.insert("TRAINBENCH_DATASETS_CATALOG", catalogue.fileName());
+        env.insert("TRAINBENCH_DATASETS_DIR", dir.filePath("cache"));
+        env.insert("TB_TEST_DEAD_MIRROR", dead);
+        env.insert("TB_TEST_BODY", dir.filePath("body.csv"));
+        env.remove("TRAINBENCH_DATASETS_MIRROR");
+        for (const char* v : {"http_proxy", "https_proxy", "HTTP_PROXY", "HTTPS_PROXY", "all_proxy", "ALL_PROXY"})
+            env.remove(v); // loopback only
+        QFile copy(dir.filePath("body.csv")); // the file "fetched by hand"
+        QVERIFY(copy.open(QIODevice::WriteOnly));
+        copy.write(body);
+        copy.close();
+        QProcess child;
+        child.setProcessEnvironment(env);
+        child.setProcessChannelMode(QProcess::MergedChannels);
+        child.start(QCoreApplication::applicationFilePath(), QStringList());
+        QVERIFY(child.waitForFinished(180000));
+        const QString out = QString::fromUtf8(child.readAll());
+        QVERIFY2(child.exitStatus() == QProcess::NormalExit && child.exitCode() == 0, qPrintable(out));
+        QVERIFY2(out.contains("PASS   : TestDatasetPanelFetch::aGoodFetch()"), qPrintable(out));
+        // One download in all: the set placed by hand was verified, not fetched.
+        QCOMPARE(server.requests("/files/tiny.csv"), 1);
+    }
+
     void formsAreBuiltFromTheSchema()
     {
         // Every key of every source has its editor, with the schema's help as tool tip; no source
@@ -230,6 +415,9 @@ private Q_SLOTS:
                 // Keys shown only under a condition (the rf_* keys with random features, the
                 // regression options with task "regression"): the condition's choice is made.
                 for (const ParamCondition& c : p.activeWhen) {
+                    if (panel.editor("test_mode") &&
+                        (c.key == u"test_file" || c.key == u"test_fraction" || c.key == u"test_target_file"))
+                        continue; // the test-set chooser above decides these
                     auto* choice = qobject_cast<QComboBox*>(panel.editor(c.key));
                     QVERIFY2(choice, qPrintable(id + "." + c.key));
                     for (int i = 0; i < choice->count(); ++i)
@@ -360,5 +548,93 @@ private Q_SLOTS:
     }
 };
 
-QTEST_MAIN(TestDatasetPanel)
+/// Run in a child process by TestDatasetPanel::aFetchedSetIsVerifiedAndUsed, with a catalogue file
+/// holding one set, "panel_tiny", served by the parent's local server.
+class TestDatasetPanelFetch : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void theCatalogueHasTheSet()
+    {
+        QVERIFY2(data::DatasetCatalog::problems().isEmpty(), qPrintable(data::DatasetCatalog::problems().join("\n")));
+        QVERIFY(data::DatasetCatalog::find("panel_tiny"));
+    }
+
+    void noNetworkThenAFileFetchedByHand()
+    {
+        const data::DatasetEntry* found = data::DatasetCatalog::find("panel_tiny");
+        QVERIFY2(found, "run by TestDatasetPanel::aFetchedSetIsVerifiedAndUsed, with its catalogue");
+        const data::DatasetEntry& e = *found;
+        const QString target = data::DatasetCache::path(e, e.files.first());
+        // No network (the mirror is a port nobody listens on): the error names the address and
+        // the exact path where a file fetched by hand goes, and nothing is left in the cache.
+        qputenv("TRAINBENCH_DATASETS_MIRROR", qgetenv("TB_TEST_DEAD_MIRROR"));
+        DatasetPanel panel;
+        panel.setSpec(QJsonObject{{"source", "panel_tiny"}});
+        QVERIFY2(panel.fetchStatus().startsWith("Not fetched yet (" + data::MemoryBudget::formatBytes(std::uint64_t(e.totalSize()))),
+                 qPrintable(panel.fetchStatus()));
+        QSignalSpy finished(&panel, &DatasetPanel::fetchFinished);
+        QTest::mouseClick(panel.fetchButton(), Qt::LeftButton);
+        QVERIFY(finished.wait(60000));
+        QCOMPARE(finished.last().first().toBool(), false);
+        const QString address = qEnvironmentVariable("TB_TEST_DEAD_MIRROR") + "/panel_tiny/tiny.csv";
+        QVERIFY2(panel.fetchError().contains(address) && panel.fetchError().contains("place it at " + target),
+                 qPrintable(panel.fetchError()));
+        QVERIFY(panel.fetchStatus().contains(address));
+        QVERIFY(!QFileInfo::exists(target));
+        QVERIFY(!QFileInfo::exists(data::DatasetCache::partialPath(e, e.files.first())));
+        // The file placed there by hand: Fetch verifies it (no download) and the preview uses it.
+        QVERIFY(QDir().mkpath(QFileInfo(target).absolutePath()));
+        QVERIFY(QFile::copy(qEnvironmentVariable("TB_TEST_BODY"), target));
+        panel.setSpec(QJsonObject{{"source", "moons"}});
+        panel.setSpec(QJsonObject{{"source", "panel_tiny"}});
+        QVERIFY2(panel.fetchStatus().startsWith("In the data-set cache, not verified yet"), qPrintable(panel.fetchStatus()));
+        QSignalSpy ready(&panel, &DatasetPanel::previewReady);
+        QTest::mouseClick(panel.fetchButton(), Qt::LeftButton);
+        QVERIFY(finished.wait(60000));
+        QCOMPARE(finished.last().first().toBool(), true);
+        QVERIFY2(panel.fetchStatus().startsWith("In the data-set cache") && panel.fetchStatus().endsWith("verified."),
+                 qPrintable(panel.fetchStatus()));
+        QVERIFY(!panel.fetchButton()->isVisibleTo(&panel));
+        QTRY_VERIFY_WITH_TIMEOUT(!ready.isEmpty() && !panel.isLoading(), 60000);
+        QVERIFY2(panel.lastError().isEmpty(), qPrintable(panel.lastError()));
+        QVERIFY(data::DatasetCache::remove(e, nullptr));
+        qunsetenv("TRAINBENCH_DATASETS_MIRROR");
+    }
+
+    void aGoodFetch()
+    {
+        // The published address answers: the file is downloaded, verified, moved into the cache,
+        // and the preview loads it.
+        const data::DatasetEntry* found = data::DatasetCatalog::find("panel_tiny");
+        QVERIFY2(found, "run by TestDatasetPanel::aFetchedSetIsVerifiedAndUsed, with its catalogue");
+        const data::DatasetEntry& e = *found;
+        DatasetPanel panel;
+        panel.setSpec(QJsonObject{{"source", "panel_tiny"}});
+        QVERIFY(panel.fetchButton()->isVisibleTo(&panel));
+        QSignalSpy finished(&panel, &DatasetPanel::fetchFinished);
+        QSignalSpy ready(&panel, &DatasetPanel::previewReady);
+        QTest::mouseClick(panel.fetchButton(), Qt::LeftButton);
+        QVERIFY(finished.wait(60000));
+        QVERIFY2(finished.last().first().toBool(), qPrintable(panel.fetchError()));
+        QVERIFY(panel.fetchError().isEmpty());
+        QCOMPARE(data::DatasetCache::state(e), data::DatasetCache::State::Verified);
+        QVERIFY(!QFileInfo::exists(data::DatasetCache::partialPath(e, e.files.first())));
+        QTRY_VERIFY_WITH_TIMEOUT(!ready.isEmpty() && !panel.isLoading(), 60000);
+        QVERIFY2(panel.lastError().isEmpty(), qPrintable(panel.lastError()));
+        QVERIFY(!panel.findChild<QProgressBar*>("fetch_progress")->isVisibleTo(&panel));
+    }
+};
+
+int main(int argc, char** argv)
+{
+    QApplication app(argc, argv);
+    app.setAttribute(Qt::AA_Use96Dpi, true);
+    QTEST_SET_MAIN_SOURCE_PATH
+    if (qEnvironmentVariableIsSet("TB_DATASETPANEL_FETCH_CHILD")) {
+        TestDatasetPanelFetch child;
+        return QTest::qExec(&child, argc, argv);
+    }
+    TestDatasetPanel tc;
+    return QTest::qExec(&tc, argc, argv);
+}
 #include "tst_datasetpanel.moc"
