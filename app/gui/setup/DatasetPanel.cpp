@@ -288,19 +288,28 @@ DatasetPanel::Field DatasetPanel::makeField(const ParamSpec& p, QWidget* parent)
         const int decimals = fraction ? 3 : 4;
         const double step = std::pow(10.0, -decimals);
         e->setDecimals(decimals);
-        e->setRange(std::isfinite(p.minimum) ? p.minimum + (p.exclusiveMinimum ? step : 0) : -1e9,
-                    std::isfinite(p.maximum) ? p.maximum - (p.exclusiveMaximum ? step : 0) : 1e6);
+        // An optional value (no default: absent means "none") shows its meaning one step below
+        // its range and writes nothing there, as an optional count does at 0.
+        const bool optional = def.isUndefined() && std::isfinite(p.minimum);
+        const double lo = std::isfinite(p.minimum) ? p.minimum + (p.exclusiveMinimum ? step : 0) : -1e9;
+        e->setRange(optional ? lo - step : lo, std::isfinite(p.maximum) ? p.maximum - (p.exclusiveMaximum ? step : 0) : 1e6);
+        if (optional)
+            e->setSpecialValueText(p.absentText.isEmpty() ? tr("none") : p.absentText);
         e->setSingleStep(fraction ? 0.05 : 0.01);
         e->setKeyboardTracking(false);
         f.editor = f.row = e;
-        f.read = [e] { return QJsonValue(e->value()); };
+        f.read = [e, optional] {
+            if (optional && e->value() == e->minimum())
+                return QJsonValue(QJsonValue::Undefined);
+            return QJsonValue(e->value());
+        };
         f.write = [e](const QJsonValue& v) {
             if (!fits(e, v))
                 return false;
             e->setValue(v.toDouble());
             return true;
         };
-        f.reset = [e, def] { e->setValue(def.toDouble(0)); };
+        f.reset = [e, def, optional] { e->setValue(optional ? e->minimum() : def.toDouble(0)); };
         break;
     }
     case ParamType::Bool: {

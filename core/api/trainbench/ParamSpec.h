@@ -219,7 +219,7 @@ struct ParamSpec {
     static ParamSpec realList(const QString& key, const QString& label, const QVariantList& def, int minCount,
                               int maxCount, double lo, double hi, const QString& help)
     {
-        ParamSpec p = make(key, label, ParamType::RealList, def.isEmpty() ? QVariant() : QVariant(def), lo, hi);
+        ParamSpec p = make(key, label, ParamType::RealList, QVariant(def), lo, hi);
         p.minCount = minCount;
         p.maxCount = maxCount;
         p.help = help;

@@ -68,7 +68,7 @@ private Q_SLOTS:
         const QJsonObject spec = datasetOf("spec_unknown_key.json");
         QCOMPARE(DataSource::validate(spec),
                  QString("dataset.nosie: unknown key for source \"moons\"; did you mean \"noise\"? (known: source, "
-                         "samples, noise, test_fraction, keep_classes, standardise, seed, random_features, rf_count, "
+                         "samples, noise, test_fraction, validation_fraction, keep_classes, standardise, seed, random_features, rf_count, "
                          "rf_bandwidth_rule, rf_bandwidth, rf_median_sample, rf_pca, rf_pca_center, rf_seed)"));
         QCOMPARE(expectError([&] { DataSource::load(spec, fixtures); }).key(), QString("dataset.nosie"));
     }
@@ -131,7 +131,7 @@ private Q_SLOTS:
                                                                 "\"regression\"";
         QTest::newRow("not for moons") << R"({"source": "moons", "standardise_targets": true})"
                                        << "dataset.standardise_targets: unknown key for source \"moons\" (known: source, "
-                                          "samples, noise, test_fraction, keep_classes, standardise, seed, random_features, "
+                                          "samples, noise, test_fraction, validation_fraction, keep_classes, standardise, seed, random_features, "
                                           "rf_count, rf_bandwidth_rule, rf_bandwidth, rf_median_sample, rf_pca, rf_pca_center, "
                                           "rf_seed)";
         QTest::newRow("bad task") << R"({"source": "libsvm", "file": "a", "task": "ranking", "test_fraction": 0.2})"
