@@ -87,10 +87,11 @@ private Q_SLOTS:
 
     void frontierMarksTheParetoFront()
     {
-        QList<FrontierPoint> pts{{"fast", "d", 1, 0.5, 0.80, true},
-                                 {"fast", "d", 2, 0.6, 0.78, false},
-                                 {"slow", "d", 1, 20, 0.90, true},
-                                 {"broken", "d", 1, 0, 0.95, false}};
+        // configuration, data set, seed, seconds, value (test), selection value, on the front
+        QList<FrontierPoint> pts{{"fast", "d", 1, 0.5, 0.80, 0.80, true},
+                                 {"fast", "d", 2, 0.6, 0.78, 0.78, false},
+                                 {"slow", "d", 1, 20, 0.90, 0.90, true},
+                                 {"broken", "d", 1, 0, 0.95, 0.95, false}};
         FrontierChart chart;
         chart.setData(pts, MetricId::TestAccuracy);
         QCOMPARE(chart.hiddenPoints(), 1); // time 0 has no place on a log axis
