@@ -5,6 +5,7 @@
 
 #include "ChartExport.h"
 #include "CompareCommand.h"
+#include "LibraryNoise.h"
 #include "ProgressBar.h"
 
 #include <CostPrediction.h>
@@ -723,6 +724,7 @@ void usage()
 int main(int argc, char** argv)
 {
     tb::ProcessSetup::useHugePages(argv); // may restart the process once: first thing
+    tb::cli::LibraryNoise::install();     // before QApplication, whose start-up already remarks
     // The CLI never shows a window; Qt Charts still need a QApplication to render PNGs.
     if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM"))
         qputenv("QT_QPA_PLATFORM", "offscreen");
