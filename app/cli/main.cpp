@@ -9,9 +9,11 @@
 #include "ProgressBar.h"
 
 #include <CostPrediction.h>
+#include <DataSource.h>
 #include <DataSourceSchema.h>
 #include <ExperimentRunner.h>
 #include <ExperimentSpec.h>
+#include <ParamSweep.h>
 #include <PluginRegistry.h>
 #include <ProcessSetup.h>
 #include <ResultCsv.h>
@@ -260,6 +262,11 @@ int runSpec(const tb::ExperimentSpec& spec, const tb::PluginRegistry& reg, tb::R
                          .arg(fmt(sp.trainRmseMean), 9).arg(fmt(sp.trainRmseStd), -9)
                          .arg(fmt(sp.testRmseMean), 9).arg(fmt(sp.testRmseStd), -9);
     } else {
+        // The task of each data-set option, from the file: a run without a checkpoint has no
+        // metric that could tell accuracy from RMSE.
+        QList<bool> classification;
+        for (const QJsonObject& set : tb::ParamSweep::datasets(spec))
+            classification << (tb::data::DataSource::task(set) == tb::Task::Classification);
         for (const auto& c : result.curves)
             for (int r = 0; r < c.repeats.size(); ++r) {
                 const auto& pts = c.repeats[r];
@@ -268,13 +275,13 @@ int runSpec(const tb::ExperimentSpec& spec, const tb::PluginRegistry& reg, tb::R
                              .arg(c.label.left(28), -28).arg(c.repeatNumbers.value(r, r))
                              .arg(tb::runStatusName(c.statuses.value(r)), -9)
                              .arg(fmt(last.epoch)).arg(fmt(last.trainTime));
-                if (pts.isEmpty())
-                    out() << "no checkpoint";
-                else if (std::isfinite(last.trainAccuracy))
+                if (std::isfinite(last.trainAccuracy) || classification.value(c.datasetIndex))
                     out() << "train acc " << fmtPct(last.trainAccuracy) << "  test acc "
                           << fmtPct(last.testAccuracy);
                 else
                     out() << "train RMSE " << fmt(last.trainRmse) << "  test RMSE " << fmt(last.testRmse);
+                if (pts.isEmpty())
+                    out() << "  (no checkpoint)";
                 if (const QString e = c.errors.value(r); !e.isEmpty() && c.statuses.value(r) != tb::RunStatus::Finished)
                     out() << "  (" << e << ")";
                 const QJsonObject info = c.infos.value(r);

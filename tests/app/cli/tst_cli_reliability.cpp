@@ -142,6 +142,39 @@ private Q_SLOTS:
         const Output missing = cli({"runs", "--db", m_dir.filePath("missing/none.sqlite")});
         QVERIFY2(missing.err.startsWith("trainbench-cli: "), qPrintable(missing.err));
     }
+
+    // Item 4: a classification run stopped before its first checkpoint speaks of accuracy.
+    void cancelledClassificationWithoutCheckpointSpeaksOfAccuracy()
+    {
+        const QString spec = writeSpec("cancel.json", R"({"name": "cancel", "kind": "learning-curve", "threads": 1,
+            "dataset": {"source": "moons", "samples": 100, "noise": 0.1},
+            "algorithms": [{"id": "test.sleepy", "label": "Sleepy", "params": {"epochs": 1, "epoch_ms": 600000}}]})");
+        const QString db = m_dir.filePath("cancel.sqlite");
+        QProcess p;
+        QVERIFY(startRunAndWaitForARunningRow(p, spec, db));
+        QCOMPARE(::kill(pid_t(p.processId()), SIGINT), 0);
+        QVERIFY(p.waitForFinished(60000));
+        QCOMPARE(p.exitCode(), 5); // stopped by the user
+        const QString out = QString::fromUtf8(p.readAllStandardOutput());
+        const QStringList lines = linesWith(out, "Sleepy ");
+        QCOMPARE(lines.size(), 1);
+        QVERIFY2(lines.first().contains("cancelled"), qPrintable(out));
+        QVERIFY2(lines.first().contains("train acc -  test acc -"), qPrintable(out));
+        QVERIFY2(!lines.first().contains("RMSE"), qPrintable(out));
+        QVERIFY2(lines.first().contains("no checkpoint"), qPrintable(out));
+
+        // A regression run stopped the same way speaks of RMSE.
+        const QString regression = writeSpec("cancel-reg.json", R"({"name": "cancel", "kind": "learning-curve",
+            "threads": 1, "dataset": {"source": "friedman1", "samples": 100},
+            "algorithms": [{"id": "test.sleepy", "label": "Sleepy", "params": {"epochs": 1, "epoch_ms": 600000}}]})");
+        const QString db2 = m_dir.filePath("cancel-reg.sqlite");
+        QProcess q;
+        QVERIFY(startRunAndWaitForARunningRow(q, regression, db2));
+        QCOMPARE(::kill(pid_t(q.processId()), SIGINT), 0);
+        QVERIFY(q.waitForFinished(60000));
+        const QString out2 = QString::fromUtf8(q.readAllStandardOutput());
+        QVERIFY2(linesWith(out2, "Sleepy ").value(0).contains("train RMSE -  test RMSE -"), qPrintable(out2));
+    }
 };
 
 QTEST_GUILESS_MAIN(TestCliReliability)
