@@ -603,7 +603,10 @@ int cmdRuns(const QStringList& args)
                                       {"status", tb::runStatusName(r.status)}, {"seed", QString::number(r.seed)},
                                       {"threads", r.threads}, {"repeat", r.repeat}, {"error", r.error},
                                       {"plugin_version", r.pluginVersion}, {"app_version", r.appVersion},
-                                      {"params", QJsonObject::fromVariantMap(r.params)}, {"info", r.info}});
+                                      {"params", QJsonObject::fromVariantMap(r.params)}, {"info", r.info},
+                                      {"owner", QJsonObject{{"host", r.owner.host}, {"pid", r.owner.pid},
+                                                            {"start_ticks", r.owner.startTicks},
+                                                            {"boot_id", r.owner.bootId}}}});
             jexps.append(QJsonObject{{"id", e.id}, {"name", e.name}, {"kind", e.kind},
                                      {"created", e.created.toString(Qt::ISODate)}, {"app_version", e.appVersion},
                                      {"git_hash", e.gitHash}, {"runs", jr}});
@@ -640,6 +643,8 @@ int cmdRuns(const QStringList& args)
                          tb::CostPrediction(r.info.value("predicted_cost_per_cell").toObject()).describe();
                      !cell.isEmpty())
                 out() << "  predicted " << cell << " per cell";
+            if (r.status == tb::RunStatus::Running)
+                out() << "  (trained by " << r.owner.describe() << ")";
             if (!r.error.isEmpty())
                 out() << "  (" << r.error << ")";
             out() << "\n";

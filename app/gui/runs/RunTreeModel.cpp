@@ -603,6 +603,8 @@ QString RunTreeModel::runDetails(const Group& g, const RunRow& r)
                                       : QStringLiteral("%1 (%2)").arg(g.record.name, QString::number(g.record.id)));
     html += detailRow(tr("Algorithm"), rec.algorithmId);
     html += detailRow(tr("Plugin"), QStringLiteral("%1 %2").arg(rec.pluginId, rec.pluginVersion).trimmed());
+    if (rec.status == RunStatus::Running)
+        html += detailRow(tr("Trained by"), rec.owner.describe());
     html += detailRow(tr("App version"), rec.appVersion);
     html += detailRow(tr("Dataset"), rec.dataset);
     html += detailRow(tr("Seed"), QString::number(rec.seed));

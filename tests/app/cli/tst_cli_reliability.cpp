@@ -175,6 +175,58 @@ private Q_SLOTS:
         const QString out2 = QString::fromUtf8(q.readAllStandardOutput());
         QVERIFY2(linesWith(out2, "Sleepy ").value(0).contains("train RMSE -  test RMSE -"), qPrintable(out2));
     }
+
+    // Item 6: a killed `run` leaves a row "running" in the file; every reader shows it interrupted.
+    void killedRunIsShownInterruptedByEveryReader()
+    {
+        const QString spec = writeSpec("killed.json", R"({"name": "killed", "kind": "learning-curve", "threads": 1,
+            "dataset": {"source": "moons", "samples": 100, "noise": 0.1},
+            "algorithms": [{"id": "test.sleepy", "label": "Sleepy", "params": {"epochs": 1, "epoch_ms": 600000}}]})");
+        const QString db = m_dir.filePath("killed.sqlite");
+        QProcess p;
+        QVERIFY(startRunAndWaitForARunningRow(p, spec, db));
+        const qint64 pid = p.processId();
+
+        // While it trains, `runs` names its owner and calls it running.
+        const Output live = cli({"runs", "--db", db});
+        QCOMPARE(live.code, 0);
+        QVERIFY2(linesWith(live.out, "Sleepy").value(0).contains("running"), qPrintable(live.out));
+        QVERIFY2(linesWith(live.out, "Sleepy").value(0).contains(QStringLiteral("pid %1").arg(pid)), qPrintable(live.out));
+
+        // A store opened before the kill, as the workbench keeps its database open.
+        QString error;
+        auto store = RunStore::open(db, &error);
+        QVERIFY2(store, qPrintable(error));
+        QCOMPARE(store->runs().value(0).status, RunStatus::Running);
+
+        QCOMPARE(::kill(pid_t(pid), SIGKILL), 0);
+        QVERIFY(p.waitForFinished(60000));
+
+        // `runs` opens the file read-only, so nothing rewrites the row: the reader must tell.
+        const Output dead = cli({"runs", "--db", db});
+        QCOMPARE(dead.code, 0);
+        const QString line = linesWith(dead.out, "Sleepy").value(0);
+        QVERIFY2(line.contains("interrupted") && !line.contains("running "), qPrintable(dead.out));
+        QVERIFY2(line.contains(QStringLiteral("pid %1").arg(pid)), qPrintable(dead.out));
+        const Output json = cli({"runs", "--db", db, "--json"});
+        const QJsonObject run = QJsonDocument::fromJson(json.out.toUtf8())
+                                    .object()
+                                    .value("experiments")
+                                    .toArray()
+                                    .first()
+                                    .toObject()
+                                    .value("runs")
+                                    .toArray()
+                                    .first()
+                                    .toObject();
+        QCOMPARE(run.value("status").toString(), QStringLiteral("interrupted"));
+        QCOMPARE(run.value("owner").toObject().value("pid").toInteger(), pid);
+
+        // The store that was open all along reads the same row as interrupted now.
+        const QList<RunRecord> runs = store->runs();
+        QCOMPARE(runs.size(), 1);
+        QCOMPARE(runs.first().status, RunStatus::Interrupted);
+    }
 };
 
 QTEST_GUILESS_MAIN(TestCliReliability)

@@ -8,6 +8,7 @@
 
 #include <ResultCsv.h>
 #include <RunStore.h>
+#include <RunStoreOwner.h>
 
 #include <QAction>
 #include <QApplication>
@@ -15,9 +16,12 @@
 #include <QFile>
 #include <QLineEdit>
 #include <QMessageBox>
+#include <QProcess>
 #include <QPushButton>
 #include <QTimer>
 #include <QSignalSpy>
+#include <QSqlDatabase>
+#include <QSqlQuery>
 #include <QTemporaryDir>
 #include <QTreeView>
 #include <QtTest>
@@ -778,6 +782,56 @@ private Q_SLOTS:
         QVERIFY(!m_browser->exportSelectedCsv(m_dir->filePath(QStringLiteral("x.csv")), &error));
         QVERIFY(!error.isEmpty());
         QCOMPARE(m_browser->deleteSelected(), 0);
+    }
+
+    // Issue 32: a run whose process was killed while this store was open (another `trainbench-cli
+    // run` writing the same file) is shown interrupted, with why, and may be deleted: the browser
+    // offers no wait for a run nobody is training. A live one still says who trains it.
+    void aRunWhoseProcessDiedIsInterruptedNotRunning()
+    {
+        QProcess trainer;
+        trainer.start(QStringLiteral("/bin/sleep"), {QStringLiteral("60")});
+        QVERIFY(trainer.waitForStarted());
+        const qint64 pid = trainer.processId();
+        {
+            // The row as another process leaves it: running, owned by that process.
+            const QString name = QStringLiteral("raw-owner");
+            {
+                QSqlDatabase db = QSqlDatabase::addDatabase(QStringLiteral("QSQLITE"), name);
+                db.setDatabaseName(m_store->path());
+                QVERIFY(db.open());
+                QSqlQuery q(db);
+                qint64 ticks = 0;
+                bool zombie = false;
+                QVERIFY(RunStoreOwner::readProcStat(pid, &ticks, &zombie));
+                QVERIFY(q.prepare(QStringLiteral("UPDATE runs SET owner_pid = ?, owner_start = ?, owner_token = "
+                                                 "'another process' WHERE id = ?")));
+                q.addBindValue(pid);
+                q.addBindValue(ticks);
+                q.addBindValue(m_running);
+                QVERIFY(q.exec());
+                QCOMPARE(q.numRowsAffected(), 1);
+            }
+            QSqlDatabase::removeDatabase(name);
+        }
+        m_browser->refresh();
+        QCOMPARE(cell(m_running, RunTreeModel::StatusColumn), QStringLiteral("running"));
+        m_browser->setSelection({}, {m_running});
+        QVERIFY2(m_browser->detailsHtml().contains(QStringLiteral("pid %1").arg(pid)), qPrintable(m_browser->detailsHtml()));
+        QCOMPARE(m_browser->deleteSelected(), 0); // someone trains it
+
+        trainer.kill();
+        QVERIFY(trainer.waitForFinished());
+        m_browser->refresh();
+        QCOMPARE(cell(m_running, RunTreeModel::StatusColumn), QStringLiteral("interrupted"));
+        QVERIFY2(!treeModel()->indexOfExperiment(m_expB, RunTreeModel::StatusColumn).data().toString().contains("running"),
+                 qPrintable(treeModel()->indexOfExperiment(m_expB, RunTreeModel::StatusColumn).data().toString()));
+        m_browser->setSelection({}, {m_running});
+        QVERIFY2(m_browser->detailsHtml().contains(QStringLiteral("pid %1").arg(pid)) &&
+                     m_browser->detailsHtml().contains(QStringLiteral("ended before the run finished")),
+                 qPrintable(m_browser->detailsHtml()));
+        QCOMPARE(m_browser->deleteSelected(), 1);
+        QVERIFY(!m_store->run(m_running));
     }
 };
 
