@@ -27,7 +27,8 @@ public:
     void fit(const DatasetView& data, RunContext& ctx) override;
     /// Network outputs. Throws std::logic_error before the first fit().
     Eigen::MatrixXd predict(const Eigen::Ref<const Eigen::MatrixXd>& x) const override;
-    /// {"flops_per_evaluation": one full-batch gradient (6·P·n)}; iterations take one or more.
+    /// {"flops_per_evaluation": one full-batch gradient (6·P·n)}, iterations take one or more;
+    /// "memory_bytes": GradientConfig::workingMemoryBytes().
     QJsonObject predictCost(const ProblemShape& shape) const override;
 
     const num::Mlp& network() const { return m_net; }
