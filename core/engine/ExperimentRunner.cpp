@@ -1,6 +1,7 @@
 #include "ExperimentRunner.h"
 
 #include "CostPrediction.h"
+#include "MemoryCheck.h"
 #include "PluginRegistry.h"
 #include "RunStore.h"
 
@@ -163,6 +164,17 @@ ExperimentResult ExperimentRunner::execute(const ExperimentSpec& spec, Experimen
     return r;
 }
 
+bool ExperimentRunner::refuseOverMemory(const QList<MemoryCheck::Demand>& demands, int threads,
+                                        ExperimentResult& result) const
+{
+    QString refusal;
+    tbb::task_arena(threads).execute([&] { refusal = MemoryCheck::refusal(m_registry, demands); });
+    if (refusal.isEmpty())
+        return true;
+    result.error = refusal;
+    return false;
+}
+
 void ExperimentRunner::blameStoreFailure(RunResult& rr) const
 {
     if (rr.status != RunStatus::Cancelled)
@@ -303,6 +315,13 @@ ExperimentResult ExperimentRunner::runLearningCurve(const ExperimentSpec& spec, 
         const AlgorithmEntry* entry = m_registry.algorithm(alg.id);
         labels << (!alg.label.isEmpty() ? alg.label : (entry ? entry->info.name : alg.id));
     }
+    // One run at a time: each algorithm's own working memory must fit.
+    QList<MemoryCheck::Demand> demands;
+    for (int a = 0; a < nAlg; ++a)
+        demands << MemoryCheck::Demand{labels[a], spec.algorithms[a].id, spec.algorithms[a].params,
+                                       CostPrediction::shapeOf(data->train), 1};
+    if (!refuseOverMemory(demands, threads, result))
+        return result;
 
     // Cell i is repeat firstRepeat + i % repeats of algorithm i / repeats.
     auto jobOf = [&](int i) {
@@ -444,6 +463,17 @@ ExperimentResult ExperimentRunner::runNoiseSweep(const ExperimentSpec& spec, qin
         const AlgorithmRun& alg = spec.algorithms[a];
         const AlgorithmEntry* entry = m_registry.algorithm(alg.id);
         labels << (!alg.label.isEmpty() ? alg.label : (entry ? entry->info.name : alg.id));
+    }
+    // Cells train side by side, one algorithm after the other in each: every algorithm's memory
+    // times the cells at once must fit.
+    {
+        QList<MemoryCheck::Demand> demands;
+        for (int a = 0; a < nAlg; ++a)
+            demands << MemoryCheck::Demand{labels[a], spec.algorithms[a].id, spec.algorithms[a].params,
+                                           CostPrediction::shapeOf(probe->train),
+                                           int(std::min<qint64>(threads, std::max<qint64>(cells, 1)))};
+        if (!refuseOverMemory(demands, threads, result))
+            return result;
     }
     // Results by [algorithm][cell]; NaN where a cell failed, diverged or was skipped.
     std::vector<std::vector<double>> trainRmse(nAlg, std::vector<double>(size_t(cells), NaN));
@@ -774,6 +804,22 @@ ExperimentResult ExperimentRunner::runParamSweep(const ExperimentSpec& spec, qin
 
     const int total = int(cells.size());
     const int atOnce = std::clamp(spec.paramSweep.cellsAtOnce, 1, threads);
+    // Every configuration (data-set option, algorithm, point), sweep.cells_at_once of them at once.
+    {
+        QList<MemoryCheck::Demand> demands;
+        QSet<int> seen;
+        for (const SweepCell& cell : cells) {
+            const int conf = configurationOf(cell);
+            if (seen.contains(conf))
+                continue;
+            seen.insert(conf);
+            demands << MemoryCheck::Demand{result.curves[conf].label, spec.algorithms[cell.algorithmIndex].id,
+                                           cell.params, CostPrediction::shapeOf(data[size_t(cell.datasetIndex)]->train),
+                                           atOnce};
+        }
+        if (!refuseOverMemory(demands, threads, result))
+            return result;
+    }
     std::vector<RunResult> results(size_t(cells.size()));
     std::vector<char> ran(size_t(cells.size()), 0);
     std::mutex errorMutex;

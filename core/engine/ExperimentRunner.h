@@ -4,6 +4,7 @@
 
 #include "CellExecutor.h"
 #include "ExperimentSpec.h"
+#include "MemoryCheck.h"
 #include "ParamSweep.h"
 #include "RunTypes.h"
 #include "Runner.h"
@@ -155,6 +156,10 @@ private:
     QString storeFailure() const;
     /// A run cancelled because the store failed (not by the user) becomes Failed with that cause.
     void blameStoreFailure(RunResult& rr) const;
+    /// Before any run starts: false, with the refusal in @p result's error, when a configuration's
+    /// predicted working memory does not fit in what this process may use (MemoryCheck), checked
+    /// in an arena of @p threads.
+    bool refuseOverMemory(const QList<MemoryCheck::Demand>& demands, int threads, ExperimentResult& result) const;
     /// Whether this process writes the experiment's own rows (not an MPI worker).
     bool writesExperiment() const { return m_store && !m_executor->isWorker(); }
 

@@ -1,6 +1,7 @@
 #include "Runner.h"
 
 #include "CostPrediction.h"
+#include "MemoryCheck.h"
 #include "PeakMemory.h"
 #include "PluginRegistry.h"
 #include "RunLog.h"
@@ -333,6 +334,13 @@ RunResult Runner::execute(const RunJob& job, const StopSource& stop, RunObserver
             if (observer)
                 observer->costPredicted(job, result.runId, cost);
         }
+        // What cannot fit is refused before fit() allocates it (the experiment checked before its
+        // first run; memory may have gone since, or the run is not part of one).
+        if (const QString refusal = MemoryCheck::refusal(
+                m_registry, MemoryCheck::Demand{job.label, job.algorithmId, *params, CostPrediction::shapeOf(train), 1},
+                CostPrediction(cost));
+            !refusal.isEmpty())
+            return finish(RunStatus::Failed, refusal);
 
         // Memory: measured around fit() and the host's evaluations, outside nothing else the
         // run needs; or only registered, so that a measured run elsewhere sees the overlap.

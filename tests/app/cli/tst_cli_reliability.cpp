@@ -143,6 +143,42 @@ private Q_SLOTS:
         QVERIFY2(missing.err.startsWith("trainbench-cli: "), qPrintable(missing.err));
     }
 
+    // Item 1: a network too large for this process is bad input, refused before it is allocated.
+    void networkTooLargeForMemoryIsRefusedBeforeItStarts()
+    {
+        const QString db = m_dir.filePath("memory.sqlite");
+        const QString spec = writeSpec("memory.json", R"({"name": "memory", "kind": "learning-curve", "threads": 1,
+            "dataset": {"source": "moons", "samples": 200, "noise": 0.1},
+            "algorithms": [{"id": "gradient.adam", "label": "Adam", "params": {"hidden": [2000, 2000], "epochs": 1}}]})");
+        QProcessEnvironment env = environment();
+        env.insert("TRAINBENCH_MEMORY_LIMIT", "16M");
+        const Output o = cli({"run", spec, "--db", db, "--quiet"}, env);
+        QVERIFY2(o.code == 3, qPrintable(QStringLiteral("exit %1\n%2\n%3").arg(o.code).arg(o.out, o.err)));
+        const QString refusal = linesWith(o.err, "Adam: gradient.adam needs").value(0);
+        QVERIFY2(QRegularExpression(R"(^Adam: gradient\.adam needs [0-9.]+ MiB of working memory for 140×2 → 2 classes, but )"
+                                    R"(only 16\.0 MiB is available to this process \(TRAINBENCH_MEMORY_LIMIT=16M\); sized by )"
+                                    R"(hidden = \[2000, 2000\] \(its default, \[\d+\], needs [0-9.]+ [KM]iB\))")
+                     .match(refusal)
+                     .hasMatch(),
+                 qPrintable(o.err));
+        QVERIFY2(!o.out.contains("Adam "), qPrintable(o.out)); // no run line: nothing ran
+
+        // A param sweep names the configuration that does not fit.
+        const QString sweep = writeSpec("memory-sweep.json", R"({"name": "memory", "kind": "param-sweep", "threads": 1,
+            "dataset": {"source": "moons", "samples": 200, "noise": 0.1},
+            "algorithms": [{"id": "gradient.adam", "label": "Adam", "params": {"epochs": 1}}],
+            "sweep": {"grid": {"hidden": [[4], [2000, 2000]]}}})");
+        const Output s = cli({"run", sweep, "--db", db, "--quiet"}, env);
+        QCOMPARE(s.code, 3);
+        QVERIFY2(s.err.contains("Adam hidden=[2000,2000]: gradient.adam needs") &&
+                     s.err.contains("sized by hidden = [2000, 2000] (its default, [50], needs"),
+                 qPrintable(s.err));
+
+        // Nothing was stored: the database holds no experiment.
+        const Output runs = cli({"runs", "--db", db});
+        QVERIFY2(runs.out.contains("No experiments in"), qPrintable(runs.out));
+    }
+
     // Item 4: a classification run stopped before its first checkpoint speaks of accuracy.
     void cancelledClassificationWithoutCheckpointSpeaksOfAccuracy()
     {

@@ -408,7 +408,8 @@ private Q_SLOTS:
             QVERIFY2(!finishedFirst && r.status == RunStatus::Cancelled,
                      qPrintable(QString("%1: the long run ended (%2) before Stop was pressed: declare a \"long_run\" in "
                                         "the plugin's conformance metadata that lasts well over a second (%3)")
-                                    .arg(id, runStatusName(r.status), d.source)));
+                                    .arg(id, runStatusName(r.status) + (r.error.isEmpty() ? QString() : ": " + r.error),
+                                         d.source)));
         }
         qInfo("%s returned %.1f ms after Stop", qPrintable(id), best);
         QVERIFY2(best < kStopLimitMs, qPrintable(QString("%1 returned %2 ms after Stop").arg(id).arg(best)));
