@@ -540,6 +540,9 @@ ExperimentResult ExperimentRunner::runNoiseSweep(const ExperimentSpec& spec, qin
             rec.started = QDateTime::currentDateTimeUtc();
             rec.appVersion = QStringLiteral(TB_APP_VERSION);
             rec.info = QJsonObject{{"algorithm_index", a}};
+            const QJsonObject replaced = Runner::replacementFact(entry);
+            for (auto it = replaced.begin(); it != replaced.end(); ++it)
+                rec.info.insert(it.key(), it.value());
             runIds[a] = m_store->createRun(rec);
         }
     }

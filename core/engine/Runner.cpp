@@ -218,6 +218,15 @@ private:
 
 Runner::Runner(const PluginRegistry& registry, RunLog* store) : m_registry(registry), m_store(store) {}
 
+QJsonObject Runner::replacementFact(const AlgorithmEntry* entry)
+{
+    if (!entry || entry->plugin->replaces.isEmpty())
+        return {};
+    return QJsonObject{{QStringLiteral("plugin_replaces"),
+                        QJsonObject{{QStringLiteral("file"), entry->plugin->filePath},
+                                    {QStringLiteral("replaces"), QJsonArray::fromStringList(entry->plugin->replaces)}}}};
+}
+
 RunRecord Runner::record(const RunJob& job) const
 {
     const AlgorithmEntry* entry = m_registry.algorithm(job.algorithmId);
@@ -240,6 +249,9 @@ RunRecord Runner::record(const RunJob& job) const
     // Which cell of its experiment the row is, from its first moment: a run whose process dies
     // is still recognised (and re-run) by a resumed experiment.
     rec.info = job.hostFacts;
+    const QJsonObject replaced = replacementFact(entry);
+    for (auto it = replaced.begin(); it != replaced.end(); ++it)
+        rec.info.insert(it.key(), it.value());
     return rec;
 }
 
@@ -301,6 +313,9 @@ RunResult Runner::execute(const RunJob& job, const StopSource& stop, RunObserver
         fin.insert("train_seconds", result.trainSeconds);
         result.info.insert("final", fin);
         for (auto it = job.hostFacts.begin(); it != job.hostFacts.end(); ++it)
+            result.info.insert(it.key(), it.value());
+        const QJsonObject replaced = replacementFact(entry);
+        for (auto it = replaced.begin(); it != replaced.end(); ++it)
             result.info.insert(it.key(), it.value());
         if (m_store && result.runId >= 0)
             m_store->finishRun(result.runId, status, error, result.info);

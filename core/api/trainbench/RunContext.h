@@ -57,12 +57,15 @@ public:
 ///  - "predicted_cost": Trainer::predictCost() of the run's problem;
 ///  - "measured_seconds": the training time the prediction is compared with;
 ///  - "final": the final metrics; "log": the log lines; "stopped_by": why a run ended early;
-///  - "peak_memory_bytes": the process's peak resident memory growth during fit().
+///  - "peak_memory_bytes": the process's peak resident memory growth during fit();
+///  - "plugin_replaces": the plugin's file and the files of the same plugin id it replaced, when
+///    it replaced one (a copy found earlier on the search path, e.g. in TRAINBENCH_PLUGIN_PATH).
 inline const QStringList& reservedFactKeys()
 {
-    static const QStringList keys{QStringLiteral("predicted_cost"), QStringLiteral("measured_seconds"),
-                                  QStringLiteral("final"),          QStringLiteral("log"),
-                                  QStringLiteral("stopped_by"),     QStringLiteral("peak_memory_bytes")};
+    static const QStringList keys{QStringLiteral("predicted_cost"),    QStringLiteral("measured_seconds"),
+                                  QStringLiteral("final"),             QStringLiteral("log"),
+                                  QStringLiteral("stopped_by"),        QStringLiteral("peak_memory_bytes"),
+                                  QStringLiteral("plugin_replaces")};
     return keys;
 }
 
