@@ -15,6 +15,7 @@
 #include <ExperimentSpec.h>
 #include <ParamSweep.h>
 #include <PluginRegistry.h>
+#include <PluginTrust.h>
 #include <ProcessSetup.h>
 #include <ResultCsv.h>
 #include <RunStore.h>
@@ -156,6 +157,8 @@ int cmdList(const QStringList& args)
                           {"family", s->family}, {"state", s->stateName()}};
             if (!s->error.isEmpty())
                 o.insert("error", s->error);
+            if (!s->replaces.isEmpty())
+                o.insert("replaces", QJsonArray::fromStringList(s->replaces));
             QJsonArray algs;
             for (const auto& a : s->algorithms) {
                 QJsonObject alg{{"id", a.id},
@@ -176,18 +179,44 @@ int cmdList(const QStringList& args)
             o.insert("algorithms", algs);
             plugins.append(o);
         }
+        QJsonArray folders;
+        for (const tb::PluginFolder& f : reg.folders()) {
+            QJsonObject o{{"path", f.path}, {"state", f.stateName()}};
+            if (!f.problem.isEmpty())
+                o.insert("problem", f.problem);
+            folders.append(o);
+        }
         QJsonObject root{{"search_paths", QJsonArray::fromStringList(reg.searchPaths())},
+                         {"folders", folders},
+                         {"notices", QJsonArray::fromStringList(reg.notices())},
                          {"plugins", plugins},
                          {"data_sources", tb::data::DataSourceSchema::toJson()}};
         out() << QJsonDocument(root).toJson(QJsonDocument::Indented);
         return Ok;
     }
+    // First what the user must know, then where plugins come from: they are code.
+    for (const QString& n : reg.notices())
+        out() << "Notice: " << n << "\n";
+    out() << "Plugins are code: they run with your rights. Plugin folders, searched in this order:\n";
+    for (const tb::PluginFolder& f : reg.folders()) {
+        out() << "  " << f.path;
+        switch (f.state) {
+        case tb::PluginFolder::State::Used: break;
+        case tb::PluginFolder::State::Missing: out() << "  (does not exist)"; break;
+        case tb::PluginFolder::State::Refused: out() << "  (refused: " << f.problem << ")"; break;
+        case tb::PluginFolder::State::Trusted: out() << "  (trusted by " << tb::PluginTrust::trustVariable << " although " << f.problem << ")"; break;
+        }
+        out() << "\n";
+    }
+    out() << "\n";
     int loaded = 0;
     for (const auto& s : reg.plugins()) {
         if (!s->isLoaded())
             continue;
         ++loaded;
         out() << s->name << " (" << s->id << " " << s->version << ")  " << s->filePath << "\n";
+        if (!s->replaces.isEmpty())
+            out() << "  replaces " << s->replaces.join(", ") << "\n";
         if (!s->citation.isEmpty())
             out() << "  " << s->citation << "\n";
         for (const auto& a : s->algorithms) {
@@ -213,6 +242,15 @@ int cmdList(const QStringList& args)
 }
 
 // ---------------------------------------------------------------------------------- run
+// Plugin folders refused as unsafe, trusted anyway, and plugins that replace another of their id:
+// said before a run, where the user sees it.
+void warnAboutPlugins(const tb::PluginRegistry& reg)
+{
+    for (const QString& n : reg.notices())
+        err() << "warning: " << n << "\n";
+    err().flush();
+}
+
 // Runs @p spec (or resumes stored experiment @p resumeId ≥ 0), with @p executor (null: this
 // process), prints its summary and writes --plot / --csv: the tail of run and rerun.
 int runSpec(const tb::ExperimentSpec& spec, const tb::PluginRegistry& reg, tb::RunStore* store,
@@ -502,6 +540,7 @@ int cmdRun(const QStringList& args)
         }
     tb::PluginRegistry reg;
     reg.scan();
+    warnAboutPlugins(reg);
     // Former parameter spellings still run, upgraded, with a note (the stored spec is upgraded).
     for (const QString& note : spec->upgradeParams(reg))
         err() << "warning: " << note << "\n";
@@ -553,6 +592,7 @@ int cmdRerun(const QStringList& args)
         return Database;
     tb::PluginRegistry reg;
     reg.scan();
+    warnAboutPlugins(reg);
     QString error;
     const auto rerun = p.isSet("experiment") ? tb::StoredRuns::rerunOfExperiment(*store, id, &error)
                                              : tb::StoredRuns::rerunOfRun(*store, reg, id, &error);

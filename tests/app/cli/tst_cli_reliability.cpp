@@ -179,6 +179,66 @@ private Q_SLOTS:
         QVERIFY2(runs.out.contains("No experiments in"), qPrintable(runs.out));
     }
 
+    // Item 5: plugins are code. A folder others can write to is refused (unless trusted
+    // explicitly), and a plugin that replaces another of its id is announced where it is seen.
+    void pluginFoldersOthersCanWriteToAreRefusedAndReplacementsAnnounced()
+    {
+        const QString folder = m_dir.filePath("shared-plugins");
+        QVERIFY(QDir().mkpath(folder));
+        QVERIFY(QFile::copy(QStringLiteral(TB_PLUGIN_BUILD_DIR "/trainbench-linear.so"), folder + "/trainbench-linear.so"));
+        QCOMPARE(::chmod(QFile::encodeName(folder).constData(), 0777), 0);
+        const QString path = folder + ":" TB_TEST_PLUGIN_DIR ":" TB_PLUGIN_BUILD_DIR;
+
+        // Refused: said first, and the built-in plugin is the one used.
+        const Output refused = cli({"list"}, environment(path));
+        QCOMPARE(refused.code, 0);
+        QVERIFY2(refused.out.startsWith("Notice: plugin folder " + folder + " refused: the plugin folder " + folder +
+                                        " is writable by every user (mode 0777)"),
+                 qPrintable(refused.out.left(600)));
+        QVERIFY2(refused.out.contains("TRAINBENCH_TRUST_PLUGIN_DIRS=" + folder), qPrintable(refused.out.left(600)));
+        QVERIFY2(refused.out.contains("Plugins are code: they run with your rights. Plugin folders, searched in this "
+                                      "order:\n  " + folder + "  (refused: "),
+                 qPrintable(refused.out.left(1200)));
+        QVERIFY2(refused.out.contains("(linear 1.0.0)  " TB_PLUGIN_BUILD_DIR "/trainbench-linear.so"), qPrintable(refused.out));
+        const QString spec = writeSpec("ridge.json", R"({"name": "ridge", "kind": "learning-curve", "threads": 1,
+            "dataset": {"source": "moons", "samples": 100, "noise": 0.1},
+            "algorithms": [{"id": "linear.ridge", "label": "Ridge"}]})");
+        const Output run = cli({"run", spec, "--no-db", "--quiet"}, environment(path));
+        QCOMPARE(run.code, 0);
+        QVERIFY2(run.err.startsWith("warning: plugin folder " + folder + " refused"), qPrintable(run.err));
+
+        // Trusted explicitly: loaded, and the copy replacing the built-in plugin is announced at the
+        // start of `list`, by `run`, and in the run's facts.
+        QProcessEnvironment trusting = environment(path);
+        trusting.insert("TRAINBENCH_TRUST_PLUGIN_DIRS", folder);
+        const QString replaced = QStringLiteral("plugin \"linear\" 1.0.0 from %1/trainbench-linear.so replaces "
+                                                TB_PLUGIN_BUILD_DIR "/trainbench-linear.so")
+                                     .arg(folder);
+        const Output listed = cli({"list"}, trusting);
+        QCOMPARE(listed.code, 0);
+        QVERIFY2(listed.out.startsWith("Notice: plugin folder " + folder + " loaded although"), qPrintable(listed.out.left(600)));
+        QVERIFY2(linesWith(listed.out, "Notice:").join('\n').contains(replaced), qPrintable(listed.out.left(1200)));
+        QVERIFY2(listed.out.contains("(linear 1.0.0)  " + folder + "/trainbench-linear.so\n  replaces " TB_PLUGIN_BUILD_DIR
+                                     "/trainbench-linear.so"),
+                 qPrintable(listed.out));
+        const Output json = cli({"list", "--json"}, trusting);
+        const QJsonObject root = QJsonDocument::fromJson(json.out.toUtf8()).object();
+        QCOMPARE(root.value("folders").toArray().first().toObject().value("state").toString(), QStringLiteral("trusted"));
+        QVERIFY(root.value("notices").toArray().contains(QJsonValue(replaced + " (the first folder of the search path wins)")));
+
+        const QString db = m_dir.filePath("replaced.sqlite");
+        const Output trustedRun = cli({"run", spec, "--db", db, "--quiet"}, trusting);
+        QCOMPARE(trustedRun.code, 0);
+        QVERIFY2(linesWith(trustedRun.err, "warning: ").join('\n').contains(replaced), qPrintable(trustedRun.err));
+        const Output runs = cli({"runs", "--db", db, "--json"});
+        const QJsonObject fact = QJsonDocument::fromJson(runs.out.toUtf8())
+                                     .object()
+                                     .value("experiments")[0]["runs"][0]["info"]["plugin_replaces"]
+                                     .toObject();
+        QCOMPARE(fact.value("file").toString(), folder + "/trainbench-linear.so");
+        QCOMPARE(fact.value("replaces").toArray().first().toString(), QStringLiteral(TB_PLUGIN_BUILD_DIR "/trainbench-linear.so"));
+    }
+
     // Item 4: a classification run stopped before its first checkpoint speaks of accuracy.
     void cancelledClassificationWithoutCheckpointSpeaksOfAccuracy()
     {

@@ -557,6 +557,33 @@ private Q_SLOTS:
         QVERIFY(!html.contains("<h4>network</h4>"));
     }
 
+    void aRunOfAReplacingPluginSaysSoInItsRow()
+    {
+        // Issue 32: a plugin that replaced another of its id (a copy earlier on the search path)
+        // is named by the run it trained: its row's tooltip and its details.
+        RunRecord r;
+        r.experimentId = m_expA;
+        r.algorithmId = QStringLiteral("linear.ridge");
+        r.algorithmName = QStringLiteral("Ridge");
+        r.status = RunStatus::Finished;
+        r.started = T0;
+        r.ended = T0.addSecs(1);
+        r.info = {{QStringLiteral("plugin_replaces"),
+                   QJsonObject{{"file", "/tmp/open/trainbench-linear.so"},
+                               {"replaces", QJsonArray{"/opt/tb/plugins/trainbench-linear.so"}}}}};
+        const qint64 id = m_store->createRun(r);
+        QVERIFY(m_store->flush());
+        m_browser->refresh();
+        const QModelIndex run = treeModel()->indexOfRun(id);
+        const QString said = QStringLiteral("/tmp/open/trainbench-linear.so, which replaced /opt/tb/plugins/trainbench-linear.so");
+        QVERIFY2(run.data(Qt::ToolTipRole).toString().contains("Trained by plugin " + said),
+                 qPrintable(run.data(Qt::ToolTipRole).toString()));
+        const QString html = run.data(RunTreeModel::DetailsRole).toString();
+        QVERIFY2(html.contains("Plugin file") && html.contains(said), qPrintable(html));
+        // A run of the plugin it should be says nothing of the kind.
+        QVERIFY(!treeModel()->indexOfRun(m_finished).data(Qt::ToolTipRole).toString().contains("which replaced"));
+    }
+
     void writesOfAnotherProcessAppearByThemselves()
     {
         // An MPI job's rank 0 (or any trainbench-cli) writing the open database: its runs show up
