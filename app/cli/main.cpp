@@ -7,14 +7,18 @@
 #include "ChartExport.h"
 #include "CompareCommand.h"
 #include "DatasetsCommand.h"
+#include "LibraryNoise.h"
 #include "ProgressBar.h"
 
 #include <BuildInfo.h>
 #include <CostPrediction.h>
+#include <DataSource.h>
 #include <DataSourceRegistry.h>
 #include <ExperimentRunner.h>
 #include <ExperimentSpec.h>
+#include <ParamSweep.h>
 #include <PluginRegistry.h>
+#include <PluginTrust.h>
 #include <ProcessSetup.h>
 #include <ResultCsv.h>
 #include <RunStore.h>
@@ -158,6 +162,8 @@ int cmdList(const QStringList& args)
                           {"family", s->family}, {"state", s->stateName()}};
             if (!s->error.isEmpty())
                 o.insert("error", s->error);
+            if (!s->replaces.isEmpty())
+                o.insert("replaces", QJsonArray::fromStringList(s->replaces));
             QJsonArray algs;
             for (const auto& a : s->algorithms) {
                 QJsonObject alg{{"id", a.id},
@@ -180,18 +186,44 @@ int cmdList(const QStringList& args)
                 o.insert("data_sources", QJsonArray::fromStringList(s->dataSources));
             plugins.append(o);
         }
+        QJsonArray folders;
+        for (const tb::PluginFolder& f : reg.folders()) {
+            QJsonObject o{{"path", f.path}, {"state", f.stateName()}};
+            if (!f.problem.isEmpty())
+                o.insert("problem", f.problem);
+            folders.append(o);
+        }
         QJsonObject root{{"search_paths", QJsonArray::fromStringList(reg.searchPaths())},
+                         {"folders", folders},
+                         {"notices", QJsonArray::fromStringList(reg.notices())},
                          {"plugins", plugins},
                          {"data_sources", tb::data::DataSourceRegistry::toJson()}};
         out() << QJsonDocument(root).toJson(QJsonDocument::Indented);
         return Ok;
     }
+    // First what the user must know, then where plugins come from: they are code.
+    for (const QString& n : reg.notices())
+        out() << "Notice: " << n << "\n";
+    out() << "Plugins are code: they run with your rights. Plugin folders, searched in this order:\n";
+    for (const tb::PluginFolder& f : reg.folders()) {
+        out() << "  " << f.path;
+        switch (f.state) {
+        case tb::PluginFolder::State::Used: break;
+        case tb::PluginFolder::State::Missing: out() << "  (does not exist)"; break;
+        case tb::PluginFolder::State::Refused: out() << "  (refused: " << f.problem << ")"; break;
+        case tb::PluginFolder::State::Trusted: out() << "  (trusted by " << tb::PluginTrust::trustVariable << " although " << f.problem << ")"; break;
+        }
+        out() << "\n";
+    }
+    out() << "\n";
     int loaded = 0;
     for (const auto& s : reg.plugins()) {
         if (!s->isLoaded())
             continue;
         ++loaded;
         out() << s->name << " (" << s->id << " " << s->version << ")  " << s->filePath << "\n";
+        if (!s->replaces.isEmpty())
+            out() << "  replaces " << s->replaces.join(", ") << "\n";
         if (!s->citation.isEmpty())
             out() << "  " << s->citation << "\n";
         for (const auto& a : s->algorithms) {
@@ -221,6 +253,15 @@ int cmdList(const QStringList& args)
 }
 
 // ---------------------------------------------------------------------------------- run
+// Plugin folders refused as unsafe, trusted anyway, and plugins that replace another of their id:
+// said before a run, where the user sees it.
+void warnAboutPlugins(const tb::PluginRegistry& reg)
+{
+    for (const QString& n : reg.notices())
+        err() << "warning: " << n << "\n";
+    err().flush();
+}
+
 // Runs @p spec (or resumes stored experiment @p resumeId ≥ 0), with @p executor (null: this
 // process), prints its summary and writes --plot / --csv: the tail of run and rerun.
 int runSpec(const tb::ExperimentSpec& spec, const tb::PluginRegistry& reg, tb::RunStore* store,
@@ -270,6 +311,11 @@ int runSpec(const tb::ExperimentSpec& spec, const tb::PluginRegistry& reg, tb::R
                          .arg(fmt(sp.trainRmseMean), 9).arg(fmt(sp.trainRmseStd), -9)
                          .arg(fmt(sp.testRmseMean), 9).arg(fmt(sp.testRmseStd), -9);
     } else {
+        // The task of each data-set option, from the file: a run without a checkpoint has no
+        // metric that could tell accuracy from RMSE.
+        QList<bool> classification;
+        for (const QJsonObject& set : tb::ParamSweep::datasets(spec))
+            classification << (tb::data::DataSource::task(set) == tb::Task::Classification);
         for (const auto& c : result.curves)
             for (int r = 0; r < c.repeats.size(); ++r) {
                 const auto& pts = c.repeats[r];
@@ -278,9 +324,7 @@ int runSpec(const tb::ExperimentSpec& spec, const tb::PluginRegistry& reg, tb::R
                              .arg(c.label.left(28), -28).arg(c.repeatNumbers.value(r, r))
                              .arg(tb::runStatusName(c.statuses.value(r)), -9)
                              .arg(fmt(last.epoch)).arg(fmt(last.trainTime));
-                if (pts.isEmpty())
-                    out() << "no checkpoint";
-                else if (std::isfinite(last.trainAccuracy)) {
+                if (std::isfinite(last.trainAccuracy) || classification.value(c.datasetIndex)) {
                     out() << "train acc " << fmtPct(last.trainAccuracy);
                     if (std::isfinite(last.validationAccuracy))
                         out() << "  validation acc " << fmtPct(last.validationAccuracy);
@@ -291,6 +335,8 @@ int runSpec(const tb::ExperimentSpec& spec, const tb::PluginRegistry& reg, tb::R
                         out() << "  validation RMSE " << fmt(last.validationRmse);
                     out() << "  test RMSE " << fmt(last.testRmse);
                 }
+                if (pts.isEmpty())
+                    out() << "  (no checkpoint)";
                 if (const QString e = c.errors.value(r); !e.isEmpty() && c.statuses.value(r) != tb::RunStatus::Finished)
                     out() << "  (" << e << ")";
                 const QJsonObject info = c.infos.value(r);
@@ -511,6 +557,7 @@ int cmdRun(const QStringList& args)
         }
     tb::PluginRegistry reg;
     reg.scan();
+    warnAboutPlugins(reg);
     // Former parameter spellings still run, upgraded, with a note (the stored spec is upgraded).
     for (const QString& note : spec->upgradeParams(reg))
         err() << "warning: " << note << "\n";
@@ -562,6 +609,7 @@ int cmdRerun(const QStringList& args)
         return Database;
     tb::PluginRegistry reg;
     reg.scan();
+    warnAboutPlugins(reg);
     QString error;
     const auto rerun = p.isSet("experiment") ? tb::StoredRuns::rerunOfExperiment(*store, id, &error)
                                              : tb::StoredRuns::rerunOfRun(*store, reg, id, &error);
@@ -612,7 +660,10 @@ int cmdRuns(const QStringList& args)
                                       {"status", tb::runStatusName(r.status)}, {"seed", QString::number(r.seed)},
                                       {"threads", r.threads}, {"repeat", r.repeat}, {"error", r.error},
                                       {"plugin_version", r.pluginVersion}, {"app_version", r.appVersion},
-                                      {"params", QJsonObject::fromVariantMap(r.params)}, {"info", r.info}});
+                                      {"params", QJsonObject::fromVariantMap(r.params)}, {"info", r.info},
+                                      {"owner", QJsonObject{{"host", r.owner.host}, {"pid", r.owner.pid},
+                                                            {"start_ticks", r.owner.startTicks},
+                                                            {"boot_id", r.owner.bootId}}}});
             jexps.append(QJsonObject{{"id", e.id}, {"name", e.name}, {"kind", e.kind},
                                      {"created", e.created.toString(Qt::ISODate)}, {"app_version", e.appVersion},
                                      {"git_hash", e.gitHash}, {"runs", jr}});
@@ -649,6 +700,8 @@ int cmdRuns(const QStringList& args)
                          tb::CostPrediction(r.info.value("predicted_cost_per_cell").toObject()).describe();
                      !cell.isEmpty())
                 out() << "  predicted " << cell << " per cell";
+            if (r.status == tb::RunStatus::Running)
+                out() << "  (trained by " << r.owner.describe() << ")";
             if (!r.error.isEmpty())
                 out() << "  (" << r.error << ")";
             out() << "\n";
@@ -742,6 +795,7 @@ void usage()
 int main(int argc, char** argv)
 {
     tb::ProcessSetup::useHugePages(argv); // may restart the process once: first thing
+    tb::cli::LibraryNoise::install();     // before QApplication, whose start-up already remarks
     // The CLI never shows a window; Qt Charts still need a QApplication to render PNGs.
     if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM"))
         qputenv("QT_QPA_PLATFORM", "offscreen");

@@ -1,5 +1,7 @@
 #include "ExperimentContext.h"
 
+#include <tbb/task_arena.h>
+
 #include "PluginRegistry.h"
 #include "RunStore.h"
 
@@ -32,6 +34,17 @@ QString ExperimentContext::storeFailure() const
 {
     std::lock_guard lock(m_failureMutex);
     return m_storeFailure;
+}
+
+bool ExperimentContext::refuseOverMemory(const QList<MemoryCheck::Demand>& demands, int threads,
+                                         ExperimentResult& result) const
+{
+    QString refusal;
+    tbb::task_arena(threads).execute([&] { refusal = MemoryCheck::refusal(m_registry, demands); });
+    if (refusal.isEmpty())
+        return true;
+    result.error = refusal;
+    return false;
 }
 
 void ExperimentContext::blameStoreFailure(RunResult& rr) const

@@ -6,6 +6,7 @@
 
 #include "CellExecutor.h"
 #include "ExperimentRunner.h"
+#include "MemoryCheck.h"
 #include "RunTypes.h"
 
 #include <DataSource.h>
@@ -45,6 +46,10 @@ public:
     QString storeFailure() const;
     /// A run cancelled because the store failed (not by the user) becomes Failed with that cause.
     void blameStoreFailure(RunResult& rr) const;
+    /// Before any run starts: false, with the refusal in @p result's error, when a configuration's
+    /// predicted working memory does not fit in what this process may use (MemoryCheck), checked
+    /// in an arena of @p threads.
+    bool refuseOverMemory(const QList<MemoryCheck::Demand>& demands, int threads, ExperimentResult& result) const;
 
     /// Loads @p dataset (relative paths against @p baseDir, seed from @p overrides); on failure
     /// returns null with @p error set (to @p outOfMemory when memory ran out).

@@ -1,5 +1,7 @@
 #include "PluginRegistry.h"
 
+#include "PluginTrust.h"
+
 #include <QCoreApplication>
 #include <QDir>
 #include <QFileInfo>
@@ -28,6 +30,18 @@ QString PluginSpec::stateName() const
     case State::Invalid: return QStringLiteral("invalid");
     case State::Failed: return QStringLiteral("failed");
     case State::Shadowed: return QStringLiteral("shadowed");
+    case State::Refused: return QStringLiteral("refused");
+    }
+    return QStringLiteral("?");
+}
+
+QString PluginFolder::stateName() const
+{
+    switch (state) {
+    case State::Used: return QStringLiteral("used");
+    case State::Missing: return QStringLiteral("missing");
+    case State::Refused: return QStringLiteral("refused");
+    case State::Trusted: return QStringLiteral("trusted");
     }
     return QStringLiteral("?");
 }
@@ -65,7 +79,13 @@ void PluginRegistry::scan(const QStringList& paths)
     m_searchPaths = paths;
     for (const QString& dir : paths) {
         QDir d(dir);
+        m_folders.append(PluginFolder{dir, PluginFolder::State::Used, PluginTrust::folderProblem(dir)});
+        PluginFolder& folder = m_folders.last();
         if (!d.exists())
+            folder.state = PluginFolder::State::Missing;
+        else if (!folder.problem.isEmpty())
+            folder.state = PluginTrust::isTrusted(dir) ? PluginFolder::State::Trusted : PluginFolder::State::Refused;
+        if (folder.state == PluginFolder::State::Missing)
             continue;
         // QDir::System lists broken symbolic links, QDir::Dirs folders: a "plugin" that is one of
         // them is listed with the reason, not skipped without a word.
@@ -81,7 +101,10 @@ void PluginRegistry::scan(const QStringList& paths)
             else if (!fi.isFile())
                 problem = QStringLiteral("not a regular file");
             if (problem.isEmpty()) {
-                loadOne(fi.absoluteFilePath());
+                if (const QString why = distrust(folder, fi.absoluteFilePath()); !why.isEmpty())
+                    refuse(fi.absoluteFilePath(), why);
+                else
+                    loadOne(fi.absoluteFilePath());
                 continue;
             }
             auto spec = std::make_shared<PluginSpec>();
@@ -91,6 +114,76 @@ void PluginRegistry::scan(const QStringList& paths)
             m_plugins.append(spec);
         }
     }
+    noteReplacements();
+}
+
+QString PluginRegistry::distrust(PluginFolder& folder, const QString& filePath)
+{
+    // Plugins are code: nothing of a file others could have written is read (PluginTrust).
+    if (folder.state == PluginFolder::State::Refused)
+        return QStringLiteral("not read, its folder is refused: %1; %2").arg(folder.problem, PluginTrust::remedy(folder.path));
+    if (folder.state == PluginFolder::State::Trusted)
+        return {}; // its files too: the user named it
+    const QString unsafe = PluginTrust::fileProblem(filePath);
+    if (unsafe.isEmpty())
+        return {};
+    if (!PluginTrust::isTrusted(folder.path))
+        return QStringLiteral("not read: %1; %2").arg(unsafe, PluginTrust::remedy(folder.path));
+    // A safe folder the user trusts, holding a file that is not: trusted whole, said by notices().
+    folder.state = PluginFolder::State::Trusted;
+    folder.problem = unsafe;
+    return {};
+}
+
+void PluginRegistry::refuse(const QString& filePath, const QString& why)
+{
+    auto spec = std::make_shared<PluginSpec>();
+    spec->filePath = filePath;
+    spec->state = PluginSpec::State::Refused;
+    spec->error = why;
+    m_plugins.append(spec);
+}
+
+void PluginRegistry::noteReplacements()
+{
+    for (const auto& shadowed : std::as_const(m_plugins)) {
+        if (shadowed->state != PluginSpec::State::Shadowed)
+            continue;
+        for (const auto& winner : std::as_const(m_plugins))
+            if (winner->isLoaded() && winner->id == shadowed->id)
+                winner->replaces << shadowed->filePath;
+    }
+}
+
+QString PluginRegistry::replacementNotice(const PluginSpec& plugin)
+{
+    if (plugin.replaces.isEmpty())
+        return {};
+    return QStringLiteral("plugin \"%1\" %2 from %3 replaces %4 (the first folder of the search path wins)")
+        .arg(plugin.id, plugin.version, plugin.filePath, plugin.replaces.join(QStringLiteral(", ")));
+}
+
+QStringList PluginRegistry::notices() const
+{
+    QStringList out;
+    for (const PluginFolder& f : m_folders) {
+        if (f.state == PluginFolder::State::Refused)
+            out << QStringLiteral("plugin folder %1 refused: %2; plugins are code and run with your rights: %3")
+                       .arg(f.path, f.problem, PluginTrust::remedy(f.path));
+        else if (f.state == PluginFolder::State::Trusted)
+            out << QStringLiteral("plugin folder %1 loaded although %2, because %3 names it")
+                       .arg(f.path, f.problem, QLatin1String(PluginTrust::trustVariable));
+    }
+    for (const auto& p : m_plugins) {
+        if (p->state == PluginSpec::State::Refused &&
+            std::none_of(m_folders.begin(), m_folders.end(), [&](const PluginFolder& f) {
+                return f.state == PluginFolder::State::Refused && QFileInfo(p->filePath).absolutePath() == QDir(f.path).absolutePath();
+            }))
+            out << QStringLiteral("plugin file %1 refused, %2").arg(p->filePath, p->error);
+        if (const QString n = replacementNotice(*p); !n.isEmpty())
+            out << n;
+    }
+    return out;
 }
 
 void PluginRegistry::loadOne(const QString& filePath)

@@ -23,7 +23,8 @@ struct PluginSpec {
         Loaded,   ///< metadata valid, instance created, algorithms (or data sources) listed
         Invalid,  ///< not a Trainbench plugin, wrong IID / API version, bad metadata
         Failed,   ///< looked right but loading or instantiating failed
-        Shadowed  ///< another plugin with the same id was found earlier on the search path
+        Shadowed, ///< another plugin with the same id was found earlier on the search path
+        Refused   ///< never read: others can write to it or to its folder (PluginTrust)
     };
     QString filePath;
     QString id, name, version, family, citation, description;
@@ -40,8 +41,25 @@ struct PluginSpec {
     /// already taken, a key the host declares), error names them and the rest are listed here.
     QStringList dataSources;
     TrainerFactory* factory = nullptr;///< Loaded only; owned by the loader, lives as long as the registry
+    /// Loaded only: the files of other plugins with the same id that this one replaces (they are
+    /// Shadowed, found later on the search path); empty in the usual case.
+    QStringList replaces;
 
     bool isLoaded() const { return state == State::Loaded; }
+    QString stateName() const;
+};
+
+/// One folder of the search path, as scan() found it.
+struct PluginFolder {
+    enum class State {
+        Used,    ///< scanned
+        Missing, ///< does not exist
+        Refused, ///< not safe (PluginTrust::folderProblem()): nothing in it was read
+        Trusted  ///< it or a file in it not safe, scanned because TRAINBENCH_TRUST_PLUGIN_DIRS names it
+    };
+    QString path;
+    State state = State::Missing;
+    QString problem; ///< Refused and Trusted: why it (or the first unsafe file in it) is not safe
     QString stateName() const;
 };
 
@@ -67,7 +85,9 @@ public:
     static QStringList defaultSearchPaths();
 
     /// Scans @p paths (default: defaultSearchPaths()) for shared libraries and loads every
-    /// valid plugin. Folders that don't exist are skipped. May be called once.
+    /// valid plugin. Folders that don't exist are skipped. A folder or file that other users can
+    /// write to is refused unless TRAINBENCH_TRUST_PLUGIN_DIRS names its folder (PluginTrust):
+    /// plugins are code. May be called once.
     void scan(const QStringList& paths = defaultSearchPaths());
 
     const QList<std::shared_ptr<PluginSpec>>& plugins() const { return m_plugins; }
@@ -82,6 +102,17 @@ public:
     /// empty for a current or unknown id.
     QString renamedNote(const QString& id) const;
     QStringList searchPaths() const { return m_searchPaths; }
+    /// The folders of the search path in priority order, each with what scan() made of it.
+    const QList<PluginFolder>& folders() const { return m_folders; }
+    /// What a user must be told before anything else (`trainbench-cli list` and `run`, the
+    /// workbench's log and plugins dialog), one sentence each: folders and files refused as
+    /// unsafe, unsafe folders loaded because the user trusts them, and plugins that replace
+    /// another of the same id. Empty in the usual case.
+    QStringList notices() const;
+    /// The notice for @p plugin when it replaces other plugins of its id (PluginSpec::replaces),
+    /// e.g. `plugin "linear" 1.0.0 from /tmp/p/trainbench-linear.so replaces /opt/…/trainbench-linear.so`;
+    /// empty otherwise.
+    static QString replacementNotice(const PluginSpec& plugin);
 
     /// The final Checkpoint::epoch a run of @p algorithmId with @p params (as given; normalised
     /// here) is planned to reach, from the algorithm's ProgressRule; 0 when unknown (unknown
@@ -97,8 +128,16 @@ public:
 private:
     void loadOne(const QString& filePath);
     void loadDataSources(PluginSpec& spec, QObject* root, QPluginLoader* loader);
+    /// Lists @p filePath as Refused with @p why, without reading it.
+    void refuse(const QString& filePath, const QString& why);
+    /// Why @p filePath of @p folder must not be read (PluginTrust), empty when it may be loaded;
+    /// an unsafe file of a folder the user trusts makes the folder Trusted, with the file's problem.
+    QString distrust(PluginFolder& folder, const QString& filePath);
+    /// Fills PluginSpec::replaces of each loaded plugin from the plugins it shadows.
+    void noteReplacements();
 
     QStringList m_searchPaths;
+    QList<PluginFolder> m_folders;
     QList<std::shared_ptr<PluginSpec>> m_plugins;
     QList<AlgorithmEntry> m_algorithms;
     QHash<QString, QString> m_renamed;  ///< former id → current id, of loaded plugins

@@ -2,6 +2,7 @@
 
 #include "CostPrediction.h"
 #include "HostBudget.h"
+#include "MemoryCheck.h"
 #include "PeakMemory.h"
 #include "PluginRegistry.h"
 #include "RunLog.h"
@@ -293,6 +294,15 @@ private:
 
 Runner::Runner(const PluginRegistry& registry, RunLog* store) : m_registry(registry), m_store(store) {}
 
+QJsonObject Runner::replacementFact(const AlgorithmEntry* entry)
+{
+    if (!entry || entry->plugin->replaces.isEmpty())
+        return {};
+    return QJsonObject{{QStringLiteral("plugin_replaces"),
+                        QJsonObject{{QStringLiteral("file"), entry->plugin->filePath},
+                                    {QStringLiteral("replaces"), QJsonArray::fromStringList(entry->plugin->replaces)}}}};
+}
+
 RunRecord Runner::record(const RunJob& job) const
 {
     const AlgorithmEntry* entry = m_registry.algorithm(job.algorithmId);
@@ -317,6 +327,9 @@ RunRecord Runner::record(const RunJob& job) const
     // Which cell of its experiment the row is, from its first moment: a run whose process dies
     // is still recognised (and re-run) by a resumed experiment.
     rec.info = job.hostFacts;
+    const QJsonObject replaced = replacementFact(entry);
+    for (auto it = replaced.begin(); it != replaced.end(); ++it)
+        rec.info.insert(it.key(), it.value());
     return rec;
 }
 
@@ -421,6 +434,9 @@ RunResult Runner::execute(const RunJob& job, const StopSource& stop, RunObserver
         result.info.insert("final", fin);
         for (auto it = job.hostFacts.begin(); it != job.hostFacts.end(); ++it)
             result.info.insert(it.key(), it.value());
+        const QJsonObject replaced = replacementFact(entry);
+        for (auto it = replaced.begin(); it != replaced.end(); ++it)
+            result.info.insert(it.key(), it.value());
         if (m_store && result.runId >= 0)
             m_store->finishRun(result.runId, status, error, result.info);
         if (observer)
@@ -462,6 +478,13 @@ RunResult Runner::execute(const RunJob& job, const StopSource& stop, RunObserver
             if (observer)
                 observer->costPredicted(job, result.runId, cost);
         }
+        // What cannot fit is refused before fit() allocates it (the experiment checked before its
+        // first run; memory may have gone since, or the run is not part of one).
+        if (const QString refusal = MemoryCheck::refusal(
+                m_registry, MemoryCheck::Demand{job.label, job.algorithmId, *params, CostPrediction::shapeOf(train), 1},
+                CostPrediction(cost));
+            !refusal.isEmpty())
+            return finish(RunStatus::Failed, refusal);
 
         // Memory: measured around fit() and the host's evaluations, outside nothing else the
         // run needs; or only registered, so that a measured run elsewhere sees the overlap.

@@ -18,6 +18,7 @@ namespace tb {
 class PluginRegistry;
 class RunLog;
 class Trainer;
+struct AlgorithmEntry;
 
 /// One run to do.
 struct RunJob {
@@ -135,6 +136,11 @@ public:
     /// status cancelled, its seed, repeat and parameters kept (so it can be re-run), started =
     /// ended = now. Returns its id, or −1 without a store (or when !job.logToStore).
     qint64 recordNotStarted(const RunJob& job) const;
+
+    /// The host fact of a run of @p entry whose plugin replaced others of its id
+    /// (PluginSpec::replaces): {"plugin_replaces": {"file": …, "replaces": […]}}, so that the row
+    /// says which code trained it; empty when nothing was replaced. record() and execute() add it.
+    static QJsonObject replacementFact(const AlgorithmEntry* entry);
 
 private:
     const PluginRegistry& m_registry;

@@ -119,7 +119,8 @@ QJsonObject parseJson(const QVariant& v, QString* problem)
 
 const QString kRunColumns = QStringLiteral(
     "id, experiment_id, algorithm_id, algorithm_name, plugin_id, plugin_version, params_json, dataset, seed, "
-    "threads, repeat, sigma, status, error, started, ended, info_json, app_version, tags, note");
+    "threads, repeat, sigma, status, error, started, ended, info_json, app_version, tags, note, owner_host, "
+    "owner_boot, owner_pid, owner_start");
 const QString kExperimentColumns =
     QStringLiteral("id, name, kind, spec_json, created, app_version, git_hash");
 const QString kSweepColumns = QStringLiteral("algorithm_id, algorithm_name, sigma, mc, train_rmse_mean, "
@@ -940,8 +941,39 @@ RunRecord runFromRow(const QSqlQuery& q, const QString& path, const SetError& se
     r.appVersion = q.value(17).toString();
     r.tags = RunRecord::splitTags(q.value(18).toString());
     r.note = q.value(19).toString();
+    r.owner.host = q.value(20).toString();
+    r.owner.bootId = q.value(21).toString();
+    r.owner.pid = q.value(22).toLongLong();
+    r.owner.startTicks = q.value(23).toLongLong();
     return r;
 }
+
+/// Tells live runs from dead ones as rows are read: a run still "running" whose owner process no
+/// longer exists is read as Interrupted with the reason. Nothing is written (a read-only store
+/// may be reading); the next store opened for writing rewrites the row. One liveness check per
+/// owner and read.
+class Liveness {
+public:
+    void judge(RunRecord& r)
+    {
+        if (r.status != RunStatus::Running)
+            return;
+        const QString key = QStringLiteral("%1/%2/%3/%4")
+                                .arg(r.owner.host, r.owner.bootId)
+                                .arg(r.owner.pid)
+                                .arg(r.owner.startTicks);
+        auto it = m_alive.find(key);
+        if (it == m_alive.end())
+            it = m_alive.insert(key, r.owner.isAlive());
+        if (it.value())
+            return;
+        r.status = RunStatus::Interrupted;
+        r.error = r.owner.deathMessage();
+    }
+
+private:
+    QHash<QString, bool> m_alive;
+};
 
 } // namespace
 
@@ -978,7 +1010,11 @@ QList<RunRecord> RunStore::runs(qint64 experimentId, QString* error) const
 {
     QList<RunRecord> out;
     const auto onError = [this](const QString& m) { setError(m); };
-    const auto row = [&](const QSqlQuery& q) { out << runFromRow(q, m_path, onError); };
+    Liveness liveness;
+    const auto row = [&](const QSqlQuery& q) {
+        out << runFromRow(q, m_path, onError);
+        liveness.judge(out.last());
+    };
     if (experimentId < 0)
         read(QStringLiteral("SELECT %1 FROM runs ORDER BY id").arg(kRunColumns), {},
              QStringLiteral("cannot read the runs"), row, error);
@@ -995,6 +1031,8 @@ std::optional<RunRecord> RunStore::run(qint64 id, QString* error) const
     read(QStringLiteral("SELECT %1 FROM runs WHERE id = ?").arg(kRunColumns), {id},
          QStringLiteral("cannot read run %1").arg(id), [&](const QSqlQuery& q) { out = runFromRow(q, m_path, onError); },
          error);
+    if (out)
+        Liveness().judge(*out);
     return out;
 }
 

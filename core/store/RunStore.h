@@ -42,7 +42,11 @@ struct RunStoreReaders;
 /// connection's lock waits up to Options::busyTimeoutMs (SQLite's busy timeout, in slices) and
 /// says so through waiting() after Options::waitNoticeMs. Opening it marks every run left
 /// "running" by a process that no longer exists as "interrupted"; runs that another live process
-/// is training are left alone (see RunStoreOwner). A file of a newer schema, a non-SQLite file or
+/// is training are left alone (see RunStoreOwner). Reads tell live runs from dead ones too, at
+/// the moment they read: runs() and run() return a run still "running" in the file whose owner
+/// (RunRecord::owner) has died since — killed while this store was open, or read by a read-only
+/// store, which never writes — as Interrupted with the reason, and leave the row to the next
+/// store opened for writing. A file of a newer schema, a non-SQLite file or
 /// another application's database is refused and never modified. A file that cannot be written
 /// (read-only file or folder) is refused when opened for writing, with a message saying so; open
 /// it with Options::readOnly to list and export it.

@@ -75,6 +75,18 @@ const RunStoreOwner& RunStoreOwner::current()
     return self;
 }
 
+QString RunStoreOwner::describe() const
+{
+    if (pid <= 0)
+        return QStringLiteral("an unknown process");
+    return host.isEmpty() ? QStringLiteral("pid %1").arg(pid) : QStringLiteral("pid %1 on %2").arg(pid).arg(host);
+}
+
+QString RunStoreOwner::deathMessage() const
+{
+    return QStringLiteral("the process that trained it (%1) ended before the run finished").arg(describe());
+}
+
 bool RunStoreOwner::isAlive() const
 {
     const RunStoreOwner& me = current();

@@ -37,6 +37,12 @@ struct RunStoreOwner {
     /// Start time of @p pid in clock ticks since boot, 0 if unknown; @p zombie set when the
     /// process has exited but has not been reaped. Returns false if the process does not exist.
     static bool readProcStat(qint64 pid, qint64* startTicks, bool* zombie);
+
+    /// "pid 1234 on host-a" ("an unknown process" when no pid was recorded).
+    QString describe() const;
+    /// What a reader says of a run left "running" by this owner once it is dead: "the process
+    /// that trained it (pid 1234 on host-a) ended before the run finished".
+    QString deathMessage() const;
 };
 
 } // namespace tb

@@ -2,6 +2,8 @@
 /// @file RunTypes.h
 /// Plain records shared by the runner, the run store, the charts, the CLI and the GUI.
 
+#include "RunStoreOwner.h"
+
 #include <QDateTime>
 #include <QJsonObject>
 #include <QList>
@@ -71,6 +73,10 @@ struct RunRecord {
     QString appVersion;
     QStringList tags;         ///< the user's tags (run browser), e.g. {"baseline", "paper"}
     QString note;             ///< the user's free-text note
+    /// The process that created the run and trains it (host, boot, pid, process start), as
+    /// stored with the row; read back by RunStore, ignored by createRun() (the creator is the
+    /// calling process). A "running" run whose owner is dead is read as Interrupted.
+    RunStoreOwner owner;
 
     /// "a, b ,,a" → {"a", "b"}: trimmed, empty ones dropped, each once, in order.
     static QStringList splitTags(const QString& text);

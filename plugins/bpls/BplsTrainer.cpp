@@ -9,6 +9,7 @@
 #include <QJsonObject>
 #include <tbb/blocked_range.h>
 #include <tbb/parallel_for.h>
+#include <tbb/task_arena.h>
 #include <tbb/task_group.h>
 
 #include <algorithm>
@@ -109,6 +110,32 @@ double BplsTrainer::forwardFlops(const BplsConfig& c, double rows, const std::ve
     return f;
 }
 
+double BplsTrainer::workingMemoryBytes(double n, const std::vector<Eigen::Index>& sizes, int threads)
+{
+    // In doubles, generously: every buffer below may be alive at the peak of a refinement.
+    const double d1 = double(sizes.front()) + 1, k = double(sizes.back()), t = std::max(1, threads);
+    const double h1 = sizes.size() > 2 ? double(sizes[1]) : k; // the first layer's pre-activations
+    double hidden = 0, widest = k, widestIn = d1, weights = 0;
+    for (std::size_t l = 1; l < sizes.size(); ++l) {
+        if (l + 1 < sizes.size())
+            hidden += double(sizes[l]);
+        widest = std::max(widest, double(sizes[l]));
+        widestIn = std::max(widestIn, double(sizes[l - 1]) + 1);
+        weights += (double(sizes[l - 1]) + 1) * double(sizes[l]);
+    }
+    // Rows held n times: the design [X 1] (its refinement subsets, ≤ n rows, twice), the output
+    // targets, the sub-problem's targets; three evaluations (current, candidate, best: first
+    // layer's pre-activations, every hidden layer, outputs); the sweep's targets, desired values
+    // and their pre-activations; the misclassified rows' hidden values and pre-activations.
+    const double perRow = 3 * d1 + 2 * k + 3 * (h1 + hidden + k) + 3 * widest + hidden + h1;
+    // Normal equations: the Gram and cross products per thread and summed, the factor, the
+    // eigen fallback; the weights (current, best, new); the host's evaluation: Mlp::predict()'s
+    // values and deltas of up to 2048 rows per thread, predictions and targets of both sets.
+    const double solves = widestIn * widestIn * (t + 6) + widestIn * widest * (t + 2);
+    const double evaluation = t * std::min(n, 2048.0) * (2 * (hidden + k) + k) + 4 * n * k;
+    return 8.0 * (n * perRow + solves + 3 * weights + evaluation);
+}
+
 QJsonObject BplsTrainer::predictCost(const ProblemShape& shape) const
 {
     const auto sizes = sizesOf(m_config, shape.inputs, shape.outputs);
@@ -131,7 +158,8 @@ QJsonObject BplsTrainer::predictCost(const ProblemShape& shape) const
     QJsonObject o{{"flops", total},
                   {"sweep_flops", sweep},
                   {"forward_flops", forward},
-                  {"steps", steps}};
+                  {"steps", steps},
+                  {"memory_bytes", workingMemoryBytes(n, sizes, tbb::this_task_arena::max_concurrency())}};
     if (m_config.classify) {
         o.insert("refinement_flops_per_missed_row", sweepFlops(m_config, 1.0, sizes));
         // Refinement iterations depend on the misses, known only as they happen (each is

@@ -35,7 +35,8 @@ public:
     void fit(const DatasetView& data, RunContext& ctx) override;
     /// Flops of the deterministic part (first sweep and its forward passes), per step, plus
     /// the flops per misclassified row of one refinement iteration; bpls.classify states that
-    /// the prediction covers the first sweep ("scope"), measured as first_sweep_measured_seconds.
+    /// the prediction covers the first sweep ("scope"), measured as first_sweep_measured_seconds;
+    /// "memory_bytes": workingMemoryBytes(), for the whole fit (refinements included).
     QJsonObject predictCost(const ProblemShape& shape) const override;
 
     const BplsConfig& config() const { return m_config; }
@@ -88,6 +89,9 @@ public:
     static double sweepFlops(const BplsConfig& c, double rows, const std::vector<Eigen::Index>& sizes);
     /// Flops of one forward pass over @p rows rows.
     static double forwardFlops(const BplsConfig& c, double rows, const std::vector<Eigen::Index>& sizes);
+    /// Upper bound of the peak working memory, in bytes, of a fit on @p rows rows of a network of
+    /// @p sizes in an arena of @p threads, with the host's evaluation (see predictCost()).
+    static double workingMemoryBytes(double rows, const std::vector<Eigen::Index>& sizes, int threads);
 
     /// Desired values N̂ of a hidden layer with values @p n (rows × h), given the weights @p w
     /// of the next layer (h [+1 bias row] × o) and that layer's pre-activation targets @p b

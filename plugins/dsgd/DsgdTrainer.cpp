@@ -213,7 +213,8 @@ QJsonObject DsgdTrainer::predictCost(const ProblemShape& shape) const
     double memory = 2.0 * model + cache + 8.0 * (b * d + 4.0 * b * k + b * r) +
                     KernelExpansion::evaluationBytes(p.batch, shape.inputs, shape.outputs, threads) +
                     KernelExpansion::evaluationBytes(shape.rows, shape.inputs, shape.outputs, threads) +
-                    8.0 * KernelExpansion::kMaxMemos * double(shape.rows) * k;
+                    8.0 * KernelExpansion::kMaxMemos * double(shape.rows) * k +
+                    KernelSetup::bandwidthBytes(c, shape.rows, shape.inputs);
     if (c.algorithm == Algorithm::Preconditioned)
         memory += 16.0 * r * (r + k);
     return QJsonObject{{"flops", flops},

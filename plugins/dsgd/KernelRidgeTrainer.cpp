@@ -160,7 +160,8 @@ QJsonObject KernelRidgeTrainer::predictCost(const ProblemShape& shape) const
     const double flops = m * m * (2.0 * d + kExpFlops) + m * m * m / 3.0 + 2.0 * m * m * k;
     const int threads = std::max(1, tbb::this_task_arena::max_concurrency());
     return QJsonObject{{"flops", flops},
-                       {"memory_bytes", 8.0 * (3.0 * m * m + m * (d + k) + double(kRowBlock) * m * threads)},
+                       {"memory_bytes", 8.0 * (3.0 * m * m + m * (d + k) + double(kRowBlock) * m * threads) +
+                                            KernelSetup::bandwidthBytes(m_config, shape.rows, shape.inputs)},
                        {"model_bytes", 8.0 * m * (d + k)},
                        {"rows", m}};
 }

@@ -57,6 +57,16 @@ double KernelSetup::bandwidth(const DsgdConfig& c, const Eigen::Ref<const Eigen:
     return sigma;
 }
 
+double KernelSetup::bandwidthBytes(const DsgdConfig& c, Eigen::Index rows, Eigen::Index inputs)
+{
+    if (c.bandwidthRule == BandwidthRule::Fixed)
+        return 0.0;
+    // As train::medianDistance(): indices of all rows, the sample, its norms, products, distances.
+    const double n = double(std::max<Eigen::Index>(rows, 1));
+    const double m = std::min(n, double(std::max<Eigen::Index>(c.medianRows, 2)));
+    return 8.0 * (n + m * double(inputs) + m + m * m + m * (m - 1) / 2.0);
+}
+
 double KernelSetup::availableBytes()
 {
     QFile f(QStringLiteral("/proc/meminfo"));

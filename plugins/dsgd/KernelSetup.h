@@ -24,6 +24,11 @@ public:
     /// kSeedMedian). Throws std::invalid_argument naming bandwidth_rule when every sampled
     /// row is the same (the median is 0).
     static double bandwidth(const DsgdConfig& c, const Eigen::Ref<const Eigen::MatrixXd>& x, std::uint64_t seed);
+    /// Bytes bandwidth() holds at its peak on @p rows × @p inputs training inputs: with the median
+    /// rule, the row order, the m = min(rows, median_rows) sampled rows, their m×m products and
+    /// the m(m−1)/2 distances (≈ 12 MiB for the default 1000 rows); 0 for a fixed bandwidth.
+    /// Part of every trainer's "memory_bytes": it is held before the model's buffers exist.
+    static double bandwidthBytes(const DsgdConfig& c, Eigen::Index rows, Eigen::Index inputs);
 
     /// Physical memory available to this process now, in bytes (Linux: MemAvailable of
     /// /proc/meminfo); +∞ when unknown.

@@ -144,7 +144,8 @@ QJsonObject RandomFeatureSgdTrainer::predictCost(const ProblemShape& shape) cons
         std::min(c.cacheBytes(), chunks * KernelExpansion::chunkProjectionBytes(shape.inputs, c.kernel));
     const double weights = 8.0 * p * k;
     const double memory = 5.0 * weights + cache + 8.0 * b * (d + p + 4.0 * k) +
-                          KernelExpansion::evaluationBytes(shape.rows, shape.inputs, shape.outputs, threads);
+                          KernelExpansion::evaluationBytes(shape.rows, shape.inputs, shape.outputs, threads) +
+                          KernelSetup::bandwidthBytes(c, shape.rows, shape.inputs);
     return QJsonObject{{"flops", flops},
                        {"memory_bytes", memory},
                        {"model_bytes", weights + 64.0},

@@ -1,5 +1,6 @@
 #include "GradientConfig.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <stdexcept>
@@ -223,6 +224,30 @@ double GradientConfig::weightCount(Eigen::Index inputs, Eigen::Index outputs) co
         first = false;
     }
     return total + (prev + biasOf()) * double(outputs);
+}
+
+double GradientConfig::workingMemoryBytes(Eigen::Index inputs, Eigen::Index outputs, Eigen::Index rows,
+                                          int threads) const
+{
+    const double n = double(rows), d = double(inputs), k = double(outputs), w = weightCount(inputs, outputs);
+    double widths = k; // neurons past the input layer: the forward values and deltas of one row
+    for (Eigen::Index h : hidden)
+        widths += double(h);
+    // Weight-sized vectors held at once. First-order: network, gradient, two optimiser states
+    // (Adam), early stopping's best weights. L-BFGS: network, flat iterate, gradient, direction,
+    // the line search's trial point and gradient, and `memory` (s, y) correction pairs.
+    const double vectors = kind.lbfgs ? 6.0 + 2.0 * memory : 5.0;
+    // BatchGradient (L-BFGS: over all rows): up to 16 chunks, each with forward/backward buffers
+    // of at most 256 rows and gathered inputs/targets; every chunk but the first its own gradient.
+    const double batch = kind.lbfgs ? n : std::min(double(batchSize), n);
+    const double chunks = batch < 128 ? 1.0 : std::min(16.0, std::floor(batch / 64.0));
+    const double block = std::min(256.0, std::ceil(batch / chunks));
+    const double engine = chunks * block * (2.0 * widths + 2.0 * k + d) + (chunks - 1.0) * w;
+    // The transposed input copy and the row orders; the host's evaluation: Mlp::predict() keeps
+    // values and deltas of up to 2048 rows per thread, plus predictions and targets of both sets.
+    const double copies = n * d + 3.0 * n;
+    const double evaluation = std::max(1, threads) * std::min(n, 2048.0) * (2.0 * widths + k) + 4.0 * n * k;
+    return 8.0 * (vectors * w + engine + copies + evaluation);
 }
 
 num::Mlp GradientConfig::makeNetwork(Eigen::Index inputs, Eigen::Index outputs, Task task, std::uint64_t seed) const

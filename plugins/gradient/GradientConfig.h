@@ -108,6 +108,13 @@ struct GradientConfig {
     num::MlpLoss resolveLoss(Task task) const;
     /// Number of weights (biases included) of that network.
     double weightCount(Eigen::Index inputs, Eigen::Index outputs) const;
+    /// Upper bound of the peak working memory, in bytes, of a fit on @p rows × @p inputs →
+    /// @p outputs in an arena of @p threads, with the host's evaluation of the model (predict()
+    /// on the training and test sets): the weights held at once (network, gradient, the
+    /// optimiser's state, early stopping's best weights; L-BFGS: its correction pairs), the
+    /// gradient engine's chunk buffers, the transposed inputs, and predict()'s per-thread blocks.
+    /// The hidden widths decide it for any sizeable network.
+    double workingMemoryBytes(Eigen::Index inputs, Eigen::Index outputs, Eigen::Index rows, int threads) const;
 };
 
 } // namespace tb::gradient

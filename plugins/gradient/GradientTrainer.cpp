@@ -12,6 +12,7 @@
 #include <numeric>
 #include <optional>
 #include <stdexcept>
+#include <tbb/task_arena.h>
 
 namespace tb::gradient {
 namespace {
@@ -153,7 +154,10 @@ QJsonObject GradientTrainer::predictCost(const ProblemShape& shape) const
 {
     const double rows = double(shape.rows) * (1.0 - m_config.validationFraction);
     const double perEpoch = 6.0 * m_config.weightCount(shape.inputs, shape.outputs) * rows;
-    return QJsonObject{{"flops", perEpoch * m_config.epochs}, {"flops_per_epoch", perEpoch}};
+    return QJsonObject{{"flops", perEpoch * m_config.epochs},
+                       {"flops_per_epoch", perEpoch},
+                       {"memory_bytes", m_config.workingMemoryBytes(shape.inputs, shape.outputs, shape.rows,
+                                                                    tbb::this_task_arena::max_concurrency())}};
 }
 
 } // namespace tb::gradient

@@ -34,7 +34,7 @@ public:
 
     void fit(const DatasetView& data, RunContext& ctx) override;
     /// {"flops": whole run, "flops_per_epoch": …}: 6·P flops per sample and epoch for P
-    /// weights (forward 2P, backward 4P).
+    /// weights (forward 2P, backward 4P); "memory_bytes": GradientConfig::workingMemoryBytes().
     QJsonObject predictCost(const ProblemShape& shape) const override;
 
     const GradientConfig& config() const { return m_config; }

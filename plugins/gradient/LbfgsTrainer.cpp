@@ -7,6 +7,7 @@
 #include <cmath>
 #include <limits>
 #include <stdexcept>
+#include <tbb/task_arena.h>
 
 namespace tb::gradient {
 
@@ -79,7 +80,9 @@ void LbfgsTrainer::fit(const DatasetView& data, RunContext& ctx)
 QJsonObject LbfgsTrainer::predictCost(const ProblemShape& shape) const
 {
     return QJsonObject{{"flops_per_evaluation", 6.0 * m_config.weightCount(shape.inputs, shape.outputs) *
-                                                    double(shape.rows)}};
+                                                    double(shape.rows)},
+                       {"memory_bytes", m_config.workingMemoryBytes(shape.inputs, shape.outputs, shape.rows,
+                                                                    tbb::this_task_arena::max_concurrency())}};
 }
 
 } // namespace tb::gradient

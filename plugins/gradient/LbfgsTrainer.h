@@ -27,7 +27,8 @@ public:
     explicit LbfgsTrainer(GradientConfig config);
 
     void fit(const DatasetView& data, RunContext& ctx) override;
-    /// {"flops_per_evaluation": one full-batch gradient (6·P·n)}; iterations take one or more.
+    /// {"flops_per_evaluation": one full-batch gradient (6·P·n)}, iterations take one or more;
+    /// "memory_bytes": GradientConfig::workingMemoryBytes().
     QJsonObject predictCost(const ProblemShape& shape) const override;
 
 private:

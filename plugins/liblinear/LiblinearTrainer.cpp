@@ -3,6 +3,7 @@
 #include <DetachedCall.h>
 #include <LibraryClock.h>
 #include <LibraryLabels.h>
+#include <SeededRand.h>
 #include <SparseRows.h>
 
 #include <linear.h>
@@ -14,7 +15,7 @@
 #include <cstdlib>
 #include <ctime>
 #include <limits>
-#include <mutex>
+#include <optional>
 #include <stdexcept>
 #include <tbb/blocked_range.h>
 #include <tbb/parallel_for.h>
@@ -30,15 +31,6 @@ using wrap::Clock;
 using wrap::secondsSince;
 using wrap::threadCpuSeconds;
 using Rows = wrap::SparseRows<feature_node>;
-
-// glibc's rand() is one stream per process: calls of the randomised solvers take turns so that
-// srand(seed) decides their whole sequence. Never destroyed: an abandoned call may still hold it
-// while the process exits.
-std::mutex& randMutex()
-{
-    static auto* m = new std::mutex;
-    return *m;
-}
 
 // A progress line: only the marks the solvers print while they iterate.
 bool isProgress(const QString& line)
@@ -180,11 +172,11 @@ bool LiblinearTrainer::solve(const DatasetView& data, RunContext& ctx, const Lib
 
     const int outputs = config.regression ? int(k) : 1;
     auto work = [job, outputs] {
-        std::unique_lock<std::mutex> lock(randMutex(), std::defer_lock);
-        if (job->randomised) {
-            lock.lock();
-            srand(job->seed);
-        }
+        // glibc's rand() is one stream per process, shared with the other library wrappers:
+        // randomised calls hold it whole, so that the run's seed alone decides their draws.
+        std::optional<wrap::SeededRand> seeded;
+        if (job->randomised)
+            seeded.emplace(job->seed);
         const auto start = Clock::now();
         const double cpuStart = threadCpuSeconds();
         for (int o = 0; o < outputs; ++o) {

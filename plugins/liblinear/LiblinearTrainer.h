@@ -32,8 +32,9 @@ namespace tb::liblinear {
 /// model of the rung before it.
 ///
 /// Randomness: the dual and L1 solvers visit coordinates in rand() order. glibc's rand() is one
-/// stream per process, so those calls are serialised (one at a time per process) and seeded
-/// with srand() from the run's seed: the same seed gives the same model.
+/// stream per process, so those calls hold the process's one lock on it (tb::wrap::SeededRand,
+/// shared with the LIBSVM plugin: one at a time per process) and seed it with srand() from the
+/// run's seed: the same seed gives the same model, whatever else trains.
 ///
 /// Facts recorded: "plugin_version", "library_version" (LIBLINEAR_VERSION compiled against)
 /// and "library_loaded_version" (liblinear_version of the loaded library), "solver",

@@ -35,8 +35,9 @@ namespace tb::libsvm {
 /// during a rung leaves the model of the rung before it.
 ///
 /// Randomness: only the probability model (an internal 5-fold cross-validation) draws from
-/// glibc's rand(); those calls are serialised in this plugin and seeded with srand() from the
-/// run's seed.
+/// glibc's rand(), one stream per process: those calls hold the process's one lock on it
+/// (tb::wrap::SeededRand, shared with the LIBLINEAR plugin) and seed it with srand() from the
+/// run's seed, so a LIBLINEAR run training at the same time cannot change the model.
 ///
 /// Facts recorded: "plugin_version", "library_version" (LIBSVM_VERSION compiled against),
 /// "library_loaded_version" (libsvm_version of the loaded library), "kernel", "gamma" (the γ

@@ -5,8 +5,10 @@
 #include <QJsonArray>
 #include <QStringList>
 #include <algorithm>
+#include <cmath>
 #include <limits>
 #include <stdexcept>
+#include <tbb/task_arena.h>
 
 namespace tb::linear {
 
@@ -121,17 +123,27 @@ QJsonObject RidgeTrainer::predictCost(const ProblemShape& s) const
 {
     const double n = double(s.rows), d = double(s.inputs + (m_bias ? 1 : 0)), k = double(s.outputs);
     if (!m_cgLadder.empty()) {
-        // AᵀY once, then per iteration one product with A and one with Aᵀ.
+        // AᵀY once, then per iteration one product with A and one with Aᵀ. Memory: the design
+        // and the targets, CG's few d×k and n×k vectors, the host's evaluation.
         const double iterations = double(m_cgLadder.back());
+        const double memory = 8.0 * (n * d + n * k + 6 * d * k + 2 * n * k + 4 * n * k);
         return QJsonObject{{"flops", 2 * n * d * k + iterations * 4 * n * d * k},
                            {"iteration_flops", 4 * n * d * k},
-                           {"iterations", iterations}};
+                           {"iterations", iterations},
+                           {"memory_bytes", memory}};
     }
     // Gram (symmetric rank-n update: n·d² multiply-adds) + cross products + Cholesky + 2k triangular solves.
     const double flops = n * d * d + 2 * n * d * k + d * d * d / 3.0 + 2 * d * d * k;
+    // Working memory, an upper bound: the design [X 1] and a copy of the targets, a Gram and
+    // cross product per row chunk (one per thread, ≥ 256 rows each), the summed Gram with its
+    // factor (or, for a singular one, the eigen fallback's vectors and workspace), the weights,
+    // and the host's evaluation (predictions and targets of the training and test sets).
+    const double chunks = std::max(1.0, std::min(double(tbb::this_task_arena::max_concurrency()), std::floor(n / 256)));
+    const double memory = 8.0 * (n * d + n * k + chunks * (d * d + d * k) + 5 * d * d + 2 * d * k + 4 * n * k);
     return QJsonObject{{"flops", flops},
                        {"gram_flops", n * d * d},
-                       {"factorisation_flops", d * d * d / 3.0}};
+                       {"factorisation_flops", d * d * d / 3.0},
+                       {"memory_bytes", memory}};
 }
 
 } // namespace tb::linear

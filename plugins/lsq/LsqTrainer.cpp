@@ -84,8 +84,14 @@ void LsqTrainer::fit(const DatasetView& data, RunContext& ctx)
         m_facts.insert("pca", QJsonObject{{"dimensions", qint64(found.pcaDimensions)},
                                           {"centred", found.pcaCentred},
                                           {"variance_kept", found.varianceKept}});
-    if (found.hasMedian)
+    if (found.hasMedian) {
         m_facts.insert("median_distance", found.medianDistance);
+        // The median trick's sample and distances, held before anything below (see predictCost()).
+        const double n = double(data.rows());
+        const double m = std::min<double>(double(m_config.features.medianSample), n);
+        const double q = m_map.projects() ? double(projected.cols()) : double(data.inputs());
+        noteMemory(8.0 * (n + m * q + m + m * m + m * (m - 1) / 2.0));
+    }
     if (found.hasBandwidth)
         m_facts.insert("bandwidth", found.bandwidth);
     if (m_map.projects())
@@ -153,6 +159,9 @@ QJsonObject LsqTrainer::predictCost(const ProblemShape& shape) const
         const double median = m * m * double(q);
         steps.insert("median_trick_flops", median);
         flops += median;
+        // train::medianDistance(): the row order, the sample, its norms, its m×m products and the
+        // m(m−1)/2 distances (≈ 46 MiB for the default 2000 rows), held before the design exists.
+        memory += 8.0 * (n + m * double(q) + m + m * m + m * (m - 1) / 2.0);
     }
     const Cost c = trainCost(shape, q);
     flops += c.flops;

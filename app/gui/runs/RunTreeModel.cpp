@@ -75,6 +75,20 @@ QIcon statusIcon(RunStatus s)
     return *icons.insert(int(s), QIcon(pm));
 }
 
+// "FILE, which replaced OTHER": the run's plugin replaced another of its id (a copy earlier on
+// the search path, the fact "plugin_replaces"); empty in the usual case.
+QString replacementOf(const RunRecord& rec)
+{
+    const QJsonObject replaced = rec.info.value(QLatin1String("plugin_replaces")).toObject();
+    if (replaced.isEmpty())
+        return {};
+    QStringList others;
+    for (const QJsonValue& v : replaced.value(QLatin1String("replaces")).toArray())
+        others << v.toString();
+    return RunTreeModel::tr("%1, which replaced %2")
+        .arg(replaced.value(QLatin1String("file")).toString(), others.join(QStringLiteral(", ")));
+}
+
 } // namespace
 
 RunTreeModel::RunTreeModel(QObject* parent) : QAbstractItemModel(parent) {}
@@ -455,6 +469,9 @@ QVariant RunTreeModel::runData(const Group& g, const RunRow& r, int column, int 
         if (!rec.error.isEmpty())
             tip += QStringLiteral("<br><span style='color:%1'>%2</span>")
                        .arg(statusColor(RunStatus::Failed).name(), esc(rec.error));
+        if (const QString replaced = replacementOf(rec); !replaced.isEmpty())
+            tip += QStringLiteral("<br><span style='color:%1'>%2</span>")
+                       .arg(statusColor(RunStatus::Failed).name(), esc(tr("Trained by plugin %1").arg(replaced)));
         if (r.sigmas > 0)
             tip += tr("<br>Train / Test: RMSE averaged over the %1 σ values of the sweep").arg(r.sigmas);
         if (!rec.note.isEmpty())
@@ -603,6 +620,15 @@ QString RunTreeModel::runDetails(const Group& g, const RunRow& r)
                                       : QStringLiteral("%1 (%2)").arg(g.record.name, QString::number(g.record.id)));
     html += detailRow(tr("Algorithm"), rec.algorithmId);
     html += detailRow(tr("Plugin"), QStringLiteral("%1 %2").arg(rec.pluginId, rec.pluginVersion).trimmed());
+    // A plugin that replaced another of its id: said where the run is looked at, not only in the
+    // facts below.
+    if (const QString replaced = replacementOf(rec); !replaced.isEmpty())
+        html += detailRow(tr("Plugin file"),
+                          QStringLiteral("<span style='color:%1'>%2</span>")
+                              .arg(statusColor(RunStatus::Failed).name(), esc(replaced)),
+                          false);
+    if (rec.status == RunStatus::Running)
+        html += detailRow(tr("Trained by"), rec.owner.describe());
     html += detailRow(tr("App version"), rec.appVersion);
     html += detailRow(tr("Dataset"), rec.dataset);
     html += detailRow(tr("Seed"), QString::number(rec.seed));

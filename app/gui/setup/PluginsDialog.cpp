@@ -23,6 +23,7 @@ QString stateText(const PluginSpec& p)
     case PluginSpec::State::Invalid: return PluginsDialog::tr("Invalid");
     case PluginSpec::State::Failed: return PluginsDialog::tr("Failed");
     case PluginSpec::State::Shadowed: return PluginsDialog::tr("Shadowed");
+    case PluginSpec::State::Refused: return PluginsDialog::tr("Refused");
     }
     return p.stateName();
 }
@@ -58,6 +59,19 @@ PluginsDialog::PluginsDialog(const PluginRegistry& registry, QWidget* parent) : 
                                    (broken ? tr("; %1 not loaded").arg(broken) : QString()),
                                this);
     layout->addWidget(summary);
+    // What the user must know first: folders refused as unsafe or trusted anyway, and plugins
+    // that replace another of their id (PluginRegistry::notices()).
+    if (const QStringList notices = registry.notices(); !notices.isEmpty()) {
+        QString html = QStringLiteral("<ul style='margin:0'>");
+        for (const QString& n : notices)
+            html += QStringLiteral("<li>%1</li>").arg(n.toHtmlEscaped());
+        m_notices = new QLabel(QStringLiteral("<b>%1</b>%2").arg(tr("Look at this first:").toHtmlEscaped(), html + QStringLiteral("</ul>")), this);
+        m_notices->setObjectName(QStringLiteral("pluginNotices"));
+        m_notices->setWordWrap(true);
+        m_notices->setTextInteractionFlags(Qt::TextSelectableByMouse);
+        m_notices->setStyleSheet(QStringLiteral("QLabel { color: #c0392b; }"));
+        layout->addWidget(m_notices);
+    }
 
     auto* splitter = new QSplitter(Qt::Vertical, this);
     m_table = new QTableWidget(int(m_plugins.size()), 5, splitter);
@@ -89,13 +103,34 @@ PluginsDialog::PluginsDialog(const PluginRegistry& registry, QWidget* parent) : 
     splitter->addWidget(m_details);
     layout->addWidget(splitter, 1);
 
-    layout->addWidget(new QLabel(tr("Search path, in priority order (TRAINBENCH_PLUGIN_PATH first):"), this));
+    layout->addWidget(new QLabel(tr("Plugins are code: they run with your rights. They are loaded from these folders, "
+                                    "in this order (TRAINBENCH_PLUGIN_PATH first); a folder that other users can "
+                                    "write to is refused unless TRAINBENCH_TRUST_PLUGIN_DIRS names it:"),
+                                 this));
     auto* paths = new QListWidget(this);
-    for (const auto& dir : registry.searchPaths()) {
-        const bool exists = QFileInfo(dir).isDir();
-        auto* item = new QListWidgetItem(QDir::toNativeSeparators(dir) + (exists ? QString() : tr("  (does not exist)")), paths);
-        if (!exists)
-            item->setForeground(QColor(0x80, 0x80, 0x80));
+    paths->setObjectName(QStringLiteral("pluginFolders"));
+    for (const PluginFolder& f : registry.folders()) {
+        QString text = QDir::toNativeSeparators(f.path);
+        QColor colour;
+        switch (f.state) {
+        case PluginFolder::State::Used: break;
+        case PluginFolder::State::Missing:
+            text += tr("  (does not exist)");
+            colour = QColor(0x80, 0x80, 0x80);
+            break;
+        case PluginFolder::State::Refused:
+            text += tr("  (refused: %1)").arg(f.problem);
+            colour = QColor(0xc0, 0x39, 0x2b);
+            break;
+        case PluginFolder::State::Trusted:
+            text += tr("  (trusted by TRAINBENCH_TRUST_PLUGIN_DIRS although %1)").arg(f.problem);
+            colour = QColor(0xb3, 0x6b, 0x00);
+            break;
+        }
+        auto* item = new QListWidgetItem(text, paths);
+        item->setToolTip(text);
+        if (colour.isValid())
+            item->setForeground(colour);
     }
     paths->setMaximumHeight(paths->sizeHintForRow(0) * std::clamp(int(paths->count()), 2, 6) + 6);
     layout->addWidget(paths);
@@ -132,7 +167,10 @@ void PluginsDialog::showDetails(int row)
     field(tr("Description"), p.description);
     field(tr("Citation"), p.citation);
     field(tr("File"), QDir::toNativeSeparators(p.filePath));
+    field(tr("Replaces"), p.replaces.join(QStringLiteral(", ")));
     html += QStringLiteral("</table>");
+    if (const QString n = PluginRegistry::replacementNotice(p); !n.isEmpty())
+        html += QStringLiteral("<p style='color:#c0392b'>%1</p>").arg(esc(n));
     if (!p.isLoaded())
         html += QStringLiteral("<p style='color:#c0392b'><b>%1</b> %2</p>").arg(esc(tr("Why not loaded:")), esc(p.error));
     else if (!p.error.isEmpty())

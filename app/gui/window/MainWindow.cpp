@@ -67,6 +67,11 @@ MainWindow::MainWindow(const PluginRegistry& registry, QWidget* parent)
     statusBar()->addPermanentWidget(m_runs->progress());
     m_runs->runProgress()->hide();
 
+    // Plugin folders refused as unsafe, and plugins that replace another of their id: in the
+    // log from the start (Help → Plugins… shows the same above its table).
+    for (const QString& n : registry.notices())
+        m_messages->appendLog(tr("Plugins: %1").arg(n));
+
     m_document->start();
     restoreSettings();
     m_document->continueSession();

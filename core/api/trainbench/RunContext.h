@@ -70,13 +70,16 @@ public:
 ///  - "peak_memory_bytes": the process's peak resident memory growth during fit();
 ///  - "time_budget": the run's budget and what it used ({"seconds", "clock", "used"});
 ///  - "clock_restarts": the checkpoints (0-based, in order) whose Checkpoint::restartClock
-///    restarted the training clock; absent when none did.
+///    restarted the training clock; absent when none did;
+///  - "plugin_replaces": the plugin's file and the files of the same plugin id it replaced, when
+///    it replaced one (a copy found earlier on the search path, e.g. in TRAINBENCH_PLUGIN_PATH).
 inline const QStringList& reservedFactKeys()
 {
     static const QStringList keys{QStringLiteral("predicted_cost"), QStringLiteral("measured_seconds"),
                                   QStringLiteral("final"),          QStringLiteral("log"),
                                   QStringLiteral("stopped_by"),     QStringLiteral("peak_memory_bytes"),
-                                  QStringLiteral("time_budget"),    QStringLiteral("clock_restarts")};
+                                  QStringLiteral("time_budget"),    QStringLiteral("clock_restarts"),
+                                  QStringLiteral("plugin_replaces")};
     return keys;
 }
 

@@ -64,12 +64,13 @@ private Q_SLOTS:
     {
         const Output o = cli({"list"});
         QCOMPARE(o.code, 0);
-        // BPLS predicts flops and seconds (of its first sweep, for Algorithm 2); ridge flops only.
+        // BPLS predicts flops and seconds (of its first sweep, for Algorithm 2); ridge flops only;
+        // both their working memory.
         const QRegularExpression bpls(
-            R"(bpls\.classify — [^\n]*\n[^\n]*\n    predicted cost for 60000×784 → 10 classes \(Fashion-MNIST, defaults, \d+ threads\): [0-9.]+ GFLOP, [0-9.e-]+ s \(first sweep\)\n)");
+            R"(bpls\.classify — [^\n]*\n[^\n]*\n    predicted cost for 60000×784 → 10 classes \(Fashion-MNIST, defaults, \d+ threads\): [0-9.]+ GFLOP, [0-9.e-]+ s \(first sweep\), [0-9.]+ [KMG]iB memory\n)");
         QVERIFY2(bpls.match(o.out).hasMatch(), qPrintable(o.out));
         QVERIFY2(QRegularExpression(
-                     R"(linear\.ridge — [^\n]*\n[^\n]*\n    predicted cost for [^:]*: 38\.1 GFLOP\n)")
+                     R"(linear\.ridge — [^\n]*\n[^\n]*\n    predicted cost for [^:]*: 38\.1 GFLOP, [0-9.]+ [KMG]iB memory\n)")
                      .match(o.out)
                      .hasMatch(),
                  qPrintable(o.out));
@@ -184,7 +185,7 @@ private Q_SLOTS:
         const QStringList before = linesWith(o.err, "LS: predicted");
         QCOMPARE(before.size(), 1);
         // The toy: x (one input) on 5 training points, 2 outputs.
-        QVERIFY2(QRegularExpression(R"(^LS: predicted [0-9.]+ FLOP for 5×1 → 2 outputs per cell$)")
+        QVERIFY2(QRegularExpression(R"(^LS: predicted [0-9.]+ FLOP, [0-9.]+ (B|KiB|MiB) memory for 5×1 → 2 outputs per cell$)")
                      .match(before.first())
                      .hasMatch(),
                  qPrintable(before.first()));
@@ -192,7 +193,7 @@ private Q_SLOTS:
         QCOMPARE(listed.code, 0);
         QVERIFY2(linesWith(listed.out, "LS ")
                      .value(0)
-                     .contains(QRegularExpression(R"(predicted [0-9.]+ FLOP per cell)")),
+                     .contains(QRegularExpression(R"(predicted [0-9.]+ FLOP, [0-9.]+ (B|KiB|MiB) memory per cell)")),
                  qPrintable(listed.out));
     }
 

@@ -89,12 +89,23 @@ private Q_SLOTS:
         tight.rlim_cur = rlim_t(8) << 30; // far below 80 GB, far above what the process maps
         QVERIFY(setrlimit(RLIMIT_AS, &tight) == 0);
         StopSource stop;
-        const RunResult r = Runner(m_reg, nullptr).execute(
+        // A noise-sweep cell (no row of its own, no prediction: its experiment checked the
+        // memory of all cells before they started) that allocates anyway.
+        RunJob cell = job("gradient.adam", {{"hidden", QVariantList{100000, 100000}}, {"epochs", 1}});
+        cell.logToStore = false;
+        const RunResult r = Runner(m_reg, nullptr).execute(cell, stop, nullptr);
+        // A run with its own prediction is refused before fit() allocates (issue 32).
+        const RunResult refused = Runner(m_reg, nullptr).execute(
             job("gradient.adam", {{"hidden", QVariantList{100000, 100000}}, {"epochs", 1}}), stop, nullptr);
         setrlimit(RLIMIT_AS, &old);
         QCOMPARE(r.status, RunStatus::Failed);
         QVERIFY2(r.error.startsWith("out of memory while gradient.adam trained on 70×2 → 2 data (std::bad_alloc)"),
                  qPrintable(r.error));
+        QCOMPARE(refused.status, RunStatus::Failed);
+        QVERIFY2(refused.error.startsWith("gradient.adam: gradient.adam needs ") &&
+                     refused.error.contains("sized by hidden = [100000, 100000]"),
+                 qPrintable(refused.error));
+        QVERIFY(!refused.info.contains("peak_memory_bytes")); // fit() never started
     }
 };
 

@@ -155,6 +155,78 @@ private Q_SLOTS:
         QCOMPARE(store->run(ids[4])->status, RunStatus::Running);
     }
 
+    // Issue 32: a run whose process dies while a store is open (the workbench's), or that a
+    // read-only store reads (`trainbench-cli runs`), is read as interrupted, never as running;
+    // the reader writes nothing.
+    void readersTellADeadOwnerFromALiveOne()
+    {
+        const QString path = m_dir.filePath(QStringLiteral("readers.sqlite"));
+        QProcess trainer; // plays the process that trains the run
+        trainer.start(QStringLiteral("/bin/sleep"), {QStringLiteral("60")});
+        QVERIFY(trainer.waitForStarted());
+        RunStoreOwner owner = RunStoreOwner::current();
+        owner.pid = trainer.processId();
+        bool zombie = false;
+        QVERIFY(RunStoreOwner::readProcStat(owner.pid, &owner.startTicks, &zombie));
+
+        QString error;
+        qint64 id = -1;
+        {
+            auto store = RunStore::open(path, &error);
+            QVERIFY2(store, qPrintable(error));
+            RunRecord r;
+            r.algorithmId = QStringLiteral("test.sleepy");
+            id = store->createRun(r);
+        }
+        QVERIFY(setOwner(path, id, owner));
+
+        auto writer = RunStore::open(path, &error); // open while the trainer lives
+        QVERIFY2(writer, qPrintable(error));
+        RunStore::Options ro;
+        ro.readOnly = true;
+        auto reader = RunStore::open(path, ro, &error);
+        QVERIFY2(reader, qPrintable(error));
+        for (RunStore* s : {writer.get(), reader.get()}) {
+            QCOMPARE(s->run(id)->status, RunStatus::Running);
+            QCOMPARE(s->runs().value(0).status, RunStatus::Running);
+            QCOMPARE(s->run(id)->owner.pid, owner.pid);
+            QVERIFY(s->run(id)->owner.isAlive());
+        }
+
+        trainer.kill();
+        QVERIFY(trainer.waitForFinished());
+        for (RunStore* s : {writer.get(), reader.get()}) {
+            const auto one = s->run(id);
+            QVERIFY(one);
+            QCOMPARE(one->status, RunStatus::Interrupted);
+            QCOMPARE(one->error, QStringLiteral("the process that trained it (pid %1 on %2) ended before the run finished")
+                                     .arg(owner.pid)
+                                     .arg(owner.host));
+            QVERIFY(!one->ended.isValid()); // when it died is not known
+            QCOMPARE(s->runs().value(0).status, RunStatus::Interrupted);
+            QCOMPARE(s->runs(-1).size(), 1);
+        }
+        // Nothing was written: the row is rewritten by the next store opened for writing.
+        writer.reset();
+        reader.reset();
+        {
+            const QString name = QStringLiteral("raw-check");
+            {
+                QSqlDatabase db = QSqlDatabase::addDatabase(QStringLiteral("QSQLITE"), name);
+                db.setDatabaseName(path);
+                QVERIFY(db.open());
+                QSqlQuery q(db);
+                QVERIFY(q.exec(QStringLiteral("SELECT status FROM runs WHERE id = %1").arg(id)) && q.next());
+                QCOMPARE(q.value(0).toString(), QStringLiteral("running"));
+            }
+            QSqlDatabase::removeDatabase(name);
+        }
+        auto again = RunStore::open(path, &error);
+        QVERIFY2(again, qPrintable(error));
+        QCOMPARE(again->interruptedOnOpen(), 1);
+        QCOMPARE(again->run(id)->error, QStringLiteral("the process ended before the run finished"));
+    }
+
     void zombieCountsAsDead()
     {
         // A child that exited but was not reaped yet still answers kill(pid, 0); /proc says "Z".

@@ -3,6 +3,7 @@
 // a time with every thread so that timings compare.
 
 #include "ExperimentContext.h"
+#include "CostPrediction.h"
 #include "ExperimentKind.h"
 #include "RepeatKeys.h"
 #include "RunStore.h"
@@ -76,6 +77,13 @@ public:
         const int nAlg = int(spec.algorithms.size());
         const int total = nAlg * spec.repeats;
         const QStringList labels = ctx.labels(spec);
+        // One run at a time: each algorithm's own working memory must fit.
+        QList<MemoryCheck::Demand> demands;
+        for (int a = 0; a < nAlg; ++a)
+            demands << MemoryCheck::Demand{labels[a], spec.algorithms[a].id, spec.algorithms[a].params,
+                                           CostPrediction::shapeOf(data->train), 1};
+        if (!ctx.refuseOverMemory(demands, threads, result))
+            return result;
 
         // Cell i is repeat firstRepeat + i % repeats of algorithm i / repeats.
         auto jobOf = [&](int i) {

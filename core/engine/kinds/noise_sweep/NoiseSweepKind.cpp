@@ -149,6 +149,17 @@ public:
         result.warnings = probe->warnings;
 
         const QStringList labels = ctx.labels(spec);
+        // Cells train side by side, one algorithm after the other in each: every algorithm's memory
+        // times the cells at once must fit.
+        {
+            QList<MemoryCheck::Demand> demands;
+            for (int a = 0; a < nAlg; ++a)
+                demands << MemoryCheck::Demand{labels[a], spec.algorithms[a].id, spec.algorithms[a].params,
+                                               CostPrediction::shapeOf(probe->train),
+                                               int(std::min<qint64>(threads, std::max<qint64>(cells, 1)))};
+            if (!ctx.refuseOverMemory(demands, threads, result))
+                return result;
+        }
         // Results by [algorithm][cell]; NaN where a cell failed, diverged or was skipped.
         std::vector<std::vector<double>> trainRmse(nAlg, std::vector<double>(size_t(cells), NaN));
         std::vector<std::vector<double>> testRmse(nAlg, std::vector<double>(size_t(cells), NaN));
@@ -214,6 +225,9 @@ public:
                 rec.started = QDateTime::currentDateTimeUtc();
                 rec.appVersion = QStringLiteral(TB_APP_VERSION);
                 rec.info = QJsonObject{{"algorithm_index", a}};
+                const QJsonObject replaced = Runner::replacementFact(entry);
+                for (auto it = replaced.begin(); it != replaced.end(); ++it)
+                    rec.info.insert(it.key(), it.value());
                 runIds[a] = ctx.store()->createRun(rec);
             }
         }

@@ -3,6 +3,7 @@
 // of the file (ParamSweep::cells), so any of them can run anywhere.
 
 #include "ExperimentContext.h"
+#include "CostPrediction.h"
 #include "ExperimentKind.h"
 #include "HostBudget.h"
 #include "ParamSweep.h"
@@ -320,6 +321,22 @@ public:
 
         const int total = int(cells.size());
         const int atOnce = std::clamp(spec.paramSweep.cellsAtOnce, 1, threads);
+        // Every configuration (data-set option, algorithm, point), sweep.cells_at_once of them at once.
+        {
+            QList<MemoryCheck::Demand> demands;
+            QSet<int> seen;
+            for (const SweepCell& cell : cells) {
+                const int conf = configurationOf(cell);
+                if (seen.contains(conf))
+                    continue;
+                seen.insert(conf);
+                demands << MemoryCheck::Demand{result.curves[conf].label, spec.algorithms[cell.algorithmIndex].id,
+                                               cell.params, CostPrediction::shapeOf(data[size_t(cell.datasetIndex)]->train),
+                                               atOnce};
+            }
+            if (!ctx.refuseOverMemory(demands, threads, result))
+                return result;
+        }
         std::vector<RunResult> results(size_t(cells.size()));
         std::vector<char> ran(size_t(cells.size()), 0);
         std::mutex errorMutex;

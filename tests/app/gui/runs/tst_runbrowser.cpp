@@ -8,6 +8,7 @@
 
 #include <ResultCsv.h>
 #include <RunStore.h>
+#include <RunStoreOwner.h>
 
 #include <QAction>
 #include <QApplication>
@@ -15,9 +16,12 @@
 #include <QFile>
 #include <QLineEdit>
 #include <QMessageBox>
+#include <QProcess>
 #include <QPushButton>
 #include <QTimer>
 #include <QSignalSpy>
+#include <QSqlDatabase>
+#include <QSqlQuery>
 #include <QTemporaryDir>
 #include <QTreeView>
 #include <QtTest>
@@ -553,6 +557,33 @@ private Q_SLOTS:
         QVERIFY(!html.contains("<h4>network</h4>"));
     }
 
+    void aRunOfAReplacingPluginSaysSoInItsRow()
+    {
+        // Issue 32: a plugin that replaced another of its id (a copy earlier on the search path)
+        // is named by the run it trained: its row's tooltip and its details.
+        RunRecord r;
+        r.experimentId = m_expA;
+        r.algorithmId = QStringLiteral("linear.ridge");
+        r.algorithmName = QStringLiteral("Ridge");
+        r.status = RunStatus::Finished;
+        r.started = T0;
+        r.ended = T0.addSecs(1);
+        r.info = {{QStringLiteral("plugin_replaces"),
+                   QJsonObject{{"file", "/tmp/open/trainbench-linear.so"},
+                               {"replaces", QJsonArray{"/opt/tb/plugins/trainbench-linear.so"}}}}};
+        const qint64 id = m_store->createRun(r);
+        QVERIFY(m_store->flush());
+        m_browser->refresh();
+        const QModelIndex run = treeModel()->indexOfRun(id);
+        const QString said = QStringLiteral("/tmp/open/trainbench-linear.so, which replaced /opt/tb/plugins/trainbench-linear.so");
+        QVERIFY2(run.data(Qt::ToolTipRole).toString().contains("Trained by plugin " + said),
+                 qPrintable(run.data(Qt::ToolTipRole).toString()));
+        const QString html = run.data(RunTreeModel::DetailsRole).toString();
+        QVERIFY2(html.contains("Plugin file") && html.contains(said), qPrintable(html));
+        // A run of the plugin it should be says nothing of the kind.
+        QVERIFY(!treeModel()->indexOfRun(m_finished).data(Qt::ToolTipRole).toString().contains("which replaced"));
+    }
+
     void writesOfAnotherProcessAppearByThemselves()
     {
         // An MPI job's rank 0 (or any trainbench-cli) writing the open database: its runs show up
@@ -778,6 +809,56 @@ private Q_SLOTS:
         QVERIFY(!m_browser->exportSelectedCsv(m_dir->filePath(QStringLiteral("x.csv")), &error));
         QVERIFY(!error.isEmpty());
         QCOMPARE(m_browser->deleteSelected(), 0);
+    }
+
+    // Issue 32: a run whose process was killed while this store was open (another `trainbench-cli
+    // run` writing the same file) is shown interrupted, with why, and may be deleted: the browser
+    // offers no wait for a run nobody is training. A live one still says who trains it.
+    void aRunWhoseProcessDiedIsInterruptedNotRunning()
+    {
+        QProcess trainer;
+        trainer.start(QStringLiteral("/bin/sleep"), {QStringLiteral("60")});
+        QVERIFY(trainer.waitForStarted());
+        const qint64 pid = trainer.processId();
+        {
+            // The row as another process leaves it: running, owned by that process.
+            const QString name = QStringLiteral("raw-owner");
+            {
+                QSqlDatabase db = QSqlDatabase::addDatabase(QStringLiteral("QSQLITE"), name);
+                db.setDatabaseName(m_store->path());
+                QVERIFY(db.open());
+                QSqlQuery q(db);
+                qint64 ticks = 0;
+                bool zombie = false;
+                QVERIFY(RunStoreOwner::readProcStat(pid, &ticks, &zombie));
+                QVERIFY(q.prepare(QStringLiteral("UPDATE runs SET owner_pid = ?, owner_start = ?, owner_token = "
+                                                 "'another process' WHERE id = ?")));
+                q.addBindValue(pid);
+                q.addBindValue(ticks);
+                q.addBindValue(m_running);
+                QVERIFY(q.exec());
+                QCOMPARE(q.numRowsAffected(), 1);
+            }
+            QSqlDatabase::removeDatabase(name);
+        }
+        m_browser->refresh();
+        QCOMPARE(cell(m_running, RunTreeModel::StatusColumn), QStringLiteral("running"));
+        m_browser->setSelection({}, {m_running});
+        QVERIFY2(m_browser->detailsHtml().contains(QStringLiteral("pid %1").arg(pid)), qPrintable(m_browser->detailsHtml()));
+        QCOMPARE(m_browser->deleteSelected(), 0); // someone trains it
+
+        trainer.kill();
+        QVERIFY(trainer.waitForFinished());
+        m_browser->refresh();
+        QCOMPARE(cell(m_running, RunTreeModel::StatusColumn), QStringLiteral("interrupted"));
+        QVERIFY2(!treeModel()->indexOfExperiment(m_expB, RunTreeModel::StatusColumn).data().toString().contains("running"),
+                 qPrintable(treeModel()->indexOfExperiment(m_expB, RunTreeModel::StatusColumn).data().toString()));
+        m_browser->setSelection({}, {m_running});
+        QVERIFY2(m_browser->detailsHtml().contains(QStringLiteral("pid %1").arg(pid)) &&
+                     m_browser->detailsHtml().contains(QStringLiteral("ended before the run finished")),
+                 qPrintable(m_browser->detailsHtml()));
+        QCOMPARE(m_browser->deleteSelected(), 1);
+        QVERIFY(!m_store->run(m_running));
     }
 };
 

@@ -5,7 +5,10 @@
 #include "setup/PluginsDialog.h"
 
 #include <QCheckBox>
+#include <QDir>
 #include <QDoubleSpinBox>
+#include <QLabel>
+#include <QListWidget>
 #include <QPushButton>
 #include <QFile>
 #include <QSignalSpy>
@@ -300,6 +303,55 @@ private Q_SLOTS:
             if (t->item(r, 0)->text() == registry.algorithm("linear.ridge")->plugin->name)
                 t->setCurrentCell(r, 0);
         QVERIFY(dialog.details()->toPlainText().contains("linear.ridge"));
+    }
+
+    // Issue 32: plugins are code. The dialog lists the folders plugins are loaded from with their
+    // state, and says first what must be seen: a folder refused because others can write to it, and
+    // a plugin that replaces another of the same id.
+    void pluginsDialogAnnouncesRefusalsAndReplacements()
+    {
+        QTemporaryDir dir;
+        const QString open = dir.filePath("open"), mine = dir.filePath("mine");
+        QVERIFY(QDir().mkpath(open) && QDir().mkpath(mine));
+        const QString linear = QStringLiteral(TB_PLUGIN_BUILD_DIR "/trainbench-linear.so");
+        QVERIFY(QFile::copy(linear, open + "/trainbench-linear.so"));
+        QVERIFY(QFile::copy(linear, mine + "/trainbench-linear.so"));
+        QVERIFY(QFile(open).setPermissions(QFileDevice::Permissions(0x7777))); // rwx for everyone
+        PluginRegistry registry;
+        registry.scan({open, mine, QStringLiteral(TB_PLUGIN_BUILD_DIR)});
+
+        gui::PluginsDialog dialog(registry);
+        QVERIFY(dialog.notices());
+        const QString notices = dialog.notices()->text();
+        QVERIFY2(notices.contains("plugin folder " + open + " refused") && notices.contains("writable by every user"),
+                 qPrintable(notices));
+        QVERIFY2(notices.contains(QStringLiteral("plugin &quot;linear&quot; 1.0.0 from %1/trainbench-linear.so replaces %2")
+                                      .arg(mine, linear)),
+                 qPrintable(notices));
+        auto* folders = dialog.findChild<QListWidget*>(QStringLiteral("pluginFolders"));
+        QVERIFY(folders);
+        QCOMPARE(folders->count(), 3);
+        QVERIFY2(folders->item(0)->text().startsWith(open + "  (refused: "), qPrintable(folders->item(0)->text()));
+        QCOMPARE(folders->item(1)->text(), mine);
+        int refusedRow = -1, replacingRow = -1;
+        for (int r = 0; r < dialog.table()->rowCount(); ++r) {
+            if (dialog.table()->item(r, 4)->text() == open + "/trainbench-linear.so")
+                refusedRow = r;
+            if (dialog.table()->item(r, 4)->text() == mine + "/trainbench-linear.so")
+                replacingRow = r;
+        }
+        QVERIFY(refusedRow >= 0 && replacingRow >= 0);
+        QCOMPARE(dialog.table()->item(refusedRow, 1)->text(), QStringLiteral("Refused"));
+        dialog.table()->setCurrentCell(replacingRow, 0);
+        QVERIFY2(dialog.details()->toPlainText().contains("Replaces") &&
+                     dialog.details()->toPlainText().contains(linear),
+                 qPrintable(dialog.details()->toPlainText()));
+
+        // Nothing to say: no notices at all.
+        PluginRegistry plain;
+        plain.scan({QStringLiteral(TB_PLUGIN_BUILD_DIR)});
+        gui::PluginsDialog quiet(plain);
+        QVERIFY(!quiet.notices());
     }
 };
 

@@ -1,0 +1,89 @@
+#include "MemoryCheck.h"
+
+#include "PluginRegistry.h"
+
+#include <MemoryBudget.h>
+
+#include <cmath>
+
+namespace tb {
+namespace {
+
+std::uint64_t toBytes(double bytes)
+{
+    return bytes >= 1.8e19 ? UINT64_MAX : std::uint64_t(std::ceil(bytes));
+}
+
+QString bytesText(double bytes)
+{
+    return data::MemoryBudget::formatBytes(toBytes(bytes));
+}
+
+/// The parameters of @p d set away from their defaults whose default alone would bring the
+/// prediction within @p limit: "hidden = [100000, 100000] (the default [64] needs 12 MiB)".
+QStringList culprits(const PluginRegistry& registry, const MemoryCheck::Demand& d, double limitBytes)
+{
+    QStringList out;
+    const AlgorithmEntry* entry = registry.algorithm(d.algorithmId);
+    if (!entry)
+        return out;
+    const std::optional<QVariantMap> given = entry->info.schema.normalise(d.params, nullptr);
+    if (!given)
+        return out;
+    const QVariantMap defaults = entry->info.schema.defaults();
+    for (auto it = given->begin(); it != given->end(); ++it) {
+        const QVariant fallback = defaults.value(it.key());
+        if (!fallback.isValid() || fallback == it.value())
+            continue;
+        QVariantMap changed = *given;
+        changed.insert(it.key(), fallback);
+        const double smaller = CostPrediction::forAlgorithm(registry, d.algorithmId, changed, d.shape).memoryBytes();
+        if (std::isnan(smaller) || smaller * d.atOnce > limitBytes)
+            continue;
+        out << QStringLiteral("%1 = %2 (its default, %3, needs %4)")
+                   .arg(it.key(), ParamSchema::describe(it.value()), ParamSchema::describe(fallback), bytesText(smaller));
+    }
+    return out;
+}
+
+} // namespace
+
+QString MemoryCheck::refusal(const PluginRegistry& registry, const Demand& demand, const CostPrediction& prediction)
+{
+    const double each = prediction.memoryBytes();
+    if (std::isnan(each))
+        return {};
+    const int atOnce = std::max(1, demand.atOnce);
+    const double total = each * atOnce;
+    const data::MemoryBudget::Limit limit = data::MemoryBudget::available();
+    if (toBytes(total) <= limit.bytes)
+        return {};
+    QString need = QStringLiteral("%1 needs %2 of working memory for %3")
+                       .arg(demand.algorithmId, bytesText(each), CostPrediction::describeShape(demand.shape));
+    if (atOnce > 1)
+        need += QStringLiteral(", %1 runs at once %2").arg(atOnce).arg(bytesText(total));
+    const QStringList causes = culprits(registry, demand, double(limit.bytes));
+    const QString cause =
+        causes.isEmpty()
+            ? QStringLiteral("the data's size decides it (%1 rows × %2 inputs → %3 outputs)")
+                  .arg(demand.shape.rows)
+                  .arg(demand.shape.inputs)
+                  .arg(demand.shape.outputs)
+            : QStringLiteral("sized by %1").arg(causes.join(QStringLiteral("; ")));
+    return QStringLiteral("%1: %2, but only %3 is available to this process (%4); %5. Not started: make it smaller "
+                          "or free memory (TRAINBENCH_MEMORY_LIMIT sets a lower cap, never a higher one)")
+        .arg(demand.label.isEmpty() ? demand.algorithmId : demand.label, need,
+             data::MemoryBudget::formatBytes(limit.bytes), limit.source, cause);
+}
+
+QString MemoryCheck::refusal(const PluginRegistry& registry, const QList<Demand>& demands)
+{
+    for (const Demand& d : demands) {
+        const CostPrediction prediction = CostPrediction::forAlgorithm(registry, d.algorithmId, d.params, d.shape);
+        if (const QString r = refusal(registry, d, prediction); !r.isEmpty())
+            return r;
+    }
+    return {};
+}
+
+} // namespace tb

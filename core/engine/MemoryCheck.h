@@ -1,0 +1,51 @@
+#pragma once
+/// @file MemoryCheck.h
+/// Each trainer's predicted working memory set against the memory this process may use, before
+/// a run starts: a network too large to allocate is bad input, refused with the bytes it needs
+/// and the parameter that makes it so, never an allocation that ends in std::bad_alloc.
+
+#include "CostPrediction.h"
+
+#include <QList>
+#include <QString>
+#include <QVariantMap>
+
+namespace tb {
+
+class PluginRegistry;
+
+/// The check behind ExperimentRunner's refusal (before any run of an experiment starts) and
+/// Runner's (before one run's fit()). A trainer states its predicted peak working memory as
+/// "memory_bytes" in Trainer::predictCost(); the check compares it, times the runs that train
+/// at once, with data::MemoryBudget::available() — physical memory, cgroup and rlimit headroom,
+/// TRAINBENCH_MEMORY_LIMIT — taken after the data are loaded. Trainers that state no memory are
+/// not checked.
+///
+/// The parameter that sizes the memory is found by the host, not declared: each parameter the
+/// configuration sets away from its default is put back to its default, one at a time, and the
+/// prediction asked again; those whose default would fit are named, with their value and what the
+/// default would need. When none does, the data's shape is named. All functions are thread-safe
+/// once the registry has been scanned; call them inside the TBB arena the runs will use (some
+/// predictions depend on its thread count).
+class MemoryCheck {
+public:
+    /// One configuration of an experiment: what may be trained, and how many such runs train in
+    /// this process at once (noise-sweep cells, sweep.cells_at_once).
+    struct Demand {
+        QString label;        ///< as the experiment names it, e.g. "Adam" or "Adam lr=0.01"
+        QString algorithmId;
+        QVariantMap params;   ///< as given (normalised here)
+        ProblemShape shape;   ///< the training set's
+        int atOnce = 1;       ///< ≥ 1
+    };
+
+    /// The refusal of the first demand whose prediction does not fit, empty when all fit (or
+    /// state no memory, or cannot be predicted: invalid parameters are refused elsewhere).
+    static QString refusal(const PluginRegistry& registry, const QList<Demand>& demands);
+
+    /// The refusal of @p demand given its @p prediction (from Trainer::predictCost()), empty when
+    /// it fits or states no memory.
+    static QString refusal(const PluginRegistry& registry, const Demand& demand, const CostPrediction& prediction);
+};
+
+} // namespace tb
