@@ -5,6 +5,7 @@
 #include <Runner.h>
 
 #include <FixtureSlices.h>
+#include <QJsonArray>
 #include <QtTest>
 #include <StopMeter.h>
 #include <trainbench/testing/TestRunContext.h>
@@ -351,6 +352,42 @@ private Q_SLOTS:
         const auto exp = store->experiment(res.experimentId);
         QVERIFY(exp);
         QCOMPARE(exp->spec.value("seed").toInt(), 5);
+    }
+
+    void anytimeLaddersStoreOneTimedCheckpointPerSolve()
+    {
+        // A single-shot learner with a tolerance ladder: one checkpoint per complete solve, each
+        // timed alone (Checkpoint::restartClock, listed in "clock_restarts"), so the points' times
+        // add up to at most the run's training time — cumulative times would add up to more.
+        StopSource stop;
+        for (const auto& [id, ladder] : {std::pair<QString, QVariantList>{"liblinear.classify", {0.1, 0.01, 0.001}},
+                                         std::pair<QString, QVariantList>{"libsvm.classify", {0.1, 0.001}}}) {
+            const RunResult r = Runner(m_reg, nullptr).execute(job(id, {{"tolerance_ladder", ladder}}), stop);
+            QVERIFY2(r.status == RunStatus::Finished, qPrintable(id + ": " + r.error));
+            QCOMPARE(r.points.size(), ladder.size());
+            QJsonArray restarts;
+            double sum = 0;
+            for (int i = 0; i < r.points.size(); ++i) {
+                QCOMPARE(r.points[i].epoch, double(i + 1));
+                QVERIFY(r.points[i].trainTime > 0);
+                QVERIFY(r.points[i].testAccuracy > 0.5); // every rung is a whole model
+                sum += r.points[i].trainTime;
+                restarts.append(i);
+            }
+            QCOMPARE(r.info.value("clock_restarts").toArray(), restarts);
+            QVERIFY2(sum <= r.trainSeconds * (1 + 1e-12), qPrintable(QString("%1: %2 > %3").arg(id).arg(sum).arg(r.trainSeconds)));
+        }
+        // Conjugate-gradient iterates of ridge: an iterate's cost is the run's time up to it (no
+        // restarts): cumulative, non-decreasing times.
+        const RunResult cg = Runner(m_reg, nullptr).execute(job("linear.ridge", {{"cg_ladder", QVariantList{1, 2, 5}}}), stop);
+        QVERIFY2(cg.status == RunStatus::Finished, qPrintable(cg.error));
+        QCOMPARE(cg.points.size(), 3);
+        QVERIFY(!cg.info.contains("clock_restarts"));
+        QVERIFY(cg.points[0].trainTime <= cg.points[1].trainTime && cg.points[1].trainTime <= cg.points[2].trainTime);
+        // A ladder that does not tighten is refused, naming the parameter.
+        const RunResult bad = Runner(m_reg, nullptr).execute(job("liblinear.classify", {{"tolerance_ladder", QVariantList{0.01, 0.1}}}), stop);
+        QCOMPARE(bad.status, RunStatus::Failed);
+        QVERIFY2(bad.error.contains("tolerance_ladder") && bad.error.contains("decreasing"), qPrintable(bad.error));
     }
 
     void validationIsMeasuredAtEveryCheckpointAndStored()
