@@ -236,7 +236,7 @@ double GradientConfig::workingMemoryBytes(Eigen::Index inputs, Eigen::Index outp
     // Weight-sized vectors held at once. First-order: network, gradient, two optimiser states
     // (Adam), early stopping's best weights. L-BFGS: network, flat iterate, gradient, direction,
     // the line search's trial point and gradient, and `memory` (s, y) correction pairs.
-    const double vectors = kind.lbfgs ? 6.0 + 2.0 * memory : 5.0;
+    const double vectors = kind.lbfgs ? 6.0 + 2.0 * lbfgs.memory : 5.0;
     // BatchGradient (L-BFGS: over all rows): up to 16 chunks, each with forward/backward buffers
     // of at most 256 rows and gathered inputs/targets; every chunk but the first its own gradient.
     const double batch = kind.lbfgs ? n : std::min(double(batchSize), n);
