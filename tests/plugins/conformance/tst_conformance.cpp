@@ -512,7 +512,7 @@ private Q_SLOTS:
             const auto& [params, data, size] = p;
             StopSource stop;
             RunJob job = makeJob(id, params, data);
-            job.timeBudgetSeconds = 1;
+            job.budget = tb::RunBudget{1, tb::ClockKind::Wall};
             const RunResult r = runIn2Threads(m_reg, job, stop);
             const QString what = QStringLiteral("%1 on the %2, %3").arg(id, data->train.description, size);
             QVERIFY2(r.status == RunStatus::Finished, qPrintable(what + ": " + runStatusName(r.status) + ": " + r.error));
