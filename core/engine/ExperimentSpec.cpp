@@ -134,6 +134,15 @@ std::optional<ExperimentSpec> ExperimentSpec::fromObject(const QJsonObject& o, c
             ids << QLatin1Char('"') + id + QLatin1Char('"');
         return fail("kind", QStringLiteral("expected one of %1, got %2").arg(ids.join(", "), shown(kindValue)));
     }
+    // The budget's own reader first: its messages say what a budget is ("expected seconds > 0 (leave
+    // the key out for no budget)"), the same for the file's budget and an algorithm entry's.
+    HostBudget::Error budgetError;
+    if (const auto b = HostBudget::fromJson(o, &budgetError)) {
+        s.timeBudgetSeconds = b->seconds;
+        s.timeBudgetClock = b->clock;
+    } else if (!budgetError.key.isEmpty()) {
+        return fail(budgetError.key, budgetError.message);
+    }
     ParamSchema keys = schema();
     keys.append(kind->keys());
     ParamContext ctx;
@@ -152,13 +161,6 @@ std::optional<ExperimentSpec> ExperimentSpec::fromObject(const QJsonObject& o, c
     s.description = top->value("description").toString();
     s.seed = top->contains("seed") ? top->value("seed").toULongLong() : 1;
     s.threads = int(top->value("threads").toLongLong());
-    HostBudget::Error budgetError;
-    if (const auto b = HostBudget::fromJson(o, &budgetError)) {
-        s.timeBudgetSeconds = b->seconds;
-        s.timeBudgetClock = b->clock;
-    } else if (!budgetError.key.isEmpty()) {
-        return fail(budgetError.key, budgetError.message);
-    }
     for (const ParamSpec& k : kind->keys().specs())
         s.settings.insert(k.key, top->value(k.key));
     s.repeats = int(s.settings.value("repeats", 1).toLongLong());
