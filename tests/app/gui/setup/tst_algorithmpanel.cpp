@@ -50,6 +50,16 @@ QVariant otherValue(const ParamSpec& s)
             l << int(std::max(s.minimum, 7.0));
         return QVariant(l);
     }
+    case ParamType::RealList: {
+        // A decreasing list inside the range (a tolerance ladder must tighten).
+        QVariantList l;
+        const double top = std::isfinite(s.maximum) ? std::min(s.maximum, 0.5) : 0.5;
+        for (int i = 0; i < std::max(2, s.minCount) && i < s.maxCount; ++i)
+            l << std::max(s.minimum, top / std::pow(10.0, i));
+        return QVariant(l);
+    }
+    default:
+        break; // text, paths, columns, seeds: no algorithm declares one
     }
     return {};
 }
