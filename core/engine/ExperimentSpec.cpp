@@ -161,7 +161,9 @@ std::optional<ExperimentSpec> ExperimentSpec::fromObject(const QJsonObject& o, c
     s.description = top->value("description").toString();
     s.seed = top->contains("seed") ? top->value("seed").toULongLong() : 1;
     s.threads = int(top->value("threads").toLongLong());
-    for (const ParamSpec& k : kind->keys().specs())
+    // keys() returns a schema by value: held here, so that the loop does not read a destroyed one.
+    const ParamSchema kindKeys = kind->keys();
+    for (const ParamSpec& k : kindKeys.specs())
         s.settings.insert(k.key, top->value(k.key));
     s.repeats = int(s.settings.value("repeats", 1).toLongLong());
     s.firstRepeat = int(s.settings.value("first_repeat", 0).toLongLong());

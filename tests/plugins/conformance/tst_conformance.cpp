@@ -229,6 +229,13 @@ QList<QVariant> invalidValues(const ParamSpec& s)
         if (std::isfinite(s.maximum))
             v << QVariant(QVariantList{s.maximum + 1.0 + std::abs(s.maximum)});
         break;
+    case ParamType::Text:
+    case ParamType::Path:
+    case ParamType::Folder:
+    case ParamType::Columns:
+    case ParamType::Seed:
+        v << QVariant(QVariantList{QVariantList{}}); // a list of a list is none of these
+        break;
     }
     return v;
 }
