@@ -314,7 +314,12 @@ std::optional<QJsonValue> ParamSweep::parseValues(const QString& text, const Par
         case ParamType::Choice:
         case ParamType::IntList:
         case ParamType::RealList:
-            raw = item;
+        case ParamType::Text:
+        case ParamType::Path:
+        case ParamType::Folder:
+        case ParamType::Columns:
+        case ParamType::Seed:
+            raw = item; // the schema reads the text (and names what is wrong with it)
             break;
         }
         QString e;
