@@ -69,4 +69,18 @@ QStringList ExperimentKinds::ids()
     return out;
 }
 
+QString jsonValueText(const QJsonValue& v)
+{
+    switch (v.type()) {
+    case QJsonValue::String: return QLatin1Char('"') + v.toString() + QLatin1Char('"');
+    case QJsonValue::Double: return QString::number(v.toDouble(), 'g', 15);
+    case QJsonValue::Bool: return v.toBool() ? QStringLiteral("true") : QStringLiteral("false");
+    case QJsonValue::Null: return QStringLiteral("null");
+    case QJsonValue::Array: return QStringLiteral("an array");
+    case QJsonValue::Object: return QStringLiteral("an object");
+    case QJsonValue::Undefined: break;
+    }
+    return QStringLiteral("nothing");
+}
+
 } // namespace tb

@@ -11,6 +11,7 @@
 #include <trainbench/ParamSchema.h>
 
 #include <QJsonObject>
+#include <QJsonValue>
 #include <QList>
 #include <QString>
 #include <QStringList>
@@ -95,6 +96,10 @@ public:
     /// Ids of the charts (app/charts' registry) that show this kind's results, in tab order.
     virtual QStringList charts() const = 0;
 };
+
+/// How a value of an experiment file is named in a message: a string quoted, a number as
+/// written, "an array", "an object", "nothing" for a key that is absent. Thread-safe.
+QString jsonValueText(const QJsonValue& v);
 
 /// Every kind the process knows. Thread-safe.
 class ExperimentKinds {

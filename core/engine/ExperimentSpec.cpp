@@ -36,20 +36,6 @@ QString lineColumn(const QByteArray& text, int offset)
     return QStringLiteral("%1:%2").arg(line).arg(col);
 }
 
-QString shown(const QJsonValue& v)
-{
-    switch (v.type()) {
-    case QJsonValue::String: return QLatin1Char('"') + v.toString() + QLatin1Char('"');
-    case QJsonValue::Double: return QString::number(v.toDouble(), 'g', 15);
-    case QJsonValue::Bool: return v.toBool() ? QStringLiteral("true") : QStringLiteral("false");
-    case QJsonValue::Null: return QStringLiteral("null");
-    case QJsonValue::Array: return QStringLiteral("an array");
-    case QJsonValue::Object: return QStringLiteral("an object");
-    case QJsonValue::Undefined: break;
-    }
-    return QStringLiteral("nothing");
-}
-
 } // namespace
 
 ParamSchema ExperimentSpec::schema()
@@ -132,7 +118,7 @@ std::optional<ExperimentSpec> ExperimentSpec::fromObject(const QJsonObject& o, c
         QStringList ids;
         for (const QString& id : ExperimentKinds::ids())
             ids << QLatin1Char('"') + id + QLatin1Char('"');
-        return fail("kind", QStringLiteral("expected one of %1, got %2").arg(ids.join(", "), shown(kindValue)));
+        return fail("kind", QStringLiteral("expected one of %1, got %2").arg(ids.join(", "), jsonValueText(kindValue)));
     }
     // The budget's own reader first: its messages say what a budget is ("expected seconds > 0 (leave
     // the key out for no budget)"), the same for the file's budget and an algorithm entry's.
@@ -169,18 +155,18 @@ std::optional<ExperimentSpec> ExperimentSpec::fromObject(const QJsonObject& o, c
     s.firstRepeat = int(s.settings.value("first_repeat", 0).toLongLong());
 
     if (!o.value("dataset").isObject())
-        return fail("dataset", QStringLiteral("expected an object such as {\"source\": \"moons\"}, got %1").arg(shown(o.value("dataset"))));
+        return fail("dataset", QStringLiteral("expected an object such as {\"source\": \"moons\"}, got %1").arg(jsonValueText(o.value("dataset"))));
     s.dataset = o.value("dataset").toObject();
 
     const QJsonValue algs = o.value("algorithms");
     if (!algs.isArray() || algs.toArray().isEmpty())
         return fail("algorithms",
-                    QStringLiteral("expected a non-empty array of {\"id\": ..., \"params\": {...}}, got %1").arg(shown(algs)));
+                    QStringLiteral("expected a non-empty array of {\"id\": ..., \"params\": {...}}, got %1").arg(jsonValueText(algs)));
     const QJsonArray arr = algs.toArray();
     for (int i = 0; i < arr.size(); ++i) {
         const QString path = QStringLiteral("algorithms[%1]").arg(i);
         if (!arr[i].isObject())
-            return fail(path, QStringLiteral("expected an object, got %1").arg(shown(arr[i])));
+            return fail(path, QStringLiteral("expected an object, got %1").arg(jsonValueText(arr[i])));
         const QJsonObject a = arr[i].toObject();
         for (auto it = a.begin(); it != a.end(); ++it)
             if (it.key() != "id" && it.key() != "label" && it.key() != "params" && it.key() != kBudgetSecondsKey &&
@@ -190,10 +176,10 @@ std::optional<ExperimentSpec> ExperimentSpec::fromObject(const QJsonObject& o, c
         AlgorithmRun r;
         r.id = a.value("id").toString();
         if (r.id.isEmpty())
-            return fail(path + ".id", QStringLiteral("expected an algorithm id string, got %1").arg(shown(a.value("id"))));
+            return fail(path + ".id", QStringLiteral("expected an algorithm id string, got %1").arg(jsonValueText(a.value("id"))));
         r.label = a.value("label").toString();
         if (a.contains("params") && !a.value("params").isObject())
-            return fail(path + ".params", QStringLiteral("expected an object, got %1").arg(shown(a.value("params"))));
+            return fail(path + ".params", QStringLiteral("expected an object, got %1").arg(jsonValueText(a.value("params"))));
         r.params = a.value("params").toObject().toVariantMap();
         HostBudget::Error budgetError;
         r.budget = HostBudget::fromJson(a, &budgetError);

@@ -26,20 +26,6 @@
 namespace tb {
 namespace {
 
-QString shown(const QJsonValue& v)
-{
-    switch (v.type()) {
-    case QJsonValue::String: return QLatin1Char('"') + v.toString() + QLatin1Char('"');
-    case QJsonValue::Double: return QString::number(v.toDouble(), 'g', 15);
-    case QJsonValue::Bool: return v.toBool() ? QStringLiteral("true") : QStringLiteral("false");
-    case QJsonValue::Null: return QStringLiteral("null");
-    case QJsonValue::Array: return QStringLiteral("an array");
-    case QJsonValue::Object: return QStringLiteral("an object");
-    case QJsonValue::Undefined: break;
-    }
-    return QStringLiteral("nothing");
-}
-
 class NoiseSweepKind : public ExperimentKind {
 public:
     QString id() const override { return kinds::NoiseSweep; }
@@ -60,7 +46,7 @@ public:
         };
         if (!sw.isObject())
             return fail(QStringLiteral("sweep"),
-                        QStringLiteral("a noise-sweep needs {\"sigma\": [...], \"monte_carlo\": N}, got %1").arg(shown(sw)));
+                        QStringLiteral("a noise-sweep needs {\"sigma\": [...], \"monte_carlo\": N}, got %1").arg(jsonValueText(sw)));
         const QJsonObject so = sw.toObject();
         for (auto it = so.begin(); it != so.end(); ++it)
             if (it.key() != u"sigma" && it.key() != u"monte_carlo")
@@ -68,12 +54,12 @@ public:
         const QJsonValue sig = so.value(QStringLiteral("sigma"));
         if (!sig.isArray() || sig.toArray().isEmpty())
             return fail(QStringLiteral("sweep.sigma"),
-                        QStringLiteral("expected a non-empty array of noise levels, got %1").arg(shown(sig)));
+                        QStringLiteral("expected a non-empty array of noise levels, got %1").arg(jsonValueText(sig)));
         const QJsonArray sa = sig.toArray();
         for (int i = 0; i < sa.size(); ++i) {
             const double d = sa[i].toDouble(-1);
             if (!sa[i].isDouble() || !(d >= 0) || !std::isfinite(d))
-                return fail(QStringLiteral("sweep.sigma[%1]").arg(i), QStringLiteral("expected σ ≥ 0, got %1").arg(shown(sa[i])));
+                return fail(QStringLiteral("sweep.sigma[%1]").arg(i), QStringLiteral("expected σ ≥ 0, got %1").arg(jsonValueText(sa[i])));
             s.sigmas << d;
         }
         s.monteCarlo = 1;
@@ -81,9 +67,9 @@ public:
             const QJsonValue v = so.value(QStringLiteral("monte_carlo"));
             const double d = v.toDouble(std::nan(""));
             if (!v.isDouble() || d != std::floor(d))
-                return fail(QStringLiteral("sweep.monte_carlo"), QStringLiteral("expected an integer, got %1").arg(shown(v)));
+                return fail(QStringLiteral("sweep.monte_carlo"), QStringLiteral("expected an integer, got %1").arg(jsonValueText(v)));
             if (d < 1 || d > 1000000)
-                return fail(QStringLiteral("sweep.monte_carlo"), QStringLiteral("%1 is outside [1, 1000000]").arg(shown(v)));
+                return fail(QStringLiteral("sweep.monte_carlo"), QStringLiteral("%1 is outside [1, 1000000]").arg(jsonValueText(v)));
             s.monteCarlo = int(d);
         }
         return true;

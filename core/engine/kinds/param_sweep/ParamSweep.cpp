@@ -1,5 +1,6 @@
 #include "ParamSweep.h"
 
+#include "ExperimentKind.h"
 #include "ExperimentRunner.h"
 #include "PluginRegistry.h"
 
@@ -14,20 +15,6 @@
 
 namespace tb {
 namespace {
-
-QString shownJson(const QJsonValue& v)
-{
-    switch (v.type()) {
-    case QJsonValue::String: return QLatin1Char('"') + v.toString() + QLatin1Char('"');
-    case QJsonValue::Double: return QString::number(v.toDouble(), 'g', 15);
-    case QJsonValue::Bool: return v.toBool() ? QStringLiteral("true") : QStringLiteral("false");
-    case QJsonValue::Null: return QStringLiteral("null");
-    case QJsonValue::Array: return QStringLiteral("an array");
-    case QJsonValue::Object: return QStringLiteral("an object");
-    case QJsonValue::Undefined: break;
-    }
-    return QStringLiteral("nothing");
-}
 
 // 12 significant digits, integers exact: what a person would have typed.
 double tidy(double v)
@@ -73,7 +60,7 @@ std::optional<QVariantList> ParamSweep::expand(const QJsonValue& source, const Q
         for (int i = 0; i < a.size(); ++i) {
             if (a[i].isNull() || a[i].isObject())
                 return fail(QStringLiteral("%1[%2]").arg(path).arg(i),
-                            QStringLiteral("expected a parameter value, got %1").arg(shownJson(a[i])));
+                            QStringLiteral("expected a parameter value, got %1").arg(jsonValueText(a[i])));
             out << a[i].toVariant();
         }
         return out;
@@ -81,22 +68,22 @@ std::optional<QVariantList> ParamSweep::expand(const QJsonValue& source, const Q
     if (!source.isObject())
         return fail(path, QStringLiteral("expected an array of values or {\"from\": a, \"to\": b, \"count\": n, "
                                          "\"scale\": \"log\"}, got %1")
-                              .arg(shownJson(source)));
+                              .arg(jsonValueText(source)));
     const QJsonObject o = source.toObject();
     for (auto it = o.begin(); it != o.end(); ++it)
         if (it.key() != "from" && it.key() != "to" && it.key() != "count" && it.key() != "scale")
             return fail(path + "." + it.key(), QStringLiteral("unknown key (known: from, to, count, scale)"));
     for (const char* k : {"from", "to"})
         if (!o.value(k).isDouble() || !std::isfinite(o.value(k).toDouble()))
-            return fail(path + "." + k, QStringLiteral("expected a number, got %1").arg(shownJson(o.value(k))));
+            return fail(path + "." + k, QStringLiteral("expected a number, got %1").arg(jsonValueText(o.value(k))));
     const double from = o.value("from").toDouble(), to = o.value("to").toDouble();
     const QJsonValue cv = o.value("count");
     const double count = cv.toDouble(std::nan(""));
     if (!cv.isDouble() || count != std::floor(count) || count < 2 || count > maxAxisValues)
-        return fail(path + ".count", QStringLiteral("expected an integer in [2, %1], got %2").arg(maxAxisValues).arg(shownJson(cv)));
+        return fail(path + ".count", QStringLiteral("expected an integer in [2, %1], got %2").arg(maxAxisValues).arg(jsonValueText(cv)));
     const QString scale = o.value("scale").toString(QStringLiteral("linear"));
     if (o.contains("scale") && !o.value("scale").isString())
-        return fail(path + ".scale", QStringLiteral("expected \"linear\" or \"log\", got %1").arg(shownJson(o.value("scale"))));
+        return fail(path + ".scale", QStringLiteral("expected \"linear\" or \"log\", got %1").arg(jsonValueText(o.value("scale"))));
     if (scale != QLatin1String("linear") && scale != QLatin1String("log"))
         return fail(path + ".scale", QStringLiteral("expected \"linear\" or \"log\", got \"%1\"").arg(scale));
     const bool log = scale == QLatin1String("log");

@@ -22,20 +22,6 @@
 namespace tb {
 namespace {
 
-QString shown(const QJsonValue& v)
-{
-    switch (v.type()) {
-    case QJsonValue::String: return QLatin1Char('"') + v.toString() + QLatin1Char('"');
-    case QJsonValue::Double: return QString::number(v.toDouble(), 'g', 15);
-    case QJsonValue::Bool: return v.toBool() ? QStringLiteral("true") : QStringLiteral("false");
-    case QJsonValue::Null: return QStringLiteral("null");
-    case QJsonValue::Array: return QStringLiteral("an array");
-    case QJsonValue::Object: return QStringLiteral("an object");
-    case QJsonValue::Undefined: break;
-    }
-    return QStringLiteral("nothing");
-}
-
 class ParamSweepKind : public ExperimentKind {
 public:
     QString id() const override { return kinds::ParamSweep; }
@@ -64,7 +50,7 @@ public:
         if (!sw.isObject())
             return c.fail("sweep", QStringLiteral("a param-sweep needs {\"grid\": {\"lr\": [0.001, 0.01]}} or {\"list\": "
                                                   "[{\"lr\": 0.001}, …]}, got %1")
-                                       .arg(shown(sw)));
+                                       .arg(jsonValueText(sw)));
         const QJsonObject so = sw.toObject();
         static const QStringList known{"grid", "list", "datasets", "cells_at_once"};
         for (auto it = so.begin(); it != so.end(); ++it)
@@ -74,7 +60,7 @@ public:
             return c.fail("sweep", QStringLiteral("give either \"grid\" or \"list\", not both"));
         if (so.contains("grid")) {
             if (!so.value("grid").isObject() || so.value("grid").toObject().isEmpty())
-                return c.fail("sweep.grid", QStringLiteral("expected an object of parameter: values, got %1").arg(shown(so.value("grid"))));
+                return c.fail("sweep.grid", QStringLiteral("expected an object of parameter: values, got %1").arg(jsonValueText(so.value("grid"))));
             const QJsonObject g = so.value("grid").toObject();
             for (auto it = g.begin(); it != g.end(); ++it) {
                 QString err;
@@ -87,27 +73,27 @@ public:
         if (so.contains("list")) {
             const QJsonValue l = so.value("list");
             if (!l.isArray() || l.toArray().isEmpty())
-                return c.fail("sweep.list", QStringLiteral("expected a non-empty array of {parameter: value} objects, got %1").arg(shown(l)));
+                return c.fail("sweep.list", QStringLiteral("expected a non-empty array of {parameter: value} objects, got %1").arg(jsonValueText(l)));
             const QJsonArray la = l.toArray();
             if (la.size() > ParamSweep::maxCells)
                 return c.fail("sweep.list", QStringLiteral("%1 points, at most %2").arg(la.size()).arg(ParamSweep::maxCells));
             for (int i = 0; i < la.size(); ++i) {
                 if (!la[i].isObject())
-                    return c.fail(QStringLiteral("sweep.list[%1]").arg(i), QStringLiteral("expected an object, got %1").arg(shown(la[i])));
+                    return c.fail(QStringLiteral("sweep.list[%1]").arg(i), QStringLiteral("expected an object, got %1").arg(jsonValueText(la[i])));
                 ps.list << la[i].toObject().toVariantMap();
             }
         }
         if (so.contains("datasets")) {
             const QJsonValue d = so.value("datasets");
             if (!d.isArray() || d.toArray().isEmpty())
-                return c.fail("sweep.datasets", QStringLiteral("expected a non-empty array of dataset objects, got %1").arg(shown(d)));
+                return c.fail("sweep.datasets", QStringLiteral("expected a non-empty array of dataset objects, got %1").arg(jsonValueText(d)));
             const QJsonArray da = d.toArray();
             if (da.size() > 1000)
                 return c.fail("sweep.datasets", QStringLiteral("%1 options, at most 1000").arg(da.size()));
             for (int i = 0; i < da.size(); ++i) {
                 if (!da[i].isObject())
                     return c.fail(QStringLiteral("sweep.datasets[%1]").arg(i),
-                                  QStringLiteral("expected an object such as {\"train_limit\": 2000}, got %1").arg(shown(da[i])));
+                                  QStringLiteral("expected an object such as {\"train_limit\": 2000}, got %1").arg(jsonValueText(da[i])));
                 ps.datasets << da[i].toObject();
             }
         }
@@ -116,9 +102,9 @@ public:
             const QJsonValue v = so.value("cells_at_once");
             const double d = v.toDouble(std::nan(""));
             if (!v.isDouble() || d != std::floor(d))
-                return c.fail("sweep.cells_at_once", QStringLiteral("expected an integer, got %1").arg(shown(v)));
+                return c.fail("sweep.cells_at_once", QStringLiteral("expected an integer, got %1").arg(jsonValueText(v)));
             if (d < 1 || d > 1024)
-                return c.fail("sweep.cells_at_once", QStringLiteral("%1 is outside [1, 1024]").arg(shown(v)));
+                return c.fail("sweep.cells_at_once", QStringLiteral("%1 is outside [1, 1024]").arg(jsonValueText(v)));
             ps.cellsAtOnce = int(d);
         }
         const qint64 cells = ParamSweep::cellCount(s);
