@@ -1,5 +1,6 @@
 #include "LiblinearTrainer.h"
 
+#include <ToleranceLadder.h>
 #include <DetachedCall.h>
 #include <LibraryClock.h>
 #include <LibraryLabels.h>
@@ -115,27 +116,12 @@ void LiblinearTrainer::fit(const DatasetView& data, RunContext& ctx)
     // One solve, or a ladder of complete solves from scratch: each rung is what a run with that
     // tolerance alone would do, conversion included, and its checkpoint restarts the host's
     // clock so that its point is timed alone. A Stop during a rung keeps the previous rung's model.
-    const bool ladder = !m_config.toleranceLadder.empty();
-    const std::vector<double> tolerances = m_config.solveTolerances();
-    QJsonArray rungs;
-    for (std::size_t r = 0; r < tolerances.size(); ++r) {
-        if (r > 0 && ctx.stopRequested())
-            return;
-        LiblinearConfig config = m_config;
-        config.tolerance = tolerances[r];
-        QJsonObject rung;
-        if (!solve(data, ctx, config, rung))
-            return;
-        if (ladder) {
-            rungs.append(rung);
-            ctx.record("ladder", rungs);
-        }
-        Checkpoint done;
-        done.epoch = double(r + 1);
-        done.restartClock = ladder;
-        if (ctx.checkpoint(done) == CheckpointAction::Stop)
-            return;
-    }
+    wrap::ToleranceLadder::run(ctx, m_config.solveTolerances(), !m_config.toleranceLadder.empty(),
+                               [&](double tolerance, QJsonObject& rung) {
+                                   LiblinearConfig config = m_config;
+                                   config.tolerance = tolerance;
+                                   return solve(data, ctx, config, rung);
+                               });
 }
 
 bool LiblinearTrainer::solve(const DatasetView& data, RunContext& ctx, const LiblinearConfig& config,

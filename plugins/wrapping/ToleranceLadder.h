@@ -4,6 +4,10 @@
 /// library that solves once, to a stopping tolerance.
 
 #include <trainbench/ParamSchema.h>
+#include <trainbench/RunContext.h>
+
+#include <QJsonArray>
+#include <QJsonObject>
 
 #include <QLocale>
 #include <QStringList>
@@ -77,6 +81,34 @@ public:
             ladder.push_back(t);
         }
         return ladder;
+    }
+
+    /// Runs the ladder: for each of @p tolerances (loosest first; one entry for a run without a
+    /// ladder), @p solve(tolerance, rung) — a complete solve from scratch that fills @p rung with
+    /// its report and returns false when it ended the run (Stop, failure) — then a checkpoint that
+    /// restarts the host's clock when @p ladder is set, so that each point is that solve alone.
+    /// The rungs' reports are recorded as the fact "ladder". A Stop between rungs keeps the
+    /// previous rung's model.
+    template <class Solve>
+    static void run(RunContext& ctx, const std::vector<double>& tolerances, bool ladder, Solve&& solve)
+    {
+        QJsonArray rungs;
+        for (std::size_t r = 0; r < tolerances.size(); ++r) {
+            if (r > 0 && ctx.stopRequested())
+                return;
+            QJsonObject rung;
+            if (!solve(tolerances[r], rung))
+                return;
+            if (ladder) {
+                rungs.append(rung);
+                ctx.record(QStringLiteral("ladder"), rungs);
+            }
+            Checkpoint done;
+            done.epoch = double(r + 1);
+            done.restartClock = ladder;
+            if (ctx.checkpoint(done) == CheckpointAction::Stop)
+                return;
+        }
     }
 };
 
