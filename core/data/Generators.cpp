@@ -98,7 +98,7 @@ DatasetPair Generators::bplsToy(BplsToyFunction f, double sigma, std::uint64_t s
         d.description = QStringLiteral("BPLS toy %1 %2, σ = %3").arg(fname, part).arg(sigma);
         return d;
     };
-    DatasetPair p{make(1.0, QStringLiteral("train")), make(2.0, QStringLiteral("test")), {}};
+    DatasetPair p{make(1.0, QStringLiteral("train")), make(2.0, QStringLiteral("test")), {}, {}};
     if (sigma > 0) {
         Rng rng(seed, Rng::Noise);
         for (Eigen::Index i = 0; i < p.train.y.rows(); ++i)

@@ -27,7 +27,7 @@ DatasetPair splitTrainTest(const Dataset& data, double testFraction, std::uint64
     std::vector<Eigen::Index> train(order.begin() + nTest, order.end());
     std::sort(test.begin(), test.end());
     std::sort(train.begin(), train.end());
-    DatasetPair p{data.selectRows(train), data.selectRows(test), {}};
+    DatasetPair p{data.selectRows(train), data.selectRows(test), {}, {}};
     p.train.description = data.description + QStringLiteral(" [train %1 of %2]").arg(train.size()).arg(n);
     p.test.description = data.description + QStringLiteral(" [test %1 of %2]").arg(test.size()).arg(n);
     return p;

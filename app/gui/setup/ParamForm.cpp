@@ -279,6 +279,12 @@ QWidget* ParamForm::makeEditor(Row& row)
         e->setPlaceholderText(s.minCount == 0 ? tr("empty, or e.g. 0.1, 0.01") : tr("e.g. 0.1, 0.01"));
         return e;
     }
+    case ParamType::Text:
+    case ParamType::Path:
+    case ParamType::Folder:
+    case ParamType::Columns:
+    case ParamType::Seed:
+        break; // keys of data sets and experiments; an algorithm that declares one keeps its default here
     }
     return new QWidget;
 }

@@ -303,7 +303,7 @@ private:
                                   Rng::TrainSubset, QStringLiteral("train_limit"), r.spec),
                           limited(std::move(test), idx::limit(r.spec, QStringLiteral("test_limit")), r.seed,
                                   Rng::TestSubset, QStringLiteral("test_limit"), r.spec),
-                          {}};
+                          {}, {}};
             if (fill)
                 MissingValues::fillWithTrainingMeans(p, t.trainOrigin);
             t.train = std::move(p.train);

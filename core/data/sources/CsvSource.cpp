@@ -300,7 +300,7 @@ public:
             if (!validation)
                 return;
             if (fill) {
-                DatasetPair v{filledTrain, std::move(*validation), {}};
+                DatasetPair v{filledTrain, std::move(*validation), {}, {}};
                 MissingValues::fillWithTrainingMeans(v, t.trainOrigin);
                 validation = std::move(v.test);
             }
@@ -309,7 +309,7 @@ public:
         if (r.spec.contains(QStringLiteral("test_file"))) {
             Dataset test = other(QStringLiteral("test_file"), QStringLiteral("test_target_file"), t.testOrigin,
                                  QStringLiteral("test"));
-            DatasetPair p{std::move(train), std::move(test), {}};
+            DatasetPair p{std::move(train), std::move(test), {}, {}};
             if (fill)
                 MissingValues::fillWithTrainingMeans(p, t.trainOrigin);
             keepValidation(p.train);
