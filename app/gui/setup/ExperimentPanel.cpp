@@ -103,6 +103,13 @@ ExperimentPanel::ExperimentPanel(QWidget* parent) : QWidget(parent)
     m_budget->setSpecialValueText(tr("none"));
     m_budget->setToolTip(tr("Training time after which each run is stopped (checked at checkpoints); 0 = none."));
     form->addRow(tr("Time budget per run"), m_budget);
+    m_budgetClock = new QComboBox(this);
+    m_budgetClock->addItem(tr("wall time"), QStringLiteral("wall"));
+    m_budgetClock->addItem(tr("CPU time"), QStringLiteral("cpu"));
+    m_budgetClock->setToolTip(tr("The clock of the budget: training time, or the CPU time of every thread of the run "
+                                 "(for one run at a time: a noise sweep on one thread, a sweep of one cell at a time)."));
+    m_budgetClock->setEnabled(false);
+    form->addRow(tr("Budget clock"), m_budgetClock);
 
     m_message = new QLabel(this);
     m_message->setWordWrap(true);
@@ -135,6 +142,8 @@ ExperimentPanel::ExperimentPanel(QWidget* parent) : QWidget(parent)
         emitChanged();
     });
     connect(m_budget, &QDoubleSpinBox::valueChanged, this, emitChanged);
+    connect(m_budget, &QDoubleSpinBox::valueChanged, this, [this](double v) { m_budgetClock->setEnabled(v > 0); });
+    connect(m_budgetClock, &QComboBox::currentIndexChanged, this, emitChanged);
     for (QAbstractSpinBox* box : {static_cast<QAbstractSpinBox*>(m_repeats), static_cast<QAbstractSpinBox*>(m_monteCarlo),
                                   static_cast<QAbstractSpinBox*>(m_threads), static_cast<QAbstractSpinBox*>(m_budget)})
         if (auto* edit = box->findChild<QLineEdit*>())
@@ -163,6 +172,10 @@ QJsonObject ExperimentPanel::values() const
         o.remove(QStringLiteral("threads"));
     if (m_budget->value() > 0) {
         o.insert(QStringLiteral("time_budget_s"), m_budget->value());
+        // "wall" is the default: written only when the file wrote it.
+        const QString clock = m_budgetClock->currentData().toString();
+        if (clock != QLatin1String("wall") || m_clockWritten)
+            o.insert(QStringLiteral("time_budget_clock"), clock);
     } else {
         o.remove(QStringLiteral("time_budget_s"));
         o.remove(QStringLiteral("time_budget_clock"));  // a clock without a budget is an error
@@ -197,7 +210,7 @@ void ExperimentPanel::setValues(const QJsonObject& spec)
     // budget's clock, a kind's own keys …), so a save writes it back; "dataset" and "algorithms"
     // are other panels'.
     m_kept = spec;
-    for (const char* key : {"name", "kind", "seed", "threads", "time_budget_s", "dataset", "algorithms"})
+    for (const char* key : {"name", "kind", "seed", "threads", "time_budget_s", "time_budget_clock", "dataset", "algorithms"})
         m_kept.remove(QLatin1String(key));
     m_name->setText(spec.value(QStringLiteral("name")).toString(kDefaultName));
     const QString kind = spec.value(QStringLiteral("kind")).toString();
@@ -215,6 +228,16 @@ void ExperimentPanel::setValues(const QJsonObject& spec)
     if (spec.contains(QStringLiteral("threads")))
         m_threads->setValue(spec.value(QStringLiteral("threads")).toInt());
     m_budget->setValue(spec.value(QStringLiteral("time_budget_s")).toDouble(0));
+    const QJsonValue clock = spec.value(QStringLiteral("time_budget_clock"));
+    m_clockWritten = clock.isString() && m_budgetClock->findData(clock.toString()) >= 0;
+    if (m_clockWritten)
+        m_budgetClock->setCurrentIndex(m_budgetClock->findData(clock.toString()));
+    else {
+        m_budgetClock->setCurrentIndex(0);
+        if (spec.contains(QStringLiteral("time_budget_clock")))
+            m_kept.insert(QStringLiteral("time_budget_clock"), clock); // not one of ours: kept for the checker to name
+    }
+    m_budgetClock->setEnabled(m_budget->value() > 0);
     m_loading = false;
     updateVisibility();
     refreshMessage();

@@ -65,6 +65,8 @@ public:
 
     /// Editors, for tests.
     QComboBox* kindBox() const { return m_kind; }
+    QComboBox* budgetClockBox() const { return m_budgetClock; }
+    QDoubleSpinBox* budgetBox() const { return m_budget; }
     QLineEdit* sigmaEdit() const { return m_sigmas; }
     QSpinBox* repeatsBox() const { return m_repeats; }
     QSpinBox* monteCarloBox() const { return m_monteCarlo; }
@@ -87,6 +89,8 @@ private:
     QLineEdit* m_seed = nullptr;
     QSpinBox* m_threads = nullptr;
     QDoubleSpinBox* m_budget = nullptr;
+    QComboBox* m_budgetClock = nullptr; ///< time_budget_clock: wall or cpu
+    bool m_clockWritten = false;        ///< the file gave time_budget_clock (kept even at "wall")
     QLabel* m_message = nullptr;
     QWidget* m_repeatsRow = nullptr;
     QWidget* m_sweepRows[2] = {nullptr, nullptr};

@@ -6,6 +6,7 @@
 #include <ExperimentSpec.h>
 
 #include <QComboBox>
+#include <QDoubleSpinBox>
 #include <QJsonArray>
 #include <QLineEdit>
 #include <QSignalSpy>
@@ -112,6 +113,30 @@ private Q_SLOTS:
         QVERIFY2(spec, qPrintable(error));
         QCOMPARE(spec->seed, std::numeric_limits<std::uint64_t>::max());
         QCOMPARE(spec->description, QStringLiteral("kept"));
+    }
+
+    void theBudgetsClockIsChosenAndWrittenBack()
+    {
+        ExperimentPanel panel;
+        QVERIFY(!panel.budgetClockBox()->isEnabled()); // no budget, no clock
+        const QJsonObject cpu{{"name", "n"}, {"kind", "learning-curve"}, {"repeats", 1}, {"seed", 1},
+                              {"time_budget_s", 5}, {"time_budget_clock", "cpu"}};
+        panel.setValues(cpu);
+        QVERIFY(panel.budgetClockBox()->isEnabled());
+        QCOMPARE(panel.budgetClockBox()->currentData().toString(), QStringLiteral("cpu"));
+        QCOMPARE(panel.values(), cpu);
+        // Wall is the default: not written unless the file wrote it.
+        QJsonObject wall = cpu;
+        wall.remove("time_budget_clock");
+        panel.setValues(wall);
+        QCOMPARE(panel.values(), wall);
+        panel.budgetClockBox()->setCurrentIndex(panel.budgetClockBox()->findData("cpu"));
+        QCOMPARE(panel.values().value("time_budget_clock").toString(), QStringLiteral("cpu"));
+        // Without a budget the clock goes too (a clock alone is an error).
+        panel.setValues(cpu);
+        panel.budgetBox()->setValue(0);
+        QVERIFY(!panel.values().contains("time_budget_clock"));
+        QVERIFY(!panel.budgetClockBox()->isEnabled());
     }
 
     void aKindWithoutFieldsKeepsItsKeys()
