@@ -269,8 +269,21 @@ QStringList ExperimentSpec::validate(const PluginRegistry& registry) const
         const auto own = HostBudget::takeFromParams(params, &budgetError);
         if (!budgetError.key.isEmpty())
             problems << QStringLiteral("%1: %2.params.%3: %4").arg(src, path, budgetError.key, budgetError.message);
-        else if (!e->info.schema.normalise(params, &err))
+        else if (const auto norm = e->info.schema.normalise(params, &err); !norm)
             problems << QStringLiteral("%1: %2.params: %3").arg(src, path, err);
+        else {
+            // A combination the schema cannot express (an order within a list, one key replacing
+            // another) is refused by the plugin's create(): ask it now, so that a bad file is
+            // refused before anything runs rather than stored as a failed run. Creating a trainer
+            // only reads its parameters; it is cheap and touches no data.
+            try {
+                if (!e->plugin->factory->create(e->info.id, *norm))
+                    problems << QStringLiteral("%1: %2.id: plugin \"%3\" returned no trainer for \"%4\"")
+                                    .arg(src, path, e->plugin->id, a.id);
+            } catch (const std::exception& ex) {
+                problems << QStringLiteral("%1: %2.params: %3").arg(src, path, QString::fromUtf8(ex.what()));
+            }
+        }
         const std::optional<RunBudget> mine = own ? own : a.budget;
         if (mine && mine->clock == ClockKind::Cpu)
             if (const QString p = cpuBudgetProblem(src, path + "." + QLatin1String(kBudgetClockKey)); !p.isEmpty())

@@ -80,6 +80,26 @@ private Q_SLOTS:
         QVERIFY2(problems[1].contains("algorithms[1].id: unknown algorithm \"nope\""), qPrintable(problems[1]));
     }
 
+    void validateAsksThePluginAboutCombinationsTheSchemaCannotExpress()
+    {
+        // An order within a list (a tolerance ladder must decrease) and one key replacing another
+        // pass the schema; the plugin's create() refuses them. validate() must report them, so a bad
+        // file is refused before anything runs (CLI exit 3), not stored as a failed run.
+        QString err;
+        auto s = ExperimentSpec::fromJson(R"({"kind": "learning-curve", "dataset": {"source": "moons"},
+            "algorithms": [{"id": "liblinear.classify", "params": {"tolerance_ladder": [0.01, 0.1]}},
+                           {"id": "liblinear.classify", "params": {"tolerance_ladder": [0.1, 0.01], "tolerance": 0.5}},
+                           {"id": "liblinear.classify", "params": {"tolerance_ladder": [0.1, 0.01]}}]})",
+                                          "exp.json", &err);
+        QVERIFY2(s, qPrintable(err));
+        const QStringList problems = s->validate(m_reg);
+        QCOMPARE(problems.size(), 2);
+        QVERIFY2(problems[0].contains("algorithms[0].params: parameter \"tolerance_ladder\": [0.01, 0.1] is not strictly decreasing"),
+                 qPrintable(problems[0]));
+        QVERIFY2(problems[1].contains("algorithms[1].params: parameter \"tolerance_ladder\": it replaces \"tolerance\""),
+                 qPrintable(problems[1]));
+    }
+
     void noiseSweepNeedsANoisyGenerator()
     {
         QString err;
