@@ -386,6 +386,71 @@ private Q_SLOTS:
         QCOMPARE(combo->focusPolicy(), Qt::StrongFocus); // a wheel never focuses it
     }
 
+    void wheelNeverEditsAnUnfocusedFieldOfTheExperimentOrDataSetPanel()
+    {
+        // Issue 29: a row shown after start-up (Repeats, once the kind is a learning curve) kept
+        // Qt::WheelFocus, so the first wheel turn over it focused it and changed 1 → 2.
+        auto w = newWindow(QString());
+        w->resize(1024, 768);
+        w->show();
+        QVERIFY(QTest::qWaitForWindowExposed(w.get()));
+        ExperimentPanel* exp = w->experimentPanel();
+        exp->kindBox()->setCurrentIndex(exp->kindBox()->findData(QStringLiteral("learning-curve")));
+        QApplication::processEvents();
+        QSpinBox* repeats = exp->repeatsBox();
+        QVERIFY(repeats->isVisible());
+        // Every editor of both panels, shown now or later, takes focus by click and Tab only.
+        QStringList wheelFocused;
+        for (QWidget* panel : {static_cast<QWidget*>(exp), static_cast<QWidget*>(w->datasetPanel())})
+            for (QWidget* e : panel->findChildren<QWidget*>())
+                if ((qobject_cast<QComboBox*>(e) || qobject_cast<QAbstractSpinBox*>(e)) && e->isVisible() &&
+                    e->focusPolicy() == Qt::WheelFocus)
+                    wheelFocused << e->objectName() + QLatin1Char('/') + e->metaObject()->className();
+        QVERIFY2(wheelFocused.isEmpty(), qPrintable(wheelFocused.join(", ")));
+        // A wheel turn over the unfocused field (at its line edit, where the pointer is) leaves it.
+        exp->nameEdit()->setFocus();
+        auto* area = qobject_cast<QScrollArea*>(exp->parentWidget()->parentWidget());
+        QVERIFY(area);
+        area->verticalScrollBar()->setValue(0);
+        const int scrolled = area->verticalScrollBar()->value();
+        QWidget* target = repeats->findChild<QLineEdit*>();
+        const QPoint at = target->rect().center();
+        QWheelEvent up(at, target->mapToGlobal(at), QPoint(), QPoint(0, 120), Qt::NoButton, Qt::NoModifier,
+                       Qt::NoScrollPhase, false);
+        QApplication::sendEvent(target, &up);
+        QWheelEvent down(at, target->mapToGlobal(at), QPoint(), QPoint(0, -120), Qt::NoButton, Qt::NoModifier,
+                         Qt::NoScrollPhase, false);
+        QApplication::sendEvent(target, &down);
+        QCOMPARE(repeats->value(), 1);
+        QVERIFY(!repeats->hasFocus());
+        // The panel took the turn: scrolled when it can (it can at 1024×768 unless it all fits).
+        if (area->verticalScrollBar()->isVisible())
+            QVERIFY(area->verticalScrollBar()->value() > scrolled);
+        // The data-set panel's editors, for every source: a wheel over a drop-down changes nothing.
+        DatasetPanel* data = w->datasetPanel();
+        auto* source = data->findChild<QComboBox*>(QStringLiteral("source"));
+        QVERIFY(source);
+        for (int i = 0; i < source->count(); ++i) {
+            source->setCurrentIndex(i);
+            QApplication::processEvents();
+            for (QWidget* e : data->findChildren<QWidget*>()) {
+                if (!e->isVisible() || e == source)
+                    continue;
+                auto* combo = qobject_cast<QComboBox*>(e);
+                auto* spin = qobject_cast<QAbstractSpinBox*>(e);
+                if (!combo && !spin)
+                    continue;
+                QVERIFY2(e->focusPolicy() != Qt::WheelFocus, qPrintable(source->currentText() + ": " + e->objectName()));
+                const QString before = combo ? combo->currentText() : spin->text();
+                const QPoint c = e->rect().center();
+                QWheelEvent turn(c, e->mapToGlobal(c), QPoint(), QPoint(0, 120), Qt::NoButton, Qt::NoModifier,
+                                 Qt::NoScrollPhase, false);
+                QApplication::sendEvent(e, &turn);
+                QCOMPARE(combo ? combo->currentText() : spin->text(), before);
+            }
+        }
+    }
+
     void presentationModeShowsOnlyTheTeachingViewLarge()
     {
         auto w = newWindow(QString());
