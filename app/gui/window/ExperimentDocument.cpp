@@ -124,7 +124,9 @@ QJsonObject ExperimentDocument::experimentJson() const
 
 std::optional<ExperimentSpec> ExperimentDocument::currentSpec(QStringList* problems) const
 {
+    // Every problem the panels see, all at once (not the first only), in the forms' words.
     QStringList p = m_experiment->problems();
+    p << m_dataset->problems();
     if (m_algorithms->selectedAlgorithms().isEmpty())
         p << tr("algorithms: choose at least one algorithm in the Algorithms panel");
     p << m_algorithms->problems();
@@ -134,11 +136,12 @@ std::optional<ExperimentSpec> ExperimentDocument::currentSpec(QStringList* probl
         spec = ExperimentSpec::fromObject(
             experimentJson(), m_path.isEmpty() ? tr("experiment") : QFileInfo(m_path).fileName(), &error);
         if (!spec)
-            p << error;
+            p << m_dataset->withLabels(error);
         else {
             spec->baseDir = m_dataset->baseDir();
             spec->sourcePath = m_path;
-            p << spec->validate(m_registry);
+            for (const QString& problem : spec->validate(m_registry))
+                p << m_dataset->withLabels(problem);
         }
     }
     if (problems)

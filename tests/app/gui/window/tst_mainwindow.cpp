@@ -21,6 +21,7 @@
 #include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
+#include <QLabel>
 #include <QLineEdit>
 #include <QLineSeries>
 #include <QProgressBar>
@@ -414,6 +415,7 @@ private Q_SLOTS:
         area->verticalScrollBar()->setValue(0);
         const int scrolled = area->verticalScrollBar()->value();
         QWidget* target = repeats->findChild<QLineEdit*>();
+        const int before = repeats->value(); // the last session's experiment may be shown
         const QPoint at = target->rect().center();
         QWheelEvent up(at, target->mapToGlobal(at), QPoint(), QPoint(0, 120), Qt::NoButton, Qt::NoModifier,
                        Qt::NoScrollPhase, false);
@@ -421,7 +423,7 @@ private Q_SLOTS:
         QWheelEvent down(at, target->mapToGlobal(at), QPoint(), QPoint(0, -120), Qt::NoButton, Qt::NoModifier,
                          Qt::NoScrollPhase, false);
         QApplication::sendEvent(target, &down);
-        QCOMPARE(repeats->value(), 1);
+        QCOMPARE(repeats->value(), before);
         QVERIFY(!repeats->hasFocus());
         // The panel took the turn: scrolled when it can (it can at 1024×768 unless it all fits).
         if (area->verticalScrollBar()->isVisible())
@@ -492,7 +494,7 @@ private Q_SLOTS:
         w->experimentPanel()->sigmaEdit()->setText("0, x");
         QString error;
         QVERIFY(!w->runExperiment(&error));
-        QVERIFY2(error.contains("sweep.sigma: \"x\" is not a number"), qPrintable(error));
+        QVERIFY2(error.contains("σ values (sweep.sigma): \"x\" is not a number"), qPrintable(error));
         QVERIFY(!w->controller()->isRunning());
 
         // A parameter out of range: the form's own message, prefixed by the algorithm.
@@ -517,6 +519,61 @@ private Q_SLOTS:
         w->setExperiment(csvSweep);
         QVERIFY(!w->runExperiment(&error));
         QVERIFY2(error.contains("no noise level"), qPrintable(error));
+    }
+
+    // Issue 29 (items 3 and 7): number fields keep what was typed and say why in red beside the
+    // field; Run refuses naming every problem at once by the form's labels, the key in brackets.
+    void everyInvalidFieldIsKeptShownAndNamedAtRun()
+    {
+        auto w = newWindow(QString());
+        w->resize(1024, 768);
+        w->show();
+        QVERIFY(QTest::qWaitForWindowExposed(w.get()));
+        QVERIFY(w->setExperiment(sleepyOnMoons(5, 0)).isEmpty());
+        auto typeInto = [](QAbstractSpinBox* box, const QString& text) {
+            box->setFocus();
+            box->selectAll();
+            QTest::keyClicks(box, text);
+        };
+        QSpinBox* repeats = w->experimentPanel()->repeatsBox();
+        typeInto(repeats, "-3");
+        auto* samples = qobject_cast<QSpinBox*>(w->datasetPanel()->editor("samples"));
+        auto* fraction = qobject_cast<QDoubleSpinBox*>(w->datasetPanel()->editor("validation_fraction"));
+        QVERIFY(samples && fraction);
+        typeInto(samples, "-10");
+        typeInto(fraction, "1.5");
+        w->experimentPanel()->nameEdit()->setFocus(); // focus-out reverted them before
+        QApplication::processEvents();
+        QCOMPARE(repeats->text(), QString("-3"));
+        QCOMPARE(samples->text(), QString("-10"));
+        QCOMPARE(fraction->text(), QString("1.5"));
+        auto* samplesMessage = samples->parentWidget()->findChild<QLabel*>("samples_message"); // this source's
+        auto* fractionMessage = fraction->parentWidget()->findChild<QLabel*>("validation_fraction_message");
+        QVERIFY(samplesMessage && fractionMessage);
+        QVERIFY2(samplesMessage->isVisible() && samplesMessage->text().contains("\"-10\""), qPrintable(samplesMessage->text() + samples->text()));
+        QVERIFY2(fractionMessage->isVisible() && fractionMessage->text().contains("Validation fraction (dataset.validation_fraction): \"1.5\""),
+                 qPrintable(fractionMessage->text()));
+        QString error;
+        QVERIFY(!w->runExperiment(&error));
+        QVERIFY(!w->controller()->isRunning());
+        QVERIFY2(error.contains("Repeats (repeats): \"-3\"") &&  error.contains("(dataset.samples): \"-10\"") &&
+                     error.contains("Validation fraction (dataset.validation_fraction): \"1.5\" is not a number in (0, 1)"),
+                 qPrintable(QString(error).replace(QLatin1Char(0x0a), QLatin1Char(0x7c))));
+        QCOMPARE(error.split('\n').size(), 3);
+
+        // A CSV file that cannot be read: said beside the File field, and at Run with the rest.
+        QJsonObject csv = sleepyOnMoons(5, 0);
+        csv["dataset"] = QJsonObject{{"source", "csv"}, {"file", m_dir.filePath("no-such-file.csv")}, {"target", "y"}};
+        w->setExperiment(csv);
+        QTRY_VERIFY_WITH_TIMEOUT(!w->datasetPanel()->isLoading() && !w->datasetPanel()->lastError().isEmpty(), 10000);
+        QWidget* fileEdit = w->datasetPanel()->editor("file");
+        QVERIFY(fileEdit);
+        auto* fileMessage = fileEdit->parentWidget()->parentWidget()->findChild<QLabel*>("file_message");
+        QVERIFY(fileMessage);
+        QVERIFY2(fileMessage->isVisible() && fileMessage->text().contains("no-such-file.csv"), qPrintable(fileMessage->text()));
+        typeInto(w->experimentPanel()->repeatsBox(), "0");
+        QVERIFY(!w->runExperiment(&error));
+        QVERIFY2(error.contains("no-such-file.csv") && error.contains("Repeats (repeats): \"0\""), qPrintable(error));
     }
 
     void malformedExperimentFileNamesFileLineAndColumn()
