@@ -129,7 +129,22 @@ bool RunControl::startSpec(const ExperimentSpec& spec, const QString& caption, Q
     m_shownRuns.clear();
     m_chartSpec = spec;
     m_centre->setCurrentWidget(m_charts);
-    return m_controller->start(spec, error);
+    if (m_controller->start(spec, error))
+        return true;
+    showNotRun(spec.name, error ? *error : QString());
+    return false;
+}
+
+void RunControl::showNotRun(const QString& name, const QString& error)
+{
+    // Nothing runs: no busy bar, no "Live: …" caption above empty charts (issue 29, item 4).
+    m_progress->setRange(0, 1);
+    m_progress->setValue(0);
+    m_progress->setFormat(tr("not run"));
+    m_runProgress->setRange(0, 1);
+    m_runProgress->setValue(0);
+    m_runProgress->hide();
+    m_charts->setCaption(tr("“%1” could not run: %2").arg(name, error.section(QLatin1Char('\n'), 0, 0)));
 }
 
 bool RunControl::rerun(qint64 runId, QString* error)
@@ -269,6 +284,7 @@ void RunControl::onStarted()
     m_messages->setStatus(tr("Running…"));
     m_runProgress->setRange(0, 0);
     m_progress->setValue(0);
+    m_progress->setFormat(QStringLiteral("%p%"));
     updateActions();
 }
 
@@ -320,8 +336,10 @@ void RunControl::onFinished(const QString& summary)
             tr("%1\n\nThe results on the charts are not all in the database. Keep them with File → "
                "Save results to another database…")
                 .arg(result.storeError));
-    else if (!result.error.isEmpty())
+    else if (!result.error.isEmpty()) {
+        showNotRun(m_controller->spec().name, result.error);
         m_messages->showProblems(tr("The experiment could not run"), result.error);
+    }
 }
 
 void RunControl::onRunsDeleted(const QList<qint64>& runIds)

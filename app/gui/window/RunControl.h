@@ -84,6 +84,8 @@ private:
     void onStarted();
     void onUpdated();
     void onFinished(const QString& summary);
+    /// The window after an experiment that could not start or run: idle, the reason in the caption.
+    void showNotRun(const QString& name, const QString& error);
     /// Runs deleted in the browser leave the charts (issue 18: they stayed drawn).
     void onRunsDeleted(const QList<qint64>& runIds);
 

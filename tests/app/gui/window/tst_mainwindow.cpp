@@ -576,6 +576,37 @@ private Q_SLOTS:
         QVERIFY2(error.contains("no-such-file.csv") && error.contains("Repeats (repeats): \"0\""), qPrintable(error));
     }
 
+    // Issue 29, item 4: after "The experiment could not run" the progress bar stayed busy and
+    // "Live: …" stayed above the charts.
+    void windowIsIdleAfterAnExperimentThatCouldNotRun()
+    {
+        auto w = newWindow(m_dir.filePath("notrun.sqlite"));
+        const QString path = m_dir.filePath("vanishing.csv");
+        {
+            QFile f(path);
+            QVERIFY(f.open(QIODevice::WriteOnly));
+            f.write("x1,x2,y\n");
+            for (int i = 0; i < 40; ++i)
+                f.write(QStringLiteral("%1,%2,%3\n").arg(i).arg(i % 7).arg(i % 2).toUtf8());
+        }
+        QJsonObject spec = sleepyOnMoons(3, 0);
+        spec["dataset"] = QJsonObject{{"source", "csv"}, {"file", path}, {"target", "y"}, {"test_fraction", 0.25}};
+        QVERIFY(w->setExperiment(spec).isEmpty());
+        QTRY_VERIFY_WITH_TIMEOUT(!w->datasetPanel()->isLoading(), 10000);
+        QVERIFY2(w->datasetPanel()->lastError().isEmpty(), qPrintable(w->datasetPanel()->lastError()));
+        QVERIFY(QFile::remove(path)); // gone between the preview and the run: the run cannot load it
+        QString error;
+        QVERIFY2(w->runExperiment(&error), qPrintable(error));
+        QTRY_VERIFY_WITH_TIMEOUT(!w->controller()->isRunning(), 20000);
+        QVERIFY(!w->controller()->result().error.isEmpty());
+        for (QProgressBar* bar : w->findChildren<QProgressBar*>())
+            if (bar->isVisible())
+                QVERIFY2(bar->maximum() > 0, "a progress bar is still busy");
+        QVERIFY2(!w->charts()->caption().startsWith("Live:"), qPrintable(w->charts()->caption()));
+        QVERIFY2(w->charts()->caption().contains("could not run"), qPrintable(w->charts()->caption()));
+        QVERIFY(w->runAction()->isEnabled());
+    }
+
     void malformedExperimentFileNamesFileLineAndColumn()
     {
         auto w = newWindow(QString());
