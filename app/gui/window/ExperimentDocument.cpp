@@ -431,6 +431,8 @@ void ExperimentDocument::updateTaskAndKind()
     const QJsonObject ds = m_dataset->spec();
     m_algorithms->setTask(m_dataset->task());
     m_experiment->setNoiseSweepAvailable(data::DataSource::hasNoiseLevel(ds));
+    Q_EMIT setupChanged(m_experiment->values().value(QStringLiteral("kind")).toString(),
+                        m_dataset->task() == Task::Classification);
 }
 
 void ExperimentDocument::updateSweepParameters()

@@ -95,6 +95,14 @@ RunControl::RunControl(const PluginRegistry& registry, ExperimentController* con
             m_messages->showProblems(tr("Cannot re-run experiment %1").arg(id), error);
     });
     connect(m_document, &ExperimentDocument::shown, this, &RunControl::experimentShown);
+    // Charts with nothing on them show the view of the experiment being set up: a learning curve
+    // does not wait on the RMSE-vs-σ view, a regression on accuracy (issue 29, item 5).
+    connect(m_document, &ExperimentDocument::setupChanged, this, [this](const QString& kind, bool classification) {
+        if (m_controller->isRunning() || !m_shownRuns.isEmpty() || m_chartSpec)
+            return;
+        m_charts->setTask(classification);
+        m_charts->showKind(kind);
+    });
 }
 
 bool RunControl::runExperiment(QString* error)

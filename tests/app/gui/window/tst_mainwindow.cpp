@@ -607,6 +607,27 @@ private Q_SLOTS:
         QVERIFY(w->runAction()->isEnabled());
     }
 
+    // Issue 29, item 5: a new experiment is a noise sweep; switched to a learning curve the
+    // empty charts stayed on RMSE vs σ, and a regression opened on accuracy.
+    void emptyChartsFollowTheExperimentsKindAndTask()
+    {
+        auto w = newWindow(QString());
+        ChartTabs* charts = w->charts();
+        QVERIFY(w->setExperiment(ridgeSweep(10)).isEmpty()); // BPLS toy: regression, noise sweep
+        QCOMPARE(charts->tabs()->currentIndex(), charts->indexOf("noise-sweep"));
+        QVERIFY(!charts->isClassification());
+        ExperimentPanel* exp = w->experimentPanel();
+        exp->kindBox()->setCurrentIndex(exp->kindBox()->findData(QStringLiteral("learning-curve")));
+        QCOMPARE(charts->tabs()->currentIndex(), charts->indexOf("learning-curve-time"));
+        QVERIFY(!charts->isClassification()); // RMSE, not accuracy
+        exp->kindBox()->setCurrentIndex(exp->kindBox()->findData(QStringLiteral("noise-sweep")));
+        QCOMPARE(charts->tabs()->currentIndex(), charts->indexOf("noise-sweep"));
+        // A classification set: accuracy.
+        QVERIFY(w->setExperiment(sleepyOnMoons(3, 0)).isEmpty());
+        QCOMPARE(charts->tabs()->currentIndex(), charts->indexOf("learning-curve-time"));
+        QVERIFY(charts->isClassification());
+    }
+
     void malformedExperimentFileNamesFileLineAndColumn()
     {
         auto w = newWindow(QString());
