@@ -172,6 +172,7 @@ void MainWindow::buildMenus()
     QMenu* run = menuBar()->addMenu(tr("&Run"));
     run->addAction(runAct);
     run->addAction(stopAct);
+    run->addAction(m_runs->resumeAction());
 
     QMenu* view = menuBar()->addMenu(tr("&View"));
     for (QDockWidget* d : findChildren<QDockWidget*>())
@@ -359,6 +360,11 @@ void MainWindow::stopExperiment()
 QStringList MainWindow::chartSettings() const
 {
     return m_runs->chartSettings();
+}
+
+QAction* MainWindow::resumeAction() const
+{
+    return m_runs->resumeAction();
 }
 
 QAction* MainWindow::runAction() const

@@ -149,6 +149,8 @@ public:
     TeachingView* teachingView() const { return m_teaching; }
     QAction* runAction() const;
     QAction* stopAction() const;
+    /// Run → Resume stopped experiment (RunControl::resumeAction()).
+    QAction* resumeAction() const;
     /// The folder the Open and Save dialogs start in: the user's last folder, never the bundled
     /// examples' (opening an example does not change it).
     QString fileDialogFolder() const;

@@ -628,6 +628,38 @@ private Q_SLOTS:
         QVERIFY(charts->isClassification());
     }
 
+    // Issue 29, item 6: a stopped experiment shows its results as partial and offers to resume;
+    // Resume trains the rest into the same experiment and keeps the finished runs.
+    void stoppedExperimentIsPartialAndResumes()
+    {
+        auto w = newWindow(m_dir.filePath("resume.sqlite"));
+        QVERIFY(!w->resumeAction()->isEnabled());
+        QJsonObject spec = sleepyOnMoons(20, 20, 4); // 4 runs of about 0.4 s
+        spec["threads"] = 1;
+        QVERIFY(w->setExperiment(spec).isEmpty());
+        QSignalSpy progress(w->controller(), &ExperimentController::progressChanged);
+        QString error;
+        QVERIFY2(w->runExperiment(&error), qPrintable(error));
+        QTRY_VERIFY_WITH_TIMEOUT(!progress.isEmpty() && progress.last().at(0).toInt() >= 1, 20000);
+        w->stopExperiment();
+        QTRY_VERIFY_WITH_TIMEOUT(!w->controller()->isRunning(), 10000);
+        const ExperimentResult first = w->controller()->result();
+        QVERIFY(first.cancelled);
+        QVERIFY(first.runsFinished >= 1 && first.runsFinished < 4);
+        const qint64 id = w->controller()->experimentId();
+        QVERIFY(w->resumeAction()->isEnabled());
+        QVERIFY2(w->charts()->caption().contains("partial results") && w->charts()->caption().contains("Resume"),
+                 qPrintable(w->charts()->caption()));
+        w->resumeAction()->trigger();
+        QTRY_VERIFY_WITH_TIMEOUT(!w->controller()->isRunning(), 30000);
+        const ExperimentResult& all = w->controller()->result();
+        QVERIFY2(all.error.isEmpty(), qPrintable(all.error));
+        QCOMPARE(all.runsFinished, 4);
+        QCOMPARE(w->controller()->experimentId(), id); // the same experiment, not a new one
+        QVERIFY(!w->resumeAction()->isEnabled());
+        QVERIFY(!w->charts()->caption().contains("partial"));
+    }
+
     void malformedExperimentFileNamesFileLineAndColumn()
     {
         auto w = newWindow(QString());
