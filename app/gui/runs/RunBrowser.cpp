@@ -576,7 +576,8 @@ void RunBrowser::updateDetails()
             return;
         }
     }
-    const QModelIndex current = toSource(m_view->currentIndex());
+    // Nothing selected (deselected with Ctrl+click, or filtered away): no run's details stay.
+    const QModelIndex current = rows.isEmpty() ? QModelIndex() : toSource(m_view->currentIndex());
     if (!current.isValid()) {
         m_details->setHtml(tr("<i>Select an experiment or a run to see its parameters and facts.</i>"));
         return;

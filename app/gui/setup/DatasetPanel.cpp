@@ -414,8 +414,10 @@ DatasetPanel::Field DatasetPanel::makeField(const ParamSpec& p, QWidget* parent)
     }
     case ParamType::Columns: {
         auto* e = new QLineEdit(parent);
-        e->setPlaceholderText(
-            tr("a column name or position (0, 1, …, -1 for the last); several with commas"));
+        // Classes are no CSV columns: Fashion-MNIST's Keep classes showed the column hint.
+        e->setPlaceholderText(p.key == u"keep_classes"
+                                  ? tr("all; or class names or indices (0, 1, …), at least two, with commas")
+                                  : tr("a column name or position (0, 1, …, -1 for the last); several with commas"));
         f.editor = f.row = e;
         f.read = [e] {
             QJsonArray cols;

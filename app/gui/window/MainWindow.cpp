@@ -107,7 +107,10 @@ void MainWindow::buildUi()
     m_experiment = new ExperimentPanel;
     m_runButton = new QPushButton(tr("Run"));
     m_stopButton = new QPushButton(tr("Stop"));
-    m_runButton->setDefault(true);
+    // Not a default button (drawn with a frame as if focused, in a main window it has no Enter to
+    // take) and not focused by a click: Space meant for another field never starts a run.
+    m_runButton->setFocusPolicy(Qt::TabFocus);
+    m_stopButton->setFocusPolicy(Qt::TabFocus);
     // The settings scroll (a param sweep's editor makes them tall); Run and Stop stay in sight.
     auto* expScroll = new QScrollArea;
     expScroll->setWidgetResizable(true);

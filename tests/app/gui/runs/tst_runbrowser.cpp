@@ -321,6 +321,15 @@ private Q_SLOTS:
         QVERIFY(!m_store->run(m_interrupted));
     }
 
+    // Issue 29, item 10: the details pane kept showing a run with nothing selected.
+    void detailsAreClearedWhenNothingIsSelected()
+    {
+        m_browser->setSelection({}, {m_running});
+        QVERIFY(!m_browser->detailsHtml().contains("Select an experiment"));
+        view()->selectionModel()->clearSelection();
+        QVERIFY2(m_browser->detailsHtml().contains("Select an experiment"), qPrintable(m_browser->detailsHtml().left(300)));
+    }
+
     void runningRunsAreNeverDeleted()
     {
         // The runner still writes to a running run: deleting it would make its writes fail.

@@ -25,6 +25,7 @@
 #include <QLineEdit>
 #include <QLineSeries>
 #include <QProgressBar>
+#include <QPushButton>
 #include <QSignalSpy>
 #include <QSpinBox>
 #include <QTemporaryDir>
@@ -658,6 +659,31 @@ private Q_SLOTS:
         QCOMPARE(w->controller()->experimentId(), id); // the same experiment, not a new one
         QVERIFY(!w->resumeAction()->isEnabled());
         QVERIFY(!w->charts()->caption().contains("partial"));
+    }
+
+    // Issue 29, item 10: Run was a default button (always framed as if focused) and took focus by
+    // click, so Space meant for another field started a run; Keep classes showed the CSV hint.
+    void runButtonTakesNoClickFocusAndHintsFitTheirField()
+    {
+        auto w = newWindow(QString());
+        w->show();
+        QVERIFY(QTest::qWaitForWindowExposed(w.get()));
+        QPushButton* run = nullptr;
+        for (QPushButton* b : w->findChildren<QPushButton*>())
+            if (b->text() == "Run")
+                run = b;
+        QVERIFY(run);
+        QVERIFY(!run->isDefault() && !run->autoDefault());
+        QCOMPARE(run->focusPolicy(), Qt::TabFocus);
+        w->experimentPanel()->nameEdit()->setFocus();
+        QTest::mouseClick(run, Qt::LeftButton); // refused (no algorithm) and not focused
+        QVERIFY(!run->hasFocus());
+        auto* source = w->datasetPanel()->findChild<QComboBox*>(QStringLiteral("source"));
+        source->setCurrentIndex(source->findData(QStringLiteral("fashion-mnist")));
+        auto* keep = qobject_cast<QLineEdit*>(w->datasetPanel()->editor("keep_classes"));
+        QVERIFY(keep);
+        QVERIFY2(!keep->placeholderText().contains("column") && keep->placeholderText().contains("class"),
+                 qPrintable(keep->placeholderText()));
     }
 
     void malformedExperimentFileNamesFileLineAndColumn()
