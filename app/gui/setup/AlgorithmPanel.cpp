@@ -87,7 +87,10 @@ AlgorithmPanel::Entry* AlgorithmPanel::makeEntry(const AlgorithmInfo& info, int 
     e->expand->setToolTip(tr("Show the parameters"));
     e->check = new QCheckBox(info.name, e->header);
     e->check->setObjectName(index == 0 ? info.id : QStringLiteral("%1#%2").arg(info.id).arg(index));
-    e->check->setToolTip(QStringLiteral("%1\n%2").arg(info.description, info.id));
+    e->check->setToolTip(QStringLiteral("%1\n%2\n%3").arg(info.name, info.description, info.id));
+    // A long name ("Doubly stochastic gradients, block-preconditioned") may be cut at its end in a
+    // narrow dock (the tooltip has it whole) rather than make every form wider than the dock.
+    e->check->setMinimumWidth(120);
     h->addWidget(e->expand);
     h->addWidget(e->check, 1);
     if (index > 0) {
