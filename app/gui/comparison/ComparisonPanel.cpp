@@ -52,12 +52,13 @@ ComparisonPanel::ComparisonPanel(QWidget* parent) : QWidget(parent)
     m_baselineWhy = new QLabel;
     m_baselineWhy->setObjectName(QStringLiteral("baseline_why"));
     m_baselineWhy->setStyleSheet(QStringLiteral("color: gray;"));
+    m_baselineWhy->setWordWrap(true); // never what makes the panel wider than a laptop's centre
     auto* first = new QHBoxLayout;
     first->addWidget(new QLabel(tr("Metric")));
     first->addWidget(m_metric);
     first->addWidget(new QLabel(tr("Baseline")));
     first->addWidget(m_baseline, 1);
-    first->addWidget(m_baselineWhy);
+    first->addWidget(m_baselineWhy, 1);
     layout->addLayout(first);
     controls->addWidget(new QLabel(tr("Test")));
     controls->addWidget(m_test);
