@@ -2,6 +2,8 @@
 //   trainbench [EXPERIMENT.json] [--db FILE] [--run] [--teaching] [--presentation]
 //              [--screenshot FILE.png [--after SECONDS | --when-finished] [--tab charts|comparison|teaching]]
 
+#include "comparison/ComparisonPanel.h"
+#include "comparison/ComparisonTab.h"
 #include "runs/ExperimentController.h"
 #include "window/MainWindow.h"
 #include "teaching/TeachingView.h"
@@ -13,6 +15,7 @@
 #include <QCommandLineParser>
 #include <QMessageBox>
 #include <QScreen>
+#include <QScrollArea>
 #include <QTabWidget>
 #include <QTimer>
 
@@ -84,6 +87,11 @@ int main(int argc, char** argv)
                 for (int i = 0; centre && i < centre->count(); ++i)
                     if (centre->tabText(i).remove(QLatin1Char('&')).toLower() == tab)
                         centre->setCurrentIndex(i);
+                QApplication::processEvents();
+                // The Comparison page scrolls on a small screen: its tables, not only its charts.
+                if (auto* page = qobject_cast<QScrollArea*>(centre ? centre->currentWidget() : nullptr);
+                    page && tab == u"comparison")
+                    page->ensureWidgetVisible(window.comparison()->panel(), 0, 0);
                 QApplication::processEvents();
             }
             const bool ok = window.grab().save(path);
