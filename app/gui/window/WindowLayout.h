@@ -18,8 +18,11 @@ namespace tb::gui {
 /// Places the five docks — left: "Experiment" above "Data set"; right: "Algorithms"; bottom:
 /// "Runs" and "Log" tabbed, Runs in front — and keeps them usable: on a first start (no saved
 /// layout) the window takes initialSize() of the screen and the docks a share of it; a layout
-/// saved on a larger screen is clamped to this one; resetLayout() puts everything back.
-/// Settings keys: "window/geometry", "window/state". GUI thread only.
+/// saved on a larger screen is clamped to this one; resetLayout() puts everything back. On a
+/// compact screen (isCompact(): below 1280×800) the window takes the whole screen and the
+/// docks stand in one column beside the charts — Experiment on top, Data set and Algorithms
+/// tabbed below it, the left column the full height — so none is too narrow to read.
+/// Settings keys: "window/geometry", "window/state", "window/screen". GUI thread only.
 class WindowLayout : public QObject {
     Q_OBJECT
 public:
