@@ -431,6 +431,11 @@ void ExperimentDocument::updateTaskAndKind()
     const QJsonObject ds = m_dataset->spec();
     m_algorithms->setTask(m_dataset->task());
     m_experiment->setNoiseSweepAvailable(data::DataSource::hasNoiseLevel(ds));
+    // The small 2-D teaching sets suggest settings that learn on them (issue 29, item 5).
+    static const QStringList small2d{QStringLiteral("moons"), QStringLiteral("circles"), QStringLiteral("spirals"),
+                                     QStringLiteral("xor")};
+    const QString source = ds.value(QStringLiteral("source")).toString();
+    m_algorithms->setSuggestion(small2d.contains(source) ? tr("a small 2-D set like %1").arg(source) : QString());
     Q_EMIT setupChanged(m_experiment->values().value(QStringLiteral("kind")).toString(),
                         m_dataset->task() == Task::Classification);
 }

@@ -767,6 +767,39 @@ private Q_SLOTS:
                  qPrintable(keep->placeholderText()));
     }
 
+    // Issue 29, item 5: Adam with its defaults (10 epochs, lr 0.001, sigmoid) stays at chance on
+    // two moons. The small 2-D sets suggest settings that learn; nothing changes until asked.
+    void smallTwoDSetsSuggestSettingsThatLearn()
+    {
+        auto w = newWindow(QString());
+        QVERIFY(w->setExperiment(ridgeSweep(10)).isEmpty()); // BPLS toy: no suggestion
+        AlgorithmPanel* panel = w->algorithmPanel();
+        QVERIFY(panel->suggestionBar()->isHidden());
+        QJsonObject spec = sleepyOnMoons(3, 0);
+        spec["algorithms"] = QJsonArray{QJsonObject{{"id", "gradient.adam"}}};
+        QVERIFY(w->setExperiment(spec).isEmpty());
+        QVERIFY(!panel->suggestionBar()->isHidden());
+        const QVariantMap before = panel->form("gradient.adam")->values();
+        QCOMPARE(before.value("epochs").toLongLong(), 10LL); // untouched until asked
+        QCOMPARE(panel->applySuggestion(), 1);
+        const QVariantMap after = panel->form("gradient.adam")->values();
+        QCOMPARE(after.value("epochs").toLongLong(), 300LL);
+        QCOMPARE(after.value("activation").toString(), QString("tanh"));
+        QVERIFY(after.value("lr").toDouble() >= 0.01);
+        QVERIFY(panel->problems().isEmpty());
+        QStringList problems;
+        QVERIFY2(w->currentSpec(&problems), qPrintable(problems.join('\n')));
+        // And it learns: a quick run well above chance.
+        QString error;
+        QVERIFY2(w->runExperiment(&error), qPrintable(error));
+        QVERIFY(w->controller()->waitForFinished(120000));
+        const ExperimentResult& r = w->controller()->result();
+        QVERIFY2(r.error.isEmpty(), qPrintable(r.error));
+        QCOMPARE(r.curves.size(), 1);
+        const double test = r.curves[0].repeats.value(0).last().testAccuracy;
+        QVERIFY2(test > 0.8, qPrintable(QString::number(test)));
+    }
+
     void malformedExperimentFileNamesFileLineAndColumn()
     {
         auto w = newWindow(QString());
