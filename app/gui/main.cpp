@@ -1,7 +1,9 @@
 // trainbench: the workbench GUI.
 //   trainbench [EXPERIMENT.json] [--db FILE] [--run] [--teaching] [--presentation]
-//              [--screenshot FILE.png [--after SECONDS | --when-finished]]
+//              [--screenshot FILE.png [--after SECONDS | --when-finished] [--tab charts|comparison|teaching]]
 
+#include "comparison/ComparisonPanel.h"
+#include "comparison/ComparisonTab.h"
 #include "runs/ExperimentController.h"
 #include "window/MainWindow.h"
 #include "teaching/TeachingView.h"
@@ -13,6 +15,7 @@
 #include <QCommandLineParser>
 #include <QMessageBox>
 #include <QScreen>
+#include <QScrollArea>
 #include <QTabWidget>
 #include <QTimer>
 
@@ -39,6 +42,7 @@ int main(int argc, char** argv)
     p.addOption({QStringLiteral("screenshot"), QStringLiteral("Save a picture of the window to FILE, then quit (see --after)."), QStringLiteral("file.png")});
     p.addOption({QStringLiteral("after"), QStringLiteral("Seconds before --screenshot (default 3)."), QStringLiteral("seconds"), QStringLiteral("3")});
     p.addOption({QStringLiteral("when-finished"), QStringLiteral("Take --screenshot when the experiment started by --run has finished.")});
+    p.addOption({QStringLiteral("tab"), QStringLiteral("The centre tab shown in --screenshot: charts, comparison or teaching (default: as the run left it)."), QStringLiteral("name")});
     p.process(app);
 
     tb::PluginRegistry registry; // outlives the window: plugins stay loaded while trainers exist
@@ -72,7 +76,24 @@ int main(int argc, char** argv)
     if (p.isSet(QStringLiteral("screenshot"))) {
         const QString path = p.value(QStringLiteral("screenshot"));
         window.setConfirmations(false);
-        auto shoot = [&window, path] {
+        const QString tab = p.value(QStringLiteral("tab")).toLower();
+        if (!tab.isEmpty() && tab != u"charts" && tab != u"comparison" && tab != u"teaching") {
+            std::fprintf(stderr, "trainbench: --tab: expected charts, comparison or teaching, got \"%s\"\n", qPrintable(tab));
+            return 2;
+        }
+        auto shoot = [&window, path, tab] {
+            if (!tab.isEmpty()) {
+                auto* centre = qobject_cast<QTabWidget*>(window.centralWidget());
+                for (int i = 0; centre && i < centre->count(); ++i)
+                    if (centre->tabText(i).remove(QLatin1Char('&')).toLower() == tab)
+                        centre->setCurrentIndex(i);
+                QApplication::processEvents();
+                // The Comparison page scrolls on a small screen: its tables, not only its charts.
+                if (auto* page = qobject_cast<QScrollArea*>(centre ? centre->currentWidget() : nullptr);
+                    page && tab == u"comparison")
+                    page->ensureWidgetVisible(window.comparison()->panel(), 0, 0);
+                QApplication::processEvents();
+            }
             const bool ok = window.grab().save(path);
             std::fprintf(stderr, ok ? "trainbench: screenshot %s\n" : "trainbench: cannot write %s\n", qPrintable(path));
             window.stopExperiment();

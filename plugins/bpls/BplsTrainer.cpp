@@ -728,6 +728,7 @@ void BplsTrainer::fit(const DatasetView& data, RunContext& ctx)
                 m_history.trainAccuracy.push_back(double(bestCorrect) / double(n));
                 m_history.misses.push_back(n - bestCorrect);
                 ctx.record(QStringLiteral("layer_solves"), m_layerSolves);
+                ctx.record(QStringLiteral("best_epoch"), m_history.bestEpoch);
                 action = ctx.checkpoint(Checkpoint{double(epoch), bestLoss, cpNote});
                 break;
             }
@@ -739,6 +740,9 @@ void BplsTrainer::fit(const DatasetView& data, RunContext& ctx)
             m_history.trainAccuracy.push_back(double(cur.correct) / double(n));
             m_history.misses.push_back(n - cur.correct);
             ctx.record(QStringLiteral("layer_solves"), m_layerSolves);
+            // The epoch whose weights are kept so far: a refinement that lowers the accuracy is
+            // not the end model, and a live view can say so (the teaching view marks it).
+            ctx.record(QStringLiteral("best_epoch"), m_history.bestEpoch);
             action = ctx.checkpoint(Checkpoint{double(epoch), cur.loss, cpNote});
             if (action == CheckpointAction::Stop)
                 break;
@@ -751,6 +755,7 @@ void BplsTrainer::fit(const DatasetView& data, RunContext& ctx)
                 m_history.trainAccuracy.push_back(double(bestCorrect) / double(n));
                 m_history.misses.push_back(n - bestCorrect);
                 ctx.record(QStringLiteral("layer_solves"), m_layerSolves);
+                ctx.record(QStringLiteral("best_epoch"), m_history.bestEpoch);
                 ctx.checkpoint(Checkpoint{double(m_history.epochs), bestLoss,
                                           QStringLiteral("restored the best iterate (epoch %1)").arg(m_history.bestEpoch)});
             }

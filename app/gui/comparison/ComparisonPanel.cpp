@@ -40,17 +40,26 @@ ComparisonPanel::ComparisonPanel(QWidget* parent) : QWidget(parent)
     m_test->setToolTip(tr("Test behind the ▲ / ▼ markers of the result matrix"));
     m_alpha = new QLineEdit(QStringLiteral("0.05"));
     m_alpha->setValidator(new QDoubleValidator(1e-6, 0.5, 6, m_alpha));
-    m_alpha->setMaximumWidth(60);
+    m_alpha->setMinimumWidth(m_alpha->fontMetrics().horizontalAdvance(QStringLiteral("0.0500")) + 16);
+    m_alpha->setMaximumWidth(m_alpha->minimumWidth() + 20);
     m_alpha->setToolTip(tr("Significance level α of the markers, (0, 0.5]"));
     m_target = new QLineEdit;
     m_target->setPlaceholderText(tr("reached by all"));
     m_target->setMaximumWidth(110);
     m_target->setToolTip(tr("Time to target: the metric value to reach (accuracy as a fraction, e.g. 0.8). Empty: "
                             "the best value every compared run reaches."));
-    controls->addWidget(new QLabel(tr("Metric")));
-    controls->addWidget(m_metric);
-    controls->addWidget(new QLabel(tr("Baseline")));
-    controls->addWidget(m_baseline, 1);
+    // Two rows: in one, a 1024×768 screen's centre clipped the baseline and α (").05").
+    m_baselineWhy = new QLabel;
+    m_baselineWhy->setObjectName(QStringLiteral("baseline_why"));
+    m_baselineWhy->setStyleSheet(QStringLiteral("color: gray;"));
+    m_baselineWhy->setWordWrap(true); // never what makes the panel wider than a laptop's centre
+    auto* first = new QHBoxLayout;
+    first->addWidget(new QLabel(tr("Metric")));
+    first->addWidget(m_metric);
+    first->addWidget(new QLabel(tr("Baseline")));
+    first->addWidget(m_baseline, 1);
+    first->addWidget(m_baselineWhy, 1);
+    layout->addLayout(first);
     controls->addWidget(new QLabel(tr("Test")));
     controls->addWidget(m_test);
     controls->addWidget(new QLabel(tr("α")));
@@ -74,6 +83,7 @@ ComparisonPanel::ComparisonPanel(QWidget* parent) : QWidget(parent)
     }
     copy->setMenu(menu);
     controls->addWidget(copy);
+    controls->addStretch(1);
     layout->addLayout(controls);
 
     m_summary = new QLabel;
@@ -92,6 +102,9 @@ ComparisonPanel::ComparisonPanel(QWidget* parent) : QWidget(parent)
         m_views[t]->verticalHeader()->setVisible(false);
         m_views[t]->horizontalHeader()->setStretchLastSection(true);
         m_views[t]->setAlternatingRowColors(true);
+        // At least seven rows in sight: the page scrolls rather than squeeze a table to two.
+        m_views[t]->setMinimumHeight(m_views[t]->verticalHeader()->defaultSectionSize() * 7 +
+                                     m_views[t]->horizontalHeader()->sizeHint().height() + 4);
         m_notes[t] = new QLabel;
         m_notes[t]->setWordWrap(true);
         m_notes[t]->setTextInteractionFlags(Qt::TextSelectableByMouse);
@@ -108,8 +121,24 @@ ComparisonPanel::ComparisonPanel(QWidget* parent) : QWidget(parent)
         if (!m_building)
             rebuild();
     };
-    connect(m_metric, &QComboBox::currentIndexChanged, this, again);
+    connect(m_metric, &QComboBox::currentIndexChanged, this, [this] {
+        if (m_building)
+            return;
+        if (!m_userBaseline) { // the best on the new metric
+            QString why;
+            const QString best = defaultBaseline(&why);
+            m_building = true;
+            m_baseline->setCurrentText(best);
+            m_building = false;
+            m_baselineWhy->setText(why);
+        }
+        rebuild();
+    });
     connect(m_baseline, &QComboBox::currentIndexChanged, this, again);
+    connect(m_baseline, &QComboBox::activated, this, [this] {
+        m_userBaseline = true; // the user's choice is kept while it applies
+        m_baselineWhy->clear();
+    });
     connect(m_test, &QComboBox::currentIndexChanged, this, again);
     connect(m_alpha, &QLineEdit::editingFinished, this, again);
     connect(m_target, &QLineEdit::editingFinished, this, again);
@@ -134,8 +163,11 @@ QString ComparisonPanel::baseline() const
 void ComparisonPanel::setBaseline(const QString& configuration)
 {
     const int i = m_baseline->findText(configuration);
-    if (i >= 0)
+    if (i >= 0) {
+        m_userBaseline = true;
+        m_baselineWhy->clear();
         m_baseline->setCurrentIndex(i);
+    }
 }
 
 double ComparisonPanel::target() const
@@ -164,10 +196,58 @@ void ComparisonPanel::setCurves(const QList<AlgorithmCurves>& curves)
         if (const QString n = c.configuration.isEmpty() ? c.label : c.configuration; !names.contains(n))
             names << n;
     m_baseline->addItems(names);
-    if (names.contains(keep))
+    if (curves.isEmpty())
+        m_userBaseline = false;
+    if (m_userBaseline && names.contains(keep)) {
         m_baseline->setCurrentText(keep);
+        m_baselineWhy->clear();
+    } else {
+        QString why;
+        const QString best = defaultBaseline(&why);
+        m_baseline->setCurrentText(best);
+        m_baselineWhy->setText(why);
+    }
     m_building = false;
     rebuild();
+}
+
+QString ComparisonPanel::defaultBaseline(QString* why) const
+{
+    // The first configuration was the default: often the worst, so every row got ▲. The best on
+    // the validation split is what a reviewer accepts; on test only when there is no validation
+    // split, and said so.
+    const MetricId m = metric();
+    MetricId select = m;
+    if (const auto v = RunMetric::validationOf(m); v && RunMetric::anyMeasured(*v, m_curves))
+        select = *v;
+    const bool higher = RunMetric::better(select) == stats::Better::Higher;
+    QString best;
+    double bestMean = NaN;
+    for (const ConfigurationSample& s : Comparison::samples(m_curves, select)) {
+        double sum = 0;
+        int n = 0;
+        for (double x : s.values)
+            if (std::isfinite(x)) {
+                sum += x;
+                ++n;
+            }
+        if (n == 0)
+            continue;
+        const double mean = sum / n;
+        if (!std::isfinite(bestMean) || (higher ? mean > bestMean : mean < bestMean)) {
+            bestMean = mean;
+            best = s.configuration;
+        }
+    }
+    if (best.isEmpty()) {
+        if (why)
+            why->clear();
+        return m_baseline->count() > 0 ? m_baseline->itemText(0) : QString();
+    }
+    if (why)
+        *why = select == m && RunMetric::validationOf(m) ? tr("best on %1 (no validation split)").arg(RunMetric::label(select))
+                                                         : tr("best on %1").arg(RunMetric::label(select));
+    return best;
 }
 
 void ComparisonPanel::rebuild()

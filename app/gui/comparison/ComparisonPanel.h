@@ -64,11 +64,16 @@ Q_SIGNALS:
 
 private:
     void rebuild();
+    /// The baseline when the user has not chosen one: the configuration with the best mean on
+    /// the metric's validation counterpart when measured, else on the metric; @p why says which.
+    QString defaultBaseline(QString* why) const;
     void fill(Tab tab, const TextTable& table);
 
     QList<AlgorithmCurves> m_curves;
     QComboBox* m_metric = nullptr;
     QComboBox* m_baseline = nullptr;
+    QLabel* m_baselineWhy = nullptr; ///< why the default baseline is the one shown
+    bool m_userBaseline = false;     ///< the user picked the baseline
     QComboBox* m_test = nullptr;
     QLineEdit* m_alpha = nullptr;
     QLineEdit* m_target = nullptr;

@@ -147,7 +147,7 @@ void ExperimentController::setStore(RunStore* store)
         m_store = store;
 }
 
-bool ExperimentController::start(const ExperimentSpec& spec, QString* error)
+bool ExperimentController::start(const ExperimentSpec& spec, QString* error, qint64 resumeId)
 {
     if (isRunning()) {
         if (error)
@@ -158,6 +158,11 @@ bool ExperimentController::start(const ExperimentSpec& spec, QString* error)
     if (!problems.isEmpty()) {
         if (error)
             *error = problems.join(QLatin1Char('\n'));
+        return false;
+    }
+    if (resumeId >= 0 && !m_store) {
+        if (error)
+            *error = tr("Resuming needs the database the experiment is stored in; none is open.");
         return false;
     }
 
@@ -212,8 +217,8 @@ bool ExperimentController::start(const ExperimentSpec& spec, QString* error)
     Observer* observer = m_observer.get();
     ExperimentRunner* runner = m_runner.get();
     const ExperimentSpec copy = m_spec;
-    m_worker = std::thread([this, observer, runner, copy] {
-        ExperimentResult r = runner->run(copy, observer);
+    m_worker = std::thread([this, observer, runner, copy, resumeId] {
+        ExperimentResult r = resumeId >= 0 ? runner->resume(copy, resumeId, observer) : runner->run(copy, observer);
         {
             std::lock_guard lock(m_resultMutex);
             m_workerResult = std::move(r);

@@ -45,7 +45,10 @@ public:
     /// Validates @p spec against the registry and starts it. Returns false with every problem
     /// (one per line, each naming its key) in @p error when the spec is invalid or an experiment
     /// is already running.
-    bool start(const ExperimentSpec& spec, QString* error);
+    /// With @p resumeId ≥ 0 (a stored experiment of @p spec that was stopped, see
+    /// ExperimentRunner::resumable(); needs a store) only its unfinished runs or cells train, into
+    /// the same experiment, and the result is the whole experiment (ExperimentRunner::resume()).
+    bool start(const ExperimentSpec& spec, QString* error, qint64 resumeId = -1);
     /// Asks the running experiment to stop; trainers return within 200 ms. Safe when idle.
     void stop();
     bool isRunning() const { return m_worker.joinable(); }

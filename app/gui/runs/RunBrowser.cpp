@@ -31,6 +31,7 @@
 #include <QTextBrowser>
 #include <QTextStream>
 #include <QTimer>
+#include <QToolBar>
 #include <QToolButton>
 #include <QTreeView>
 #include <QVBoxLayout>
@@ -176,15 +177,16 @@ void RunBrowser::buildUi()
     m_summary->setTextInteractionFlags(Qt::TextSelectableByMouse);
     m_summary->setWordWrap(true);
 
-    auto* buttons = new QHBoxLayout;
+    // A tool bar: in a narrow window the buttons that do not fit go under its » button, in the
+    // same order (a row of buttons made the Runs dock at least 768 px wide, and with it the
+    // charts, so the docks beside them were squeezed on a 1024×768 screen).
+    auto* buttons = new QToolBar(this);
+    buttons->setObjectName(QStringLiteral("runActions"));
+    buttons->setToolButtonStyle(Qt::ToolButtonTextOnly);
+    buttons->setIconSize(QSize(1, 1));
     for (QAction* a : {m_showAction, m_compareAction, m_rerunAction, m_rerunExperimentAction, m_notesAction, m_exportAction,
-                       m_refreshAction, m_deleteAction}) {
-        auto* b = new QToolButton(this);
-        b->setDefaultAction(a);
-        b->setToolButtonStyle(Qt::ToolButtonTextOnly);
-        buttons->addWidget(b);
-    }
-    buttons->addStretch(1);
+                       m_refreshAction, m_deleteAction})
+        buttons->addAction(a);
 
     auto* splitter = new QSplitter(Qt::Vertical, this);
     splitter->addWidget(m_view);
@@ -198,7 +200,7 @@ void RunBrowser::buildUi()
     layout->setContentsMargins(0, 0, 0, 0);
     layout->addLayout(filterRow);
     layout->addWidget(m_splitter, 1);
-    layout->addLayout(buttons);
+    layout->addWidget(buttons);
     layout->addWidget(m_summary);
 }
 
@@ -576,7 +578,8 @@ void RunBrowser::updateDetails()
             return;
         }
     }
-    const QModelIndex current = toSource(m_view->currentIndex());
+    // Nothing selected (deselected with Ctrl+click, or filtered away): no run's details stay.
+    const QModelIndex current = rows.isEmpty() ? QModelIndex() : toSource(m_view->currentIndex());
     if (!current.isValid()) {
         m_details->setHtml(tr("<i>Select an experiment or a run to see its parameters and facts.</i>"));
         return;

@@ -206,7 +206,12 @@ void RunTreeModel::setRecords(const QList<ExperimentRecord>& experiments, const 
             row.metric = RunRow::Metric::Rmse;
             row.train = fin.value(QLatin1String("train_rmse")).toDouble(NaN);
             row.test = fin.value(QLatin1String("test_rmse")).toDouble(NaN);
-        } else if (r.info.contains(QLatin1String("cells"))) {
+        }
+        if (r.info.contains(QLatin1String("cells"))) {
+            row.cellsDone = r.info.value(QLatin1String("cells_finished")).toDouble(NaN);
+            row.cellsPlanned = r.info.value(QLatin1String("cells")).toDouble(NaN);
+        }
+        if (row.metric == RunRow::Metric::None && r.info.contains(QLatin1String("cells"))) {
             row.metric = RunRow::Metric::Cells;
             row.train = r.info.value(QLatin1String("cells_finished")).toDouble(NaN);
             row.test = r.info.value(QLatin1String("cells")).toDouble(NaN);
@@ -275,6 +280,22 @@ void RunTreeModel::summarise(Group& g)
     g.statusText = parts.isEmpty() ? tr("no runs") : parts.join(QStringLiteral(", "));
     g.shortStatus = g.runs.isEmpty() ? g.statusText
                                      : tr("%1/%2 finished").arg(g.counts[int(RunStatus::Finished)]).arg(g.runs.size());
+    // A stopped noise sweep: each algorithm's one run row stands for all its cells, so "0/7
+    // finished" said nothing of the σ values done. Cells done of those planned, and partial.
+    double done = 0, planned = 0;
+    for (const RunRow& r : g.runs)
+        if (std::isfinite(r.cellsPlanned)) {
+            planned += r.cellsPlanned;
+            done += std::isfinite(r.cellsDone) ? r.cellsDone : 0;
+        }
+    g.partial = planned > 0 && done > 0 && done < planned && g.counts[int(RunStatus::Running)] == 0 &&
+                g.counts[int(RunStatus::Cancelled)] + g.counts[int(RunStatus::Interrupted)] > 0;
+    if (g.partial) {
+        const QLocale loc;
+        g.shortStatus = tr("partial: %1/%2 cells").arg(loc.toString(qlonglong(done)), loc.toString(qlonglong(planned)));
+        g.statusText = tr("partial: %1 of %2 cells done (%3); Run → Resume stopped experiment continues it")
+                           .arg(loc.toString(qlonglong(done)), loc.toString(qlonglong(planned)), g.statusText);
+    }
     if (g.counts[int(RunStatus::Running)] > 0)
         g.shortStatus += tr(", %1 running").arg(g.counts[int(RunStatus::Running)]);
 }
@@ -423,7 +444,9 @@ QVariant RunTreeModel::runData(const Group& g, const RunRow& r, int column, int 
     auto metricText = [&](double v) -> QString {
         switch (r.metric) {
         case RunRow::Metric::Accuracy: return formatAccuracy(v);
-        case RunRow::Metric::Rmse: return tr("RMSE %1").arg(formatRmse(v));
+        // A noise sweep's mean over σ, the number alone: "RMSE 0.1234" was cut to "RMSE …" in
+        // the narrow Train / Test columns; the tooltip names it.
+        case RunRow::Metric::Rmse: return r.sigmas > 0 ? formatRmse(v) : tr("RMSE %1").arg(formatRmse(v));
         case RunRow::Metric::Cells: return {};
         case RunRow::Metric::None: break;
         }

@@ -114,6 +114,8 @@ private:
         double duration = NaN; ///< seconds, NaN while running
         QString name;          ///< label, with the repeat when the experiment has several
         int sigmas = 0;        ///< noise sweep: σ values averaged into train / test
+        double cellsDone = NaN;    ///< noise sweep: cells finished of …
+        double cellsPlanned = NaN; ///< … the cells planned (its run row stands for them all)
     };
     /// An experiment with its runs and a summary.
     struct Group {
@@ -124,6 +126,7 @@ private:
         QString statusText;  ///< count per status, e.g. "3 finished, 1 failed"
         QString shortStatus; ///< e.g. "3/4 finished, 1 running", for the narrow status column
         RunStatus worst = RunStatus::Finished; ///< status whose colour the summary takes
+        bool partial = false; ///< a stopped noise sweep with some cells done: its results are partial
     };
 
     QVariant runData(const Group& g, const RunRow& r, int column, int role) const;

@@ -1,5 +1,7 @@
 #include "AlgorithmPanel.h"
 
+#include "teaching/TeachingView.h"
+
 #include "ParamForm.h"
 
 #include <QCheckBox>
@@ -21,6 +23,21 @@ AlgorithmPanel::AlgorithmPanel(const PluginRegistry& registry, QWidget* parent) 
 {
     auto* outer = new QVBoxLayout(this);
     outer->setContentsMargins(0, 0, 0, 0);
+    m_suggestion = new QWidget(this);
+    m_suggestion->setObjectName(QStringLiteral("suggestion"));
+    auto* bar = new QVBoxLayout(m_suggestion);
+    bar->setContentsMargins(6, 4, 6, 4);
+    m_suggestionText = new QLabel(m_suggestion);
+    m_suggestionText->setWordWrap(true);
+    auto* use = new QPushButton(tr("Use suggested settings"), m_suggestion);
+    use->setObjectName(QStringLiteral("useSuggestion"));
+    use->setToolTip(tr("300 epochs (or iterations), tanh hidden layers of 16, Glorot initial weights, batches of 16, a "
+                       "learning rate of at least 0.01; for BPLS 50 refinement iterations — the teaching view's settings"));
+    connect(use, &QPushButton::clicked, this, [this] { applySuggestion(); });
+    bar->addWidget(m_suggestionText);
+    bar->addWidget(use, 0, Qt::AlignLeft);
+    m_suggestion->setVisible(false);
+    outer->addWidget(m_suggestion);
     auto* scroll = new QScrollArea(this);
     scroll->setWidgetResizable(true);
     scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff); // forms wrap instead
@@ -87,7 +104,10 @@ AlgorithmPanel::Entry* AlgorithmPanel::makeEntry(const AlgorithmInfo& info, int 
     e->expand->setToolTip(tr("Show the parameters"));
     e->check = new QCheckBox(info.name, e->header);
     e->check->setObjectName(index == 0 ? info.id : QStringLiteral("%1#%2").arg(info.id).arg(index));
-    e->check->setToolTip(QStringLiteral("%1\n%2").arg(info.description, info.id));
+    e->check->setToolTip(QStringLiteral("%1\n%2\n%3").arg(info.name, info.description, info.id));
+    // A long name ("Doubly stochastic gradients, block-preconditioned") may be cut at its end in a
+    // narrow dock (the tooltip has it whole) rather than make every form wider than the dock.
+    e->check->setMinimumWidth(120);
     h->addWidget(e->expand);
     h->addWidget(e->check, 1);
     if (index > 0) {
@@ -322,11 +342,41 @@ void AlgorithmPanel::setTask(Task t)
         const bool ok = t == Task::Regression ? e->info.regression : e->info.classification;
         e->header->setEnabled(ok);
         e->body->setEnabled(ok);
-        const QString tip = QStringLiteral("%1\n%2").arg(e->info.description, e->info.id);
+        const QString tip = QStringLiteral("%1\n%2\n%3").arg(e->info.name, e->info.description, e->info.id);
         e->check->setToolTip(ok ? tip
                                 : tip + QStringLiteral("\n") + tr("Not available: does not handle %1.").arg(taskName));
     }
     Q_EMIT changed();
+}
+
+void AlgorithmPanel::setSuggestion(const QString& why)
+{
+    m_suggestionText->setText(
+        why.isEmpty() ? QString()
+                      : tr("The defaults suit large data sets; on %1 some stay at chance (Adam: 10 epochs, lr 0.001, "
+                           "sigmoid). Suggested for the ticked algorithms:")
+                            .arg(why));
+    m_suggestion->setVisible(!why.isEmpty());
+}
+
+int AlgorithmPanel::applySuggestion()
+{
+    int filled = 0;
+    for (Entry* e : m_order) {
+        if (!usable(*e))
+            continue;
+        QVariantMap v = e->form->explicitValues();
+        const QVariantMap suggested = TeachingView::teachingDefaults(e->info);
+        for (auto it = suggested.begin(); it != suggested.end(); ++it)
+            if (const ParamSpec* spec = e->info.schema.find(it.key());
+                spec && (it.value() != spec->defaultValue || v.contains(it.key())))
+                v.insert(it.key(), it.value());
+        e->form->setValues(v);
+        ++filled;
+    }
+    if (filled > 0)
+        Q_EMIT changed();
+    return filled;
 }
 
 int AlgorithmPanel::addConfiguration(const QString& algorithmId)

@@ -74,6 +74,18 @@ public:
 
     /// Greys out the algorithms whose AlgorithmInfo does not support @p t.
     void setTask(Task t);
+
+    /// A data set's suggestion: with @p why non-empty (e.g. "a small 2-D set"), a bar above the
+    /// algorithms offers "Use suggested settings", which puts applySuggestion()'s values into
+    /// the checked configurations' forms. Nothing changes until it is pressed: the plugins'
+    /// defaults suit large sets (Adam: 10 epochs, lr 0.001, sigmoid stays at chance on two moons).
+    void setSuggestion(const QString& why);
+    /// Fills every checked configuration's form with settings that learn on a small 2-D set
+    /// (TeachingView::teachingDefaults(): 300 epochs, tanh, lr ≥ 0.01 …), its label kept. Returns
+    /// how many forms were filled; emits changed() when any was.
+    int applySuggestion();
+    /// The bar of setSuggestion() (for tests).
+    QWidget* suggestionBar() const { return m_suggestion; }
     Task task() const { return m_task; }
 
     /// Adds a configuration of @p algorithmId below its others, checked and expanded, with the
@@ -108,6 +120,9 @@ Q_SIGNALS:
     void sweepRequested(const QString& algorithmId, const QString& key);
 
 private:
+    QWidget* m_suggestion = nullptr;
+    QLabel* m_suggestionText = nullptr;
+
     struct Entry {
         AlgorithmInfo info;
         int index = 0;                  ///< configuration index within its algorithm

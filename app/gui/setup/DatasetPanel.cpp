@@ -1,5 +1,7 @@
 #include "DatasetPanel.h"
 
+#include "widgets/KeptTextSpinBox.h"
+
 #include "CsvLoader.h"
 #include "DataError.h"
 #include "DataSource.h"
@@ -122,6 +124,27 @@ QWidget* pathEditor(QLineEdit*& edit, bool folder, const QString& filter, QWidge
         if (!chosen.isEmpty())
             e->setText(chosen);
     });
+    return box;
+}
+
+/// @p field above a red message line (hidden while empty): a field's own problem, or a load
+/// error about the file it names, shows beside it rather than at the foot of the panel.
+QWidget* withMessage(QWidget* field, QLabel** message, QWidget* parent)
+{
+    auto* box = new QWidget(parent);
+    auto* v = new QVBoxLayout(box);
+    v->setContentsMargins(0, 0, 0, 0);
+    v->setSpacing(1);
+    field->setParent(box);
+    v->addWidget(field);
+    auto* label = new QLabel(box);
+    label->setObjectName(field->objectName() + QStringLiteral("_message"));
+    label->setWordWrap(true);
+    label->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    label->setStyleSheet(QStringLiteral("color: #c0392b;"));
+    label->setVisible(false);
+    v->addWidget(label);
+    *message = label;
     return box;
 }
 
@@ -258,7 +281,7 @@ DatasetPanel::Field DatasetPanel::makeField(const ParamSpec& p, QWidget* parent)
     const QJsonValue def = p.defaultValue.isValid() ? QJsonValue::fromVariant(p.defaultValue) : QJsonValue(QJsonValue::Undefined);
     switch (p.type) {
     case ParamType::Int: {
-        auto* e = new QSpinBox(parent);
+        auto* e = new IntField(parent);
         const bool optional = def.isUndefined();
         // An optional count shows its meaning when absent ("all") at 0 and writes nothing there.
         const int lo = optional ? 0 : int(std::max<double>(p.minimum, INT_MIN));
@@ -268,7 +291,11 @@ DatasetPanel::Field DatasetPanel::makeField(const ParamSpec& p, QWidget* parent)
             e->setSpecialValueText(p.absentText.isEmpty() ? tr("not set") : p.absentText);
         e->setKeyboardTracking(false);
         e->setAccelerated(true);
-        f.editor = f.row = e;
+        f.editor = e;
+        f.row = withMessage(e, &f.message, parent);
+        f.problem = [e, label = p.label, key = p.key] {
+            return typedTextProblem(e, label, QStringLiteral("dataset.") + key);
+        };
         f.read = [e, optional] {
             return optional && e->value() == 0 ? QJsonValue(QJsonValue::Undefined) : QJsonValue(e->value());
         };
@@ -283,7 +310,7 @@ DatasetPanel::Field DatasetPanel::makeField(const ParamSpec& p, QWidget* parent)
         break;
     }
     case ParamType::Real: {
-        auto* e = new QDoubleSpinBox(parent);
+        auto* e = new RealField(parent);
         const bool fraction = p.exclusiveMinimum && p.exclusiveMaximum && p.maximum - p.minimum <= 1;
         const int decimals = fraction ? 3 : 4;
         const double step = std::pow(10.0, -decimals);
@@ -297,7 +324,19 @@ DatasetPanel::Field DatasetPanel::makeField(const ParamSpec& p, QWidget* parent)
             e->setSpecialValueText(p.absentText.isEmpty() ? tr("none") : p.absentText);
         e->setSingleStep(fraction ? 0.05 : 0.01);
         e->setKeyboardTracking(false);
-        f.editor = f.row = e;
+        f.editor = e;
+        f.row = withMessage(e, &f.message, parent);
+        // The range as the schema states it: "in (0, 1)" rather than the editor's 0.001 … 0.999.
+        QString range;
+        if (std::isfinite(p.minimum) && std::isfinite(p.maximum))
+            range = QStringLiteral("in %1%2, %3%4")
+                        .arg(p.exclusiveMinimum ? QStringLiteral("(") : QStringLiteral("["))
+                        .arg(p.minimum)
+                        .arg(p.maximum)
+                        .arg(p.exclusiveMaximum ? QStringLiteral(")") : QStringLiteral("]"));
+        f.problem = [e, label = p.label, key = p.key, range] {
+            return typedTextProblem(e, label, QStringLiteral("dataset.") + key, range);
+        };
         f.read = [e, optional] {
             if (optional && e->value() == e->minimum())
                 return QJsonValue(QJsonValue::Undefined);
@@ -351,7 +390,7 @@ DatasetPanel::Field DatasetPanel::makeField(const ParamSpec& p, QWidget* parent)
     case ParamType::Folder: {
         QLineEdit* e = nullptr;
         const bool folder = p.type == ParamType::Folder;
-        f.row = pathEditor(e, folder, p.fileFilter, parent);
+        f.row = withMessage(pathEditor(e, folder, p.fileFilter, parent), &f.message, parent);
         f.editor = e;
         QString placeholder = p.absentText;
         if (folder && p.key == u"dir") { // where Fashion-MNIST would be found (IdxLoader decides)
@@ -375,8 +414,10 @@ DatasetPanel::Field DatasetPanel::makeField(const ParamSpec& p, QWidget* parent)
     }
     case ParamType::Columns: {
         auto* e = new QLineEdit(parent);
-        e->setPlaceholderText(
-            tr("a column name or position (0, 1, …, -1 for the last); several with commas"));
+        // Classes are no CSV columns: Fashion-MNIST's Keep classes showed the column hint.
+        e->setPlaceholderText(p.key == u"keep_classes"
+                                  ? tr("all; or class names or indices (0, 1, …), at least two, with commas")
+                                  : tr("a column name or position (0, 1, …, -1 for the last); several with commas"));
         f.editor = f.row = e;
         f.read = [e] {
             QJsonArray cols;
@@ -508,6 +549,8 @@ DatasetPanel::Field DatasetPanel::makeField(const ParamSpec& p, QWidget* parent)
     }
     f.editor->setToolTip(p.help);
     f.editor->setObjectName(p.key);
+    if (f.message)
+        f.message->setObjectName(p.key + QStringLiteral("_message"));
     return f;
 }
 
@@ -551,11 +594,14 @@ void DatasetPanel::buildPage(const DataSourceEntry& entry)
             page.form->addRow(p.label, f.row);
         const QString key = p.key;
         auto edited = [this, key] { onUserEdit(key); };
-        if (auto* s = qobject_cast<QSpinBox*>(f.editor))
+        if (auto* s = qobject_cast<QSpinBox*>(f.editor)) {
             connect(s, &QSpinBox::valueChanged, this, edited);
-        else if (auto* d = qobject_cast<QDoubleSpinBox*>(f.editor))
+            // Every keystroke: the row names a problem while it is typed (the value commits later).
+            connect(static_cast<IntField*>(s)->edit(), &QLineEdit::textEdited, this, [this] { refreshFieldMessages(); });
+        } else if (auto* d = qobject_cast<QDoubleSpinBox*>(f.editor)) {
             connect(d, &QDoubleSpinBox::valueChanged, this, edited);
-        else if (auto* c = qobject_cast<QComboBox*>(f.editor))
+            connect(static_cast<RealField*>(d)->edit(), &QLineEdit::textEdited, this, [this] { refreshFieldMessages(); });
+        } else if (auto* c = qobject_cast<QComboBox*>(f.editor))
             connect(c, &QComboBox::currentIndexChanged, this, edited);
         else if (auto* b = qobject_cast<QCheckBox*>(f.editor))
             connect(b, &QCheckBox::toggled, this, edited);
@@ -787,6 +833,7 @@ void DatasetPanel::onUserEdit(const QString& key)
         m_edited.insert(key);
         updateVisibility(); // rows whose conditions read this key appear or hide
     }
+    refreshFieldMessages();
     m_debounce->start();
     Q_EMIT changed();
 }
@@ -800,6 +847,7 @@ void DatasetPanel::onSourceChanged()
     m_present.clear();
     m_edited.clear();
     updateVisibility();
+    refreshFieldMessages();
     m_debounce->start();
     Q_EMIT changed();
 }
@@ -860,6 +908,7 @@ void DatasetPanel::setSpec(const QJsonObject& spec)
             m_overrides.insert(it.key(), it.value());
     }
     m_settingSpec = false;
+    refreshFieldMessages();
     m_debounce->start();
     Q_EMIT changed();
 }
@@ -908,9 +957,69 @@ void DatasetPanel::refreshPreview()
 
 void DatasetPanel::setError(const QString& message)
 {
-    m_lastError = message;
-    m_error->setText(message);
-    m_error->setVisible(!message.isEmpty());
+    m_lastError = withLabels(message);
+    m_error->setText(m_lastError);
+    m_error->setVisible(!m_lastError.isEmpty());
+    refreshFieldMessages();
+}
+
+const DatasetPanel::Field* DatasetPanel::fileField(const Page& p) const
+{
+    const Field* first = nullptr;
+    for (const Field& f : p.fields) {
+        if ((f.param->type != ParamType::Path && f.param->type != ParamType::Folder) || !isActive(p, f))
+            continue;
+        if (f.param->key == u"file")
+            return &f;
+        if (!first)
+            first = &f;
+    }
+    return first;
+}
+
+void DatasetPanel::refreshFieldMessages()
+{
+    const Field* file = fileField(page());
+    for (const Page& p : m_pages)
+        for (const Field& f : p.fields) {
+            if (!f.message)
+                continue;
+            QString text = f.problem ? f.problem() : QString();
+            // A load error of a source read from a file: beside the File field, where the eye is
+            // (the foot of the panel is below the fold even on a large screen).
+            if (text.isEmpty() && &f == file)
+                text = m_lastError;
+            f.message->setText(text);
+            f.message->setVisible(!text.isEmpty());
+        }
+}
+
+QStringList DatasetPanel::problems() const
+{
+    QStringList out;
+    const Page& p = page();
+    for (const Field& f : p.fields)
+        if (f.problem && isActive(p, f)) {
+            const QString t = f.problem();
+            if (!t.isEmpty())
+                out << t;
+        }
+    // The user's file could not be read: Run would fail on it, so say it now with the rest.
+    if (!m_loading && !m_lastError.isEmpty() && fileField(p))
+        out << m_lastError;
+    return out;
+}
+
+QString DatasetPanel::withLabels(const QString& message) const
+{
+    static const QRegularExpression lead(QStringLiteral("^dataset\\.([A-Za-z_0-9]+): "));
+    const QRegularExpressionMatch m = lead.match(message);
+    if (!m.hasMatch())
+        return message;
+    for (const Field& f : page().fields)
+        if (f.param->key == m.captured(1) && !f.param->label.isEmpty())
+            return QStringLiteral("%1 (dataset.%2): %3").arg(f.param->label, f.param->key, message.mid(m.capturedLength()));
+    return message;
 }
 
 void DatasetPanel::startLoad()

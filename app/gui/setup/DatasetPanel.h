@@ -81,6 +81,13 @@ public:
     bool hasNoiseLevel() const;
     /// Message of the last preview load, empty when it succeeded (or none ran yet).
     QString lastError() const { return m_lastError; }
+    /// What Run must refuse for: number fields whose typed text is no value in range, named by
+    /// their label and key ("Samples (dataset.samples): \"-10\" is not a whole number from 1 to
+    /// 100000"), and the load error of a source read from the user's file (once loaded).
+    QStringList problems() const;
+    /// @p message with a leading "dataset.KEY: " written "Label (dataset.KEY): " when the shown
+    /// source has a field of that key.
+    QString withLabels(const QString& message) const;
     /// Warnings of the last preview load (DataSource::warnings()).
     QStringList warnings() const { return m_warnings; }
 
@@ -127,6 +134,8 @@ private:
         std::function<QJsonValue()> read;             ///< Undefined: leave the key out
         std::function<bool(const QJsonValue&)> write; ///< false: the editor cannot hold it
         std::function<void()> reset;                  ///< to the declared default
+        std::function<QString()> problem;             ///< why the typed text is no value (numbers)
+        QLabel* message = nullptr;                    ///< red line below the field (numbers, files)
     };
     struct Page {
         const data::DataSourceEntry* entry = nullptr;
@@ -151,6 +160,9 @@ private:
     void startLoad();
     void finishLoad(quint64 generation, const LoadResult& result);
     void setError(const QString& message);
+    /// The field a load error is shown beside: the active "file", else the first active path.
+    const Field* fileField(const Page& page) const;
+    void refreshFieldMessages();
     void showRows(const LoadResult& result);
     void updateFetchRow();
     void onFetchClicked();

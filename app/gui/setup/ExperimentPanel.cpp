@@ -3,6 +3,7 @@
 #include <ExperimentKind.h>
 
 #include "SweepEditor.h"
+#include "widgets/KeptTextSpinBox.h"
 
 #include <ExperimentSpec.h>
 
@@ -59,7 +60,7 @@ ExperimentPanel::ExperimentPanel(QWidget* parent) : QWidget(parent)
     m_kind->setToolTip(kindHelp.join(QLatin1Char('\n')));
     form->addRow(tr("Kind"), m_kind);
 
-    m_repeats = new QSpinBox(this);
+    m_repeats = new IntField(this);
     m_repeats->setRange(1, 1000);
     m_repeats->setValue(1);
     m_repeats->setToolTip(tr("Runs per algorithm, each with its own seed; the charts show mean ± std. Default 1, 1 … 1000."));
@@ -70,7 +71,7 @@ ExperimentPanel::ExperimentPanel(QWidget* parent) : QWidget(parent)
     m_sigmas->setToolTip(tr("Noise levels σ: a list \"0, 0.1, 0.5\" or a range \"start:step:stop\" (inclusive). "
                             "Default 0:0.1:1."));
     form->addRow(tr("σ values"), m_sigmas);
-    m_monteCarlo = new QSpinBox(this);
+    m_monteCarlo = new IntField(this);
     m_monteCarlo->setRange(1, 100000);
     m_monteCarlo->setValue(kDefaultMonteCarlo);
     m_monteCarlo->setToolTip(tr("Monte-Carlo runs per σ and algorithm (the paper uses 1000). Default 100, 1 … 100000."));
@@ -88,7 +89,7 @@ ExperimentPanel::ExperimentPanel(QWidget* parent) : QWidget(parent)
                           "numbers. Default 1."));
     form->addRow(tr("Seed"), m_seed);
 
-    m_threads = new QSpinBox(this);
+    m_threads = new IntField(this);
     const int cores = ExperimentSpec::allCores();
     m_threads->setRange(0, 1024);
     m_threads->setSpecialValueText(tr("all cores (%1)").arg(cores));
@@ -96,7 +97,7 @@ ExperimentPanel::ExperimentPanel(QWidget* parent) : QWidget(parent)
     m_threads->setToolTip(tr("Most worker threads the experiment may use; 0 = all %1 cores.").arg(cores));
     form->addRow(tr("Threads"), m_threads);
 
-    m_budget = new QDoubleSpinBox(this);
+    m_budget = new RealField(this);
     m_budget->setRange(0, 1e6);
     m_budget->setDecimals(1);
     m_budget->setSuffix(tr(" s"));
@@ -251,36 +252,34 @@ QStringList ExperimentPanel::problems() const
         QString error;
         QList<double> sigmas;
         if (!parseSigmas(m_sigmas->text(), &sigmas, &error))
-            out << QStringLiteral("sweep.sigma: ") + error;
+            out << tr("σ values (sweep.sigma): ") + error;
         if (!m_noiseAvailable)
-            out << tr("kind: the data set has no noise level to sweep; choose a generator (BPLS toy, Friedman #1, "
+            out << tr("Kind (kind): the data set has no noise level to sweep; choose a generator (BPLS toy, Friedman #1, "
                       "moons, circles, spirals, xor)");
     }
-    // A number typed outside its range is not committed before Enter or Tab (and Tab reverts it):
-    // name it while it shows, so Run pressed meanwhile refuses instead of using the old value.
+    // A number field keeps what was typed (KeptTextSpinBox) while its value stays the last good
+    // one: name it, with the form's label, so Run refuses instead of using the old value.
     const struct {
+        QString label;
         const char* key;
         QAbstractSpinBox* box;
-        double lo, hi;
-    } boxes[] = {{"repeats", m_repeats, double(m_repeats->minimum()), double(m_repeats->maximum())},
-                 {"sweep.monte_carlo", m_monteCarlo, double(m_monteCarlo->minimum()), double(m_monteCarlo->maximum())},
-                 {"threads", m_threads, double(m_threads->minimum()), double(m_threads->maximum())},
-                 {"time_budget_s", m_budget, m_budget->minimum(), m_budget->maximum()}};
+    } boxes[] = {{tr("Repeats"), "repeats", m_repeats},
+                 {tr("Monte-Carlo runs"), "sweep.monte_carlo", m_monteCarlo},
+                 {tr("Threads"), "threads", m_threads},
+                 {tr("Time budget per run"), "time_budget_s", m_budget}};
     for (const auto& b : boxes) {
         if ((b.box == m_repeats && isNoiseSweep()) || (b.box == m_monteCarlo && !isNoiseSweep()))
             continue; // the other kind's field
-        if (!b.box->hasAcceptableInput() && b.box->text() != b.box->specialValueText())
-            out << tr("%1: \"%2\" is not a number in [%3, %4]")
-                       .arg(QLatin1String(b.key), b.box->text().trimmed())
-                       .arg(b.lo)
-                       .arg(b.hi);
+        const QString p = typedTextProblem(b.box, b.label, QLatin1String(b.key));
+        if (!p.isEmpty())
+            out << p;
     }
     if (isParamSweep())
         out << m_sweepEditor->problems();
     bool ok = false;
     m_seed->text().toULongLong(&ok);
     if (!ok)
-        out << tr("seed: expected an integer from 0 to 18446744073709551615, got \"%1\"").arg(m_seed->text());
+        out << tr("Seed (seed): expected an integer from 0 to 18446744073709551615, got \"%1\"").arg(m_seed->text());
     return out;
 }
 

@@ -1,5 +1,6 @@
 #include "ParamForm.h"
 
+#include "widgets/KeptTextSpinBox.h"
 #include "widgets/LayerSizeEdit.h"
 #include "widgets/LogSlider.h"
 
@@ -26,21 +27,19 @@ namespace {
 
 /// Spin boxes whose editor range is wider than the parameter's valid range: a typed value
 /// outside the valid range stays in the field as typed (the row shows why it is invalid and
-/// Run refuses) instead of being reverted silently when the field loses focus. The arrow keys
+/// Run refuses) instead of being reverted silently when the field loses focus, and so does text
+/// that is no number of the type at all ("2.5" for an integer: KeptTextSpinBox). The arrow keys
 /// and the wheel step inside the valid range only.
 template <typename Base, typename T>
-class BoundedSpinBox : public Base {
+class BoundedSpinBox : public KeptTextSpinBox<Base> {
 public:
-    using Base::Base;
+    using KeptTextSpinBox<Base>::KeptTextSpinBox;
     void setValidRange(T lo, T hi)
     {
         m_lo = lo;
         m_hi = hi;
     }
     T validMinimum() const { return m_lo; }
-    /// The line edit inside: its textEdited() fires on every keystroke, before the spin box
-    /// commits anything (keyboard tracking is off so "1e" never becomes a value).
-    QLineEdit* edit() const { return this->lineEdit(); }
     T validMaximum() const { return m_hi; }
 
     void stepBy(int steps) override
@@ -94,7 +93,7 @@ public:
             return QValidator::Intermediate;
         const auto v = parse(text);
         if (!v)
-            return QValidator::Invalid;
+            return QValidator::Intermediate; // kept as typed; the schema names it
         return (*v >= minimum() && *v <= maximum()) ? QValidator::Acceptable : QValidator::Intermediate;
     }
 
@@ -135,14 +134,16 @@ double finiteOr(double v, double fallback)
     return std::isfinite(v) ? v : fallback;
 }
 
-/// ParamSchema says `parameter "lr": expected a number …`; in a form row the parameter is known,
-/// and AlgorithmPanel prefixes the algorithm, so the shorter `lr: expected a number …` reads better.
-QString shortMessage(const QString& key, const QString& message)
+/// ParamSchema says `parameter "lr": expected a number …`; in a form row the parameter is known
+/// by its label, and AlgorithmPanel prefixes the algorithm, so `Learning rate (lr): expected a
+/// number …` reads better: the form's words first, the file's key for the experiment file.
+QString shortMessage(const QString& key, const QString& label, const QString& message)
 {
+    const QString name = label.isEmpty() || label == key ? key : QStringLiteral("%1 (%2)").arg(label, key);
     const QString prefix = QStringLiteral("parameter \"%1\": ").arg(key);
     if (message.startsWith(prefix))
-        return key + QStringLiteral(": ") + message.mid(prefix.size());
-    return key + QStringLiteral(": ") + message;
+        return name + QStringLiteral(": ") + message.mid(prefix.size());
+    return name + QStringLiteral(": ") + message;
 }
 
 } // namespace
@@ -327,7 +328,7 @@ QString ParamForm::problem(const Row& row) const
     QString error;
     if (ParamSchema::convert(row.spec, rawValue(row), &error))
         return {};
-    return shortMessage(row.spec.key, error);
+    return shortMessage(row.spec.key, row.spec.label, error);
 }
 
 QVariantMap ParamForm::values() const

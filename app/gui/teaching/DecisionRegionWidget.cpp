@@ -155,7 +155,11 @@ void DecisionRegionWidget::setRegion(const QImage& image)
 
 QRectF DecisionRegionWidget::plotRect() const
 {
-    return QRectF(kLeft, kTop, std::max(1, width() - kLeft - kRight), std::max(1, height() - kTop - kBottom));
+    // Room for the tick labels in the font in use: presentation mode's larger one cut "-0.5" to ".5".
+    const QFontMetrics fm(font());
+    const int left = std::max(kLeft, fm.horizontalAdvance(QStringLiteral("-0.55")) + 10);
+    const int bottom = std::max(kBottom, fm.height() + 8);
+    return QRectF(left, kTop, std::max(1, width() - left - kRight), std::max(1, height() - kTop - bottom));
 }
 
 QPointF DecisionRegionWidget::toScreen(const QRectF& plot, double x, double y) const

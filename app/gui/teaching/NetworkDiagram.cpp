@@ -76,13 +76,12 @@ void NetworkDiagram::paintEvent(QPaintEvent*)
     QPainter p(this);
     p.setRenderHint(QPainter::Antialiasing);
     p.fillRect(rect(), palette().base());
-    const QFontMetrics fm(font());
     if (m_layers.size() < 2) {
         p.setPen(palette().color(QPalette::PlaceholderText));
         p.drawText(rect(), Qt::AlignCenter, tr("the network appears here when training starts"));
         return;
     }
-    const QRectF area = QRectF(rect()).adjusted(12, 6, -12, -fm.height() - 4);
+    const QRectF area = drawingArea();
     const int n = int(m_layers.size());
     const double dx = area.width() / std::max(1, n - 1);
     auto unitsShown = [](int width) { return std::min(width, kMaxUnits); };
@@ -105,15 +104,53 @@ void NetworkDiagram::paintEvent(QPaintEvent*)
         p.setBrush(l == 0 ? QColor(0xe0, 0xe0, 0xe0) : (l == n - 1 ? QColor(0xbb, 0xde, 0xfb) : QColor(Qt::white)));
         for (int u = 0; u < unitsShown(m_layers[l]); ++u)
             p.drawEllipse(pos(l, u), radius, radius);
-        const QString label = m_layers[l] > kMaxUnits ? tr("%1 (… %2 more)").arg(m_layers[l]).arg(m_layers[l] - kMaxUnits)
-                                                      : QString::number(m_layers[l]);
-        const QPointF at = pos(l, 0);
-        const double w = fm.horizontalAdvance(label);
-        const double left = std::clamp(at.x() - w / 2, 0.0, width() - w);
-        p.drawText(QPointF(left, height() - 3), label);
     }
+    const QList<QPair<QRectF, QString>> texts = textPlacement();
+    for (qsizetype i = 1; i < texts.size(); ++i)
+        p.drawText(texts[i].first, Qt::AlignCenter, texts[i].second);
     p.setPen(palette().color(QPalette::PlaceholderText));
-    p.drawText(QRectF(area.left(), 0, area.width(), fm.height()), Qt::AlignRight, m_activations);
+    if (!texts.isEmpty())
+        p.drawText(texts[0].first, Qt::AlignRight | Qt::AlignVCenter, texts[0].second);
+}
+
+QRectF NetworkDiagram::drawingArea() const
+{
+    // Below the activations' line and above the layers' labels: in a low diagram (1024×768, the
+    // presentation mode) "tanh/tanh/softmax" was drawn over the connections.
+    const QFontMetrics fm(font());
+    return QRectF(rect()).adjusted(12, fm.height() + 4, -12, -fm.height() - 4);
+}
+
+QList<QPair<QRectF, QString>> NetworkDiagram::textPlacement() const
+{
+    QList<QPair<QRectF, QString>> out;
+    const QFontMetricsF fm(font());
+    const QRectF area = drawingArea();
+    out.append({QRectF(area.left(), 0, area.width(), fm.height()), m_activations});
+    const int n = int(m_layers.size());
+    if (n < 2)
+        return out;
+    const double dx = area.width() / std::max(1, n - 1);
+    double lastRight = -1e9;
+    for (int l = 0; l < n; ++l) {
+        const double x = area.left() + l * dx;
+        QStringList candidates;
+        if (m_layers[l] > kMaxUnits)
+            candidates << tr("%1 (… %2 more)").arg(m_layers[l]).arg(m_layers[l] - kMaxUnits);
+        candidates << QString::number(m_layers[l]);
+        for (const QString& label : candidates) {
+            const double w = fm.horizontalAdvance(label) + 2;
+            const double left = std::clamp(x - w / 2, 0.0, std::max(0.0, width() - w));
+            // Its own half of the gap to each neighbour at most, and clear of the label before.
+            const bool fitsNext = l + 1 == n || left + w <= x + dx / 2;
+            if (left >= lastRight + 4 && fitsNext) {
+                out.append({QRectF(left, height() - fm.height() - 2, w, fm.height()), label});
+                lastRight = left + w;
+                break;
+            }
+        }
+    }
+    return out;
 }
 
 } // namespace tb::gui

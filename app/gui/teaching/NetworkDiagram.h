@@ -4,6 +4,8 @@
 
 #include <QJsonArray>
 #include <QList>
+#include <QPair>
+#include <QRectF>
 #include <QString>
 #include <QWidget>
 
@@ -31,6 +33,14 @@ public:
     QList<int> layers() const { return m_layers; }
     /// Residual of layer @p i's latest solve, NaN when none.
     double residual(int layer) const;
+
+    /// Where the texts go in the current size: [0] the activations at the top right, then one
+    /// label per layer that fits (the width alone, "16", when "16 (… 6 more)" would reach the
+    /// next one; none when even that would) — no two overlap, and none lies over the units and
+    /// connections (drawingArea()). For tests and paintEvent().
+    QList<QPair<QRectF, QString>> textPlacement() const;
+    /// Where the units and connections are drawn.
+    QRectF drawingArea() const;
 
     QSize sizeHint() const override { return {320, 140}; }
     QSize minimumSizeHint() const override { return {120, 80}; }

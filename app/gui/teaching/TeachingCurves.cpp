@@ -31,6 +31,15 @@ void TeachingCurves::clear()
     m_train.clear();
     m_test.clear();
     m_loss.clear();
+    m_kept = std::numeric_limits<double>::quiet_NaN();
+    update();
+}
+
+void TeachingCurves::setKeptEpoch(double epoch)
+{
+    if ((std::isnan(epoch) && std::isnan(m_kept)) || epoch == m_kept)
+        return;
+    m_kept = epoch;
     update();
 }
 
@@ -96,6 +105,20 @@ void TeachingCurves::paintEvent(QPaintEvent*)
     const QColor c = charts::ChartPalette::color(0);
     line(m_train, yAcc, QPen(c, 1.6, Qt::DashLine));
     line(m_test, yAcc, QPen(c, 1.8));
+    // The kept epoch, once later epochs exist: the accuracy may drop after it during BPLS's
+    // refinement, and the model at the end is this one (issue 29: the drop looked unexplained).
+    if (std::isfinite(m_kept) && m_kept >= e0 && m_kept < m_epoch.last()) {
+        const double kx = x(m_kept);
+        const QColor mark(0x2e, 0x7d, 0x32);
+        p.setPen(QPen(mark, 1.2, Qt::DotLine));
+        p.drawLine(QPointF(kx, plot.top()), QPointF(kx, plot.bottom()));
+        const QString text = tr("kept: epoch %1").arg(QString::number(m_kept, 'g', 4));
+        const double w = fm.horizontalAdvance(text) + 4;
+        const double left = std::clamp(kx + 3, plot.left(), plot.right() - w);
+        p.fillRect(QRectF(left, plot.top() + 1, w, fm.height()), palette().base());
+        p.setPen(mark);
+        p.drawText(QRectF(left, plot.top() + 1, w, fm.height()), Qt::AlignCenter, text);
+    }
 }
 
 } // namespace tb::gui

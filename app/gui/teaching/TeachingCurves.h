@@ -5,6 +5,8 @@
 #include <QVector>
 #include <QWidget>
 
+#include <limits>
+
 namespace tb::gui {
 
 /// Paints train accuracy (dashed) and test accuracy (solid) on a 0 … 100 % scale and the loss
@@ -18,8 +20,12 @@ public:
 
     /// Appends one checkpoint; NaN values are skipped in their line.
     void append(double epoch, double trainAccuracy, double testAccuracy, double loss);
-    /// Removes every point (a new run).
+    /// Removes every point (a new run) and the kept epoch.
     void clear();
+    /// Marks epoch @p epoch as the one whose weights are kept (a vertical line labelled "kept"),
+    /// e.g. BPLS's best iterate while later refinements score lower; NaN: no mark.
+    void setKeptEpoch(double epoch);
+    double keptEpoch() const { return m_kept; }
     /// Points held.
     int count() const { return int(m_epoch.size()); }
 
@@ -31,6 +37,7 @@ protected:
 
 private:
     QVector<double> m_epoch, m_train, m_test, m_loss;
+    double m_kept = std::numeric_limits<double>::quiet_NaN(); ///< the kept epoch, NaN: none
 };
 
 } // namespace tb::gui

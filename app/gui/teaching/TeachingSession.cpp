@@ -136,6 +136,8 @@ private:
         f.region = DecisionRegionWidget::renderRegion(trainer.predict(m_s.grid), m_s.gridWidth, m_s.gridHeight);
         f.layerSolves = facts.value(QLatin1String("layer_solves")).toArray();
         f.network = facts.value(QLatin1String("network")).toString();
+        if (facts.value(QLatin1String("best_epoch")).isDouble())
+            f.keptEpoch = facts.value(QLatin1String("best_epoch")).toDouble();
         f.final = final;
         f.points.swap(m_points);
         m_s.publish(std::move(f));

@@ -7,6 +7,8 @@
 #include <RunTypes.h>
 
 #include <QImage>
+
+#include <limits>
 #include <QJsonArray>
 #include <QObject>
 #include <QRectF>
@@ -31,6 +33,10 @@ struct TeachingFrame {
     QJsonArray layerSolves;     ///< the trainer's latest "layer_solves" fact (BPLS), else empty
     QString network;            ///< the trainer's "network" fact, e.g. "2-16-16-2, tanh/softmax, bias"
     bool final = false;         ///< the model after fit() returned
+    /// The epoch whose weights the trainer keeps as its result so far (BPLS's "best_epoch" during
+    /// refinement: a refinement may lower the accuracy, and the best iterate is restored at the
+    /// end); NaN when the trainer reports none.
+    double keptEpoch = std::numeric_limits<double>::quiet_NaN();
     /// Every checkpoint since the previous frame, this one included (frames are throttled, the
     /// live curves are not).
     QVector<MetricPoint> points;

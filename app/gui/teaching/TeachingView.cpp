@@ -275,6 +275,7 @@ void TeachingView::buildSide(QGridLayout* grid, int i)
     s.solves->setEditTriggers(QAbstractItemView::NoEditTriggers);
     s.solves->setSelectionMode(QAbstractItemView::NoSelection);
     s.solves->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    // The phase takes what the numbers leave (elided, whole in its tooltip).
     s.solves->horizontalHeader()->setSectionResizeMode(1, QHeaderView::Stretch);
     s.solves->verticalHeader()->setDefaultSectionSize(s.solves->fontMetrics().height() + 4);
     s.solves->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
@@ -476,7 +477,8 @@ void TeachingView::train()
         // The side's own form: values() as they stand (an invalid one fails the run, named).
         const QVariantMap params = s.form ? s.form->values() : QVariantMap();
         s.title->setText(s.algorithm->currentText());
-        s.caption->setText(tr("training…"));
+        // Restarted while paused, it starts paused: said where the eye is, not left to guess.
+        s.caption->setText(m_paused ? tr("paused at the start — press Pause to go on, or Step") : tr("training…"));
         s.session->setPace(pace());
         s.session->setPaused(m_paused);
         s.session->start(id, params, m_data, m_bounds, gridSize, gridSize, std::uint64_t(m_seed->value()),
@@ -578,11 +580,13 @@ void TeachingView::showFrame(int i, const TeachingFrame& f)
     Side& s = m_sides[std::size_t(i)];
     for (const MetricPoint& p : f.points)
         s.curves->append(p.epoch, p.trainAccuracy, p.testAccuracy, p.loss);
+    s.curves->setKeptEpoch(f.keptEpoch);
     s.frame = f;
     s.region->setRegion(f.region);
     s.caption->setText(QStringLiteral("epoch %1 · train %2 · test %3 · %4 s")
                            .arg(QString::number(f.epoch, 'g', 4), percent(f.trainAccuracy), percent(f.testAccuracy),
-                                QString::number(f.trainSeconds, 'f', 2)));
+                                QString::number(f.trainSeconds, 'f', 2)) +
+                        (m_paused && !f.final ? tr(" · paused") : QString()));
     s.network->setVisible(s.network->setNetwork(f.network));
     s.network->setLayerSolves(f.layerSolves);
     showSolves(s, f.layerSolves);
@@ -604,8 +608,10 @@ void TeachingView::showSolves(Side& s, const QJsonArray& solves)
         const QString cells[6] = {QString::number(o.value(QStringLiteral("layer")).toInt()),
                                   o.value(QStringLiteral("phase")).toString(),
                                   o.value(QStringLiteral("method")).toString(),
-                                  cond.isDouble() ? QString::number(cond.toDouble(), 'e', 2) : QStringLiteral("∞"),
-                                  QString::number(residual, 'e', 2),
+                                  // Two significant digits ("1.4e+07", "0.051"): the table fits a side at
+                                  // 1024×768 in presentation mode, the phase no longer cut to "r…".
+                                  cond.isDouble() ? QString::number(cond.toDouble(), 'g', 2) : QStringLiteral("∞"),
+                                  QString::number(residual, 'g', 2),
                                   o.value(QStringLiteral("fallback")).toBool() ? tr("yes") : tr("no")};
         for (int c = 0; c < 6; ++c) {
             auto* item = new QTableWidgetItem(cells[c]);

@@ -25,9 +25,13 @@ bool WheelGuard::eventFilter(QObject* watched, QEvent* event)
 {
     if (!watched->isWidgetType())
         return false;
-    if (event->type() == QEvent::Polish) {
+    if (event->type() == QEvent::Polish || event->type() == QEvent::Show || event->type() == QEvent::Enter) {
         // Qt gives a real wheel event's focus to an editor with Qt::WheelFocus before any filter
-        // sees it; editors in a scrolling panel take focus by click and Tab only.
+        // sees it; editors in a scrolling panel take focus by click and Tab only. Not at Polish
+        // alone: a panel is often polished (by a size hint) before it is put in its scroll area,
+        // and a row shown later (Repeats after the kind changed) was never looked at again, so
+        // the pointer's first wheel turn focused and changed it. Show and Enter come before any
+        // wheel event can reach the editor.
         auto* w = static_cast<QWidget*>(watched);
         if ((qobject_cast<QComboBox*>(w) || qobject_cast<QAbstractSpinBox*>(w)) && w->focusPolicy() == Qt::WheelFocus &&
             scrollAreaOf(w))

@@ -124,7 +124,9 @@ QJsonObject ExperimentDocument::experimentJson() const
 
 std::optional<ExperimentSpec> ExperimentDocument::currentSpec(QStringList* problems) const
 {
+    // Every problem the panels see, all at once (not the first only), in the forms' words.
     QStringList p = m_experiment->problems();
+    p << m_dataset->problems();
     if (m_algorithms->selectedAlgorithms().isEmpty())
         p << tr("algorithms: choose at least one algorithm in the Algorithms panel");
     p << m_algorithms->problems();
@@ -134,11 +136,12 @@ std::optional<ExperimentSpec> ExperimentDocument::currentSpec(QStringList* probl
         spec = ExperimentSpec::fromObject(
             experimentJson(), m_path.isEmpty() ? tr("experiment") : QFileInfo(m_path).fileName(), &error);
         if (!spec)
-            p << error;
+            p << m_dataset->withLabels(error);
         else {
             spec->baseDir = m_dataset->baseDir();
             spec->sourcePath = m_path;
-            p << spec->validate(m_registry);
+            for (const QString& problem : spec->validate(m_registry))
+                p << m_dataset->withLabels(problem);
         }
     }
     if (problems)
@@ -428,6 +431,13 @@ void ExperimentDocument::updateTaskAndKind()
     const QJsonObject ds = m_dataset->spec();
     m_algorithms->setTask(m_dataset->task());
     m_experiment->setNoiseSweepAvailable(data::DataSource::hasNoiseLevel(ds));
+    // The small 2-D teaching sets suggest settings that learn on them (issue 29, item 5).
+    static const QStringList small2d{QStringLiteral("moons"), QStringLiteral("circles"), QStringLiteral("spirals"),
+                                     QStringLiteral("xor")};
+    const QString source = ds.value(QStringLiteral("source")).toString();
+    m_algorithms->setSuggestion(small2d.contains(source) ? tr("a small 2-D set like %1").arg(source) : QString());
+    Q_EMIT setupChanged(m_experiment->values().value(QStringLiteral("kind")).toString(),
+                        m_dataset->task() == Task::Classification);
 }
 
 void ExperimentDocument::updateSweepParameters()

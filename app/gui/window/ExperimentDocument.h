@@ -91,6 +91,8 @@ public:
 Q_SIGNALS:
     /// setExperiment() showed an experiment named @p name: what the charts show is no longer it.
     void shown(const QString& name);
+    /// The experiment's kind or its data set's task may have changed (any edit of either panel).
+    void setupChanged(const QString& kind, bool classification);
 
 private:
     void restoreSession();

@@ -107,7 +107,10 @@ void MainWindow::buildUi()
     m_experiment = new ExperimentPanel;
     m_runButton = new QPushButton(tr("Run"));
     m_stopButton = new QPushButton(tr("Stop"));
-    m_runButton->setDefault(true);
+    // Not a default button (drawn with a frame as if focused, in a main window it has no Enter to
+    // take) and not focused by a click: Space meant for another field never starts a run.
+    m_runButton->setFocusPolicy(Qt::TabFocus);
+    m_stopButton->setFocusPolicy(Qt::TabFocus);
     // The settings scroll (a param sweep's editor makes them tall); Run and Stop stay in sight.
     auto* expScroll = new QScrollArea;
     expScroll->setWidgetResizable(true);
@@ -172,6 +175,7 @@ void MainWindow::buildMenus()
     QMenu* run = menuBar()->addMenu(tr("&Run"));
     run->addAction(runAct);
     run->addAction(stopAct);
+    run->addAction(m_runs->resumeAction());
 
     QMenu* view = menuBar()->addMenu(tr("&View"));
     for (QDockWidget* d : findChildren<QDockWidget*>())
@@ -359,6 +363,11 @@ void MainWindow::stopExperiment()
 QStringList MainWindow::chartSettings() const
 {
     return m_runs->chartSettings();
+}
+
+QAction* MainWindow::resumeAction() const
+{
+    return m_runs->resumeAction();
 }
 
 QAction* MainWindow::runAction() const

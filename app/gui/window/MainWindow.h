@@ -129,6 +129,8 @@ public:
     /// View → Reset layout: every dock back in its place and shown, the window sized from the
     /// screen again (unless maximised).
     void resetLayout();
+    /// The docks' layout (View → Reset layout, the compact layout of small screens).
+    WindowLayout* windowLayout() const { return m_layout; }
     /// The first-start window size for a screen of @p available size: 90 % of it, at most
     /// 1600×1000, at least 640×480 where the screen has it.
     static QSize initialSize(const QSize& available);
@@ -149,6 +151,8 @@ public:
     TeachingView* teachingView() const { return m_teaching; }
     QAction* runAction() const;
     QAction* stopAction() const;
+    /// Run → Resume stopped experiment (RunControl::resumeAction()).
+    QAction* resumeAction() const;
     /// The folder the Open and Save dialogs start in: the user's last folder, never the bundled
     /// examples' (opening an example does not change it).
     QString fileDialogFolder() const;

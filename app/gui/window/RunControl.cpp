@@ -1,5 +1,7 @@
 #include "RunControl.h"
 
+#include <ExperimentRunner.h>
+
 #include "DatabaseControl.h"
 #include "ExperimentDocument.h"
 #include "WindowMessages.h"
@@ -14,6 +16,7 @@
 #include <StoredRuns.h>
 
 #include <QAction>
+#include <QLocale>
 #include <QFileInfo>
 #include <QMessageBox>
 #include <QProgressBar>
@@ -31,6 +34,7 @@ RunControl::RunControl(const PluginRegistry& registry, ExperimentController* con
       m_database(database), m_charts(charts), m_comparison(comparison), m_browser(browser), m_centre(centre),
       m_comparisonPage(comparisonPage), m_messages(messages), m_window(window),
       m_runAction(new QAction(tr("&Run"), this)), m_stopAction(new QAction(tr("&Stop"), this)),
+      m_resumeAction(new QAction(tr("Res&ume stopped experiment"), this)),
       m_runProgress(new QProgressBar), m_progress(new QProgressBar)
 {
     m_runAction->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_R));
@@ -43,6 +47,14 @@ RunControl::RunControl(const PluginRegistry& registry, ExperimentController* con
             m_messages->showProblems(tr("Cannot run the experiment"), error);
     });
     connect(m_stopAction, &QAction::triggered, this, &RunControl::stop);
+    m_resumeAction->setToolTip(tr("Train what a stopped experiment left undone, into the same experiment: its "
+                                  "finished runs (noise sweeps: cells) are kept"));
+    m_resumeAction->setEnabled(false);
+    connect(m_resumeAction, &QAction::triggered, this, [this] {
+        QString error;
+        if (!resumeExperiment(&error))
+            m_messages->showProblems(tr("Cannot resume the experiment"), error);
+    });
 
     m_runProgress->setFixedWidth(140);
     m_runProgress->setToolTip(tr("Current run: epochs done of those planned (busy when unknown)"));
@@ -95,6 +107,14 @@ RunControl::RunControl(const PluginRegistry& registry, ExperimentController* con
             m_messages->showProblems(tr("Cannot re-run experiment %1").arg(id), error);
     });
     connect(m_document, &ExperimentDocument::shown, this, &RunControl::experimentShown);
+    // Charts with nothing on them show the view of the experiment being set up: a learning curve
+    // does not wait on the RMSE-vs-σ view, a regression on accuracy (issue 29, item 5).
+    connect(m_document, &ExperimentDocument::setupChanged, this, [this](const QString& kind, bool classification) {
+        if (m_controller->isRunning() || !m_shownRuns.isEmpty() || m_chartSpec)
+            return;
+        m_charts->setTask(classification);
+        m_charts->showKind(kind);
+    });
 }
 
 bool RunControl::runExperiment(QString* error)
@@ -113,7 +133,29 @@ bool RunControl::runExperiment(QString* error)
         *spec, tr("Live: %1%2 — %3").arg(spec->name, where, spec->kind), error);
 }
 
-bool RunControl::startSpec(const ExperimentSpec& spec, const QString& caption, QString* error)
+bool RunControl::resumeExperiment(QString* error)
+{
+    QStringList problems;
+    const auto spec = m_document->currentSpec(&problems);
+    if (!spec) {
+        if (error)
+            *error = problems.join(QLatin1Char('\n'));
+        return false;
+    }
+    RunStore* store = m_database->store();
+    if (!store) {
+        if (error)
+            *error = tr("no database is open: a stopped experiment is resumed from the database it is stored in");
+        return false;
+    }
+    const qint64 id = ExperimentRunner::resumable(*store, *spec, error);
+    if (id < 0)
+        return false;
+    m_messages->appendLog(tr("Resuming experiment %1, “%2”: its finished runs are kept").arg(id).arg(spec->name));
+    return startSpec(*spec, tr("Live: resuming experiment %1, %2 — %3").arg(id).arg(spec->name, spec->kind), error, id);
+}
+
+bool RunControl::startSpec(const ExperimentSpec& spec, const QString& caption, QString* error, qint64 resumeId)
 {
     if (m_controller->isRunning()) {
         if (error)
@@ -129,7 +171,22 @@ bool RunControl::startSpec(const ExperimentSpec& spec, const QString& caption, Q
     m_shownRuns.clear();
     m_chartSpec = spec;
     m_centre->setCurrentWidget(m_charts);
-    return m_controller->start(spec, error);
+    if (m_controller->start(spec, error, resumeId))
+        return true;
+    showNotRun(spec.name, error ? *error : QString());
+    return false;
+}
+
+void RunControl::showNotRun(const QString& name, const QString& error)
+{
+    // Nothing runs: no busy bar, no "Live: …" caption above empty charts (issue 29, item 4).
+    m_progress->setRange(0, 1);
+    m_progress->setValue(0);
+    m_progress->setFormat(tr("not run"));
+    m_runProgress->setRange(0, 1);
+    m_runProgress->setValue(0);
+    m_runProgress->hide();
+    m_charts->setCaption(tr("“%1” could not run: %2").arg(name, error.section(QLatin1Char('\n'), 0, 0)));
 }
 
 bool RunControl::rerun(qint64 runId, QString* error)
@@ -257,6 +314,7 @@ void RunControl::updateActions()
     const bool running = m_controller->isRunning();
     m_runAction->setEnabled(!running);
     m_stopAction->setEnabled(running);
+    m_resumeAction->setEnabled(!running && m_stoppedWithResults);
     m_runProgress->setVisible(running && m_controller->spec().kind == kinds::LearningCurve);
     Q_EMIT runningChanged(running);
 }
@@ -269,6 +327,7 @@ void RunControl::onStarted()
     m_messages->setStatus(tr("Running…"));
     m_runProgress->setRange(0, 0);
     m_progress->setValue(0);
+    m_progress->setFormat(QStringLiteral("%p%"));
     updateActions();
 }
 
@@ -311,6 +370,21 @@ void RunControl::onFinished(const QString& summary)
             m_browser->setSelection({m_controller->experimentId()}, {});
     }
     const ExperimentResult& result = m_controller->result();
+    // Stopped part-way into a database: offer to train the rest (the engine keeps what is done).
+    m_stoppedWithResults = result.cancelled && result.error.isEmpty() && store && id >= 0 &&
+                           result.runsFinished > 0 && result.runsFinished < result.runsPlanned;
+    updateActions();
+    if (m_stoppedWithResults) {
+        const QLocale loc;
+        const QString done = tr("%1 of %2 %3 done")
+                                 .arg(loc.toString(result.runsFinished), loc.toString(result.runsPlanned),
+                                      result.kind == kinds::NoiseSweep ? tr("cells") : tr("runs"));
+        m_charts->setCaption(tr("Experiment %1: “%2” stopped, partial results: %3 — Run → Resume stopped experiment "
+                                "trains the rest")
+                                 .arg(id)
+                                 .arg(m_controller->spec().name, done));
+        m_messages->setStatus(tr("Stopped: %1 (partial results; Run → Resume stopped experiment continues)").arg(done));
+    }
     m_database->experimentFinished(result);
     for (const QString& w : result.warnings)
         m_messages->appendLog(tr("Warning: %1").arg(w));
@@ -320,8 +394,10 @@ void RunControl::onFinished(const QString& summary)
             tr("%1\n\nThe results on the charts are not all in the database. Keep them with File → "
                "Save results to another database…")
                 .arg(result.storeError));
-    else if (!result.error.isEmpty())
+    else if (!result.error.isEmpty()) {
+        showNotRun(m_controller->spec().name, result.error);
         m_messages->showProblems(tr("The experiment could not run"), result.error);
+    }
 }
 
 void RunControl::onRunsDeleted(const QList<qint64>& runIds)

@@ -53,6 +53,11 @@ public:
     bool rerun(qint64 runId, QString* error);
     /// Re-runs stored experiment @p experimentId exactly as it was run.
     bool rerunExperiment(qint64 experimentId, QString* error);
+    /// Resumes the newest stored experiment of the experiment in the panels that was stopped
+    /// (ExperimentRunner::resumable(): same settings): its finished runs or noise-sweep cells
+    /// are kept, the others train with the same seeds, into the same experiment. False with the
+    /// reason in @p error (nothing to resume, no database, the panels' problems).
+    bool resumeExperiment(QString* error);
     /// Shows stored runs on the charts (learning curves grouped by experiment and label; noise-sweep
     /// runs as their experiment's sweep points). Returns the number of runs shown.
     int overlayRuns(const QList<qint64>& runIds);
@@ -67,6 +72,9 @@ public:
 
     QAction* runAction() const { return m_runAction; }
     QAction* stopAction() const { return m_stopAction; }
+    /// Run → Resume stopped experiment: enabled while idle after an experiment here was stopped
+    /// with some of it done (it also finds one stopped in an earlier session, when triggered).
+    QAction* resumeAction() const { return m_resumeAction; }
     /// The current run's progress (shown while a learning curve runs) and the experiment's.
     QProgressBar* runProgress() const { return m_runProgress; }
     QProgressBar* progress() const { return m_progress; }
@@ -78,12 +86,14 @@ Q_SIGNALS:
     void runningChanged(bool running);
 
 private:
-    bool startSpec(const ExperimentSpec& spec, const QString& caption, QString* error);
+    bool startSpec(const ExperimentSpec& spec, const QString& caption, QString* error, qint64 resumeId = -1);
     /// The document now shows an experiment named @p name: charts of another one are cleared.
     void experimentShown(const QString& name);
     void onStarted();
     void onUpdated();
     void onFinished(const QString& summary);
+    /// The window after an experiment that could not start or run: idle, the reason in the caption.
+    void showNotRun(const QString& name, const QString& error);
     /// Runs deleted in the browser leave the charts (issue 18: they stayed drawn).
     void onRunsDeleted(const QList<qint64>& runIds);
 
@@ -100,6 +110,8 @@ private:
     QWidget* m_window;
     QAction* m_runAction;
     QAction* m_stopAction;
+    QAction* m_resumeAction;
+    bool m_stoppedWithResults = false; ///< the last experiment here was stopped part-way
     QProgressBar* m_runProgress;
     QProgressBar* m_progress;
     bool m_comparisonDirty = false; ///< live data newer than the Comparison tab

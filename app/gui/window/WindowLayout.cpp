@@ -42,6 +42,8 @@ void WindowLayout::addDocks(QWidget* experiment, QWidget* dataset, QWidget* algo
 
 QSize WindowLayout::initialSize(const QSize& available)
 {
+    if (isCompact(available))
+        return available; // a laptop's screen: every pixel (a 90 % window wasted a tenth of it)
     // 90 % of the screen, no larger than 1600×1000 (the layout's comfortable size), no smaller than
     // the screen allows.
     return QSize(std::min(1600, int(available.width() * 0.9)), std::min(1000, int(available.height() * 0.9)))
@@ -72,38 +74,87 @@ QRect WindowLayout::availableScreen() const
     return s ? s->availableGeometry() : QRect();
 }
 
-void WindowLayout::resetLayout()
+bool WindowLayout::isCompact(const QSize& screen)
+{
+    // Below 1280 px three side-by-side docks leave each too narrow to read (issue 29: at
+    // 1024×768 names, σ values and parameter values were cut, the charts' legends too).
+    return screen.isValid() && (screen.width() < 1280 || screen.height() < 800);
+}
+
+void WindowLayout::arrange(bool compact)
 {
     m_window->restoreState(m_defaultState);
     for (QDockWidget* d : {m_experimentDock, m_datasetDock, m_algorithmsDock, m_runsDock, m_logDock}) {
         d->setFloating(false);
         d->show();
     }
+    // Compact: the column of docks runs the window's full height; the runs sit under the charts.
+    m_window->setCorner(Qt::BottomLeftCorner, compact ? Qt::LeftDockWidgetArea : Qt::BottomDockWidgetArea);
+    if (compact) {
+        // One column of docks beside the charts: the experiment's settings on top, the data set
+        // and the algorithms as tabs below them (each as wide as the column).
+        m_window->addDockWidget(Qt::LeftDockWidgetArea, m_algorithmsDock);
+        m_window->tabifyDockWidget(m_datasetDock, m_algorithmsDock);
+        m_datasetDock->raise();
+    }
+    m_compact = compact;
     m_runsDock->raise();
-    const QRect avail = availableScreen();
+}
+
+void WindowLayout::resetLayout()
+{
+    resetLayoutFor(availableScreen());
+}
+
+void WindowLayout::resetLayoutFor(const QRect& avail)
+{
+    arrange(isCompact(avail.size()));
     if (!m_window->isMaximized() && !m_window->isFullScreen()) {
         const QSize want = initialSize(avail.size());
         m_window->setGeometry(fitToScreen(QRect(m_window->geometry().topLeft(), want), avail));
     }
     applyDockSizes();
+    // restoreState() takes effect when the layout is next done, over sizes set now: again then.
+    QTimer::singleShot(0, this, &WindowLayout::applyDockSizes);
 }
 
 void WindowLayout::applyDockSizes()
 {
-    // Side docks take about a quarter of the width each, the runs about a quarter of the height.
-    const int w = std::max(m_window->width(), 800), h = std::max(m_window->height(), 600);
-    m_window->resizeDocks({m_experimentDock, m_algorithmsDock},
-                          {std::clamp(w * 22 / 100, 220, 340), std::clamp(w * 25 / 100, 240, 400)},
-                          Qt::Horizontal);
-    m_window->resizeDocks({m_runsDock}, {std::clamp(h * 22 / 100, 140, 240)}, Qt::Vertical);
+    const int w = std::max(m_window->width(), 640), h = std::max(m_window->height(), 480);
+    if (m_compact) {
+        // The one column of docks: a third of the width, the charts the rest.
+        const int column = std::clamp(w * 34 / 100, 280, 380);
+        m_window->resizeDocks({m_experimentDock, m_datasetDock, m_algorithmsDock}, {column, column, column},
+                              Qt::Horizontal);
+        m_window->resizeDocks({m_experimentDock, m_datasetDock}, {h * 30 / 100, h * 70 / 100}, Qt::Vertical);
+    } else {
+        // Side docks take about a quarter of the width each.
+        m_window->resizeDocks({m_experimentDock, m_algorithmsDock},
+                              {std::clamp(w * 22 / 100, 220, 340), std::clamp(w * 25 / 100, 240, 400)},
+                              Qt::Horizontal);
+    }
+    // The runs about a fifth of the height.
+    m_window->resizeDocks({m_runsDock}, {std::clamp(h * 20 / 100, 130, 240)}, Qt::Vertical);
 }
 
 void WindowLayout::restore(const QSettings& s)
 {
-    m_defaultState = m_window->saveState();
-    const QRect avail = availableScreen();
-    if (!m_window->restoreGeometry(s.value(QStringLiteral("window/geometry")).toByteArray())) {
-        // First start: size from the screen, not a fixed 1600×1000.
+    restoreFor(s, availableScreen());
+}
+
+void WindowLayout::restoreFor(const QSettings& s, const QRect& avail)
+{
+    if (m_defaultState.isEmpty())
+        m_defaultState = m_window->saveState(); // the layout as built (wide), once
+    const bool compact = isCompact(avail.size());
+    // A layout saved on a screen of the other class (a laptop's, a 1920 monitor's) is not
+    // restored blindly: its dock widths were for that screen. Nor one saved before the screen
+    // was recorded. The default layout for this screen instead.
+    const QSize savedScreen = s.value(QStringLiteral("window/screen")).toSize();
+    const bool sameClass = savedScreen.isValid() && isCompact(savedScreen) == compact;
+    arrange(compact);
+    if (!sameClass || !m_window->restoreGeometry(s.value(QStringLiteral("window/geometry")).toByteArray())) {
+        // First start, or another screen: size from the screen, not a fixed 1600×1000.
         const QSize size = initialSize(avail.size());
         m_window->setGeometry(QRect(avail.topLeft() + QPoint((avail.width() - size.width()) / 2,
                                                              (avail.height() - size.height()) / 2),
@@ -115,13 +166,14 @@ void WindowLayout::restore(const QSettings& s)
         if (fitted != m_window->geometry())
             m_window->setGeometry(fitted);
     }
-    m_sizeDocksOnShow = !m_window->restoreState(s.value(QStringLiteral("window/state")).toByteArray());
+    m_sizeDocksOnShow = !sameClass || !m_window->restoreState(s.value(QStringLiteral("window/state")).toByteArray());
 }
 
 void WindowLayout::save(QSettings& s) const
 {
     s.setValue(QStringLiteral("window/geometry"), m_window->saveGeometry());
     s.setValue(QStringLiteral("window/state"), m_window->saveState());
+    s.setValue(QStringLiteral("window/screen"), availableScreen().size());
 }
 
 void WindowLayout::windowShown()

@@ -31,6 +31,8 @@
 #include <QTabWidget>
 #include <QTableWidget>
 #include <QTemporaryDir>
+#include <QLabel>
+#include <QHeaderView>
 #include <QtTest>
 
 #include <memory>
@@ -222,6 +224,34 @@ private Q_SLOTS:
         QCOMPARE(e.axisCount(), 0);
     }
 
+    void defaultBaselineIsTheBestOnValidation()
+    {
+        // B is best on test, C on validation: selection is on validation (as a reviewer asks).
+        QList<AlgorithmCurves> curves{config("A", {0.70, 0.71, 0.72}), config("B", {0.90, 0.91, 0.92}),
+                                      config("C", {0.85, 0.86, 0.87})};
+        const double validation[] = {0.60, 0.80, 0.95};
+        for (int c = 0; c < 3; ++c)
+            for (auto& run : curves[c].repeats)
+                run.last().validationAccuracy = validation[c];
+        ComparisonPanel p;
+        p.setCurves(curves);
+        QCOMPARE(p.baseline(), QStringLiteral("C"));
+        QCOMPARE(p.findChild<QLabel*>("baseline_why")->text(), QStringLiteral("best on validation accuracy"));
+        // The α field shows its whole value (it showed ").05" in a narrow window).
+        p.resize(420, 500);
+        p.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&p));
+        auto* alpha = p.findChild<QLineEdit*>();
+        for (QLineEdit* e : p.findChildren<QLineEdit*>())
+            if (e->text() == "0.05")
+                alpha = e;
+        QVERIFY(alpha && alpha->text() == "0.05");
+        QVERIFY2(alpha->width() >= alpha->fontMetrics().horizontalAdvance("0.05") + 8, qPrintable(QString::number(alpha->width())));
+        // The tables show more than two or three rows.
+        QTableWidget* m = p.view(ComparisonPanel::MatrixTab);
+        QVERIFY(m->minimumHeight() >= 7 * m->verticalHeader()->defaultSectionSize());
+    }
+
     void panelMarksAndCopies()
     {
         ComparisonPanel p;
@@ -229,12 +259,23 @@ private Q_SLOTS:
         p.setCurves({config("A", {0.80, 0.81, 0.79, 0.80, 0.82}), config("B", {0.85, 0.85, 0.85, 0.855, 0.865}),
                      config("C", {0.80, 0.81, 0.79, 0.80, 0.82})});
         QCOMPARE(p.metric(), MetricId::TestAccuracy);
-        QCOMPARE(p.baseline(), QStringLiteral("A"));
+        // Issue 29: the default baseline is the best (here on test: there is no validation
+        // split, and the panel says so), not the first row, which gave every other row a ▲.
+        QCOMPARE(p.baseline(), QStringLiteral("B"));
+        auto* why = p.findChild<QLabel*>("baseline_why");
+        QVERIFY(why);
+        QCOMPARE(why->text(), QStringLiteral("best on test accuracy (no validation split)"));
         QTableWidget* m = p.view(ComparisonPanel::MatrixTab);
+        QVERIFY(m->item(0, 1)->text().endsWith("▼"));
+        // Another baseline: B is now significantly better than A, C is not.
+        p.setBaseline("A");
+        QVERIFY(why->text().isEmpty());
         QVERIFY(m->item(1, 1)->text().endsWith("▲"));
         QCOMPARE(m->item(1, 1)->foreground().color(), QColor(0x00, 0x7A, 0x3D));
         QVERIFY(!m->item(2, 1)->text().contains("▲") && !m->item(2, 1)->text().contains("▼"));
-        // Another baseline: A is now significantly worse than B.
+        // The user's choice stays when the runs are updated.
+        p.setCurves(p.curves());
+        QCOMPARE(p.baseline(), QStringLiteral("A"));
         p.setBaseline("B");
         QVERIFY(p.view(ComparisonPanel::MatrixTab)->item(0, 1)->text().endsWith("▼"));
         // Wilcoxon with 5 untied pairs is exact and cannot go below p = 2/32: no markers, and the

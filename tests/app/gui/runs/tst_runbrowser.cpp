@@ -321,6 +321,15 @@ private Q_SLOTS:
         QVERIFY(!m_store->run(m_interrupted));
     }
 
+    // Issue 29, item 10: the details pane kept showing a run with nothing selected.
+    void detailsAreClearedWhenNothingIsSelected()
+    {
+        m_browser->setSelection({}, {m_running});
+        QVERIFY(!m_browser->detailsHtml().contains("Select an experiment"));
+        view()->selectionModel()->clearSelection();
+        QVERIFY2(m_browser->detailsHtml().contains("Select an experiment"), qPrintable(m_browser->detailsHtml().left(300)));
+    }
+
     void runningRunsAreNeverDeleted()
     {
         // The runner still writes to a running run: deleting it would make its writes fail.
@@ -707,8 +716,21 @@ private Q_SLOTS:
         }
         QVERIFY(m_store->flush());
         m_browser->refresh();
-        QCOMPARE(cell(id, RunTreeModel::TrainColumn), QStringLiteral("RMSE 0.2"));
-        QCOMPARE(cell(id, RunTreeModel::TestColumn), QStringLiteral("RMSE 0.3"));
+        // The number alone (issue 29: "RMSE …" was all the narrow column showed); the tooltip says RMSE.
+        QCOMPARE(cell(id, RunTreeModel::TrainColumn), QStringLiteral("0.2"));
+        QCOMPARE(cell(id, RunTreeModel::TestColumn), QStringLiteral("0.3"));
+        const QModelIndex status = treeModel()->indexOfExperiment(exp).siblingAtColumn(RunTreeModel::StatusColumn);
+        QCOMPARE(status.data().toString(), QStringLiteral("1/1 finished"));
+
+        // Issue 29, item 6: a stopped sweep is partial (cells done of planned), not "0/2 finished".
+        r.algorithmId = QStringLiteral("linear.ridge");
+        r.status = RunStatus::Cancelled;
+        r.info = {{QStringLiteral("cells"), 12}, {QStringLiteral("cells_finished"), 4}};
+        QVERIFY(m_store->createRun(r) >= 0);
+        m_browser->refresh();
+        const QModelIndex partial = treeModel()->indexOfExperiment(exp).siblingAtColumn(RunTreeModel::StatusColumn);
+        QCOMPARE(partial.data().toString(), QStringLiteral("partial: 14/24 cells"));
+        QVERIFY2(partial.data(Qt::ToolTipRole).toString().contains("Resume"), qPrintable(partial.data(Qt::ToolTipRole).toString()));
     }
 
     // Issue 18 (a lab's run browser): filter by parameter, the diff of two runs, tags and notes

@@ -213,7 +213,7 @@ private Q_SLOTS:
                             AlgorithmRun{"no.such", {}, {}}});
         const QStringList p = panel.problems();
         QCOMPARE(p.size(), 3);
-        QCOMPARE(p[0], adamName + ": lr: expected a number 1e-08 to 10, got 50");
+        QCOMPARE(p[0], adamName + ": Learning rate η (lr): expected a number 1e-08 to 10, got 50");
         QVERIFY2(p[1].contains("\"typo\""), qPrintable(p[1]));
         QVERIFY2(p[2].contains("\"no.such\"") && p[2].startsWith("algorithms[1]"), qPrintable(p[2]));
 
@@ -224,7 +224,7 @@ private Q_SLOTS:
         QVERIFY(hidden);
         hidden->setText("50, -3");
         QCOMPARE(panel.problems().size(), 1);
-        QVERIFY2(panel.problems()[0].startsWith(adamName + ": hidden: "), qPrintable(panel.problems()[0]));
+        QVERIFY2(panel.problems()[0].startsWith(adamName + ": Hidden layers (hidden): "), qPrintable(panel.problems()[0]));
         // Unchecked algorithms are not run, so their forms are not problems.
         panel.setChecked("gradient.adam", false);
         QVERIFY(panel.problems().isEmpty());

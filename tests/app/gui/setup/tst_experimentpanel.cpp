@@ -11,6 +11,9 @@
 #include <QLineEdit>
 #include <QSignalSpy>
 #include <QSpinBox>
+#include <QLabel>
+#include <QLayout>
+#include <QLineEdit>
 #include <QtTest>
 
 using tb::gui::ExperimentPanel;
@@ -162,13 +165,47 @@ private Q_SLOTS:
         panel.sigmaEdit()->setText("0, 0.1,");
         QVERIFY(panel.problems().isEmpty()); // a trailing separator is harmless
         panel.sigmaEdit()->setText("0; abc");
-        QCOMPARE(panel.problems().value(0), QStringLiteral("sweep.sigma: \"abc\" is not a number (in \"0; abc\")"));
+        QCOMPARE(panel.problems().value(0), QStringLiteral("σ values (sweep.sigma): \"abc\" is not a number (in \"0; abc\")"));
         panel.setNoiseSweepAvailable(false);
-        QVERIFY(panel.problems().join('\n').contains("kind: the data set has no noise level"));
+        QVERIFY(panel.problems().join('\n').contains("Kind (kind): the data set has no noise level"));
         panel.kindBox()->setCurrentIndex(0);
         QVERIFY(panel.problems().isEmpty()); // learning curves need neither
         panel.seedEdit()->setText("99999999999999999999"); // 20 digits, above 2^64
-        QVERIFY(panel.problems().join('\n').startsWith("seed: expected an integer"));
+        QVERIFY(panel.problems().join('\n').startsWith("Seed (seed): expected an integer"));
+    }
+
+    // Issue 29: "-3" in Repeats became 3 (the '-' was dropped) and a bad value was put back on
+    // focus-out. The typed text stays, the panel names it in red, values() keeps the last good one.
+    void typedTextIsKeptAfterFocusOutAndNamed()
+    {
+        ExperimentPanel p;
+        QLineEdit other;
+        p.layout()->addWidget(&other);
+        p.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&p));
+        p.activateWindow();
+        p.repeatsBox()->setFocus();
+        p.repeatsBox()->selectAll();
+        QTest::keyClicks(p.repeatsBox(), "-3");
+        QCOMPARE(p.repeatsBox()->text(), QStringLiteral("-3"));
+        QTest::keyClick(p.repeatsBox(), Qt::Key_Return);
+        other.setFocus(); // focus-out: Qt's spin box would revert to 1 here
+        QApplication::processEvents();
+        QCOMPARE(p.repeatsBox()->text(), QStringLiteral("-3"));
+        const QString problems = p.problems().join('\n');
+        QVERIFY2(problems.contains("Repeats (repeats): \"-3\" is not a whole number from 1 to 1000"), qPrintable(problems));
+        auto* message = p.findChildren<QLabel*>().last();
+        QVERIFY(message->isVisible());
+        QVERIFY(message->text().contains("Repeats (repeats)"));
+        QVERIFY(message->styleSheet().contains("color"));
+        // A real field: "1.5x" is kept too.
+        p.budgetBox()->setFocus();
+        p.budgetBox()->selectAll();
+        QTest::keyClicks(p.budgetBox(), "2.5.1");
+        other.setFocus();
+        QApplication::processEvents();
+        QCOMPARE(p.budgetBox()->cleanText(), QStringLiteral("2.5.1"));
+        QVERIFY(p.problems().join('\n').contains("Time budget per run (time_budget_s): \"2.5.1\""));
     }
 
     // Issue 18: a number typed outside its range must be named while it shows, not ignored.
@@ -180,7 +217,7 @@ private Q_SLOTS:
         p.repeatsBox()->setFocus();
         p.repeatsBox()->selectAll();
         QTest::keyClicks(p.repeatsBox(), "0");
-        QVERIFY2(p.problems().join('\n').contains("repeats: \"0\" is not a number in [1, 1000]"),
+        QVERIFY2(p.problems().join('\n').contains("Repeats (repeats): \"0\" is not a whole number from 1 to 1000"),
                  qPrintable(p.problems().join('\n')));
         p.repeatsBox()->selectAll();
         QTest::keyClicks(p.repeatsBox(), "5");

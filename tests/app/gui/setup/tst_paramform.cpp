@@ -7,8 +7,10 @@
 #include <QComboBox>
 #include <QDoubleSpinBox>
 #include <QLabel>
+#include <QLayout>
 #include <QSignalSpy>
 #include <QSpinBox>
+#include <QLineEdit>
 #include <QTest>
 
 using namespace tb;
@@ -100,7 +102,7 @@ private Q_SLOTS:
         QVERIFY(messageShown(f, "hidden"));
         QVERIFY2(f.messageLabel("hidden")->text().contains("-3"), qPrintable(f.messageLabel("hidden")->text()));
         QCOMPARE(f.problems().size(), 1);
-        QVERIFY(f.problems().first().startsWith("hidden: "));
+        QVERIFY(f.problems().first().startsWith("Hidden layers (hidden): "));
         QVERIFY2(f.problems().first().contains("expected an integer 1 to 4096"), qPrintable(f.problems().first()));
         QCOMPARE(f.values().value("hidden").toString(), QString("50, -3")); // raw, so it is reported downstream
 
@@ -119,10 +121,10 @@ private Q_SLOTS:
         ParamForm f(schema());
         f.setValues({{"lr", 5.0}, {"epochs", 0}});
         QCOMPARE(f.problems().size(), 2);
-        QCOMPARE(f.problems().at(0), QString("epochs: expected an integer 1 to 10000, got 0"));
-        QCOMPARE(f.problems().at(1), QString("lr: expected a number 1e-06 to 1, got 5"));
+        QCOMPARE(f.problems().at(0), QString("Epochs (epochs): expected an integer 1 to 10000, got 0"));
+        QCOMPARE(f.problems().at(1), QString("Learning rate (lr): expected a number 1e-06 to 1, got 5"));
         QVERIFY(messageShown(f, "lr"));
-        QCOMPARE(f.messageLabel("lr")->text(), QString("lr: expected a number 1e-06 to 1, got 5"));
+        QCOMPARE(f.messageLabel("lr")->text(), QString("Learning rate (lr): expected a number 1e-06 to 1, got 5"));
         QCOMPARE(f.values().value("lr").toDouble(), 5.0);
         // The fields show the values as given, beside their messages: never a silent clamp.
         QCOMPARE(qobject_cast<QDoubleSpinBox*>(f.editor("lr"))->text(), QString("5"));
@@ -130,7 +132,7 @@ private Q_SLOTS:
         // One step with the arrows brings a value back into its range.
         qobject_cast<QSpinBox*>(f.editor("epochs"))->stepUp();
         QCOMPARE(qobject_cast<QSpinBox*>(f.editor("epochs"))->value(), 1);
-        QCOMPARE(f.problems(), QStringList{"lr: expected a number 1e-06 to 1, got 5"});
+        QCOMPARE(f.problems(), QStringList{"Learning rate (lr): expected a number 1e-06 to 1, got 5"});
 
         // Editing the row replaces the rejected value and clears the message.
         qobject_cast<QDoubleSpinBox*>(f.editor("lr"))->setValue(0.01);
@@ -139,7 +141,7 @@ private Q_SLOTS:
         QVERIFY(f.problems().isEmpty());
 
         f.setValues({{"activation", "softmax"}});
-        QVERIFY2(f.problems().value(0).startsWith("activation: ") && f.problems().value(0).contains("expected one of") &&
+        QVERIFY2(f.problems().value(0).startsWith("Activation (activation): ") && f.problems().value(0).contains("expected one of") &&
                      f.problems().value(0).contains("\"softmax\""),
                  qPrintable(f.problems().value(0)));
     }
@@ -210,7 +212,7 @@ private Q_SLOTS:
         QTest::keyClicks(lr, "20");
         // Not committed yet (no Enter, no Tab): the form already reports the typed value.
         QCOMPARE(f.values().value("lr").toDouble(), 20.0);
-        QCOMPARE(f.problems(), QStringList{"lr: expected a number 1e-06 to 1, got 20"});
+        QCOMPARE(f.problems(), QStringList{"Learning rate (lr): expected a number 1e-06 to 1, got 20"});
         QVERIFY(messageShown(f, "lr"));
         // Tab keeps it (it used to revert to the old value silently).
         QTest::keyClick(lr, Qt::Key_Tab);
@@ -222,11 +224,11 @@ private Q_SLOTS:
         epochs->setFocus();
         epochs->selectAll();
         QTest::keyClicks(epochs, "-5");
-        QCOMPARE(f.problems().value(0), QString("epochs: expected an integer 1 to 10000, got -5"));
+        QCOMPARE(f.problems().value(0), QString("Epochs (epochs): expected an integer 1 to 10000, got -5"));
         // Half-typed text is named too, not replaced by the previous value.
         epochs->selectAll();
         QTest::keyClick(epochs, Qt::Key_Backspace);
-        QVERIFY2(f.problems().value(0).startsWith("epochs: "), qPrintable(f.problems().join('|')));
+        QVERIFY2(f.problems().value(0).startsWith("Epochs (epochs): "), qPrintable(f.problems().join('|')));
         QTest::keyClicks(epochs, "30");
         lr->selectAll();
         QTest::keyClicks(lr, "0.5");
@@ -234,6 +236,39 @@ private Q_SLOTS:
         QCOMPARE(f.values().value("epochs").toLongLong(), 30LL);
         QCOMPARE(f.values().value("lr").toDouble(), 0.5);
         QVERIFY(!messageShown(f, "lr"));
+    }
+
+    // Issue 29: "2.5" typed in Epochs became 25 (the '.' was dropped); "abc" in a real field
+    // was refused key by key. The text stays, the row names it with the label, Tab keeps it.
+    void textThatIsNoNumberOfTheTypeIsKept()
+    {
+        ParamForm f(schema());
+        QLineEdit other(&f);
+        f.layout()->addWidget(&other);
+        f.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&f));
+        auto* epochs = qobject_cast<QSpinBox*>(f.editor("epochs"));
+        epochs->setFocus();
+        epochs->selectAll();
+        QTest::keyClicks(epochs, "2.5");
+        QCOMPARE(epochs->text(), QString("2.5"));
+        QVERIFY(messageShown(f, "epochs"));
+        QVERIFY2(f.problems().value(0).startsWith("Epochs (epochs): ") && f.problems().value(0).contains("2.5"),
+                 qPrintable(f.problems().join('|')));
+        other.setFocus();
+        QApplication::processEvents();
+        QCOMPARE(epochs->text(), QString("2.5"));
+        QVERIFY(messageShown(f, "epochs"));
+        auto* lr = qobject_cast<QDoubleSpinBox*>(f.editor("lr"));
+        lr->setFocus();
+        lr->selectAll();
+        QTest::keyClicks(lr, "0.1x");
+        QCOMPARE(lr->text(), QString("0.1x"));
+        other.setFocus();
+        QApplication::processEvents();
+        QCOMPARE(lr->text(), QString("0.1x"));
+        QCOMPARE(f.problems().size(), 2);
+        QVERIFY2(f.problems().value(1).startsWith("Learning rate (lr): "), qPrintable(f.problems().join('|')));
     }
 
     void explicitValuesAreWhatWasGivenOrEdited()

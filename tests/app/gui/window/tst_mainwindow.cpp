@@ -8,6 +8,7 @@
 #include "runs/ExperimentController.h"
 #include "setup/ExperimentPanel.h"
 #include "window/MainWindow.h"
+#include "window/WindowLayout.h"
 #include "setup/ParamForm.h"
 #include "runs/RunBrowser.h"
 #include "teaching/TeachingView.h"
@@ -17,13 +18,17 @@
 #include <trainbench/Seeds.h>
 
 #include <QAbstractItemModel>
+#include <QAbstractSpinBox>
 #include <QApplication>
 #include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
+#include <QLabel>
 #include <QLineEdit>
 #include <QLineSeries>
 #include <QProgressBar>
+#include <QPushButton>
+#include <QSettings>
 #include <QSignalSpy>
 #include <QSpinBox>
 #include <QTemporaryDir>
@@ -337,7 +342,8 @@ private Q_SLOTS:
     void windowSizeComesFromTheScreenAndIsClamped()
     {
         // First start on a 1024×768 screen: 90 %, not a fixed 1600×1000; a big screen: 1600×1000.
-        QCOMPARE(MainWindow::initialSize(QSize(1024, 740)), QSize(921, 666));
+        QCOMPARE(MainWindow::initialSize(QSize(1024, 740)), QSize(1024, 740)); // compact: all of it
+        QCOMPARE(MainWindow::initialSize(QSize(1600, 1000)), QSize(1440, 900));
         QCOMPARE(MainWindow::initialSize(QSize(2560, 1400)), QSize(1600, 1000));
         // A 1600×1000 window restored on a 1024×768 screen is shrunk and moved onto it.
         const QRect avail(0, 0, 1024, 740);
@@ -386,6 +392,149 @@ private Q_SLOTS:
         QCOMPARE(combo->focusPolicy(), Qt::StrongFocus); // a wheel never focuses it
     }
 
+    void wheelNeverEditsAnUnfocusedFieldOfTheExperimentOrDataSetPanel()
+    {
+        // Issue 29: a row shown after start-up (Repeats, once the kind is a learning curve) kept
+        // Qt::WheelFocus, so the first wheel turn over it focused it and changed 1 → 2.
+        auto w = newWindow(QString());
+        w->resize(1024, 768);
+        w->show();
+        QVERIFY(QTest::qWaitForWindowExposed(w.get()));
+        ExperimentPanel* exp = w->experimentPanel();
+        exp->kindBox()->setCurrentIndex(exp->kindBox()->findData(QStringLiteral("learning-curve")));
+        QApplication::processEvents();
+        QSpinBox* repeats = exp->repeatsBox();
+        QVERIFY(repeats->isVisible());
+        // Every editor of both panels, shown now or later, takes focus by click and Tab only.
+        QStringList wheelFocused;
+        for (QWidget* panel : {static_cast<QWidget*>(exp), static_cast<QWidget*>(w->datasetPanel())})
+            for (QWidget* e : panel->findChildren<QWidget*>())
+                if ((qobject_cast<QComboBox*>(e) || qobject_cast<QAbstractSpinBox*>(e)) && e->isVisible() &&
+                    e->focusPolicy() == Qt::WheelFocus)
+                    wheelFocused << e->objectName() + QLatin1Char('/') + e->metaObject()->className();
+        QVERIFY2(wheelFocused.isEmpty(), qPrintable(wheelFocused.join(", ")));
+        // A wheel turn over the unfocused field (at its line edit, where the pointer is) leaves it.
+        exp->nameEdit()->setFocus();
+        auto* area = qobject_cast<QScrollArea*>(exp->parentWidget()->parentWidget());
+        QVERIFY(area);
+        area->verticalScrollBar()->setValue(0);
+        const int scrolled = area->verticalScrollBar()->value();
+        QWidget* target = repeats->findChild<QLineEdit*>();
+        const int before = repeats->value(); // the last session's experiment may be shown
+        const QPoint at = target->rect().center();
+        QWheelEvent up(at, target->mapToGlobal(at), QPoint(), QPoint(0, 120), Qt::NoButton, Qt::NoModifier,
+                       Qt::NoScrollPhase, false);
+        QApplication::sendEvent(target, &up);
+        QWheelEvent down(at, target->mapToGlobal(at), QPoint(), QPoint(0, -120), Qt::NoButton, Qt::NoModifier,
+                         Qt::NoScrollPhase, false);
+        QApplication::sendEvent(target, &down);
+        QCOMPARE(repeats->value(), before);
+        QVERIFY(!repeats->hasFocus());
+        // The panel took the turn: scrolled when it can (it can at 1024×768 unless it all fits).
+        if (area->verticalScrollBar()->isVisible())
+            QVERIFY(area->verticalScrollBar()->value() > scrolled);
+        // The data-set panel's editors, for every source: a wheel over a drop-down changes nothing.
+        DatasetPanel* data = w->datasetPanel();
+        auto* source = data->findChild<QComboBox*>(QStringLiteral("source"));
+        QVERIFY(source);
+        for (int i = 0; i < source->count(); ++i) {
+            source->setCurrentIndex(i);
+            QApplication::processEvents();
+            for (QWidget* e : data->findChildren<QWidget*>()) {
+                if (!e->isVisible() || e == source)
+                    continue;
+                auto* combo = qobject_cast<QComboBox*>(e);
+                auto* spin = qobject_cast<QAbstractSpinBox*>(e);
+                if (!combo && !spin)
+                    continue;
+                QVERIFY2(e->focusPolicy() != Qt::WheelFocus, qPrintable(source->currentText() + ": " + e->objectName()));
+                const QString before = combo ? combo->currentText() : spin->text();
+                const QPoint c = e->rect().center();
+                QWheelEvent turn(c, e->mapToGlobal(c), QPoint(), QPoint(0, 120), Qt::NoButton, Qt::NoModifier,
+                                 Qt::NoScrollPhase, false);
+                QApplication::sendEvent(e, &turn);
+                QCOMPARE(combo ? combo->currentText() : spin->text(), before);
+            }
+        }
+    }
+
+    // Issue 29, item 2: at 1024×768 the three docks side by side were too narrow to read. On a
+    // screen that size every dock is at least as wide as its minimum size hint, and nothing of
+    // the main forms (labels, fields) is cut at the right edge of its panel.
+    void layoutAt1024x768KeepsEveryDockAndFormReadable()
+    {
+        auto w = newWindow(QString());
+        const QRect screen(0, 0, 1024, 768);
+        w->windowLayout()->resetLayoutFor(screen);
+        QVERIFY(w->windowLayout()->compact());
+        QCOMPARE(w->size(), QSize(1024, 768));
+        w->show();
+        QVERIFY(QTest::qWaitForWindowExposed(w.get()));
+        w->windowLayout()->resetLayoutFor(screen); // dock sizes take once shown
+        QTRY_VERIFY(w->isVisible());
+        QApplication::processEvents();
+        QStringList problems;
+        for (QDockWidget* d : w->findChildren<QDockWidget*>()) {
+            if (!d->isVisible())
+                continue;
+            if (d->width() < d->minimumSizeHint().width())
+                problems << QStringLiteral("dock %1: %2 px wide < %3").arg(d->objectName()).arg(d->width()).arg(d->minimumSizeHint().width());
+        }
+        QVERIFY(w->centralWidget()->width() >= 560); // the charts keep most of the width
+        // Every label and field of the Experiment, Data set and Algorithms panels, in each panel
+        // shown in turn (Data set and Algorithms are tabs), lies inside its panel's width.
+        auto check = [&](QWidget* panel) {
+            auto* area = qobject_cast<QAbstractScrollArea*>(panel->parentWidget() ? panel->parentWidget()->parentWidget() : nullptr);
+            QWidget* frame = area ? area->viewport() : panel;
+            for (QWidget* c : panel->findChildren<QWidget*>()) {
+                if (!c->isVisible() || !(qobject_cast<QLabel*>(c) || qobject_cast<QLineEdit*>(c) ||
+                                         qobject_cast<QComboBox*>(c) || qobject_cast<QAbstractSpinBox*>(c)))
+                    continue;
+                if (qobject_cast<QLineEdit*>(c) && qobject_cast<QAbstractSpinBox*>(c->parentWidget()))
+                    continue; // a spin box's own line edit
+                const int right = c->mapTo(frame, QPoint(c->width(), 0)).x();
+                if (right > frame->width() + 1)
+                    problems << QStringLiteral("%1 %2 \"%3\": right edge %4 > %5")
+                                    .arg(panel->metaObject()->className(), c->metaObject()->className(), c->objectName())
+                                    .arg(right)
+                                    .arg(frame->width());
+                if (auto* l = qobject_cast<QLabel*>(c); l && !l->wordWrap() && !l->text().isEmpty() &&
+                                                         l->width() < l->sizeHint().width())
+                    problems << QStringLiteral("label \"%1\" cut: %2 < %3").arg(l->text()).arg(l->width()).arg(l->sizeHint().width());
+            }
+        };
+        check(w->experimentPanel());
+        check(w->datasetPanel());
+        for (QDockWidget* d : w->findChildren<QDockWidget*>())
+            if (d->objectName() == "algorithmsDock")
+                d->raise();
+        QApplication::processEvents();
+        AlgorithmPanel* algorithms = w->algorithmPanel();
+        algorithms->setChecked("gradient.adam", true);
+        algorithms->setExpanded("gradient.adam", true);
+        QApplication::processEvents();
+        check(algorithms);
+        QVERIFY2(problems.isEmpty(), qPrintable(problems.join('\n')));
+
+        // A layout saved on a screen of the other class is not restored blindly (reopened on a
+        // 1920 screen the narrow widths persisted until View → Reset layout).
+        QDockWidget* data = w->findChild<QDockWidget*>("datasetDock");
+        QDockWidget* algs = w->findChild<QDockWidget*>("algorithmsDock");
+        QSettings saved(m_dir.filePath("layout.ini"), QSettings::IniFormat);
+        w->windowLayout()->save(saved);
+        saved.setValue("window/screen", QSize(1024, 768)); // saved compact …
+        w->windowLayout()->restoreFor(saved, QRect(0, 0, 1920, 1080)); // … opened on a large screen
+        QVERIFY(!w->windowLayout()->compact());
+        QVERIFY(!w->tabifiedDockWidgets(data).contains(algs));
+        QCOMPARE(w->size(), MainWindow::initialSize(QSize(1920, 1080)));
+        w->windowLayout()->save(saved);
+        saved.setValue("window/screen", QSize(1920, 1080));
+        w->windowLayout()->restoreFor(saved, screen); // and back on the laptop
+        QVERIFY(w->windowLayout()->compact());
+        QVERIFY(w->tabifiedDockWidgets(data).contains(algs));
+        QCOMPARE(w->size(), QSize(1024, 768));
+    }
+
     void presentationModeShowsOnlyTheTeachingViewLarge()
     {
         auto w = newWindow(QString());
@@ -427,7 +576,7 @@ private Q_SLOTS:
         w->experimentPanel()->sigmaEdit()->setText("0, x");
         QString error;
         QVERIFY(!w->runExperiment(&error));
-        QVERIFY2(error.contains("sweep.sigma: \"x\" is not a number"), qPrintable(error));
+        QVERIFY2(error.contains("σ values (sweep.sigma): \"x\" is not a number"), qPrintable(error));
         QVERIFY(!w->controller()->isRunning());
 
         // A parameter out of range: the form's own message, prefixed by the algorithm.
@@ -452,6 +601,203 @@ private Q_SLOTS:
         w->setExperiment(csvSweep);
         QVERIFY(!w->runExperiment(&error));
         QVERIFY2(error.contains("no noise level"), qPrintable(error));
+    }
+
+    // Issue 29 (items 3 and 7): number fields keep what was typed and say why in red beside the
+    // field; Run refuses naming every problem at once by the form's labels, the key in brackets.
+    void everyInvalidFieldIsKeptShownAndNamedAtRun()
+    {
+        auto w = newWindow(QString());
+        w->resize(1024, 768);
+        w->show();
+        QVERIFY(QTest::qWaitForWindowExposed(w.get()));
+        QVERIFY(w->setExperiment(sleepyOnMoons(5, 0)).isEmpty());
+        auto typeInto = [](QAbstractSpinBox* box, const QString& text) {
+            box->setFocus();
+            box->selectAll();
+            QTest::keyClicks(box, text);
+        };
+        QSpinBox* repeats = w->experimentPanel()->repeatsBox();
+        typeInto(repeats, "-3");
+        auto* samples = qobject_cast<QSpinBox*>(w->datasetPanel()->editor("samples"));
+        auto* fraction = qobject_cast<QDoubleSpinBox*>(w->datasetPanel()->editor("validation_fraction"));
+        QVERIFY(samples && fraction);
+        typeInto(samples, "-10");
+        typeInto(fraction, "1.5");
+        w->experimentPanel()->nameEdit()->setFocus(); // focus-out reverted them before
+        QApplication::processEvents();
+        QCOMPARE(repeats->text(), QString("-3"));
+        QCOMPARE(samples->text(), QString("-10"));
+        QCOMPARE(fraction->text(), QString("1.5"));
+        auto* samplesMessage = samples->parentWidget()->findChild<QLabel*>("samples_message"); // this source's
+        auto* fractionMessage = fraction->parentWidget()->findChild<QLabel*>("validation_fraction_message");
+        QVERIFY(samplesMessage && fractionMessage);
+        QVERIFY2(samplesMessage->isVisible() && samplesMessage->text().contains("\"-10\""), qPrintable(samplesMessage->text() + samples->text()));
+        QVERIFY2(fractionMessage->isVisible() && fractionMessage->text().contains("Validation fraction (dataset.validation_fraction): \"1.5\""),
+                 qPrintable(fractionMessage->text()));
+        QString error;
+        QVERIFY(!w->runExperiment(&error));
+        QVERIFY(!w->controller()->isRunning());
+        QVERIFY2(error.contains("Repeats (repeats): \"-3\"") &&  error.contains("(dataset.samples): \"-10\"") &&
+                     error.contains("Validation fraction (dataset.validation_fraction): \"1.5\" is not a number in (0, 1)"),
+                 qPrintable(QString(error).replace(QLatin1Char(0x0a), QLatin1Char(0x7c))));
+        QCOMPARE(error.split('\n').size(), 3);
+
+        // A CSV file that cannot be read: said beside the File field, and at Run with the rest.
+        QJsonObject csv = sleepyOnMoons(5, 0);
+        csv["dataset"] = QJsonObject{{"source", "csv"}, {"file", m_dir.filePath("no-such-file.csv")}, {"target", "y"}};
+        w->setExperiment(csv);
+        QTRY_VERIFY_WITH_TIMEOUT(!w->datasetPanel()->isLoading() && !w->datasetPanel()->lastError().isEmpty(), 10000);
+        QWidget* fileEdit = w->datasetPanel()->editor("file");
+        QVERIFY(fileEdit);
+        auto* fileMessage = fileEdit->parentWidget()->parentWidget()->findChild<QLabel*>("file_message");
+        QVERIFY(fileMessage);
+        QVERIFY2(fileMessage->isVisible() && fileMessage->text().contains("no-such-file.csv"), qPrintable(fileMessage->text()));
+        typeInto(w->experimentPanel()->repeatsBox(), "0");
+        QVERIFY(!w->runExperiment(&error));
+        QVERIFY2(error.contains("no-such-file.csv") && error.contains("Repeats (repeats): \"0\""), qPrintable(error));
+    }
+
+    // Issue 29, item 4: after "The experiment could not run" the progress bar stayed busy and
+    // "Live: …" stayed above the charts.
+    void windowIsIdleAfterAnExperimentThatCouldNotRun()
+    {
+        auto w = newWindow(m_dir.filePath("notrun.sqlite"));
+        const QString path = m_dir.filePath("vanishing.csv");
+        {
+            QFile f(path);
+            QVERIFY(f.open(QIODevice::WriteOnly));
+            f.write("x1,x2,y\n");
+            for (int i = 0; i < 40; ++i)
+                f.write(QStringLiteral("%1,%2,%3\n").arg(i).arg(i % 7).arg(i % 2).toUtf8());
+        }
+        QJsonObject spec = sleepyOnMoons(3, 0);
+        spec["dataset"] = QJsonObject{{"source", "csv"}, {"file", path}, {"target", "y"}, {"test_fraction", 0.25}};
+        QVERIFY(w->setExperiment(spec).isEmpty());
+        QTRY_VERIFY_WITH_TIMEOUT(!w->datasetPanel()->isLoading(), 10000);
+        QVERIFY2(w->datasetPanel()->lastError().isEmpty(), qPrintable(w->datasetPanel()->lastError()));
+        QVERIFY(QFile::remove(path)); // gone between the preview and the run: the run cannot load it
+        QString error;
+        QVERIFY2(w->runExperiment(&error), qPrintable(error));
+        QTRY_VERIFY_WITH_TIMEOUT(!w->controller()->isRunning(), 20000);
+        QVERIFY(!w->controller()->result().error.isEmpty());
+        for (QProgressBar* bar : w->findChildren<QProgressBar*>())
+            if (bar->isVisible())
+                QVERIFY2(bar->maximum() > 0, "a progress bar is still busy");
+        QVERIFY2(!w->charts()->caption().startsWith("Live:"), qPrintable(w->charts()->caption()));
+        QVERIFY2(w->charts()->caption().contains("could not run"), qPrintable(w->charts()->caption()));
+        QVERIFY(w->runAction()->isEnabled());
+    }
+
+    // Issue 29, item 5: a new experiment is a noise sweep; switched to a learning curve the
+    // empty charts stayed on RMSE vs σ, and a regression opened on accuracy.
+    void emptyChartsFollowTheExperimentsKindAndTask()
+    {
+        auto w = newWindow(QString());
+        ChartTabs* charts = w->charts();
+        QVERIFY(w->setExperiment(ridgeSweep(10)).isEmpty()); // BPLS toy: regression, noise sweep
+        QCOMPARE(charts->tabs()->currentIndex(), charts->indexOf("noise-sweep"));
+        QVERIFY(!charts->isClassification());
+        ExperimentPanel* exp = w->experimentPanel();
+        exp->kindBox()->setCurrentIndex(exp->kindBox()->findData(QStringLiteral("learning-curve")));
+        QCOMPARE(charts->tabs()->currentIndex(), charts->indexOf("learning-curve-time"));
+        QVERIFY(!charts->isClassification()); // RMSE, not accuracy
+        exp->kindBox()->setCurrentIndex(exp->kindBox()->findData(QStringLiteral("noise-sweep")));
+        QCOMPARE(charts->tabs()->currentIndex(), charts->indexOf("noise-sweep"));
+        // A classification set: accuracy.
+        QVERIFY(w->setExperiment(sleepyOnMoons(3, 0)).isEmpty());
+        QCOMPARE(charts->tabs()->currentIndex(), charts->indexOf("learning-curve-time"));
+        QVERIFY(charts->isClassification());
+    }
+
+    // Issue 29, item 6: a stopped experiment shows its results as partial and offers to resume;
+    // Resume trains the rest into the same experiment and keeps the finished runs.
+    void stoppedExperimentIsPartialAndResumes()
+    {
+        auto w = newWindow(m_dir.filePath("resume.sqlite"));
+        QVERIFY(!w->resumeAction()->isEnabled());
+        QJsonObject spec = sleepyOnMoons(20, 20, 4); // 4 runs of about 0.4 s
+        spec["threads"] = 1;
+        QVERIFY(w->setExperiment(spec).isEmpty());
+        QSignalSpy progress(w->controller(), &ExperimentController::progressChanged);
+        QString error;
+        QVERIFY2(w->runExperiment(&error), qPrintable(error));
+        QTRY_VERIFY_WITH_TIMEOUT(!progress.isEmpty() && progress.last().at(0).toInt() >= 1, 20000);
+        w->stopExperiment();
+        QTRY_VERIFY_WITH_TIMEOUT(!w->controller()->isRunning(), 10000);
+        const ExperimentResult first = w->controller()->result();
+        QVERIFY(first.cancelled);
+        QVERIFY(first.runsFinished >= 1 && first.runsFinished < 4);
+        const qint64 id = w->controller()->experimentId();
+        QVERIFY(w->resumeAction()->isEnabled());
+        QVERIFY2(w->charts()->caption().contains("partial results") && w->charts()->caption().contains("Resume"),
+                 qPrintable(w->charts()->caption()));
+        w->resumeAction()->trigger();
+        QTRY_VERIFY_WITH_TIMEOUT(!w->controller()->isRunning(), 30000);
+        const ExperimentResult& all = w->controller()->result();
+        QVERIFY2(all.error.isEmpty(), qPrintable(all.error));
+        QCOMPARE(all.runsFinished, 4);
+        QCOMPARE(w->controller()->experimentId(), id); // the same experiment, not a new one
+        QVERIFY(!w->resumeAction()->isEnabled());
+        QVERIFY(!w->charts()->caption().contains("partial"));
+    }
+
+    // Issue 29, item 10: Run was a default button (always framed as if focused) and took focus by
+    // click, so Space meant for another field started a run; Keep classes showed the CSV hint.
+    void runButtonTakesNoClickFocusAndHintsFitTheirField()
+    {
+        auto w = newWindow(QString());
+        w->show();
+        QVERIFY(QTest::qWaitForWindowExposed(w.get()));
+        QPushButton* run = nullptr;
+        for (QPushButton* b : w->findChildren<QPushButton*>())
+            if (b->text() == "Run")
+                run = b;
+        QVERIFY(run);
+        QVERIFY(!run->isDefault() && !run->autoDefault());
+        QCOMPARE(run->focusPolicy(), Qt::TabFocus);
+        w->experimentPanel()->nameEdit()->setFocus();
+        QTest::mouseClick(run, Qt::LeftButton); // refused (no algorithm) and not focused
+        QVERIFY(!run->hasFocus());
+        auto* source = w->datasetPanel()->findChild<QComboBox*>(QStringLiteral("source"));
+        source->setCurrentIndex(source->findData(QStringLiteral("fashion-mnist")));
+        auto* keep = qobject_cast<QLineEdit*>(w->datasetPanel()->editor("keep_classes"));
+        QVERIFY(keep);
+        QVERIFY2(!keep->placeholderText().contains("column") && keep->placeholderText().contains("class"),
+                 qPrintable(keep->placeholderText()));
+    }
+
+    // Issue 29, item 5: Adam with its defaults (10 epochs, lr 0.001, sigmoid) stays at chance on
+    // two moons. The small 2-D sets suggest settings that learn; nothing changes until asked.
+    void smallTwoDSetsSuggestSettingsThatLearn()
+    {
+        auto w = newWindow(QString());
+        QVERIFY(w->setExperiment(ridgeSweep(10)).isEmpty()); // BPLS toy: no suggestion
+        AlgorithmPanel* panel = w->algorithmPanel();
+        QVERIFY(panel->suggestionBar()->isHidden());
+        QJsonObject spec = sleepyOnMoons(3, 0);
+        spec["algorithms"] = QJsonArray{QJsonObject{{"id", "gradient.adam"}}};
+        QVERIFY(w->setExperiment(spec).isEmpty());
+        QVERIFY(!panel->suggestionBar()->isHidden());
+        const QVariantMap before = panel->form("gradient.adam")->values();
+        QCOMPARE(before.value("epochs").toLongLong(), 10LL); // untouched until asked
+        QCOMPARE(panel->applySuggestion(), 1);
+        const QVariantMap after = panel->form("gradient.adam")->values();
+        QCOMPARE(after.value("epochs").toLongLong(), 300LL);
+        QCOMPARE(after.value("activation").toString(), QString("tanh"));
+        QVERIFY(after.value("lr").toDouble() >= 0.01);
+        QVERIFY(panel->problems().isEmpty());
+        QStringList problems;
+        QVERIFY2(w->currentSpec(&problems), qPrintable(problems.join('\n')));
+        // And it learns: a quick run well above chance.
+        QString error;
+        QVERIFY2(w->runExperiment(&error), qPrintable(error));
+        QVERIFY(w->controller()->waitForFinished(120000));
+        const ExperimentResult& r = w->controller()->result();
+        QVERIFY2(r.error.isEmpty(), qPrintable(r.error));
+        QCOMPARE(r.curves.size(), 1);
+        const double test = r.curves[0].repeats.value(0).last().testAccuracy;
+        QVERIFY2(test > 0.8, qPrintable(QString::number(test)));
     }
 
     void malformedExperimentFileNamesFileLineAndColumn()
