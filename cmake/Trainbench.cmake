@@ -37,6 +37,8 @@ if(TB_NATIVE)
   target_compile_options(tb_optimise INTERFACE -march=native)
 endif()
 
+include(${CMAKE_CURRENT_LIST_DIR}/Pch.cmake)
+
 find_package(Git QUIET)
 set(TB_GIT_HASH "unknown")
 if(GIT_FOUND AND EXISTS ${CMAKE_SOURCE_DIR}/.git)
@@ -58,6 +60,7 @@ function(tb_add_plugin target)
     LIBRARY_OUTPUT_DIRECTORY ${TB_PLUGIN_OUTPUT_DIR}
     PREFIX "")
   target_link_libraries(${target} PRIVATE tb::api tb::numerics tb::training tb::toolkit tb_warnings tb_optimise ${ARG_LIBS})
+  tb_use_pch(${target} tb_pch_core)
   install(TARGETS ${target} LIBRARY DESTINATION ${TB_PLUGIN_INSTALL_DIR})
   # Every plugin joins trainbench-apps (and the conformance suite) by being added here.
   set_property(GLOBAL APPEND PROPERTY TB_PLUGIN_TARGETS ${target})
@@ -84,6 +87,12 @@ function(tb_add_test name)
   set_target_properties(${name} PROPERTIES AUTOMOC ON RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/tests)
   # tests/support: test data and helpers shared by the unit tests, compiled once (tb_test_support).
   target_link_libraries(${name} PRIVATE Qt6::Test tb_test_support tb_warnings tb_optimise ${ARG_LIBS})
+  tb_pch_donor_for(donor ON ${ARG_LIBS})
+  tb_use_pch(${name} ${donor})
+  # A test's Q_OBJECT class is in its .cpp (which includes its .moc): AUTOMOC's own file is empty,
+  # and loading a precompiled header would be all it costs.
+  set_source_files_properties(${CMAKE_CURRENT_BINARY_DIR}/${name}_autogen/mocs_compilation.cpp
+    PROPERTIES SKIP_PRECOMPILE_HEADERS ON)
   target_compile_definitions(${name} PRIVATE
     TB_FIXTURES_DIR="${CMAKE_SOURCE_DIR}/tests/fixtures"
     TB_PLUGIN_BUILD_DIR="${TB_PLUGIN_OUTPUT_DIR}"

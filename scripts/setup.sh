@@ -8,7 +8,7 @@ TB_BUILD_DIR="${TB_BUILD_DIR:-$TB_ROOT/build}"
 
 # Why each package is needed is in README.md ("Dependencies").
 TB_PACKAGES=(
-  g++ cmake ninja-build pkg-config git
+  g++ cmake ninja-build pkg-config git dpkg-dev file
   qt6-base-dev qt6-charts-dev qt6-svg-dev libqt6opengl6-dev libqt6sql6-sqlite libgl-dev
   libeigen3-dev libtbb-dev zlib1g-dev libarchive-dev liblbfgspp-dev
   liblinear-dev libsvm-dev liblinear-tools libsvm-tools

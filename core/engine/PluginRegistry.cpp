@@ -20,6 +20,9 @@
 #ifndef TB_PLUGIN_INSTALL_DIR
 #define TB_PLUGIN_INSTALL_DIR ""
 #endif
+#ifndef TB_PLUGIN_RELATIVE_DIR
+#define TB_PLUGIN_RELATIVE_DIR "../lib/trainbench/plugins"
+#endif
 
 namespace tb {
 
@@ -63,7 +66,7 @@ QStringList PluginRegistry::defaultSearchPaths()
         paths << QDir::cleanPath(p);
     if (QCoreApplication::instance()) {
         const QString exeDir = QCoreApplication::applicationDirPath();
-        paths << QDir::cleanPath(exeDir + "/plugins") << QDir::cleanPath(exeDir + "/../lib/trainbench/plugins");
+        paths << QDir::cleanPath(exeDir + "/plugins") << QDir::cleanPath(exeDir + "/" TB_PLUGIN_RELATIVE_DIR);
     }
     if (const QString installed = QStringLiteral(TB_PLUGIN_INSTALL_DIR); !installed.isEmpty())
         paths << QDir::cleanPath(installed);

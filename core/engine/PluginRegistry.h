@@ -80,8 +80,9 @@ public:
     PluginRegistry& operator=(const PluginRegistry&) = delete;
 
     /// The default search path, in priority order: the folders of TRAINBENCH_PLUGIN_PATH
-    /// (colon-separated), <executable dir>/plugins, <executable dir>/../lib/trainbench/plugins,
-    /// the install prefix's plugin folder, and <user app-data>/plugins.
+    /// (colon-separated), <executable dir>/plugins, the installed plugin folder relative to the
+    /// executable (<executable dir>/../lib/trainbench/plugins for the default layout), the install
+    /// prefix's plugin folder, and <user app-data>/plugins.
     static QStringList defaultSearchPaths();
 
     /// Scans @p paths (default: defaultSearchPaths()) for shared libraries and loads every

@@ -1,0 +1,132 @@
+# cmake -P script, run by the test package_deb:
+#   cpack -G DEB in the (fully built) build tree → check the package's fields and files →
+#   unpack it with dpkg -x into a temporary root → run the unpacked trainbench-cli from there on an
+#   example experiment the package ships, with no LD_LIBRARY_PATH and no TRAINBENCH_PLUGIN_PATH:
+#   the binaries must find their libraries through their relative rpath and their plugins
+#   relative to themselves.
+# Inputs: BUILD_DIR, WORK_DIR (everything is written below it), CPACK (the cpack program), PLUGINS
+# (file names of the plugin modules), GUI (ON when the workbench is built).
+cmake_minimum_required(VERSION 3.25)
+foreach(var BUILD_DIR WORK_DIR CPACK PLUGINS GUI)
+  if(NOT DEFINED ${var})
+    message(FATAL_ERROR "PackageDeb.cmake: -D${var}=... is required")
+  endif()
+endforeach()
+file(REMOVE_RECURSE ${WORK_DIR})
+file(MAKE_DIRECTORY ${WORK_DIR}/home)
+
+# Runs a command; fails the test with its output unless it exits 0. OUT receives stdout.
+function(run)
+  execute_process(COMMAND ${ARGN} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "failed (${rc}): ${ARGN}\n${out}\n${err}")
+  endif()
+  set(OUT "${out}" PARENT_SCOPE)
+endfunction()
+
+# 1. The package, as `cpack -G DEB` in the build tree makes it.
+run(${CPACK} -G DEB --config ${BUILD_DIR}/CPackConfig.cmake -B ${WORK_DIR}/cpack)
+file(GLOB debs ${WORK_DIR}/cpack/*.deb)
+list(LENGTH debs count)
+if(NOT count EQUAL 1)
+  message(FATAL_ERROR "cpack -G DEB made ${count} packages in ${WORK_DIR}/cpack: ${debs}")
+endif()
+
+# 2. Its fields: the shared libraries the binaries link are declared (dpkg-shlibdeps), and so are
+#    the run-time needs no binary links (Qt's SQLite driver).
+foreach(field Package Version Architecture Maintainer Depends)
+  run(dpkg-deb --field ${debs} ${field})
+  string(STRIP "${OUT}" value)
+  if(value STREQUAL "")
+    message(FATAL_ERROR "the package has no ${field} field")
+  endif()
+  set(field_${field} "${value}")
+endforeach()
+foreach(dep libqt6core6 libqt6widgets6 libqt6charts6 libtbb12 liblinear4 libsvm3 libqt6sql6-sqlite libc6)
+  if(NOT field_Depends MATCHES "(^|, )${dep}( |,|$)")
+    message(FATAL_ERROR "Depends does not name ${dep}: ${field_Depends}")
+  endif()
+endforeach()
+if(field_Depends MATCHES "trainbench")
+  message(FATAL_ERROR "Depends names the package's own libraries: ${field_Depends}")
+endif()
+
+# 3. Its files, unpacked into a temporary root.
+set(root ${WORK_DIR}/root)
+run(dpkg -x ${debs} ${root})
+set(expected usr/bin/trainbench-cli usr/include/trainbench/Trainbench.h usr/include/trainbench/testing/TestRunContext.h
+    usr/include/trainbench/training/DesignMatrix.h usr/lib/cmake/Trainbench/TrainbenchConfig.cmake
+    usr/lib/cmake/Trainbench/TrainbenchTargets.cmake usr/lib/cmake/Trainbench/TrainbenchPlugin.cmake
+    usr/share/trainbench/experiments/teaching-moons.json)
+if(GUI)
+  list(APPEND expected usr/bin/trainbench)
+endif()
+foreach(p ${PLUGINS})
+  list(APPEND expected usr/lib/trainbench/plugins/${p})
+endforeach()
+foreach(f ${expected})
+  if(NOT EXISTS ${root}/${f})
+    message(FATAL_ERROR "the package does not install /${f}")
+  endif()
+endforeach()
+file(GLOB_RECURSE outsideUsr RELATIVE ${root} ${root}/*)
+list(FILTER outsideUsr EXCLUDE REGEX "^usr/")
+if(outsideUsr)
+  message(FATAL_ERROR "the package installs files outside /usr: ${outsideUsr}")
+endif()
+
+# 4. The unpacked CLI, isolated from the user's files and from the build tree: no plugin path, no
+#    library path; it finds its libraries through its rpath and its plugins next to itself.
+set(ENV{HOME} ${WORK_DIR}/home)
+set(ENV{XDG_DATA_HOME} ${WORK_DIR}/home/data)
+set(ENV{XDG_CONFIG_HOME} ${WORK_DIR}/home/config)
+set(ENV{XDG_CACHE_HOME} ${WORK_DIR}/home/cache)
+set(ENV{QT_QPA_PLATFORM} offscreen)
+unset(ENV{TRAINBENCH_PLUGIN_PATH})
+unset(ENV{LD_LIBRARY_PATH})
+set(cli ${root}/usr/bin/trainbench-cli)
+run(ldd ${cli})
+foreach(lib engine charts data numerics)
+  if(NOT OUT MATCHES "libtrainbench-${lib}\\.so[.0-9]* => ${root}/usr/")
+    message(FATAL_ERROR "the unpacked CLI does not take libtrainbench-${lib} from the package:\n${OUT}")
+  endif()
+endforeach()
+run(${cli} list --json)
+set(json "${OUT}")
+string(JSON nplugins LENGTH "${json}" plugins)
+set(loaded "")
+math(EXPR last "${nplugins} - 1")
+foreach(i RANGE ${last})
+  string(JSON file GET "${json}" plugins ${i} file)
+  string(JSON state GET "${json}" plugins ${i} state)
+  string(JSON error ERROR_VARIABLE noError GET "${json}" plugins ${i} error)
+  get_filename_component(name ${file} NAME)
+  get_filename_component(dir ${file} DIRECTORY)
+  if(NOT dir STREQUAL "${root}/usr/lib/trainbench/plugins")
+    message(FATAL_ERROR "the unpacked CLI loaded ${file}, not a plugin of the package")
+  endif()
+  if(NOT state STREQUAL "loaded")
+    message(FATAL_ERROR "${file} is ${state}: ${error}")
+  endif()
+  list(APPEND loaded ${name})
+endforeach()
+foreach(p ${PLUGINS})
+  if(NOT p IN_LIST loaded)
+    message(FATAL_ERROR "the unpacked CLI did not load ${p} (loaded: ${loaded})")
+  endif()
+endforeach()
+
+# 5. An example experiment the package ships, run by the unpacked CLI (BPLS and Adam on two moons).
+run(${cli} run ${root}/usr/share/trainbench/experiments/teaching-moons.json --no-db --quiet --csv ${WORK_DIR}/moons.csv)
+foreach(label BPLS Adam)
+  if(NOT OUT MATCHES "${label} +repeat 4 +finished")
+    message(FATAL_ERROR "the example experiment did not finish ${label}'s five repeats:\n${OUT}")
+  endif()
+endforeach()
+file(STRINGS ${WORK_DIR}/moons.csv rows)
+list(LENGTH rows nrows)
+if(nrows LESS 10)
+  message(FATAL_ERROR "the example's CSV has ${nrows} lines")
+endif()
+message(STATUS "${debs}: Depends: ${field_Depends}")
+message(STATUS "unpacked, its CLI loaded ${nplugins} plugins from the package and ran teaching-moons.json")
