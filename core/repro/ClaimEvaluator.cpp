@@ -184,14 +184,15 @@ QString ClaimEvaluator::describeRule(const VerdictRule& rule, const Figure& figu
     return r;
 }
 
-Verdict ClaimEvaluator::decide(const QString& rule, double low, double high, double figure, QString* reason)
+Verdict ClaimEvaluator::decide(const QString& rule, double low, double high, double figure, QString* reason,
+                               const QString& unit)
 {
     if (!std::isfinite(low) || !std::isfinite(high)) {
         *reason = QStringLiteral("no interval (fewer than two values)");
         return Verdict::Inconclusive;
     }
-    const QString f = QString::number(figure, 'g', 6);
-    const QString interval = QStringLiteral("[%1, %2]").arg(QString::number(low, 'g', 6), QString::number(high, 'g', 6));
+    const QString f = formatValue(figure, unit);
+    const QString interval = QStringLiteral("[%1, %2]").arg(formatValue(low, unit), formatValue(high, unit));
     auto say = [&](Verdict v, const QString& why) {
         *reason = QStringLiteral("interval %1 %2 %3").arg(interval, why, f);
         return v;
@@ -245,7 +246,7 @@ ClaimOutcome ClaimEvaluator::evaluate(const Claim& claim, const ExperimentResult
         o.mean = iv.mean;
         o.ciLow = iv.low;
         o.ciHigh = iv.high;
-        o.verdict = decide(claim.verdict.rule, iv.low, iv.high, claim.figure.value, &o.reason);
+        o.verdict = decide(claim.verdict.rule, iv.low, iv.high, claim.figure.value, &o.reason, claim.figure.unit);
     };
 
     if (s.kind == QLatin1String("sweep")) {

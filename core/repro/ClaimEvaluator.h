@@ -22,8 +22,10 @@ public:
     static ClaimOutcome evaluate(const Claim& claim, const ExperimentResult& result, int planned);
 
     /// The verdict of @p rule for a mean with interval [@p low, @p high] against the paper's
-    /// @p figure (ClaimOutcome::reason says why); wins_at_least is decided in evaluate().
-    static Verdict decide(const QString& rule, double low, double high, double figure, QString* reason);
+    /// @p figure (ClaimOutcome::reason says why, the values in @p unit as formatValue() writes
+    /// them); wins_at_least is decided in evaluate().
+    static Verdict decide(const QString& rule, double low, double high, double figure, QString* reason,
+                          const QString& unit = {});
 
     /// The rule in words for the report: "holds if the 95 % interval of the mean contains or
     /// exceeds 87.73 %".

@@ -17,6 +17,7 @@ namespace tb::repro {
 /// Where, when and how the report was produced.
 struct ReportHeader {
     QString command;      ///< the exact command line
+    QString claimsFile;   ///< the claims file as the command named it (empty: ClaimsFile::path)
     QDateTime date;       ///< UTC
     QString cpu;          ///< e.g. "Intel(R) Xeon(R) Processor"
     int cores = 0;        ///< the cores the process may use
