@@ -131,7 +131,7 @@ int usage(const QString& message)
 {
     err() << "trainbench-cli reproduce: " << message << "\n"
           << "usage: trainbench-cli reproduce FILE.json [FILE.json ...] [--out DIR] [--quick] [--resume] [--db FILE] "
-             "[--quiet]\n";
+             "[--check] [--quiet]\n";
     err().flush();
     return Usage;
 }
@@ -153,6 +153,7 @@ int reproduceCommand(const QStringList& args, ExperimentRunner** current)
                            "continued (only its unfinished runs train), not run again."});
     p.addOption({"mpi", "Not supported by reproduce (see the message)."});
     p.addOption({"db", "Run database (default: the user's app-data folder).", "file"});
+    p.addOption({"check", "Check the files and their experiments against the plugins, print what would run, run nothing."});
     p.addOption({"quiet", "No progress bar."});
     p.process(args);
 
@@ -251,6 +252,34 @@ int reproduceCommand(const QStringList& args, ExperimentRunner** current)
         return Invalid;
     }
 
+    if (p.isSet("check")) {
+        // The plan: each distinct experiment once, with the claims that read it.
+        int runs = 0;
+        for (int i = 0; i < experiments.size(); ++i) {
+            const PlannedExperiment& e = experiments[i];
+            QStringList readers;
+            for (int f = 0; f < files.size(); ++f)
+                for (int c = 0; c < files[f].claims.size(); ++c)
+                    if (claimExperiment[f][c] == i)
+                        readers << files[f].paper + QLatin1Char('/') + files[f].claims[c].id;
+            const int cells = e.spec.kind == kinds::NoiseSweep ? e.spec.monteCarlo * int(e.spec.sigmas.size())
+                                                               : e.spec.repeats;
+            out() << "experiment “" << e.spec.name << "” (" << e.file << "): " << e.spec.kind << ", "
+                  << e.spec.algorithms.size() << " algorithm(s) × " << cells
+                  << (e.spec.kind == kinds::NoiseSweep ? " cell(s)" : " seed(s)");
+            if (e.spec.timeBudgetSeconds > 0)
+                out() << ", budget " << e.spec.timeBudgetSeconds << " s per run";
+            out() << "\n  claims: " << readers.join(QStringLiteral(", ")) << "\n";
+            if (!e.absent.isEmpty())
+                out() << "  not run: " << e.absent << "\n";
+            else if (e.spec.kind != kinds::NoiseSweep)
+                runs += int(e.spec.algorithms.size()) * e.spec.repeats;
+        }
+        out() << experiments.size() << " experiment(s); " << runs << " run(s) outside noise sweeps; every file is valid\n";
+        out().flush();
+        return Ok;
+    }
+
     QString error;
     RunStore::Options options;
     const QString dbPath = p.value("db").isEmpty() ? RunStore::defaultPath() : p.value("db");
@@ -336,6 +365,8 @@ int reproduceCommand(const QStringList& args, ExperimentRunner** current)
             const int index = claimExperiment[f][c];
             if (index < 0) {
                 r.notRun = QStringLiteral("not in the --quick subset");
+                r.outcome = ClaimEvaluator::evaluate(claim, ExperimentResult{}, r.seeds);
+                r.outcome.error.clear(); // nothing to find in an empty result
                 r.experimentFile = claim.experimentPath.isEmpty()
                                        ? QStringLiteral("inline")
                                        : QDir(QFileInfo(file.path).absolutePath()).relativeFilePath(claim.experimentPath);

@@ -95,6 +95,9 @@ struct Claim {
     QStringList readings;  ///< ids of the file's readings
     /// Data the paper used that may be absent here (a catalogue set's name, …): said in the report.
     QString data;
+    /// What the reader must know about the figure or the measurement (e.g. where a number that
+    /// the paper only plots comes from); printed with the claim.
+    QString note;
     QuickVariant quick;
     QString jsonPath;      ///< "claims[3]", for messages
 };

@@ -143,6 +143,9 @@ QString ClaimEvaluator::formatValue(double v, const QString& unit)
 {
     if (!std::isfinite(v))
         return QStringLiteral("–");
+    // Large figures in full ("1000×", not "1e+03×").
+    if (unit != QLatin1String("%") && std::abs(v) >= 1000 && std::abs(v) < 1e9)
+        return QString::number(v, 'f', 0) + (unit == QLatin1String("x") ? QStringLiteral("×") : QLatin1Char(' ') + unit);
     if (unit == QLatin1String("%"))
         return QString::number(v, 'f', 2) + QStringLiteral(" %");
     if (unit == QLatin1String("x"))

@@ -329,6 +329,7 @@ std::optional<ClaimsFile> ClaimsFile::fromJson(const QByteArray& json, const QSt
         c.quote = r.string("quote", true);
         c.where = r.string("where", false);
         c.data = r.string("data", false);
+        c.note = r.string("note", false);
 
         const ObjectReader fig(r.object("figure", true), path, r.keyPath("figure"), problems);
         if (r.value("figure").isObject()) {

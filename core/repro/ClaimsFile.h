@@ -18,7 +18,7 @@ namespace tb::repro {
 /// "claims" [{id, quote, where, figure {value, unit}, experiment (a path relative to this file,
 /// or an object), overrides, statistic {kind, algorithm, against, metric, seconds, target,
 /// tie_band, x, from, sigma, dataset}, n, n_reason, verdict {rule, fraction}, readings [ids],
-/// data, quick (false, true, or {n, overrides, note})}].
+/// data, note, quick (false, true, or {n, overrides, note})}].
 class ClaimsFile {
 public:
     QString path;        ///< absolute path of the file

@@ -118,7 +118,9 @@ QString ReproductionReport::markdown(const ClaimsFile& file, const ReportHeader&
             md += QStringLiteral("- Statistic: %1\n").arg(o.statisticText);
         }
         md += QStringLiteral("- Rule: %1\n").arg(o.ruleText);
-        md += QStringLiteral("- Experiment: %1 (%2)").arg(cell(c.experimentName), c.experimentFile);
+        md += c.experimentName == c.experimentFile
+                  ? QStringLiteral("- Experiment: %1").arg(c.experimentFile)
+                  : QStringLiteral("- Experiment: %1 (%2)").arg(cell(c.experimentName), c.experimentFile);
         if (c.experimentId >= 0)
             md += QStringLiteral(", experiment %1 in the store; %2")
                       .arg(c.experimentId)
@@ -127,6 +129,8 @@ QString ReproductionReport::markdown(const ClaimsFile& file, const ReportHeader&
         md += QStringLiteral("; %1 seed(s)\n").arg(c.seeds);
         if (!cl.data.isEmpty())
             md += QStringLiteral("- Data: %1\n").arg(cell(cl.data));
+        if (!cl.note.isEmpty())
+            md += QStringLiteral("- Note: %1\n").arg(cell(cl.note));
         if (!cl.nReason.isEmpty())
             md += QStringLiteral("- Why n = %1: %2\n").arg(cl.n).arg(cell(cl.nReason));
         if (h.quick && !cl.quick.note.isEmpty())

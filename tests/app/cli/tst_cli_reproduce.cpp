@@ -211,6 +211,23 @@ private Q_SLOTS:
                  qPrintable(t.err));
     }
 
+    void shippedClaimsFilesCheck()
+    {
+        // The papers' files against the real plugins: every experiment builds and validates.
+        const QDir dir(QStringLiteral(TB_SOURCE_DIR "/resources/claims"));
+        QStringList args{"reproduce", "--check"};
+        for (const QString& f : dir.entryList({"*.json"}, QDir::Files))
+            args << dir.filePath(f);
+        QVERIFY(args.size() > 2);
+        const Output o = cli(args);
+        QVERIFY2(o.code == 0, qPrintable(o.err + o.out));
+        QVERIFY2(o.out.contains("every file is valid"), qPrintable(o.out));
+        // Data the papers used that is not here is named, never dropped.
+        QVERIFY2(o.out.contains("not run: data absent: the catalogue data set(s) mnist"), qPrintable(o.out));
+        const Output quick = cli(args << "--quick");
+        QVERIFY2(quick.code == 0, qPrintable(quick.err + quick.out));
+    }
+
     void mpiIsRefusedWithTheWayAround()
     {
         const Output o = cli({"reproduce", "claims/toy.json", "--mpi"});
