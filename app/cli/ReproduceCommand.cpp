@@ -22,7 +22,9 @@
 #include <QFileInfo>
 #include <QHash>
 #include <QJsonDocument>
+#include <QRegularExpression>
 #include <QSaveFile>
+#include <QSet>
 #include <QTextStream>
 
 #include <atomic>

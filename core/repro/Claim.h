@@ -22,7 +22,8 @@ struct Reading {
 /// The paper's number and its unit.
 struct Figure {
     double value = std::numeric_limits<double>::quiet_NaN();
-    /// "%" (an accuracy or error in percent: the measured fraction is shown × 100), "s"
+    /// "%" (an accuracy or error in percent: the measured fraction is shown × 100), "points" (a
+    /// difference of accuracies or errors in percentage points, also × 100), "s"
     /// (seconds), "x" (a ratio), "wins" (a count of won seeds), "RMSE", "slope", or any other
     /// word (the measurement is shown as it is).
     QString unit;

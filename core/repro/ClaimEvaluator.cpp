@@ -152,6 +152,8 @@ QString ClaimEvaluator::formatValue(double v, const QString& unit)
         return QString::number(v, 'g', 3) + QStringLiteral("×");
     if (unit == QLatin1String("s"))
         return QString::number(v, 'g', 3) + QStringLiteral(" s");
+    if (unit == QLatin1String("points"))
+        return QString::number(v, 'f', 2) + QStringLiteral(" points");
     if (unit == QLatin1String("wins"))
         return QString::number(v, 'g', 4) + QStringLiteral(" wins");
     if (unit.isEmpty() || unit == QLatin1String("slope"))
@@ -286,7 +288,8 @@ ClaimOutcome ClaimEvaluator::evaluate(const Claim& claim, const ExperimentResult
         o.error = o.reason = QStringLiteral("unknown metric \"%1\"").arg(s.metric);
         return o;
     }
-    const bool percent = claim.figure.unit == QLatin1String("%")
+    // Accuracies and errors in percent ("%") or, for differences, in percentage points.
+    const bool percent = (claim.figure.unit == QLatin1String("%") || claim.figure.unit == QLatin1String("points"))
                          && (isAccuracy(metric->stored) || metric->complement);
     const QList<ConfigurationSample> all = Comparison::samples(result.curves, metric->stored);
     const ConfigurationSample* a = findSample(all, s.algorithm, s.dataset, &o.error);

@@ -18,6 +18,19 @@ QString cell(QString s)
     return s;
 }
 
+// The anchor GitHub gives a heading: lower case, spaces to '-', punctuation other than '-' and '_' dropped.
+QString anchor(const QString& heading)
+{
+    QString a;
+    for (const QChar ch : heading.toLower()) {
+        if (ch.isLetterOrNumber() || ch == QLatin1Char('-') || ch == QLatin1Char('_'))
+            a += ch;
+        else if (ch == QLatin1Char(' '))
+            a += QLatin1Char('-');
+    }
+    return a;
+}
+
 QString measuredText(const ClaimReport& c)
 {
     const ClaimOutcome& o = c.outcome;
@@ -92,7 +105,7 @@ QString ReproductionReport::markdown(const ClaimsFile& file, const ReportHeader&
     md += QStringLiteral("| claim | where | paper | measured [95 % interval] | n | verdict |\n|---|---|---|---|---|---|\n");
     for (const ClaimReport& c : claims)
         md += QStringLiteral("| [%1](#%2) | %3 | %4 | %5 | %6 | %7 |\n")
-                  .arg(cell(c.claim.id), c.claim.id.toLower(), cell(c.claim.where),
+                  .arg(cell(c.claim.id), anchor(c.claim.id), cell(c.claim.where),
                        ClaimEvaluator::formatValue(c.claim.figure.value, c.claim.figure.unit), cell(measuredText(c)),
                        c.notRun.isEmpty() ? QString::number(c.outcome.n) : QStringLiteral("–"), verdictText(c));
     md += QLatin1Char('\n');

@@ -187,12 +187,15 @@ private Q_SLOTS:
     void pairedDifference()
     {
         // Mean of +1, −1, +4, +4, −7 points = 0.2; its interval straddles 0.
-        Claim c = claim("difference", "mean_ci_above", 0);
+        Claim c = claim("difference", "mean_ci_above", 0, "points");
         c.statistic.against = QStringLiteral("B");
         const ClaimOutcome o = ClaimEvaluator::evaluate(c, m_result, 5);
         QCOMPARE(o.n, 5);
         QVERIFY2(std::abs(o.mean - 0.2) < 1e-9, qPrintable(QString::number(o.mean)));
         QCOMPARE(o.verdict, Verdict::Inconclusive);
+        QCOMPARE(ClaimEvaluator::formatValue(o.mean, "points"), QStringLiteral("0.20 points"));
+        QCOMPARE(ClaimEvaluator::formatValue(1000, "x"), QStringLiteral("1000×"));
+        QCOMPARE(ClaimEvaluator::formatValue(82.571, "%"), QStringLiteral("82.57 %"));
     }
 
     void logLogSlope()
