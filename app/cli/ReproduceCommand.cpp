@@ -7,9 +7,9 @@
 #include <ClaimEvaluator.h>
 #include <ClaimExperiment.h>
 #include <ClaimsFile.h>
+#include <DataSource.h>
 #include <DatasetCache.h>
 #include <DatasetCatalog.h>
-#include <DataSource.h>
 #include <ExperimentRunner.h>
 #include <ParamSweep.h>
 #include <PluginRegistry.h>
@@ -57,7 +57,10 @@ QTextStream& err()
 class CountingObserver final : public ExperimentObserver {
 public:
     explicit CountingObserver(ProgressBar* bar) : m_bar(bar) {}
-    void experimentStarted(qint64 id, const ExperimentSpec& spec, int total) override { m_bar->experimentStarted(id, spec, total); }
+    void experimentStarted(qint64 id, const ExperimentSpec& spec, int total) override
+    {
+        m_bar->experimentStarted(id, spec, total);
+    }
     void progress(int done, int total) override { m_bar->progress(done, total); }
     void runStarted(const RunJob& job, qint64 runId) override
     {
@@ -82,8 +85,8 @@ private:
 /// One distinct experiment of the claims being reproduced, run once for all its claims.
 struct PlannedExperiment {
     ExperimentSpec spec;
-    QString file;              ///< as the claims file names it, or "inline"
-    QString absent;            ///< why its data is not here; empty when it can run
+    QString file;   ///< as the claims file names it, or "inline"
+    QString absent; ///< why its data is not here; empty when it can run
     ExperimentResult result;
     bool ran = false;
     bool reused = false;
@@ -100,8 +103,8 @@ QString absentData(const ExperimentSpec& spec)
     for (const QJsonObject& set : ParamSweep::datasets(spec)) {
         const QString source = set.value(QStringLiteral("source")).toString();
         const data::DatasetEntry* entry = data::DatasetCatalog::find(source);
-        if (entry && data::DatasetCache::state(*entry) == data::DatasetCache::State::Missing
-            && !catalogue.contains(source))
+        if (entry && data::DatasetCache::state(*entry) == data::DatasetCache::State::Missing &&
+            !catalogue.contains(source))
             catalogue << source;
         // Path keys come back absolute (withAbsolutePaths knows the source's Path and Folder keys).
         const QJsonObject resolved = data::DataSource::withAbsolutePaths(set, spec.baseDir);
@@ -113,8 +116,10 @@ QString absentData(const ExperimentSpec& spec)
     }
     QStringList why;
     if (!catalogue.isEmpty())
-        why << QStringLiteral("the catalogue data set(s) %1 are not in %2 (fetch with `trainbench-cli datasets fetch %3`)")
-                   .arg(catalogue.join(QStringLiteral(", ")), data::DatasetCache::root(), catalogue.join(QLatin1Char(' ')));
+        why << QStringLiteral("the catalogue data set(s) %1 are not in %2 (fetch with `trainbench-cli "
+                              "datasets fetch %3`)")
+                   .arg(catalogue.join(QStringLiteral(", ")), data::DatasetCache::root(),
+                        catalogue.join(QLatin1Char(' ')));
     files.removeDuplicates();
     why << files;
     return why.isEmpty() ? QString() : QStringLiteral("data absent: ") + why.join(QStringLiteral("; "));
@@ -132,7 +137,8 @@ QString quotedArgument(const QString& a)
 int usage(const QString& message)
 {
     err() << "trainbench-cli reproduce: " << message << "\n"
-          << "usage: trainbench-cli reproduce FILE.json [FILE.json ...] [--out DIR] [--quick] [--resume] [--db FILE] "
+          << "usage: trainbench-cli reproduce FILE.json [FILE.json ...] [--out DIR] [--quick] [--resume] "
+             "[--db FILE] "
              "[--check] [--quiet]\n";
     err().flush();
     return Usage;
@@ -145,26 +151,33 @@ int reproduceCommand(const QStringList& args, ExperimentRunner** current)
     QElapsedTimer wall;
     wall.start();
     QCommandLineParser p;
-    p.setApplicationDescription("Re-measure papers' claims (resources/claims/*.json) and write one report per file.");
+    p.setApplicationDescription(
+        "Re-measure papers' claims (resources/claims/*.json) and write one report per file.");
     p.addHelpOption();
     p.addPositionalArgument("files", "Claims files (resources/claims/*.json).");
     p.addOption({"out", "Folder of the reports and their charts (default: docs/reproductions).", "dir"});
-    p.addOption({"quick", "Only the claims each file marks quick, with their declared quick variants (fewer seeds, "
-                          "less data, shorter budgets); the reports say so and are named <paper>-quick.md."});
-    p.addOption({"resume", "Use the runs the database already holds: an experiment stored with the same settings is "
-                           "continued (only its unfinished runs train), not run again."});
+    p.addOption({"quick",
+                 "Only the claims each file marks quick, with their declared quick variants (fewer seeds, "
+                 "less data, shorter budgets); the reports say so and are named <paper>-quick.md."});
+    p.addOption({"resume",
+                 "Use the runs the database already holds: an experiment stored with the same settings is "
+                 "continued (only its unfinished runs train), not run again."});
     p.addOption({"mpi", "Not supported by reproduce (see the message)."});
     p.addOption({"db", "Run database (default: the user's app-data folder).", "file"});
-    p.addOption({"check", "Check the files and their experiments against the plugins, print what would run, run nothing."});
+    p.addOption(
+        {"check",
+         "Check the files and their experiments against the plugins, print what would run, run nothing."});
     p.addOption({"quiet", "No progress bar."});
     p.process(args);
 
     if (p.isSet("mpi"))
-        return usage(QStringLiteral(
-            "--mpi is not supported: reproduce runs several experiments in turn, and the MPI workers of `run --mpi` serve "
-            "one experiment file each. Run the experiments on the cluster with `mpirun … trainbench-cli run FILE --mpi "
-            "--db DB` (the files the claims name, without overrides), then `trainbench-cli reproduce CLAIMS.json --resume "
-            "--db DB` evaluates from the database and trains only what is missing"));
+        return usage(QStringLiteral("--mpi is not supported: reproduce runs several experiments in turn, and "
+                                    "the MPI workers of `run --mpi` serve "
+                                    "one experiment file each. Run the experiments on the cluster with "
+                                    "`mpirun … trainbench-cli run FILE --mpi "
+                                    "--db DB` (the files the claims name, without overrides), then "
+                                    "`trainbench-cli reproduce CLAIMS.json --resume "
+                                    "--db DB` evaluates from the database and trains only what is missing"));
     if (p.positionalArguments().isEmpty())
         return usage(QStringLiteral("give at least one claims file"));
 
@@ -177,8 +190,9 @@ int reproduceCommand(const QStringList& args, ExperimentRunner** current)
         if (!file)
             continue;
         if (papers.contains(file->paper))
-            problems << QStringLiteral("%1: paper: \"%2\" is also the paper of an earlier file (its report would be "
-                                       "overwritten)")
+            problems << QStringLiteral(
+                            "%1: paper: \"%2\" is also the paper of an earlier file (its report would be "
+                            "overwritten)")
                             .arg(file->path, file->paper);
         papers.insert(file->paper);
         files << *file;
@@ -225,20 +239,22 @@ int reproduceCommand(const QStringList& args, ExperimentRunner** current)
                 err() << "warning: " << note << "\n";
             const QString where = claim.experimentPath.isEmpty()
                                       ? QStringLiteral("%1: %2.experiment").arg(file.path, claim.jsonPath)
-                                      : QStringLiteral("%1: %2.experiment (%3)").arg(file.path, claim.jsonPath,
-                                                                                     claim.experimentPath);
+                                      : QStringLiteral("%1: %2.experiment (%3)")
+                                            .arg(file.path, claim.jsonPath, claim.experimentPath);
             for (QString pr : spec->validate(reg)) {
                 if (pr.startsWith(spec->sourcePath + QStringLiteral(": ")))
                     pr = pr.mid(spec->sourcePath.size() + 2);
                 problems << QStringLiteral("%1: %2").arg(where, pr);
             }
-            const QString key = QString::fromUtf8(QJsonDocument(ExperimentRunner::storedSpec(*spec)).toJson(QJsonDocument::Compact));
+            const QString key = QString::fromUtf8(
+                QJsonDocument(ExperimentRunner::storedSpec(*spec)).toJson(QJsonDocument::Compact));
             if (!experimentIndex.contains(key)) {
                 PlannedExperiment e;
                 e.spec = *spec;
-                e.file = claim.experimentPath.isEmpty()
-                             ? QStringLiteral("inline")
-                             : QDir(QFileInfo(file.path).absolutePath()).relativeFilePath(claim.experimentPath);
+                e.file =
+                    claim.experimentPath.isEmpty()
+                        ? QStringLiteral("inline")
+                        : QDir(QFileInfo(file.path).absolutePath()).relativeFilePath(claim.experimentPath);
                 e.absent = absentData(*spec);
                 experimentIndex.insert(key, int(experiments.size()));
                 experiments << e;
@@ -277,7 +293,8 @@ int reproduceCommand(const QStringList& args, ExperimentRunner** current)
             else if (e.spec.kind != kinds::NoiseSweep)
                 runs += int(e.spec.algorithms.size()) * e.spec.repeats;
         }
-        out() << experiments.size() << " experiment(s); " << runs << " run(s) outside noise sweeps; every file is valid\n";
+        out() << experiments.size() << " experiment(s); " << runs
+              << " run(s) outside noise sweeps; every file is valid\n";
         out().flush();
         return Ok;
     }
@@ -314,7 +331,8 @@ int reproduceCommand(const QStringList& args, ExperimentRunner** current)
         ProgressBar bar(!p.isSet("quiet") && isatty(STDERR_FILENO));
         CountingObserver observer(&bar);
         err() << QStringLiteral("[%1/%2] ").arg(done).arg(runnable)
-              << (resumeId >= 0 ? QStringLiteral("Resuming experiment %1, \"").arg(resumeId) : QStringLiteral("Running \""))
+              << (resumeId >= 0 ? QStringLiteral("Resuming experiment %1, \"").arg(resumeId)
+                                : QStringLiteral("Running \""))
               << e.spec.name << "\" (" << e.spec.kind << ", " << e.spec.effectiveThreads() << " threads) → "
               << store->path() << Qt::endl;
         e.result = resumeId >= 0 ? runner.resume(e.spec, resumeId, &observer) : runner.run(e.spec, &observer);
@@ -369,9 +387,10 @@ int reproduceCommand(const QStringList& args, ExperimentRunner** current)
                 r.notRun = QStringLiteral("not in the --quick subset");
                 r.outcome = ClaimEvaluator::evaluate(claim, ExperimentResult{}, r.seeds);
                 r.outcome.error.clear(); // nothing to find in an empty result
-                r.experimentFile = claim.experimentPath.isEmpty()
-                                       ? QStringLiteral("inline")
-                                       : QDir(QFileInfo(file.path).absolutePath()).relativeFilePath(claim.experimentPath);
+                r.experimentFile =
+                    claim.experimentPath.isEmpty()
+                        ? QStringLiteral("inline")
+                        : QDir(QFileInfo(file.path).absolutePath()).relativeFilePath(claim.experimentPath);
                 r.experimentName = r.experimentFile;
                 reports << r;
                 continue;
@@ -380,7 +399,8 @@ int reproduceCommand(const QStringList& args, ExperimentRunner** current)
             r.experimentName = e.spec.name;
             r.experimentFile = e.file;
             if (!e.absent.isEmpty() || !e.ran) {
-                r.notRun = e.absent.isEmpty() ? QStringLiteral("not run: the command was stopped first") : e.absent;
+                r.notRun =
+                    e.absent.isEmpty() ? QStringLiteral("not run: the command was stopped first") : e.absent;
                 r.outcome = ClaimEvaluator::evaluate(claim, ExperimentResult{}, r.seeds);
                 r.outcome.error.clear(); // nothing to find in an empty result
                 reports << r;
@@ -398,7 +418,8 @@ int reproduceCommand(const QStringList& args, ExperimentRunner** current)
             if (!charted.contains(index)) {
                 // One chart per experiment (its main one), small: the report is committed.
                 charted.insert(index);
-                const QString png = QDir(outDir).filePath(QStringLiteral("%1-%2.png").arg(base).arg(++chartNumber));
+                const QString png =
+                    QDir(outDir).filePath(QStringLiteral("%1-%2.png").arg(base).arg(++chartNumber));
                 QStringList written;
                 QString chartError;
                 if (!writeCharts(e.result, e.spec.name, png, &written, &chartError, QSize(720, 450), 1)) {
@@ -439,8 +460,8 @@ int reproduceCommand(const QStringList& args, ExperimentRunner** current)
         h.wallSeconds = wall.elapsed() / 1000.0;
         const QString mdPath = QDir(outDir).filePath(base + QStringLiteral(".md"));
         QSaveFile md(mdPath);
-        if (!md.open(QIODevice::WriteOnly) || md.write(ReproductionReport::markdown(file, h, reports).toUtf8()) < 0
-            || !md.commit()) {
+        if (!md.open(QIODevice::WriteOnly) ||
+            md.write(ReproductionReport::markdown(file, h, reports).toUtf8()) < 0 || !md.commit()) {
             err() << "trainbench-cli: " << mdPath << ": cannot write: " << md.errorString() << Qt::endl;
             if (code == Ok)
                 code = Output;
@@ -453,8 +474,9 @@ int reproduceCommand(const QStringList& args, ExperimentRunner** current)
             if (!r.notRun.isEmpty())
                 out() << " (" << r.notRun << ")";
             else if (r.outcome.measured)
-                out() << " (" << ClaimEvaluator::formatValue(r.outcome.mean, r.claim.figure.unit) << ", n = " << r.outcome.n
-                      << "; paper " << ClaimEvaluator::formatValue(r.claim.figure.value, r.claim.figure.unit) << ")";
+                out() << " (" << ClaimEvaluator::formatValue(r.outcome.mean, r.claim.figure.unit)
+                      << ", n = " << r.outcome.n << "; paper "
+                      << ClaimEvaluator::formatValue(r.claim.figure.value, r.claim.figure.unit) << ")";
             out() << "\n";
         }
     }

@@ -40,17 +40,18 @@ struct ClaimStatistic {
     /// against log @ref x over the checkpoints with x ≥ @ref from), "sweep" (a noise sweep's RMSE at
     /// σ = @ref sigma over its Monte-Carlo cells).
     QString kind;
-    QString algorithm;  ///< the configuration measured: an algorithm's label (a param sweep: its row name)
-    QString against;    ///< win_tie_loss, difference, time_ratio: the other configuration
+    QString algorithm; ///< the configuration measured: an algorithm's label (a param sweep: its row name)
+    QString against;   ///< win_tie_loss, difference, time_ratio: the other configuration
     /// A RunMetric key ("test_accuracy", "test_rmse", …) or "test_error" / "train_error" /
     /// "validation_error" (1 − accuracy). Default: test_accuracy (sweep: test_rmse).
     QString metric = QStringLiteral("test_accuracy");
     double seconds = std::numeric_limits<double>::quiet_NaN(); ///< at_time
-    double target = std::numeric_limits<double>::quiet_NaN();  ///< time_to_target, time_ratio: in the metric's own scale (accuracy 0…1)
-    double tieBand = 0.05;  ///< win_tie_loss: relative band, [0, 1)
-    QString x = QStringLiteral("epoch"); ///< slope: "epoch" or "time"
-    double from = 0;        ///< slope: first x used (checkpoints before are left out), ≥ 0
-    double sigma = std::numeric_limits<double>::quiet_NaN();   ///< sweep
+    double target = std::numeric_limits<double>::quiet_NaN(); ///< time_to_target, time_ratio: in the metric's
+                                                              ///< own scale (accuracy 0…1)
+    double tieBand = 0.05;                                    ///< win_tie_loss: relative band, [0, 1)
+    QString x = QStringLiteral("epoch");                      ///< slope: "epoch" or "time"
+    double from = 0; ///< slope: first x used (checkpoints before are left out), ≥ 0
+    double sigma = std::numeric_limits<double>::quiet_NaN(); ///< sweep
     /// Optional: the data set (a param sweep over several): a part of its description.
     QString dataset;
 };
@@ -78,12 +79,12 @@ struct QuickVariant {
 };
 
 struct Claim {
-    QString id;            ///< unique in its file
-    QString quote;         ///< the paper's words
-    QString where;         ///< e.g. "Table I", "Fig. 4"
+    QString id;    ///< unique in its file
+    QString quote; ///< the paper's words
+    QString where; ///< e.g. "Table I", "Fig. 4"
     Figure figure;
     /// The experiment: a file (relative to the claims file's folder) or an inline object.
-    QString experimentPath;     ///< absolute, when a file
+    QString experimentPath;       ///< absolute, when a file
     QJsonObject experimentInline; ///< when inline
     /// Keys applied to the experiment before it runs (ClaimExperiment::overrideKeys()).
     QJsonObject overrides;
@@ -93,14 +94,14 @@ struct Claim {
     int n = 0;
     QString nReason;
     VerdictRule verdict;
-    QStringList readings;  ///< ids of the file's readings
+    QStringList readings; ///< ids of the file's readings
     /// Data the paper used that may be absent here (a catalogue set's name, …): said in the report.
     QString data;
     /// What the reader must know about the figure or the measurement (e.g. where a number that
     /// the paper only plots comes from); printed with the claim.
     QString note;
     QuickVariant quick;
-    QString jsonPath;      ///< "claims[3]", for messages
+    QString jsonPath; ///< "claims[3]", for messages
 };
 
 } // namespace tb::repro

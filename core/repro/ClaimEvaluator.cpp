@@ -60,7 +60,8 @@ QString describeStatistic(const ClaimStatistic& s)
     if (s.kind == QLatin1String("time_to_target"))
         return QStringLiteral("training seconds of %1 to reach %2 %3").arg(a, metric, targetText(s));
     if (s.kind == QLatin1String("time_ratio"))
-        return QStringLiteral("%1's training time to reach %2 %3 over %4's, paired by seed (> 1: %4 is faster)")
+        return QStringLiteral(
+                   "%1's training time to reach %2 %3 over %4's, paired by seed (> 1: %4 is faster)")
             .arg(b, metric, targetText(s), a);
     if (s.kind == QLatin1String("win_tie_loss"))
         return QStringLiteral("wins of %1 against %2 on %3 over paired seeds (tie band %4 %)")
@@ -69,12 +70,14 @@ QString describeStatistic(const ClaimStatistic& s)
         return QStringLiteral("%1 of %2 minus that of %3, paired by seed").arg(metric, a, b);
     if (s.kind == QLatin1String("slope"))
         return QStringLiteral("slope of log %1 against log %2 of %3 (checkpoints with %2 ≥ %4), per run")
-            .arg(metric, s.x == QLatin1String("time") ? QStringLiteral("training time") : QStringLiteral("epoch"), a,
+            .arg(metric,
+                 s.x == QLatin1String("time") ? QStringLiteral("training time") : QStringLiteral("epoch"), a,
                  QString::number(s.from, 'g', 4));
     if (s.kind == QLatin1String("sweep"))
         return QStringLiteral("%1 of %2 at σ = %3 over the noise sweep's Monte-Carlo cells")
-            .arg(s.metric == QLatin1String("train_rmse") ? QStringLiteral("train RMSE") : QStringLiteral("test RMSE"), a,
-                 QString::number(s.sigma, 'g', 4));
+            .arg(s.metric == QLatin1String("train_rmse") ? QStringLiteral("train RMSE")
+                                                         : QStringLiteral("test RMSE"),
+                 a, QString::number(s.sigma, 'g', 4));
     return s.kind;
 }
 
@@ -89,19 +92,23 @@ const ConfigurationSample* findSample(const QList<ConfigurationSample>& samples,
             names << s.configuration;
         if (!datasets.contains(s.dataset))
             datasets << s.dataset;
-        if (s.configuration == name && (dataset.isEmpty() || s.dataset.contains(dataset, Qt::CaseInsensitive)))
+        if (s.configuration == name &&
+            (dataset.isEmpty() || s.dataset.contains(dataset, Qt::CaseInsensitive)))
             matches << &s;
     }
     if (matches.size() == 1)
         return matches.first();
     if (matches.isEmpty())
-        *error = names.contains(name)
-                     ? QStringLiteral("configuration \"%1\" did not run on a data set matching \"%2\" (data sets: %3)")
-                           .arg(name, dataset, datasets.join(QStringLiteral("; ")))
-                     : QStringLiteral("no configuration \"%1\" in the experiment's results (configurations: %2)")
-                           .arg(name, names.isEmpty() ? QStringLiteral("none") : names.join(QStringLiteral(", ")));
+        *error =
+            names.contains(name)
+                ? QStringLiteral(
+                      "configuration \"%1\" did not run on a data set matching \"%2\" (data sets: %3)")
+                      .arg(name, dataset, datasets.join(QStringLiteral("; ")))
+                : QStringLiteral("no configuration \"%1\" in the experiment's results (configurations: %2)")
+                      .arg(name, names.isEmpty() ? QStringLiteral("none") : names.join(QStringLiteral(", ")));
     else
-        *error = QStringLiteral("configuration \"%1\" ran on several data sets (%2): name one in statistic.dataset")
+        *error = QStringLiteral(
+                     "configuration \"%1\" ran on several data sets (%2): name one in statistic.dataset")
                      .arg(name, datasets.join(QStringLiteral("; ")));
     return nullptr;
 }
@@ -145,7 +152,8 @@ QString ClaimEvaluator::formatValue(double v, const QString& unit)
         return QStringLiteral("–");
     // Large figures in full ("1000×", not "1e+03×").
     if (unit != QLatin1String("%") && std::abs(v) >= 1000 && std::abs(v) < 1e9)
-        return QString::number(v, 'f', 0) + (unit == QLatin1String("x") ? QStringLiteral("×") : QLatin1Char(' ') + unit);
+        return QString::number(v, 'f', 0) +
+               (unit == QLatin1String("x") ? QStringLiteral("×") : QLatin1Char(' ') + unit);
     if (unit == QLatin1String("%"))
         return QString::number(v, 'f', 2) + QStringLiteral(" %");
     if (unit == QLatin1String("x"))
@@ -172,16 +180,19 @@ QString ClaimEvaluator::describeRule(const VerdictRule& rule, const Figure& figu
     if (r == QLatin1String("mean_ci_contains"))
         return QStringLiteral("holds if the 95 % interval of the mean contains %1").arg(f);
     if (r == QLatin1String("mean_ci_above"))
-        return QStringLiteral("holds if the 95 % interval of the mean lies above %1, does not if it lies at or below "
-                              "it, inconclusive if it straddles it")
+        return QStringLiteral(
+                   "holds if the 95 % interval of the mean lies above %1, does not if it lies at or below "
+                   "it, inconclusive if it straddles it")
             .arg(f);
     if (r == QLatin1String("mean_ci_below"))
-        return QStringLiteral("holds if the 95 % interval of the mean lies below %1, does not if it lies at or above "
-                              "it, inconclusive if it straddles it")
+        return QStringLiteral(
+                   "holds if the 95 % interval of the mean lies below %1, does not if it lies at or above "
+                   "it, inconclusive if it straddles it")
             .arg(f);
     if (r == QLatin1String("ratio_at_least"))
-        return QStringLiteral("holds if the 95 % interval of the geometric-mean ratio lies at or above %1, does not if "
-                              "it lies below it, inconclusive if it straddles it")
+        return QStringLiteral(
+                   "holds if the 95 % interval of the geometric-mean ratio lies at or above %1, does not if "
+                   "it lies below it, inconclusive if it straddles it")
             .arg(f);
     if (r == QLatin1String("wins_at_least"))
         return QStringLiteral("holds if the wins are at least %1 % of the paired seeds")
@@ -203,15 +214,18 @@ Verdict ClaimEvaluator::decide(const QString& rule, double low, double high, dou
         return v;
     };
     if (rule == QLatin1String("mean_ci_contains_or_exceeds"))
-        return high >= figure ? say(Verdict::Holds, low <= figure ? QStringLiteral("contains") : QStringLiteral("lies above"))
+        return high >= figure ? say(Verdict::Holds,
+                                    low <= figure ? QStringLiteral("contains") : QStringLiteral("lies above"))
                               : say(Verdict::DoesNotHold, QStringLiteral("lies below"));
     if (rule == QLatin1String("mean_ci_contains_or_below"))
-        return low <= figure ? say(Verdict::Holds, high >= figure ? QStringLiteral("contains") : QStringLiteral("lies below"))
+        return low <= figure ? say(Verdict::Holds,
+                                   high >= figure ? QStringLiteral("contains") : QStringLiteral("lies below"))
                              : say(Verdict::DoesNotHold, QStringLiteral("lies above"));
     if (rule == QLatin1String("mean_ci_contains")) {
         if (low <= figure && figure <= high)
             return say(Verdict::Holds, QStringLiteral("contains"));
-        return say(Verdict::DoesNotHold, high < figure ? QStringLiteral("lies below") : QStringLiteral("lies above"));
+        return say(Verdict::DoesNotHold,
+                   high < figure ? QStringLiteral("lies below") : QStringLiteral("lies above"));
     }
     if (rule == QLatin1String("mean_ci_above")) {
         if (low > figure)
@@ -251,7 +265,8 @@ ClaimOutcome ClaimEvaluator::evaluate(const Claim& claim, const ExperimentResult
         o.mean = iv.mean;
         o.ciLow = iv.low;
         o.ciHigh = iv.high;
-        o.verdict = decide(claim.verdict.rule, iv.low, iv.high, claim.figure.value, &o.reason, claim.figure.unit);
+        o.verdict =
+            decide(claim.verdict.rule, iv.low, iv.high, claim.figure.value, &o.reason, claim.figure.unit);
     };
 
     if (s.kind == QLatin1String("sweep")) {
@@ -267,11 +282,14 @@ ClaimOutcome ClaimEvaluator::evaluate(const Claim& claim, const ExperimentResult
             o.failedRuns = std::max(0, planned - p.monteCarlo);
             Interval iv{mean, NaN, NaN};
             if (p.monteCarlo >= 2 && std::isfinite(sd)) {
-                const double t = stats::Distributions::studentTQuantile(0.5 + kConfidence / 2, p.monteCarlo - 1);
+                const double t =
+                    stats::Distributions::studentTQuantile(0.5 + kConfidence / 2, p.monteCarlo - 1);
                 const double half = t * sd / std::sqrt(double(p.monteCarlo));
                 iv = {mean, mean - half, mean + half};
             }
-            o.detail = QStringLiteral("%1 Monte-Carlo cells, standard deviation %2").arg(p.monteCarlo).arg(sd, 0, 'g', 4);
+            o.detail = QStringLiteral("%1 Monte-Carlo cells, standard deviation %2")
+                           .arg(p.monteCarlo)
+                           .arg(sd, 0, 'g', 4);
             decideInterval(iv);
             return o;
         }
@@ -289,8 +307,9 @@ ClaimOutcome ClaimEvaluator::evaluate(const Claim& claim, const ExperimentResult
         return o;
     }
     // Accuracies and errors in percent ("%") or, for differences, in percentage points.
-    const bool percent = (claim.figure.unit == QLatin1String("%") || claim.figure.unit == QLatin1String("points"))
-                         && (isAccuracy(metric->stored) || metric->complement);
+    const bool percent =
+        (claim.figure.unit == QLatin1String("%") || claim.figure.unit == QLatin1String("points")) &&
+        (isAccuracy(metric->stored) || metric->complement);
     const QList<ConfigurationSample> all = Comparison::samples(result.curves, metric->stored);
     const ConfigurationSample* a = findSample(all, s.algorithm, s.dataset, &o.error);
     if (!a) {
@@ -336,8 +355,8 @@ ClaimOutcome ClaimEvaluator::evaluate(const Claim& claim, const ExperimentResult
         QList<ConfigurationSample> both{*a};
         if (b)
             both << *b;
-        const TimeToTargetTable t =
-            Comparison::timeToTarget(both, metric->stored, target, b ? b->configuration : QString(), kConfidence);
+        const TimeToTargetTable t = Comparison::timeToTarget(both, metric->stored, target,
+                                                             b ? b->configuration : QString(), kConfidence);
         const TimeToTargetRow* row = nullptr;
         for (const TimeToTargetRow& r : t.rows)
             if (r.configuration == a->configuration && r.dataset == a->dataset)
@@ -346,9 +365,10 @@ ClaimOutcome ClaimEvaluator::evaluate(const Claim& claim, const ExperimentResult
             o.error = o.reason = QStringLiteral("no time-to-target row for \"%1\"").arg(s.algorithm);
             return o;
         }
-        const QString on = t.selection != t.metric
-                               ? QStringLiteral("; the target is reached on %1").arg(RunMetric::label(t.selection))
-                               : QString();
+        const QString on =
+            t.selection != t.metric
+                ? QStringLiteral("; the target is reached on %1").arg(RunMetric::label(t.selection))
+                : QString();
         if (s.kind == QLatin1String("time_to_target")) {
             const int runs = int(row->seconds.size());
             o.n = row->reached;
@@ -361,19 +381,23 @@ ClaimOutcome ClaimEvaluator::evaluate(const Claim& claim, const ExperimentResult
                 }
             o.detail = QStringLiteral("reached by %1 of %2 run(s)%3").arg(row->reached).arg(runs).arg(on);
             if (misses > 0)
-                o.detail += QStringLiteral("; each run's time is the first checkpoint at the target, the target was "
-                                           "crossed after its previous checkpoint (mean %1 s)")
-                                .arg(missMean / misses, 0, 'g', 3);
+                o.detail +=
+                    QStringLiteral("; each run's time is the first checkpoint at the target, the target was "
+                                   "crossed after its previous checkpoint (mean %1 s)")
+                        .arg(missMean / misses, 0, 'g', 3);
             decideInterval({row->summary.mean, row->summary.ciLow, row->summary.ciHigh});
             if (row->reached < runs && lowerIsClaimed(claim.verdict.rule)) {
                 o.verdict = Verdict::DoesNotHold;
-                o.reason = QStringLiteral("%1 of %2 run(s) never reached the target").arg(runs - row->reached).arg(runs);
-            } else if (row->reached < runs) {
-                o.verdict = Verdict::Inconclusive;
-                o.reason = QStringLiteral("%1 of %2 run(s) never reached the target: the mean of the others says "
-                                          "nothing of them")
+                o.reason = QStringLiteral("%1 of %2 run(s) never reached the target")
                                .arg(runs - row->reached)
                                .arg(runs);
+            } else if (row->reached < runs) {
+                o.verdict = Verdict::Inconclusive;
+                o.reason =
+                    QStringLiteral("%1 of %2 run(s) never reached the target: the mean of the others says "
+                                   "nothing of them")
+                        .arg(runs - row->reached)
+                        .arg(runs);
             }
             return o;
         }
@@ -402,7 +426,8 @@ ClaimOutcome ClaimEvaluator::evaluate(const Claim& claim, const ExperimentResult
             if (p.configuration == a->configuration && p.dataset == a->dataset)
                 pc = &p;
         if (!pc || pc->pairs == 0) {
-            o.reason = QStringLiteral("no seeds shared by %1 and %2").arg(quoted(s.algorithm), quoted(s.against));
+            o.reason =
+                QStringLiteral("no seeds shared by %1 and %2").arg(quoted(s.algorithm), quoted(s.against));
             o.verdict = Verdict::Inconclusive;
             return o;
         }
@@ -455,10 +480,11 @@ ClaimOutcome ClaimEvaluator::evaluate(const Claim& claim, const ExperimentResult
         }
         const stats::Summary sum = stats::Descriptive::summarise(slopes, kConfidence);
         o.n = sum.count;
-        o.detail = QStringLiteral("%1 of %2 run(s) had three or more checkpoints to fit; standard deviation %3")
-                       .arg(sum.count)
-                       .arg(a->curves.size())
-                       .arg(sum.std, 0, 'g', 3);
+        o.detail =
+            QStringLiteral("%1 of %2 run(s) had three or more checkpoints to fit; standard deviation %3")
+                .arg(sum.count)
+                .arg(a->curves.size())
+                .arg(sum.std, 0, 'g', 3);
         decideInterval({sum.mean, sum.ciLow, sum.ciHigh});
         return o;
     }

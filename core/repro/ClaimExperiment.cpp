@@ -87,7 +87,8 @@ bool apply(QJsonObject& e, const QJsonObject& overrides, const QString& where, Q
     if (overrides.contains("algorithm_params")) {
         const QJsonValue per = overrides.value("algorithm_params");
         if (!per.isObject())
-            return fail("algorithm_params", QStringLiteral("expected {label: parameters}, got %1").arg(jsonValueText(per)));
+            return fail("algorithm_params",
+                        QStringLiteral("expected {label: parameters}, got %1").arg(jsonValueText(per)));
         const QJsonObject perObject = per.toObject();
         for (auto it = perObject.begin(); it != perObject.end(); ++it) {
             bool found = false;
@@ -97,7 +98,8 @@ bool apply(QJsonObject& e, const QJsonObject& overrides, const QString& where, Q
                     continue;
                 if (!it.value().isObject())
                     return fail(QStringLiteral("algorithm_params.%1").arg(it.key()),
-                                QStringLiteral("expected an object of parameters, got %1").arg(jsonValueText(it.value())));
+                                QStringLiteral("expected an object of parameters, got %1")
+                                    .arg(jsonValueText(it.value())));
                 a.insert("params", merged(a.value("params").toObject(), it.value().toObject()));
                 algorithms[i] = a;
                 found = true;
@@ -115,8 +117,8 @@ bool apply(QJsonObject& e, const QJsonObject& overrides, const QString& where, Q
 
 QStringList ClaimExperiment::overrideKeys()
 {
-    return {"seed", "threads", "time_budget_s", "time_budget_clock", "name", "dataset", "algorithms", "params",
-            "algorithm_params", "sigma"};
+    return {"seed",    "threads",    "time_budget_s", "time_budget_clock", "name",
+            "dataset", "algorithms", "params",        "algorithm_params",  "sigma"};
 }
 
 int ClaimExperiment::seeds(const Claim& claim, bool quick)
@@ -124,14 +126,16 @@ int ClaimExperiment::seeds(const Claim& claim, bool quick)
     return quick && claim.quick.n > 0 ? claim.quick.n : claim.n;
 }
 
-std::optional<QJsonObject> ClaimExperiment::json(const ClaimsFile& file, const Claim& claim, bool quick, QString* error)
+std::optional<QJsonObject> ClaimExperiment::json(const ClaimsFile& file, const Claim& claim, bool quick,
+                                                 QString* error)
 {
     const QString where = QStringLiteral("%1: %2").arg(file.path, claim.jsonPath);
     QJsonObject e = claim.experimentInline;
     if (!claim.experimentPath.isEmpty()) {
         QFile f(claim.experimentPath);
         if (!f.open(QIODevice::ReadOnly)) {
-            *error = QStringLiteral("%1.experiment: cannot open %2: %3").arg(where, claim.experimentPath, f.errorString());
+            *error = QStringLiteral("%1.experiment: cannot open %2: %3")
+                         .arg(where, claim.experimentPath, f.errorString());
             return std::nullopt;
         }
         QJsonParseError pe;
@@ -160,14 +164,16 @@ std::optional<QJsonObject> ClaimExperiment::json(const ClaimsFile& file, const C
     return e;
 }
 
-std::optional<ExperimentSpec> ClaimExperiment::spec(const ClaimsFile& file, const Claim& claim, bool quick, QString* error)
+std::optional<ExperimentSpec> ClaimExperiment::spec(const ClaimsFile& file, const Claim& claim, bool quick,
+                                                    QString* error)
 {
     const auto e = json(file, claim, quick, error);
     if (!e)
         return std::nullopt;
-    const QString source = claim.experimentPath.isEmpty()
-                               ? QStringLiteral("%1: %2.experiment").arg(file.path, claim.jsonPath)
-                               : QStringLiteral("%1 (for %2: %3)").arg(claim.experimentPath, file.path, claim.jsonPath);
+    const QString source =
+        claim.experimentPath.isEmpty()
+            ? QStringLiteral("%1: %2.experiment").arg(file.path, claim.jsonPath)
+            : QStringLiteral("%1 (for %2: %3)").arg(claim.experimentPath, file.path, claim.jsonPath);
     auto spec = ExperimentSpec::fromObject(*e, source, error);
     if (!spec)
         return std::nullopt;

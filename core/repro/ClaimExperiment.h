@@ -35,12 +35,14 @@ public:
 
     /// The experiment object of @p claim with everything applied, or nullopt with @p error naming
     /// the claims file, the claim and the key at fault.
-    static std::optional<QJsonObject> json(const ClaimsFile& file, const Claim& claim, bool quick, QString* error);
+    static std::optional<QJsonObject> json(const ClaimsFile& file, const Claim& claim, bool quick,
+                                           QString* error);
 
     /// As json(), parsed: sourcePath and baseDir are the experiment file's (an inline experiment's:
     /// the claims file's), so relative data paths resolve as they would for the file alone.
     /// Structure errors (ExperimentSpec::fromObject) name the claim too.
-    static std::optional<ExperimentSpec> spec(const ClaimsFile& file, const Claim& claim, bool quick, QString* error);
+    static std::optional<ExperimentSpec> spec(const ClaimsFile& file, const Claim& claim, bool quick,
+                                              QString* error);
 };
 
 } // namespace tb::repro

@@ -42,7 +42,10 @@ public:
     {
     }
 
-    QString keyPath(const QString& key) const { return m_path.isEmpty() ? key : m_path + QLatin1Char('.') + key; }
+    QString keyPath(const QString& key) const
+    {
+        return m_path.isEmpty() ? key : m_path + QLatin1Char('.') + key;
+    }
     void problem(const QString& key, const QString& message) const
     {
         *m_problems << QStringLiteral("%1: %2: %3").arg(m_file, keyPath(key), message);
@@ -140,14 +143,14 @@ private:
 // Which statistic needs which keys, and which rules fit it.
 bool needsAgainst(const QString& kind)
 {
-    return kind == QLatin1String("win_tie_loss") || kind == QLatin1String("difference")
-        || kind == QLatin1String("time_ratio");
+    return kind == QLatin1String("win_tie_loss") || kind == QLatin1String("difference") ||
+           kind == QLatin1String("time_ratio");
 }
 
 void readStatistic(const ObjectReader& r, ClaimStatistic* s)
 {
-    r.onlyKeys({"kind", "algorithm", "against", "metric", "seconds", "target", "tie_band", "x", "from", "sigma",
-                "dataset"});
+    r.onlyKeys({"kind", "algorithm", "against", "metric", "seconds", "target", "tie_band", "x", "from",
+                "sigma", "dataset"});
     s->kind = r.string("kind", true);
     if (!s->kind.isEmpty() && !ClaimsFile::statisticKinds().contains(s->kind))
         r.problem("kind", QStringLiteral("unknown statistic \"%1\" (known: %2)")
@@ -164,7 +167,9 @@ void readStatistic(const ObjectReader& r, ClaimStatistic* s)
     s->metric = r.string("metric", false, s->metric);
     if (s->kind == QLatin1String("sweep")) {
         if (s->metric != QLatin1String("test_rmse") && s->metric != QLatin1String("train_rmse"))
-            r.problem("metric", QStringLiteral("a noise sweep measures test_rmse or train_rmse, got \"%1\"").arg(s->metric));
+            r.problem(
+                "metric",
+                QStringLiteral("a noise sweep measures test_rmse or train_rmse, got \"%1\"").arg(s->metric));
     } else if (!ClaimMetric::fromKey(s->metric)) {
         r.problem("metric", QStringLiteral("unknown metric \"%1\" (known: %2)")
                                 .arg(s->metric, ClaimMetric::keys().join(QStringLiteral(", "))));
@@ -207,18 +212,22 @@ void readVerdict(const ObjectReader& r, const ClaimStatistic& s, VerdictRule* v)
     }
     const bool counts = s.kind == QLatin1String("win_tie_loss");
     if (counts != (v->rule == QLatin1String("wins_at_least")))
-        r.problem("rule", counts ? QStringLiteral("a win_tie_loss statistic is decided by \"wins_at_least\", got \"%1\"")
-                                       .arg(v->rule)
-                                 : QStringLiteral("\"wins_at_least\" decides a win_tie_loss statistic only, this "
-                                                  "claim's statistic is \"%1\"")
-                                       .arg(s.kind));
+        r.problem("rule",
+                  counts
+                      ? QStringLiteral("a win_tie_loss statistic is decided by \"wins_at_least\", got \"%1\"")
+                            .arg(v->rule)
+                      : QStringLiteral("\"wins_at_least\" decides a win_tie_loss statistic only, this "
+                                       "claim's statistic is \"%1\"")
+                            .arg(s.kind));
     if (v->rule == QLatin1String("wins_at_least")) {
         v->fraction = r.number("fraction", true);
         if (std::isfinite(v->fraction) && !(v->fraction > 0 && v->fraction <= 1))
-            r.problem("fraction", QStringLiteral("expected a share of the pairs in (0, 1], got %1").arg(v->fraction));
+            r.problem("fraction",
+                      QStringLiteral("expected a share of the pairs in (0, 1], got %1").arg(v->fraction));
     } else if (r.has("fraction")) {
-        r.problem("fraction", QStringLiteral("only \"wins_at_least\" takes a fraction, got %1 with rule \"%2\"")
-                                  .arg(jsonValueText(r.value("fraction")), v->rule));
+        r.problem("fraction",
+                  QStringLiteral("only \"wins_at_least\" takes a fraction, got %1 with rule \"%2\"")
+                      .arg(jsonValueText(r.value("fraction")), v->rule));
     }
 }
 
@@ -236,13 +245,19 @@ void readOverrides(const ObjectReader& r, const QString& key, QJsonObject* out)
 
 QStringList ClaimsFile::statisticKinds()
 {
-    return {"final", "at_time", "time_to_target", "time_ratio", "win_tie_loss", "difference", "slope", "sweep"};
+    return {"final",        "at_time",    "time_to_target", "time_ratio",
+            "win_tie_loss", "difference", "slope",          "sweep"};
 }
 
 QStringList ClaimsFile::verdictRules()
 {
-    return {"mean_ci_contains_or_exceeds", "mean_ci_contains_or_below", "mean_ci_contains", "mean_ci_above",
-            "mean_ci_below", "ratio_at_least", "wins_at_least"};
+    return {"mean_ci_contains_or_exceeds",
+            "mean_ci_contains_or_below",
+            "mean_ci_contains",
+            "mean_ci_above",
+            "mean_ci_below",
+            "ratio_at_least",
+            "wins_at_least"};
 }
 
 const Reading* ClaimsFile::reading(const QString& id) const
@@ -263,7 +278,8 @@ std::optional<ClaimsFile> ClaimsFile::fromFile(const QString& path, QStringList*
     return fromJson(f.readAll(), QFileInfo(path).absoluteFilePath(), problems);
 }
 
-std::optional<ClaimsFile> ClaimsFile::fromJson(const QByteArray& json, const QString& path, QStringList* problems)
+std::optional<ClaimsFile> ClaimsFile::fromJson(const QByteArray& json, const QString& path,
+                                               QStringList* problems)
 {
     const int before = int(problems->size());
     QJsonParseError pe;
@@ -284,8 +300,9 @@ std::optional<ClaimsFile> ClaimsFile::fromJson(const QByteArray& json, const QSt
     file.paper = top.string("paper", true);
     static const QRegularExpression paperName(QStringLiteral("^[A-Za-z0-9][A-Za-z0-9_-]*$"));
     if (!file.paper.isEmpty() && !paperName.match(file.paper).hasMatch())
-        top.problem("paper", QStringLiteral("names the report's file: letters, digits, '-' and '_' only, got \"%1\"")
-                                 .arg(file.paper));
+        top.problem("paper",
+                    QStringLiteral("names the report's file: letters, digits, '-' and '_' only, got \"%1\"")
+                        .arg(file.paper));
     file.title = top.string("title", true);
     file.citation = top.string("citation", false);
 
@@ -293,7 +310,8 @@ std::optional<ClaimsFile> ClaimsFile::fromJson(const QByteArray& json, const QSt
     for (int i = 0; i < readings.size(); ++i) {
         const QString at = QStringLiteral("readings[%1]").arg(i);
         if (!readings[i].isObject()) {
-            top.problem(at, QStringLiteral("expected an object {id, text}, got %1").arg(jsonValueText(readings[i])));
+            top.problem(
+                at, QStringLiteral("expected an object {id, text}, got %1").arg(jsonValueText(readings[i])));
             continue;
         }
         const ObjectReader r(readings[i].toObject(), path, at, problems);
@@ -347,21 +365,23 @@ std::optional<ClaimsFile> ClaimsFile::fromJson(const QByteArray& json, const QSt
         } else if (exp.isObject()) {
             c.experimentInline = exp.toObject();
         } else {
-            r.problem("experiment", exp.isUndefined()
-                                        ? QStringLiteral("missing (an experiment file's path or an experiment object)")
-                                        : QStringLiteral("expected an experiment file's path or an experiment object, "
-                                                         "got %1")
-                                              .arg(jsonValueText(exp)));
+            r.problem("experiment",
+                      exp.isUndefined()
+                          ? QStringLiteral("missing (an experiment file's path or an experiment object)")
+                          : QStringLiteral("expected an experiment file's path or an experiment object, "
+                                           "got %1")
+                                .arg(jsonValueText(exp)));
         }
         readOverrides(r, QStringLiteral("overrides"), &c.overrides);
 
         if (r.value("statistic").isObject())
-            readStatistic(ObjectReader(r.object("statistic", true), path, r.keyPath("statistic"), problems), &c.statistic);
+            readStatistic(ObjectReader(r.object("statistic", true), path, r.keyPath("statistic"), problems),
+                          &c.statistic);
         else
             r.object("statistic", true);
         if (r.value("verdict").isObject())
-            readVerdict(ObjectReader(r.object("verdict", true), path, r.keyPath("verdict"), problems), c.statistic,
-                        &c.verdict);
+            readVerdict(ObjectReader(r.object("verdict", true), path, r.keyPath("verdict"), problems),
+                        c.statistic, &c.verdict);
         else
             r.object("verdict", true);
 
@@ -374,9 +394,11 @@ std::optional<ClaimsFile> ClaimsFile::fromJson(const QByteArray& json, const QSt
         else if (c.n < 1)
             r.problem("n", QStringLiteral("expected at least 1 seed, got %1").arg(c.n));
         else if (c.n < 5 && c.nReason.trimmed().isEmpty())
-            r.problem("n", QStringLiteral("%1 seeds: a claim needs at least 5 seeds (or feature draws) for its interval, "
-                                          "or an \"n_reason\" saying why fewer")
-                               .arg(c.n));
+            r.problem("n",
+                      QStringLiteral(
+                          "%1 seeds: a claim needs at least 5 seeds (or feature draws) for its interval, "
+                          "or an \"n_reason\" saying why fewer")
+                          .arg(c.n));
 
         const QJsonArray refs = r.array("readings", false);
         for (int k = 0; k < refs.size(); ++k) {
@@ -388,7 +410,8 @@ std::optional<ClaimsFile> ClaimsFile::fromJson(const QByteArray& json, const QSt
                                   QStringList all;
                                   for (const Reading& rd : file.readings)
                                       all << rd.id;
-                                  return all.isEmpty() ? QStringLiteral("none") : all.join(QStringLiteral(", "));
+                                  return all.isEmpty() ? QStringLiteral("none")
+                                                       : all.join(QStringLiteral(", "));
                               }()));
             else
                 c.readings << id;
@@ -407,8 +430,9 @@ std::optional<ClaimsFile> ClaimsFile::fromJson(const QByteArray& json, const QSt
             readOverrides(q, QStringLiteral("overrides"), &c.quick.overrides);
             c.quick.note = q.string("note", false);
         } else if (!quick.isUndefined()) {
-            r.problem("quick", QStringLiteral("expected true, false or an object {n, overrides, note}, got %1")
-                                   .arg(jsonValueText(quick)));
+            r.problem("quick",
+                      QStringLiteral("expected true, false or an object {n, overrides, note}, got %1")
+                          .arg(jsonValueText(quick)));
         }
         file.claims << c;
     }

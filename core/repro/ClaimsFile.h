@@ -21,8 +21,8 @@ namespace tb::repro {
 /// data, note, quick (false, true, or {n, overrides, note})}].
 class ClaimsFile {
 public:
-    QString path;        ///< absolute path of the file
-    QString paper;       ///< e.g. "bpls"
+    QString path;  ///< absolute path of the file
+    QString paper; ///< e.g. "bpls"
     QString title;
     QString citation;
     QList<Reading> readings;
@@ -38,7 +38,8 @@ public:
     static std::optional<ClaimsFile> fromFile(const QString& path, QStringList* problems);
     /// As fromFile() for text already read; @p path names it in messages and relative experiment
     /// paths resolve against its folder.
-    static std::optional<ClaimsFile> fromJson(const QByteArray& json, const QString& path, QStringList* problems);
+    static std::optional<ClaimsFile> fromJson(const QByteArray& json, const QString& path,
+                                              QStringList* problems);
 
     /// The reading @p id, or nullptr.
     const Reading* reading(const QString& id) const;

@@ -17,15 +17,15 @@ namespace tb::repro {
 
 /// Where, when and how the report was produced.
 struct ReportHeader {
-    QString command;      ///< the exact command line
-    QString claimsFile;   ///< the claims file as the command named it (empty: ClaimsFile::path)
-    QDateTime date;       ///< UTC
-    QString cpu;          ///< e.g. "Intel(R) Xeon(R) Processor"
-    int cores = 0;        ///< the cores the process may use
+    QString command;    ///< the exact command line
+    QString claimsFile; ///< the claims file as the command named it (empty: ClaimsFile::path)
+    QDateTime date;     ///< UTC
+    QString cpu;        ///< e.g. "Intel(R) Xeon(R) Processor"
+    int cores = 0;      ///< the cores the process may use
     QString appVersion;
     QString gitHash;
-    bool quick = false;   ///< --quick: the declared quick subset and variants
-    QString store;        ///< the run database
+    bool quick = false;     ///< --quick: the declared quick subset and variants
+    QString store;          ///< the run database
     double wallSeconds = 0; ///< of the whole command so far
 };
 
@@ -37,12 +37,12 @@ struct ClaimReport {
     /// data absent: …"), and the verdict is inconclusive.
     QString notRun;
     QString experimentName;
-    QString experimentFile;  ///< as the claims file names it, or "inline"
+    QString experimentFile;   ///< as the claims file names it, or "inline"
     qint64 experimentId = -1; ///< in the store
-    bool reused = false;     ///< read back from the store (--resume) with nothing left to train
-    int trainedRuns = 0;     ///< runs this command trained for the experiment
-    int seeds = 0;           ///< asked for
-    QStringList charts;      ///< file names relative to the report
+    bool reused = false;      ///< read back from the store (--resume) with nothing left to train
+    int trainedRuns = 0;      ///< runs this command trained for the experiment
+    int seeds = 0;            ///< asked for
+    QStringList charts;       ///< file names relative to the report
 };
 
 /// Pure functions; thread-safe.
@@ -50,7 +50,8 @@ class ReproductionReport {
 public:
     /// The report as Markdown. Each evaluated claim has a line "**Verdict: holds**" (or "does not
     /// hold", "inconclusive"), so scripts and tests can read verdicts back.
-    static QString markdown(const ClaimsFile& file, const ReportHeader& header, const QList<ClaimReport>& claims);
+    static QString markdown(const ClaimsFile& file, const ReportHeader& header,
+                            const QList<ClaimReport>& claims);
 
     /// The CPU model of this machine (/proc/cpuinfo's "model name"), or "unknown".
     static QString cpuModel();

@@ -60,9 +60,10 @@ bool ReportViewer::openReport(const QString& path, QString* error)
     const QString text = QString::fromUtf8(f.readAll());
     const auto verdicts = repro::ReproductionReport::verdicts(text);
     if (verdicts.isEmpty()) {
-        *error = tr("%1: not a reproduction report (no \"Verdict:\" line; reports are written by trainbench-cli "
-                    "reproduce)")
-                     .arg(path);
+        *error =
+            tr("%1: not a reproduction report (no \"Verdict:\" line; reports are written by trainbench-cli "
+               "reproduce)")
+                .arg(path);
         return false;
     }
     m_path = QFileInfo(path).absoluteFilePath();
@@ -77,7 +78,11 @@ bool ReportViewer::openReport(const QString& path, QString* error)
         else
             ++open;
     }
-    m_summary->setText(tr("%1 claims: %2 hold, %3 do not hold, %4 inconclusive").arg(verdicts.size()).arg(holds).arg(fails).arg(open));
+    m_summary->setText(tr("%1 claims: %2 hold, %3 do not hold, %4 inconclusive")
+                           .arg(verdicts.size())
+                           .arg(holds)
+                           .arg(fails)
+                           .arg(open));
     setWindowTitle(tr("Reproduction report — %1").arg(QFileInfo(m_path).fileName()));
     listFolder();
     return true;

@@ -28,8 +28,6 @@ QByteArray fixture(const QString& name)
     return f.readAll();
 }
 
-
-
 } // namespace
 
 class TestCliReproduce : public QObject {
@@ -127,14 +125,16 @@ private Q_SLOTS:
         const QMap<QString, QString> v = verdicts(md);
         QCOMPARE(v.size(), 4);
         QVERIFY2(v.value("ridge-holds").startsWith("holds |"), qPrintable(v.value("ridge-holds")));
-        QVERIFY2(v.value("ridge-unreachable").startsWith("does not hold |"), qPrintable(v.value("ridge-unreachable")));
-        QVERIFY2(v.value("file-absent").startsWith("inconclusive |")
-                     && v.value("file-absent").contains("data absent: dataset.file: " + m_dir.filePath("claims/not-here.csv")
-                                                        + " does not exist"),
+        QVERIFY2(v.value("ridge-unreachable").startsWith("does not hold |"),
+                 qPrintable(v.value("ridge-unreachable")));
+        QVERIFY2(v.value("file-absent").startsWith("inconclusive |") &&
+                     v.value("file-absent")
+                         .contains("data absent: dataset.file: " + m_dir.filePath("claims/not-here.csv") +
+                                   " does not exist"),
                  qPrintable(v.value("file-absent")));
-        QVERIFY2(v.value("catalogue-absent").startsWith("inconclusive |")
-                     && v.value("catalogue-absent").contains("catalogue data set(s) mnist")
-                     && v.value("catalogue-absent").contains("trainbench-cli datasets fetch mnist"),
+        QVERIFY2(v.value("catalogue-absent").startsWith("inconclusive |") &&
+                     v.value("catalogue-absent").contains("catalogue data set(s) mnist") &&
+                     v.value("catalogue-absent").contains("trainbench-cli datasets fetch mnist"),
                  qPrintable(v.value("catalogue-absent")));
         // The header: command, machine, version; each claim its reading, figure, n and chart.
         QVERIFY(md.contains("- Command: `trainbench-cli reproduce claims/toy.json --out out --db "));
@@ -156,7 +156,8 @@ private Q_SLOTS:
         const QString db = m_dir.filePath("runs.sqlite");
         const qint64 before = count(db, "select count(*) from runs");
         QVERIFY(before > 0);
-        const Output o = cli({"reproduce", "claims/toy.json", "--out", "out", "--db", db, "--quiet", "--resume"});
+        const Output o =
+            cli({"reproduce", "claims/toy.json", "--out", "out", "--db", db, "--quiet", "--resume"});
         QVERIFY2(o.code == 0, qPrintable(o.err));
         QCOMPARE(count(db, "select count(*) from runs"), before);
         const QString md = read("out/toy.md");
@@ -171,13 +172,15 @@ private Q_SLOTS:
     void quickRunsTheDeclaredSubset()
     {
         const QString db = m_dir.filePath("quick.sqlite");
-        const Output o = cli({"reproduce", "claims/toy.json", "--out", "out", "--db", db, "--quiet", "--quick"});
+        const Output o =
+            cli({"reproduce", "claims/toy.json", "--out", "out", "--db", db, "--quiet", "--quick"});
         QVERIFY2(o.code == 0, qPrintable(o.err));
         const QString md = read("out/toy-quick.md");
         QVERIFY(md.contains("**Quick mode**"));
         QVERIFY(md.contains("- Quick variant: two seeds"));
         const QMap<QString, QString> v = verdicts(md);
-        QVERIFY2(v.value("ridge-unreachable").contains("not in the --quick subset"), qPrintable(v.value("ridge-unreachable")));
+        QVERIFY2(v.value("ridge-unreachable").contains("not in the --quick subset"),
+                 qPrintable(v.value("ridge-unreachable")));
         QVERIFY(md.contains(", n = 2 (of 2 asked for)"));
         QCOMPARE(count(db, "select count(*) from runs"), 4); // 2 seeds × 2 algorithms
     }
@@ -185,29 +188,36 @@ private Q_SLOTS:
     void malformedFileRunsNothing()
     {
         QByteArray bad = m_claims;
-        bad.replace("\"kind\": \"final\", \"algorithm\": \"Ridge\"}, \"n\": 5,\n     \"verdict\": {\"rule\": \"mean_ci_contains_or_exceeds\"}, \"readings\"",
-                    "\"kind\": \"final\", \"algorithm\": \"Ridge\"}, \"n\": 3,\n     \"verdict\": {\"rule\": \"mean_ci_contains_or_exceeds\"}, \"readings\"");
+        bad.replace("\"kind\": \"final\", \"algorithm\": \"Ridge\"}, \"n\": 5,\n     \"verdict\": {\"rule\": "
+                    "\"mean_ci_contains_or_exceeds\"}, \"readings\"",
+                    "\"kind\": \"final\", \"algorithm\": \"Ridge\"}, \"n\": 3,\n     \"verdict\": {\"rule\": "
+                    "\"mean_ci_contains_or_exceeds\"}, \"readings\"");
         QVERIFY(bad != m_claims);
         const QString path = write("claims/bad.json", bad);
         const QString db = m_dir.filePath("bad.sqlite");
         const Output o = cli({"reproduce", "claims/bad.json", "--out", "out-bad", "--db", db, "--quiet"});
         QCOMPARE(o.code, 3);
-        QVERIFY2(o.err.contains(path + ": claims[0] (\"ridge-holds\").n: 3 seeds: a claim needs at least 5 seeds"),
-                 qPrintable(o.err));
+        QVERIFY2(
+            o.err.contains(path + ": claims[0] (\"ridge-holds\").n: 3 seeds: a claim needs at least 5 seeds"),
+            qPrintable(o.err));
         QVERIFY(!QFileInfo::exists(db));
         QVERIFY(!QFileInfo::exists(m_dir.filePath("out-bad/toy.md")));
 
         // A configuration the experiment does not have is found against the results: named, exit 3.
         QByteArray typo = m_claims;
         typo.replace("\"Ridge gets 99.9 %\"", "\"Ridge gets 99.9 % (typo)\"");
-        typo.replace("\"statistic\": {\"kind\": \"final\", \"algorithm\": \"Ridge\"}, \"n\": 5,\n     \"verdict\": {\"rule\": \"mean_ci_contains_or_exceeds\"}},",
-                     "\"statistic\": {\"kind\": \"final\", \"algorithm\": \"Ridg\"}, \"n\": 5,\n     \"verdict\": {\"rule\": \"mean_ci_contains_or_exceeds\"}},");
+        typo.replace("\"statistic\": {\"kind\": \"final\", \"algorithm\": \"Ridge\"}, \"n\": 5,\n     "
+                     "\"verdict\": {\"rule\": \"mean_ci_contains_or_exceeds\"}},",
+                     "\"statistic\": {\"kind\": \"final\", \"algorithm\": \"Ridg\"}, \"n\": 5,\n     "
+                     "\"verdict\": {\"rule\": \"mean_ci_contains_or_exceeds\"}},");
         QVERIFY(typo.contains("\"Ridg\""));
         const QString typoPath = write("claims/typo.json", typo);
-        const Output t = cli({"reproduce", "claims/typo.json", "--out", "out-typo", "--db", m_dir.filePath("typo.sqlite"), "--quiet"});
+        const Output t = cli({"reproduce", "claims/typo.json", "--out", "out-typo", "--db",
+                              m_dir.filePath("typo.sqlite"), "--quiet"});
         QCOMPARE(t.code, 3);
-        QVERIFY2(t.err.contains(typoPath + ": claims[1] (\"ridge-unreachable\").statistic: no configuration \"Ridg\"")
-                     && t.err.contains("Ridge, BPLS"),
+        QVERIFY2(t.err.contains(typoPath +
+                                ": claims[1] (\"ridge-unreachable\").statistic: no configuration \"Ridg\"") &&
+                     t.err.contains("Ridge, BPLS"),
                  qPrintable(t.err));
     }
 

@@ -45,7 +45,8 @@ AlgorithmCurves curves(const QString& label, const QList<double>& finals, int ch
     return c;
 }
 
-Claim claim(const QString& kind, const QString& rule, double figure, const QString& unit = QStringLiteral("%"))
+Claim claim(const QString& kind, const QString& rule, double figure,
+            const QString& unit = QStringLiteral("%"))
 {
     Claim c;
     c.id = QStringLiteral("c");
@@ -68,22 +69,26 @@ class TestClaimEvaluator : public QObject {
 private Q_SLOTS:
     void initTestCase()
     {
-        m_result.curves << curves("A", kFinals) << curves("B", {0.79, 0.83, 0.80, 0.82, 0.95}, 4, {4, 4, 4, 4, 4});
+        m_result.curves << curves("A", kFinals)
+                        << curves("B", {0.79, 0.83, 0.80, 0.82, 0.95}, 4, {4, 4, 4, 4, 4});
     }
 
     void finalMeanAndInterval()
     {
-        const ClaimOutcome o = ClaimEvaluator::evaluate(claim("final", "mean_ci_contains_or_exceeds", 87), m_result, 5);
+        const ClaimOutcome o =
+            ClaimEvaluator::evaluate(claim("final", "mean_ci_contains_or_exceeds", 87), m_result, 5);
         QVERIFY(o.error.isEmpty());
         QCOMPARE(o.n, 5);
         QVERIFY(std::abs(o.mean - 84) < 1e-9);
         QVERIFY2(std::abs(o.ciLow - (84 - kHalf)) < 1e-4 && std::abs(o.ciHigh - (84 + kHalf)) < 1e-4,
                  qPrintable(QStringLiteral("%1 %2").arg(o.ciLow).arg(o.ciHigh)));
         QCOMPARE(o.verdict, Verdict::Holds); // 87 lies inside [80.07, 87.93]
-        QCOMPARE(ClaimEvaluator::evaluate(claim("final", "mean_ci_contains_or_exceeds", 90), m_result, 5).verdict,
-                 Verdict::DoesNotHold);
-        QCOMPARE(ClaimEvaluator::evaluate(claim("final", "mean_ci_contains_or_exceeds", 70), m_result, 5).verdict,
-                 Verdict::Holds);
+        QCOMPARE(
+            ClaimEvaluator::evaluate(claim("final", "mean_ci_contains_or_exceeds", 90), m_result, 5).verdict,
+            Verdict::DoesNotHold);
+        QCOMPARE(
+            ClaimEvaluator::evaluate(claim("final", "mean_ci_contains_or_exceeds", 70), m_result, 5).verdict,
+            Verdict::Holds);
     }
 
     void errorIsOneMinusAccuracy()
@@ -112,7 +117,8 @@ private Q_SLOTS:
         QCOMPARE(ClaimEvaluator::decide("ratio_at_least", 3, 5, 3, &why), Verdict::Holds);
         QCOMPARE(ClaimEvaluator::decide("ratio_at_least", 3, 5, 4, &why), Verdict::Inconclusive);
         QCOMPARE(ClaimEvaluator::decide("ratio_at_least", 3, 5, 6, &why), Verdict::DoesNotHold);
-        QCOMPARE(ClaimEvaluator::decide("mean_ci_contains_or_exceeds", NAN, NAN, 1, &why), Verdict::Inconclusive);
+        QCOMPARE(ClaimEvaluator::decide("mean_ci_contains_or_exceeds", NAN, NAN, 1, &why),
+                 Verdict::Inconclusive);
         QVERIFY(why.contains("fewer than two"));
     }
 
@@ -120,7 +126,8 @@ private Q_SLOTS:
     {
         ExperimentResult one;
         one.curves << curves("A", {0.9});
-        const ClaimOutcome o = ClaimEvaluator::evaluate(claim("final", "mean_ci_contains_or_exceeds", 50), one, 1);
+        const ClaimOutcome o =
+            ClaimEvaluator::evaluate(claim("final", "mean_ci_contains_or_exceeds", 50), one, 1);
         QCOMPARE(o.n, 1);
         QCOMPARE(o.verdict, Verdict::Inconclusive);
     }
@@ -157,7 +164,8 @@ private Q_SLOTS:
 
     void timeRatio()
     {
-        // B's checkpoints are 4 s apart, A's 1 s; both reach 0.64 at their second checkpoint → ratio 4 exactly.
+        // B's checkpoints are 4 s apart, A's 1 s; both reach 0.64 at their second checkpoint → ratio 4
+        // exactly.
         Claim c = claim("time_ratio", "ratio_at_least", 3, "x");
         c.statistic.against = QStringLiteral("B");
         c.statistic.target = 0.64;
@@ -245,14 +253,16 @@ private Q_SLOTS:
         Claim c = claim("final", "mean_ci_contains_or_exceeds", 50);
         c.statistic.algorithm = QStringLiteral("Adam");
         const ClaimOutcome o = ClaimEvaluator::evaluate(c, m_result, 5);
-        QVERIFY2(o.error.contains("no configuration \"Adam\"") && o.error.contains("A, B"), qPrintable(o.error));
+        QVERIFY2(o.error.contains("no configuration \"Adam\"") && o.error.contains("A, B"),
+                 qPrintable(o.error));
     }
 
     void failedRunsAreCounted()
     {
         ExperimentResult r = m_result;
         r.curves[0].statuses[1] = RunStatus::Failed;
-        const ClaimOutcome o = ClaimEvaluator::evaluate(claim("final", "mean_ci_contains_or_exceeds", 50), r, 5);
+        const ClaimOutcome o =
+            ClaimEvaluator::evaluate(claim("final", "mean_ci_contains_or_exceeds", 50), r, 5);
         QCOMPARE(o.n, 4);
         QCOMPARE(o.failedRuns, 1);
     }

@@ -16,7 +16,8 @@ using namespace tb::repro;
 
 namespace {
 
-const char* kExperiment = R"({"name": "moons", "kind": "learning-curve", "repeats": 1, "seed": 1, "threads": 1,
+const char* kExperiment =
+    R"({"name": "moons", "kind": "learning-curve", "repeats": 1, "seed": 1, "threads": 1,
     "dataset": {"source": "moons", "samples": 200, "noise": 0.2},
     "algorithms": [{"id": "linear.ridge", "label": "Ridge"}, {"id": "bpls.classify", "label": "BPLS", "params": {"hidden": [5]}}]})";
 
@@ -28,21 +29,24 @@ QJsonObject validClaim()
         {"where", "Table 1"},
         {"figure", QJsonObject{{"value", 80}, {"unit", "%"}}},
         {"experiment", "experiments/moons.json"},
-        {"overrides", QJsonObject{{"algorithms", QJsonArray{"Ridge"}}, {"dataset", QJsonObject{{"samples", 300}}}}},
+        {"overrides",
+         QJsonObject{{"algorithms", QJsonArray{"Ridge"}}, {"dataset", QJsonObject{{"samples", 300}}}}},
         {"statistic", QJsonObject{{"kind", "final"}, {"algorithm", "Ridge"}, {"metric", "test_accuracy"}}},
         {"n", 5},
         {"verdict", QJsonObject{{"rule", "mean_ci_contains_or_exceeds"}}},
         {"readings", QJsonArray{"toy"}},
-        {"quick", QJsonObject{{"n", 2}, {"overrides", QJsonObject{{"dataset", QJsonObject{{"samples", 100}}}}},
+        {"quick", QJsonObject{{"n", 2},
+                              {"overrides", QJsonObject{{"dataset", QJsonObject{{"samples", 100}}}}},
                               {"note", "100 samples"}}}};
 }
 
 QJsonObject validFile()
 {
-    return QJsonObject{{"paper", "toy"},
-                       {"title", "A toy paper"},
-                       {"readings", QJsonArray{QJsonObject{{"id", "toy"}, {"text", "moons stand in for the paper's data"}}}},
-                       {"claims", QJsonArray{validClaim()}}};
+    return QJsonObject{
+        {"paper", "toy"},
+        {"title", "A toy paper"},
+        {"readings", QJsonArray{QJsonObject{{"id", "toy"}, {"text", "moons stand in for the paper's data"}}}},
+        {"claims", QJsonArray{validClaim()}}};
 }
 
 } // namespace
@@ -108,8 +112,8 @@ private Q_SLOTS:
         QString error;
         const auto full = ClaimExperiment::spec(*file, file->claims.first(), false, &error);
         QVERIFY2(full, qPrintable(error));
-        QCOMPARE(full->repeats, 5);                      // n
-        QCOMPARE(full->algorithms.size(), 1);            // the subset
+        QCOMPARE(full->repeats, 5);           // n
+        QCOMPARE(full->algorithms.size(), 1); // the subset
         QCOMPARE(full->algorithms.first().label, QStringLiteral("Ridge"));
         QCOMPARE(full->dataset.value("samples").toInt(), 300);
         QCOMPARE(full->dataset.value("noise").toDouble(), 0.2); // merged, not replaced
@@ -132,7 +136,8 @@ private Q_SLOTS:
         QVERIFY(file);
         QString error;
         QVERIFY(!ClaimExperiment::spec(*file, file->claims.first(), false, &error));
-        QVERIFY2(error.contains("overrides.algorithms[0]") && error.contains("\"Adam\"") && error.contains("Ridge, BPLS"),
+        QVERIFY2(error.contains("overrides.algorithms[0]") && error.contains("\"Adam\"") &&
+                     error.contains("Ridge, BPLS"),
                  qPrintable(error));
     }
 
@@ -142,7 +147,9 @@ private Q_SLOTS:
         const QStringList p = problemsOf([](QJsonObject& c) { c.remove("quote"); }, &path);
         QCOMPARE(p.size(), 1);
         QVERIFY2(p[0].startsWith(path + ": claims[0] (\"ridge-accuracy\").quote: missing"), qPrintable(p[0]));
-        const QStringList f = problemsOf([](QJsonObject& c) { c.insert("figure", QJsonObject{{"unit", "%"}}); });
+        const QStringList f = problemsOf([](QJsonObject& c) {
+            c.insert("figure", QJsonObject{{"unit", "%"}});
+        });
         QCOMPARE(f.size(), 1);
         QVERIFY2(f[0].contains("claims[0] (\"ridge-accuracy\").figure.value: missing"), qPrintable(f[0]));
     }
@@ -160,9 +167,11 @@ private Q_SLOTS:
             c.insert("statistic", QJsonObject{{"kind", "median_of_medians"}, {"algorithm", "Ridge"}});
         });
         QVERIFY(!p.isEmpty());
-        QVERIFY2(p[0].contains("claims[0] (\"ridge-accuracy\").statistic.kind: unknown statistic \"median_of_medians\"")
-                     && p[0].contains("time_to_target"),
-                 qPrintable(p.join('\n')));
+        QVERIFY2(
+            p[0].contains(
+                "claims[0] (\"ridge-accuracy\").statistic.kind: unknown statistic \"median_of_medians\"") &&
+                p[0].contains("time_to_target"),
+            qPrintable(p.join('\n')));
     }
 
     void statisticNeedsItsKeys()
@@ -173,39 +182,50 @@ private Q_SLOTS:
         QVERIFY2(p.filter(".statistic.against: missing").size() == 1, qPrintable(p.join('\n')));
         QVERIFY2(p.filter(".statistic.target: missing").size() == 1, qPrintable(p.join('\n')));
         const QStringList m = problemsOf([](QJsonObject& c) {
-            c.insert("statistic", QJsonObject{{"kind", "final"}, {"algorithm", "Ridge"}, {"metric", "accuracy"}});
+            c.insert("statistic",
+                     QJsonObject{{"kind", "final"}, {"algorithm", "Ridge"}, {"metric", "accuracy"}});
         });
         QCOMPARE(m.size(), 1);
-        QVERIFY2(m[0].contains(".statistic.metric: unknown metric \"accuracy\"") && m[0].contains("test_error"),
+        QVERIFY2(m[0].contains(".statistic.metric: unknown metric \"accuracy\"") &&
+                     m[0].contains("test_error"),
                  qPrintable(m[0]));
     }
 
     void unknownRuleAndMismatchedRule()
     {
-        const QStringList p = problemsOf([](QJsonObject& c) { c.insert("verdict", QJsonObject{{"rule", "looks_good"}}); });
+        const QStringList p = problemsOf([](QJsonObject& c) {
+            c.insert("verdict", QJsonObject{{"rule", "looks_good"}});
+        });
         QCOMPARE(p.size(), 1);
         QVERIFY2(p[0].contains(".verdict.rule: unknown verdict rule \"looks_good\""), qPrintable(p[0]));
         const QStringList w = problemsOf([](QJsonObject& c) {
-            c.insert("statistic", QJsonObject{{"kind", "win_tie_loss"}, {"algorithm", "Ridge"}, {"against", "BPLS"}});
+            c.insert("statistic",
+                     QJsonObject{{"kind", "win_tie_loss"}, {"algorithm", "Ridge"}, {"against", "BPLS"}});
         });
         QCOMPARE(w.size(), 1);
-        QVERIFY2(w[0].contains(".verdict.rule: a win_tie_loss statistic is decided by \"wins_at_least\""), qPrintable(w[0]));
+        QVERIFY2(w[0].contains(".verdict.rule: a win_tie_loss statistic is decided by \"wins_at_least\""),
+                 qPrintable(w[0]));
     }
 
     void unknownReadingReference()
     {
-        const QStringList p = problemsOf([](QJsonObject& c) { c.insert("readings", QJsonArray{"toy", "tuned-bandwidth"}); });
+        const QStringList p = problemsOf([](QJsonObject& c) {
+            c.insert("readings", QJsonArray{"toy", "tuned-bandwidth"});
+        });
         QCOMPARE(p.size(), 1);
-        QVERIFY2(p[0].contains("claims[0] (\"ridge-accuracy\").readings[1]: no reading \"tuned-bandwidth\" in this file "
-                               "(readings: toy)"),
-                 qPrintable(p[0]));
+        QVERIFY2(
+            p[0].contains(
+                "claims[0] (\"ridge-accuracy\").readings[1]: no reading \"tuned-bandwidth\" in this file "
+                "(readings: toy)"),
+            qPrintable(p[0]));
     }
 
     void fewSeedsNeedAReason()
     {
         const QStringList p = problemsOf([](QJsonObject& c) { c.insert("n", 3); });
         QCOMPARE(p.size(), 1);
-        QVERIFY2(p[0].contains(".n: 3 seeds: a claim needs at least 5 seeds") && p[0].contains("n_reason"), qPrintable(p[0]));
+        QVERIFY2(p[0].contains(".n: 3 seeds: a claim needs at least 5 seeds") && p[0].contains("n_reason"),
+                 qPrintable(p[0]));
         QVERIFY(problemsOf([](QJsonObject& c) {
                     c.insert("n", 1);
                     c.insert("n_reason", "the spectrum of one feature draw");
@@ -214,10 +234,11 @@ private Q_SLOTS:
 
     void experimentFileAbsent()
     {
-        const QStringList p = problemsOf([](QJsonObject& c) { c.insert("experiment", "experiments/nowhere.json"); });
+        const QStringList p =
+            problemsOf([](QJsonObject& c) { c.insert("experiment", "experiments/nowhere.json"); });
         QCOMPARE(p.size(), 1);
-        QVERIFY2(p[0].contains(".experiment: no experiment file \"experiments/nowhere.json\"")
-                     && p[0].contains(QDir::cleanPath(m_dir.filePath("claims/experiments/nowhere.json"))),
+        QVERIFY2(p[0].contains(".experiment: no experiment file \"experiments/nowhere.json\"") &&
+                     p[0].contains(QDir::cleanPath(m_dir.filePath("claims/experiments/nowhere.json"))),
                  qPrintable(p[0]));
     }
 
@@ -234,7 +255,8 @@ private Q_SLOTS:
         f.insert("claims", QJsonArray{validClaim(), validClaim()});
         QStringList problems;
         QVERIFY(!ClaimsFile::fromFile(write(f), &problems));
-        QVERIFY2(problems.filter("claims[1] (\"ridge-accuracy\").id: \"ridge-accuracy\" is already the id").size() == 1,
+        QVERIFY2(problems.filter("claims[1] (\"ridge-accuracy\").id: \"ridge-accuracy\" is already the id")
+                         .size() == 1,
                  qPrintable(problems.join('\n')));
     }
 

@@ -79,10 +79,12 @@ private Q_SLOTS:
         QVERIFY2(viewer.openReport(m_dir.filePath("toy.md"), &error), qPrintable(error));
         QCOMPARE(viewer.summary(), QStringLiteral("3 claims: 1 hold, 1 do not hold, 1 inconclusive"));
         const QString text = viewer.browser()->toPlainText();
-        QVERIFY2(text.contains("Reproduction: A toy paper") && text.contains("Verdict: does not hold"), qPrintable(text));
+        QVERIFY2(text.contains("Reproduction: A toy paper") && text.contains("Verdict: does not hold"),
+                 qPrintable(text));
         QVERIFY(!text.contains("**")); // rendered, not shown as source
         // The chart, named relative to the report, comes from the report's folder.
-        const QVariant image = viewer.browser()->document()->resource(QTextDocument::ImageResource, QUrl("toy-1.png"));
+        const QVariant image =
+            viewer.browser()->document()->resource(QTextDocument::ImageResource, QUrl("toy-1.png"));
         QVERIFY(image.isValid());
         QCOMPARE(image.value<QImage>().size(), QSize(72, 45));
         // The other reports of the folder are offered; README.md is not a report.
@@ -97,9 +99,11 @@ private Q_SLOTS:
         ReportViewer viewer;
         QString error;
         QVERIFY(!viewer.openReport(m_dir.filePath("README.md"), &error));
-        QVERIFY2(error.contains(m_dir.filePath("README.md")) && error.contains("not a reproduction report"), qPrintable(error));
+        QVERIFY2(error.contains(m_dir.filePath("README.md")) && error.contains("not a reproduction report"),
+                 qPrintable(error));
         QVERIFY(!viewer.openReport(m_dir.filePath("missing.md"), &error));
-        QVERIFY2(error.contains(m_dir.filePath("missing.md")) && error.contains("cannot open"), qPrintable(error));
+        QVERIFY2(error.contains(m_dir.filePath("missing.md")) && error.contains("cannot open"),
+                 qPrintable(error));
         QVERIFY(viewer.path().isEmpty());
     }
 
