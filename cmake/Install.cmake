@@ -19,7 +19,7 @@ install(DIRECTORY ${CMAKE_SOURCE_DIR}/core/toolkit/trainbench DESTINATION ${CMAK
 install(TARGETS tb_api tb_numerics tb_training tb_toolkit EXPORT TrainbenchTargets
         LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
         ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR})
-install(TARGETS tb_data tb_stats tb_store tb_engine tb_charts LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
+install(TARGETS tb_data tb_stats tb_store tb_engine tb_repro tb_charts LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
 install(EXPORT TrainbenchTargets NAMESPACE tb:: DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/Trainbench)
 
 configure_package_config_file(${CMAKE_SOURCE_DIR}/cmake/TrainbenchConfig.cmake.in
@@ -34,3 +34,5 @@ install(FILES ${CMAKE_BINARY_DIR}/TrainbenchConfig.cmake ${CMAKE_BINARY_DIR}/Tra
 
 # The example experiments (File → Open example in the GUI; run them with trainbench-cli).
 install(DIRECTORY ${CMAKE_SOURCE_DIR}/resources/experiments DESTINATION ${CMAKE_INSTALL_DATADIR}/trainbench)
+# The papers' claims files (trainbench-cli reproduce); they name the experiments above by relative path.
+install(DIRECTORY ${CMAKE_SOURCE_DIR}/resources/claims DESTINATION ${CMAKE_INSTALL_DATADIR}/trainbench)

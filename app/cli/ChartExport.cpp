@@ -19,8 +19,11 @@ QString sibling(const QString& path, const QString& suffix)
 } // namespace
 
 bool writeCharts(const ExperimentResult& result, const QString& title, const QString& path, QStringList* written,
-                 QString* error)
+                 QString* error, QSize size, int limit)
 {
+    if (size.isEmpty())
+        size = charts::ChartRenderer::defaultSize();
+    int count = 0;
     using namespace tb::charts;
     ChartOptions options;
     options.classification = ChartOptions::hasAccuracy(result); // decided once, from the data
@@ -32,13 +35,16 @@ bool writeCharts(const ExperimentResult& result, const QString& title, const QSt
         // One file, or one per parameter the chart is drawn against.
         const QStringList parameters = entry->exportParameters ? entry->exportParameters(result) : QStringList{QString()};
         for (const QString& parameter : parameters) {
+            if (limit >= 1 && count >= limit)
+                return true;
             ChartOptions o = options;
             o.parameter = parameter;
             const QString file = first ? path : sibling(path, parameter.isEmpty() ? entry->fileSuffix : parameter);
             const std::unique_ptr<ChartPlot> plot = entry->build(o);
             plot->show(result, o);
-            if (!plot->savePng(file, ChartRenderer::defaultSize(), error))
+            if (!plot->savePng(file, size, error))
                 return false;
+            ++count;
             if (written)
                 *written << file;
             first = false;

@@ -2,6 +2,7 @@
 
 #include <ExperimentRunner.h>
 
+#include <QSize>
 #include <QString>
 #include <QStringList>
 
@@ -16,8 +17,10 @@ namespace tb::cli {
 /// frontier to OUT-frontier.png; a noise sweep its RMSE vs σ to OUT.png; a param sweep its final
 /// metric against the first numeric swept parameter to OUT.png and against the others to
 /// OUT-KEY.png. Needs a QApplication. Returns false with @p error naming the file on failure (the
-/// files before it are written); @p written lists the files written.
+/// files before it are written); @p written lists the files written. @p size (default: empty, i.e.
+/// ChartRenderer::defaultSize()) is the image size; @p limit ≥ 1 writes only the first @p limit
+/// charts (−1, the default: all) — a reproduction report keeps its images small.
 bool writeCharts(const ExperimentResult& result, const QString& title, const QString& path, QStringList* written,
-                 QString* error);
+                 QString* error, QSize size = {}, int limit = -1);
 
 } // namespace tb::cli

@@ -9,6 +9,7 @@
 #include "DatasetsCommand.h"
 #include "LibraryNoise.h"
 #include "ProgressBar.h"
+#include "ReproduceCommand.h"
 
 #include <BuildInfo.h>
 #include <CostPrediction.h>
@@ -782,6 +783,8 @@ void usage()
              "  export ID [--db FILE] [--plot OUT.png] [--csv OUT.csv]\n"
              "  compare ID [ID ...] [--db FILE] [--metric KEY] [--baseline NAME] [--format text|csv|markdown|latex]\n"
              "                                        result matrix, paired tests, grid, time to target (docs/cli.md)\n"
+             "  reproduce CLAIMS.json... [--out DIR] [--quick] [--resume] [--db FILE]\n"
+             "                                        re-measure papers' claims, one report per file (docs/reproductions)\n"
              "  datasets [list|fetch|verify|path|remove] NAME… [--json] [--mirror URL] [--sha256 HEX] [--yes]\n"
              "                                        the papers' public data sets, fetched once into a cache\n"
              "  --version\n\n"
@@ -831,6 +834,11 @@ int main(int argc, char** argv)
             return cmdExport(args);
         if (cmd == "compare")
             return tb::cli::compareCommand(args);
+        if (cmd == "reproduce") {
+            std::signal(SIGINT, onSigint);
+            std::signal(SIGTERM, onSigint);
+            return tb::cli::reproduceCommand(args, &g_runner);
+        }
         if (cmd == "datasets") {
             std::signal(SIGINT, onSigint);
             std::signal(SIGTERM, onSigint);

@@ -9,6 +9,7 @@
 #include "WindowMessages.h"
 #include "charts/ChartTabs.h"
 #include "comparison/ComparisonTab.h"
+#include "reports/ReportViewer.h"
 #include "runs/ExperimentController.h"
 #include "runs/RunBrowser.h"
 #include "setup/AlgorithmPanel.h"
@@ -25,6 +26,7 @@
 #include <QApplication>
 #include <QCloseEvent>
 #include <QDockWidget>
+#include <QFileDialog>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QMenuBar>
@@ -169,6 +171,8 @@ void MainWindow::buildMenus()
     file->addAction(tr("Export chart as &PNG or SVG…"), m_exports, &ExportDialogs::exportChart);
     file->addAction(tr("Export selected runs as &CSV…"), m_exports, &ExportDialogs::exportRuns);
     file->addSeparator();
+    file->addAction(tr("Open reproduction &report…"), this, &MainWindow::openReproductionReport);
+    file->addSeparator();
     QAction* quit = file->addAction(tr("&Quit"), this, &QWidget::close);
     quit->setShortcut(QKeySequence::Quit);
 
@@ -229,6 +233,30 @@ void MainWindow::showPlugins()
 {
     PluginsDialog dialog(m_registry, this);
     dialog.exec();
+}
+
+void MainWindow::openReproductionReport()
+{
+    const QString path = QFileDialog::getOpenFileName(this, tr("Open a reproduction report"),
+                                                      ReportViewer::defaultFolder(),
+                                                      tr("Reproduction reports (*.md)"));
+    if (path.isEmpty())
+        return;
+    showReproductionReport(path);
+}
+
+bool MainWindow::showReproductionReport(const QString& path)
+{
+    if (!m_reportViewer)
+        m_reportViewer = new ReportViewer(this);
+    QString error;
+    if (!m_reportViewer->openReport(path, &error)) {
+        QMessageBox::warning(this, tr("Reproduction report"), error);
+        return false;
+    }
+    m_reportViewer->show();
+    m_reportViewer->raise();
+    return true;
 }
 
 void MainWindow::showAbout()

@@ -32,6 +32,7 @@ class ExperimentDocument;
 class ExperimentPanel;
 class ExportDialogs;
 class PresentationMode;
+class ReportViewer;
 class RunBrowser;
 class RunControl;
 class TeachingView;
@@ -137,6 +138,13 @@ public:
     /// @p window moved and shrunk as little as possible to lie inside @p available.
     static QRect fitToScreen(const QRect& window, const QRect& available);
 
+    /// File → Open reproduction report: shows a report `trainbench-cli reproduce` wrote
+    /// (docs/reproductions/<paper>.md) rendered with its charts in a window of its own (ReportViewer).
+    /// False, after saying why in a message box, when @p path is no readable report.
+    bool showReproductionReport(const QString& path);
+    /// The report window, once a report was shown (null before).
+    ReportViewer* reportViewer() const { return m_reportViewer; }
+
     /// Whether destructive actions ask first (default true).
     void setConfirmations(bool on);
 
@@ -173,6 +181,7 @@ private:
     void saveSettings() const;
     void showPlugins();
     void showAbout();
+    void openReproductionReport();
 
     const PluginRegistry& m_registry;
     ExperimentController* m_controller = nullptr;
@@ -196,6 +205,7 @@ private:
     ExperimentDocument* m_document = nullptr;
     RunControl* m_runs = nullptr;
     ExportDialogs* m_exports = nullptr;
+    ReportViewer* m_reportViewer = nullptr; ///< created when a report is first opened
 };
 
 } // namespace tb::gui

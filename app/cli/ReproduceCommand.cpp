@@ -1,0 +1,489 @@
+#include "ReproduceCommand.h"
+
+#include "ChartExport.h"
+#include "ProgressBar.h"
+
+#include <BuildInfo.h>
+#include <ClaimEvaluator.h>
+#include <ClaimExperiment.h>
+#include <ClaimsFile.h>
+#include <DataSource.h>
+#include <DatasetCache.h>
+#include <DatasetCatalog.h>
+#include <ExperimentRunner.h>
+#include <ParamSweep.h>
+#include <PluginRegistry.h>
+#include <ReproductionReport.h>
+#include <RunStore.h>
+
+#include <QCommandLineParser>
+#include <QDir>
+#include <QElapsedTimer>
+#include <QFileInfo>
+#include <QHash>
+#include <QJsonDocument>
+#include <QRegularExpression>
+#include <QSaveFile>
+#include <QSet>
+#include <QTextStream>
+
+#include <atomic>
+#include <cstdio>
+#include <unistd.h>
+
+#ifndef TB_APP_VERSION
+#define TB_APP_VERSION "0.0.0"
+#endif
+
+namespace tb::cli {
+namespace {
+
+using namespace tb::repro;
+
+enum Exit { Ok = 0, RunsFailed = 1, Usage = 2, Invalid = 3, Database = 4, Stopped = 5, Output = 6 };
+
+QTextStream& out()
+{
+    static QTextStream s(stdout);
+    return s;
+}
+QTextStream& err()
+{
+    static QTextStream s(stderr);
+    return s;
+}
+
+/// The progress bar, and a count of the runs this command trained (what --resume skips).
+class CountingObserver final : public ExperimentObserver {
+public:
+    explicit CountingObserver(ProgressBar* bar) : m_bar(bar) {}
+    void experimentStarted(qint64 id, const ExperimentSpec& spec, int total) override
+    {
+        m_bar->experimentStarted(id, spec, total);
+    }
+    void progress(int done, int total) override { m_bar->progress(done, total); }
+    void runStarted(const RunJob& job, qint64 runId) override
+    {
+        m_runs.fetch_add(1);
+        m_bar->runStarted(job, runId);
+    }
+    void costPredicted(const RunJob& job, qint64 runId, const QJsonObject& cost) override
+    {
+        m_bar->costPredicted(job, runId, cost);
+    }
+    void checkpointLogged(const RunJob& job, qint64 runId, const MetricPoint& p) override
+    {
+        m_bar->checkpointLogged(job, runId, p);
+    }
+    int runs() const { return m_runs.load(); }
+
+private:
+    ProgressBar* m_bar;
+    std::atomic<int> m_runs{0};
+};
+
+/// One distinct experiment of the claims being reproduced, run once for all its claims.
+struct PlannedExperiment {
+    ExperimentSpec spec;
+    QString file;   ///< as the claims file names it, or "inline"
+    QString absent; ///< why its data is not here; empty when it can run
+    ExperimentResult result;
+    bool ran = false;
+    bool reused = false;
+    int trainedRuns = 0;
+    QStringList charts;
+};
+
+// Why an experiment's data is not on this machine, before anything runs: the catalogue sets
+// (`datasets fetch`) not in the cache, and the data files or folders its data set names that do
+// not exist. Empty when everything it names is here (loading may still fail: that is reported too).
+QString absentData(const ExperimentSpec& spec)
+{
+    QStringList catalogue, files;
+    for (const QJsonObject& set : ParamSweep::datasets(spec)) {
+        const QString source = set.value(QStringLiteral("source")).toString();
+        const data::DatasetEntry* entry = data::DatasetCatalog::find(source);
+        if (entry && data::DatasetCache::state(*entry) == data::DatasetCache::State::Missing &&
+            !catalogue.contains(source))
+            catalogue << source;
+        // Path keys come back absolute (withAbsolutePaths knows the source's Path and Folder keys).
+        const QJsonObject resolved = data::DataSource::withAbsolutePaths(set, spec.baseDir);
+        for (auto it = resolved.begin(); it != resolved.end(); ++it) {
+            const QString v = it.value().toString();
+            if (v.startsWith(QLatin1Char('/')) && !QFileInfo::exists(v))
+                files << QStringLiteral("dataset.%1: %2 does not exist").arg(it.key(), v);
+        }
+    }
+    QStringList why;
+    if (!catalogue.isEmpty())
+        why << QStringLiteral("the catalogue data set(s) %1 are not in %2 (fetch with `trainbench-cli "
+                              "datasets fetch %3`)")
+                   .arg(catalogue.join(QStringLiteral(", ")), data::DatasetCache::root(),
+                        catalogue.join(QLatin1Char(' ')));
+    files.removeDuplicates();
+    why << files;
+    return why.isEmpty() ? QString() : QStringLiteral("data absent: ") + why.join(QStringLiteral("; "));
+}
+
+QString quotedArgument(const QString& a)
+{
+    if (!a.isEmpty() && !a.contains(QRegularExpression(QStringLiteral("[^A-Za-z0-9_./=:,@%+-]"))))
+        return a;
+    QString q = a;
+    q.replace(QLatin1Char('\''), QStringLiteral("'\\''"));
+    return QLatin1Char('\'') + q + QLatin1Char('\'');
+}
+
+int usage(const QString& message)
+{
+    err() << "trainbench-cli reproduce: " << message << "\n"
+          << "usage: trainbench-cli reproduce FILE.json [FILE.json ...] [--out DIR] [--quick] [--resume] "
+             "[--db FILE] "
+             "[--check] [--quiet]\n";
+    err().flush();
+    return Usage;
+}
+
+} // namespace
+
+int reproduceCommand(const QStringList& args, ExperimentRunner** current)
+{
+    QElapsedTimer wall;
+    wall.start();
+    QCommandLineParser p;
+    p.setApplicationDescription(
+        "Re-measure papers' claims (resources/claims/*.json) and write one report per file.");
+    p.addHelpOption();
+    p.addPositionalArgument("files", "Claims files (resources/claims/*.json).");
+    p.addOption({"out", "Folder of the reports and their charts (default: docs/reproductions).", "dir"});
+    p.addOption({"quick",
+                 "Only the claims each file marks quick, with their declared quick variants (fewer seeds, "
+                 "less data, shorter budgets); the reports say so and are named <paper>-quick.md."});
+    p.addOption({"resume",
+                 "Use the runs the database already holds: an experiment stored with the same settings is "
+                 "continued (only its unfinished runs train), not run again."});
+    p.addOption({"mpi", "Not supported by reproduce (see the message)."});
+    p.addOption({"db", "Run database (default: the user's app-data folder).", "file"});
+    p.addOption(
+        {"check",
+         "Check the files and their experiments against the plugins, print what would run, run nothing."});
+    p.addOption({"quiet", "No progress bar."});
+    p.process(args);
+
+    if (p.isSet("mpi"))
+        return usage(QStringLiteral("--mpi is not supported: reproduce runs several experiments in turn, and "
+                                    "the MPI workers of `run --mpi` serve "
+                                    "one experiment file each. Run the experiments on the cluster with "
+                                    "`mpirun … trainbench-cli run FILE --mpi "
+                                    "--db DB` (the files the claims name, without overrides), then "
+                                    "`trainbench-cli reproduce CLAIMS.json --resume "
+                                    "--db DB` evaluates from the database and trains only what is missing"));
+    if (p.positionalArguments().isEmpty())
+        return usage(QStringLiteral("give at least one claims file"));
+
+    // Every file checked before anything runs: a typo in the last file must not cost an hour.
+    QList<ClaimsFile> files;
+    QStringList problems;
+    QSet<QString> papers;
+    for (const QString& path : p.positionalArguments()) {
+        const auto file = ClaimsFile::fromFile(path, &problems);
+        if (!file)
+            continue;
+        if (papers.contains(file->paper))
+            problems << QStringLiteral(
+                            "%1: paper: \"%2\" is also the paper of an earlier file (its report would be "
+                            "overwritten)")
+                            .arg(file->path, file->paper);
+        papers.insert(file->paper);
+        files << *file;
+    }
+    if (!problems.isEmpty()) {
+        for (const QString& pr : problems)
+            err() << pr << "\n";
+        err().flush();
+        return Invalid;
+    }
+    const bool quick = p.isSet("quick");
+    const QString outDir = p.value("out").isEmpty() ? QStringLiteral("docs/reproductions") : p.value("out");
+    if (!QDir().mkpath(outDir)) {
+        err() << "trainbench-cli: " << outDir << ": cannot create the folder" << Qt::endl;
+        return Output;
+    }
+
+    PluginRegistry reg;
+    reg.scan();
+    for (const QString& n : reg.notices())
+        err() << "warning: " << n << "\n";
+
+    // The experiments, each once however many claims read it (same stored settings = same experiment).
+    QList<PlannedExperiment> experiments;
+    QHash<QString, int> experimentIndex;
+    QList<QList<int>> claimExperiment; // [file][claim] → index into experiments, −1 when not run
+    for (const ClaimsFile& file : files) {
+        QList<int> indices;
+        for (const Claim& claim : file.claims) {
+            if (quick && !claim.quick.included) {
+                indices << -1;
+                continue;
+            }
+            QString error;
+            auto spec = ClaimExperiment::spec(file, claim, quick, &error);
+            if (!spec) {
+                problems << error;
+                indices << -1;
+                continue;
+            }
+            for (const QString& w : spec->warnings)
+                err() << "warning: " << w << "\n";
+            for (const QString& note : spec->upgradeParams(reg))
+                err() << "warning: " << note << "\n";
+            const QString where = claim.experimentPath.isEmpty()
+                                      ? QStringLiteral("%1: %2.experiment").arg(file.path, claim.jsonPath)
+                                      : QStringLiteral("%1: %2.experiment (%3)")
+                                            .arg(file.path, claim.jsonPath, claim.experimentPath);
+            for (QString pr : spec->validate(reg)) {
+                if (pr.startsWith(spec->sourcePath + QStringLiteral(": ")))
+                    pr = pr.mid(spec->sourcePath.size() + 2);
+                problems << QStringLiteral("%1: %2").arg(where, pr);
+            }
+            const QString key = QString::fromUtf8(
+                QJsonDocument(ExperimentRunner::storedSpec(*spec)).toJson(QJsonDocument::Compact));
+            if (!experimentIndex.contains(key)) {
+                PlannedExperiment e;
+                e.spec = *spec;
+                e.file =
+                    claim.experimentPath.isEmpty()
+                        ? QStringLiteral("inline")
+                        : QDir(QFileInfo(file.path).absolutePath()).relativeFilePath(claim.experimentPath);
+                e.absent = absentData(*spec);
+                experimentIndex.insert(key, int(experiments.size()));
+                experiments << e;
+            }
+            indices << experimentIndex.value(key);
+        }
+        claimExperiment << indices;
+    }
+    if (!problems.isEmpty()) {
+        for (const QString& pr : problems)
+            err() << pr << "\n";
+        err().flush();
+        return Invalid;
+    }
+
+    if (p.isSet("check")) {
+        // The plan: each distinct experiment once, with the claims that read it.
+        int runs = 0;
+        for (int i = 0; i < experiments.size(); ++i) {
+            const PlannedExperiment& e = experiments[i];
+            QStringList readers;
+            for (int f = 0; f < files.size(); ++f)
+                for (int c = 0; c < files[f].claims.size(); ++c)
+                    if (claimExperiment[f][c] == i)
+                        readers << files[f].paper + QLatin1Char('/') + files[f].claims[c].id;
+            const int cells = e.spec.kind == kinds::NoiseSweep ? e.spec.monteCarlo * int(e.spec.sigmas.size())
+                                                               : e.spec.repeats;
+            out() << "experiment “" << e.spec.name << "” (" << e.file << "): " << e.spec.kind << ", "
+                  << e.spec.algorithms.size() << " algorithm(s) × " << cells
+                  << (e.spec.kind == kinds::NoiseSweep ? " cell(s)" : " seed(s)");
+            if (e.spec.timeBudgetSeconds > 0)
+                out() << ", budget " << e.spec.timeBudgetSeconds << " s per run";
+            out() << "\n  claims: " << readers.join(QStringLiteral(", ")) << "\n";
+            if (!e.absent.isEmpty())
+                out() << "  not run: " << e.absent << "\n";
+            else if (e.spec.kind != kinds::NoiseSweep)
+                runs += int(e.spec.algorithms.size()) * e.spec.repeats;
+        }
+        out() << experiments.size() << " experiment(s); " << runs
+              << " run(s) outside noise sweeps; every file is valid\n";
+        out().flush();
+        return Ok;
+    }
+
+    QString error;
+    RunStore::Options options;
+    const QString dbPath = p.value("db").isEmpty() ? RunStore::defaultPath() : p.value("db");
+    auto store = RunStore::open(dbPath, options, &error);
+    if (!store) {
+        err() << "trainbench-cli: " << error << Qt::endl;
+        return Database;
+    }
+
+    int code = Ok;
+    bool stopped = false;
+    int runnable = 0;
+    for (const PlannedExperiment& e : experiments)
+        runnable += e.absent.isEmpty();
+    int done = 0;
+    for (PlannedExperiment& e : experiments) {
+        if (!e.absent.isEmpty()) {
+            err() << "Not running \"" << e.spec.name << "\": " << e.absent << Qt::endl;
+            continue;
+        }
+        if (stopped)
+            break;
+        ++done;
+        qint64 resumeId = -1;
+        if (p.isSet("resume")) {
+            resumeId = ExperimentRunner::resumable(*store, e.spec, nullptr);
+        }
+        ExperimentRunner runner(reg, store.get());
+        *current = &runner;
+        ProgressBar bar(!p.isSet("quiet") && isatty(STDERR_FILENO));
+        CountingObserver observer(&bar);
+        err() << QStringLiteral("[%1/%2] ").arg(done).arg(runnable)
+              << (resumeId >= 0 ? QStringLiteral("Resuming experiment %1, \"").arg(resumeId)
+                                : QStringLiteral("Running \""))
+              << e.spec.name << "\" (" << e.spec.kind << ", " << e.spec.effectiveThreads() << " threads) → "
+              << store->path() << Qt::endl;
+        e.result = resumeId >= 0 ? runner.resume(e.spec, resumeId, &observer) : runner.run(e.spec, &observer);
+        bar.finish();
+        *current = nullptr;
+        e.ran = true;
+        e.trainedRuns = observer.runs();
+        e.reused = resumeId >= 0 && e.trainedRuns == 0;
+        for (const QString& w : e.result.warnings)
+            err() << "warning: " << w << "\n";
+        if (!e.result.storeError.isEmpty()) {
+            err() << "trainbench-cli: a write to the database failed: " << e.result.storeError << Qt::endl;
+            return Database;
+        }
+        if (e.result.cancelled) {
+            stopped = true;
+            code = Stopped;
+        }
+        if (!e.result.error.isEmpty()) {
+            // The experiment could not start here: its data did not load (a file that is not on
+            // this machine) or it was refused before training. Its claims stay in the report.
+            e.absent = QStringLiteral("not run: the experiment could not start here: %1").arg(e.result.error);
+            err() << "Not run: " << e.result.error << Qt::endl;
+            continue;
+        }
+        if (e.result.runsFailed > 0) {
+            err() << "trainbench-cli: " << e.result.runsFailed << " run(s) of \"" << e.spec.name
+                  << "\" failed or diverged:\n";
+            for (const QString& m : e.result.runErrors)
+                err() << "  problem: " << m << "\n";
+            if (code == Ok)
+                code = RunsFailed;
+        }
+    }
+
+    // Evaluate, chart and write one report per file.
+    QSet<int> charted;
+    for (int f = 0; f < files.size(); ++f) {
+        const ClaimsFile& file = files[f];
+        const QString base = file.paper + (quick ? QStringLiteral("-quick") : QString());
+        QList<ClaimReport> reports;
+        int chartNumber = 0;
+        for (int c = 0; c < file.claims.size(); ++c) {
+            const Claim& claim = file.claims[c];
+            ClaimReport r;
+            r.claim = claim;
+            r.seeds = ClaimExperiment::seeds(claim, quick);
+            r.outcome.claimId = claim.id;
+            r.outcome.ruleText = ClaimEvaluator::describeRule(claim.verdict, claim.figure);
+            const int index = claimExperiment[f][c];
+            if (index < 0) {
+                r.notRun = QStringLiteral("not in the --quick subset");
+                r.outcome = ClaimEvaluator::evaluate(claim, ExperimentResult{}, r.seeds);
+                r.outcome.error.clear(); // nothing to find in an empty result
+                r.experimentFile =
+                    claim.experimentPath.isEmpty()
+                        ? QStringLiteral("inline")
+                        : QDir(QFileInfo(file.path).absolutePath()).relativeFilePath(claim.experimentPath);
+                r.experimentName = r.experimentFile;
+                reports << r;
+                continue;
+            }
+            PlannedExperiment& e = experiments[index];
+            r.experimentName = e.spec.name;
+            r.experimentFile = e.file;
+            if (!e.absent.isEmpty() || !e.ran) {
+                r.notRun =
+                    e.absent.isEmpty() ? QStringLiteral("not run: the command was stopped first") : e.absent;
+                r.outcome = ClaimEvaluator::evaluate(claim, ExperimentResult{}, r.seeds);
+                r.outcome.error.clear(); // nothing to find in an empty result
+                reports << r;
+                continue;
+            }
+            r.experimentId = e.result.experimentId;
+            r.reused = e.reused;
+            r.trainedRuns = e.trainedRuns;
+            r.outcome = ClaimEvaluator::evaluate(claim, e.result, r.seeds);
+            if (!r.outcome.error.isEmpty()) {
+                err() << file.path << ": " << claim.jsonPath << ".statistic: " << r.outcome.error << Qt::endl;
+                if (code == Ok || code == RunsFailed)
+                    code = Invalid;
+            }
+            if (!charted.contains(index)) {
+                // One chart per experiment (its main one), small: the report is committed.
+                charted.insert(index);
+                const QString png =
+                    QDir(outDir).filePath(QStringLiteral("%1-%2.png").arg(base).arg(++chartNumber));
+                QStringList written;
+                QString chartError;
+                if (!writeCharts(e.result, e.spec.name, png, &written, &chartError, QSize(720, 450), 1)) {
+                    err() << "trainbench-cli: " << chartError << Qt::endl;
+                    code = code == Ok ? Output : code;
+                }
+                for (const QString& w : written)
+                    e.charts << QFileInfo(w).fileName();
+            }
+            r.charts = e.charts;
+            reports << r;
+        }
+        // Each chart once in a report: under the first claim that shows it.
+        QSet<QString> shown;
+        for (ClaimReport& r : reports) {
+            QStringList keep;
+            for (const QString& chart : r.charts)
+                if (!shown.contains(chart)) {
+                    keep << chart;
+                    shown.insert(chart);
+                }
+            r.charts = keep;
+        }
+
+        ReportHeader h;
+        QStringList command{QStringLiteral("trainbench-cli reproduce")};
+        for (int i = 1; i < args.size(); ++i)
+            command << quotedArgument(args[i]);
+        h.command = command.join(QLatin1Char(' '));
+        h.claimsFile = p.positionalArguments().value(f);
+        h.date = QDateTime::currentDateTimeUtc();
+        h.cpu = ReproductionReport::cpuModel();
+        h.cores = ExperimentSpec::allCores();
+        h.appVersion = QStringLiteral(TB_APP_VERSION);
+        h.gitHash = gitHash();
+        h.quick = quick;
+        h.store = store->path();
+        h.wallSeconds = wall.elapsed() / 1000.0;
+        const QString mdPath = QDir(outDir).filePath(base + QStringLiteral(".md"));
+        QSaveFile md(mdPath);
+        if (!md.open(QIODevice::WriteOnly) ||
+            md.write(ReproductionReport::markdown(file, h, reports).toUtf8()) < 0 || !md.commit()) {
+            err() << "trainbench-cli: " << mdPath << ": cannot write: " << md.errorString() << Qt::endl;
+            if (code == Ok)
+                code = Output;
+            continue;
+        }
+        out() << "report: " << QFileInfo(mdPath).absoluteFilePath() << "\n";
+        for (const ClaimReport& r : reports) {
+            out() << "  " << r.claim.id << ": "
+                  << (r.notRun.isEmpty() ? verdictName(r.outcome.verdict) : QStringLiteral("inconclusive"));
+            if (!r.notRun.isEmpty())
+                out() << " (" << r.notRun << ")";
+            else if (r.outcome.measured)
+                out() << " (" << ClaimEvaluator::formatValue(r.outcome.mean, r.claim.figure.unit)
+                      << ", n = " << r.outcome.n << "; paper "
+                      << ClaimEvaluator::formatValue(r.claim.figure.value, r.claim.figure.unit) << ")";
+            out() << "\n";
+        }
+    }
+    out() << "database: " << store->path() << "\n";
+    out().flush();
+    err().flush();
+    return code;
+}
+
+} // namespace tb::cli

@@ -1,0 +1,495 @@
+#include "ClaimEvaluator.h"
+
+#include "ClaimMetric.h"
+
+#include <Comparison.h>
+#include <Descriptive.h>
+#include <Distributions.h>
+
+#include <cmath>
+
+namespace tb::repro {
+namespace {
+
+constexpr double kConfidence = 0.95;
+
+struct Interval {
+    double mean = NaN, low = NaN, high = NaN;
+};
+
+// A summary of stored values as the claim reads them: complemented (error = 1 − accuracy) and
+// scaled (accuracy in percent).
+Interval transformed(double mean, double low, double high, bool complement, double scale)
+{
+    if (complement) {
+        mean = 1 - mean;
+        std::swap(low, high);
+        low = 1 - low;
+        high = 1 - high;
+    }
+    return {mean * scale, low * scale, high * scale};
+}
+
+bool isAccuracy(MetricId m)
+{
+    return m == MetricId::TestAccuracy || m == MetricId::TrainAccuracy || m == MetricId::ValidationAccuracy;
+}
+
+QString quoted(const QString& s)
+{
+    return QStringLiteral("“%1”").arg(s);
+}
+
+QString targetText(const ClaimStatistic& s)
+{
+    const auto m = ClaimMetric::fromKey(s.metric);
+    if (m && isAccuracy(m->stored))
+        return QString::number(100 * s.target, 'g', 4) + QStringLiteral(" %");
+    return QString::number(s.target, 'g', 4);
+}
+
+QString describeStatistic(const ClaimStatistic& s)
+{
+    const QString metric = ClaimMetric::label(s.metric);
+    const QString a = quoted(s.algorithm), b = quoted(s.against);
+    if (s.kind == QLatin1String("final"))
+        return QStringLiteral("%1 at the final checkpoint of %2").arg(metric, a);
+    if (s.kind == QLatin1String("at_time"))
+        return QStringLiteral("%1 of %2 after %3 s of training (each run's last checkpoint by then)")
+            .arg(metric, a, QString::number(s.seconds, 'g', 4));
+    if (s.kind == QLatin1String("time_to_target"))
+        return QStringLiteral("training seconds of %1 to reach %2 %3").arg(a, metric, targetText(s));
+    if (s.kind == QLatin1String("time_ratio"))
+        return QStringLiteral(
+                   "%1's training time to reach %2 %3 over %4's, paired by seed (> 1: %4 is faster)")
+            .arg(b, metric, targetText(s), a);
+    if (s.kind == QLatin1String("win_tie_loss"))
+        return QStringLiteral("wins of %1 against %2 on %3 over paired seeds (tie band %4 %)")
+            .arg(a, b, metric, QString::number(100 * s.tieBand, 'g', 3));
+    if (s.kind == QLatin1String("difference"))
+        return QStringLiteral("%1 of %2 minus that of %3, paired by seed").arg(metric, a, b);
+    if (s.kind == QLatin1String("slope"))
+        return QStringLiteral("slope of log %1 against log %2 of %3 (checkpoints with %2 ≥ %4), per run")
+            .arg(metric,
+                 s.x == QLatin1String("time") ? QStringLiteral("training time") : QStringLiteral("epoch"), a,
+                 QString::number(s.from, 'g', 4));
+    if (s.kind == QLatin1String("sweep"))
+        return QStringLiteral("%1 of %2 at σ = %3 over the noise sweep's Monte-Carlo cells")
+            .arg(s.metric == QLatin1String("train_rmse") ? QStringLiteral("train RMSE")
+                                                         : QStringLiteral("test RMSE"),
+                 a, QString::number(s.sigma, 'g', 4));
+    return s.kind;
+}
+
+// The samples of configuration @p name, on the claim's data set.
+const ConfigurationSample* findSample(const QList<ConfigurationSample>& samples, const QString& name,
+                                      const QString& dataset, QString* error)
+{
+    QList<const ConfigurationSample*> matches;
+    QStringList names, datasets;
+    for (const ConfigurationSample& s : samples) {
+        if (!names.contains(s.configuration))
+            names << s.configuration;
+        if (!datasets.contains(s.dataset))
+            datasets << s.dataset;
+        if (s.configuration == name &&
+            (dataset.isEmpty() || s.dataset.contains(dataset, Qt::CaseInsensitive)))
+            matches << &s;
+    }
+    if (matches.size() == 1)
+        return matches.first();
+    if (matches.isEmpty())
+        *error =
+            names.contains(name)
+                ? QStringLiteral(
+                      "configuration \"%1\" did not run on a data set matching \"%2\" (data sets: %3)")
+                      .arg(name, dataset, datasets.join(QStringLiteral("; ")))
+                : QStringLiteral("no configuration \"%1\" in the experiment's results (configurations: %2)")
+                      .arg(name, names.isEmpty() ? QStringLiteral("none") : names.join(QStringLiteral(", ")));
+    else
+        *error = QStringLiteral(
+                     "configuration \"%1\" ran on several data sets (%2): name one in statistic.dataset")
+                     .arg(name, datasets.join(QStringLiteral("; ")));
+    return nullptr;
+}
+
+// Least-squares slope of log y against log x; NaN for fewer than three usable points.
+double logLogSlope(const std::vector<double>& x, const std::vector<double>& y)
+{
+    std::vector<double> lx, ly;
+    for (size_t i = 0; i < x.size(); ++i)
+        if (x[i] > 0 && y[i] > 0 && std::isfinite(x[i]) && std::isfinite(y[i])) {
+            lx.push_back(std::log(x[i]));
+            ly.push_back(std::log(y[i]));
+        }
+    if (lx.size() < 3)
+        return NaN;
+    double mx = 0, my = 0;
+    for (size_t i = 0; i < lx.size(); ++i) {
+        mx += lx[i];
+        my += ly[i];
+    }
+    mx /= double(lx.size());
+    my /= double(ly.size());
+    double sxy = 0, sxx = 0;
+    for (size_t i = 0; i < lx.size(); ++i) {
+        sxy += (lx[i] - mx) * (ly[i] - my);
+        sxx += (lx[i] - mx) * (lx[i] - mx);
+    }
+    return sxx > 0 ? sxy / sxx : NaN;
+}
+
+bool lowerIsClaimed(const QString& rule)
+{
+    return rule == QLatin1String("mean_ci_contains_or_below") || rule == QLatin1String("mean_ci_below");
+}
+
+} // namespace
+
+QString ClaimEvaluator::formatValue(double v, const QString& unit)
+{
+    if (!std::isfinite(v))
+        return QStringLiteral("–");
+    // Large figures in full ("1000×", not "1e+03×").
+    if (unit != QLatin1String("%") && std::abs(v) >= 1000 && std::abs(v) < 1e9)
+        return QString::number(v, 'f', 0) +
+               (unit == QLatin1String("x") ? QStringLiteral("×") : QLatin1Char(' ') + unit);
+    if (unit == QLatin1String("%"))
+        return QString::number(v, 'f', 2) + QStringLiteral(" %");
+    if (unit == QLatin1String("x"))
+        return QString::number(v, 'g', 3) + QStringLiteral("×");
+    if (unit == QLatin1String("s"))
+        return QString::number(v, 'g', 3) + QStringLiteral(" s");
+    if (unit == QLatin1String("points"))
+        return QString::number(v, 'f', 2) + QStringLiteral(" points");
+    if (unit == QLatin1String("wins"))
+        return QString::number(v, 'g', 4) + QStringLiteral(" wins");
+    if (unit.isEmpty() || unit == QLatin1String("slope"))
+        return QString::number(v, 'g', 4);
+    return QString::number(v, 'g', 4) + QLatin1Char(' ') + unit;
+}
+
+QString ClaimEvaluator::describeRule(const VerdictRule& rule, const Figure& figure)
+{
+    const QString f = formatValue(figure.value, figure.unit);
+    const QString& r = rule.rule;
+    if (r == QLatin1String("mean_ci_contains_or_exceeds"))
+        return QStringLiteral("holds if the 95 % interval of the mean contains or exceeds %1").arg(f);
+    if (r == QLatin1String("mean_ci_contains_or_below"))
+        return QStringLiteral("holds if the 95 % interval of the mean contains %1 or lies below it").arg(f);
+    if (r == QLatin1String("mean_ci_contains"))
+        return QStringLiteral("holds if the 95 % interval of the mean contains %1").arg(f);
+    if (r == QLatin1String("mean_ci_above"))
+        return QStringLiteral(
+                   "holds if the 95 % interval of the mean lies above %1, does not if it lies at or below "
+                   "it, inconclusive if it straddles it")
+            .arg(f);
+    if (r == QLatin1String("mean_ci_below"))
+        return QStringLiteral(
+                   "holds if the 95 % interval of the mean lies below %1, does not if it lies at or above "
+                   "it, inconclusive if it straddles it")
+            .arg(f);
+    if (r == QLatin1String("ratio_at_least"))
+        return QStringLiteral(
+                   "holds if the 95 % interval of the geometric-mean ratio lies at or above %1, does not if "
+                   "it lies below it, inconclusive if it straddles it")
+            .arg(f);
+    if (r == QLatin1String("wins_at_least"))
+        return QStringLiteral("holds if the wins are at least %1 % of the paired seeds")
+            .arg(QString::number(100 * rule.fraction, 'g', 3));
+    return r;
+}
+
+Verdict ClaimEvaluator::decide(const QString& rule, double low, double high, double figure, QString* reason,
+                               const QString& unit)
+{
+    if (!std::isfinite(low) || !std::isfinite(high)) {
+        *reason = QStringLiteral("no interval (fewer than two values)");
+        return Verdict::Inconclusive;
+    }
+    const QString f = formatValue(figure, unit);
+    const QString interval = QStringLiteral("[%1, %2]").arg(formatValue(low, unit), formatValue(high, unit));
+    auto say = [&](Verdict v, const QString& why) {
+        *reason = QStringLiteral("interval %1 %2 %3").arg(interval, why, f);
+        return v;
+    };
+    if (rule == QLatin1String("mean_ci_contains_or_exceeds"))
+        return high >= figure ? say(Verdict::Holds,
+                                    low <= figure ? QStringLiteral("contains") : QStringLiteral("lies above"))
+                              : say(Verdict::DoesNotHold, QStringLiteral("lies below"));
+    if (rule == QLatin1String("mean_ci_contains_or_below"))
+        return low <= figure ? say(Verdict::Holds,
+                                   high >= figure ? QStringLiteral("contains") : QStringLiteral("lies below"))
+                             : say(Verdict::DoesNotHold, QStringLiteral("lies above"));
+    if (rule == QLatin1String("mean_ci_contains")) {
+        if (low <= figure && figure <= high)
+            return say(Verdict::Holds, QStringLiteral("contains"));
+        return say(Verdict::DoesNotHold,
+                   high < figure ? QStringLiteral("lies below") : QStringLiteral("lies above"));
+    }
+    if (rule == QLatin1String("mean_ci_above")) {
+        if (low > figure)
+            return say(Verdict::Holds, QStringLiteral("lies above"));
+        if (high <= figure)
+            return say(Verdict::DoesNotHold, QStringLiteral("lies at or below"));
+        return say(Verdict::Inconclusive, QStringLiteral("straddles"));
+    }
+    if (rule == QLatin1String("mean_ci_below")) {
+        if (high < figure)
+            return say(Verdict::Holds, QStringLiteral("lies below"));
+        if (low >= figure)
+            return say(Verdict::DoesNotHold, QStringLiteral("lies at or above"));
+        return say(Verdict::Inconclusive, QStringLiteral("straddles"));
+    }
+    if (rule == QLatin1String("ratio_at_least")) {
+        if (low >= figure)
+            return say(Verdict::Holds, QStringLiteral("lies at or above"));
+        if (high < figure)
+            return say(Verdict::DoesNotHold, QStringLiteral("lies below"));
+        return say(Verdict::Inconclusive, QStringLiteral("straddles"));
+    }
+    *reason = QStringLiteral("unknown rule \"%1\"").arg(rule);
+    return Verdict::Inconclusive;
+}
+
+ClaimOutcome ClaimEvaluator::evaluate(const Claim& claim, const ExperimentResult& result, int planned)
+{
+    const ClaimStatistic& s = claim.statistic;
+    ClaimOutcome o;
+    o.claimId = claim.id;
+    o.planned = planned;
+    o.statisticText = describeStatistic(s);
+    o.ruleText = describeRule(claim.verdict, claim.figure);
+    auto decideInterval = [&](const Interval& iv) {
+        o.measured = std::isfinite(iv.mean);
+        o.mean = iv.mean;
+        o.ciLow = iv.low;
+        o.ciHigh = iv.high;
+        o.verdict =
+            decide(claim.verdict.rule, iv.low, iv.high, claim.figure.value, &o.reason, claim.figure.unit);
+    };
+
+    if (s.kind == QLatin1String("sweep")) {
+        QStringList seen;
+        for (const SweepPoint& p : result.sweep) {
+            seen << QStringLiteral("%1 at σ %2").arg(p.algorithmName).arg(p.sigma);
+            if (p.algorithmName != s.algorithm || std::abs(p.sigma - s.sigma) > 1e-9)
+                continue;
+            const bool train = s.metric == QLatin1String("train_rmse");
+            const double mean = train ? p.trainRmseMean : p.testRmseMean;
+            const double sd = train ? p.trainRmseStd : p.testRmseStd;
+            o.n = p.monteCarlo;
+            o.failedRuns = std::max(0, planned - p.monteCarlo);
+            Interval iv{mean, NaN, NaN};
+            if (p.monteCarlo >= 2 && std::isfinite(sd)) {
+                const double t =
+                    stats::Distributions::studentTQuantile(0.5 + kConfidence / 2, p.monteCarlo - 1);
+                const double half = t * sd / std::sqrt(double(p.monteCarlo));
+                iv = {mean, mean - half, mean + half};
+            }
+            o.detail = QStringLiteral("%1 Monte-Carlo cells, standard deviation %2")
+                           .arg(p.monteCarlo)
+                           .arg(sd, 0, 'g', 4);
+            decideInterval(iv);
+            return o;
+        }
+        o.error = QStringLiteral("the noise sweep has no point of \"%1\" at σ %2 (points: %3)")
+                      .arg(s.algorithm)
+                      .arg(s.sigma)
+                      .arg(seen.isEmpty() ? QStringLiteral("none") : seen.join(QStringLiteral(", ")));
+        o.reason = o.error;
+        return o;
+    }
+
+    const auto metric = ClaimMetric::fromKey(s.metric);
+    if (!metric) {
+        o.error = o.reason = QStringLiteral("unknown metric \"%1\"").arg(s.metric);
+        return o;
+    }
+    // Accuracies and errors in percent ("%") or, for differences, in percentage points.
+    const bool percent =
+        (claim.figure.unit == QLatin1String("%") || claim.figure.unit == QLatin1String("points")) &&
+        (isAccuracy(metric->stored) || metric->complement);
+    const QList<ConfigurationSample> all = Comparison::samples(result.curves, metric->stored);
+    const ConfigurationSample* a = findSample(all, s.algorithm, s.dataset, &o.error);
+    if (!a) {
+        o.reason = o.error;
+        return o;
+    }
+    const ConfigurationSample* b = nullptr;
+    if (!s.against.isEmpty()) {
+        b = findSample(all, s.against, s.dataset, &o.error);
+        if (!b) {
+            o.reason = o.error;
+            return o;
+        }
+    }
+    o.failedRuns = a->excluded + (b ? b->excluded : 0);
+    const double scale = percent ? 100.0 : 1.0;
+
+    if (s.kind == QLatin1String("final")) {
+        std::vector<double> values;
+        for (double v : a->values)
+            values.push_back(metric->complement ? 1 - v : v);
+        const stats::Summary sum = stats::Descriptive::summarise(values, kConfidence);
+        o.n = sum.count;
+        o.detail = QStringLiteral("%1 finished run(s); standard deviation %2")
+                       .arg(sum.count)
+                       .arg(formatValue(sum.std * scale, percent ? QStringLiteral("%") : claim.figure.unit));
+        decideInterval({sum.mean * scale, sum.ciLow * scale, sum.ciHigh * scale});
+        return o;
+    }
+    if (s.kind == QLatin1String("at_time")) {
+        const MatchedTimeTable t = Comparison::atTimes({*a}, metric->stored, {s.seconds}, kConfidence);
+        const stats::Summary sum = t.rows.value(0).at.value(0);
+        o.n = sum.count;
+        o.detail = QStringLiteral("%1 of %2 finished run(s) had a checkpoint by %3 s")
+                       .arg(sum.count)
+                       .arg(a->values.size())
+                       .arg(s.seconds);
+        decideInterval(transformed(sum.mean, sum.ciLow, sum.ciHigh, metric->complement, scale));
+        return o;
+    }
+    if (s.kind == QLatin1String("time_to_target") || s.kind == QLatin1String("time_ratio")) {
+        const double target = metric->complement ? 1 - s.target : s.target;
+        QList<ConfigurationSample> both{*a};
+        if (b)
+            both << *b;
+        const TimeToTargetTable t = Comparison::timeToTarget(both, metric->stored, target,
+                                                             b ? b->configuration : QString(), kConfidence);
+        const TimeToTargetRow* row = nullptr;
+        for (const TimeToTargetRow& r : t.rows)
+            if (r.configuration == a->configuration && r.dataset == a->dataset)
+                row = &r;
+        if (!row) {
+            o.error = o.reason = QStringLiteral("no time-to-target row for \"%1\"").arg(s.algorithm);
+            return o;
+        }
+        const QString on =
+            t.selection != t.metric
+                ? QStringLiteral("; the target is reached on %1").arg(RunMetric::label(t.selection))
+                : QString();
+        if (s.kind == QLatin1String("time_to_target")) {
+            const int runs = int(row->seconds.size());
+            o.n = row->reached;
+            double missMean = 0;
+            int misses = 0;
+            for (int i = 0; i < row->seconds.size(); ++i)
+                if (std::isfinite(row->seconds[i])) {
+                    missMean += row->lastMissSeconds.value(i);
+                    ++misses;
+                }
+            o.detail = QStringLiteral("reached by %1 of %2 run(s)%3").arg(row->reached).arg(runs).arg(on);
+            if (misses > 0)
+                o.detail +=
+                    QStringLiteral("; each run's time is the first checkpoint at the target, the target was "
+                                   "crossed after its previous checkpoint (mean %1 s)")
+                        .arg(missMean / misses, 0, 'g', 3);
+            decideInterval({row->summary.mean, row->summary.ciLow, row->summary.ciHigh});
+            if (row->reached < runs && lowerIsClaimed(claim.verdict.rule)) {
+                o.verdict = Verdict::DoesNotHold;
+                o.reason = QStringLiteral("%1 of %2 run(s) never reached the target")
+                               .arg(runs - row->reached)
+                               .arg(runs);
+            } else if (row->reached < runs) {
+                o.verdict = Verdict::Inconclusive;
+                o.reason =
+                    QStringLiteral("%1 of %2 run(s) never reached the target: the mean of the others says "
+                                   "nothing of them")
+                        .arg(runs - row->reached)
+                        .arg(runs);
+            }
+            return o;
+        }
+        const stats::SpeedRatioResult& ratio = row->speedupOverBaseline;
+        o.n = ratio.n;
+        o.detail = QStringLiteral("%1 pair(s) where both reached the target; %2 missed by %3, %4 by %5%6")
+                       .arg(ratio.n)
+                       .arg(ratio.aMissed)
+                       .arg(quoted(s.algorithm))
+                       .arg(ratio.bMissed)
+                       .arg(quoted(s.against))
+                       .arg(on);
+        if (!ratio.valid) {
+            o.reason = QStringLiteral("no pair of runs where both reached the target");
+            o.verdict = Verdict::Inconclusive;
+            return o;
+        }
+        decideInterval({ratio.geometricMean, ratio.ciLow, ratio.ciHigh});
+        return o;
+    }
+    if (s.kind == QLatin1String("win_tie_loss") || s.kind == QLatin1String("difference")) {
+        const QList<PairwiseComparison> pairs =
+            Comparison::pairwise({*a, *b}, metric->stored, b->configuration, s.tieBand, kConfidence);
+        const PairwiseComparison* pc = nullptr;
+        for (const PairwiseComparison& p : pairs)
+            if (p.configuration == a->configuration && p.dataset == a->dataset)
+                pc = &p;
+        if (!pc || pc->pairs == 0) {
+            o.reason =
+                QStringLiteral("no seeds shared by %1 and %2").arg(quoted(s.algorithm), quoted(s.against));
+            o.verdict = Verdict::Inconclusive;
+            return o;
+        }
+        o.n = pc->pairs;
+        if (s.kind == QLatin1String("win_tie_loss")) {
+            const auto& w = pc->winTieLoss;
+            o.measured = true;
+            o.mean = w.wins;
+            o.detail = QStringLiteral("wins %1, ties %2, losses %3 of %4 paired seed(s)")
+                           .arg(w.wins)
+                           .arg(w.ties)
+                           .arg(w.losses)
+                           .arg(pc->pairs);
+            const double needed = claim.verdict.fraction * pc->pairs;
+            o.verdict = w.wins + 1e-9 >= needed ? Verdict::Holds : Verdict::DoesNotHold;
+            o.reason = QStringLiteral("%1 wins of %2 pairs, %3 needed")
+                           .arg(w.wins)
+                           .arg(pc->pairs)
+                           .arg(std::ceil(needed - 1e-9));
+            return o;
+        }
+        const auto& t = pc->tTest;
+        o.detail = QStringLiteral("paired t-test over %1 seed(s): p = %2").arg(t.n).arg(t.pValue, 0, 'g', 3);
+        Interval iv{t.meanDifference, t.ciLow, t.ciHigh};
+        if (metric->complement)
+            iv = {-t.meanDifference, -t.ciHigh, -t.ciLow};
+        decideInterval({iv.mean * scale, iv.low * scale, iv.high * scale});
+        if (!t.valid && o.verdict == Verdict::Inconclusive)
+            o.reason = t.note.empty() ? o.reason : QString::fromStdString(t.note);
+        return o;
+    }
+    if (s.kind == QLatin1String("slope")) {
+        std::vector<double> slopes;
+        const bool time = s.x == QLatin1String("time");
+        for (const QVector<MetricPoint>& curve : a->curves) {
+            std::vector<double> x, y;
+            for (const MetricPoint& p : curve) {
+                const double xv = time ? p.trainTime : p.epoch;
+                if (xv < s.from)
+                    continue;
+                double v = RunMetric::atPoint(metric->stored, p);
+                if (metric->complement)
+                    v = 1 - v;
+                x.push_back(xv);
+                y.push_back(v);
+            }
+            const double slope = logLogSlope(x, y);
+            if (std::isfinite(slope))
+                slopes.push_back(slope);
+        }
+        const stats::Summary sum = stats::Descriptive::summarise(slopes, kConfidence);
+        o.n = sum.count;
+        o.detail =
+            QStringLiteral("%1 of %2 run(s) had three or more checkpoints to fit; standard deviation %3")
+                .arg(sum.count)
+                .arg(a->curves.size())
+                .arg(sum.std, 0, 'g', 3);
+        decideInterval({sum.mean, sum.ciLow, sum.ciHigh});
+        return o;
+    }
+    o.error = o.reason = QStringLiteral("unknown statistic \"%1\"").arg(s.kind);
+    return o;
+}
+
+} // namespace tb::repro

@@ -1,0 +1,38 @@
+#pragma once
+/// @file ClaimEvaluator.h
+/// A claim's statistic computed from its experiment's results with the compare machinery
+/// (Comparison: samples paired by seed, time to target, win/tie/loss, speed ratios) and decided
+/// by its verdict rule.
+
+#include "Claim.h"
+#include "ClaimOutcome.h"
+
+#include <ExperimentRunner.h>
+
+namespace tb::repro {
+
+/// Pure functions; thread-safe.
+class ClaimEvaluator {
+public:
+    /// Evaluates @p claim on @p result (its experiment, run or read back from the store) with
+    /// @p planned seeds asked for. Intervals are 95 % Student-t intervals of the mean
+    /// (stats::Descriptive, stats::PairedTTest; a ratio's on the log scale, stats::SpeedRatio).
+    /// A statistic with fewer than two values has no interval: the interval rules then say
+    /// inconclusive. A configuration the result does not hold sets ClaimOutcome::error.
+    static ClaimOutcome evaluate(const Claim& claim, const ExperimentResult& result, int planned);
+
+    /// The verdict of @p rule for a mean with interval [@p low, @p high] against the paper's
+    /// @p figure (ClaimOutcome::reason says why, the values in @p unit as formatValue() writes
+    /// them); wins_at_least is decided in evaluate().
+    static Verdict decide(const QString& rule, double low, double high, double figure, QString* reason,
+                          const QString& unit = {});
+
+    /// The rule in words for the report: "holds if the 95 % interval of the mean contains or
+    /// exceeds 87.73 %".
+    static QString describeRule(const VerdictRule& rule, const Figure& figure);
+
+    /// @p v as the report shows a value in unit @p unit ("87.73 %", "12.5 s", "3.2×").
+    static QString formatValue(double v, const QString& unit);
+};
+
+} // namespace tb::repro

@@ -1,0 +1,250 @@
+// trainbench-cli reproduce as a user runs it, end to end on a tiny claims file (two moons, ridge,
+// seconds): a claim that holds, one that does not (a figure no linear model reaches on noisy
+// moons), one whose data file is absent and one whose catalogue set is not fetched (both
+// inconclusive, the reason named), the verdict lines of the report, its chart, --resume training
+// nothing the second time (runs counted in the store), --quick's declared subset, and the refusals:
+// a malformed claims file (nothing runs, the message names the file, claim, key and value) and --mpi.
+
+#include <QFile>
+#include <QProcess>
+#include <QRegularExpression>
+#include <QSqlDatabase>
+#include <QSqlQuery>
+#include <QUuid>
+#include <QtTest>
+
+namespace {
+
+struct Output {
+    int code = -1;
+    QString out, err;
+};
+
+QByteArray fixture(const QString& name)
+{
+    QFile f(QStringLiteral(TB_FIXTURES_DIR "/claims/") + name);
+    if (!f.open(QIODevice::ReadOnly))
+        qFatal("cannot read the fixture %s", qPrintable(f.fileName()));
+    return f.readAll();
+}
+
+} // namespace
+
+class TestCliReproduce : public QObject {
+    Q_OBJECT
+    QTemporaryDir m_dir;
+    QByteArray m_claims;
+
+    Output cli(const QStringList& args)
+    {
+        QProcess p;
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        env.insert("TRAINBENCH_PLUGIN_PATH", QStringLiteral(TB_PLUGIN_BUILD_DIR));
+        env.insert("QT_QPA_PLATFORM", "offscreen");
+        env.insert("TRAINBENCH_NO_HUGEPAGES", "1");
+        env.insert("HOME", m_dir.filePath("home"));
+        env.insert("XDG_DATA_HOME", m_dir.filePath("home/data"));
+        env.insert("XDG_CONFIG_HOME", m_dir.filePath("home/config"));
+        env.insert("XDG_CACHE_HOME", m_dir.filePath("home/cache")); // no catalogue set is fetched there
+        p.setProcessEnvironment(env);
+        p.setWorkingDirectory(m_dir.path());
+        p.start(QStringLiteral(TB_BIN_DIR "/trainbench-cli"), args);
+        Output o;
+        if (!p.waitForFinished(240000))
+            return o;
+        o.code = p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -2;
+        o.out = QString::fromUtf8(p.readAllStandardOutput());
+        o.err = QString::fromUtf8(p.readAllStandardError());
+        return o;
+    }
+
+    QString write(const QString& name, const QByteArray& bytes)
+    {
+        QDir(m_dir.path()).mkpath(QFileInfo(m_dir.filePath(name)).path());
+        QFile f(m_dir.filePath(name));
+        if (!f.open(QIODevice::WriteOnly) || f.write(bytes) != bytes.size())
+            qFatal("cannot write %s", qPrintable(f.fileName()));
+        return f.fileName();
+    }
+
+    QString read(const QString& name)
+    {
+        QFile f(m_dir.filePath(name));
+        return f.open(QIODevice::ReadOnly) ? QString::fromUtf8(f.readAll()) : QString();
+    }
+
+    qint64 count(const QString& db, const QString& sql)
+    {
+        const QString name = QUuid::createUuid().toString();
+        qint64 n = -1;
+        {
+            QSqlDatabase c = QSqlDatabase::addDatabase("QSQLITE", name);
+            c.setDatabaseName(db);
+            if (c.open()) {
+                QSqlQuery q(c);
+                if (q.exec(sql) && q.next())
+                    n = q.value(0).toLongLong();
+            }
+        }
+        QSqlDatabase::removeDatabase(name);
+        return n;
+    }
+
+    // Claim id → the verdict of its "**Verdict: …**" line, and the text after it.
+    static QMap<QString, QString> verdicts(const QString& md)
+    {
+        QMap<QString, QString> out;
+        QString current;
+        static const QRegularExpression verdict(QStringLiteral("^\\*\\*Verdict: ([a-z ]+)\\*\\* — (.*)$"));
+        for (const QString& line : md.split('\n')) {
+            if (line.startsWith("### "))
+                current = line.mid(4).trimmed();
+            else if (const auto m = verdict.match(line); m.hasMatch() && !current.isEmpty())
+                out.insert(current, m.captured(1) + " | " + m.captured(2));
+        }
+        return out;
+    }
+
+private Q_SLOTS:
+    void initTestCase()
+    {
+        QVERIFY(m_dir.isValid());
+        // tests/fixtures/claims: the claims file and the experiment it names by a relative path.
+        write("claims/experiments/moons.json", fixture("experiments/moons.json"));
+        m_claims = fixture("toy.json");
+        write("claims/toy.json", m_claims);
+    }
+
+    void reproducesAndReportsVerdicts()
+    {
+        const QString db = m_dir.filePath("runs.sqlite");
+        const Output o = cli({"reproduce", "claims/toy.json", "--out", "out", "--db", db, "--quiet"});
+        QVERIFY2(o.code == 0, qPrintable(o.err));
+        const QString md = read("out/toy.md");
+        QVERIFY2(!md.isEmpty(), "no report written");
+        const QMap<QString, QString> v = verdicts(md);
+        QCOMPARE(v.size(), 4);
+        QVERIFY2(v.value("ridge-holds").startsWith("holds |"), qPrintable(v.value("ridge-holds")));
+        QVERIFY2(v.value("ridge-unreachable").startsWith("does not hold |"),
+                 qPrintable(v.value("ridge-unreachable")));
+        QVERIFY2(v.value("file-absent").startsWith("inconclusive |") &&
+                     v.value("file-absent")
+                         .contains("data absent: dataset.file: " + m_dir.filePath("claims/not-here.csv") +
+                                   " does not exist"),
+                 qPrintable(v.value("file-absent")));
+        QVERIFY2(v.value("catalogue-absent").startsWith("inconclusive |") &&
+                     v.value("catalogue-absent").contains("catalogue data set(s) mnist") &&
+                     v.value("catalogue-absent").contains("trainbench-cli datasets fetch mnist"),
+                 qPrintable(v.value("catalogue-absent")));
+        // The header: command, machine, version; each claim its reading, figure, n and chart.
+        QVERIFY(md.contains("- Command: `trainbench-cli reproduce claims/toy.json --out out --db "));
+        QVERIFY(md.contains("- Machine: ") && md.contains(" core(s)"));
+        QVERIFY(md.contains(QRegularExpression("- Trainbench [0-9.]+ \\(git [0-9a-z]+\\)")));
+        QVERIFY(md.contains("- Reading *moons*: Two moons stand in for the paper's data."));
+        QVERIFY(md.contains("- Paper's figure: 99.90 %"));
+        QVERIFY(md.contains(", n = 5 (of 5 asked for)"));
+        QVERIFY(md.contains("![moons for reproduce](toy-1.png)"));
+        QVERIFY(QFileInfo(m_dir.filePath("out/toy-1.png")).size() > 1000);
+        QVERIFY(o.out.contains("ridge-holds: holds"));
+        // 5 seeds × 2 algorithms, once for both claims: the absent data trained nothing.
+        QCOMPARE(count(db, "select count(*) from runs"), 10);
+        QCOMPARE(count(db, "select count(*) from experiments"), 1);
+    }
+
+    void resumeTrainsNothingTheSecondTime()
+    {
+        const QString db = m_dir.filePath("runs.sqlite");
+        const qint64 before = count(db, "select count(*) from runs");
+        QVERIFY(before > 0);
+        const Output o =
+            cli({"reproduce", "claims/toy.json", "--out", "out", "--db", db, "--quiet", "--resume"});
+        QVERIFY2(o.code == 0, qPrintable(o.err));
+        QCOMPARE(count(db, "select count(*) from runs"), before);
+        const QString md = read("out/toy.md");
+        QVERIFY(md.contains("read back, nothing left to train"));
+        QVERIFY(verdicts(md).value("ridge-holds").startsWith("holds"));
+        // Without --resume the claims are measured again: a new experiment.
+        const Output again = cli({"reproduce", "claims/toy.json", "--out", "out", "--db", db, "--quiet"});
+        QVERIFY2(again.code == 0, qPrintable(again.err));
+        QCOMPARE(count(db, "select count(*) from runs"), 2 * before);
+    }
+
+    void quickRunsTheDeclaredSubset()
+    {
+        const QString db = m_dir.filePath("quick.sqlite");
+        const Output o =
+            cli({"reproduce", "claims/toy.json", "--out", "out", "--db", db, "--quiet", "--quick"});
+        QVERIFY2(o.code == 0, qPrintable(o.err));
+        const QString md = read("out/toy-quick.md");
+        QVERIFY(md.contains("**Quick mode**"));
+        QVERIFY(md.contains("- Quick variant: two seeds"));
+        const QMap<QString, QString> v = verdicts(md);
+        QVERIFY2(v.value("ridge-unreachable").contains("not in the --quick subset"),
+                 qPrintable(v.value("ridge-unreachable")));
+        QVERIFY(md.contains(", n = 2 (of 2 asked for)"));
+        QCOMPARE(count(db, "select count(*) from runs"), 4); // 2 seeds × 2 algorithms
+    }
+
+    void malformedFileRunsNothing()
+    {
+        QByteArray bad = m_claims;
+        bad.replace("\"kind\": \"final\", \"algorithm\": \"Ridge\"}, \"n\": 5,\n     \"verdict\": {\"rule\": "
+                    "\"mean_ci_contains_or_exceeds\"}, \"readings\"",
+                    "\"kind\": \"final\", \"algorithm\": \"Ridge\"}, \"n\": 3,\n     \"verdict\": {\"rule\": "
+                    "\"mean_ci_contains_or_exceeds\"}, \"readings\"");
+        QVERIFY(bad != m_claims);
+        const QString path = write("claims/bad.json", bad);
+        const QString db = m_dir.filePath("bad.sqlite");
+        const Output o = cli({"reproduce", "claims/bad.json", "--out", "out-bad", "--db", db, "--quiet"});
+        QCOMPARE(o.code, 3);
+        QVERIFY2(
+            o.err.contains(path + ": claims[0] (\"ridge-holds\").n: 3 seeds: a claim needs at least 5 seeds"),
+            qPrintable(o.err));
+        QVERIFY(!QFileInfo::exists(db));
+        QVERIFY(!QFileInfo::exists(m_dir.filePath("out-bad/toy.md")));
+
+        // A configuration the experiment does not have is found against the results: named, exit 3.
+        QByteArray typo = m_claims;
+        typo.replace("\"Ridge gets 99.9 %\"", "\"Ridge gets 99.9 % (typo)\"");
+        typo.replace("\"statistic\": {\"kind\": \"final\", \"algorithm\": \"Ridge\"}, \"n\": 5,\n     "
+                     "\"verdict\": {\"rule\": \"mean_ci_contains_or_exceeds\"}},",
+                     "\"statistic\": {\"kind\": \"final\", \"algorithm\": \"Ridg\"}, \"n\": 5,\n     "
+                     "\"verdict\": {\"rule\": \"mean_ci_contains_or_exceeds\"}},");
+        QVERIFY(typo.contains("\"Ridg\""));
+        const QString typoPath = write("claims/typo.json", typo);
+        const Output t = cli({"reproduce", "claims/typo.json", "--out", "out-typo", "--db",
+                              m_dir.filePath("typo.sqlite"), "--quiet"});
+        QCOMPARE(t.code, 3);
+        QVERIFY2(t.err.contains(typoPath +
+                                ": claims[1] (\"ridge-unreachable\").statistic: no configuration \"Ridg\"") &&
+                     t.err.contains("Ridge, BPLS"),
+                 qPrintable(t.err));
+    }
+
+    void shippedClaimsFilesCheck()
+    {
+        // The papers' files against the real plugins: every experiment builds and validates.
+        const QDir dir(QStringLiteral(TB_SOURCE_DIR "/resources/claims"));
+        QStringList args{"reproduce", "--check"};
+        for (const QString& f : dir.entryList({"*.json"}, QDir::Files))
+            args << dir.filePath(f);
+        QVERIFY(args.size() > 2);
+        const Output o = cli(args);
+        QVERIFY2(o.code == 0, qPrintable(o.err + o.out));
+        QVERIFY2(o.out.contains("every file is valid"), qPrintable(o.out));
+        // Data the papers used that is not here is named, never dropped.
+        QVERIFY2(o.out.contains("not run: data absent: the catalogue data set(s) mnist"), qPrintable(o.out));
+        const Output quick = cli(args << "--quick");
+        QVERIFY2(quick.code == 0, qPrintable(quick.err + quick.out));
+    }
+
+    void mpiIsRefusedWithTheWayAround()
+    {
+        const Output o = cli({"reproduce", "claims/toy.json", "--mpi"});
+        QCOMPARE(o.code, 2);
+        QVERIFY2(o.err.contains("--mpi is not supported") && o.err.contains("--resume"), qPrintable(o.err));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestCliReproduce)
+#include "tst_cli_reproduce.moc"

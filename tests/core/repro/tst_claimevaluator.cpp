@@ -1,0 +1,272 @@
+// Claim statistics on hand-made results whose answers are known: means with their Student-t
+// intervals (t(0.975, 4) = 2.776445), errors as 1 − accuracy, time to target, a speed ratio, wins,
+// paired differences, log-log slopes, a noise sweep's RMSE; and each verdict rule's three answers.
+
+#include <ClaimEvaluator.h>
+
+#include <QtTest>
+
+#include <cmath>
+
+using namespace tb;
+using namespace tb::repro;
+
+namespace {
+
+// A configuration whose run i has test accuracy @p finals[i] at its last checkpoint, reached
+// through checkpoints at 1, 2, … s (accuracy rising linearly from 0.5), seed 100 + i.
+AlgorithmCurves curves(const QString& label, const QList<double>& finals, int checkpoints = 4,
+                       const QList<double>& secondsPerCheckpoint = {})
+{
+    AlgorithmCurves c;
+    c.algorithmId = QStringLiteral("test.algo");
+    c.label = label;
+    c.dataset = QStringLiteral("moons");
+    for (int r = 0; r < finals.size(); ++r) {
+        QVector<MetricPoint> pts;
+        const double step = secondsPerCheckpoint.value(r, 1.0);
+        for (int k = 1; k <= checkpoints; ++k) {
+            MetricPoint p;
+            p.seq = k - 1;
+            p.epoch = k;
+            p.trainTime = k * step;
+            p.testAccuracy = 0.5 + (finals[r] - 0.5) * k / checkpoints;
+            p.trainAccuracy = p.testAccuracy;
+            pts << p;
+        }
+        c.repeats << pts;
+        c.statuses << RunStatus::Finished;
+        c.infos << QJsonObject{};
+        c.errors << QString();
+        c.repeatNumbers << r;
+        c.seeds << std::uint64_t(100 + r);
+        c.runIds << -1;
+    }
+    return c;
+}
+
+Claim claim(const QString& kind, const QString& rule, double figure,
+            const QString& unit = QStringLiteral("%"))
+{
+    Claim c;
+    c.id = QStringLiteral("c");
+    c.statistic.kind = kind;
+    c.statistic.algorithm = QStringLiteral("A");
+    c.verdict.rule = rule;
+    c.figure = {figure, unit};
+    return c;
+}
+
+const QList<double> kFinals{0.80, 0.82, 0.84, 0.86, 0.88};
+constexpr double kHalf = 2.776445105 * 0.0316227766 / 2.2360679775 * 100; // t · sd / √n, in points
+
+} // namespace
+
+class TestClaimEvaluator : public QObject {
+    Q_OBJECT
+    ExperimentResult m_result;
+
+private Q_SLOTS:
+    void initTestCase()
+    {
+        m_result.curves << curves("A", kFinals)
+                        << curves("B", {0.79, 0.83, 0.80, 0.82, 0.95}, 4, {4, 4, 4, 4, 4});
+    }
+
+    void finalMeanAndInterval()
+    {
+        const ClaimOutcome o =
+            ClaimEvaluator::evaluate(claim("final", "mean_ci_contains_or_exceeds", 87), m_result, 5);
+        QVERIFY(o.error.isEmpty());
+        QCOMPARE(o.n, 5);
+        QVERIFY(std::abs(o.mean - 84) < 1e-9);
+        QVERIFY2(std::abs(o.ciLow - (84 - kHalf)) < 1e-4 && std::abs(o.ciHigh - (84 + kHalf)) < 1e-4,
+                 qPrintable(QStringLiteral("%1 %2").arg(o.ciLow).arg(o.ciHigh)));
+        QCOMPARE(o.verdict, Verdict::Holds); // 87 lies inside [80.07, 87.93]
+        QCOMPARE(
+            ClaimEvaluator::evaluate(claim("final", "mean_ci_contains_or_exceeds", 90), m_result, 5).verdict,
+            Verdict::DoesNotHold);
+        QCOMPARE(
+            ClaimEvaluator::evaluate(claim("final", "mean_ci_contains_or_exceeds", 70), m_result, 5).verdict,
+            Verdict::Holds);
+    }
+
+    void errorIsOneMinusAccuracy()
+    {
+        Claim c = claim("final", "mean_ci_contains_or_below", 15);
+        c.statistic.metric = QStringLiteral("test_error");
+        const ClaimOutcome o = ClaimEvaluator::evaluate(c, m_result, 5);
+        QVERIFY(std::abs(o.mean - 16) < 1e-9);
+        QVERIFY(std::abs(o.ciLow - (16 - kHalf)) < 1e-4 && std::abs(o.ciHigh - (16 + kHalf)) < 1e-4);
+        QCOMPARE(o.verdict, Verdict::Holds); // 15 inside [12.07, 19.93]
+        c.figure.value = 10;
+        QCOMPARE(ClaimEvaluator::evaluate(c, m_result, 5).verdict, Verdict::DoesNotHold);
+    }
+
+    void threeValuedRules()
+    {
+        QString why;
+        QCOMPARE(ClaimEvaluator::decide("mean_ci_above", 1, 2, 0.5, &why), Verdict::Holds);
+        QCOMPARE(ClaimEvaluator::decide("mean_ci_above", 1, 2, 1.5, &why), Verdict::Inconclusive);
+        QVERIFY(why.contains("straddles"));
+        QCOMPARE(ClaimEvaluator::decide("mean_ci_above", 1, 2, 2, &why), Verdict::DoesNotHold);
+        QCOMPARE(ClaimEvaluator::decide("mean_ci_below", 1, 2, 2.5, &why), Verdict::Holds);
+        QCOMPARE(ClaimEvaluator::decide("mean_ci_below", 1, 2, 1, &why), Verdict::DoesNotHold);
+        QCOMPARE(ClaimEvaluator::decide("mean_ci_contains", 1, 2, 1.5, &why), Verdict::Holds);
+        QCOMPARE(ClaimEvaluator::decide("mean_ci_contains", 1, 2, 2.5, &why), Verdict::DoesNotHold);
+        QCOMPARE(ClaimEvaluator::decide("ratio_at_least", 3, 5, 3, &why), Verdict::Holds);
+        QCOMPARE(ClaimEvaluator::decide("ratio_at_least", 3, 5, 4, &why), Verdict::Inconclusive);
+        QCOMPARE(ClaimEvaluator::decide("ratio_at_least", 3, 5, 6, &why), Verdict::DoesNotHold);
+        QCOMPARE(ClaimEvaluator::decide("mean_ci_contains_or_exceeds", NAN, NAN, 1, &why),
+                 Verdict::Inconclusive);
+        QVERIFY(why.contains("fewer than two"));
+    }
+
+    void oneRunHasNoInterval()
+    {
+        ExperimentResult one;
+        one.curves << curves("A", {0.9});
+        const ClaimOutcome o =
+            ClaimEvaluator::evaluate(claim("final", "mean_ci_contains_or_exceeds", 50), one, 1);
+        QCOMPARE(o.n, 1);
+        QCOMPARE(o.verdict, Verdict::Inconclusive);
+    }
+
+    void atTime()
+    {
+        // By 2 s each run of A has its second checkpoint: 0.5 + (final − 0.5) / 2, mean 0.67.
+        Claim c = claim("at_time", "mean_ci_contains", 67);
+        c.statistic.seconds = 2.5;
+        const ClaimOutcome o = ClaimEvaluator::evaluate(c, m_result, 5);
+        QCOMPARE(o.n, 5);
+        QVERIFY2(std::abs(o.mean - 67) < 1e-9, qPrintable(QString::number(o.mean)));
+        QCOMPARE(o.verdict, Verdict::Holds);
+    }
+
+    void timeToTarget()
+    {
+        // Target 0.6: A's runs cross it at the checkpoint 1 s (0.5 + (f − 0.5)/4 ≥ 0.6 iff f ≥ 0.9: no),
+        // so at 2 s for every run (0.65 … 0.69).
+        Claim c = claim("time_to_target", "mean_ci_contains_or_below", 2.5, "s");
+        c.statistic.target = 0.6;
+        const ClaimOutcome o = ClaimEvaluator::evaluate(c, m_result, 5);
+        QCOMPARE(o.n, 5);
+        QCOMPARE(o.mean, 2.0);
+        QCOMPARE(o.verdict, Verdict::Holds);
+        QVERIFY2(o.detail.contains("reached by 5 of 5"), qPrintable(o.detail));
+        // A target some runs never reach: a time claim cannot hold.
+        c.statistic.target = 0.87;
+        const ClaimOutcome missed = ClaimEvaluator::evaluate(c, m_result, 5);
+        QCOMPARE(missed.n, 1);
+        QCOMPARE(missed.verdict, Verdict::DoesNotHold);
+        QVERIFY2(missed.reason.contains("4 of 5 run(s) never reached"), qPrintable(missed.reason));
+    }
+
+    void timeRatio()
+    {
+        // B's checkpoints are 4 s apart, A's 1 s; both reach 0.64 at their second checkpoint → ratio 4
+        // exactly.
+        Claim c = claim("time_ratio", "ratio_at_least", 3, "x");
+        c.statistic.against = QStringLiteral("B");
+        c.statistic.target = 0.64;
+        ClaimOutcome o = ClaimEvaluator::evaluate(c, m_result, 5);
+        QCOMPARE(o.n, 5);
+        QVERIFY2(std::abs(o.mean - 4) < 1e-9, qPrintable(QString::number(o.mean)));
+        QCOMPARE(o.verdict, Verdict::Holds);
+        c.figure.value = 5;
+        QCOMPARE(ClaimEvaluator::evaluate(c, m_result, 5).verdict, Verdict::DoesNotHold);
+    }
+
+    void winTieLoss()
+    {
+        // A − B per seed: +1, −1, +4, +4, −7 points; a relative tie band of 2 % ties the first two
+        // (|0.80 − 0.79| ≤ 0.016, |0.82 − 0.83| ≤ 0.0166): 2 wins, 2 ties, 1 loss.
+        Claim c = claim("win_tie_loss", "wins_at_least", 2, "wins");
+        c.statistic.against = QStringLiteral("B");
+        c.statistic.tieBand = 0.02;
+        c.verdict.fraction = 0.4;
+        ClaimOutcome o = ClaimEvaluator::evaluate(c, m_result, 5);
+        QVERIFY2(o.detail.contains("wins 2, ties 2, losses 1 of 5"), qPrintable(o.detail));
+        QCOMPARE(o.verdict, Verdict::Holds);
+        c.verdict.fraction = 0.6;
+        QCOMPARE(ClaimEvaluator::evaluate(c, m_result, 5).verdict, Verdict::DoesNotHold);
+    }
+
+    void pairedDifference()
+    {
+        // Mean of +1, −1, +4, +4, −7 points = 0.2; its interval straddles 0.
+        Claim c = claim("difference", "mean_ci_above", 0, "points");
+        c.statistic.against = QStringLiteral("B");
+        const ClaimOutcome o = ClaimEvaluator::evaluate(c, m_result, 5);
+        QCOMPARE(o.n, 5);
+        QVERIFY2(std::abs(o.mean - 0.2) < 1e-9, qPrintable(QString::number(o.mean)));
+        QCOMPARE(o.verdict, Verdict::Inconclusive);
+        QCOMPARE(ClaimEvaluator::formatValue(o.mean, "points"), QStringLiteral("0.20 points"));
+        QCOMPARE(ClaimEvaluator::formatValue(1000, "x"), QStringLiteral("1000×"));
+        QCOMPARE(ClaimEvaluator::formatValue(82.571, "%"), QStringLiteral("82.57 %"));
+    }
+
+    void logLogSlope()
+    {
+        // RMSE = 2 / epoch exactly: slope −1 in every run.
+        ExperimentResult r;
+        AlgorithmCurves c = curves("A", {0.5, 0.5, 0.5}, 8);
+        for (auto& run : c.repeats)
+            for (MetricPoint& p : run)
+                p.testRmse = 2.0 / p.epoch;
+        r.curves << c;
+        Claim cl = claim("slope", "mean_ci_contains", -1, "slope");
+        cl.statistic.metric = QStringLiteral("test_rmse");
+        cl.statistic.from = 2;
+        const ClaimOutcome o = ClaimEvaluator::evaluate(cl, r, 3);
+        QCOMPARE(o.n, 3);
+        QVERIFY(std::abs(o.mean + 1) < 1e-12);
+        QCOMPARE(o.verdict, Verdict::Holds);
+    }
+
+    void noiseSweepPoint()
+    {
+        ExperimentResult r;
+        SweepPoint p;
+        p.algorithmName = QStringLiteral("A");
+        p.sigma = 0.5;
+        p.monteCarlo = 100;
+        p.testRmseMean = 0.1;
+        p.testRmseStd = 0.02;
+        r.sweep << p;
+        Claim c = claim("sweep", "mean_ci_below", 0.2, "RMSE");
+        c.statistic.metric = QStringLiteral("test_rmse");
+        c.statistic.sigma = 0.5;
+        const ClaimOutcome o = ClaimEvaluator::evaluate(c, r, 100);
+        QCOMPARE(o.n, 100);
+        const double half = 1.984216952 * 0.02 / 10;
+        QVERIFY2(std::abs(o.ciLow - (0.1 - half)) < 1e-6, qPrintable(QString::number(o.ciLow, 'g', 10)));
+        QCOMPARE(o.verdict, Verdict::Holds);
+        c.statistic.sigma = 0.7;
+        const ClaimOutcome missing = ClaimEvaluator::evaluate(c, r, 100);
+        QVERIFY2(missing.error.contains("no point of \"A\" at σ 0.7") && missing.error.contains("A at σ 0.5"),
+                 qPrintable(missing.error));
+    }
+
+    void unknownConfigurationIsAnError()
+    {
+        Claim c = claim("final", "mean_ci_contains_or_exceeds", 50);
+        c.statistic.algorithm = QStringLiteral("Adam");
+        const ClaimOutcome o = ClaimEvaluator::evaluate(c, m_result, 5);
+        QVERIFY2(o.error.contains("no configuration \"Adam\"") && o.error.contains("A, B"),
+                 qPrintable(o.error));
+    }
+
+    void failedRunsAreCounted()
+    {
+        ExperimentResult r = m_result;
+        r.curves[0].statuses[1] = RunStatus::Failed;
+        const ClaimOutcome o =
+            ClaimEvaluator::evaluate(claim("final", "mean_ci_contains_or_exceeds", 50), r, 5);
+        QCOMPARE(o.n, 4);
+        QCOMPARE(o.failedRuns, 1);
+    }
+};
+
+QTEST_GUILESS_MAIN(TestClaimEvaluator)
+#include "tst_claimevaluator.moc"
