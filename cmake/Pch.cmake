@@ -59,6 +59,21 @@ function(tb_pch_donor_for out tests)
   endif()
 endfunction()
 
+# tb_pch_for_test(<test>): the tests' donor for <test>, from the libraries it links in the end.
+# QtTest's headers look at QT_NETWORK_LIB (and QT_GUI_LIB, QT_WIDGETS_LIB), so a test that links
+# Qt Network directly, or the benchmarks' harness (Qt Widgets without Charts), could use neither
+# tests' header (GCC would refuse it with -Winvalid-pch and parse the headers anyway): those few
+# compile without one.
+function(tb_pch_for_test name)
+  get_target_property(libs ${name} LINK_LIBRARIES)
+  if(libs MATCHES "(^|;)(Qt6::Network|tb_bench)(;|$)")
+    set_target_properties(${name} PROPERTIES DISABLE_PRECOMPILE_HEADERS ON)
+    return()
+  endif()
+  tb_pch_donor_for(donor ON ${libs})
+  tb_use_pch(${name} ${donor})
+endfunction()
+
 # QtTest's CMake package defines QT_TESTCASE_BUILDDIR and QT_TESTCASE_SOURCEDIR as each test's
 # own folders; qtestcase.h mentions them, so no two test folders could share a precompiled
 # header. They serve QFINDTESTDATA only, which no test here uses (fixtures come from

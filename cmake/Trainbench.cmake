@@ -87,8 +87,12 @@ function(tb_add_test name)
   set_target_properties(${name} PROPERTIES AUTOMOC ON RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/tests)
   # tests/support: test data and helpers shared by the unit tests, compiled once (tb_test_support).
   target_link_libraries(${name} PRIVATE Qt6::Test tb_test_support tb_warnings tb_optimise ${ARG_LIBS})
-  tb_pch_donor_for(donor ON ${ARG_LIBS})
-  tb_use_pch(${name} ${donor})
+  # The precompiled header is chosen once the test's folder has added its own links (the test's
+  # CMakeLists may link more after this call): tb_pch_for_test in cmake/Pch.cmake.
+  if(TB_PCH)
+    # (EVAL: a deferred call's arguments are expanded when it runs, so the name is written in now.)
+    cmake_language(EVAL CODE "cmake_language(DEFER DIRECTORY [[${CMAKE_SOURCE_DIR}]] CALL tb_pch_for_test [[${name}]])")
+  endif()
   # A test's Q_OBJECT class is in its .cpp (which includes its .moc): AUTOMOC's own file is empty,
   # and loading a precompiled header would be all it costs.
   set_source_files_properties(${CMAKE_CURRENT_BINARY_DIR}/${name}_autogen/mocs_compilation.cpp
