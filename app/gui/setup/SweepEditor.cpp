@@ -110,6 +110,12 @@ QString SweepEditor::suggestedValues(const ParamSpec& s)
             v << e.toString();
         return v.join(QLatin1Char(' '));
     }
+    case ParamType::Text:
+    case ParamType::Path:
+    case ParamType::Folder:
+    case ParamType::Columns:
+    case ParamType::Seed:
+        return s.defaultValue.toString(); // no sensible spread of values to suggest: the default, to edit
     }
     return {};
 }
