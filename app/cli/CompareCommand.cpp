@@ -1,4 +1,5 @@
 #include "CompareCommand.h"
+#include "CliStreams.h"
 
 #include <Comparison.h>
 #include <ComparisonTables.h>
@@ -13,8 +14,6 @@
 
 namespace tb::cli {
 namespace {
-
-enum Exit { Ok = 0, Usage = 2, Invalid = 3, Database = 4, Output = 6 };
 
 QTextStream& errStream()
 {

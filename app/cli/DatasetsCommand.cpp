@@ -1,4 +1,5 @@
 #include "DatasetsCommand.h"
+#include "CliStreams.h"
 
 #include "DownloadBar.h"
 
@@ -18,19 +19,6 @@
 
 namespace tb::cli {
 namespace {
-
-enum Exit { Ok = 0, Usage = 2, Mismatch = 3, Stopped = 5, Failed = 7 };
-
-QTextStream& out()
-{
-    static QTextStream s(stdout);
-    return s;
-}
-QTextStream& err()
-{
-    static QTextStream s(stderr);
-    return s;
-}
 
 QString size(qint64 n, bool exact)
 {
@@ -164,7 +152,7 @@ int fetch(const QList<const data::DatasetEntry*>& entries, const QCommandLinePar
                 return Stopped;
             code = error.contains(QStringLiteral("checksum mismatch")) || error.contains(QStringLiteral("is expected")) ||
                            error.contains(QStringLiteral("but the file is published with"))
-                       ? Mismatch
+                       ? Invalid
                        : (error.contains(QStringLiteral("no published checksum")) ? Usage : Failed);
             continue;
         }
@@ -197,7 +185,7 @@ int verify(const QList<const data::DatasetEntry*>& entries, const QCommandLinePa
                                                    : QString();
             if (!data::DatasetCache::verify(*e, f, given, &error)) {
                 err() << "trainbench-cli datasets verify: " << e->id << ": " << error << Qt::endl;
-                code = error.contains(QStringLiteral("no published checksum")) ? std::max<int>(code, Usage) : Mismatch;
+                code = error.contains(QStringLiteral("no published checksum")) ? std::max<int>(code, Usage) : Invalid;
                 continue;
             }
             out() << e->id << "/" << f.name << ": ok (" << data::DatasetCache::fileState(*e, f).checksum << ")\n";

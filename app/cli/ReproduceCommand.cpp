@@ -1,4 +1,5 @@
 #include "ReproduceCommand.h"
+#include "CliStreams.h"
 
 #include "ChartExport.h"
 #include "ProgressBar.h"
@@ -39,19 +40,6 @@ namespace tb::cli {
 namespace {
 
 using namespace tb::repro;
-
-enum Exit { Ok = 0, RunsFailed = 1, Usage = 2, Invalid = 3, Database = 4, Stopped = 5, Output = 6 };
-
-QTextStream& out()
-{
-    static QTextStream s(stdout);
-    return s;
-}
-QTextStream& err()
-{
-    static QTextStream s(stderr);
-    return s;
-}
 
 /// The progress bar, and a count of the runs this command trained (what --resume skips).
 class CountingObserver final : public ExperimentObserver {

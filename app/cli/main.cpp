@@ -5,6 +5,7 @@
 //   7 a download failed (`datasets fetch`: network, disk).
 
 #include "ChartExport.h"
+#include "CliStreams.h"
 #include "CompareCommand.h"
 #include "DatasetsCommand.h"
 #include "LibraryNoise.h"
@@ -50,18 +51,7 @@
 
 namespace {
 
-enum Exit { Ok = 0, RunsFailed = 1, Usage = 2, Invalid = 3, Database = 4, Stopped = 5, Output = 6 };
-
-QTextStream& out()
-{
-    static QTextStream s(stdout);
-    return s;
-}
-QTextStream& err()
-{
-    static QTextStream s(stderr);
-    return s;
-}
+using namespace tb::cli; // Exit, out(), err() (CliStreams.h)
 
 tb::ExperimentRunner* g_runner = nullptr;
 std::atomic<int> g_interrupts{0};
