@@ -4,6 +4,7 @@
 
 #include "HostBudget.h"
 #include "JsonDuplicateKeys.h"
+#include "JsonPosition.h"
 #include "PluginRegistry.h"
 
 #include <DataSource.h>
@@ -19,24 +20,6 @@
 #include <thread>
 
 namespace tb {
-namespace {
-
-// "line:col" of a byte offset, 1-based, for JSON syntax errors.
-QString lineColumn(const QByteArray& text, int offset)
-{
-    int line = 1, col = 1;
-    for (int i = 0; i < offset && i < text.size(); ++i) {
-        if (text[i] == '\n') {
-            ++line;
-            col = 1;
-        } else {
-            ++col;
-        }
-    }
-    return QStringLiteral("%1:%2").arg(line).arg(col);
-}
-
-} // namespace
 
 ParamSchema ExperimentSpec::schema()
 {
@@ -88,7 +71,7 @@ std::optional<ExperimentSpec> ExperimentSpec::fromJson(const QByteArray& json, c
     const QJsonDocument doc = QJsonDocument::fromJson(json, &pe);
     if (pe.error != QJsonParseError::NoError) {
         if (error)
-            *error = QStringLiteral("%1:%2: %3").arg(sourceName, lineColumn(json, pe.offset), pe.errorString());
+            *error = QStringLiteral("%1:%2: %3").arg(sourceName, JsonPosition::lineColumn(json, pe.offset), pe.errorString());
         return std::nullopt;
     }
     if (!doc.isObject()) {

@@ -4,6 +4,7 @@
 #include "ClaimMetric.h"
 
 #include <ExperimentKind.h>
+#include <JsonPosition.h>
 
 #include <QDir>
 #include <QFile>
@@ -17,21 +18,6 @@
 
 namespace tb::repro {
 namespace {
-
-// "line:col" of a byte offset, 1-based, for JSON syntax errors.
-QString lineColumn(const QByteArray& text, int offset)
-{
-    int line = 1, col = 1;
-    for (int i = 0; i < offset && i < text.size(); ++i) {
-        if (text[i] == '\n') {
-            ++line;
-            col = 1;
-        } else {
-            ++col;
-        }
-    }
-    return QStringLiteral("%1:%2").arg(line).arg(col);
-}
 
 /// Reads typed keys of one JSON object, each problem a message naming the file, the key's path
 /// and the value found.
@@ -285,7 +271,7 @@ std::optional<ClaimsFile> ClaimsFile::fromJson(const QByteArray& json, const QSt
     QJsonParseError pe;
     const QJsonDocument doc = QJsonDocument::fromJson(json, &pe);
     if (pe.error != QJsonParseError::NoError) {
-        *problems << QStringLiteral("%1:%2: %3").arg(path, lineColumn(json, pe.offset), pe.errorString());
+        *problems << QStringLiteral("%1:%2: %3").arg(path, JsonPosition::lineColumn(json, pe.offset), pe.errorString());
         return std::nullopt;
     }
     if (!doc.isObject()) {
