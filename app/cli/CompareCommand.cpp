@@ -15,19 +15,13 @@
 namespace tb::cli {
 namespace {
 
-QTextStream& errStream()
-{
-    static QTextStream s(stderr);
-    return s;
-}
-
 int usage(const QString& message)
 {
-    errStream() << "trainbench-cli compare: " << message << "\n"
+    err() << "trainbench-cli compare: " << message << "\n"
                 << "usage: trainbench-cli compare ID [ID ...] [--db FILE] [--metric KEY] [--baseline NAME] [--configurations A,B]\n"
                    "         [--test t|wilcoxon] [--alpha A] [--tie-band B] [--confidence C] [--target T] [--at T1,T2]\n"
                    "         [--tables matrix,pairs,grid,time,frontier] [--format text|csv|markdown|latex] [--output FILE]\n";
-    errStream().flush();
+    err().flush();
     return Usage;
 }
 
@@ -145,7 +139,7 @@ int compareCommand(const QStringList& args)
     const QString dbPath = p.value("db").isEmpty() ? RunStore::defaultPath() : p.value("db");
     auto store = RunStore::open(dbPath, &error);
     if (!store) {
-        errStream() << "trainbench-cli: " << error << Qt::endl;
+        err() << "trainbench-cli: " << error << Qt::endl;
         return Database;
     }
     QList<AlgorithmCurves> curves;
@@ -197,7 +191,7 @@ int compareCommand(const QStringList& args)
     for (const auto& s : samples)
         finished += int(s.values.size());
     if (finished == 0) {
-        errStream() << "trainbench-cli compare: no finished runs in experiment(s) "
+        err() << "trainbench-cli compare: no finished runs in experiment(s) "
                     << p.positionalArguments().join(", ") << Qt::endl;
         return Invalid;
     }
@@ -268,14 +262,13 @@ int compareCommand(const QStringList& args)
     if (p.isSet("output")) {
         QSaveFile f(p.value("output"));
         if (!f.open(QIODevice::WriteOnly) || f.write(text.toUtf8()) < 0 || !f.commit()) {
-            errStream() << "trainbench-cli: " << p.value("output") << ": cannot write: " << f.errorString() << Qt::endl;
+            err() << "trainbench-cli: " << p.value("output") << ": cannot write: " << f.errorString() << Qt::endl;
             return Output;
         }
         return Ok;
     }
-    QTextStream out(stdout);
-    out << text;
-    out.flush();
+    out() << text;
+    out().flush();
     return Ok;
 }
 
