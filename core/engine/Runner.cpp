@@ -140,6 +140,10 @@ public:
     }
     /// The run's whole training time: every solve of a ladder (the budget's and the final fact's).
     double elapsed() const { return m_elapsed; }
+    /// The run's clock, which its checkpoints' times are on: the budget's clock — the process's
+    /// CPU time with a cpu budget (immune to other jobs on the machine), else the training clock.
+    /// Read while the clock is stopped (at a checkpoint, after fit()).
+    double clockTime() const { return m_budget.clock == ClockKind::Cpu ? m_cpu.elapsed() : m_elapsed; }
     /// Seconds the budget's clock counted: the training clock (wall) or the process's CPU time
     /// while the run trained (checkpoints left out either way).
     double budgetUsed() const
@@ -151,7 +155,7 @@ public:
     bool budgetSpent() const override { return m_budget.isSet() && budgetUsed() >= m_budget.seconds; }
     /// The training time of the model fit() left: since the solve of its last checkpoint began
     /// (Checkpoint::restartClock), so the run's time when the trainer never restarted the clock.
-    double modelSeconds() const { return m_elapsed - m_lastSolveStart; }
+    double modelSeconds() const { return clockTime() - m_lastSolveStart; }
 
     std::uint64_t seed() const override { return m_job.seed; }
     int threads() const override { return m_job.threads; }
@@ -170,7 +174,7 @@ public:
             MetricPoint p;
             p.seq = int(m_points.size());
             p.epoch = cp.epoch;
-            p.trainTime = m_elapsed - m_solveStart; // this solve's time alone after a restart
+            p.trainTime = clockTime() - m_solveStart; // this solve's time alone after a restart
             p.loss = cp.loss;
             const Evaluation e = evaluate(*m_trainer, *m_job.data, p, m_stop);
             if (e == Evaluation::Interrupted) {
@@ -196,7 +200,7 @@ public:
         // point's time count from here. The budget keeps counting every solve.
         m_lastSolveStart = m_solveStart;
         if (cp.restartClock) {
-            m_solveStart = m_elapsed;
+            m_solveStart = clockTime();
             m_restarts.append(m_checkpoints - 1);
         }
         if (!cp.note.isEmpty())
@@ -277,7 +281,7 @@ private:
     double m_elapsed = 0;
     RunBudget m_budget;
     RunClock m_cpu;
-    double m_solveStart = 0;     // m_elapsed when the current solve began (Checkpoint::restartClock)
+    double m_solveStart = 0;     // clockTime() when the current solve began (Checkpoint::restartClock)
     double m_lastSolveStart = 0; // the same for the solve of the last counted checkpoint
     QJsonArray m_restarts;       // checkpoints that restarted the clock ("clock_restarts")
     double m_lastEpoch = 0;

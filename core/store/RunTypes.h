@@ -30,7 +30,7 @@ RunStatus runStatusFromName(const QString& name);
 struct MetricPoint {
     int seq = 0;              ///< 0, 1, 2 … in checkpoint order
     double epoch = 0;         ///< epochs done (fractional mid-epoch)
-    double trainTime = 0;     ///< training seconds, clock paused during evaluation (from the last Checkpoint::restartClock)
+    double trainTime = 0;     ///< seconds on the run's clock (its budget's: training time, or CPU time with a cpu budget), paused during evaluation, from the last Checkpoint::restartClock
     double loss = NaN;
     double trainAccuracy = NaN;
     double testAccuracy = NaN;

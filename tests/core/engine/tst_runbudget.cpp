@@ -93,6 +93,10 @@ private Q_SLOTS:
         // One thread alone would not have reached the budget: the cpu clock is not the calling
         // thread's clock.
         QVERIFY(own < budget);
+        // The checkpoints are timed on the same clock: the last one is where the budget was met.
+        const double lastPoint = r.points.last().trainTime;
+        QVERIFY2(lastPoint >= budget && lastPoint <= used + 1e-9,
+                 qPrintable(QStringLiteral("last checkpoint at %1 CPU-s, %2 used").arg(lastPoint).arg(used)));
         qInfo("cpu budget %.1f s: %.3f CPU-s counted (threads %.3f + %.3f) in %.3f s of training time", budget, used, own,
               helper, r.trainSeconds);
     }
@@ -124,6 +128,35 @@ private Q_SLOTS:
         QCOMPARE(r.info.value("stopped_by").toString(), QString("time budget (cpu)"));
         QCOMPARE(r.points.size(), 1);
         QVERIFY(r.info.value("time_budget").toObject().value("used").toDouble() >= 0.3);
+    }
+
+    void checkpointTimesAreOnTheBudgetsClock()
+    {
+        // A trainer that sleeps uses next to no CPU: on the cpu clock its checkpoints' times stay
+        // near 0 while at least 3 × 100 ms of training time pass; on the wall clock they count the
+        // sleep. (Lower bounds on slept time and a CPU ceiling only: a busy machine cannot break either.)
+        for (const ClockKind clock : {ClockKind::Cpu, ClockKind::Wall}) {
+            RunJob j;
+            j.algorithmId = "test.sleepy";
+            j.label = "sleepy";
+            j.params = {{"epochs", 3}, {"epoch_ms", 100}};
+            j.data = moons();
+            j.datasetDescription = "moons";
+            j.threads = 1;
+            j.budget = {1000, clock};
+            StopSource stop;
+            const RunResult r = Runner(m_reg, nullptr).execute(j, stop);
+            QVERIFY2(r.status == RunStatus::Finished, qPrintable(r.error));
+            QCOMPARE(r.points.size(), 3);
+            QVERIFY(r.trainSeconds >= 0.3);
+            const double last = r.points.last().trainTime;
+            if (clock == ClockKind::Cpu)
+                QVERIFY2(last < 0.1, qPrintable(QStringLiteral("%1 CPU-s for 0.3 s of sleep").arg(last)));
+            else
+                QVERIFY2(last >= 0.3, qPrintable(QString::number(last)));
+            for (int i = 1; i < r.points.size(); ++i)
+                QVERIFY(r.points[i].trainTime >= r.points[i - 1].trainTime);
+        }
     }
 
     void noBudgetNoFact()
