@@ -18,7 +18,7 @@
 // runs those files, with the host's time budget (time_budget_s = --time-budget on
 // time_budget_clock = --clock): with --clock cpu the budget is CPU time of the process, which is why a
 // process runs one run at a time; --share i/k runs every k-th job from the i-th, so k processes
-// can share the cores (bench/README.md has the commands).
+// can share the cores (docs/bld.md, "How the settings were chosen", has the commands).
 // `run` appends one JSON line per run: final objective f, train and test MSE ((1/P)Σ‖y − ŷ‖², in
 // the scaled units), ‖∇f‖₂ at the end, the time the budget clock counted, why it ended, B2LD's
 // updates per layer, and the curve (time, f) of its checkpoints on the budget clock (the host's

@@ -22,7 +22,8 @@
 // The per-phase times (gram, hidden, solve, forward, inputs, gather, blend) are
 // BplsTrainer::History, read from the plugin's own trainer once the run is over: this program
 // measures those internal steps on purpose, which is why it links tb_bpls_core.
-// Results are recorded in bench/README.md, section "BPLS".
+// Results are recorded in bench/README.md, section "BPLS" (speed), and in docs/bpls.md, "How the
+// defaults were chosen" (the validation split).
 
 #include <BenchArguments.h>
 #include <BenchData.h>

@@ -14,7 +14,7 @@
 // checkpoint clock); at every checkpoint, with the clock stopped, the program predicts the test
 // points and prints the mean over them of |f_t − f*|² (and of |f_t − y|² for reference), and at
 // the end the least-squares slope of log error against log t over the last decade (−1 for
-// O(1/t)). Results: bench/README.md.
+// O(1/t)). Results: docs/dsgd.md, "Step sizes of Algorithm 1".
 
 #include <BenchArguments.h>
 #include <BenchMain.h>

@@ -18,8 +18,8 @@
 // accuracy on them instead of the test set (for choosing parameters). --plot writes test error
 // against training time (FILE.png) and against the number of random features
 // (FILE-features.png), the mean over seeds per checkpoint. --quick without --run runs the three
-// methods of bench/README.md for one pass on 5000 rows. Results: bench/README.md, section
-// "Doubly stochastic gradients".
+// methods of docs/dsgd.md ("How the experiments' settings were chosen") for one pass on 5000 rows.
+// The settings and how they were chosen: that section; the paper's claims: resources/claims/dsgd.json.
 
 #include <BenchArguments.h>
 #include <BenchData.h>

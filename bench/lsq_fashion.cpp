@@ -15,10 +15,13 @@
 // --target A prints, per seed, the first checkpoint whose accuracy reaches A (wall and CPU s).
 // --dump-libsvm PREFIX writes the features lsq.gls would fit (the same PCA, bandwidth and seeded
 // random features, seed --first-seed) to PREFIX.train and PREFIX.test in LIBSVM format (labels
-// 1 … 10), for `liblinear-train` on the same features (bench/README.md, "Figure 2 analogue"):
+// 1 … 10), for `liblinear-train` on the same features (the first Figure 2 analogue; the claims
+// of resources/claims/lsq.json run it through the liblinear plugin and the data set's
+// random_features option instead):
 // it reproduces that internal step of the plugin on purpose (LsqConfig's feature settings, the
 // toolkit's FeatureMap), which is why this program links tb_lsq_core.
-// Results are recorded in bench/README.md, section "Least Squares Revisited".
+// Results are recorded in docs/lsq.md ("How the experiments' settings were chosen") and
+// bench/README.md ("Least Squares Revisited: mixed precision and the ridge floor").
 
 #include <BenchArguments.h>
 #include <BenchData.h>
@@ -132,7 +135,8 @@ int main(int argc, char** argv)
 
         tb::data::DatasetPair loaded =
             tb::bench::BenchData::load(tb::bench::BenchData::fashionMnistSpec(args));
-        // The shuffled order keeps the recorded validation figures reproducible (bench/README.md).
+        // The shuffled order keeps the recorded validation figures reproducible (docs/lsq.md,
+        // bench/README.md).
         if (validation > 0)
             tb::bench::BenchData::holdOut(loaded, validation, tb::bench::BenchData::Order::Shuffled);
         const QString evalName = validation > 0 ? QStringLiteral("validation") : QStringLiteral("test");

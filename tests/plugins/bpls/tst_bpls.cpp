@@ -126,7 +126,7 @@ private Q_SLOTS:
         }
         // The documented defaults as the trainer reads them (the values a run without
         // parameters uses, not the help text). The open choices of the paper were set from the
-        // Fashion-MNIST validation split (bench/README.md).
+        // Fashion-MNIST validation split (docs/bpls.md, "How the defaults were chosen").
         QString defaultsError;
         const BplsConfig reg = BplsConfig::fromParams(*algos[0].schema.normalise({}, &defaultsError), false);
         const BplsConfig cls = BplsConfig::fromParams(*algos[1].schema.normalise({}, &defaultsError), true);
