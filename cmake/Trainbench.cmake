@@ -39,16 +39,10 @@ endif()
 
 include(${CMAKE_CURRENT_LIST_DIR}/Pch.cmake)
 
-find_package(Git QUIET)
-set(TB_GIT_HASH "unknown")
-if(GIT_FOUND AND EXISTS ${CMAKE_SOURCE_DIR}/.git)
-  execute_process(COMMAND ${GIT_EXECUTABLE} rev-parse --short=12 HEAD
-    WORKING_DIRECTORY ${CMAKE_SOURCE_DIR} OUTPUT_VARIABLE TB_GIT_HASH
-    OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET)
-  if(NOT TB_GIT_HASH)
-    set(TB_GIT_HASH "unknown")
-  endif()
-endif()
+# The git hash is written at every build by cmake/GitHash.cmake (core/store's tb_git_hash target).
+# The executables do not relink when only a shared library of theirs changed (a new hash relinks
+# libtrainbench-store alone, not the hundred programs that load it).
+set(CMAKE_LINK_DEPENDS_NO_SHARED ON)
 
 # tb_add_plugin(<target> SOURCES ... [LIBS ...])
 # A trainer plugin: a MODULE library built against tb::api, tb::numerics and tb::training.
