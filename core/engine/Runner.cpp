@@ -1,5 +1,7 @@
 #include "Runner.h"
 
+#include <BuildInfo.h>
+
 #include "CostPrediction.h"
 #include "HostBudget.h"
 #include "MemoryCheck.h"
@@ -409,6 +411,9 @@ RunResult Runner::execute(const RunJob& job, const StopSource& stop, RunObserver
     ctx.setBudget(budget);
     if (budget.isSet())
         ctx.recordHostFact("time_budget", HostBudget::fact(budget));
+    // The build that trains this run: a resumed experiment's runs may come from a later build than
+    // the one its row names.
+    ctx.recordHostFact("git_hash", gitHash());
     if (const QString renamed = m_registry.renamedNote(job.algorithmId); !renamed.isEmpty())
         ctx.log(renamed);
     for (const QString& note : std::as_const(deprecations))

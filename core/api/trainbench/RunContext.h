@@ -72,14 +72,16 @@ public:
 ///  - "clock_restarts": the checkpoints (0-based, in order) whose Checkpoint::restartClock
 ///    restarted the training clock; absent when none did;
 ///  - "plugin_replaces": the plugin's file and the files of the same plugin id it replaced, when
-///    it replaced one (a copy found earlier on the search path, e.g. in TRAINBENCH_PLUGIN_PATH).
+///    it replaced one (a copy found earlier on the search path, e.g. in TRAINBENCH_PLUGIN_PATH);
+///  - "git_hash": the build of the host that trained the run (its experiment's row names the build
+///    that created the experiment; a resumed experiment's later runs may come from another).
 inline const QStringList& reservedFactKeys()
 {
     static const QStringList keys{QStringLiteral("predicted_cost"), QStringLiteral("measured_seconds"),
                                   QStringLiteral("final"),          QStringLiteral("log"),
                                   QStringLiteral("stopped_by"),     QStringLiteral("peak_memory_bytes"),
                                   QStringLiteral("time_budget"),    QStringLiteral("clock_restarts"),
-                                  QStringLiteral("plugin_replaces")};
+                                  QStringLiteral("plugin_replaces"), QStringLiteral("git_hash")};
     return keys;
 }
 

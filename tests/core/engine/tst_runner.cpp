@@ -1,3 +1,4 @@
+#include <BuildInfo.h>
 #include <DataSource.h>
 #include <ExperimentRunner.h>
 #include <PluginRegistry.h>
@@ -180,6 +181,18 @@ private Q_SLOTS:
         QVERIFY_THROWS_EXCEPTION(std::logic_error, ctx.record("predicted_cost", 1.0));
         ctx.record("my_fact", 1.0);
         QCOMPARE(ctx.records.value("my_fact").toDouble(), 1.0);
+        QVERIFY_THROWS_EXCEPTION(std::logic_error, ctx.record("git_hash", "x"));
+    }
+
+    void everyRunNamesTheBuildThatTrainedIt()
+    {
+        // A resumed experiment's later runs may come from a later build than its row names: each
+        // run's facts name its own.
+        StopSource stop;
+        const RunResult r = Runner(m_reg, nullptr).execute(job("test.mean", {}), stop);
+        QCOMPARE(r.status, RunStatus::Finished);
+        QCOMPARE(r.info.value("git_hash").toString(), tb::gitHash());
+        QVERIFY(!tb::gitHash().isEmpty());
     }
 
     void peakMemoryIsMeasured()
