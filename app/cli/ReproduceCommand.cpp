@@ -16,6 +16,7 @@
 #include <PluginRegistry.h>
 #include <ReproductionReport.h>
 #include <RunStore.h>
+#include <StoredRuns.h>
 
 #include <QCommandLineParser>
 #include <QDir>
@@ -80,7 +81,38 @@ struct PlannedExperiment {
     bool reused = false;
     int trainedRuns = 0;
     QStringList charts;
+    QString provenance; ///< when and by which builds its stored runs were trained
 };
+
+// When the experiment's stored runs were trained and by which builds: its runs may come from
+// several commands (--resume) and builds, which the report must say rather than imply that this
+// command trained them. Each run names its build ("git_hash" fact); older runs, their experiment's.
+QString provenance(const RunStore& store, qint64 experimentId)
+{
+    QString error;
+    const auto experiment = store.experiment(experimentId, &error);
+    const QList<RunRecord> runs = store.runs(experimentId, &error);
+    if (!experiment || runs.isEmpty())
+        return {};
+    QDateTime first, last;
+    QStringList builds;
+    for (const RunRecord& r : runs) {
+        if (r.started.isValid() && (!first.isValid() || r.started < first))
+            first = r.started;
+        if (r.ended.isValid() && (!last.isValid() || r.ended > last))
+            last = r.ended;
+        QString hash = r.info.value(QStringLiteral("git_hash")).toString();
+        if (hash.isEmpty())
+            hash = experiment->gitHash;
+        if (!builds.contains(hash))
+            builds << hash;
+    }
+    const auto utc = [](const QDateTime& t) { return t.toUTC().toString(QStringLiteral("yyyy-MM-dd HH:mm")); };
+    return QStringLiteral("%1 run(s) trained %2 – %3 UTC by git %4")
+        .arg(runs.size())
+        .arg(first.isValid() ? utc(first) : QStringLiteral("?"), last.isValid() ? utc(last) : QStringLiteral("?"),
+             builds.join(QStringLiteral(", ")));
+}
 
 // Why an experiment's data is not on this machine, before anything runs: the catalogue sets
 // (`datasets fetch`) not in the cache, and the data files or folders its data set names that do
@@ -150,6 +182,9 @@ int reproduceCommand(const QStringList& args, ExperimentRunner** current)
     p.addOption({"resume",
                  "Use the runs the database already holds: an experiment stored with the same settings is "
                  "continued (only its unfinished runs train), not run again."});
+    p.addOption({"no-train",
+                 "Train nothing: write the reports from the runs the database holds (an experiment stored "
+                 "with the same settings, finished or not); claims whose experiment is not stored say so."});
     p.addOption({"mpi", "Not supported by reproduce (see the message)."});
     p.addOption({"db", "Run database (default: the user's app-data folder).", "file"});
     p.addOption(
@@ -311,8 +346,32 @@ int reproduceCommand(const QStringList& args, ExperimentRunner** current)
             break;
         ++done;
         qint64 resumeId = -1;
-        if (p.isSet("resume")) {
+        if (p.isSet("resume") || p.isSet("no-train")) {
             resumeId = ExperimentRunner::resumable(*store, e.spec, nullptr);
+        }
+        if (p.isSet("no-train")) {
+            // The stored runs as they are: a partial experiment gives the claims the seeds it has,
+            // and each report says n of the n asked for.
+            QString error;
+            const auto stored = resumeId >= 0 ? StoredRuns::experiment(*store, resumeId, &error) : std::nullopt;
+            if (!stored) {
+                e.absent = resumeId < 0 ? QStringLiteral("not run: --no-train, and the database holds no experiment "
+                                                         "with these settings")
+                                        : QStringLiteral("not run: --no-train, and experiment %1 could not be "
+                                                         "read: %2")
+                                              .arg(resumeId)
+                                              .arg(error);
+                err() << "Not reading \"" << e.spec.name << "\": " << e.absent << Qt::endl;
+                continue;
+            }
+            err() << QStringLiteral("[%1/%2] ").arg(done).arg(runnable) << "Reading experiment " << resumeId
+                  << ", \"" << e.spec.name << "\" from " << store->path() << Qt::endl;
+            e.result = *stored;
+            e.result.experimentId = resumeId;
+            e.ran = true;
+            e.reused = true;
+            e.provenance = provenance(*store, resumeId);
+            continue;
         }
         ExperimentRunner runner(reg, store.get());
         *current = &runner;
@@ -328,6 +387,8 @@ int reproduceCommand(const QStringList& args, ExperimentRunner** current)
         *current = nullptr;
         e.ran = true;
         e.trainedRuns = observer.runs();
+        if (e.result.experimentId >= 0)
+            e.provenance = provenance(*store, e.result.experimentId);
         e.reused = resumeId >= 0 && e.trainedRuns == 0;
         for (const QString& w : e.result.warnings)
             err() << "warning: " << w << "\n";
@@ -397,6 +458,7 @@ int reproduceCommand(const QStringList& args, ExperimentRunner** current)
             r.experimentId = e.result.experimentId;
             r.reused = e.reused;
             r.trainedRuns = e.trainedRuns;
+            r.provenance = e.provenance;
             r.outcome = ClaimEvaluator::evaluate(claim, e.result, r.seeds);
             if (!r.outcome.error.isEmpty()) {
                 err() << file.path << ": " << claim.jsonPath << ".statistic: " << r.outcome.error << Qt::endl;

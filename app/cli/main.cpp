@@ -773,7 +773,7 @@ void usage()
              "  export ID [--db FILE] [--plot OUT.png] [--csv OUT.csv]\n"
              "  compare ID [ID ...] [--db FILE] [--metric KEY] [--baseline NAME] [--format text|csv|markdown|latex]\n"
              "                                        result matrix, paired tests, grid, time to target (docs/cli.md)\n"
-             "  reproduce CLAIMS.json... [--out DIR] [--quick] [--resume] [--db FILE]\n"
+             "  reproduce CLAIMS.json... [--out DIR] [--quick] [--resume] [--no-train] [--db FILE]\n"
              "                                        re-measure papers' claims, one report per file (docs/reproductions)\n"
              "  datasets [list|fetch|verify|path|remove] NAME… [--json] [--mirror URL] [--sha256 HEX] [--yes]\n"
              "                                        the papers' public data sets, fetched once into a cache\n"

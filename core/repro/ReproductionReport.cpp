@@ -155,6 +155,8 @@ QString ReproductionReport::markdown(const ClaimsFile& file, const ReportHeader&
                       .arg(c.reused ? QStringLiteral("read back, nothing left to train")
                                     : QStringLiteral("%1 run(s) trained by this command").arg(c.trainedRuns));
         md += QStringLiteral("; %1 seed(s)\n").arg(c.seeds);
+        if (!c.provenance.isEmpty())
+            md += QStringLiteral("- Runs: %1\n").arg(cell(c.provenance));
         if (!cl.data.isEmpty())
             md += QStringLiteral("- Data: %1\n").arg(cell(cl.data));
         if (!cl.note.isEmpty())

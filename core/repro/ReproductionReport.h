@@ -41,6 +41,9 @@ struct ClaimReport {
     qint64 experimentId = -1; ///< in the store
     bool reused = false;      ///< read back from the store (--resume) with nothing left to train
     int trainedRuns = 0;      ///< runs this command trained for the experiment
+    /// When and by which builds the experiment's stored runs were trained ("30 run(s) trained
+    /// 2026-11-27 04:21 – 04:27 UTC by git 7369148a1b2c"); empty: not said.
+    QString provenance;
     int seeds = 0;            ///< asked for
     QStringList charts;       ///< file names relative to the report
 };

@@ -139,7 +139,7 @@ private Q_SLOTS:
         // The header: command, machine, version; each claim its reading, figure, n and chart.
         QVERIFY(md.contains("- Command: `trainbench-cli reproduce claims/toy.json --out out --db "));
         QVERIFY(md.contains("- Machine: ") && md.contains(" core(s)"));
-        QVERIFY(md.contains(QRegularExpression("- Trainbench [0-9.]+ \\(git [0-9a-z]+\\)")));
+        QVERIFY(md.contains(QRegularExpression("- Trainbench [0-9.]+ \\(git [0-9a-z]+(-dirty)?\\)")));
         QVERIFY(md.contains("- Reading *moons*: Two moons stand in for the paper's data."));
         QVERIFY(md.contains("- Paper's figure: 99.90 %"));
         QVERIFY(md.contains(", n = 5 (of 5 asked for)"));
@@ -162,7 +162,26 @@ private Q_SLOTS:
         QCOMPARE(count(db, "select count(*) from runs"), before);
         const QString md = read("out/toy.md");
         QVERIFY(md.contains("read back, nothing left to train"));
+        // Trained by the first command, not this one: the report says when and by which build.
+        QVERIFY2(md.contains(QRegularExpression("- Runs: 10 run\\(s\\) trained 20[0-9-]+ [0-9:]+ – 20[0-9-]+ [0-9:]+ "
+                                                "UTC by git [0-9a-z]+(-dirty)?\n")),
+                 qPrintable(md));
         QVERIFY(verdicts(md).value("ridge-holds").startsWith("holds"));
+        // --no-train writes the same report from the store and trains nothing; on a database that
+        // holds nothing, every claim says why it was not run.
+        const Output readBack = cli({"reproduce", "claims/toy.json", "--out", "out-read", "--db", db, "--quiet", "--no-train"});
+        QVERIFY2(readBack.code == 0, qPrintable(readBack.err));
+        QCOMPARE(count(db, "select count(*) from runs"), before);
+        const QString readMd = read("out-read/toy.md");
+        QCOMPARE(verdicts(readMd).value("ridge-holds"), verdicts(md).value("ridge-holds"));
+        QCOMPARE(verdicts(readMd).value("ridge-unreachable"), verdicts(md).value("ridge-unreachable"));
+        const QString emptyDb = m_dir.filePath("empty.sqlite");
+        const Output none =
+            cli({"reproduce", "claims/toy.json", "--out", "out-none", "--db", emptyDb, "--quiet", "--no-train"});
+        QVERIFY2(none.code == 0, qPrintable(none.err));
+        QCOMPARE(count(emptyDb, "select count(*) from runs"), 0);
+        const QString ridge = verdicts(read("out-none/toy.md")).value("ridge-holds");
+        QVERIFY2(ridge.startsWith("inconclusive |") && ridge.contains("--no-train"), qPrintable(ridge));
         // Without --resume the claims are measured again: a new experiment.
         const Output again = cli({"reproduce", "claims/toy.json", "--out", "out", "--db", db, "--quiet"});
         QVERIFY2(again.code == 0, qPrintable(again.err));
