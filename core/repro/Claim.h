@@ -38,10 +38,21 @@ struct ClaimStatistic {
     /// @ref against over paired seeds, relative @ref tieBand), "difference" (paired mean difference
     /// @ref algorithm − @ref against), "slope" (per run, the least-squares slope of log metric
     /// against log @ref x over the checkpoints with x ≥ @ref from), "sweep" (a noise sweep's RMSE at
-    /// σ = @ref sigma over its Monte-Carlo cells).
+    /// σ = @ref sigma over its Monte-Carlo cells), "fact" (a numeric run fact, @ref fact, per
+    /// run), "fact_ratio" and "fact_difference" (@ref fact over, or minus, @ref over — of the same
+    /// run, or with @ref against of that configuration's run with the same seed).
     QString kind;
     QString algorithm; ///< the configuration measured: an algorithm's label (a param sweep: its row name)
-    QString against;   ///< win_tie_loss, difference, time_ratio: the other configuration
+    /// win_tie_loss, difference, time_ratio: the other configuration; fact_ratio and
+    /// fact_difference: optional, the configuration whose run (same seed) gives the second fact
+    QString against;
+    /// fact, fact_ratio, fact_difference: a path into the run's facts (RunRecord::info), keys
+    /// joined by '.', an array element by [i]: "feature_spectrum.ratio_2_1000",
+    /// "layer_updates[0].updates", "final.loss" (the host's final metrics).
+    QString fact;
+    /// fact_ratio, fact_difference: the second fact's path (default: @ref fact itself, then
+    /// @ref against is required).
+    QString over;
     /// A RunMetric key ("test_accuracy", "test_rmse", …) or "test_error" / "train_error" /
     /// "validation_error" (1 − accuracy). Default: test_accuracy (sweep: test_rmse).
     QString metric = QStringLiteral("test_accuracy");

@@ -2,6 +2,7 @@
 
 #include "ClaimExperiment.h"
 #include "ClaimMetric.h"
+#include "FactPath.h"
 
 #include <ExperimentKind.h>
 #include <JsonPosition.h>
@@ -133,20 +134,75 @@ bool needsAgainst(const QString& kind)
            kind == QLatin1String("time_ratio");
 }
 
+bool readsFacts(const QString& kind)
+{
+    return kind == QLatin1String("fact") || kind == QLatin1String("fact_ratio") ||
+           kind == QLatin1String("fact_difference");
+}
+
+// A fact path key ("fact", "over"): well formed, or a problem naming it.
+QString readFactPath(const ObjectReader& r, const QString& key, bool required)
+{
+    const QString path = r.string(key, required);
+    if (!path.isEmpty() && !FactPath::isValid(path))
+        r.problem(key, QStringLiteral("\"%1\" is not a fact path: keys (a letter or '_', then letters, "
+                                      "digits, '_', '-') joined by '.', an array element as [i], e.g. "
+                                      "\"layer_updates[0].updates\" or \"final.loss\"")
+                           .arg(path));
+    return path;
+}
+
+void readFactStatistic(const ObjectReader& r, ClaimStatistic* s)
+{
+    s->fact = readFactPath(r, QStringLiteral("fact"), true);
+    if (s->kind == QLatin1String("fact")) {
+        for (const char* key : {"against", "over"})
+            if (r.has(key))
+                r.problem(key, QStringLiteral("a \"fact\" statistic reads one fact of one configuration, "
+                                              "got %1 (fact_ratio and fact_difference take it)")
+                                   .arg(jsonValueText(r.value(key))));
+    } else {
+        if (r.has("against"))
+            s->against = r.string("against", true);
+        if (r.has("over"))
+            s->over = readFactPath(r, QStringLiteral("over"), true);
+        if (!r.has("against") && !r.has("over"))
+            r.problem("over", QStringLiteral("missing: %1 compares \"%2\" with a second fact of the same run "
+                                             "(\"over\": its path) or with the same fact of another "
+                                             "configuration (\"against\": its name); neither is given")
+                                  .arg(s->kind, s->fact));
+    }
+    if (r.has("metric"))
+        r.problem("metric", QStringLiteral("a %1 statistic reads the run's facts, not a metric: got %2")
+                                .arg(s->kind, jsonValueText(r.value("metric"))));
+    s->metric.clear();
+}
+
 void readStatistic(const ObjectReader& r, ClaimStatistic* s)
 {
     r.onlyKeys({"kind", "algorithm", "against", "metric", "seconds", "target", "tie_band", "x", "from",
-                "sigma", "dataset"});
+                "sigma", "dataset", "fact", "over"});
     s->kind = r.string("kind", true);
     if (!s->kind.isEmpty() && !ClaimsFile::statisticKinds().contains(s->kind))
         r.problem("kind", QStringLiteral("unknown statistic \"%1\" (known: %2)")
                               .arg(s->kind, ClaimsFile::statisticKinds().join(QStringLiteral(", "))));
     s->algorithm = r.string("algorithm", true);
+    if (readsFacts(s->kind)) {
+        readFactStatistic(r, s);
+        s->dataset = r.string("dataset", false);
+        return;
+    }
+    for (const char* key : {"fact", "over"})
+        if (r.has(key))
+            r.problem(key, QStringLiteral("only fact, fact_ratio and fact_difference read run facts, got %1 "
+                                          "with statistic \"%2\"")
+                               .arg(jsonValueText(r.value(key)), s->kind));
     if (needsAgainst(s->kind))
         s->against = r.string("against", true);
     else if (r.has("against"))
-        r.problem("against", QStringLiteral("only win_tie_loss, difference and time_ratio compare two "
-                                            "configurations, got %1 with statistic \"%2\"")
+        r.problem("against", QStringLiteral("only win_tie_loss, difference, time_ratio, fact_ratio and "
+                                            "fact_difference compare two configurations, got %1 with "
+                                            "statistic \"%2\"")
                                  .arg(jsonValueText(r.value("against")), s->kind));
     if (s->kind == QLatin1String("sweep"))
         s->metric = QStringLiteral("test_rmse");
@@ -231,8 +287,8 @@ void readOverrides(const ObjectReader& r, const QString& key, QJsonObject* out)
 
 QStringList ClaimsFile::statisticKinds()
 {
-    return {"final",        "at_time",    "time_to_target", "time_ratio",
-            "win_tie_loss", "difference", "slope",          "sweep"};
+    return {"final", "at_time", "time_to_target", "time_ratio", "win_tie_loss",   "difference",
+            "slope", "sweep",   "fact",           "fact_ratio", "fact_difference"};
 }
 
 QStringList ClaimsFile::verdictRules()
