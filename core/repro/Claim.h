@@ -75,10 +75,13 @@ struct ClaimStatistic {
 ///  - mean_ci_above: holds iff lo > f, does not hold iff hi ≤ f, else inconclusive;
 ///  - mean_ci_below: holds iff hi < f, does not hold iff lo ≥ f, else inconclusive;
 ///  - ratio_at_least: holds iff lo ≥ f, does not hold iff hi < f, else inconclusive;
-///  - wins_at_least: holds iff wins ≥ fraction × pairs (the count rule of win_tie_loss).
+///  - wins_at_least: holds iff wins ≥ fraction × pairs (the count rule of win_tie_loss);
+///  - wins_at_most: holds iff wins ≤ fraction × pairs (a paper that reports a method winning
+///    only some seeds: "[3 ; 5]" is at most 3 of 10).
 struct VerdictRule {
     QString rule;
-    double fraction = std::numeric_limits<double>::quiet_NaN(); ///< wins_at_least: in (0, 1]
+    /// wins_at_least: in (0, 1]; wins_at_most: in [0, 1]
+    double fraction = std::numeric_limits<double>::quiet_NaN();
 };
 
 /// What --quick runs instead: a declared, smaller version of the claim's experiment.

@@ -212,6 +212,9 @@ QString ClaimEvaluator::describeRule(const VerdictRule& rule, const Figure& figu
     if (r == QLatin1String("wins_at_least"))
         return QStringLiteral("holds if the wins are at least %1 % of the paired seeds")
             .arg(QString::number(100 * rule.fraction, 'g', 3));
+    if (r == QLatin1String("wins_at_most"))
+        return QStringLiteral("holds if the wins are at most %1 % of the paired seeds")
+            .arg(QString::number(100 * rule.fraction, 'g', 3));
     return r;
 }
 
@@ -557,12 +560,24 @@ ClaimOutcome ClaimEvaluator::evaluate(const Claim& claim, const ExperimentResult
                            .arg(w.ties)
                            .arg(w.losses)
                            .arg(pc->pairs);
-            const double needed = claim.verdict.fraction * pc->pairs;
-            o.verdict = w.wins + 1e-9 >= needed ? Verdict::Holds : Verdict::DoesNotHold;
-            o.reason = QStringLiteral("%1 wins of %2 pairs, %3 needed")
-                           .arg(w.wins)
-                           .arg(pc->pairs)
-                           .arg(std::ceil(needed - 1e-9));
+            // The paper's count scaled to the pairs there are: fraction × pairs, rounded towards
+            // the stricter side (a quick variant's 3 seeds need 3 wins for "10 of 10").
+            const double bound = claim.verdict.fraction * pc->pairs;
+            if (claim.verdict.rule == QLatin1String("wins_at_most")) {
+                o.countBound = int(std::floor(bound + 1e-9));
+                o.verdict = w.wins <= o.countBound ? Verdict::Holds : Verdict::DoesNotHold;
+                o.reason = QStringLiteral("%1 wins of %2 pairs, at most %3 allowed")
+                               .arg(w.wins)
+                               .arg(pc->pairs)
+                               .arg(o.countBound);
+            } else {
+                o.countBound = int(std::ceil(bound - 1e-9));
+                o.verdict = w.wins >= o.countBound ? Verdict::Holds : Verdict::DoesNotHold;
+                o.reason = QStringLiteral("%1 wins of %2 pairs, %3 needed")
+                               .arg(w.wins)
+                               .arg(pc->pairs)
+                               .arg(o.countBound);
+            }
             return o;
         }
         const auto& t = pc->tTest;

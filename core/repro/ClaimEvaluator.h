@@ -25,7 +25,7 @@ public:
 
     /// The verdict of @p rule for a mean with interval [@p low, @p high] against the paper's
     /// @p figure (ClaimOutcome::reason says why, the values in @p unit as formatValue() writes
-    /// them); wins_at_least is decided in evaluate().
+    /// them); the count rules (wins_at_least, wins_at_most) are decided in evaluate().
     static Verdict decide(const QString& rule, double low, double high, double figure, QString* reason,
                           const QString& unit = {});
 

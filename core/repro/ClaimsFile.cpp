@@ -253,23 +253,27 @@ void readVerdict(const ObjectReader& r, const ClaimStatistic& s, VerdictRule* v)
         return;
     }
     const bool counts = s.kind == QLatin1String("win_tie_loss");
-    if (counts != (v->rule == QLatin1String("wins_at_least")))
-        r.problem("rule",
-                  counts
-                      ? QStringLiteral("a win_tie_loss statistic is decided by \"wins_at_least\", got \"%1\"")
-                            .arg(v->rule)
-                      : QStringLiteral("\"wins_at_least\" decides a win_tie_loss statistic only, this "
-                                       "claim's statistic is \"%1\"")
-                            .arg(s.kind));
-    if (v->rule == QLatin1String("wins_at_least")) {
+    const bool countRule = ClaimsFile::isCountRule(v->rule);
+    if (counts != countRule)
+        r.problem("rule", counts
+                              ? QStringLiteral("a win_tie_loss statistic is decided by \"wins_at_least\" or "
+                                               "\"wins_at_most\", got \"%1\"")
+                                    .arg(v->rule)
+                              : QStringLiteral("\"%1\" decides a win_tie_loss statistic only, this "
+                                               "claim's statistic is \"%2\"")
+                                    .arg(v->rule, s.kind));
+    if (countRule) {
         v->fraction = r.number("fraction", true);
-        if (std::isfinite(v->fraction) && !(v->fraction > 0 && v->fraction <= 1))
-            r.problem("fraction",
-                      QStringLiteral("expected a share of the pairs in (0, 1], got %1").arg(v->fraction));
+        const bool atMost = v->rule == QLatin1String("wins_at_most");
+        if (std::isfinite(v->fraction) &&
+            !(atMost ? v->fraction >= 0 && v->fraction <= 1 : v->fraction > 0 && v->fraction <= 1))
+            r.problem("fraction", QStringLiteral("expected a share of the pairs in %1, got %2")
+                                      .arg(atMost ? QStringLiteral("[0, 1]") : QStringLiteral("(0, 1]"))
+                                      .arg(v->fraction));
     } else if (r.has("fraction")) {
-        r.problem("fraction",
-                  QStringLiteral("only \"wins_at_least\" takes a fraction, got %1 with rule \"%2\"")
-                      .arg(jsonValueText(r.value("fraction")), v->rule));
+        r.problem("fraction", QStringLiteral("only \"wins_at_least\" and \"wins_at_most\" take a fraction, "
+                                             "got %1 with rule \"%2\"")
+                                  .arg(jsonValueText(r.value("fraction")), v->rule));
     }
 }
 
@@ -291,6 +295,11 @@ QStringList ClaimsFile::statisticKinds()
             "slope", "sweep",   "fact",           "fact_ratio", "fact_difference"};
 }
 
+bool ClaimsFile::isCountRule(const QString& rule)
+{
+    return rule == QLatin1String("wins_at_least") || rule == QLatin1String("wins_at_most");
+}
+
 QStringList ClaimsFile::verdictRules()
 {
     return {"mean_ci_contains_or_exceeds",
@@ -299,7 +308,8 @@ QStringList ClaimsFile::verdictRules()
             "mean_ci_above",
             "mean_ci_below",
             "ratio_at_least",
-            "wins_at_least"};
+            "wins_at_least",
+            "wins_at_most"};
 }
 
 const Reading* ClaimsFile::reading(const QString& id) const

@@ -196,6 +196,31 @@ private Q_SLOTS:
         QCOMPARE(ClaimEvaluator::evaluate(c, m_result, 5).verdict, Verdict::DoesNotHold);
     }
 
+    void winsAtMost()
+    {
+        // The same 2 wins, 2 ties, 1 loss of 5: at most 40 % of 5 = 2 allowed holds, at most 30 %
+        // (1.5, so 1) does not.
+        Claim c = claim("win_tie_loss", "wins_at_most", 2, "wins");
+        c.statistic.against = QStringLiteral("B");
+        c.statistic.tieBand = 0.02;
+        c.verdict.fraction = 0.4;
+        ClaimOutcome o = ClaimEvaluator::evaluate(c, m_result, 5);
+        QCOMPARE(o.verdict, Verdict::Holds);
+        QCOMPARE(o.countBound, 2);
+        QVERIFY2(o.reason.contains("2 wins of 5 pairs, at most 2 allowed"), qPrintable(o.reason));
+        c.verdict.fraction = 0.3;
+        o = ClaimEvaluator::evaluate(c, m_result, 5);
+        QCOMPARE(o.verdict, Verdict::DoesNotHold);
+        QCOMPARE(o.countBound, 1);
+        // wins_at_least rounds the other way: 30 % of 5 needs 2.
+        c.verdict.rule = QStringLiteral("wins_at_least");
+        o = ClaimEvaluator::evaluate(c, m_result, 5);
+        QCOMPARE(o.countBound, 2);
+        QCOMPARE(o.verdict, Verdict::Holds);
+        QVERIFY(ClaimEvaluator::describeRule(VerdictRule{"wins_at_most", 0.3}, Figure{3, "wins"})
+                    .contains("at most 30 %"));
+    }
+
     void factPath()
     {
         const QJsonObject facts{

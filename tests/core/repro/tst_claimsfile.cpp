@@ -291,6 +291,35 @@ private Q_SLOTS:
                  qPrintable(typo.join('\n')));
     }
 
+    void winsAtMostTakesAFraction()
+    {
+        auto countClaim = [](const QJsonObject& verdict) {
+            return [verdict](QJsonObject& c) {
+                c.insert("statistic",
+                         QJsonObject{{"kind", "win_tie_loss"}, {"algorithm", "Ridge"}, {"against", "BPLS"}});
+                c.insert("figure", QJsonObject{{"value", 3}, {"unit", "wins"}});
+                c.insert("verdict", verdict);
+            };
+        };
+        QVERIFY(problemsOf(countClaim(QJsonObject{{"rule", "wins_at_most"}, {"fraction", 0.3}})).isEmpty());
+        QVERIFY(problemsOf(countClaim(QJsonObject{{"rule", "wins_at_most"}, {"fraction", 0}})).isEmpty());
+        const QStringList none = problemsOf(countClaim(QJsonObject{{"rule", "wins_at_most"}}));
+        QCOMPARE(none.size(), 1);
+        QVERIFY2(none[0].contains(".verdict.fraction: missing"), qPrintable(none[0]));
+        const QStringList above =
+            problemsOf(countClaim(QJsonObject{{"rule", "wins_at_most"}, {"fraction", 1.5}}));
+        QCOMPARE(above.size(), 1);
+        QVERIFY2(above[0].contains(".verdict.fraction: expected a share of the pairs in [0, 1], got 1.5"),
+                 qPrintable(above[0]));
+        // On an interval statistic it is refused like wins_at_least.
+        const QStringList misfit = problemsOf([](QJsonObject& c) {
+            c.insert("verdict", QJsonObject{{"rule", "wins_at_most"}, {"fraction", 0.3}});
+        });
+        QCOMPARE(misfit.size(), 1);
+        QVERIFY2(misfit[0].contains(".verdict.rule: \"wins_at_most\" decides a win_tie_loss statistic only"),
+                 qPrintable(misfit[0]));
+    }
+
     void unknownReadingReference()
     {
         const QStringList p = problemsOf([](QJsonObject& c) {
