@@ -525,8 +525,7 @@ int reproduceCommand(const QStringList& args, ExperimentRunner** current)
                 out() << " (" << r.notRun << ")";
             else if (r.outcome.measured)
                 out() << " (" << ClaimEvaluator::formatValue(r.outcome.mean, r.claim.figure.unit)
-                      << ", n = " << r.outcome.n << "; paper "
-                      << ClaimEvaluator::formatValue(r.claim.figure.value, r.claim.figure.unit) << ")";
+                      << ", n = " << r.outcome.n << "; paper " << ReproductionReport::figureText(r) << ")";
             out() << "\n";
         }
     }

@@ -38,10 +38,21 @@ struct ClaimStatistic {
     /// @ref against over paired seeds, relative @ref tieBand), "difference" (paired mean difference
     /// @ref algorithm − @ref against), "slope" (per run, the least-squares slope of log metric
     /// against log @ref x over the checkpoints with x ≥ @ref from), "sweep" (a noise sweep's RMSE at
-    /// σ = @ref sigma over its Monte-Carlo cells).
+    /// σ = @ref sigma over its Monte-Carlo cells), "fact" (a numeric run fact, @ref fact, per
+    /// run), "fact_ratio" and "fact_difference" (@ref fact over, or minus, @ref over — of the same
+    /// run, or with @ref against of that configuration's run with the same seed).
     QString kind;
     QString algorithm; ///< the configuration measured: an algorithm's label (a param sweep: its row name)
-    QString against;   ///< win_tie_loss, difference, time_ratio: the other configuration
+    /// win_tie_loss, difference, time_ratio: the other configuration; fact_ratio and
+    /// fact_difference: optional, the configuration whose run (same seed) gives the second fact
+    QString against;
+    /// fact, fact_ratio, fact_difference: a path into the run's facts (RunRecord::info), keys
+    /// joined by '.', an array element by [i]: "feature_spectrum.ratio_2_1000",
+    /// "layer_updates[0].updates", "final.loss" (the host's final metrics).
+    QString fact;
+    /// fact_ratio, fact_difference: the second fact's path (default: @ref fact itself, then
+    /// @ref against is required).
+    QString over;
     /// A RunMetric key ("test_accuracy", "test_rmse", …) or "test_error" / "train_error" /
     /// "validation_error" (1 − accuracy). Default: test_accuracy (sweep: test_rmse).
     QString metric = QStringLiteral("test_accuracy");
@@ -64,10 +75,13 @@ struct ClaimStatistic {
 ///  - mean_ci_above: holds iff lo > f, does not hold iff hi ≤ f, else inconclusive;
 ///  - mean_ci_below: holds iff hi < f, does not hold iff lo ≥ f, else inconclusive;
 ///  - ratio_at_least: holds iff lo ≥ f, does not hold iff hi < f, else inconclusive;
-///  - wins_at_least: holds iff wins ≥ fraction × pairs (the count rule of win_tie_loss).
+///  - wins_at_least: holds iff wins ≥ fraction × pairs (the count rule of win_tie_loss);
+///  - wins_at_most: holds iff wins ≤ fraction × pairs (a paper that reports a method winning
+///    only some seeds: "[3 ; 5]" is at most 3 of 10).
 struct VerdictRule {
     QString rule;
-    double fraction = std::numeric_limits<double>::quiet_NaN(); ///< wins_at_least: in (0, 1]
+    /// wins_at_least: in (0, 1]; wins_at_most: in [0, 1]
+    double fraction = std::numeric_limits<double>::quiet_NaN();
 };
 
 /// What --quick runs instead: a declared, smaller version of the claim's experiment.

@@ -18,12 +18,14 @@ public:
     /// @p planned seeds asked for. Intervals are 95 % Student-t intervals of the mean
     /// (stats::Descriptive, stats::PairedTTest; a ratio's on the log scale, stats::SpeedRatio).
     /// A statistic with fewer than two values has no interval: the interval rules then say
-    /// inconclusive. A configuration the result does not hold sets ClaimOutcome::error.
+    /// inconclusive. A configuration the result does not hold, or a fact that none of its runs
+    /// recorded, sets ClaimOutcome::error; a fact that only some runs lack makes the verdict
+    /// inconclusive, as does a ratio of facts with a value ≤ 0.
     static ClaimOutcome evaluate(const Claim& claim, const ExperimentResult& result, int planned);
 
     /// The verdict of @p rule for a mean with interval [@p low, @p high] against the paper's
     /// @p figure (ClaimOutcome::reason says why, the values in @p unit as formatValue() writes
-    /// them); wins_at_least is decided in evaluate().
+    /// them); the count rules (wins_at_least, wins_at_most) are decided in evaluate().
     static Verdict decide(const QString& rule, double low, double high, double figure, QString* reason,
                           const QString& unit = {});
 

@@ -34,9 +34,13 @@ struct ClaimOutcome {
     double mean = std::numeric_limits<double>::quiet_NaN();
     double ciLow = std::numeric_limits<double>::quiet_NaN(); ///< 95 % Student-t interval of the mean
     double ciHigh = std::numeric_limits<double>::quiet_NaN();
-    int n = 0;             ///< values behind the statistic (runs, pairs, Monte-Carlo cells)
-    int planned = 0;       ///< seeds (or cells) the experiment was asked for
-    int failedRuns = 0;    ///< runs of the configurations involved that did not finish
+    int n = 0;          ///< values behind the statistic (runs, pairs, Monte-Carlo cells)
+    int planned = 0;    ///< seeds (or cells) the experiment was asked for
+    int failedRuns = 0; ///< runs of the configurations involved that did not finish
+    /// Count rules (wins_at_least, wins_at_most): the wins the verdict needed, or allowed, at
+    /// @ref n pairs — the paper's count scaled by the rule's fraction (10 of 10 → 3 of 3 at n = 3);
+    /// −1 otherwise.
+    int countBound = -1;
     QString detail;        ///< e.g. "wins 4, ties 1, losses 0 of 5 pairs", "reached by 4 of 5 runs"
     QString statisticText; ///< what was measured, in words
     QString ruleText;      ///< the verdict rule, in words, with the paper's figure

@@ -2,6 +2,7 @@
 
 #include "ClaimExperiment.h"
 #include "ClaimMetric.h"
+#include "FactPath.h"
 
 #include <ExperimentKind.h>
 #include <JsonPosition.h>
@@ -133,20 +134,75 @@ bool needsAgainst(const QString& kind)
            kind == QLatin1String("time_ratio");
 }
 
+bool readsFacts(const QString& kind)
+{
+    return kind == QLatin1String("fact") || kind == QLatin1String("fact_ratio") ||
+           kind == QLatin1String("fact_difference");
+}
+
+// A fact path key ("fact", "over"): well formed, or a problem naming it.
+QString readFactPath(const ObjectReader& r, const QString& key, bool required)
+{
+    const QString path = r.string(key, required);
+    if (!path.isEmpty() && !FactPath::isValid(path))
+        r.problem(key, QStringLiteral("\"%1\" is not a fact path: keys (a letter or '_', then letters, "
+                                      "digits, '_', '-') joined by '.', an array element as [i], e.g. "
+                                      "\"layer_updates[0].updates\" or \"final.loss\"")
+                           .arg(path));
+    return path;
+}
+
+void readFactStatistic(const ObjectReader& r, ClaimStatistic* s)
+{
+    s->fact = readFactPath(r, QStringLiteral("fact"), true);
+    if (s->kind == QLatin1String("fact")) {
+        for (const char* key : {"against", "over"})
+            if (r.has(key))
+                r.problem(key, QStringLiteral("a \"fact\" statistic reads one fact of one configuration, "
+                                              "got %1 (fact_ratio and fact_difference take it)")
+                                   .arg(jsonValueText(r.value(key))));
+    } else {
+        if (r.has("against"))
+            s->against = r.string("against", true);
+        if (r.has("over"))
+            s->over = readFactPath(r, QStringLiteral("over"), true);
+        if (!r.has("against") && !r.has("over"))
+            r.problem("over", QStringLiteral("missing: %1 compares \"%2\" with a second fact of the same run "
+                                             "(\"over\": its path) or with the same fact of another "
+                                             "configuration (\"against\": its name); neither is given")
+                                  .arg(s->kind, s->fact));
+    }
+    if (r.has("metric"))
+        r.problem("metric", QStringLiteral("a %1 statistic reads the run's facts, not a metric: got %2")
+                                .arg(s->kind, jsonValueText(r.value("metric"))));
+    s->metric.clear();
+}
+
 void readStatistic(const ObjectReader& r, ClaimStatistic* s)
 {
     r.onlyKeys({"kind", "algorithm", "against", "metric", "seconds", "target", "tie_band", "x", "from",
-                "sigma", "dataset"});
+                "sigma", "dataset", "fact", "over"});
     s->kind = r.string("kind", true);
     if (!s->kind.isEmpty() && !ClaimsFile::statisticKinds().contains(s->kind))
         r.problem("kind", QStringLiteral("unknown statistic \"%1\" (known: %2)")
                               .arg(s->kind, ClaimsFile::statisticKinds().join(QStringLiteral(", "))));
     s->algorithm = r.string("algorithm", true);
+    if (readsFacts(s->kind)) {
+        readFactStatistic(r, s);
+        s->dataset = r.string("dataset", false);
+        return;
+    }
+    for (const char* key : {"fact", "over"})
+        if (r.has(key))
+            r.problem(key, QStringLiteral("only fact, fact_ratio and fact_difference read run facts, got %1 "
+                                          "with statistic \"%2\"")
+                               .arg(jsonValueText(r.value(key)), s->kind));
     if (needsAgainst(s->kind))
         s->against = r.string("against", true);
     else if (r.has("against"))
-        r.problem("against", QStringLiteral("only win_tie_loss, difference and time_ratio compare two "
-                                            "configurations, got %1 with statistic \"%2\"")
+        r.problem("against", QStringLiteral("only win_tie_loss, difference, time_ratio, fact_ratio and "
+                                            "fact_difference compare two configurations, got %1 with "
+                                            "statistic \"%2\"")
                                  .arg(jsonValueText(r.value("against")), s->kind));
     if (s->kind == QLatin1String("sweep"))
         s->metric = QStringLiteral("test_rmse");
@@ -197,23 +253,27 @@ void readVerdict(const ObjectReader& r, const ClaimStatistic& s, VerdictRule* v)
         return;
     }
     const bool counts = s.kind == QLatin1String("win_tie_loss");
-    if (counts != (v->rule == QLatin1String("wins_at_least")))
-        r.problem("rule",
-                  counts
-                      ? QStringLiteral("a win_tie_loss statistic is decided by \"wins_at_least\", got \"%1\"")
-                            .arg(v->rule)
-                      : QStringLiteral("\"wins_at_least\" decides a win_tie_loss statistic only, this "
-                                       "claim's statistic is \"%1\"")
-                            .arg(s.kind));
-    if (v->rule == QLatin1String("wins_at_least")) {
+    const bool countRule = ClaimsFile::isCountRule(v->rule);
+    if (counts != countRule)
+        r.problem("rule", counts
+                              ? QStringLiteral("a win_tie_loss statistic is decided by \"wins_at_least\" or "
+                                               "\"wins_at_most\", got \"%1\"")
+                                    .arg(v->rule)
+                              : QStringLiteral("\"%1\" decides a win_tie_loss statistic only, this "
+                                               "claim's statistic is \"%2\"")
+                                    .arg(v->rule, s.kind));
+    if (countRule) {
         v->fraction = r.number("fraction", true);
-        if (std::isfinite(v->fraction) && !(v->fraction > 0 && v->fraction <= 1))
-            r.problem("fraction",
-                      QStringLiteral("expected a share of the pairs in (0, 1], got %1").arg(v->fraction));
+        const bool atMost = v->rule == QLatin1String("wins_at_most");
+        if (std::isfinite(v->fraction) &&
+            !(atMost ? v->fraction >= 0 && v->fraction <= 1 : v->fraction > 0 && v->fraction <= 1))
+            r.problem("fraction", QStringLiteral("expected a share of the pairs in %1, got %2")
+                                      .arg(atMost ? QStringLiteral("[0, 1]") : QStringLiteral("(0, 1]"))
+                                      .arg(v->fraction));
     } else if (r.has("fraction")) {
-        r.problem("fraction",
-                  QStringLiteral("only \"wins_at_least\" takes a fraction, got %1 with rule \"%2\"")
-                      .arg(jsonValueText(r.value("fraction")), v->rule));
+        r.problem("fraction", QStringLiteral("only \"wins_at_least\" and \"wins_at_most\" take a fraction, "
+                                             "got %1 with rule \"%2\"")
+                                  .arg(jsonValueText(r.value("fraction")), v->rule));
     }
 }
 
@@ -231,8 +291,13 @@ void readOverrides(const ObjectReader& r, const QString& key, QJsonObject* out)
 
 QStringList ClaimsFile::statisticKinds()
 {
-    return {"final",        "at_time",    "time_to_target", "time_ratio",
-            "win_tie_loss", "difference", "slope",          "sweep"};
+    return {"final", "at_time", "time_to_target", "time_ratio", "win_tie_loss",   "difference",
+            "slope", "sweep",   "fact",           "fact_ratio", "fact_difference"};
+}
+
+bool ClaimsFile::isCountRule(const QString& rule)
+{
+    return rule == QLatin1String("wins_at_least") || rule == QLatin1String("wins_at_most");
 }
 
 QStringList ClaimsFile::verdictRules()
@@ -243,7 +308,8 @@ QStringList ClaimsFile::verdictRules()
             "mean_ci_above",
             "mean_ci_below",
             "ratio_at_least",
-            "wins_at_least"};
+            "wins_at_least",
+            "wins_at_most"};
 }
 
 const Reading* ClaimsFile::reading(const QString& id) const

@@ -48,6 +48,8 @@ public:
     static QStringList statisticKinds();
     /// The verdict rules (VerdictRule::rule).
     static QStringList verdictRules();
+    /// Whether @p rule decides a count of wins ("wins_at_least", "wins_at_most"), not an interval.
+    static bool isCountRule(const QString& rule);
 };
 
 } // namespace tb::repro

@@ -54,6 +54,23 @@ QString verdictText(const ClaimReport& c)
 
 } // namespace
 
+QString ReproductionReport::figureText(const ClaimReport& c)
+{
+    const Claim& cl = c.claim;
+    if (!ClaimsFile::isCountRule(cl.verdict.rule))
+        return ClaimEvaluator::formatValue(cl.figure.value, cl.figure.unit);
+    // A count is out of the paper's runs (the claim's n); the verdict used it scaled by the rule's
+    // fraction to the pairs measured, which a quick variant (3 seeds) or failed runs make fewer.
+    const QString atMost =
+        cl.verdict.rule == QLatin1String("wins_at_most") ? QStringLiteral("at most ") : QString();
+    QString text =
+        QStringLiteral("%1%2 of %3").arg(atMost, QString::number(cl.figure.value, 'g', 4)).arg(cl.n);
+    const ClaimOutcome& o = c.outcome;
+    if (c.notRun.isEmpty() && o.countBound >= 0 && (o.n != cl.n || o.countBound != cl.figure.value))
+        text += QStringLiteral(" → %1%2 of %3 at n = %3").arg(atMost).arg(o.countBound).arg(o.n);
+    return text;
+}
+
 QString ReproductionReport::cpuModel()
 {
     QFile f(QStringLiteral("/proc/cpuinfo"));
@@ -114,8 +131,7 @@ QString ReproductionReport::markdown(const ClaimsFile& file, const ReportHeader&
     for (const ClaimReport& c : claims)
         md +=
             QStringLiteral("| [%1](#%2) | %3 | %4 | %5 | %6 | %7 |\n")
-                .arg(cell(c.claim.id), anchor(c.claim.id), cell(c.claim.where),
-                     ClaimEvaluator::formatValue(c.claim.figure.value, c.claim.figure.unit),
+                .arg(cell(c.claim.id), anchor(c.claim.id), cell(c.claim.where), cell(figureText(c)),
                      cell(measuredText(c)),
                      c.notRun.isEmpty() ? QString::number(c.outcome.n) : QStringLiteral("–"), verdictText(c));
     md += QLatin1Char('\n');
@@ -128,8 +144,7 @@ QString ReproductionReport::markdown(const ClaimsFile& file, const ReportHeader&
         if (!cl.where.isEmpty())
             md += QStringLiteral("*%1*\n\n").arg(cl.where);
         md += QStringLiteral("> %1\n\n").arg(cell(cl.quote));
-        md += QStringLiteral("- Paper's figure: %1\n")
-                  .arg(ClaimEvaluator::formatValue(cl.figure.value, cl.figure.unit));
+        md += QStringLiteral("- Paper's figure: %1\n").arg(cell(figureText(c)));
         if (c.notRun.isEmpty()) {
             md += QStringLiteral("- Measured: %1, n = %2 (of %3 asked for)\n")
                       .arg(measuredText(c))

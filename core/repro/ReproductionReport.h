@@ -56,6 +56,12 @@ public:
     static QString markdown(const ClaimsFile& file, const ReportHeader& header,
                             const QList<ClaimReport>& claims);
 
+    /// The paper's figure as the report shows it: "82.57 %", "1000×"; a count rule's figure out
+    /// of the claim's n, and, when the verdict scaled it to fewer pairs (a quick variant's seeds,
+    /// failed runs), the count it used: "10 of 10 → 3 of 3 at n = 3", "at most 3 of 10 → at most
+    /// 0 of 3 at n = 3".
+    static QString figureText(const ClaimReport& claim);
+
     /// The CPU model of this machine (/proc/cpuinfo's "model name"), or "unknown".
     static QString cpuModel();
 

@@ -2,7 +2,8 @@
 // seconds): a claim that holds, one that does not (a figure no linear model reaches on noisy
 // moons), one whose data file is absent and one whose catalogue set is not fetched (both
 // inconclusive, the reason named), the verdict lines of the report, its chart, --resume training
-// nothing the second time (runs counted in the store), --quick's declared subset, and the refusals:
+// nothing the second time (runs counted in the store), run facts read back from the store, --quick's
+// declared subset, and the refusals:
 // a malformed claims file (nothing runs, the message names the file, claim, key and value) and --mpi.
 
 #include <QFile>
@@ -186,6 +187,59 @@ private Q_SLOTS:
         const Output again = cli({"reproduce", "claims/toy.json", "--out", "out", "--db", db, "--quiet"});
         QVERIFY2(again.code == 0, qPrintable(again.err));
         QCOMPARE(count(db, "select count(*) from runs"), 2 * before);
+    }
+
+    void factClaimsReadTheStoredRuns()
+    {
+        // Run facts read back from the store (--resume trains nothing): the host's fact
+        // final.test_accuracy is the final test accuracy, so the fact claim measures what the
+        // final claim measures; a ratio against BPLS pairs the runs by seed. A fact path no run
+        // has is an error naming the file, the claim and the fact: exit 3.
+        const QString db = m_dir.filePath("runs.sqlite");
+        const qint64 before = count(db, "select count(*) from runs");
+        QVERIFY(before > 0);
+        const QByteArray claims = R"({"paper": "facts", "title": "Facts", "claims": [
+            {"id": "ridge-final", "quote": "q", "figure": {"value": 0.5, "unit": "accuracy"}, "experiment": "experiments/moons.json",
+             "statistic": {"kind": "final", "algorithm": "Ridge"}, "n": 5, "verdict": {"rule": "mean_ci_above"}},
+            {"id": "ridge-fact", "quote": "q", "figure": {"value": 0.5, "unit": "accuracy"}, "experiment": "experiments/moons.json",
+             "statistic": {"kind": "fact", "algorithm": "Ridge", "fact": "final.test_accuracy"}, "n": 5,
+             "verdict": {"rule": "mean_ci_above"}},
+            {"id": "ridge-over-bpls", "quote": "q", "figure": {"value": 0.01, "unit": "x"}, "experiment": "experiments/moons.json",
+             "statistic": {"kind": "fact_ratio", "algorithm": "Ridge", "against": "BPLS", "fact": "final.test_accuracy"},
+             "n": 5, "verdict": {"rule": "ratio_at_least"}}]})";
+        write("claims/facts.json", claims);
+        const Output o =
+            cli({"reproduce", "claims/facts.json", "--out", "out", "--db", db, "--quiet", "--resume"});
+        QVERIFY2(o.code == 0, qPrintable(o.err));
+        QCOMPARE(count(db, "select count(*) from runs"), before);
+        const QString md = read("out/facts.md");
+        const QMap<QString, QString> v = verdicts(md);
+        for (const char* id : {"ridge-final", "ridge-fact", "ridge-over-bpls"})
+            QVERIFY2(v.value(id).startsWith("holds |"), qPrintable(id + QStringLiteral(": ") + v.value(id)));
+        // The summary rows' measured cells: the same mean and interval from the fact as from the metric.
+        auto measured = [&](const QString& id) {
+            const QRegularExpression row(
+                QStringLiteral("^\\| \\[%1\\]\\(#%1\\) \\|[^|]*\\|[^|]*\\| ([^|]+) \\|")
+                    .arg(QRegularExpression::escape(id)),
+                QRegularExpression::MultilineOption);
+            return row.match(md).captured(1);
+        };
+        QVERIFY2(!measured("ridge-final").isEmpty() && measured("ridge-final") == measured("ridge-fact"),
+                 qPrintable(measured("ridge-final") + " / " + measured("ridge-fact")));
+
+        QByteArray wrong = claims;
+        wrong.replace("\"fact\": \"final.test_accuracy\"}, \"n\": 5,",
+                      "\"fact\": \"final.test_acc\"}, \"n\": 5,");
+        QVERIFY(wrong.contains("final.test_acc\""));
+        const QString path = write("claims/facts-wrong.json", wrong);
+        const Output w =
+            cli({"reproduce", "claims/facts-wrong.json", "--out", "out", "--db", db, "--quiet", "--resume"});
+        QCOMPARE(w.code, 3);
+        QVERIFY2(w.err.contains(path +
+                                ": claims[1] (\"ridge-fact\").statistic: fact \"final.test_acc\": no key "
+                                "\"test_acc\" in final"),
+                 qPrintable(w.err));
+        QCOMPARE(count(db, "select count(*) from runs"), before);
     }
 
     void quickRunsTheDeclaredSubset()

@@ -1,8 +1,12 @@
 // Claim statistics on hand-made results whose answers are known: means with their Student-t
 // intervals (t(0.975, 4) = 2.776445), errors as 1 − accuracy, time to target, a speed ratio, wins,
-// paired differences, log-log slopes, a noise sweep's RMSE; and each verdict rule's three answers.
+// paired differences, log-log slopes, a noise sweep's RMSE, run facts (one, a ratio of two in one
+// run, a difference against another configuration paired by seed); and each verdict rule's answers.
 
 #include <ClaimEvaluator.h>
+#include <FactPath.h>
+
+#include <QJsonArray>
 
 #include <QtTest>
 
@@ -190,6 +194,167 @@ private Q_SLOTS:
         QCOMPARE(o.verdict, Verdict::Holds);
         c.verdict.fraction = 0.6;
         QCOMPARE(ClaimEvaluator::evaluate(c, m_result, 5).verdict, Verdict::DoesNotHold);
+    }
+
+    void winsAtMost()
+    {
+        // The same 2 wins, 2 ties, 1 loss of 5: at most 40 % of 5 = 2 allowed holds, at most 30 %
+        // (1.5, so 1) does not.
+        Claim c = claim("win_tie_loss", "wins_at_most", 2, "wins");
+        c.statistic.against = QStringLiteral("B");
+        c.statistic.tieBand = 0.02;
+        c.verdict.fraction = 0.4;
+        ClaimOutcome o = ClaimEvaluator::evaluate(c, m_result, 5);
+        QCOMPARE(o.verdict, Verdict::Holds);
+        QCOMPARE(o.countBound, 2);
+        QVERIFY2(o.reason.contains("2 wins of 5 pairs, at most 2 allowed"), qPrintable(o.reason));
+        c.verdict.fraction = 0.3;
+        o = ClaimEvaluator::evaluate(c, m_result, 5);
+        QCOMPARE(o.verdict, Verdict::DoesNotHold);
+        QCOMPARE(o.countBound, 1);
+        // wins_at_least rounds the other way: 30 % of 5 needs 2.
+        c.verdict.rule = QStringLiteral("wins_at_least");
+        o = ClaimEvaluator::evaluate(c, m_result, 5);
+        QCOMPARE(o.countBound, 2);
+        QCOMPARE(o.verdict, Verdict::Holds);
+        QVERIFY(ClaimEvaluator::describeRule(VerdictRule{"wins_at_most", 0.3}, Figure{3, "wins"})
+                    .contains("at most 30 %"));
+    }
+
+    void factPath()
+    {
+        const QJsonObject facts{
+            {"rho", 0.5},
+            {"end_reason", "gradient"},
+            {"layer_updates", QJsonArray{QJsonObject{{"updates", 3}}, QJsonObject{{"updates", 1}}}},
+            {"feature_spectrum", QJsonObject{{"ratio_2_p", QJsonValue::Null}}}};
+        QString why;
+        QCOMPARE(FactPath::number(facts, "rho", &why).value_or(-1), 0.5);
+        QCOMPARE(FactPath::number(facts, "layer_updates[1].updates", &why).value_or(-1), 1.0);
+        QVERIFY(!FactPath::number(facts, "layer_updates[2].updates", &why));
+        QVERIFY2(why.contains("layer_updates has 2 element(s), not [2]"), qPrintable(why));
+        QVERIFY(!FactPath::number(facts, "end_reason", &why));
+        QVERIFY2(why.contains("end_reason is \"gradient\", not a number"), qPrintable(why));
+        QVERIFY(!FactPath::number(facts, "feature_spectrum.ratio_2_p", &why)); // an infinity stored as null
+        QVERIFY2(why.contains("is null, not a number"), qPrintable(why));
+        QVERIFY(!FactPath::number(facts, "feature_spectrum.ratio_2_1000", &why));
+        QVERIFY2(why.contains("no key \"ratio_2_1000\" in feature_spectrum (keys: ratio_2_p)"),
+                 qPrintable(why));
+        QVERIFY(!FactPath::number(facts, "sweeps", &why));
+        QVERIFY2(why.contains("no fact \"sweeps\"") && why.contains("layer_updates"), qPrintable(why));
+        QVERIFY(!FactPath::number(facts, "rho[0]", &why));
+        QVERIFY2(why.contains("rho is a number, not an array"), qPrintable(why));
+        QVERIFY(FactPath::isValid("final.loss") && FactPath::isValid("a[0][1].b-c"));
+        QVERIFY(!FactPath::isValid("") && !FactPath::isValid("a..b") && !FactPath::isValid("a[x]") &&
+                !FactPath::isValid("0a") && !FactPath::isValid("a.[0]"));
+    }
+
+    void facts()
+    {
+        // A: layer 0 updated 30, 20, 40, 10, 50 times (mean 30, sd √250), layer 1 15, 10, 5, 5, 25
+        // (ratios 2, 2, 8, 2, 2); final loss 2, 4, 6, 8, 10. B: final loss 1 … 5, its runs stored
+        // in the reverse seed order so that pairing by position would pair wrongly.
+        const QList<double> first{30, 20, 40, 10, 50}, middle{15, 10, 5, 5, 25};
+        ExperimentResult r;
+        AlgorithmCurves a = curves("A", kFinals);
+        for (int i = 0; i < 5; ++i)
+            a.infos[i] = QJsonObject{{"layer_updates", QJsonArray{QJsonObject{{"updates", first[i]}},
+                                                                  QJsonObject{{"updates", middle[i]}}}},
+                                     {"final", QJsonObject{{"loss", 2.0 * (i + 1)}}}};
+        AlgorithmCurves b = curves("B", kFinals);
+        for (int i = 0; i < 5; ++i) {
+            b.seeds[i] = std::uint64_t(104 - i);
+            b.infos[i] = QJsonObject{{"final", QJsonObject{{"loss", 5.0 - i}}}};
+        }
+        r.curves << a << b;
+        const double t4 = 2.776445105;
+
+        Claim one = claim("fact", "mean_ci_contains", 30, "updates");
+        one.statistic.fact = QStringLiteral("layer_updates[0].updates");
+        ClaimOutcome o = ClaimEvaluator::evaluate(one, r, 5);
+        QVERIFY2(o.error.isEmpty(), qPrintable(o.error));
+        QCOMPARE(o.n, 5);
+        QCOMPARE(o.mean, 30.0);
+        const double half = t4 * std::sqrt(250.0) / std::sqrt(5.0);
+        QVERIFY2(std::abs(o.ciLow - (30 - half)) < 1e-6 && std::abs(o.ciHigh - (30 + half)) < 1e-6,
+                 qPrintable(QStringLiteral("%1 %2").arg(o.ciLow).arg(o.ciHigh)));
+        QCOMPARE(o.verdict, Verdict::Holds);
+        QVERIFY2(o.statisticText.contains("layer_updates[0].updates"), qPrintable(o.statisticText));
+
+        // Within a run: ratios 2, 2, 8, 2, 2 are 2^(1, 1, 3, 1, 1): geometric mean 2^1.4, the
+        // exponent's sd √0.8, so the interval is 2^(1.4 ± t · √0.8 / √5) = 2^(1.4 ± 0.4 t).
+        Claim ratio = claim("fact_ratio", "ratio_at_least", 1, "x");
+        ratio.statistic.fact = QStringLiteral("layer_updates[0].updates");
+        ratio.statistic.over = QStringLiteral("layer_updates[1].updates");
+        o = ClaimEvaluator::evaluate(ratio, r, 5);
+        QVERIFY2(o.error.isEmpty(), qPrintable(o.error));
+        QCOMPARE(o.n, 5);
+        QVERIFY2(std::abs(o.mean - std::pow(2.0, 1.4)) < 1e-9, qPrintable(QString::number(o.mean)));
+        QVERIFY(std::abs(o.ciLow - std::pow(2.0, 1.4 - 0.4 * t4)) < 1e-6);
+        QVERIFY(std::abs(o.ciHigh - std::pow(2.0, 1.4 + 0.4 * t4)) < 1e-6);
+        QCOMPARE(o.verdict, Verdict::Holds); // [1.22, 5.70] at or above 1
+        ratio.figure.value = 2;
+        QCOMPARE(ClaimEvaluator::evaluate(ratio, r, 5).verdict, Verdict::Inconclusive);
+        ratio.figure.value = 6;
+        QCOMPARE(ClaimEvaluator::evaluate(ratio, r, 5).verdict, Verdict::DoesNotHold);
+
+        // Against another configuration, paired by seed: A's loss over B's is 2 for every seed, and
+        // the difference 1, 2, 3, 4, 5 (mean 3, sd √2.5).
+        Claim against = claim("fact_ratio", "mean_ci_contains", 2, "x");
+        against.statistic.fact = QStringLiteral("final.loss");
+        against.statistic.against = QStringLiteral("B");
+        o = ClaimEvaluator::evaluate(against, r, 5);
+        QCOMPARE(o.n, 5);
+        QVERIFY2(std::abs(o.mean - 2) < 1e-12 && std::abs(o.ciLow - 2) < 1e-9 &&
+                     std::abs(o.ciHigh - 2) < 1e-9,
+                 qPrintable(QStringLiteral("%1 [%2, %3]").arg(o.mean).arg(o.ciLow).arg(o.ciHigh)));
+        Claim difference = claim("fact_difference", "mean_ci_above", 0, "");
+        difference.statistic.fact = QStringLiteral("final.loss");
+        difference.statistic.against = QStringLiteral("B");
+        o = ClaimEvaluator::evaluate(difference, r, 5);
+        const double dHalf = t4 * std::sqrt(2.5) / std::sqrt(5.0);
+        QCOMPARE(o.mean, 3.0);
+        QVERIFY(std::abs(o.ciLow - (3 - dHalf)) < 1e-6 && std::abs(o.ciHigh - (3 + dHalf)) < 1e-6);
+        QCOMPARE(o.verdict, Verdict::Holds);
+    }
+
+    void factsMissingOrNotPositive()
+    {
+        ExperimentResult r;
+        AlgorithmCurves a = curves("A", kFinals);
+        for (int i = 0; i < 5; ++i)
+            a.infos[i] = QJsonObject{{"sweeps", i + 1.0}, {"zero_at_3", i == 3 ? 0.0 : 1.0}};
+        r.curves << a;
+        // No run has it: the claims file names it wrongly; an error naming the fact and where the path ends.
+        Claim c = claim("fact", "mean_ci_contains", 3, "");
+        c.statistic.fact = QStringLiteral("layer_updates[0].updates");
+        ClaimOutcome o = ClaimEvaluator::evaluate(c, r, 5);
+        QVERIFY2(o.error.contains("fact \"layer_updates[0].updates\": no fact \"layer_updates\"") &&
+                     o.error.contains("sweeps") && o.error.contains("a run of “A”"),
+                 qPrintable(o.error));
+        // One run lacks it: measured on the others, inconclusive.
+        r.curves[0].infos[2].remove("sweeps");
+        c.statistic.fact = QStringLiteral("sweeps");
+        o = ClaimEvaluator::evaluate(c, r, 5);
+        QVERIFY(o.error.isEmpty());
+        QCOMPARE(o.n, 4);
+        QCOMPARE(o.mean, 3.0); // 1, 2, 4, 5
+        QCOMPARE(o.verdict, Verdict::Inconclusive);
+        QVERIFY2(o.reason.contains("1 of 5 run(s) or pair(s) lack the fact") &&
+                     o.reason.contains("no fact \"sweeps\""),
+                 qPrintable(o.reason));
+        // A ratio with a zero: no logarithm, inconclusive, said.
+        Claim ratio = claim("fact_ratio", "ratio_at_least", 1, "x");
+        ratio.statistic.fact = QStringLiteral("zero_at_3");
+        ratio.statistic.over = QStringLiteral("zero_at_3");
+        ratio.statistic.algorithm = QStringLiteral("A");
+        o = ClaimEvaluator::evaluate(ratio, r, 5);
+        QCOMPARE(o.n, 4);
+        QCOMPARE(o.verdict, Verdict::Inconclusive);
+        QVERIFY2(o.reason.contains("1 of 5 ratio(s) had a fact ≤ 0"), qPrintable(o.reason));
+        // A configuration that is not there is an error, as for every statistic.
+        ratio.statistic.against = QStringLiteral("Adam");
+        QVERIFY(ClaimEvaluator::evaluate(ratio, r, 5).error.contains("no configuration \"Adam\""));
     }
 
     void pairedDifference()

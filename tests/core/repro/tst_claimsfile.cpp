@@ -207,6 +207,119 @@ private Q_SLOTS:
                  qPrintable(w[0]));
     }
 
+    void factStatisticsAndTheirKeys()
+    {
+        // Well formed: a fact, a ratio of two facts of one run, a difference against another configuration.
+        QVERIFY(problemsOf([](QJsonObject& c) {
+                    c.insert("statistic", QJsonObject{{"kind", "fact"},
+                                                      {"algorithm", "Ridge"},
+                                                      {"fact", "feature_spectrum.ratio_2_1000"}});
+                }).isEmpty());
+        QStringList problems;
+        QJsonObject ratio = validClaim();
+        ratio.insert("statistic", QJsonObject{{"kind", "fact_ratio"},
+                                              {"algorithm", "Ridge"},
+                                              {"fact", "layer_updates[0].updates"},
+                                              {"over", "layer_updates[5].updates"}});
+        QJsonObject f = validFile();
+        f.insert("claims", QJsonArray{ratio});
+        const auto file = ClaimsFile::fromFile(write(f), &problems);
+        QVERIFY2(file, qPrintable(problems.join('\n')));
+        QCOMPARE(file->claims.first().statistic.fact, QStringLiteral("layer_updates[0].updates"));
+        QCOMPARE(file->claims.first().statistic.over, QStringLiteral("layer_updates[5].updates"));
+        QVERIFY(problemsOf([](QJsonObject& c) {
+                    c.insert("statistic", QJsonObject{{"kind", "fact_difference"},
+                                                      {"algorithm", "Ridge"},
+                                                      {"against", "BPLS"},
+                                                      {"fact", "final.loss"}});
+                }).isEmpty());
+
+        // The fact missing: named with the file, the claim and the key.
+        QString path;
+        const QStringList missing = problemsOf(
+            [](QJsonObject& c) {
+                c.insert("statistic", QJsonObject{{"kind", "fact"}, {"algorithm", "Ridge"}});
+            },
+            &path);
+        QCOMPARE(missing.size(), 1);
+        QVERIFY2(missing[0].startsWith(path + ": claims[0] (\"ridge-accuracy\").statistic.fact: missing"),
+                 qPrintable(missing[0]));
+        // Not a path.
+        const QStringList malformed = problemsOf([](QJsonObject& c) {
+            c.insert("statistic",
+                     QJsonObject{{"kind", "fact"}, {"algorithm", "Ridge"}, {"fact", "layer_updates[first]"}});
+        });
+        QCOMPARE(malformed.size(), 1);
+        QVERIFY2(malformed[0].contains(".statistic.fact: \"layer_updates[first]\" is not a fact path"),
+                 qPrintable(malformed[0]));
+        // A ratio with nothing to divide by.
+        const QStringList alone = problemsOf([](QJsonObject& c) {
+            c.insert("statistic",
+                     QJsonObject{{"kind", "fact_ratio"}, {"algorithm", "Ridge"}, {"fact", "rho"}});
+        });
+        QCOMPARE(alone.size(), 1);
+        QVERIFY2(alone[0].contains(".statistic.over: missing: fact_ratio compares \"rho\"") &&
+                     alone[0].contains("\"against\""),
+                 qPrintable(alone[0]));
+        // Keys that do not fit: a metric on a fact, a second configuration on a single fact, a fact
+        // path on a metric statistic.
+        const QStringList misfit = problemsOf([](QJsonObject& c) {
+            c.insert("statistic", QJsonObject{{"kind", "fact"},
+                                              {"algorithm", "Ridge"},
+                                              {"fact", "rho"},
+                                              {"metric", "test_accuracy"},
+                                              {"against", "BPLS"}});
+        });
+        QCOMPARE(misfit.size(), 2);
+        QVERIFY2(misfit.filter(".statistic.metric: a fact statistic reads the run's facts").size() == 1,
+                 qPrintable(misfit.join('\n')));
+        QVERIFY2(misfit.filter(".statistic.against: a \"fact\" statistic reads one fact").size() == 1,
+                 qPrintable(misfit.join('\n')));
+        const QStringList stray = problemsOf([](QJsonObject& c) {
+            c.insert("statistic", QJsonObject{{"kind", "final"}, {"algorithm", "Ridge"}, {"fact", "rho"}});
+        });
+        QCOMPARE(stray.size(), 1);
+        QVERIFY2(
+            stray[0].contains(".statistic.fact: only fact, fact_ratio and fact_difference read run facts"),
+            qPrintable(stray[0]));
+        // A misspelt kind lists the fact kinds among the known ones.
+        const QStringList typo = problemsOf([](QJsonObject& c) {
+            c.insert("statistic", QJsonObject{{"kind", "facts"}, {"algorithm", "Ridge"}});
+        });
+        QVERIFY2(!typo.isEmpty() && typo[0].contains(".statistic.kind: unknown statistic \"facts\"") &&
+                     typo[0].contains("fact_ratio"),
+                 qPrintable(typo.join('\n')));
+    }
+
+    void winsAtMostTakesAFraction()
+    {
+        auto countClaim = [](const QJsonObject& verdict) {
+            return [verdict](QJsonObject& c) {
+                c.insert("statistic",
+                         QJsonObject{{"kind", "win_tie_loss"}, {"algorithm", "Ridge"}, {"against", "BPLS"}});
+                c.insert("figure", QJsonObject{{"value", 3}, {"unit", "wins"}});
+                c.insert("verdict", verdict);
+            };
+        };
+        QVERIFY(problemsOf(countClaim(QJsonObject{{"rule", "wins_at_most"}, {"fraction", 0.3}})).isEmpty());
+        QVERIFY(problemsOf(countClaim(QJsonObject{{"rule", "wins_at_most"}, {"fraction", 0}})).isEmpty());
+        const QStringList none = problemsOf(countClaim(QJsonObject{{"rule", "wins_at_most"}}));
+        QCOMPARE(none.size(), 1);
+        QVERIFY2(none[0].contains(".verdict.fraction: missing"), qPrintable(none[0]));
+        const QStringList above =
+            problemsOf(countClaim(QJsonObject{{"rule", "wins_at_most"}, {"fraction", 1.5}}));
+        QCOMPARE(above.size(), 1);
+        QVERIFY2(above[0].contains(".verdict.fraction: expected a share of the pairs in [0, 1], got 1.5"),
+                 qPrintable(above[0]));
+        // On an interval statistic it is refused like wins_at_least.
+        const QStringList misfit = problemsOf([](QJsonObject& c) {
+            c.insert("verdict", QJsonObject{{"rule", "wins_at_most"}, {"fraction", 0.3}});
+        });
+        QCOMPARE(misfit.size(), 1);
+        QVERIFY2(misfit[0].contains(".verdict.rule: \"wins_at_most\" decides a win_tie_loss statistic only"),
+                 qPrintable(misfit[0]));
+    }
+
     void unknownReadingReference()
     {
         const QStringList p = problemsOf([](QJsonObject& c) {
