@@ -1,6 +1,7 @@
 // trainbench-cli run --mpi as a cluster user runs it, on this machine: `mpirun --oversubscribe
 // -np 3` (rank 0 owns the database, two workers train), compared with one process; a worker
 // killed mid-run; Ctrl-C on mpirun; --resume (issue 15).
+#include <CliProcess.h>
 #include <RunStore.h>
 
 #include <QProcess>
@@ -10,16 +11,11 @@
 #include <thread>
 
 using namespace tb;
+using tb::testsupport::finishProcess;
+using Output = tb::testsupport::CliOutput;
 
 namespace {
-// By name, from PATH: Open MPI derives its installation prefix from an absolute path, and
-// Debian's /bin/mpirun (usrmerge) would give it "/".
-const QString kMpirun = QStringLiteral("mpirun");
-
-struct Output {
-    int code = -1;
-    QString out, err;
-};
+const QString kMpirun = tb::testsupport::mpirunProgram();
 
 /// Every stored number of experiment @p id that must not depend on where its cells trained:
 /// status, seed, threads, parameters and each checkpoint's metrics, by (algorithm, label,
@@ -58,43 +54,16 @@ private:
 
     QProcessEnvironment environment() const
     {
-        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
-        env.insert("TRAINBENCH_PLUGIN_PATH", QStringLiteral(TB_TEST_PLUGIN_DIR ":" TB_PLUGIN_BUILD_DIR));
-        env.insert("QT_QPA_PLATFORM", "offscreen");
-        env.insert("HOME", m_dir.filePath("home"));
-        env.insert("XDG_DATA_HOME", m_dir.filePath("home/data"));
-        env.insert("XDG_RUNTIME_DIR", m_dir.filePath("home/run"));
-        // CI runs as root: Open MPI refuses that unless both are set (here only, not globally).
-        env.insert("OMPI_ALLOW_RUN_AS_ROOT", "1");
-        env.insert("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1");
-        return env;
+        return tb::testsupport::cliEnvironment(m_dir.filePath("home"),
+                                               QStringLiteral(TB_TEST_PLUGIN_DIR ":" TB_PLUGIN_BUILD_DIR));
     }
 
     static QStringList mpirun(int ranks, bool recovery)
     {
-        QStringList a{"--oversubscribe", "-np", QString::number(ranks)};
-        // A job that outlives a worker talks over TCP, as between the nodes of a cluster: a
-        // process killed in the middle of writing to a shared-memory queue can leave it broken
-        // for its readers (docs/cluster.md, "When something goes wrong").
-        if (recovery)
-            a << "--enable-recovery" << "--mca" << "btl" << "tcp,self" << "--mca" << "btl_tcp_if_include" << "lo";
-        return a << QStringLiteral(TB_BIN_DIR "/trainbench-cli");
+        return tb::testsupport::mpirunArguments(ranks, recovery) << QStringLiteral(TB_BIN_DIR "/trainbench-cli");
     }
 
-    Output finish(QProcess& p, int timeoutMs = 180000)
-    {
-        Output o;
-        if (!p.waitForFinished(timeoutMs)) {
-            p.kill();
-            p.waitForFinished();
-            o.err = QStringLiteral("timed out");
-            return o;
-        }
-        o.code = p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1;
-        o.out = QString::fromUtf8(p.readAllStandardOutput());
-        o.err = QString::fromUtf8(p.readAllStandardError());
-        return o;
-    }
+    Output finish(QProcess& p, int timeoutMs = 180000) { return finishProcess(p, timeoutMs); }
 
     Output cli(const QStringList& args)
     {
@@ -199,8 +168,6 @@ private Q_SLOTS:
     void initTestCase()
     {
         QVERIFY(m_dir.isValid());
-        QDir().mkpath(m_dir.filePath("home/run"));
-        QFile::setPermissions(m_dir.filePath("home/run"), QFileDevice::ReadOwner | QFileDevice::WriteOwner | QFileDevice::ExeOwner);
     }
 
     void learningCurveMatchesOneProcessExactly()
