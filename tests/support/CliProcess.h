@@ -5,6 +5,7 @@
 /// failure path must fail, never hang). Header-only.
 
 #include <QDir>
+#include <QFile>
 #include <QProcess>
 #include <QProcessEnvironment>
 #include <QString>
@@ -56,6 +57,28 @@ inline QStringList mpirunArguments(int ranks, bool recovery = false)
     if (recovery)
         a << "--enable-recovery" << "--mca" << "btl" << "tcp,self" << "--mca" << "btl_tcp_if_include" << "lo";
     return a;
+}
+
+/// The pid of MPI rank @p rank among this machine's trainbench-cli processes whose command line
+/// contains @p marker (e.g. the experiment file), read from their environment (Open MPI sets
+/// OMPI_COMM_WORLD_RANK), or 0 when there is none.
+inline qint64 mpiRankPid(const QString& marker, int rank)
+{
+    for (const QString& entry : QDir("/proc").entryList(QDir::Dirs)) {
+        bool ok = false;
+        const qint64 pid = entry.toLongLong(&ok);
+        if (!ok)
+            continue;
+        QFile cmd(QStringLiteral("/proc/%1/cmdline").arg(pid)), env(QStringLiteral("/proc/%1/environ").arg(pid));
+        if (!cmd.open(QIODevice::ReadOnly) || !env.open(QIODevice::ReadOnly))
+            continue;
+        const QByteArray c = cmd.readAll();
+        if (!c.contains("trainbench-cli") || !c.contains(marker.toUtf8()) || c.contains("mpirun"))
+            continue;
+        if (env.readAll().split('\0').contains(QStringLiteral("OMPI_COMM_WORLD_RANK=%1").arg(rank).toUtf8()))
+            return pid;
+    }
+    return 0;
 }
 
 /// Waits up to @p timeoutMs for @p p to end; kills it after that (CliOutput::timedOut).

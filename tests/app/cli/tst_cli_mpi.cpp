@@ -101,26 +101,8 @@ private:
         return s;
     }
 
-    /// The pid of rank @p rank of the trainbench-cli processes running @p spec (from their
-    /// environment, which Open MPI fills), or 0.
-    static qint64 rankPid(const QString& spec, int rank)
-    {
-        for (const QString& entry : QDir("/proc").entryList(QDir::Dirs)) {
-            bool ok = false;
-            const qint64 pid = entry.toLongLong(&ok);
-            if (!ok)
-                continue;
-            QFile cmd(QStringLiteral("/proc/%1/cmdline").arg(pid)), env(QStringLiteral("/proc/%1/environ").arg(pid));
-            if (!cmd.open(QIODevice::ReadOnly) || !env.open(QIODevice::ReadOnly))
-                continue;
-            const QByteArray c = cmd.readAll();
-            if (!c.contains("trainbench-cli") || !c.contains(spec.toUtf8()) || c.contains("mpirun"))
-                continue;
-            if (env.readAll().split('\0').contains(QStringLiteral("OMPI_COMM_WORLD_RANK=%1").arg(rank).toUtf8()))
-                return pid;
-        }
-        return 0;
-    }
+    /// The pid of rank @p rank of the trainbench-cli processes running @p spec, or 0.
+    static qint64 rankPid(const QString& spec, int rank) { return tb::testsupport::mpiRankPid(spec, rank); }
 
     /// Waits (up to a minute) until @p db holds at least @p n runs of status @p status, however
     /// slowly the job starts on a loaded machine.

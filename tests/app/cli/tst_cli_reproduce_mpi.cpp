@@ -6,7 +6,8 @@
 // paths, each under a deadline so that a hang fails the test: a malformed claims file (reported
 // once, every rank exits non-zero), --check (runs nothing), workers without the plugin an
 // experiment needs (they refuse, rank 0 says why and exits), Ctrl-C on mpirun (nothing left
-// running; --resume completes), --mpi with one rank (in-process).
+// running; --resume completes), a worker killed in the first of two experiments (left out of the
+// second), --mpi with one rank (in-process).
 
 #include <CliProcess.h>
 #include <RunStore.h>
@@ -303,6 +304,67 @@ private Q_SLOTS:
         QCOMPARE(s.value("finished"), 6);
         QCOMPARE(s.size(), 2);
         QCOMPARE(read("out-sleepy/sleepy.md").count("**Verdict: "), 1);
+    }
+
+    void aKilledWorkerIsLeftOutOfTheLaterExperiments()
+    {
+        // With --enable-recovery the job outlives a worker killed during the first experiment: its
+        // cell fails with the reason, the other worker trains the rest of that experiment and all
+        // of the second, and the lost rank is never waited for again (the job ends).
+        QByteArray claims = R"({"paper": "killed", "title": "A worker dies",
+          "claims": [EXPERIMENT_1, EXPERIMENT_2]})";
+        const QByteArray claim = R"({"id": "ID", "quote": "q", "figure": {"value": 10, "unit": "%"},
+            "experiment": {"name": "ID", "kind": "learning-curve", "threads": 1, "seed": SEED,
+                           "dataset": {"source": "moons", "samples": 100},
+                           "algorithms": [{"id": "test.sleepy", "label": "S", "params": {"epochs": 15, "epoch_ms": 100}}]},
+            "statistic": {"kind": "final", "algorithm": "S"}, "n": 6,
+            "verdict": {"rule": "mean_ci_contains_or_exceeds"}})";
+        claims.replace("EXPERIMENT_1", QByteArray(claim).replace("ID", "first").replace("SEED", "1"));
+        claims.replace("EXPERIMENT_2", QByteArray(claim).replace("ID", "second").replace("SEED", "2"));
+        write("killed.json", claims);
+        const QString db = m_dir.filePath("killed.sqlite");
+        QProcess p;
+        p.setProcessEnvironment(environment(QStringLiteral(TB_TEST_PLUGIN_DIR ":" TB_PLUGIN_BUILD_DIR)));
+        p.setWorkingDirectory(m_dir.path());
+        p.start(tb::testsupport::mpirunProgram(),
+                tb::testsupport::mpirunArguments(3, true)
+                    << QStringLiteral(TB_BIN_DIR "/trainbench-cli")
+                    << QStringList{"reproduce", "killed.json", "--mpi", "--db", db, "--out", "out-killed", "--quiet",
+                                   "--worker-timeout", "3"});
+        QVERIFY(p.waitForStarted());
+        // Each cell takes 1.5 s: once two runs are under way, rank 2 holds one of them.
+        bool twoRunning = false;
+        for (int i = 0; i < 1200 && !twoRunning && p.state() == QProcess::Running; ++i) {
+            QThread::msleep(100);
+            twoRunning = QFileInfo::exists(db) && stored(db).value("running") >= 2;
+        }
+        QVERIFY2(twoRunning, "two runs never ran at once");
+        QThread::msleep(300);
+        const qint64 victim = tb::testsupport::mpiRankPid("killed.json", 2);
+        QVERIFY2(victim > 0, "rank 2 not found");
+        QCOMPARE(::kill(pid_t(victim), SIGKILL), 0);
+        const CliOutput o = tb::testsupport::finishProcess(p, kDeadlineMs);
+        QVERIFY2(!o.timedOut, qPrintable(o.err));
+        QVERIFY2(o.err.contains("rank 2 on") && o.err.contains("stopped answering"), qPrintable(o.err));
+        // mpirun --enable-recovery exits 0 whatever the ranks return: rank 0 says its status.
+        QVERIFY2(o.err.contains("exit status 1"), qPrintable(o.err));
+        QString error;
+        RunStore::Options options;
+        options.readOnly = true;
+        auto store = RunStore::open(db, options, &error);
+        QVERIFY2(store, qPrintable(error));
+        const QList<ExperimentRecord> experiments = store->experiments();
+        QCOMPARE(experiments.size(), 2);
+        QMap<QString, int> first, second;
+        for (const RunRecord& r : store->runs(experiments[0].id))
+            first[runStatusName(r.status)]++;
+        for (const RunRecord& r : store->runs(experiments[1].id))
+            second[runStatusName(r.status)]++;
+        QCOMPARE(first.value("failed"), 1);
+        QCOMPARE(first.value("finished"), 5);
+        QCOMPARE(second.value("finished"), 6);
+        QCOMPARE(second.size(), 1);
+        QCOMPARE(read("out-killed/killed.md").count("**Verdict: "), 2);
     }
 
     void oneRankTrainsInThisProcess()
