@@ -10,8 +10,8 @@
 #include <RunLog.h>
 
 #include <atomic>
-#include <optional>
 #include <mutex>
+#include <optional>
 #include <thread>
 
 namespace tb {
