@@ -18,6 +18,12 @@
 #include <RunStore.h>
 #include <StoredRuns.h>
 
+#ifdef TB_HAVE_MPI
+#include <MpiRootExecutor.h>
+#include <MpiSession.h>
+#include <MpiWorkerExecutor.h>
+#endif
+
 #include <QCommandLineParser>
 #include <QDir>
 #include <QElapsedTimer>
@@ -26,11 +32,14 @@
 #include <QJsonDocument>
 #include <QRegularExpression>
 #include <QSaveFile>
+#include <QScopeGuard>
 #include <QSet>
 #include <QTextStream>
 
 #include <atomic>
 #include <cstdio>
+#include <functional>
+#include <numeric>
 #include <unistd.h>
 
 #ifndef TB_APP_VERSION
@@ -74,6 +83,8 @@ private:
 /// One distinct experiment of the claims being reproduced, run once for all its claims.
 struct PlannedExperiment {
     ExperimentSpec spec;
+    QJsonObject json;   ///< the object spec was parsed from (what MPI workers parse)
+    QString sourceName; ///< the name spec's errors use
     QString file;   ///< as the claims file names it, or "inline"
     QString absent; ///< why its data is not here; empty when it can run
     ExperimentResult result;
@@ -159,9 +170,147 @@ int usage(const QString& message)
     err() << "trainbench-cli reproduce: " << message << "\n"
           << "usage: trainbench-cli reproduce FILE.json [FILE.json ...] [--out DIR] [--quick] [--resume] "
              "[--db FILE] "
-             "[--check] [--quiet]\n";
+             "[--check] [--quiet]\n"
+             "       mpirun -np N trainbench-cli reproduce FILE.json ... --mpi [--worker-timeout S] [options]\n";
     err().flush();
     return Usage;
+}
+
+/// The MPI job of `reproduce --mpi` as rank 0 sees it.
+struct MpiJob {
+    int ranks = 1;
+    QString host;
+    CellExecutor* executor = nullptr; ///< the root executor; null with one rank (cells train here)
+    /// Before an experiment's runner starts, and after it returned.
+    std::function<void(const PlannedExperiment&)> begin;
+    std::function<void()> end;
+};
+
+int reproduce(const QCommandLineParser& p, const QStringList& args, ExperimentRunner** current,
+              const QElapsedTimer& wall, PluginRegistry& reg, const MpiJob* mpi);
+
+#ifdef TB_HAVE_MPI
+/// One line to stderr at once (the store's writer thread may write too).
+void lineToStderr(const QString& line)
+{
+    const QByteArray bytes = (QStringLiteral("trainbench-cli: ") + line + QLatin1Char('\n')).toLocal8Bit();
+    std::fwrite(bytes.constData(), 1, std::size_t(bytes.size()), stderr);
+    std::fflush(stderr);
+}
+
+/// A worker rank of `reproduce --mpi`: serves the cells of each experiment rank 0 names, until rank
+/// 0 says there are no more; exits with rank 0's exit code. No database, no output but its errors.
+int serveExperiments(cluster::MpiSession& mpi, ExperimentRunner** current)
+{
+    PluginRegistry reg;
+    reg.scan();
+    cluster::MpiWorkerExecutor worker(mpi, reg);
+    for (;;) {
+        int code = Ok;
+        const auto next = worker.nextExperiment(&code);
+        if (!next) {
+            if (worker.peerLost())
+                mpi.skipFinalize();
+            return code;
+        }
+        QString error;
+        auto spec = ExperimentSpec::fromObject(next->json, next->sourceName, &error);
+        QStringList problems;
+        if (!spec) {
+            problems << error;
+        } else {
+            spec->sourcePath = next->sourcePath;
+            spec->baseDir = next->baseDir;
+            spec->upgradeParams(reg); // rank 0 said its notes
+            problems = spec->validate(reg);
+        }
+        if (!problems.isEmpty()) {
+            // As `run --mpi`: a plugin missing here, say; rank 0 reports it and goes on without us.
+            worker.refuse(problems.join(QStringLiteral("; ")));
+        } else {
+            ExperimentRunner runner(reg, nullptr, &worker);
+            *current = &runner;
+            struct Served : ExperimentObserver {
+                bool started = false;
+                void experimentStarted(qint64, const ExperimentSpec&, int) override { started = true; }
+            } served;
+            const ExperimentResult r = runner.run(*spec, &served);
+            *current = nullptr;
+            if (!served.started) // its data did not load on this node, say
+                worker.refuse(QStringLiteral("rank %1 on %2: %3").arg(mpi.rank()).arg(mpi.host(), r.error));
+        }
+        worker.experimentServed();
+    }
+}
+#endif
+
+/// `reproduce --mpi`: rank 0 reproduces with an MPI root executor; the other ranks serve it.
+int reproduceMpi(const QCommandLineParser& p, const QStringList& args, ExperimentRunner** current,
+                 const QElapsedTimer& wall)
+{
+#ifndef TB_HAVE_MPI
+    Q_UNUSED(p);
+    Q_UNUSED(args);
+    Q_UNUSED(current);
+    Q_UNUSED(wall);
+    err() << "trainbench-cli: --mpi needs the MPI build: Open MPI was not found when this program was built "
+             "(install openmpi-bin and libopenmpi-dev, e.g. with ./run.sh, and build again)\n";
+    return Usage;
+#else
+    double timeout = 30;
+    if (p.isSet("worker-timeout")) {
+        bool ok = false;
+        timeout = p.value("worker-timeout").toDouble(&ok);
+        if (!ok || !(timeout >= 1) || timeout > 86400)
+            return usage(QStringLiteral("--worker-timeout: expected seconds in [1, 86400], got \"%1\"")
+                             .arg(p.value("worker-timeout")));
+    }
+    cluster::MpiSession session(nullptr, nullptr);
+    if (!session.ok()) {
+        err() << "trainbench-cli: --mpi: " << session.error() << Qt::endl;
+        return Usage;
+    }
+    if (session.rank() != 0)
+        return serveExperiments(session, current);
+    PluginRegistry reg; // scanned by reproduce(), before any experiment reaches run()
+    cluster::MpiRootExecutor::Options options;
+    options.workerTimeoutSeconds = timeout;
+    options.notify = lineToStderr;
+    cluster::MpiRootExecutor root(session, reg, options);
+    MpiJob job;
+    job.ranks = session.size();
+    job.host = session.host();
+    if (session.size() > 1) {
+        job.executor = &root;
+        job.begin = [&root](const PlannedExperiment& e) {
+            root.setExperiment({e.json, e.sourceName, e.spec.sourcePath, e.spec.baseDir});
+        };
+        job.end = [&root] { root.endExperiment(); };
+    }
+    // Workers never wait for a rank 0 that gave up (an exception main() reports): they end with it.
+    auto quitOnThrow = qScopeGuard([&root] { root.quit(Invalid); });
+    int code = reproduce(p, args, current, wall, reg, &job);
+    const QList<int> cells = root.cellsPerRank();
+    if (std::accumulate(cells.begin(), cells.end(), 0) > 0) {
+        QStringList perRank;
+        for (int r = 1; r < cells.size(); ++r)
+            perRank << QString::number(cells[r]);
+        out() << "cells per worker rank: " << perRank.join(QStringLiteral(", ")) << "\n";
+        out().flush();
+    }
+    if (code == Ok && !root.problems().isEmpty())
+        code = RunsFailed;
+    if (code != Ok && qgetenv("OMPI_MCA_orte_enable_recovery") == "1")
+        err() << "trainbench-cli: exit status " << code
+              << " (mpirun --enable-recovery reports 0 whatever the ranks return; see docs/cluster.md)" << Qt::endl;
+    err().flush();
+    // Every worker leaves with rank 0's code (a malformed claims file ends every rank non-zero);
+    // last, because mpirun may end the job as soon as a rank exits non-zero.
+    root.quit(code);
+    if (root.lostWorkers())
+        session.skipFinalize();
+    return code;
+#endif
 }
 
 } // namespace
@@ -185,7 +334,13 @@ int reproduceCommand(const QStringList& args, ExperimentRunner** current)
     p.addOption({"no-train",
                  "Train nothing: write the reports from the runs the database holds (an experiment stored "
                  "with the same settings, finished or not); claims whose experiment is not stored say so."});
-    p.addOption({"mpi", "Not supported by reproduce (see the message)."});
+    p.addOption({"mpi",
+                 "Train on the ranks of an MPI job (start with mpirun -np N, N ≥ 2): rank 0 checks the files, "
+                 "owns the database and writes the reports; the other ranks train each experiment's cells "
+                 "(docs/cluster.md)."});
+    p.addOption({"worker-timeout",
+                 "With --mpi: seconds of silence after which a worker rank counts as lost (default 30).",
+                 "seconds"});
     p.addOption({"db", "Run database (default: the user's app-data folder).", "file"});
     p.addOption(
         {"check",
@@ -193,17 +348,22 @@ int reproduceCommand(const QStringList& args, ExperimentRunner** current)
     p.addOption({"quiet", "No progress bar."});
     p.process(args);
 
-    if (p.isSet("mpi"))
-        return usage(QStringLiteral("--mpi is not supported: reproduce runs several experiments in turn, and "
-                                    "the MPI workers of `run --mpi` serve "
-                                    "one experiment file each. Run the experiments on the cluster with "
-                                    "`mpirun … trainbench-cli run FILE --mpi "
-                                    "--db DB` (the files the claims name, without overrides), then "
-                                    "`trainbench-cli reproduce CLAIMS.json --resume "
-                                    "--db DB` evaluates from the database and trains only what is missing"));
     if (p.positionalArguments().isEmpty())
         return usage(QStringLiteral("give at least one claims file"));
+    if (p.isSet("worker-timeout") && !p.isSet("mpi"))
+        return usage(QStringLiteral("--worker-timeout goes with --mpi"));
+    if (p.isSet("mpi"))
+        return reproduceMpi(p, args, current, wall);
+    PluginRegistry reg;
+    return reproduce(p, args, current, wall, reg, nullptr);
+}
 
+namespace {
+
+// Everything `reproduce` does, on rank 0 of an MPI job when @p mpi is set. @p reg is scanned here.
+int reproduce(const QCommandLineParser& p, const QStringList& args, ExperimentRunner** current,
+              const QElapsedTimer& wall, PluginRegistry& reg, const MpiJob* mpi)
+{
     // Every file checked before anything runs: a typo in the last file must not cost an hour.
     QList<ClaimsFile> files;
     QStringList problems;
@@ -233,7 +393,6 @@ int reproduceCommand(const QStringList& args, ExperimentRunner** current)
         return Output;
     }
 
-    PluginRegistry reg;
     reg.scan();
     for (const QString& n : reg.notices())
         err() << "warning: " << n << "\n";
@@ -274,6 +433,8 @@ int reproduceCommand(const QStringList& args, ExperimentRunner** current)
             if (!experimentIndex.contains(key)) {
                 PlannedExperiment e;
                 e.spec = *spec;
+                e.json = ClaimExperiment::json(file, claim, quick, &error).value_or(QJsonObject());
+                e.sourceName = ClaimExperiment::sourceName(file, claim);
                 e.file =
                     claim.experimentPath.isEmpty()
                         ? QStringLiteral("inline")
@@ -336,6 +497,12 @@ int reproduceCommand(const QStringList& args, ExperimentRunner** current)
     int runnable = 0;
     for (const PlannedExperiment& e : experiments)
         runnable += e.absent.isEmpty();
+    if (mpi && mpi->ranks == 1)
+        err() << "warning: --mpi with one rank: the runs train in this process (start it with mpirun -np N, N ≥ 2)"
+              << Qt::endl;
+    else if (mpi)
+        err() << "MPI: " << mpi->ranks - 1 << " worker rank(s); rank 0 on " << mpi->host
+              << " owns the database and writes the reports" << Qt::endl;
     int done = 0;
     for (PlannedExperiment& e : experiments) {
         if (!e.absent.isEmpty()) {
@@ -373,16 +540,21 @@ int reproduceCommand(const QStringList& args, ExperimentRunner** current)
             e.provenance = provenance(*store, resumeId);
             continue;
         }
-        ExperimentRunner runner(reg, store.get());
+        ExperimentRunner runner(reg, store.get(), mpi ? mpi->executor : nullptr);
         *current = &runner;
         ProgressBar bar(!p.isSet("quiet") && isatty(STDERR_FILENO));
         CountingObserver observer(&bar);
         err() << QStringLiteral("[%1/%2] ").arg(done).arg(runnable)
               << (resumeId >= 0 ? QStringLiteral("Resuming experiment %1, \"").arg(resumeId)
                                 : QStringLiteral("Running \""))
-              << e.spec.name << "\" (" << e.spec.kind << ", " << e.spec.effectiveThreads() << " threads) → "
-              << store->path() << Qt::endl;
+              << e.spec.name << "\" (" << e.spec.kind << ", " << e.spec.effectiveThreads() << " threads"
+              << (mpi && mpi->executor ? QStringLiteral(" per rank") : QString()) << ") → " << store->path()
+              << Qt::endl;
+        if (mpi && mpi->begin)
+            mpi->begin(e);
         e.result = resumeId >= 0 ? runner.resume(e.spec, resumeId, &observer) : runner.run(e.spec, &observer);
+        if (mpi && mpi->end)
+            mpi->end();
         bar.finish();
         *current = nullptr;
         e.ran = true;
@@ -503,6 +675,7 @@ int reproduceCommand(const QStringList& args, ExperimentRunner** current)
         h.date = QDateTime::currentDateTimeUtc();
         h.cpu = ReproductionReport::cpuModel();
         h.cores = ExperimentSpec::allCores();
+        h.mpiRanks = mpi && mpi->executor ? mpi->ranks : 0;
         h.appVersion = QStringLiteral(TB_APP_VERSION);
         h.gitHash = gitHash();
         h.quick = quick;
@@ -534,5 +707,7 @@ int reproduceCommand(const QStringList& args, ExperimentRunner** current)
     err().flush();
     return code;
 }
+
+} // namespace
 
 } // namespace tb::cli

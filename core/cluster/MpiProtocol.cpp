@@ -16,7 +16,7 @@ namespace {
 
 constexpr QDataStream::Version kVersion = QDataStream::Qt_6_4;
 /// Bumped whenever a message's fields change: ranks of different builds refuse each other.
-constexpr quint32 kMagic = 0x54420001; // "TB", protocol 1
+constexpr quint32 kMagic = 0x54420002; // "TB", protocol 2 (Experiment, Served, Quit)
 
 template <typename F>
 QByteArray write(F&& fields)
@@ -97,6 +97,32 @@ QByteArray encode(const Hello& h)
 std::optional<Hello> decodeHello(const QByteArray& b)
 {
     return read<Hello>(b, [](QDataStream& s, Hello& h) { s >> h.appVersion >> h.gitHash >> h.host >> h.pid >> h.pluginVersions; });
+}
+
+QByteArray encode(const ExperimentMessage& e)
+{
+    return write([&](QDataStream& s) { s << e.json << e.sourceName << e.sourcePath << e.baseDir; });
+}
+
+std::optional<ExperimentMessage> decodeExperiment(const QByteArray& b)
+{
+    return read<ExperimentMessage>(b, [](QDataStream& s, ExperimentMessage& e) {
+        s >> e.json >> e.sourceName >> e.sourcePath >> e.baseDir;
+    });
+}
+
+QByteArray encode(const Quit& q)
+{
+    return write([&](QDataStream& s) { s << qint32(q.exitCode) << q.peerLost; });
+}
+
+std::optional<Quit> decodeQuit(const QByteArray& b)
+{
+    return read<Quit>(b, [](QDataStream& s, Quit& q) {
+        qint32 code = 0;
+        s >> code >> q.peerLost;
+        q.exitCode = code;
+    });
 }
 
 QByteArray encode(const RunRecord& r)

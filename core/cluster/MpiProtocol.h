@@ -1,7 +1,8 @@
 #pragma once
 /// @file MpiProtocol.h
 /// The messages between rank 0 (which owns the run store) and the worker ranks of
-/// `trainbench-cli run --mpi`: their tags, their encoding, and sending/receiving them.
+/// `trainbench-cli run --mpi` and `reproduce --mpi`: their tags, their encoding, and
+/// sending/receiving them.
 ///
 /// Every message is one MPI_BYTE buffer holding a QDataStream (Qt 6.4 format) of the fields
 /// named below. Doubles travel bit for bit (NaN included), so a checkpoint stored by rank 0
@@ -18,6 +19,12 @@
 ///   0 → worker  Stop        {} (the user stopped the experiment: cancel the cell in hand)
 ///   worker → 0  Refused     {message} (this rank cannot run the experiment, e.g. its data file is
 ///                           missing on that node), instead of Hello; then it waits for Done
+/// Several experiments in one job (`reproduce --mpi`) wrap that conversation, once per experiment
+/// that has cells to train, in:
+///   0 → worker  Experiment  {ExperimentMessage}     the next experiment; the conversation above follows
+///   worker → 0  Served      {}                      after its Done: everything this rank sent for that
+///                           experiment has been sent (rank 0 drops what it did not read of it)
+///   0 → worker  Quit        {exit code, rank lost}  no more experiments: exit with that code
 
 #include <CellExecutor.h>
 #include <RunTypes.h>
@@ -30,7 +37,10 @@
 
 namespace tb::cluster {
 
-enum class Tag : int { Hello = 1, Cells, Done, CreateRun, RunId, Metric, FinishRun, CellDone, Heartbeat, Stop, Refused, CellSkipped };
+enum class Tag : int {
+    Hello = 1, Cells, Done, CreateRun, RunId, Metric, FinishRun, CellDone, Heartbeat, Stop, Refused, CellSkipped,
+    Experiment, Served, Quit
+};
 
 /// Who a worker is, and what it would run with.
 struct Hello {
@@ -41,7 +51,26 @@ struct Hello {
     QHash<QString, QString> pluginVersions; ///< algorithm id → its plugin's version ("" if unknown)
 };
 
+/// An experiment of `reproduce --mpi` as rank 0 parsed it: the object ExperimentSpec::fromObject()
+/// read (before upgradeParams(): each rank upgrades with its own plugins, which Hello checks are
+/// rank 0's), the name its errors use, and the file it stands for (relative data paths resolve
+/// against baseDir on every rank, as for `run --mpi`).
+struct ExperimentMessage {
+    QJsonObject json;
+    QString sourceName;
+    QString sourcePath;
+    QString baseDir;
+};
+
+/// The end of a `reproduce --mpi` job for a worker.
+struct Quit {
+    int exitCode = 0;      ///< rank 0's exit code: the worker exits with it
+    bool peerLost = false; ///< a rank of the job died: do not call MPI_Finalize
+};
+
 QByteArray encode(const Hello& h);
+QByteArray encode(const ExperimentMessage& e);
+QByteArray encode(const Quit& q);
 QByteArray encode(const RunRecord& r);
 QByteArray encode(qint64 runId, const MetricPoint& p);
 QByteArray encodeFinish(qint64 runId, RunStatus status, const QString& error, const QJsonObject& info);
@@ -52,6 +81,8 @@ QByteArray encodeCells(const QList<int>& cells);
 
 /// Decoders: std::nullopt for a buffer that is not a complete message of that kind.
 std::optional<Hello> decodeHello(const QByteArray& b);
+std::optional<ExperimentMessage> decodeExperiment(const QByteArray& b);
+std::optional<Quit> decodeQuit(const QByteArray& b);
 std::optional<RunRecord> decodeRunRecord(const QByteArray& b);
 std::optional<std::pair<qint64, MetricPoint>> decodeMetric(const QByteArray& b);
 struct Finish {

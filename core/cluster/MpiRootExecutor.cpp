@@ -50,6 +50,85 @@ MpiRootExecutor::MpiRootExecutor(const MpiSession& session, const PluginRegistry
 {
     m_cellsPerRank = QList<int>(session.size(), 0);
     m_usable = QList<int>(session.size(), 0);
+    m_membership = QList<Membership>(session.size(), Membership::InJob);
+    m_told = QList<int>(session.size(), 0);
+    m_served = QList<int>(session.size(), 0);
+}
+
+void MpiRootExecutor::setExperiment(const ExperimentMessage& experiment)
+{
+    m_experiment = encode(experiment);
+    m_told.fill(0);
+    m_served.fill(0);
+}
+
+void MpiRootExecutor::endExperiment()
+{
+    auto problem = [&](const QString& line) {
+        m_problems << line;
+        if (m_options.notify)
+            m_options.notify(line);
+    };
+    const auto timeout = std::chrono::duration<double>(m_options.workerTimeoutSeconds);
+    QList<Clock::time_point> heard(m_session.size(), Clock::now());
+    auto pending = [&](int r) {
+        return m_told[r] && !m_served[r] && m_membership[r] != Membership::Lost;
+    };
+    auto losing = [&](int r, const QString& why) {
+        problem(why);
+        m_membership[r] = Membership::Lost;
+        m_lost = true;
+    };
+    for (;;) {
+        bool waiting = false;
+        for (int r = 1; r < m_session.size(); ++r)
+            waiting = waiting || pending(r);
+        if (!waiting)
+            break;
+        bool any = false;
+        while (auto m = poll()) {
+            any = true;
+            const int r = m->source;
+            if (r <= 0 || r >= m_session.size())
+                continue;
+            heard[r] = Clock::now();
+            if (m->tag == Tag::Served)
+                m_served[r] = 1;
+            else if (m->tag == Tag::CreateRun && m_membership[r] != Membership::Lost &&
+                     !sendWithin(r, Tag::RunId, encodeInt(-1), kSendSeconds))
+                // A run still under way there (its worker was dropped mid-batch) trains unstored.
+                losing(r, QStringLiteral("rank %1 did not take a message within %2 s (the process died or its "
+                                         "network is down)")
+                              .arg(r)
+                              .arg(kSendSeconds));
+            // Anything else belongs to the experiment that ended: dropped.
+        }
+        const auto now = Clock::now();
+        for (int r = 1; r < m_session.size(); ++r)
+            if (pending(r) && now - heard[r] > timeout)
+                losing(r, QStringLiteral("rank %1 stopped answering for %2 s at the end of an experiment (the "
+                                         "process died, hung or lost its network)")
+                              .arg(r)
+                              .arg(m_options.workerTimeoutSeconds));
+        if (!any)
+            std::this_thread::sleep_for(std::chrono::microseconds(200));
+    }
+    m_experiment.clear();
+    m_told.fill(0);
+    m_served.fill(0);
+}
+
+void MpiRootExecutor::quit(int exitCode)
+{
+    if (m_quit)
+        return;
+    m_quit = true;
+    Quit q;
+    q.exitCode = exitCode;
+    q.peerLost = m_lost;
+    for (int r = 1; r < m_session.size(); ++r)
+        if (m_membership[r] != Membership::Lost)
+            sendWithin(r, Tag::Quit, encode(q), kSendSeconds);
 }
 
 void MpiRootExecutor::release()
@@ -144,6 +223,22 @@ void MpiRootExecutor::run(CellPlan& plan)
         w.lost = true;
         return false;
     };
+    if (!m_experiment.isEmpty()) {
+        // `reproduce --mpi`: only the workers still in the job learn the experiment, and only when
+        // it has a cell to train (a stored experiment read back costs them nothing).
+        for (int r = 1; r < ranks; ++r) {
+            Worker& w = workers[r];
+            if (left > 0 && m_membership[r] == Membership::InJob) {
+                m_told[r] = 1;
+                if (tell(r, Tag::Experiment, m_experiment))
+                    continue;
+            }
+            w.state = State::Gone;
+            w.doneSent = true; // not in this experiment: it is not waiting for its Done
+        }
+        if (left == 0)
+            return;
+    }
     for (;;) {
         // 1. Everything that has arrived.
         bool any = false;
@@ -154,6 +249,10 @@ void MpiRootExecutor::run(CellPlan& plan)
                 continue;
             Worker& w = workers[r];
             w.heard = Clock::now();
+            if (m->tag == Tag::Served) { // `reproduce --mpi`: a worker refused early and has ended
+                m_served[r] = 1;
+                continue;
+            }
             if (w.state == State::Gone) {
                 // Declared lost (or not used): what it sends now is not stored, but a run waiting
                 // for its row gets an answer, so the process can reach the end and exit.
@@ -166,6 +265,7 @@ void MpiRootExecutor::run(CellPlan& plan)
                 const auto h = decodeHello(m->payload);
                 if (!h) {
                     problem(QStringLiteral("rank %1 sent an unreadable greeting: not used").arg(r));
+                    m_membership[r] = Membership::Excluded;
                     w.state = State::Gone;
                     w.doneSent = tell(r, Tag::Done, {});
                     break;
@@ -184,6 +284,7 @@ void MpiRootExecutor::run(CellPlan& plan)
                     problem(QStringLiteral("%1 is not used: its build differs from rank 0's (%2); results would not be "
                                            "reproducible from the database")
                                 .arg(w.who, mismatch.join("; ")));
+                    m_membership[r] = Membership::Excluded;
                     w.state = State::Gone;
                     w.doneSent = tell(r, Tag::Done, {});
                     break;
@@ -336,8 +437,11 @@ void MpiRootExecutor::run(CellPlan& plan)
     // Every worker that may still listen learns that there is nothing more (a worker still
     // loading its data reads this after its greeting). A lost worker is not: a blocking send to a
     // dead process over TCP never returns.
-    for (int r = 1; r < ranks; ++r)
+    for (int r = 1; r < ranks; ++r) {
         m_lost = m_lost || workers[r].lost;
+        if (workers[r].lost)
+            m_membership[r] = Membership::Lost;
+    }
     for (int r = 1; r < ranks; ++r)
         if (!workers[r].doneSent && !workers[r].lost)
             tell(r, Tag::Done, encodeInt(m_lost ? 1 : 0)); // 1: a rank died, do not finalise

@@ -1,9 +1,10 @@
 #pragma once
 /// @file MpiRootExecutor.h
-/// Rank 0 of `trainbench-cli run --mpi`: hands an experiment's cells to the worker ranks as they
-/// become free, writes what they send to the run store (the only writer), and keeps going when
-/// a worker dies.
+/// Rank 0 of `trainbench-cli run --mpi` and `reproduce --mpi`: hands an experiment's cells to the
+/// worker ranks as they become free, writes what they send to the run store (the only writer), and
+/// keeps going when a worker dies.
 
+#include "MpiProtocol.h"
 #include "MpiSession.h"
 
 #include <CellExecutor.h>
@@ -26,8 +27,15 @@ namespace tb::cluster {
 /// finished as failed, the rest of its batch goes to other workers, and it gets no more cells. Stop (the user's Ctrl-C) stops handing out
 /// cells and tells the busy workers to cancel theirs; run() returns when they have answered.
 ///
-/// Thread-safety: run() must be called on the thread that initialised MPI, once per process (the
-/// workers exit when it returns).
+/// One experiment per job (`run --mpi`): run() once; the workers exit when it returns (or at
+/// release()). Several (`reproduce --mpi`): for each experiment setExperiment(), then the
+/// experiment's runner (which calls run() when it has cells), then endExperiment(); at the end
+/// quit(). A worker is told an experiment only when run() has a cell to hand out, so an experiment
+/// the store already holds costs the workers nothing. A worker lost, or refused for its build, in
+/// one experiment is not used in the later ones; one that refused an experiment (its data is not on
+/// its node) is asked again for the next.
+///
+/// Thread-safety: every method must be called on the thread that initialised MPI.
 class MpiRootExecutor final : public CellExecutor {
 public:
     struct Options {
@@ -42,6 +50,19 @@ public:
     /// Tells every worker there is nothing to do, when run() was never called (rank 0 gave up
     /// before the experiment started: bad file, database error); a no-op after run().
     void release();
+
+    /// `reproduce --mpi`: @p experiment is what the workers are told to load when the next run()
+    /// has cells to hand out (the MpiWorkerExecutor::nextExperiment() of each worker still in the
+    /// job).
+    void setExperiment(const ExperimentMessage& experiment);
+    /// `reproduce --mpi`, after the experiment's runner returned (whether or not it called run()):
+    /// waits until each worker told about it has ended it (Served), answering the run rows it still
+    /// asks for with −1 and dropping its other messages, so that nothing of this experiment is read
+    /// as the next one's. A worker silent for Options::workerTimeoutSeconds is lost.
+    void endExperiment();
+    /// `reproduce --mpi`: tells every worker still in the job that there is nothing more, and to
+    /// exit with @p exitCode (rank 0's). Once; later calls do nothing.
+    void quit(int exitCode);
 
     /// After run(): what went wrong with workers (each also sent to Options::notify).
     QStringList problems() const { return m_problems; }
@@ -60,6 +81,14 @@ private:
     QList<int> m_usable; ///< per rank: 1 when it may get cells (greeted and compatible)
     bool m_ran = false;
     bool m_lost = false;
+
+    /// Per rank, across the experiments of `reproduce --mpi`.
+    enum class Membership { InJob, Excluded, Lost };
+    QList<Membership> m_membership;
+    QByteArray m_experiment; ///< the encoded ExperimentMessage of the next run(); empty: `run --mpi`
+    QList<int> m_told;       ///< per rank: 1 when told the current experiment
+    QList<int> m_served;     ///< per rank: 1 when it has said Served for it
+    bool m_quit = false;
 };
 
 } // namespace tb::cluster

@@ -88,6 +88,38 @@ void MpiWorkerExecutor::refuse(const QString& why)
     waitFor({int(Tag::Done)});
 }
 
+std::optional<ExperimentMessage> MpiWorkerExecutor::nextExperiment(int* exitCode)
+{
+    for (;;) {
+        const auto [tag, payload] = waitFor({int(Tag::Experiment), int(Tag::Quit)});
+        if (tag == int(Tag::Quit)) {
+            const Quit q = decodeQuit(payload).value_or(Quit{1, false});
+            *exitCode = q.exitCode;
+            m_peerLost = m_peerLost || q.peerLost;
+            return std::nullopt;
+        }
+        {
+            // A Stop rank 0 sent before this experiment's message was for an earlier one (MPI keeps
+            // one sender's messages in order: it has arrived by now).
+            std::lock_guard lock(m_mpi);
+            while (poll(0, int(Tag::Stop))) {
+            }
+            m_stopFromRoot = false;
+        }
+        if (auto e = decodeExperiment(payload))
+            return e;
+        // Unreadable: say so as a refusal (rank 0 then sends this experiment's Done) and wait for
+        // the next one.
+        refuse(QStringLiteral("rank %1 received an unreadable experiment").arg(m_session.rank()));
+        experimentServed();
+    }
+}
+
+void MpiWorkerExecutor::experimentServed()
+{
+    sendLocked(int(Tag::Served), {});
+}
+
 qint64 MpiWorkerExecutor::createRun(const RunRecord& r)
 {
     // One run of this rank at a time asks for its row: the answer cannot belong to another.
@@ -121,7 +153,7 @@ void MpiWorkerExecutor::run(CellPlan& plan)
     for (;;) {
         const auto [tag, payload] = waitFor({int(Tag::Cells), int(Tag::Done)});
         if (tag == int(Tag::Done)) {
-            m_peerLost = decodeInt(payload).value_or(0) == 1;
+            m_peerLost = m_peerLost || decodeInt(payload).value_or(0) == 1;
             break;
         }
         for (const int cell : decodeCells(payload).value_or(QList<int>{})) {

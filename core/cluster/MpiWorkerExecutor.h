@@ -1,8 +1,9 @@
 #pragma once
 /// @file MpiWorkerExecutor.h
-/// A worker rank of `trainbench-cli run --mpi`: trains the cells rank 0 hands it and sends back
-/// every run row, checkpoint and result as it happens.
+/// A worker rank of `trainbench-cli run --mpi` and `reproduce --mpi`: trains the cells rank 0
+/// hands it and sends back every run row, checkpoint and result as it happens.
 
+#include "MpiProtocol.h"
 #include "MpiSession.h"
 
 #include <CellExecutor.h>
@@ -10,6 +11,7 @@
 
 #include <atomic>
 #include <mutex>
+#include <optional>
 #include <thread>
 
 namespace tb {
@@ -23,6 +25,8 @@ namespace tb::cluster {
 /// process) that also listens for rank 0's Stop. run() greets rank 0 with this build's versions,
 /// then trains one cell at a time in the plan's arena until rank 0 says Done; the runs' writes go
 /// to rank 0 (createRun waits for the row id). isWorker(): the experiment's own rows are rank 0's.
+/// Several experiments in one job (`reproduce --mpi`): nextExperiment() waits for the next one
+/// (or rank 0's Quit), the caller runs it (run() or refuse()), then experimentServed().
 ///
 /// Thread-safety: every MPI call of this rank goes through one mutex (the training thread, the
 /// heartbeat thread and TBB workers that checkpoint may all send).
@@ -39,6 +43,14 @@ public:
     /// This rank cannot run the experiment (its data did not load here, say): tells rank 0 why
     /// instead of greeting it, and waits for rank 0's Done.
     void refuse(const QString& why);
+
+    /// `reproduce --mpi`: waits for rank 0's next experiment and returns it; std::nullopt when
+    /// rank 0 says there are no more (then @p exitCode is rank 0's exit code, and peerLost() says
+    /// whether a rank died). Stop requests rank 0 sent for an earlier experiment are dropped.
+    std::optional<ExperimentMessage> nextExperiment(int* exitCode);
+    /// `reproduce --mpi`: after the experiment of nextExperiment() was run (or refused): tells
+    /// rank 0 that everything this rank had to send for it has been sent.
+    void experimentServed();
 
 private:
     qint64 createRun(const RunRecord& r) override;

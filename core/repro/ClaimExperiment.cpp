@@ -164,17 +164,20 @@ std::optional<QJsonObject> ClaimExperiment::json(const ClaimsFile& file, const C
     return e;
 }
 
+QString ClaimExperiment::sourceName(const ClaimsFile& file, const Claim& claim)
+{
+    return claim.experimentPath.isEmpty()
+               ? QStringLiteral("%1: %2.experiment").arg(file.path, claim.jsonPath)
+               : QStringLiteral("%1 (for %2: %3)").arg(claim.experimentPath, file.path, claim.jsonPath);
+}
+
 std::optional<ExperimentSpec> ClaimExperiment::spec(const ClaimsFile& file, const Claim& claim, bool quick,
                                                     QString* error)
 {
     const auto e = json(file, claim, quick, error);
     if (!e)
         return std::nullopt;
-    const QString source =
-        claim.experimentPath.isEmpty()
-            ? QStringLiteral("%1: %2.experiment").arg(file.path, claim.jsonPath)
-            : QStringLiteral("%1 (for %2: %3)").arg(claim.experimentPath, file.path, claim.jsonPath);
-    auto spec = ExperimentSpec::fromObject(*e, source, error);
+    auto spec = ExperimentSpec::fromObject(*e, sourceName(file, claim), error);
     if (!spec)
         return std::nullopt;
     const QFileInfo at(claim.experimentPath.isEmpty() ? file.path : claim.experimentPath);

@@ -38,6 +38,10 @@ public:
     static std::optional<QJsonObject> json(const ClaimsFile& file, const Claim& claim, bool quick,
                                            QString* error);
 
+    /// The name errors about the experiment of @p claim use (ExperimentSpec::fromObject's
+    /// sourceName): its file and the claim, or the claims file and the claim's key path.
+    static QString sourceName(const ClaimsFile& file, const Claim& claim);
+
     /// As json(), parsed: sourcePath and baseDir are the experiment file's (an inline experiment's:
     /// the claims file's), so relative data paths resolve as they would for the file alone.
     /// Structure errors (ExperimentSpec::fromObject) name the claim too.

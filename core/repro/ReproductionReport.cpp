@@ -100,6 +100,11 @@ QString ReproductionReport::markdown(const ClaimsFile& file, const ReportHeader&
               .arg(h.date.toUTC().toString(QStringLiteral("yyyy-MM-dd hh:mm")))
               .arg(QString::number(h.wallSeconds, 'f', 0));
     md += QStringLiteral("- Machine: %1, %2 core(s)\n").arg(h.cpu).arg(h.cores);
+    if (h.mpiRanks > 1)
+        md += QStringLiteral("- Runs this command trained: on %1 MPI ranks (`--mpi`; rank 0 on this machine owned "
+                             "the database and handed out the cells, %2 worker rank(s) trained them)\n")
+                  .arg(h.mpiRanks)
+                  .arg(h.mpiRanks - 1);
     md += QStringLiteral("- Trainbench %1 (git %2)\n").arg(h.appVersion, h.gitHash);
     md += QStringLiteral("- Runs: %1\n").arg(h.store);
     if (h.quick)

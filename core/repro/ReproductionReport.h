@@ -22,6 +22,9 @@ struct ReportHeader {
     QDateTime date;     ///< UTC
     QString cpu;        ///< e.g. "Intel(R) Xeon(R) Processor"
     int cores = 0;      ///< the cores the process may use
+    /// Ranks of the MPI job that trained the runs (`reproduce --mpi` under mpirun -np N, N ≥ 2:
+    /// rank 0 and N − 1 workers); 0 when they trained in this process.
+    int mpiRanks = 0;
     QString appVersion;
     QString gitHash;
     bool quick = false;     ///< --quick: the declared quick subset and variants

@@ -2,9 +2,10 @@
 // seconds): a claim that holds, one that does not (a figure no linear model reaches on noisy
 // moons), one whose data file is absent and one whose catalogue set is not fetched (both
 // inconclusive, the reason named), the verdict lines of the report, its chart, --resume training
-// nothing the second time (runs counted in the store), run facts read back from the store, --quick's
-// declared subset, and the refusals:
-// a malformed claims file (nothing runs, the message names the file, claim, key and value) and --mpi.
+// nothing the second time (runs counted in the store), --no-train's reports from the store, run
+// facts read back from the store, --quick's declared subset, and the refusals: a malformed claims
+// file (nothing runs, the message names the file, claim, key and value) and --worker-timeout without
+// --mpi (--mpi itself: tst_cli_reproduce_mpi).
 
 #include <QFile>
 #include <QProcess>
@@ -311,11 +312,12 @@ private Q_SLOTS:
         QVERIFY2(quick.code == 0, qPrintable(quick.err + quick.out));
     }
 
-    void mpiIsRefusedWithTheWayAround()
+    void workerTimeoutGoesWithMpi()
     {
-        const Output o = cli({"reproduce", "claims/toy.json", "--mpi"});
+        // --mpi itself: tst_cli_reproduce_mpi (only in the MPI build).
+        const Output o = cli({"reproduce", "claims/toy.json", "--worker-timeout", "10"});
         QCOMPARE(o.code, 2);
-        QVERIFY2(o.err.contains("--mpi is not supported") && o.err.contains("--resume"), qPrintable(o.err));
+        QVERIFY2(o.err.contains("--worker-timeout goes with --mpi"), qPrintable(o.err));
     }
 };
 
