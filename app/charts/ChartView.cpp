@@ -14,6 +14,11 @@ ChartView::ChartView(QChart* chart, QWidget* parent)
 {
     setRenderHint(QPainter::Antialiasing);
     setRubberBand(QChartView::RectangleRubberBand);
+    // Qt Charts paints a line's point marks (a run's single checkpoint, a noise sweep's σ points)
+    // outside the area its item reports, so a partial repaint never erased marks that moved: a
+    // live run left them at the plot's top and bottom edges. Every update repaints the whole
+    // view — the data change moves every series at once anyway.
+    setViewportUpdateMode(QGraphicsView::FullViewportUpdate);
 }
 
 void ChartView::resetZoom()

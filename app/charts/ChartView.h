@@ -11,7 +11,8 @@ class ChartHover;
 /// Chart view for live Trainbench charts. Drag a rectangle to zoom in, right-click to zoom out,
 /// wheel to zoom around the centre (on by default), double-click or resetZoom() to show all data
 /// again. While zoomed, BandedLineChart::setData() leaves the axis ranges alone. Hovering a data point
-/// shows its exact values (ChartHover). Antialiased. GUI thread only.
+/// shows its exact values (ChartHover). Antialiased; every update repaints the whole view (Qt Charts
+/// draws point marks beyond the area it repaints, which left stale marks). GUI thread only.
 class ChartView : public QChartView {
     Q_OBJECT
 public:

@@ -275,19 +275,35 @@ void TeachingView::buildSide(QGridLayout* grid, int i)
     s.solves->setEditTriggers(QAbstractItemView::NoEditTriggers);
     s.solves->setSelectionMode(QAbstractItemView::NoSelection);
     s.solves->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
-    // The phase takes what the numbers leave (elided, whole in its tooltip).
+    // The phase takes what the numbers leave and wraps when that is short; rows are as tall as
+    // their text in the font of the moment (presentation mode's is 1.6 times larger: rows sized
+    // once for the normal font cut it).
     s.solves->horizontalHeader()->setSectionResizeMode(1, QHeaderView::Stretch);
-    s.solves->verticalHeader()->setDefaultSectionSize(s.solves->fontMetrics().height() + 4);
+    s.solves->setWordWrap(true);
+    s.solves->verticalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
     s.solves->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    s.solves->setVerticalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    // Exactly as tall as its rows (a few per network), whatever the width and font: no
+    // scrolling inside the table.
+    s.solves->setSizeAdjustPolicy(QAbstractScrollArea::AdjustToContents);
+    s.solves->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Fixed);
     s.solves->hide();
-    grid->addWidget(s.solves, 7, i);
-    s.solvesHelp = new QLabel(tr("<small>BPLS solves each layer in closed form. <b>Cond</b>: condition number — about "
-                                 "log₁₀(cond) of 16 digits are lost (6e7: ~8 lost, ~8 left, fine; ~1e16: none "
-                                 "left). <b>Residual</b>: ‖AW − B‖/‖B‖, 0 = the layer meets its targets exactly. "
-                                 "Hover the cells for more.</small>"));
-    s.solvesHelp->setWordWrap(true);
-    s.solvesHelp->hide();
-    grid->addWidget(s.solvesHelp, 8, i);
+    // The table spans both sides, under them (the left side's first): a side's half of a
+    // 1024-pixel screen left the phase a few letters in presentation mode's font.
+    s.solvesTitle = new QLabel;
+    s.solvesTitle->setWordWrap(true);
+    s.solvesTitle->hide();
+    grid->addWidget(s.solvesTitle, 7 + 2 * i, 0, 1, 2);
+    grid->addWidget(s.solves, 8 + 2 * i, 0, 1, 2);
+    if (i == 1) {
+        m_solvesHelp = new QLabel(tr("<small>BPLS solves each layer in closed form. <b>Cond</b>: condition number — "
+                                     "about log₁₀(cond) of 16 digits are lost (6e7: ~8 lost, ~8 left, fine; ~1e16: "
+                                     "none left). <b>Residual</b>: ‖AW − B‖/‖B‖, 0 = the layer meets its targets "
+                                     "exactly. Hover the cells for more.</small>"));
+        m_solvesHelp->setWordWrap(true);
+        m_solvesHelp->hide();
+        grid->addWidget(m_solvesHelp, 11, 0, 1, 2);
+    }
 
     s.session = new TeachingSession(m_registry, this);
     connect(s.session, &TeachingSession::frameReady, this, [this, i](const TeachingFrame& f) { showFrame(i, f); });
@@ -445,9 +461,9 @@ bool TeachingView::reloadData(QString* error)
         s.frame = TeachingFrame{};
         s.caption->setText(tr("not trained yet"));
         s.curves->clear();
-        s.solves->hide();
-        s.solvesHelp->hide();
     }
+    for (int i = 0; i < 2; ++i)
+        hideSolves(i);
     setStatus(data::DataSource::describe(spec));
     return true;
 }
@@ -589,17 +605,28 @@ void TeachingView::showFrame(int i, const TeachingFrame& f)
                         (m_paused && !f.final ? tr(" · paused") : QString()));
     s.network->setVisible(s.network->setNetwork(f.network));
     s.network->setLayerSolves(f.layerSolves);
-    showSolves(s, f.layerSolves);
+    showSolves(i, f.layerSolves);
     Q_EMIT checkpointShown(i, f.epoch);
 }
 
-void TeachingView::showSolves(Side& s, const QJsonArray& solves)
+void TeachingView::hideSolves(int i)
+{
+    Side& s = m_sides[std::size_t(i)];
+    s.solves->hide();
+    s.solvesTitle->hide();
+    m_solvesHelp->setVisible(m_sides[0].solves->isVisibleTo(this) || m_sides[1].solves->isVisibleTo(this));
+}
+
+void TeachingView::showSolves(int i, const QJsonArray& solves)
 {
     if (solves.isEmpty()) {
-        s.solves->hide();
-        s.solvesHelp->hide();
+        hideSolves(i);
         return;
     }
+    Side& s = m_sides[std::size_t(i)];
+    s.solvesTitle->setText((i == 0 ? tr("Left, %1: each layer's solve in the latest sweep")
+                                   : tr("Right, %1: each layer's solve in the latest sweep"))
+                               .arg(s.algorithm->currentText()));
     s.solves->setRowCount(int(solves.size()));
     for (int r = 0; r < solves.size(); ++r) {
         const QJsonObject o = solves[r].toObject();
@@ -616,7 +643,7 @@ void TeachingView::showSolves(Side& s, const QJsonArray& solves)
         for (int c = 0; c < 6; ++c) {
             auto* item = new QTableWidgetItem(cells[c]);
             if (c == 1)
-                item->setToolTip(cells[1]); // long phase names are elided in narrow windows
+                item->setToolTip(cells[1]); // whole in the tooltip too, wrapped in the cell
             if (c == 3)
                 item->setToolTip(conditionMeaning(cond.isDouble() ? cond.toDouble() : INFINITY));
             if (c == 4)
@@ -628,12 +655,9 @@ void TeachingView::showSolves(Side& s, const QJsonArray& solves)
             s.solves->setItem(r, c, item);
         }
     }
-    // Exactly as tall as its rows (a few per network): no scrolling inside the table.
-    s.solves->setFixedHeight(s.solves->horizontalHeader()->sizeHint().height() +
-                             s.solves->verticalHeader()->defaultSectionSize() * s.solves->rowCount() +
-                             2 * s.solves->frameWidth());
+    s.solvesTitle->show();
     s.solves->show();
-    s.solvesHelp->show();
+    m_solvesHelp->show();
 }
 
 void TeachingView::sideFinished(int i, const QString& status)

@@ -47,7 +47,7 @@ class TeachingCurves;
 /// sides train at once on two cores), the decision regions (a 160×160 grid over the data's
 /// bounding box plus 10 %), a caption "epoch 12 · train 97.5 % · test 95.0 % · 0.41 s", small
 /// live accuracy and loss curves, a drawing of the network, and for BPLS a table of its latest
-/// per-layer solves with its columns explained.
+/// per-layer solves (under both sides, across the whole width) with its columns explained.
 ///
 /// Playback: Train (Restart while running), Pause / Play, Step (one epoch while paused), Stop,
 /// and a speed slider: the least wall time per epoch, from "fastest" to 500 ms (default 20 ms,
@@ -137,8 +137,8 @@ private:
         QLabel* caption = nullptr;
         TeachingCurves* curves = nullptr;
         NetworkDiagram* network = nullptr;
+        QLabel* solvesTitle = nullptr; ///< whose solves the table shows (it spans both sides)
         QTableWidget* solves = nullptr;
-        QLabel* solvesHelp = nullptr;
         TeachingFrame frame;
     };
 
@@ -147,7 +147,9 @@ private:
     void algorithmChosen(int i);
     bool reloadData(QString* error);
     void showFrame(int i, const TeachingFrame& frame);
-    void showSolves(Side& s, const QJsonArray& solves);
+    void showSolves(int i, const QJsonArray& solves);
+    /// Hides side @p i's solve table, and the columns' explanation when no table is left.
+    void hideSolves(int i);
     void sideFinished(int i, const QString& status);
     void updateButtons();
     void setStatus(const QString& text);
@@ -175,6 +177,7 @@ private:
     QSlider* m_speed = nullptr;
     QLabel* m_speedLabel = nullptr;
     QLabel* m_status = nullptr;
+    QLabel* m_solvesHelp = nullptr; ///< what the solve tables' columns mean, under both sides
 };
 
 } // namespace tb::gui

@@ -323,6 +323,45 @@ private Q_SLOTS:
         QVERIFY(!chart.lineSeries(0, 0)->pointsVisible()); // a real line again
     }
 
+    // Issue 29, item 10: during a live run stray marks stayed at the plot's top and bottom edges
+    // (never after reloading the run). The first checkpoint of a run is a line of one point, so
+    // it is marked; Qt Charts paints a line's point marks outside the area its item reports, so
+    // when the second checkpoint moved everything, the marks of the first were never erased —
+    // and one point per line puts test and train at the padded range's two ends. What is on
+    // the screen (the offscreen platform grabs the window's backing store, partial repaints
+    // and all) must be what a full repaint draws.
+    void liveUpdatesLeaveNoStaleMarks()
+    {
+        auto* chart = new LearningCurveChart;
+        ChartView view(chart);
+        view.resize(800, 600);
+        view.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        const QVector<MetricPoint> run = curve(8, 0.0, 1.0);
+        for (int n = 1; n <= run.size(); ++n) {
+            chart->setData({CurveSeriesData{"BPLS", "bpls.classify", {run.mid(0, n)}}});
+            QApplication::processEvents(); // paints what changed, as the live updates do
+        }
+        QApplication::processEvents();
+        const QImage shown =
+            view.screen()->grabWindow(view.winId()).toImage().convertToFormat(QImage::Format_RGB32);
+        const QImage full = view.grab().toImage().convertToFormat(QImage::Format_RGB32);
+        QCOMPARE(shown.size(), full.size());
+        auto apart = [](QColor a, QColor b) {
+            return std::max({std::abs(a.red() - b.red()), std::abs(a.green() - b.green()),
+                             std::abs(a.blue() - b.blue())}) > 48;
+        };
+        QList<QPoint> stale;
+        for (int y = 0; y < full.height(); ++y)
+            for (int x = 0; x < full.width(); ++x)
+                if (apart(shown.pixelColor(x, y), full.pixelColor(x, y)))
+                    stale << QPoint(x, y);
+        QVERIFY2(stale.isEmpty(), qPrintable(QString("%1 pixels on screen differ from a full repaint, the first at (%2, %3)")
+                                                 .arg(stale.size())
+                                                 .arg(stale.value(0).x())
+                                                 .arg(stale.value(0).y())));
+    }
+
     void tickCountStaysSmallWhateverTheRangeChange()
     {
         // Microsecond training times, then nothing, then hours: Qt lays out every tick after each

@@ -31,6 +31,8 @@
 #include <QSettings>
 #include <QSignalSpy>
 #include <QSpinBox>
+#include <QStyle>
+#include <QTableWidget>
 #include <QTemporaryDir>
 #include <QComboBox>
 #include <QScrollArea>
@@ -72,6 +74,46 @@ QJsonObject ridgeSweep(int mc)
                        {"algorithms", QJsonArray{QJsonObject{{"id", "linear.ridge"}, {"label", "LS"}}}},
                        {"seed", 2},
                        {"threads", 2}};
+}
+
+/// The cells and column headers of @p table whose text does not fit its cell (Qt elides it),
+/// as "row r, column name: text" (wrapped text fits when its lines fit the cell's height), and
+/// rows the table is too short to show.
+QStringList cutTexts(const QTableWidget* table)
+{
+    QStringList cut;
+    const QFontMetrics fm(table->font());
+    const int cellMargin = table->style()->pixelMetric(QStyle::PM_FocusFrameHMargin, nullptr, table) + 1;
+    const int headerMargin = table->style()->pixelMetric(QStyle::PM_HeaderMargin, nullptr, table->horizontalHeader());
+    for (int c = 0; c < table->columnCount(); ++c) {
+        const QString name = table->horizontalHeaderItem(c)->text();
+        const QFontMetrics hm(table->horizontalHeader()->font());
+        if (hm.horizontalAdvance(name) + 2 * headerMargin > table->columnWidth(c))
+            cut << QStringLiteral("header %1: %2 px wide").arg(name).arg(table->columnWidth(c));
+        for (int r = 0; r < table->rowCount(); ++r) {
+            const QTableWidgetItem* item = table->item(r, c);
+            if (!item)
+                continue;
+            const QRect cell = table->visualItemRect(item).adjusted(cellMargin, 0, -cellMargin, 0);
+            const int flags = table->wordWrap() ? int(Qt::TextWordWrap) : int(Qt::TextSingleLine);
+            const QRect need = fm.boundingRect(QRect(0, 0, cell.width(), 10000), flags, item->text());
+            if (need.width() > cell.width() || need.height() > cell.height())
+                cut << QStringLiteral("row %1, %2: \"%3\" needs %4×%5 px, has %6×%7")
+                           .arg(r)
+                           .arg(name, item->text())
+                           .arg(need.width())
+                           .arg(need.height())
+                           .arg(cell.width())
+                           .arg(cell.height());
+        }
+    }
+    // Every row shows without scrolling inside the table.
+    const int last = table->rowCount() - 1;
+    if (last >= 0 && table->visualRect(table->model()->index(last, 0)).bottom() >= table->viewport()->height())
+        cut << QStringLiteral("rows below the table's bottom: %1 px tall, the last row ends at %2")
+                   .arg(table->viewport()->height())
+                   .arg(table->visualRect(table->model()->index(last, 0)).bottom());
+    return cut;
 }
 
 int pointsOf(charts::BandedLineChart* chart, int group = 0, int line = 0)
@@ -549,6 +591,32 @@ private Q_SLOTS:
         for (QDockWidget* d : w->findChildren<QDockWidget*>())
             QVERIFY2(!d->isVisible(), qPrintable(d->objectName()));
         QVERIFY(w->teachingView()->font().pointSizeF() >= 1.5 * normal);
+
+        // Issue 29, item 8: BPLS's solve table had its columns cut at 1024×768 in this mode
+        // ("re-solve from desired values" elided to "r…"). Every cell and header shows whole.
+        // Full screen on a 1024×768 laptop (the offscreen screen is 800×800): the mode's window
+        // state set aside, its size.
+        w->setWindowState(w->windowState() & ~Qt::WindowFullScreen);
+        w->resize(1024, 768);
+        QTRY_COMPARE(w->size(), QSize(1024, 768));
+        TeachingView* view = w->teachingView();
+        view->setDataset(QJsonObject{{"source", "moons"}, {"samples", 400}, {"noise", 0.15}, {"seed", 1}});
+        view->setAlgorithms("bpls.classify", "gradient.adam");
+        view->setPace(0);
+        view->form(1)->setValues({{"epochs", 5}});
+        QSignalSpy done(view, &TeachingView::finished);
+        view->train();
+        QTRY_COMPARE_WITH_TIMEOUT(done.count(), 2, 60000);
+        QTableWidget* table = view->solveTable(0);
+        QVERIFY(table->isVisibleTo(view));
+        QApplication::processEvents();
+        QStringList phases;
+        for (int r = 0; r < table->rowCount(); ++r)
+            phases << table->item(r, 1)->text();
+        QVERIFY2(phases.contains("re-solve from desired values"), qPrintable(phases.join(", "))); // the longest
+        const QStringList cut = cutTexts(table);
+        QVERIFY2(cut.isEmpty(), qPrintable(cut.join('\n')));
+
         QTest::keyClick(w.get(), Qt::Key_F11); // and to leave
         QVERIFY(!w->isPresentationMode());
         QVERIFY(w->menuBar()->isVisible());
