@@ -3,6 +3,7 @@
 
 #include "ChartExport.h"
 #include "ProgressBar.h"
+#include "WorkerTimeout.h"
 
 #include <BuildInfo.h>
 #include <ClaimEvaluator.h>
@@ -257,14 +258,11 @@ int reproduceMpi(const QCommandLineParser& p, const QStringList& args, Experimen
              "(install openmpi-bin and libopenmpi-dev, e.g. with ./run.sh, and build again)\n";
     return Usage;
 #else
-    double timeout = 30;
-    if (p.isSet("worker-timeout")) {
-        bool ok = false;
-        timeout = p.value("worker-timeout").toDouble(&ok);
-        if (!ok || !(timeout >= 1) || timeout > 86400)
-            return usage(QStringLiteral("--worker-timeout: expected seconds in [1, 86400], got \"%1\"")
-                             .arg(p.value("worker-timeout")));
-    }
+    QString timeoutError;
+    const std::optional<double> workerTimeout = cli::workerTimeout(p, &timeoutError);
+    if (!workerTimeout)
+        return usage(timeoutError);
+    const double timeout = *workerTimeout;
     cluster::MpiSession session(nullptr, nullptr);
     if (!session.ok()) {
         err() << "trainbench-cli: --mpi: " << session.error() << Qt::endl;

@@ -11,6 +11,7 @@
 #include "LibraryNoise.h"
 #include "ProgressBar.h"
 #include "ReproduceCommand.h"
+#include "WorkerTimeout.h"
 
 #include <BuildInfo.h>
 #include <CostPrediction.h>
@@ -415,16 +416,13 @@ int runMpi(tb::ExperimentSpec& spec, const tb::PluginRegistry& reg, const QComma
     Q_UNUSED(p);
     return Usage;
 #else
-    double timeout = 30;
-    if (p.isSet("worker-timeout")) {
-        bool ok = false;
-        timeout = p.value("worker-timeout").toDouble(&ok);
-        if (!ok || !(timeout >= 1) || timeout > 86400) {
-            err() << "trainbench-cli: --worker-timeout: expected seconds in [1, 86400], got \""
-                  << p.value("worker-timeout") << "\"\n";
-            return Usage;
-        }
+    QString timeoutError;
+    const std::optional<double> workerTimeout = tb::cli::workerTimeout(p, &timeoutError);
+    if (!workerTimeout) {
+        err() << "trainbench-cli: " << timeoutError << "\n";
+        return Usage;
     }
+    const double timeout = *workerTimeout;
     tb::cluster::MpiSession mpi(nullptr, nullptr);
     if (!mpi.ok()) {
         err() << "trainbench-cli: --mpi: " << mpi.error() << Qt::endl;
