@@ -41,9 +41,15 @@ qint64 ExperimentRunner::resumable(const RunStore& store, const ExperimentSpec& 
             *error = readError;
         return -1;
     }
-    const QJsonObject wanted = storedSpec(spec);
+    // The same settings: everything but the description, prose that a file may correct without
+    // making its stored runs someone else's.
+    const auto settings = [](QJsonObject o) {
+        o.remove(QStringLiteral("description"));
+        return o;
+    };
+    const QJsonObject wanted = settings(storedSpec(spec));
     for (auto it = all.rbegin(); it != all.rend(); ++it)
-        if (it->name == spec.name && it->spec == wanted)
+        if (it->name == spec.name && settings(it->spec) == wanted)
             return it->id;
     if (error) {
         int sameName = 0;

@@ -630,6 +630,13 @@ private Q_SLOTS:
         err.clear();
         const qint64 id = ExperimentRunner::resumable(*split, s, &err);
         QCOMPARE(id, first.experimentId);
+        // A corrected description is still the same experiment; another setting is not.
+        ExperimentSpec reworded = s;
+        reworded.description = QStringLiteral("the same settings, described anew");
+        QCOMPARE(ExperimentRunner::resumable(*split, reworded, &err), id);
+        ExperimentSpec reseeded = s;
+        reseeded.seed = s.seed + 1;
+        QCOMPARE(ExperimentRunner::resumable(*split, reseeded, &err), -1);
         const ExperimentResult resumed = runner.resume(s, id);
         QVERIFY2(resumed.error.isEmpty(), qPrintable(resumed.error));
         QVERIFY(!resumed.cancelled);
