@@ -172,8 +172,7 @@ int usage(const QString& message)
 {
     err() << "trainbench-cli reproduce: " << message << "\n"
           << "usage: trainbench-cli reproduce FILE.json [FILE.json ...] [--out DIR] [--quick] [--resume] "
-             "[--db FILE] "
-             "[--check] [--quiet]\n"
+             "[--no-train] [--db FILE] [--check] [--quiet]\n"
              "       mpirun -np N trainbench-cli reproduce FILE.json ... --mpi [--worker-timeout S] [options]\n";
     err().flush();
     return Usage;
