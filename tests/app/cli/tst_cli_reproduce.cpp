@@ -184,6 +184,21 @@ private Q_SLOTS:
         QCOMPARE(count(emptyDb, "select count(*) from runs"), 0);
         const QString ridge = verdicts(read("out-none/toy.md")).value("ridge-holds");
         QVERIFY2(ridge.startsWith("inconclusive |") && ridge.contains("--no-train"), qPrintable(ridge));
+        // A part-trained experiment (Ridge's runs not trained yet): its claims say so, and that is
+        // not a malformed claims file (exit 0, not 3).
+        const QString partDb = m_dir.filePath("part.sqlite");
+        QFile::remove(partDb);
+        QVERIFY(QFile::copy(db, partDb));
+        count(partDb, "delete from metrics where run_id in (select id from runs where algorithm_name = 'Ridge')");
+        count(partDb, "delete from runs where algorithm_name = 'Ridge'");
+        QCOMPARE(count(partDb, "select count(*) from runs where algorithm_name = 'Ridge'"), 0);
+        const Output part =
+            cli({"reproduce", "claims/toy.json", "--out", "out-part", "--db", partDb, "--quiet", "--no-train"});
+        QVERIFY2(part.code == 0, qPrintable(part.err));
+        const QString partRidge = verdicts(read("out-part/toy.md")).value("ridge-holds");
+        QVERIFY2(partRidge.startsWith("inconclusive |") && partRidge.contains("partly trained") &&
+                     partRidge.contains("no configuration \"Ridge\""),
+                 qPrintable(partRidge));
         // Without --resume the claims are measured again: a new experiment.
         const Output again = cli({"reproduce", "claims/toy.json", "--out", "out", "--db", db, "--quiet"});
         QVERIFY2(again.code == 0, qPrintable(again.err));
