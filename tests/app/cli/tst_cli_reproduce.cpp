@@ -7,6 +7,8 @@
 // file (nothing runs, the message names the file, claim, key and value) and --worker-timeout without
 // --mpi (--mpi itself: tst_cli_reproduce_mpi).
 
+#include <CliProcess.h>
+
 #include <QFile>
 #include <QProcess>
 #include <QRegularExpression>
@@ -17,10 +19,7 @@
 
 namespace {
 
-struct Output {
-    int code = -1;
-    QString out, err;
-};
+using Output = tb::testsupport::CliOutput;
 
 QByteArray fixture(const QString& name)
 {
@@ -39,25 +38,16 @@ class TestCliReproduce : public QObject {
 
     Output cli(const QStringList& args)
     {
-        QProcess p;
-        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
-        env.insert("TRAINBENCH_PLUGIN_PATH", QStringLiteral(TB_PLUGIN_BUILD_DIR));
-        env.insert("QT_QPA_PLATFORM", "offscreen");
+        // The CLI tests' environment (tests/support/CliProcess.h); no catalogue set is fetched in
+        // its cache folder.
+        QProcessEnvironment env =
+            tb::testsupport::cliEnvironment(m_dir.filePath("home"), QStringLiteral(TB_PLUGIN_BUILD_DIR));
         env.insert("TRAINBENCH_NO_HUGEPAGES", "1");
-        env.insert("HOME", m_dir.filePath("home"));
-        env.insert("XDG_DATA_HOME", m_dir.filePath("home/data"));
-        env.insert("XDG_CONFIG_HOME", m_dir.filePath("home/config"));
-        env.insert("XDG_CACHE_HOME", m_dir.filePath("home/cache")); // no catalogue set is fetched there
+        QProcess p;
         p.setProcessEnvironment(env);
         p.setWorkingDirectory(m_dir.path());
         p.start(QStringLiteral(TB_BIN_DIR "/trainbench-cli"), args);
-        Output o;
-        if (!p.waitForFinished(240000))
-            return o;
-        o.code = p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -2;
-        o.out = QString::fromUtf8(p.readAllStandardOutput());
-        o.err = QString::fromUtf8(p.readAllStandardError());
-        return o;
+        return tb::testsupport::finishProcess(p, 240000);
     }
 
     QString write(const QString& name, const QByteArray& bytes)
