@@ -11,6 +11,8 @@
 
 #include <QComboBox>
 #include <QDoubleSpinBox>
+#include <QEvent>
+#include <QFontMetrics>
 #include <QGridLayout>
 #include <QGroupBox>
 #include <QHBoxLayout>
@@ -146,6 +148,7 @@ TeachingView::TeachingView(const PluginRegistry& registry, QWidget* parent) : QW
     play->addWidget(m_speedLabel);
 
     auto* sides = new QGridLayout;
+    m_sidesGrid = sides;
     for (int i = 0; i < 2; ++i) {
         buildSide(sides, i);
         sides->setColumnStretch(i, 1);
@@ -161,13 +164,15 @@ TeachingView::TeachingView(const PluginRegistry& registry, QWidget* parent) : QW
     layout->addLayout(play);
     layout->addLayout(sides, 1);
     layout->addWidget(m_status);
-    auto* scroll = new QScrollArea;
-    scroll->setWidgetResizable(true);
-    scroll->setFrameShape(QFrame::NoFrame);
-    scroll->setWidget(content);
+    m_scroll = new QScrollArea;
+    m_scroll->setObjectName(QStringLiteral("teachingScroll"));
+    m_scroll->setWidgetResizable(true);
+    m_scroll->setFrameShape(QFrame::NoFrame);
+    m_scroll->setWidget(content);
+    m_scroll->viewport()->installEventFilter(this);
     auto* outer = new QVBoxLayout(this);
     outer->setContentsMargins(0, 0, 0, 0);
-    outer->addWidget(scroll);
+    outer->addWidget(m_scroll);
 
     m_retrain.setSingleShot(true);
     m_retrain.setInterval(400);
@@ -212,7 +217,9 @@ TeachingView::~TeachingView()
 void TeachingView::buildSide(QGridLayout* grid, int i)
 {
     Side& s = m_sides[std::size_t(i)];
-    auto* pick = new QHBoxLayout;
+    s.pick = new QGridLayout;
+    s.pick->setContentsMargins(0, 0, 0, 0);
+    s.pick->setColumnStretch(0, 1);
     s.algorithm = new QComboBox;
     s.algorithm->setToolTip(i == 0 ? tr("Algorithm on the left") : tr("Algorithm on the right"));
     s.algorithm->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
@@ -227,11 +234,16 @@ void TeachingView::buildSide(QGridLayout* grid, int i)
     s.threads->setRange(1, ExperimentSpec::allCores());
     s.threads->setValue(1);
     s.threads->setToolTip(tr("Thread cap of this side (1 each lets both sides train at once on two cores)"));
-    pick->addWidget(s.algorithm, 1);
-    pick->addWidget(s.showForm);
-    pick->addWidget(new QLabel(tr("Threads")));
-    pick->addWidget(s.threads);
-    grid->addLayout(pick, 0, i);
+    s.controls = new QWidget;
+    auto* controls = new QHBoxLayout(s.controls);
+    controls->setContentsMargins(0, 0, 0, 0);
+    controls->addWidget(s.showForm);
+    controls->addStretch(1); // stacked under the algorithm: Threads at the right edge
+    controls->addWidget(new QLabel(tr("Threads")));
+    controls->addWidget(s.threads);
+    s.pick->addWidget(s.algorithm, 0, 0);
+    s.pick->addWidget(s.controls, 0, 1);
+    grid->addLayout(s.pick, 0, i);
 
     s.formArea = new QScrollArea;
     s.formArea->setWidgetResizable(true);
@@ -350,10 +362,49 @@ void TeachingView::populateAlgorithms()
     pick(1, QStringLiteral("gradient.adam"), 1);
 }
 
+bool TeachingView::eventFilter(QObject* watched, QEvent* event)
+{
+    if (m_scroll && watched == m_scroll->viewport() &&
+        (event->type() == QEvent::Resize || event->type() == QEvent::FontChange))
+        fitPicks();
+    return QWidget::eventFilter(watched, event);
+}
+
+void TeachingView::fitPicks()
+{
+    if (!m_scroll || !m_sidesGrid || !m_sides[1].pick)
+        return;
+    // What one side gets of the tab's width, and what its row needs to show the chosen
+    // algorithm's whole name with Parameters and Threads beside it. The combo box's frame and
+    // arrow are what its size hint (10 characters) adds to the characters themselves.
+    const QMargins margins = m_scroll->widget()->layout()->contentsMargins();
+    const int perSide =
+        (m_scroll->viewport()->width() - margins.left() - margins.right() - m_sidesGrid->horizontalSpacing()) / 2;
+    bool stack = false;
+    for (const Side& s : m_sides) {
+        const QFontMetrics fm(s.algorithm->font());
+        const int frame = s.algorithm->sizeHint().width() - 10 * fm.horizontalAdvance(QLatin1Char('x'));
+        const int name = fm.horizontalAdvance(s.algorithm->currentText()) + frame;
+        if (name + s.pick->horizontalSpacing() + s.controls->sizeHint().width() > perSide)
+            stack = true;
+    }
+    if (stack == m_picksStacked)
+        return;
+    m_picksStacked = stack;
+    for (Side& s : m_sides) {
+        s.pick->removeWidget(s.controls);
+        if (stack)
+            s.pick->addWidget(s.controls, 1, 0);
+        else
+            s.pick->addWidget(s.controls, 0, 1);
+    }
+}
+
 void TeachingView::algorithmChosen(int i)
 {
     Side& s = m_sides[std::size_t(i)];
     s.title->setText(s.algorithm->currentText());
+    fitPicks();
     const AlgorithmEntry* entry = m_registry.algorithm(s.algorithm->currentData().toString());
     if (!entry)
         return;

@@ -128,6 +128,8 @@ private:
     struct Side {
         TeachingSession* session = nullptr;
         QComboBox* algorithm = nullptr;
+        QGridLayout* pick = nullptr;  ///< the algorithm, then its controls beside or under it
+        QWidget* controls = nullptr;  ///< Parameters and Threads
         QSpinBox* threads = nullptr;
         QToolButton* showForm = nullptr;
         QScrollArea* formArea = nullptr;
@@ -143,6 +145,11 @@ private:
     };
 
     void buildSide(QGridLayout* grid, int i);
+    /// Puts each side's Parameters and Threads under its algorithm when beside it the two sides
+    /// would not fit the tab's width with the algorithms' names whole (a 1024-pixel screen with
+    /// the docks open), and back beside it when they fit.
+    void fitPicks();
+    bool eventFilter(QObject* watched, QEvent* event) override;
     void populateAlgorithms();
     void algorithmChosen(int i);
     bool reloadData(QString* error);
@@ -178,6 +185,9 @@ private:
     QLabel* m_speedLabel = nullptr;
     QLabel* m_status = nullptr;
     QLabel* m_solvesHelp = nullptr; ///< what the solve tables' columns mean, under both sides
+    QScrollArea* m_scroll = nullptr;  ///< the whole tab scrolls (vertically; never sideways at 1024 px)
+    QGridLayout* m_sidesGrid = nullptr;
+    bool m_picksStacked = false;
 };
 
 } // namespace tb::gui

@@ -11,6 +11,7 @@
 #include "window/WindowLayout.h"
 #include "setup/ParamForm.h"
 #include "runs/RunBrowser.h"
+#include "teaching/DecisionRegionWidget.h"
 #include "teaching/TeachingView.h"
 
 #include <PluginRegistry.h>
@@ -32,6 +33,8 @@
 #include <QSignalSpy>
 #include <QSpinBox>
 #include <QStyle>
+#include <QStyleOption>
+#include <QTabWidget>
 #include <QTableWidget>
 #include <QTemporaryDir>
 #include <QComboBox>
@@ -557,6 +560,41 @@ private Q_SLOTS:
         QApplication::processEvents();
         check(algorithms);
         QVERIFY2(problems.isEmpty(), qPrintable(problems.join('\n')));
+
+        // The Teaching tab at this size, docks open: both sides side by side within the tab's
+        // width (no sideways scrolling, the right algorithm was cut off), and each algorithm's
+        // name whole in its box ("BPLS (Algorithm 2" was elided).
+        TeachingView* view = w->teachingView();
+        auto* tabs = qobject_cast<QTabWidget*>(view->parentWidget() ? view->parentWidget()->parentWidget() : nullptr);
+        QVERIFY(tabs);
+        tabs->setCurrentWidget(view);
+        view->setAlgorithms("bpls.classify", "gradient.adam");
+        QApplication::processEvents();
+        auto* scroll = view->findChild<QScrollArea*>(QString(), Qt::FindDirectChildrenOnly); // the tab's own
+        QVERIFY(scroll);
+        QTRY_VERIFY(view->isVisible());
+        QApplication::processEvents();
+        QVERIFY2(!scroll->horizontalScrollBar()->isVisible(),
+                 qPrintable(QStringLiteral("content %1 px in a %2 px tab")
+                                .arg(scroll->widget()->minimumSizeHint().width())
+                                .arg(scroll->viewport()->width())));
+        for (int i = 0; i < 2; ++i) {
+            const QWidget* region = view->side(i);
+            const int right = region->mapTo(scroll->viewport(), QPoint(region->width(), 0)).x();
+            QVERIFY2(right <= scroll->viewport()->width() + 1, qPrintable(QStringLiteral("side %1 ends at %2 > %3")
+                                                                              .arg(i)
+                                                                              .arg(right)
+                                                                              .arg(scroll->viewport()->width())));
+        }
+        for (QComboBox* box : view->findChildren<QComboBox*>()) {
+            if (!box->isVisible() || box->currentText().isEmpty())
+                continue;
+            QStyleOptionComboBox option;
+            option.initFrom(box);
+            const QRect text = box->style()->subControlRect(QStyle::CC_ComboBox, &option, QStyle::SC_ComboBoxEditField, box);
+            QVERIFY2(box->fontMetrics().horizontalAdvance(box->currentText()) <= text.width(),
+                     qPrintable(QStringLiteral("\"%1\" cut to %2 px").arg(box->currentText()).arg(text.width())));
+        }
 
         // A layout saved on a screen of the other class is not restored blindly (reopened on a
         // 1920 screen the narrow widths persisted until View → Reset layout).
