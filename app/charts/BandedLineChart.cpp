@@ -399,6 +399,14 @@ void BandedLineChart::placeLegend()
     const Qt::Alignment want = needed <= 0.95 * size().width() ? Qt::AlignBottom : Qt::AlignRight;
     if (legend()->alignment() != want)
         legend()->setAlignment(want);
+    // On the right, as wide as the longest label needs (up to half the chart): Qt's own width
+    // cut long labels ("LIBLINEAR -s 0, tolerance ladder …") before their "— test" / "— train".
+    double longest = 0;
+    if (want == Qt::AlignRight)
+        for (const Group& g : m_groups)
+            for (const Line& l : g.lines)
+                longest = std::max(longest, fm.horizontalAdvance(l.series->name()) + 3.5 * fm.height());
+    legend()->setMinimumWidth(std::min(longest, 0.5 * size().width()));
 }
 
 void BandedLineChart::setGroups(const QVector<GroupSpec>& groups)

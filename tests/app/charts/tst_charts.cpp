@@ -12,6 +12,8 @@
 #include <QLogValueAxis>
 #include <QTemporaryDir>
 #include <QValueAxis>
+#include <QGraphicsSimpleTextItem>
+#include <QGraphicsTextItem>
 #include <QtTest>
 
 #include <cmath>
@@ -99,6 +101,34 @@ private Q_SLOTS:
             if (m->isVisible())
                 shown << m->label();
         QCOMPARE(shown, names);
+    }
+    // Long configuration labels (the reproduction reports' "LIBLINEAR -s 0, tolerance ladder")
+    // put the legend on the right; it is then as wide as its longest label needs, so "— test"
+    // and "— train" stay readable (Qt's own width cut them off at 720 × 450).
+    void rightLegendIsWideEnoughForItsLabels()
+    {
+        LearningCurveChart chart;
+        QList<CurveSeriesData> data = twoByThree(4);
+        data[0].label = "LIBLINEAR -s 0, tolerance ladder";
+        data[1].label = "lsq.gls identity (least squares)";
+        chart.setData(data);
+        chart.resize(720, 450);
+        chart.layout()->activate();
+        QCOMPARE(chart.legend()->alignment(), Qt::AlignRight);
+        // What the legend draws: its text items (Qt elides a label that does not fit with "…").
+        QStringList drawn;
+        QList<QGraphicsItem*> items = chart.legend()->childItems();
+        while (!items.isEmpty()) {
+            QGraphicsItem* item = items.takeFirst();
+            items << item->childItems();
+            if (auto* text = dynamic_cast<QGraphicsTextItem*>(item); text && item->isVisible())
+                drawn << text->toPlainText();
+            else if (auto* simple = dynamic_cast<QGraphicsSimpleTextItem*>(item); simple && item->isVisible())
+                drawn << simple->text();
+        }
+        QVERIFY2(drawn.contains("LIBLINEAR -s 0, tolerance ladder — train") &&
+                     drawn.contains("lsq.gls identity (least squares) — test"),
+                 qPrintable(drawn.join(" | ")));
     }
     void singleRepeatHasNoBand()
     {
