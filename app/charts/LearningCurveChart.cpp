@@ -22,7 +22,7 @@ QList<CurveSeriesData> LearningCurveChart::seriesOf(const QList<AlgorithmCurves>
     QList<CurveSeriesData> out;
     out.reserve(curves.size());
     for (const AlgorithmCurves& c : curves)
-        out.append(CurveSeriesData{c.label, c.algorithmId, c.repeats});
+        out.append(CurveSeriesData{c.label, c.algorithmId, c.repeats, c.clock});
     return out;
 }
 
@@ -39,25 +39,59 @@ QString LearningCurveChart::metricTitle(Metric metric)
     return {};
 }
 
-QString LearningCurveChart::xTitle(XAxis x)
+namespace {
+QString timeName(LearningCurveChart::Clocks clocks)
 {
-    return x == XAxis::Epoch ? QStringLiteral("epoch") : QStringLiteral("training time (s)");
+    switch (clocks) {
+    case LearningCurveChart::Clocks::Wall:
+        return QStringLiteral("training time");
+    case LearningCurveChart::Clocks::Cpu:
+        return QStringLiteral("training CPU time");
+    case LearningCurveChart::Clocks::Mixed:
+        return QStringLiteral("training time (wall, or CPU where marked)");
+    }
+    return {};
+}
+} // namespace
+
+QString LearningCurveChart::xTitle(XAxis x, Clocks clocks)
+{
+    if (x == XAxis::Epoch)
+        return QStringLiteral("epoch");
+    return clocks == Clocks::Mixed ? QStringLiteral("training time (s; wall, or CPU where marked)")
+                                   : timeName(clocks) + QStringLiteral(" (s)");
 }
 
-QString LearningCurveChart::defaultTitle(Metric metric, XAxis x)
+QString LearningCurveChart::defaultTitle(Metric metric, XAxis x, Clocks clocks)
 {
     const QString m = metric == Metric::Accuracy ? QStringLiteral("Accuracy")
                       : metric == Metric::Loss   ? QStringLiteral("Training loss")
                                                  : QStringLiteral("RMSE");
-    const QString against = x == XAxis::Epoch ? QStringLiteral("epoch") : QStringLiteral("training time");
+    const QString against = x == XAxis::Epoch ? QStringLiteral("epoch") : timeName(clocks);
     return m + QStringLiteral(" vs ") + against;
+}
+
+LearningCurveChart::Clocks LearningCurveChart::clocksOf(const QList<CurveSeriesData>& data)
+{
+    bool wall = false, cpu = false;
+    for (const CurveSeriesData& d : data) {
+        if (std::none_of(d.repeats.begin(), d.repeats.end(), [](const auto& r) { return !r.isEmpty(); }))
+            continue;
+        (d.clock == ClockKind::Cpu ? cpu : wall) = true;
+    }
+    return cpu && wall ? Clocks::Mixed : cpu ? Clocks::Cpu : Clocks::Wall;
+}
+
+QString LearningCurveChart::currentDefaultTitle() const
+{
+    return defaultTitle(m_metric, m_xKind, m_clocks);
 }
 
 void LearningCurveChart::applyKinds()
 {
     setXLog(m_xKind == XAxis::TrainTimeLog);
-    setAxisTitles(xTitle(m_xKind), metricTitle(m_metric));
-    setTitle(defaultTitle(m_metric, m_xKind));
+    setAxisTitles(xTitle(m_xKind, m_clocks), metricTitle(m_metric));
+    setTitle(currentDefaultTitle());
     const double nan = std::numeric_limits<double>::quiet_NaN();
     setYLimits(0, m_metric == Metric::Accuracy ? 100.0 : nan);
 }
@@ -83,6 +117,10 @@ void LearningCurveChart::setXAxisKind(XAxis x)
 void LearningCurveChart::setData(const QList<CurveSeriesData>& data)
 {
     m_data = data; // implicitly shared: cheap
+    if (const Clocks clocks = clocksOf(m_data); clocks != m_clocks) {
+        m_clocks = clocks;
+        applyKinds();
+    }
     rebuild();
 }
 
@@ -95,6 +133,8 @@ void LearningCurveChart::rebuild()
         const bool band = d.repeats.size() > 1;
         GroupSpec g;
         g.label = d.label.isEmpty() ? d.algorithmId : d.label;
+        if (m_clocks == Clocks::Mixed && d.clock == ClockKind::Cpu && m_xKind != XAxis::Epoch)
+            g.label += QStringLiteral(" (CPU time)");
 
         auto line = [&](const QString& suffix, Qt::PenStyle style, MetricStat AggregatePoint::*stat,
                         double scale) {
@@ -192,7 +232,7 @@ ChartEntry curveEntry(const QString& id, int order, std::optional<Metric> metric
                 chart->setXAxisKind(x);
             chart->setData(LearningCurveChart::seriesOf(r.curves));
             if (o.title)
-                chart->setTitle(o.titled(LearningCurveChart::defaultTitle(m, x)));
+                chart->setTitle(o.titled(chart->currentDefaultTitle()));
         });
     };
     return e;

@@ -17,6 +17,9 @@ struct CurveSeriesData {
     QString label;       ///< legend label, e.g. "Adam" or "Adam lr=0.01"
     QString algorithmId; ///< e.g. "gradient.adam"; informational
     QList<QVector<MetricPoint>> repeats;
+    /// The clock of the repeats' times (AlgorithmCurves::clock): the x axis says "CPU time" when
+    /// every curve is on the CPU clock; with both clocks on one chart the CPU ones are marked.
+    ClockKind clock = ClockKind::Wall;
 };
 
 /// Learning curves of several algorithms on one chart. Per algorithm (colour by position in the
@@ -62,10 +65,17 @@ public:
 
     /// Axis titles: "accuracy (%)", "loss", "RMSE".
     static QString metricTitle(Metric metric);
-    /// Axis titles: "training time (s)" (linear and log), "epoch".
-    static QString xTitle(XAxis x);
-    /// Automatic chart title, e.g. "Accuracy vs training time".
-    static QString defaultTitle(Metric metric, XAxis x);
+    /// The clocks of the curves on a chart: all wall (training time), all CPU, or both.
+    enum class Clocks { Wall, Cpu, Mixed };
+    /// Axis titles: "training time (s)" (linear and log; "training CPU time (s)" on the CPU
+    /// clock), "epoch".
+    static QString xTitle(XAxis x, Clocks clocks = Clocks::Wall);
+    /// Automatic chart title, e.g. "Accuracy vs training time" ("… vs training CPU time").
+    static QString defaultTitle(Metric metric, XAxis x, Clocks clocks = Clocks::Wall);
+    /// The clocks of @p data's curves (those with checkpoints; Wall when none has any).
+    static Clocks clocksOf(const QList<CurveSeriesData>& data);
+    /// defaultTitle() of what the chart shows now.
+    QString currentDefaultTitle() const;
 
 private:
     void rebuild();
@@ -74,6 +84,7 @@ private:
     QList<CurveSeriesData> m_data;
     Metric m_metric;
     XAxis m_xKind;
+    Clocks m_clocks = Clocks::Wall;
 };
 
 } // namespace tb::charts

@@ -2,6 +2,7 @@
 
 #include <tbb/task_arena.h>
 
+#include "HostBudget.h"
 #include "PluginRegistry.h"
 #include "RunStore.h"
 
@@ -172,6 +173,8 @@ void ExperimentContext::appendRun(AlgorithmCurves& c, const RunResult& rr, int r
     c.repeats << rr.points;
     c.statuses << rr.status;
     c.infos << rr.info;
+    if (rr.info.contains(QStringLiteral("time_budget")))
+        c.clock = HostBudget::timesClock(rr.info);
     c.errors << rr.error;
     c.repeatNumbers << repeat;
     c.seeds << seed;

@@ -36,6 +36,9 @@ struct AlgorithmCurves {
     QString configuration;    ///< the label without the data-set option: a result matrix's row
     QString dataset;          ///< the data set's description (DataSource::describe)
     int datasetIndex = 0;     ///< param-sweep: the data-set option
+    /// The clock the repeats' checkpoint times are on: the CPU clock when the runs' budget is on
+    /// it (HostBudget::timesClock of their facts), else the training (wall) clock.
+    ClockKind clock = ClockKind::Wall;
 };
 
 /// The one run row a noise sweep keeps per algorithm (its cells are aggregated into SweepPoints).

@@ -87,6 +87,16 @@ std::optional<RunBudget> HostBudget::fromFact(const QJsonObject& fact)
     return b;
 }
 
+ClockKind HostBudget::timesClock(const QJsonObject& info)
+{
+    return timesClock(fromFact(info.value(QStringLiteral("time_budget")).toObject()));
+}
+
+ClockKind HostBudget::timesClock(const std::optional<RunBudget>& budget)
+{
+    return budget && budget->isSet() ? budget->clock : ClockKind::Wall;
+}
+
 QString HostBudget::describe(const RunBudget& b)
 {
     return b.clock == ClockKind::Cpu ? QStringLiteral("%1 s of CPU time").arg(b.seconds)

@@ -38,6 +38,11 @@ public:
     static QJsonObject fact(const RunBudget& b);
     /// The budget a run's fact "time_budget" records, nullopt without one.
     static std::optional<RunBudget> fromFact(const QJsonObject& fact);
+    /// The clock of a run's checkpoint times, from its facts @p info: its budget's clock (a run
+    /// with a cpu budget is timed on the CPU clock), the wall (training) clock without a budget.
+    static ClockKind timesClock(const QJsonObject& info);
+    /// The same for a run that has not started: the budget it will run with (nullopt: none).
+    static ClockKind timesClock(const std::optional<RunBudget>& budget);
     /// "30 s of CPU time", "2.5 s wall" for logs and notes.
     static QString describe(const RunBudget& b);
     /// The value of stopped_by for a run that its budget ended: "time budget (cpu)" / "(wall)".

@@ -186,6 +186,8 @@ StoredRuns::Selection StoredRuns::group(const RunStore& store, const QList<qint6
         noteError();
         c->statuses << r.status;
         c->infos << r.info;
+        if (r.info.contains(QStringLiteral("time_budget")))
+            c->clock = HostBudget::timesClock(r.info);
         c->errors << r.error;
         c->repeatNumbers << r.repeat;
         c->seeds << r.seed;

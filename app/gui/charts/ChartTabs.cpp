@@ -119,6 +119,7 @@ void ChartTabs::setCurves(const QList<charts::CurveSeriesData>& curves)
         a.label = c.label;
         a.algorithmId = c.algorithmId;
         a.repeats = c.repeats; // implicitly shared: cheap
+        a.clock = c.clock;
         m_data.curves << a;
     }
     for (Tab& t : m_tabList)

@@ -79,6 +79,7 @@ void ComparisonTab::showLive(const ExperimentSpec& spec, const QList<charts::Cur
                 // Live: every run so far counts, the one training too (its value is its latest
                 // checkpoint); the finished result replaces this with the runs' real statuses.
                 c.repeats = d.repeats;
+                c.clock = d.clock;
                 for (int r = 0; r < d.repeats.size(); ++r) {
                     c.statuses << RunStatus::Finished;
                     c.infos << QJsonObject();

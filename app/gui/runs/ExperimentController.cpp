@@ -4,6 +4,7 @@
 
 #include <CostPrediction.h>
 #include <ExperimentKind.h>
+#include <HostBudget.h>
 #include <PluginRegistry.h>
 #include <RunStore.h>
 
@@ -15,6 +16,18 @@
 #include <vector>
 
 namespace tb::gui {
+
+namespace {
+/// The clock a configuration's checkpoints will be timed on: its budget's — the one its
+/// parameters give, as the Runner takes it, else @p budget (the entry's or the experiment's).
+ClockKind timesClockOf(const RunBudget& budget, QVariantMap params)
+{
+    HostBudget::Error ignored; // a bad budget fails the run, which says so
+    if (const auto own = HostBudget::takeFromParams(params, &ignored))
+        return HostBudget::timesClock(own);
+    return HostBudget::timesClock(std::optional<RunBudget>(budget));
+}
+} // namespace
 
 /// One thing that happened on a worker thread, waiting for the GUI thread.
 struct ExperimentController::Event {
@@ -187,14 +200,18 @@ bool ExperimentController::start(const ExperimentSpec& spec, QString* error, qin
             charts::CurveSeriesData d;
             d.algorithmId = c.algorithmId;
             d.label = c.label;
-            m_curves << d;
-            m_repeatIndex << QList<int>();
             QVariantMap params;
+            RunBudget budget = spec.budget();
             for (const AlgorithmRun& a : spec.algorithms)
-                if (a.id == c.algorithmId)
+                if (a.id == c.algorithmId) {
                     params = a.params;
+                    budget = a.budget.value_or(spec.budget());
+                }
             for (auto it = c.setting.begin(); it != c.setting.end(); ++it)
                 params.insert(it.key(), it.value());
+            d.clock = timesClockOf(budget, params);
+            m_curves << d;
+            m_repeatIndex << QList<int>();
             m_plannedEpochs << m_registry.plannedEpochs(c.algorithmId, params);
         }
     }
@@ -205,6 +222,7 @@ bool ExperimentController::start(const ExperimentSpec& spec, QString* error, qin
         charts::CurveSeriesData c;
         c.algorithmId = a.id;
         c.label = !a.label.isEmpty() ? a.label : (entry ? entry->info.name : a.id);
+        c.clock = timesClockOf(a.budget.value_or(spec.budget()), a.params);
         m_curves << c;
         m_repeatIndex << QList<int>();
         m_plannedEpochs << m_registry.plannedEpochs(a.id, a.params);

@@ -174,6 +174,37 @@ private Q_SLOTS:
         chart.setMetric(LearningCurveChart::Metric::Loss);
         QCOMPARE(chart.yAxis()->titleText(), QString("loss"));
     }
+    // Runs with a cpu budget are timed on the CPU clock: the time axis and title say so; with
+    // both clocks on one chart the axis says "wall, or CPU where marked" and the CPU curves are
+    // marked in the legend. The epoch axis has no clock.
+    void timeAxisNamesTheClockOfTheRuns()
+    {
+        LearningCurveChart chart;
+        QList<CurveSeriesData> data = twoByThree(4);
+        for (CurveSeriesData& d : data)
+            d.clock = ClockKind::Cpu;
+        chart.setData(data);
+        QCOMPARE(chart.xAxis()->titleText(), QString("training CPU time (s)"));
+        QCOMPARE(chart.title(), QString("Accuracy vs training CPU time"));
+        QCOMPARE(chart.lineSeries(0, 0)->name(), QString("Adam — test"));
+        data[0].clock = ClockKind::Wall;
+        chart.setData(data);
+        QCOMPARE(chart.xAxis()->titleText(), QString("training time (s; wall, or CPU where marked)"));
+        QCOMPARE(chart.lineSeries(0, 0)->name(), QString("Adam — test"));
+        QCOMPARE(chart.lineSeries(1, 0)->name(), QString("BPLS (CPU time) — test"));
+        chart.setXAxisKind(LearningCurveChart::XAxis::Epoch);
+        QCOMPARE(chart.xAxis()->titleText(), QString("epoch"));
+        QCOMPARE(chart.lineSeries(1, 0)->name(), QString("BPLS — test"));
+        chart.setXAxisKind(LearningCurveChart::XAxis::TrainTime);
+        data[1].clock = ClockKind::Wall;
+        chart.setData(data);
+        QCOMPARE(chart.xAxis()->titleText(), QString("training time (s)"));
+        QCOMPARE(chart.title(), QString("Accuracy vs training time"));
+        // A curve without checkpoints yet does not decide the clock.
+        data.append(CurveSeriesData{"Idle", "x.idle", {}, ClockKind::Cpu});
+        chart.setData(data);
+        QCOMPARE(chart.xAxis()->titleText(), QString("training time (s)"));
+    }
     void lossHasOneLinePerAlgorithm()
     {
         LearningCurveChart chart(LearningCurveChart::Metric::Loss);

@@ -9,7 +9,9 @@
 #include <ExperimentRunner.h>
 #include <HostBudget.h>
 #include <PluginRegistry.h>
+#include <RunStore.h>
 #include <Runner.h>
+#include <StoredRuns.h>
 
 #include <QtTest>
 #include <cmath>
@@ -157,6 +159,34 @@ private Q_SLOTS:
             for (int i = 1; i < r.points.size(); ++i)
                 QVERIFY(r.points[i].trainTime >= r.points[i - 1].trainTime);
         }
+    }
+
+    // The charts name the clock of the time axis (a cpu-budget run's times are CPU seconds): each
+    // configuration's curves carry it, from the run and from the store alike.
+    void curvesNameTheClockTheirTimesAreOn()
+    {
+        QTemporaryDir dir;
+        QString err;
+        auto store = RunStore::open(dir.filePath("clock.sqlite"), &err);
+        QVERIFY2(store, qPrintable(err));
+        const ExperimentSpec spec = parse(R"({"kind": "learning-curve", "threads": 1,
+            "dataset": {"source": "moons", "samples": 100, "noise": 0.1},
+            "algorithms": [{"id": "test.sleepy", "label": "wall", "params": {"epochs": 2, "epoch_ms": 1}},
+                           {"id": "test.sleepy", "label": "cpu", "params": {"epochs": 2, "epoch_ms": 1},
+                            "time_budget_s": 1000, "time_budget_clock": "cpu"},
+                           {"id": "test.sleepy", "label": "wall budget", "params": {"epochs": 2, "epoch_ms": 1},
+                            "time_budget_s": 1000}]})");
+        const ExperimentResult res = ExperimentRunner(m_reg, store.get()).run(spec);
+        QVERIFY2(res.error.isEmpty(), qPrintable(res.error));
+        QCOMPARE(res.curves.size(), 3);
+        QCOMPARE(res.curves[0].clock, ClockKind::Wall);
+        QCOMPARE(res.curves[1].clock, ClockKind::Cpu);
+        QCOMPARE(res.curves[2].clock, ClockKind::Wall);
+        const auto stored = StoredRuns::experiment(*store, res.experimentId, &err);
+        QVERIFY2(stored, qPrintable(err));
+        QCOMPARE(stored->curves.size(), 3);
+        for (int i = 0; i < 3; ++i)
+            QCOMPARE(stored->curves[i].clock, res.curves[i].clock);
     }
 
     void noBudgetNoFact()
