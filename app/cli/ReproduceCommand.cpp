@@ -638,12 +638,22 @@ int reproduce(const QCommandLineParser& p, const QStringList& args, ExperimentRu
             r.reused = e.reused;
             r.trainedRuns = e.trainedRuns;
             r.provenance = e.provenance;
+            r.partial = e.partial;
             r.outcome = ClaimEvaluator::evaluate(claim, e.result, r.seeds);
             if (!r.outcome.error.isEmpty() && !e.partial.isEmpty()) {
                 // A configuration that has not trained yet, not a fault of the claims file.
                 r.notRun = QStringLiteral("not run yet: %1: %2").arg(e.partial, r.outcome.error);
                 r.outcome.reason = r.notRun;
                 r.outcome.error.clear();
+            } else if (!e.partial.isEmpty() && r.outcome.planned > 0 && r.outcome.n < r.outcome.planned) {
+                // Fewer seeds than the claim asks for because the rest has not trained yet: no
+                // verdict on part of the seeds (what was measured is still shown).
+                r.notRun = QStringLiteral("not run yet: %1, so n = %2 of the %3 the claim asks for")
+                               .arg(e.partial)
+                               .arg(r.outcome.n)
+                               .arg(r.outcome.planned);
+                r.outcome.verdict = Verdict::Inconclusive;
+                r.outcome.reason = r.notRun;
             } else if (!r.outcome.error.isEmpty()) {
                 err() << file.path << ": " << claim.jsonPath << ".statistic: " << r.outcome.error << Qt::endl;
                 if (code == Ok || code == RunsFailed)

@@ -34,7 +34,7 @@ QString anchor(const QString& heading)
 QString measuredText(const ClaimReport& c)
 {
     const ClaimOutcome& o = c.outcome;
-    if (!c.notRun.isEmpty() || !o.measured)
+    if ((!c.notRun.isEmpty() && c.partial.isEmpty()) || !o.measured)
         return QStringLiteral("–");
     const QString unit = c.claim.figure.unit;
     if (c.claim.statistic.kind == QLatin1String("win_tie_loss"))
@@ -49,7 +49,9 @@ QString measuredText(const ClaimReport& c)
 
 QString verdictText(const ClaimReport& c)
 {
-    return c.notRun.isEmpty() ? verdictName(c.outcome.verdict) : QStringLiteral("inconclusive (not run)");
+    return c.notRun.isEmpty()    ? verdictName(c.outcome.verdict)
+           : c.partial.isEmpty() ? QStringLiteral("inconclusive (not run)")
+                                 : QStringLiteral("inconclusive (part-trained)");
 }
 
 } // namespace
@@ -150,7 +152,7 @@ QString ReproductionReport::markdown(const ClaimsFile& file, const ReportHeader&
             md += QStringLiteral("*%1*\n\n").arg(cl.where);
         md += QStringLiteral("> %1\n\n").arg(cell(cl.quote));
         md += QStringLiteral("- Paper's figure: %1\n").arg(cell(figureText(c)));
-        if (c.notRun.isEmpty()) {
+        if (c.notRun.isEmpty() || o.measured) { // part-trained: what the runs so far give
             md += QStringLiteral("- Measured: %1, n = %2 (of %3 asked for)\n")
                       .arg(measuredText(c))
                       .arg(o.n)
@@ -172,8 +174,9 @@ QString ReproductionReport::markdown(const ClaimsFile& file, const ReportHeader&
         if (c.experimentId >= 0)
             md += QStringLiteral(", experiment %1 in the store; %2")
                       .arg(c.experimentId)
-                      .arg(c.reused ? QStringLiteral("read back, nothing left to train")
-                                    : QStringLiteral("%1 run(s) trained by this command").arg(c.trainedRuns));
+                      .arg(!c.partial.isEmpty() ? QStringLiteral("read back as it is: %1").arg(c.partial)
+                           : c.reused         ? QStringLiteral("read back, nothing left to train")
+                                              : QStringLiteral("%1 run(s) trained by this command").arg(c.trainedRuns));
         md += QStringLiteral("; %1 seed(s)\n").arg(c.seeds);
         if (!c.provenance.isEmpty())
             md += QStringLiteral("- Runs: %1\n").arg(cell(c.provenance));

@@ -42,7 +42,10 @@ struct ClaimReport {
     QString experimentName;
     QString experimentFile;   ///< as the claims file names it, or "inline"
     qint64 experimentId = -1; ///< in the store
-    bool reused = false;      ///< read back from the store (--resume) with nothing left to train
+    bool reused = false;      ///< read back from the store (--resume, --no-train), nothing trained
+    /// Read back part-trained (--no-train): "experiment 8 is partly trained (2 of 15 runs
+    /// finished)"; empty otherwise.
+    QString partial;
     int trainedRuns = 0;      ///< runs this command trained for the experiment
     /// When and by which builds the experiment's stored runs were trained ("30 run(s) trained
     /// 2026-11-27 04:21 – 04:27 UTC by git 7369148a1b2c"); empty: not said.

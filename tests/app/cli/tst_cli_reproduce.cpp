@@ -189,6 +189,21 @@ private Q_SLOTS:
         QVERIFY2(partRidge.startsWith("inconclusive |") && partRidge.contains("partly trained") &&
                      partRidge.contains("no configuration \"Ridge\""),
                  qPrintable(partRidge));
+        // Part of Ridge's seeds trained (2 of 5): no verdict on two seeds — the claim says how many
+        // it has of how many, and the experiment line that it was read back part-trained.
+        const QString fewDb = m_dir.filePath("few.sqlite");
+        QFile::remove(fewDb);
+        QVERIFY(QFile::copy(db, fewDb));
+        count(fewDb, "delete from metrics where run_id in (select id from runs where algorithm_name = 'Ridge' order by id limit 3)");
+        count(fewDb, "delete from runs where id in (select id from runs where algorithm_name = 'Ridge' order by id limit 3)");
+        const Output few = cli({"reproduce", "claims/toy.json", "--out", "out-few", "--db", fewDb, "--quiet", "--no-train"});
+        QVERIFY2(few.code == 0, qPrintable(few.err));
+        const QString fewMd = read("out-few/toy.md");
+        const QString fewRidge = verdicts(fewMd).value("ridge-holds");
+        QVERIFY2(fewRidge.startsWith("inconclusive |") && fewRidge.contains("partly trained (7 of 10 runs finished)") &&
+                     fewRidge.contains("n = 2 of the 5 the claim asks for"),
+                 qPrintable(fewRidge));
+        QVERIFY2(fewMd.contains("read back as it is: experiment 1 is partly trained (7 of 10 runs finished)"), qPrintable(fewMd));
         // Without --resume the claims are measured again: a new experiment.
         const Output again = cli({"reproduce", "claims/toy.json", "--out", "out", "--db", db, "--quiet"});
         QVERIFY2(again.code == 0, qPrintable(again.err));
