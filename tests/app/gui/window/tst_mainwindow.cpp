@@ -252,6 +252,36 @@ private Q_SLOTS:
 
     // Issue 18: the chart header kept "Live: …" of the previous experiment after opening another
     // file, and runs deleted in the browser stayed drawn.
+    // Runs with a cpu budget are timed on the CPU clock: the live chart's time axis says so from
+    // the first checkpoint (the controller takes the clock from the spec), and so does the chart
+    // of the finished, stored experiment (from the runs' facts).
+    void liveAndStoredChartsNameTheCpuClock()
+    {
+        auto w = newWindow(m_dir.filePath("cpuclock.sqlite"));
+        QJsonObject spec = sleepyOnMoons(100000, 20);
+        spec["time_budget_s"] = 1000;
+        spec["time_budget_clock"] = "cpu";
+        QVERIFY(w->setExperiment(spec).isEmpty());
+        QString error;
+        QVERIFY2(w->runExperiment(&error), qPrintable(error));
+        QTRY_VERIFY_WITH_TIMEOUT(pointsOf(w->charts()->timeChart()) >= 1, 10000);
+        QVERIFY(w->controller()->isRunning()); // live, not the finished result
+        QCOMPARE(w->charts()->timeChart()->xAxis()->titleText(), QString("training CPU time (s)"));
+        w->stopExperiment();
+        QVERIFY(w->controller()->waitForFinished(10000));
+        const qint64 id = w->controller()->experimentId();
+        QList<qint64> runs;
+        for (const RunRecord& r : w->store()->runs(id))
+            runs << r.id;
+        QCOMPARE(w->overlayRuns(runs), 1);
+        QCOMPARE(w->charts()->timeChart()->xAxis()->titleText(), QString("training CPU time (s)"));
+        // Without a budget: the training clock.
+        QVERIFY(w->setExperiment(sleepyOnMoons(3, 1)).isEmpty());
+        QVERIFY2(w->runExperiment(&error), qPrintable(error));
+        QVERIFY(w->controller()->waitForFinished(10000));
+        QCOMPARE(w->charts()->timeChart()->xAxis()->titleText(), QString("training time (s)"));
+    }
+
     void chartHeaderFollowsWhatIsShownAndDeletedRunsLeaveTheCharts()
     {
         auto w = newWindow(m_dir.filePath("header.sqlite"));
