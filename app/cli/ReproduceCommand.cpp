@@ -537,14 +537,18 @@ int reproduce(const QCommandLineParser& p, const QStringList& args, ExperimentRu
             e.ran = true;
             e.reused = true;
             e.provenance = provenance(*store, resumeId);
-            if (e.spec.kind == kinds::LearningCurve) {
-                const int planned = int(e.spec.algorithms.size()) * e.spec.repeats;
-                if (e.result.runsFinished < planned)
-                    e.partial = QStringLiteral("experiment %1 is partly trained (%2 of %3 runs finished)")
-                                    .arg(resumeId)
-                                    .arg(e.result.runsFinished)
-                                    .arg(planned);
-            }
+            // Part-trained: runs planned (by the spec, or stored) that have not ended on their own —
+            // cancelled, interrupted, never started. A failed or diverged run is a result.
+            int planned = e.result.runsPlanned;
+            if (e.spec.kind == kinds::LearningCurve)
+                planned = std::max(planned, int(e.spec.algorithms.size()) * e.spec.repeats);
+            else if (e.spec.kind == kinds::ParamSweep)
+                planned = std::max(planned, int(ParamSweep::configurations(e.spec, &reg).size()) * e.spec.repeats);
+            if (e.spec.kind != kinds::NoiseSweep && e.result.runsFinished + e.result.runsFailed < planned)
+                e.partial = QStringLiteral("experiment %1 is partly trained (%2 of %3 runs finished)")
+                                .arg(resumeId)
+                                .arg(e.result.runsFinished)
+                                .arg(planned);
             continue;
         }
         ExperimentRunner runner(reg, store.get(), mpi ? mpi->executor : nullptr);

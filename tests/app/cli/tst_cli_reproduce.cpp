@@ -204,6 +204,19 @@ private Q_SLOTS:
                      fewRidge.contains("n = 2 of the 5 the claim asks for"),
                  qPrintable(fewRidge));
         QVERIFY2(fewMd.contains("read back as it is: experiment 1 is partly trained (7 of 10 runs finished)"), qPrintable(fewMd));
+        // A run that failed is a result, not a run still to train: the claim is decided on the
+        // seeds that finished and says how many did not.
+        const QString failDb = m_dir.filePath("fail.sqlite");
+        QFile::remove(failDb);
+        QVERIFY(QFile::copy(db, failDb));
+        count(failDb, "update runs set status = 'failed', error = 'diverged on purpose' where id = "
+                      "(select min(id) from runs where algorithm_name = 'Ridge')");
+        const Output failed = cli({"reproduce", "claims/toy.json", "--out", "out-fail", "--db", failDb, "--quiet", "--no-train"});
+        QVERIFY2(failed.code == 0, qPrintable(failed.err));
+        const QString failMd = read("out-fail/toy.md");
+        QVERIFY2(verdicts(failMd).value("ridge-holds").startsWith("holds |"), qPrintable(verdicts(failMd).value("ridge-holds")));
+        QVERIFY2(failMd.contains("**1 run(s) did not finish**") && failMd.contains("read back, nothing left to train"),
+                 qPrintable(failMd));
         // Without --resume the claims are measured again: a new experiment.
         const Output again = cli({"reproduce", "claims/toy.json", "--out", "out", "--db", db, "--quiet"});
         QVERIFY2(again.code == 0, qPrintable(again.err));
