@@ -1,5 +1,6 @@
 // trainbench-cli as a user runs it: the predicted cost of trainers that state one, in `list`,
 // before and after each run of `run`, and in `runs` from what the store kept (issue 3).
+#include <CliProcess.h>
 #include <CostPrediction.h>
 #include <RunStore.h>
 
@@ -27,14 +28,8 @@ private:
     Output cli(const QStringList& args)
     {
         QProcess p;
-        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
-        env.insert("TRAINBENCH_PLUGIN_PATH", QStringLiteral(TB_TEST_PLUGIN_DIR ":" TB_PLUGIN_BUILD_DIR));
-        env.insert("QT_QPA_PLATFORM", "offscreen");
-        env.insert("HOME", m_dir.filePath("home"));
-        env.insert("XDG_DATA_HOME", m_dir.filePath("home/data"));
-        env.insert("XDG_CONFIG_HOME", m_dir.filePath("home/config"));
-        env.insert("XDG_CACHE_HOME", m_dir.filePath("home/cache"));
-        p.setProcessEnvironment(env);
+        p.setProcessEnvironment(tb::testsupport::cliEnvironment(
+            m_dir.filePath("home"), QStringLiteral(TB_TEST_PLUGIN_DIR ":" TB_PLUGIN_BUILD_DIR)));
         p.start(QStringLiteral(TB_BIN_DIR "/trainbench-cli"), args);
         Output o;
         if (!p.waitForFinished(120000))

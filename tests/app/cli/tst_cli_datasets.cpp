@@ -7,6 +7,7 @@
 
 #include "TestHttpServer.h"
 
+#include <CliProcess.h>
 #include <QCryptographicHash>
 #include <QDir>
 #include <QJsonArray>
@@ -87,12 +88,8 @@ class TestCliDatasets : public QObject {
 
     QProcessEnvironment environment(bool ownCatalogue) const
     {
-        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
-        env.insert("TRAINBENCH_PLUGIN_PATH", QStringLiteral(TB_PLUGIN_BUILD_DIR));
-        env.insert("QT_QPA_PLATFORM", "offscreen");
-        env.insert("HOME", m_dir.filePath("home"));
-        env.insert("XDG_DATA_HOME", m_dir.filePath("home/data"));
-        env.insert("XDG_CACHE_HOME", m_dir.filePath("home/cache"));
+        QProcessEnvironment env =
+            tb::testsupport::cliEnvironment(m_dir.filePath("home"), QStringLiteral(TB_PLUGIN_BUILD_DIR));
         env.insert("TRAINBENCH_DATASETS_DIR", cache());
         env.remove("TRAINBENCH_DATASETS_MIRROR");
         for (const char* v : {"http_proxy", "https_proxy", "HTTP_PROXY", "HTTPS_PROXY", "all_proxy", "ALL_PROXY"})

@@ -7,6 +7,7 @@
 //    plugin that replaces another of the same id is announced at the start of `list`, by `run`
 //    and in the run's facts;
 //  - a run whose process was killed is shown as interrupted by every reader, not as running.
+#include <CliProcess.h>
 #include <RunStore.h>
 
 #include <QDir>
@@ -47,17 +48,12 @@ private:
     // plugins and the engine test's trainers, isolated from the user's files.
     QProcessEnvironment environment(const QString& pluginPath = {}) const
     {
-        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
-        env.insert("TRAINBENCH_PLUGIN_PATH",
-                   pluginPath.isEmpty() ? QStringLiteral(TB_TEST_PLUGIN_DIR ":" TB_PLUGIN_BUILD_DIR) : pluginPath);
-        env.insert("QT_QPA_PLATFORM", "offscreen");
+        QProcessEnvironment env = tb::testsupport::cliEnvironment(
+            m_dir.filePath("home"),
+            pluginPath.isEmpty() ? QStringLiteral(TB_TEST_PLUGIN_DIR ":" TB_PLUGIN_BUILD_DIR) : pluginPath);
         env.remove("XDG_RUNTIME_DIR");
         env.remove("TRAINBENCH_TRUST_PLUGIN_DIRS");
         env.remove("TRAINBENCH_MEMORY_LIMIT");
-        env.insert("HOME", m_dir.filePath("home"));
-        env.insert("XDG_DATA_HOME", m_dir.filePath("home/data"));
-        env.insert("XDG_CONFIG_HOME", m_dir.filePath("home/config"));
-        env.insert("XDG_CACHE_HOME", m_dir.filePath("home/cache"));
         return env;
     }
 

@@ -4,6 +4,7 @@
 // non-zero exit; the results of the session still reach --csv; commands that only read work on
 // read-only stores and never print less than the file holds.
 
+#include <CliProcess.h>
 #include <RunStore.h>
 
 #include <QFile>
@@ -88,15 +89,9 @@ class TestCliStore : public QObject {
     Output cli(const QStringList& args, const std::function<void()>& modifier = {})
     {
         QProcess p;
-        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
-        env.insert("TRAINBENCH_PLUGIN_PATH", QStringLiteral(TB_TEST_PLUGIN_DIR ":" TB_PLUGIN_BUILD_DIR));
-        env.insert("QT_QPA_PLATFORM", "offscreen");
+        QProcessEnvironment env = tb::testsupport::cliEnvironment(
+            m_dir.filePath("home"), QStringLiteral(TB_TEST_PLUGIN_DIR ":" TB_PLUGIN_BUILD_DIR));
         env.insert("TRAINBENCH_NO_HUGEPAGES", "1");
-        env.insert("HOME", m_dir.filePath("home"));
-        env.insert("XDG_DATA_HOME", m_dir.filePath("home/data"));
-        env.insert("XDG_CONFIG_HOME", m_dir.filePath("home/config"));
-        env.insert("XDG_CACHE_HOME", m_dir.filePath("home/cache"));
-        env.insert("XDG_RUNTIME_DIR", m_dir.filePath("home/runtime"));
         p.setProcessEnvironment(env);
         if (modifier)
             p.setChildProcessModifier(modifier);
