@@ -3,6 +3,7 @@
 #include "ClaimMetric.h"
 #include "FactPath.h"
 
+#include <algorithm>
 #include <Comparison.h>
 #include <Descriptive.h>
 #include <Distributions.h>
@@ -49,21 +50,24 @@ QString targetText(const ClaimStatistic& s)
     return QString::number(s.target, 'g', 4);
 }
 
-QString describeStatistic(const ClaimStatistic& s)
+// @p cpu: the configurations' runs are timed on the CPU clock (a cpu budget), so their times
+// are CPU seconds, and the words say so.
+QString describeStatistic(const ClaimStatistic& s, bool cpu)
 {
+    const QString training = cpu ? QStringLiteral("training CPU") : QStringLiteral("training");
     const QString metric = ClaimMetric::label(s.metric);
     const QString a = quoted(s.algorithm), b = quoted(s.against);
     if (s.kind == QLatin1String("final"))
         return QStringLiteral("%1 at the final checkpoint of %2").arg(metric, a);
     if (s.kind == QLatin1String("at_time"))
-        return QStringLiteral("%1 of %2 after %3 s of training (each run's last checkpoint by then)")
-            .arg(metric, a, QString::number(s.seconds, 'g', 4));
+        return QStringLiteral("%1 of %2 after %3 s of %4 time (each run's last checkpoint by then)")
+            .arg(metric, a, QString::number(s.seconds, 'g', 4), training);
     if (s.kind == QLatin1String("time_to_target"))
-        return QStringLiteral("training seconds of %1 to reach %2 %3").arg(a, metric, targetText(s));
+        return QStringLiteral("%1 seconds of %2 to reach %3 %4").arg(training, a, metric, targetText(s));
     if (s.kind == QLatin1String("time_ratio"))
         return QStringLiteral(
-                   "%1's training time to reach %2 %3 over %4's, paired by seed (> 1: %4 is faster)")
-            .arg(b, metric, targetText(s), a);
+                   "%1's %5 time to reach %2 %3 over %4's, paired by seed (> 1: %4 is faster)")
+            .arg(b, metric, targetText(s), a, training);
     if (s.kind == QLatin1String("win_tie_loss"))
         return QStringLiteral("wins of %1 against %2 on %3 over paired seeds (tie band %4 %)")
             .arg(a, b, metric, QString::number(100 * s.tieBand, 'g', 3));
@@ -72,7 +76,7 @@ QString describeStatistic(const ClaimStatistic& s)
     if (s.kind == QLatin1String("slope"))
         return QStringLiteral("slope of log %1 against log %2 of %3 (checkpoints with %2 ≥ %4), per run")
             .arg(metric,
-                 s.x == QLatin1String("time") ? QStringLiteral("training time") : QStringLiteral("epoch"), a,
+                 s.x == QLatin1String("time") ? training + QStringLiteral(" time") : QStringLiteral("epoch"), a,
                  QString::number(s.from, 'g', 4));
     const QString fact = quoted(s.fact), over = quoted(s.over.isEmpty() ? s.fact : s.over);
     if (s.kind == QLatin1String("fact"))
@@ -276,7 +280,11 @@ ClaimOutcome ClaimEvaluator::evaluate(const Claim& claim, const ExperimentResult
     ClaimOutcome o;
     o.claimId = claim.id;
     o.planned = planned;
-    o.statisticText = describeStatistic(s);
+    const bool cpu = std::any_of(result.curves.begin(), result.curves.end(), [&](const AlgorithmCurves& c) {
+        const QString name = c.configuration.isEmpty() ? c.label : c.configuration;
+        return c.clock == ClockKind::Cpu && (name == s.algorithm || (!s.against.isEmpty() && name == s.against));
+    });
+    o.statisticText = describeStatistic(s, cpu);
     o.ruleText = describeRule(claim.verdict, claim.figure);
     auto decideInterval = [&](const Interval& iv) {
         o.measured = std::isfinite(iv.mean);

@@ -179,6 +179,16 @@ private Q_SLOTS:
         QCOMPARE(o.verdict, Verdict::Holds);
         c.figure.value = 5;
         QCOMPARE(ClaimEvaluator::evaluate(c, m_result, 5).verdict, Verdict::DoesNotHold);
+        // The words name the clock the runs were timed on: CPU seconds for runs with a cpu budget.
+        QVERIFY2(o.statisticText.contains("training time to reach") && !o.statisticText.contains("CPU"),
+                 qPrintable(o.statisticText));
+        ExperimentResult cpu = m_result;
+        for (AlgorithmCurves& curves : cpu.curves)
+            if (curves.label == "B" || curves.configuration == "B")
+                curves.clock = ClockKind::Cpu;
+        const ClaimOutcome onCpu = ClaimEvaluator::evaluate(c, cpu, 5);
+        QVERIFY2(onCpu.statisticText.contains("“B”'s training CPU time to reach"), qPrintable(onCpu.statisticText));
+        QCOMPARE(onCpu.mean, o.mean);
     }
 
     void winTieLoss()
