@@ -1,6 +1,7 @@
 #include "Comparison.h"
 
 #include "CostPrediction.h"
+#include "HostBudget.h"
 
 #include <ParetoFront.h>
 #include <TimeToTarget.h>
@@ -198,11 +199,21 @@ MetricId Comparison::selectionMetric(const QList<ConfigurationSample>& samples, 
     return metric;
 }
 
+TimeClocks timeClocksOf(const QList<ConfigurationSample>& samples)
+{
+    bool wall = false, cpu = false;
+    for (const ConfigurationSample& s : samples)
+        for (const QJsonObject& info : s.infos)
+            (HostBudget::timesClock(info) == ClockKind::Cpu ? cpu : wall) = true;
+    return cpu && wall ? TimeClocks::Mixed : cpu ? TimeClocks::Cpu : TimeClocks::Wall;
+}
+
 TimeToTargetTable Comparison::timeToTarget(const QList<ConfigurationSample>& samples, MetricId metric, double target,
                                            const QString& baseline, double confidence)
 {
     TimeToTargetTable t;
     t.metric = metric;
+    t.clocks = timeClocksOf(samples);
     t.selection = selectionMetric(samples, metric);
     t.baseline = baselineOf(samples, baseline);
     const MetricId on = t.selection;
@@ -342,6 +353,7 @@ MatchedTimeTable Comparison::atTimes(const QList<ConfigurationSample>& samples, 
 {
     MatchedTimeTable t;
     t.metric = metric;
+    t.clocks = timeClocksOf(samples);
     t.seconds = seconds;
     for (const ConfigurationSample& s : samples) {
         MatchedTimeRow row;

@@ -92,8 +92,16 @@ struct TimeToTargetRow {
     stats::SpeedRatioResult speedupOverBaseline;
 };
 
+/// The clocks the runs of a table were timed on (their budgets', HostBudget::timesClock): the
+/// tables' words say "training seconds", "CPU seconds" or both.
+enum class TimeClocks { Wall, Cpu, Mixed };
+
+/// The clocks of @p samples' runs (from their facts).
+TimeClocks timeClocksOf(const QList<ConfigurationSample>& samples);
+
 struct TimeToTargetTable {
     MetricId metric = MetricId::TestAccuracy;    ///< what is reported
+    TimeClocks clocks = TimeClocks::Wall;        ///< what the times are
     /// What the target is set on and reached on: the validation counterpart of @ref metric when
     /// the runs measured it (Select on validation), else @ref metric itself.
     MetricId selection = MetricId::TestAccuracy;
@@ -130,6 +138,7 @@ struct MatchedTimeRow {
 
 struct MatchedTimeTable {
     MetricId metric = MetricId::TestAccuracy;
+    TimeClocks clocks = TimeClocks::Wall; ///< what the common times are
     QList<double> seconds;           ///< the common times
     QList<MatchedTimeRow> rows;
 };

@@ -164,6 +164,41 @@ TextTable ComparisonTables::grid(const QList<GridRow>& rows, MetricId metric)
     return t;
 }
 
+namespace {
+// "Training time" of the tables' titles for runs on @p clocks: their times are CPU seconds with a
+// cpu budget.
+QString trainingTime(TimeClocks clocks)
+{
+    switch (clocks) {
+    case TimeClocks::Wall:
+        return QStringLiteral("training time");
+    case TimeClocks::Cpu:
+        return QStringLiteral("training CPU time");
+    case TimeClocks::Mixed:
+        return QStringLiteral("training time (CPU time for the runs with a cpu budget)");
+    }
+    return {};
+}
+QString trainingSeconds(TimeClocks clocks)
+{
+    switch (clocks) {
+    case TimeClocks::Wall:
+        return QStringLiteral("training seconds");
+    case TimeClocks::Cpu:
+        return QStringLiteral("training CPU seconds");
+    case TimeClocks::Mixed:
+        return QStringLiteral("training seconds (CPU seconds for the runs with a cpu budget)");
+    }
+    return {};
+}
+QString capitalised(QString s)
+{
+    if (!s.isEmpty())
+        s[0] = s[0].toUpper();
+    return s;
+}
+} // namespace
+
 TextTable ComparisonTables::timeToTarget(const TimeToTargetTable& tt)
 {
     const bool reports = tt.selection != tt.metric;
@@ -173,9 +208,10 @@ TextTable ComparisonTables::timeToTarget(const TimeToTargetTable& tt)
     if (reports)
         header << QStringLiteral("%1 there").arg(RunMetric::label(tt.metric));
     TextTable t(header);
-    t.setTitle(reports ? QStringLiteral("Training time to reach a %1 target (%2 reported)")
-                             .arg(RunMetric::label(tt.selection), RunMetric::label(tt.metric))
-                       : QStringLiteral("Training time to reach a %1 target").arg(RunMetric::label(tt.metric)));
+    const QString time = capitalised(trainingTime(tt.clocks));
+    t.setTitle(reports ? QStringLiteral("%1 to reach a %2 target (%3 reported)")
+                             .arg(time, RunMetric::label(tt.selection), RunMetric::label(tt.metric))
+                       : QStringLiteral("%1 to reach a %2 target").arg(time, RunMetric::label(tt.metric)));
     for (int c = 2; c < header.size(); ++c)
         t.setAlign(c, TextTable::Align::Right);
     for (const TimeToTargetRow& r : tt.rows) {
@@ -214,9 +250,10 @@ TextTable ComparisonTables::timeToTarget(const TimeToTargetTable& tt)
                         : QStringLiteral("-"));
         t.addRow(row);
     }
-    t.addNote(QStringLiteral("time: training seconds (evaluation excluded) of the first checkpoint at or beyond the target; "
+    t.addNote(QStringLiteral("time: %1 (evaluation excluded) of the first checkpoint at or beyond the target; "
                              "the target was crossed since the checkpoint before: the time lies in the bracket "
-                             "\"crossed in\" (median over runs), and the times given are its upper ends."));
+                             "\"crossed in\" (median over runs), and the times given are its upper ends.")
+                  .arg(trainingSeconds(tt.clocks)));
     if (reports)
         t.addNote(QStringLiteral("selected on validation: the target is set and reached on %1; %2 is reported at the "
                                  "checkpoint that reached it.")
@@ -275,8 +312,11 @@ TextTable ComparisonTables::atTimes(const MatchedTimeTable& mt, double confidenc
     for (double s : mt.seconds)
         header << QStringLiteral("at %1").arg(RunMetric::format(MetricId::TrainSeconds, s));
     TextTable t(header);
-    t.setTitle(QStringLiteral("%1 at common training times (mean [%2 % CI], runs with a model by then)")
-                   .arg(RunMetric::label(mt.metric), level));
+    const QString times = mt.clocks == TimeClocks::Cpu     ? QStringLiteral("training CPU times")
+                          : mt.clocks == TimeClocks::Mixed ? QStringLiteral("training times (CPU times for the runs with a cpu budget)")
+                                                           : QStringLiteral("training times");
+    t.setTitle(QStringLiteral("%1 at common %2 (mean [%3 % CI], runs with a model by then)")
+                   .arg(RunMetric::label(mt.metric), times, level));
     for (int c = 2; c < header.size(); ++c)
         t.setAlign(c, TextTable::Align::Right);
     for (const MatchedTimeRow& r : mt.rows) {
@@ -286,9 +326,10 @@ TextTable ComparisonTables::atTimes(const MatchedTimeTable& mt, double confidenc
                               : QStringLiteral("- (0)"));
         t.addRow(row);
     }
-    t.addNote(QStringLiteral("a run's value at t is its last checkpoint at or before t training seconds (a run that "
+    t.addNote(QStringLiteral("a run's value at t is its last checkpoint at or before t %1 (a run that "
                              "stopped earlier keeps its final value); a run whose first checkpoint comes later has no "
-                             "value yet: \"A beats B\" compared at the same times, not each at its own stop."));
+                             "value yet: \"A beats B\" compared at the same times, not each at its own stop.")
+                  .arg(trainingSeconds(mt.clocks)));
     return t;
 }
 

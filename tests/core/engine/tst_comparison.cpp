@@ -251,6 +251,28 @@ private Q_SLOTS:
         QCOMPARE(t.rows[1].at[0].mean, 0.8);
         QCOMPARE(t.rows[0].at[1].mean, 0.9);
         QVERIFY(ComparisonTables::atTimes(t, 0.95).render(TextTable::Format::Text).contains("- (0)"));
+        QVERIFY(ComparisonTables::atTimes(t, 0.95).render(TextTable::Format::Text).contains("at common training times"));
+
+        // Runs with a cpu budget are timed in CPU seconds: the tables say so (both clocks: which).
+        QList<AlgorithmCurves> onCpu{curves("A", "d", {0.9, 0.9}, 10.0), curves("B", "d", {0.8, 0.8})};
+        for (QJsonObject& info : onCpu[1].infos)
+            info.insert("time_budget", QJsonObject{{"seconds", 100}, {"clock", "cpu"}});
+        const auto mixed = Comparison::samples(onCpu, MetricId::TestAccuracy);
+        QCOMPARE(timeClocksOf(mixed), TimeClocks::Mixed);
+        QVERIFY2(ComparisonTables::atTimes(Comparison::atTimes(mixed, MetricId::TestAccuracy, {5}), 0.95)
+                     .render(TextTable::Format::Text)
+                     .contains("at common training times (CPU times for the runs with a cpu budget)"),
+                 qPrintable(ComparisonTables::atTimes(Comparison::atTimes(mixed, MetricId::TestAccuracy, {5}), 0.95)
+                                .render(TextTable::Format::Text)));
+        for (QJsonObject& info : onCpu[0].infos)
+            info.insert("time_budget", QJsonObject{{"seconds", 100}, {"clock", "cpu"}});
+        const auto cpu = Comparison::samples(onCpu, MetricId::TestAccuracy);
+        QCOMPARE(timeClocksOf(cpu), TimeClocks::Cpu);
+        const QString toTarget =
+            ComparisonTables::timeToTarget(Comparison::timeToTarget(cpu, MetricId::TestAccuracy, 0.8)).render(TextTable::Format::Text);
+        QVERIFY2(toTarget.contains("Training CPU time to reach a test accuracy target") &&
+                     toTarget.contains("time: training CPU seconds (evaluation excluded)"),
+                 qPrintable(toTarget));
     }
 
     void frontierIsDecidedOnValidation()
