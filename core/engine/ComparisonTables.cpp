@@ -165,31 +165,18 @@ TextTable ComparisonTables::grid(const QList<GridRow>& rows, MetricId metric)
 }
 
 namespace {
-// "Training time" of the tables' titles for runs on @p clocks: their times are CPU seconds with a
-// cpu budget.
-QString trainingTime(TimeClocks clocks)
+// "training <noun>" for runs on @p clocks ("time", "seconds", "times"): CPU ones with a cpu budget.
+QString training(TimeClocks clocks, const QString& noun)
 {
     switch (clocks) {
     case TimeClocks::Wall:
-        return QStringLiteral("training time");
+        break;
     case TimeClocks::Cpu:
-        return QStringLiteral("training CPU time");
+        return QStringLiteral("training CPU %1").arg(noun);
     case TimeClocks::Mixed:
-        return QStringLiteral("training time (CPU time for the runs with a cpu budget)");
+        return QStringLiteral("training %1 (CPU %1 for the runs with a cpu budget)").arg(noun);
     }
-    return {};
-}
-QString trainingSeconds(TimeClocks clocks)
-{
-    switch (clocks) {
-    case TimeClocks::Wall:
-        return QStringLiteral("training seconds");
-    case TimeClocks::Cpu:
-        return QStringLiteral("training CPU seconds");
-    case TimeClocks::Mixed:
-        return QStringLiteral("training seconds (CPU seconds for the runs with a cpu budget)");
-    }
-    return {};
+    return QStringLiteral("training %1").arg(noun);
 }
 QString capitalised(QString s)
 {
@@ -208,7 +195,7 @@ TextTable ComparisonTables::timeToTarget(const TimeToTargetTable& tt)
     if (reports)
         header << QStringLiteral("%1 there").arg(RunMetric::label(tt.metric));
     TextTable t(header);
-    const QString time = capitalised(trainingTime(tt.clocks));
+    const QString time = capitalised(training(tt.clocks, QStringLiteral("time")));
     t.setTitle(reports ? QStringLiteral("%1 to reach a %2 target (%3 reported)")
                              .arg(time, RunMetric::label(tt.selection), RunMetric::label(tt.metric))
                        : QStringLiteral("%1 to reach a %2 target").arg(time, RunMetric::label(tt.metric)));
@@ -253,7 +240,7 @@ TextTable ComparisonTables::timeToTarget(const TimeToTargetTable& tt)
     t.addNote(QStringLiteral("time: %1 (evaluation excluded) of the first checkpoint at or beyond the target; "
                              "the target was crossed since the checkpoint before: the time lies in the bracket "
                              "\"crossed in\" (median over runs), and the times given are its upper ends.")
-                  .arg(trainingSeconds(tt.clocks)));
+                  .arg(training(tt.clocks, QStringLiteral("seconds"))));
     if (reports)
         t.addNote(QStringLiteral("selected on validation: the target is set and reached on %1; %2 is reported at the "
                                  "checkpoint that reached it.")
@@ -312,11 +299,8 @@ TextTable ComparisonTables::atTimes(const MatchedTimeTable& mt, double confidenc
     for (double s : mt.seconds)
         header << QStringLiteral("at %1").arg(RunMetric::format(MetricId::TrainSeconds, s));
     TextTable t(header);
-    const QString times = mt.clocks == TimeClocks::Cpu     ? QStringLiteral("training CPU times")
-                          : mt.clocks == TimeClocks::Mixed ? QStringLiteral("training times (CPU times for the runs with a cpu budget)")
-                                                           : QStringLiteral("training times");
     t.setTitle(QStringLiteral("%1 at common %2 (mean [%3 % CI], runs with a model by then)")
-                   .arg(RunMetric::label(mt.metric), times, level));
+                   .arg(RunMetric::label(mt.metric), training(mt.clocks, QStringLiteral("times")), level));
     for (int c = 2; c < header.size(); ++c)
         t.setAlign(c, TextTable::Align::Right);
     for (const MatchedTimeRow& r : mt.rows) {
@@ -329,7 +313,7 @@ TextTable ComparisonTables::atTimes(const MatchedTimeTable& mt, double confidenc
     t.addNote(QStringLiteral("a run's value at t is its last checkpoint at or before t %1 (a run that "
                              "stopped earlier keeps its final value); a run whose first checkpoint comes later has no "
                              "value yet: \"A beats B\" compared at the same times, not each at its own stop.")
-                  .arg(trainingSeconds(mt.clocks)));
+                  .arg(training(mt.clocks, QStringLiteral("seconds"))));
     return t;
 }
 
