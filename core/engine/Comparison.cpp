@@ -1,7 +1,6 @@
 #include "Comparison.h"
 
 #include "CostPrediction.h"
-#include "HostBudget.h"
 
 #include <ParetoFront.h>
 #include <TimeToTarget.h>
@@ -67,6 +66,7 @@ QList<ConfigurationSample> Comparison::samples(const QList<AlgorithmCurves>& cur
             s.dataset = c.dataset;
             s.algorithmId = c.algorithmId;
             s.setting = c.setting;
+            s.clock = c.clock;
             index.insert(key, int(out.size()));
             out << s;
         }
@@ -203,8 +203,8 @@ TimeClocks timeClocksOf(const QList<ConfigurationSample>& samples)
 {
     bool wall = false, cpu = false;
     for (const ConfigurationSample& s : samples)
-        for (const QJsonObject& info : s.infos)
-            (HostBudget::timesClock(info) == ClockKind::Cpu ? cpu : wall) = true;
+        if (!s.curves.isEmpty())
+            (s.clock == ClockKind::Cpu ? cpu : wall) = true;
     return cpu && wall ? TimeClocks::Mixed : cpu ? TimeClocks::Cpu : TimeClocks::Wall;
 }
 

@@ -32,6 +32,7 @@ struct ConfigurationSample {
     QList<QVector<MetricPoint>> curves;
     QList<QJsonObject> infos;
     int excluded = 0;                ///< runs that did not finish (failed, diverged, cancelled …)
+    ClockKind clock = ClockKind::Wall; ///< the clock of the curves' times (AlgorithmCurves::clock)
 };
 
 /// Which paired test decides a result-matrix marker.
@@ -96,7 +97,7 @@ struct TimeToTargetRow {
 /// tables' words say "training seconds", "CPU seconds" or both.
 enum class TimeClocks { Wall, Cpu, Mixed };
 
-/// The clocks of @p samples' runs (from their facts).
+/// The clocks of @p samples' runs (those with a finished run).
 TimeClocks timeClocksOf(const QList<ConfigurationSample>& samples);
 
 struct TimeToTargetTable {

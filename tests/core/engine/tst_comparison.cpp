@@ -255,8 +255,7 @@ private Q_SLOTS:
 
         // Runs with a cpu budget are timed in CPU seconds: the tables say so (both clocks: which).
         QList<AlgorithmCurves> onCpu{curves("A", "d", {0.9, 0.9}, 10.0), curves("B", "d", {0.8, 0.8})};
-        for (QJsonObject& info : onCpu[1].infos)
-            info.insert("time_budget", QJsonObject{{"seconds", 100}, {"clock", "cpu"}});
+        onCpu[1].clock = ClockKind::Cpu;
         const auto mixed = Comparison::samples(onCpu, MetricId::TestAccuracy);
         QCOMPARE(timeClocksOf(mixed), TimeClocks::Mixed);
         QVERIFY2(ComparisonTables::atTimes(Comparison::atTimes(mixed, MetricId::TestAccuracy, {5}), 0.95)
@@ -264,8 +263,7 @@ private Q_SLOTS:
                      .contains("at common training times (CPU times for the runs with a cpu budget)"),
                  qPrintable(ComparisonTables::atTimes(Comparison::atTimes(mixed, MetricId::TestAccuracy, {5}), 0.95)
                                 .render(TextTable::Format::Text)));
-        for (QJsonObject& info : onCpu[0].infos)
-            info.insert("time_budget", QJsonObject{{"seconds", 100}, {"clock", "cpu"}});
+        onCpu[0].clock = ClockKind::Cpu;
         const auto cpu = Comparison::samples(onCpu, MetricId::TestAccuracy);
         QCOMPARE(timeClocksOf(cpu), TimeClocks::Cpu);
         const QString toTarget =

@@ -4,6 +4,8 @@
 
 #include "setup/AlgorithmPanel.h"
 #include "charts/ChartTabs.h"
+#include "comparison/ComparisonPanel.h"
+#include "comparison/ComparisonTab.h"
 #include "setup/DatasetPanel.h"
 #include "runs/ExperimentController.h"
 #include "setup/ExperimentPanel.h"
@@ -267,6 +269,15 @@ private Q_SLOTS:
         QTRY_VERIFY_WITH_TIMEOUT(pointsOf(w->charts()->timeChart()) >= 1, 10000);
         QVERIFY(w->controller()->isRunning()); // live, not the finished result
         QCOMPARE(w->charts()->timeChart()->xAxis()->titleText(), QString("training CPU time (s)"));
+        // The Comparison tab's live tables too.
+        auto* centre = qobject_cast<QTabWidget*>(w->centralWidget());
+        QVERIFY(centre);
+        for (int i = 0; i < centre->count(); ++i)
+            if (auto* page = qobject_cast<QScrollArea*>(centre->widget(i)); page && page->widget() == w->comparison())
+                centre->setCurrentIndex(i);
+        QVERIFY(w->controller()->isRunning());
+        QTRY_VERIFY_WITH_TIMEOUT(w->comparison()->panel()->table(ComparisonPanel::TimeTab).title().startsWith("Training CPU time"),
+                                 10000);
         w->stopExperiment();
         QVERIFY(w->controller()->waitForFinished(10000));
         const qint64 id = w->controller()->experimentId();
