@@ -219,13 +219,15 @@ void PluginRegistry::loadOne(const QString& filePath)
     const QString expected = prefix == sourcePrefix ? QStringLiteral(DataSourcePlugin_iid) : QStringLiteral(TrainerFactory_iid);
     if (iid.startsWith(prefix))
         spec->apiVersion = iid.mid(prefix.size()).toInt();
+    const int supported = prefix == sourcePrefix ? DataSourceApiVersion : ApiVersion;
     if (iid != expected) {
         spec->state = PluginSpec::State::Invalid;
         if (iid.startsWith(prefix))
-            spec->error = QStringLiteral("built for plugin API %1; this Trainbench supports API %2 (rebuild the "
+            spec->error = QStringLiteral("built for %1 API %2; this Trainbench supports API %3 (rebuild the "
                                          "plugin against this version's SDK)")
-                              .arg(iid.mid(prefix.size()))
-                              .arg(ApiVersion);
+                              .arg(prefix == sourcePrefix ? QStringLiteral("data-source") : QStringLiteral("plugin"),
+                                   iid.mid(prefix.size()))
+                              .arg(supported);
         else
             spec->error = QStringLiteral("not a Trainbench plugin (interface \"%1\", expected \"%2\" or \"%3\")")
                               .arg(iid, QLatin1String(TrainerFactory_iid), QLatin1String(DataSourcePlugin_iid));
@@ -238,12 +240,12 @@ void PluginRegistry::loadOne(const QString& filePath)
         delete loader;
         return;
     }
-    if (data.contains("apiVersion") && data.value("apiVersion").toInt() != ApiVersion) {
+    if (data.contains("apiVersion") && data.value("apiVersion").toInt() != supported) {
         spec->state = PluginSpec::State::Invalid;
         spec->error = QStringLiteral("metadata declares apiVersion %1 but the plugin implements %2 (API %3); drop "
                                      "\"apiVersion\" from the metadata, the interface id carries it")
                           .arg(data.value("apiVersion").toVariant().toString(), expected)
-                          .arg(ApiVersion);
+                          .arg(supported);
         delete loader;
         return;
     }
@@ -326,12 +328,33 @@ void PluginRegistry::loadOne(const QString& filePath)
         }
         spec->renamedAlgorithms.insert(it.key(), now);
     }
+    // Algorithms that take sparse inputs as they are (SparseTrainer.h); a plugin built before
+    // the interface existed does not implement it, and all its algorithms see dense inputs.
+    QStringList sparse;
+    if (auto* sparseFactory = qobject_cast<SparseInputFactory*>(root)) {
+        try {
+            sparse = sparseFactory->sparseInputAlgorithms();
+        } catch (const std::exception& e) {
+            spec->state = PluginSpec::State::Failed;
+            spec->error = QStringLiteral("sparseInputAlgorithms() threw: %1").arg(QString::fromUtf8(e.what()));
+            m_loaders.append(loader);
+            return;
+        }
+        for (const QString& id : std::as_const(sparse))
+            if (std::none_of(algos.begin(), algos.end(), [&](const AlgorithmInfo& a) { return a.id == id; })) {
+                spec->state = PluginSpec::State::Failed;
+                spec->error = QStringLiteral("sparseInputAlgorithms() names \"%1\", which is not one of its algorithms")
+                                  .arg(id);
+                m_loaders.append(loader);
+                return;
+            }
+    }
     spec->factory = factory;
     spec->algorithms = algos;
     spec->state = PluginSpec::State::Loaded;
     m_loaders.append(loader);
     for (const auto& a : algos)
-        m_algorithms.append(AlgorithmEntry{a, spec.get()});
+        m_algorithms.append(AlgorithmEntry{a, spec.get(), sparse.contains(a.id)});
     for (auto it = spec->renamedAlgorithms.begin(); it != spec->renamedAlgorithms.end(); ++it)
         m_renamed.insert(it.key(), it.value());
 }

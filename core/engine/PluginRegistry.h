@@ -3,6 +3,7 @@
 /// Finds trainer plugins, reads their metadata before loading, loads them, and keeps a
 /// state and an error string per plugin (Qt Creator's PluginSpec is the model).
 
+#include <trainbench/SparseTrainer.h>
 #include <trainbench/TrainerFactory.h>
 
 #include <QHash>
@@ -67,6 +68,9 @@ struct PluginFolder {
 struct AlgorithmEntry {
     AlgorithmInfo info;
     const PluginSpec* plugin = nullptr;
+    /// The plugin declares that this algorithm takes sparse inputs as they are (its trainers are
+    /// SparseTrainers, SparseTrainer.h); otherwise sparse data is densified for it or refused.
+    bool sparseInput = false;
 };
 
 /// Loads plugins once and keeps them loaded for the registry's lifetime (trainers created

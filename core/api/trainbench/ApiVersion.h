@@ -10,6 +10,13 @@
 //    schema type for algorithm, data-set and experiment keys); DataSourcePlugin.
 #define TB_API_VERSION 3
 
+// The data-source interface's own version, since DataTable's layout changed under it while the
+// trainer interfaces did not:
+// 4: DataTable::xSparse (sparse inputs). A data-source plugin built for 3 is listed as "built
+//    for data-source API 3" and not loaded; trainer plugins built for API 3 load unchanged and
+//    see dense inputs only (SparseTrainer.h).
+#define TB_DATA_SOURCE_API_VERSION 4
+
 #define TB_API_STRINGIFY_(x) #x
 #define TB_API_STRINGIFY(x) TB_API_STRINGIFY_(x)
 
@@ -22,5 +29,7 @@ namespace tb {
 
 /// The plugin API's major version (TB_API_VERSION).
 inline constexpr int ApiVersion = TB_API_VERSION;
+/// The data-source plugin interface's version (TB_DATA_SOURCE_API_VERSION).
+inline constexpr int DataSourceApiVersion = TB_DATA_SOURCE_API_VERSION;
 
 } // namespace tb

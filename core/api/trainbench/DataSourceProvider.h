@@ -155,7 +155,7 @@ public:
 
 /// The prefix of every data-source plugin IID; the API version follows it.
 #define DataSourcePlugin_iid_prefix "org.trainbench.DataSourcePlugin/"
-/// "org.trainbench.DataSourcePlugin/<TB_API_VERSION>".
-#define DataSourcePlugin_iid DataSourcePlugin_iid_prefix TB_API_STRINGIFY(TB_API_VERSION)
+/// "org.trainbench.DataSourcePlugin/<TB_DATA_SOURCE_API_VERSION>".
+#define DataSourcePlugin_iid DataSourcePlugin_iid_prefix TB_API_STRINGIFY(TB_DATA_SOURCE_API_VERSION)
 
 Q_DECLARE_INTERFACE(tb::DataSourcePlugin, DataSourcePlugin_iid)

@@ -10,6 +10,8 @@
 #include "RunBudget.h"
 #include "RunContext.h"
 #include "Seeds.h"
+#include "SparseMatrix.h"
+#include "SparseTrainer.h"
 #include "StopToken.h"
 #include "Trainer.h"
 #include "TrainerFactory.h"

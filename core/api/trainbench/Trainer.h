@@ -16,6 +16,11 @@ struct ProblemShape {
     Eigen::Index inputs = 0;   ///< d
     Eigen::Index outputs = 0;  ///< k
     Task task = Task::Regression;
+    /// Sparse inputs: their number of non-zeros (the data a SparseTrainer gets); 0 when the
+    /// inputs are dense. Appended last: plugins built before it read the fields above only.
+    Eigen::Index nonZeros = 0;
+
+    bool isSparse() const { return nonZeros > 0; }
 };
 
 /// A trainer instance is created per run with validated parameters, trained once with fit()

@@ -165,7 +165,7 @@ private Q_SLOTS:
         const PluginSpec* rings = byFile("ringssource");
         QVERIFY(rings);
         QVERIFY2(rings->isLoaded(), qPrintable(rings->error));
-        QCOMPARE(rings->apiVersion, tb::ApiVersion);
+        QCOMPARE(rings->apiVersion, tb::DataSourceApiVersion);
         QCOMPARE(rings->dataSources, QStringList{"test_rings"});
         QVERIFY2(rings->error.contains("\"moons\"") && rings->error.contains("built in"), qPrintable(rings->error));
         const tb::data::DataSourceEntry* e = tb::data::DataSourceRegistry::find("test_rings");
