@@ -147,4 +147,76 @@ QByteArray DataFile::readAll(const QString& path, qint64 maxBytes)
     return out;
 }
 
+void DataFile::forEachLines(const QString& path, const std::function<void(std::string_view)>& consume,
+                            qint64 chunkBytes)
+{
+    QFile file;
+    open(file, path);
+    // zlib reads a file that is not gzip as it is ("transparent" mode): one reader for both.
+    const int fd = ::dup(file.handle());
+    if (fd < 0) {
+        throw DataError::inFile(
+            path, QStringLiteral("cannot read: %1").arg(QString::fromLocal8Bit(std::strerror(errno))));
+    }
+    gzFile gzf = gzdopen(fd, "rb");
+    if (!gzf) {
+        ::close(fd);
+        throw DataError::inFile(path, QStringLiteral("cannot open the file for reading"));
+    }
+    gzbuffer(gzf, 1 << 20);
+    chunkBytes = std::max<qint64>(chunkBytes, 1 << 12);
+    QByteArray buffer;
+    qint64 total = 0; // bytes handed over so far, for messages
+    try {
+        MemoryBudget::require(std::uint64_t(chunkBytes), QStringLiteral("a read buffer"), path);
+        buffer.resize(chunkBytes);
+        qint64 have = 0; // bytes in buffer, the first of them a line's start
+        for (;;) {
+            if (have == buffer.size()) {
+                // One line fills the buffer: grow it.
+                MemoryBudget::require(std::uint64_t(buffer.size()) * 2,
+                                      QStringLiteral("a line of more than %1").arg(MemoryBudget::formatBytes(std::uint64_t(have))),
+                                      path);
+                buffer.resize(buffer.size() * 2);
+            }
+            const unsigned step = unsigned(std::min<qint64>(buffer.size() - have, qint64(1) << 30));
+            const int got = gzread(gzf, buffer.data() + have, step);
+            if (got < 0) {
+                int code = Z_OK;
+                const char* msg = gzerror(gzf, &code);
+                throw DataError::atOffset(path, total + have, {}, {},
+                                          QStringLiteral("corrupt gzip data: %1")
+                                              .arg(QString::fromUtf8(msg ? msg : "unknown zlib error")));
+            }
+            if (got == 0) {
+                int code = Z_OK;
+                gzerror(gzf, &code);
+                if (code == Z_BUF_ERROR)
+                    throw DataError::atOffset(
+                        path, total + have, {}, {},
+                        QStringLiteral("truncated gzip file: the compressed stream ends after %1 bytes of data")
+                            .arg(total + have));
+                if (have > 0)
+                    consume(std::string_view(buffer.constData(), std::size_t(have)));
+                break;
+            }
+            have += got;
+            // Hand over the whole lines; keep the last, unfinished one for the next read.
+            const std::string_view view(buffer.constData(), std::size_t(have));
+            const std::size_t lastNewline = view.rfind('\n');
+            if (lastNewline == std::string_view::npos)
+                continue;
+            const std::size_t whole = lastNewline + 1;
+            consume(view.substr(0, whole));
+            std::memmove(buffer.data(), buffer.constData() + whole, std::size_t(have) - whole);
+            have -= qint64(whole);
+            total += qint64(whole);
+        }
+    } catch (...) {
+        gzclose(gzf);
+        throw;
+    }
+    gzclose(gzf);
+}
+
 } // namespace tb::data

@@ -5,6 +5,9 @@
 #include <QByteArray>
 #include <QString>
 
+#include <functional>
+#include <string_view>
+
 class QFile;
 
 namespace tb::data {
@@ -30,6 +33,14 @@ public:
     /// failure. Throws DataError for a corrupt or truncated gzip stream too. With @p maxBytes ≥ 0
     /// only the first @p maxBytes (decompressed) bytes are read, e.g. for a preview.
     static QByteArray readAll(const QString& path, qint64 maxBytes = -1);
+
+    /// Reads @p path (plain or gzip) in pieces of about @p chunkBytes and hands @p consume one
+    /// piece of whole lines at a time (each ends with '\n', except perhaps the file's last), in
+    /// order: a loader can parse a file far larger than the memory it may take. A line longer
+    /// than @p chunkBytes makes the buffer grow to hold it (memory checked). Throws DataError as
+    /// readAll() does; exceptions of @p consume pass through.
+    static void forEachLines(const QString& path, const std::function<void(std::string_view)>& consume,
+                             qint64 chunkBytes = qint64(4) << 20);
 };
 
 } // namespace tb::data
