@@ -48,7 +48,10 @@ void ProgressBar::costPredicted(const RunJob& job, qint64, const QJsonObject& co
         return;
     QString line =
         QStringLiteral("%1: predicted %2").arg(job.label.isEmpty() ? job.algorithmId : job.label, what);
-    if (job.data)
+    // The shape the trainer sees (sparse data made dense for a dense-only trainer is dense).
+    if (cost.contains(QStringLiteral("shape")))
+        line += QStringLiteral(" for %1").arg(cost.value(QStringLiteral("shape")).toString());
+    else if (job.data)
         line += QStringLiteral(" for %1").arg(CostPrediction::describeShape(CostPrediction::shapeOf(job.data->train)));
     std::lock_guard lock(m_mutex);
     if (m_sweep)

@@ -147,6 +147,11 @@ int cmdList(const QStringList& args)
         return tb::CostPrediction::referenceShape(a.classification ? tb::Task::Classification
                                                                    : tb::Task::Regression);
     };
+    // Algorithms that take sparse inputs as they are (SparseTrainer.h); the others get a dense copy.
+    auto isSparse = [&](const QString& id) {
+        const tb::AlgorithmEntry* e = reg.algorithm(id);
+        return e && e->sparseInput;
+    };
     if (p.isSet("json")) {
         QJsonArray plugins;
         for (const auto& s : reg.plugins()) {
@@ -164,6 +169,7 @@ int cmdList(const QStringList& args)
                                 {"citation", a.citation},
                                 {"regression", a.regression},
                                 {"classification", a.classification},
+                                {"sparse_inputs", isSparse(a.id)},
                                 {"params", a.schema.toJson()}};
                 if (costs.contains(a.id)) {
                     alg.insert("predicted_cost", costs.value(a.id).json());
@@ -219,7 +225,8 @@ int cmdList(const QStringList& args)
         if (!s->citation.isEmpty())
             out() << "  " << s->citation << "\n";
         for (const auto& a : s->algorithms) {
-            out() << "  " << a.id << " — " << a.name << "\n    " << a.description << "\n";
+            out() << "  " << a.id << " — " << a.name << (isSparse(a.id) ? "  [sparse inputs]" : "") << "\n    "
+                  << a.description << "\n";
             if (const QString cost = costs.value(a.id).describe(); !cost.isEmpty())
                 out() << "    predicted cost for " << tb::CostPrediction::describeShape(referenceShapeOf(a))
                       << " (Fashion-MNIST, defaults, " << costThreads << " threads): " << cost << "\n";

@@ -27,10 +27,9 @@ Dataset ClassSubset::keep(const Dataset& s, const std::vector<int>& classes)
     for (std::size_t i = 0; i < s.labels.size(); ++i)
         if (newLabel[std::size_t(s.labels[i])] >= 0)
             rows.push_back(Eigen::Index(i));
-    Dataset out;
-    out.task = s.task;
-    out.featureNames = s.featureNames;
-    out.x = s.x(rows, Eigen::all);
+    Dataset out = s.selectRows(rows); // inputs dense or sparse; labels and classes set below
+    out.classNames.clear();
+    out.labels.clear();
     for (int c : classes)
         out.classNames << s.classNames[c];
     out.labels.reserve(rows.size());

@@ -126,6 +126,14 @@ QString shape(const Dataset& d)
 /// First non-finite entry of @p d, as an error naming @p where.
 void requireFinite(const Dataset& d, const QString& where)
 {
+    if (d.isSparse() && !Eigen::Map<const Eigen::VectorXd>(d.xSparse.valuePtr(), d.xSparse.nonZeros()).allFinite())
+        for (Eigen::Index i = 0; i < d.xSparse.outerSize(); ++i)
+            for (SparseMatrix::InnerIterator it(d.xSparse, i); it; ++it)
+                if (!std::isfinite(it.value()))
+                    throw DataError::inFile(where, QStringLiteral("x(%1, %2) = %3 is not finite")
+                                                       .arg(it.row())
+                                                       .arg(it.col())
+                                                       .arg(it.value()));
     for (const Eigen::MatrixXd* m : {&d.x, &d.y}) {
         if (m->allFinite())
             continue;
@@ -161,8 +169,18 @@ Dataset adopt(tb::DataTable&& table, bool classification, const QString& where)
     }
     if (d.y.rows() != d.x.rows())
         throw DataError::inFile(where, QStringLiteral("%1 target rows for %2 input rows").arg(d.y.rows()).arg(d.x.rows()));
-    if (!d.featureNames.isEmpty() && d.featureNames.size() != d.x.cols())
-        throw DataError::inFile(where, QStringLiteral("%1 feature names for %2 inputs").arg(d.featureNames.size()).arg(d.x.cols()));
+    if (d.isSparse()) {
+        // x is n×0 beside sparse inputs (DataTable), and the rows are compressed.
+        if (d.x.cols() != 0 || d.x.rows() != d.xSparse.rows())
+            throw DataError::inFile(where, QStringLiteral("sparse inputs of %1 rows beside a dense x of %2×%3 (x must be "
+                                                          "n×0 when xSparse holds the inputs)")
+                                               .arg(d.xSparse.rows())
+                                               .arg(d.x.rows())
+                                               .arg(d.x.cols()));
+        d.xSparse.makeCompressed();
+    }
+    if (!d.featureNames.isEmpty() && d.featureNames.size() != d.inputs())
+        throw DataError::inFile(where, QStringLiteral("%1 feature names for %2 inputs").arg(d.featureNames.size()).arg(d.inputs()));
     return d;
 }
 
@@ -421,6 +439,12 @@ DatasetPair DataSource::load(const QJsonObject& spec, const QString& baseDir, co
                                 QStringLiteral("train and validation shapes differ: train %1 is %2 (rows×features → "
                                                "outputs), validation %3 is %4")
                                     .arg(trainName, shape(p.train), validationName, shape(p.validation)));
+    for (const auto& [set, name] : {std::pair{&p.test, testName}, std::pair{&p.validation, validationName}})
+        if (set->rows() > 0 && set->isSparse() != p.train.isSparse())
+            throw DataError::inFile(name, QStringLiteral("its inputs are %1 but the training set's (%2) are %3: a source "
+                                                         "gives every set the same storage")
+                                              .arg(set->isSparse() ? QStringLiteral("sparse") : QStringLiteral("dense"), trainName,
+                                                   p.train.isSparse() ? QStringLiteral("sparse") : QStringLiteral("dense")));
     requireFinite(p.train, trainName);
     requireFinite(p.test, testName);
     requireFinite(p.validation, validationName);
@@ -439,7 +463,20 @@ DatasetPair DataSource::load(const QJsonObject& spec, const QString& baseDir, co
         }
     }
     auto on = [&](const char* key) { return r.spec.value(QLatin1String(key)).toBool(); };
-    if (on("standardise")) {
+    if (on("standardise") && p.train.isSparse()) {
+        // Sparse inputs are scaled without centring: subtracting the mean would fill every zero
+        // (a 50,000 × 1,000,000 corpus would become 400 GB of doubles). Each column gets std 1,
+        // not mean 0; the description says so.
+        Standardiser st;
+        st.fitSparse(p.train.xSparse);
+        st.applyInPlace(p.train.xSparse);
+        st.applyInPlace(p.test.xSparse);
+        if (p.hasValidation())
+            st.applyInPlace(p.validation.xSparse);
+        p.train.description += QStringLiteral(", scaled to unit variance (sparse: not centred)");
+        p.test.description += QStringLiteral(", scaled on train (sparse: not centred)");
+        p.validation.description += QStringLiteral(", scaled on train (sparse: not centred)");
+    } else if (on("standardise")) {
         Standardiser st;
         st.fit(p.train.x);
         st.applyInPlace(p.train.x);
@@ -464,6 +501,21 @@ DatasetPair DataSource::load(const QJsonObject& spec, const QString& baseDir, co
             d->targetScale = st.scale();
             d->description += QStringLiteral(", targets standardised");
         }
+    }
+    if (p.train.isSparse()) {
+        // What would make sparse inputs dense: refused, with what works instead.
+        if (on("min_max_scale") && !p.train.isClassification())
+            throw DataError::inSpec(QStringLiteral("dataset.min_max_scale"), QStringLiteral("true"),
+                                    QStringLiteral("dataset.min_max_scale: %1 has sparse inputs (%2), and shifting them "
+                                                   "to [0, 1] would make them dense; use \"standardise\": true (it scales "
+                                                   "sparse inputs without centring) or \"storage\": \"dense\"")
+                                        .arg(trainName, shape(p.train)));
+        if (RandomFeatureOption::enabled(r.spec))
+            throw DataError::inSpec(QStringLiteral("dataset.random_features"), RandomFeatureOption::describe(r.spec),
+                                    QStringLiteral("dataset.random_features: %1 has sparse inputs (%2); the data set's "
+                                                   "random features take dense inputs. Use an algorithm's own features on "
+                                                   "sparse data (lsq, dsgd) or \"storage\": \"dense\"")
+                                        .arg(trainName, shape(p.train)));
     }
     if (on("min_max_scale") && !p.train.isClassification()) {
         // Inputs and targets to [0, 1] on the training rows (the paper's scaling). The targets'

@@ -35,6 +35,13 @@ struct Dataset : tb::DataTable {
     /// names, task and description. Throws std::out_of_range for an index outside the set.
     Dataset selectRows(const std::vector<Eigen::Index>& rows) const;
 
+    /// The same rows with dense inputs: x filled from xSparse (a no-op copy when already dense).
+    /// The caller checks the memory first (denseBytes()).
+    Dataset densified() const;
+
+    /// Bytes of the dense inputs of this set: rows × inputs doubles.
+    std::uint64_t denseBytes() const;
+
     /// Sets y to the one-hot encoding of labels with k = classNames.size() columns.
     /// Throws std::out_of_range if a label is outside [0, k).
     void setOneHotFromLabels();

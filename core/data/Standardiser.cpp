@@ -44,4 +44,44 @@ void Standardiser::applyInPlace(Eigen::MatrixXd& x) const
     x.array().rowwise() /= m_scale.array();
 }
 
+void Standardiser::fitSparse(const SparseMatrix& x)
+{
+    if (x.rows() == 0 || x.cols() == 0)
+        throw std::invalid_argument("Standardiser::fitSparse: empty matrix");
+    const double n = double(x.rows());
+    Eigen::RowVectorXd mean = Eigen::RowVectorXd::Zero(x.cols());
+    Eigen::RowVectorXd count = Eigen::RowVectorXd::Zero(x.cols());
+    for (Eigen::Index i = 0; i < x.outerSize(); ++i)
+        for (SparseMatrix::InnerIterator it(x, i); it; ++it) {
+            mean(it.col()) += it.value();
+            count(it.col()) += 1;
+        }
+    mean /= n;
+    // Two-pass variance over all n rows: the stored values, then the (n − count) zeros.
+    Eigen::RowVectorXd sumSq = Eigen::RowVectorXd::Zero(x.cols());
+    for (Eigen::Index i = 0; i < x.outerSize(); ++i)
+        for (SparseMatrix::InnerIterator it(x, i); it; ++it) {
+            const double dev = it.value() - mean(it.col());
+            sumSq(it.col()) += dev * dev;
+        }
+    m_scale.resize(x.cols());
+    for (Eigen::Index j = 0; j < x.cols(); ++j) {
+        const double var = (sumSq(j) + (n - count(j)) * mean(j) * mean(j)) / n;
+        const double sd = std::sqrt(var);
+        m_scale(j) = sd <= 1e-12 * std::max(1.0, std::abs(mean(j))) ? 1.0 : sd;
+    }
+    m_mean = Eigen::RowVectorXd::Zero(x.cols());
+    m_fitted = true;
+}
+
+void Standardiser::applyInPlace(SparseMatrix& x) const
+{
+    check(x.cols());
+    if (!m_mean.isZero(0))
+        throw std::logic_error("Standardiser::applyInPlace: a centring fit applied to sparse inputs (use fitSparse())");
+    for (Eigen::Index i = 0; i < x.outerSize(); ++i)
+        for (SparseMatrix::InnerIterator it(x, i); it; ++it)
+            it.valueRef() /= m_scale(it.col());
+}
+
 } // namespace tb::data

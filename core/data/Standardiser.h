@@ -2,6 +2,8 @@
 /// @file Standardiser.h
 /// Per-column centring and scaling fitted on a training set.
 
+#include <trainbench/SparseMatrix.h>
+
 #include <Eigen/Core>
 
 namespace tb::data {
@@ -24,6 +26,15 @@ public:
     Eigen::MatrixXd apply(const Eigen::Ref<const Eigen::MatrixXd>& x) const;
     /// apply() in place.
     void applyInPlace(Eigen::MatrixXd& x) const;
+
+    /// Sparse inputs are scaled without centring — subtracting the mean would turn every zero
+    /// into a non-zero, a dense matrix. fitSparse() fits the same column std as fit() (over all
+    /// n rows, the zeros included) and sets mean() to 0, so applyInPlace() divides each stored
+    /// value by its column's std: the columns get std 1, not mean 0. Throws as fit().
+    void fitSparse(const SparseMatrix& x);
+    /// x / scale per column, in place (stored values only: zeros stay zeros). Throws as apply();
+    /// also when the fit was centring (fit(), not fitSparse()).
+    void applyInPlace(SparseMatrix& x) const;
 
     bool isFitted() const { return m_fitted; }
     /// Fitted column means (1×d).

@@ -27,7 +27,8 @@ CostPrediction::CostPrediction(QJsonObject cost) : m_json(std::move(cost)) {}
 
 ProblemShape CostPrediction::shapeOf(const data::Dataset& train)
 {
-    return ProblemShape{train.rows(), train.inputs(), train.outputs(), train.task};
+    return ProblemShape{train.rows(), train.inputs(), train.outputs(), train.task,
+                        train.isSparse() ? Eigen::Index(train.xSparse.nonZeros()) : 0};
 }
 
 CostPrediction CostPrediction::forAlgorithm(const PluginRegistry& registry, const QString& algorithmId,
@@ -64,11 +65,14 @@ ProblemShape CostPrediction::referenceShape(Task task)
 
 QString CostPrediction::describeShape(const ProblemShape& shape)
 {
-    return QStringLiteral("%1×%2 → %3 %4")
-        .arg(shape.rows)
-        .arg(shape.inputs)
-        .arg(shape.outputs)
-        .arg(shape.task == Task::Classification ? QStringLiteral("classes") : QStringLiteral("outputs"));
+    QString text = QStringLiteral("%1×%2 → %3 %4")
+                       .arg(shape.rows)
+                       .arg(shape.inputs)
+                       .arg(shape.outputs)
+                       .arg(shape.task == Task::Classification ? QStringLiteral("classes") : QStringLiteral("outputs"));
+    if (shape.isSparse())
+        text += QStringLiteral(" (sparse, %1 non-zeros)").arg(shape.nonZeros);
+    return text;
 }
 
 bool CostPrediction::isShowable() const

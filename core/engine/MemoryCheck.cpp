@@ -78,12 +78,71 @@ QString MemoryCheck::refusal(const PluginRegistry& registry, const Demand& deman
 
 QString MemoryCheck::refusal(const PluginRegistry& registry, const QList<Demand>& demands)
 {
-    for (const Demand& d : demands) {
+    for (Demand d : demands) {
+        if (needsDensifying(registry, d.algorithmId, d.shape)) {
+            // Before the first run, the training set's dense copy (the test set's comes on top;
+            // Runner checks the whole before each run).
+            const std::uint64_t denseBytes =
+                data::MemoryBudget::bytesOf(std::uint64_t(d.shape.rows), std::uint64_t(d.shape.inputs));
+            if (const QString r = densifyRefusal(registry, d.label, d.algorithmId, d.shape, denseBytes, d.atOnce);
+                !r.isEmpty())
+                return r;
+            d.shape.nonZeros = 0;
+        }
         const CostPrediction prediction = CostPrediction::forAlgorithm(registry, d.algorithmId, d.params, d.shape);
         if (const QString r = refusal(registry, d, prediction); !r.isEmpty())
             return r;
     }
     return {};
+}
+
+bool MemoryCheck::needsDensifying(const PluginRegistry& registry, const QString& algorithmId, const ProblemShape& shape)
+{
+    if (!shape.isSparse())
+        return false;
+    const AlgorithmEntry* entry = registry.algorithm(algorithmId);
+    return !entry || !entry->sparseInput;
+}
+
+ProblemShape MemoryCheck::shapeSeenBy(const PluginRegistry& registry, const QString& algorithmId, ProblemShape shape)
+{
+    if (needsDensifying(registry, algorithmId, shape))
+        shape.nonZeros = 0;
+    return shape;
+}
+
+QStringList MemoryCheck::sparseAlgorithms(const PluginRegistry& registry, Task task)
+{
+    QStringList out;
+    for (const AlgorithmEntry& a : registry.algorithms())
+        if (a.sparseInput && (task == Task::Classification ? a.info.classification : a.info.regression))
+            out << a.info.id;
+    out.sort();
+    return out;
+}
+
+QString MemoryCheck::densifyRefusal(const PluginRegistry& registry, const QString& label, const QString& algorithmId,
+                                    const ProblemShape& shape, std::uint64_t denseBytes, int atOnce)
+{
+    atOnce = std::max(1, atOnce);
+    const double total = double(denseBytes) * atOnce;
+    const data::MemoryBudget::Limit limit = data::MemoryBudget::available();
+    if (toBytes(total) <= limit.bytes)
+        return {};
+    const QStringList takers = sparseAlgorithms(registry, shape.task);
+    QString need = QStringLiteral("%1 takes dense inputs only, and making the sparse %2×%3 inputs (%4 non-zeros) dense "
+                                  "needs %5")
+                       .arg(algorithmId)
+                       .arg(shape.rows)
+                       .arg(shape.inputs)
+                       .arg(shape.nonZeros)
+                       .arg(bytesText(double(denseBytes)));
+    if (atOnce > 1)
+        need += QStringLiteral(", %1 runs at once %2").arg(atOnce).arg(bytesText(total));
+    return QStringLiteral("%1: %2, but only %3 is available to this process (%4). Not started: %5")
+        .arg(label.isEmpty() ? algorithmId : label, need, data::MemoryBudget::formatBytes(limit.bytes), limit.source,
+             takers.isEmpty() ? QStringLiteral("no algorithm here takes sparse inputs as they are")
+                              : QStringLiteral("these algorithms take the data as it is: %1").arg(takers.join(QStringLiteral(", "))));
 }
 
 } // namespace tb

@@ -46,6 +46,22 @@ public:
     /// The refusal of @p demand given its @p prediction (from Trainer::predictCost()), empty when
     /// it fits or states no memory.
     static QString refusal(const PluginRegistry& registry, const Demand& demand, const CostPrediction& prediction);
+
+    /// Sparse inputs (@p shape.isSparse()) for an algorithm that takes dense inputs only are made
+    /// dense for it: true then. False for dense data and for algorithms that take sparse inputs.
+    static bool needsDensifying(const PluginRegistry& registry, const QString& algorithmId, const ProblemShape& shape);
+
+    /// The shape @p algorithmId trains on: @p shape, made dense (nonZeros 0) when it needs densifying.
+    static ProblemShape shapeSeenBy(const PluginRegistry& registry, const QString& algorithmId, ProblemShape shape);
+
+    /// The refusal when the dense copy of sparse data (@p denseBytes, all sets it trains and is
+    /// evaluated on), @p atOnce times, does not fit in the memory available: names the algorithm,
+    /// the bytes, the limit and the algorithms that take the data as it is. Empty when it fits.
+    static QString densifyRefusal(const PluginRegistry& registry, const QString& label, const QString& algorithmId,
+                                  const ProblemShape& shape, std::uint64_t denseBytes, int atOnce = 1);
+
+    /// Ids of the algorithms that take sparse inputs as they are and handle @p task, sorted.
+    static QStringList sparseAlgorithms(const PluginRegistry& registry, Task task);
 };
 
 } // namespace tb

@@ -10,7 +10,9 @@
 #include "RunLog.h"
 
 #include <Metrics.h>
+#include <MemoryBudget.h>
 #include <trainbench/RunContext.h>
+#include <trainbench/SparseTrainer.h>
 #include <trainbench/Trainer.h>
 
 #include <QJsonArray>
@@ -65,18 +67,30 @@ enum class Evaluation {
 // Fills the metrics of @p p from the trainer's predictions. A trainer whose prediction is long
 // may poll the run's stop token inside predict() and return an empty matrix once it fires
 // (docs/plugin-guide.md, "Stop"): that evaluation is Interrupted, never a shape error.
+// The trainer's outputs for @p set's rows: predictSparse() on sparse inputs (only a SparseTrainer
+// is ever given them), predict() on dense ones.
+Eigen::MatrixXd predictOn(const Trainer& trainer, const data::Dataset& set)
+{
+    if (!set.isSparse())
+        return trainer.predict(set.x);
+    const auto* sparse = dynamic_cast<const SparseTrainer*>(&trainer);
+    if (!sparse)
+        throw std::logic_error("sparse inputs reached a trainer that is not a SparseTrainer");
+    return sparse->predictSparse(set.xSparse);
+}
+
 Evaluation evaluate(const Trainer& trainer, const data::DatasetPair& d, MetricPoint& p, const StopSource& stop)
 {
     auto interrupted = [&](const Eigen::MatrixXd& pred, const data::Dataset& set) {
         return pred.rows() == 0 && set.rows() > 0 && stop.stopRequested();
     };
-    const Eigen::MatrixXd trainPred = trainer.predict(d.train.x);
+    const Eigen::MatrixXd trainPred = predictOn(trainer, d.train);
     if (interrupted(trainPred, d.train))
         return Evaluation::Interrupted;
-    const Eigen::MatrixXd testPred = d.test.rows() > 0 ? trainer.predict(d.test.x) : Eigen::MatrixXd();
+    const Eigen::MatrixXd testPred = d.test.rows() > 0 ? predictOn(trainer, d.test) : Eigen::MatrixXd();
     if (interrupted(testPred, d.test))
         return Evaluation::Interrupted;
-    const Eigen::MatrixXd valPred = d.hasValidation() ? trainer.predict(d.validation.x) : Eigen::MatrixXd();
+    const Eigen::MatrixXd valPred = d.hasValidation() ? predictOn(trainer, d.validation) : Eigen::MatrixXd();
     if (interrupted(valPred, d.validation))
         return Evaluation::Interrupted;
     auto shapeCheck = [](const Eigen::MatrixXd& pred, const data::Dataset& set, const char* which) {
@@ -119,7 +133,12 @@ public:
     {
     }
 
-    void attach(Trainer* t) { m_trainer = t; }
+    /// The trainer, and the data it trains and is evaluated on (the job's, or their dense copy).
+    void attach(Trainer* t, const data::DatasetPair& data)
+    {
+        m_trainer = t;
+        m_data = &data;
+    }
     /// The budget checked at checkpoints: the job's, or the one its parameters gave.
     void setBudget(const RunBudget& b) { m_budget = b; }
     const RunBudget& budget() const { return m_budget; }
@@ -178,7 +197,7 @@ public:
             p.epoch = cp.epoch;
             p.trainTime = clockTime() - m_solveStart; // this solve's time alone after a restart
             p.loss = cp.loss;
-            const Evaluation e = evaluate(*m_trainer, *m_job.data, p, m_stop);
+            const Evaluation e = evaluate(*m_trainer, *m_data, p, m_stop);
             if (e == Evaluation::Interrupted) {
                 // Stop came during this checkpoint's evaluation: its point would be partial, so
                 // the checkpoint does not count (the run is cancelled, not completed by it).
@@ -277,6 +296,7 @@ private:
     RunLog* m_store;
     RunObserver* m_observer;
     qint64 m_runId;
+    const data::DatasetPair* m_data = nullptr;
     Trainer* m_trainer = nullptr;
     Clock::time_point m_t0;
     bool m_running = false;
@@ -473,15 +493,48 @@ RunResult Runner::execute(const RunJob& job, const StopSource& stop, RunObserver
     try {
         if (!trainer)
             return finish(RunStatus::Failed, QStringLiteral("plugin returned no trainer"));
-        ctx.attach(trainer.get());
-        const data::Dataset& train = job.data->train;
-        DatasetView view(train.x, train.y, train.task);
-        view.classNames = train.classNames;
-        view.featureNames = train.featureNames;
+        // Sparse inputs go as they are to a trainer that takes them, and as a dense copy to any
+        // other (when it fits; else the run is refused before it starts).
+        const data::DatasetPair* sets = job.data.get();
+        std::optional<data::DatasetPair> dense;
+        if (sets->train.isSparse()) {
+            if (entry->sparseInput) {
+                if (!dynamic_cast<SparseTrainer*>(trainer.get()))
+                    return finish(RunStatus::Failed,
+                                  QStringLiteral("plugin \"%1\" says %2 takes sparse inputs, but its trainer is not a "
+                                                 "tb::SparseTrainer (SparseTrainer.h)")
+                                      .arg(entry->plugin->id, job.algorithmId));
+            } else {
+                const std::uint64_t bytes = sets->train.denseBytes() + sets->test.denseBytes() + sets->validation.denseBytes();
+                if (const QString refusal = MemoryCheck::densifyRefusal(m_registry, job.label, job.algorithmId,
+                                                                        CostPrediction::shapeOf(sets->train), bytes);
+                    !refusal.isEmpty())
+                    return finish(RunStatus::Failed, refusal);
+                dense.emplace();
+                dense->train = sets->train.densified();
+                dense->test = sets->test.densified();
+                dense->validation = sets->validation.densified();
+                dense->warnings = sets->warnings;
+                sets = &*dense;
+                ctx.log(QStringLiteral("sparse inputs made dense for %1, which takes dense inputs only: %2 (%3×%4, %5 "
+                                       "non-zeros)")
+                            .arg(job.algorithmId, data::MemoryBudget::formatBytes(bytes))
+                            .arg(job.data->train.rows())
+                            .arg(job.data->train.inputs())
+                            .arg(job.data->train.xSparse.nonZeros()));
+                ctx.recordHostFact("densified", QJsonObject{{"bytes", double(bytes)},
+                                                             {"non_zeros", double(job.data->train.xSparse.nonZeros())}});
+            }
+        }
+        ctx.attach(trainer.get(), *sets);
+        const data::Dataset& train = sets->train;
+        const DatasetView view = train.view();
         // The prediction is for the run's row and the observer; a noise-sweep cell has
         // neither (its algorithm's prediction is made once for all cells).
-        const QJsonObject cost = job.logToStore || observer ? trainer->predictCost(CostPrediction::shapeOf(train))
-                                                            : QJsonObject();
+        QJsonObject cost = job.logToStore || observer ? trainer->predictCost(CostPrediction::shapeOf(train))
+                                                      : QJsonObject();
+        if (!cost.isEmpty())
+            cost.insert("shape", CostPrediction::describeShape(CostPrediction::shapeOf(train))); // the shape it was predicted for
         if (!cost.isEmpty()) {
             ctx.recordHostFact("predicted_cost", cost);
             if (observer)
@@ -529,7 +582,7 @@ RunResult Runner::execute(const RunJob& job, const StopSource& stop, RunObserver
             MetricPoint p;
             p.epoch = ctx.lastEpoch();
             p.trainTime = ctx.modelSeconds();
-            const Evaluation e = evaluate(*trainer, *job.data, p, stop);
+            const Evaluation e = evaluate(*trainer, *sets, p, stop);
             if (e == Evaluation::NonFinite)
                 ctx.markDiverged(ctx.lastEpoch(), "non-finite predictions");
             if (e != Evaluation::Interrupted)

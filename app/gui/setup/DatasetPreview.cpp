@@ -65,6 +65,8 @@ DatasetPreview::Summary DatasetPreview::summarise(const data::DatasetPair& pair,
     for (auto c : tr.classCounts())
         s.trainClassCounts << qint64(c);
 
+    if (tr.isSparse())
+        return s; // a text corpus: no picture of its rows (the description says how sparse it is)
     if (const int side = squareSide(tr.inputs()); side > 0 && tr.rows() > 0) {
         s.plot = Summary::Plot::Images;
         for (auto r : spread(tr.rows(), maxImages)) {

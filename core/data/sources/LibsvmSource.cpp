@@ -1,4 +1,4 @@
-// Sparse "label index:value …" rows (LIBSVM / SVMlight format), made dense.
+// Sparse "label index:value …" rows (LIBSVM / SVMlight format), kept sparse or made dense.
 
 #include "DataError.h"
 #include "DataKeys.h"
@@ -19,7 +19,8 @@ public:
         DataSourceInfo i;
         i.id = QStringLiteral("libsvm");
         i.label = QStringLiteral("LIBSVM file");
-        i.description = QStringLiteral("Sparse \"label index:value …\" rows (LIBSVM / SVMlight format), made dense.");
+        i.description = QStringLiteral("Sparse \"label index:value …\" rows (LIBSVM / SVMlight format), kept sparse "
+                                      "(text corpora) or made dense.");
         i.testSet = DataSourceInfo::TestSet::OwnOrSplit;
         i.testKey = QStringLiteral("test_file");
         i.validationKey = QStringLiteral("validation_file");
@@ -32,6 +33,16 @@ public:
         i.params.add(DataKeys::integer(QStringLiteral("features"), QStringLiteral("Features"), 1, 1e9, QVariant(),
                                        QStringLiteral("Input width; absent: the largest index of the training file."))
                          .absentMeans(QStringLiteral("from the file")));
+        i.params.add(DataKeys::choice(QStringLiteral("storage"), QStringLiteral("Storage"),
+                                      {QStringLiteral("auto"), QStringLiteral("dense"), QStringLiteral("sparse")},
+                                      {QStringLiteral("auto"), QStringLiteral("dense"), QStringLiteral("sparse")},
+                                      QStringLiteral("auto"),
+                                      QStringLiteral("How the inputs are kept. auto: sparse when the dense matrix would "
+                                                     "take over 64 MiB and 4× the sparse one (a text corpus), else dense. "
+                                                     "Sparse inputs go as they are to the algorithms that take them "
+                                                     "(liblinear, libsvm, ridge, lsq) and are made dense for the others "
+                                                     "when that fits in memory; standardise scales them without "
+                                                     "centring.")));
         i.params.add(DataKeys::path(QStringLiteral("test_file"), QStringLiteral("Test file"), false, filter,
                                     QStringLiteral("A separate test set.")));
         i.params.add(DataKeys::path(QStringLiteral("validation_file"), QStringLiteral("Validation file"), false, filter,
@@ -48,6 +59,10 @@ public:
         o.features = r.spec.contains(QStringLiteral("features"))
                          ? Eigen::Index(r.spec.value(QStringLiteral("features")).toLongLong())
                          : 0;
+        const QString storage = r.spec.value(QStringLiteral("storage")).toString();
+        o.storage = storage == u"dense"    ? LibsvmLoader::Storage::Dense
+                    : storage == u"sparse" ? LibsvmLoader::Storage::Sparse
+                                           : LibsvmLoader::Storage::Auto;
         DataTables t;
         t.trainOrigin = r.path(QStringLiteral("file"));
         Dataset train = LibsvmLoader::load(t.trainOrigin, o);
@@ -56,6 +71,8 @@ public:
         LibsvmLoader::Options oo = o;
         oo.classNames = train.classNames;
         oo.features = train.inputs();
+        // The other files are stored as the training file is, whatever their own size.
+        oo.storage = train.isSparse() ? LibsvmLoader::Storage::Sparse : LibsvmLoader::Storage::Dense;
         auto other = [&](const QString& key, QString& origin) {
             origin = r.path(key);
             try {

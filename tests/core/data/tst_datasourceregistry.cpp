@@ -14,6 +14,9 @@
 #include <QJsonObject>
 #include <QTemporaryDir>
 #include <QtTest>
+#include <ExpectDataError.h>
+
+using tb::testsupport::expectError;
 
 using namespace tb::data;
 using tb::DataSourceInfo;
@@ -32,6 +35,8 @@ QJsonObject minimal(const QString& source)
                 {"test_fraction", 0.25}};
     if (source == u"libsvm")
         return {{"source", source}, {"file", fixtures + "/small.libsvm"}, {"task", "classification"}, {"test_fraction", 0.3}};
+    if (source == u"sparse_text") // small: the test loads it once per key
+        return {{"source", source}, {"samples", 300}, {"features", 2000}};
     return {{"source", source}};
 }
 
@@ -44,7 +49,11 @@ bool loadable(const QString& source)
 
 bool same(const DatasetPair& a, const DatasetPair& b)
 {
-    return a.train.x == b.train.x && a.train.y == b.train.y && a.test.x == b.test.x && a.test.y == b.test.y;
+    auto sameInputs = [](const Dataset& u, const Dataset& v) {
+        return u.x == v.x && u.isSparse() == v.isSparse() &&
+               (!u.isSparse() || Eigen::MatrixXd(u.xSparse) == Eigen::MatrixXd(v.xSparse));
+    };
+    return sameInputs(a.train, b.train) && a.train.y == b.train.y && sameInputs(a.test, b.test) && a.test.y == b.test.y;
 }
 
 } // namespace
@@ -114,10 +123,16 @@ private Q_SLOTS:
             const QJsonObject base = minimal(s.id);
             QVERIFY2(DataSource::validate(base).isEmpty(), qPrintable(DataSource::validate(base)));
             const DatasetPair plain = DataSource::load(base, fixtures);
-            // The random-features settings need random features: compared with them on.
+            // The random-features settings need random features: compared with them on (dense
+            // inputs only: sparse ones refuse them, and the rf_ keys are skipped).
             QJsonObject featureBase = base;
             featureBase.insert("random_features", "gaussian_cos");
-            const DatasetPair featurePlain = DataSource::load(featureBase, fixtures);
+            const bool sparse = plain.train.isSparse();
+            if (sparse)
+                QVERIFY(expectError([&] { DataSource::load(featureBase, fixtures); })
+                            .text()
+                            .contains("the data set's random features take dense inputs"));
+            const DatasetPair featurePlain = sparse ? DatasetPair() : DataSource::load(featureBase, fixtures);
             QVariantMap applies = *DataSource::normalised(base, nullptr);
             applies.insert(DataKeys::context(s).values);
             for (const tb::ParamSpec& p : e->schema.specs()) {
@@ -126,6 +141,8 @@ private Q_SLOTS:
                 if (!p.key.startsWith(QLatin1String("rf_")) && !tb::ParamSchema::isActive(p, applies))
                     continue; // e.g. standardise_targets of a classification file
                 const bool rf = p.key.startsWith(QLatin1String("rf_"));
+                if (rf && sparse)
+                    continue;
                 QJsonObject explicitSpec = rf ? featureBase : base;
                 explicitSpec.insert(p.key, QJsonValue::fromVariant(p.defaultValue));
                 if (p.key == u"test_fraction" && explicitSpec.contains("test_file"))
