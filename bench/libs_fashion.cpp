@@ -29,7 +29,9 @@
 #include <BenchRunner.h>
 #include <Spread.h>
 
+#include <DataError.h>
 #include <DataSource.h>
+#include <LibsvmWriter.h>
 #include <ExperimentSpec.h>
 #include <trainbench/Seeds.h>
 
@@ -51,22 +53,6 @@
 namespace {
 
 constexpr double kMaxDifferencePoints = 0.1; // the 0.1 %
-
-// LIBSVM text format: "<class index> <j>:<value> …", zeros left out, full precision.
-bool writeLibsvm(const tb::data::Dataset& s, const QString& path)
-{
-    FILE* f = std::fopen(path.toLocal8Bit().constData(), "w");
-    if (!f)
-        return false;
-    for (Eigen::Index i = 0; i < s.rows(); ++i) {
-        std::fprintf(f, "%d", s.labels[std::size_t(i)]);
-        for (Eigen::Index j = 0; j < s.inputs(); ++j)
-            if (s.x(i, j) != 0.0)
-                std::fprintf(f, " %d:%.17g", int(j + 1), s.x(i, j));
-        std::fputc('\n', f);
-    }
-    return std::fclose(f) == 0;
-}
 
 // User + system CPU time of the children this process has waited for.
 double childrenCpuSeconds()
@@ -182,8 +168,11 @@ int main(int argc, char** argv)
         }
         QDir().mkpath(dir);
         clock.restart();
-        if (!writeLibsvm(data->train, dir + "/train.txt") || !writeLibsvm(data->test, dir + "/test.txt")) {
-            std::fprintf(stderr, "libs_fashion: cannot write %s\n", qPrintable(dir));
+        try {
+            tb::data::LibsvmWriter::write(data->train, dir + "/train.txt");
+            tb::data::LibsvmWriter::write(data->test, dir + "/test.txt");
+        } catch (const tb::data::DataError& e) {
+            std::fprintf(stderr, "libs_fashion: %s\n", e.what());
             return 2;
         }
         std::printf("%s: %s; loaded in %.1f s, written as LIBSVM text to %s in %.1f s\n",

@@ -1,5 +1,8 @@
 #include "DataError.h"
+#include "DataFile.h"
 #include "LibsvmLoader.h"
+#include "LibsvmWriter.h"
+#include "SparseTextGenerator.h"
 
 #include <QProcess>
 #include <QTemporaryDir>
@@ -216,6 +219,33 @@ private Q_SLOTS:
         QCOMPARE(a.rows(), Eigen::Index(3000));
         QCOMPARE(Eigen::MatrixXd(a.xSparse), Eigen::MatrixXd(b.xSparse));
         QCOMPARE(a.labels, b.labels);
+    }
+
+    void writtenFilesReadBackTheSameDoubles()
+    {
+        // A generated corpus written by LibsvmWriter (full precision) and read back, sparse.
+        SparseTextGenerator::Spec spec;
+        spec.rows = 200;
+        spec.features = 100000;
+        spec.wordsPerRow = 20;
+        spec.classes = 3;
+        const Dataset a = SparseTextGenerator::generate(spec);
+        QTemporaryDir dir;
+        const QString path = dir.filePath("corpus.libsvm");
+        LibsvmWriter::write(a, path);
+        LibsvmLoader::Options o;
+        o.features = spec.features;
+        o.classNames = {"0", "1", "2"};
+        const Dataset b = LibsvmLoader::load(path, o);
+        QVERIFY(b.isSparse()); // auto: 200 × 100000 doubles would be 153 MiB
+        QCOMPARE(b.xSparse.nonZeros(), a.xSparse.nonZeros());
+        QVERIFY((b.xSparse - a.xSparse).norm() == 0.0);
+        QCOMPARE(b.labels, a.labels);
+        // Dense sets too; an unwritable path is an error naming it, and nothing is left there.
+        LibsvmWriter::write(a.densified(), dir.filePath("dense.libsvm"));
+        QCOMPARE(DataFile::readAll(dir.filePath("dense.libsvm")), DataFile::readAll(path));
+        const QString bad = dir.filePath("no/such/folder/x.libsvm");
+        QVERIFY(expectError([&] { LibsvmWriter::write(a, bad); }).text().startsWith(bad + ": cannot write"));
     }
 
     void gzipAndFifo()
