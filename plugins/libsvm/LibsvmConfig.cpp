@@ -138,6 +138,35 @@ double LibsvmConfig::effectiveGamma(const Eigen::Ref<const Eigen::MatrixXd>& x) 
     return 1.0 / d;
 }
 
+double LibsvmConfig::effectiveGamma(const SparseMatrix& x) const
+{
+    const double d = double(x.cols());
+    if (d == 0)
+        return 0;
+    switch (gammaRule) {
+    case GammaRule::Value:
+        return gamma;
+    case GammaRule::Scale: {
+        const double n = double(x.rows()) * d; // every entry, zeros included
+        if (n == 0)
+            return 1.0 / d;
+        const double stored = double(x.nonZeros());
+        const double mean = x.sum() / n;
+        // Two passes as the dense form: Σ(v − mean)² over the stored entries, plus mean² for each
+        // of the n·d − stored zeros.
+        double squares = 0;
+        for (Eigen::Index i = 0; i < x.outerSize(); ++i)
+            for (SparseMatrix::InnerIterator it(x, i); it; ++it)
+                squares += (it.value() - mean) * (it.value() - mean);
+        const double var = (squares + (n - stored) * mean * mean) / n;
+        return var > 0 ? 1.0 / (d * var) : 1.0 / d;
+    }
+    case GammaRule::InverseFeatures:
+        break;
+    }
+    return 1.0 / d;
+}
+
 svm_parameter LibsvmConfig::libraryParameter(double g) const
 {
     svm_parameter param{};
