@@ -37,8 +37,9 @@ ParamSchema LibsvmConfig::schema(bool regression)
     s.add(ParamSpec::choice(
         "gamma_rule", QStringLiteral("γ rule"), {"inverse_features", "scale", "value"}, "inverse_features",
         QStringLiteral("How γ is set: inverse_features = 1/d (svm-train's default, d = number "
-                       "of inputs), scale = 1/(d·Var(x)) over all training inputs (scikit-learn's "
-                       "\"scale\"), value = the γ parameter. The γ used is recorded with the run.")));
+                       "of inputs), scale = 1/(d·Var(x)) over every entry of the training inputs, zeros "
+                       "included (scikit-learn's \"scale\"; sparse inputs: computed from the non-zeros "
+                       "alone), value = the γ parameter. The γ used is recorded with the run.")));
     s.add(
         ParamSpec::real("gamma", QStringLiteral("γ"), 1.0, 1e-12, 1e6,
                         QStringLiteral("γ of the polynomial, RBF and sigmoid kernels when gamma_rule = value "

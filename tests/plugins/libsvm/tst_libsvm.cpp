@@ -488,7 +488,9 @@ private Q_SLOTS:
             false, *LibsvmConfig::schema(false).normalise({{"gamma_rule", "scale"}}, nullptr));
         const double g = config.effectiveGamma(dense.x), gs = config.effectiveGamma(sparse.x);
         qInfo("scale γ: dense %.17g, sparse %.17g", g, gs);
-        QVERIFY(std::abs(gs - g) <= 1e-14 * g);
+        // Sums of 15000 terms in two orders: rounding may differ by about 15000 · 2⁻⁵³ ≈ 2e-12
+        // relative at worst (1e-14 is what this data gives).
+        QVERIFY(std::abs(gs - g) <= 1e-12 * g);
         QVERIFY(std::abs(g - 1.0 / (50 * (dense.x.array() - dense.x.mean()).square().mean())) <= 1e-14 * g);
         // All zeros: no variance, 1/d as the dense rule.
         QCOMPARE(config.effectiveGamma(SparseMatrix(10, 40)), 1.0 / 40);
