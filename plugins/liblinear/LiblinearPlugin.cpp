@@ -53,4 +53,10 @@ std::unique_ptr<Trainer> LiblinearPlugin::create(const QString& algorithmId, con
     return std::make_unique<LiblinearTrainer>(LiblinearConfig::fromParams(regression, params));
 }
 
+QStringList LiblinearPlugin::sparseInputAlgorithms() const
+{
+    // Both hand the library its own sparse rows, built from compressed rows as they are.
+    return {LiblinearConfig::classifyId, LiblinearConfig::regressId};
+}
+
 } // namespace tb::liblinear

@@ -1,11 +1,11 @@
 #include "LiblinearTrainer.h"
 
-#include <ToleranceLadder.h>
 #include <DetachedCall.h>
 #include <LibraryClock.h>
 #include <LibraryLabels.h>
 #include <SeededRand.h>
 #include <SparseRows.h>
+#include <ToleranceLadder.h>
 
 #include <linear.h>
 
@@ -129,7 +129,8 @@ bool LiblinearTrainer::solve(const DatasetView& data, RunContext& ctx, const Lib
 {
     const std::string who = "liblinear";
     const Eigen::Index n = data.rows(), d = data.inputs(), k = data.outputs();
-    wrap::requireTask(data, config.regression, who, config.regression ? "liblinear.regress" : "liblinear.classify");
+    wrap::requireTask(data, config.regression, who,
+                      config.regression ? "liblinear.regress" : "liblinear.classify");
     Rows::requireFinite(data.y, who, "training target");
 
     const auto t0 = Clock::now();
@@ -141,7 +142,12 @@ bool LiblinearTrainer::solve(const DatasetView& data, RunContext& ctx, const Lib
         // Labels are the class indices; LIBLINEAR groups them itself (one-vs-rest or Crammer–Singer).
         job->y = wrap::classLabels(data, who);
     }
-    job->rows = Rows(data.x, config.bias, who); // checks x is finite, naming the entry
+    // Both forms go through the same node rule: the same data gives the same rows and model.
+    if (data.isSparse()) {
+        job->rows = Rows(*data.xSparse, config.bias, who); // checks entries and columns, naming them
+    } else {
+        job->rows = Rows(data.x, config.bias, who); // checks x is finite, naming the entry
+    }
     job->prob.l = int(n);
     job->prob.n = int(d) + (config.bias >= 0 ? 1 : 0);
     job->prob.x = job->rows.rows();
@@ -242,23 +248,18 @@ bool LiblinearTrainer::solve(const DatasetView& data, RunContext& ctx, const Lib
     return true;
 }
 
-Eigen::MatrixXd LiblinearTrainer::predict(const Eigen::Ref<const Eigen::MatrixXd>& x) const
+template <class FillRow>
+Eigen::MatrixXd LiblinearTrainer::scoreRows(Eigen::Index n, const FillRow& fillRow) const
 {
-    if (m_inputs == 0 && m_outputs == 0)
-        throw std::logic_error("liblinear: predict() before fit()");
-    if (x.cols() != m_inputs)
-        throw std::invalid_argument("liblinear: predict() got " + std::to_string(x.cols()) +
-                                    " inputs, the model has " + std::to_string(m_inputs));
-    const Eigen::Index n = x.rows(), k = m_outputs;
+    const Eigen::Index k = m_outputs;
     Eigen::MatrixXd out = Eigen::MatrixXd::Zero(n, k);
     if (m_models.empty())
         return out;
-    const double bias = m_config.bias;
     tbb::parallel_for(tbb::blocked_range<Eigen::Index>(0, n, 256), [&](const auto& r) {
-        std::vector<feature_node> row(std::size_t(m_inputs) + 2);
+        std::vector<feature_node> row;
         std::vector<double> dec(std::size_t(std::max<Eigen::Index>(k, 2)));
         for (Eigen::Index i = r.begin(); i < r.end(); ++i) {
-            Rows::fillRow(x, i, bias, row.data());
+            fillRow(i, row);
             if (m_config.regression) {
                 for (Eigen::Index o = 0; o < k; ++o)
                     out(i, o) = predict_values(m_models[std::size_t(o)].get(), row.data(), dec.data());
@@ -291,11 +292,50 @@ Eigen::MatrixXd LiblinearTrainer::predict(const Eigen::Ref<const Eigen::MatrixXd
     return out;
 }
 
+Eigen::MatrixXd LiblinearTrainer::predict(const Eigen::Ref<const Eigen::MatrixXd>& x) const
+{
+    if (m_inputs == 0 && m_outputs == 0)
+        throw std::logic_error("liblinear: predict() before fit()");
+    if (x.cols() != m_inputs)
+        throw std::invalid_argument("liblinear: predict() got " + std::to_string(x.cols()) +
+                                    " inputs, the model has " + std::to_string(m_inputs));
+    const double bias = m_config.bias;
+    const std::size_t width = std::size_t(m_inputs) + 2;
+    return scoreRows(x.rows(), [&](Eigen::Index i, std::vector<feature_node>& row) {
+        if (row.size() < width)
+            row.resize(width);
+        Rows::fillRow(x, i, bias, row.data());
+    });
+}
+
+Eigen::MatrixXd LiblinearTrainer::predictSparse(const SparseMatrix& x) const
+{
+    if (m_inputs == 0 && m_outputs == 0)
+        throw std::logic_error("liblinear: predictSparse() before fit()");
+    if (x.cols() != m_inputs)
+        throw std::invalid_argument("liblinear: predictSparse() got a sparse matrix of " +
+                                    std::to_string(x.cols()) + " columns, the model has " +
+                                    std::to_string(m_inputs) + " inputs");
+    Rows::requireValid(x, "liblinear", "predictSparse() input");
+    const double bias = m_config.bias;
+    // Each row's own nodes only: the buffer grows to the longest row of its block, never to d.
+    return scoreRows(x.rows(), [&](Eigen::Index i, std::vector<feature_node>& row) {
+        const std::size_t need = std::size_t(Rows::storedInRow(x, i)) + 2;
+        if (row.size() < need)
+            row.resize(need);
+        Rows::fillRow(x, i, bias, row.data());
+    });
+}
+
 QJsonObject LiblinearTrainer::predictCost(const ProblemShape& s) const
 {
     const double n = double(s.rows), d1 = double(s.inputs) + (m_config.bias >= 0 ? 1 : 0);
     const double k = double(std::max<Eigen::Index>(s.outputs, 1));
-    const double problem = Rows::bytesUpperBound(n, double(s.inputs), m_config.bias >= 0);
+    // Sparse inputs: the nodes of the non-zeros, bias and terminators; nothing of size n·d.
+    const double problem = s.isSparse()
+                               ? Rows::sparseBytesUpperBound(n, double(s.nonZeros), m_config.bias >= 0)
+                               : Rows::bytesUpperBound(n, double(s.inputs), m_config.bias >= 0);
+    const double entries = s.isSparse() ? double(s.nonZeros) + (m_config.bias >= 0 ? n : 0) : n * d1;
     const double targets = m_config.regression ? n * k * 8 * 2 : n * 8;
     const double classes = m_config.regression ? 1 : k;
     // With a ladder the previous rung's model stays while the next one trains.
@@ -307,7 +347,7 @@ QJsonObject LiblinearTrainer::predictCost(const ProblemShape& s) const
     QJsonObject cost{
         {"memory_bytes", memory},
         {"problem_bytes_upper_bound", problem},
-        {"pass_flops", 2 * n * d1},
+        {"pass_flops", 2 * entries},
         {"max_passes", maxPasses},
         {"note", QStringLiteral("LIBLINEAR is single-threaded; %1 makes up to %2 passes per %3")
                      .arg(QLatin1String(m_config.solver->name))

@@ -37,8 +37,9 @@ ParamSchema LibsvmConfig::schema(bool regression)
     s.add(ParamSpec::choice(
         "gamma_rule", QStringLiteral("γ rule"), {"inverse_features", "scale", "value"}, "inverse_features",
         QStringLiteral("How γ is set: inverse_features = 1/d (svm-train's default, d = number "
-                       "of inputs), scale = 1/(d·Var(x)) over all training inputs (scikit-learn's "
-                       "\"scale\"), value = the γ parameter. The γ used is recorded with the run.")));
+                       "of inputs), scale = 1/(d·Var(x)) over every entry of the training inputs, zeros "
+                       "included (scikit-learn's \"scale\"; sparse inputs: computed from the non-zeros "
+                       "alone), value = the γ parameter. The γ used is recorded with the run.")));
     s.add(
         ParamSpec::real("gamma", QStringLiteral("γ"), 1.0, 1e-12, 1e6,
                         QStringLiteral("γ of the polynomial, RBF and sigmoid kernels when gamma_rule = value "
@@ -130,6 +131,35 @@ double LibsvmConfig::effectiveGamma(const Eigen::Ref<const Eigen::MatrixXd>& x) 
             return 1.0 / d;
         const double mean = x.sum() / n;
         const double var = (x.array() - mean).square().sum() / n;
+        return var > 0 ? 1.0 / (d * var) : 1.0 / d;
+    }
+    case GammaRule::InverseFeatures:
+        break;
+    }
+    return 1.0 / d;
+}
+
+double LibsvmConfig::effectiveGamma(const SparseMatrix& x) const
+{
+    const double d = double(x.cols());
+    if (d == 0)
+        return 0;
+    switch (gammaRule) {
+    case GammaRule::Value:
+        return gamma;
+    case GammaRule::Scale: {
+        const double n = double(x.rows()) * d; // every entry, zeros included
+        if (n == 0)
+            return 1.0 / d;
+        const double stored = double(x.nonZeros());
+        const double mean = x.sum() / n;
+        // Two passes as the dense form: Σ(v − mean)² over the stored entries, plus mean² for each
+        // of the n·d − stored zeros.
+        double squares = 0;
+        for (Eigen::Index i = 0; i < x.outerSize(); ++i)
+            for (SparseMatrix::InnerIterator it(x, i); it; ++it)
+                squares += (it.value() - mean) * (it.value() - mean);
+        const double var = (squares + (n - stored) * mean * mean) / n;
         return var > 0 ? 1.0 / (d * var) : 1.0 / d;
     }
     case GammaRule::InverseFeatures:

@@ -66,6 +66,10 @@ struct LibsvmConfig {
     /// γ for training inputs @p x under gammaRule: 1/d, 1/(d·Var(x)) (1/d when Var(x) = 0, as
     /// scikit-learn does), or gamma. 0 for d = 0.
     double effectiveGamma(const Eigen::Ref<const Eigen::MatrixXd>& x) const;
+    /// The same for sparse training inputs @p x, from its stored entries alone: Var over all n·d
+    /// entries, the zeros counted as (n·d − stored) entries equal to 0, summed in another order
+    /// than the dense form (so the two agree to rounding, not bit for bit). O(non-zeros).
+    double effectiveGamma(const SparseMatrix& x) const;
 
     /// LIBSVM's parameter struct for these settings with γ = @p gamma (no class weights).
     svm_parameter libraryParameter(double gamma) const;

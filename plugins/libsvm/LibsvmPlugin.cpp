@@ -54,4 +54,10 @@ std::unique_ptr<Trainer> LibsvmPlugin::create(const QString& algorithmId, const 
     return std::make_unique<LibsvmTrainer>(LibsvmConfig::fromParams(regression, params));
 }
 
+QStringList LibsvmPlugin::sparseInputAlgorithms() const
+{
+    // Both hand the library its own sparse rows, built from compressed rows as they are.
+    return {LibsvmConfig::classifyId, LibsvmConfig::regressId};
+}
+
 } // namespace tb::libsvm

@@ -148,8 +148,14 @@ bool LibsvmTrainer::solve(const DatasetView& data, RunContext& ctx, const Libsvm
         // Labels are the class indices; LIBSVM groups them itself (one-vs-one).
         job->y = wrap::classLabels(data, who);
     }
-    job->rows = Rows(data.x, -1.0, who); // checks x is finite, naming the entry
-    m_gamma = config.effectiveGamma(data.x);
+    // Both forms go through the same node rule: the same data gives the same rows and model.
+    if (data.isSparse()) {
+        job->rows = Rows(*data.xSparse, -1.0, who); // checks entries and columns, naming them
+        m_gamma = config.effectiveGamma(*data.xSparse);
+    } else {
+        job->rows = Rows(data.x, -1.0, who); // checks x is finite, naming the entry
+        m_gamma = config.effectiveGamma(data.x);
+    }
     job->prob.l = int(n);
     job->prob.x = job->rows.rows();
     job->prob.y = job->y.data();
@@ -254,25 +260,21 @@ bool LibsvmTrainer::solve(const DatasetView& data, RunContext& ctx, const Libsvm
     return true;
 }
 
-Eigen::MatrixXd LibsvmTrainer::predict(const Eigen::Ref<const Eigen::MatrixXd>& x) const
+template <class FillRow>
+Eigen::MatrixXd LibsvmTrainer::scoreRows(Eigen::Index n, const FillRow& fillRow) const
 {
-    if (m_inputs == 0 && m_outputs == 0)
-        throw std::logic_error("libsvm: predict() before fit()");
-    if (x.cols() != m_inputs)
-        throw std::invalid_argument("libsvm: predict() got " + std::to_string(x.cols()) +
-                                    " inputs, the model has " + std::to_string(m_inputs));
-    const Eigen::Index n = x.rows(), k = m_outputs;
+    const Eigen::Index k = m_outputs;
     Eigen::MatrixXd out = Eigen::MatrixXd::Zero(n, k);
     if (m_models.empty())
         return out;
     tbb::parallel_for(tbb::blocked_range<Eigen::Index>(0, n, 64), [&](const auto& r) {
-        std::vector<svm_node> row(std::size_t(m_inputs) + 1);
+        std::vector<svm_node> row;
         const svm_model* first = m_models.front()->model;
         const int classes = m_config.regression ? 2 : first->nr_class;
         std::vector<double> values(std::size_t(std::max(classes * (classes - 1) / 2, classes)));
         std::vector<int> votes(static_cast<std::size_t>(classes));
         for (Eigen::Index i = r.begin(); i < r.end(); ++i) {
-            Rows::fillRow(x, i, -1.0, row.data());
+            fillRow(i, row);
             if (m_config.regression) {
                 for (Eigen::Index o = 0; o < k; ++o)
                     out(i, o) =
@@ -323,10 +325,46 @@ Eigen::MatrixXd LibsvmTrainer::predict(const Eigen::Ref<const Eigen::MatrixXd>& 
     return out;
 }
 
+Eigen::MatrixXd LibsvmTrainer::predict(const Eigen::Ref<const Eigen::MatrixXd>& x) const
+{
+    if (m_inputs == 0 && m_outputs == 0)
+        throw std::logic_error("libsvm: predict() before fit()");
+    if (x.cols() != m_inputs)
+        throw std::invalid_argument("libsvm: predict() got " + std::to_string(x.cols()) +
+                                    " inputs, the model has " + std::to_string(m_inputs));
+    const std::size_t width = std::size_t(m_inputs) + 1;
+    return scoreRows(x.rows(), [&](Eigen::Index i, std::vector<svm_node>& row) {
+        if (row.size() < width)
+            row.resize(width);
+        Rows::fillRow(x, i, -1.0, row.data());
+    });
+}
+
+Eigen::MatrixXd LibsvmTrainer::predictSparse(const SparseMatrix& x) const
+{
+    if (m_inputs == 0 && m_outputs == 0)
+        throw std::logic_error("libsvm: predictSparse() before fit()");
+    if (x.cols() != m_inputs)
+        throw std::invalid_argument("libsvm: predictSparse() got a sparse matrix of " +
+                                    std::to_string(x.cols()) + " columns, the model has " +
+                                    std::to_string(m_inputs) + " inputs");
+    Rows::requireValid(x, "libsvm", "predictSparse() input");
+    // Each row's own nodes only: the buffer grows to the longest row of its block, never to d.
+    return scoreRows(x.rows(), [&](Eigen::Index i, std::vector<svm_node>& row) {
+        const std::size_t need = std::size_t(Rows::storedInRow(x, i)) + 2;
+        if (row.size() < need)
+            row.resize(need);
+        Rows::fillRow(x, i, -1.0, row.data());
+    });
+}
+
 QJsonObject LibsvmTrainer::predictCost(const ProblemShape& s) const
 {
     const double n = double(s.rows), d = double(s.inputs), k = double(std::max<Eigen::Index>(s.outputs, 1));
-    const double problem = Rows::bytesUpperBound(n, d, false);
+    // Sparse inputs: the nodes of the non-zeros and terminators; nothing of size n·d.
+    const double problem = s.isSparse() ? Rows::sparseBytesUpperBound(n, double(s.nonZeros), false)
+                                        : Rows::bytesUpperBound(n, d, false);
+    const double kernelRowFlops = s.isSparse() ? 3 * double(s.nonZeros) : 3 * n * d;
     // The largest SMO problem: all rows for two classes or regression (2n variables for ε-SVR),
     // about 2n/k rows for k balanced classes (one-vs-one).
     const double rows = m_config.regression || k <= 2 ? n : 2 * n / k;
@@ -347,7 +385,7 @@ QJsonObject LibsvmTrainer::predictCost(const ProblemShape& s) const
         {"memory_bytes", memory},
         {"problem_bytes_upper_bound", problem},
         {"cache_bytes", cache},
-        {"kernel_row_flops", 3 * n * d},
+        {"kernel_row_flops", kernelRowFlops},
         {"note",
          QStringLiteral("LIBSVM is single-threaded; SMO computes kernel rows as it needs them, cached "
                         "up to cache_mib%1")

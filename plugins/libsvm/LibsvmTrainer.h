@@ -18,7 +18,9 @@ namespace tb::libsvm {
 /// svm_predict_probability(); nothing of the library is re-implemented.
 ///
 /// fit(): the training inputs become LIBSVM's sparse rows directly (tb::wrap::SparseRows, built
-/// once in the run's arena); classification labels are the class indices, so the library's
+/// once in the run's arena) — from a dense matrix or, for sparse data (DatasetView::xSparse),
+/// from its compressed rows as they are, without a dense copy; the same data gives the same rows,
+/// hence the same model, either way. Classification labels are the class indices, so the library's
 /// one-vs-one multi-class scheme applies unchanged. Regression trains one model per output
 /// column. When svm_train() returns, each model's support vectors are copied out of the problem
 /// (LIBSVM's model points into it) and the problem is freed: the trainer keeps the support
@@ -47,16 +49,23 @@ namespace tb::libsvm {
 /// ladder also "ladder": per rung done, {"tolerance", "conversion_seconds", "library_seconds",
 /// "library_cpu_seconds", "smo_iterations", "support_vectors"}.
 ///
-/// Not thread-safe (one run, one thread), as Trainer requires; predict() is const and may be
-/// called concurrently with other const calls.
-class LibsvmTrainer final : public Trainer {
+/// Sparse inputs: a SparseTrainer. Memory is the non-zeros' nodes, the kernel cache (at most
+/// cache_mib) and SMO's per-variable arrays, never n·d; LIBSVM's kernels work on the sparse rows
+/// themselves. gamma_rule "scale" takes the variance over every entry, zeros included, from the
+/// non-zeros alone (LibsvmConfig::effectiveGamma).
+///
+/// Not thread-safe (one run, one thread), as Trainer requires; predict() and predictSparse() are
+/// const and may be called concurrently with other const calls.
+class LibsvmTrainer final : public SparseTrainer {
 public:
     explicit LibsvmTrainer(LibsvmConfig config);
     ~LibsvmTrainer() override;
 
-    /// Throws std::invalid_argument for non-finite inputs or targets (naming row and column),
-    /// a classification set with fewer than two classes, shapes beyond LIBSVM's int indices,
-    /// and parameters LIBSVM's svm_check_parameter() refuses.
+    /// Takes dense or sparse inputs (DatasetView::xSparse). Throws std::invalid_argument for
+    /// non-finite inputs or targets (naming row and column), sparse rows whose columns are out
+    /// of range or not strictly increasing (naming the row), sparse inputs with another number of
+    /// rows than the targets, a classification set with fewer than two classes, shapes beyond
+    /// LIBSVM's int indices, and parameters LIBSVM's svm_check_parameter() refuses.
     void fit(const DatasetView& data, RunContext& ctx) override;
 
     /// Classification: n × k class scores. Without probability estimates: a binary model's
@@ -70,13 +79,22 @@ public:
     /// the wrong number of columns.
     Eigen::MatrixXd predict(const Eigen::Ref<const Eigen::MatrixXd>& x) const override;
 
+    /// predict() for sparse rows: each row's nodes are built from its stored entries by the rule
+    /// fit() uses (one row at a time, a buffer of the row's size per block of rows, in parallel
+    /// as predict()), so the same rows give the same scores dense or sparse. Throws
+    /// std::invalid_argument naming both widths when x's number of columns is not the model's,
+    /// and for rows whose columns are out of range or not strictly increasing.
+    Eigen::MatrixXd predictSparse(const SparseMatrix& x) const override;
+
     /// {"memory_bytes": predicted peak working memory (sparse copy at its upper bound, the
     /// kernel cache up to cache_mib, the solver's per-variable arrays, the one-vs-one
     /// coefficients, the support vectors kept at their upper bound), "problem_bytes_upper_bound",
     /// "cache_bytes", "kernel_row_flops": 3·n·d, the flops of one kernel row, "note"; with a
     /// tolerance ladder "solves": its rungs, and the support vectors of the previous rung's
     /// models, kept while the next solves}. No "flops": the number of kernel rows SMO needs
-    /// depends on the data.
+    /// depends on the data. For a sparse shape (ProblemShape::nonZeros > 0) the copy is
+    /// (nnz + n) nodes and a kernel row 3·nnz flops (n sparse dot products, each a merge of two
+    /// rows): nothing grows with n·d.
     QJsonObject predictCost(const ProblemShape& shape) const override;
 
     const LibsvmConfig& config() const { return m_config; }
@@ -102,6 +120,10 @@ private:
     /// m_models, fills @p rung with the solve's figures and returns true; false when Stop
     /// abandoned the call (m_models untouched).
     bool solve(const DatasetView& data, RunContext& ctx, const LibsvmConfig& config, QJsonObject& rung);
+
+    /// The n × k scores of predict() for n rows whose nodes @p fillRow(i, buffer) writes into a
+    /// buffer it may grow (one buffer per block of rows); shared by predict() and predictSparse().
+    template <class FillRow> Eigen::MatrixXd scoreRows(Eigen::Index n, const FillRow& fillRow) const;
 
     LibsvmConfig m_config;
     std::vector<std::unique_ptr<Model>> m_models; ///< classification: one; regression: one per output

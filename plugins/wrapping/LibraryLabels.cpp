@@ -7,9 +7,15 @@
 
 namespace tb::wrap {
 
-void requireTask(const DatasetView& data, bool regression, const std::string& who, const std::string& algorithmId)
+void requireTask(const DatasetView& data, bool regression, const std::string& who,
+                 const std::string& algorithmId)
 {
     const Eigen::Index n = data.rows(), k = data.outputs();
+    // A sparse view's x is n×0: its rows must be the sparse matrix's and the targets'.
+    if (data.isSparse() && (data.xSparse->rows() != data.y.rows() || n != data.y.rows()))
+        throw std::invalid_argument(who + ": the sparse inputs have " + std::to_string(data.xSparse->rows()) +
+                                    " rows, the targets " + std::to_string(data.y.rows()) +
+                                    " (and the view's dense part " + std::to_string(n) + ")");
     if (n < 1 || k < 1)
         throw std::invalid_argument(who + ": the training set is empty (" + std::to_string(n) + " rows, " +
                                     std::to_string(k) + " outputs)");

@@ -10,9 +10,12 @@
 
 namespace tb::wrap {
 
-/// Throws std::invalid_argument, starting with @p who (e.g. "liblinear"), when @p data is empty or
-/// is not the task of @p algorithmId (a regression algorithm when @p regression, else a classifier).
-void requireTask(const DatasetView& data, bool regression, const std::string& who, const std::string& algorithmId);
+/// Throws std::invalid_argument, starting with @p who (e.g. "liblinear"), when @p data is empty,
+/// is not the task of @p algorithmId (a regression algorithm when @p regression, else a
+/// classifier), or has sparse inputs (DatasetView::xSparse) whose number of rows is not the
+/// targets' (naming both).
+void requireTask(const DatasetView& data, bool regression, const std::string& who,
+                 const std::string& algorithmId);
 
 /// The class index of every row (the arg-max of its one-hot target), as the double labels the
 /// libraries read; they group the classes themselves. Throws std::invalid_argument naming the

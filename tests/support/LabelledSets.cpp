@@ -2,6 +2,7 @@
 
 #include "OneHot.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <vector>
@@ -77,6 +78,92 @@ bool writeLibsvm(const LabelledSet& s, const QString& path)
         std::fprintf(f, "\n");
     }
     return std::fclose(f) == 0;
+}
+
+DatasetView SparseLabelledSet::view() const
+{
+    DatasetView v(none, y, task);
+    v.xSparse = &x;
+    return v;
+}
+
+SparseLabelledSet toSparse(const LabelledSet& s)
+{
+    SparseLabelledSet out;
+    out.x = s.x.sparseView();
+    out.x.makeCompressed();
+    out.y = s.y;
+    out.task = s.task;
+    out.none.resize(s.x.rows(), 0);
+    return out;
+}
+
+LabelledSet plantedDense(Eigen::Index n, int d, double density, int classes, std::uint64_t seed)
+{
+    std::mt19937_64 gen(seed);
+    const int outputs = classes >= 2 ? classes : 2;
+    Eigen::MatrixXd w(d, outputs);
+    for (Eigen::Index i = 0; i < w.size(); ++i)
+        w.data()[i] = uniformPm1(gen);
+    LabelledSet s;
+    s.x = Eigen::MatrixXd::Zero(n, d);
+    for (Eigen::Index i = 0; i < n; ++i)
+        for (int j = 0; j < d; ++j)
+            if (0.5 * (uniformPm1(gen) + 1.0) < density)
+                s.x(i, j) = uniformPm1(gen);
+    const Eigen::MatrixXd f = s.x * w;
+    if (classes >= 2) {
+        std::vector<int> labels(static_cast<std::size_t>(n));
+        for (Eigen::Index i = 0; i < n; ++i)
+            f.row(i).maxCoeff(&labels[std::size_t(i)]);
+        s.y = oneHot(labels, classes);
+        s.task = Task::Classification;
+    } else {
+        s.y = f;
+        for (Eigen::Index i = 0; i < s.y.size(); ++i)
+            s.y.data()[i] += 0.05 * uniformPm1(gen);
+        s.task = Task::Regression;
+    }
+    return s;
+}
+
+SparseLabelledSet plantedSparse(Eigen::Index n, int d, int perRow, std::uint64_t weightSeed,
+                                std::uint64_t rowSeed)
+{
+    constexpr int common = 500;
+    std::mt19937_64 weights(weightSeed);
+    std::vector<double> w(common);
+    for (double& v : w)
+        v = uniformPm1(weights);
+    std::mt19937_64 gen(rowSeed);
+    const int half = perRow / 2;
+    auto draw = [&](int lo, int hi) { return lo + int(gen() % std::uint64_t(hi - lo)); };
+    std::vector<Eigen::Triplet<double, int>> entries;
+    entries.reserve(std::size_t(n) * std::size_t(perRow));
+    std::vector<int> labels(static_cast<std::size_t>(n)), columns;
+    for (Eigen::Index i = 0; i < n; ++i) {
+        columns.clear();
+        while (int(columns.size()) < perRow) {
+            const int j = int(columns.size()) < half ? draw(0, common) : draw(common, d);
+            if (std::find(columns.begin(), columns.end(), j) == columns.end())
+                columns.push_back(j);
+        }
+        double score = 0;
+        for (const int j : columns) {
+            const double v = 0.75 + 0.5 * uniformPm1(gen);
+            entries.emplace_back(int(i), j, v);
+            if (j < common)
+                score += w[std::size_t(j)] * v;
+        }
+        labels[std::size_t(i)] = score > 0 ? 1 : 0;
+    }
+    SparseLabelledSet s;
+    s.x.resize(n, d);
+    s.x.setFromTriplets(entries.begin(), entries.end());
+    s.x.makeCompressed();
+    s.y = oneHot(labels, 2);
+    s.none.resize(n, 0);
+    return s;
 }
 
 } // namespace tb::testsupport

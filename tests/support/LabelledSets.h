@@ -2,9 +2,12 @@
 /// @file LabelledSets.h
 /// The small data sets of the tests of the library-wrapping plugins (liblinear, libsvm): a set
 /// with one-hot targets, two classes on either side of a line, Gaussian blobs on a circle, the
-/// arg-max accuracy of scores, and the set written as LIBSVM text for the libraries' own tools.
+/// arg-max accuracy of scores, and the set written as LIBSVM text for the libraries' own tools;
+/// sparse sets as the host hands them to a SparseTrainer — a small one that is also dense, and
+/// one far too wide to densify — with labels from planted weights.
 
 #include <trainbench/DatasetView.h>
+#include <trainbench/SparseMatrix.h>
 
 #include <Eigen/Core>
 #include <QString>
@@ -19,6 +22,34 @@ struct LabelledSet {
     Task task = Task::Classification;
     DatasetView view() const { return DatasetView(x, y, task); }
 };
+
+/// Sparse inputs and their targets. view() is what the host passes a SparseTrainer's fit():
+/// DatasetView::xSparse set, the dense part n×0.
+struct SparseLabelledSet {
+    SparseMatrix x;
+    Eigen::MatrixXd y;
+    Task task = Task::Classification;
+    Eigen::MatrixXd none; ///< n×0, the view's dense part
+    DatasetView view() const;
+};
+
+/// @p s's inputs as a compressed tb::SparseMatrix (zeros left out), the same targets.
+SparseLabelledSet toSparse(const LabelledSet& s);
+
+/// @p n × @p d inputs of which a fraction @p density (about) is non-zero, uniform in [−1, 1);
+/// targets from planted weights W (d × outputs, uniform in [−1, 1)): @p classes ≥ 2 classes,
+/// the arg-max of x·W per row, or with @p classes = 0 a regression of 2 outputs, x·W + 0.05·noise.
+LabelledSet plantedDense(Eigen::Index n, int d, double density, int classes, std::uint64_t seed);
+
+/// @p n rows × @p d columns (d ≥ 1000), @p perRow non-zeros a row, a text corpus in miniature:
+/// half of a row's columns from the first 500 ("common words"), half from the other d − 500
+/// ("rare words"), all distinct, values in [0.25, 1.25); two classes, the sign of w·x for planted
+/// weights w on the common columns only (uniform in [−1, 1), drawn from @p weightSeed), so that a
+/// linear model can learn them from a few thousand rows while the rare columns are noise. Rows
+/// are drawn from @p rowSeed: a training and a test set share @p weightSeed. Time and memory
+/// O(n · perRow), never O(n · d).
+SparseLabelledSet plantedSparse(Eigen::Index n, int d, int perRow, std::uint64_t weightSeed,
+                                std::uint64_t rowSeed);
 
 /// Uniform in [−1, 1) from the top 53 bits of one draw: the same numbers on every platform.
 double uniformPm1(std::mt19937_64& gen);

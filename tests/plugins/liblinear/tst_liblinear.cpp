@@ -2,7 +2,9 @@
 // core): every classification solver separates a separable set; L2-regularised logistic
 // regression (-s 0) is the minimiser of its objective, found independently by LBFGS++; the
 // model is the one liblinear-train builds from the same data; the SVR primal with ε = 0 is ridge
-// regression; Stop abandons the library call, which then unwinds; bad input fails clearly.
+// regression; Stop abandons the library call, which then unwinds; bad input fails clearly. Sparse
+// inputs: the same data sparse gives the same model and predictions as dense; a problem far too
+// wide to densify (2000 × 1,000,000) trains; the plugin declares both algorithms sparse-capable.
 #include <trainbench/testing/TestRunContext.h>
 
 #include <CpuTime.h>
@@ -19,6 +21,8 @@
 
 #include <Eigen/Dense>
 #include <LBFGS.h>
+#include <QDir>
+#include <QPluginLoader>
 #include <QProcess>
 #include <QStandardPaths>
 #include <QTemporaryDir>
@@ -29,6 +33,7 @@
 #include <cstdio>
 #include <fcntl.h>
 #include <random>
+#include <sys/resource.h>
 #include <tbb/task_arena.h>
 #include <thread>
 #include <unistd.h>
@@ -82,6 +87,14 @@ Set linearTargets(Eigen::Index n, std::uint64_t seed)
     for (Eigen::Index i = 0; i < s.y.size(); ++i)
         s.y.data()[i] += 0.1 * uniformPm1(gen);
     return s;
+}
+
+// The largest |a − b| over two matrices of the same shape, relative to the largest |a| (at least 1).
+double relativeDifference(const Eigen::MatrixXd& a, const Eigen::MatrixXd& b)
+{
+    if (a.rows() != b.rows() || a.cols() != b.cols())
+        return std::numeric_limits<double>::infinity();
+    return (a - b).cwiseAbs().maxCoeff() / std::max(1.0, a.cwiseAbs().maxCoeff());
 }
 
 LiblinearTrainer trainer(bool regression, const QVariantMap& overrides)
@@ -380,12 +393,20 @@ private Q_SLOTS:
         QVERIFY2(ctx.logs.join('\n').contains("Newton iterations"), qPrintable(ctx.logs.join('\n')));
     }
 
+    void stopAbandonsTheCallWhichThenUnwinds_data()
+    {
+        QTest::addColumn<bool>("sparse");
+        QTest::newRow("dense") << false;
+        QTest::newRow("sparse") << true; // the same data as a tb::SparseMatrix: the same library call
+    }
     void stopAbandonsTheCallWhichThenUnwinds()
     {
         // Crammer–Singer with a huge C, a tolerance it cannot reach and a large bias feature runs
         // to its 100000-iteration cap: about two minutes on 20000 × 20 when left alone.
+        QFETCH(bool, sparse);
         QVERIFY(waitUntil([] { return wrap::DetachedCall::liveThreads() == 0; }));
         const Set s = separable(20000, 20, 71);
+        const SparseLabelledSet sparseSet = toSparse(s);
         LiblinearTrainer t =
             trainer(false, {{"solver", "mcsvm_cs"}, {"c", 1e6}, {"tolerance", 1e-15}, {"bias", 1000.0}});
         TestRunContext ctx;
@@ -395,7 +416,7 @@ private Q_SLOTS:
         const double cpu0 = processCpuMs();
         std::thread run([&] {
             tid = currentThreadId();
-            fitIn(t, s.view(), ctx, kThreads);
+            fitIn(t, sparse ? sparseSet.view() : s.view(), ctx, kThreads);
             returned = ThreadMark::now();
             done = true;
         });
@@ -413,11 +434,13 @@ private Q_SLOTS:
         QVERIFY(ctx.checkpoints.empty());
         QVERIFY(!t.isTrained());
         QVERIFY(t.predict(s.x.topRows(5)).isZero()); // no model: the library's starting point w = 0
+        QVERIFY(t.predictSparse(sparseSet.x.topRows(5)).isZero());
         QVERIFY(ctx.logs.join('\n').contains("stopped"));
         // The abandoned call unwinds at its next progress dot (every 10 iterations, about 15 ms
         // here). The limit only guards against a call that never ends.
         const auto t0 = std::chrono::steady_clock::now();
-        QVERIFY2(waitUntil([] { return wrap::DetachedCall::liveThreads() == 0; }), "the abandoned train() is still running");
+        QVERIFY2(waitUntil([] { return wrap::DetachedCall::liveThreads() == 0; }),
+                 "the abandoned train() is still running");
         qInfo("fit(): %s; the abandoned train() ended %.1f ms after that", qPrintable(after.describe()),
               std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
     }
@@ -455,8 +478,8 @@ private Q_SLOTS:
         const auto t0 = std::chrono::steady_clock::now();
         QVERIFY2(waitUntil([] { return wrap::DetachedCall::liveThreads() == 0; }, std::chrono::minutes(5)),
                  "the abandoned L1 train() never ended");
-        qInfo("fit(): %s; %d call still running then, ended %.0f ms later", qPrintable(after.describe()), live,
-              std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+        qInfo("fit(): %s; %d call still running then, ended %.0f ms later", qPrintable(after.describe()),
+              live, std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
     }
 
     void badInputFailsClearly()
@@ -501,6 +524,169 @@ private Q_SLOTS:
         } catch (const std::invalid_argument& e) {
             QVERIFY2(QString(e.what()).contains("5 inputs, the model has 2"), e.what());
         }
+    }
+
+    void sparseAndDenseGiveTheSameModel_data()
+    {
+        QTest::addColumn<bool>("regression");
+        QTest::addColumn<QString>("solver");
+        for (const auto& s : LiblinearConfig::solvers())
+            QTest::newRow(s.name) << s.regression << QString::fromLatin1(s.name);
+    }
+    void sparseAndDenseGiveTheSameModel()
+    {
+        // 300 × 50, about 20 % non-zero, three classes (or two regression outputs) from planted
+        // weights; the same data as a dense matrix and as a tb::SparseMatrix. Why the models must
+        // agree: the plugin builds the very same feature_node rows from either form (one node
+        // rule, tb::wrap::SparseRows: same indices, same doubles, same order, the same bias node),
+        // and LIBLINEAR's train() is a deterministic function of those rows, the labels, the
+        // parameters and — for the randomised solvers — the rand() stream, which the run's seed
+        // fixes. So the weights are expected bit for bit equal; the 1e-12 (relative) allows only
+        // for BLAS, whose summation may follow the alignment of the arrays train() allocates (as
+        // in sameModelAsTheCommandLineTool). The test prints the difference reached.
+        QFETCH(bool, regression);
+        QFETCH(QString, solver);
+        const Set dense = plantedDense(300, 50, 0.2, regression ? 0 : 3, 91);
+        const Set probe = plantedDense(200, 50, 0.2, regression ? 0 : 3, 92);
+        const SparseLabelledSet sparse = toSparse(dense), probeSparse = toSparse(probe);
+        QVERIFY(sparse.x.nonZeros() > 2400 && sparse.x.nonZeros() < 3600); // ≈ 20 % of 15000
+        const QVariantMap params{{"solver", solver}};
+        LiblinearTrainer a = trainer(regression, params), b = trainer(regression, params);
+        TestRunContext ca(7), cb(7);
+        fitIn(a, dense.view(), ca, kThreads);
+        fitIn(b, sparse.view(), cb, kThreads);
+        QCOMPARE(cb.checkpoints.size(), ca.checkpoints.size());
+        QCOMPARE(cb.records.value("nonzeros").toDouble(), double(sparse.x.nonZeros()));
+        QCOMPARE(cb.records.value("problem_bytes"), ca.records.value("problem_bytes"));
+        const double weights = relativeDifference(a.decisionFunctions(), b.decisionFunctions());
+        const Eigen::MatrixXd pa = a.predict(probe.x), pb = b.predictSparse(probeSparse.x);
+        const double predictions = relativeDifference(pa, pb);
+        qInfo("%s: dense vs sparse, largest relative difference of weights %.3g, of predictions %.3g",
+              qPrintable(solver), weights, predictions);
+        QVERIFY2(weights <= 1e-12, qPrintable(QString::number(weights)));
+        QVERIFY2(predictions <= 1e-12, qPrintable(QString::number(predictions)));
+        // One model, the same rows in either form: the same nodes, hence the same scores exactly.
+        QVERIFY(b.predict(probe.x) == pb);
+        QVERIFY(a.predictSparse(probeSparse.x) == pa);
+        if (!regression)
+            QCOMPARE(accuracy(pb, probe.y), accuracy(pa, probe.y));
+    }
+
+    void trainsOnAProblemFarTooWideToDensify()
+    {
+        // 2000 × 1,000,000 with 20 non-zeros a row (40,000 in all): a dense copy would take 16 GB,
+        // the plugin's rows 0.7 MB. -s 2 (the L2-loss SVC primal, TRON) keeps a few vectors of
+        // size d (8 MB each). Labels are the sign of planted weights on the 500 "common" columns;
+        // every row has 10 of those and 10 "rare" ones of the other 999,500.
+        const Eigen::Index n = 2000, d = 1000000;
+        const SparseLabelledSet train = plantedSparse(n, int(d), 20, 5, 101);
+        const SparseLabelledSet test = plantedSparse(1000, int(d), 20, 5, 102);
+        QCOMPARE(train.x.nonZeros(), n * 20);
+        LiblinearTrainer t = trainer(false, {{"solver", "l2r_l2loss_svc_primal"}});
+        const ProblemShape shape{n, d, 2, Task::Classification, train.x.nonZeros()};
+        const QJsonObject cost = t.predictCost(shape);
+        const double nodes = double(n * 20 + 2 * n) * 16 + double(n) * 8; // + bias and terminator a row
+        QCOMPARE(cost.value("problem_bytes_upper_bound").toDouble(), nodes);
+        QCOMPARE(cost.value("pass_flops").toDouble(), 2.0 * double(n * 20 + n));
+        // O(nnz + d), nowhere near the dense shape's n·d (the same shape dense: > 16 GB).
+        QVERIFY2(cost.value("memory_bytes").toDouble() < 100e6,
+                 qPrintable(QString::number(cost.value("memory_bytes").toDouble())));
+        QVERIFY(t.predictCost(ProblemShape{n, d, 2, Task::Classification}).value("memory_bytes").toDouble() >
+                16e9);
+        TestRunContext ctx;
+        fitIn(t, train.view(), ctx, kThreads);
+        QCOMPARE(ctx.checkpoints.size(), 1u);
+        QCOMPARE(ctx.records.value("nonzeros").toDouble(), double(n * 20));
+        QCOMPARE(ctx.records.value("problem_bytes").toDouble(), nodes);
+        QCOMPARE(t.decisionFunctions().rows(), d + 1);
+        const double trainAccuracy = accuracy(t.predictSparse(train.x), train.y);
+        const double testAccuracy = accuracy(t.predictSparse(test.x), test.y);
+        qInfo("2000 × 1,000,000, -s 2: training accuracy %.4f, held-out accuracy %.4f (chance 0.5)",
+              trainAccuracy, testAccuracy);
+        // 2000 rows in 1M dimensions are separable; the held-out rows share only the 500 common
+        // columns' weights with them, which 20,000 common entries (40 a column) teach well above
+        // chance.
+        QVERIFY(trainAccuracy >= 0.99);
+        QVERIFY(testAccuracy >= 0.75);
+        // The whole process, every test before this one included, never held a fraction of the
+        // dense copy's 16 GB.
+        rusage usage{};
+        getrusage(RUSAGE_SELF, &usage);
+        qInfo("predicted memory %.1f MB; peak resident set of the test process %.1f MB",
+              cost.value("memory_bytes").toDouble() / 1e6, double(usage.ru_maxrss) / 1024);
+        QVERIFY(double(usage.ru_maxrss) * 1024 < 2e9);
+    }
+
+    void pluginDeclaresSparseInput()
+    {
+        QPluginLoader loader(QDir(TB_PLUGIN_BUILD_DIR).filePath("trainbench-liblinear.so"));
+        QObject* root = loader.instance();
+        QVERIFY2(root, qPrintable(loader.errorString()));
+        auto* factory = qobject_cast<TrainerFactory*>(root);
+        auto* sparse = qobject_cast<SparseInputFactory*>(root);
+        QVERIFY(factory && sparse);
+        const QStringList ids = sparse->sparseInputAlgorithms();
+        QCOMPARE(ids, QStringList({"liblinear.classify", "liblinear.regress"}));
+        for (const auto& a : factory->algorithms()) {
+            QVERIFY2(ids.contains(a.id), qPrintable(a.id));
+            QString err;
+            const auto p = a.schema.normalise({}, &err);
+            QVERIFY2(p.has_value(), qPrintable(err));
+            const auto trainer = factory->create(a.id, *p);
+            QVERIFY2(dynamic_cast<const SparseTrainer*>(trainer.get()), qPrintable(a.id));
+        }
+        // The module's trainer routed LIBLINEAR's output (one hook per process) to the module's own
+        // copy of DetachedCall, which knows nothing of this binary's calls: route it back, or a
+        // later Stop test's abandoned call would never unwind at a progress message.
+        set_print_string_function(&wrap::DetachedCall::print);
+    }
+
+    void badSparseInputFailsClearly()
+    {
+        const SparseLabelledSet ok = toSparse(plantedDense(60, 8, 0.5, 2, 93));
+        LiblinearTrainer t = trainer(false, {});
+
+        SparseLabelledSet nan = ok;
+        nan.x.valuePtr()[nan.x.outerIndexPtr()[4]] = std::numeric_limits<double>::quiet_NaN();
+        const int column = nan.x.innerIndexPtr()[nan.x.outerIndexPtr()[4]];
+        QString err = fitError(t, nan.view(), kThreads);
+        QVERIFY2(err.contains(QString("training input [row 4, column %1] is nan").arg(column)),
+                 qPrintable(err));
+
+        SparseLabelledSet unsorted = ok;
+        int* inner = unsorted.x.innerIndexPtr() + unsorted.x.outerIndexPtr()[9];
+        QVERIFY(unsorted.x.outerIndexPtr()[10] - unsorted.x.outerIndexPtr()[9] >= 2);
+        std::swap(inner[0], inner[1]);
+        err = fitError(t, unsorted.view(), kThreads);
+        QVERIFY2(err.contains("row 9 has column") && err.contains("strictly increasing"), qPrintable(err));
+
+        SparseLabelledSet fewer = ok;
+        fewer.x = ok.x.topRows(40);
+        err = fitError(t, fewer.view(), kThreads);
+        QVERIFY2(err.contains("the sparse inputs have 40 rows, the targets 60"), qPrintable(err));
+
+        TestRunContext ctx;
+        fitIn(t, ok.view(), ctx, kThreads);
+        for (const int width : {7, 9, 1000000}) {
+            try {
+                t.predictSparse(SparseMatrix(3, width));
+                QFAIL(qPrintable(
+                    QString("predictSparse() accepted %1 columns for an 8-input model").arg(width)));
+            } catch (const std::invalid_argument& e) {
+                QVERIFY2(
+                    QString(e.what()).contains(
+                        QString("predictSparse() got a sparse matrix of %1 columns, the model has 8 inputs")
+                            .arg(width)),
+                    e.what());
+            }
+        }
+        try {
+            t.predictSparse(unsorted.x);
+            QFAIL("predictSparse() accepted a row with unsorted columns");
+        } catch (const std::invalid_argument& e) {
+            QVERIFY2(QString(e.what()).contains("predictSparse() input row 9 has column"), e.what());
+        }
+        QVERIFY(t.predictSparse(SparseMatrix(0, 8)).rows() == 0); // no rows: no scores, no error
     }
 };
 
