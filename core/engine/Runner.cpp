@@ -494,48 +494,20 @@ RunResult Runner::execute(const RunJob& job, const StopSource& stop, RunObserver
         if (!trainer)
             return finish(RunStatus::Failed, QStringLiteral("plugin returned no trainer"));
         // Sparse inputs go as they are to a trainer that takes them, and as a dense copy to any
-        // other (when it fits; else the run is refused before it starts).
+        // other — made only once the run is known to fit, the copy included.
         const data::DatasetPair* sets = job.data.get();
-        std::optional<data::DatasetPair> dense;
-        if (sets->train.isSparse()) {
-            if (entry->sparseInput) {
-                if (!dynamic_cast<SparseTrainer*>(trainer.get()))
-                    return finish(RunStatus::Failed,
-                                  QStringLiteral("plugin \"%1\" says %2 takes sparse inputs, but its trainer is not a "
-                                                 "tb::SparseTrainer (SparseTrainer.h)")
-                                      .arg(entry->plugin->id, job.algorithmId));
-            } else {
-                const std::uint64_t bytes = sets->train.denseBytes() + sets->test.denseBytes() + sets->validation.denseBytes();
-                if (const QString refusal = MemoryCheck::densifyRefusal(m_registry, job.label, job.algorithmId,
-                                                                        CostPrediction::shapeOf(sets->train), bytes);
-                    !refusal.isEmpty())
-                    return finish(RunStatus::Failed, refusal);
-                dense.emplace();
-                dense->train = sets->train.densified();
-                dense->test = sets->test.densified();
-                dense->validation = sets->validation.densified();
-                dense->warnings = sets->warnings;
-                sets = &*dense;
-                ctx.log(QStringLiteral("sparse inputs made dense for %1, which takes dense inputs only: %2 (%3×%4, %5 "
-                                       "non-zeros)")
-                            .arg(job.algorithmId, data::MemoryBudget::formatBytes(bytes))
-                            .arg(job.data->train.rows())
-                            .arg(job.data->train.inputs())
-                            .arg(job.data->train.xSparse.nonZeros()));
-                ctx.recordHostFact("densified", QJsonObject{{"bytes", double(bytes)},
-                                                             {"non_zeros", double(job.data->train.xSparse.nonZeros())}});
-            }
-        }
-        ctx.attach(trainer.get(), *sets);
-        const data::Dataset& train = sets->train;
-        const DatasetView view = train.view();
+        const ProblemShape given = CostPrediction::shapeOf(sets->train);
+        const bool densify = MemoryCheck::needsDensifying(m_registry, job.algorithmId, given);
+        const ProblemShape shape = MemoryCheck::shapeSeenBy(m_registry, job.algorithmId, given);
+        if (given.isSparse() && !densify && !dynamic_cast<SparseTrainer*>(trainer.get()))
+            return finish(RunStatus::Failed, QStringLiteral("plugin \"%1\" says %2 takes sparse inputs, but its trainer is "
+                                                            "not a tb::SparseTrainer (SparseTrainer.h)")
+                                                 .arg(entry->plugin->id, job.algorithmId));
         // The prediction is for the run's row and the observer; a noise-sweep cell has
         // neither (its algorithm's prediction is made once for all cells).
-        QJsonObject cost = job.logToStore || observer ? trainer->predictCost(CostPrediction::shapeOf(train))
-                                                      : QJsonObject();
-        if (!cost.isEmpty())
-            cost.insert("shape", CostPrediction::describeShape(CostPrediction::shapeOf(train))); // the shape it was predicted for
+        QJsonObject cost = job.logToStore || observer ? trainer->predictCost(shape) : QJsonObject();
         if (!cost.isEmpty()) {
+            cost.insert("shape", CostPrediction::describeShape(shape)); // the shape it was predicted for
             ctx.recordHostFact("predicted_cost", cost);
             if (observer)
                 observer->costPredicted(job, result.runId, cost);
@@ -543,10 +515,32 @@ RunResult Runner::execute(const RunJob& job, const StopSource& stop, RunObserver
         // What cannot fit is refused before fit() allocates it (the experiment checked before its
         // first run; memory may have gone since, or the run is not part of one).
         if (const QString refusal = MemoryCheck::refusal(
-                m_registry, MemoryCheck::Demand{job.label, job.algorithmId, *params, CostPrediction::shapeOf(train), 1},
-                CostPrediction(cost));
+                m_registry, MemoryCheck::Demand{job.label, job.algorithmId, *params, shape, 1}, CostPrediction(cost));
             !refusal.isEmpty())
             return finish(RunStatus::Failed, refusal);
+        std::optional<data::DatasetPair> dense;
+        if (densify) {
+            const std::uint64_t bytes = sets->train.denseBytes() + sets->test.denseBytes() + sets->validation.denseBytes();
+            if (const QString refusal = MemoryCheck::densifyRefusal(m_registry, job.label, job.algorithmId, given, bytes);
+                !refusal.isEmpty())
+                return finish(RunStatus::Failed, refusal);
+            dense.emplace();
+            dense->train = sets->train.densified();
+            dense->test = sets->test.densified();
+            dense->validation = sets->validation.densified();
+            dense->warnings = sets->warnings;
+            sets = &*dense;
+            ctx.log(QStringLiteral("sparse inputs made dense for %1, which takes dense inputs only: %2 (%3×%4, %5 "
+                                   "non-zeros)")
+                        .arg(job.algorithmId, data::MemoryBudget::formatBytes(bytes))
+                        .arg(given.rows)
+                        .arg(given.inputs)
+                        .arg(given.nonZeros));
+            ctx.recordHostFact("densified", QJsonObject{{"bytes", double(bytes)}, {"non_zeros", double(given.nonZeros)}});
+        }
+        ctx.attach(trainer.get(), *sets);
+        const data::Dataset& train = sets->train;
+        const DatasetView view = train.view();
 
         // Memory: measured around fit() and the host's evaluations, outside nothing else the
         // run needs; or only registered, so that a measured run elsewhere sees the overlap.

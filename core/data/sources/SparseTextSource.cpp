@@ -19,6 +19,7 @@ SparseTextGenerator::Spec specOf(const QVariantMap& spec, std::uint64_t seed)
     s.wordsPerRow = spec.value(QStringLiteral("words_per_row")).toDouble();
     s.classes = spec.value(QStringLiteral("classes")).toInt();
     s.labelNoise = spec.value(QStringLiteral("label_noise")).toDouble();
+    s.topicShare = spec.value(QStringLiteral("topic_share")).toDouble();
     s.seed = seed;
     return s;
 }
@@ -31,7 +32,8 @@ public:
         i.id = QStringLiteral("sparse_text");
         i.label = QStringLiteral("Sparse text (generated)");
         i.description = QStringLiteral("Bag-of-words rows of a text corpus's shape (RCV1's by default): Zipf word "
-                                       "frequencies, unit-norm log-tf·idf values, planted topics as classes. Sparse.");
+                                       "frequencies, unit-norm log-tf·idf values, topics with favourite words as "
+                                       "classes. Sparse.");
         i.task = Task::Classification;
         i.noiseKey = QStringLiteral("label_noise");
         i.testFraction = 0.2;
@@ -46,9 +48,12 @@ public:
                                                    "words, repeats merged); RCV1 has ≈ 74 non-zeros a row.")));
         i.params.add(DataKeys::integer(QStringLiteral("classes"), QStringLiteral("Topics"), 2, 1000, 2,
                                        QStringLiteral("Classes (planted topics); the paper's RCV1 has 4.")));
-        i.params.add(DataKeys::real(QStringLiteral("label_noise"), QStringLiteral("Label noise"), 0, 1e6, false, 0.3,
-                                    QStringLiteral("Gumbel noise on the topic scores: 0 leaves the classes linearly "
-                                                   "separable, larger mixes them.")));
+        i.params.add(DataKeys::real(QStringLiteral("topic_share"), QStringLiteral("Topic share"), 0, 1, false, 0.2,
+                                    QStringLiteral("Share of a document's words drawn from its topic's own favourite "
+                                                   "words (0: topics indistinguishable, the task is chance).")));
+        i.params.add(DataKeys::real(QStringLiteral("label_noise"), QStringLiteral("Label noise"), 0, 1, false, 0.03,
+                                    QStringLiteral("Probability that a document's label is redrawn uniformly (a noise "
+                                                   "sweep varies it).")));
         i.params = DataKeys::finished(i.params);
         return i;
     }
@@ -80,12 +85,14 @@ public:
 
     QString describe(const QVariantMap& spec) const override
     {
-        return QStringLiteral("Sparse text, %1 documents × %2 words, %3 words a document, %4 topics, label noise %5")
+        return QStringLiteral("Sparse text, %1 documents × %2 words, %3 words a document, %4 topics (share %6), label "
+                              "noise %5")
             .arg(spec.value(QStringLiteral("samples")).toLongLong())
             .arg(spec.value(QStringLiteral("features")).toLongLong())
             .arg(QLocale::c().toString(spec.value(QStringLiteral("words_per_row")).toDouble(), 'g', 4))
             .arg(spec.value(QStringLiteral("classes")).toInt())
-            .arg(QLocale::c().toString(spec.value(QStringLiteral("label_noise")).toDouble(), 'g', 4));
+            .arg(QLocale::c().toString(spec.value(QStringLiteral("label_noise")).toDouble(), 'g', 4))
+            .arg(QLocale::c().toString(spec.value(QStringLiteral("topic_share")).toDouble(), 'g', 4));
     }
 };
 
