@@ -91,6 +91,41 @@ private Q_SLOTS:
             algorithms.value("bpls.regress").value("predicted_cost_for").toObject().value("task").toString(),
             QStringLiteral("regression"));
         QVERIFY(!algorithms.value("test.noise").contains("predicted_cost"));
+        // Which algorithms take sparse inputs as they are (the others get a dense copy).
+        QCOMPARE(algorithms.value("liblinear.classify").value("sparse_inputs").toBool(), true);
+        QCOMPARE(algorithms.value("libsvm.classify").value("sparse_inputs").toBool(), true);
+        QCOMPARE(algorithms.value("bpls.classify").value("sparse_inputs").toBool(), false);
+        QVERIFY2(o.out.contains("liblinear.classify — LIBLINEAR classification  [sparse inputs]") ||
+                     QRegularExpression(R"(liblinear\.classify — [^\n]*\[sparse inputs\])").match(o.out).hasMatch(),
+                 qPrintable(o.out));
+    }
+
+    void sparseLibsvmFileRunsAndItsBadLinesAreNamed()
+    {
+        // A text-shaped file: 60 rows over 2,000,000 columns (a dense copy would be 0.9 GB), kept
+        // sparse; LIBLINEAR trains on it as it is.
+        QString rows;
+        for (int i = 0; i < 60; ++i)
+            rows += QStringLiteral("%1 %2:1 %3:0.5 1999999:0.25\n").arg(i % 2).arg(1 + i % 2).arg(100 + i);
+        const QString file = m_dir.filePath("wide.libsvm");
+        QFile f(file);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write(rows.toUtf8());
+        f.close();
+        const QString spec = writeSpec("sparse.json", QStringLiteral(R"({"name": "sparse", "kind": "learning-curve", "threads": 1,
+            "dataset": {"source": "libsvm", "file": "%1", "task": "classification", "test_fraction": 0.25, "features": 2000000},
+            "algorithms": [{"id": "liblinear.classify", "label": "LIBLINEAR"}]})").arg(file).toUtf8());
+        const Output o = cli({"run", spec, "--no-db", "--quiet"});
+        QVERIFY2(o.code == 0, qPrintable(o.err + o.out));
+        QVERIFY2(o.err.contains("sparse, "), qPrintable(o.err)); // the shape it predicted for
+        // The same file with a repeated index on line 7: exit 3, file and line named.
+        rows.replace(QStringLiteral("0 1:1 106:0.5"), QStringLiteral("0 1:1 1:0.5"));
+        QVERIFY(f.open(QIODevice::WriteOnly | QIODevice::Truncate));
+        f.write(rows.toUtf8());
+        f.close();
+        const Output bad = cli({"run", spec, "--no-db", "--quiet"});
+        QCOMPARE(bad.code, 3);
+        QVERIFY2(bad.err.contains(file + ":7: bad token \"1:0.5\": index 1 appears twice on the line"), qPrintable(bad.err));
     }
 
     void runShowsPredictedThenMeasuredAndStoresIt()
