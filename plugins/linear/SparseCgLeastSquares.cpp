@@ -31,16 +31,17 @@ bool blockedProduct(const SparseMatrix& m, const Eigen::Ref<const Eigen::MatrixX
     const Eigen::Index rows = m.rows(), blocks = (rows + blockRows - 1) / blockRows;
     out.resize(rows, p.cols());
     std::atomic<bool> stopped{false};
-    tbb::parallel_for(tbb::blocked_range<Eigen::Index>(0, blocks, 1), [&](const tbb::blocked_range<Eigen::Index>& r) {
-        for (Eigen::Index blk = r.begin(); blk < r.end(); ++blk) {
-            if (stop.stopRequested()) {
-                stopped = true;
-                return;
-            }
-            const Eigen::Index r0 = blk * blockRows, n = std::min(blockRows, rows - r0);
-            out.middleRows(r0, n).noalias() = m.middleRows(r0, n) * p;
-        }
-    });
+    tbb::parallel_for(tbb::blocked_range<Eigen::Index>(0, blocks, 1),
+                      [&](const tbb::blocked_range<Eigen::Index>& r) {
+                          for (Eigen::Index blk = r.begin(); blk < r.end(); ++blk) {
+                              if (stop.stopRequested()) {
+                                  stopped = true;
+                                  return;
+                              }
+                              const Eigen::Index r0 = blk * blockRows, n = std::min(blockRows, rows - r0);
+                              out.middleRows(r0, n).noalias() = m.middleRows(r0, n) * p;
+                          }
+                      });
     return !stopped;
 }
 
@@ -51,8 +52,8 @@ SparseCgLeastSquares::SparseCgLeastSquares(const SparseMatrix& x, const Eigen::R
     : m_a(x), m_bias(bias), m_ridge(ridge), m_stop(std::move(stop))
 {
     if (x.rows() != b.rows())
-        throw std::invalid_argument("sparse cg least squares: X has " + std::to_string(x.rows()) + " rows, B has " +
-                                    std::to_string(b.rows()));
+        throw std::invalid_argument("sparse cg least squares: X has " + std::to_string(x.rows()) +
+                                    " rows, B has " + std::to_string(b.rows()));
     if (!(ridge >= 0) || !std::isfinite(ridge))
         throw std::invalid_argument("sparse cg least squares: the ridge must be finite and >= 0, got " +
                                     std::to_string(ridge));

@@ -30,8 +30,8 @@ public:
     /// the transposed copy of X (polls @p stop — check stopped() after construction). Throws
     /// std::invalid_argument when the row counts differ, λ is negative or not finite, or X or B
     /// holds a NaN or Inf.
-    SparseCgLeastSquares(const SparseMatrix& x, const Eigen::Ref<const Eigen::MatrixXd>& b, bool bias, double ridge,
-                         StopToken stop = {});
+    SparseCgLeastSquares(const SparseMatrix& x, const Eigen::Ref<const Eigen::MatrixXd>& b, bool bias,
+                         double ridge, StopToken stop = {});
 
     /// Runs iterations until iterations() == @p target (nothing when it is already there).
     /// Returns false when the stop token fired (solution() is then meaningless and the object

@@ -38,7 +38,8 @@ SparseMatrix SparseDesign::selectColumns(const SparseMatrix& x, const std::vecto
     for (Eigen::Index j = 0; j < p; ++j) {
         const Eigen::Index c = columns[std::size_t(j)];
         if (c < 0 || c >= d)
-            throw std::out_of_range("lsq: column " + std::to_string(c) + " outside the " + std::to_string(d) + " inputs");
+            throw std::out_of_range("lsq: column " + std::to_string(c) + " outside the " + std::to_string(d) +
+                                    " inputs");
         if (position[std::size_t(c)] >= 0)
             throw std::invalid_argument("lsq: column " + std::to_string(c) + " selected twice");
         position[std::size_t(c)] = int(j);
@@ -80,8 +81,8 @@ bool SparseDesign::pollStop() const
 void SparseDesign::checkWeights(const Eigen::MatrixXd& w, bool bias) const
 {
     if (w.rows() != cols() + (bias ? 1 : 0))
-        throw std::invalid_argument("lsq: sparse design: weights have " + std::to_string(w.rows()) + " rows, expected " +
-                                    std::to_string(cols() + (bias ? 1 : 0)));
+        throw std::invalid_argument("lsq: sparse design: weights have " + std::to_string(w.rows()) +
+                                    " rows, expected " + std::to_string(cols() + (bias ? 1 : 0)));
 }
 
 SparseDesign SparseDesign::subset(const std::vector<Eigen::Index>& rows) const
@@ -130,7 +131,8 @@ Eigen::MatrixXd SparseDesign::gram(bool bias) const
             }
         }
         if (e > 0) // EᵀS into the rows below SᵀS
-            g.block(p, 0, e, p).noalias() += (s.middleRows(r0, m).transpose() * m_extra.middleRows(r0, m)).transpose();
+            g.block(p, 0, e, p).noalias() +=
+                (s.middleRows(r0, m).transpose() * m_extra.middleRows(r0, m)).transpose();
     }
     if (e > 0)
         g.block(p, p, e, e).noalias() = m_extra.transpose() * m_extra;
@@ -223,7 +225,8 @@ Eigen::MatrixXd SparseDesign::productCross(const Eigen::MatrixXd& w, bool bias, 
 
 double SparseDesign::storedBytes() const
 {
-    const double own = m_owns ? double(sparseBytes(std::uint64_t(m_own.rows()), std::uint64_t(m_own.nonZeros()))) : 0.0;
+    const double own =
+        m_owns ? double(sparseBytes(std::uint64_t(m_own.rows()), std::uint64_t(m_own.nonZeros()))) : 0.0;
     return own + 8.0 * double(m_extra.size());
 }
 

@@ -23,17 +23,14 @@ namespace {
 
 QVariantMap params(double ridge, bool bias, QVariantList ladder = {}, double relative = 0.0)
 {
-    return QVariantMap{{"ridge", ridge},
-                       {"relative_ridge", relative},
-                       {"bias", bias},
-                       {"cg_ladder", ladder},
-                       {"cg_tolerance", 1e-8},
-                       {"cg_max_iterations", 2000}};
+    return QVariantMap{{"ridge", ridge},      {"relative_ridge", relative}, {"bias", bias},
+                       {"cg_ladder", ladder}, {"cg_tolerance", 1e-8},       {"cg_max_iterations", 2000}};
 }
 
 // n × d, @p perRow distinct columns per row drawn from [0, d) (and, with @p informative > 0,
 // half of them from [0, informative)), N(0, 1) values.
-SparseMatrix randomSparse(Eigen::Index n, Eigen::Index d, int perRow, std::uint64_t seed, Eigen::Index informative = 0)
+SparseMatrix randomSparse(Eigen::Index n, Eigen::Index d, int perRow, std::uint64_t seed,
+                          Eigen::Index informative = 0)
 {
     std::mt19937_64 g(seed);
     std::normal_distribution<double> normal;
@@ -54,7 +51,8 @@ SparseMatrix randomSparse(Eigen::Index n, Eigen::Index d, int perRow, std::uint6
     return x;
 }
 
-Eigen::MatrixXd targets(const SparseMatrix& x, Eigen::Index k, double noise, std::uint64_t seed, Eigen::Index support)
+Eigen::MatrixXd targets(const SparseMatrix& x, Eigen::Index k, double noise, std::uint64_t seed,
+                        Eigen::Index support)
 {
     std::mt19937_64 g(seed);
     std::normal_distribution<double> normal;
@@ -104,7 +102,8 @@ private Q_SLOTS:
         const SparseMatrix x = randomSparse(400, 40, 8, 11);
         const Eigen::MatrixXd y = targets(x, 3, 0.1, 12, 0);
         const Eigen::MatrixXd dense = Eigen::MatrixXd(x);
-        RidgeTrainer onDense(params(ridge, bias, ladder, relative)), onSparse(params(ridge, bias, ladder, relative));
+        RidgeTrainer onDense(params(ridge, bias, ladder, relative)),
+            onSparse(params(ridge, bias, ladder, relative));
         testing::TestRunContext c1(1, 2), c2(1, 2);
         fitIn(onDense, DatasetView(dense, y), c1);
         Eigen::MatrixXd none(x.rows(), 0);
@@ -156,7 +155,8 @@ private Q_SLOTS:
         Eigen::MatrixXd expected = test * w.topRows(d);
         expected.rowwise() += w.row(d);
         const Eigen::MatrixXd got = t.predictSparse(test);
-        QVERIFY2(relativeDifference(got, expected) < 1e-8, qPrintable(QString::number(relativeDifference(got, expected))));
+        QVERIFY2(relativeDifference(got, expected) < 1e-8,
+                 qPrintable(QString::number(relativeDifference(got, expected))));
     }
 
     // 2,000 rows × 1,000,000 columns × 20 non-zeros: a dense copy would be 16 GB, so training
@@ -169,7 +169,8 @@ private Q_SLOTS:
         const Eigen::MatrixXd y = targets(x, 2, 0.05, 32, informative);
         RidgeTrainer t(params(1.0, true));
         const QJsonObject cost = t.predictCost(ProblemShape{n, d, 2, Task::Regression, x.nonZeros()});
-        QVERIFY2(cost.value("memory_bytes").toDouble() < 2e8, qPrintable(QString::number(cost.value("memory_bytes").toDouble())));
+        QVERIFY2(cost.value("memory_bytes").toDouble() < 2e8,
+                 qPrintable(QString::number(cost.value("memory_bytes").toDouble())));
         testing::TestRunContext ctx(1, 2);
         Eigen::MatrixXd none(n, 0);
         DatasetView view(none, y);
@@ -182,7 +183,8 @@ private Q_SLOTS:
         const SparseMatrix test = randomSparse(500, d, 20, 33, informative);
         const Eigen::MatrixXd yt = targets(test, 2, 0.0, 32, informative);
         const Eigen::MatrixXd pred = t.predictSparse(test);
-        const double r2 = 1.0 - (pred - yt).squaredNorm() / (yt.rowwise() - yt.colwise().mean()).squaredNorm();
+        const double r2 =
+            1.0 - (pred - yt).squaredNorm() / (yt.rowwise() - yt.colwise().mean()).squaredNorm();
         QVERIFY2(r2 > 0.8, qPrintable(QString("test R² %1").arg(r2)));
     }
 
@@ -259,7 +261,8 @@ private Q_SLOTS:
                 tt.emplace_back(i, int(it.col()) + 20, it.value());
             }
         testWide.setFromTriplets(tt.begin(), tt.end());
-        const Eigen::MatrixXd pc = closed.predictSparse(testWide), pd = dense.predict(Eigen::MatrixXd(testWide));
+        const Eigen::MatrixXd pc = closed.predictSparse(testWide),
+                              pd = dense.predict(Eigen::MatrixXd(testWide));
         const Eigen::MatrixXd pg = cg.predictSparse(testWide);
         QVERIFY(pc.allFinite() && pg.allFinite());
         QVERIFY2(relativeDifference(pc, pd) < 1e-8, qPrintable(QString::number(relativeDifference(pc, pd))));
@@ -306,7 +309,8 @@ private Q_SLOTS:
     void costOfSparseShapes()
     {
         RidgeTrainer t(params(1.0, true));
-        const QJsonObject wide = t.predictCost(ProblemShape{50000, 1000000, 2, Task::Classification, 5000000});
+        const QJsonObject wide =
+            t.predictCost(ProblemShape{50000, 1000000, 2, Task::Classification, 5000000});
         QVERIFY(wide.value("memory_bytes").toDouble() < 4e8);
         QVERIFY(wide.value("flops").toDouble() < 1e12);
         QCOMPARE(wide.value("iterations").toDouble(), 2000.0);
