@@ -52,7 +52,8 @@ void addFeatureParams(ParamSchema& s, Algorithm a)
     s.add(ParamSpec::choice("precision", QStringLiteral("Precision"), {"double", "mixed"}, QStringLiteral("mixed"),
                             QStringLiteral("mixed: features stored as float, products on float blocks summed in "
                                            "double (half the memory and bandwidth; λ is then at least 7e-5·trace(Σ̂)/√p, "
-                                           "the Gram's float rounding); double: double throughout.")));
+                                           "the Gram's float rounding); double: double throughout. Sparse inputs "
+                                           "are always double (their blocks are the data's own doubles).")));
     s.add(ParamSpec::real("ridge", QStringLiteral("Ridge λ"), 0.0, 0.0, 1e8,
                           QStringLiteral("λ of the objective (1/n)Σℓᵢ + (λ/2)‖W‖² (bias excluded): added to the "
                                          "diagonal of Σ̂ = FᵀF/n, i.e. λ·n in linear.ridge's units (the authors' demo "

@@ -302,7 +302,9 @@ LsqTrainer::Cost StagewiseTrainer::trainCost(const ProblemShape& shape, Eigen::I
     const bool logistic = m_config.flavour == Flavour::Logistic;
     const double sigmaRows = logistic && m_config.sigmaRows > 0 ? std::min<double>(double(m_config.sigmaRows), n) : n;
     Cost c;
-    const double features = featureFlops(n, double(q), p);
+    // raw_gradient: the gradient Zᵀ·R (2·n·q·k) before the block is copied out.
+    const double features = featureFlops(n, double(q), p) +
+                            (m_config.features.gradientOrder ? 2.0 * n * double(q) * k : 0.0);
     const double gram = sigmaRows * pb * (pb + 1.0);
     const double factor = pb * pb * pb / 3.0;
     // linear / calibrated: Gram and cross products in one pass, a solve, one product.
@@ -318,7 +320,8 @@ LsqTrainer::Cost StagewiseTrainer::trainCost(const ProblemShape& shape, Eigen::I
                           {"fit_flops_per_stage", inner}};
     const double bytesPerEntry = m_config.precision == train::Precision::Mixed ? 4.0 : 8.0;
     const double gramBytes = 2.0 * 8.0 * pb * pb * (bytesPerEntry == 4.0 ? 1.5 : 1.0);
-    c.memoryBytes = n * (p + e) * bytesPerEntry + std::max(gramBytes, 2.0 * 8.0 * pb * pb) + 8.0 * n * (e + 8.0 * k);
+    c.memoryBytes = n * (p + e) * bytesPerEntry + std::max(gramBytes, 2.0 * 8.0 * pb * pb) + 8.0 * n * (e + 8.0 * k) +
+                    (m_config.features.gradientOrder ? 8.0 * (n * p + double(q) * k) : 0.0); // the columns, the gradient
     c.modelBytes = stages * (8.0 * pb * k + 8.0);
     return c;
 }
