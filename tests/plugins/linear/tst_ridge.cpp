@@ -269,6 +269,30 @@ private Q_SLOTS:
         QVERIFY2(relativeDifference(pg, pd) < 1e-6, qPrintable(QString::number(relativeDifference(pg, pd))));
     }
 
+    // CG that reaches cg_max_iterations before cg_tolerance ends there with its model, says so in
+    // the log (naming both parameters) and records that it did not converge.
+    void iterationCapIsReported()
+    {
+        const Eigen::Index n = 500, d = 50000;
+        const SparseMatrix x = randomSparse(n, d, 20, 71);
+        const Eigen::MatrixXd y = targets(x, 1, 0.1, 72, 0);
+        QVariantMap p = params(0.0, true);
+        p["cg_tolerance"] = 1e-15;
+        p["cg_max_iterations"] = 15;
+        RidgeTrainer t(p);
+        testing::TestRunContext ctx(1, 2);
+        Eigen::MatrixXd none(n, 0);
+        DatasetView view(none, y);
+        view.xSparse = &x;
+        fitIn(t, view, ctx);
+        QCOMPARE(ctx.checkpoints.size(), std::size_t(2)); // at 10 and at the cap, 15
+        QCOMPARE(ctx.checkpoints.back().epoch, 15.0);
+        QVERIFY(!ctx.records.value("cg_converged").toBool());
+        const QString log = ctx.logs.join("\n");
+        QVERIFY2(log.contains("cg_max_iterations") && log.contains("cg_tolerance"), qPrintable(log));
+        QVERIFY(t.predictSparse(x.topRows(3)).allFinite());
+    }
+
     void badInputIsReportedClearly()
     {
         SparseMatrix x = randomSparse(50, 10, 3, 61);

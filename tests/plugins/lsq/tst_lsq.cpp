@@ -6,6 +6,7 @@
 #include <GlsSolver.h>
 #include <GlsTrainer.h>
 #include <LsqConfig.h>
+#include <SparseDesign.h>
 #include <StagewiseTrainer.h>
 
 #include <LeastSquares.h>
@@ -890,6 +891,14 @@ private Q_SLOTS:
         auto wide = make<StagewiseTrainer>(Algorithm::Stagewise, {{"features", "raw_gradient"}, {"block_size", 21}});
         err = fitError(*wide, data.view(), 2);
         QVERIFY2(err.contains("block_size") && err.contains("20 inputs"), qPrintable(err));
+        // Targets of another height; a block that names a column twice or one outside the inputs.
+        SparseData shortY = data;
+        shortY.y = data.y.topRows(90);
+        auto sg = make<GlsTrainer>(Algorithm::Gls, {});
+        err = fitError(*sg, shortY.view(), 2);
+        QVERIFY2(err.contains("100 rows") && err.contains("90"), qPrintable(err));
+        QVERIFY_THROWS_EXCEPTION(std::invalid_argument, SparseDesign::selectColumns(data.x, {1, 3, 1}));
+        QVERIFY_THROWS_EXCEPTION(std::out_of_range, SparseDesign::selectColumns(data.x, {1, 20}));
         SparseData nan = data;
         nan.x.valuePtr()[17] = std::numeric_limits<double>::quiet_NaN();
         auto g = make<GlsTrainer>(Algorithm::Gls, {});
