@@ -40,7 +40,9 @@ namespace tb::linear {
 ///  - without one, when wider: CGLS from 0 until the relative normal-equation residual is at
 ///    most cg_tolerance or cg_max_iterations are done, a checkpoint every kCgCheckpointEvery
 ///    iterations at epoch = iterations done (Stop is answered there and between row blocks).
-///    Facts "solver", "ridge_used", "cg_iterations", "cg_relative_residual", "cg_converged".
+///    Facts "solver", "ridge_used", "cg_iterations", "cg_relative_residual", "cg_converged",
+///    "cg_first_checkpoint_seconds" (what predictCost()'s "scope" covers: the iteration count is
+///    not known beforehand).
 ///
 /// Not thread-safe (one run, one thread), as Trainer requires.
 class RidgeTrainer final : public SparseTrainer {

@@ -178,6 +178,10 @@ private Q_SLOTS:
         fitIn(t, view, ctx);
         QVERIFY(ctx.records.value("cg_converged").toBool());
         QCOMPARE(t.weights().rows(), d + 1);
+        // The prediction covers the first checkpoint's iterations, whose seconds fit() records.
+        QCOMPARE(cost.value("scope_measured_key").toString(), QStringLiteral("cg_first_checkpoint_seconds"));
+        QVERIFY(ctx.records.value("cg_first_checkpoint_seconds").toDouble() > 0);
+        QVERIFY(cost.value("flops_at_cap").toDouble() > cost.value("flops").toDouble());
         // Fresh rows drawn the same way: the informative half carries the signal, the other half
         // mostly hits columns never seen in training (weight 0).
         const SparseMatrix test = randomSparse(500, d, 20, 33, informative);
@@ -336,8 +340,9 @@ private Q_SLOTS:
         const QJsonObject wide =
             t.predictCost(ProblemShape{50000, 1000000, 2, Task::Classification, 5000000});
         QVERIFY(wide.value("memory_bytes").toDouble() < 4e8);
-        QVERIFY(wide.value("flops").toDouble() < 1e12);
+        QVERIFY(wide.value("flops_at_cap").toDouble() < 1e12);
         QCOMPARE(wide.value("iterations").toDouble(), 2000.0);
+        QVERIFY(wide.value("scope").toString().contains("first 10"));
         const QJsonObject narrow = t.predictCost(ProblemShape{50000, 1000, 2, Task::Classification, 500000});
         QVERIFY(narrow.value("memory_bytes").toDouble() > 8.0 * 1001 * 1001);
         QVERIFY(narrow.value("memory_bytes").toDouble() < 1e8);
