@@ -185,6 +185,18 @@ void RandomFeatures::projection(Eigen::Index first, Eigen::Index n, Eigen::Matri
     }
 }
 
+std::vector<Eigen::Index> RandomFeatures::subsetColumns(Eigen::Index first, Eigen::Index n) const
+{
+    if (kind != FeatureKind::RawSubset)
+        throw std::logic_error("random features: subsetColumns() of a map that is not raw_subset");
+    check();
+    if (first < 0 || n < 0 || first + n > count)
+        throw std::out_of_range("random features: [" + std::to_string(first) + ", " + std::to_string(first + n) +
+                                ") outside the " + std::to_string(count) + " features");
+    const auto cols = columnOrder(*this);
+    return std::vector<Eigen::Index>(cols.begin() + first, cols.begin() + first + n);
+}
+
 bool RandomFeatures::transform(const Eigen::Ref<const Eigen::MatrixXd>& x, Eigen::MatrixXd& out, StopToken stop,
                                Eigen::Index first, Eigen::Index n) const
 {

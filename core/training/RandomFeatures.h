@@ -29,6 +29,7 @@
 #include <Eigen/Core>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace tb::train {
 
@@ -56,6 +57,12 @@ struct RandomFeatures {
     /// and column k of omega is pair first/2 + k's frequency (n/2 columns); for RawSubset,
     /// omega is the 0/1 selection. Regenerated from the seed at every call.
     void projection(Eigen::Index first, Eigen::Index n, Eigen::MatrixXd& omega, Eigen::VectorXd& offset) const;
+
+    /// RawSubset only: the input columns c_j of features [@p first, @p first + @p n) — the
+    /// columns projection()'s 0/1 selection picks, without its d × n matrix (for inputs too
+    /// wide for it, e.g. sparse text). Throws std::logic_error for another kind,
+    /// std::out_of_range for a range outside the features.
+    std::vector<Eigen::Index> subsetColumns(Eigen::Index first, Eigen::Index n) const;
 
     /// φ(x) of features [@p first, @p first + @p n) (n = −1: to the end) for every row of
     /// @p x (rows × d), written to @p out (rows × n, resized). Parallel over row blocks in

@@ -12,7 +12,8 @@ QList<AlgorithmInfo> LinearPlugin::algorithms() const
     ridge.id = QStringLiteral("linear.ridge");
     ridge.name = QStringLiteral("Ridge least squares");
     ridge.description = QStringLiteral("Closed-form linear least squares with an optional ridge term; one-hot targets for "
-                                       "classification. An anytime curve by conjugate gradients with cg_ladder.");
+                                       "classification. An anytime curve by conjugate gradients with cg_ladder. Sparse "
+                                       "inputs: normal equations from the sparse rows, or conjugate gradients when wide.");
     ridge.citation = QStringLiteral("Agarwal et al., Least Squares Revisited, ICML 2014, Algorithm 1 (identity link)");
     ridge.schema = ParamSchema{
         ParamSpec::real("ridge", QStringLiteral("Ridge λ"), 0.0, 0.0, 1e8,
@@ -29,7 +30,22 @@ QList<AlgorithmInfo> LinearPlugin::algorithms() const
                            QStringLiteral("An anytime curve of the same problem: conjugate gradients on the normal "
                                           "equations (CGLS, from 0) instead of the closed form, a checkpoint after "
                                           "each of these iteration counts (strictly increasing). Empty = the closed "
-                                          "form, one checkpoint.")),
+                                          "form, one checkpoint. Sparse inputs: the same curve on the sparse "
+                                          "rows.")),
+        ParamSpec::real("cg_tolerance", QStringLiteral("CG tolerance"), 1e-8, 1e-15, 0.1,
+                        QStringLiteral("Sparse inputs wider than %1 columns (with the bias) only, without cg_ladder: "
+                                       "conjugate gradients (never forming XᵀX) stop once ‖Aᵀ(y − Aw) − λw‖ ≤ this "
+                                       "× ‖Aᵀy‖ for every output. Dense and narrower sparse inputs take the closed "
+                                       "form and ignore it.")
+                            .arg(RidgeTrainer::kNormalEquationsMaxWidth),
+                        true),
+        ParamSpec::integer("cg_max_iterations", QStringLiteral("CG iterations at most"), 2000, 1,
+                           RidgeTrainer::maxCgIterations,
+                           QStringLiteral("Sparse inputs wider than %1 columns only, without cg_ladder: the most "
+                                          "conjugate-gradient iterations (a checkpoint every %2); dense inputs ignore "
+                                          "it.")
+                               .arg(RidgeTrainer::kNormalEquationsMaxWidth)
+                               .arg(RidgeTrainer::kCgCheckpointEvery)),
     };
     // Before the parameter names were unified: "lambda" and a flag "relative" that made it
     // relative. Old files keep running, with a note.

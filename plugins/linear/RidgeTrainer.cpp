@@ -1,10 +1,13 @@
 #include "RidgeTrainer.h"
 
+#include "SparseCgLeastSquares.h"
+
 #include <CgLeastSquares.h>
 
 #include <QJsonArray>
 #include <QStringList>
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <limits>
 #include <stdexcept>
@@ -17,6 +20,17 @@ RidgeTrainer::RidgeTrainer(const QVariantMap& params)
       m_relativeRidge(params.value("relative_ridge").toDouble()),
       m_bias(params.value("bias").toBool())
 {
+    // Absent from parameter maps made before these keys existed: the schema's defaults.
+    if (params.contains("cg_tolerance"))
+        m_cgTolerance = params.value("cg_tolerance").toDouble();
+    if (params.contains("cg_max_iterations"))
+        m_cgMaxIterations = params.value("cg_max_iterations").toInt();
+    if (!(m_cgTolerance > 0) || !std::isfinite(m_cgTolerance))
+        throw std::invalid_argument("parameter \"cg_tolerance\": must be a positive number, got " +
+                                    std::to_string(m_cgTolerance));
+    if (m_cgMaxIterations < 1 || m_cgMaxIterations > maxCgIterations)
+        throw std::invalid_argument("parameter \"cg_max_iterations\": " + std::to_string(m_cgMaxIterations) +
+                                    " is outside [1, " + std::to_string(maxCgIterations) + "]");
     const QVariantList ladder = params.value("cg_ladder").toList();
     QStringList shown;
     for (const QVariant& v : ladder)
@@ -39,6 +53,10 @@ RidgeTrainer::RidgeTrainer(const QVariantMap& params)
 
 void RidgeTrainer::fit(const DatasetView& data, RunContext& ctx)
 {
+    if (data.isSparse()) {
+        fitSparse(data, ctx);
+        return;
+    }
     if (!data.x.allFinite() || !data.y.allFinite())
         throw std::invalid_argument("linear: the training data contain NaN or Inf");
     const Eigen::Index n = data.rows(), d = data.inputs();
@@ -105,6 +123,185 @@ void RidgeTrainer::fitCg(const Eigen::MatrixXd& a, const DatasetView& data, RunC
     }
 }
 
+namespace {
+
+// G = [X 1]ᵀ[X 1] (lower triangle) and C = [X 1]ᵀY from the sparse rows: Σᵢ nnzᵢ²/2
+// multiply-adds for G, no dense copy of X. Rows in order (deterministic); Stop is polled every
+// few million multiply-adds. Returns false when it fired.
+bool sparseGramAndCross(const SparseMatrix& x, const Eigen::Ref<const Eigen::MatrixXd>& y, bool bias,
+                        Eigen::MatrixXd& g, Eigen::MatrixXd& c, const StopToken& stop)
+{
+    const Eigen::Index n = x.rows(), d = x.cols(), db = d + (bias ? 1 : 0);
+    g = Eigen::MatrixXd::Zero(db, db);
+    const int* outer = x.outerIndexPtr();
+    const int* inner = x.innerIndexPtr();
+    const double* value = x.valuePtr();
+    double work = 0;
+    for (Eigen::Index i = 0; i < n; ++i) {
+        const int begin = outer[i], end = outer[i + 1];
+        for (int p = begin; p < end; ++p) {
+            const double v = value[p];
+            double* column = g.col(inner[p]).data();
+            for (int q = p; q < end; ++q) // columns increase within a row: inner[q] ≥ inner[p], the lower triangle
+                column[inner[q]] += v * value[q];
+            if (bias)
+                g(d, inner[p]) += v;
+        }
+        work += 0.5 * double(end - begin) * double(end - begin) + 1.0;
+        if (work > 4e6) {
+            work = 0;
+            if (stop.stopRequested())
+                return false;
+        }
+    }
+    if (bias)
+        g(d, d) = double(n);
+    c.resize(db, y.cols());
+    c.topRows(d).noalias() = x.transpose() * y;
+    if (bias)
+        c.row(d) = y.colwise().sum();
+    return !stop.stopRequested();
+}
+
+bool allFinite(const SparseMatrix& x)
+{
+    return Eigen::Map<const Eigen::VectorXd>(x.valuePtr(), x.nonZeros()).allFinite();
+}
+
+} // namespace
+
+void RidgeTrainer::fitSparse(const DatasetView& data, RunContext& ctx)
+{
+    const SparseMatrix& x = *data.xSparse;
+    if (x.rows() != data.y.rows())
+        throw std::invalid_argument("linear: the sparse inputs have " + std::to_string(x.rows()) +
+                                    " rows, the targets " + std::to_string(data.y.rows()));
+    if (!allFinite(x) || !data.y.allFinite())
+        throw std::invalid_argument("linear: the training data contain NaN or Inf");
+    const Eigen::Index db = x.cols() + (m_bias ? 1 : 0);
+    if (m_cgLadder.empty() && db <= kNormalEquationsMaxWidth) {
+        fitSparseClosedForm(data, ctx);
+        return;
+    }
+    // trace([X 1]ᵀ[X 1]) = ‖X‖²_F + n: what relative_ridge is relative to, as on dense data.
+    const double squaredNorm = Eigen::Map<const Eigen::VectorXd>(x.valuePtr(), x.nonZeros()).squaredNorm() +
+                               (m_bias ? double(x.rows()) : 0.0);
+    fitSparseCg(data, squaredNorm, ctx);
+}
+
+void RidgeTrainer::fitSparseClosedForm(const DatasetView& data, RunContext& ctx)
+{
+    const auto t0 = std::chrono::steady_clock::now();
+    Eigen::MatrixXd g, c;
+    if (!sparseGramAndCross(*data.xSparse, data.y, m_bias, g, c, ctx.stopToken()))
+        return; // Stop: no model, the run is cancelled
+    num::LeastSquaresOptions opt;
+    opt.ridge = m_ridge;
+    opt.relativeRidge = m_relativeRidge;
+    opt.stop = ctx.stopToken();
+    num::SolveReport rep;
+    Eigen::MatrixXd w = num::solveNormalEquations(g, c, opt, &rep);
+    if (rep.interrupted)
+        return;
+    rep.gramSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() - rep.solveSeconds;
+    m_w = std::move(w);
+    ctx.record("solver", QString::fromStdString(rep.summary()) +
+                             QStringLiteral(" (normal equations from the sparse rows, %1 non-zeros)")
+                                 .arg(qint64(data.xSparse->nonZeros())));
+    ctx.record("gram_seconds", rep.gramSeconds);
+    ctx.record("solve_seconds", rep.solveSeconds);
+    ctx.checkpoint(Checkpoint{1.0, std::numeric_limits<double>::quiet_NaN(),
+                              rep.fallback ? QString::fromStdString(rep.summary()) : QString()});
+}
+
+void RidgeTrainer::fitSparseCg(const DatasetView& data, double squaredNorm, RunContext& ctx)
+{
+    const auto start = std::chrono::steady_clock::now();
+    const SparseMatrix& x = *data.xSparse;
+    const Eigen::Index db = x.cols() + (m_bias ? 1 : 0);
+    double lambda = m_ridge;
+    if (m_relativeRidge > 0 && db > 0)
+        lambda = m_relativeRidge * squaredNorm / double(db);
+    SparseCgLeastSquares cg(x, data.y, m_bias, lambda, ctx.stopToken());
+    if (cg.stopped())
+        return; // Stop before the first iterate: no model, the run is cancelled
+    ctx.record("ridge_used", lambda);
+    const double n = double(std::max<Eigen::Index>(x.rows(), 1));
+    if (!m_cgLadder.empty()) {
+        ctx.record("solver", QStringLiteral("conjugate gradients on the normal equations (CGLS) from 0 on the sparse "
+                                            "rows, λ = %1").arg(lambda, 0, 'g', 6));
+        QJsonArray residuals;
+        for (const int m : m_cgLadder) {
+            if (!cg.iterateTo(m))
+                return; // Stop: the last checkpoint's model stays
+            m_w = cg.solution();
+            residuals.append(cg.relativeNormalResidual());
+            ctx.record("cg_relative_residuals", residuals);
+            if (ctx.checkpoint(Checkpoint{double(m), cg.objective() / n, {}}) == CheckpointAction::Stop)
+                return;
+        }
+        return;
+    }
+    ctx.record("solver", QStringLiteral("conjugate gradients on the normal equations (CGLS) from 0 on the sparse rows "
+                                        "(%1 columns: wider than the normal equations' %2), λ = %3, tolerance %4, at "
+                                        "most %5 iterations")
+                             .arg(qint64(db))
+                             .arg(qint64(kNormalEquationsMaxWidth))
+                             .arg(lambda, 0, 'g', 6)
+                             .arg(m_cgTolerance, 0, 'g', 3)
+                             .arg(m_cgMaxIterations));
+    bool converged = cg.relativeNormalResidual() <= m_cgTolerance;
+    bool first = true;
+    while (true) {
+        const int target = std::min(m_cgMaxIterations, cg.iterations() + kCgCheckpointEvery);
+        // Converged columns take zero steps; stop at the first checkpoint below the tolerance.
+        if (!converged) {
+            while (cg.iterations() < target) {
+                if (!cg.iterateTo(cg.iterations() + 1))
+                    return; // Stop: the last checkpoint's model stays
+                if (cg.relativeNormalResidual() <= m_cgTolerance) {
+                    converged = true;
+                    break;
+                }
+            }
+        }
+        m_w = cg.solution();
+        if (first) { // what predictCost()'s "scope" covers: from the start of fit() to here
+            first = false;
+            ctx.record("cg_first_checkpoint_seconds",
+                       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+        }
+        ctx.record("cg_iterations", cg.iterations());
+        ctx.record("cg_relative_residual", cg.relativeNormalResidual());
+        ctx.record("cg_converged", converged);
+        const bool last = converged || cg.iterations() >= m_cgMaxIterations;
+        if (last && !converged)
+            ctx.log(QStringLiteral("linear: CG stopped after cg_max_iterations = %1 iterations at relative residual "
+                                   "%2 (cg_tolerance = %3); raise cg_max_iterations or the ridge")
+                        .arg(m_cgMaxIterations)
+                        .arg(cg.relativeNormalResidual(), 0, 'g', 3)
+                        .arg(m_cgTolerance, 0, 'g', 3));
+        if (ctx.checkpoint(Checkpoint{double(std::max(cg.iterations(), 1)), cg.objective() / n, {}}) ==
+                CheckpointAction::Stop ||
+            last)
+            return;
+    }
+}
+
+Eigen::MatrixXd RidgeTrainer::predictSparse(const SparseMatrix& x) const
+{
+    if (m_w.size() == 0)
+        throw std::logic_error("linear: predict() called before fit() completed");
+    const Eigen::Index d = m_w.rows() - (m_bias ? 1 : 0);
+    if (x.cols() != d)
+        throw std::invalid_argument("linear: predict() got " + std::to_string(x.cols()) + " inputs, the model has " +
+                                    std::to_string(d));
+    Eigen::MatrixXd out = x * m_w.topRows(d);
+    if (m_bias)
+        out.rowwise() += m_w.row(d);
+    return out;
+}
+
 Eigen::MatrixXd RidgeTrainer::predict(const Eigen::Ref<const Eigen::MatrixXd>& x) const
 {
     if (m_w.size() == 0)
@@ -122,6 +319,42 @@ Eigen::MatrixXd RidgeTrainer::predict(const Eigen::Ref<const Eigen::MatrixXd>& x
 QJsonObject RidgeTrainer::predictCost(const ProblemShape& s) const
 {
     const double n = double(s.rows), d = double(s.inputs + (m_bias ? 1 : 0)), k = double(s.outputs);
+    if (s.isSparse()) {
+        // Never n·d or d² beyond what is allocated: the non-zeros' products, and a Gram matrix
+        // only on the closed-form path (d ≤ kNormalEquationsMaxWidth).
+        const double nnz = double(s.nonZeros);
+        const double evaluation = 8.0 * 4 * n * k; // the host's predictions and targets
+        if (m_cgLadder.empty() && s.inputs + (m_bias ? 1 : 0) <= kNormalEquationsMaxWidth) {
+            // Σᵢ nnzᵢ²/2 with every row at the mean density (a lower bound when rows vary), the
+            // cross products, the factorisation and the solves.
+            const double gram = 0.5 * nnz * nnz / std::max(n, 1.0) + nnz;
+            const double flops = gram + 2 * nnz * k + d * d * d / 3.0 + 2 * d * d * k;
+            return QJsonObject{{"flops", flops},
+                               {"gram_flops", gram},
+                               {"factorisation_flops", d * d * d / 3.0},
+                               {"memory_bytes", 8.0 * (5 * d * d + 2 * d * k) + evaluation}};
+        }
+        const double iterations = m_cgLadder.empty() ? double(m_cgMaxIterations) : double(m_cgLadder.back());
+        // Xᵀ's compressed copy, CG's d×k and n×k vectors; per iteration a product with X and one
+        // with Xᵀ (4·nnz·k) plus the vector updates.
+        const double iteration = 4 * nnz * k + 6 * (d + n) * k;
+        const double memory = double(sparseBytes(std::uint64_t(s.inputs), std::uint64_t(s.nonZeros))) +
+                              8.0 * (4 * d * k + 3 * n * k) + evaluation;
+        QJsonObject o{{"flops", 2 * nnz * k + iterations * iteration},
+                      {"iteration_flops", iteration},
+                      {"iterations", iterations},
+                      {"memory_bytes", memory}};
+        if (m_cgLadder.empty()) {
+            // CG stops at cg_tolerance, usually long before the cap: the prediction covers what
+            // is known, up to the first checkpoint, and fit() records that part's seconds.
+            const double first = std::min<double>(kCgCheckpointEvery, iterations);
+            o.insert("flops", 2 * nnz * k + first * iteration);
+            o.insert("flops_at_cap", 2 * nnz * k + iterations * iteration);
+            o.insert("scope", QStringLiteral("the first %1 CG iterations").arg(first));
+            o.insert("scope_measured_key", QStringLiteral("cg_first_checkpoint_seconds"));
+        }
+        return o;
+    }
     if (!m_cgLadder.empty()) {
         // AᵀY once, then per iteration one product with A and one with Aᵀ. Memory: the design
         // and the targets, CG's few d×k and n×k vectors, the host's evaluation.

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <trainbench/SparseTrainer.h>
 #include <trainbench/Trainbench.h>
 
 #include <LeastSquares.h>
@@ -10,7 +11,7 @@ namespace tb::linear {
 
 /// Ridge least squares W = (XᵀX + λI)⁻¹XᵀY with an optional bias column; regression outputs
 /// or one-hot class scores. Parameters (see LinearPlugin::algorithms()): ridge, relative_ridge,
-/// bias, cg_ladder.
+/// bias, cg_ladder, and for wide sparse inputs cg_tolerance and cg_max_iterations.
 ///
 /// Without a ladder (the default): the closed form (tb::num::solveLeastSquares: Gram matrix,
 /// Cholesky or the eigen fallback), one checkpoint at epoch 1.
@@ -30,8 +31,21 @@ namespace tb::linear {
 /// "solve_seconds" (closed form); "ridge_used" and "cg_relative_residuals" (per checkpoint,
 /// max over outputs of ‖Aᵀ(y − Aw) − λw‖ / ‖Aᵀy‖) with a ladder.
 ///
+/// Sparse inputs (DatasetView::xSparse, a SparseTrainer): never a dense copy of X, the bias an
+/// implicit constant column (the same objective as the dense design [X 1], nothing centred):
+///  - with a ladder: the same anytime curve by CGLS on the sparse rows (SparseCgLeastSquares);
+///  - without one, when d [+1] ≤ kNormalEquationsMaxWidth: the closed form, its Gram matrix
+///    accumulated from the sparse rows (Σᵢ nnzᵢ²/2 multiply-adds, a dense (d+1)² matrix of at
+///    most 128 MiB) and factorised as on dense data, one checkpoint at epoch 1;
+///  - without one, when wider: CGLS from 0 until the relative normal-equation residual is at
+///    most cg_tolerance or cg_max_iterations are done, a checkpoint every kCgCheckpointEvery
+///    iterations at epoch = iterations done (Stop is answered there and between row blocks).
+///    Facts "solver", "ridge_used", "cg_iterations", "cg_relative_residual", "cg_converged",
+///    "cg_first_checkpoint_seconds" (what predictCost()'s "scope" covers: the iteration count is
+///    not known beforehand).
+///
 /// Not thread-safe (one run, one thread), as Trainer requires.
-class RidgeTrainer final : public Trainer {
+class RidgeTrainer final : public SparseTrainer {
 public:
     /// Throws std::invalid_argument naming "cg_ladder" when it is not strictly increasing or
     /// holds a count outside [1, maxCgIterations] (the schema checks the count of values).
@@ -41,9 +55,17 @@ public:
     static constexpr int maxCgIterations = 1000000;
     /// Most rungs of a ladder.
     static constexpr int maxCgRungs = 64;
+    /// Widest sparse design [X 1] solved by the normal equations: its Gram matrix is at most
+    /// 4096² doubles (128 MiB; with the factor and the fallback's workspace ≈ 5× that at most)
+    /// and its factorisation 4096³/3 ≈ 2·10¹⁰ flops, seconds; wider sparse inputs take CGLS,
+    /// whose memory grows with the non-zeros and d·k only.
+    static constexpr Eigen::Index kNormalEquationsMaxWidth = 4096;
+    /// CG iterations between two checkpoints on the sparse iterative path.
+    static constexpr int kCgCheckpointEvery = 10;
 
     void fit(const DatasetView& data, RunContext& ctx) override;
     Eigen::MatrixXd predict(const Eigen::Ref<const Eigen::MatrixXd>& x) const override;
+    Eigen::MatrixXd predictSparse(const SparseMatrix& x) const override;
     QJsonObject predictCost(const ProblemShape& shape) const override;
 
     const Eigen::MatrixXd& weights() const { return m_w; }
@@ -51,11 +73,16 @@ public:
 private:
     void fitClosedForm(const Eigen::MatrixXd& a, const DatasetView& data, RunContext& ctx);
     void fitCg(const Eigen::MatrixXd& a, const DatasetView& data, RunContext& ctx);
+    void fitSparse(const DatasetView& data, RunContext& ctx);
+    void fitSparseClosedForm(const DatasetView& data, RunContext& ctx);
+    void fitSparseCg(const DatasetView& data, double squaredNorm, RunContext& ctx);
 
     double m_ridge;
     double m_relativeRidge;
     bool m_bias;
     std::vector<int> m_cgLadder; ///< CG iteration counts at the checkpoints; empty = closed form
+    double m_cgTolerance = 1e-8;    ///< sparse iterative path: stop at this relative residual
+    int m_cgMaxIterations = 2000;   ///< sparse iterative path: at most this many iterations
     Eigen::MatrixXd m_w;  ///< (d [+1]) × k
 };
 

@@ -108,7 +108,8 @@ bool GlsSolver::factorise(Eigen::MatrixXd& m, StopToken stop)
     return true;
 }
 
-bool GlsSolver::prepare(const train::DesignMatrix& f, const GlsSettings& s, StopToken stop)
+template <class Design>
+bool GlsSolver::prepare(const Design& f, const GlsSettings& s, StopToken stop)
 {
     m_settings = s;
     m_report = GlsReport{};
@@ -119,7 +120,7 @@ bool GlsSolver::prepare(const train::DesignMatrix& f, const GlsSettings& s, Stop
     const double gramBytes = 8.0 * double(pb) * double(pb) * (f.precision() == train::Precision::Mixed ? 1.5 : 1.0);
     Eigen::MatrixXd m;
     if (s.sigmaRows > 0 && s.sigmaRows < n) {
-        const train::DesignMatrix sub = f.subset(sampleRows(n, s.sigmaRows, s.sampleSeed));
+        const Design sub = f.subset(sampleRows(n, s.sigmaRows, s.sampleSeed));
         m = sub.gram(s.bias);
         m_report.sigmaRows = s.sigmaRows;
         m_report.peakBytes = kGramParts * gramBytes + sub.storedBytes();
@@ -134,7 +135,8 @@ bool GlsSolver::prepare(const train::DesignMatrix& f, const GlsSettings& s, Stop
     return factorise(m, stop);
 }
 
-bool GlsSolver::solveStep(const train::DesignMatrix& f, const Eigen::Ref<const Eigen::MatrixXd>& target,
+template <class Design>
+bool GlsSolver::solveStep(const Design& f, const Eigen::Ref<const Eigen::MatrixXd>& target,
                           Eigen::MatrixXd& w)
 {
     if (!m_factor.isFactorised())
@@ -148,7 +150,8 @@ bool GlsSolver::solveStep(const train::DesignMatrix& f, const Eigen::Ref<const E
     return true;
 }
 
-bool GlsSolver::fit(const train::DesignMatrix& f, const Eigen::Ref<const Eigen::MatrixXd>& y,
+template <class Design>
+bool GlsSolver::fit(const Design& f, const Eigen::Ref<const Eigen::MatrixXd>& y,
                     const Eigen::MatrixXd* offset, const GlsSettings& s, StopToken stop, const Iterate& onIterate)
 {
     const Eigen::Index n = f.rows(), pb = f.cols() + (s.bias ? 1 : 0), k = y.cols();
@@ -194,7 +197,8 @@ bool GlsSolver::fit(const train::DesignMatrix& f, const Eigen::Ref<const Eigen::
     return true;
 }
 
-bool GlsSolver::run(const train::DesignMatrix& f, const Eigen::Ref<const Eigen::MatrixXd>& y,
+template <class Design>
+bool GlsSolver::run(const Design& f, const Eigen::Ref<const Eigen::MatrixXd>& y,
                     const Eigen::MatrixXd* offset, StopToken stop, const Iterate& onIterate)
 {
     if (!m_factor.isFactorised())
@@ -279,5 +283,19 @@ bool GlsSolver::run(const train::DesignMatrix& f, const Eigen::Ref<const Eigen::
     }
     return true;
 }
+
+// The dense designs (random features, raw inputs) and the sparse ones (raw inputs or blocks of
+// their columns on sparse data): the same algorithm on either.
+#define TB_GLS_INSTANTIATE(Design)                                                                                    \
+    template bool GlsSolver::prepare<Design>(const Design&, const GlsSettings&, StopToken);                          \
+    template bool GlsSolver::solveStep<Design>(const Design&, const Eigen::Ref<const Eigen::MatrixXd>&,                \
+                                               Eigen::MatrixXd&);                                                      \
+    template bool GlsSolver::fit<Design>(const Design&, const Eigen::Ref<const Eigen::MatrixXd>&,                      \
+                                         const Eigen::MatrixXd*, const GlsSettings&, StopToken, const Iterate&);       \
+    template bool GlsSolver::run<Design>(const Design&, const Eigen::Ref<const Eigen::MatrixXd>&,                      \
+                                         const Eigen::MatrixXd*, StopToken, const Iterate&);
+TB_GLS_INSTANTIATE(train::DesignMatrix)
+TB_GLS_INSTANTIATE(SparseDesign)
+#undef TB_GLS_INSTANTIATE
 
 } // namespace tb::lsq

@@ -6,6 +6,7 @@
 /// by every stage of lsq.stagewise.
 
 #include "LsqConfig.h"
+#include "SparseDesign.h"
 
 #include <DesignMatrix.h>
 #include <LeastSquares.h>
@@ -51,6 +52,9 @@ struct GlsReport {
 /// iterates, or solveStep() takes single steps from W = 0 against changing targets (the residual
 /// fits of calibrated least squares share one factorisation). fit() is prepare() then run().
 ///
+/// The design is a train::DesignMatrix (dense) or a SparseDesign (sparse inputs): the methods are
+/// templates instantiated for those two (GlsSolver.cpp), the same arithmetic on either.
+///
 /// Thread-safety: one fit at a time per object; the design's own methods run in parallel in
 /// the current TBB arena.
 class GlsSolver {
@@ -64,7 +68,8 @@ public:
     /// spectrum when asked, and the factorisation of L·Σ̂ + λI (bias excluded from λ; a singular
     /// system falls back to the pseudo-inverse, see report().factor). The design's stop token
     /// and @p stop are polled. Returns false when stopped.
-    bool prepare(const train::DesignMatrix& f, const GlsSettings& settings, StopToken stop);
+    template <class Design>
+    bool prepare(const Design& f, const GlsSettings& settings, StopToken stop);
 
     /// @p settings.iterations iterations from W = 0 on the prepared design @p f, targets @p y
     /// (n × k) and the optional fixed @p offset (n × k, e.g. the logits of earlier stages).
@@ -73,16 +78,19 @@ public:
     /// are carried by the momentum's linear recurrence from the products at the extrapolated
     /// points (errors contract by at least ½ per step); the last iterate's are recomputed.
     /// Returns false when stopped. Throws std::invalid_argument on shape mismatches.
-    bool run(const train::DesignMatrix& f, const Eigen::Ref<const Eigen::MatrixXd>& y, const Eigen::MatrixXd* offset,
+    template <class Design>
+    bool run(const Design& f, const Eigen::Ref<const Eigen::MatrixXd>& y, const Eigen::MatrixXd* offset,
              StopToken stop, const Iterate& onIterate);
 
     /// One step from W = 0 against targets @p target: W = (L·Σ̂ + λI)⁻¹·Fᵀ·target/n, the ridge
     /// solution of ‖target − F·W‖² for L = 1. One pass over the rows. Returns false when stopped.
-    bool solveStep(const train::DesignMatrix& f, const Eigen::Ref<const Eigen::MatrixXd>& target, Eigen::MatrixXd& w);
+    template <class Design>
+    bool solveStep(const Design& f, const Eigen::Ref<const Eigen::MatrixXd>& target, Eigen::MatrixXd& w);
 
     /// prepare() then run(); the identity link with one iteration and Σ̂ from all rows takes one
     /// pass for the Gram and cross products together.
-    bool fit(const train::DesignMatrix& f, const Eigen::Ref<const Eigen::MatrixXd>& y, const Eigen::MatrixXd* offset,
+    template <class Design>
+    bool fit(const Design& f, const Eigen::Ref<const Eigen::MatrixXd>& y, const Eigen::MatrixXd* offset,
              const GlsSettings& settings, StopToken stop, const Iterate& onIterate);
 
     const GlsReport& report() const { return m_report; }

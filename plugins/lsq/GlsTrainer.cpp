@@ -35,8 +35,41 @@ void GlsTrainer::train(const DatasetView& data, const Eigen::Ref<const Eigen::Ma
         return;
     // The inputs count only when they are our PCA projection (else they are the host's data).
     const double designBytes = design.storedBytes() + (m_map.projects() ? 8.0 * double(z.size()) : 0.0);
+    fitDesign(design, designBytes, data, ctx);
+}
+
+void GlsTrainer::trainSparse(const DatasetView& data, RunContext& ctx)
+{
+    m_w.resize(0, 0);
+    m_link = m_config.autoLink ? (m_classification ? Link::Softmax : Link::Identity) : m_config.link;
+    if (m_link == Link::Softmax && !m_classification)
+        throw std::invalid_argument("lsq: parameter \"link\" = softmax needs a classification data set (targets that "
+                                    "are class probabilities); use identity or auto for regression");
+    if (!m_config.features.raw)
+        throw std::invalid_argument("lsq: lsq.gls on sparse inputs takes random_features = raw only (got " +
+                                    featuresName(m_config.features).toStdString() + ")");
+    const SparseMatrix& x = *data.xSparse;
+    const Eigen::Index pb = x.cols() + (m_config.features.bias ? 1 : 0);
+    if (pb > kSparseGramMaxWidth)
+        throw std::invalid_argument(
+            "lsq: lsq.gls on sparse inputs forms the Gram matrix of all " + std::to_string(x.cols()) +
+            " columns (" + std::to_string(pb) + "² doubles), wider than its limit of " +
+            std::to_string(kSparseGramMaxWidth) + "; use lsq.stagewise with random_features = raw_gradient or "
+            "raw_subset (blocks of columns), or linear.ridge (conjugate gradients on the sparse rows)");
+    m_featureCount = x.cols();
+    SparseDesign design(x);
+    design.setStopToken(ctx.stopToken());
+    fitDesign(design, 0.0, data, ctx); // the design references the host's rows
+}
+
+template <class Design>
+void GlsTrainer::fitDesign(const Design& design, double designBytes, const DatasetView& data, RunContext& ctx)
+{
+    const StopToken stop = ctx.stopToken();
     noteMemory(designBytes);
     GlsSettings s = glsSettings(m_link, m_config.iterations, deriveSeed(ctx.seed(), train::FeatureMap::kSigmaStream));
+    if (design.precision() != train::Precision::Mixed)
+        s.ridgeFloor = 0.0; // no float Gram to guard against (a sparse design is double)
     s.spectrum = m_config.recordSpectrum;
     const QString linkName = m_link == Link::Softmax ? QStringLiteral("softmax") : QStringLiteral("identity");
     GlsSolver solver;
@@ -64,6 +97,38 @@ void GlsTrainer::train(const DatasetView& data, const Eigen::Ref<const Eigen::Ma
     };
     solver.fit(design, data.y, nullptr, s, stop, onIterate);
     m_report = solver.report();
+}
+
+Eigen::MatrixXd GlsTrainer::sparseOutputs(const SparseMatrix& x) const
+{
+    const Eigen::Index p = m_featureCount;
+    Eigen::MatrixXd out = x * m_w.topRows(p);
+    if (m_config.features.bias)
+        out.rowwise() += m_w.row(p);
+    if (m_link == Link::Softmax)
+        GlsSolver::softmaxRows(out);
+    return out;
+}
+
+LsqTrainer::Cost GlsTrainer::sparseTrainCost(const ProblemShape& shape) const
+{
+    if (!m_config.features.raw)
+        return LsqTrainer::sparseTrainCost(shape); // refused by fit(): what a dense run would cost
+    const double n = double(shape.rows), k = double(shape.outputs), nnz = double(shape.nonZeros);
+    const double pb = double(shape.inputs) + (m_config.features.bias ? 1.0 : 0.0);
+    const double t = double(m_config.iterations);
+    const bool softmax = m_config.autoLink ? shape.task == Task::Classification : m_config.link == Link::Softmax;
+    Cost c;
+    // Σᵢ nnzᵢ²/2 at the mean density, the factorisation, per iteration the fused pass over the
+    // non-zeros (4·nnz·k) and the solve.
+    const double gram = 0.5 * nnz * nnz / std::max(n, 1.0) + nnz;
+    const double factor = pb * pb * pb / 3.0;
+    const double iteration = 4.0 * nnz * k + (softmax ? 20.0 : 1.0) * n * k + 2.0 * pb * pb * k;
+    c.flops = gram + factor + t * iteration + 2.0 * nnz * k;
+    c.steps = QJsonObject{{"gram_flops", gram}, {"factorisation_flops", factor}, {"iteration_flops", iteration}};
+    c.memoryBytes = 2.0 * 8.0 * pb * pb + 6.0 * 8.0 * n * k;
+    c.modelBytes = 8.0 * pb * k;
+    return c;
 }
 
 void GlsTrainer::blockOutputs(const Eigen::Ref<const Eigen::MatrixXd>& z, const std::vector<Eigen::MatrixXd>& omega,

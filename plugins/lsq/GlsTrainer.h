@@ -10,6 +10,9 @@ namespace tb::lsq {
 /// FᵀF/n factorised once, then `iterations` steps W ← W − (L·Σ̂ + λI)⁻¹·∇ℓ, one checkpoint each.
 /// The identity link with L = 1 is least squares (the first iterate is the ridge solution); the
 /// softmax link is multinomial logistic regression. predict(): probabilities for softmax.
+/// Sparse inputs: random_features = raw only, F = [X 1] from the sparse rows (SparseDesign), its
+/// Gram matrix of at most kSparseGramMaxWidth columns; wider inputs are refused with a message
+/// naming lsq.stagewise's raw_gradient and linear.ridge.
 class GlsTrainer final : public LsqTrainer {
 public:
     explicit GlsTrainer(LsqConfig config);
@@ -29,8 +32,16 @@ protected:
                       const std::vector<Eigen::VectorXd>& offset, Eigen::Ref<Eigen::MatrixXd> out) const override;
     Eigen::Index outputCount() const override { return m_w.cols(); }
     Cost trainCost(const ProblemShape& shape, Eigen::Index q) const override;
+    void trainSparse(const DatasetView& data, RunContext& ctx) override;
+    Eigen::MatrixXd sparseOutputs(const SparseMatrix& x) const override;
+    Cost sparseTrainCost(const ProblemShape& shape) const override;
 
 private:
+    /// Algorithm 1 on @p design (a train::DesignMatrix or a SparseDesign) of @p designBytes
+    /// (the trainer's own copies), one checkpoint per iteration.
+    template <class Design>
+    void fitDesign(const Design& design, double designBytes, const DatasetView& data, RunContext& ctx);
+
     Link m_link = Link::Identity;
     Eigen::Index m_featureCount = 0; ///< p of the last fit
     Eigen::MatrixXd m_w;

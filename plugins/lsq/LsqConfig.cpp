@@ -17,6 +17,18 @@ RandomFeatureDefaults featureDefaults(Algorithm a)
         d.kinds.prepend(QStringLiteral("raw"));
     d.kind = stagewise ? QStringLiteral("gaussian_cos") : QStringLiteral("raw");
     d.kindAliases = {QStringLiteral("features")};
+    if (stagewise) {
+        d.kinds.append(QStringLiteral("raw_gradient"));
+        d.kindHelp = QStringLiteral(
+            "gaussian_cos: random Fourier features cos(ωᵀx + b) of the Gaussian kernel, ω ~ N(0, I/σ²); "
+            "gaussian_cos_sin: cos/sin pairs of one ω (lower variance; p even); laplace_cos: the Laplace kernel's; "
+            "random_logit: sigmoid(ωᵀx + b); raw_subset: a random subset of the (projected) inputs, regenerated "
+            "from its seed; raw_gradient: the block_size inputs with the largest gradient ‖Xᵀ(Y − Ŷ)‖ of the running "
+            "predictions (softmax(Ŷ) − Y for the logistic flavour), recomputed every stage, their indices stored "
+            "with the model — the paper's Table 2 setting for text (NEWS20: block 500, λ = 30; RCV1: 2 blocks of "
+            "2000). Sparse inputs take raw_subset and raw_gradient (blocks of their columns, never densified); "
+            "the other kinds need dense inputs.");
+    }
     // Stagewise counts its features per block ("block_size", its own key).
     d.offerCount = !stagewise;
     d.count = 4000;
@@ -40,7 +52,8 @@ void addFeatureParams(ParamSchema& s, Algorithm a)
     s.add(ParamSpec::choice("precision", QStringLiteral("Precision"), {"double", "mixed"}, QStringLiteral("mixed"),
                             QStringLiteral("mixed: features stored as float, products on float blocks summed in "
                                            "double (half the memory and bandwidth; λ is then at least 7e-5·trace(Σ̂)/√p, "
-                                           "the Gram's float rounding); double: double throughout.")));
+                                           "the Gram's float rounding); double: double throughout. Sparse inputs "
+                                           "are always double (their blocks are the data's own doubles).")));
     s.add(ParamSpec::real("ridge", QStringLiteral("Ridge λ"), 0.0, 0.0, 1e8,
                           QStringLiteral("λ of the objective (1/n)Σℓᵢ + (λ/2)‖W‖² (bias excluded): added to the "
                                          "diagonal of Σ̂ = FᵀF/n, i.e. λ·n in linear.ridge's units (the authors' demo "
@@ -70,6 +83,8 @@ void addGlsStepParams(ParamSchema& s, bool inner)
 
 QString featuresName(const FeatureConfig& f)
 {
+    if (f.gradientOrder)
+        return QStringLiteral("raw_gradient");
     return f.raw ? QStringLiteral("raw") : QString::fromLatin1(train::featureKindName(f.kind));
 }
 
@@ -130,7 +145,14 @@ LsqConfig LsqConfig::fromParams(const QVariantMap& p, Algorithm a)
 {
     LsqConfig c;
     c.algorithm = a;
-    static_cast<train::FeatureMapConfig&>(c.features) = randomFeaturesFromParams(p, featureDefaults(a));
+    // raw_gradient is raw_subset's kind with the columns chosen by the gradient (FeatureConfig).
+    const bool gradientOrder = a == Algorithm::Stagewise &&
+                               p.value("random_features").toString() == QLatin1String("raw_gradient");
+    QVariantMap generator = p;
+    if (gradientOrder)
+        generator.insert("random_features", QStringLiteral("raw_subset"));
+    static_cast<train::FeatureMapConfig&>(c.features) = randomFeaturesFromParams(generator, featureDefaults(a));
+    c.features.gradientOrder = gradientOrder;
     if (a == Algorithm::Stagewise)
         c.features.count = p.value("block_size").toLongLong();
     c.features.bias = p.value("bias").toBool();

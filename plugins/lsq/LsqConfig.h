@@ -40,6 +40,11 @@ using train::BandwidthRule;
 /// the plugin's own bias feature.
 struct FeatureConfig : train::FeatureMapConfig {
     bool bias = true;                         ///< a constant-1 feature (never penalised by the ridge)
+    /// random_features = raw_gradient (lsq.stagewise): each stage's block is the block_size
+    /// input columns with the largest gradient ‖Xᵀ·R‖ (R the residual of the running
+    /// predictions), recomputed every stage — the paper's Table 2 setting for text. kind is
+    /// then RawSubset (the same checks: block_size ≤ the inputs).
+    bool gradientOrder = false;
 };
 
 /// Parsed options of one algorithm.

@@ -52,6 +52,10 @@ void LsqTrainer::fit(const DatasetView& data, RunContext& ctx)
         throw std::invalid_argument("lsq: the training set is empty");
     if (data.inputs() == 0 || data.outputs() == 0)
         throw std::invalid_argument("lsq: the training set has no inputs or no targets");
+    if (data.isSparse()) {
+        fitSparse(data, ctx);
+        return;
+    }
     checkFinite(data.x, "inputs");
     checkFinite(data.y, "targets");
     m_classification = data.isClassification();
@@ -104,6 +108,86 @@ void LsqTrainer::fit(const DatasetView& data, RunContext& ctx)
     ctx.record(QStringLiteral("model_bytes"), modelBytes());
 }
 
+void LsqTrainer::fitSparse(const DatasetView& data, RunContext& ctx)
+{
+    const SparseMatrix& x = *data.xSparse;
+    if (x.rows() != data.y.rows())
+        throw std::invalid_argument("lsq: the sparse inputs have " + std::to_string(x.rows()) + " rows, the targets " +
+                                    std::to_string(data.y.rows()));
+    for (Eigen::Index i = 0; i < x.outerSize(); ++i)
+        for (SparseMatrix::InnerIterator it(x, i); it; ++it)
+            if (!std::isfinite(it.value()))
+                throw std::invalid_argument(std::string("lsq: the training inputs contain ") +
+                                            (std::isnan(it.value()) ? "NaN" : "Inf") + " at row " + std::to_string(i) +
+                                            ", column " + std::to_string(it.col()) + "; remove or impute it first");
+    checkFinite(data.y, "targets");
+    m_classification = data.isClassification();
+    const FeatureConfig& f = m_config.features;
+    if (f.pca > 0)
+        throw std::invalid_argument("lsq: parameter \"pca\" = " + std::to_string(f.pca) + " needs dense inputs (the "
+                                    "second moment of " + std::to_string(x.cols()) + " sparse inputs is a dense d × d "
+                                    "matrix); set pca = 0 on sparse data");
+    if (!f.raw && f.kind != train::FeatureKind::RawSubset)
+        throw std::invalid_argument(
+            "lsq: parameter \"random_features\" = " + featuresName(f).toStdString() +
+            " needs dense inputs (its random projection X·Ω is regenerated, d × p numbers, for every block and "
+            "every prediction); on sparse inputs use raw (lsq.gls), raw_subset or raw_gradient (lsq.stagewise)");
+    struct Shortcut {
+        LsqTrainer& t;
+        Shortcut(LsqTrainer& trainer, const SparseMatrix* m) : t(trainer) { t.m_trainSparse = m; }
+        ~Shortcut()
+        {
+            t.m_trainSparse = nullptr;
+            t.m_trainingOutputs.resize(0, 0);
+        }
+    } shortcut(*this, &x);
+    // The map takes the width alone (no PCA, no bandwidth: raw inputs or raw columns); a 0-row
+    // view carries it without touching the rows.
+    const Eigen::Map<const Eigen::MatrixXd> width(nullptr, 0, x.cols());
+    train::FeatureMapKeys keys;
+    keys.count = countKey();
+    Eigen::MatrixXd projected;
+    if (!m_map.fit(width, m_config.features, ctx.seed(), keys, ctx.stopToken(), nullptr, projected))
+        return;
+    trainSparse(data, ctx);
+    ctx.record(QStringLiteral("working_memory_bytes"), m_peakBytes);
+    ctx.record(QStringLiteral("model_bytes"), modelBytes());
+}
+
+void LsqTrainer::trainSparse(const DatasetView&, RunContext&)
+{
+    throw std::invalid_argument("lsq: this algorithm does not take sparse inputs; lsq.gls (random_features = raw) "
+                                "and lsq.stagewise (raw_subset, raw_gradient) do");
+}
+
+Eigen::MatrixXd LsqTrainer::sparseOutputs(const SparseMatrix&) const
+{
+    throw std::invalid_argument("lsq: this algorithm does not predict sparse inputs");
+}
+
+LsqTrainer::Cost LsqTrainer::sparseTrainCost(const ProblemShape& shape) const
+{
+    ProblemShape dense = shape;
+    dense.nonZeros = 0;
+    return trainCost(dense, shape.inputs);
+}
+
+Eigen::MatrixXd LsqTrainer::predictSparse(const SparseMatrix& x) const
+{
+    if (m_trainSparse && &x == m_trainSparse && m_trainingOutputs.rows() == x.rows())
+        return m_trainingOutputs;
+    if (outputCount() == 0)
+        throw std::invalid_argument("lsq: predict() before the first checkpoint of fit()");
+    if (x.cols() != m_map.inputs())
+        throw std::invalid_argument("lsq: predict() got " + std::to_string(x.cols()) + " inputs, the model was fitted "
+                                    "on " + std::to_string(m_map.inputs()));
+    if (m_map.projects() || (!m_config.features.raw && m_config.features.kind != train::FeatureKind::RawSubset))
+        throw std::invalid_argument("lsq: a model of " + featuresName(m_config.features).toStdString() +
+                                    (m_map.projects() ? " after a PCA" : "") +
+                                    " features predicts dense inputs only");
+    return sparseOutputs(x);
+}
+
 Eigen::MatrixXd LsqTrainer::predict(const Eigen::Ref<const Eigen::MatrixXd>& x) const
 {
     if (m_trainData && x.data() == m_trainData && x.rows() == m_trainRows && x.cols() == m_trainCols &&
@@ -141,6 +225,14 @@ Eigen::MatrixXd LsqTrainer::predict(const Eigen::Ref<const Eigen::MatrixXd>& x) 
 
 QJsonObject LsqTrainer::predictCost(const ProblemShape& shape) const
 {
+    if (shape.isSparse()) {
+        // No PCA and no bandwidth on sparse inputs (fit() refuses them): the training proper.
+        const Cost c = sparseTrainCost(shape);
+        return QJsonObject{{"flops", c.flops},
+                           {"memory_bytes", c.memoryBytes},
+                           {"model_bytes", c.modelBytes},
+                           {"steps", c.steps}};
+    }
     const double n = double(shape.rows), d = double(shape.inputs);
     const FeatureConfig& f = m_config.features;
     const Eigen::Index q = f.pca > 0 ? std::min<Eigen::Index>(f.pca, shape.inputs) : shape.inputs;

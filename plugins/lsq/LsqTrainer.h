@@ -10,6 +10,7 @@
 #include <FeatureMap.h>
 #include <RandomFeatures.h>
 
+#include <trainbench/SparseTrainer.h>
 #include <trainbench/Trainbench.h>
 
 #include <QJsonArray>
@@ -30,14 +31,31 @@ namespace tb::lsq {
 /// every row: the same model, computed from the stored training features (in float with mixed
 /// precision: equal to a fresh prediction up to that rounding).
 ///
+/// Sparse inputs (DatasetView::xSparse): the raw inputs and raw column subsets only — lsq.gls
+/// with random_features = raw (its Gram matrix formed from the sparse rows, d + 1 ≤
+/// kSparseGramMaxWidth), lsq.stagewise with raw_subset or raw_gradient (each stage a sparse
+/// n × block_size block of columns, its Gram from the non-zeros) — through SparseDesign, never a
+/// dense copy. A PCA or a random projection (gaussian_cos …) is refused with a message naming
+/// what works: X·Ω needs every one of Ω's d × p entries regenerated for each stage and each
+/// prediction (10⁹ normal draws, ≈ 26 s here, a stage for d = 10⁶, p = 1000), and the paper uses
+/// raw features on text (docs/lsq.md, "Sparse inputs"). predictSparse() on the training rows
+/// during fit() returns the maintained training outputs, as predict() does.
+///
 /// Not thread-safe (one run per instance, as the Trainer contract says); predict() is const and
 /// may run concurrently with itself.
-class LsqTrainer : public Trainer {
+class LsqTrainer : public SparseTrainer {
 public:
     explicit LsqTrainer(LsqConfig config);
 
+    /// Widest design [X 1] lsq.gls forms the Gram matrix of on sparse raw inputs (8192² doubles,
+    /// 512 MiB; its factor as much again).
+    static constexpr Eigen::Index kSparseGramMaxWidth = 8192;
+
     void fit(const DatasetView& data, RunContext& ctx) final;
     Eigen::MatrixXd predict(const Eigen::Ref<const Eigen::MatrixXd>& x) const final;
+    /// Throws std::invalid_argument when the model was not trained on inputs it can take sparse
+    /// (random projections) or @p x has the wrong width.
+    Eigen::MatrixXd predictSparse(const SparseMatrix& x) const final;
     /// {"flops", "memory_bytes" (predicted peak working memory), "model_bytes" (the stored
     /// model), "steps": the flops of each part}.
     QJsonObject predictCost(const ProblemShape& shape) const final;
@@ -77,6 +95,17 @@ protected:
     /// Cost of the training proper for @p shape with q projected inputs.
     virtual Cost trainCost(const ProblemShape& shape, Eigen::Index q) const = 0;
 
+    /// The training proper on sparse inputs (data.xSparse; the map is fitted, raw or raw_subset,
+    /// no PCA). The default refuses, naming the algorithms that take sparse inputs.
+    virtual void trainSparse(const DatasetView& data, RunContext& ctx);
+    /// The model's outputs for sparse rows @p x (n × outputs, after the link), x of the training
+    /// width. The default refuses.
+    virtual Eigen::MatrixXd sparseOutputs(const SparseMatrix& x) const;
+    /// Cost of trainSparse() for a sparse @p shape (ProblemShape::nonZeros > 0): from the
+    /// non-zeros and the block actually formed, never n·d. The default: trainCost() of a dense
+    /// shape (what a densified run costs).
+    virtual Cost sparseTrainCost(const ProblemShape& shape) const;
+
     /// The design of rows @p z: block features of @p map (or z itself when null), then the
     /// columns of @p extra (n × e, may be null). Double precision with neither map nor extra
     /// references z without a copy. Polls @p stop (check design.stopped()).
@@ -111,8 +140,11 @@ protected:
     bool m_classification = false;
 
 private:
+    void fitSparse(const DatasetView& data, RunContext& ctx);
+
     // The training matrix of the fit() in progress (predict() shortcut), null otherwise.
     const double* m_trainData = nullptr;
+    const SparseMatrix* m_trainSparse = nullptr; // the same for predictSparse()
     Eigen::Index m_trainRows = 0, m_trainCols = 0, m_trainStride = 0;
     Eigen::MatrixXd m_trainingOutputs;
     double m_peakBytes = 0;

@@ -6,6 +6,7 @@
 #include <GlsSolver.h>
 #include <GlsTrainer.h>
 #include <LsqConfig.h>
+#include <SparseDesign.h>
 #include <StagewiseTrainer.h>
 
 #include <LeastSquares.h>
@@ -24,6 +25,7 @@
 #include <chrono>
 #include <future>
 #include <random>
+#include <set>
 #include <thread>
 #include <FitIn.h>
 #include <RandomMatrix.h>
@@ -152,6 +154,72 @@ double newtonLogistic(const Eigen::MatrixXd& x, const Eigen::MatrixXd& y, double
     }
     return value(w);
 }
+
+// Sparse inputs (issue 28): n × d, @p perRow distinct columns per row, N(0, 1) values; with
+// @p informative > 0 the first perRow/4 of a row's columns fall in [0, informative).
+SparseMatrix randomSparse(Eigen::Index n, Eigen::Index d, int perRow, std::uint64_t seed, Eigen::Index informative = 0)
+{
+    std::mt19937_64 g(seed);
+    std::normal_distribution<double> normal;
+    std::vector<Eigen::Triplet<double, int>> t;
+    for (Eigen::Index i = 0; i < n; ++i) {
+        std::set<Eigen::Index> cols;
+        while (int(cols.size()) < perRow) {
+            const bool inf = informative > 0 && int(cols.size()) < perRow / 4;
+            cols.insert(Eigen::Index(g() % std::uint64_t(inf ? informative : d)));
+        }
+        for (const Eigen::Index c : cols)
+            t.emplace_back(int(i), int(c), normal(g));
+    }
+    SparseMatrix x(n, d);
+    x.setFromTriplets(t.begin(), t.end());
+    x.makeCompressed();
+    return x;
+}
+
+// k classes, the arg-max of X·W* with W* non-zero on the first @p support columns only.
+Eigen::MatrixXd plantedClasses(const SparseMatrix& x, Eigen::Index k, Eigen::Index support, std::uint64_t seed)
+{
+    Eigen::MatrixXd w = Eigen::MatrixXd::Zero(x.cols(), k);
+    w.topRows(support) = gaussian(support, k, seed);
+    const Eigen::MatrixXd s = x * w;
+    Eigen::MatrixXd y = Eigen::MatrixXd::Zero(x.rows(), k);
+    for (Eigen::Index i = 0; i < x.rows(); ++i) {
+        Eigen::Index c = 0;
+        s.row(i).maxCoeff(&c);
+        y(i, c) = 1.0;
+    }
+    return y;
+}
+
+double accuracy(const Eigen::MatrixXd& scores, const Eigen::MatrixXd& y)
+{
+    Eigen::Index right = 0;
+    for (Eigen::Index i = 0; i < y.rows(); ++i) {
+        Eigen::Index a = 0, b = 0;
+        scores.row(i).maxCoeff(&a);
+        y.row(i).maxCoeff(&b);
+        right += a == b ? 1 : 0;
+    }
+    return double(right) / double(std::max<Eigen::Index>(y.rows(), 1));
+}
+
+// A sparse view of @p x with targets @p y (the dense inputs n × 0, as the host passes them).
+struct SparseData {
+    SparseMatrix x;
+    Eigen::MatrixXd y, none;
+    Task task = Task::Regression;
+    DatasetView view() const
+    {
+        DatasetView v(none, y, task);
+        v.xSparse = &x;
+        return v;
+    }
+    SparseData(SparseMatrix xs, Eigen::MatrixXd ys, Task t)
+        : x(std::move(xs)), y(std::move(ys)), none(x.rows(), 0), task(t)
+    {
+    }
+};
 
 } // namespace
 
@@ -533,6 +601,8 @@ private Q_SLOTS:
         QTest::newRow("calibrated raw") << int(Algorithm::Calibrated) << QVariantMap{{"features", "raw"}, {"iterations", 2}};
         QTest::newRow("stagewise raw subset")
             << int(Algorithm::Stagewise) << QVariantMap{{"features", "raw_subset"}, {"block_size", 100}, {"stages", 2}};
+        QTest::newRow("stagewise raw gradient")
+            << int(Algorithm::Stagewise) << QVariantMap{{"features", "raw_gradient"}, {"block_size", 100}, {"stages", 2}};
         QTest::newRow("gls pca") << int(Algorithm::Gls)
                                  << QVariantMap{{"features", "gaussian_cos"}, {"feature_count", 100}, {"pca", 50}, {"iterations", 2}};
     }
@@ -645,6 +715,230 @@ private Q_SLOTS:
         QVERIFY(ctx.checkpoints.size() < 40);
         qInfo("%s", qPrintable(r.after.describe()));
         QVERIFY2(r.after.withinPromise(), qPrintable(r.after.describe()));
+    }
+
+    // Sparse inputs give the model the same data made dense give (precision double on the dense
+    // side: the sparse design is double). The same algorithm on the same numbers, summed in
+    // another order: rounding differences ~1e-15 relative, amplified by the condition of Σ̂
+    // (≲ 10³ here) and, for softmax, damped by the contracting iterations: 1e-9 is far below any
+    // real mistake (a wrong column, a missing bias: O(1)).
+    void sparseInputsGiveTheDenseModel_data()
+    {
+        QTest::addColumn<int>("algorithm");
+        QTest::addColumn<QVariantMap>("params");
+        QTest::addColumn<bool>("classes");
+        QTest::newRow("gls identity") << int(Algorithm::Gls) << QVariantMap{{"iterations", 1}} << false;
+        QTest::newRow("gls softmax") << int(Algorithm::Gls) << QVariantMap{{"iterations", 15}, {"acceleration", true}} << true;
+        QTest::newRow("gls sampled sigma") << int(Algorithm::Gls) << QVariantMap{{"iterations", 5}, {"sigma_rows", 150}} << true;
+        QTest::newRow("stagewise raw_subset") << int(Algorithm::Stagewise)
+                                              << QVariantMap{{"features", "raw_subset"}, {"block_size", 12}, {"stages", 3}} << false;
+        QTest::newRow("stagewise raw_gradient") << int(Algorithm::Stagewise)
+                                                << QVariantMap{{"features", "raw_gradient"}, {"block_size", 12}, {"stages", 3}} << false;
+        QTest::newRow("stagewise logistic raw_gradient")
+            << int(Algorithm::Stagewise)
+            << QVariantMap{{"features", "raw_gradient"}, {"block_size", 10}, {"stages", 3}, {"flavour", "logistic"},
+                           {"inner_iterations", 5}}
+            << true;
+        QTest::newRow("stagewise calibrated raw_subset")
+            << int(Algorithm::Stagewise)
+            << QVariantMap{{"features", "raw_subset"}, {"block_size", 10}, {"stages", 3}, {"flavour", "calibrated"}} << false;
+    }
+    void sparseInputsGiveTheDenseModel()
+    {
+        QFETCH(int, algorithm);
+        QFETCH(QVariantMap, params);
+        QFETCH(bool, classes);
+        const Algorithm a = Algorithm(algorithm);
+        params.insert("precision", "double");
+        params.insert("relative_ridge", 1e-4);
+        const SparseMatrix x = randomSparse(300, 30, 8, 71, 10);
+        const Eigen::MatrixXd y = classes ? plantedClasses(x, 3, 10, 72) : Eigen::MatrixXd(x * gaussian(30, 2, 72));
+        const Task task = classes ? Task::Classification : Task::Regression;
+        const SparseData sparse(x, y, task);
+        const Eigen::MatrixXd dense = Eigen::MatrixXd(x);
+        std::unique_ptr<LsqTrainer> onDense, onSparse;
+        if (a == Algorithm::Gls) {
+            onDense = make<GlsTrainer>(a, params);
+            onSparse = make<GlsTrainer>(a, params);
+        } else {
+            onDense = make<StagewiseTrainer>(a, params);
+            onSparse = make<StagewiseTrainer>(a, params);
+        }
+        testing::TestRunContext c1(5, 2), c2(5, 2);
+        fitIn(*onDense, DatasetView(dense, y, task), c1, 2);
+        fitIn(*onSparse, sparse.view(), c2, 2);
+        QCOMPARE(c2.checkpoints.size(), c1.checkpoints.size());
+        for (std::size_t i = 0; i < c1.checkpoints.size(); ++i)
+            QVERIFY(std::abs(c2.checkpoints[i].loss - c1.checkpoints[i].loss) <= 1e-9 * std::abs(c1.checkpoints[i].loss));
+        const SparseMatrix test = randomSparse(80, 30, 8, 73, 10);
+        const Eigen::MatrixXd pd = predictIn(*onDense, Eigen::MatrixXd(test), 2), ps = onSparse->predictSparse(test);
+        QVERIFY2((ps - pd).norm() <= 1e-9 * pd.norm(), qPrintable(QString::number((ps - pd).norm() / pd.norm())));
+        // The sparse model predicts dense rows too, and its training outputs are its predictions.
+        QVERIFY((predictIn(*onSparse, Eigen::MatrixXd(test), 2) - ps).norm() <= 1e-12 * ps.norm());
+        const Eigen::MatrixXd again = onSparse->predictSparse(x);
+        QVERIFY((predictIn(*onDense, dense, 2) - again).norm() <= 1e-9 * again.norm());
+    }
+
+    // The paper's Table 2 setting on a planted text-like problem: 4 classes decided by 40 of
+    // 4000 columns, each row with 24 non-zeros of which 6 fall among the 40. Blocks of 40 columns
+    // ordered by the gradient find the informative ones; blocks of 40 random columns hold about
+    // 0.4 of them and cannot beat guessing by much.
+    void gradientOrderedBlocksFindThePlantedColumns()
+    {
+        const Eigen::Index n = 3000, d = 4000, support = 40;
+        const SparseMatrix x = randomSparse(n, d, 24, 81, support);
+        const Eigen::MatrixXd y = plantedClasses(x, 4, support, 82);
+        const SparseData train(x, y, Task::Classification);
+        const SparseMatrix xt = randomSparse(1000, d, 24, 83, support);
+        const Eigen::MatrixXd yt = plantedClasses(xt, 4, support, 82);
+        double acc[2] = {0, 0};
+        int i = 0;
+        for (const char* kind : {"raw_gradient", "raw_subset"}) {
+            auto t = make<StagewiseTrainer>(Algorithm::Stagewise,
+                                            {{"features", kind}, {"block_size", qlonglong(support)}, {"stages", 2}, {"ridge", 1e-3},
+                                             {"relative_ridge", 0.0}});
+            testing::TestRunContext ctx(9, 2);
+            fitIn(*t, train.view(), ctx, 2);
+            QCOMPARE(ctx.checkpoints.size(), std::size_t(2));
+            acc[i++] = accuracy(t->predictSparse(xt), yt);
+            if (QLatin1String(kind) == QLatin1String("raw_gradient")) {
+                // The first block is the planted support, found from the gradient alone.
+                const auto& cols = t->stages().front().columns;
+                QCOMPARE(Eigen::Index(cols.size()), support);
+                QVERIFY(std::count_if(cols.begin(), cols.end(), [&](Eigen::Index c) { return c < support; }) >= 35);
+            }
+        }
+        qInfo("test accuracy: raw_gradient %.3f, raw_subset %.3f", acc[0], acc[1]);
+        QVERIFY2(acc[0] > 0.75, qPrintable(QString::number(acc[0])));
+        QVERIFY(acc[0] > acc[1] + 0.2);
+    }
+
+    // 2,000 rows × 1,000,000 columns × 20 non-zeros (a dense copy: 16 GB): stagewise on
+    // gradient-ordered raw blocks trains and predicts; gls with raw features would form a
+    // 10⁶ × 10⁶ Gram and is refused, naming what works.
+    void wideSparseProblemTrains()
+    {
+        const Eigen::Index n = 2000, d = 1000000, support = 100;
+        const SparseMatrix x = randomSparse(n, d, 20, 91, support);
+        const Eigen::MatrixXd y = plantedClasses(x, 3, support, 92);
+        const SparseData data(x, y, Task::Classification);
+        auto t = make<StagewiseTrainer>(Algorithm::Stagewise,
+                                        {{"features", "raw_gradient"}, {"block_size", 200}, {"stages", 2}, {"ridge", 1e-3},
+                                         {"relative_ridge", 0.0}});
+        const QJsonObject cost = t->predictCost(ProblemShape{n, d, 3, Task::Classification, x.nonZeros()});
+        QVERIFY2(cost.value("memory_bytes").toDouble() < 1e8, qPrintable(QString::number(cost.value("memory_bytes").toDouble())));
+        testing::TestRunContext ctx(3, 2);
+        fitIn(*t, data.view(), ctx, 2);
+        QCOMPARE(ctx.checkpoints.size(), std::size_t(2));
+        const double accounted = ctx.records.value("working_memory_bytes").toDouble();
+        const double predicted = cost.value("memory_bytes").toDouble();
+        qInfo("memory: predicted %.0f, accounted %.0f bytes", predicted, accounted);
+        QVERIFY(accounted < 1e8);
+        QVERIFY2(predicted >= 0.5 * accounted && predicted <= 2.0 * accounted,
+                 qPrintable(QString("predicted %1, accounted %2").arg(predicted).arg(accounted)));
+        const SparseMatrix xt = randomSparse(500, d, 20, 93, support);
+        const double acc = accuracy(t->predictSparse(xt), plantedClasses(xt, 3, support, 92));
+        QVERIFY2(acc > 0.6, qPrintable(QString::number(acc)));
+        auto gls = make<GlsTrainer>(Algorithm::Gls, {});
+        const QString err = fitError(*gls, data.view(), 2);
+        QVERIFY2(err.contains("raw_gradient") && err.contains("linear.ridge"), qPrintable(err));
+    }
+
+    // Duplicate columns and no ridge: every block's Gram is singular. The stage falls back to
+    // the pseudo-inverse with the usual message; nothing crashes and the model predicts.
+    void sparseDuplicateColumnsFallBack()
+    {
+        const SparseMatrix base = randomSparse(300, 15, 5, 101);
+        std::vector<Eigen::Triplet<double, int>> t;
+        for (int i = 0; i < base.outerSize(); ++i)
+            for (SparseMatrix::InnerIterator it(base, i); it; ++it) {
+                t.emplace_back(i, int(it.col()), it.value());
+                t.emplace_back(i, int(it.col()) + 15, it.value());
+            }
+        SparseMatrix x(300, 30);
+        x.setFromTriplets(t.begin(), t.end());
+        const SparseData data(x, base * gaussian(15, 1, 102), Task::Regression);
+        auto sw = make<StagewiseTrainer>(Algorithm::Stagewise, {{"features", "raw_gradient"}, {"block_size", 30}, {"stages", 1},
+                                                                {"relative_ridge", 0.0}});
+        testing::TestRunContext ctx(1, 2);
+        fitIn(*sw, data.view(), ctx, 2);
+        QVERIFY2(ctx.logs.join("\n").contains("relative_ridge"), qPrintable(ctx.logs.join("\n")));
+        const Eigen::MatrixXd pred = sw->predictSparse(x);
+        QVERIFY(pred.allFinite());
+        QVERIFY((pred - data.y).norm() <= 1e-8 * data.y.norm());
+        auto gls = make<GlsTrainer>(Algorithm::Gls, {{"iterations", 1}, {"relative_ridge", 0.0}});
+        testing::TestRunContext ctx2(1, 2);
+        fitIn(*gls, data.view(), ctx2, 2);
+        QVERIFY(ctx2.records.value("sigma_solve").toObject().value("fallback").toBool());
+        QVERIFY(gls->predictSparse(x).allFinite());
+    }
+
+    void sparseSettingsThatNeedDenseInputsAreRefused()
+    {
+        const SparseData data(randomSparse(100, 20, 4, 111), gaussian(100, 1, 112), Task::Regression);
+        auto rff = make<StagewiseTrainer>(Algorithm::Stagewise, {{"features", "gaussian_cos"}, {"block_size", 10}});
+        QString err = fitError(*rff, data.view(), 2);
+        QVERIFY2(err.contains("gaussian_cos") && err.contains("raw_gradient") && err.contains("raw_subset"), qPrintable(err));
+        auto glsRff = make<GlsTrainer>(Algorithm::Gls, {{"features", "random_logit"}, {"feature_count", 10}});
+        err = fitError(*glsRff, data.view(), 2);
+        QVERIFY2(err.contains("random_logit") && err.contains("raw"), qPrintable(err));
+        auto pca = make<StagewiseTrainer>(Algorithm::Stagewise, {{"features", "raw_subset"}, {"block_size", 5}, {"pca", 10}});
+        err = fitError(*pca, data.view(), 2);
+        QVERIFY2(err.contains("\"pca\""), qPrintable(err));
+        auto cal = make<CalibratedTrainer>(Algorithm::Calibrated, {});
+        err = fitError(*cal, data.view(), 2);
+        QVERIFY2(err.contains("lsq.stagewise") && err.contains("sparse"), qPrintable(err));
+        auto wide = make<StagewiseTrainer>(Algorithm::Stagewise, {{"features", "raw_gradient"}, {"block_size", 21}});
+        err = fitError(*wide, data.view(), 2);
+        QVERIFY2(err.contains("block_size") && err.contains("20 inputs"), qPrintable(err));
+        // Targets of another height; a block that names a column twice or one outside the inputs.
+        SparseData shortY = data;
+        shortY.y = data.y.topRows(90);
+        auto sg = make<GlsTrainer>(Algorithm::Gls, {});
+        err = fitError(*sg, shortY.view(), 2);
+        QVERIFY2(err.contains("100 rows") && err.contains("90"), qPrintable(err));
+        QVERIFY_THROWS_EXCEPTION(std::invalid_argument, SparseDesign::selectColumns(data.x, {1, 3, 1}));
+        QVERIFY_THROWS_EXCEPTION(std::out_of_range, SparseDesign::selectColumns(data.x, {1, 20}));
+        SparseData nan = data;
+        nan.x.valuePtr()[17] = std::numeric_limits<double>::quiet_NaN();
+        auto g = make<GlsTrainer>(Algorithm::Gls, {});
+        err = fitError(*g, nan.view(), 2);
+        QVERIFY2(err.contains("NaN") && err.contains("row "), qPrintable(err));
+        // A model of random features predicts dense rows only.
+        const Data dense = linear(100, 4, 1, 0.1, 113);
+        auto r = make<GlsTrainer>(Algorithm::Gls, {{"features", "gaussian_cos"}, {"feature_count", 8}});
+        testing::TestRunContext ctx(1, 2);
+        fitIn(*r, dense.view(), ctx, 2);
+        SparseMatrix four(3, 4);
+        QVERIFY_THROWS_EXCEPTION(std::invalid_argument, r->predictSparse(four));
+    }
+
+    // Stop at the second stage's checkpoint on sparse inputs: two stages, a usable model.
+    void sparseStagewiseStops()
+    {
+        const SparseMatrix x = randomSparse(500, 2000, 15, 121, 50);
+        const SparseData data(x, plantedClasses(x, 3, 50, 122), Task::Classification);
+        auto t = make<StagewiseTrainer>(Algorithm::Stagewise, {{"features", "raw_gradient"}, {"block_size", 50}, {"stages", 10}});
+        testing::TestRunContext ctx(1, 2);
+        ctx.stopAfter = 2;
+        fitIn(*t, data.view(), ctx, 2);
+        QCOMPARE(ctx.checkpoints.size(), std::size_t(2));
+        QCOMPARE(t->stages().size(), std::size_t(2));
+        QVERIFY(t->predictSparse(x).allFinite());
+    }
+
+    // Sparse shapes are costed from the non-zeros and the blocks: a million columns cost no
+    // n·d or d² bytes.
+    void sparseCostIsFromTheNonZeros()
+    {
+        auto sw = make<StagewiseTrainer>(Algorithm::Stagewise, {{"features", "raw_gradient"}, {"block_size", 500}, {"stages", 4}});
+        const QJsonObject c = sw->predictCost(ProblemShape{50000, 1000000, 20, Task::Classification, 5000000});
+        QVERIFY(c.value("memory_bytes").toDouble() < 5e8);
+        QVERIFY(c.value("flops").toDouble() > 0);
+        auto gls = make<GlsTrainer>(Algorithm::Gls, {});
+        const QJsonObject g = gls->predictCost(ProblemShape{50000, 2000, 20, Task::Classification, 500000});
+        QVERIFY(g.value("memory_bytes").toDouble() >= 2.0 * 8.0 * 2001.0 * 2001.0);
+        QVERIFY(g.value("memory_bytes").toDouble() < 50000.0 * 2000.0 * 8.0);
     }
 };
 
