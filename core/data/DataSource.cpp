@@ -463,29 +463,28 @@ DatasetPair DataSource::load(const QJsonObject& spec, const QString& baseDir, co
         }
     }
     auto on = [&](const char* key) { return r.spec.value(QLatin1String(key)).toBool(); };
-    if (on("standardise") && p.train.isSparse()) {
+    if (on("standardise")) {
         // Sparse inputs are scaled without centring: subtracting the mean would fill every zero
         // (a 50,000 × 1,000,000 corpus would become 400 GB of doubles). Each column gets std 1,
         // not mean 0; the description says so.
+        const bool sparse = p.train.isSparse();
         Standardiser st;
-        st.fitSparse(p.train.xSparse);
-        st.applyInPlace(p.train.xSparse);
-        st.applyInPlace(p.test.xSparse);
-        if (p.hasValidation())
-            st.applyInPlace(p.validation.xSparse);
-        p.train.description += QStringLiteral(", scaled to unit variance (sparse: not centred)");
-        p.test.description += QStringLiteral(", scaled on train (sparse: not centred)");
-        p.validation.description += QStringLiteral(", scaled on train (sparse: not centred)");
-    } else if (on("standardise")) {
-        Standardiser st;
-        st.fit(p.train.x);
-        st.applyInPlace(p.train.x);
-        st.applyInPlace(p.test.x);
-        if (p.hasValidation())
-            st.applyInPlace(p.validation.x);
-        p.train.description += QStringLiteral(", standardised");
-        p.test.description += QStringLiteral(", standardised on train");
-        p.validation.description += QStringLiteral(", standardised on train");
+        if (sparse)
+            st.fitSparse(p.train.xSparse);
+        else
+            st.fit(p.train.x);
+        for (Dataset* d : {&p.train, &p.test, &p.validation}) {
+            if (d != &p.train && d->rows() == 0)
+                continue; // no validation set
+            if (sparse)
+                st.applyInPlace(d->xSparse);
+            else
+                st.applyInPlace(d->x);
+            d->description += d == &p.train ? (sparse ? QStringLiteral(", scaled to unit variance (sparse: not centred)")
+                                                      : QStringLiteral(", standardised"))
+                                            : (sparse ? QStringLiteral(", scaled on train (sparse: not centred)")
+                                                      : QStringLiteral(", standardised on train"));
+        }
     }
     if (on("standardise_targets") && !p.train.isClassification()) {
         // Fitted on the training targets only; Dataset keeps mean and scale so that predictions
