@@ -82,7 +82,8 @@ void DsgdTrainer::fit(const DatasetView& data, RunContext& ctx)
                      8.0 * (4.0 * b * double(k) + b * r) + solveBytes +
                      double(threads) * SparseFeatures::blockBytes(p.batch, nnz, KernelExpansion::kChunk) +
                      KernelExpansion::evaluationBytesSparse(p.batch, nnz, k, threads);
-        m_evalBytes = KernelExpansion::evaluationBytesSparse(n, nnz, data.outputs(), threads);
+        m_evalBytes = KernelExpansion::evaluationBytesSparse(n, nnz, data.outputs(), threads) +
+                      8.0 * double(KernelExpansion::kMaxMemos) * double(n) * double(k);
     } else {
         batchBytes = 8.0 * (b * double(d) + 4.0 * b * double(k) + b * r) + solveBytes +
                      KernelExpansion::evaluationBytes(p.batch, d, k, threads);
@@ -218,7 +219,7 @@ Eigen::MatrixXd DsgdTrainer::predictSparse(const SparseMatrix& x) const
     if (!m_loss)
         throw std::logic_error("dsgd: predictSparse() called before fit()");
     Eigen::MatrixXd f;
-    if (!m_model.evaluateSparse(x, f, m_stop))
+    if (!m_model.evaluateSparse(x, f, m_stop, /*memoise=*/true))
         return {};  // Stop during a checkpoint's evaluation: the host discards it
     return m_loss->scores(f);
 }
@@ -281,6 +282,7 @@ QJsonObject DsgdTrainer::predictSparseCost(const ProblemShape& shape) const
                     double(threads) * SparseFeatures::blockBytes(p.batch, nnz, KernelExpansion::kChunk) +
                     KernelExpansion::evaluationBytesSparse(p.batch, nnz, shape.outputs, threads) +
                     KernelExpansion::evaluationBytesSparse(shape.rows, nnz, shape.outputs, threads) +
+                    8.0 * KernelExpansion::kMaxMemos * double(shape.rows) * k +
                     KernelSetup::bandwidthBytesSparse(c, shape.rows, nnz);
     if (c.algorithm == Algorithm::Preconditioned)
         memory += 16.0 * r * (r + k);

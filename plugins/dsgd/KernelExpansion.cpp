@@ -47,6 +47,23 @@ std::uint64_t contentHash(const Eigen::Ref<const Eigen::MatrixXd>& x)
     return out;
 }
 
+// A 64-bit fingerprint of a compressed sparse matrix: its shape, row offsets, columns and values
+// (tagged apart from contentHash's values of the same shape).
+std::uint64_t sparseContentHash(const SparseMatrix& x)
+{
+    std::uint64_t h = mix64(std::uint64_t(x.rows()) * 0x9e3779b97f4a7c15ULL + std::uint64_t(x.cols()) + 0x5ba75eULL);
+    auto add = [&h](std::uint64_t v) { h = (h ^ v) * 0x100000001b3ULL; h ^= h >> 29; };
+    for (Eigen::Index i = 0; i <= x.rows(); ++i)
+        add(std::uint64_t(x.outerIndexPtr()[i]));
+    for (Eigen::Index i = 0; i < x.nonZeros(); ++i) {
+        std::uint64_t v;
+        std::memcpy(&v, x.valuePtr() + i, sizeof v);
+        add(std::uint64_t(x.innerIndexPtr()[i]));
+        add(v);
+    }
+    return mix64(h);
+}
+
 } // namespace
 
 void KernelExpansion::reset(const train::RandomFeatures& map, Eigen::Index outputs, double cacheBytes,
@@ -217,10 +234,14 @@ bool KernelExpansion::features(const Eigen::Ref<const Eigen::MatrixXd>& x, Eigen
 
 KernelExpansion::Memo* KernelExpansion::memoFor(const Eigen::Ref<const Eigen::MatrixXd>& x) const
 {
-    const std::uint64_t h = contentHash(x);
+    return memoFor(contentHash(x), x.rows(), x.cols());
+}
+
+KernelExpansion::Memo* KernelExpansion::memoFor(std::uint64_t h, Eigen::Index rows, Eigen::Index cols) const
+{
     Memo* found = nullptr;
     for (Memo& m : m_memos)
-        if (m.hash == h && m.rows == x.rows() && m.cols == x.cols())
+        if (m.hash == h && m.rows == rows && m.cols == cols)
             found = &m;
     if (!found) {
         if (int(m_memos.size()) < kMaxMemos) {
@@ -232,14 +253,14 @@ KernelExpansion::Memo* KernelExpansion::memoFor(const Eigen::Ref<const Eigen::Ma
         }
         *found = Memo{};
         found->hash = h;
-        found->rows = x.rows();
-        found->cols = x.cols();
+        found->rows = rows;
+        found->cols = cols;
     }
     const Eigen::Index fullChunks = m_features / kChunk;
-    if (found->version != m_version || found->chunks > fullChunks || found->sums.rows() != x.rows()) {
+    if (found->version != m_version || found->chunks > fullChunks || found->sums.rows() != rows) {
         found->version = m_version;
         found->chunks = 0;
-        found->sums.setZero(x.rows(), m_outputs);
+        found->sums.setZero(rows, m_outputs);
     }
     found->lastUse = ++m_uses;
     return found;
@@ -251,7 +272,7 @@ bool KernelExpansion::evaluate(const Eigen::Ref<const Eigen::MatrixXd>& x, Eigen
     checkInput(x);
     if (m_draw == FeatureDraw::Counter) {  // a model of sparse rows: the dense rows' non-zeros
         const SparseMatrix xs = x.sparseView();
-        return evaluateSparse(xs, out, stop);
+        return evaluateSparse(xs, out, stop, memoise);
     }
     const Eigen::Index rows = x.rows(), k = m_outputs;
     const Eigen::Index chunks = (m_features + kChunk - 1) / kChunk;
@@ -331,9 +352,10 @@ double KernelExpansion::evaluationBytesSparse(Eigen::Index rows, Eigen::Index no
     const double t = std::max(threads, 1);
     const double k = double(outputs);
     if (rows >= kRowPathRows)
-        // Per worker a block's features and products; the running sum and the result.
+        // Per worker a block's features and products; the running sum, a copy of remembered sums
+        // and the result.
         return t * (SparseFeatures::blockBytes(kRowBlock, nonZeros, kChunk) + 8.0 * kRowBlock * k) +
-               16.0 * double(rows) * k;
+               24.0 * double(rows) * k;
     // Per group a partial sum; per worker one chunk's block over every row.
     return 8.0 * kMaxGroups * double(rows) * k + t * (SparseFeatures::blockBytes(rows, nonZeros, kChunk) + 8.0 * double(rows) * k) +
            8.0 * double(rows) * k;
@@ -403,18 +425,31 @@ bool KernelExpansion::featuresSparse(const SparseMatrix& x, Eigen::Index first, 
     return !stopped;
 }
 
-bool KernelExpansion::evaluateSparse(const SparseMatrix& x, Eigen::MatrixXd& out, StopToken stop) const
+bool KernelExpansion::evaluateSparse(const SparseMatrix& x, Eigen::MatrixXd& out, StopToken stop, bool memoise) const
 {
     checkSparse(x);
     const Eigen::Index rows = x.rows(), k = m_outputs;
     const Eigen::Index chunks = (m_features + kChunk - 1) / kChunk;
-    Eigen::MatrixXd s = Eigen::MatrixXd::Zero(rows, k);
+    const Eigen::Index fullChunks = m_features / kChunk;
+    Eigen::MatrixXd s;
     std::atomic<bool> stopped{false};
     if (rows >= kRowPathRows) {
+        Memo* memo = memoise && rows >= kMemoRows ? memoFor(sparseContentHash(x), rows, x.cols()) : nullptr;
+        Eigen::Index c0 = 0;
+        if (memo) {
+            s = memo->sums;
+            c0 = memo->chunks;
+        } else {
+            s.setZero(rows, k);
+        }
         const Eigen::Index blocks = (rows + kRowBlock - 1) / kRowBlock;
-        for (Eigen::Index c = 0; c < chunks; ++c) {
+        for (Eigen::Index c = c0; c < chunks; ++c) {
             if (stop.stopRequested())
                 return false;
+            if (memo && c == fullChunks) {  // the complete chunks are summed: remember them
+                memo->sums = s;
+                memo->chunks = fullChunks;
+            }
             tbb::parallel_for(tbb::blocked_range<Eigen::Index>(0, blocks, 1), [&](const tbb::blocked_range<Eigen::Index>& r) {
                 for (Eigen::Index b = r.begin(); b < r.end(); ++b) {
                     if (stop.stopRequested()) {
@@ -427,6 +462,10 @@ bool KernelExpansion::evaluateSparse(const SparseMatrix& x, Eigen::MatrixXd& out
             });
             if (stopped)
                 return false;
+        }
+        if (memo && fullChunks == chunks && memo->chunks != chunks) {
+            memo->sums = s;
+            memo->chunks = chunks;
         }
     } else {
         const Eigen::Index per = std::max<Eigen::Index>(1, (chunks + kMaxGroups - 1) / kMaxGroups);
@@ -447,6 +486,7 @@ bool KernelExpansion::evaluateSparse(const SparseMatrix& x, Eigen::MatrixXd& out
         });
         if (stopped)
             return false;
+        s.setZero(rows, k);
         for (const Eigen::MatrixXd& p : partial)
             s += p;
     }

@@ -39,8 +39,9 @@ namespace tb::dsgd {
 ///    grouping depends on T alone, so again the same bits for any thread count.
 /// Both paths poll a stop token between chunks and between row blocks.
 ///
-/// Sparse rows (evaluateSparse(), featuresSparse()) follow the same chunk order and the same
-/// two paths, without remembered sums; each row block's features come from
+/// Sparse rows (evaluateSparse(), featuresSparse()) follow the same chunk order, the same two
+/// paths and the same remembered sums (recognised by a hash of the rows' offsets, columns and
+/// values); each row block's features come from
 /// SparseFeatures::block(), so their cost is set by the rows' non-zeros. A machine reset with
 /// FeatureDraw::Counter (a model trained on sparse rows) draws ω entry by entry from counters:
 /// it evaluates dense inputs by passing their non-zeros through the same sparse path, so dense
@@ -104,9 +105,9 @@ public:
     /// pieces in parallel. Throws std::invalid_argument on a column mismatch.
     bool featuresSparse(const SparseMatrix& x, Eigen::Index first, Eigen::Index n, Eigen::MatrixXd& out,
                         StopToken stop = {}) const;
-    /// evaluate() for sparse rows (no remembered sums). Throws std::invalid_argument on a
+    /// evaluate() for sparse rows (@p memoise as there). Throws std::invalid_argument on a
     /// column mismatch or an uncompressed matrix.
-    bool evaluateSparse(const SparseMatrix& x, Eigen::MatrixXd& out, StopToken stop = {}) const;
+    bool evaluateSparse(const SparseMatrix& x, Eigen::MatrixXd& out, StopToken stop = {}, bool memoise = false) const;
 
     /// Bytes of the model: the coefficients' storage (capacity) and the scalars.
     double modelBytes() const;
@@ -119,7 +120,8 @@ public:
     static double evaluationBytes(Eigen::Index rows, Eigen::Index inputs, Eigen::Index outputs, int threads);
     /// An upper bound of the peak temporary bytes of one evaluateSparse() of @p rows rows holding
     /// @p nonZeros non-zeros with the Counter draw (per worker a block's Ω piece, products,
-    /// features and column lists; per group a partial sum; the sum and the result).
+    /// features and column lists; per group a partial sum; the sum, a copy of remembered sums
+    /// and the result; the remembered sums themselves are counted by the caller).
     static double evaluationBytesSparse(Eigen::Index rows, Eigen::Index nonZeros, Eigen::Index outputs, int threads);
     /// Bytes of one chunk's projections for @p inputs inputs and @p kind.
     static double chunkProjectionBytes(Eigen::Index inputs, train::FeatureKind kind);
@@ -142,6 +144,7 @@ private:
     void addChunk(const Eigen::Ref<const Eigen::MatrixXd>& x, const FeatureCache::Entry& e,
                   Eigen::Ref<Eigen::MatrixXd> acc) const;
     Memo* memoFor(const Eigen::Ref<const Eigen::MatrixXd>& x) const;
+    Memo* memoFor(std::uint64_t hash, Eigen::Index rows, Eigen::Index cols) const;
     void checkInput(const Eigen::Ref<const Eigen::MatrixXd>& x) const;
     void checkSparse(const SparseMatrix& x) const;
     /// acc += Φ(rows [r0, r0 + m) of x)·α̃ of chunk @p chunk's features.

@@ -197,6 +197,36 @@ private Q_SLOTS:
         QVERIFY(one == all.row(17));
     }
 
+    void rememberedSumsGiveTheSameBits()
+    {
+        // Large sparse inputs remember the sum over complete chunks: the next evaluation after
+        // more features were added continues it in the same order, the same bits as afresh.
+        const SparseLabelledSet s = topics(2500, 200000, 6);
+        KernelExpansion e;
+        e.reset(mapOf(FeatureKind::GaussianCosSin, 200000, 4000, 3.0, 8, false), 2, 0, FeatureDraw::Counter);
+        std::mt19937_64 g(3);
+        auto block = [&](Eigen::Index r) {
+            Eigen::MatrixXd a(r, 2);
+            for (Eigen::Index i = 0; i < a.size(); ++i)
+                a.data()[i] = tb::testsupport::uniformPm1(g);
+            return a;
+        };
+        e.append(block(1100));
+        Eigen::MatrixXd first, memo, fresh;
+        QVERIFY(e.evaluateSparse(s.x, first, {}, true));
+        QVERIFY(e.memoBytes() > 0);
+        e.append(block(900));
+        QVERIFY(e.evaluateSparse(s.x, memo, {}, true));
+        QVERIFY(e.evaluateSparse(s.x, fresh));
+        QVERIFY(memo == fresh);
+        // Changed values are other rows: nothing remembered is reused for them.
+        SparseMatrix other = s.x;
+        other.valuePtr()[7] += 0.25;
+        QVERIFY(e.evaluateSparse(other, memo, {}, true));
+        QVERIFY(e.evaluateSparse(other, fresh));
+        QVERIFY(memo == fresh);
+    }
+
     void kernelApproximationHoldsOnSparseRows_data()
     {
         QTest::addColumn<int>("kind");
