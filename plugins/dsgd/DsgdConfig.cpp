@@ -69,7 +69,8 @@ RandomFeatureDefaults featureDefaults(Algorithm a)
     d.kindHelp = QStringLiteral("Random features of the kernel: gaussian_cos = √2·cos(ωᵀx + b), ω ~ N(0, σ⁻²I), "
                                 "b ~ U[0, 2π) for exp(−‖x − x′‖²/(2σ²)); gaussian_cos_sin = the same kernel from "
                                 "cos/sin pairs sharing one ω (lower variance); laplace_cos = Cauchy ω for "
-                                "exp(−‖x − x′‖₁/σ).");
+                                "exp(−‖x − x′‖₁/σ). On sparse inputs ω is drawn entry by entry from counters (the same "
+                                "kernel, another draw than on dense inputs: docs/dsgd.md).");
     d.kindAliases = {QStringLiteral("kernel")};
     d.kindChoiceAliases = {{QStringLiteral("gaussian"), QStringLiteral("gaussian_cos")},
                            {QStringLiteral("laplace"), QStringLiteral("laplace_cos")}};
@@ -168,7 +169,8 @@ void addStochasticParams(ParamSchema& s, const Defaults& d, Algorithm a)
     s.add(ParamSpec::real("cache_mib", QStringLiteral("Projection cache (MiB)"), 256.0, 0.0, 1e6,
                           QStringLiteral("Memory for regenerated random projections ω, kept in feature order so they "
                                          "need not be regenerated at every step; 0 = regenerate every time. Results "
-                                         "are the same bits either way.")));
+                                         "are the same bits either way. Unused on sparse inputs, whose ω entries are "
+                                         "drawn for the occurring columns only.")));
     s.add(ParamSpec::integer("checkpoint_every", QStringLiteral("Checkpoint every"), 0, 0, 1000000000,
                              QStringLiteral("Checkpoint after every this many steps; 0 = automatically: steps 1 to "
                                             "10, then every ×1.2, and every epoch end (for runs of at most 100 "

@@ -60,6 +60,12 @@ QList<AlgorithmInfo> DsgdPlugin::algorithms() const
     return out;
 }
 
+QStringList DsgdPlugin::sparseInputAlgorithms() const
+{
+    return {DsgdConfig::idOf(Algorithm::Doubly), DsgdConfig::idOf(Algorithm::Preconditioned),
+            DsgdConfig::idOf(Algorithm::RandomFeatureSgd)};
+}
+
 std::unique_ptr<Trainer> DsgdPlugin::create(const QString& algorithmId, const QVariantMap& params) const
 {
     const auto a = DsgdConfig::fromId(algorithmId);

@@ -21,6 +21,9 @@ namespace {
 // A cosine or sine counted as this many flops in cost predictions (a vectorised evaluation
 // costs about as much as ten multiply-adds).
 constexpr double kTrigFlops = 10.0;
+// One counter-based draw of ω (two SplitMix64 words, a log, a square root and a cosine),
+// counted as flops in cost predictions of sparse inputs.
+constexpr double kDrawFlops = 30.0;
 
 
 } // namespace
@@ -64,22 +67,36 @@ void DsgdTrainer::fit(const DatasetView& data, RunContext& ctx)
     const int threads = std::max(1, ctx.threads());
 
     // Memory the plan needs, checked before anything that size is allocated.
+    const bool sparse = data.isSparse();
+    const Eigen::Index nnz = sparse ? Eigen::Index(data.xSparse->nonZeros()) : 0;
     const double modelBytes = 16.0 * double(p.features) * double(k);  // the coefficients, with vector growth
     const double chunks = std::ceil(double(p.features) / double(KernelExpansion::kChunk));
-    const double cacheBytes = std::min(c.cacheBytes(), chunks * KernelExpansion::chunkProjectionBytes(d, c.kernel));
+    const double cacheBytes =
+        sparse ? 0.0 : std::min(c.cacheBytes(), chunks * KernelExpansion::chunkProjectionBytes(d, c.kernel));
     const double r = double(p.perStep), b = double(p.batch);
     const double solveBytes = preconditioned ? 16.0 * r * (r + double(k)) : 0.0;
-    const double batchBytes = 8.0 * (b * double(d) + 4.0 * b * double(k) + b * r) + solveBytes +
-                              KernelExpansion::evaluationBytes(p.batch, d, k, threads);
-    m_evalBytes = KernelExpansion::evaluationBytes(n, d, data.outputs(), threads) +
-                  8.0 * double(KernelExpansion::kMaxMemos) * double(n) * double(k);
+    double batchBytes = 0;
+    if (sparse) {
+        // The batch's rows (at most every non-zero), its new features' blocks and its evaluation.
+        batchBytes = double(sparseBytes(std::uint64_t(p.batch), std::uint64_t(nnz))) +
+                     8.0 * (4.0 * b * double(k) + b * r) + solveBytes +
+                     double(threads) * SparseFeatures::blockBytes(p.batch, nnz, KernelExpansion::kChunk) +
+                     KernelExpansion::evaluationBytesSparse(p.batch, nnz, k, threads);
+        m_evalBytes = KernelExpansion::evaluationBytesSparse(n, nnz, data.outputs(), threads) +
+                      8.0 * double(KernelExpansion::kMaxMemos) * double(n) * double(k);
+    } else {
+        batchBytes = 8.0 * (b * double(d) + 4.0 * b * double(k) + b * r) + solveBytes +
+                     KernelExpansion::evaluationBytes(p.batch, d, k, threads);
+        m_evalBytes = KernelExpansion::evaluationBytes(n, d, data.outputs(), threads) +
+                      8.0 * double(KernelExpansion::kMaxMemos) * double(n) * double(k);
+    }
     KernelSetup::checkMemory(modelBytes + cacheBytes + batchBytes + m_evalBytes, algo,
                              QStringLiteral("%1 features × %2 outputs, a %3-row batch with %4 new features, the "
                                             "projection cache, the evaluation of %5 rows")
                                  .arg(p.features).arg(k).arg(p.batch).arg(p.perStep).arg(n),
                              QStringLiteral("epochs, max_features, features_per_step, batch_size or cache_mib"));
 
-    m_bandwidth = KernelSetup::bandwidth(c, data.x, seed);
+    m_bandwidth = KernelSetup::bandwidth(c, data, seed);
     train::RandomFeatures map;
     map.kind = c.kernel;
     map.inputs = d;
@@ -87,7 +104,7 @@ void DsgdTrainer::fit(const DatasetView& data, RunContext& ctx)
     map.bandwidth = m_bandwidth;
     map.seed = deriveSeed(seed, kSeedFeatures);
     map.normalise = false;  // √2·cos: one feature's unbiased estimate of the kernel
-    m_model.reset(map, k, c.cacheBytes());
+    m_model.reset(map, k, c.cacheBytes(), sparse ? FeatureDraw::Counter : FeatureDraw::Sequential);
     m_peakBytes = 0;
     account(batchBytes);
 
@@ -104,6 +121,7 @@ void DsgdTrainer::fit(const DatasetView& data, RunContext& ctx)
     BatchSchedule batches(n, c.batchSize, c.epochs, deriveSeed(seed, kSeedOrder));
     std::vector<Eigen::Index> rows;
     Eigen::MatrixXd xb, tb, f, dl, phi, alpha, g, cross;
+    SparseMatrix xbs;  // the batch's rows on sparse inputs
     QJsonArray checkpointFeatures;
     int fallbacks = 0;
 
@@ -117,9 +135,12 @@ void DsgdTrainer::fit(const DatasetView& data, RunContext& ctx)
             return out;
         const Eigen::Index step = at.step - 1;
         const Eigen::Index m = Eigen::Index(rows.size());
-        xb = data.x(rows, Eigen::all);
+        if (sparse)
+            xbs = SparseFeatures::selectRows(*data.xSparse, rows);
+        else
+            xb = data.x(rows, Eigen::all);
         tb = targets(rows, Eigen::all);
-        if (!m_model.evaluate(xb, f, stop))
+        if (!(sparse ? m_model.evaluateSparse(xbs, f, stop) : m_model.evaluate(xb, f, stop)))
             return out;
         const double batchLoss = loss.evaluate(f, tb, dl);
         out.stopped = false;
@@ -129,7 +150,8 @@ void DsgdTrainer::fit(const DatasetView& data, RunContext& ctx)
             return out;  // the loop reports the divergence
         const double gamma = schedule.rate(double(step));
         const Eigen::Index first = m_model.features();
-        if (!m_model.features(xb, first, p.perStep, phi, stop)) {
+        if (!(sparse ? m_model.featuresSparse(xbs, first, p.perStep, phi, stop)
+                     : m_model.features(xb, first, p.perStep, phi, stop))) {
             out.stopped = true;
             return out;
         }
@@ -192,8 +214,20 @@ Eigen::MatrixXd DsgdTrainer::predict(const Eigen::Ref<const Eigen::MatrixXd>& x)
     return m_loss->scores(f);
 }
 
+Eigen::MatrixXd DsgdTrainer::predictSparse(const SparseMatrix& x) const
+{
+    if (!m_loss)
+        throw std::logic_error("dsgd: predictSparse() called before fit()");
+    Eigen::MatrixXd f;
+    if (!m_model.evaluateSparse(x, f, m_stop, /*memoise=*/true))
+        return {};  // Stop during a checkpoint's evaluation: the host discards it
+    return m_loss->scores(f);
+}
+
 QJsonObject DsgdTrainer::predictCost(const ProblemShape& shape) const
 {
+    if (shape.isSparse())
+        return predictSparseCost(shape);
     const DsgdConfig& c = m_config;
     const Plan p = plan(c, shape.rows);
     const double d = double(shape.inputs), k = double(std::max<Eigen::Index>(shape.outputs, 1));
@@ -215,6 +249,41 @@ QJsonObject DsgdTrainer::predictCost(const ProblemShape& shape) const
                     KernelExpansion::evaluationBytes(shape.rows, shape.inputs, shape.outputs, threads) +
                     8.0 * KernelExpansion::kMaxMemos * double(shape.rows) * k +
                     KernelSetup::bandwidthBytes(c, shape.rows, shape.inputs);
+    if (c.algorithm == Algorithm::Preconditioned)
+        memory += 16.0 * r * (r + k);
+    return QJsonObject{{"flops", flops},
+                       {"memory_bytes", memory},
+                       {"model_bytes", model + 64.0},
+                       {"steps", double(p.steps)},
+                       {"features", double(p.features)}};
+}
+
+QJsonObject DsgdTrainer::predictSparseCost(const ProblemShape& shape) const
+{
+    // As fit() plans a sparse run: the Counter draw (no projection cache), every block bounded by
+    // the non-zeros, never rows × inputs.
+    const DsgdConfig& c = m_config;
+    const Plan p = plan(c, shape.rows);
+    const Eigen::Index nnz = shape.nonZeros;
+    const double perRow = double(nnz) / double(std::max<Eigen::Index>(shape.rows, 1));
+    const double k = double(std::max<Eigen::Index>(shape.outputs, 1));
+    const double b = double(p.batch), r = double(p.perStep), s = double(p.steps);
+    const double project = perRow * (2.0 + kDrawFlops);  // one feature of one row: its non-zeros' draws
+    const double perFeatureRow = project + kTrigFlops + 2.0 * k;
+    double flops = b * r * perFeatureRow * s * (s - 1) / 2.0 + s * b * r * (project + kTrigFlops);
+    if (c.algorithm == Algorithm::Preconditioned)
+        flops += s * (b * r * r + 2.0 * b * r * k + r * r * r / 3.0 + 2.0 * r * r * k);
+    else
+        flops += s * 2.0 * b * r * k;
+    const int threads = std::max(1, tbb::this_task_arena::max_concurrency());
+    const double model = 8.0 * double(p.features) * k;
+    double memory = 2.0 * model + double(sparseBytes(std::uint64_t(p.batch), std::uint64_t(nnz))) +
+                    8.0 * (4.0 * b * k + b * r) +
+                    double(threads) * SparseFeatures::blockBytes(p.batch, nnz, KernelExpansion::kChunk) +
+                    KernelExpansion::evaluationBytesSparse(p.batch, nnz, shape.outputs, threads) +
+                    KernelExpansion::evaluationBytesSparse(shape.rows, nnz, shape.outputs, threads) +
+                    8.0 * KernelExpansion::kMaxMemos * double(shape.rows) * k +
+                    KernelSetup::bandwidthBytesSparse(c, shape.rows, nnz);
     if (c.algorithm == Algorithm::Preconditioned)
         memory += 16.0 * r * (r + k);
     return QJsonObject{{"flops", flops},

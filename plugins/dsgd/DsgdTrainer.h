@@ -46,9 +46,16 @@ namespace tb::dsgd {
 /// the Gram and Cholesky kernels. predict() polls the run's stop token while fit() runs
 /// (i.e. during the host's checkpoint evaluations) and returns an empty matrix when it fires.
 /// A non-finite minibatch loss ends the run as diverged (checkpoint with an infinite loss).
+/// Sparse inputs (DatasetView::xSparse): the same steps on compressed rows, never densified;
+/// the model's projections are then the Counter draw (FeatureDraw, SparseFeatures), so each
+/// step costs the batch's non-zeros × features instead of its width × features, and the model
+/// differs from the dense run of the same seed (another draw of the same kernel's features).
+/// The median trick takes its distances from the non-zeros. predictSparse() evaluates sparse
+/// rows; predict() on dense rows of a sparse-trained model goes through their non-zeros.
+///
 /// Not thread-safe; fit() and predict() parallelise in the caller's TBB arena, with results
 /// that depend only on the seed and the thread count.
-class DsgdTrainer final : public Trainer {
+class DsgdTrainer final : public SparseTrainer {
 public:
     explicit DsgdTrainer(DsgdConfig config);
 
@@ -60,8 +67,12 @@ public:
     /// during a checkpoint's evaluation. Throws std::logic_error before fit(),
     /// std::invalid_argument on a column mismatch.
     Eigen::MatrixXd predict(const Eigen::Ref<const Eigen::MatrixXd>& x) const override;
+    /// predict() for sparse rows (the same scores as predict() of the rows made dense, up to
+    /// rounding). Same errors and Stop behaviour as predict().
+    Eigen::MatrixXd predictSparse(const SparseMatrix& x) const override;
     /// {"flops", "memory_bytes" (predicted peak working memory), "model_bytes", "steps",
-    /// "features"} for a problem of this shape.
+    /// "features"} for a problem of this shape; a sparse shape (nonZeros > 0) is costed by its
+    /// non-zeros, never rows × inputs, and its memory is an upper bound.
     QJsonObject predictCost(const ProblemShape& shape) const override;
 
     /// The planned run on @p rows training rows.
@@ -83,6 +94,7 @@ public:
 
 private:
     void account(double batchBytes);
+    QJsonObject predictSparseCost(const ProblemShape& shape) const;
 
     DsgdConfig m_config;
     std::optional<KernelLoss> m_loss;

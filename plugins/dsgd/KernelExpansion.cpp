@@ -47,14 +47,39 @@ std::uint64_t contentHash(const Eigen::Ref<const Eigen::MatrixXd>& x)
     return out;
 }
 
+// A 64-bit fingerprint of a compressed sparse matrix: its shape, row offsets, columns and values
+// (tagged apart from contentHash's values of the same shape).
+std::uint64_t sparseContentHash(const SparseMatrix& x)
+{
+    std::uint64_t h = mix64(std::uint64_t(x.rows()) * 0x9e3779b97f4a7c15ULL + std::uint64_t(x.cols()) + 0x5ba75eULL);
+    auto add = [&h](std::uint64_t v) { h = (h ^ v) * 0x100000001b3ULL; h ^= h >> 29; };
+    for (Eigen::Index i = 0; i <= x.rows(); ++i)
+        add(std::uint64_t(x.outerIndexPtr()[i]));
+    for (Eigen::Index i = 0; i < x.nonZeros(); ++i) {
+        std::uint64_t v;
+        std::memcpy(&v, x.valuePtr() + i, sizeof v);
+        add(std::uint64_t(x.innerIndexPtr()[i]));
+        add(v);
+    }
+    return mix64(h);
+}
+
 } // namespace
 
-void KernelExpansion::reset(const train::RandomFeatures& map, Eigen::Index outputs, double cacheBytes)
+void KernelExpansion::reset(const train::RandomFeatures& map, Eigen::Index outputs, double cacheBytes,
+                            FeatureDraw draw)
 {
     map.check();
     if (outputs < 1)
         throw std::invalid_argument("kernel expansion: need at least one output");
+    if (draw == FeatureDraw::Counter && map.kind != train::FeatureKind::GaussianCos &&
+        map.kind != train::FeatureKind::GaussianCosSin && map.kind != train::FeatureKind::LaplaceCos)
+        throw std::invalid_argument(std::string("kernel expansion: the counter draw takes the gaussian and laplace "
+                                                "features, not ") + train::featureKindName(map.kind));
     m_map = map;
+    m_draw = draw;
+    if (draw == FeatureDraw::Counter)
+        cacheBytes = 0;  // nothing to cache: entries are drawn for the occurring columns only
     m_outputs = outputs;
     m_features = 0;
     m_alpha.clear();
@@ -183,6 +208,10 @@ bool KernelExpansion::features(const Eigen::Ref<const Eigen::MatrixXd>& x, Eigen
                                Eigen::MatrixXd& out, StopToken stop) const
 {
     checkInput(x);
+    if (m_draw == FeatureDraw::Counter) {  // a model of sparse rows: the dense rows' non-zeros
+        const SparseMatrix xs = x.sparseView();
+        return featuresSparse(xs, first, n, out, stop);
+    }
     if (first < 0 || n < 0 || first + n > m_map.count)
         throw std::out_of_range("kernel expansion: features [" + std::to_string(first) + ", " +
                                 std::to_string(first + n) + ") outside the " + std::to_string(m_map.count) + " planned");
@@ -205,10 +234,14 @@ bool KernelExpansion::features(const Eigen::Ref<const Eigen::MatrixXd>& x, Eigen
 
 KernelExpansion::Memo* KernelExpansion::memoFor(const Eigen::Ref<const Eigen::MatrixXd>& x) const
 {
-    const std::uint64_t h = contentHash(x);
+    return memoFor(contentHash(x), x.rows(), x.cols());
+}
+
+KernelExpansion::Memo* KernelExpansion::memoFor(std::uint64_t h, Eigen::Index rows, Eigen::Index cols) const
+{
     Memo* found = nullptr;
     for (Memo& m : m_memos)
-        if (m.hash == h && m.rows == x.rows() && m.cols == x.cols())
+        if (m.hash == h && m.rows == rows && m.cols == cols)
             found = &m;
     if (!found) {
         if (int(m_memos.size()) < kMaxMemos) {
@@ -220,14 +253,14 @@ KernelExpansion::Memo* KernelExpansion::memoFor(const Eigen::Ref<const Eigen::Ma
         }
         *found = Memo{};
         found->hash = h;
-        found->rows = x.rows();
-        found->cols = x.cols();
+        found->rows = rows;
+        found->cols = cols;
     }
     const Eigen::Index fullChunks = m_features / kChunk;
-    if (found->version != m_version || found->chunks > fullChunks || found->sums.rows() != x.rows()) {
+    if (found->version != m_version || found->chunks > fullChunks || found->sums.rows() != rows) {
         found->version = m_version;
         found->chunks = 0;
-        found->sums.setZero(x.rows(), m_outputs);
+        found->sums.setZero(rows, m_outputs);
     }
     found->lastUse = ++m_uses;
     return found;
@@ -237,6 +270,10 @@ bool KernelExpansion::evaluate(const Eigen::Ref<const Eigen::MatrixXd>& x, Eigen
                                bool memoise) const
 {
     checkInput(x);
+    if (m_draw == FeatureDraw::Counter) {  // a model of sparse rows: the dense rows' non-zeros
+        const SparseMatrix xs = x.sparseView();
+        return evaluateSparse(xs, out, stop, memoise);
+    }
     const Eigen::Index rows = x.rows(), k = m_outputs;
     const Eigen::Index chunks = (m_features + kChunk - 1) / kChunk;
     const Eigen::Index fullChunks = m_features / kChunk;
@@ -296,6 +333,154 @@ bool KernelExpansion::evaluate(const Eigen::Ref<const Eigen::MatrixXd>& x, Eigen
                     const Eigen::Index first = c * kChunk, n = std::min(kChunk, m_features - first);
                     Entry local;
                     addChunk(x, projection(c, first, n, local), acc);
+                }
+            }
+        });
+        if (stopped)
+            return false;
+        s.setZero(rows, k);
+        for (const Eigen::MatrixXd& p : partial)
+            s += p;
+    }
+    out = m_scale * s;
+    return true;
+}
+
+double KernelExpansion::evaluationBytesSparse(Eigen::Index rows, Eigen::Index nonZeros, Eigen::Index outputs,
+                                              int threads)
+{
+    const double t = std::max(threads, 1);
+    const double k = double(outputs);
+    if (rows >= kRowPathRows)
+        // Per worker a block's features and products; the running sum, a copy of remembered sums
+        // and the result.
+        return t * (SparseFeatures::blockBytes(kRowBlock, nonZeros, kChunk) + 8.0 * kRowBlock * k) +
+               24.0 * double(rows) * k;
+    // Per group a partial sum; per worker one chunk's block over every row.
+    return 8.0 * kMaxGroups * double(rows) * k + t * (SparseFeatures::blockBytes(rows, nonZeros, kChunk) + 8.0 * double(rows) * k) +
+           8.0 * double(rows) * k;
+}
+
+void KernelExpansion::checkSparse(const SparseMatrix& x) const
+{
+    if (x.cols() != m_map.inputs)
+        throw std::invalid_argument("dsgd: the data have " + std::to_string(x.cols()) +
+                                    " columns, the model was trained on " + std::to_string(m_map.inputs));
+    if (!x.isCompressed())
+        throw std::invalid_argument("dsgd: sparse rows must be compressed");
+}
+
+void KernelExpansion::addChunkSparse(const SparseMatrix& x, Eigen::Index r0, Eigen::Index m, Eigen::Index chunk,
+                                     Eigen::Ref<Eigen::MatrixXd> acc) const
+{
+    const Eigen::Index first = chunk * kChunk, n = std::min(kChunk, m_features - first);
+    Eigen::MatrixXd phi;
+    if (m_draw == FeatureDraw::Sequential) {
+        Entry local;
+        const Entry& e = projection(chunk, first, n, local);
+        SparseFeatures::block(m_map, x, r0, m, first, n, &e.omega, &e.offset, phi);
+    } else {
+        SparseFeatures::block(m_map, x, r0, m, first, n, nullptr, nullptr, phi);
+    }
+    const Eigen::Map<const Eigen::MatrixXd> a(m_alpha.data() + first * m_outputs, m_outputs, n);
+    Eigen::MatrixXd p(m, m_outputs);
+    p.noalias() = phi * a.transpose();
+    acc += p;
+}
+
+bool KernelExpansion::featuresSparse(const SparseMatrix& x, Eigen::Index first, Eigen::Index n, Eigen::MatrixXd& out,
+                                     StopToken stop) const
+{
+    checkSparse(x);
+    if (first < 0 || n < 0 || first + n > m_map.count)
+        throw std::out_of_range("kernel expansion: features [" + std::to_string(first) + ", " +
+                                std::to_string(first + n) + ") outside the " + std::to_string(m_map.count) + " planned");
+    out.resize(x.rows(), n);
+    // The chunk pieces of [first, first + n), each filled on its own.
+    std::vector<std::pair<Eigen::Index, Eigen::Index>> pieces;
+    for (Eigen::Index a = first; a < first + n;) {
+        const Eigen::Index b = std::min(first + n, (a / kChunk + 1) * kChunk);
+        pieces.emplace_back(a, b);
+        a = b;
+    }
+    std::atomic<bool> stopped{false};
+    tbb::parallel_for(tbb::blocked_range<std::size_t>(0, pieces.size(), 1), [&](const tbb::blocked_range<std::size_t>& r) {
+        Eigen::MatrixXd piece;
+        for (std::size_t i = r.begin(); i < r.end(); ++i) {
+            if (stop.stopRequested()) {
+                stopped = true;
+                return;
+            }
+            const auto [a, b] = pieces[i];
+            if (m_draw == FeatureDraw::Sequential) {
+                Entry local;
+                const Entry& e = projection(a / kChunk, a, b - a, local);
+                SparseFeatures::block(m_map, x, 0, x.rows(), a, b - a, &e.omega, &e.offset, piece);
+            } else {
+                SparseFeatures::block(m_map, x, 0, x.rows(), a, b - a, nullptr, nullptr, piece);
+            }
+            out.middleCols(a - first, b - a) = piece;
+        }
+    });
+    return !stopped;
+}
+
+bool KernelExpansion::evaluateSparse(const SparseMatrix& x, Eigen::MatrixXd& out, StopToken stop, bool memoise) const
+{
+    checkSparse(x);
+    const Eigen::Index rows = x.rows(), k = m_outputs;
+    const Eigen::Index chunks = (m_features + kChunk - 1) / kChunk;
+    const Eigen::Index fullChunks = m_features / kChunk;
+    Eigen::MatrixXd s;
+    std::atomic<bool> stopped{false};
+    if (rows >= kRowPathRows) {
+        Memo* memo = memoise && rows >= kMemoRows ? memoFor(sparseContentHash(x), rows, x.cols()) : nullptr;
+        Eigen::Index c0 = 0;
+        if (memo) {
+            s = memo->sums;
+            c0 = memo->chunks;
+        } else {
+            s.setZero(rows, k);
+        }
+        const Eigen::Index blocks = (rows + kRowBlock - 1) / kRowBlock;
+        for (Eigen::Index c = c0; c < chunks; ++c) {
+            if (stop.stopRequested())
+                return false;
+            if (memo && c == fullChunks) {  // the complete chunks are summed: remember them
+                memo->sums = s;
+                memo->chunks = fullChunks;
+            }
+            tbb::parallel_for(tbb::blocked_range<Eigen::Index>(0, blocks, 1), [&](const tbb::blocked_range<Eigen::Index>& r) {
+                for (Eigen::Index b = r.begin(); b < r.end(); ++b) {
+                    if (stop.stopRequested()) {
+                        stopped = true;
+                        return;
+                    }
+                    const Eigen::Index r0 = b * kRowBlock, m = std::min(kRowBlock, rows - r0);
+                    addChunkSparse(x, r0, m, c, s.middleRows(r0, m));
+                }
+            });
+            if (stopped)
+                return false;
+        }
+        if (memo && fullChunks == chunks && memo->chunks != chunks) {
+            memo->sums = s;
+            memo->chunks = chunks;
+        }
+    } else {
+        const Eigen::Index per = std::max<Eigen::Index>(1, (chunks + kMaxGroups - 1) / kMaxGroups);
+        const Eigen::Index groups = (chunks + per - 1) / per;
+        std::vector<Eigen::MatrixXd> partial(static_cast<std::size_t>(groups));
+        tbb::parallel_for(tbb::blocked_range<Eigen::Index>(0, groups, 1), [&](const tbb::blocked_range<Eigen::Index>& r) {
+            for (Eigen::Index g = r.begin(); g < r.end(); ++g) {
+                Eigen::MatrixXd& acc = partial[std::size_t(g)];
+                acc.setZero(rows, k);
+                for (Eigen::Index c = g * per; c < std::min(chunks, (g + 1) * per); ++c) {
+                    if (stop.stopRequested()) {
+                        stopped = true;
+                        return;
+                    }
+                    addChunkSparse(x, 0, rows, c, acc);
                 }
             }
         });

@@ -5,6 +5,7 @@
 /// baseline.
 
 #include "FeatureCache.h"
+#include "SparseFeatures.h"
 
 #include <RandomFeatures.h>
 #include <trainbench/StopToken.h>
@@ -38,6 +39,16 @@ namespace tb::dsgd {
 ///    grouping depends on T alone, so again the same bits for any thread count.
 /// Both paths poll a stop token between chunks and between row blocks.
 ///
+/// Sparse rows (evaluateSparse(), featuresSparse()) follow the same chunk order, the same two
+/// paths and the same remembered sums (recognised by a hash of the rows' offsets, columns and
+/// values); each row block's features come from
+/// SparseFeatures::block(), so their cost is set by the rows' non-zeros. A machine reset with
+/// FeatureDraw::Counter (a model trained on sparse rows) draws ω entry by entry from counters:
+/// it evaluates dense inputs by passing their non-zeros through the same sparse path, so dense
+/// and sparse copies of the same rows get the same features. With FeatureDraw::Sequential (the
+/// default, the dense draw) sparse rows read the occurring columns' rows of the regenerated (or
+/// cached) projections.
+///
 /// Not thread-safe: one thread at a time (const methods included: they fill the caches); the
 /// methods parallelise internally in the caller's TBB arena.
 class KernelExpansion {
@@ -51,9 +62,13 @@ public:
 
     /// An empty machine (no features) over @p map (map.count = the most features it will
     /// hold) with @p outputs outputs and a projection cache of at most @p cacheBytes bytes
-    /// (0 = regenerate every projection every time). Throws std::invalid_argument from
-    /// map.check().
-    void reset(const train::RandomFeatures& map, Eigen::Index outputs, double cacheBytes);
+    /// (0 = regenerate every projection every time; the Counter draw keeps no cache), its
+    /// projections drawn as @p draw says (default Sequential, the dense draw). Throws
+    /// std::invalid_argument from map.check(), or for a Counter draw of a kind other than the
+    /// gaussian and laplace features.
+    void reset(const train::RandomFeatures& map, Eigen::Index outputs, double cacheBytes,
+               FeatureDraw draw = FeatureDraw::Sequential);
+    FeatureDraw draw() const { return m_draw; }
 
     const train::RandomFeatures& map() const { return m_map; }
     Eigen::Index features() const { return m_features; }  ///< T
@@ -85,6 +100,15 @@ public:
     bool evaluate(const Eigen::Ref<const Eigen::MatrixXd>& x, Eigen::MatrixXd& out, StopToken stop = {},
                   bool memoise = false) const;
 
+    /// features() for sparse rows (compressed, d columns): the same features as features() of
+    /// the rows made dense, up to rounding (the products are summed in column order). Chunk
+    /// pieces in parallel. Throws std::invalid_argument on a column mismatch.
+    bool featuresSparse(const SparseMatrix& x, Eigen::Index first, Eigen::Index n, Eigen::MatrixXd& out,
+                        StopToken stop = {}) const;
+    /// evaluate() for sparse rows (@p memoise as there). Throws std::invalid_argument on a
+    /// column mismatch or an uncompressed matrix.
+    bool evaluateSparse(const SparseMatrix& x, Eigen::MatrixXd& out, StopToken stop = {}, bool memoise = false) const;
+
     /// Bytes of the model: the coefficients' storage (capacity) and the scalars.
     double modelBytes() const;
     /// Bytes the projection cache holds now.
@@ -94,6 +118,11 @@ public:
     /// Peak temporary bytes of one evaluate() of @p rows rows on @p threads workers (the
     /// regenerated projections, feature blocks and partial sums), for memory predictions.
     static double evaluationBytes(Eigen::Index rows, Eigen::Index inputs, Eigen::Index outputs, int threads);
+    /// An upper bound of the peak temporary bytes of one evaluateSparse() of @p rows rows holding
+    /// @p nonZeros non-zeros with the Counter draw (per worker a block's Ω piece, products,
+    /// features and column lists; per group a partial sum; the sum, a copy of remembered sums
+    /// and the result; the remembered sums themselves are counted by the caller).
+    static double evaluationBytesSparse(Eigen::Index rows, Eigen::Index nonZeros, Eigen::Index outputs, int threads);
     /// Bytes of one chunk's projections for @p inputs inputs and @p kind.
     static double chunkProjectionBytes(Eigen::Index inputs, train::FeatureKind kind);
 
@@ -115,9 +144,15 @@ private:
     void addChunk(const Eigen::Ref<const Eigen::MatrixXd>& x, const FeatureCache::Entry& e,
                   Eigen::Ref<Eigen::MatrixXd> acc) const;
     Memo* memoFor(const Eigen::Ref<const Eigen::MatrixXd>& x) const;
+    Memo* memoFor(std::uint64_t hash, Eigen::Index rows, Eigen::Index cols) const;
     void checkInput(const Eigen::Ref<const Eigen::MatrixXd>& x) const;
+    void checkSparse(const SparseMatrix& x) const;
+    /// acc += Φ(rows [r0, r0 + m) of x)·α̃ of chunk @p chunk's features.
+    void addChunkSparse(const SparseMatrix& x, Eigen::Index r0, Eigen::Index m, Eigen::Index chunk,
+                        Eigen::Ref<Eigen::MatrixXd> acc) const;
 
     train::RandomFeatures m_map;
+    FeatureDraw m_draw = FeatureDraw::Sequential;
     Eigen::Index m_outputs = 0;
     Eigen::Index m_features = 0;
     std::vector<double> m_alpha;  ///< α̃, k per feature (feature-major: a k × T column-major matrix)

@@ -1,5 +1,7 @@
 #include "KernelSetup.h"
 
+#include "SparseFeatures.h"
+
 #include <RandomFeatures.h>
 
 #include <QFile>
@@ -33,12 +35,55 @@ void KernelSetup::checkData(const DatasetView& data)
     if (data.y.rows() != data.rows())
         throw std::invalid_argument("dsgd: " + std::to_string(data.rows()) + " input rows but " +
                                     std::to_string(data.y.rows()) + " target rows");
+    if (data.xSparse) {
+        const std::string bad = SparseFeatures::firstNonFinite(*data.xSparse);
+        if (!bad.empty())
+            throw std::invalid_argument("dsgd: the training inputs contain NaN or Inf: " + bad);
+        if (!data.xSparse->isCompressed())
+            throw std::invalid_argument("dsgd: the sparse training inputs are not compressed");
+    }
     const QString badX = firstNonFinite(data.x);
     if (!badX.isEmpty())
         throw std::invalid_argument(("dsgd: the training inputs contain NaN or Inf: " + badX).toStdString());
     const QString badY = firstNonFinite(data.y);
     if (!badY.isEmpty())
         throw std::invalid_argument(("dsgd: the training targets contain NaN or Inf: " + badY).toStdString());
+}
+
+namespace {
+
+double fromMedian(const DsgdConfig& c, double median, Eigen::Index rows)
+{
+    const double sigma = c.bandwidthScale * median;
+    if (!(sigma > 0) || !std::isfinite(sigma))
+        throw std::invalid_argument(QStringLiteral("parameter \"bandwidth_rule\": the median trick found no bandwidth: "
+                                                   "the %1 sampled training rows are all the same point (median "
+                                                   "distance %2); use bandwidth_rule \"fixed\" with a bandwidth")
+                                        .arg(std::min<Eigen::Index>(c.medianRows, rows))
+                                        .arg(median)
+                                        .toStdString());
+    return sigma;
+}
+
+} // namespace
+
+double KernelSetup::bandwidth(const DsgdConfig& c, const SparseMatrix& x, std::uint64_t seed)
+{
+    if (c.bandwidthRule == BandwidthRule::Fixed)
+        return c.bandwidth;
+    return fromMedian(c, SparseFeatures::medianDistance(x, c.medianRows, deriveSeed(seed, kSeedMedian)), x.rows());
+}
+
+double KernelSetup::bandwidth(const DsgdConfig& c, const DatasetView& data, std::uint64_t seed)
+{
+    return data.xSparse ? bandwidth(c, *data.xSparse, seed) : bandwidth(c, data.x, seed);
+}
+
+double KernelSetup::bandwidthBytesSparse(const DsgdConfig& c, Eigen::Index rows, Eigen::Index nonZeros)
+{
+    if (c.bandwidthRule == BandwidthRule::Fixed)
+        return 0.0;
+    return SparseFeatures::medianBytes(rows, nonZeros, c.medianRows);
 }
 
 double KernelSetup::bandwidth(const DsgdConfig& c, const Eigen::Ref<const Eigen::MatrixXd>& x, std::uint64_t seed)

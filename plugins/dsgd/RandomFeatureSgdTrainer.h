@@ -25,15 +25,20 @@ namespace tb::dsgd {
 ///
 /// Minibatches, checkpoints, Stop, divergence and the facts are as in DsgdTrainer; the
 /// features of each batch come from the same KernelExpansion (and its projection cache).
-/// Not thread-safe.
-class RandomFeatureSgdTrainer final : public Trainer {
+/// Sparse inputs as in DsgdTrainer: compressed rows throughout, the Counter draw of the same
+/// kernel's features (a different draw from the dense run of the same seed), costs and memory
+/// by the non-zeros. Not thread-safe.
+class RandomFeatureSgdTrainer final : public SparseTrainer {
 public:
     explicit RandomFeatureSgdTrainer(DsgdConfig config);
 
     void fit(const DatasetView& data, RunContext& ctx) override;
     /// As DsgdTrainer::predict().
     Eigen::MatrixXd predict(const Eigen::Ref<const Eigen::MatrixXd>& x) const override;
-    /// {"flops", "memory_bytes", "model_bytes", "steps", "features"}.
+    /// As DsgdTrainer::predictSparse().
+    Eigen::MatrixXd predictSparse(const SparseMatrix& x) const override;
+    /// {"flops", "memory_bytes", "model_bytes", "steps", "features"}; a sparse shape is costed
+    /// by its non-zeros (memory an upper bound).
     QJsonObject predictCost(const ProblemShape& shape) const override;
 
     const DsgdConfig& config() const { return m_config; }
