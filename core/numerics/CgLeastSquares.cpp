@@ -2,9 +2,7 @@
 
 #include <algorithm>
 #include <atomic>
-#include <cmath>
-#include <stdexcept>
-#include <string>
+#include <utility>
 #include <tbb/blocked_range.h>
 #include <tbb/parallel_for.h>
 #include <tbb/parallel_reduce.h>
@@ -17,33 +15,30 @@ constexpr double kBlockWork = 4e6;
 // Fewest rows per block: below it a block's partial of Aᵀ·R (d×k) costs as much as its product.
 constexpr Eigen::Index kMinBlockRows = 64;
 
+// Throws for a bad problem before the products are set up; returns @p a.
+const Eigen::MatrixXd& checked(const Eigen::MatrixXd& a, const Eigen::Ref<const Eigen::MatrixXd>& b, double ridge)
+{
+    CglsRecurrence::checkProblem("cg least squares", "A", a.rows(), b, ridge, a.allFinite());
+    return a;
+}
+
 } // namespace
 
 CgLeastSquares::CgLeastSquares(const Eigen::MatrixXd& a, const Eigen::Ref<const Eigen::MatrixXd>& b, double ridge,
                                StopToken stop)
-    : m_a(a), m_ridge(ridge), m_stop(std::move(stop))
+    : m_products(checked(a, b, ridge), b.cols(), std::move(stop)),
+      m_cg(m_products, b, a.cols(), ridge, "cg least squares")
 {
-    if (a.rows() != b.rows())
-        throw std::invalid_argument("cg least squares: A has " + std::to_string(a.rows()) + " rows, B has " +
-                                    std::to_string(b.rows()));
-    if (!(ridge >= 0) || !std::isfinite(ridge))
-        throw std::invalid_argument("cg least squares: the ridge must be finite and >= 0, got " +
-                                    std::to_string(ridge));
-    if (!a.allFinite() || !b.allFinite())
-        throw std::invalid_argument("cg least squares: the data contain NaN or Inf");
-    const double width = double(std::max<Eigen::Index>(a.cols(), 1)) * double(std::max<Eigen::Index>(b.cols(), 1));
-    m_blockRows = std::max<Eigen::Index>(kMinBlockRows, Eigen::Index(kBlockWork / width));
-    m_x = Eigen::MatrixXd::Zero(a.cols(), b.cols());
-    m_r = b;
-    m_s = transposeTimes(m_r); // Aᵀb − λ·0
-    if (m_stopped)
-        return;
-    m_p = m_s;
-    m_gamma = m_s.colwise().squaredNorm().transpose();
-    m_gamma0 = m_gamma;
 }
 
-Eigen::MatrixXd CgLeastSquares::times(const Eigen::MatrixXd& p)
+CgLeastSquares::Products::Products(const Eigen::MatrixXd& a, Eigen::Index k, StopToken stop)
+    : m_a(a), m_stop(std::move(stop))
+{
+    const double width = double(std::max<Eigen::Index>(a.cols(), 1)) * double(std::max<Eigen::Index>(k, 1));
+    m_blockRows = std::max<Eigen::Index>(kMinBlockRows, Eigen::Index(kBlockWork / width));
+}
+
+bool CgLeastSquares::Products::times(const Eigen::MatrixXd& p, Eigen::MatrixXd& out)
 {
     const Eigen::Index n = m_a.rows(), blocks = (n + m_blockRows - 1) / m_blockRows;
     Eigen::MatrixXd q(n, p.cols());
@@ -59,11 +54,11 @@ Eigen::MatrixXd CgLeastSquares::times(const Eigen::MatrixXd& p)
             q.middleRows(r0, rows).noalias() = m_a.middleRows(r0, rows) * p;
         }
     });
-    m_stopped = m_stopped || stopped;
-    return q;
+    out = std::move(q);
+    return !stopped;
 }
 
-Eigen::MatrixXd CgLeastSquares::transposeTimes(const Eigen::MatrixXd& r)
+bool CgLeastSquares::Products::transposeTimes(const Eigen::MatrixXd& r, Eigen::MatrixXd& out)
 {
     const Eigen::Index n = m_a.rows(), d = m_a.cols(), k = r.cols();
     const Eigen::Index blocks = (n + m_blockRows - 1) / m_blockRows;
@@ -93,59 +88,10 @@ Eigen::MatrixXd CgLeastSquares::transposeTimes(const Eigen::MatrixXd& r)
                 left += right;
             return left;
         });
-    m_stopped = m_stopped || stopped;
     if (s.size() == 0)
         s = Eigen::MatrixXd::Zero(d, k); // no rows
-    return s;
-}
-
-bool CgLeastSquares::iterateTo(int target)
-{
-    if (target < 0)
-        throw std::invalid_argument("cg least squares: " + std::to_string(target) + " iterations");
-    if (m_stopped)
-        return false;
-    const Eigen::Index k = m_x.cols();
-    while (m_iterations < target) {
-        const Eigen::MatrixXd q = times(m_p);
-        if (m_stopped)
-            return false;
-        for (Eigen::Index j = 0; j < k; ++j) {
-            const double delta = q.col(j).squaredNorm() + m_ridge * m_p.col(j).squaredNorm();
-            // A column already at its solution (γ = 0) takes no step instead of 0/0.
-            const double alpha = m_gamma(j) > 0 && delta > 0 ? m_gamma(j) / delta : 0.0;
-            m_x.col(j) += alpha * m_p.col(j);
-            m_r.col(j) -= alpha * q.col(j);
-        }
-        Eigen::MatrixXd s = transposeTimes(m_r);
-        if (m_stopped)
-            return false;
-        if (m_ridge > 0)
-            s -= m_ridge * m_x;
-        for (Eigen::Index j = 0; j < k; ++j) {
-            const double gamma = s.col(j).squaredNorm();
-            const double beta = m_gamma(j) > 0 ? gamma / m_gamma(j) : 0.0;
-            m_p.col(j) = s.col(j) + beta * m_p.col(j);
-            m_gamma(j) = gamma;
-        }
-        m_s = std::move(s);
-        ++m_iterations;
-    }
-    return true;
-}
-
-double CgLeastSquares::objective() const
-{
-    return m_r.squaredNorm() + m_ridge * m_x.squaredNorm();
-}
-
-double CgLeastSquares::relativeNormalResidual() const
-{
-    double worst = 0;
-    for (Eigen::Index j = 0; j < m_gamma.size(); ++j)
-        if (m_gamma0(j) > 0)
-            worst = std::max(worst, std::sqrt(m_gamma(j) / m_gamma0(j)));
-    return worst;
+    out = std::move(s);
+    return !stopped;
 }
 
 } // namespace tb::num

@@ -3,10 +3,12 @@
 /// Least squares by conjugate gradients on the normal equations (CGLS), iteration by iteration.
 /// No Qt here.
 
+#include "CglsOperator.h"
+#include "CglsRecurrence.h"
+
 #include <trainbench/StopToken.h>
 
 #include <Eigen/Core>
-#include <vector>
 
 namespace tb::num {
 
@@ -30,7 +32,10 @@ namespace tb::num {
 /// Stop: the token is polled between row blocks (a block is about 4·10⁶ multiply-adds, a few
 /// milliseconds); once it fires iterateTo() returns false and the object is spent.
 ///
-/// Not thread-safe; holds a reference to A, which must outlive it (B is copied).
+/// The recurrence is tb::num::CglsRecurrence (shared with the sparse rows'
+/// tb::linear::SparseCgLeastSquares); this class supplies the dense products.
+///
+/// Not thread-safe, not copyable; holds a reference to A, which must outlive it (B is copied).
 class CgLeastSquares {
 public:
     /// Prepares W = 0 for @p a (n×d) and @p b (n×k) with ridge λ = @p ridge ≥ 0 (relative
@@ -40,43 +45,45 @@ public:
     /// holds a NaN or Inf.
     CgLeastSquares(const Eigen::MatrixXd& a, const Eigen::Ref<const Eigen::MatrixXd>& b, double ridge,
                    StopToken stop = {});
+    CgLeastSquares(const CgLeastSquares&) = delete; // the recurrence refers to this object's products
+    CgLeastSquares& operator=(const CgLeastSquares&) = delete;
 
     /// Runs iterations until iterations() == @p target (nothing when it is already there). A
     /// column whose normal-equation residual is exactly zero stays where it is (its step is 0).
     /// Returns false when the stop token fired (then solution() is meaningless and the object
     /// takes no more iterations). Throws std::invalid_argument for a negative @p target.
-    bool iterateTo(int target);
+    bool iterateTo(int target) { return m_cg.iterateTo(target); }
 
     /// W after iterations() iterations (d×k).
-    const Eigen::MatrixXd& solution() const { return m_x; }
+    const Eigen::MatrixXd& solution() const { return m_cg.solution(); }
     /// Iterations done so far.
-    int iterations() const { return m_iterations; }
+    int iterations() const { return m_cg.iterations(); }
     /// The stop token fired during a product.
-    bool stopped() const { return m_stopped; }
+    bool stopped() const { return m_cg.stopped(); }
     /// ‖A·W − B‖²_F + λ‖W‖²_F at the current W, from the recurrence's residual (never recomputed).
-    double objective() const;
+    double objective() const { return m_cg.objective(); }
     /// Largest over the columns of ‖Aᵀ(b − A·w) − λw‖ / ‖Aᵀb‖: how far W is from solving the
     /// normal equations (0 for a column with Aᵀb = 0).
-    double relativeNormalResidual() const;
+    double relativeNormalResidual() const { return m_cg.relativeNormalResidual(); }
     /// The ridge λ applied.
-    double ridge() const { return m_ridge; }
+    double ridge() const { return m_cg.ridge(); }
 
 private:
-    Eigen::MatrixXd times(const Eigen::MatrixXd& p);              // A·P, n×k
-    Eigen::MatrixXd transposeTimes(const Eigen::MatrixXd& r);     // Aᵀ·R, d×k
+    // A·P and Aᵀ·R over row blocks of A, polling Stop between blocks.
+    class Products final : public CglsOperator {
+    public:
+        Products(const Eigen::MatrixXd& a, Eigen::Index k, StopToken stop);
+        bool times(const Eigen::MatrixXd& p, Eigen::MatrixXd& out) override;          // A·P, n×k
+        bool transposeTimes(const Eigen::MatrixXd& r, Eigen::MatrixXd& out) override; // Aᵀ·R, d×k
 
-    const Eigen::MatrixXd& m_a;
-    double m_ridge;
-    StopToken m_stop;
-    Eigen::Index m_blockRows; // rows per product block: a function of the shape only
-    Eigen::MatrixXd m_x;      // W
-    Eigen::MatrixXd m_r;      // B − A·W
-    Eigen::MatrixXd m_s;      // Aᵀ·R − λW
-    Eigen::MatrixXd m_p;      // search directions
-    Eigen::VectorXd m_gamma;  // ‖s_j‖² per column
-    Eigen::VectorXd m_gamma0; // ‖Aᵀb_j‖² per column
-    int m_iterations = 0;
-    bool m_stopped = false;
+    private:
+        const Eigen::MatrixXd& m_a;
+        StopToken m_stop;
+        Eigen::Index m_blockRows; // rows per product block: a function of the shape only
+    };
+
+    Products m_products; // before m_cg, which calls it from its constructor
+    CglsRecurrence m_cg;
 };
 
 } // namespace tb::num

@@ -2,9 +2,8 @@
 
 #include <algorithm>
 #include <atomic>
-#include <cmath>
-#include <stdexcept>
-#include <string>
+#include <cstdint>
+#include <utility>
 #include <tbb/blocked_range.h>
 #include <tbb/parallel_for.h>
 
@@ -45,112 +44,60 @@ bool blockedProduct(const SparseMatrix& m, const Eigen::Ref<const Eigen::MatrixX
     return !stopped;
 }
 
+// Throws for a bad problem before the transposed copy is made; returns @p x.
+const SparseMatrix& checked(const SparseMatrix& x, const Eigen::Ref<const Eigen::MatrixXd>& b, double ridge)
+{
+    num::CglsRecurrence::checkProblem("sparse cg least squares", "X", x.rows(), b, ridge,
+                                      Eigen::Map<const Eigen::VectorXd>(x.valuePtr(), x.nonZeros()).allFinite());
+    return x;
+}
+
 } // namespace
 
 SparseCgLeastSquares::SparseCgLeastSquares(const SparseMatrix& x, const Eigen::Ref<const Eigen::MatrixXd>& b,
                                            bool bias, double ridge, StopToken stop)
-    : m_a(x), m_bias(bias), m_ridge(ridge), m_stop(std::move(stop))
+    : m_products(checked(x, b, ridge), b.cols(), bias, std::move(stop)),
+      m_cg(m_products, b, x.cols() + (bias ? 1 : 0), ridge, "sparse cg least squares")
 {
-    if (x.rows() != b.rows())
-        throw std::invalid_argument("sparse cg least squares: X has " + std::to_string(x.rows()) +
-                                    " rows, B has " + std::to_string(b.rows()));
-    if (!(ridge >= 0) || !std::isfinite(ridge))
-        throw std::invalid_argument("sparse cg least squares: the ridge must be finite and >= 0, got " +
-                                    std::to_string(ridge));
-    if (!Eigen::Map<const Eigen::VectorXd>(x.valuePtr(), x.nonZeros()).allFinite() || !b.allFinite())
-        throw std::invalid_argument("sparse cg least squares: the data contain NaN or Inf");
+}
+
+SparseCgLeastSquares::Products::Products(const SparseMatrix& x, Eigen::Index k, bool bias, StopToken stop)
+    : m_a(x), m_bias(bias), m_stop(std::move(stop))
+{
     m_at = x.transpose();
     m_at.makeCompressed();
-    m_rowsPerBlock = rowsPerBlock(x, b.cols());
-    m_colsPerBlock = rowsPerBlock(m_at, b.cols());
-    m_x = Eigen::MatrixXd::Zero(x.cols() + (bias ? 1 : 0), b.cols());
-    m_r = b;
-    m_s = transposeTimes(m_r);
-    if (m_stopped)
-        return;
-    m_p = m_s;
-    m_gamma = m_s.colwise().squaredNorm().transpose();
-    m_gamma0 = m_gamma;
+    m_rowsPerBlock = rowsPerBlock(x, k);
+    m_colsPerBlock = rowsPerBlock(m_at, k);
 }
 
-Eigen::MatrixXd SparseCgLeastSquares::times(const Eigen::MatrixXd& p)
+bool SparseCgLeastSquares::Products::times(const Eigen::MatrixXd& p, Eigen::MatrixXd& out)
 {
     const Eigen::Index d = m_a.cols();
-    Eigen::MatrixXd q;
-    if (!blockedProduct(m_a, p.topRows(d), m_rowsPerBlock, q, m_stop))
-        m_stopped = true;
-    else if (m_bias)
-        q.rowwise() += p.row(d);
-    return q;
-}
-
-Eigen::MatrixXd SparseCgLeastSquares::transposeTimes(const Eigen::MatrixXd& r)
-{
-    const Eigen::Index d = m_a.cols();
-    Eigen::MatrixXd s(d + (m_bias ? 1 : 0), r.cols()), top;
-    if (!blockedProduct(m_at, r, m_colsPerBlock, top, m_stop)) {
-        m_stopped = true;
-        return s;
-    }
-    s.topRows(d) = top;
-    if (m_bias)
-        s.row(d) = r.colwise().sum();
-    return s;
-}
-
-bool SparseCgLeastSquares::iterateTo(int target)
-{
-    if (target < 0)
-        throw std::invalid_argument("sparse cg least squares: " + std::to_string(target) + " iterations");
-    if (m_stopped)
+    if (!blockedProduct(m_a, p.topRows(d), m_rowsPerBlock, out, m_stop))
         return false;
-    const Eigen::Index k = m_x.cols();
-    while (m_iterations < target) {
-        const Eigen::MatrixXd q = times(m_p);
-        if (m_stopped)
-            return false;
-        for (Eigen::Index j = 0; j < k; ++j) {
-            const double delta = q.col(j).squaredNorm() + m_ridge * m_p.col(j).squaredNorm();
-            // A column already at its solution (γ = 0) takes no step instead of 0/0.
-            const double alpha = m_gamma(j) > 0 && delta > 0 ? m_gamma(j) / delta : 0.0;
-            m_x.col(j) += alpha * m_p.col(j);
-            m_r.col(j) -= alpha * q.col(j);
-        }
-        Eigen::MatrixXd s = transposeTimes(m_r);
-        if (m_stopped)
-            return false;
-        if (m_ridge > 0)
-            s -= m_ridge * m_x;
-        for (Eigen::Index j = 0; j < k; ++j) {
-            const double gamma = s.col(j).squaredNorm();
-            const double beta = m_gamma(j) > 0 ? gamma / m_gamma(j) : 0.0;
-            m_p.col(j) = s.col(j) + beta * m_p.col(j);
-            m_gamma(j) = gamma;
-        }
-        m_s = std::move(s);
-        ++m_iterations;
-    }
+    if (m_bias)
+        out.rowwise() += p.row(d);
     return true;
 }
 
-double SparseCgLeastSquares::objective() const
+bool SparseCgLeastSquares::Products::transposeTimes(const Eigen::MatrixXd& r, Eigen::MatrixXd& out)
 {
-    return m_r.squaredNorm() + m_ridge * m_x.squaredNorm();
-}
-
-double SparseCgLeastSquares::relativeNormalResidual() const
-{
-    double worst = 0;
-    for (Eigen::Index j = 0; j < m_gamma.size(); ++j)
-        if (m_gamma0(j) > 0)
-            worst = std::max(worst, std::sqrt(m_gamma(j) / m_gamma0(j)));
-    return worst;
+    const Eigen::Index d = m_a.cols();
+    Eigen::MatrixXd top;
+    if (!blockedProduct(m_at, r, m_colsPerBlock, top, m_stop))
+        return false;
+    out.resize(d + (m_bias ? 1 : 0), r.cols());
+    out.topRows(d) = top;
+    if (m_bias)
+        out.row(d) = r.colwise().sum();
+    return true;
 }
 
 double SparseCgLeastSquares::bytes() const
 {
-    return double(sparseBytes(std::uint64_t(m_at.rows()), std::uint64_t(m_at.nonZeros()))) +
-           8.0 * double(4 * m_x.size() + 3 * m_r.size());
+    const SparseMatrix& at = m_products.transposed();
+    return double(sparseBytes(std::uint64_t(at.rows()), std::uint64_t(at.nonZeros()))) +
+           8.0 * double(4 * m_cg.solution().size() + 3 * m_cg.residual().size());
 }
 
 } // namespace tb::linear

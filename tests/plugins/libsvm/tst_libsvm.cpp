@@ -9,6 +9,7 @@
 #include <CpuTime.h>
 #include <FitIn.h>
 #include <LabelledSets.h>
+#include <SparseTrainerChecks.h>
 #include <StopMeter.h>
 
 #include <DetachedCall.h>
@@ -18,7 +19,6 @@
 #include <libsvm/svm.h>
 
 #include <QDir>
-#include <QPluginLoader>
 #include <QProcess>
 #include <QStandardPaths>
 #include <QTemporaryDir>
@@ -29,7 +29,6 @@
 #include <cstdio>
 #include <fcntl.h>
 #include <random>
-#include <sys/resource.h>
 #include <tbb/task_arena.h>
 #include <thread>
 #include <unistd.h>
@@ -502,61 +501,23 @@ private Q_SLOTS:
         // the plugin's rows 0.7 MB. The linear kernel on the sparse rows themselves: every kernel
         // entry is a merge of two 20-node rows. Labels are the sign of planted weights on the 500
         // "common" columns; every row has 10 of those and 10 "rare" ones of the other 999,500.
-        const Eigen::Index n = 2000, d = 1000000;
-        const SparseLabelledSet train = plantedSparse(n, int(d), 20, 5, 101);
-        const SparseLabelledSet test = plantedSparse(1000, int(d), 20, 5, 102);
+        const WideSparseProblem p = wideSparseProblem();
+        const Eigen::Index n = p.rows, d = p.columns;
         LibsvmTrainer t = trainer(false, {{"kernel", "linear"}});
-        const ProblemShape shape{n, d, 2, Task::Classification, train.x.nonZeros()};
-        const QJsonObject cost = t.predictCost(shape);
+        const QJsonObject cost = t.predictCost(ProblemShape{n, d, 2, Task::Classification, p.train.x.nonZeros()});
         const double nodes = double(n * 20 + n) * 16 + double(n) * 8; // + a terminator a row
         QCOMPARE(cost.value("problem_bytes_upper_bound").toDouble(), nodes);
         QCOMPARE(cost.value("kernel_row_flops").toDouble(), 3.0 * double(n * 20));
         // The kernel cache (2000² floats at most), SMO's arrays: tens of MB, not the dense 16 GB.
-        QVERIFY2(cost.value("memory_bytes").toDouble() < 100e6,
-                 qPrintable(QString::number(cost.value("memory_bytes").toDouble())));
-        QVERIFY(t.predictCost(ProblemShape{n, d, 2, Task::Classification}).value("memory_bytes").toDouble() >
-                16e9);
-        TestRunContext ctx;
-        fitIn(t, train.view(), ctx, kThreads);
-        QCOMPARE(ctx.checkpoints.size(), 1u);
-        QCOMPARE(ctx.records.value("nonzeros").toDouble(), double(n * 20));
-        QCOMPARE(ctx.records.value("problem_bytes").toDouble(), nodes);
-        const double trainAccuracy = accuracy(t.predictSparse(train.x), train.y);
-        const double testAccuracy = accuracy(t.predictSparse(test.x), test.y);
-        rusage usage{};
-        getrusage(RUSAGE_SELF, &usage);
-        qInfo("2000 × 1,000,000, linear C-SVC: training accuracy %.4f, held-out accuracy %.4f (chance 0.5); "
-              "predicted memory %.1f MB; peak resident set of the test process %.1f MB",
-              trainAccuracy, testAccuracy, cost.value("memory_bytes").toDouble() / 1e6,
-              double(usage.ru_maxrss) / 1024);
-        // 2000 rows in 1M dimensions are separable; the held-out rows share only the 500 common
-        // columns' weights with them, which 20,000 common entries (40 a column) teach well above
-        // chance.
-        QVERIFY(trainAccuracy >= 0.99);
-        QVERIFY(testAccuracy >= 0.75);
-        // The whole process, every test before this one included, never held a fraction of the
-        // dense copy's 16 GB.
-        QVERIFY(double(usage.ru_maxrss) * 1024 < 2e9);
+        const QString failure = checkTrainsWideSparse(t, p, nodes, "linear C-SVC", kThreads);
+        QVERIFY2(failure.isEmpty(), qPrintable(failure));
     }
 
     void pluginDeclaresSparseInput()
     {
-        QPluginLoader loader(QDir(TB_PLUGIN_BUILD_DIR).filePath("trainbench-libsvm.so"));
-        QObject* root = loader.instance();
-        QVERIFY2(root, qPrintable(loader.errorString()));
-        auto* factory = qobject_cast<TrainerFactory*>(root);
-        auto* sparse = qobject_cast<SparseInputFactory*>(root);
-        QVERIFY(factory && sparse);
-        const QStringList ids = sparse->sparseInputAlgorithms();
-        QCOMPARE(ids, QStringList({"libsvm.classify", "libsvm.regress"}));
-        for (const auto& a : factory->algorithms()) {
-            QVERIFY2(ids.contains(a.id), qPrintable(a.id));
-            QString err;
-            const auto p = a.schema.normalise({}, &err);
-            QVERIFY2(p.has_value(), qPrintable(err));
-            const auto trainer = factory->create(a.id, *p);
-            QVERIFY2(dynamic_cast<const SparseTrainer*>(trainer.get()), qPrintable(a.id));
-        }
+        const QString failure = checkDeclaresSparseInput(QDir(TB_PLUGIN_BUILD_DIR).filePath("trainbench-libsvm.so"),
+                                                         {"libsvm.classify", "libsvm.regress"});
+        QVERIFY2(failure.isEmpty(), qPrintable(failure));
         // The module's trainer routed LIBSVM's output (one hook per process) to the module's own
         // copy of DetachedCall, which knows nothing of this binary's calls: route it back, or a
         // later Stop test's abandoned call would never unwind at a progress message.
@@ -571,45 +532,14 @@ private Q_SLOTS:
         SparseLabelledSet inf = ok;
         inf.x.valuePtr()[inf.x.outerIndexPtr()[6]] = std::numeric_limits<double>::infinity();
         const int column = inf.x.innerIndexPtr()[inf.x.outerIndexPtr()[6]];
-        QString err = fitError(t, inf.view(), kThreads);
+        const QString err = fitError(t, inf.view(), kThreads);
         QVERIFY2(err.contains(QString("training input [row 6, column %1] is inf").arg(column)),
                  qPrintable(err));
 
-        // Columns out of order: LIBSVM's kernels merge rows by index and would miscount silently.
-        SparseLabelledSet unsorted = ok;
-        int* inner = unsorted.x.innerIndexPtr() + unsorted.x.outerIndexPtr()[9];
-        QVERIFY(unsorted.x.outerIndexPtr()[10] - unsorted.x.outerIndexPtr()[9] >= 2);
-        std::swap(inner[0], inner[1]);
-        err = fitError(t, unsorted.view(), kThreads);
-        QVERIFY2(err.contains("row 9 has column") && err.contains("strictly increasing"), qPrintable(err));
-
-        SparseLabelledSet fewer = ok;
-        fewer.x = ok.x.topRows(40);
-        err = fitError(t, fewer.view(), kThreads);
-        QVERIFY2(err.contains("the sparse inputs have 40 rows, the targets 60"), qPrintable(err));
-
-        TestRunContext ctx;
-        fitIn(t, ok.view(), ctx, kThreads);
-        for (const int width : {7, 9, 1000000}) {
-            try {
-                t.predictSparse(SparseMatrix(3, width));
-                QFAIL(qPrintable(
-                    QString("predictSparse() accepted %1 columns for an 8-input model").arg(width)));
-            } catch (const std::invalid_argument& e) {
-                QVERIFY2(
-                    QString(e.what()).contains(
-                        QString("predictSparse() got a sparse matrix of %1 columns, the model has 8 inputs")
-                            .arg(width)),
-                    e.what());
-            }
-        }
-        try {
-            t.predictSparse(unsorted.x);
-            QFAIL("predictSparse() accepted a row with unsorted columns");
-        } catch (const std::invalid_argument& e) {
-            QVERIFY2(QString(e.what()).contains("predictSparse() input row 9 has column"), e.what());
-        }
-        QVERIFY(t.predictSparse(SparseMatrix(0, 8)).rows() == 0); // no rows: no scores, no error
+        // Columns out of order among the refusals: LIBSVM's kernels merge rows by index and would
+        // miscount silently.
+        const QString failure = checkRefusesBadSparseInput(t, ok, kThreads);
+        QVERIFY2(failure.isEmpty(), qPrintable(failure));
     }
 };
 

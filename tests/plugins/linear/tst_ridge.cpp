@@ -10,14 +10,15 @@
 #include <QtTest>
 
 #include <FitIn.h>
+#include <RandomMatrix.h>
 
 #include <random>
-#include <set>
 
 using namespace tb;
 using tb::linear::RidgeTrainer;
 using tb::testsupport::fitError;
 using tb::testsupport::fitIn;
+using tb::testsupport::randomSparse;
 
 namespace {
 
@@ -25,30 +26,6 @@ QVariantMap params(double ridge, bool bias, QVariantList ladder = {}, double rel
 {
     return QVariantMap{{"ridge", ridge},      {"relative_ridge", relative}, {"bias", bias},
                        {"cg_ladder", ladder}, {"cg_tolerance", 1e-8},       {"cg_max_iterations", 2000}};
-}
-
-// n × d, @p perRow distinct columns per row drawn from [0, d) (and, with @p informative > 0,
-// half of them from [0, informative)), N(0, 1) values.
-SparseMatrix randomSparse(Eigen::Index n, Eigen::Index d, int perRow, std::uint64_t seed,
-                          Eigen::Index informative = 0)
-{
-    std::mt19937_64 g(seed);
-    std::normal_distribution<double> normal;
-    std::vector<Eigen::Triplet<double, int>> t;
-    t.reserve(std::size_t(n) * std::size_t(perRow));
-    for (Eigen::Index i = 0; i < n; ++i) {
-        std::set<Eigen::Index> cols;
-        while (int(cols.size()) < perRow) {
-            const bool inf = informative > 0 && int(cols.size()) < perRow / 2;
-            cols.insert(Eigen::Index(g() % std::uint64_t(inf ? informative : d)));
-        }
-        for (const Eigen::Index c : cols)
-            t.emplace_back(int(i), int(c), normal(g));
-    }
-    SparseMatrix x(n, d);
-    x.setFromTriplets(t.begin(), t.end());
-    x.makeCompressed();
-    return x;
 }
 
 Eigen::MatrixXd targets(const SparseMatrix& x, Eigen::Index k, double noise, std::uint64_t seed,
@@ -165,7 +142,7 @@ private Q_SLOTS:
     void wideProblemTrainsAndPredicts()
     {
         const Eigen::Index n = 2000, d = 1000000, informative = 200;
-        const SparseMatrix x = randomSparse(n, d, 20, 31, informative);
+        const SparseMatrix x = randomSparse(n, d, 20, 31, informative, 10);
         const Eigen::MatrixXd y = targets(x, 2, 0.05, 32, informative);
         RidgeTrainer t(params(1.0, true));
         const QJsonObject cost = t.predictCost(ProblemShape{n, d, 2, Task::Regression, x.nonZeros()});
@@ -184,7 +161,7 @@ private Q_SLOTS:
         QVERIFY(cost.value("flops_at_cap").toDouble() > cost.value("flops").toDouble());
         // Fresh rows drawn the same way: the informative half carries the signal, the other half
         // mostly hits columns never seen in training (weight 0).
-        const SparseMatrix test = randomSparse(500, d, 20, 33, informative);
+        const SparseMatrix test = randomSparse(500, d, 20, 33, informative, 10);
         const Eigen::MatrixXd yt = targets(test, 2, 0.0, 32, informative);
         const Eigen::MatrixXd pred = t.predictSparse(test);
         const double r2 =

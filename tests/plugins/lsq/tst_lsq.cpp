@@ -25,7 +25,6 @@
 #include <chrono>
 #include <future>
 #include <random>
-#include <set>
 #include <thread>
 #include <FitIn.h>
 #include <RandomMatrix.h>
@@ -36,6 +35,7 @@ using namespace tb::lsq;
 using tb::testsupport::fitError;
 using tb::testsupport::fitIn;
 using tb::testsupport::predictIn;
+using tb::testsupport::randomSparse;
 using tb::testsupport::runAndStop;
 using tb::testsupport::StopWhen;
 
@@ -153,28 +153,6 @@ double newtonLogistic(const Eigen::MatrixXd& x, const Eigen::MatrixXd& y, double
         w -= a * dw;
     }
     return value(w);
-}
-
-// Sparse inputs (issue 28): n × d, @p perRow distinct columns per row, N(0, 1) values; with
-// @p informative > 0 the first perRow/4 of a row's columns fall in [0, informative).
-SparseMatrix randomSparse(Eigen::Index n, Eigen::Index d, int perRow, std::uint64_t seed, Eigen::Index informative = 0)
-{
-    std::mt19937_64 g(seed);
-    std::normal_distribution<double> normal;
-    std::vector<Eigen::Triplet<double, int>> t;
-    for (Eigen::Index i = 0; i < n; ++i) {
-        std::set<Eigen::Index> cols;
-        while (int(cols.size()) < perRow) {
-            const bool inf = informative > 0 && int(cols.size()) < perRow / 4;
-            cols.insert(Eigen::Index(g() % std::uint64_t(inf ? informative : d)));
-        }
-        for (const Eigen::Index c : cols)
-            t.emplace_back(int(i), int(c), normal(g));
-    }
-    SparseMatrix x(n, d);
-    x.setFromTriplets(t.begin(), t.end());
-    x.makeCompressed();
-    return x;
 }
 
 // k classes, the arg-max of X·W* with W* non-zero on the first @p support columns only.
@@ -751,7 +729,7 @@ private Q_SLOTS:
         const Algorithm a = Algorithm(algorithm);
         params.insert("precision", "double");
         params.insert("relative_ridge", 1e-4);
-        const SparseMatrix x = randomSparse(300, 30, 8, 71, 10);
+        const SparseMatrix x = randomSparse(300, 30, 8, 71, 10, 2);
         const Eigen::MatrixXd y = classes ? plantedClasses(x, 3, 10, 72) : Eigen::MatrixXd(x * gaussian(30, 2, 72));
         const Task task = classes ? Task::Classification : Task::Regression;
         const SparseData sparse(x, y, task);
@@ -770,7 +748,7 @@ private Q_SLOTS:
         QCOMPARE(c2.checkpoints.size(), c1.checkpoints.size());
         for (std::size_t i = 0; i < c1.checkpoints.size(); ++i)
             QVERIFY(std::abs(c2.checkpoints[i].loss - c1.checkpoints[i].loss) <= 1e-9 * std::abs(c1.checkpoints[i].loss));
-        const SparseMatrix test = randomSparse(80, 30, 8, 73, 10);
+        const SparseMatrix test = randomSparse(80, 30, 8, 73, 10, 2);
         const Eigen::MatrixXd pd = predictIn(*onDense, Eigen::MatrixXd(test), 2), ps = onSparse->predictSparse(test);
         QVERIFY2((ps - pd).norm() <= 1e-9 * pd.norm(), qPrintable(QString::number((ps - pd).norm() / pd.norm())));
         // The sparse model predicts dense rows too, and its training outputs are its predictions.
@@ -786,10 +764,10 @@ private Q_SLOTS:
     void gradientOrderedBlocksFindThePlantedColumns()
     {
         const Eigen::Index n = 3000, d = 4000, support = 40;
-        const SparseMatrix x = randomSparse(n, d, 24, 81, support);
+        const SparseMatrix x = randomSparse(n, d, 24, 81, support, 6);
         const Eigen::MatrixXd y = plantedClasses(x, 4, support, 82);
         const SparseData train(x, y, Task::Classification);
-        const SparseMatrix xt = randomSparse(1000, d, 24, 83, support);
+        const SparseMatrix xt = randomSparse(1000, d, 24, 83, support, 6);
         const Eigen::MatrixXd yt = plantedClasses(xt, 4, support, 82);
         double acc[2] = {0, 0};
         int i = 0;
@@ -819,7 +797,7 @@ private Q_SLOTS:
     void wideSparseProblemTrains()
     {
         const Eigen::Index n = 2000, d = 1000000, support = 100;
-        const SparseMatrix x = randomSparse(n, d, 20, 91, support);
+        const SparseMatrix x = randomSparse(n, d, 20, 91, support, 5);
         const Eigen::MatrixXd y = plantedClasses(x, 3, support, 92);
         const SparseData data(x, y, Task::Classification);
         auto t = make<StagewiseTrainer>(Algorithm::Stagewise,
@@ -836,7 +814,7 @@ private Q_SLOTS:
         QVERIFY(accounted < 1e8);
         QVERIFY2(predicted >= 0.5 * accounted && predicted <= 2.0 * accounted,
                  qPrintable(QString("predicted %1, accounted %2").arg(predicted).arg(accounted)));
-        const SparseMatrix xt = randomSparse(500, d, 20, 93, support);
+        const SparseMatrix xt = randomSparse(500, d, 20, 93, support, 5);
         const double acc = accuracy(t->predictSparse(xt), plantedClasses(xt, 3, support, 92));
         QVERIFY2(acc > 0.6, qPrintable(QString::number(acc)));
         auto gls = make<GlsTrainer>(Algorithm::Gls, {});
@@ -916,7 +894,7 @@ private Q_SLOTS:
     // Stop at the second stage's checkpoint on sparse inputs: two stages, a usable model.
     void sparseStagewiseStops()
     {
-        const SparseMatrix x = randomSparse(500, 2000, 15, 121, 50);
+        const SparseMatrix x = randomSparse(500, 2000, 15, 121, 50, 3);
         const SparseData data(x, plantedClasses(x, 3, 50, 122), Task::Classification);
         auto t = make<StagewiseTrainer>(Algorithm::Stagewise, {{"features", "raw_gradient"}, {"block_size", 50}, {"stages", 10}});
         testing::TestRunContext ctx(1, 2);
