@@ -266,22 +266,17 @@ KernelExpansion::Memo* KernelExpansion::memoFor(std::uint64_t h, Eigen::Index ro
     return found;
 }
 
-bool KernelExpansion::evaluate(const Eigen::Ref<const Eigen::MatrixXd>& x, Eigen::MatrixXd& out, StopToken stop,
-                               bool memoise) const
+template <class WithChunk>
+bool KernelExpansion::sumChunks(Eigen::Index rows, Memo* memo, StopToken stop, const WithChunk& withChunk,
+                                Eigen::MatrixXd& out) const
 {
-    checkInput(x);
-    if (m_draw == FeatureDraw::Counter) {  // a model of sparse rows: the dense rows' non-zeros
-        const SparseMatrix xs = x.sparseView();
-        return evaluateSparse(xs, out, stop, memoise);
-    }
-    const Eigen::Index rows = x.rows(), k = m_outputs;
+    const Eigen::Index k = m_outputs;
     const Eigen::Index chunks = (m_features + kChunk - 1) / kChunk;
     const Eigen::Index fullChunks = m_features / kChunk;
     Eigen::MatrixXd s;
     std::atomic<bool> stopped{false};
 
     if (rows >= kRowPathRows) {
-        Memo* memo = memoise && rows >= kMemoRows ? memoFor(x) : nullptr;
         Eigen::Index c0 = 0;
         if (memo) {
             s = memo->sums;
@@ -297,18 +292,17 @@ bool KernelExpansion::evaluate(const Eigen::Ref<const Eigen::MatrixXd>& x, Eigen
                 memo->sums = s;
                 memo->chunks = fullChunks;
             }
-            const Eigen::Index first = c * kChunk, n = std::min(kChunk, m_features - first);
-            Entry local;
-            const Entry& e = projection(c, first, n, local);
-            tbb::parallel_for(tbb::blocked_range<Eigen::Index>(0, blocks, 1), [&](const tbb::blocked_range<Eigen::Index>& r) {
-                for (Eigen::Index b = r.begin(); b < r.end(); ++b) {
-                    if (stop.stopRequested()) {
-                        stopped = true;
-                        return;
+            withChunk(c, [&](const auto& addRows) {
+                tbb::parallel_for(tbb::blocked_range<Eigen::Index>(0, blocks, 1), [&](const tbb::blocked_range<Eigen::Index>& r) {
+                    for (Eigen::Index b = r.begin(); b < r.end(); ++b) {
+                        if (stop.stopRequested()) {
+                            stopped = true;
+                            return;
+                        }
+                        const Eigen::Index r0 = b * kRowBlock, m = std::min(kRowBlock, rows - r0);
+                        addRows(r0, m, s.middleRows(r0, m));
                     }
-                    const Eigen::Index r0 = b * kRowBlock, m = std::min(kRowBlock, rows - r0);
-                    addChunk(x.middleRows(r0, m), e, s.middleRows(r0, m));
-                }
+                });
             });
             if (stopped)
                 return false;
@@ -330,9 +324,7 @@ bool KernelExpansion::evaluate(const Eigen::Ref<const Eigen::MatrixXd>& x, Eigen
                         stopped = true;
                         return;
                     }
-                    const Eigen::Index first = c * kChunk, n = std::min(kChunk, m_features - first);
-                    Entry local;
-                    addChunk(x, projection(c, first, n, local), acc);
+                    withChunk(c, [&](const auto& addRows) { addRows(0, rows, acc.middleRows(0, rows)); });
                 }
             }
         });
@@ -344,6 +336,28 @@ bool KernelExpansion::evaluate(const Eigen::Ref<const Eigen::MatrixXd>& x, Eigen
     }
     out = m_scale * s;
     return true;
+}
+
+bool KernelExpansion::evaluate(const Eigen::Ref<const Eigen::MatrixXd>& x, Eigen::MatrixXd& out, StopToken stop,
+                               bool memoise) const
+{
+    checkInput(x);
+    if (m_draw == FeatureDraw::Counter) {  // a model of sparse rows: the dense rows' non-zeros
+        const SparseMatrix xs = x.sparseView();
+        return evaluateSparse(xs, out, stop, memoise);
+    }
+    const Eigen::Index rows = x.rows();
+    Memo* memo = rows >= kRowPathRows && memoise && rows >= kMemoRows ? memoFor(x) : nullptr;
+    // Each chunk's projection is regenerated (or taken from the cache) once, for all its rows.
+    return sumChunks(
+        rows, memo, stop,
+        [&](Eigen::Index c, const auto& body) {
+            const Eigen::Index first = c * kChunk, n = std::min(kChunk, m_features - first);
+            Entry local;
+            const Entry& e = projection(c, first, n, local);
+            body([&](Eigen::Index r0, Eigen::Index m, Eigen::Ref<Eigen::MatrixXd> to) { addChunk(x.middleRows(r0, m), e, to); });
+        },
+        out);
 }
 
 double KernelExpansion::evaluationBytesSparse(Eigen::Index rows, Eigen::Index nonZeros, Eigen::Index outputs,
@@ -428,70 +442,15 @@ bool KernelExpansion::featuresSparse(const SparseMatrix& x, Eigen::Index first, 
 bool KernelExpansion::evaluateSparse(const SparseMatrix& x, Eigen::MatrixXd& out, StopToken stop, bool memoise) const
 {
     checkSparse(x);
-    const Eigen::Index rows = x.rows(), k = m_outputs;
-    const Eigen::Index chunks = (m_features + kChunk - 1) / kChunk;
-    const Eigen::Index fullChunks = m_features / kChunk;
-    Eigen::MatrixXd s;
-    std::atomic<bool> stopped{false};
-    if (rows >= kRowPathRows) {
-        Memo* memo = memoise && rows >= kMemoRows ? memoFor(sparseContentHash(x), rows, x.cols()) : nullptr;
-        Eigen::Index c0 = 0;
-        if (memo) {
-            s = memo->sums;
-            c0 = memo->chunks;
-        } else {
-            s.setZero(rows, k);
-        }
-        const Eigen::Index blocks = (rows + kRowBlock - 1) / kRowBlock;
-        for (Eigen::Index c = c0; c < chunks; ++c) {
-            if (stop.stopRequested())
-                return false;
-            if (memo && c == fullChunks) {  // the complete chunks are summed: remember them
-                memo->sums = s;
-                memo->chunks = fullChunks;
-            }
-            tbb::parallel_for(tbb::blocked_range<Eigen::Index>(0, blocks, 1), [&](const tbb::blocked_range<Eigen::Index>& r) {
-                for (Eigen::Index b = r.begin(); b < r.end(); ++b) {
-                    if (stop.stopRequested()) {
-                        stopped = true;
-                        return;
-                    }
-                    const Eigen::Index r0 = b * kRowBlock, m = std::min(kRowBlock, rows - r0);
-                    addChunkSparse(x, r0, m, c, s.middleRows(r0, m));
-                }
-            });
-            if (stopped)
-                return false;
-        }
-        if (memo && fullChunks == chunks && memo->chunks != chunks) {
-            memo->sums = s;
-            memo->chunks = chunks;
-        }
-    } else {
-        const Eigen::Index per = std::max<Eigen::Index>(1, (chunks + kMaxGroups - 1) / kMaxGroups);
-        const Eigen::Index groups = (chunks + per - 1) / per;
-        std::vector<Eigen::MatrixXd> partial(static_cast<std::size_t>(groups));
-        tbb::parallel_for(tbb::blocked_range<Eigen::Index>(0, groups, 1), [&](const tbb::blocked_range<Eigen::Index>& r) {
-            for (Eigen::Index g = r.begin(); g < r.end(); ++g) {
-                Eigen::MatrixXd& acc = partial[std::size_t(g)];
-                acc.setZero(rows, k);
-                for (Eigen::Index c = g * per; c < std::min(chunks, (g + 1) * per); ++c) {
-                    if (stop.stopRequested()) {
-                        stopped = true;
-                        return;
-                    }
-                    addChunkSparse(x, 0, rows, c, acc);
-                }
-            }
-        });
-        if (stopped)
-            return false;
-        s.setZero(rows, k);
-        for (const Eigen::MatrixXd& p : partial)
-            s += p;
-    }
-    out = m_scale * s;
-    return true;
+    const Eigen::Index rows = x.rows();
+    Memo* memo = rows >= kRowPathRows && memoise && rows >= kMemoRows ? memoFor(sparseContentHash(x), rows, x.cols())
+                                                                      : nullptr;
+    return sumChunks(
+        rows, memo, stop,
+        [&](Eigen::Index c, const auto& body) {
+            body([&](Eigen::Index r0, Eigen::Index m, Eigen::Ref<Eigen::MatrixXd> to) { addChunkSparse(x, r0, m, c, to); });
+        },
+        out);
 }
 
 } // namespace tb::dsgd

@@ -145,6 +145,12 @@ private:
                   Eigen::Ref<Eigen::MatrixXd> acc) const;
     Memo* memoFor(const Eigen::Ref<const Eigen::MatrixXd>& x) const;
     Memo* memoFor(std::uint64_t hash, Eigen::Index rows, Eigen::Index cols) const;
+    // The sum over the feature chunks, one schedule for dense and sparse rows (row blocks in
+    // parallel for many rows, groups of chunks for few; @p memo remembers the complete chunks).
+    // withChunk(c, body) calls body(addRows) once, where addRows(r0, m, out) adds chunk c's
+    // features of rows [r0, r0 + m) times the coefficients to out (m×k).
+    template <class WithChunk>
+    bool sumChunks(Eigen::Index rows, Memo* memo, StopToken stop, const WithChunk& withChunk, Eigen::MatrixXd& out) const;
     void checkInput(const Eigen::Ref<const Eigen::MatrixXd>& x) const;
     void checkSparse(const SparseMatrix& x) const;
     /// acc += Φ(rows [r0, r0 + m) of x)·α̃ of chunk @p chunk's features.
