@@ -288,32 +288,34 @@ void RidgeTrainer::fitSparseCg(const DatasetView& data, double squaredNorm, RunC
     }
 }
 
-Eigen::MatrixXd RidgeTrainer::predictSparse(const SparseMatrix& x) const
+namespace {
+
+// x·W (+ the bias row): one rule for dense and sparse rows.
+template <class Rows>
+Eigen::MatrixXd applyWeights(const Eigen::MatrixXd& w, bool bias, const Rows& x)
 {
-    if (m_w.size() == 0)
+    if (w.size() == 0)
         throw std::logic_error("linear: predict() called before fit() completed");
-    const Eigen::Index d = m_w.rows() - (m_bias ? 1 : 0);
+    const Eigen::Index d = w.rows() - (bias ? 1 : 0);
     if (x.cols() != d)
         throw std::invalid_argument("linear: predict() got " + std::to_string(x.cols()) + " inputs, the model has " +
                                     std::to_string(d));
-    Eigen::MatrixXd out = x * m_w.topRows(d);
-    if (m_bias)
-        out.rowwise() += m_w.row(d);
+    Eigen::MatrixXd out = x * w.topRows(d);
+    if (bias)
+        out.rowwise() += w.row(d);
     return out;
+}
+
+} // namespace
+
+Eigen::MatrixXd RidgeTrainer::predictSparse(const SparseMatrix& x) const
+{
+    return applyWeights(m_w, m_bias, x);
 }
 
 Eigen::MatrixXd RidgeTrainer::predict(const Eigen::Ref<const Eigen::MatrixXd>& x) const
 {
-    if (m_w.size() == 0)
-        throw std::logic_error("linear: predict() called before fit() completed");
-    const Eigen::Index d = m_w.rows() - (m_bias ? 1 : 0);
-    if (x.cols() != d)
-        throw std::invalid_argument("linear: predict() got " + std::to_string(x.cols()) + " inputs, the model has " +
-                                    std::to_string(d));
-    Eigen::MatrixXd out = x * m_w.topRows(d);
-    if (m_bias)
-        out.rowwise() += m_w.row(d);
-    return out;
+    return applyWeights(m_w, m_bias, x);
 }
 
 QJsonObject RidgeTrainer::predictCost(const ProblemShape& s) const
