@@ -211,22 +211,61 @@ bool RandomFeatures::transform(const Eigen::Ref<const Eigen::MatrixXd>& x, Eigen
 bool RandomFeatures::apply(const Eigen::Ref<const Eigen::MatrixXd>& x, const Eigen::MatrixXd& omega,
                            const Eigen::VectorXd& offset, Eigen::MatrixXd& out, StopToken stop) const
 {
-    if (x.cols() != inputs)
-        throw std::invalid_argument("random features: the data have " + std::to_string(x.cols()) +
-                                    " columns, the map was drawn for " + std::to_string(inputs));
-    if (omega.rows() != inputs || offset.size() != omega.cols())
-        throw std::invalid_argument("random features: projections of the wrong shape");
-    const bool pairs = kind == FeatureKind::GaussianCosSin;
-    const Eigen::Index n = pairs ? 2 * omega.cols() : omega.cols();
-    const Eigen::Index rows = x.rows();
-    out.resize(rows, n);
-    const double s = scaleOf(*this);
+    checkApply(x.cols(), omega.rows(), omega.cols(), offset);
     std::vector<Eigen::Index> selected;
     if (kind == FeatureKind::RawSubset) {
-        selected.resize(std::size_t(n));
-        for (Eigen::Index j = 0; j < n; ++j)
+        selected.resize(std::size_t(omega.cols()));
+        for (Eigen::Index j = 0; j < omega.cols(); ++j)
             omega.col(j).maxCoeff(&selected[std::size_t(j)]);
     }
+    return applyBlocks(x.rows(), omega.cols(), offset, out, stop,
+                       [&](Eigen::Index r0, Eigen::Index m, Eigen::Ref<Eigen::MatrixXd> dst, Eigen::MatrixXd& p) {
+                           if (kind == FeatureKind::RawSubset) {
+                               for (Eigen::Index j = 0; j < omega.cols(); ++j)
+                                   dst.col(j) = x.middleRows(r0, m).col(selected[std::size_t(j)]);
+                               return false;
+                           }
+                           p.noalias() = x.middleRows(r0, m) * omega;
+                           return true;
+                       });
+}
+
+bool RandomFeatures::applyMixed(const Eigen::Ref<const Eigen::MatrixXf>& x, const Eigen::MatrixXf& omega,
+                                const Eigen::VectorXd& offset, Eigen::MatrixXd& out, StopToken stop) const
+{
+    if (kind == FeatureKind::RawSubset)
+        throw std::invalid_argument("random features: raw_subset features are columns of the data, not products");
+    checkApply(x.cols(), omega.rows(), omega.cols(), offset);
+    return applyBlocks(x.rows(), omega.cols(), offset, out, stop,
+                       [&](Eigen::Index r0, Eigen::Index m, Eigen::Ref<Eigen::MatrixXd>, Eigen::MatrixXd& p) {
+                           // The float product's own buffer is the worker thread's and outlives
+                           // the call (a fresh one would be new, kernel-zeroed pages every block).
+                           thread_local Eigen::MatrixXf pf;
+                           pf.resize(m, omega.cols());
+                           pf.noalias() = x.middleRows(r0, m) * omega;
+                           p = pf.cast<double>();
+                           return true;
+                       });
+}
+
+void RandomFeatures::checkApply(Eigen::Index xCols, Eigen::Index omegaRows, Eigen::Index omegaCols,
+                                const Eigen::VectorXd& offset) const
+{
+    if (xCols != inputs)
+        throw std::invalid_argument("random features: the data have " + std::to_string(xCols) +
+                                    " columns, the map was drawn for " + std::to_string(inputs));
+    if (omegaRows != inputs || offset.size() != omegaCols)
+        throw std::invalid_argument("random features: projections of the wrong shape");
+}
+
+template <class Product>
+bool RandomFeatures::applyBlocks(Eigen::Index rows, Eigen::Index columns, const Eigen::VectorXd& offset,
+                                 Eigen::MatrixXd& out, StopToken stop, const Product& product) const
+{
+    const bool pairs = kind == FeatureKind::GaussianCosSin;
+    const Eigen::Index n = pairs ? 2 * columns : columns;
+    out.resize(rows, n);
+    const double s = scaleOf(*this);
     std::atomic<bool> stopped{false};
     const Eigen::Index blocks = (rows + kRowBlock - 1) / kRowBlock;
     tbb::parallel_for(tbb::blocked_range<Eigen::Index>(0, blocks, 1), [&](const tbb::blocked_range<Eigen::Index>& r) {
@@ -238,14 +277,10 @@ bool RandomFeatures::apply(const Eigen::Ref<const Eigen::MatrixXd>& x, const Eig
             }
             const Eigen::Index r0 = b * kRowBlock, m = std::min(kRowBlock, rows - r0);
             auto dst = out.middleRows(r0, m);
-            if (kind == FeatureKind::RawSubset) {
-                for (Eigen::Index j = 0; j < n; ++j)
-                    dst.col(j) = x.middleRows(r0, m).col(selected[std::size_t(j)]);
+            if (!product(r0, m, dst, p))  // the block is written (raw columns)
                 continue;
-            }
-            p.noalias() = x.middleRows(r0, m) * omega;
             if (pairs) {
-                for (Eigen::Index k = 0; k < omega.cols(); ++k) {
+                for (Eigen::Index k = 0; k < columns; ++k) {
                     scaledTrig(Trig::Cos, p.col(k).data(), dst.col(2 * k).data(), m, s);
                     scaledTrig(Trig::Sin, p.col(k).data(), dst.col(2 * k + 1).data(), m, s);
                 }

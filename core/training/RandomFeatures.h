@@ -76,8 +76,27 @@ struct RandomFeatures {
     bool apply(const Eigen::Ref<const Eigen::MatrixXd>& x, const Eigen::MatrixXd& omega,
                const Eigen::VectorXd& offset, Eigen::MatrixXd& out, StopToken stop = {}) const;
 
+    /// apply() in mixed precision: the products x·ω of float rows @p x (the data cast to float)
+    /// and @p omega (projection()'s ω cast to float) in single precision, the offsets, cosines
+    /// and everything after in double. A phase then carries float rounding, at most
+    /// (d + 2)·2⁻²⁴·Σ_i|x_i ω_i| (≈ 1e-6 absolute on standardised inputs); the products run at
+    /// about twice double's rate. Deterministic for any thread count as apply(). Not for
+    /// RawSubset (std::invalid_argument).
+    bool applyMixed(const Eigen::Ref<const Eigen::MatrixXf>& x, const Eigen::MatrixXf& omega,
+                    const Eigen::VectorXd& offset, Eigen::MatrixXd& out, StopToken stop = {}) const;
+
     /// Memory of the projections of @p n features, in bytes (what a cache of ω costs).
     double projectionBytes(Eigen::Index n) const { return 8.0 * double(inputs + 1) * double(n); }
+
+private:
+    void checkApply(Eigen::Index xCols, Eigen::Index omegaRows, Eigen::Index omegaCols,
+                    const Eigen::VectorXd& offset) const;
+    // The row-block loop shared by apply() and applyMixed(): product(r0, m, dst, p) writes the
+    // block's phases to p (then the offsets and trigonometry follow) or fills dst itself and
+    // returns false.
+    template <class Product>
+    bool applyBlocks(Eigen::Index rows, Eigen::Index columns, const Eigen::VectorXd& offset, Eigen::MatrixXd& out,
+                     StopToken stop, const Product& product) const;
 };
 
 /// The median of the pairwise Euclidean distances between @p sampleRows rows of @p x drawn

@@ -4,6 +4,7 @@
 
 #include "KernelLoss.h"
 
+#include <DesignMatrix.h>
 #include <LearningRateSchedule.h>
 #include <Optimizer.h>
 #include <RandomFeatures.h>
@@ -61,6 +62,8 @@ struct DsgdConfig {
     Eigen::Index batchSize = 32;
     double epochs = 1.0;           ///< passes over the training rows (fractions allowed)
     double cacheMiB = 256.0;       ///< projection cache budget (0 = regenerate always)
+    /// "precision": Double, or Mixed (the products x·ω in float; dense inputs only).
+    train::Precision precision = train::Precision::Double;
     Eigen::Index checkpointEvery = 0;  ///< steps; 0 = automatic (log-spaced and epoch ends)
 
     // Doubly stochastic variants.

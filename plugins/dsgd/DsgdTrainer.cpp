@@ -1,9 +1,12 @@
 #include "DsgdTrainer.h"
 
+#include <DesignMatrix.h>
+
 #include "BatchSchedule.h"
 #include "KernelSetup.h"
 #include "StopScope.h"
 
+#include <DesignMatrix.h>
 #include <LeastSquares.h>
 #include <TrainingLoop.h>
 #include <trainbench/toolkit/RunLoopHost.h>
@@ -25,6 +28,15 @@ constexpr double kTrigFlops = 10.0;
 // counted as flops in cost predictions of sparse inputs.
 constexpr double kDrawFlops = 30.0;
 
+// Memory of a preconditioned step's solve: the r×r Gram and its factor, the r×k cross products;
+// in mixed precision on dense inputs also the block's b×r features as float.
+double preconditionBytes(const DsgdConfig& c, double b, double r, double k, bool sparse)
+{
+    if (c.algorithm != Algorithm::Preconditioned)
+        return 0.0;
+    const bool mixed = !sparse && c.precision == train::Precision::Mixed;
+    return 16.0 * r * (r + k) + (mixed ? 4.0 * b * r : 0.0);
+}
 
 } // namespace
 
@@ -72,9 +84,9 @@ void DsgdTrainer::fit(const DatasetView& data, RunContext& ctx)
     const double modelBytes = 16.0 * double(p.features) * double(k);  // the coefficients, with vector growth
     const double chunks = std::ceil(double(p.features) / double(KernelExpansion::kChunk));
     const double cacheBytes =
-        sparse ? 0.0 : std::min(c.cacheBytes(), chunks * KernelExpansion::chunkProjectionBytes(d, c.kernel));
+        sparse ? 0.0 : std::min(c.cacheBytes(), chunks * KernelExpansion::chunkProjectionBytes(d, c.kernel, c.precision));
     const double r = double(p.perStep), b = double(p.batch);
-    const double solveBytes = preconditioned ? 16.0 * r * (r + double(k)) : 0.0;
+    const double solveBytes = preconditionBytes(c, b, r, double(k), sparse);
     double batchBytes = 0;
     if (sparse) {
         // The batch's rows (at most every non-zero), its new features' blocks and its evaluation.
@@ -86,8 +98,8 @@ void DsgdTrainer::fit(const DatasetView& data, RunContext& ctx)
                       8.0 * double(KernelExpansion::kMaxMemos) * double(n) * double(k);
     } else {
         batchBytes = 8.0 * (b * double(d) + 4.0 * b * double(k) + b * r) + solveBytes +
-                     KernelExpansion::evaluationBytes(p.batch, d, k, threads);
-        m_evalBytes = KernelExpansion::evaluationBytes(n, d, data.outputs(), threads) +
+                     KernelExpansion::evaluationBytes(p.batch, d, k, threads, c.precision);
+        m_evalBytes = KernelExpansion::evaluationBytes(n, d, data.outputs(), threads, c.precision) +
                       8.0 * double(KernelExpansion::kMaxMemos) * double(n) * double(k);
     }
     KernelSetup::checkMemory(modelBytes + cacheBytes + batchBytes + m_evalBytes, algo,
@@ -104,7 +116,7 @@ void DsgdTrainer::fit(const DatasetView& data, RunContext& ctx)
     map.bandwidth = m_bandwidth;
     map.seed = deriveSeed(seed, kSeedFeatures);
     map.normalise = false;  // √2·cos: one feature's unbiased estimate of the kernel
-    m_model.reset(map, k, c.cacheBytes(), sparse ? FeatureDraw::Counter : FeatureDraw::Sequential);
+    m_model.reset(map, k, c.cacheBytes(), sparse ? FeatureDraw::Counter : FeatureDraw::Sequential, c.precision);
     m_peakBytes = 0;
     account(batchBytes);
 
@@ -124,6 +136,7 @@ void DsgdTrainer::fit(const DatasetView& data, RunContext& ctx)
     SparseMatrix xbs;  // the batch's rows on sparse inputs
     QJsonArray checkpointFeatures;
     int fallbacks = 0;
+    const bool mixedGram = preconditioned && !sparse && c.precision == train::Precision::Mixed;
 
     // The algorithm: one step (a minibatch, a block of new features); the loop polls Stop and
     // checkpoints where the batch schedule says (log-spaced, epoch ends, checkpoint_every).
@@ -156,13 +169,23 @@ void DsgdTrainer::fit(const DatasetView& data, RunContext& ctx)
             return out;
         }
         if (preconditioned) {
-            num::gramAndCross(phi, dl, g, cross, 0, stop);
+            double ridgeFloor = 0.0;
+            if (mixedGram) {
+                // The block's features as float, the Gram and cross products summed in double
+                // from float products; the ridge kept above the float rounding noise.
+                train::DesignMatrix design(phi, train::Precision::Mixed, false, false);
+                design.setStopToken(stop);
+                design.normalEquations(dl, false, g, cross);
+                ridgeFloor = train::kMixedRidgeFloor * g.trace() / std::sqrt(double(g.rows()));
+            } else {
+                num::gramAndCross(phi, dl, g, cross, 0, stop);
+            }
             if (stop.stopRequested()) {
                 out.stopped = true;
                 return out;
             }
             num::LeastSquaresOptions opt;
-            opt.ridge = double(m) * r * (c.nu + c.preconditionRidge);
+            opt.ridge = std::max(double(m) * r * (c.nu + c.preconditionRidge), ridgeFloor);
             opt.stop = stop;
             num::SolveReport report;
             alpha = num::solveNormalEquations(g, cross, opt, &report);
@@ -242,15 +265,13 @@ QJsonObject DsgdTrainer::predictCost(const ProblemShape& shape) const
     const int threads = std::max(1, tbb::this_task_arena::max_concurrency());
     const double chunks = std::ceil(double(p.features) / double(KernelExpansion::kChunk));
     const double cache =
-        std::min(c.cacheBytes(), chunks * KernelExpansion::chunkProjectionBytes(shape.inputs, c.kernel));
+        std::min(c.cacheBytes(), chunks * KernelExpansion::chunkProjectionBytes(shape.inputs, c.kernel, c.precision));
     const double model = 8.0 * double(p.features) * k;
     double memory = 2.0 * model + cache + 8.0 * (b * d + 4.0 * b * k + b * r) +
-                    KernelExpansion::evaluationBytes(p.batch, shape.inputs, shape.outputs, threads) +
-                    KernelExpansion::evaluationBytes(shape.rows, shape.inputs, shape.outputs, threads) +
+                    KernelExpansion::evaluationBytes(p.batch, shape.inputs, shape.outputs, threads, c.precision) +
+                    KernelExpansion::evaluationBytes(shape.rows, shape.inputs, shape.outputs, threads, c.precision) +
                     8.0 * KernelExpansion::kMaxMemos * double(shape.rows) * k +
-                    KernelSetup::bandwidthBytes(c, shape.rows, shape.inputs);
-    if (c.algorithm == Algorithm::Preconditioned)
-        memory += 16.0 * r * (r + k);
+                    KernelSetup::bandwidthBytes(c, shape.rows, shape.inputs) + preconditionBytes(c, b, r, k, false);
     return QJsonObject{{"flops", flops},
                        {"memory_bytes", memory},
                        {"model_bytes", model + 64.0},
@@ -283,9 +304,7 @@ QJsonObject DsgdTrainer::predictSparseCost(const ProblemShape& shape) const
                     KernelExpansion::evaluationBytesSparse(p.batch, nnz, shape.outputs, threads) +
                     KernelExpansion::evaluationBytesSparse(shape.rows, nnz, shape.outputs, threads) +
                     8.0 * KernelExpansion::kMaxMemos * double(shape.rows) * k +
-                    KernelSetup::bandwidthBytesSparse(c, shape.rows, nnz);
-    if (c.algorithm == Algorithm::Preconditioned)
-        memory += 16.0 * r * (r + k);
+                    KernelSetup::bandwidthBytesSparse(c, shape.rows, nnz) + preconditionBytes(c, b, r, k, true);
     return QJsonObject{{"flops", flops},
                        {"memory_bytes", memory},
                        {"model_bytes", model + 64.0},

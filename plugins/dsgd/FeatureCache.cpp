@@ -39,7 +39,7 @@ double FeatureCache::bytes() const
     double b = 0;
     for (const auto& s : m_slots)
         if (s)
-            b += 8.0 * double(s->omega.size() + s->offset.size());
+            b += 8.0 * double(s->omega.size() + s->offset.size()) + 4.0 * double(s->omegaF.size());
     return b;
 }
 

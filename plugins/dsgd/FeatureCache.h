@@ -25,6 +25,7 @@ public:
         Eigen::Index count = 0;
         Eigen::MatrixXd omega;   ///< d × columns (columns = count, or count/2 for cos/sin pairs)
         Eigen::VectorXd offset;  ///< columns
+        Eigen::MatrixXf omegaF;  ///< omega cast to float (KernelExpansion in Mixed precision), else empty
     };
 
     /// Empties the cache and sets its budget: chunks 0 … floor(@p capacityBytes /

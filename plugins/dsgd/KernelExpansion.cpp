@@ -67,7 +67,7 @@ std::uint64_t sparseContentHash(const SparseMatrix& x)
 } // namespace
 
 void KernelExpansion::reset(const train::RandomFeatures& map, Eigen::Index outputs, double cacheBytes,
-                            FeatureDraw draw)
+                            FeatureDraw draw, train::Precision precision)
 {
     map.check();
     if (outputs < 1)
@@ -76,8 +76,11 @@ void KernelExpansion::reset(const train::RandomFeatures& map, Eigen::Index outpu
         map.kind != train::FeatureKind::GaussianCosSin && map.kind != train::FeatureKind::LaplaceCos)
         throw std::invalid_argument(std::string("kernel expansion: the counter draw takes the gaussian and laplace "
                                                 "features, not ") + train::featureKindName(map.kind));
+    if (precision == train::Precision::Mixed && map.kind == train::FeatureKind::RawSubset)
+        throw std::invalid_argument("kernel expansion: raw_subset features have no products to compute in mixed precision");
     m_map = map;
     m_draw = draw;
+    m_precision = precision;
     if (draw == FeatureDraw::Counter)
         cacheBytes = 0;  // nothing to cache: entries are drawn for the occurring columns only
     m_outputs = outputs;
@@ -86,13 +89,14 @@ void KernelExpansion::reset(const train::RandomFeatures& map, Eigen::Index outpu
     m_scale = 1.0;
     ++m_version;
     m_memos.clear();
-    m_cache.reset(cacheBytes, chunkProjectionBytes(map.inputs, map.kind));
+    m_cache.reset(cacheBytes, chunkProjectionBytes(map.inputs, map.kind, precision));
 }
 
-double KernelExpansion::chunkProjectionBytes(Eigen::Index inputs, train::FeatureKind kind)
+double KernelExpansion::chunkProjectionBytes(Eigen::Index inputs, train::FeatureKind kind, train::Precision precision)
 {
     const double columns = kind == train::FeatureKind::GaussianCosSin ? kChunk / 2 : kChunk;
-    return 8.0 * double(inputs + 1) * columns;
+    const double floats = precision == train::Precision::Mixed ? 4.0 * double(inputs) * columns : 0.0;
+    return 8.0 * double(inputs + 1) * columns + floats;
 }
 
 void KernelExpansion::append(const Eigen::Ref<const Eigen::MatrixXd>& alpha)
@@ -159,8 +163,11 @@ double KernelExpansion::memoBytes() const
     return b;
 }
 
-double KernelExpansion::evaluationBytes(Eigen::Index rows, Eigen::Index inputs, Eigen::Index outputs, int threads)
+double KernelExpansion::evaluationBytes(Eigen::Index rows, Eigen::Index inputs, Eigen::Index outputs, int threads,
+                                        train::Precision precision)
 {
+    if (precision == train::Precision::Mixed)  // plus the float copy of the rows
+        return 4.0 * double(rows) * double(inputs) + evaluationBytes(rows, inputs, outputs, threads);
     const double t = std::max(threads, 1);
     const double c = double(kChunk), d = double(inputs), k = double(outputs);
     if (rows >= kRowPathRows)
@@ -187,17 +194,19 @@ const Entry& KernelExpansion::projection(Eigen::Index chunk, Eigen::Index first,
     local.first = first;
     local.count = n;
     m_map.projection(first, n, local.omega, local.offset);
+    if (m_precision == train::Precision::Mixed)
+        local.omegaF = local.omega.cast<float>();
     if (startsChunk)
         if (const Entry* kept = m_cache.store(chunk, std::move(local)))
             return *kept;
     return local;
 }
 
-void KernelExpansion::addChunk(const Eigen::Ref<const Eigen::MatrixXd>& x, const Entry& e,
-                               Eigen::Ref<Eigen::MatrixXd> acc) const
+template <class Rows>
+void KernelExpansion::addChunk(const Rows& x, const Entry& e, Eigen::Ref<Eigen::MatrixXd> acc) const
 {
     Eigen::MatrixXd phi;
-    m_map.apply(x, e.omega, e.offset, phi);
+    applyEntry(x, e, phi, {});
     const Eigen::Map<const Eigen::MatrixXd> a(m_alpha.data() + e.first * m_outputs, m_outputs, e.count);
     Eigen::MatrixXd p(x.rows(), m_outputs);
     p.noalias() = phi * a.transpose();
@@ -217,19 +226,36 @@ bool KernelExpansion::features(const Eigen::Ref<const Eigen::MatrixXd>& x, Eigen
                                 std::to_string(first + n) + ") outside the " + std::to_string(m_map.count) + " planned");
     out.resize(x.rows(), n);
     Eigen::MatrixXd piece;
-    for (Eigen::Index a = first; a < first + n;) {
-        if (stop.stopRequested())
-            return false;
-        const Eigen::Index chunk = a / kChunk;
-        const Eigen::Index b = std::min(first + n, (chunk + 1) * kChunk);
-        Entry local;
-        const Entry& e = projection(chunk, a, b - a, local);
-        if (!m_map.apply(x, e.omega, e.offset, piece, stop))
-            return false;
-        out.middleCols(a - first, b - a) = piece;
-        a = b;
-    }
-    return true;
+    const auto fill = [&](const auto& rows) {
+        for (Eigen::Index a = first; a < first + n;) {
+            if (stop.stopRequested())
+                return false;
+            const Eigen::Index chunk = a / kChunk;
+            const Eigen::Index b = std::min(first + n, (chunk + 1) * kChunk);
+            Entry local;
+            const Entry& e = projection(chunk, a, b - a, local);
+            if (!applyEntry(rows, e, piece, stop))
+                return false;
+            out.middleCols(a - first, b - a) = piece;
+            a = b;
+        }
+        return true;
+    };
+    if (m_precision == train::Precision::Mixed)
+        return fill(Eigen::MatrixXf(x.cast<float>()));  // the rows cast once, not once per chunk
+    return fill(x);
+}
+
+bool KernelExpansion::applyEntry(const Eigen::Ref<const Eigen::MatrixXd>& x, const Entry& e, Eigen::MatrixXd& out,
+                                 StopToken stop) const
+{
+    return m_map.apply(x, e.omega, e.offset, out, stop);
+}
+
+bool KernelExpansion::applyEntry(const Eigen::Ref<const Eigen::MatrixXf>& x, const Entry& e, Eigen::MatrixXd& out,
+                                 StopToken stop) const
+{
+    return m_map.applyMixed(x, e.omegaF, e.offset, out, stop);
 }
 
 KernelExpansion::Memo* KernelExpansion::memoFor(const Eigen::Ref<const Eigen::MatrixXd>& x) const
@@ -349,15 +375,22 @@ bool KernelExpansion::evaluate(const Eigen::Ref<const Eigen::MatrixXd>& x, Eigen
     const Eigen::Index rows = x.rows();
     Memo* memo = rows >= kRowPathRows && memoise && rows >= kMemoRows ? memoFor(x) : nullptr;
     // Each chunk's projection is regenerated (or taken from the cache) once, for all its rows.
-    return sumChunks(
-        rows, memo, stop,
-        [&](Eigen::Index c, const auto& body) {
-            const Eigen::Index first = c * kChunk, n = std::min(kChunk, m_features - first);
-            Entry local;
-            const Entry& e = projection(c, first, n, local);
-            body([&](Eigen::Index r0, Eigen::Index m, Eigen::Ref<Eigen::MatrixXd> to) { addChunk(x.middleRows(r0, m), e, to); });
-        },
-        out);
+    const auto sum = [&](const auto& xs) {
+        return sumChunks(
+            rows, memo, stop,
+            [&](Eigen::Index c, const auto& body) {
+                const Eigen::Index first = c * kChunk, n = std::min(kChunk, m_features - first);
+                Entry local;
+                const Entry& e = projection(c, first, n, local);
+                body([&](Eigen::Index r0, Eigen::Index m, Eigen::Ref<Eigen::MatrixXd> to) {
+                    addChunk(xs.middleRows(r0, m), e, to);
+                });
+            },
+            out);
+    };
+    if (m_precision == train::Precision::Mixed)
+        return sum(Eigen::MatrixXf(x.cast<float>()));  // the rows cast once, not once per chunk
+    return sum(x);
 }
 
 double KernelExpansion::evaluationBytesSparse(Eigen::Index rows, Eigen::Index nonZeros, Eigen::Index outputs,

@@ -7,6 +7,7 @@
 #include "FeatureCache.h"
 #include "SparseFeatures.h"
 
+#include <DesignMatrix.h>
 #include <RandomFeatures.h>
 #include <trainbench/StopToken.h>
 
@@ -66,9 +67,14 @@ public:
     /// projections drawn as @p draw says (default Sequential, the dense draw). Throws
     /// std::invalid_argument from map.check(), or for a Counter draw of a kind other than the
     /// gaussian and laplace features.
+    /// With @p precision Mixed, dense rows' products x·ω run in single precision
+    /// (RandomFeatures::applyMixed(); the cache then also keeps each chunk's ω as float);
+    /// everything else — offsets, cosines, coefficients, sums — stays double, and sparse rows
+    /// are computed as with Double.
     void reset(const train::RandomFeatures& map, Eigen::Index outputs, double cacheBytes,
-               FeatureDraw draw = FeatureDraw::Sequential);
+               FeatureDraw draw = FeatureDraw::Sequential, train::Precision precision = train::Precision::Double);
     FeatureDraw draw() const { return m_draw; }
+    train::Precision precision() const { return m_precision; }
 
     const train::RandomFeatures& map() const { return m_map; }
     Eigen::Index features() const { return m_features; }  ///< T
@@ -117,14 +123,17 @@ public:
     double memoBytes() const;
     /// Peak temporary bytes of one evaluate() of @p rows rows on @p threads workers (the
     /// regenerated projections, feature blocks and partial sums), for memory predictions.
-    static double evaluationBytes(Eigen::Index rows, Eigen::Index inputs, Eigen::Index outputs, int threads);
+    static double evaluationBytes(Eigen::Index rows, Eigen::Index inputs, Eigen::Index outputs, int threads,
+                                  train::Precision precision = train::Precision::Double);
     /// An upper bound of the peak temporary bytes of one evaluateSparse() of @p rows rows holding
     /// @p nonZeros non-zeros with the Counter draw (per worker a block's Ω piece, products,
     /// features and column lists; per group a partial sum; the sum, a copy of remembered sums
     /// and the result; the remembered sums themselves are counted by the caller).
     static double evaluationBytesSparse(Eigen::Index rows, Eigen::Index nonZeros, Eigen::Index outputs, int threads);
-    /// Bytes of one chunk's projections for @p inputs inputs and @p kind.
-    static double chunkProjectionBytes(Eigen::Index inputs, train::FeatureKind kind);
+    /// Bytes of one chunk's projections for @p inputs inputs and @p kind (with their float
+    /// copy in Mixed precision).
+    static double chunkProjectionBytes(Eigen::Index inputs, train::FeatureKind kind,
+                                       train::Precision precision = train::Precision::Double);
 
 private:
     struct Memo {
@@ -140,9 +149,16 @@ private:
     /// regenerated into @p local (and cached when the piece starts the chunk and fits).
     const FeatureCache::Entry& projection(Eigen::Index chunk, Eigen::Index first, Eigen::Index n,
                                           FeatureCache::Entry& local) const;
-    /// acc += Φ(x)·α̃ of the features of @p e (a fresh product, then one addition).
-    void addChunk(const Eigen::Ref<const Eigen::MatrixXd>& x, const FeatureCache::Entry& e,
-                  Eigen::Ref<Eigen::MatrixXd> acc) const;
+    /// acc += Φ(x)·α̃ of the features of @p e (a fresh product, then one addition); @p x is a
+    /// block of double rows, or of their float copy in Mixed precision.
+    template <class Rows>
+    void addChunk(const Rows& x, const FeatureCache::Entry& e, Eigen::Ref<Eigen::MatrixXd> acc) const;
+    /// The features of @p e's projections for the rows of @p x: double rows with the double
+    /// ω, float rows (Mixed precision) with the float ω.
+    bool applyEntry(const Eigen::Ref<const Eigen::MatrixXd>& x, const FeatureCache::Entry& e, Eigen::MatrixXd& out,
+                    StopToken stop) const;
+    bool applyEntry(const Eigen::Ref<const Eigen::MatrixXf>& x, const FeatureCache::Entry& e, Eigen::MatrixXd& out,
+                    StopToken stop) const;
     Memo* memoFor(const Eigen::Ref<const Eigen::MatrixXd>& x) const;
     Memo* memoFor(std::uint64_t hash, Eigen::Index rows, Eigen::Index cols) const;
     // The sum over the feature chunks, one schedule for dense and sparse rows (row blocks in
@@ -159,6 +175,7 @@ private:
 
     train::RandomFeatures m_map;
     FeatureDraw m_draw = FeatureDraw::Sequential;
+    train::Precision m_precision = train::Precision::Double;
     Eigen::Index m_outputs = 0;
     Eigen::Index m_features = 0;
     std::vector<double> m_alpha;  ///< α̃, k per feature (feature-major: a k × T column-major matrix)

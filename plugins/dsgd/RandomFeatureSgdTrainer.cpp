@@ -45,7 +45,7 @@ void RandomFeatureSgdTrainer::fit(const DatasetView& data, RunContext& ctx)
     const Eigen::Index nnz = sparse ? Eigen::Index(data.xSparse->nonZeros()) : 0;
     const double chunks = std::ceil(double(p) / double(KernelExpansion::kChunk));
     const double cacheBytes =
-        sparse ? 0.0 : std::min(c.cacheBytes(), chunks * KernelExpansion::chunkProjectionBytes(d, c.kernel));
+        sparse ? 0.0 : std::min(c.cacheBytes(), chunks * KernelExpansion::chunkProjectionBytes(d, c.kernel, c.precision));
     const double weights = 8.0 * double(p) * double(k);
     // Weights, their optimizer state (up to two vectors) and gradient; the batch's inputs,
     // features and outputs; the host's evaluation of the training rows.
@@ -55,7 +55,7 @@ void RandomFeatureSgdTrainer::fit(const DatasetView& data, RunContext& ctx)
                      double(threads) * SparseFeatures::blockBytes(batch, nnz, KernelExpansion::kChunk)
                : 4.0 * weights + 8.0 * double(batch) * (double(d) + double(p) + 4.0 * double(k));
     const double evalBytes = sparse ? KernelExpansion::evaluationBytesSparse(n, nnz, data.outputs(), threads)
-                                    : KernelExpansion::evaluationBytes(n, d, data.outputs(), threads);
+                                    : KernelExpansion::evaluationBytes(n, d, data.outputs(), threads, c.precision);
     KernelSetup::checkMemory(weights + cacheBytes + batchBytes + evalBytes, DsgdConfig::idOf(c.algorithm),
                              QStringLiteral("%1 features × %2 outputs, a %3-row batch, the projection cache, the "
                                             "evaluation of %4 rows")
@@ -70,7 +70,7 @@ void RandomFeatureSgdTrainer::fit(const DatasetView& data, RunContext& ctx)
     map.bandwidth = m_bandwidth;
     map.seed = deriveSeed(ctx.seed(), kSeedFeatures);
     map.normalise = true;  // √(2/p): φᵀφ approximates the kernel
-    m_model.reset(map, k, c.cacheBytes(), sparse ? FeatureDraw::Counter : FeatureDraw::Sequential);
+    m_model.reset(map, k, c.cacheBytes(), sparse ? FeatureDraw::Counter : FeatureDraw::Sequential, c.precision);
     Eigen::MatrixXd w = Eigen::MatrixXd::Zero(p, k);
     m_model.setCoefficients(w);
 
@@ -185,10 +185,10 @@ QJsonObject RandomFeatureSgdTrainer::predictCost(const ProblemShape& shape) cons
     const int threads = std::max(1, tbb::this_task_arena::max_concurrency());
     const double chunks = std::ceil(p / double(KernelExpansion::kChunk));
     const double cache =
-        std::min(c.cacheBytes(), chunks * KernelExpansion::chunkProjectionBytes(shape.inputs, c.kernel));
+        std::min(c.cacheBytes(), chunks * KernelExpansion::chunkProjectionBytes(shape.inputs, c.kernel, c.precision));
     const double weights = 8.0 * p * k;
     const double memory = 5.0 * weights + cache + 8.0 * b * (d + p + 4.0 * k) +
-                          KernelExpansion::evaluationBytes(shape.rows, shape.inputs, shape.outputs, threads) +
+                          KernelExpansion::evaluationBytes(shape.rows, shape.inputs, shape.outputs, threads, c.precision) +
                           KernelSetup::bandwidthBytes(c, shape.rows, shape.inputs);
     return QJsonObject{{"flops", flops},
                        {"memory_bytes", memory},

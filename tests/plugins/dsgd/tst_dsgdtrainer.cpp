@@ -253,6 +253,38 @@ private Q_SLOTS:
         QCOMPARE(losses[0], losses[1]);
     }
 
+    void mixedPrecisionLearnsAsDoubleDoesAndRepeatsItself()
+    {
+        // precision = mixed: float projections and a float Gram with the ridge floored at
+        // 7e-5·trace/√r (here ≈ 50× the ε·m·r of double), so not double's bits — but the same
+        // learning: both must clear the circle with the accuracy double reaches, within 2 points
+        // of 1200 test points (the decision boundary moves by the changed preconditioner only).
+        const Circle data(1500);
+        const Circle test(1200, 7);
+        double acc[2];
+        Eigen::MatrixXd first;
+        for (int mixed = 0; mixed < 2; ++mixed) {
+            const QVariantMap p{{"batch_size", 500}, {"features_per_step", 200}, {"kernel", "gaussian_cos_sin"},
+                                {"epochs", 2.0}, {"precision", mixed ? "mixed" : "double"}};
+            DsgdTrainer t(config(Algorithm::Preconditioned, p)), again(config(Algorithm::Preconditioned, p));
+            TestRunContext ctx(21, 2), ctxAgain(21, 2);
+            fitIn(t, data.view(), ctx, 2);
+            fitIn(again, data.view(), ctxAgain, 2);
+            const Eigen::MatrixXd scores = t.predict(test.x);
+            QVERIFY(sameBits(scores, again.predict(test.x)));  // deterministic for a seed and thread count
+            QCOMPARE(ctx.records.value("precondition_fallbacks").toInt(), 0);
+            acc[mixed] = accuracy(scores, test.y);
+            if (mixed)
+                QVERIFY2(!sameBits(scores, first), "mixed precision gave double's bits");
+            first = scores;
+        }
+        QVERIFY2(acc[0] > 0.9, qPrintable(QString("double: %1").arg(acc[0])));
+        QVERIFY2(acc[1] >= acc[0] - 0.02, qPrintable(QString("mixed %1 against double %2").arg(acc[1]).arg(acc[0])));
+        QString err;
+        QVERIFY(!DsgdConfig::schema(Algorithm::Preconditioned).normalise({{"precision", "half"}}, &err));
+        QVERIFY2(err.contains("\"precision\"") && err.contains("half"), qPrintable(err));
+    }
+
     void sameSeedSameBits()
     {
         const Circle data(400);

@@ -203,6 +203,65 @@ private Q_SLOTS:
         QVERIFY_THROWS_EXCEPTION(std::out_of_range, e.append(Eigen::MatrixXd::Zero(2, 3)));     // past count
     }
 
+    void mixedPrecisionIsWithinTheFloatProductsBound_data()
+    {
+        QTest::addColumn<int>("kind");
+        QTest::addColumn<int>("rows");
+        QTest::newRow("gaussian, chunk path") << int(FeatureKind::GaussianCos) << 300;
+        QTest::newRow("cos/sin, row path") << int(FeatureKind::GaussianCosSin) << 2500;
+        QTest::newRow("laplace, row path") << int(FeatureKind::LaplaceCos) << 1500;
+    }
+    void mixedPrecisionIsWithinTheFloatProductsBound()
+    {
+        QFETCH(int, kind);
+        QFETCH(int, rows);
+        const Eigen::Index d = 200, n = 1100;
+        const RandomFeatures map = mapOf(FeatureKind(kind), d, 2000);
+        const Eigen::MatrixXd x = randomMatrix(rows, d, 11);
+        KernelExpansion dbl, mixed, mixedCached;
+        dbl.reset(map, 3, 0);
+        mixed.reset(map, 3, 0, FeatureDraw::Sequential, tb::train::Precision::Mixed);
+        mixedCached.reset(map, 3, 1e9, FeatureDraw::Sequential, tb::train::Precision::Mixed);
+        Eigen::MatrixXd a, b, c;
+        QVERIFY(dbl.features(x, 0, n, a));
+        QVERIFY(mixed.features(x, 0, n, b));
+        QVERIFY(mixedCached.features(x, 0, n, c));
+        QVERIFY(sameBits(b, c));  // the cached float ω is the same as a fresh one
+        // Each phase x·ω is a float dot product of d terms after rounding x and ω to float:
+        // |error| ≤ (d + 2)·u·Σ|x_i||ω_i| with u = 2⁻²⁴ (Higham, Thm 3.1, plus the two roundings),
+        // and the feature √2·cos(·) moves by at most √2 times that.
+        Eigen::MatrixXd omega;
+        Eigen::VectorXd offset;
+        map.projection(0, n, omega, offset);
+        const Eigen::MatrixXd magnitude = x.cwiseAbs() * omega.cwiseAbs();
+        const double u = std::ldexp(1.0, -24);
+        double worst = 0, largest = 0;
+        const bool pairs = FeatureKind(kind) == FeatureKind::GaussianCosSin;
+        for (Eigen::Index j = 0; j < n; ++j)
+            for (Eigen::Index i = 0; i < rows; ++i) {
+                const double bound = std::sqrt(2.0) * double(d + 2) * u * magnitude(i, pairs ? j / 2 : j);
+                const double diff = std::abs(a(i, j) - b(i, j));
+                worst = std::max(worst, diff / bound);
+                largest = std::max(largest, diff);
+            }
+        QVERIFY2(worst <= 1.0, qPrintable(QString("error %1 of the bound").arg(worst)));
+        QVERIFY2(largest > 0, "mixed precision gave double's bits: the float products were not used");
+        // Deterministic for any thread count, as in double.
+        const KernelExpansion m = [&] {
+            KernelExpansion e;
+            e.reset(map, 3, 0, FeatureDraw::Sequential, tb::train::Precision::Mixed);
+            e.append(randomMatrix(1300, 3, 7));
+            return e;
+        }();
+        Eigen::MatrixXd one, two;
+        tbb::task_arena(1).execute([&] { one = eval(m, x); });
+        tbb::task_arena(2).execute([&] { two = eval(m, x); });
+        QVERIFY(sameBits(one, two));
+        QCOMPARE(KernelExpansion::chunkProjectionBytes(d, map.kind, tb::train::Precision::Mixed),
+                 KernelExpansion::chunkProjectionBytes(d, map.kind) +
+                     4.0 * double(d) * double(pairs ? KernelExpansion::kChunk / 2 : KernelExpansion::kChunk));
+    }
+
     void stopWithin200msWhilePredictingWith1e5Features_data()
     {
         QTest::addColumn<int>("rows");
