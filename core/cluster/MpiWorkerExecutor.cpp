@@ -34,7 +34,13 @@ MpiWorkerExecutor::MpiWorkerExecutor(const MpiSession& session, const PluginRegi
 
 MpiWorkerExecutor::~MpiWorkerExecutor()
 {
-    m_quit = true;
+    {
+        // Under the lock: the heartbeat thread cannot miss the notification between its test of
+        // m_quit and its wait (every run would end up to 20 ms later).
+        std::lock_guard lock(m_wakeMutex);
+        m_quit = true;
+    }
+    m_wake.notify_all();
     if (m_heartbeat.joinable())
         m_heartbeat.join();
 }
@@ -58,7 +64,8 @@ void MpiWorkerExecutor::heartbeat()
         if (m_stopFromRoot)
             if (StopSource* s = m_stop.load())
                 s->requestStop();
-        std::this_thread::sleep_for(milliseconds(20));
+        std::unique_lock lock(m_wakeMutex);
+        m_wake.wait_for(lock, milliseconds(20), [this] { return m_quit.load(); });
     }
 }
 

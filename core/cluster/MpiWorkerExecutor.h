@@ -10,6 +10,7 @@
 #include <RunLog.h>
 
 #include <atomic>
+#include <condition_variable>
 #include <mutex>
 #include <optional>
 #include <thread>
@@ -66,6 +67,8 @@ private:
     const PluginRegistry& m_registry;
     std::mutex m_mpi;
     std::atomic<bool> m_quit{false};
+    std::mutex m_wakeMutex;
+    std::condition_variable m_wake; ///< ends the heartbeat thread's pause at once when m_quit is set
     bool m_peerLost = false;
     std::atomic<bool> m_stopFromRoot{false};
     std::atomic<StopSource*> m_stop{nullptr};
