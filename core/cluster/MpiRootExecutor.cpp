@@ -349,11 +349,11 @@ void MpiRootExecutor::run(CellPlan& plan)
                 break;
             }
             case Tag::Metric:
-                if (const auto mp = decodeMetric(m->payload)) {
-                    if (plan.log && mp->first >= 0 && w.runIds.contains(mp->first))
-                        plan.log->appendMetric(mp->first, mp->second);
+                for (const auto& [runId, point] : decodeMetrics(m->payload).value_or(QList<std::pair<qint64, MetricPoint>>{})) {
+                    if (plan.log && runId >= 0 && w.runIds.contains(runId))
+                        plan.log->appendMetric(runId, point);
                     if (plan.observer && plan.jobOf)
-                        plan.observer->checkpointLogged(w.job, mp->first, mp->second);
+                        plan.observer->checkpointLogged(w.job, runId, point);
                 }
                 break;
             case Tag::FinishRun:
