@@ -276,7 +276,11 @@ private Q_SLOTS:
         QVERIFY2(victim > 0, "rank 2 not found");
         QCOMPARE(::kill(pid_t(victim), SIGKILL), 0);
         const Output o = finish(p);
-        QVERIFY2(o.err.contains(QStringLiteral("rank 2 on")) && o.err.contains("stopped answering"), qPrintable(o.err));
+        // Rank 0 notices either the silence or, sending it the next batch in advance, that the
+        // dead process does not take it: both are a lost worker (docs/cluster.md).
+        QVERIFY2(o.err.contains(QStringLiteral("rank 2 on"))
+                     && (o.err.contains("stopped answering") || o.err.contains("did not take a message")),
+                 qPrintable(o.err));
         auto store = open(db);
         QVERIFY(store);
         const QList<RunRecord> runs = store->runs(store->experiments().first().id);
