@@ -295,6 +295,7 @@ int reproduceMpi(const QCommandLineParser& p, const QStringList& args, Experimen
         for (int r = 1; r < cells.size(); ++r)
             perRank << QString::number(cells[r]);
         out() << "cells per worker rank: " << perRank.join(QStringLiteral(", ")) << "\n";
+        out() << root.loadSummary() << "\n";
         out().flush();
     }
     if (code == Ok && !root.problems().isEmpty())

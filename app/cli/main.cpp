@@ -482,6 +482,7 @@ int runMpi(tb::ExperimentSpec& spec, const tb::PluginRegistry& reg, const QComma
         for (int r = 1; r < cells.size(); ++r)
             perRank << QString::number(cells[r]);
         out() << "cells per worker rank: " << perRank.join(", ") << "\n";
+        out() << root.loadSummary() << "\n";
         out().flush();
     }
     if (root.lostWorkers())

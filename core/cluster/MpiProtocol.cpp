@@ -16,7 +16,7 @@ namespace {
 
 constexpr QDataStream::Version kVersion = QDataStream::Qt_6_4;
 /// Bumped whenever a message's fields change: ranks of different builds refuse each other.
-constexpr quint32 kMagic = 0x54420002; // "TB", protocol 2 (Experiment, Served, Quit)
+constexpr quint32 kMagic = 0x54420003; // "TB", protocol 3 (a Metric message holds several checkpoints)
 
 template <typename F>
 QByteArray write(F&& fields)
@@ -152,15 +152,29 @@ std::optional<RunRecord> decodeRunRecord(const QByteArray& b)
     });
 }
 
-QByteArray encode(qint64 runId, const MetricPoint& p)
+QByteArray encode(const QList<std::pair<qint64, MetricPoint>>& metrics)
 {
-    return write([&](QDataStream& s) { s << runId << p; });
+    return write([&](QDataStream& s) {
+        s << qint32(metrics.size());
+        for (const auto& [runId, p] : metrics)
+            s << runId << p;
+    });
 }
 
-std::optional<std::pair<qint64, MetricPoint>> decodeMetric(const QByteArray& b)
+std::optional<QList<std::pair<qint64, MetricPoint>>> decodeMetrics(const QByteArray& b)
 {
-    return read<std::pair<qint64, MetricPoint>>(b, [](QDataStream& s, std::pair<qint64, MetricPoint>& m) {
-        s >> m.first >> m.second;
+    return read<QList<std::pair<qint64, MetricPoint>>>(b, [](QDataStream& s, QList<std::pair<qint64, MetricPoint>>& m) {
+        qint32 count = 0;
+        s >> count;
+        if (count < 0) {
+            s.setStatus(QDataStream::ReadCorruptData);
+            return;
+        }
+        for (qint32 i = 0; i < count && s.status() == QDataStream::Ok; ++i) {
+            std::pair<qint64, MetricPoint> one;
+            s >> one.first >> one.second;
+            m.append(one);
+        }
     });
 }
 

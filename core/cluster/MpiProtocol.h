@@ -11,7 +11,8 @@
 ///   0 → worker  Cells       {cell indices}          a batch, trained in order … or Done {} (no more
 ///                           cells: exit). Batches grow while cells are short (MpiRootExecutor).
 ///   worker → 0  CreateRun   {RunRecord}             0 → worker RunId {id}
-///   worker → 0  Metric      {run id, MetricPoint}
+///   worker → 0  Metric      {[(run id, MetricPoint)]} checkpoints in the order they were logged: those
+///                           logged within 20 ms of the last Metric wait for the next one (MpiWorkerExecutor)
 ///   worker → 0  FinishRun   {run id, status, error, info}
 ///   worker → 0  CellDone    {cell index, CellOutput}
 ///   worker → 0  CellSkipped {cell index}            a cell of its batch not begun because of Stop
@@ -72,7 +73,7 @@ QByteArray encode(const Hello& h);
 QByteArray encode(const ExperimentMessage& e);
 QByteArray encode(const Quit& q);
 QByteArray encode(const RunRecord& r);
-QByteArray encode(qint64 runId, const MetricPoint& p);
+QByteArray encode(const QList<std::pair<qint64, MetricPoint>>& metrics);
 QByteArray encodeFinish(qint64 runId, RunStatus status, const QString& error, const QJsonObject& info);
 QByteArray encode(int cell, const CellOutput& out);
 QByteArray encodeInt(qint64 value);
@@ -84,7 +85,7 @@ std::optional<Hello> decodeHello(const QByteArray& b);
 std::optional<ExperimentMessage> decodeExperiment(const QByteArray& b);
 std::optional<Quit> decodeQuit(const QByteArray& b);
 std::optional<RunRecord> decodeRunRecord(const QByteArray& b);
-std::optional<std::pair<qint64, MetricPoint>> decodeMetric(const QByteArray& b);
+std::optional<QList<std::pair<qint64, MetricPoint>>> decodeMetrics(const QByteArray& b);
 struct Finish {
     qint64 runId = -1;
     RunStatus status = RunStatus::Failed;

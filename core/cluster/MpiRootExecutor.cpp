@@ -8,9 +8,11 @@
 
 #include <QCoreApplication>
 #include <QHash>
+#include <QScopeGuard>
 
 #include <algorithm>
 #include <chrono>
+#include <ctime>
 #include <deque>
 #include <thread>
 
@@ -25,6 +27,17 @@ constexpr auto kStopGrace = std::chrono::milliseconds(600);
 /// fits take well under a millisecond) are not dominated by one message round trip each.
 constexpr double kBatchSeconds = 0.05;
 constexpr int kMaxBatch = 256;
+/// A worker whose cells in hand are expected to take less than this gets its next batch at once
+/// (short cells only): it never waits for rank 0 between batches, however late rank 0 is scheduled
+/// on a busy machine. Longer cells are not queued, so that the last ones still go to whichever
+/// worker is free first.
+constexpr double kRefillSeconds = kBatchSeconds / 2;
+/// Rank 0's pause between two looks at its messages: short while a worker may be waiting for an
+/// answer (its greeting, its next batch, a run's row id), longer while every worker has queued
+/// cells and none of them asks for row ids (a noise sweep): then rank 0 wakes a few hundred times a
+/// second instead of thousands, and leaves the CPU to the workers on a node it shares with them.
+constexpr auto kPollPause = std::chrono::microseconds(200);
+constexpr auto kRelaxedPause = std::chrono::milliseconds(2);
 /// Longest rank 0 waits for a worker to take a message before counting it lost.
 constexpr double kSendSeconds = 5;
 
@@ -140,9 +153,29 @@ void MpiRootExecutor::release()
         sendWithin(r, Tag::Done, {}, kSendSeconds);
 }
 
+QString MpiRootExecutor::loadSummary() const
+{
+    if (m_load.wallSeconds <= 0)
+        return {};
+    const qint64 messages = m_load.received + m_load.sent;
+    return QStringLiteral("rank 0: %1 messages in, %2 out (%3 batches of cells) in %4 s; %5 s of CPU, %6 µs a message")
+        .arg(m_load.received)
+        .arg(m_load.sent)
+        .arg(m_load.batches)
+        .arg(m_load.wallSeconds, 0, 'f', 2)
+        .arg(m_load.cpuSeconds, 0, 'f', 3)
+        .arg(messages > 0 ? 1e6 * m_load.cpuSeconds / double(messages) : 0.0, 0, 'f', 1);
+}
+
 void MpiRootExecutor::run(CellPlan& plan)
 {
     m_ran = true;
+    const Clock::time_point wallStart = Clock::now();
+    const std::clock_t cpuStart = std::clock();
+    auto account = qScopeGuard([&] {
+        m_load.wallSeconds += std::chrono::duration<double>(Clock::now() - wallStart).count();
+        m_load.cpuSeconds += double(std::clock() - cpuStart) / CLOCKS_PER_SEC;
+    });
     const int ranks = m_session.size();
     QList<Worker> workers(ranks);
     for (int r = 1; r < ranks; ++r) {
@@ -212,8 +245,10 @@ void MpiRootExecutor::run(CellPlan& plan)
         Worker& w = workers[r];
         if (w.lost)
             return false;
-        if (sendWithin(r, tag, payload, kSendSeconds))
+        if (sendWithin(r, tag, payload, kSendSeconds)) {
+            ++m_load.sent;
             return true;
+        }
         const QString why = QStringLiteral("%1 did not take a message within %2 s (the process died or its network "
                                            "is down)")
                                 .arg(w.who)
@@ -247,6 +282,7 @@ void MpiRootExecutor::run(CellPlan& plan)
             const int r = m->source;
             if (r <= 0 || r >= ranks)
                 continue;
+            ++m_load.received;
             Worker& w = workers[r];
             w.heard = Clock::now();
             if (m->tag == Tag::Served) { // `reproduce --mpi`: a worker refused early and has ended
@@ -313,11 +349,11 @@ void MpiRootExecutor::run(CellPlan& plan)
                 break;
             }
             case Tag::Metric:
-                if (const auto mp = decodeMetric(m->payload)) {
-                    if (plan.log && mp->first >= 0 && w.runIds.contains(mp->first))
-                        plan.log->appendMetric(mp->first, mp->second);
+                for (const auto& [runId, point] : decodeMetrics(m->payload).value_or(QList<std::pair<qint64, MetricPoint>>{})) {
+                    if (plan.log && runId >= 0 && w.runIds.contains(runId))
+                        plan.log->appendMetric(runId, point);
                     if (plan.observer && plan.jobOf)
-                        plan.observer->checkpointLogged(w.job, mp->first, mp->second);
+                        plan.observer->checkpointLogged(w.job, runId, point);
                 }
                 break;
             case Tag::FinishRun:
@@ -340,6 +376,7 @@ void MpiRootExecutor::run(CellPlan& plan)
                     const double seconds = std::chrono::duration<double>(Clock::now() - w.started).count();
                     meanSeconds = meanSeconds < 0 ? seconds : 0.8 * meanSeconds + 0.2 * seconds;
                     m_cellsPerRank[r]++;
+                    ++m_load.cells;
                     plan.done(cell, std::move(done->second));
                 }
                 beginFront(w);
@@ -391,13 +428,17 @@ void MpiRootExecutor::run(CellPlan& plan)
                     lose(r, why, RunStatus::Interrupted, false);
                 }
 
-        // 4. Free workers get the next batch.
+        // 4. Free workers get the next batch, and so do busy ones that are about to run out of
+        // short cells (the batch waits in their queue: MPI keeps one sender's messages in order).
         int alive = 0, busy = 0;
+        bool mayWait = false; // a worker may be waiting for rank 0 (see kRelaxedPause)
         for (int r = 1; r < ranks; ++r)
             alive += workers[r].state != State::Gone;
         for (int r = 1; r < ranks; ++r) {
             Worker& w = workers[r];
-            if (w.state == State::Idle && !stopping && left > 0) {
+            const bool refill = w.state == State::Busy && !w.stopSent && meanSeconds >= 0 &&
+                                meanSeconds * double(w.cells.size()) < kRefillSeconds;
+            if ((w.state == State::Idle || refill) && !stopping && left > 0) {
                 // Short cells go in batches of about kBatchSeconds, never more than a share of
                 // what is left, so the last cells still spread over every worker.
                 int batch = 1;
@@ -413,13 +454,19 @@ void MpiRootExecutor::run(CellPlan& plan)
                     continue;
                 }
                 left -= int(cells.size());
-                w.cells.assign(cells.begin(), cells.end());
-                w.state = State::Busy;
+                ++m_load.batches;
                 w.heard = Clock::now();
-                w.stopSent = false;
-                beginFront(w);
+                if (w.state == State::Busy) {
+                    w.cells.insert(w.cells.end(), cells.begin(), cells.end()); // after the cells in hand
+                } else {
+                    w.cells.assign(cells.begin(), cells.end());
+                    w.state = State::Busy;
+                    w.stopSent = false;
+                    beginFront(w);
+                }
             }
             busy += w.state == State::Busy;
+            mayWait = mayWait || w.state == State::Starting || (w.state == State::Idle && left > 0);
         }
         const bool cellsLeft = !stopping && left > 0;
         if (busy == 0 && (!cellsLeft || alive == 0)) {
@@ -431,8 +478,10 @@ void MpiRootExecutor::run(CellPlan& plan)
             }
             break;
         }
-        if (!any)
-            std::this_thread::sleep_for(std::chrono::microseconds(200));
+        if (!mayWait && !plan.jobOf && !stopping)
+            std::this_thread::sleep_for(kRelaxedPause); // nobody waits for an answer: let messages gather
+        else if (!any)
+            std::this_thread::sleep_for(kPollPause);
     }
     // Every worker that may still listen learns that there is nothing more (a worker still
     // loading its data reads this after its greeting). A lost worker is not: a blocking send to a

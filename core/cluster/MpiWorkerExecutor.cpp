@@ -15,6 +15,8 @@ namespace tb::cluster {
 namespace {
 /// Longest a worker waits for rank 0 to take a message before it gives up on the job.
 constexpr double kRootSendSeconds = 60;
+/// Checkpoints logged within this time of the last Metric message wait for the next one.
+constexpr auto kMetricInterval = std::chrono::milliseconds(20);
 
 /// Rank 0 took nothing for kRootSendSeconds: it is gone, and so is the experiment's database; a
 /// worker left waiting would keep mpirun from ever ending.
@@ -34,7 +36,13 @@ MpiWorkerExecutor::MpiWorkerExecutor(const MpiSession& session, const PluginRegi
 
 MpiWorkerExecutor::~MpiWorkerExecutor()
 {
-    m_quit = true;
+    {
+        // Under the lock: the heartbeat thread cannot miss the notification between its test of
+        // m_quit and its wait (every run would end up to 20 ms later).
+        std::lock_guard lock(m_wakeMutex);
+        m_quit = true;
+    }
+    m_wake.notify_all();
     if (m_heartbeat.joinable())
         m_heartbeat.join();
 }
@@ -46,6 +54,8 @@ void MpiWorkerExecutor::heartbeat()
     while (!m_quit) {
         {
             std::lock_guard lock(m_mpi);
+            if (!m_metrics.isEmpty() && steady_clock::now() - m_metricsSent >= kMetricInterval)
+                flushMetricsLocked();
             if (steady_clock::now() - last >= seconds(1)) {
                 if (!sendWithin(0, Tag::Heartbeat, {}, kRootSendSeconds))
                     rootGone(m_session.rank());
@@ -58,15 +68,27 @@ void MpiWorkerExecutor::heartbeat()
         if (m_stopFromRoot)
             if (StopSource* s = m_stop.load())
                 s->requestStop();
-        std::this_thread::sleep_for(milliseconds(20));
+        std::unique_lock lock(m_wakeMutex);
+        m_wake.wait_for(lock, milliseconds(20), [this] { return m_quit.load(); });
     }
 }
 
 void MpiWorkerExecutor::sendLocked(int tag, const QByteArray& payload)
 {
     std::lock_guard lock(m_mpi);
+    flushMetricsLocked();
     if (!sendWithin(0, Tag(tag), payload, kRootSendSeconds))
         rootGone(m_session.rank());
+}
+
+void MpiWorkerExecutor::flushMetricsLocked()
+{
+    if (m_metrics.isEmpty())
+        return;
+    if (!sendWithin(0, Tag::Metric, encode(m_metrics), kRootSendSeconds))
+        rootGone(m_session.rank());
+    m_metrics.clear();
+    m_metricsSent = std::chrono::steady_clock::now();
 }
 
 std::pair<int, QByteArray> MpiWorkerExecutor::waitFor(std::initializer_list<int> tags)
@@ -129,8 +151,14 @@ qint64 MpiWorkerExecutor::createRun(const RunRecord& r)
 
 void MpiWorkerExecutor::appendMetric(qint64 runId, const MetricPoint& p)
 {
-    if (runId >= 0)
-        sendLocked(int(Tag::Metric), encode(runId, p));
+    if (runId < 0)
+        return;
+    std::lock_guard lock(m_mpi);
+    m_metrics.append({runId, p});
+    // The first checkpoint after a quiet spell goes at once; a burst waits for the interval's end
+    // (the heartbeat thread, the run's end or the next checkpoint sends it).
+    if (std::chrono::steady_clock::now() - m_metricsSent >= kMetricInterval)
+        flushMetricsLocked();
 }
 
 void MpiWorkerExecutor::finishRun(qint64 runId, RunStatus status, const QString& error, const QJsonObject& info)

@@ -10,6 +10,8 @@
 #include <RunLog.h>
 
 #include <atomic>
+#include <chrono>
+#include <condition_variable>
 #include <mutex>
 #include <optional>
 #include <thread>
@@ -57,7 +59,11 @@ private:
     void appendMetric(qint64 runId, const MetricPoint& p) override;
     void finishRun(qint64 runId, RunStatus status, const QString& error, const QJsonObject& info) override;
 
+    /// Sends a message to rank 0, after the checkpoints still held (rank 0 must read a run's
+    /// checkpoints before its end and its cell's result).
     void sendLocked(int tag, const QByteArray& payload);
+    /// Sends the checkpoints held, if any. Call with m_mpi locked.
+    void flushMetricsLocked();
     /// Waits for rank 0's next message with one of @p tags; returns its tag and payload.
     std::pair<int, QByteArray> waitFor(std::initializer_list<int> tags);
     void heartbeat();
@@ -66,10 +72,17 @@ private:
     const PluginRegistry& m_registry;
     std::mutex m_mpi;
     std::atomic<bool> m_quit{false};
+    std::mutex m_wakeMutex;
+    std::condition_variable m_wake; ///< ends the heartbeat thread's pause at once when m_quit is set
     bool m_peerLost = false;
     std::atomic<bool> m_stopFromRoot{false};
     std::atomic<StopSource*> m_stop{nullptr};
     std::thread m_heartbeat;
+    /// Checkpoints not sent yet (guarded by m_mpi): those logged within kMetricInterval of the last
+    /// Metric message go in the next one, so a run checkpointing every few milliseconds costs
+    /// rank 0 one message per interval instead of one per checkpoint.
+    QList<std::pair<qint64, MetricPoint>> m_metrics;
+    std::chrono::steady_clock::time_point m_metricsSent;
 };
 
 } // namespace tb::cluster

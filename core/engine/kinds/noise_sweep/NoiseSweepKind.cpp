@@ -334,7 +334,12 @@ public:
                 job.sigma = spec.sigmas[s];
                 job.data = d;
                 RunResult rr = Runner(ctx.registry(), nullptr).execute(job, ctx.stop(), nullptr);
-                rr.points.clear(); // the last point is all a sweep keeps
+                // The last point, status, error and training time are all a sweep keeps (done()
+                // below): the rest would only be copied — and on MPI encoded, sent and decoded by
+                // rank 0 (the trainer's facts and parameters as JSON, a kilobyte a cell).
+                rr.points.clear();
+                rr.info = {};
+                rr.params = {};
                 out.runs << rr;
             }
             return out;
