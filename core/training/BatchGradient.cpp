@@ -1,5 +1,7 @@
 #include "BatchGradient.h"
 
+#include <SmallMlpKernel.h>
+
 #include <tbb/blocked_range.h>
 #include <tbb/parallel_for.h>
 
@@ -72,7 +74,16 @@ BatchGradient::Result BatchGradient::run(const num::Mlp& net, const Eigen::Index
     ensureChunks(net, m);
     m_stopped.store(false, std::memory_order_relaxed);
     const int chunks = chunkCount(m);
-    if (chunks == 1) {
+    if (chunks == 1 && m_smallKernel && num::SmallMlpKernel::fits(net, m, m_loss)) {
+        // The workspace the Eigen path would use (its capacity decides how Eigen splits a product
+        // between packets and scalars): reserved as forward() reserves it, so that both paths
+        // stay in step whichever ran before.
+        Chunk& ch = m_chunks[0];
+        ch.ws.reserve(net, m);
+        double sum = 0;
+        sum += num::SmallMlpKernel::run(net, m_loss, m_xt, m_y, rows, first, m, ch.ws.capacity(), grad);
+        ch.loss = sum;
+    } else if (chunks == 1) {
         runChunk(0, net, rows, first, 0, m, grad, stop);
     } else {
         tbb::parallel_for(
