@@ -19,7 +19,7 @@ namespace tb::num {
 namespace {
 
 constexpr int kLd = 8;  // leading dimension of the m × width blocks below (column-major)
-static_assert(SmallMlpKernel::kMaxSize < kLd);
+static_assert(SmallMlpKernel::kMaxSize == 7 && SmallMlpKernel::kMaxSize < kLd);  // runBatch<1 … 7>
 using Block = double[kLd * kLd];
 
 inline double madd(double a, double b, double c)
@@ -93,18 +93,28 @@ inline double packetDot(int n, A a, B b)
 // stride. Marks packet rows in @p packet[j * kLd + i].
 constexpr int kLazyPacket = std::min(4, int(Eigen::internal::packet_traits<double>::size));
 
-void packetRows(bool vectorisable, int inner, int outer, Eigen::Index stride, bool* packet)
-{
-    int start = 0;
-    const int step = kLazyPacket > 1 ? int((kLazyPacket - stride % kLazyPacket) & (kLazyPacket - 1)) : 0;
-    for (int j = 0; j < outer; ++j) {
-        const int end = kLazyPacket > 1 ? start + ((inner - start) & ~(kLazyPacket - 1)) : 0;
-        for (int i = 0; i < inner; ++i)
-            packet[j * kLd + i] = vectorisable && kLazyPacket > 1 && i >= start && i < end;
-        if (kLazyPacket > 1)
-            start = std::min((start + step) % kLazyPacket, inner);
+struct PacketSlices {
+    PacketSlices(bool vectorisable, int inner, Eigen::Index stride)
+        : m_on(vectorisable && kLazyPacket > 1), m_inner(inner),
+          m_step(kLazyPacket > 1 ? int((kLazyPacket - stride % kLazyPacket) & (kLazyPacket - 1)) : 0)
+    {
+        setEnd();
     }
-}
+    /// Whether row @p i of the current column takes the packet path.
+    bool packet(int i) const { return i >= m_start && i < m_end; }
+    void nextColumn()
+    {
+        if (m_on) {
+            m_start = std::min((m_start + m_step) % kLazyPacket, m_inner);
+            setEnd();
+        }
+    }
+
+private:
+    void setEnd() { m_end = m_on ? m_start + ((m_inner - m_start) & ~(kLazyPacket - 1)) : 0; }
+    bool m_on;
+    int m_inner, m_step, m_start = 0, m_end = 0;
+};
 
 // The scalar expressions Eigen evaluates per coefficient in activationApply() (Activation.cpp).
 inline double apply(Activation a, double z)
@@ -132,6 +142,44 @@ inline double backprop(Activation a, double y, double g)
     case Activation::Softmax: break;  // row-wise
     }
     return g;
+}
+
+// out = f(z) over the first M rows of @p units columns (the switch outside the loops).
+template <int M>
+void applyLayer(Activation a, const double* z, double* out, int units)
+{
+    auto each = [&](auto f) {
+        for (int j = 0; j < units; ++j)
+            for (int i = 0; i < M; ++i)
+                out[j * kLd + i] = f(z[j * kLd + i]);
+    };
+    switch (a) {
+    case Activation::Identity: each([](double v) { return apply(Activation::Identity, v); }); return;
+    case Activation::Sigmoid: each([](double v) { return apply(Activation::Sigmoid, v); }); return;
+    case Activation::Tanh: each([](double v) { return apply(Activation::Tanh, v); }); return;
+    case Activation::Softplus: each([](double v) { return apply(Activation::Softplus, v); }); return;
+    case Activation::Elu: each([](double v) { return apply(Activation::Elu, v); }); return;
+    case Activation::Softmax: break;
+    }
+}
+
+// g ← ∂ℓ/∂z from ∂ℓ/∂y = g and the outputs y, element-wise activations only.
+template <int M>
+void backpropLayer(Activation a, const double* y, double* g, int units)
+{
+    auto each = [&](auto f) {
+        for (int j = 0; j < units; ++j)
+            for (int i = 0; i < M; ++i)
+                g[j * kLd + i] = f(y[j * kLd + i], g[j * kLd + i]);
+    };
+    switch (a) {
+    case Activation::Identity: return;
+    case Activation::Sigmoid: each([](double v, double d) { return backprop(Activation::Sigmoid, v, d); }); return;
+    case Activation::Tanh: each([](double v, double d) { return backprop(Activation::Tanh, v, d); }); return;
+    case Activation::Softplus: each([](double v, double d) { return backprop(Activation::Softplus, v, d); }); return;
+    case Activation::Elu: each([](double v, double d) { return backprop(Activation::Elu, v, d); }); return;
+    case Activation::Softmax: break;
+    }
 }
 
 // Eigen's maxCoeff(): std::max from the first coefficient on.
@@ -165,6 +213,147 @@ struct Layers {
     const double* w[SmallMlpKernel::kMaxLayers] = {};
     int wr[SmallMlpKernel::kMaxLayers] = {};  // rows of W_l (its leading dimension)
 };
+
+// The forward pass, loss and (with @p grads) backward pass of a batch of M rows: @p cols[i] are
+// the inputs of row i, @p yv its targets (column-major, leading dimension kLd).
+template <int M>
+double runBatch(const Layers& n, MlpLoss loss, const double* const* cols, const double* yv, Eigen::Index workspaceRows,
+                std::vector<Eigen::MatrixXd>* grads)
+{
+    const int last = n.count - 1;
+    // (fits() bounds every width by kMaxSize; the min says so to the compiler.)
+    const int k = std::min(n.width[n.count], int(SmallMlpKernel::kMaxSize));
+    Block values[SmallMlpKernel::kMaxLayers];
+    Block outputPre;
+    // ---- forward: Z = [N 1]·W_l, the bias added after the product (Eigen's second pass) ----
+    for (int l = 0; l < n.count; ++l) {
+        const int in = n.width[l], out = n.width[l + 1], wr = n.wr[l];
+        const double* w = n.w[l];
+        double* z = l == last ? outputPre : values[l];
+        // The input layer's product has no packet path (X is read transposed); the others do.
+        PacketSlices slices(l > 0, M, workspaceRows);
+        for (int j = 0; j < out; ++j, slices.nextColumn()) {
+            const double* wj = w + j * wr;
+            auto wa = [wj](int a) { return wj[a]; };
+            for (int i = 0; i < M; ++i) {
+                double s;
+                if (l == 0) {
+                    const double* x = cols[i];
+                    s = reduce<kForwardInput>(in, [x](int a) { return x[a]; }, wa);
+                } else {
+                    const double* v = values[l - 1] + i;
+                    auto va = [v](int a) { return v[a * kLd]; };
+                    s = slices.packet(i) ? packetDot(in, va, wa) : reduce<kForwardHidden>(in, va, wa);
+                }
+                z[j * kLd + i] = s;
+            }
+        }
+        if (n.bias[l])
+            for (int j = 0; j < out; ++j) {
+                const double b = w[in + j * wr];
+                for (int i = 0; i < M; ++i)
+                    z[j * kLd + i] = z[j * kLd + i] + b;
+            }
+        if (n.act[l] == Activation::Softmax)
+            for (int i = 0; i < M; ++i)
+                softmaxRow(z, values[l], i, out);
+        else
+            applyLayer<M>(n.act[l], z, values[l], out);
+    }
+    const double* output = values[last];
+
+    // ---- loss (Mlp::loss) ----
+    double total = 0;
+    if (loss == MlpLoss::SquaredError) {
+        double d[kLd * kLd];
+        for (int j = 0; j < k; ++j)
+            for (int i = 0; i < M; ++i)
+                d[j * kLd + i] = output[j * kLd + i] - yv[j * kLd + i];
+        double s = 0;
+        for (int j = 0; j < k; ++j) {
+            const double* dj = d + j * kLd;
+            auto dt = [dj](int t) { return dj[t]; };
+            s = j == 0 ? reduce<kSquaredNorm>(M, dt, dt) : accumulate<kSquaredNorm>(s, M, dt, dt);
+        }
+        total = 0.5 * s;
+    } else {
+        // −Σ y·(z − logsumexp(z)) per row.
+        for (int i = 0; i < M; ++i) {
+            const double mx = rowMax(outputPre, i, k);
+            double e = std::exp(outputPre[i] - mx);
+            for (int j = 1; j < k; ++j)
+                e = e + std::exp(outputPre[j * kLd + i] - mx);
+            const double lse = mx + std::log(e);
+            total -= reduce<kCrossEntropy>(k, [&](int j) { return yv[j * kLd + i]; },
+                                           [&](int j) { return outputPre[j * kLd + i] - lse; });
+        }
+    }
+    if (!grads)
+        return total;
+
+    // ---- backward (Mlp::backwardColumns with accumulate = false) ----
+    Block deltas[SmallMlpKernel::kMaxLayers];
+    double* dOut = deltas[last];
+    for (int j = 0; j < k; ++j)
+        for (int i = 0; i < M; ++i)
+            dOut[j * kLd + i] = output[j * kLd + i] - yv[j * kLd + i];
+    if (loss == MlpLoss::SquaredError) {
+        if (n.act[last] == Activation::Softmax) {
+            for (int i = 0; i < M; ++i) {
+                const double s = reduce<kSoftmaxDot>(k, [&](int j) { return output[j * kLd + i]; },
+                                                     [&](int j) { return dOut[j * kLd + i]; });
+                for (int j = 0; j < k; ++j)
+                    dOut[j * kLd + i] = output[j * kLd + i] * (dOut[j * kLd + i] - s);
+            }
+        } else {
+            backpropLayer<M>(n.act[last], output, dOut, k);
+        }
+    }
+    for (int l = last; l >= 0; --l) {
+        const int in = n.width[l], out = n.width[l + 1], wr = n.wr[l];
+        const double* d = deltas[l];
+        double* g = (*grads)[std::size_t(l)].data();
+        // [N 1]ᵀ·Δ: sums over the batch rows in row order. Only Xᵀ·Δ_0 has a packet path (X is
+        // read as it is stored; a hidden layer's N transposed).
+        PacketSlices slices(l == 0, in, wr);
+        for (int j = 0; j < out; ++j, slices.nextColumn()) {
+            const double* dj = d + j * kLd;
+            auto di = [dj](int i) { return dj[i]; };
+            for (int a = 0; a < in; ++a) {
+                double s;
+                if (l == 0) {
+                    auto xa = [cols, a](int i) { return cols[i][a]; };
+                    s = slices.packet(a) ? packetDot(M, xa, di) : reduce<kGradientInput>(M, xa, di);
+                } else {
+                    const double* v = values[l - 1] + a * kLd;
+                    s = reduce<kGradientHidden>(M, [v](int i) { return v[i]; }, di);
+                }
+                g[a + j * wr] = s;
+            }
+            if (n.bias[l]) {
+                double s = dj[0];
+                for (int i = 1; i < M; ++i)
+                    s = s + dj[i];
+                g[in + j * wr] = s;
+            }
+        }
+        if (l > 0) {
+            // Δ_{l−1} = f'(N_{l−1}) ∘ (Δ_l · W_lᵀ), W_l without its bias row.
+            const double* w = n.w[l];
+            double* prev = deltas[l - 1];
+            PacketSlices rowsOf(true, M, workspaceRows);
+            for (int a = 0; a < in; ++a, rowsOf.nextColumn()) {
+                auto wa = [w, a, wr](int j) { return w[a + j * wr]; };
+                for (int i = 0; i < M; ++i) {
+                    auto dij = [d, i](int j) { return d[j * kLd + i]; };
+                    prev[a * kLd + i] = rowsOf.packet(i) ? packetDot(out, dij, wa) : reduce<kBackDelta>(out, dij, wa);
+                }
+            }
+            backpropLayer<M>(n.act[l - 1], values[l - 1], prev, in);
+        }
+    }
+    return total;
+}
 
 } // namespace
 
@@ -225,150 +414,24 @@ double SmallMlpKernel::run(const Mlp& net, MlpLoss loss, const Eigen::MatrixXd& 
         }
     }
     const int m = int(mRows);
-    const int last = n.count - 1;
-    const int k = n.width[n.count];
-    const Eigen::Index ldx = xt.rows();
+    const Eigen::Index ldx = xt.rows(), ldy = y.outerStride();
     const double* cols[kLd];  // each sample's inputs: a column of xt
-    for (int i = 0; i < m; ++i)
-        cols[i] = xt.data() + (rows ? rows[i] : first + i) * ldx;
-    const Eigen::Index ldy = y.outerStride();
-    auto target = [&](int i, int j) { return y.data()[(rows ? rows[i] : first + i) + j * ldy]; };
-    bool packet[kLd * kLd];
-
-    Block values[kMaxLayers];
-    Block outputPre;
-    // ---- forward: Z = [N 1]·W_l, the bias added after the product (Eigen's second pass) ----
-    for (int l = 0; l < n.count; ++l) {
-        const int in = n.width[l], out = n.width[l + 1], wr = n.wr[l];
-        const double* w = n.w[l];
-        double* z = l == last ? outputPre : values[l];
-        // The input layer's product has no packet path (X is read transposed); the others do.
-        packetRows(l > 0, m, out, workspaceRows, packet);
-        for (int j = 0; j < out; ++j) {
-            const double* wj = w + j * wr;
-            for (int i = 0; i < m; ++i) {
-                double s;
-                if (l == 0) {
-                    const double* x = cols[i];
-                    s = reduce<kForwardInput>(in, [&](int a) { return x[a]; }, [&](int a) { return wj[a]; });
-                } else {
-                    const double* v = values[l - 1];
-                    auto va = [&](int a) { return v[a * kLd + i]; };
-                    auto wa = [&](int a) { return wj[a]; };
-                    s = packet[j * kLd + i] ? packetDot(in, va, wa) : reduce<kForwardHidden>(in, va, wa);
-                }
-                z[j * kLd + i] = s;
-            }
-        }
-        if (n.bias[l])
-            for (int j = 0; j < out; ++j)
-                for (int i = 0; i < m; ++i)
-                    z[j * kLd + i] = z[j * kLd + i] + w[in + j * wr];
-        double* o = values[l];
-        if (n.act[l] == Activation::Softmax) {
-            for (int i = 0; i < m; ++i)
-                softmaxRow(z, o, i, out);
-        } else {
-            for (int j = 0; j < out; ++j)
-                for (int i = 0; i < m; ++i)
-                    o[j * kLd + i] = apply(n.act[l], z[j * kLd + i]);
-        }
+    double yv[kLd * kLd];     // the targets, gathered
+    for (int i = 0; i < m; ++i) {
+        const Eigen::Index r = rows ? rows[i] : first + i;
+        cols[i] = xt.data() + r * ldx;
+        for (int j = 0; j < n.width[n.count]; ++j)
+            yv[j * kLd + i] = y.data()[r + j * ldy];
     }
-    const double* output = values[last];
-
-    // ---- loss (Mlp::loss) ----
-    double total = 0;
-    if (loss == MlpLoss::SquaredError) {
-        double d[kLd * kLd];
-        for (int j = 0; j < k; ++j)
-            for (int i = 0; i < m; ++i)
-                d[j * kLd + i] = output[j * kLd + i] - target(i, j);
-        auto col = [&](int j, int from) { return [&d, j, from](int t) { return d[j * kLd + from + t]; }; };
-        double s = reduce<kSquaredNorm>(m, col(0, 0), col(0, 0));
-        for (int j = 1; j < k; ++j)
-            s = accumulate<kSquaredNorm>(s, m, col(j, 0), col(j, 0));
-        total = 0.5 * s;
-    } else {
-        // −Σ y·(z − logsumexp(z)) per row.
-        for (int i = 0; i < m; ++i) {
-            const double mx = rowMax(outputPre, i, k);
-            double e = std::exp(outputPre[i] - mx);
-            for (int j = 1; j < k; ++j)
-                e = e + std::exp(outputPre[j * kLd + i] - mx);
-            const double lse = mx + std::log(e);
-            total -= reduce<kCrossEntropy>(k, [&](int j) { return target(i, j); },
-                                           [&](int j) { return outputPre[j * kLd + i] - lse; });
-        }
+    switch (m) {
+    case 1: return runBatch<1>(n, loss, cols, yv, workspaceRows, grads);
+    case 2: return runBatch<2>(n, loss, cols, yv, workspaceRows, grads);
+    case 3: return runBatch<3>(n, loss, cols, yv, workspaceRows, grads);
+    case 4: return runBatch<4>(n, loss, cols, yv, workspaceRows, grads);
+    case 5: return runBatch<5>(n, loss, cols, yv, workspaceRows, grads);
+    case 6: return runBatch<6>(n, loss, cols, yv, workspaceRows, grads);
+    default: return runBatch<7>(n, loss, cols, yv, workspaceRows, grads);
     }
-    if (!grads)
-        return total;
-
-    // ---- backward (Mlp::backwardColumns with accumulate = false) ----
-    Block deltas[kMaxLayers];
-    double* dOut = deltas[last];
-    for (int j = 0; j < k; ++j)
-        for (int i = 0; i < m; ++i)
-            dOut[j * kLd + i] = output[j * kLd + i] - target(i, j);
-    if (loss == MlpLoss::SquaredError) {
-        if (n.act[last] == Activation::Softmax) {
-            for (int i = 0; i < m; ++i) {
-                const double s = reduce<kSoftmaxDot>(k, [&](int j) { return output[j * kLd + i]; },
-                                                     [&](int j) { return dOut[j * kLd + i]; });
-                for (int j = 0; j < k; ++j)
-                    dOut[j * kLd + i] = output[j * kLd + i] * (dOut[j * kLd + i] - s);
-            }
-        } else {
-            for (int j = 0; j < k; ++j)
-                for (int i = 0; i < m; ++i)
-                    dOut[j * kLd + i] = backprop(n.act[last], output[j * kLd + i], dOut[j * kLd + i]);
-        }
-    }
-    for (int l = last; l >= 0; --l) {
-        const int in = n.width[l], out = n.width[l + 1], wr = n.wr[l];
-        const double* d = deltas[l];
-        double* g = (*grads)[std::size_t(l)].data();
-        // [N 1]ᵀ·Δ: sums over the batch rows in row order. Only Xᵀ·Δ_0 has a packet path (X is
-        // read as it is stored; a hidden layer's N transposed).
-        packetRows(l == 0, in, out, wr, packet);
-        for (int j = 0; j < out; ++j) {
-            auto dj = [&](int i) { return d[j * kLd + i]; };
-            for (int a = 0; a < in; ++a) {
-                double s;
-                if (l == 0) {
-                    auto xa = [&](int i) { return cols[i][a]; };
-                    s = packet[j * kLd + a] ? packetDot(m, xa, dj) : reduce<kGradientInput>(m, xa, dj);
-                } else {
-                    const double* v = values[l - 1];
-                    s = reduce<kGradientHidden>(m, [&](int i) { return v[a * kLd + i]; }, dj);
-                }
-                g[a + j * wr] = s;
-            }
-            if (n.bias[l]) {
-                double s = d[j * kLd];
-                for (int i = 1; i < m; ++i)
-                    s = s + d[j * kLd + i];
-                g[in + j * wr] = s;
-            }
-        }
-        if (l > 0) {
-            // Δ_{l−1} = f'(N_{l−1}) ∘ (Δ_l · W_lᵀ), W_l without its bias row.
-            const double* w = n.w[l];
-            const double* v = values[l - 1];
-            double* prev = deltas[l - 1];
-            packetRows(true, m, in, workspaceRows, packet);
-            for (int a = 0; a < in; ++a)
-                for (int i = 0; i < m; ++i) {
-                    auto di = [&](int j) { return d[j * kLd + i]; };
-                    auto wa = [&](int j) { return w[a + j * wr]; };
-                    const double p = packet[a * kLd + i] ? packetDot(out, di, wa) : reduce<kBackDelta>(out, di, wa);
-                    prev[a * kLd + i] = p;
-                }
-            for (int a = 0; a < in; ++a)
-                for (int i = 0; i < m; ++i)
-                    prev[a * kLd + i] = backprop(n.act[l - 1], v[a * kLd + i], prev[a * kLd + i]);
-        }
-    }
-    return total;
 }
 
 } // namespace tb::num
