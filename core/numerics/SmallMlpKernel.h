@@ -40,7 +40,7 @@ public:
     static Eigen::Index sizeLimit();
 
     /// True if the kernel reproduces the Eigen path of @p net for a batch of @p rows rows and
-    /// loss @p loss (see the class comment).
+    /// loss @p loss (see the class comment). A network that fits m rows fits every smaller batch.
     static bool fits(const Mlp& net, Eigen::Index rows, MlpLoss loss);
 
     /// Σ_i ℓ_i over the samples xt.col(rows[i]) (or, with @p rows null, xt.col(first + i)),

@@ -40,7 +40,8 @@ public:
 
     /// @p xt holds one sample per column (inputs × n), @p y the targets (n × outputs); both must
     /// outlive this object and keep their storage. @p maxRows is the largest batch to expect
-    /// (larger ones still work but allocate once).
+    /// (larger ones still work but allocate once). Every call's network must have the shape of
+    /// @p net (the checks of the data, and the choice of num::SmallMlpKernel, are made here).
     BatchGradient(const num::Mlp& net, num::MlpLoss loss, const Eigen::MatrixXd& xt,
                   const Eigen::Ref<const Eigen::MatrixXd>& y, Eigen::Index maxRows);
 
@@ -86,6 +87,7 @@ private:
     Eigen::Index m_capacity = 0;  // batch rows the chunks are sized for
     std::atomic<bool> m_stopped{false};
     bool m_smallKernel = true;
+    Eigen::Index m_smallRows = 0;  // the largest batch num::SmallMlpKernel takes (0: none)
 };
 
 } // namespace tb::train
