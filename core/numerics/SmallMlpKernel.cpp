@@ -71,7 +71,7 @@ constexpr Sum kForwardInput = Sum::Pairs;   // Z_0 = X·W_0: a sample's inputs a
 constexpr Sum kForwardHidden = Sum::Pairs;  // Z_l = N_{l−1}·W_l: a row of N (strided)
 constexpr Sum kGradientInput = Sum::Pairs;  // Xᵀ·Δ_0: a row of the gathered inputs (strided)
 constexpr Sum kGradientHidden = Sum::Pairs; // N_{l−1}ᵀ·Δ_l: columns of both (contiguous)
-constexpr Sum kBackDelta = Sum::Fused;        // Δ_l·W_lᵀ: rows of both (strided)
+constexpr Sum kBackDelta = Sum::Fused;      // Δ_l·W_lᵀ: rows of both (strided)
 constexpr Sum kSquaredNorm = Sum::Pairs;    // ½‖Ŷ − Y‖², column by column
 constexpr Sum kSoftmaxDot = Sum::Fused;     // yᵢ·gᵢ of a softmax row
 constexpr Sum kCrossEntropy = Sum::Fused;   // yᵢ·(zᵢ − lse) of a row
@@ -123,7 +123,8 @@ inline double apply(Activation a, double z)
     case Activation::Identity: return z;
     case Activation::Sigmoid: return 1.0 / (1.0 + std::exp(-z));
     case Activation::Tanh: return std::tanh(z);
-    case Activation::Softplus: return (z < 0.0 ? 0.0 : z) + std::log1p(std::exp(-std::abs(z)));  // Eigen's max is std::max(z, 0)
+    // Eigen's max(z, 0) is std::max(z, 0.0): z unless z < 0.
+    case Activation::Softplus: return (z < 0.0 ? 0.0 : z) + std::log1p(std::exp(-std::abs(z)));
     case Activation::Elu: return z > 0.0 ? z : std::exp(z) - 1.0;
     case Activation::Softmax: break;  // row-wise, see softmaxRow()
     }
@@ -217,8 +218,8 @@ struct Layers {
 // The forward pass, loss and (with @p grads) backward pass of a batch of M rows: @p cols[i] are
 // the inputs of row i, @p yv its targets (column-major, leading dimension kLd).
 template <int M>
-double runBatch(const Layers& n, MlpLoss loss, const double* const* cols, const double* yv, Eigen::Index workspaceRows,
-                std::vector<Eigen::MatrixXd>* grads)
+double runBatch(const Layers& n, MlpLoss loss, const double* const* cols, const double* yv,
+                Eigen::Index workspaceRows, std::vector<Eigen::MatrixXd>* grads)
 {
     const int last = n.count - 1;
     // (fits() bounds every width by kMaxSize; the min says so to the compiler.)

@@ -52,7 +52,8 @@ public:
     /// that the samples exist and xt, y fit the network (as BatchGradient does). Throws
     /// std::invalid_argument unless fits(net, m, loss), workspaceRows ≥ m and, with @p grads,
     /// every gradient matrix is shaped like its layer's weights.
-    static double run(const Mlp& net, MlpLoss loss, const Eigen::MatrixXd& xt, const Eigen::Ref<const Eigen::MatrixXd>& y,
+    static double run(const Mlp& net, MlpLoss loss, const Eigen::MatrixXd& xt,
+                      const Eigen::Ref<const Eigen::MatrixXd>& y,
                       const Eigen::Index* rows, Eigen::Index first, Eigen::Index m, Eigen::Index workspaceRows,
                       std::vector<Eigen::MatrixXd>* grads);
 };

@@ -87,9 +87,11 @@ QString compare(const Case& c)
                              (c.loss == MlpLoss::SquaredError ? " squared error" : " cross-entropy");
     std::vector<Eigen::MatrixXd> ge = c.net.zeroGradients(), gk = c.net.zeroGradients();
     const double le = eigenPath(c, &ge);
-    const double lk = SmallMlpKernel::run(c.net, c.loss, c.xt, c.y, c.rows.data(), 0, Eigen::Index(c.rows.size()), c.capacity, &gk);
+    const Eigen::Index m = Eigen::Index(c.rows.size());
+    const double lk = SmallMlpKernel::run(c.net, c.loss, c.xt, c.y, c.rows.data(), 0, m, c.capacity, &gk);
     if (!sameBits(le, lk))
-        return QString::fromStdString(what) + QStringLiteral(": loss %1 vs %2").arg(le, 0, 'g', 17).arg(lk, 0, 'g', 17);
+        return QString::fromStdString(what) +
+               QStringLiteral(": loss %1 vs %2").arg(le, 0, 'g', 17).arg(lk, 0, 'g', 17);
     for (std::size_t l = 0; l < ge.size(); ++l)
         for (Eigen::Index i = 0; i < ge[l].size(); ++i)
             if (!sameBits(ge[l].data()[i], gk[l].data()[i]))
@@ -97,7 +99,7 @@ QString compare(const Case& c)
                                                           .arg(l).arg(i)
                                                           .arg(ge[l].data()[i], 0, 'g', 17)
                                                           .arg(gk[l].data()[i], 0, 'g', 17);
-    const double onlyLoss = SmallMlpKernel::run(c.net, c.loss, c.xt, c.y, c.rows.data(), 0, Eigen::Index(c.rows.size()), c.capacity, nullptr);
+    const double onlyLoss = SmallMlpKernel::run(c.net, c.loss, c.xt, c.y, c.rows.data(), 0, m, c.capacity, nullptr);
     if (!sameBits(eigenPath(c, nullptr), onlyLoss))
         return QString::fromStdString(what) + QStringLiteral(": loss without gradient differs");
     return {};
@@ -133,8 +135,9 @@ private Q_SLOTS:
         const Mlp toy = Mlp::withHidden(1, {3}, 2, Activation::Sigmoid, Activation::Sigmoid);
         const Eigen::MatrixXd xt = Eigen::MatrixXd::Ones(1, 20), y = Eigen::MatrixXd::Zero(20, 2);
         std::vector<Eigen::MatrixXd> g = toy.zeroGradients();
-        QVERIFY_THROWS_EXCEPTION(std::invalid_argument, SmallMlpKernel::run(toy, MlpLoss::SquaredError, xt, y, nullptr, 0,
-                                                                            SmallMlpKernel::sizeLimit() + 1, 20, &g));
+        const Eigen::Index tooMany = SmallMlpKernel::sizeLimit() + 1;
+        QVERIFY_THROWS_EXCEPTION(std::invalid_argument,
+                                 SmallMlpKernel::run(toy, MlpLoss::SquaredError, xt, y, nullptr, 0, tooMany, 20, &g));
         QVERIFY_THROWS_EXCEPTION(std::invalid_argument,
                                  SmallMlpKernel::run(toy, MlpLoss::SoftmaxCrossEntropy, xt, y, nullptr, 0, 1, 1, &g));
         std::vector<Eigen::MatrixXd> wrong = g;

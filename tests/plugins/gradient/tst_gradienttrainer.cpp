@@ -172,7 +172,8 @@ private Q_SLOTS:
         }
         const GradientConfig c = config(id, {{"batch_size", 32}, {"epochs", 300}, {"hidden", QVariantList{3}},
                                              {"activation", activation}, {"output_activation", activation},
-                                             {"init", "uniform"}, {"lr", id == "gradient.adagrad" ? 0.1 : 0.001}});  // the paper's rates
+                                             {"init", "uniform"},
+                                             {"lr", id == "gradient.adagrad" ? 0.1 : 0.001}});  // the paper's rates
         const Mlp shape = c.makeNetwork(1, 2, tb::Task::Regression, 1);
         if (!tb::num::SmallMlpKernel::fits(shape, 5, c.resolveLoss(tb::Task::Regression)))
             QSKIP("this build's SIMD width keeps 5-row batches on the Eigen path");
@@ -189,7 +190,8 @@ private Q_SLOTS:
                                         .arg(ref.weights(l).data()[i], 0, 'g', 17)));
         QCOMPARE(int(ctx.checkpoints.size()), 300);
         for (int e = 0; e < 300; ++e)
-            QVERIFY2(ctx.checkpoints[std::size_t(e)].loss == losses[std::size_t(e)], qPrintable(QString("epoch %1").arg(e + 1)));
+            QVERIFY2(ctx.checkpoints[std::size_t(e)].loss == losses[std::size_t(e)],
+                     qPrintable(QString("epoch %1").arg(e + 1)));
     }
 
     void optimizerStateCarriesAcrossEpochs_data()
