@@ -360,6 +360,10 @@ double runBatch(const Layers& n, MlpLoss loss, const double* const* cols, const 
 
 Eigen::Index SmallMlpKernel::sizeLimit()
 {
+#if !defined(__GNUC__) || defined(__clang__)
+    // Where Eigen's sums are fused was read off GCC's code; another compiler keeps the Eigen path.
+    return 0;
+#endif
     // Eigen's widest packet of doubles in this build: at or above it, reductions over contiguous
     // vectors and element-wise functions (exp) take packets, which round differently.
     constexpr int packet = Eigen::internal::packet_traits<double>::size;
@@ -370,7 +374,7 @@ bool SmallMlpKernel::fits(const Mlp& net, Eigen::Index rows, MlpLoss loss)
 {
     const int layers = net.layerCount();
     const Eigen::Index limit = sizeLimit();
-    if (layers < 1 || layers > kMaxLayers || rows < 1 || rows > limit)
+    if (limit < 1 || layers < 1 || layers > kMaxLayers || rows < 1 || rows > limit)
         return false;
     if (loss == MlpLoss::SoftmaxCrossEntropy && net.activation(layers - 1) != Activation::Softmax)
         return false;

@@ -36,7 +36,8 @@ public:
     static constexpr Eigen::Index kMaxSize = 7;    ///< rows of a batch and units of a layer at most
 
     /// The largest batch and layer width this build takes: min(kMaxSize, P − 1), or kMaxSize
-    /// when Eigen does not vectorise (P = 1).
+    /// when Eigen does not vectorise (P = 1); 0 (the kernel is never used) when the compiler is
+    /// not GCC, whose contraction of Eigen's sums the kernel reproduces.
     static Eigen::Index sizeLimit();
 
     /// True if the kernel reproduces the Eigen path of @p net for a batch of @p rows rows and
