@@ -36,7 +36,9 @@ struct RunJob {
     RunBudget budget;
     qint64 experimentId = -1;
     /// false: checkpoints only poll Stop and the host evaluates once after fit() — used by
-    /// noise sweeps, which need final metrics only.
+    /// noise sweeps, which need final metrics only. Without an observer, a budget or a clock
+    /// restart such a checkpoint does not stop the training clock either (no clock is read:
+    /// its few counters count as training time).
     bool evaluateCheckpoints = true;
     /// Whether to create a run row and log metrics (noise-sweep cells log aggregates instead).
     bool logToStore = true;

@@ -1,5 +1,7 @@
 #include "BatchGradient.h"
 
+#include <SmallMlpKernel.h>
+
 #include <tbb/blocked_range.h>
 #include <tbb/parallel_for.h>
 
@@ -18,6 +20,9 @@ BatchGradient::BatchGradient(const num::Mlp& net, num::MlpLoss loss, const Eigen
                                     " and targets " + std::to_string(y.rows()) + "x" + std::to_string(y.cols()) +
                                     " do not fit the network " + net.describe());
     ensureChunks(net, std::max<Eigen::Index>(1, maxRows));
+    // The kernel's limits grow no easier with more rows: the largest batch it takes.
+    while (m_smallRows < num::SmallMlpKernel::kMaxSize && num::SmallMlpKernel::fits(net, m_smallRows + 1, loss))
+        ++m_smallRows;
 }
 
 int BatchGradient::chunkCount(Eigen::Index m)
@@ -72,7 +77,17 @@ BatchGradient::Result BatchGradient::run(const num::Mlp& net, const Eigen::Index
     ensureChunks(net, m);
     m_stopped.store(false, std::memory_order_relaxed);
     const int chunks = chunkCount(m);
-    if (chunks == 1) {
+    if (chunks == 1 && m_smallKernel && m <= m_smallRows) {
+        // The workspace the Eigen path would use (its capacity decides how Eigen splits a product
+        // between packets and scalars): grown as forward() grows it, so that both paths stay in
+        // step whichever ran before. (The network keeps its shape: see the constructor.)
+        Chunk& ch = m_chunks[0];
+        if (m > ch.ws.capacity())
+            ch.ws.reserve(net, m);
+        double sum = 0;
+        sum += num::SmallMlpKernel::run(net, m_loss, m_xt, m_y, rows, first, m, ch.ws.capacity(), grad);
+        ch.loss = sum;
+    } else if (chunks == 1) {
         runChunk(0, net, rows, first, 0, m, grad, stop);
     } else {
         tbb::parallel_for(

@@ -21,6 +21,9 @@ namespace tb::train {
 /// the batch size, never on the thread count or the scheduling, so results are identical for
 /// any number of threads. A batch of fewer than 2·kChunkRows rows is one chunk and runs on the
 /// calling thread without any task dispatch (batch size 1 costs one forward and one backward).
+/// A one-chunk batch of a tiny network (num::SmallMlpKernel::fits(): the BPLS paper's 1-3-2 toy
+/// networks on their 5 samples) runs in num::SmallMlpKernel instead of Eigen: the same numbers
+/// to the last bit, several times faster (useSmallKernel()).
 ///
 /// Not thread-safe: one caller at a time.
 class BatchGradient {
@@ -37,7 +40,8 @@ public:
 
     /// @p xt holds one sample per column (inputs × n), @p y the targets (n × outputs); both must
     /// outlive this object and keep their storage. @p maxRows is the largest batch to expect
-    /// (larger ones still work but allocate once).
+    /// (larger ones still work but allocate once). Every call's network must have the shape of
+    /// @p net (the checks of the data, and the choice of num::SmallMlpKernel, are made here).
     BatchGradient(const num::Mlp& net, num::MlpLoss loss, const Eigen::MatrixXd& xt,
                   const Eigen::Ref<const Eigen::MatrixXd>& y, Eigen::Index maxRows);
 
@@ -55,6 +59,11 @@ public:
     /// Chunks a batch of @p m rows is split into: 1 below 2·kChunkRows, else
     /// min(kMaxChunks, ⌊m / kChunkRows⌋).
     static int chunkCount(Eigen::Index m);
+
+    /// Whether batches that num::SmallMlpKernel takes run there (default true) or always
+    /// through Mlp's Eigen passes. Both give the same bits; false is for tests and benchmarks
+    /// that compare the two.
+    void useSmallKernel(bool on) { m_smallKernel = on; }
 
 private:
     struct Chunk {
@@ -77,6 +86,8 @@ private:
     std::vector<Chunk> m_chunks;
     Eigen::Index m_capacity = 0;  // batch rows the chunks are sized for
     std::atomic<bool> m_stopped{false};
+    bool m_smallKernel = true;
+    Eigen::Index m_smallRows = 0;  // the largest batch num::SmallMlpKernel takes (0: none)
 };
 
 } // namespace tb::train

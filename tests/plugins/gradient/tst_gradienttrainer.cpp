@@ -1,10 +1,12 @@
 // Training runs of the gradient plugin's trainers against a recording RunContext: the
 // minibatch loop against a reference loop written with Mlp and Optimizer directly, optimizer
 // state across epochs, divergence, Stop, determinism, early stopping, checkpoints, L-BFGS.
+#include <BatchGradient.h>
 #include <GradientConfig.h>
 #include <GradientTrainer.h>
 #include <LbfgsTrainer.h>
 #include <Sampling.h>
+#include <SmallMlpKernel.h>
 #include <trainbench/testing/TestRunContext.h>
 
 #include <Eigen/QR>
@@ -12,6 +14,7 @@
 #include <atomic>
 #include <chrono>
 #include <functional>
+#include <numeric>
 #include <future>
 #include <random>
 #include <tbb/task_arena.h>
@@ -66,6 +69,38 @@ Mlp referenceRun(const GradientConfig& c, const Eigen::MatrixXd& x, const Eigen:
     return net;
 }
 
+// GradientTrainer's shuffled minibatch loop written out with BatchGradient kept on Mlp's Eigen
+// passes (useSmallKernel(false)): the general path the small-network kernel must reproduce
+// bit for bit. Returns the network and each epoch's mean minibatch loss.
+std::pair<Mlp, std::vector<double>> eigenPathRun(const GradientConfig& c, const Eigen::MatrixXd& x,
+                                                 const Eigen::MatrixXd& y, std::uint64_t seed)
+{
+    Mlp net = c.makeNetwork(x.cols(), y.cols(), tb::Task::Regression, tb::deriveSeed(seed, kSeedWeights));
+    const tb::num::MlpLoss loss = c.resolveLoss(tb::Task::Regression);
+    const Eigen::MatrixXd xt = x.transpose();
+    const Eigen::Index n = x.rows(), b = std::min<Eigen::Index>(c.batchSize, n);
+    tb::train::BatchGradient engine(net, loss, xt, y, b);
+    engine.useSmallKernel(false);
+    Optimizer opt(c.optimizer, net.parameterCount());
+    std::vector<Eigen::MatrixXd> g = net.zeroGradients();
+    std::vector<Eigen::Index> order(static_cast<std::size_t>(n));
+    std::iota(order.begin(), order.end(), Eigen::Index(0));
+    std::mt19937_64 gen(tb::deriveSeed(seed, kSeedShuffle));
+    std::vector<double> losses;
+    for (int e = 0; e < c.epochs; ++e) {
+        tb::train::shuffle(order, gen);
+        double sum = 0, rows = 0;
+        for (Eigen::Index s = 0; s < n; s += b) {
+            const Eigen::Index m = std::min(b, n - s);
+            sum += engine.gradient(net, order.data() + s, 0, m, g).loss;
+            rows += double(m);
+            opt.step(c.learningRateAt(e), net, g, 1.0 / double(m));
+        }
+        losses.push_back(sum / rows);
+    }
+    return {net, losses};
+}
+
 double maxDiff(const Mlp& a, const Mlp& b)
 {
     return (a.flatten() - b.flatten()).cwiseAbs().maxCoeff();
@@ -109,6 +144,54 @@ private Q_SLOTS:
         QCOMPARE(int(ctx.checkpoints.size()), 3);
         QCOMPARE(ctx.checkpoints.back().epoch, 3.0);
         QVERIFY(ctx.checkpoints[2].loss < ctx.checkpoints[0].loss);  // it learns
+    }
+
+    // The BPLS paper's toy sweeps (gradient-toy-*.json): a 1-3-2 network on 5 samples, full
+    // batch, shuffled — the case SmallMlpKernel exists for. Every weight and every checkpoint's
+    // loss must equal the Eigen path's to the last bit, for each optimizer.
+    void toyNetworkSmallKernelBitIdentical_data()
+    {
+        QTest::addColumn<QString>("id");
+        QTest::addColumn<QString>("activation");
+        for (const char* id : {"gradient.sgd", "gradient.momentum", "gradient.nag", "gradient.adagrad",
+                               "gradient.rmsprop", "gradient.adam"})
+            for (const char* act : {"identity", "sigmoid"})
+                QTest::newRow(qPrintable(QString("%1 %2").arg(id, act))) << QString(id) << QString(act);
+    }
+    void toyNetworkSmallKernelBitIdentical()
+    {
+        QFETCH(QString, id);
+        QFETCH(QString, activation);
+        Eigen::MatrixXd x(5, 1), y(5, 2);
+        std::mt19937_64 gen(17);
+        std::normal_distribution<double> noise(0.0, 0.5);
+        for (int i = 0; i < 5; ++i) {
+            x(i, 0) = 2 * i + 1;
+            y(i, 0) = -x(i, 0) / 3 + 2 + noise(gen);
+            y(i, 1) = activation == "identity" ? 2 * x(i, 0) - 1 + noise(gen) : 0.5 + 0.1 * noise(gen);
+        }
+        const GradientConfig c = config(id, {{"batch_size", 32}, {"epochs", 300}, {"hidden", QVariantList{3}},
+                                             {"activation", activation}, {"output_activation", activation},
+                                             {"init", "uniform"},
+                                             {"lr", id == "gradient.adagrad" ? 0.1 : 0.001}});  // the paper's rates
+        const Mlp shape = c.makeNetwork(1, 2, tb::Task::Regression, 1);
+        if (!tb::num::SmallMlpKernel::fits(shape, 5, c.resolveLoss(tb::Task::Regression)))
+            QSKIP("this build's SIMD width keeps 5-row batches on the Eigen path");
+        GradientTrainer t(c);
+        TestRunContext ctx(11, 2);
+        t.fit(tb::DatasetView(x, y), ctx);
+        const auto [ref, losses] = eigenPathRun(c, x, y, 11);
+        for (int l = 0; l < ref.layerCount(); ++l)
+            for (Eigen::Index i = 0; i < ref.weights(l).size(); ++i)
+                QVERIFY2(ref.weights(l).data()[i] == t.network().weights(l).data()[i],
+                         qPrintable(QString("layer %1 weight %2: %3 vs %4")
+                                        .arg(l).arg(i)
+                                        .arg(t.network().weights(l).data()[i], 0, 'g', 17)
+                                        .arg(ref.weights(l).data()[i], 0, 'g', 17)));
+        QCOMPARE(int(ctx.checkpoints.size()), 300);
+        for (int e = 0; e < 300; ++e)
+            QVERIFY2(ctx.checkpoints[std::size_t(e)].loss == losses[std::size_t(e)],
+                     qPrintable(QString("epoch %1").arg(e + 1)));
     }
 
     void optimizerStateCarriesAcrossEpochs_data()

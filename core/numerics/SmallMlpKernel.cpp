@@ -1,0 +1,442 @@
+#include "SmallMlpKernel.h"
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+#include <string>
+
+// This file is compiled with -ffp-contract=off (core/numerics/CMakeLists.txt): every fused
+// multiply-add below is the explicit madd(), placed where GCC contracts Eigen's expressions in
+// Mlp.cpp and Activation.cpp (a running sum plus a product: dot products, 1 − y²), and nowhere
+// else — in particular not a product followed by its bias, which Eigen adds in a second pass.
+#if defined(__FMA__) && defined(__GNUC__) && !defined(__clang__)
+#define TB_SMALL_MLP_FUSED 1
+#else
+#define TB_SMALL_MLP_FUSED 0
+#endif
+
+namespace tb::num {
+namespace {
+
+constexpr int kLd = 8;  // leading dimension of the m × width blocks below (column-major)
+static_assert(SmallMlpKernel::kMaxSize == 7 && SmallMlpKernel::kMaxSize < kLd);  // runBatch<1 … 7>
+using Block = double[kLd * kLd];
+
+inline double madd(double a, double b, double c)
+{
+#if TB_SMALL_MLP_FUSED
+    return std::fma(a, b, c);
+#else
+    return a * b + c;
+#endif
+}
+
+// How GCC compiles one of Eigen's scalar reductions Σ_t a_t·b_t (res = a_0·b_0, then res += a_t·b_t
+// in index order): Fused when the loop stays scalar (every product contracted into the sum),
+// Pairs when GCC vectorises its products two or four at a time and adds them in order — those
+// products are rounded on their own; a last odd one is contracted. Which one applies at each
+// site was read off Mlp.cpp's code and is what tst_smallmlpkernel checks.
+enum class Sum { Fused, Pairs, Unfused };
+
+// s + Σ_{t<n} a(t)·b(t) as one loop of such a reduction.
+template <Sum S, class A, class B>
+inline double accumulate(double s, int n, A a, B b)
+{
+    int t = 0;
+    if constexpr (S == Sum::Pairs)
+        for (; n - t >= 2; t += 2) {
+            const double p0 = a(t) * b(t), p1 = a(t + 1) * b(t + 1);
+            s = s + p0;
+            s = s + p1;
+        }
+    if constexpr (S == Sum::Unfused)
+        for (; t < n; ++t) {
+            const double p = a(t) * b(t);
+            s = s + p;
+        }
+    for (; t < n; ++t)
+        s = madd(a(t), b(t), s);
+    return s;
+}
+
+// Σ_{t<n} a(t)·b(t): Eigen's redux starts from the first product.
+template <Sum S, class A, class B>
+inline double reduce(int n, A a, B b)
+{
+    return accumulate<S>(a(0) * b(0), n - 1, [&](int t) { return a(t + 1); }, [&](int t) { return b(t + 1); });
+}
+
+// The reduction of each site of Mlp.cpp's scalar path (see Sum).
+constexpr Sum kForwardInput = Sum::Pairs;   // Z_0 = X·W_0: a sample's inputs and a weight column, both contiguous
+constexpr Sum kForwardHidden = Sum::Pairs;  // Z_l = N_{l−1}·W_l: a row of N (strided)
+constexpr Sum kGradientInput = Sum::Pairs;  // Xᵀ·Δ_0: a row of the gathered inputs (strided)
+constexpr Sum kGradientHidden = Sum::Pairs; // N_{l−1}ᵀ·Δ_l: columns of both (contiguous)
+constexpr Sum kBackDelta = Sum::Fused;      // Δ_l·W_lᵀ: rows of both (strided)
+constexpr Sum kSquaredNorm = Sum::Pairs;    // ½‖Ŷ − Y‖², column by column
+constexpr Sum kSoftmaxDot = Sum::Fused;     // yᵢ·gᵢ of a softmax row
+constexpr Sum kCrossEntropy = Sum::Fused;   // yᵢ·(zᵢ − lse) of a row
+
+// A lazy product's packet path (etor_product_packet_impl): every product fused, from +0.
+template <class A, class B>
+inline double packetDot(int n, A a, B b)
+{
+    double s = 0.0;
+    for (int t = 0; t < n; ++t)
+        s = madd(a(t), b(t), s);
+    return s;
+}
+
+// Eigen assigns a small product (a lazy product) to a column-major block in slices: in each
+// column, the rows from the first 32-byte-aligned one take packets of 4 (the packet path), the
+// others one coefficient at a time (the scalar reduction). The block's data starts aligned
+// (Eigen allocates with EIGEN_MAX_ALIGN_BYTES ≥ 32), so the split depends only on the column
+// stride. Marks packet rows in @p packet[j * kLd + i].
+constexpr int kLazyPacket = std::min(4, int(Eigen::internal::packet_traits<double>::size));
+
+struct PacketSlices {
+    PacketSlices(bool vectorisable, int inner, Eigen::Index stride)
+        : m_on(vectorisable && kLazyPacket > 1), m_inner(inner),
+          m_step(kLazyPacket > 1 ? int((kLazyPacket - stride % kLazyPacket) & (kLazyPacket - 1)) : 0)
+    {
+        setEnd();
+    }
+    /// Whether row @p i of the current column takes the packet path.
+    bool packet(int i) const { return i >= m_start && i < m_end; }
+    void nextColumn()
+    {
+        if (m_on) {
+            m_start = std::min((m_start + m_step) % kLazyPacket, m_inner);
+            setEnd();
+        }
+    }
+
+private:
+    void setEnd() { m_end = m_on ? m_start + ((m_inner - m_start) & ~(kLazyPacket - 1)) : 0; }
+    bool m_on;
+    int m_inner, m_step, m_start = 0, m_end = 0;
+};
+
+// The scalar expressions Eigen evaluates per coefficient in activationApply() (Activation.cpp).
+inline double apply(Activation a, double z)
+{
+    switch (a) {
+    case Activation::Identity: return z;
+    case Activation::Sigmoid: return 1.0 / (1.0 + std::exp(-z));
+    case Activation::Tanh: return std::tanh(z);
+    // Eigen's max(z, 0) is std::max(z, 0.0): z unless z < 0.
+    case Activation::Softplus: return (z < 0.0 ? 0.0 : z) + std::log1p(std::exp(-std::abs(z)));
+    case Activation::Elu: return z > 0.0 ? z : std::exp(z) - 1.0;
+    case Activation::Softmax: break;  // row-wise, see softmaxRow()
+    }
+    return z;
+}
+
+// activationBackprop()'s element-wise cases: ∂ℓ/∂z from ∂ℓ/∂y = @p g and the output @p y.
+inline double backprop(Activation a, double y, double g)
+{
+    switch (a) {
+    case Activation::Identity: return g;
+    case Activation::Sigmoid: return g * y * (1.0 - y);
+    case Activation::Tanh: return g * madd(-y, y, 1.0);
+    case Activation::Softplus: return g * (1.0 - std::exp(-y));
+    case Activation::Elu: return y > 0.0 ? g : g * (y + 1.0);
+    case Activation::Softmax: break;  // row-wise
+    }
+    return g;
+}
+
+// out = f(z) over the first M rows of @p units columns (the switch outside the loops).
+template <int M>
+void applyLayer(Activation a, const double* z, double* out, int units)
+{
+    auto each = [&](auto f) {
+        for (int j = 0; j < units; ++j)
+            for (int i = 0; i < M; ++i)
+                out[j * kLd + i] = f(z[j * kLd + i]);
+    };
+    switch (a) {
+    case Activation::Identity: each([](double v) { return apply(Activation::Identity, v); }); return;
+    case Activation::Sigmoid: each([](double v) { return apply(Activation::Sigmoid, v); }); return;
+    case Activation::Tanh: each([](double v) { return apply(Activation::Tanh, v); }); return;
+    case Activation::Softplus: each([](double v) { return apply(Activation::Softplus, v); }); return;
+    case Activation::Elu: each([](double v) { return apply(Activation::Elu, v); }); return;
+    case Activation::Softmax: break;
+    }
+}
+
+// g ← ∂ℓ/∂z from ∂ℓ/∂y = g and the outputs y, element-wise activations only.
+template <int M>
+void backpropLayer(Activation a, const double* y, double* g, int units)
+{
+    auto each = [&](auto f) {
+        for (int j = 0; j < units; ++j)
+            for (int i = 0; i < M; ++i)
+                g[j * kLd + i] = f(y[j * kLd + i], g[j * kLd + i]);
+    };
+    switch (a) {
+    case Activation::Identity: return;
+    case Activation::Sigmoid: each([](double v, double d) { return backprop(Activation::Sigmoid, v, d); }); return;
+    case Activation::Tanh: each([](double v, double d) { return backprop(Activation::Tanh, v, d); }); return;
+    case Activation::Softplus: each([](double v, double d) { return backprop(Activation::Softplus, v, d); }); return;
+    case Activation::Elu: each([](double v, double d) { return backprop(Activation::Elu, v, d); }); return;
+    case Activation::Softmax: break;
+    }
+}
+
+// Eigen's maxCoeff(): std::max from the first coefficient on.
+inline double rowMax(const double* z, int i, int k)
+{
+    double mx = z[i];
+    for (int j = 1; j < k; ++j)
+        mx = mx < z[j * kLd + i] ? z[j * kLd + i] : mx;
+    return mx;
+}
+
+// Row i of a softmax layer with k units: out = exp(z − max) / Σ.
+inline void softmaxRow(const double* z, double* out, int i, int k)
+{
+    const double mx = rowMax(z, i, k);
+    for (int j = 0; j < k; ++j)
+        out[j * kLd + i] = std::exp(z[j * kLd + i] - mx);
+    double s = out[i];
+    for (int j = 1; j < k; ++j)
+        s = s + out[j * kLd + i];
+    for (int j = 0; j < k; ++j)
+        out[j * kLd + i] = out[j * kLd + i] / s;
+}
+
+// The network's shape and weights, read once per call.
+struct Layers {
+    int count = 0;
+    int width[SmallMlpKernel::kMaxLayers + 1] = {};
+    bool bias[SmallMlpKernel::kMaxLayers] = {};
+    Activation act[SmallMlpKernel::kMaxLayers] = {};
+    const double* w[SmallMlpKernel::kMaxLayers] = {};
+    int wr[SmallMlpKernel::kMaxLayers] = {};  // rows of W_l (its leading dimension)
+};
+
+// The forward pass, loss and (with @p grads) backward pass of a batch of M rows: @p cols[i] are
+// the inputs of row i, @p yv its targets (column-major, leading dimension kLd).
+template <int M>
+double runBatch(const Layers& n, MlpLoss loss, const double* const* cols, const double* yv,
+                Eigen::Index workspaceRows, std::vector<Eigen::MatrixXd>* grads)
+{
+    const int last = n.count - 1;
+    // (fits() bounds every width by kMaxSize; the min says so to the compiler.)
+    const int k = std::min(n.width[n.count], int(SmallMlpKernel::kMaxSize));
+    Block values[SmallMlpKernel::kMaxLayers];
+    Block outputPre;
+    // ---- forward: Z = [N 1]·W_l, the bias added after the product (Eigen's second pass) ----
+    for (int l = 0; l < n.count; ++l) {
+        const int in = n.width[l], out = n.width[l + 1], wr = n.wr[l];
+        const double* w = n.w[l];
+        double* z = l == last ? outputPre : values[l];
+        // The input layer's product has no packet path (X is read transposed); the others do.
+        PacketSlices slices(l > 0, M, workspaceRows);
+        for (int j = 0; j < out; ++j, slices.nextColumn()) {
+            const double* wj = w + j * wr;
+            auto wa = [wj](int a) { return wj[a]; };
+            for (int i = 0; i < M; ++i) {
+                double s;
+                if (l == 0) {
+                    const double* x = cols[i];
+                    s = reduce<kForwardInput>(in, [x](int a) { return x[a]; }, wa);
+                } else {
+                    const double* v = values[l - 1] + i;
+                    auto va = [v](int a) { return v[a * kLd]; };
+                    s = slices.packet(i) ? packetDot(in, va, wa) : reduce<kForwardHidden>(in, va, wa);
+                }
+                z[j * kLd + i] = s;
+            }
+        }
+        if (n.bias[l])
+            for (int j = 0; j < out; ++j) {
+                const double b = w[in + j * wr];
+                for (int i = 0; i < M; ++i)
+                    z[j * kLd + i] = z[j * kLd + i] + b;
+            }
+        if (n.act[l] == Activation::Softmax)
+            for (int i = 0; i < M; ++i)
+                softmaxRow(z, values[l], i, out);
+        else
+            applyLayer<M>(n.act[l], z, values[l], out);
+    }
+    const double* output = values[last];
+
+    // ---- loss (Mlp::loss) ----
+    double total = 0;
+    if (loss == MlpLoss::SquaredError) {
+        double d[kLd * kLd];
+        for (int j = 0; j < k; ++j)
+            for (int i = 0; i < M; ++i)
+                d[j * kLd + i] = output[j * kLd + i] - yv[j * kLd + i];
+        double s = 0;
+        for (int j = 0; j < k; ++j) {
+            const double* dj = d + j * kLd;
+            auto dt = [dj](int t) { return dj[t]; };
+            s = j == 0 ? reduce<kSquaredNorm>(M, dt, dt) : accumulate<kSquaredNorm>(s, M, dt, dt);
+        }
+        total = 0.5 * s;
+    } else {
+        // −Σ y·(z − logsumexp(z)) per row.
+        for (int i = 0; i < M; ++i) {
+            const double mx = rowMax(outputPre, i, k);
+            double e = std::exp(outputPre[i] - mx);
+            for (int j = 1; j < k; ++j)
+                e = e + std::exp(outputPre[j * kLd + i] - mx);
+            const double lse = mx + std::log(e);
+            total -= reduce<kCrossEntropy>(k, [&](int j) { return yv[j * kLd + i]; },
+                                           [&](int j) { return outputPre[j * kLd + i] - lse; });
+        }
+    }
+    if (!grads)
+        return total;
+
+    // ---- backward (Mlp::backwardColumns with accumulate = false) ----
+    Block deltas[SmallMlpKernel::kMaxLayers];
+    double* dOut = deltas[last];
+    for (int j = 0; j < k; ++j)
+        for (int i = 0; i < M; ++i)
+            dOut[j * kLd + i] = output[j * kLd + i] - yv[j * kLd + i];
+    if (loss == MlpLoss::SquaredError) {
+        if (n.act[last] == Activation::Softmax) {
+            for (int i = 0; i < M; ++i) {
+                const double s = reduce<kSoftmaxDot>(k, [&](int j) { return output[j * kLd + i]; },
+                                                     [&](int j) { return dOut[j * kLd + i]; });
+                for (int j = 0; j < k; ++j)
+                    dOut[j * kLd + i] = output[j * kLd + i] * (dOut[j * kLd + i] - s);
+            }
+        } else {
+            backpropLayer<M>(n.act[last], output, dOut, k);
+        }
+    }
+    for (int l = last; l >= 0; --l) {
+        const int in = n.width[l], out = n.width[l + 1], wr = n.wr[l];
+        const double* d = deltas[l];
+        double* g = (*grads)[std::size_t(l)].data();
+        // [N 1]ᵀ·Δ: sums over the batch rows in row order. Only Xᵀ·Δ_0 has a packet path (X is
+        // read as it is stored; a hidden layer's N transposed).
+        PacketSlices slices(l == 0, in, wr);
+        for (int j = 0; j < out; ++j, slices.nextColumn()) {
+            const double* dj = d + j * kLd;
+            auto di = [dj](int i) { return dj[i]; };
+            for (int a = 0; a < in; ++a) {
+                double s;
+                if (l == 0) {
+                    auto xa = [cols, a](int i) { return cols[i][a]; };
+                    s = slices.packet(a) ? packetDot(M, xa, di) : reduce<kGradientInput>(M, xa, di);
+                } else {
+                    const double* v = values[l - 1] + a * kLd;
+                    s = reduce<kGradientHidden>(M, [v](int i) { return v[i]; }, di);
+                }
+                g[a + j * wr] = s;
+            }
+            if (n.bias[l]) {
+                double s = dj[0];
+                for (int i = 1; i < M; ++i)
+                    s = s + dj[i];
+                g[in + j * wr] = s;
+            }
+        }
+        if (l > 0) {
+            // Δ_{l−1} = f'(N_{l−1}) ∘ (Δ_l · W_lᵀ), W_l without its bias row.
+            const double* w = n.w[l];
+            double* prev = deltas[l - 1];
+            PacketSlices rowsOf(true, M, workspaceRows);
+            for (int a = 0; a < in; ++a, rowsOf.nextColumn()) {
+                auto wa = [w, a, wr](int j) { return w[a + j * wr]; };
+                for (int i = 0; i < M; ++i) {
+                    auto dij = [d, i](int j) { return d[j * kLd + i]; };
+                    prev[a * kLd + i] = rowsOf.packet(i) ? packetDot(out, dij, wa) : reduce<kBackDelta>(out, dij, wa);
+                }
+            }
+            backpropLayer<M>(n.act[l - 1], values[l - 1], prev, in);
+        }
+    }
+    return total;
+}
+
+} // namespace
+
+Eigen::Index SmallMlpKernel::sizeLimit()
+{
+#if !defined(__GNUC__) || defined(__clang__)
+    // Where Eigen's sums are fused was read off GCC's code; another compiler keeps the Eigen path.
+    return 0;
+#endif
+    // Eigen's widest packet of doubles in this build: at or above it, reductions over contiguous
+    // vectors and element-wise functions (exp) take packets, which round differently.
+    constexpr int packet = Eigen::internal::packet_traits<double>::size;
+    return packet > 1 ? std::min<Eigen::Index>(kMaxSize, packet - 1) : kMaxSize;
+}
+
+bool SmallMlpKernel::fits(const Mlp& net, Eigen::Index rows, MlpLoss loss)
+{
+    const int layers = net.layerCount();
+    const Eigen::Index limit = sizeLimit();
+    if (limit < 1 || layers < 1 || layers > kMaxLayers || rows < 1 || rows > limit)
+        return false;
+    if (loss == MlpLoss::SoftmaxCrossEntropy && net.activation(layers - 1) != Activation::Softmax)
+        return false;
+    for (int l = 0; l <= layers; ++l)
+        if (net.width(l) > limit)
+            return false;
+    // Above Eigen's threshold a product goes to the blocked GEMM kernel instead of the
+    // coefficient-wise lazy product.
+    for (int l = 0; l < layers; ++l)
+        if (net.width(l) + net.width(l + 1) + rows >= EIGEN_GEMM_TO_COEFFBASED_THRESHOLD)
+            return false;
+    return true;
+}
+
+double SmallMlpKernel::run(const Mlp& net, MlpLoss loss, const Eigen::MatrixXd& xt,
+                           const Eigen::Ref<const Eigen::MatrixXd>& y, const Eigen::Index* rows, Eigen::Index first,
+                           Eigen::Index mRows, Eigen::Index workspaceRows, std::vector<Eigen::MatrixXd>* grads)
+{
+    if (!fits(net, mRows, loss))
+        throw std::invalid_argument("mlp small kernel: the network " + net.describe() + " and a batch of " +
+                                    std::to_string(mRows) + " rows are outside its limits");
+    if (workspaceRows < mRows)
+        throw std::invalid_argument("mlp small kernel: a workspace of " + std::to_string(workspaceRows) +
+                                    " rows cannot hold a batch of " + std::to_string(mRows));
+    Layers n;
+    n.count = net.layerCount();
+    if (grads && int(grads->size()) != n.count)
+        throw std::invalid_argument("mlp small kernel: " + std::to_string(grads->size()) + " gradient matrices for " +
+                                    std::to_string(n.count) + " layers");
+    for (int l = 0; l <= n.count; ++l)
+        n.width[l] = int(net.width(l));
+    for (int l = 0; l < n.count; ++l) {
+        n.bias[l] = net.bias(l);
+        n.act[l] = net.activation(l);
+        n.w[l] = net.weights(l).data();
+        n.wr[l] = int(net.weightRows(l));
+        if (grads) {
+            const Eigen::MatrixXd& g = (*grads)[std::size_t(l)];
+            if (g.rows() != net.weightRows(l) || g.cols() != net.width(l + 1))
+                throw std::invalid_argument("mlp small kernel: the gradient buffers do not have the shapes of the "
+                                            "weights of " + net.describe());
+        }
+    }
+    const int m = int(mRows);
+    const Eigen::Index ldx = xt.rows(), ldy = y.outerStride();
+    const double* cols[kLd];  // each sample's inputs: a column of xt
+    double yv[kLd * kLd];     // the targets, gathered
+    for (int i = 0; i < m; ++i) {
+        const Eigen::Index r = rows ? rows[i] : first + i;
+        cols[i] = xt.data() + r * ldx;
+        for (int j = 0; j < n.width[n.count]; ++j)
+            yv[j * kLd + i] = y.data()[r + j * ldy];
+    }
+    switch (m) {
+    case 1: return runBatch<1>(n, loss, cols, yv, workspaceRows, grads);
+    case 2: return runBatch<2>(n, loss, cols, yv, workspaceRows, grads);
+    case 3: return runBatch<3>(n, loss, cols, yv, workspaceRows, grads);
+    case 4: return runBatch<4>(n, loss, cols, yv, workspaceRows, grads);
+    case 5: return runBatch<5>(n, loss, cols, yv, workspaceRows, grads);
+    case 6: return runBatch<6>(n, loss, cols, yv, workspaceRows, grads);
+    default: return runBatch<7>(n, loss, cols, yv, workspaceRows, grads);
+    }
+}
+
+} // namespace tb::num
