@@ -9,8 +9,9 @@
 
 namespace tb::train {
 
-BatchGradient::BatchGradient(const num::Mlp& net, num::MlpLoss loss, const Eigen::MatrixXd& xt,
-                             const Eigen::Ref<const Eigen::MatrixXd>& y, Eigen::Index maxRows)
+template <class Scalar>
+BasicBatchGradient<Scalar>::BasicBatchGradient(const Net& net, num::MlpLoss loss, const Matrix& xt,
+                             const Eigen::Ref<const Matrix>& y, Eigen::Index maxRows)
     : m_loss(loss), m_xt(xt), m_y(y)
 {
     if (xt.rows() != net.inputs() || y.cols() != net.outputs() || xt.cols() != y.rows())
@@ -20,14 +21,16 @@ BatchGradient::BatchGradient(const num::Mlp& net, num::MlpLoss loss, const Eigen
     ensureChunks(net, std::max<Eigen::Index>(1, maxRows));
 }
 
-int BatchGradient::chunkCount(Eigen::Index m)
+template <class Scalar>
+int BasicBatchGradient<Scalar>::chunkCount(Eigen::Index m)
 {
     if (m < 2 * kChunkRows)
         return 1;
     return int(std::min<Eigen::Index>(kMaxChunks, m / kChunkRows));
 }
 
-void BatchGradient::ensureChunks(const num::Mlp& net, Eigen::Index m)
+template <class Scalar>
+void BasicBatchGradient<Scalar>::ensureChunks(const Net& net, Eigen::Index m)
 {
     if (m <= m_capacity && !m_chunks.empty())
         return;
@@ -48,21 +51,24 @@ void BatchGradient::ensureChunks(const num::Mlp& net, Eigen::Index m)
     m_capacity = m;
 }
 
-BatchGradient::Result BatchGradient::gradient(const num::Mlp& net, const Eigen::Index* rows, Eigen::Index first,
-                                              Eigen::Index m, std::vector<Eigen::MatrixXd>& grad,
+template <class Scalar>
+typename BasicBatchGradient<Scalar>::Result BasicBatchGradient<Scalar>::gradient(const Net& net, const Eigen::Index* rows, Eigen::Index first,
+                                              Eigen::Index m, std::vector<Matrix>& grad,
                                               StopToken stop)
 {
     return run(net, rows, first, m, &grad, stop);
 }
 
-BatchGradient::Result BatchGradient::loss(const num::Mlp& net, const Eigen::Index* rows, Eigen::Index first,
+template <class Scalar>
+typename BasicBatchGradient<Scalar>::Result BasicBatchGradient<Scalar>::loss(const Net& net, const Eigen::Index* rows, Eigen::Index first,
                                           Eigen::Index m, StopToken stop)
 {
     return run(net, rows, first, m, nullptr, stop);
 }
 
-BatchGradient::Result BatchGradient::run(const num::Mlp& net, const Eigen::Index* rows, Eigen::Index first,
-                                         Eigen::Index m, std::vector<Eigen::MatrixXd>* grad, StopToken stop)
+template <class Scalar>
+typename BasicBatchGradient<Scalar>::Result BasicBatchGradient<Scalar>::run(const Net& net, const Eigen::Index* rows, Eigen::Index first,
+                                         Eigen::Index m, std::vector<Matrix>* grad, StopToken stop)
 {
     if (m < 1)
         throw std::invalid_argument("gradient: empty batch");
@@ -95,16 +101,17 @@ BatchGradient::Result BatchGradient::run(const num::Mlp& net, const Eigen::Index
     return res;
 }
 
-void BatchGradient::runChunk(int c, const num::Mlp& net, const Eigen::Index* rows, Eigen::Index first,
-                             Eigen::Index begin, Eigen::Index end, std::vector<Eigen::MatrixXd>* grad,
+template <class Scalar>
+void BasicBatchGradient<Scalar>::runChunk(int c, const Net& net, const Eigen::Index* rows, Eigen::Index first,
+                             Eigen::Index begin, Eigen::Index end, std::vector<Matrix>* grad,
                              StopToken stop)
 {
     Chunk& ch = m_chunks[std::size_t(c)];
-    std::vector<Eigen::MatrixXd>* g = grad ? (c == 0 ? grad : &ch.grad) : nullptr;
+    std::vector<Matrix>* g = grad ? (c == 0 ? grad : &ch.grad) : nullptr;
     const Eigen::Index block = std::max<Eigen::Index>(1, std::min(kBlockRows, ch.ws.capacity()));
     double sum = 0;
     bool firstBlock = true;
-    auto pass = [&](const Eigen::Ref<const Eigen::MatrixXd>& xin, const Eigen::Ref<const Eigen::MatrixXd>& yin) {
+    auto pass = [&](const Eigen::Ref<const Matrix>& xin, const Eigen::Ref<const Matrix>& yin) {
         net.forwardColumns(xin, ch.ws);
         if (g)
             sum += net.backwardColumns(xin, yin, m_loss, ch.ws, *g, /*accumulate=*/!firstBlock);
@@ -136,5 +143,8 @@ void BatchGradient::runChunk(int c, const num::Mlp& net, const Eigen::Index* row
     }
     ch.loss = sum;
 }
+
+template class BasicBatchGradient<double>;
+template class BasicBatchGradient<float>;
 
 } // namespace tb::train
