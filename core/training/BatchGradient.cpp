@@ -76,6 +76,8 @@ typename BasicBatchGradient<Scalar>::Result BasicBatchGradient<Scalar>::run(cons
         throw std::out_of_range("gradient: samples [" + std::to_string(first) + ", " + std::to_string(first + m) +
                                 ") outside the " + std::to_string(m_xt.cols()) + " samples");
     ensureChunks(net, m);
+    if (rows && m > 1)
+        ensureTransposedTargets();  // before the chunks read it in parallel
     m_stopped.store(false, std::memory_order_relaxed);
     const int chunks = chunkCount(m);
     if (chunks == 1) {
@@ -134,9 +136,19 @@ void BasicBatchGradient<Scalar>::runChunk(int c, const Net& net, const Eigen::In
         } else {
             auto xb = ch.xbuf.leftCols(len);
             auto yb = ch.ybuf.topRows(len);
+            // The copy waits on memory (random samples of a large matrix): the next sample's
+            // column is prefetched while this one is copied, and each target row comes from the
+            // transposed targets (one cache line instead of one per output).
+            constexpr Eigen::Index kLine = 64 / Eigen::Index(sizeof(Scalar));
+            const Eigen::Index d = m_xt.rows();
             for (Eigen::Index j = 0; j < len; ++j) {
+                if (j + 1 < len) {
+                    const Scalar* next = m_xt.col(rows[s + j + 1]).data();
+                    for (Eigen::Index i = 0; i < d; i += kLine)
+                        __builtin_prefetch(next + i);
+                }
                 xb.col(j) = m_xt.col(rows[s + j]);
-                yb.row(j) = m_y.row(rows[s + j]);
+                yb.row(j) = m_yt.col(rows[s + j]).transpose();
             }
             pass(xb, yb);
         }

@@ -60,6 +60,16 @@ public:
     Result loss(const Net& net, const Eigen::Index* rows, Eigen::Index first, Eigen::Index m,
                 StopToken stop = {});
 
+    /// The targets of sample @p row as a 1 × outputs matrix over contiguous storage (the engine
+    /// keeps the targets transposed): a batch-1 backward reads one cache line, not one per output.
+    /// The first call makes that transposed copy (n × outputs entries, also made by the first
+    /// gathered batch); full-batch and contiguous callers never pay for it.
+    Eigen::Map<const Matrix> targetRow(Eigen::Index row)
+    {
+        ensureTransposedTargets();
+        return Eigen::Map<const Matrix>(m_yt.col(row).data(), 1, m_yt.rows());
+    }
+
     /// Chunks a batch of @p m rows is split into: 1 below 2·kChunkRows, else
     /// min(kMaxChunks, ⌊m / kChunkRows⌋).
     static int chunkCount(Eigen::Index m);
@@ -78,10 +88,16 @@ private:
     void runChunk(int c, const Net& net, const Eigen::Index* rows, Eigen::Index first, Eigen::Index begin,
                   Eigen::Index end, std::vector<Matrix>* grad, StopToken stop);
     void ensureChunks(const Net& net, Eigen::Index m);
+    void ensureTransposedTargets()
+    {
+        if (m_yt.size() == 0 && m_y.size() > 0)
+            m_yt = m_y.transpose();
+    }
 
     num::MlpLoss m_loss;
     const Matrix& m_xt;
     Eigen::Ref<const Matrix> m_y;
+    Matrix m_yt;  // the targets transposed (outputs × n) once gathering needs them: contiguous per sample
     std::vector<Chunk> m_chunks;
     Eigen::Index m_capacity = 0;  // batch rows the chunks are sized for
     std::atomic<bool> m_stopped{false};

@@ -259,15 +259,16 @@ double GradientConfig::workingMemoryBytes(Eigen::Index inputs, Eigen::Index outp
     const double chunks = batch < 128 ? 1.0 : std::min(16.0, std::floor(batch / 64.0));
     const double block = std::min(256.0, std::ceil(batch / chunks));
     const double engine = chunks * block * (2.0 * widths + 2.0 * k + d) + (chunks - 1.0) * w;
-    // The transposed input copy and the row orders; the host's evaluation: Mlp::predict() keeps
+    // The transposed input copy, the gradient engine's transposed targets (first-order methods)
+    // and the row orders; the host's evaluation: Mlp::predict() keeps
     // values and deltas of up to 2048 rows per thread, plus predictions and targets of both sets.
-    const double copies = n * d + 3.0 * n;
+    const double copies = n * d + (kind.lbfgs ? 0.0 : n * k) + 3.0 * n;
     const double evaluation = std::max(1, threads) * std::min(n, 2048.0) * (2.0 * widths + k) + 4.0 * n * k;
     if (!kind.lbfgs && precision == Precision::Float32) {
-        // Float32: the weight vectors, the engine and the input copy (plus a copy of the targets)
+        // Float32: the weight vectors, the engine and the input copy (plus two copies of the targets)
         // in 4 bytes an entry; the published double network, the row orders and the host's
         // evaluation in 8.
-        return 4.0 * (vectors * w + engine + n * d + n * k) + 8.0 * (w + 3.0 * n + evaluation);
+        return 4.0 * (vectors * w + engine + n * d + 2.0 * n * k) + 8.0 * (w + 3.0 * n + evaluation);
     }
     return 8.0 * (vectors * w + engine + copies + evaluation);
 }

@@ -111,7 +111,7 @@ void GradientTrainer::fitIn(const DatasetView& data, RunContext& ctx)
     auto singleBackward = [&](Eigen::Index row) {
         const auto x = xt.middleCols(row, 1);
         net.forwardColumns(x, single);
-        return net.backwardColumns(x, y.middleRows(row, 1), loss, single, grads, false,
+        return net.backwardColumns(x, engine.targetRow(row), loss, single, grads, false,
                                    /*firstGradientLayer=*/1);
     };
     auto singleUpdate = [&](Eigen::Index row, double lr) {
