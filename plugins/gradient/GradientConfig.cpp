@@ -147,8 +147,9 @@ ParamSchema GradientConfig::schema(const AlgorithmKind& kind)
                                            "is summed in double, and the model, checkpoints and predictions stay "
                                            "double (the float weights converted exactly). Deterministic for a seed "
                                            "and independent of the thread count, like double, but not "
-                                           "bit-identical to double: test accuracy typically within a few tenths "
-                                           "of a point (see docs/gradient.md).")));
+                                           "bit-identical to double: on Fashion-MNIST the same test accuracy at "
+                                           "batch 128, and within the spread over seeds at batch 1, where 60000 "
+                                           "single-sample steps take another trajectory (docs/gradient.md).")));
     addNetworkParams(s);
     return s;
 }
