@@ -5,7 +5,7 @@
 // machine, which is what a step costs, not what it waited for.
 //
 //   build/bin/gradient_steps [--rows 10000] [--repeats 5] [--threads 2] [--batches 1,32,128,1024]
-//                            [--algorithms gradient.sgd,gradient.adam] [--quick]
+//                            [--algorithms gradient.sgd,gradient.adam] [--precisions double,float32] [--quick]
 //
 // Prints µs per update and the implied seconds for a 60000-sample epoch.
 #include <BenchArguments.h>
@@ -18,6 +18,7 @@
 #include <cmath>
 #include <cstdio>
 #include <random>
+#include <vector>
 
 using tb::bench::BenchArguments;
 
@@ -32,12 +33,14 @@ int main(int argc, char** argv)
     args.add(BenchArguments::Common::Threads, "2");
     args.add("batches", "B,B,…", "batch sizes", "1,32,128,1024");
     args.add("algorithms", "ID,ID,…", "algorithm ids", "gradient.sgd,gradient.adam");
+    args.add("precisions", "P,P,…", "the plugin's \"precision\" values to time (double, float32)", "double");
     return tb::bench::benchMain(argc, argv, args, {}, [&] {
         const int rows = int(args.integer("rows", 1));
         const int repeats = int(args.integer("repeats", 1));
         const int threads = int(args.integer("threads", 1, 1024));
         const QList<qint64> batches = args.integers("batches", 1, 1 << 30);
         const QStringList algorithms = args.list("algorithms");
+        const QStringList precisions = args.list("precisions");
         const tb::bench::BenchRunner runner;
         for (const QString& alg : algorithms)
             runner.require(alg);
@@ -60,24 +63,32 @@ int main(int argc, char** argv)
         make(data->train, rows);
         make(data->test, 100);
 
-        tb::TextTable table({"algorithm", "batch", "us/update", "s/60000 samples"});
-        for (int c = 1; c < 4; ++c)
+        tb::TextTable table({"algorithm", "precision", "batch", "us/update", "s/60000 samples"});
+        for (int c = 2; c < 5; ++c)
             table.setAlign(c, tb::TextTable::Align::Right);
+        // The precisions alternate within each repeat (A B A B …): both see the same load.
         for (const QString& alg : algorithms) {
             for (qint64 batch : batches) {
-                double best = 1e300;
+                std::vector<double> best(std::size_t(precisions.size()), 1e300);
                 for (int r = 0; r < repeats; ++r) {
-                    tb::RunJob job = tb::bench::BenchRunner::job(
-                        alg, {{"batch_size", batch}, {"epochs", 1}, {"hidden", QVariantList{50}}}, data, 1,
-                        threads);
-                    job.evaluateCheckpoints = false;
-                    const tb::bench::BenchRun res = runner.run(job);
-                    res.requireFinished(alg);
-                    best = std::min(best, res.result.trainSeconds);
+                    for (qsizetype p = 0; p < precisions.size(); ++p) {
+                        tb::RunJob job = tb::bench::BenchRunner::job(alg,
+                                                                     {{"batch_size", batch},
+                                                                      {"epochs", 1},
+                                                                      {"hidden", QVariantList{50}},
+                                                                      {"precision", precisions[p]}},
+                                                                     data, 1, threads);
+                        job.evaluateCheckpoints = false;
+                        const tb::bench::BenchRun res = runner.run(job);
+                        res.requireFinished(alg);
+                        best[std::size_t(p)] = std::min(best[std::size_t(p)], res.result.trainSeconds);
+                    }
                 }
                 const double updates = std::ceil(double(rows) / double(batch));
-                table.addRow({alg, QString::number(batch), QString::number(1e6 * best / updates, 'f', 2),
-                              QString::number(best * 60000.0 / rows, 'f', 3)});
+                for (qsizetype p = 0; p < precisions.size(); ++p)
+                    table.addRow({alg, precisions[p], QString::number(batch),
+                                  QString::number(1e6 * best[std::size_t(p)] / updates, 'f', 2),
+                                  QString::number(best[std::size_t(p)] * 60000.0 / rows, 'f', 3)});
             }
         }
         std::fputs(qPrintable(table.render(tb::TextTable::Format::Text)), stdout);

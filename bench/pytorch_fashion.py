@@ -11,11 +11,15 @@ is timed; accuracy is evaluated after each epoch outside the clock, like the wor
 
     OPENBLAS_NUM_THREADS=1 /usr/bin/python3 bench/pytorch_fashion.py [--threads 2] [--epochs 10]
         [--batch 128] [--batch1-epochs 1] [--skip-batch1] [--float64] [--init uniform|glorot|default]
-        [--cpp build/bin/gradient_fashion [--rounds N]]
+        [--cpp build/bin/gradient_fashion [--rounds N] [--cpp-precision double,float32] [--seed-per-round]]
 
 With --cpp, the C++ benchmark runs in the same session with the same settings, alternating with
 PyTorch for N rounds (C++, PyTorch, C++, PyTorch, ...) so that both see the same machine load;
 the summary gives the median s/epoch of each over all rounds and their ratio (C++ / PyTorch).
+--cpp-precision runs the C++ benchmark once per listed "precision" of the gradient plugin in every
+round (C++ double, C++ float32, PyTorch, ...), each summarised against the same PyTorch runs.
+--seed-per-round trains round r with seed r in both (C++ weights and order, PyTorch's
+manual_seed), so that the accuracies cover several seeds; without it every round uses seed 1.
 
 Needs python3-torch and python3-numpy (Debian); never run by test.sh or CI.
 """
@@ -106,17 +110,17 @@ def train(net, xtr, ytr, xte, yte, batch, epochs, seed, verbose):
     return times
 
 
-def run_pytorch(args, dtype, data):
+def run_pytorch(args, dtype, data, seed=1):
     xtr, ytr, xte, yte = data
-    net = make_net(dtype, 1, args.init)
-    times = train(net, xtr, ytr, xte, yte, args.batch, args.epochs, 1, True)
+    net = make_net(dtype, seed, args.init)
+    times = train(net, xtr, ytr, xte, yte, args.batch, args.epochs, seed, True)
     med = statistics.median(times)
     test_acc, train_acc = accuracy(net, xte, yte), accuracy(net, xtr, ytr)
     b1 = -1.0
     b1_acc = 0.0
     if not args.skip_batch1:
-        net1 = make_net(dtype, 1, args.init)
-        t1 = train(net1, xtr, ytr, xte, yte, 1, args.batch1_epochs, 1, False)
+        net1 = make_net(dtype, seed, args.init)
+        t1 = train(net1, xtr, ytr, xte, yte, 1, args.batch1_epochs, seed, False)
         b1 = sum(t1) / len(t1)
         b1_acc = accuracy(net1, xte, yte)
         print("batch 1  %d epoch(s)  %.3f s/epoch  test %.2f %%" % (args.batch1_epochs, b1, 100 * b1_acc))
@@ -127,9 +131,13 @@ def run_pytorch(args, dtype, data):
     return times, b1, test_acc
 
 
-def run_cpp(args):
+def run_cpp(args, precision=None, seed=1):
     cmd = [args.cpp, "--threads", str(args.threads), "--epochs", str(args.epochs), "--batch", str(args.batch),
            "--batch1-epochs", str(args.batch1_epochs), "--init", "uniform" if args.init == "uniform" else "glorot"]
+    if precision:
+        cmd += ["--precision", precision]
+    if seed != 1:
+        cmd += ["--first-seed", str(seed)]
     if args.skip_batch1:
         cmd.append("--skip-batch1")
     out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
@@ -151,6 +159,9 @@ def main():
     ap.add_argument("--init", choices=["uniform", "glorot", "default"], default="uniform")
     ap.add_argument("--cpp", help="path of build/bin/gradient_fashion: run it in the same session")
     ap.add_argument("--rounds", type=int, default=1, help="with --cpp: alternating rounds of both")
+    ap.add_argument("--cpp-precision", help="with --cpp: the gradient plugin's precision(s), comma separated "
+                    "(double, float32); each runs in every round")
+    ap.add_argument("--seed-per-round", action="store_true", help="round r trains with seed r (both sides)")
     args = ap.parse_args()
 
     torch.set_num_threads(args.threads)
@@ -164,23 +175,35 @@ def main():
 
     # Epoch 1 of each run includes one-off work (PyTorch's lazy initialisation, the C++ run's
     # transposed data copy): the medians below cover every epoch of every round.
-    cpp_times, py_times, cpp_b1, py_b1 = [], [], [], []
+    precisions = args.cpp_precision.split(",") if args.cpp_precision else [None]
+    cpp = {p: {"times": [], "b1": [], "acc": []} for p in precisions}
+    py_times, py_b1, py_acc = [], [], []
     for r in range(args.rounds):
-        print("--- round %d of %d: C++" % (r + 1, args.rounds), flush=True)
-        t, b1, cpp_acc = run_cpp(args)
-        cpp_times += t
-        cpp_b1.append(b1)
-        print("--- round %d of %d: PyTorch" % (r + 1, args.rounds), flush=True)
-        t, b1, py_acc = run_pytorch(args, dtype, data)
+        seed = r + 1 if args.seed_per_round else 1
+        for p in precisions:
+            print("--- round %d of %d: C++%s, seed %d" % (r + 1, args.rounds, " " + p if p else "", seed), flush=True)
+            t, b1, acc = run_cpp(args, p, seed)
+            cpp[p]["times"] += t
+            cpp[p]["b1"].append(b1)
+            cpp[p]["acc"].append(acc)
+        print("--- round %d of %d: PyTorch, seed %d" % (r + 1, args.rounds, seed), flush=True)
+        t, b1, acc = run_pytorch(args, dtype, data, seed)
         py_times += t
         py_b1.append(b1)
-    cm, pm = statistics.median(cpp_times), statistics.median(py_times)
-    print("SUMMARY batch=%d threads=%d init=%s rounds=%d: s/epoch median C++ %.4f, PyTorch %.4f, ratio C++/PyTorch "
-          "%.2f; test accuracy (last round) C++ %.2f %%, PyTorch %.2f %%" % (
-              args.batch, args.threads, args.init, args.rounds, cm, pm, cm / pm, 100 * cpp_acc, 100 * py_acc))
-    if not args.skip_batch1:
-        cb, pb = min(cpp_b1), min(py_b1)
-        print("SUMMARY batch=1: s/epoch best C++ %.3f, PyTorch %.3f, ratio C++/PyTorch %.3f" % (cb, pb, cb / pb))
+        py_acc.append(acc)
+    pm = statistics.median(py_times)
+    pct = lambda v: " ".join("%.2f" % (100 * a) for a in v)
+    for p in precisions:
+        cm = statistics.median(cpp[p]["times"])
+        print("SUMMARY batch=%d threads=%d init=%s rounds=%d%s: s/epoch median C++ %.4f, PyTorch %.4f, ratio "
+              "C++/PyTorch %.2f; test accuracy by round C++ %s (mean %.2f %%), PyTorch %s (mean %.2f %%)" % (
+                  args.batch, args.threads, args.init, args.rounds, " precision=" + p if p else "", cm, pm, cm / pm,
+                  pct(cpp[p]["acc"]), 100 * statistics.mean(cpp[p]["acc"]), pct(py_acc),
+                  100 * statistics.mean(py_acc)))
+        if not args.skip_batch1:
+            cb, pb = min(cpp[p]["b1"]), min(py_b1)
+            print("SUMMARY batch=1%s: s/epoch best C++ %.3f, PyTorch %.3f, ratio C++/PyTorch %.3f" % (
+                " precision=" + p if p else "", cb, pb, cb / pb))
     return 0
 
 

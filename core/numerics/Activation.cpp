@@ -25,6 +25,77 @@ void checkShape(const char* what, Eigen::Index r0, Eigen::Index c0, Eigen::Index
                                     std::to_string(c1));
 }
 
+// activationApply() and activationBackprop() in the arithmetic of S (double, or float for
+// float32 training): one body, so the double overloads are the code they always were.
+template <class S>
+using M = Eigen::Matrix<S, Eigen::Dynamic, Eigen::Dynamic>;
+
+template <class S>
+void activationApplyImpl(Activation a, const Eigen::Ref<const M<S>>& z, Eigen::Ref<M<S>> out)
+{
+    checkShape("apply", z.rows(), z.cols(), out.rows(), out.cols());
+    switch (a) {
+    case Activation::Identity:
+        if (out.data() != z.data())
+            out = z;
+        return;
+    case Activation::Sigmoid:
+        // e^{−z} overflows to +inf for z < −709 (float: −88), giving exactly 0: no NaN.
+        out = (S(1) + (-z.array()).exp()).inverse().matrix();
+        return;
+    case Activation::Tanh:
+        out = z.array().tanh().matrix();
+        return;
+    case Activation::Softplus:
+        // max(z, 0) + log1p(e^{−|z|}) never overflows.
+        out = (z.array().max(S(0)) + (-z.array().abs()).exp().log1p()).matrix();
+        return;
+    case Activation::Elu:
+        out = (z.array() > S(0)).select(z.array(), z.array().exp() - S(1)).matrix();
+        return;
+    case Activation::Softmax:
+        // Column-major storage: work column by column on whole rows' vectors.
+        for (Eigen::Index i = 0; i < z.rows(); ++i) {
+            const S m = z.row(i).maxCoeff();
+            out.row(i) = (z.row(i).array() - m).exp().matrix();
+            out.row(i) /= out.row(i).sum();
+        }
+        return;
+    }
+}
+
+template <class S>
+void activationBackpropImpl(Activation a, const Eigen::Ref<const M<S>>& y,
+                        const Eigen::Ref<const M<S>>& gradY, Eigen::Ref<M<S>> gradZ)
+{
+    checkShape("backprop", y.rows(), y.cols(), gradY.rows(), gradY.cols());
+    checkShape("backprop", y.rows(), y.cols(), gradZ.rows(), gradZ.cols());
+    switch (a) {
+    case Activation::Identity:
+        if (gradZ.data() != gradY.data())
+            gradZ = gradY;
+        return;
+    case Activation::Sigmoid:
+        gradZ = (gradY.array() * y.array() * (S(1) - y.array())).matrix();
+        return;
+    case Activation::Tanh:
+        gradZ = (gradY.array() * (S(1) - y.array().square())).matrix();
+        return;
+    case Activation::Softplus:
+        gradZ = (gradY.array() * (S(1) - (-y.array()).exp())).matrix();
+        return;
+    case Activation::Elu:
+        gradZ = (y.array() > S(0)).select(gradY.array(), gradY.array() * (y.array() + S(1))).matrix();
+        return;
+    case Activation::Softmax:
+        for (Eigen::Index i = 0; i < y.rows(); ++i) {
+            const S s = y.row(i).dot(gradY.row(i));
+            gradZ.row(i) = (y.row(i).array() * (gradY.row(i).array() - s)).matrix();
+        }
+        return;
+    }
+}
+
 } // namespace
 
 std::string_view activationName(Activation a)
@@ -56,35 +127,12 @@ std::string activationNames()
 
 void activationApply(Activation a, const Eigen::Ref<const Eigen::MatrixXd>& z, Eigen::Ref<Eigen::MatrixXd> out)
 {
-    checkShape("apply", z.rows(), z.cols(), out.rows(), out.cols());
-    switch (a) {
-    case Activation::Identity:
-        if (out.data() != z.data())
-            out = z;
-        return;
-    case Activation::Sigmoid:
-        // e^{−z} overflows to +inf for z < −709, giving exactly 0: no NaN.
-        out = (1.0 + (-z.array()).exp()).inverse().matrix();
-        return;
-    case Activation::Tanh:
-        out = z.array().tanh().matrix();
-        return;
-    case Activation::Softplus:
-        // max(z, 0) + log1p(e^{−|z|}) never overflows.
-        out = (z.array().max(0.0) + (-z.array().abs()).exp().log1p()).matrix();
-        return;
-    case Activation::Elu:
-        out = (z.array() > 0.0).select(z.array(), z.array().exp() - 1.0).matrix();
-        return;
-    case Activation::Softmax:
-        // Column-major storage: work column by column on whole rows' vectors.
-        for (Eigen::Index i = 0; i < z.rows(); ++i) {
-            const double m = z.row(i).maxCoeff();
-            out.row(i) = (z.row(i).array() - m).exp().matrix();
-            out.row(i) /= out.row(i).sum();
-        }
-        return;
-    }
+    activationApplyImpl<double>(a, z, out);
+}
+
+void activationApply(Activation a, const Eigen::Ref<const Eigen::MatrixXf>& z, Eigen::Ref<Eigen::MatrixXf> out)
+{
+    activationApplyImpl<float>(a, z, out);
 }
 
 void activationDerivative(Activation a, const Eigen::Ref<const Eigen::MatrixXd>& y, Eigen::Ref<Eigen::MatrixXd> out)
@@ -116,32 +164,13 @@ void activationDerivative(Activation a, const Eigen::Ref<const Eigen::MatrixXd>&
 void activationBackprop(Activation a, const Eigen::Ref<const Eigen::MatrixXd>& y,
                         const Eigen::Ref<const Eigen::MatrixXd>& gradY, Eigen::Ref<Eigen::MatrixXd> gradZ)
 {
-    checkShape("backprop", y.rows(), y.cols(), gradY.rows(), gradY.cols());
-    checkShape("backprop", y.rows(), y.cols(), gradZ.rows(), gradZ.cols());
-    switch (a) {
-    case Activation::Identity:
-        if (gradZ.data() != gradY.data())
-            gradZ = gradY;
-        return;
-    case Activation::Sigmoid:
-        gradZ = (gradY.array() * y.array() * (1.0 - y.array())).matrix();
-        return;
-    case Activation::Tanh:
-        gradZ = (gradY.array() * (1.0 - y.array().square())).matrix();
-        return;
-    case Activation::Softplus:
-        gradZ = (gradY.array() * (1.0 - (-y.array()).exp())).matrix();
-        return;
-    case Activation::Elu:
-        gradZ = (y.array() > 0.0).select(gradY.array(), gradY.array() * (y.array() + 1.0)).matrix();
-        return;
-    case Activation::Softmax:
-        for (Eigen::Index i = 0; i < y.rows(); ++i) {
-            const double s = y.row(i).dot(gradY.row(i));
-            gradZ.row(i) = (y.row(i).array() * (gradY.row(i).array() - s)).matrix();
-        }
-        return;
-    }
+    activationBackpropImpl<double>(a, y, gradY, gradZ);
+}
+
+void activationBackprop(Activation a, const Eigen::Ref<const Eigen::MatrixXf>& y,
+                        const Eigen::Ref<const Eigen::MatrixXf>& gradY, Eigen::Ref<Eigen::MatrixXf> gradZ)
+{
+    activationBackpropImpl<float>(a, y, gradY, gradZ);
 }
 
 ClipRange activationClipRange(Activation a, double epsilon)

@@ -40,6 +40,9 @@ std::string activationNames();
 /// out = f(z). Softmax is computed per row, shifted by the row maximum (no overflow).
 /// @p out must have z's shape and may alias @p z.
 void activationApply(Activation a, const Eigen::Ref<const Eigen::MatrixXd>& z, Eigen::Ref<Eigen::MatrixXd> out);
+/// The same in single precision (float32 training; e^{−z} of the sigmoid overflows below −88
+/// instead of −709, still giving exactly 0).
+void activationApply(Activation a, const Eigen::Ref<const Eigen::MatrixXf>& z, Eigen::Ref<Eigen::MatrixXf> out);
 
 /// Element-wise derivative f′(z), written in terms of the OUTPUT y = f(z) so that a forward
 /// pass only needs to keep layer outputs: identity 1, sigmoid y(1−y), tanh 1−y², softplus
@@ -53,6 +56,9 @@ void activationDerivative(Activation a, const Eigen::Ref<const Eigen::MatrixXd>&
 /// Jacobian row by row: ∂L/∂z = y ⊙ (g − (g·y) 1). @p gradZ may alias @p gradY.
 void activationBackprop(Activation a, const Eigen::Ref<const Eigen::MatrixXd>& y,
                         const Eigen::Ref<const Eigen::MatrixXd>& gradY, Eigen::Ref<Eigen::MatrixXd> gradZ);
+/// The same in single precision (float32 training).
+void activationBackprop(Activation a, const Eigen::Ref<const Eigen::MatrixXf>& y,
+                        const Eigen::Ref<const Eigen::MatrixXf>& gradY, Eigen::Ref<Eigen::MatrixXf> gradZ);
 
 /// The pre-activation z with f(z) = y, clipping y into the activation's open range first so
 /// that the result stays finite:

@@ -21,12 +21,14 @@ constexpr Eigen::Index kPredictBlock = 2048;
 
 } // namespace
 
-Mlp::Mlp(std::vector<Eigen::Index> sizes, std::vector<Activation> activations, bool bias)
-    : Mlp(std::move(sizes), activations, std::vector<bool>(activations.size(), bias))
+template <class Scalar>
+BasicMlp<Scalar>::BasicMlp(std::vector<Eigen::Index> sizes, std::vector<Activation> activations, bool bias)
+    : BasicMlp(std::move(sizes), activations, std::vector<bool>(activations.size(), bias))
 {
 }
 
-Mlp::Mlp(std::vector<Eigen::Index> sizes, std::vector<Activation> activations, std::vector<bool> layerBias)
+template <class Scalar>
+BasicMlp<Scalar>::BasicMlp(std::vector<Eigen::Index> sizes, std::vector<Activation> activations, std::vector<bool> layerBias)
     : m_sizes(std::move(sizes)), m_activations(std::move(activations)), m_layerBias(std::move(layerBias))
 {
     if (m_sizes.size() < 2)
@@ -51,7 +53,8 @@ Mlp::Mlp(std::vector<Eigen::Index> sizes, std::vector<Activation> activations, s
         m_weights[std::size_t(l)].setZero(weightRows(l), width(l + 1));
 }
 
-Mlp Mlp::withHidden(Eigen::Index inputs, const std::vector<Eigen::Index>& hidden, Eigen::Index outputs,
+template <class Scalar>
+BasicMlp<Scalar> BasicMlp<Scalar>::withHidden(Eigen::Index inputs, const std::vector<Eigen::Index>& hidden, Eigen::Index outputs,
                     Activation hiddenActivation, Activation outputActivation, bool bias)
 {
     std::vector<Eigen::Index> sizes{inputs};
@@ -59,10 +62,11 @@ Mlp Mlp::withHidden(Eigen::Index inputs, const std::vector<Eigen::Index>& hidden
     sizes.push_back(outputs);
     std::vector<Activation> acts(hidden.size(), hiddenActivation);
     acts.push_back(outputActivation);
-    return Mlp(std::move(sizes), std::move(acts), bias);
+    return BasicMlp(std::move(sizes), std::move(acts), bias);
 }
 
-Mlp Mlp::withHidden(Eigen::Index inputs, const std::vector<Eigen::Index>& hidden, Eigen::Index outputs,
+template <class Scalar>
+BasicMlp<Scalar> BasicMlp<Scalar>::withHidden(Eigen::Index inputs, const std::vector<Eigen::Index>& hidden, Eigen::Index outputs,
                     Activation hiddenActivation, Activation outputActivation, bool inputBias, bool hiddenBias)
 {
     std::vector<Eigen::Index> sizes{inputs};
@@ -72,10 +76,11 @@ Mlp Mlp::withHidden(Eigen::Index inputs, const std::vector<Eigen::Index>& hidden
     acts.push_back(outputActivation);
     std::vector<bool> biases(acts.size(), hiddenBias);
     biases[0] = inputBias;
-    return Mlp(std::move(sizes), std::move(acts), std::move(biases));
+    return BasicMlp(std::move(sizes), std::move(acts), std::move(biases));
 }
 
-std::string Mlp::describe() const
+template <class Scalar>
+std::string BasicMlp<Scalar>::describe() const
 {
     // Appends only: GCC 12 warns falsely (-Wrestrict) on "literal" + std::string temporaries.
     std::string s;
@@ -101,37 +106,43 @@ std::string Mlp::describe() const
     else {
         s += ", bias on layers";
         for (std::size_t l = 0; l < m_layerBias.size(); ++l)
-            if (m_layerBias[l])
-                s += " " + std::to_string(l);
+            if (m_layerBias[l]) {
+                s += ' ';
+                s += std::to_string(l);
+            }
     }
     return s;
 }
 
-void Mlp::checkLayer(int l, const char* what) const
+template <class Scalar>
+void BasicMlp<Scalar>::checkLayer(int l, const char* what) const
 {
     if (l < 0 || l >= layerCount())
         throw std::invalid_argument(std::string("mlp ") + what + ": layer " + std::to_string(l) + " is outside [0, " +
                                     std::to_string(layerCount()) + ")");
 }
 
-void Mlp::setWeights(int l, const Eigen::Ref<const Eigen::MatrixXd>& w)
+template <class Scalar>
+void BasicMlp<Scalar>::setWeights(int l, const Eigen::Ref<const Matrix>& w)
 {
     checkLayer(l, "setWeights");
-    Eigen::MatrixXd& m = m_weights[std::size_t(l)];
+    Matrix& m = m_weights[std::size_t(l)];
     if (w.rows() != m.rows() || w.cols() != m.cols())
         throw std::invalid_argument("mlp setWeights: layer " + std::to_string(l) + " needs " +
                                     shape(m.rows(), m.cols()) + " weights, got " + shape(w.rows(), w.cols()));
     m = w;
 }
 
-Eigen::Map<Eigen::MatrixXd> Mlp::mutableWeights(int l)
+template <class Scalar>
+Eigen::Map<typename BasicMlp<Scalar>::Matrix> BasicMlp<Scalar>::mutableWeights(int l)
 {
     checkLayer(l, "mutableWeights");
-    Eigen::MatrixXd& m = m_weights[std::size_t(l)];
-    return Eigen::Map<Eigen::MatrixXd>(m.data(), m.rows(), m.cols());
+    Matrix& m = m_weights[std::size_t(l)];
+    return Eigen::Map<Matrix>(m.data(), m.rows(), m.cols());
 }
 
-void Mlp::setAllWeights(const std::vector<Eigen::MatrixXd>& w)
+template <class Scalar>
+void BasicMlp<Scalar>::setAllWeights(const std::vector<Matrix>& w)
 {
     if (int(w.size()) != layerCount())
         throw std::invalid_argument("mlp setAllWeights: " + std::to_string(layerCount()) + " layers, got " +
@@ -140,7 +151,8 @@ void Mlp::setAllWeights(const std::vector<Eigen::MatrixXd>& w)
         setWeights(l, w[std::size_t(l)]);
 }
 
-void Mlp::initUniform(std::uint64_t seed, double lo, double hi)
+template <class Scalar>
+void BasicMlp<Scalar>::initUniform(std::uint64_t seed, double lo, double hi)
 {
     if (!std::isfinite(lo) || !std::isfinite(hi) || lo > hi)
         throw std::invalid_argument("mlp initUniform: range [" + std::to_string(lo) + ", " + std::to_string(hi) +
@@ -152,11 +164,12 @@ void Mlp::initUniform(std::uint64_t seed, double lo, double hi)
                 w(i, j) = lo + (hi - lo) * uniform01(gen());
 }
 
-void Mlp::initGlorot(std::uint64_t seed)
+template <class Scalar>
+void BasicMlp<Scalar>::initGlorot(std::uint64_t seed)
 {
     std::mt19937_64 gen(seed);
     for (int l = 0; l < layerCount(); ++l) {
-        Eigen::MatrixXd& w = m_weights[std::size_t(l)];
+        Matrix& w = m_weights[std::size_t(l)];
         const double r = std::sqrt(6.0 / double(width(l) + width(l + 1)));
         for (Eigen::Index j = 0; j < w.cols(); ++j)
             for (Eigen::Index i = 0; i < w.rows(); ++i)
@@ -164,7 +177,8 @@ void Mlp::initGlorot(std::uint64_t seed)
     }
 }
 
-Eigen::Index Mlp::parameterCount() const
+template <class Scalar>
+Eigen::Index BasicMlp<Scalar>::parameterCount() const
 {
     Eigen::Index n = 0;
     for (const auto& w : m_weights)
@@ -172,19 +186,22 @@ Eigen::Index Mlp::parameterCount() const
     return n;
 }
 
-Eigen::VectorXd Mlp::flatten() const
+template <class Scalar>
+typename BasicMlp<Scalar>::Vector BasicMlp<Scalar>::flatten() const
 {
-    Eigen::VectorXd p(parameterCount());
+    Vector p(parameterCount());
     flattenInto(p);
     return p;
 }
 
-void Mlp::flattenInto(Eigen::Ref<Eigen::VectorXd> out) const
+template <class Scalar>
+void BasicMlp<Scalar>::flattenInto(Eigen::Ref<Vector> out) const
 {
     flattenInto(m_weights, out);
 }
 
-void Mlp::flattenInto(const std::vector<Eigen::MatrixXd>& mats, Eigen::Ref<Eigen::VectorXd> out)
+template <class Scalar>
+void BasicMlp<Scalar>::flattenInto(const std::vector<Matrix>& mats, Eigen::Ref<Vector> out)
 {
     Eigen::Index total = 0;
     for (const auto& m : mats)
@@ -194,24 +211,26 @@ void Mlp::flattenInto(const std::vector<Eigen::MatrixXd>& mats, Eigen::Ref<Eigen
                                     std::to_string(total));
     Eigen::Index off = 0;
     for (const auto& m : mats) {
-        out.segment(off, m.size()) = Eigen::Map<const Eigen::VectorXd>(m.data(), m.size());
+        out.segment(off, m.size()) = Eigen::Map<const Vector>(m.data(), m.size());
         off += m.size();
     }
 }
 
-void Mlp::unflatten(const Eigen::Ref<const Eigen::VectorXd>& p)
+template <class Scalar>
+void BasicMlp<Scalar>::unflatten(const Eigen::Ref<const Vector>& p)
 {
     if (p.size() != parameterCount())
         throw std::invalid_argument("mlp unflatten: vector has " + std::to_string(p.size()) + " entries, network has " +
                                     std::to_string(parameterCount()) + " weights");
     Eigen::Index off = 0;
     for (auto& w : m_weights) {
-        Eigen::Map<Eigen::VectorXd>(w.data(), w.size()) = p.segment(off, w.size());
+        Eigen::Map<Vector>(w.data(), w.size()) = p.segment(off, w.size());
         off += w.size();
     }
 }
 
-Mlp Mlp::slice(int first, int last) const
+template <class Scalar>
+BasicMlp<Scalar> BasicMlp<Scalar>::slice(int first, int last) const
 {
     if (first < 0 || last < first || last >= layerCount())
         throw std::invalid_argument("mlp slice: layers [" + std::to_string(first) + ", " + std::to_string(last) +
@@ -219,29 +238,31 @@ Mlp Mlp::slice(int first, int last) const
     std::vector<Eigen::Index> sizes(m_sizes.begin() + first, m_sizes.begin() + last + 2);
     std::vector<Activation> acts(m_activations.begin() + first, m_activations.begin() + last + 1);
     std::vector<bool> biases(m_layerBias.begin() + first, m_layerBias.begin() + last + 1);
-    Mlp s(std::move(sizes), std::move(acts), std::move(biases));
+    BasicMlp s(std::move(sizes), std::move(acts), std::move(biases));
     for (int l = first; l <= last; ++l)
         s.m_weights[std::size_t(l - first)] = m_weights[std::size_t(l)];
     return s;
 }
 
-std::vector<Eigen::MatrixXd> Mlp::zeroGradients() const
+template <class Scalar>
+std::vector<typename BasicMlp<Scalar>::Matrix> BasicMlp<Scalar>::zeroGradients() const
 {
-    std::vector<Eigen::MatrixXd> g(m_weights.size());
+    std::vector<Matrix> g(m_weights.size());
     for (std::size_t l = 0; l < m_weights.size(); ++l)
         g[l].setZero(m_weights[l].rows(), m_weights[l].cols());
     return g;
 }
 
+template <class Scalar>
 template <class Input>
-void Mlp::forwardImpl(const Input& x, MlpWorkspace& ws) const
+void BasicMlp<Scalar>::forwardImpl(const Input& x, Workspace& ws) const
 {
     const Eigen::Index m = x.rows();
     ws.reserve(*this, m);
     ws.rows = m;
     const int last = layerCount() - 1;
     for (int l = 0; l <= last; ++l) {
-        const Eigen::MatrixXd& w = m_weights[std::size_t(l)];
+        const Matrix& w = m_weights[std::size_t(l)];
         const Eigen::Index in = width(l);
         // The output layer keeps its pre-activations (for a stable cross-entropy).
         auto z = (l == last) ? ws.outputPre.topRows(m) : ws.values[std::size_t(l)].topRows(m);
@@ -256,7 +277,8 @@ void Mlp::forwardImpl(const Input& x, MlpWorkspace& ws) const
     }
 }
 
-void Mlp::forward(const Eigen::Ref<const Eigen::MatrixXd>& x, MlpWorkspace& ws) const
+template <class Scalar>
+void BasicMlp<Scalar>::forward(const Eigen::Ref<const Matrix>& x, Workspace& ws) const
 {
     if (layerCount() == 0)
         throw std::invalid_argument("mlp forward: the network is empty");
@@ -266,7 +288,8 @@ void Mlp::forward(const Eigen::Ref<const Eigen::MatrixXd>& x, MlpWorkspace& ws) 
     forwardImpl(x, ws);
 }
 
-void Mlp::forwardColumns(const Eigen::Ref<const Eigen::MatrixXd>& xt, MlpWorkspace& ws) const
+template <class Scalar>
+void BasicMlp<Scalar>::forwardColumns(const Eigen::Ref<const Matrix>& xt, Workspace& ws) const
 {
     if (layerCount() == 0)
         throw std::invalid_argument("mlp forwardColumns: the network is empty");
@@ -277,16 +300,17 @@ void Mlp::forwardColumns(const Eigen::Ref<const Eigen::MatrixXd>& xt, MlpWorkspa
     forwardImpl(xt.transpose(), ws);
 }
 
-Eigen::MatrixXd Mlp::predict(const Eigen::Ref<const Eigen::MatrixXd>& x) const
+template <class Scalar>
+typename BasicMlp<Scalar>::Matrix BasicMlp<Scalar>::predict(const Eigen::Ref<const Matrix>& x) const
 {
     if (x.cols() != inputs())
         throw std::invalid_argument("mlp predict: input has " + std::to_string(x.cols()) + " columns, network expects " +
                                     std::to_string(inputs()));
     const Eigen::Index n = x.rows();
-    Eigen::MatrixXd out(n, outputs());
+    Matrix out(n, outputs());
     const Eigen::Index blocks = (n + kPredictBlock - 1) / kPredictBlock;
     tbb::parallel_for(tbb::blocked_range<Eigen::Index>(0, blocks, 1), [&](const tbb::blocked_range<Eigen::Index>& r) {
-        MlpWorkspace ws;
+        Workspace ws;
         for (Eigen::Index b = r.begin(); b < r.end(); ++b) {
             const Eigen::Index r0 = b * kPredictBlock, m = std::min(kPredictBlock, n - r0);
             forward(x.middleRows(r0, m), ws);
@@ -296,14 +320,17 @@ Eigen::MatrixXd Mlp::predict(const Eigen::Ref<const Eigen::MatrixXd>& x) const
     return out;
 }
 
-double Mlp::loss(const Eigen::Ref<const Eigen::MatrixXd>& y, MlpLoss lossKind, const MlpWorkspace& ws) const
+template <class Scalar>
+double BasicMlp<Scalar>::loss(const Eigen::Ref<const Matrix>& y, MlpLoss lossKind, const Workspace& ws) const
 {
     const Eigen::Index m = ws.rows;
     if (y.rows() != m || y.cols() != outputs())
         throw std::invalid_argument("mlp loss: targets are " + shape(y.rows(), y.cols()) + ", the last forward pass gave " +
                                     shape(m, outputs()));
+    // Sums in double for either scalar: cast<double>() is a no-op for double (the same
+    // expression, the same bits) and widens each float term before it is added.
     if (lossKind == MlpLoss::SquaredError)
-        return 0.5 * (ws.output() - y).squaredNorm();
+        return 0.5 * (ws.output() - y).template cast<double>().squaredNorm();
     if (m_activations.back() != Activation::Softmax)
         throw std::invalid_argument("mlp loss: softmax cross-entropy needs a softmax output layer, this one is " +
                                     std::string(activationName(m_activations.back())));
@@ -311,16 +338,18 @@ double Mlp::loss(const Eigen::Ref<const Eigen::MatrixXd>& y, MlpLoss lossKind, c
     double total = 0;
     const auto z = ws.outputPre.topRows(m);
     for (Eigen::Index i = 0; i < m; ++i) {
-        const double zmax = z.row(i).maxCoeff();
-        const double lse = zmax + std::log((z.row(i).array() - zmax).exp().sum());
-        total -= (y.row(i).array() * (z.row(i).array() - lse)).sum();
+        const auto zi = z.row(i).template cast<double>();
+        const double zmax = zi.maxCoeff();
+        const double lse = zmax + std::log((zi.array() - zmax).exp().sum());
+        total -= (y.row(i).template cast<double>().array() * (zi.array() - lse)).sum();
     }
     return total;
 }
 
+template <class Scalar>
 template <class Input>
-double Mlp::backwardImpl(const Input& x, const Eigen::Ref<const Eigen::MatrixXd>& y, MlpLoss lossKind,
-                         MlpWorkspace& ws, std::vector<Eigen::MatrixXd>& grads, bool accumulate,
+double BasicMlp<Scalar>::backwardImpl(const Input& x, const Eigen::Ref<const Matrix>& y, MlpLoss lossKind,
+                         Workspace& ws, std::vector<Matrix>& grads, bool accumulate,
                          int firstGradientLayer) const
 {
     // The callers checked the workspace and the input's shape.
@@ -347,7 +376,7 @@ double Mlp::backwardImpl(const Input& x, const Eigen::Ref<const Eigen::MatrixXd>
     for (int l = last; l >= 0; --l) {
         const Eigen::Index in = width(l);
         const auto delta = ws.deltas[std::size_t(l)].topRows(m);
-        Eigen::MatrixXd& g = grads[std::size_t(l)];
+        Matrix& g = grads[std::size_t(l)];
         if (l < firstGradientLayer) {
             // The caller applies this layer's gradient from the deltas itself.
         } else if (l == 0) {
@@ -377,8 +406,9 @@ double Mlp::backwardImpl(const Input& x, const Eigen::Ref<const Eigen::MatrixXd>
     return total;
 }
 
-double Mlp::backward(const Eigen::Ref<const Eigen::MatrixXd>& x, const Eigen::Ref<const Eigen::MatrixXd>& y,
-                     MlpLoss lossKind, MlpWorkspace& ws, std::vector<Eigen::MatrixXd>& grads, bool accumulate) const
+template <class Scalar>
+double BasicMlp<Scalar>::backward(const Eigen::Ref<const Matrix>& x, const Eigen::Ref<const Matrix>& y,
+                     MlpLoss lossKind, Workspace& ws, std::vector<Matrix>& grads, bool accumulate) const
 {
     const Eigen::Index m = x.rows();
     if (!ws.fits(*this, m) || ws.rows != m)
@@ -390,8 +420,9 @@ double Mlp::backward(const Eigen::Ref<const Eigen::MatrixXd>& x, const Eigen::Re
     return backwardImpl(x, y, lossKind, ws, grads, accumulate, 0);
 }
 
-double Mlp::backwardColumns(const Eigen::Ref<const Eigen::MatrixXd>& xt, const Eigen::Ref<const Eigen::MatrixXd>& y,
-                            MlpLoss lossKind, MlpWorkspace& ws, std::vector<Eigen::MatrixXd>& grads,
+template <class Scalar>
+double BasicMlp<Scalar>::backwardColumns(const Eigen::Ref<const Matrix>& xt, const Eigen::Ref<const Matrix>& y,
+                            MlpLoss lossKind, Workspace& ws, std::vector<Matrix>& grads,
                             bool accumulate, int firstGradientLayer) const
 {
     if (firstGradientLayer < 0 || firstGradientLayer > layerCount())
@@ -406,5 +437,8 @@ double Mlp::backwardColumns(const Eigen::Ref<const Eigen::MatrixXd>& xt, const E
                                     " rows (one sample per column), network expects " + std::to_string(inputs()));
     return backwardImpl(xt.transpose(), y, lossKind, ws, grads, accumulate, firstGradientLayer);
 }
+
+template class BasicMlp<double>;
+template class BasicMlp<float>;
 
 } // namespace tb::num

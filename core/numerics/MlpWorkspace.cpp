@@ -4,17 +4,20 @@
 
 namespace tb::num {
 
-MlpWorkspace::MlpWorkspace(const Mlp& net, Eigen::Index maxRows)
+template <class Scalar>
+BasicMlpWorkspace<Scalar>::BasicMlpWorkspace(const BasicMlp<Scalar>& net, Eigen::Index maxRows)
 {
     reserve(net, maxRows);
 }
 
-bool MlpWorkspace::fits(const Mlp& net, Eigen::Index batchRows) const
+template <class Scalar>
+bool BasicMlpWorkspace<Scalar>::fits(const BasicMlp<Scalar>& net, Eigen::Index batchRows) const
 {
     return widths == net.sizes() && batchRows <= capacity();
 }
 
-void MlpWorkspace::reserve(const Mlp& net, Eigen::Index maxRows)
+template <class Scalar>
+void BasicMlpWorkspace<Scalar>::reserve(const BasicMlp<Scalar>& net, Eigen::Index maxRows)
 {
     if (fits(net, maxRows))
         return;
@@ -30,5 +33,8 @@ void MlpWorkspace::reserve(const Mlp& net, Eigen::Index maxRows)
     outputPre.resize(cap, net.outputs());
     rows = 0;
 }
+
+template struct BasicMlpWorkspace<double>;
+template struct BasicMlpWorkspace<float>;
 
 } // namespace tb::num

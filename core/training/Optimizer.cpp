@@ -11,40 +11,50 @@ namespace tb::train {
 namespace {
 
 // The constants of one update, per-step values (Adam's bias corrections) folded in.
+// In the optimizer's scalar T: computed in double once per update, rounded once for float.
+template <class T>
 struct RuleConstants {
-    double lr, momentum, rho, epsilon, beta1, beta2;
-    double adamStep;   // η/(1 − β₁ᵗ)
-    double adamScale;  // 1/√(1 − β₂ᵗ)
+    T lr, momentum, rho, epsilon, beta1, beta2;
+    T adamStep;   // η/(1 − β₁ᵗ)
+    T adamScale;  // 1/√(1 − β₂ᵗ)
 };
+
+template <class T>
+RuleConstants<T> constantsFor(const OptimizerSettings& s, double lr, double biasCorrection1,
+                              double invSqrtBiasCorrection2)
+{
+    return RuleConstants<T>{T(lr),        T(s.momentum), T(s.rho),
+                            T(s.epsilon), T(s.beta1),    T(s.beta2),
+                            T(lr / biasCorrection1), T(invSqrtBiasCorrection2)};
+}
 
 // One parameter's update with its effective gradient g: the rules of Optimizer.h. Written per
 // element so that the loops below fuse forming g, the state updates and the weight update into
 // one vectorised pass (sqrt and division vectorise with -fno-math-errno, set for this library).
-template <Method M>
-inline void rule(const RuleConstants& c, double* __restrict w, double g, double* __restrict s1,
-                 double* __restrict s2, Eigen::Index i)
+template <Method M, class T>
+inline void rule(const RuleConstants<T>& c, T* __restrict w, T g, T* __restrict s1, T* __restrict s2, Eigen::Index i)
 {
     if constexpr (M == Method::Sgd) {
         w[i] -= c.lr * g;
     } else if constexpr (M == Method::Momentum) {
-        const double v = c.momentum * s1[i] + g;
+        const T v = c.momentum * s1[i] + g;
         s1[i] = v;
         w[i] -= c.lr * v;
     } else if constexpr (M == Method::Nag) {
-        const double v = c.momentum * s1[i] + g;
+        const T v = c.momentum * s1[i] + g;
         s1[i] = v;
         w[i] -= c.lr * (g + c.momentum * v);
     } else if constexpr (M == Method::AdaGrad) {
-        const double a = s1[i] + g * g;
+        const T a = s1[i] + g * g;
         s1[i] = a;
         w[i] -= c.lr * g / (std::sqrt(a) + c.epsilon);
     } else if constexpr (M == Method::RmsProp) {
-        const double a = c.rho * s1[i] + (1.0 - c.rho) * (g * g);
+        const T a = c.rho * s1[i] + (T(1) - c.rho) * (g * g);
         s1[i] = a;
         w[i] -= c.lr * g / (std::sqrt(a) + c.epsilon);
     } else {
-        const double m = c.beta1 * s1[i] + (1.0 - c.beta1) * g;
-        const double v = c.beta2 * s2[i] + (1.0 - c.beta2) * (g * g);
+        const T m = c.beta1 * s1[i] + (T(1) - c.beta1) * g;
+        const T v = c.beta2 * s2[i] + (T(1) - c.beta2) * (g * g);
         s1[i] = m;
         s2[i] = v;
         w[i] -= c.adamStep * m / (std::sqrt(v) * c.adamScale + c.epsilon);
@@ -52,18 +62,18 @@ inline void rule(const RuleConstants& c, double* __restrict w, double g, double*
 }
 
 // w ← rule(gradScale·g + λ·w) over n contiguous parameters.
-template <Method M>
-void denseKernel(const RuleConstants& c, double* __restrict w, const double* __restrict g, double* __restrict s1,
-                 double* __restrict s2, Eigen::Index n, double gradScale, double lambda)
+template <Method M, class T>
+void denseKernel(const RuleConstants<T>& c, T* __restrict w, const T* __restrict g, T* __restrict s1,
+                 T* __restrict s2, Eigen::Index n, T gradScale, T lambda)
 {
     for (Eigen::Index i = 0; i < n; ++i)
         rule<M>(c, w, gradScale * g[i] + lambda * w[i], s1, s2, i);
 }
 
 // One column of a layer whose gradient is the outer product: g_i = δ·a_i (+ δ in the bias row).
-template <Method M>
-void outerKernel(const RuleConstants& c, double* __restrict w, const double* __restrict a, Eigen::Index d, bool bias,
-                 double delta, double lambda, double* __restrict s1, double* __restrict s2)
+template <Method M, class T>
+void outerKernel(const RuleConstants<T>& c, T* __restrict w, const T* __restrict a, Eigen::Index d, bool bias,
+                 T delta, T lambda, T* __restrict s1, T* __restrict s2)
 {
     for (Eigen::Index i = 0; i < d; ++i)
         rule<M>(c, w, delta * a[i] + lambda * w[i], s1, s2, i);
@@ -97,7 +107,8 @@ struct Outer {
 
 } // namespace
 
-Optimizer::Optimizer(const OptimizerSettings& settings, Eigen::Index parameterCount) : m_settings(settings)
+template <class Scalar>
+BasicOptimizer<Scalar>::BasicOptimizer(const OptimizerSettings& settings, Eigen::Index parameterCount) : m_settings(settings)
 {
     switch (settings.method) {
     case Method::Sgd:
@@ -115,7 +126,8 @@ Optimizer::Optimizer(const OptimizerSettings& settings, Eigen::Index parameterCo
     }
 }
 
-void Optimizer::beginStep()
+template <class Scalar>
+void BasicOptimizer<Scalar>::beginStep()
 {
     ++m_t;
     if (m_settings.method == Method::Adam) {
@@ -125,7 +137,8 @@ void Optimizer::beginStep()
     }
 }
 
-void Optimizer::checkBlock(Eigen::Index offset, Eigen::Index n) const
+template <class Scalar>
+void BasicOptimizer<Scalar>::checkBlock(Eigen::Index offset, Eigen::Index n) const
 {
     const Eigen::Index capacity = m_settings.method == Method::Sgd ? std::numeric_limits<Eigen::Index>::max()
                                                                    : m_s1.size();
@@ -134,21 +147,23 @@ void Optimizer::checkBlock(Eigen::Index offset, Eigen::Index n) const
                                 ") is outside the " + std::to_string(capacity) + " parameters");
 }
 
-void Optimizer::apply(double lr, Eigen::Index offset, Eigen::Ref<Eigen::VectorXd> w,
-                      const Eigen::Ref<const Eigen::VectorXd>& g, double gradScale)
+template <class Scalar>
+void BasicOptimizer<Scalar>::apply(double lr, Eigen::Index offset, Eigen::Ref<Vector> w,
+                      const Eigen::Ref<const Vector>& g, double gradScale)
 {
     const Eigen::Index n = w.size();
     if (g.size() != n)
         throw std::out_of_range("optimizer: " + std::to_string(n) + " weights but " + std::to_string(g.size()) +
                                 " gradient entries");
     checkBlock(offset, n);
-    dispatch<Dense>(m_settings.method, RuleConstants{lr, m_settings.momentum, m_settings.rho, m_settings.epsilon, m_settings.beta1,
-                                  m_settings.beta2, lr / m_biasCorrection1, m_invSqrtBiasCorrection2}, w.data(), g.data(), state(m_s1, offset), state(m_s2, offset), n,
-                    gradScale, m_settings.weightDecay);
+    dispatch<Dense>(m_settings.method, constantsFor<Scalar>(m_settings, lr, m_biasCorrection1, m_invSqrtBiasCorrection2),
+                    w.data(), g.data(), state(m_s1, offset), state(m_s2, offset), n, Scalar(gradScale),
+                    Scalar(m_settings.weightDecay));
 }
 
-void Optimizer::applyOuter(double lr, Eigen::Index offset, Eigen::Ref<Eigen::MatrixXd> w,
-                           const Eigen::Ref<const Eigen::VectorXd>& a, const Eigen::Ref<const Eigen::MatrixXd>& delta,
+template <class Scalar>
+void BasicOptimizer<Scalar>::applyOuter(double lr, Eigen::Index offset, Eigen::Ref<Matrix> w,
+                           const Eigen::Ref<const Vector>& a, const Eigen::Ref<const Matrix>& delta,
                            bool bias, double gradScale)
 {
     const Eigen::Index rows = w.rows(), cols = w.cols();
@@ -158,16 +173,16 @@ void Optimizer::applyOuter(double lr, Eigen::Index offset, Eigen::Ref<Eigen::Mat
                                 " delta does not fit " + std::to_string(rows) + "x" + std::to_string(cols) +
                                 " weights");
     checkBlock(offset, w.size());
-    const RuleConstants c = RuleConstants{lr, m_settings.momentum, m_settings.rho, m_settings.epsilon, m_settings.beta1,
-                                  m_settings.beta2, lr / m_biasCorrection1, m_invSqrtBiasCorrection2};
+    const RuleConstants<Scalar> c = constantsFor<Scalar>(m_settings, lr, m_biasCorrection1, m_invSqrtBiasCorrection2);
     for (Eigen::Index j = 0; j < cols; ++j) {
         const Eigen::Index at = offset + j * rows;
-        dispatch<Outer>(m_settings.method, c, w.col(j).data(), a.data(), a.size(), bias, gradScale * delta(0, j),
-                        m_settings.weightDecay, state(m_s1, at), state(m_s2, at));
+        dispatch<Outer>(m_settings.method, c, w.col(j).data(), a.data(), a.size(), bias, Scalar(gradScale * delta(0, j)),
+                        Scalar(m_settings.weightDecay), state(m_s1, at), state(m_s2, at));
     }
 }
 
-void Optimizer::step(double lr, num::Mlp& net, const std::vector<Eigen::MatrixXd>& grads, double gradScale)
+template <class Scalar>
+void BasicOptimizer<Scalar>::step(double lr, num::BasicMlp<Scalar>& net, const std::vector<Matrix>& grads, double gradScale)
 {
     if (int(grads.size()) != net.layerCount())
         throw std::out_of_range("optimizer: " + std::to_string(grads.size()) + " gradient matrices for " +
@@ -176,14 +191,17 @@ void Optimizer::step(double lr, num::Mlp& net, const std::vector<Eigen::MatrixXd
     Eigen::Index offset = 0;
     for (int l = 0; l < net.layerCount(); ++l) {
         auto w = net.mutableWeights(l);
-        const Eigen::MatrixXd& g = grads[std::size_t(l)];
+        const Matrix& g = grads[std::size_t(l)];
         if (g.size() != w.size())
             throw std::out_of_range("optimizer: gradient of layer " + std::to_string(l) + " has " +
                                     std::to_string(g.size()) + " entries, the weights " + std::to_string(w.size()));
-        apply(lr, offset, Eigen::Map<Eigen::VectorXd>(w.data(), w.size()),
-              Eigen::Map<const Eigen::VectorXd>(g.data(), g.size()), gradScale);
+        apply(lr, offset, Eigen::Map<Vector>(w.data(), w.size()),
+              Eigen::Map<const Vector>(g.data(), g.size()), gradScale);
         offset += w.size();
     }
 }
+
+template class BasicOptimizer<double>;
+template class BasicOptimizer<float>;
 
 } // namespace tb::train

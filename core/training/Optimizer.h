@@ -6,7 +6,8 @@
 #include <vector>
 
 namespace tb::num {
-class Mlp;
+template <class Scalar>
+class BasicMlp;
 }
 
 namespace tb::train {
@@ -40,10 +41,19 @@ struct OptimizerSettings {
 /// Parameters are addressed by their offset in a flattened parameter vector (e.g.
 /// num::Mlp::flatten() order), so that a network's layers can be updated one block at a time
 /// without copying them into one vector. Not thread-safe; no allocation after construction.
-class Optimizer {
+///
+/// @p Scalar is the type of the weights, gradients and state: Optimizer (double) for every
+/// trainer; OptimizerF (float) for float32 training, whose rules run in single precision with
+/// the per-step constants (learning rate, Adam's bias corrections 1 − βᵗ) computed in double
+/// and rounded once per step.
+template <class Scalar>
+class BasicOptimizer {
 public:
+    using Vector = Eigen::Matrix<Scalar, Eigen::Dynamic, 1>;
+    using Matrix = Eigen::Matrix<Scalar, Eigen::Dynamic, Eigen::Dynamic>;
+
     /// State for @p parameterCount parameters, all zero; t = 0.
-    Optimizer(const OptimizerSettings& settings, Eigen::Index parameterCount);
+    BasicOptimizer(const OptimizerSettings& settings, Eigen::Index parameterCount);
 
     /// Starts the next update: t ← t + 1 (Adam's bias correction uses t).
     void beginStep();
@@ -53,41 +63,49 @@ public:
     /// of m samples into a mean; the rule adds the weight decay itself). Call beginStep() once
     /// before the blocks of one update. Throws std::out_of_range if the block does not fit the
     /// state or the sizes differ.
-    void apply(double lr, Eigen::Index offset, Eigen::Ref<Eigen::VectorXd> w,
-               const Eigen::Ref<const Eigen::VectorXd>& raw, double gradScale = 1.0);
+    void apply(double lr, Eigen::Index offset, Eigen::Ref<Vector> w,
+               const Eigen::Ref<const Vector>& raw, double gradScale = 1.0);
 
     /// apply() for a layer whose gradient is one sample's outer product, without forming it:
     /// the weights @p w (rows × cols, column-major as num::Mlp stores them, starting at
     /// @p offset) get the raw gradient g_ij = a_i·δ_j, and, when @p bias is set, g_rj = δ_j in
     /// the last row r = a.size(). @p delta is 1 × cols. Same rule and scaling as apply().
     /// Throws std::out_of_range on inconsistent sizes.
-    void applyOuter(double lr, Eigen::Index offset, Eigen::Ref<Eigen::MatrixXd> w,
-                    const Eigen::Ref<const Eigen::VectorXd>& a, const Eigen::Ref<const Eigen::MatrixXd>& delta,
+    void applyOuter(double lr, Eigen::Index offset, Eigen::Ref<Matrix> w,
+                    const Eigen::Ref<const Vector>& a, const Eigen::Ref<const Matrix>& delta,
                     bool bias, double gradScale = 1.0);
 
     /// One whole update of @p net: beginStep(), then apply() to every layer with @p grads
     /// (shaped like the weights, as num::Mlp::backward() writes them) scaled by @p gradScale.
-    void step(double lr, num::Mlp& net, const std::vector<Eigen::MatrixXd>& grads, double gradScale = 1.0);
+    void step(double lr, num::BasicMlp<Scalar>& net, const std::vector<Matrix>& grads, double gradScale = 1.0);
 
     const OptimizerSettings& settings() const { return m_settings; }
     /// Updates begun so far.
     long long steps() const { return m_t; }
     /// First state vector: v (Momentum, Nag), s (AdaGrad, RmsProp), m (Adam); empty for Sgd.
-    const Eigen::VectorXd& state1() const { return m_s1; }
+    const Vector& state1() const { return m_s1; }
     /// Second state vector: v of Adam; empty otherwise.
-    const Eigen::VectorXd& state2() const { return m_s2; }
+    const Vector& state2() const { return m_s2; }
 
 private:
     void checkBlock(Eigen::Index offset, Eigen::Index n) const;
     // The state entries from @p offset on, or null for a method without that state.
-    static double* state(Eigen::VectorXd& s, Eigen::Index offset) { return s.size() ? s.data() + offset : nullptr; }
+    static Scalar* state(Vector& s, Eigen::Index offset) { return s.size() ? s.data() + offset : nullptr; }
 
     OptimizerSettings m_settings;
     long long m_t = 0;
-    Eigen::VectorXd m_s1;
-    Eigen::VectorXd m_s2;
+    Vector m_s1;
+    Vector m_s2;
     double m_biasCorrection1 = 1.0;         // Adam: 1 − β₁ᵗ
     double m_invSqrtBiasCorrection2 = 1.0;  // Adam: 1/√(1 − β₂ᵗ)
 };
+
+/// The update rules on double weights (every trainer's).
+using Optimizer = BasicOptimizer<double>;
+/// The update rules on float weights (float32 training).
+using OptimizerF = BasicOptimizer<float>;
+
+extern template class BasicOptimizer<double>;
+extern template class BasicOptimizer<float>;
 
 } // namespace tb::train

@@ -21,7 +21,12 @@ void shuffle(std::vector<Eigen::Index>& v, std::mt19937_64& gen);
 
 /// x transposed (d × n: one sample per contiguous column), copied in cache-sized tiles, in
 /// parallel over tiles in the current TBB arena for large matrices. Shuffled minibatches are
-/// then column copies instead of strided row gathers.
-Eigen::MatrixXd transposedCopy(const Eigen::Ref<const Eigen::MatrixXd>& x);
+/// then column copies instead of strided row gathers. @p Scalar float rounds each entry to
+/// single precision (the inputs of float32 training); double copies exactly.
+template <class Scalar = double>
+Eigen::Matrix<Scalar, Eigen::Dynamic, Eigen::Dynamic> transposedCopy(const Eigen::Ref<const Eigen::MatrixXd>& x);
+
+extern template Eigen::MatrixXd transposedCopy<double>(const Eigen::Ref<const Eigen::MatrixXd>& x);
+extern template Eigen::MatrixXf transposedCopy<float>(const Eigen::Ref<const Eigen::MatrixXd>& x);
 
 } // namespace tb::train

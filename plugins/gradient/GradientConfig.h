@@ -41,6 +41,12 @@ struct AlgorithmKind {
 /// Initial weights: U[init_low, init_high] (the BPLS paper: [−1, 1]) or Glorot uniform.
 enum class InitKind { Uniform, Glorot };
 
+/// The arithmetic of a first-order run (parameter "precision"): Double, the default, is every
+/// number as it always was; Float32 runs the forward/backward products, the gradients, the
+/// weights being trained and the optimiser's state in single precision, with every loss summed
+/// in double, and publishes the weights as the house's double network at every checkpoint.
+enum class Precision { Double, Float32 };
+
 /// The loss asked for; Auto = cross-entropy for classification, squared error for regression.
 enum class LossChoice { Auto, CrossEntropy, SquaredError };
 
@@ -73,6 +79,7 @@ struct GradientConfig {
     double validationFraction = 0.0;                        ///< 0 = no early stopping
     int patience = 5;
     int checkpointEvery = 0;                                ///< minibatches; 0 = epoch ends only
+    Precision precision = Precision::Double;                ///< "precision": "double" or "float32"
 
     // L-BFGS: the L-BFGS block (memory, line search) with the stopping block's iterations and
     // gradient tolerance and test.

@@ -13,6 +13,7 @@
 #include <optional>
 #include <stdexcept>
 #include <tbb/task_arena.h>
+#include <type_traits>
 
 namespace tb::gradient {
 namespace {
@@ -35,12 +36,39 @@ GradientTrainer::GradientTrainer(GradientConfig config) : NetworkTrainer("gradie
 
 void GradientTrainer::fit(const DatasetView& data, RunContext& ctx)
 {
+    if (m_config.precision == Precision::Float32)
+        fitIn<float>(data, ctx);
+    else
+        fitIn<double>(data, ctx);
+}
+
+template <class Scalar>
+void GradientTrainer::fitIn(const DatasetView& data, RunContext& ctx)
+{
+    using Matrix = Eigen::Matrix<Scalar, Eigen::Dynamic, Eigen::Dynamic>;
+    using Vector = Eigen::Matrix<Scalar, Eigen::Dynamic, 1>;
+    constexpr bool kDouble = std::is_same_v<Scalar, double>;
     const GradientConfig& c = m_config;
     checkTrainingData(data, false);  // non-finite data diverge, reported as such
     const Eigen::Index n = data.rows();
     const num::MlpLoss loss = c.resolveLoss(data.task);
     const std::uint64_t seed = ctx.seed();
     m_net = c.makeNetwork(data.inputs(), data.outputs(), data.task, deriveSeed(seed, kSeedWeights));
+    // The network being trained: m_net itself in double; in float32 a float copy of the same
+    // initial weights, published back into m_net (exactly: float → double) before every
+    // checkpoint, the divergence report and the end of the run — so the model, checkpoints and
+    // predictions are always the house's double network.
+    num::BasicMlp<Scalar> floatNet;
+    num::BasicMlp<Scalar>& net = [&]() -> num::BasicMlp<Scalar>& {
+        if constexpr (kDouble)
+            return m_net;
+        else
+            return floatNet = m_net.template cast<Scalar>();
+    }();
+    auto publish = [&] {
+        if constexpr (!kDouble)
+            m_net.assignFrom(net);
+    };
 
     // Early stopping holds out a seeded share of the rows; both parts keep data order.
     std::vector<Eigen::Index> order(static_cast<std::size_t>(n));
@@ -61,30 +89,40 @@ void GradientTrainer::fit(const DatasetView& data, RunContext& ctx)
 
     const Eigen::Index batch = std::min<Eigen::Index>(c.batchSize, nTrain);
     const Eigen::Index batches = (nTrain + batch - 1) / batch;
-    const Eigen::MatrixXd xt = train::transposedCopy(data.x);
-    train::BatchGradient engine(m_net, loss, xt, data.y, batch);
-    std::vector<Eigen::MatrixXd> grads = m_net.zeroGradients();
-    Optimizer optimizer(c.optimizer, m_net.parameterCount());
+    // Inputs and targets in the arithmetic of the run (float32: rounded once, here).
+    const Matrix xt = train::transposedCopy<Scalar>(data.x);
+    Matrix yCopy;
+    if constexpr (!kDouble)
+        yCopy = data.y.template cast<Scalar>();
+    const Eigen::Ref<const Matrix> y = [&]() -> Eigen::Ref<const Matrix> {
+        if constexpr (kDouble)
+            return data.y;
+        else
+            return yCopy;
+    }();
+    train::BasicBatchGradient<Scalar> engine(net, loss, xt, y, batch);
+    std::vector<Matrix> grads = net.zeroGradients();
+    train::BasicOptimizer<Scalar> optimizer(c.optimizer, net.parameterCount());
     std::mt19937_64 shuffleGen(deriveSeed(seed, kSeedShuffle));
 
     // Batch size 1: one forward/backward on the sample's own column and the first layer's
     // outer-product gradient fused into the update, never formed (see applyOuter()).
-    num::MlpWorkspace single(m_net, 1);
+    num::BasicMlpWorkspace<Scalar> single(net, 1);
     auto singleBackward = [&](Eigen::Index row) {
         const auto x = xt.middleCols(row, 1);
-        m_net.forwardColumns(x, single);
-        return m_net.backwardColumns(x, data.y.middleRows(row, 1), loss, single, grads, false,
-                                     /*firstGradientLayer=*/1);
+        net.forwardColumns(x, single);
+        return net.backwardColumns(x, engine.targetRow(row), loss, single, grads, false,
+                                   /*firstGradientLayer=*/1);
     };
     auto singleUpdate = [&](Eigen::Index row, double lr) {
         optimizer.beginStep();
-        optimizer.applyOuter(lr, 0, m_net.mutableWeights(0), xt.col(row), single.deltas[0].topRows(1), m_net.bias(0));
-        Eigen::Index offset = m_net.weights(0).size();
-        for (int l = 1; l < m_net.layerCount(); ++l) {
-            auto w = m_net.mutableWeights(l);
-            const Eigen::MatrixXd& g = grads[std::size_t(l)];
-            optimizer.apply(lr, offset, Eigen::Map<Eigen::VectorXd>(w.data(), w.size()),
-                            Eigen::Map<const Eigen::VectorXd>(g.data(), g.size()));
+        optimizer.applyOuter(lr, 0, net.mutableWeights(0), xt.col(row), single.deltas[0].topRows(1), net.bias(0));
+        Eigen::Index offset = net.weights(0).size();
+        for (int l = 1; l < net.layerCount(); ++l) {
+            auto w = net.mutableWeights(l);
+            const Matrix& g = grads[std::size_t(l)];
+            optimizer.apply(lr, offset, Eigen::Map<Vector>(w.data(), w.size()),
+                            Eigen::Map<const Vector>(g.data(), g.size()));
             offset += w.size();
         }
     };
@@ -92,6 +130,8 @@ void GradientTrainer::fit(const DatasetView& data, RunContext& ctx)
     recordNetwork(ctx);
     ctx.record("batch_size", double(batch));
     ctx.record("loss_function", loss == num::MlpLoss::SoftmaxCrossEntropy ? "cross_entropy" : "squared_error");
+    if (!kDouble)
+        ctx.record("precision", "float32");
     if (nVal > 0)
         ctx.record("validation_rows", double(nVal));
 
@@ -110,25 +150,32 @@ void GradientTrainer::fit(const DatasetView& data, RunContext& ctx)
         const Eigen::Index start = b * batch;
         const Eigen::Index m = std::min(batch, nTrain - start);
         const Eigen::Index row = contiguous ? start : trainRows[std::size_t(start)];
-        train::BatchGradient::Result r;
+        typename train::BasicBatchGradient<Scalar>::Result r;
         if (batch == 1)
             r.loss = singleBackward(row);
         else if (contiguous)
-            r = engine.gradient(m_net, nullptr, start, m, grads, ctx.stopToken());
+            r = engine.gradient(net, nullptr, start, m, grads, ctx.stopToken());
         else
-            r = engine.gradient(m_net, trainRows.data() + start, 0, m, grads, ctx.stopToken());
+            r = engine.gradient(net, trainRows.data() + start, 0, m, grads, ctx.stopToken());
         if (!r.stopped && std::isfinite(r.loss)) {
             if (batch == 1)
                 singleUpdate(row, lr);
             else
-                optimizer.step(lr, m_net, grads, 1.0 / double(m));
+                optimizer.step(lr, net, grads, 1.0 / double(m));
         }
         return train::StepResult{r.loss, double(m), r.stopped};
     };
-    // Checkpoints report the mean minibatch loss so far in the epoch + λ/2‖w‖².
+    // Checkpoints report the mean minibatch loss so far in the epoch + λ/2‖w‖² (of the
+    // published double weights).
     hooks.checkpointLoss = [&](double mean) {
+        if (penaltyScale > 0)
+            publish();
         return mean + (penaltyScale > 0 ? penaltyScale * squaredNorm(m_net) : 0.0);
     };
+    if constexpr (!kDouble) {
+        hooks.beforeCheckpoint = [&](const train::LoopPosition&) { publish(); };
+        hooks.beforeDivergence = [&](const train::LoopPosition&) { publish(); };
+    }
     RunLoopHost host(ctx);
     train::TrainingLoop loop(host);
     loop.checkpointEvery(c.checkpointEvery);
@@ -136,18 +183,19 @@ void GradientTrainer::fit(const DatasetView& data, RunContext& ctx)
         return QStringLiteral("diverged in epoch %1 (minibatch %2 of %3): the minibatch loss is %4")
             .arg(at.epoch + 1).arg(at.stepInEpoch).arg(batches).arg(l).toStdString();
     });
-    std::vector<Eigen::MatrixXd> bestWeights;
+    std::vector<Matrix> bestWeights;
     if (nVal > 0)
         loop.earlyStopping(
             c.patience,
             [&]() -> std::optional<double> {
-                const train::BatchGradient::Result v = engine.loss(m_net, valRows.data(), 0, nVal, ctx.stopToken());
+                const auto v = engine.loss(net, valRows.data(), 0, nVal, ctx.stopToken());
                 if (v.stopped)
                     return std::nullopt;
                 return v.loss / double(nVal);
             },
-            [&] { bestWeights = m_net.allWeights(); }, [&] { m_net.setAllWeights(bestWeights); });
+            [&] { bestWeights = net.allWeights(); }, [&] { net.setAllWeights(bestWeights); });
     loop.run(train::TrainingLoop::epochs(c.epochs, batches), hooks);
+    publish();
 }
 
 QJsonObject GradientTrainer::predictCost(const ProblemShape& shape) const

@@ -26,6 +26,10 @@ namespace tb::gradient {
 /// checkpoint cadence, divergence, early stopping), NetworkTrainer gives predict() (network
 /// outputs: class probabilities or regression values).
 ///
+/// precision "float32" trains a float copy of the network (float inputs, products, gradients,
+/// weights and optimiser state; losses summed in double) and publishes it into the double
+/// network before every checkpoint and at the end (GradientConfig::precision).
+///
 /// Not thread-safe (the host calls it from one thread); fit() parallelises over row chunks in
 /// the run's arena (see BatchGradient), with results independent of the thread count.
 class GradientTrainer final : public NetworkTrainer {
@@ -40,6 +44,10 @@ public:
     const GradientConfig& config() const { return m_config; }
 
 private:
+    // fit() in the arithmetic of Scalar: double (the default) or float (precision "float32").
+    template <class Scalar>
+    void fitIn(const DatasetView& data, RunContext& ctx);
+
     GradientConfig m_config;
 };
 

@@ -2,9 +2,14 @@
 // Divergence must reach the run's status with its epoch, in learning curves (checkpoints
 // evaluated) and in noise sweeps (not evaluated); combinations the schema cannot express must
 // fail the run with a message naming the parameters.
+#include <ExperimentRunner.h>
+#include <ExperimentSpec.h>
 #include <PluginRegistry.h>
+#include <RunStore.h>
 #include <Runner.h>
+#include <StoredRuns.h>
 
+#include <QTemporaryDir>
 #include <QtTest>
 #include <random>
 #include <tbb/task_arena.h>
@@ -119,6 +124,46 @@ private Q_SLOTS:
         // 6 flops per weight and sample: 2 epochs × 40 samples × 26 weights × 6.
         QCOMPARE(r.info.value("predicted_cost").toObject().value("flops").toDouble(), 2 * 40 * 26 * 6.0);
         QCOMPARE(r.points.size(), 2);
+    }
+
+    // A float32 run's row holds the parameter: the stored run re-runs as float32, to the bit
+    // (deterministic for a seed and thread count), and differs from the double run.
+    void float32RunIsStoredAndRerunsFromItsRow()
+    {
+        QTemporaryDir dir;
+        QString err;
+        auto store = RunStore::open(dir.filePath("runs.sqlite"), &err);
+        QVERIFY2(store, qPrintable(err));
+        const auto spec = ExperimentSpec::fromJson(R"({"kind": "learning-curve", "threads": 2, "seed": 5,
+            "dataset": {"source": "moons", "samples": 300, "noise": 0.2},
+            "algorithms": [{"id": "gradient.adam", "label": "float32",
+                            "params": {"epochs": 3, "batch_size": 16, "hidden": [8], "precision": "float32"}},
+                           {"id": "gradient.adam", "label": "double",
+                            "params": {"epochs": 3, "batch_size": 16, "hidden": [8]}}]})",
+                                                   "precision.json", &err);
+        QVERIFY2(spec, qPrintable(err));
+        const ExperimentResult res = ExperimentRunner(m_reg, store.get()).run(*spec);
+        QVERIFY2(res.error.isEmpty(), qPrintable(res.error));
+        const QList<RunRecord> runs = store->runs(res.experimentId, &err);
+        QCOMPARE(runs.size(), 2);
+        const RunRecord& f = runs[0].params.value("precision") == "float32" ? runs[0] : runs[1];
+        const RunRecord& d = &f == &runs[0] ? runs[1] : runs[0];
+        QCOMPARE(f.params.value("precision").toString(), QString("float32"));
+        QCOMPARE(d.params.value("precision").toString(), QString("double"));  // the default, stored too
+        QCOMPARE(f.info.value("precision").toString(), QString("float32"));
+        QCOMPARE(f.status, RunStatus::Finished);
+        QVERIFY(f.info.value("final").toObject().value("loss") != d.info.value("final").toObject().value("loss"));
+
+        const auto rerun = StoredRuns::rerunOfRun(*store, m_reg, f.id, &err);
+        QVERIFY2(rerun, qPrintable(err));
+        QCOMPARE(rerun->spec.algorithms.first().params.value("precision").toString(), QString("float32"));
+        const ExperimentResult again = ExperimentRunner(m_reg, nullptr).run(rerun->spec);
+        QVERIFY2(again.error.isEmpty(), qPrintable(again.error));
+        const MetricPoint& last = again.curves.first().repeats.first().last();
+        const QJsonObject stored = f.info.value("final").toObject();
+        QCOMPARE(last.loss, stored.value("loss").toDouble());
+        QCOMPARE(last.trainAccuracy, stored.value("train_accuracy").toDouble());
+        QCOMPARE(last.testAccuracy, stored.value("test_accuracy").toDouble());
     }
 };
 
