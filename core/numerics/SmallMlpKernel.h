@@ -20,12 +20,13 @@ namespace tb::num {
 /// order, each product fused into the running sum exactly where GCC contracts Eigen's
 /// (a*b + c as one fma when the build targets FMA), element-wise functions from the same libm
 /// calls — and the results are bit-identical (tests/core/numerics/tst_smallmlpkernel checks it
-/// on every activation, both losses and all small shapes).
+/// on every activation and all small shapes).
 ///
 /// Eligibility depends on the build's SIMD width P (Eigen's packet of doubles: 8 with
 /// AVX-512, 4 with AVX, 2 with SSE2): a batch of m rows and every layer width below P (and at
 /// most kMaxSize), width(l) + width(l+1) + m below Eigen's lazy-product threshold (20) for
-/// every layer, at most kMaxLayers weight layers, and, for cross-entropy, a softmax output.
+/// every layer, at most kMaxLayers weight layers, and the squared error (the cross-entropy
+/// always takes the general path: see fits()).
 /// Beyond that Eigen's vectorised reductions and exp sum in another order, so the general path
 /// must be used.
 ///

@@ -1,6 +1,7 @@
 // SmallMlpKernel against the Eigen path it replaces (Mlp::forwardColumns + backwardColumns on the
 // gathered samples, as BatchGradient runs it): the same loss and gradient to the last bit, on
-// every activation, both losses, with and without biases, over all the shapes it accepts.
+// every activation, with and without biases, over all the shapes it accepts (squared error: the
+// cross-entropy is refused).
 #include "Mlp.h"
 #include "SmallMlpKernel.h"
 
@@ -125,6 +126,8 @@ private Q_SLOTS:
         QVERIFY(!SmallMlpKernel::fits(toy, limit + 1, MlpLoss::SquaredError));
         QVERIFY(!SmallMlpKernel::fits(toy, 0, MlpLoss::SquaredError));
         QVERIFY(!SmallMlpKernel::fits(toy, 1, MlpLoss::SoftmaxCrossEntropy));  // no softmax output
+        QVERIFY(!SmallMlpKernel::fits(Mlp::withHidden(2, {3}, 2, Activation::Sigmoid, Activation::Softmax), 1,
+                                      MlpLoss::SoftmaxCrossEntropy));  // never the cross-entropy
         QVERIFY(!SmallMlpKernel::fits(Mlp::withHidden(limit + 1, {1}, 1, Activation::Tanh, Activation::Identity), 1,
                                       MlpLoss::SquaredError));
         QVERIFY(!SmallMlpKernel::fits(Mlp::withHidden(1, {1, 1, 1, 1}, 1, Activation::Tanh, Activation::Identity), 1,
@@ -174,7 +177,8 @@ private Q_SLOTS:
             }
     }
 
-    // Every shape the kernel takes (up to three weight layers), every activation, both losses.
+    // Every shape the kernel takes (up to three weight layers), every activation; the cross-entropy
+    // cases check that fits() sends them to the general path.
     void allSmallShapesBitIdentical()
     {
         const Eigen::Index limit = SmallMlpKernel::sizeLimit();
