@@ -28,6 +28,9 @@ using tb::num::Mlp;
 
 namespace {
 
+const char* const kMinibatchMethods[] = {"gradient.sgd",     "gradient.momentum", "gradient.nag",
+                                         "gradient.adagrad", "gradient.rmsprop",  "gradient.adam"};
+
 using tb::testsupport::randomMatrix;
 using tb::testsupport::runAndStop;
 using tb::testsupport::StopWhen;
@@ -102,6 +105,17 @@ std::pair<Mlp, std::vector<double>> eigenPathRun(const GradientConfig& c, const 
     return {net, losses};
 }
 
+// The six minibatch methods, each at batch 1 (the fused update) and batch 7 (gathered rows).
+void addMinibatchRows()
+{
+    QTest::addColumn<QString>("id");
+    QTest::addColumn<int>("batch");
+    for (const char* id : kMinibatchMethods) {
+        QTest::newRow(qPrintable(QString("%1 batch 1").arg(id))) << QString(id) << 1;
+        QTest::newRow(qPrintable(QString("%1 batch 7").arg(id))) << QString(id) << 7;
+    }
+}
+
 double maxDiff(const Mlp& a, const Mlp& b)
 {
     return (a.flatten() - b.flatten()).cwiseAbs().maxCoeff();
@@ -118,13 +132,7 @@ private:
 private Q_SLOTS:
     void minibatchLoopMatchesReference_data()
     {
-        QTest::addColumn<QString>("id");
-        QTest::addColumn<int>("batch");
-        for (const char* id : {"gradient.sgd", "gradient.momentum", "gradient.nag", "gradient.adagrad",
-                               "gradient.rmsprop", "gradient.adam"}) {
-            QTest::newRow(qPrintable(QString("%1 batch 1").arg(id))) << QString(id) << 1;
-            QTest::newRow(qPrintable(QString("%1 batch 7").arg(id))) << QString(id) << 7;
-        }
+        addMinibatchRows();
     }
     void minibatchLoopMatchesReference()
     {
@@ -154,8 +162,7 @@ private Q_SLOTS:
     {
         QTest::addColumn<QString>("id");
         QTest::addColumn<QString>("activation");
-        for (const char* id : {"gradient.sgd", "gradient.momentum", "gradient.nag", "gradient.adagrad",
-                               "gradient.rmsprop", "gradient.adam"})
+        for (const char* id : kMinibatchMethods)
             for (const char* act : {"identity", "sigmoid"})
                 QTest::newRow(qPrintable(QString("%1 %2").arg(id, act))) << QString(id) << QString(act);
     }
@@ -355,13 +362,7 @@ private Q_SLOTS:
 
     void float32StaysCloseToDouble_data()
     {
-        QTest::addColumn<QString>("id");
-        QTest::addColumn<int>("batch");
-        for (const char* id : {"gradient.sgd", "gradient.momentum", "gradient.nag", "gradient.adagrad",
-                               "gradient.rmsprop", "gradient.adam"}) {
-            QTest::newRow(qPrintable(QString("%1 batch 1").arg(id))) << QString(id) << 1;
-            QTest::newRow(qPrintable(QString("%1 batch 7").arg(id))) << QString(id) << 7;
-        }
+        addMinibatchRows();
     }
     void float32StaysCloseToDouble()
     {
