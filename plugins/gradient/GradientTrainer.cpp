@@ -1,5 +1,9 @@
 #include "GradientTrainer.h"
 
+#include "GradientReplica.h"
+
+#include <SmallMlpKernel.h>
+
 #include <BatchGradient.h>
 #include <Optimizer.h>
 #include <Sampling.h>
@@ -206,6 +210,181 @@ QJsonObject GradientTrainer::predictCost(const ProblemShape& shape) const
                        {"flops_per_epoch", perEpoch},
                        {"memory_bytes", m_config.workingMemoryBytes(shape.inputs, shape.outputs, shape.rows,
                                                                     tbb::this_task_arena::max_concurrency())}};
+}
+
+} // namespace tb::gradient
+
+namespace tb::gradient {
+
+int GradientTrainer::lockstepWidth(const ProblemShape& shape) const
+{
+    const GradientConfig& c = m_config;
+    if (c.precision != Precision::Double || c.validationFraction > 0 || c.weightDecay != 0 || shape.isSparse() ||
+        shape.rows < 2 || shape.inputs < 1 || shape.outputs < 1 || c.batchSize < shape.rows)
+        return 0;
+    const num::MlpLoss loss = c.resolveLoss(shape.task);
+    if (loss != num::MlpLoss::SquaredError)
+        return 0;
+    try {
+        const num::Mlp net = c.makeNetwork(shape.inputs, shape.outputs, shape.task, 0);
+        return num::SmallMlpKernel::fitsLanes(net, shape.rows, loss) ? num::kLanes : 0;
+    } catch (const std::exception&) {
+        return 0;  // fit() reports what is wrong with the shape
+    }
+}
+
+void GradientTrainer::fitReplicas(const std::vector<DatasetView>& data, const std::vector<std::uint64_t>& seeds,
+                                  StopToken stop)
+{
+    using num::Lanes;
+    const GradientConfig& c = m_config;
+    const int count = int(data.size());
+    if (count < 1 || count > num::kLanes || seeds.size() != data.size())
+        throw std::invalid_argument("gradient: fitReplicas takes 1 to " + std::to_string(num::kLanes) +
+                                    " replicas with one seed each, got " + std::to_string(data.size()) + " and " +
+                                    std::to_string(seeds.size()) + " seeds");
+    const ProblemShape shape{data[0].rows(), data[0].inputs(), data[0].outputs(), data[0].task};
+    if (lockstepWidth(shape) < count)
+        throw std::invalid_argument("gradient: these parameters and data are not trained in lock step");
+    const Eigen::Index n = shape.rows, d = shape.inputs, k = shape.outputs;
+    const num::MlpLoss loss = c.resolveLoss(shape.task);
+    // Lanes past the replicas copy replica 0's work (and are never read).
+    std::vector<char> active(std::size_t(num::kLanes), 0);
+    std::vector<num::Mlp> nets;
+    for (int r = 0; r < count; ++r) {
+        const DatasetView& v = data[std::size_t(r)];
+        if (v.rows() != n || v.inputs() != d || v.outputs() != k || v.y.rows() != n || v.isSparse() ||
+            v.task != shape.task)
+            throw std::invalid_argument("gradient: lock-step replicas need data of one shape; replica " +
+                                        std::to_string(r) + " differs from replica 0");
+        active[std::size_t(r)] = 1;
+        nets.push_back(c.makeNetwork(d, k, shape.task, deriveSeed(seeds[std::size_t(r)], kSeedWeights)));
+    }
+    int source = 0;  // the lane inactive lanes copy
+    while (source < count && !active[std::size_t(source)])
+        ++source;
+    const num::Mlp& proto = nets[0];
+    const int layers = proto.layerCount();
+    auto laneOf = [&](int lane) { return lane < count && active[std::size_t(lane)] ? lane : source; };
+
+    // Weights and gradients in lanes, each layer laid out as Mlp's (weightRows × width, column-major).
+    std::vector<std::vector<Lanes>> w(static_cast<std::size_t>(layers)), g(static_cast<std::size_t>(layers));
+    Eigen::Index parameters = 0;
+    for (int l = 0; l < layers; ++l) {
+        const Eigen::Index size = proto.weights(l).size();
+        w[std::size_t(l)].resize(std::size_t(size));
+        g[std::size_t(l)].assign(std::size_t(size), Lanes(0.0));
+        for (int lane = 0; lane < num::kLanes; ++lane) {
+            const double* src = source < count ? nets[std::size_t(laneOf(lane))].weights(l).data() : nullptr;
+            for (Eigen::Index i = 0; i < size; ++i)
+                w[std::size_t(l)][std::size_t(i)].set(lane, src ? src[i] : 0.0);
+        }
+        parameters += size;
+    }
+    const Lanes* wp[num::SmallMlpKernel::kMaxLayers] = {};
+    Lanes* gp[num::SmallMlpKernel::kMaxLayers] = {};
+    for (int l = 0; l < layers; ++l) {
+        wp[l] = w[std::size_t(l)].data();
+        gp[l] = g[std::size_t(l)].data();
+    }
+
+    std::vector<std::vector<Eigen::Index>> order(static_cast<std::size_t>(count));
+    std::vector<std::mt19937_64> shuffleGen;
+    for (int r = 0; r < count; ++r) {
+        order[std::size_t(r)].resize(std::size_t(n));
+        std::iota(order[std::size_t(r)].begin(), order[std::size_t(r)].end(), Eigen::Index(0));
+        shuffleGen.emplace_back(deriveSeed(seeds[std::size_t(r)], kSeedShuffle));
+    }
+    std::vector<std::vector<double>> losses(static_cast<std::size_t>(count));
+    for (auto& l : losses)
+        l.reserve(std::size_t(c.epochs));
+    std::vector<char> running(active);  // trained and not diverged
+    std::vector<Lanes> xs(static_cast<std::size_t>(n * d));
+    std::vector<const Lanes*> cols(static_cast<std::size_t>(n));
+    std::vector<Lanes> ys(std::size_t(8 * 8), Lanes(0.0));
+    train::LaneOptimizer optimizer(c.optimizer, parameters);
+    const double gradScale = 1.0 / double(n);
+
+    auto anyRunning = [&] {
+        for (int r = 0; r < count; ++r)
+            if (running[std::size_t(r)])
+                return true;
+        return false;
+    };
+    for (int e = 0; e < c.epochs && anyRunning(); ++e) {
+        if (stop.stopRequested())
+            break;
+        const double lr = c.learningRateAt(e);
+        // Each replica's own row order (fit()'s shuffle from its own generator), gathered.
+        for (int lane = 0; lane < num::kLanes; ++lane) {
+            const int r = laneOf(lane);
+            if (source >= count)
+                break;
+            if (c.shuffle && lane < count && active[std::size_t(lane)])
+                train::shuffle(order[std::size_t(r)], shuffleGen[std::size_t(r)]);
+            const DatasetView& v = data[std::size_t(r)];
+            const std::vector<Eigen::Index>& rows = order[std::size_t(r)];
+            for (Eigen::Index i = 0; i < n; ++i) {
+                const Eigen::Index row = rows[std::size_t(i)];
+                for (Eigen::Index a = 0; a < d; ++a)
+                    xs[std::size_t(i * d + a)].set(lane, v.x(row, a));
+                for (Eigen::Index j = 0; j < k; ++j)
+                    ys[std::size_t(j * 8 + i)].set(lane, v.y(row, j));
+            }
+        }
+        for (Eigen::Index i = 0; i < n; ++i)
+            cols[std::size_t(i)] = xs.data() + i * d;
+        // BatchGradient's sums (0 + (0 + kernel loss)) and Optimizer::step(lr, net, grads, 1/m).
+        const Lanes total = 0.0 + (0.0 + num::SmallMlpKernel::runLanes(proto, loss, wp, cols.data(), ys.data(), n, n, gp));
+        bool update = false;
+        for (int r = 0; r < count; ++r) {
+            if (!running[std::size_t(r)])
+                continue;
+            losses[std::size_t(r)].push_back(total[r]);
+            if (!std::isfinite(total[r])) {
+                // fit() stops here without this update: the replica's model is its weights now.
+                running[std::size_t(r)] = false;
+                for (int l = 0; l < layers; ++l) {
+                    double* dst = nets[std::size_t(r)].mutableWeights(l).data();
+                    for (std::size_t i = 0; i < w[std::size_t(l)].size(); ++i)
+                        dst[i] = w[std::size_t(l)][i][r];
+                }
+            } else {
+                update = true;
+            }
+        }
+        if (!update)
+            break;
+        optimizer.beginStep();
+        Eigen::Index offset = 0;
+        for (int l = 0; l < layers; ++l) {
+            const Eigen::Index size = Eigen::Index(w[std::size_t(l)].size());
+            optimizer.apply(lr, offset, w[std::size_t(l)].data(), g[std::size_t(l)].data(), size, gradScale);
+            offset += size;
+        }
+    }
+    m_replicas.clear();
+    for (int r = 0; r < count; ++r) {
+        if (running[std::size_t(r)])
+            for (int l = 0; l < layers; ++l) {
+                double* dst = nets[std::size_t(r)].mutableWeights(l).data();
+                for (std::size_t i = 0; i < w[std::size_t(l)].size(); ++i)
+                    dst[i] = w[std::size_t(l)][i][r];
+            }
+        m_replicas.push_back(std::make_unique<GradientReplica>(c, std::move(nets[std::size_t(r)]),
+                                                               std::move(losses[std::size_t(r)]), n,
+                                                               seeds[std::size_t(r)]));
+    }
+}
+
+std::unique_ptr<Trainer> GradientTrainer::replica(int r)
+{
+    if (r < 0 || r >= int(m_replicas.size()))
+        throw std::out_of_range("gradient: no lock-step replica " + std::to_string(r) + " (" +
+                                std::to_string(m_replicas.size()) + " fitted)");
+    if (!m_replicas[std::size_t(r)])
+        throw std::logic_error("gradient: lock-step replica " + std::to_string(r) + " was taken already");
+    return std::move(m_replicas[std::size_t(r)]);
 }
 
 } // namespace tb::gradient
