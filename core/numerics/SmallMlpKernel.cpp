@@ -1,5 +1,6 @@
 #include "SmallMlpKernel.h"
 
+#include "LaneExp.h"
 #include "Lanes.h"
 
 #include <algorithm>
@@ -154,13 +155,13 @@ inline double backprop(Activation a, double y, double g)
     return g;
 }
 
-// The same per lane: identity and the sigmoid's and tanh's arithmetic in vector form (libm's
-// exp per lane), every other activation lane by lane through the scalar expression.
+// The same per lane: identity and the sigmoid's arithmetic in vector form (laneExp(): libm's
+// exp bits), every other activation lane by lane through the scalar expression.
 inline Lanes apply(Activation a, Lanes z)
 {
     switch (a) {
     case Activation::Identity: return z;
-    case Activation::Sigmoid: return 1.0 / (1.0 + exp(-z));
+    case Activation::Sigmoid: return 1.0 / (1.0 + laneExp(-z));  // std::exp's bits (LaneExp.h)
     default: return eachLane(z, [a](double v) { return apply(a, v); });
     }
 }
