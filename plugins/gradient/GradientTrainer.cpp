@@ -237,10 +237,11 @@ void GradientTrainer::fitReplicas(const std::vector<DatasetView>& data, const st
                                   StopToken stop)
 {
     using num::Lanes;
+    constexpr int W = num::kLanes;
     const GradientConfig& c = m_config;
     const int count = int(data.size());
-    if (count < 1 || count > num::kLanes || seeds.size() != data.size())
-        throw std::invalid_argument("gradient: fitReplicas takes 1 to " + std::to_string(num::kLanes) +
+    if (count < 1 || count > W || seeds.size() != data.size())
+        throw std::invalid_argument("gradient: fitReplicas takes 1 to " + std::to_string(W) +
                                     " replicas with one seed each, got " + std::to_string(data.size()) + " and " +
                                     std::to_string(seeds.size()) + " seeds");
     const ProblemShape shape{data[0].rows(), data[0].inputs(), data[0].outputs(), data[0].task};
@@ -248,8 +249,9 @@ void GradientTrainer::fitReplicas(const std::vector<DatasetView>& data, const st
         throw std::invalid_argument("gradient: these parameters and data are not trained in lock step");
     const Eigen::Index n = shape.rows, d = shape.inputs, k = shape.outputs;
     const num::MlpLoss loss = c.resolveLoss(shape.task);
-    // Lanes past the replicas copy replica 0's work (and are never read).
-    std::vector<char> active(std::size_t(num::kLanes), 0);
+    // Each replica's data, row-major and contiguous (read once per epoch in its row order), and
+    // its network with fit()'s initial weights.
+    std::vector<double> xr(static_cast<std::size_t>(count * n * d)), yr(static_cast<std::size_t>(count * n * k));
     std::vector<num::Mlp> nets;
     for (int r = 0; r < count; ++r) {
         const DatasetView& v = data[std::size_t(r)];
@@ -257,120 +259,108 @@ void GradientTrainer::fitReplicas(const std::vector<DatasetView>& data, const st
             v.task != shape.task)
             throw std::invalid_argument("gradient: lock-step replicas need data of one shape; replica " +
                                         std::to_string(r) + " differs from replica 0");
-        active[std::size_t(r)] = 1;
+        for (Eigen::Index i = 0; i < n; ++i) {
+            for (Eigen::Index a = 0; a < d; ++a)
+                xr[std::size_t((r * n + i) * d + a)] = v.x(i, a);
+            for (Eigen::Index j = 0; j < k; ++j)
+                yr[std::size_t((r * n + i) * k + j)] = v.y(i, j);
+        }
         nets.push_back(c.makeNetwork(d, k, shape.task, deriveSeed(seeds[std::size_t(r)], kSeedWeights)));
     }
-    int source = 0;  // the lane inactive lanes copy
-    while (source < count && !active[std::size_t(source)])
-        ++source;
     const num::Mlp& proto = nets[0];
     const int layers = proto.layerCount();
-    auto laneOf = [&](int lane) { return lane < count && active[std::size_t(lane)] ? lane : source; };
 
-    // Weights and gradients in lanes, each layer laid out as Mlp's (weightRows × width, column-major).
-    std::vector<std::vector<Lanes>> w(static_cast<std::size_t>(layers)), g(static_cast<std::size_t>(layers));
+    // All weights (and gradients) in one lane vector, layer after layer, each layer laid out as
+    // Mlp's (weightRows × width, column-major) — the flattened order Optimizer::step() walks.
+    // Lanes past the replicas repeat replica 0 (their results are never read).
     Eigen::Index parameters = 0;
-    for (int l = 0; l < layers; ++l) {
-        const Eigen::Index size = proto.weights(l).size();
-        w[std::size_t(l)].resize(std::size_t(size));
-        g[std::size_t(l)].assign(std::size_t(size), Lanes(0.0));
-        for (int lane = 0; lane < num::kLanes; ++lane) {
-            const double* src = source < count ? nets[std::size_t(laneOf(lane))].weights(l).data() : nullptr;
-            for (Eigen::Index i = 0; i < size; ++i)
-                w[std::size_t(l)][std::size_t(i)].set(lane, src ? src[i] : 0.0);
+    Eigen::Index offset[num::SmallMlpKernel::kMaxLayers + 1] = {};
+    for (int l = 0; l < layers; ++l)
+        offset[l + 1] = parameters += proto.weights(l).size();
+    std::vector<Lanes> w(static_cast<std::size_t>(parameters)), g(static_cast<std::size_t>(parameters), Lanes(0.0));
+    auto lane = [](std::vector<Lanes>& v) { return reinterpret_cast<double*>(v.data()); };  // [i·W + lane]
+    for (int l = 0; l < layers; ++l)
+        for (int ln = 0; ln < W; ++ln) {
+            const double* src = nets[std::size_t(ln < count ? ln : 0)].weights(l).data();
+            for (Eigen::Index i = offset[l]; i < offset[l + 1]; ++i)
+                lane(w)[i * W + ln] = src[i - offset[l]];
         }
-        parameters += size;
-    }
     const Lanes* wp[num::SmallMlpKernel::kMaxLayers] = {};
     Lanes* gp[num::SmallMlpKernel::kMaxLayers] = {};
     for (int l = 0; l < layers; ++l) {
-        wp[l] = w[std::size_t(l)].data();
-        gp[l] = g[std::size_t(l)].data();
+        wp[l] = w.data() + offset[l];
+        gp[l] = g.data() + offset[l];
     }
 
-    std::vector<std::vector<Eigen::Index>> order(static_cast<std::size_t>(count));
+    // Each replica's row order and generator, as fit() has them.
     std::vector<std::mt19937_64> shuffleGen;
+    std::vector<std::vector<Eigen::Index>> rowsOf(static_cast<std::size_t>(count));
     for (int r = 0; r < count; ++r) {
-        order[std::size_t(r)].resize(std::size_t(n));
-        std::iota(order[std::size_t(r)].begin(), order[std::size_t(r)].end(), Eigen::Index(0));
+        rowsOf[std::size_t(r)].resize(std::size_t(n));
+        std::iota(rowsOf[std::size_t(r)].begin(), rowsOf[std::size_t(r)].end(), Eigen::Index(0));
         shuffleGen.emplace_back(deriveSeed(seeds[std::size_t(r)], kSeedShuffle));
     }
+    // The batch in lanes: inputs xs[i·d + a], targets ys[j·8 + i] (SmallMlpKernel::runLanes()).
+    std::vector<Lanes> xs(static_cast<std::size_t>(n * d)), ys(64, Lanes(0.0));
+    const Lanes* cols[8] = {};
+    for (Eigen::Index i = 0; i < n; ++i)
+        cols[i] = xs.data() + i * d;
+    auto gather = [&](int ln, int r, const std::vector<Eigen::Index>& rows) {
+        for (Eigen::Index i = 0; i < n; ++i) {
+            const Eigen::Index row = rows[std::size_t(i)];
+            for (Eigen::Index a = 0; a < d; ++a)
+                lane(xs)[(i * d + a) * W + ln] = xr[std::size_t((r * n + row) * d + a)];
+            for (Eigen::Index j = 0; j < k; ++j)
+                lane(ys)[(j * 8 + i) * W + ln] = yr[std::size_t((r * n + row) * k + j)];
+        }
+    };
+    for (int ln = count; ln < W; ++ln)
+        gather(ln, 0, rowsOf[0]);  // unchanged from here on
+
     std::vector<std::vector<double>> losses(static_cast<std::size_t>(count));
     for (auto& l : losses)
         l.reserve(std::size_t(c.epochs));
-    std::vector<char> running(active);  // trained and not diverged
-    std::vector<Lanes> xs(static_cast<std::size_t>(n * d));
-    std::vector<const Lanes*> cols(static_cast<std::size_t>(n));
-    std::vector<Lanes> ys(std::size_t(8 * 8), Lanes(0.0));
+    std::vector<char> running(static_cast<std::size_t>(count), 1);  // not diverged
+    int left = count;
     train::LaneOptimizer optimizer(c.optimizer, parameters);
     const double gradScale = 1.0 / double(n);
-
-    auto anyRunning = [&] {
-        for (int r = 0; r < count; ++r)
-            if (running[std::size_t(r)])
-                return true;
-        return false;
-    };
-    for (int e = 0; e < c.epochs && anyRunning(); ++e) {
-        if (stop.stopRequested())
-            break;
-        const double lr = c.learningRateAt(e);
-        // Each replica's own row order (fit()'s shuffle from its own generator), gathered.
-        for (int lane = 0; lane < num::kLanes; ++lane) {
-            const int r = laneOf(lane);
-            if (source >= count)
-                break;
-            if (c.shuffle && lane < count && active[std::size_t(lane)])
-                train::shuffle(order[std::size_t(r)], shuffleGen[std::size_t(r)]);
-            const DatasetView& v = data[std::size_t(r)];
-            const std::vector<Eigen::Index>& rows = order[std::size_t(r)];
-            for (Eigen::Index i = 0; i < n; ++i) {
-                const Eigen::Index row = rows[std::size_t(i)];
-                for (Eigen::Index a = 0; a < d; ++a)
-                    xs[std::size_t(i * d + a)].set(lane, v.x(row, a));
-                for (Eigen::Index j = 0; j < k; ++j)
-                    ys[std::size_t(j * 8 + i)].set(lane, v.y(row, j));
-            }
+    auto publish = [&](int r) {
+        for (int l = 0; l < layers; ++l) {
+            double* dst = nets[std::size_t(r)].mutableWeights(l).data();
+            for (Eigen::Index i = offset[l]; i < offset[l + 1]; ++i)
+                dst[i - offset[l]] = lane(w)[i * W + r];
         }
-        for (Eigen::Index i = 0; i < n; ++i)
-            cols[std::size_t(i)] = xs.data() + i * d;
-        // BatchGradient's sums (0 + (0 + kernel loss)) and Optimizer::step(lr, net, grads, 1/m).
-        const Lanes total = 0.0 + (0.0 + num::SmallMlpKernel::runLanes(proto, loss, wp, cols.data(), ys.data(), n, n, gp));
-        bool update = false;
+    };
+    for (int e = 0; e < c.epochs && left > 0 && !stop.stopRequested(); ++e) {
+        const double lr = c.learningRateAt(e);
+        // Each replica's own row order (fit()'s shuffle, its own generator), gathered.
+        for (int r = 0; r < count; ++r) {
+            if (c.shuffle)
+                train::shuffle(rowsOf[std::size_t(r)], shuffleGen[std::size_t(r)]);
+            gather(r, r, rowsOf[std::size_t(r)]);
+        }
+        // BatchGradient's sums (0 + (0 + kernel loss)), then Optimizer::step(lr, net, grads, 1/m).
+        const Lanes total = 0.0 + (0.0 + num::SmallMlpKernel::runLanes(proto, loss, wp, cols, ys.data(), n, n, gp));
         for (int r = 0; r < count; ++r) {
             if (!running[std::size_t(r)])
                 continue;
             losses[std::size_t(r)].push_back(total[r]);
             if (!std::isfinite(total[r])) {
-                // fit() stops here without this update: the replica's model is its weights now.
-                running[std::size_t(r)] = false;
-                for (int l = 0; l < layers; ++l) {
-                    double* dst = nets[std::size_t(r)].mutableWeights(l).data();
-                    for (std::size_t i = 0; i < w[std::size_t(l)].size(); ++i)
-                        dst[i] = w[std::size_t(l)][i][r];
-                }
-            } else {
-                update = true;
+                // fit() ends here without this update: the replica's model is its weights now.
+                running[std::size_t(r)] = 0;
+                --left;
+                publish(r);
             }
         }
-        if (!update)
+        if (left == 0)
             break;
         optimizer.beginStep();
-        Eigen::Index offset = 0;
-        for (int l = 0; l < layers; ++l) {
-            const Eigen::Index size = Eigen::Index(w[std::size_t(l)].size());
-            optimizer.apply(lr, offset, w[std::size_t(l)].data(), g[std::size_t(l)].data(), size, gradScale);
-            offset += size;
-        }
+        optimizer.apply(lr, 0, w.data(), g.data(), parameters, gradScale);
     }
     m_replicas.clear();
     for (int r = 0; r < count; ++r) {
         if (running[std::size_t(r)])
-            for (int l = 0; l < layers; ++l) {
-                double* dst = nets[std::size_t(r)].mutableWeights(l).data();
-                for (std::size_t i = 0; i < w[std::size_t(l)].size(); ++i)
-                    dst[i] = w[std::size_t(l)][i][r];
-            }
+            publish(r);
         m_replicas.push_back(std::make_unique<GradientReplica>(c, std::move(nets[std::size_t(r)]),
                                                                std::move(losses[std::size_t(r)]), n,
                                                                seeds[std::size_t(r)]));
