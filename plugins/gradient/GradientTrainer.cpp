@@ -216,6 +216,26 @@ QJsonObject GradientTrainer::predictCost(const ProblemShape& shape) const
 
 namespace tb::gradient {
 
+namespace {
+
+// Replica data → lane @p ln of a lock-step batch: row i of the batch is row rows[i] of the
+// replica's x (n × d) and y (n × k), both row-major; xs[(i·d + a)·8 + ln], ys[(j·8 + i)·8 + ln].
+void gatherLane(int ln, const Eigen::Index* __restrict rows, const double* __restrict x, const double* __restrict y,
+                Eigen::Index n, Eigen::Index d, Eigen::Index k, double* __restrict xs, double* __restrict ys)
+{
+    constexpr int W = num::kLanes;
+    for (Eigen::Index i = 0; i < n; ++i) {
+        const double* xrow = x + rows[i] * d;
+        const double* yrow = y + rows[i] * k;
+        for (Eigen::Index a = 0; a < d; ++a)
+            xs[(i * d + a) * W + ln] = xrow[a];
+        for (Eigen::Index j = 0; j < k; ++j)
+            ys[(j * 8 + i) * W + ln] = yrow[j];
+    }
+}
+
+} // namespace
+
 int GradientTrainer::lockstepWidth(const ProblemShape& shape) const
 {
     const GradientConfig& c = m_config;
@@ -306,13 +326,7 @@ void GradientTrainer::fitReplicas(const std::vector<DatasetView>& data, const st
     for (Eigen::Index i = 0; i < n; ++i)
         cols[i] = xs.data() + i * d;
     auto gather = [&](int ln, int r, const std::vector<Eigen::Index>& rows) {
-        for (Eigen::Index i = 0; i < n; ++i) {
-            const Eigen::Index row = rows[std::size_t(i)];
-            for (Eigen::Index a = 0; a < d; ++a)
-                lane(xs)[(i * d + a) * W + ln] = xr[std::size_t((r * n + row) * d + a)];
-            for (Eigen::Index j = 0; j < k; ++j)
-                lane(ys)[(j * 8 + i) * W + ln] = yr[std::size_t((r * n + row) * k + j)];
-        }
+        gatherLane(ln, rows.data(), xr.data() + r * n * d, yr.data() + r * n * k, n, d, k, lane(xs), lane(ys));
     };
     for (int ln = count; ln < W; ++ln)
         gather(ln, 0, rowsOf[0]);  // unchanged from here on
