@@ -1,5 +1,6 @@
 #include "Optimizer.h"
 
+#include <FlushSubnormals.h>
 #include <Mlp.h>
 
 #include <Lanes.h>
@@ -19,6 +20,18 @@ struct RuleConstants {
     T lr, momentum, rho, epsilon, beta1, beta2;
     T adamStep;   // η/(1 − β₁ᵗ)
     T adamScale;  // 1/√(1 − β₂ᵗ)
+};
+
+// The floating-point mode of an update: float state flushes subnormals to zero, because
+// Adam's and RMSProp's decaying state reaches them within a few hundred steps of zero gradients
+// and every operation on one then costs ~100 normal ones (FlushSubnormals.h; docs/gradient.md).
+// Double keeps IEEE gradual underflow: its numbers stay those of every earlier version. The
+// scope is an opaque call into tb_numerics, so no float operation is moved across it.
+template <class T>
+struct UpdateMode {};
+template <>
+struct UpdateMode<float> {
+    num::FlushSubnormals flush;
 };
 
 template <class T>
@@ -195,6 +208,7 @@ void BasicOptimizer<Scalar>::apply(double lr, Eigen::Index offset, Eigen::Ref<Ve
         throw std::out_of_range("optimizer: " + std::to_string(n) + " weights but " + std::to_string(g.size()) +
                                 " gradient entries");
     checkBlock(offset, n);
+    [[maybe_unused]] const UpdateMode<Scalar> mode;
     dispatch<Dense>(m_settings.method, constantsFor<Scalar>(m_settings, lr, m_biasCorrection1, m_invSqrtBiasCorrection2),
                     w.data(), g.data(), state(m_s1, offset), state(m_s2, offset), n, Scalar(gradScale),
                     Scalar(m_settings.weightDecay));
@@ -213,6 +227,7 @@ void BasicOptimizer<Scalar>::applyOuter(double lr, Eigen::Index offset, Eigen::R
                                 " weights");
     checkBlock(offset, w.size());
     const RuleConstants<Scalar> c = constantsFor<Scalar>(m_settings, lr, m_biasCorrection1, m_invSqrtBiasCorrection2);
+    [[maybe_unused]] const UpdateMode<Scalar> mode;
     for (Eigen::Index j = 0; j < cols; ++j) {
         const Eigen::Index at = offset + j * rows;
         dispatch<Outer>(m_settings.method, c, w.col(j).data(), a.data(), a.size(), bias, Scalar(gradScale * delta(0, j)),

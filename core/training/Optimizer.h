@@ -46,7 +46,8 @@ struct OptimizerSettings {
 /// @p Scalar is the type of the weights, gradients and state: Optimizer (double) for every
 /// trainer; OptimizerF (float) for float32 training, whose rules run in single precision with
 /// the per-step constants (learning rate, Adam's bias corrections 1 − βᵗ) computed in double
-/// and rounded once per step.
+/// and rounded once per step, and whose updates flush subnormal numbers to zero (state below
+/// 1.18·10⁻³⁸ becomes 0: num::FlushSubnormals; double keeps gradual underflow).
 template <class Scalar>
 class BasicOptimizer {
 public:

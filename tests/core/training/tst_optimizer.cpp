@@ -2,9 +2,11 @@
 // two-parameter quadratic f(w) = ½(4·w₁² + w₂²), ∇f = (4·w₁, w₂).
 #include <Optimizer.h>
 
+#include <FlushSubnormals.h>
 #include <Mlp.h>
 
 #include <QtTest>
+#include <cfloat>
 #include <cmath>
 
 using namespace tb::train;
@@ -207,6 +209,56 @@ private Q_SLOTS:
         opt.step(0.1, net, g, 0.5);
         // SGD with the gradient scaled by 0.5: every weight moves by −0.1·0.5·2.
         QVERIFY(((before - net.flatten()).array() - 0.1).abs().maxCoeff() < 1e-15);
+    }
+
+    void floatStateFlushesSubnormals()
+    {
+        // Adam's m after one gradient of 10⁻³ and then only zero gradients shrinks by β₁ = 0.9 per
+        // step: 10⁻⁴·0.9ᵗ leaves float's normal range (1.18·10⁻³⁸) at t ≈ 790. The float state
+        // must go from normal numbers straight to 0 (a subnormal costs ~100 normal operations on
+        // x86: the batch-1 update ran at half speed), through both update paths; the double
+        // state keeps gradual underflow, as in every earlier version; and the thread's own mode
+        // is unchanged after each update.
+        if (!tb::num::FlushSubnormals::active())
+            QSKIP("this build cannot flush subnormals (not x86 with SSE)");
+        OptimizerSettings adam;  // β₁ = 0.9, β₂ = 0.999, ε = 10⁻⁸
+        adam.method = Method::Adam;
+        for (const bool outer : {false, true}) {
+            OptimizerF opt(adam, 2);
+            Eigen::VectorXf w = Eigen::VectorXf::Constant(2, 0.5f);
+            Eigen::MatrixXf wOuter = Eigen::MatrixXf::Constant(2, 1, 0.5f), delta(1, 1);
+            const Eigen::VectorXf a = Eigen::VectorXf::Constant(1, 1.0f);
+            int firstZero = -1;
+            for (int t = 0; t < 1000; ++t) {
+                const float g = t == 0 ? 1e-3f : 0.0f;
+                opt.beginStep();
+                if (outer) {
+                    delta(0, 0) = g;
+                    opt.applyOuter(1e-3, 0, wOuter, a, delta, true);
+                } else {
+                    opt.apply(1e-3, 0, w, Eigen::VectorXf::Constant(2, g));
+                }
+                for (const Eigen::VectorXf* s : {&opt.state1(), &opt.state2()})
+                    for (const float v : *s)
+                        QVERIFY2(std::fpclassify(v) != FP_SUBNORMAL,
+                                 qPrintable(QString("step %1: subnormal state %2").arg(t + 1).arg(double(v))));
+                if (firstZero < 0 && opt.state1()(0) == 0.0f)
+                    firstZero = t + 1;
+            }
+            QVERIFY2(firstZero > 700 && firstZero < 800, qPrintable(QString("m reached 0 at step %1").arg(firstZero)));
+            // The thread's mode is the caller's again: float arithmetic underflows gradually.
+            volatile float tiny = 1e-30f, scale = 1e-10f;
+            QCOMPARE(std::fpclassify(tiny * scale), FP_SUBNORMAL);
+        }
+        Optimizer opt(adam, 1);
+        Eigen::VectorXd w = Eigen::VectorXd::Constant(1, 0.5);
+        bool subnormal = false;
+        for (int t = 0; t < 7000 && !subnormal; ++t) {
+            opt.beginStep();
+            opt.apply(1e-3, 0, w, Eigen::VectorXd::Constant(1, t == 0 ? 1e-3 : 0.0));
+            subnormal = std::fpclassify(opt.state1()(0)) == FP_SUBNORMAL;
+        }
+        QVERIFY2(subnormal, "double Adam state should underflow gradually (10⁻⁴·0.9ᵗ is subnormal from t ≈ 6720)");
     }
 
     void misuseThrows()
