@@ -7,7 +7,9 @@ install(DIRECTORY ${CMAKE_SOURCE_DIR}/core/api/trainbench DESTINATION ${CMAKE_IN
         FILES_MATCHING PATTERN "*.h")
 install(FILES ${CMAKE_SOURCE_DIR}/core/numerics/LeastSquares.h ${CMAKE_SOURCE_DIR}/core/numerics/Metrics.h
         DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/trainbench/numerics)
-file(GLOB TB_NUMERICS_EXTRA_HEADERS ${CMAKE_SOURCE_DIR}/core/numerics/Mlp*.h ${CMAKE_SOURCE_DIR}/core/numerics/Activation*.h)
+# Lanes.h: the training toolkit's Optimizer.h declares LaneOptimizer on it.
+file(GLOB TB_NUMERICS_EXTRA_HEADERS ${CMAKE_SOURCE_DIR}/core/numerics/Mlp*.h ${CMAKE_SOURCE_DIR}/core/numerics/Activation*.h
+     ${CMAKE_SOURCE_DIR}/core/numerics/Lanes.h)
 if(TB_NUMERICS_EXTRA_HEADERS)
   install(FILES ${TB_NUMERICS_EXTRA_HEADERS} DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/trainbench/numerics)
 endif()

@@ -408,7 +408,33 @@ qint64 Runner::recordNotStarted(const RunJob& job) const
     return m_store->createRun(rec);
 }
 
+std::unique_ptr<Trainer> Runner::createTrainer(const RunJob& job, QString* error, RunBudget* budget) const
+{
+    const AlgorithmEntry* entry = m_registry.algorithm(job.algorithmId);
+    const auto prepared = prepare(job, error);
+    if (!entry || !prepared)
+        return nullptr;
+    if (budget)
+        *budget = prepared->budget;
+    try {
+        std::unique_ptr<Trainer> t = entry->plugin->factory->create(entry->info.id, prepared->params);
+        if (!t && error)
+            *error = QStringLiteral("plugin returned no trainer");
+        return t;
+    } catch (const std::exception& e) {
+        if (error)
+            *error = QString::fromUtf8(e.what());
+        return nullptr;
+    }
+}
+
 RunResult Runner::execute(const RunJob& job, const StopSource& stop, RunObserver* observer) const
+{
+    return execute(job, stop, observer, nullptr);
+}
+
+RunResult Runner::execute(const RunJob& job, const StopSource& stop, RunObserver* observer,
+                          std::unique_ptr<Trainer> given) const
 {
     RunResult result;
     const AlgorithmEntry* entry = m_registry.algorithm(job.algorithmId);
@@ -488,9 +514,10 @@ RunResult Runner::execute(const RunJob& job, const StopSource& stop, RunObserver
 
     // A combination the schema cannot express fails in create(): when the file used former
     // spellings, the message also says what they are now called.
-    std::unique_ptr<Trainer> trainer;
+    std::unique_ptr<Trainer> trainer = std::move(given);
     try {
-        trainer = entry->plugin->factory->create(entry->info.id, *params);
+        if (!trainer)
+            trainer = entry->plugin->factory->create(entry->info.id, *params);
     } catch (const std::exception& e) {
         const QString what = QString::fromUtf8(e.what());
         return finish(RunStatus::Failed, deprecations.isEmpty() ? what

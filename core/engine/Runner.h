@@ -120,6 +120,15 @@ public:
     /// Runs @p job on the calling thread. Call it inside the TBB arena the run may use.
     /// Never throws: a trainer's exception becomes a failed run with its message.
     RunResult execute(const RunJob& job, const StopSource& stop, RunObserver* observer = nullptr) const;
+    /// execute() with @p trainer in place of the one the plugin's factory would create for
+    /// @p job (a lock-step replica, LockstepTrainer::replica()); everything else — parameters,
+    /// checks, clock, evaluation, result — as execute(). A null @p trainer is execute().
+    RunResult execute(const RunJob& job, const StopSource& stop, RunObserver* observer,
+                      std::unique_ptr<Trainer> trainer) const;
+    /// The trainer execute() would create for @p job (parameters upgraded and normalised, a
+    /// budget among them taken out), or null with @p error. @p budget (may be null) receives the
+    /// run's budget.
+    std::unique_ptr<Trainer> createTrainer(const RunJob& job, QString* error, RunBudget* budget = nullptr) const;
 
     /// The run row @p job would get (status running, started now, parameters normalised by the
     /// schema when they are valid).

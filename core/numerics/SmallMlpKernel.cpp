@@ -1,9 +1,13 @@
 #include "SmallMlpKernel.h"
 
+#include "LaneExp.h"
+#include "Lanes.h"
+
 #include <algorithm>
 #include <cmath>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 
 // This file is compiled with -ffp-contract=off (core/numerics/CMakeLists.txt): every fused
 // multiply-add below is the explicit madd(), placed where GCC contracts Eigen's expressions in
@@ -20,12 +24,16 @@ namespace {
 
 constexpr int kLd = 8;  // leading dimension of the m × width blocks below (column-major)
 static_assert(SmallMlpKernel::kMaxSize == 7 && SmallMlpKernel::kMaxSize < kLd);  // runBatch<1 … 7>
-using Block = double[kLd * kLd];
+template <class T>
+using BlockOf = T[kLd * kLd];
 
-inline double madd(double a, double b, double c)
+// T is double (SmallMlpKernel::run) or Lanes (runLanes: every lane the same operations).
+template <class T>
+inline T madd(T a, T b, T c)
 {
 #if TB_SMALL_MLP_FUSED
-    return std::fma(a, b, c);
+    using std::fma;
+    return fma(a, b, c);
 #else
     return a * b + c;
 #endif
@@ -39,31 +47,32 @@ inline double madd(double a, double b, double c)
 enum class Sum { Fused, Pairs, Unfused };
 
 // s + Σ_{t<n} a(t)·b(t) as one loop of such a reduction.
-template <Sum S, class A, class B>
-inline double accumulate(double s, int n, A a, B b)
+template <Sum S, class T, class A, class B>
+inline T accumulate(T s, int n, A a, B b)
 {
     int t = 0;
     if constexpr (S == Sum::Pairs)
         for (; n - t >= 2; t += 2) {
-            const double p0 = a(t) * b(t), p1 = a(t + 1) * b(t + 1);
+            const T p0 = a(t) * b(t), p1 = a(t + 1) * b(t + 1);
             s = s + p0;
             s = s + p1;
         }
     if constexpr (S == Sum::Unfused)
         for (; t < n; ++t) {
-            const double p = a(t) * b(t);
+            const T p = a(t) * b(t);
             s = s + p;
         }
     for (; t < n; ++t)
-        s = madd(a(t), b(t), s);
+        s = madd<T>(a(t), b(t), s);
     return s;
 }
 
 // Σ_{t<n} a(t)·b(t): Eigen's redux starts from the first product.
 template <Sum S, class A, class B>
-inline double reduce(int n, A a, B b)
+inline auto reduce(int n, A a, B b)
 {
-    return accumulate<S>(a(0) * b(0), n - 1, [&](int t) { return a(t + 1); }, [&](int t) { return b(t + 1); });
+    using T = decltype(a(0) * b(0));
+    return accumulate<S, T>(a(0) * b(0), n - 1, [&](int t) { return a(t + 1); }, [&](int t) { return b(t + 1); });
 }
 
 // The reduction of each site of Mlp.cpp's scalar path (see Sum).
@@ -78,11 +87,12 @@ constexpr Sum kCrossEntropy = Sum::Fused;   // yᵢ·(zᵢ − lse) of a row
 
 // A lazy product's packet path (etor_product_packet_impl): every product fused, from +0.
 template <class A, class B>
-inline double packetDot(int n, A a, B b)
+inline auto packetDot(int n, A a, B b)
 {
-    double s = 0.0;
+    using T = decltype(a(0) * b(0));
+    T s = 0.0;
     for (int t = 0; t < n; ++t)
-        s = madd(a(t), b(t), s);
+        s = madd<T>(a(t), b(t), s);
     return s;
 }
 
@@ -137,7 +147,7 @@ inline double backprop(Activation a, double y, double g)
     switch (a) {
     case Activation::Identity: return g;
     case Activation::Sigmoid: return g * y * (1.0 - y);
-    case Activation::Tanh: return g * madd(-y, y, 1.0);
+    case Activation::Tanh: return g * madd<double>(-y, y, 1.0);
     case Activation::Softplus: return g * (1.0 - std::exp(-y));
     case Activation::Elu: return y > 0.0 ? g : g * (y + 1.0);
     case Activation::Softmax: break;  // row-wise
@@ -145,9 +155,35 @@ inline double backprop(Activation a, double y, double g)
     return g;
 }
 
+// The same per lane: identity and the sigmoid's arithmetic in vector form (laneExp(): libm's
+// exp bits), every other activation lane by lane through the scalar expression.
+inline Lanes apply(Activation a, Lanes z)
+{
+    switch (a) {
+    case Activation::Identity: return z;
+    case Activation::Sigmoid: return 1.0 / (1.0 + laneExp(-z));  // std::exp's bits (LaneExp.h)
+    default: return eachLane(z, [a](double v) { return apply(a, v); });
+    }
+}
+
+inline Lanes backprop(Activation a, Lanes y, Lanes g)
+{
+    switch (a) {
+    case Activation::Identity: return g;
+    case Activation::Sigmoid: return g * y * (1.0 - y);
+    case Activation::Tanh: return g * madd<Lanes>(-y, y, 1.0);
+    default: {
+        Lanes r;
+        for (int i = 0; i < kLanes; ++i)
+            r.set(i, backprop(a, y[i], g[i]));
+        return r;
+    }
+    }
+}
+
 // out = f(z) over the first M rows of @p units columns (the switch outside the loops).
-template <int M>
-void applyLayer(Activation a, const double* z, double* out, int units)
+template <int M, class T>
+void applyLayer(Activation a, const T* z, T* out, int units)
 {
     auto each = [&](auto f) {
         for (int j = 0; j < units; ++j)
@@ -155,18 +191,18 @@ void applyLayer(Activation a, const double* z, double* out, int units)
                 out[j * kLd + i] = f(z[j * kLd + i]);
     };
     switch (a) {
-    case Activation::Identity: each([](double v) { return apply(Activation::Identity, v); }); return;
-    case Activation::Sigmoid: each([](double v) { return apply(Activation::Sigmoid, v); }); return;
-    case Activation::Tanh: each([](double v) { return apply(Activation::Tanh, v); }); return;
-    case Activation::Softplus: each([](double v) { return apply(Activation::Softplus, v); }); return;
-    case Activation::Elu: each([](double v) { return apply(Activation::Elu, v); }); return;
+    case Activation::Identity: each([](T v) { return apply(Activation::Identity, v); }); return;
+    case Activation::Sigmoid: each([](T v) { return apply(Activation::Sigmoid, v); }); return;
+    case Activation::Tanh: each([](T v) { return apply(Activation::Tanh, v); }); return;
+    case Activation::Softplus: each([](T v) { return apply(Activation::Softplus, v); }); return;
+    case Activation::Elu: each([](T v) { return apply(Activation::Elu, v); }); return;
     case Activation::Softmax: break;
     }
 }
 
 // g ← ∂ℓ/∂z from ∂ℓ/∂y = g and the outputs y, element-wise activations only.
-template <int M>
-void backpropLayer(Activation a, const double* y, double* g, int units)
+template <int M, class T>
+void backpropLayer(Activation a, const T* y, T* g, int units)
 {
     auto each = [&](auto f) {
         for (int j = 0; j < units; ++j)
@@ -175,10 +211,10 @@ void backpropLayer(Activation a, const double* y, double* g, int units)
     };
     switch (a) {
     case Activation::Identity: return;
-    case Activation::Sigmoid: each([](double v, double d) { return backprop(Activation::Sigmoid, v, d); }); return;
-    case Activation::Tanh: each([](double v, double d) { return backprop(Activation::Tanh, v, d); }); return;
-    case Activation::Softplus: each([](double v, double d) { return backprop(Activation::Softplus, v, d); }); return;
-    case Activation::Elu: each([](double v, double d) { return backprop(Activation::Elu, v, d); }); return;
+    case Activation::Sigmoid: each([](T v, T d) { return backprop(Activation::Sigmoid, v, d); }); return;
+    case Activation::Tanh: each([](T v, T d) { return backprop(Activation::Tanh, v, d); }); return;
+    case Activation::Softplus: each([](T v, T d) { return backprop(Activation::Softplus, v, d); }); return;
+    case Activation::Elu: each([](T v, T d) { return backprop(Activation::Elu, v, d); }); return;
     case Activation::Softmax: break;
     }
 }
@@ -206,21 +242,25 @@ inline void softmaxRow(const double* z, double* out, int i, int k)
 }
 
 // The network's shape and weights, read once per call.
+template <class T>
 struct Layers {
     int count = 0;
     int width[SmallMlpKernel::kMaxLayers + 1] = {};
     bool bias[SmallMlpKernel::kMaxLayers] = {};
     Activation act[SmallMlpKernel::kMaxLayers] = {};
-    const double* w[SmallMlpKernel::kMaxLayers] = {};
+    const T* w[SmallMlpKernel::kMaxLayers] = {};
     int wr[SmallMlpKernel::kMaxLayers] = {};  // rows of W_l (its leading dimension)
 };
 
 // The forward pass, loss and (with @p grads) backward pass of a batch of M rows: @p cols[i] are
-// the inputs of row i, @p yv its targets (column-major, leading dimension kLd).
-template <int M>
-double runBatch(const Layers& n, MlpLoss loss, const double* const* cols, const double* yv,
-                Eigen::Index workspaceRows, std::vector<Eigen::MatrixXd>* grads)
+// the inputs of row i, @p yv its targets (column-major, leading dimension kLd); @p grads[l]
+// (null: no backward pass) layer l's gradient, shaped like its weights.
+template <int M, class T>
+T runBatch(const Layers<T>& n, MlpLoss loss, const T* const* cols, const T* yv,
+           Eigen::Index workspaceRows, T* const* grads)
 {
+    using Block = BlockOf<T>;
+    constexpr bool kScalar = std::is_same_v<T, double>;
     const int last = n.count - 1;
     // (fits() bounds every width by kMaxSize; the min says so to the compiler.)
     const int k = std::min(n.width[n.count], int(SmallMlpKernel::kMaxSize));
@@ -229,20 +269,20 @@ double runBatch(const Layers& n, MlpLoss loss, const double* const* cols, const 
     // ---- forward: Z = [N 1]·W_l, the bias added after the product (Eigen's second pass) ----
     for (int l = 0; l < n.count; ++l) {
         const int in = n.width[l], out = n.width[l + 1], wr = n.wr[l];
-        const double* w = n.w[l];
-        double* z = l == last ? outputPre : values[l];
+        const T* w = n.w[l];
+        T* z = l == last ? outputPre : values[l];
         // The input layer's product has no packet path (X is read transposed); the others do.
         PacketSlices slices(l > 0, M, workspaceRows);
         for (int j = 0; j < out; ++j, slices.nextColumn()) {
-            const double* wj = w + j * wr;
+            const T* wj = w + j * wr;
             auto wa = [wj](int a) { return wj[a]; };
             for (int i = 0; i < M; ++i) {
-                double s;
+                T s;
                 if (l == 0) {
-                    const double* x = cols[i];
+                    const T* x = cols[i];
                     s = reduce<kForwardInput>(in, [x](int a) { return x[a]; }, wa);
                 } else {
-                    const double* v = values[l - 1] + i;
+                    const T* v = values[l - 1] + i;
                     auto va = [v](int a) { return v[a * kLd]; };
                     s = slices.packet(i) ? packetDot(in, va, wa) : reduce<kForwardHidden>(in, va, wa);
                 }
@@ -251,32 +291,38 @@ double runBatch(const Layers& n, MlpLoss loss, const double* const* cols, const 
         }
         if (n.bias[l])
             for (int j = 0; j < out; ++j) {
-                const double b = w[in + j * wr];
+                const T b = w[in + j * wr];
                 for (int i = 0; i < M; ++i)
                     z[j * kLd + i] = z[j * kLd + i] + b;
             }
-        if (n.act[l] == Activation::Softmax)
-            for (int i = 0; i < M; ++i)
-                softmaxRow(z, values[l], i, out);
-        else
+        if (n.act[l] == Activation::Softmax) {
+            if constexpr (kScalar)
+                for (int i = 0; i < M; ++i)
+                    softmaxRow(z, values[l], i, out);
+            else
+                throw std::logic_error("mlp small kernel: softmax layers are not run in lanes");
+        } else {
             applyLayer<M>(n.act[l], z, values[l], out);
+        }
     }
-    const double* output = values[last];
+    const T* output = values[last];
 
     // ---- loss (Mlp::loss) ----
-    double total = 0;
+    T total = 0.0;
     if (loss == MlpLoss::SquaredError) {
-        double d[kLd * kLd];
+        T d[kLd * kLd];
         for (int j = 0; j < k; ++j)
             for (int i = 0; i < M; ++i)
                 d[j * kLd + i] = output[j * kLd + i] - yv[j * kLd + i];
-        double s = 0;
+        T s = 0.0;
         for (int j = 0; j < k; ++j) {
-            const double* dj = d + j * kLd;
+            const T* dj = d + j * kLd;
             auto dt = [dj](int t) { return dj[t]; };
             s = j == 0 ? reduce<kSquaredNorm>(M, dt, dt) : accumulate<kSquaredNorm>(s, M, dt, dt);
         }
         total = 0.5 * s;
+    } else if constexpr (!kScalar) {
+        throw std::logic_error("mlp small kernel: the cross-entropy is not run in lanes");
     } else {
         // −Σ y·(z − logsumexp(z)) per row.
         for (int i = 0; i < M; ++i) {
@@ -294,12 +340,15 @@ double runBatch(const Layers& n, MlpLoss loss, const double* const* cols, const 
 
     // ---- backward (Mlp::backwardColumns with accumulate = false) ----
     Block deltas[SmallMlpKernel::kMaxLayers];
-    double* dOut = deltas[last];
+    T* dOut = deltas[last];
     for (int j = 0; j < k; ++j)
         for (int i = 0; i < M; ++i)
             dOut[j * kLd + i] = output[j * kLd + i] - yv[j * kLd + i];
     if (loss == MlpLoss::SquaredError) {
         if (n.act[last] == Activation::Softmax) {
+            if constexpr (!kScalar)
+                throw std::logic_error("mlp small kernel: softmax layers are not run in lanes");
+            else
             for (int i = 0; i < M; ++i) {
                 const double s = reduce<kSoftmaxDot>(k, [&](int j) { return output[j * kLd + i]; },
                                                      [&](int j) { return dOut[j * kLd + i]; });
@@ -312,27 +361,27 @@ double runBatch(const Layers& n, MlpLoss loss, const double* const* cols, const 
     }
     for (int l = last; l >= 0; --l) {
         const int in = n.width[l], out = n.width[l + 1], wr = n.wr[l];
-        const double* d = deltas[l];
-        double* g = (*grads)[std::size_t(l)].data();
+        const T* d = deltas[l];
+        T* g = grads[l];
         // [N 1]ᵀ·Δ: sums over the batch rows in row order. Only Xᵀ·Δ_0 has a packet path (X is
         // read as it is stored; a hidden layer's N transposed).
         PacketSlices slices(l == 0, in, wr);
         for (int j = 0; j < out; ++j, slices.nextColumn()) {
-            const double* dj = d + j * kLd;
+            const T* dj = d + j * kLd;
             auto di = [dj](int i) { return dj[i]; };
             for (int a = 0; a < in; ++a) {
-                double s;
+                T s;
                 if (l == 0) {
                     auto xa = [cols, a](int i) { return cols[i][a]; };
                     s = slices.packet(a) ? packetDot(M, xa, di) : reduce<kGradientInput>(M, xa, di);
                 } else {
-                    const double* v = values[l - 1] + a * kLd;
+                    const T* v = values[l - 1] + a * kLd;
                     s = reduce<kGradientHidden>(M, [v](int i) { return v[i]; }, di);
                 }
                 g[a + j * wr] = s;
             }
             if (n.bias[l]) {
-                double s = dj[0];
+                T s = dj[0];
                 for (int i = 1; i < M; ++i)
                     s = s + dj[i];
                 g[in + j * wr] = s;
@@ -340,8 +389,8 @@ double runBatch(const Layers& n, MlpLoss loss, const double* const* cols, const 
         }
         if (l > 0) {
             // Δ_{l−1} = f'(N_{l−1}) ∘ (Δ_l · W_lᵀ), W_l without its bias row.
-            const double* w = n.w[l];
-            double* prev = deltas[l - 1];
+            const T* w = n.w[l];
+            T* prev = deltas[l - 1];
             PacketSlices rowsOf(true, M, workspaceRows);
             for (int a = 0; a < in; ++a, rowsOf.nextColumn()) {
                 auto wa = [w, a, wr](int j) { return w[a + j * wr]; };
@@ -354,6 +403,21 @@ double runBatch(const Layers& n, MlpLoss loss, const double* const* cols, const 
         }
     }
     return total;
+}
+
+template <class T>
+T dispatchRows(int m, const Layers<T>& n, MlpLoss loss, const T* const* cols, const T* yv, Eigen::Index workspaceRows,
+               T* const* grads)
+{
+    switch (m) {
+    case 1: return runBatch<1>(n, loss, cols, yv, workspaceRows, grads);
+    case 2: return runBatch<2>(n, loss, cols, yv, workspaceRows, grads);
+    case 3: return runBatch<3>(n, loss, cols, yv, workspaceRows, grads);
+    case 4: return runBatch<4>(n, loss, cols, yv, workspaceRows, grads);
+    case 5: return runBatch<5>(n, loss, cols, yv, workspaceRows, grads);
+    case 6: return runBatch<6>(n, loss, cols, yv, workspaceRows, grads);
+    default: return runBatch<7>(n, loss, cols, yv, workspaceRows, grads);
+    }
 }
 
 } // namespace
@@ -402,8 +466,9 @@ double SmallMlpKernel::run(const Mlp& net, MlpLoss loss, const Eigen::MatrixXd& 
     if (workspaceRows < mRows)
         throw std::invalid_argument("mlp small kernel: a workspace of " + std::to_string(workspaceRows) +
                                     " rows cannot hold a batch of " + std::to_string(mRows));
-    Layers n;
+    Layers<double> n;
     n.count = net.layerCount();
+    double* g[kMaxLayers] = {};
     if (grads && int(grads->size()) != n.count)
         throw std::invalid_argument("mlp small kernel: " + std::to_string(grads->size()) + " gradient matrices for " +
                                     std::to_string(n.count) + " layers");
@@ -415,10 +480,11 @@ double SmallMlpKernel::run(const Mlp& net, MlpLoss loss, const Eigen::MatrixXd& 
         n.w[l] = net.weights(l).data();
         n.wr[l] = int(net.weightRows(l));
         if (grads) {
-            const Eigen::MatrixXd& g = (*grads)[std::size_t(l)];
-            if (g.rows() != net.weightRows(l) || g.cols() != net.width(l + 1))
+            Eigen::MatrixXd& gl = (*grads)[std::size_t(l)];
+            if (gl.rows() != net.weightRows(l) || gl.cols() != net.width(l + 1))
                 throw std::invalid_argument("mlp small kernel: the gradient buffers do not have the shapes of the "
                                             "weights of " + net.describe());
+            g[l] = gl.data();
         }
     }
     const int m = int(mRows);
@@ -431,15 +497,39 @@ double SmallMlpKernel::run(const Mlp& net, MlpLoss loss, const Eigen::MatrixXd& 
         for (int j = 0; j < n.width[n.count]; ++j)
             yv[j * kLd + i] = y.data()[r + j * ldy];
     }
-    switch (m) {
-    case 1: return runBatch<1>(n, loss, cols, yv, workspaceRows, grads);
-    case 2: return runBatch<2>(n, loss, cols, yv, workspaceRows, grads);
-    case 3: return runBatch<3>(n, loss, cols, yv, workspaceRows, grads);
-    case 4: return runBatch<4>(n, loss, cols, yv, workspaceRows, grads);
-    case 5: return runBatch<5>(n, loss, cols, yv, workspaceRows, grads);
-    case 6: return runBatch<6>(n, loss, cols, yv, workspaceRows, grads);
-    default: return runBatch<7>(n, loss, cols, yv, workspaceRows, grads);
+    return dispatchRows(m, n, loss, cols, yv, workspaceRows, grads ? g : nullptr);
+}
+
+bool SmallMlpKernel::fitsLanes(const Mlp& net, Eigen::Index rows, MlpLoss loss)
+{
+    if (!fits(net, rows, loss))
+        return false;
+    for (int l = 0; l < net.layerCount(); ++l)
+        if (net.activation(l) == Activation::Softmax)
+            return false;
+    return true;
+}
+
+Lanes SmallMlpKernel::runLanes(const Mlp& net, MlpLoss loss, const Lanes* const* w, const Lanes* const* cols,
+                               const Lanes* y, Eigen::Index mRows, Eigen::Index workspaceRows, Lanes* const* grads)
+{
+    if (!fitsLanes(net, mRows, loss))
+        throw std::invalid_argument("mlp small kernel: the network " + net.describe() + " and a batch of " +
+                                    std::to_string(mRows) + " rows are outside its limits in lanes");
+    if (workspaceRows < mRows)
+        throw std::invalid_argument("mlp small kernel: a workspace of " + std::to_string(workspaceRows) +
+                                    " rows cannot hold a batch of " + std::to_string(mRows));
+    Layers<Lanes> n;
+    n.count = net.layerCount();
+    for (int l = 0; l <= n.count; ++l)
+        n.width[l] = int(net.width(l));
+    for (int l = 0; l < n.count; ++l) {
+        n.bias[l] = net.bias(l);
+        n.act[l] = net.activation(l);
+        n.w[l] = w[l];
+        n.wr[l] = int(net.weightRows(l));
     }
+    return dispatchRows(int(mRows), n, loss, cols, y, workspaceRows, grads);
 }
 
 } // namespace tb::num

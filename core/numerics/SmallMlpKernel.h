@@ -6,6 +6,7 @@
 /// 5 samples) gets the same numbers to the last bit without Eigen's per-call overhead on 5×3
 /// matrices. No Qt.
 
+#include "Lanes.h"
 #include "Mlp.h"
 
 #include <Eigen/Core>
@@ -58,6 +59,20 @@ public:
                       const Eigen::Ref<const Eigen::MatrixXd>& y,
                       const Eigen::Index* rows, Eigen::Index first, Eigen::Index m, Eigen::Index workspaceRows,
                       std::vector<Eigen::MatrixXd>* grads);
+
+    /// True if runLanes() takes @p net, @p rows and @p loss: fits() and no softmax layer.
+    static bool fitsLanes(const Mlp& net, Eigen::Index rows, MlpLoss loss);
+
+    /// run() for kLanes networks of @p net's shape at once (lane i of every value is replica i,
+    /// e.g. a Monte-Carlo cell): the same operations in the same order, so every lane gets the
+    /// bits run() gives for that replica alone (tst_smallmlpkernel). @p w[l] are layer l's
+    /// weights, laid out as net.weights(l) (weightRows(l) × width(l+1), column-major);
+    /// @p cols[i] the width(0) inputs of batch row i; @p y the targets, y[j·8 + i] for output j
+    /// of row i; @p grads[l] (all null: loss only) receives layer l's gradient in the layout of
+    /// @p w[l]. Only @p net's shape is read. Throws std::invalid_argument unless
+    /// fitsLanes(net, m, loss) and workspaceRows ≥ m. Thread-safe.
+    static Lanes runLanes(const Mlp& net, MlpLoss loss, const Lanes* const* w, const Lanes* const* cols,
+                          const Lanes* y, Eigen::Index m, Eigen::Index workspaceRows, Lanes* const* grads);
 };
 
 } // namespace tb::num

@@ -3,6 +3,8 @@
 #include <FlushSubnormals.h>
 #include <Mlp.h>
 
+#include <Lanes.h>
+
 #include <cmath>
 #include <limits>
 #include <stdexcept>
@@ -44,9 +46,11 @@ RuleConstants<T> constantsFor(const OptimizerSettings& s, double lr, double bias
 // One parameter's update with its effective gradient g: the rules of Optimizer.h. Written per
 // element so that the loops below fuse forming g, the state updates and the weight update into
 // one vectorised pass (sqrt and division vectorise with -fno-math-errno, set for this library).
+// T is double, float or num::Lanes (LaneOptimizer: the same expressions lane by lane).
 template <Method M, class T>
 inline void rule(const RuleConstants<T>& c, T* __restrict w, T g, T* __restrict s1, T* __restrict s2, Eigen::Index i)
 {
+    using std::sqrt;
     if constexpr (M == Method::Sgd) {
         w[i] -= c.lr * g;
     } else if constexpr (M == Method::Momentum) {
@@ -60,17 +64,17 @@ inline void rule(const RuleConstants<T>& c, T* __restrict w, T g, T* __restrict 
     } else if constexpr (M == Method::AdaGrad) {
         const T a = s1[i] + g * g;
         s1[i] = a;
-        w[i] -= c.lr * g / (std::sqrt(a) + c.epsilon);
+        w[i] -= c.lr * g / (sqrt(a) + c.epsilon);
     } else if constexpr (M == Method::RmsProp) {
         const T a = c.rho * s1[i] + (T(1) - c.rho) * (g * g);
         s1[i] = a;
-        w[i] -= c.lr * g / (std::sqrt(a) + c.epsilon);
+        w[i] -= c.lr * g / (sqrt(a) + c.epsilon);
     } else {
         const T m = c.beta1 * s1[i] + (T(1) - c.beta1) * g;
         const T v = c.beta2 * s2[i] + (T(1) - c.beta2) * (g * g);
         s1[i] = m;
         s2[i] = v;
-        w[i] -= c.adamStep * m / (std::sqrt(v) * c.adamScale + c.epsilon);
+        w[i] -= c.adamStep * m / (sqrt(v) * c.adamScale + c.epsilon);
     }
 }
 
@@ -94,6 +98,36 @@ void outerKernel(const RuleConstants<T>& c, T* __restrict w, const T* __restrict
         rule<M>(c, w, delta + lambda * w[d], s1, s2, d);
 }
 
+// denseKernel() on lanes. GCC contracts a sum of two products differently in the vector type
+// than in the scalar loops above (it fused the second product there, the first here), so the
+// sums whose fusion matters are written out as the scalar code compiles them — the gradient
+// fma(gradScale, g, λ·w), RMSProp's fma(ρ, s, (1 − ρ)·g²), Adam's fma(β₁, m, (1 − β₁)·g) and
+// fma(β₂, v, (1 − β₂)·g²) — and the other rules are the shared template, which the compiler
+// fuses alike (tst_gradienttrainer's lock-step test compares every weight).
+template <Method M>
+void laneKernel(const RuleConstants<num::Lanes>& c, num::Lanes* __restrict w, const num::Lanes* __restrict raw,
+                num::Lanes* __restrict s1, num::Lanes* __restrict s2, Eigen::Index n, num::Lanes gradScale,
+                num::Lanes lambda)
+{
+    using num::Lanes;
+    for (Eigen::Index i = 0; i < n; ++i) {
+        const Lanes g = num::fma(gradScale, raw[i], lambda * w[i]);
+        if constexpr (M == Method::RmsProp) {
+            const Lanes a = num::fma(c.rho, s1[i], (Lanes(1.0) - c.rho) * (g * g));
+            s1[i] = a;
+            w[i] -= c.lr * g / (sqrt(a) + c.epsilon);
+        } else if constexpr (M == Method::Adam) {
+            const Lanes m = num::fma(c.beta1, s1[i], (Lanes(1.0) - c.beta1) * g);
+            const Lanes v = num::fma(c.beta2, s2[i], (Lanes(1.0) - c.beta2) * (g * g));
+            s1[i] = m;
+            s2[i] = v;
+            w[i] -= c.adamStep * m / num::fma(sqrt(v), c.adamScale, c.epsilon);
+        } else {
+            rule<M>(c, w, g, s1, s2, i);
+        }
+    }
+}
+
 template <template <Method> class F, class... Args>
 void dispatch(Method m, Args&&... args)
 {
@@ -111,6 +145,11 @@ template <Method M>
 struct Dense {
     template <class... Args>
     static void run(Args&&... args) { denseKernel<M>(std::forward<Args>(args)...); }
+};
+template <Method M>
+struct Lane {
+    template <class... Args>
+    static void run(Args&&... args) { laneKernel<M>(std::forward<Args>(args)...); }
 };
 template <Method M>
 struct Outer {
@@ -218,5 +257,38 @@ void BasicOptimizer<Scalar>::step(double lr, num::BasicMlp<Scalar>& net, const s
 
 template class BasicOptimizer<double>;
 template class BasicOptimizer<float>;
+
+LaneOptimizer::LaneOptimizer(const OptimizerSettings& settings, Eigen::Index parameterCount) : m_settings(settings)
+{
+    const std::size_t n = std::size_t(parameterCount);
+    if (settings.method != Method::Sgd)
+        m_s1.assign(n, num::Lanes(0.0));
+    if (settings.method == Method::Adam)
+        m_s2.assign(n, num::Lanes(0.0));
+}
+
+void LaneOptimizer::beginStep()
+{
+    // Optimizer::beginStep()'s arithmetic, once for all lanes.
+    ++m_t;
+    if (m_settings.method == Method::Adam) {
+        m_biasCorrection1 = 1.0 - std::pow(m_settings.beta1, double(m_t));
+        m_invSqrtBiasCorrection2 = 1.0 / std::sqrt(1.0 - std::pow(m_settings.beta2, double(m_t)));
+    }
+}
+
+void LaneOptimizer::apply(double lr, Eigen::Index offset, num::Lanes* w, const num::Lanes* raw, Eigen::Index n,
+                          double gradScale)
+{
+    const Eigen::Index capacity = m_settings.method == Method::Sgd ? std::numeric_limits<Eigen::Index>::max()
+                                                                   : Eigen::Index(m_s1.size());
+    if (offset < 0 || offset > capacity || n > capacity - offset)
+        throw std::out_of_range("optimizer: block [" + std::to_string(offset) + ", " + std::to_string(offset + n) +
+                                ") is outside the " + std::to_string(capacity) + " parameters");
+    auto state = [&](std::vector<num::Lanes>& s) { return s.empty() ? nullptr : s.data() + offset; };
+    dispatch<Lane>(m_settings.method,
+                    constantsFor<num::Lanes>(m_settings, lr, m_biasCorrection1, m_invSqrtBiasCorrection2), w, raw,
+                    state(m_s1), state(m_s2), n, num::Lanes(gradScale), num::Lanes(m_settings.weightDecay));
+}
 
 } // namespace tb::train

@@ -3,6 +3,7 @@
 /// The update rules of the first-order methods and their per-parameter state.
 
 #include <Eigen/Core>
+#include <Lanes.h>
 #include <vector>
 
 namespace tb::num {
@@ -108,5 +109,32 @@ using OptimizerF = BasicOptimizer<float>;
 
 extern template class BasicOptimizer<double>;
 extern template class BasicOptimizer<float>;
+
+/// Optimizer on num::kLanes independent parameter vectors at once (lane i of every value is
+/// replica i: the Monte-Carlo cells a trainer advances in lock step): every lane gets the bits
+/// Optimizer gives that replica alone — the same rule, compiled from the same template in the
+/// same file, applied to num::Lanes (tst_gradienttrainer compares every weight). The per-step
+/// constants (learning rate, Adam's bias corrections) are shared by the lanes and computed
+/// once per step. Not thread-safe; no allocation after construction.
+class LaneOptimizer {
+public:
+    /// State for @p parameterCount parameters per lane, all zero; t = 0.
+    LaneOptimizer(const OptimizerSettings& settings, Eigen::Index parameterCount);
+
+    /// Optimizer::beginStep().
+    void beginStep();
+    /// Optimizer::apply() on the @p n lane values @p w[0 … n) at @p offset, with the raw gradient
+    /// @p raw. Throws std::out_of_range if the block does not fit the state.
+    void apply(double lr, Eigen::Index offset, num::Lanes* w, const num::Lanes* raw, Eigen::Index n,
+               double gradScale = 1.0);
+
+private:
+    OptimizerSettings m_settings;
+    long long m_t = 0;
+    std::vector<num::Lanes> m_s1;
+    std::vector<num::Lanes> m_s2;
+    double m_biasCorrection1 = 1.0;
+    double m_invSqrtBiasCorrection2 = 1.0;
+};
 
 } // namespace tb::train

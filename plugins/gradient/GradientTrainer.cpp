@@ -1,5 +1,9 @@
 #include "GradientTrainer.h"
 
+#include "GradientReplica.h"
+
+#include <SmallMlpKernel.h>
+
 #include <BatchGradient.h>
 #include <Optimizer.h>
 #include <Sampling.h>
@@ -206,6 +210,185 @@ QJsonObject GradientTrainer::predictCost(const ProblemShape& shape) const
                        {"flops_per_epoch", perEpoch},
                        {"memory_bytes", m_config.workingMemoryBytes(shape.inputs, shape.outputs, shape.rows,
                                                                     tbb::this_task_arena::max_concurrency())}};
+}
+
+} // namespace tb::gradient
+
+namespace tb::gradient {
+
+namespace {
+
+// Replica data → lane @p ln of a lock-step batch: row i of the batch is row rows[i] of the
+// replica's x (n × d) and y (n × k), both row-major; xs[(i·d + a)·8 + ln], ys[(j·8 + i)·8 + ln].
+void gatherLane(int ln, const Eigen::Index* __restrict rows, const double* __restrict x, const double* __restrict y,
+                Eigen::Index n, Eigen::Index d, Eigen::Index k, double* __restrict xs, double* __restrict ys)
+{
+    constexpr int W = num::kLanes;
+    for (Eigen::Index i = 0; i < n; ++i) {
+        const double* xrow = x + rows[i] * d;
+        const double* yrow = y + rows[i] * k;
+        for (Eigen::Index a = 0; a < d; ++a)
+            xs[(i * d + a) * W + ln] = xrow[a];
+        for (Eigen::Index j = 0; j < k; ++j)
+            ys[(j * 8 + i) * W + ln] = yrow[j];
+    }
+}
+
+} // namespace
+
+int GradientTrainer::lockstepWidth(const ProblemShape& shape) const
+{
+    const GradientConfig& c = m_config;
+    if (c.precision != Precision::Double || c.validationFraction > 0 || c.weightDecay != 0 || shape.isSparse() ||
+        shape.rows < 2 || shape.inputs < 1 || shape.outputs < 1 || c.batchSize < shape.rows)
+        return 0;
+    const num::MlpLoss loss = c.resolveLoss(shape.task);
+    if (loss != num::MlpLoss::SquaredError)
+        return 0;
+    try {
+        const num::Mlp net = c.makeNetwork(shape.inputs, shape.outputs, shape.task, 0);
+        return num::SmallMlpKernel::fitsLanes(net, shape.rows, loss) ? num::kLanes : 0;
+    } catch (const std::exception&) {
+        return 0;  // fit() reports what is wrong with the shape
+    }
+}
+
+void GradientTrainer::fitReplicas(const std::vector<DatasetView>& data, const std::vector<std::uint64_t>& seeds,
+                                  StopToken stop)
+{
+    using num::Lanes;
+    constexpr int W = num::kLanes;
+    const GradientConfig& c = m_config;
+    const int count = int(data.size());
+    if (count < 1 || count > W || seeds.size() != data.size())
+        throw std::invalid_argument("gradient: fitReplicas takes 1 to " + std::to_string(W) +
+                                    " replicas with one seed each, got " + std::to_string(data.size()) + " and " +
+                                    std::to_string(seeds.size()) + " seeds");
+    const ProblemShape shape{data[0].rows(), data[0].inputs(), data[0].outputs(), data[0].task};
+    if (lockstepWidth(shape) < count)
+        throw std::invalid_argument("gradient: these parameters and data are not trained in lock step");
+    const Eigen::Index n = shape.rows, d = shape.inputs, k = shape.outputs;
+    const num::MlpLoss loss = c.resolveLoss(shape.task);
+    // Each replica's data, row-major and contiguous (read once per epoch in its row order), and
+    // its network with fit()'s initial weights.
+    std::vector<double> xr(static_cast<std::size_t>(count * n * d)), yr(static_cast<std::size_t>(count * n * k));
+    std::vector<num::Mlp> nets;
+    for (int r = 0; r < count; ++r) {
+        const DatasetView& v = data[std::size_t(r)];
+        if (v.rows() != n || v.inputs() != d || v.outputs() != k || v.y.rows() != n || v.isSparse() ||
+            v.task != shape.task)
+            throw std::invalid_argument("gradient: lock-step replicas need data of one shape; replica " +
+                                        std::to_string(r) + " differs from replica 0");
+        for (Eigen::Index i = 0; i < n; ++i) {
+            for (Eigen::Index a = 0; a < d; ++a)
+                xr[std::size_t((r * n + i) * d + a)] = v.x(i, a);
+            for (Eigen::Index j = 0; j < k; ++j)
+                yr[std::size_t((r * n + i) * k + j)] = v.y(i, j);
+        }
+        nets.push_back(c.makeNetwork(d, k, shape.task, deriveSeed(seeds[std::size_t(r)], kSeedWeights)));
+    }
+    const num::Mlp& proto = nets[0];
+    const int layers = proto.layerCount();
+
+    // All weights (and gradients) in one lane vector, layer after layer, each layer laid out as
+    // Mlp's (weightRows × width, column-major) — the flattened order Optimizer::step() walks.
+    // Lanes past the replicas repeat replica 0 (their results are never read).
+    Eigen::Index parameters = 0;
+    Eigen::Index offset[num::SmallMlpKernel::kMaxLayers + 1] = {};
+    for (int l = 0; l < layers; ++l)
+        offset[l + 1] = parameters += proto.weights(l).size();
+    std::vector<Lanes> w(static_cast<std::size_t>(parameters)), g(static_cast<std::size_t>(parameters), Lanes(0.0));
+    auto lane = [](std::vector<Lanes>& v) { return reinterpret_cast<double*>(v.data()); };  // [i·W + lane]
+    for (int l = 0; l < layers; ++l)
+        for (int ln = 0; ln < W; ++ln) {
+            const double* src = nets[std::size_t(ln < count ? ln : 0)].weights(l).data();
+            for (Eigen::Index i = offset[l]; i < offset[l + 1]; ++i)
+                lane(w)[i * W + ln] = src[i - offset[l]];
+        }
+    const Lanes* wp[num::SmallMlpKernel::kMaxLayers] = {};
+    Lanes* gp[num::SmallMlpKernel::kMaxLayers] = {};
+    for (int l = 0; l < layers; ++l) {
+        wp[l] = w.data() + offset[l];
+        gp[l] = g.data() + offset[l];
+    }
+
+    // Each replica's row order and generator, as fit() has them.
+    std::vector<std::mt19937_64> shuffleGen;
+    std::vector<std::vector<Eigen::Index>> rowsOf(static_cast<std::size_t>(count));
+    for (int r = 0; r < count; ++r) {
+        rowsOf[std::size_t(r)].resize(std::size_t(n));
+        std::iota(rowsOf[std::size_t(r)].begin(), rowsOf[std::size_t(r)].end(), Eigen::Index(0));
+        shuffleGen.emplace_back(deriveSeed(seeds[std::size_t(r)], kSeedShuffle));
+    }
+    // The batch in lanes: inputs xs[i·d + a], targets ys[j·8 + i] (SmallMlpKernel::runLanes()).
+    std::vector<Lanes> xs(static_cast<std::size_t>(n * d)), ys(64, Lanes(0.0));
+    const Lanes* cols[8] = {};
+    for (Eigen::Index i = 0; i < n; ++i)
+        cols[i] = xs.data() + i * d;
+    auto gather = [&](int ln, int r, const std::vector<Eigen::Index>& rows) {
+        gatherLane(ln, rows.data(), xr.data() + r * n * d, yr.data() + r * n * k, n, d, k, lane(xs), lane(ys));
+    };
+    for (int ln = count; ln < W; ++ln)
+        gather(ln, 0, rowsOf[0]);  // unchanged from here on
+
+    std::vector<std::vector<double>> losses(static_cast<std::size_t>(count));
+    for (auto& l : losses)
+        l.reserve(std::size_t(c.epochs));
+    std::vector<char> running(static_cast<std::size_t>(count), 1);  // not diverged
+    int left = count;
+    train::LaneOptimizer optimizer(c.optimizer, parameters);
+    const double gradScale = 1.0 / double(n);
+    auto publish = [&](int r) {
+        for (int l = 0; l < layers; ++l) {
+            double* dst = nets[std::size_t(r)].mutableWeights(l).data();
+            for (Eigen::Index i = offset[l]; i < offset[l + 1]; ++i)
+                dst[i - offset[l]] = lane(w)[i * W + r];
+        }
+    };
+    for (int e = 0; e < c.epochs && left > 0 && !stop.stopRequested(); ++e) {
+        const double lr = c.learningRateAt(e);
+        // Each replica's own row order (fit()'s shuffle, its own generator), gathered.
+        for (int r = 0; r < count; ++r) {
+            if (c.shuffle)
+                train::shuffle(rowsOf[std::size_t(r)], shuffleGen[std::size_t(r)]);
+            gather(r, r, rowsOf[std::size_t(r)]);
+        }
+        // BatchGradient's sums (0 + (0 + kernel loss)), then Optimizer::step(lr, net, grads, 1/m).
+        const Lanes total = 0.0 + (0.0 + num::SmallMlpKernel::runLanes(proto, loss, wp, cols, ys.data(), n, n, gp));
+        for (int r = 0; r < count; ++r) {
+            if (!running[std::size_t(r)])
+                continue;
+            losses[std::size_t(r)].push_back(total[r]);
+            if (!std::isfinite(total[r])) {
+                // fit() ends here without this update: the replica's model is its weights now.
+                running[std::size_t(r)] = 0;
+                --left;
+                publish(r);
+            }
+        }
+        if (left == 0)
+            break;
+        optimizer.beginStep();
+        optimizer.apply(lr, 0, w.data(), g.data(), parameters, gradScale);
+    }
+    m_replicas.clear();
+    for (int r = 0; r < count; ++r) {
+        if (running[std::size_t(r)])
+            publish(r);
+        m_replicas.push_back(std::make_unique<GradientReplica>(c, std::move(nets[std::size_t(r)]),
+                                                               std::move(losses[std::size_t(r)]), n,
+                                                               seeds[std::size_t(r)]));
+    }
+}
+
+std::unique_ptr<Trainer> GradientTrainer::replica(int r)
+{
+    if (r < 0 || r >= int(m_replicas.size()))
+        throw std::out_of_range("gradient: no lock-step replica " + std::to_string(r) + " (" +
+                                std::to_string(m_replicas.size()) + " fitted)");
+    if (!m_replicas[std::size_t(r)])
+        throw std::logic_error("gradient: lock-step replica " + std::to_string(r) + " was taken already");
+    return std::move(m_replicas[std::size_t(r)]);
 }
 
 } // namespace tb::gradient

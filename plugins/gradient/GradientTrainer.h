@@ -32,9 +32,22 @@ namespace tb::gradient {
 ///
 /// Not thread-safe (the host calls it from one thread); fit() parallelises over row chunks in
 /// the run's arena (see BatchGradient), with results independent of the thread count.
-class GradientTrainer final : public NetworkTrainer {
+///
+/// Lock step (LockstepTrainer): with double precision, no validation split, no weight decay,
+/// the squared error, one minibatch per epoch (batch_size ≥ the training rows, at least 2) and a
+/// network num::SmallMlpKernel::fitsLanes() takes, it trains num::kLanes replicas at once —
+/// the kernel and the update rule in num::Lanes, each lane the arithmetic of fit() on its own
+/// replica (its own initial weights and row order), so every replica gets fit()'s bits.
+class GradientTrainer final : public NetworkTrainer, public LockstepTrainer {
 public:
     explicit GradientTrainer(GradientConfig config);
+
+    /// num::kLanes for the cases above, else 0.
+    int lockstepWidth(const ProblemShape& shape) const override;
+    void fitReplicas(const std::vector<DatasetView>& data, const std::vector<std::uint64_t>& seeds,
+                     StopToken stop) override;
+    /// A GradientReplica.
+    std::unique_ptr<Trainer> replica(int r) override;
 
     void fit(const DatasetView& data, RunContext& ctx) override;
     /// {"flops": whole run, "flops_per_epoch": …}: 6·P flops per sample and epoch for P
@@ -49,6 +62,7 @@ private:
     void fitIn(const DatasetView& data, RunContext& ctx);
 
     GradientConfig m_config;
+    std::vector<std::unique_ptr<Trainer>> m_replicas;  // fitReplicas()' results, taken by replica()
 };
 
 } // namespace tb::gradient

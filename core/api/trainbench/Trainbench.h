@@ -11,6 +11,7 @@
 #include "RunContext.h"
 #include "Seeds.h"
 #include "SparseMatrix.h"
+#include "LockstepTrainer.h"
 #include "SparseTrainer.h"
 #include "StopToken.h"
 #include "Trainer.h"

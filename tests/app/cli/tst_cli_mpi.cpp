@@ -181,6 +181,18 @@ private Q_SLOTS:
             "algorithms": [{"id": "linear.ridge"}, {"id": "bpls.regress"}]})"), "ns", 18);
     }
 
+    void lockstepNoiseSweepMatchesOneProcessExactly()
+    {
+        // gradient.adam fits its cells in lock step, 8 at a time: a σ's 11 Monte-Carlo cells are two
+        // work items (packs of 8 and 3), which the ranks train as one process does.
+        compareWithOneProcess(writeSpec("nsl.json", R"({"name": "nsl", "kind": "noise-sweep", "seed": 5, "threads": 1,
+            "dataset": {"source": "bpls-toy", "function": "nonlinear"},
+            "sweep": {"sigma": [0, 0.3], "monte_carlo": 11},
+            "algorithms": [{"id": "gradient.adam", "params": {"epochs": 20, "hidden": [3], "activation": "sigmoid",
+                            "output_activation": "sigmoid", "init": "uniform"}},
+                           {"id": "bpls.regress"}]})"), "nsl", 4);
+    }
+
     void paramSweepMatchesOneProcessExactly()
     {
         compareWithOneProcess(writeSpec("ps.json", R"({"name": "ps", "kind": "param-sweep", "seed": 4, "threads": 1, "repeats": 2,

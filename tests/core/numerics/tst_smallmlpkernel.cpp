@@ -3,6 +3,7 @@
 // every activation, with and without biases, over all the shapes it accepts (squared error: the
 // cross-entropy is refused).
 #include "Mlp.h"
+#include "LaneExp.h"
 #include "SmallMlpKernel.h"
 
 #include <QtTest>
@@ -203,6 +204,131 @@ private Q_SLOTS:
                 ++checked;
             }
         QVERIFY(checked > 1000);
+    }
+
+    // runLanes(): eight replicas of one shape (each its own weights, samples and targets) against
+    // run() on each, every activation but softmax, every shape the kernel takes.
+    void lanesEqualOneByOne()
+    {
+        const Eigen::Index limit = SmallMlpKernel::sizeLimit();
+        std::mt19937_64 gen(4242);
+        const Activation outputs[] = {Activation::Identity, Activation::Sigmoid, Activation::Tanh,
+                                      Activation::Softplus, Activation::Elu};
+        int checked = 0;
+        for (int layers = 1; layers <= 3; ++layers)
+            for (int rep = 0; rep < 300; ++rep) {
+                std::vector<Eigen::Index> sizes;
+                for (int l = 0; l <= layers; ++l)
+                    sizes.push_back(1 + Eigen::Index(gen() % std::uint64_t(limit)));
+                const Eigen::Index m = 1 + Eigen::Index(gen() % std::uint64_t(limit));
+                const Activation out = outputs[gen() % 5];
+                const std::uint64_t shapeSeed = gen();
+                std::vector<Case> cs;
+                for (int lane = 0; lane < kLanes; ++lane) {
+                    std::mt19937_64 shapeGen(shapeSeed);  // the same activations and biases
+                    Case c = makeCase(shapeGen, sizes, out, MlpLoss::SquaredError, m);
+                    c.net.initUniform(gen(), -1.5, 1.5);
+                    for (Eigen::Index i = 0; i < c.xt.size(); ++i)
+                        c.xt.data()[i] = std::normal_distribution<double>(0.0, 2.0)(gen);
+                    for (Eigen::Index i = 0; i < c.y.size(); ++i)
+                        c.y.data()[i] = std::normal_distribution<double>(0.0, 2.0)(gen);
+                    std::shuffle(c.rows.begin(), c.rows.end(), gen);
+                    c.capacity = cs.empty() ? c.capacity : cs[0].capacity;
+                    cs.push_back(std::move(c));
+                }
+                const Case& c0 = cs[0];
+                if (!SmallMlpKernel::fitsLanes(c0.net, m, MlpLoss::SquaredError))
+                    continue;
+                const int nl = c0.net.layerCount();
+                std::vector<std::vector<Lanes>> w(static_cast<std::size_t>(nl)), g(static_cast<std::size_t>(nl));
+                std::vector<const Lanes*> wp;
+                std::vector<Lanes*> gp;
+                for (int l = 0; l < nl; ++l) {
+                    const Eigen::Index size = c0.net.weights(l).size();
+                    w[std::size_t(l)].resize(std::size_t(size));
+                    g[std::size_t(l)].assign(std::size_t(size), Lanes(0.0));
+                    for (Eigen::Index i = 0; i < size; ++i)
+                        for (int lane = 0; lane < kLanes; ++lane)
+                            w[std::size_t(l)][std::size_t(i)].set(lane, cs[std::size_t(lane)].net.weights(l).data()[i]);
+                    wp.push_back(w[std::size_t(l)].data());
+                    gp.push_back(g[std::size_t(l)].data());
+                }
+                const Eigen::Index d = c0.xt.rows(), k = c0.y.cols();
+                std::vector<Lanes> xs(static_cast<std::size_t>(m * d)), ys(64, Lanes(0.0));
+                std::vector<const Lanes*> cols;
+                for (Eigen::Index i = 0; i < m; ++i) {
+                    for (int lane = 0; lane < kLanes; ++lane) {
+                        const Case& c = cs[std::size_t(lane)];
+                        const Eigen::Index row = c.rows[std::size_t(i)];
+                        for (Eigen::Index a = 0; a < d; ++a)
+                            xs[std::size_t(i * d + a)].set(lane, c.xt(a, row));
+                        for (Eigen::Index j = 0; j < k; ++j)
+                            ys[std::size_t(j * 8 + i)].set(lane, c.y(row, j));
+                    }
+                    cols.push_back(xs.data() + i * d);
+                }
+                const Lanes loss = SmallMlpKernel::runLanes(c0.net, MlpLoss::SquaredError, wp.data(), cols.data(),
+                                                            ys.data(), m, c0.capacity, gp.data());
+                const Lanes lossOnly = SmallMlpKernel::runLanes(c0.net, MlpLoss::SquaredError, wp.data(), cols.data(),
+                                                                ys.data(), m, c0.capacity, nullptr);
+                for (int lane = 0; lane < kLanes; ++lane) {
+                    const Case& c = cs[std::size_t(lane)];
+                    std::vector<Eigen::MatrixXd> gr = c.net.zeroGradients();
+                    const double ref = SmallMlpKernel::run(c.net, c.loss, c.xt, c.y, c.rows.data(), 0, m, c.capacity, &gr);
+                    const QString at = QStringLiteral("%1, lane %2").arg(QString::fromStdString(c.net.describe())).arg(lane);
+                    QVERIFY2(sameBits(ref, loss[lane]), qPrintable(at + " loss"));
+                    QVERIFY2(sameBits(ref, lossOnly[lane]), qPrintable(at + " loss without gradient"));
+                    for (int l = 0; l < nl; ++l)
+                        for (Eigen::Index i = 0; i < gr[std::size_t(l)].size(); ++i)
+                            QVERIFY2(sameBits(gr[std::size_t(l)].data()[i], g[std::size_t(l)][std::size_t(i)][lane]),
+                                     qPrintable(at + QStringLiteral(" gradient %1/%2").arg(l).arg(i)));
+                }
+                ++checked;
+            }
+        QVERIFY(checked > 300);
+        // Softmax layers stay one by one.
+        QVERIFY(!SmallMlpKernel::fitsLanes(Mlp::withHidden(2, {3}, 2, Activation::Tanh, Activation::Softmax), 3,
+                                           MlpLoss::SquaredError));
+    }
+
+    // laneExp() against std::exp, bit for bit: the main range, its edges and everything outside.
+    void laneExpIsStdExp()
+    {
+        qInfo("laneExp vectorised on this machine: %s", laneExpVectorised() ? "yes" : "no (std::exp per lane)");
+        std::mt19937_64 gen(7);
+        std::uniform_real_distribution<double> wide(-750.0, 720.0), mid(-20.0, 20.0), small(-1e-6, 1e-6);
+        std::uniform_int_distribution<std::uint64_t> bits;
+        const double specials[] = {0.0, -0.0, 0x1p-54, -0x1p-54, 0x1p-60, 512.0, -512.0, 709.78, 709.79, -745.13,
+                                   -745.2, 1e300, -1e300, std::numeric_limits<double>::infinity(),
+                                   -std::numeric_limits<double>::infinity(), std::nan(""),
+                                   std::numeric_limits<double>::denorm_min(), 1.0, -1.0};
+        auto check = [](Lanes x) {
+            const Lanes v = laneExp(x);
+            for (int i = 0; i < kLanes; ++i) {
+                const double ref = std::exp(x[i]);
+                if (!(sameBits(ref, v[i]) || (std::isnan(ref) && std::isnan(v[i]))))
+                    return QStringLiteral("exp(%1): %2, std::exp %3").arg(x[i], 0, 'g', 17).arg(v[i], 0, 'g', 17).arg(ref, 0, 'g', 17);
+            }
+            return QString();
+        };
+        for (double sp : specials) {
+            Lanes x(1.5);
+            x.set(3, sp);
+            const QString e = check(x);
+            QVERIFY2(e.isEmpty(), qPrintable(e));
+        }
+        for (int n = 0; n < 250000; ++n) {
+            Lanes x;
+            for (int i = 0; i < kLanes; ++i) {
+                const int kind = int((n + i) % 4);
+                std::uint64_t b = bits(gen);
+                double r;
+                std::memcpy(&r, &b, sizeof r);
+                x.set(i, kind == 0 ? wide(gen) : kind == 1 ? mid(gen) : kind == 2 ? small(gen) : r);
+            }
+            const QString e = check(x);
+            QVERIFY2(e.isEmpty(), qPrintable(e));
+        }
     }
 
     // Contiguous samples (rows = null) read the same columns as the listed ones.

@@ -3,6 +3,7 @@
 // state across epochs, divergence, Stop, determinism, early stopping, checkpoints, L-BFGS.
 #include <BatchGradient.h>
 #include <GradientConfig.h>
+#include <GradientReplica.h>
 #include <GradientTrainer.h>
 #include <LbfgsTrainer.h>
 #include <Sampling.h>
@@ -200,6 +201,136 @@ private Q_SLOTS:
         for (int e = 0; e < 300; ++e)
             QVERIFY2(ctx.checkpoints[std::size_t(e)].loss == losses[std::size_t(e)],
                      qPrintable(QString("epoch %1").arg(e + 1)));
+    }
+
+    // GradientTrainer's lock-step fit of many replicas (LockstepTrainer) against fit() on each
+    // replica alone: every weight, checkpoint, fact and log line, for every optimizer and both
+    // toy activations; 19 replicas in packs of 8, 8 and 3 (lanes left empty), one with a NaN
+    // target and (for SGD) one whose learning rate makes it diverge.
+    void lockstepEqualsOneByOne_data()
+    {
+        QTest::addColumn<QString>("id");
+        QTest::addColumn<QString>("activation");
+        QTest::addColumn<bool>("shuffle");
+        for (const char* id : kMinibatchMethods)
+            for (const char* act : {"identity", "sigmoid"})
+                QTest::newRow(qPrintable(QString("%1 %2").arg(id, act))) << QString(id) << QString(act) << true;
+        QTest::newRow("sgd tanh unshuffled") << QString("gradient.sgd") << QString("tanh") << false;
+        QTest::newRow("adam elu unshuffled") << QString("gradient.adam") << QString("elu") << false;
+    }
+    void lockstepEqualsOneByOne()
+    {
+        QFETCH(QString, id);
+        QFETCH(QString, activation);
+        QFETCH(bool, shuffle);
+        const bool sgd = id == "gradient.sgd";
+        // SGD at η = 2 on the linear toy network overflows within a few epochs for most draws.
+        const double lr = id == "gradient.adagrad" ? 0.1 : 0.001;
+        const GradientConfig c = config(id, {{"batch_size", 32}, {"epochs", 200}, {"hidden", QVariantList{3}},
+                                             {"activation", activation}, {"output_activation", activation},
+                                             {"init", "uniform"}, {"shuffle", shuffle}, {"lr", lr}});
+        const GradientConfig diverging = config(id, {{"batch_size", 32}, {"epochs", 200}, {"hidden", QVariantList{3}},
+                                                     {"activation", "identity"}, {"output_activation", "identity"},
+                                                     {"init", "uniform"}, {"lr", 0.5}});
+        const Mlp shape = c.makeNetwork(1, 2, tb::Task::Regression, 1);
+        if (!tb::num::SmallMlpKernel::fitsLanes(shape, 5, c.resolveLoss(tb::Task::Regression)))
+            QSKIP("this build's SIMD width keeps 5-row batches on the Eigen path");
+        const int replicas = 19;
+        std::vector<Eigen::MatrixXd> xs, ys;
+        std::vector<std::uint64_t> seeds;
+        std::mt19937_64 gen(23);
+        std::normal_distribution<double> noise(0.0, 0.5);
+        for (int r = 0; r < replicas; ++r) {
+            Eigen::MatrixXd x(5, 1), y(5, 2);
+            for (int i = 0; i < 5; ++i) {
+                x(i, 0) = 2 * i + 1;
+                y(i, 0) = -x(i, 0) / 3 + 2 + noise(gen);
+                y(i, 1) = activation == "identity" ? 2 * x(i, 0) - 1 + noise(gen) : 0.5 + 0.1 * noise(gen);
+            }
+            if (r == 5)
+                y(3, 1) = std::nan("");  // fails alone: diverges at its first update
+            xs.push_back(x);
+            ys.push_back(y * (sgd && r == 12 ? 1000.0 : 1.0));
+            seeds.push_back(tb::deriveSeed(99, std::uint64_t(r)));
+        }
+        int diverged = 0;
+        for (int first = 0; first < replicas; first += tb::num::kLanes) {
+            const int count = std::min(tb::num::kLanes, replicas - first);
+            // The pack's own config: replica 12's pack trains SGD at a diverging rate (SGD row).
+            const bool fast = sgd && first <= 12 && 12 < first + count;
+            const GradientConfig& pc = fast ? diverging : c;
+            GradientTrainer pack(pc);
+            QCOMPARE(pack.lockstepWidth(tb::ProblemShape{5, 1, 2, tb::Task::Regression}), tb::num::kLanes);
+            std::vector<tb::DatasetView> views;
+            std::vector<std::uint64_t> packSeeds;
+            for (int r = first; r < first + count; ++r) {
+                views.emplace_back(xs[std::size_t(r)], ys[std::size_t(r)]);
+                packSeeds.push_back(seeds[std::size_t(r)]);
+            }
+            tb::StopSource never;
+            pack.fitReplicas(views, packSeeds, never.token());
+            for (int r = first; r < first + count; ++r) {
+                const tb::DatasetView view(xs[std::size_t(r)], ys[std::size_t(r)]);
+                GradientTrainer alone(pc);
+                TestRunContext ref(seeds[std::size_t(r)], 1);
+                alone.fit(view, ref);
+                std::unique_ptr<tb::Trainer> replica = pack.replica(r - first);
+                TestRunContext got(seeds[std::size_t(r)], 1);
+                replica->fit(view, got);
+                const QString at = QString("replica %1").arg(r);
+                QCOMPARE(got.checkpoints.size(), ref.checkpoints.size());
+                for (std::size_t i = 0; i < ref.checkpoints.size(); ++i) {
+                    const double a = got.checkpoints[i].loss, b = ref.checkpoints[i].loss;
+                    QVERIFY2(a == b || (std::isnan(a) && std::isnan(b)), qPrintable(at + QString(" checkpoint %1").arg(i)));
+                    QCOMPARE(got.checkpoints[i].epoch, ref.checkpoints[i].epoch);
+                }
+                QCOMPARE(got.records, ref.records);
+                QCOMPARE(got.logs, ref.logs);
+                const bool div = !ref.checkpoints.empty() && std::isinf(ref.checkpoints.back().loss);
+                diverged += div;
+                if (r == 5)
+                    QVERIFY2(div, qPrintable(at));
+                const Mlp& a = static_cast<const GradientReplica&>(*replica).network();
+                for (int l = 0; l < a.layerCount(); ++l)
+                    for (Eigen::Index i = 0; i < a.weights(l).size(); ++i)
+                        QVERIFY2(a.weights(l).data()[i] == alone.network().weights(l).data()[i] ||
+                                     (std::isnan(a.weights(l).data()[i]) && std::isnan(alone.network().weights(l).data()[i])),
+                                 qPrintable(at + QString(" layer %1 weight %2").arg(l).arg(i)));
+                if (!div) {
+                    const Eigen::MatrixXd pa = replica->predict(xs[std::size_t(r)]), pb = alone.predict(xs[std::size_t(r)]);
+                    QVERIFY2(pa == pb, qPrintable(at));
+                }
+            }
+            QVERIFY_THROWS_EXCEPTION(std::logic_error, pack.replica(0));
+            QVERIFY_THROWS_EXCEPTION(std::out_of_range, pack.replica(count));
+        }
+        QVERIFY(diverged >= (sgd ? 2 : 1));
+    }
+
+    void lockstepWidthRefusesWhatItDoesNotCover()
+    {
+        const tb::ProblemShape toy{5, 1, 2, tb::Task::Regression};
+        QCOMPARE(GradientTrainer(config("gradient.adam", {{"hidden", QVariantList{3}}})).lockstepWidth(toy),
+                 tb::num::SmallMlpKernel::fitsLanes(config("gradient.adam", {{"hidden", QVariantList{3}}})
+                                                        .makeNetwork(1, 2, tb::Task::Regression, 1), 5,
+                                                    tb::num::MlpLoss::SquaredError)
+                     ? tb::num::kLanes : 0);
+        // Two minibatches an epoch, a validation split, weight decay, float32: one by one.
+        QCOMPARE(GradientTrainer(config("gradient.adam", {{"hidden", QVariantList{3}}, {"batch_size", 4}})).lockstepWidth(toy), 0);
+        QCOMPARE(GradientTrainer(config("gradient.adam", {{"hidden", QVariantList{3}}, {"validation_fraction", 0.2}})).lockstepWidth(toy), 0);
+        QCOMPARE(GradientTrainer(config("gradient.adam", {{"hidden", QVariantList{3}}, {"ridge", 0.1}})).lockstepWidth(toy), 0);
+        QCOMPARE(GradientTrainer(config("gradient.adam", {{"hidden", QVariantList{3}}, {"precision", "float32"}})).lockstepWidth(toy), 0);
+        QCOMPARE(GradientTrainer(config("gradient.adam", {{"hidden", QVariantList{100}}})).lockstepWidth(toy), 0);
+        // Replicas of different shapes are refused as a whole.
+        GradientTrainer t(config("gradient.adam", {{"hidden", QVariantList{3}}}));
+        if (t.lockstepWidth(toy) < 2)
+            QSKIP("no lock step in this build");
+        Eigen::MatrixXd x(5, 1), y(5, 2), x4(4, 1), y4(4, 2);
+        x.setOnes(); y.setOnes(); x4.setOnes(); y4.setOnes();
+        tb::StopSource never;
+        QVERIFY_THROWS_EXCEPTION(std::invalid_argument,
+                                 t.fitReplicas({tb::DatasetView(x, y), tb::DatasetView(x4, y4)}, {1, 2}, never.token()));
+        QVERIFY_THROWS_EXCEPTION(std::invalid_argument, t.fitReplicas({tb::DatasetView(x, y)}, {1, 2}, never.token()));
     }
 
     void optimizerStateCarriesAcrossEpochs_data()

@@ -10,10 +10,12 @@
 
 #include <DataSource.h>
 #include <Metrics.h>
+#include <trainbench/LockstepTrainer.h>
 #include <trainbench/Seeds.h>
 
 #include <QJsonArray>
 #include <QSet>
+#include <chrono>
 #include <cmath>
 #include <limits>
 #include <mutex>
@@ -256,6 +258,40 @@ public:
             });
         probe.reset();
 
+        // Lock step (LockstepTrainer.h): an algorithm whose trainer fits several replicas at once
+        // gets a cell's consecutive Monte-Carlo neighbours of the same σ with it. The executor
+        // then hands out packs of `pack` cells (one work item each, σ by σ; the last pack of a σ
+        // may be smaller); every other algorithm trains the pack's cells one by one, as before.
+        // Each cell's runs, results and statuses are those of the cell alone. Without such an
+        // algorithm a pack is one cell, exactly as before.
+        const Runner runner(ctx.registry(), nullptr);
+        std::vector<int> lockstepWidth(size_t(nAlg), 0);
+        int pack = 1;
+        for (int a = 0; a < nAlg; ++a) {
+            QString err;
+            RunBudget budget;
+            const std::unique_ptr<Trainer> t = runner.createTrainer(cellJob(a), &err, &budget);
+            const auto* l = dynamic_cast<const LockstepTrainer*>(t.get());
+            // A budget is each run's own clock: such runs train one by one.
+            if (!l || budget.isSet() || spec.budgetOf(a).isSet())
+                continue;
+            const int w = std::min(l->lockstepWidth(cellShape), 64);
+            if (w >= 2) {
+                lockstepWidth[size_t(a)] = w;
+                pack = std::max(pack, w);
+            }
+        }
+        const qint64 packsPerSigma = (mc + pack - 1) / pack;
+        const qint64 packs = qint64(nSigma) * packsPerSigma;
+        struct Cells {
+            int first, count;
+        };
+        auto cellsOf = [&](int unit) {
+            const int s = int(unit / packsPerSigma);
+            const int j = int(unit % packsPerSigma);
+            return Cells{s * mc + j * pack, std::min(pack, mc - j * pack)};
+        };
+
         std::atomic<int> done{0};
         std::atomic<int> lastReported{-1};
         std::mutex errorMutex;
@@ -298,55 +334,133 @@ public:
         std::vector<char> reported(size_t(std::max(nSigma, 0)), 0);
 
         CellPlan plan;
-        plan.count = int(cells);
+        plan.count = int(packs);
         plan.arena = &arena;
         plan.stop = &ctx.stop();
         plan.log = nullptr; // cells have no rows of their own
         plan.observer = nullptr;
-        plan.skip = cellDone;
+        // A pack is skipped when all its cells are done; a pack with some done trains the others
+        // (on an MPI worker, which does not know, all of them: rank 0 keeps the stored ones).
+        plan.skip.assign(size_t(packs), 0);
+        for (int u = 0; u < int(packs); ++u) {
+            const Cells c = cellsOf(u);
+            bool all = true;
+            for (int i = 0; i < c.count; ++i)
+                all = all && cellDone[size_t(c.first + i)];
+            plan.skip[size_t(u)] = all;
+        }
+        // A pack's output: nAlg runs per cell, cell by cell; a run never started (Stop came
+        // first, or its cell was done before a resume) has status Running and is not counted.
+        auto notRun = [] {
+            RunResult r;
+            r.status = RunStatus::Running;
+            return r;
+        };
         // Cells are claimed in order (σ-major): σ values complete roughly in order for the live chart.
         plan.atOnce = threads;
-        plan.work = [&](int cell, RunLog*, RunObserver*) {
-            const int s = cell / mc;
-            const std::uint64_t cellSeed = deriveSeed(spec.seed, std::uint64_t(cell));
+        plan.work = [&](int unit, RunLog*, RunObserver*) {
+            const Cells c = cellsOf(unit);
+            const int s = c.first / mc;
             CellOutput out;
-            std::shared_ptr<const data::DatasetPair> d;
-            QString loadError;
-            try {
-                d = std::make_shared<const data::DatasetPair>(data::DataSource::load(
-                    spec.dataset, spec.baseDir, data::DataOverrides{spec.sigmas[s], cellSeed}));
-            } catch (const std::bad_alloc&) {
-                loadError = QStringLiteral("out of memory while generating the data of σ = %1 (%2)")
-                                .arg(spec.sigmas[s])
-                                .arg(description);
-            } catch (const std::exception& e) {
-                loadError = QString::fromUtf8(e.what());
-            }
-            for (int a = 0; a < nAlg && !ctx.stop().stopRequested(); ++a) {
-                if (!d) {
-                    RunResult failed;
-                    failed.error = loadError;
-                    out.runs << failed;
+            for (int i = 0; i < c.count * nAlg; ++i)
+                out.runs << notRun();
+            std::vector<std::shared_ptr<const data::DatasetPair>> d(size_t(c.count));
+            std::vector<QString> loadError(size_t(c.count));
+            auto seedOf = [&](int i) { return deriveSeed(spec.seed, std::uint64_t(c.first + i)); };
+            auto wanted = [&](int i) { return !cellDone[size_t(c.first + i)]; };
+            for (int i = 0; i < c.count; ++i) {
+                if (!wanted(i))
                     continue;
+                try {
+                    d[size_t(i)] = std::make_shared<const data::DatasetPair>(data::DataSource::load(
+                        spec.dataset, spec.baseDir, data::DataOverrides{spec.sigmas[s], seedOf(i)}));
+                } catch (const std::bad_alloc&) {
+                    loadError[size_t(i)] = QStringLiteral("out of memory while generating the data of σ = %1 (%2)")
+                                               .arg(spec.sigmas[s])
+                                               .arg(description);
+                } catch (const std::exception& e) {
+                    loadError[size_t(i)] = QString::fromUtf8(e.what());
                 }
+            }
+            auto jobOf = [&](int a, int i) {
                 RunJob job = cellJob(a);
-                job.seed = cellSeed; // every algorithm of a cell sees the same data and seed
+                job.seed = seedOf(i); // every algorithm of a cell sees the same data and seed
                 job.sigma = spec.sigmas[s];
-                job.data = d;
-                RunResult rr = Runner(ctx.registry(), nullptr).execute(job, ctx.stop(), nullptr);
-                // The last point, status, error and training time are all a sweep keeps (done()
-                // below): the rest would only be copied — and on MPI encoded, sent and decoded by
-                // rank 0 (the trainer's facts and parameters as JSON, a kilobyte a cell).
+                job.data = d[size_t(i)];
+                return job;
+            };
+            // The last point, status, error and training time are all a sweep keeps (done()
+            // below): the rest would only be copied — and on MPI encoded, sent and decoded by
+            // rank 0 (the trainer's facts and parameters as JSON, a kilobyte a cell).
+            auto keep = [&](int a, int i, RunResult&& rr) {
                 rr.points.clear();
                 rr.info = {};
                 rr.params = {};
-                out.runs << rr;
+                out.runs[i * nAlg + a] = std::move(rr);
+            };
+            for (int a = 0; a < nAlg && !ctx.stop().stopRequested(); ++a) {
+                std::vector<char> trained(size_t(c.count), 0);
+                // Lock step: the pack's cells with data, lockstepWidth at a time, fitted together;
+                // then each cell is an ordinary run of its replica. A trainer that refuses (an
+                // exception) leaves its cells to the loop below.
+                for (int i0 = 0; lockstepWidth[size_t(a)] >= 2 && i0 < c.count && !ctx.stop().stopRequested();) {
+                    std::vector<int> group;
+                    for (; i0 < c.count && int(group.size()) < lockstepWidth[size_t(a)]; ++i0)
+                        if (wanted(i0) && d[size_t(i0)])
+                            group.push_back(i0);
+                    if (group.empty())
+                        break;
+                    QString err;
+                    std::unique_ptr<Trainer> t = runner.createTrainer(cellJob(a), &err);
+                    auto* l = dynamic_cast<LockstepTrainer*>(t.get());
+                    if (!l)
+                        continue;
+                    std::vector<DatasetView> views;
+                    std::vector<std::uint64_t> seeds;
+                    for (int i : group) {
+                        views.push_back(d[size_t(i)]->train.view());
+                        seeds.push_back(seedOf(i));
+                    }
+                    double seconds = 0;
+                    try {
+                        const auto t0 = std::chrono::steady_clock::now();
+                        l->fitReplicas(views, seeds, ctx.stop().token());
+                        seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+                    } catch (const std::exception&) {
+                        continue;  // trained one by one below
+                    }
+                    for (int r = 0; r < int(group.size()); ++r) {
+                        const int i = group[size_t(r)];
+                        std::unique_ptr<Trainer> replica;
+                        try {
+                            replica = l->replica(r);
+                        } catch (const std::exception&) {
+                            continue;
+                        }
+                        RunResult rr = runner.execute(jobOf(a, i), ctx.stop(), nullptr, std::move(replica));
+                        // The replica's run replays its checkpoints; its share of the fit is its time.
+                        rr.trainSeconds += seconds / double(group.size());
+                        keep(a, i, std::move(rr));
+                        trained[size_t(i)] = 1;
+                    }
+                }
+                for (int i = 0; i < c.count && !ctx.stop().stopRequested(); ++i) {
+                    if (trained[size_t(i)] || !wanted(i))
+                        continue;
+                    if (!d[size_t(i)]) {
+                        RunResult failed;
+                        failed.error = loadError[size_t(i)];
+                        out.runs[i * nAlg + a] = failed;
+                        continue;
+                    }
+                    keep(a, i, runner.execute(jobOf(a, i), ctx.stop(), nullptr));
+                }
             }
             return out;
         };
-        plan.failed = [&](int, RunStatus status, const QString& why, const QList<qint64>&) {
+        plan.failed = [&](int unit, RunStatus status, const QString& why, const QList<qint64>&) {
             CellOutput out;
-            for (int a = 0; a < nAlg; ++a) {
+            for (int i = 0; i < cellsOf(unit).count * nAlg; ++i) {
                 RunResult rr;
                 rr.status = status;
                 rr.error = why;
@@ -354,10 +468,15 @@ public:
             }
             return out;
         };
-        plan.done = [&](int cell, CellOutput&& out) {
+        // One cell's share of a pack's output (runs i·nAlg … i·nAlg + nAlg − 1).
+        auto finishCell = [&](int cell, const CellOutput& out, int i) {
+            if (cellDone[size_t(cell)])
+                return;  // kept from before a resume
             const int s = cell / mc;
-            for (int a = 0; a < int(out.runs.size()) && a < nAlg; ++a) {
-                const RunResult& rr = out.runs[a];
+            for (int a = 0; a < nAlg && i * nAlg + a < int(out.runs.size()); ++a) {
+                const RunResult& rr = out.runs[i * nAlg + a];
+                if (rr.status == RunStatus::Running)
+                    continue;  // never started
                 if (rr.status == RunStatus::Finished) {
                     trainRmse[a][size_t(cell)] = rr.last.trainRmse;
                     testRmse[a][size_t(cell)] = rr.last.testRmse;
@@ -387,6 +506,11 @@ public:
                 for (int a = 0; a < nAlg; ++a)
                     obs->sweepPointReady(pointAt(a, s));
             }
+        };
+        plan.done = [&](int unit, CellOutput&& out) {
+            const Cells c = cellsOf(unit);
+            for (int i = 0; i < c.count; ++i)
+                finishCell(c.first + i, out, i);
         };
         ctx.executor().run(plan);
 
