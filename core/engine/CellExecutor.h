@@ -17,7 +17,10 @@ namespace tb {
 class RunLog;
 
 /// What one cell produced: one RunResult per run it trained (a learning-curve repeat or a
-/// param-sweep cell: one; a noise-sweep cell: one per algorithm, in spec order).
+/// param-sweep cell: one; a noise-sweep cell: one per algorithm, in spec order). A "cell" here is
+/// the unit of work an executor hands out: a noise sweep whose algorithms train in lock step
+/// (trainbench/LockstepTrainer.h) makes each unit a pack of consecutive Monte-Carlo cells of one σ
+/// and returns their runs cell after cell (NoiseSweepKind.cpp).
 struct CellOutput {
     QList<RunResult> runs;
 };
