@@ -289,4 +289,14 @@ num::Mlp GradientConfig::makeNetwork(Eigen::Index inputs, Eigen::Index outputs, 
     return net;
 }
 
+std::string minibatchDivergenceMessage(long long epoch, long long stepInEpoch, Eigen::Index batches, double loss)
+{
+    return QStringLiteral("diverged in epoch %1 (minibatch %2 of %3): the minibatch loss is %4")
+        .arg(epoch + 1)
+        .arg(stepInEpoch)
+        .arg(batches)
+        .arg(loss)
+        .toStdString();
+}
+
 } // namespace tb::gradient

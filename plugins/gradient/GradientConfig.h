@@ -17,6 +17,7 @@
 
 #include <QString>
 #include <optional>
+#include <string>
 #include <vector>
 
 namespace tb::gradient {
@@ -123,5 +124,9 @@ struct GradientConfig {
     /// The hidden widths decide it for any sizeable network.
     double workingMemoryBytes(Eigen::Index inputs, Eigen::Index outputs, Eigen::Index rows, int threads) const;
 };
+
+/// The error of a minibatch run whose loss became non-finite at step @p stepInEpoch of epoch
+/// @p epoch (0-based) of @p batches: GradientTrainer and its lock-step replicas say it alike.
+std::string minibatchDivergenceMessage(long long epoch, long long stepInEpoch, Eigen::Index batches, double loss);
 
 } // namespace tb::gradient

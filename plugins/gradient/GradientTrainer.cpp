@@ -184,8 +184,7 @@ void GradientTrainer::fitIn(const DatasetView& data, RunContext& ctx)
     train::TrainingLoop loop(host);
     loop.checkpointEvery(c.checkpointEvery);
     loop.divergenceMessage([&](const train::LoopPosition& at, double l) {
-        return QStringLiteral("diverged in epoch %1 (minibatch %2 of %3): the minibatch loss is %4")
-            .arg(at.epoch + 1).arg(at.stepInEpoch).arg(batches).arg(l).toStdString();
+        return minibatchDivergenceMessage(at.epoch, at.stepInEpoch, batches, l);
     });
     std::vector<Matrix> bestWeights;
     if (nVal > 0)
