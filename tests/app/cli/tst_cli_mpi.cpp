@@ -73,11 +73,17 @@ private:
         return finish(p);
     }
 
+    // Starts `mpirun … trainbench-cli ARGS` in @p p (the tests that stop or kill ranks wait on it).
+    void startMpi(QProcess& p, int ranks, const QStringList& args, bool recovery = false)
+    {
+        p.setProcessEnvironment(environment());
+        p.start(kMpirun, mpirun(ranks, recovery) + args);
+    }
+
     Output mpi(int ranks, const QStringList& args, bool recovery = false)
     {
         QProcess p;
-        p.setProcessEnvironment(environment());
-        p.start(kMpirun, mpirun(ranks, recovery) + args);
+        startMpi(p, ranks, args, recovery);
         return finish(p);
     }
 
@@ -210,9 +216,8 @@ private Q_SLOTS:
             "algorithms": [{"id": "test.sleepy", "params": {"epochs": 15, "epoch_ms": 100}}]})");
         const QString db = m_dir.filePath("kill.sqlite");
         QProcess p;
-        p.setProcessEnvironment(environment());
-        p.start(kMpirun, mpirun(3, true) + QStringList{"run", spec, "--mpi", "--db", db, "--quiet",
-                                                                          "--worker-timeout", "3"});
+        startMpi(p, 3, QStringList{"run", spec, "--mpi", "--db", db, "--quiet",
+                                   "--worker-timeout", "3"}, true);
         QVERIFY(p.waitForStarted());
         // Each cell takes 1.5 s: once two runs are under way, rank 2 holds one of them.
         QVERIFY(waitForRuns(db, RunStatus::Running, 2));
@@ -267,9 +272,8 @@ private Q_SLOTS:
             "algorithms": [{"id": "test.sleepy", "params": {"epochs": 1, "epoch_ms": 10}}]})");
         const QString db = m_dir.filePath("killshort.sqlite");
         QProcess p;
-        p.setProcessEnvironment(environment());
-        p.start(kMpirun, mpirun(3, true) + QStringList{"run", spec, "--mpi", "--db", db, "--quiet",
-                                                                          "--worker-timeout", "3"});
+        startMpi(p, 3, QStringList{"run", spec, "--mpi", "--db", db, "--quiet",
+                                   "--worker-timeout", "3"}, true);
         QVERIFY(p.waitForStarted());
         // Kill rank 2 once cells have come back (both workers have had batches by then, as a
         // rule; if rank 2 was slower to start, no cell of it fails, which the checks allow).
@@ -313,8 +317,7 @@ private Q_SLOTS:
             "algorithms": [{"id": "test.sleepy", "params": {"epochs": 10, "epoch_ms": 100}}]})");
         const QString db = m_dir.filePath("stop.sqlite");
         QProcess p;
-        p.setProcessEnvironment(environment());
-        p.start(kMpirun, mpirun(3, false) + QStringList{"run", spec, "--mpi", "--db", db, "--quiet"});
+        startMpi(p, 3, QStringList{"run", spec, "--mpi", "--db", db, "--quiet"});
         QVERIFY(p.waitForStarted());
         QVERIFY(waitForRuns(db, RunStatus::Finished, 1)); // a cell done, others under way
         std::this_thread::sleep_for(std::chrono::milliseconds(300));
