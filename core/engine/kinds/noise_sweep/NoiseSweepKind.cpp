@@ -153,6 +153,10 @@ public:
         std::vector<std::vector<double>> testRmse(nAlg, std::vector<double>(size_t(cells), NaN));
         std::vector<std::vector<char>> status(nAlg, std::vector<char>(size_t(cells), 0)); // 0 skipped 1 ok 2 failed 3 diverged
         std::vector<char> cellDone(size_t(cells), 0);
+        // [algorithm][cell]: stored before a resume. Such a run is neither trained nor stored again
+        // (its metric row exists: a second one would break the row's key), even when the cell's
+        // other algorithms run again — a sweep stopped in the middle of a cell leaves some stored.
+        std::vector<std::vector<char>> kept(nAlg, std::vector<char>(size_t(cells), 0));
 
         // One run row per algorithm stands for all its cells: it carries the plugin version and
         // complete parameters; each cell's seed is deriveSeed(seed, cell) (docs/experiments.md), and
@@ -170,6 +174,7 @@ public:
                     trainRmse[a][size_t(p.seq)] = p.trainRmse;
                     testRmse[a][size_t(p.seq)] = p.testRmse;
                     status[a][size_t(p.seq)] = 1;
+                    kept[a][size_t(p.seq)] = 1;
                 }
                 if (!result.error.isEmpty())
                     return result;
@@ -182,7 +187,8 @@ public:
                                        .arg(a);
                     return result;
                 }
-            // A cell counts as done when every algorithm finished it; the others run again, whole.
+            // A cell counts as done when every algorithm finished it; in the others, the algorithms
+            // that had not finished it run again.
             for (qint64 cell = 0; cell < cells; ++cell) {
                 bool all = true;
                 for (int a = 0; a < nAlg; ++a)
@@ -326,10 +332,13 @@ public:
         std::vector<std::atomic<int>> pendingPerSigma(size_t(std::max(nSigma, 0)));
         for (int s = 0; s < nSigma; ++s) {
             int pending = 0;
-            for (int m = 0; m < mc; ++m)
-                pending += !cellDone[size_t(s) * size_t(mc) + size_t(m)];
+            for (int m = 0; m < mc; ++m) {
+                const size_t cell = size_t(s) * size_t(mc) + size_t(m);
+                pending += !cellDone[cell];
+                for (int a = 0; a < nAlg; ++a)
+                    done += kept[size_t(a)][cell];  // runs stored before a resume count as done
+            }
             pendingPerSigma[size_t(s)] = pending;
-            done += (mc - pending) * nAlg;
         }
         std::vector<char> reported(size_t(std::max(nSigma, 0)), 0);
 
@@ -368,6 +377,7 @@ public:
             std::vector<QString> loadError(size_t(c.count));
             auto seedOf = [&](int i) { return deriveSeed(spec.seed, std::uint64_t(c.first + i)); };
             auto wanted = [&](int i) { return !cellDone[size_t(c.first + i)]; };
+            auto wantedBy = [&](int a, int i) { return !kept[size_t(a)][size_t(c.first + i)]; };
             for (int i = 0; i < c.count; ++i) {
                 if (!wanted(i))
                     continue;
@@ -406,7 +416,7 @@ public:
                 for (int i0 = 0; lockstepWidth[size_t(a)] >= 2 && i0 < c.count && !ctx.stop().stopRequested();) {
                     std::vector<int> group;
                     for (; i0 < c.count && int(group.size()) < lockstepWidth[size_t(a)]; ++i0)
-                        if (wanted(i0) && d[size_t(i0)])
+                        if (wantedBy(a, i0) && d[size_t(i0)])
                             group.push_back(i0);
                     if (group.empty())
                         break;
@@ -445,7 +455,7 @@ public:
                     }
                 }
                 for (int i = 0; i < c.count && !ctx.stop().stopRequested(); ++i) {
-                    if (trained[size_t(i)] || !wanted(i))
+                    if (trained[size_t(i)] || !wanted(i) || !wantedBy(a, i))
                         continue;
                     if (!d[size_t(i)]) {
                         RunResult failed;
@@ -475,8 +485,8 @@ public:
             const int s = cell / mc;
             for (int a = 0; a < nAlg && i * nAlg + a < int(out.runs.size()); ++a) {
                 const RunResult& rr = out.runs[i * nAlg + a];
-                if (rr.status == RunStatus::Running)
-                    continue;  // never started
+                if (rr.status == RunStatus::Running || kept[size_t(a)][size_t(cell)])
+                    continue;  // never started, or stored before a resume (an MPI worker trains it anyway)
                 if (rr.status == RunStatus::Finished) {
                     trainRmse[a][size_t(cell)] = rr.last.trainRmse;
                     testRmse[a][size_t(cell)] = rr.last.testRmse;
