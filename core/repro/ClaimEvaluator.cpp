@@ -17,7 +17,14 @@ constexpr double kConfidence = 0.95;
 
 struct Interval {
     double mean = NaN, low = NaN, high = NaN;
+    bool point = false;  // two or more identical values: no spread (ClaimEvaluator::decide)
 };
+
+// The interval of a summary, scaled by @p scale.
+Interval intervalOf(const stats::Summary& s, double scale = 1.0)
+{
+    return {s.mean * scale, s.ciLow * scale, s.ciHigh * scale, s.identical};
+}
 
 // A summary of stored values as the claim reads them: complemented (error = 1 − accuracy) and
 // scaled (accuracy in percent).
@@ -29,7 +36,7 @@ Interval transformed(double mean, double low, double high, bool complement, doub
         low = 1 - low;
         high = 1 - high;
     }
-    return {mean * scale, low * scale, high * scale};
+    return {mean * scale, low * scale, high * scale, false};
 }
 
 bool isAccuracy(MetricId m)
@@ -223,14 +230,27 @@ QString ClaimEvaluator::describeRule(const VerdictRule& rule, const Figure& figu
 }
 
 Verdict ClaimEvaluator::decide(const QString& rule, double low, double high, double figure, QString* reason,
-                               const QString& unit)
+                               const QString& unit, bool point)
 {
     if (!std::isfinite(low) || !std::isfinite(high)) {
         *reason = QStringLiteral("no interval (fewer than two values)");
         return Verdict::Inconclusive;
     }
     const QString f = formatValue(figure, unit);
-    const QString interval = QStringLiteral("[%1, %2]").arg(formatValue(low, unit), formatValue(high, unit));
+    QString interval = QStringLiteral("[%1, %2]").arg(formatValue(low, unit), formatValue(high, unit));
+    if (point) {
+        // One computed number, not a spread: equal to the figure within its rounding counts as
+        // the figure (the rules below then say "contains", or "at or below" for a strict one).
+        const double v = 0.5 * (low + high);
+        const bool equal = std::abs(v - figure) <= kPointTolerance * std::max(std::abs(v), std::abs(figure));
+        interval = QStringLiteral("[%1, %2] (identical values, no spread%3)")
+                       .arg(formatValue(low, unit), formatValue(high, unit),
+                            equal && v != figure
+                                ? QStringLiteral("; %1 equals the figure within rounding").arg(v, 0, 'g', 17)
+                                : QString());
+        if (equal)
+            low = high = figure;
+    }
     auto say = [&](Verdict v, const QString& why) {
         *reason = QStringLiteral("interval %1 %2 %3").arg(interval, why, f);
         return v;
@@ -291,8 +311,8 @@ ClaimOutcome ClaimEvaluator::evaluate(const Claim& claim, const ExperimentResult
         o.mean = iv.mean;
         o.ciLow = iv.low;
         o.ciHigh = iv.high;
-        o.verdict =
-            decide(claim.verdict.rule, iv.low, iv.high, claim.figure.value, &o.reason, claim.figure.unit);
+        o.verdict = decide(claim.verdict.rule, iv.low, iv.high, claim.figure.value, &o.reason, claim.figure.unit,
+                           iv.point);
     };
 
     if (s.kind == QLatin1String("sweep")) {
@@ -311,7 +331,7 @@ ClaimOutcome ClaimEvaluator::evaluate(const Claim& claim, const ExperimentResult
                 const double t =
                     stats::Distributions::studentTQuantile(0.5 + kConfidence / 2, p.monteCarlo - 1);
                 const double half = t * sd / std::sqrt(double(p.monteCarlo));
-                iv = {mean, mean - half, mean + half};
+                iv = {mean, mean - half, mean + half, sd == 0};
             }
             o.detail = QStringLiteral("%1 Monte-Carlo cells, standard deviation %2")
                            .arg(p.monteCarlo)
@@ -396,13 +416,13 @@ ClaimOutcome ClaimEvaluator::evaluate(const Claim& claim, const ExperimentResult
                            .arg(sum.count)
                            .arg(b ? QStringLiteral("pair(s) by seed") : QStringLiteral("run(s)"))
                            .arg(std::exp(sum.std), 0, 'g', 3);
-            decideInterval({std::exp(sum.mean), std::exp(sum.ciLow), std::exp(sum.ciHigh)});
+            decideInterval({std::exp(sum.mean), std::exp(sum.ciLow), std::exp(sum.ciHigh), sum.identical});
         } else {
             o.detail = QStringLiteral("%1 %2; standard deviation %3")
                            .arg(sum.count)
                            .arg(b ? QStringLiteral("pair(s) by seed") : QStringLiteral("run(s)"))
                            .arg(formatValue(sum.std, unit));
-            decideInterval({sum.mean, sum.ciLow, sum.ciHigh});
+            decideInterval(intervalOf(sum));
         }
         if (unpaired > 0)
             o.detail += QStringLiteral("; %1 run(s) of %2 had no run of %3 with their seed")
@@ -463,7 +483,7 @@ ClaimOutcome ClaimEvaluator::evaluate(const Claim& claim, const ExperimentResult
         o.detail = QStringLiteral("%1 finished run(s); standard deviation %2")
                        .arg(sum.count)
                        .arg(formatValue(sum.std * scale, percent ? QStringLiteral("%") : claim.figure.unit));
-        decideInterval({sum.mean * scale, sum.ciLow * scale, sum.ciHigh * scale});
+        decideInterval(intervalOf(sum, scale));
         return o;
     }
     if (s.kind == QLatin1String("at_time")) {
@@ -474,7 +494,9 @@ ClaimOutcome ClaimEvaluator::evaluate(const Claim& claim, const ExperimentResult
                        .arg(sum.count)
                        .arg(a->values.size())
                        .arg(s.seconds);
-        decideInterval(transformed(sum.mean, sum.ciLow, sum.ciHigh, metric->complement, scale));
+        Interval at = transformed(sum.mean, sum.ciLow, sum.ciHigh, metric->complement, scale);
+        at.point = sum.identical;
+        decideInterval(at);
         return o;
     }
     if (s.kind == QLatin1String("time_to_target") || s.kind == QLatin1String("time_ratio")) {
@@ -512,7 +534,7 @@ ClaimOutcome ClaimEvaluator::evaluate(const Claim& claim, const ExperimentResult
                     QStringLiteral("; each run's time is the first checkpoint at the target, the target was "
                                    "crossed after its previous checkpoint (mean %1 s)")
                         .arg(missMean / misses, 0, 'g', 3);
-            decideInterval({row->summary.mean, row->summary.ciLow, row->summary.ciHigh});
+            decideInterval(intervalOf(row->summary));
             if (row->reached < runs && lowerIsClaimed(claim.verdict.rule)) {
                 o.verdict = Verdict::DoesNotHold;
                 o.reason = QStringLiteral("%1 of %2 run(s) never reached the target")
@@ -542,7 +564,7 @@ ClaimOutcome ClaimEvaluator::evaluate(const Claim& claim, const ExperimentResult
             o.verdict = Verdict::Inconclusive;
             return o;
         }
-        decideInterval({ratio.geometricMean, ratio.ciLow, ratio.ciHigh});
+        decideInterval({ratio.geometricMean, ratio.ciLow, ratio.ciHigh, ratio.n >= 2 && ratio.min == ratio.max});
         return o;
     }
     if (s.kind == QLatin1String("win_tie_loss") || s.kind == QLatin1String("difference")) {
@@ -590,10 +612,11 @@ ClaimOutcome ClaimEvaluator::evaluate(const Claim& claim, const ExperimentResult
         }
         const auto& t = pc->tTest;
         o.detail = QStringLiteral("paired t-test over %1 seed(s): p = %2").arg(t.n).arg(t.pValue, 0, 'g', 3);
-        Interval iv{t.meanDifference, t.ciLow, t.ciHigh};
+        const bool point = t.valid && t.sdDifference == 0;  // every pair differs by the same amount
+        Interval iv{t.meanDifference, t.ciLow, t.ciHigh, point};
         if (metric->complement)
-            iv = {-t.meanDifference, -t.ciHigh, -t.ciLow};
-        decideInterval({iv.mean * scale, iv.low * scale, iv.high * scale});
+            iv = {-t.meanDifference, -t.ciHigh, -t.ciLow, point};
+        decideInterval({iv.mean * scale, iv.low * scale, iv.high * scale, point});
         if (!t.valid && o.verdict == Verdict::Inconclusive)
             o.reason = t.note.empty() ? o.reason : QString::fromStdString(t.note);
         return o;
@@ -624,7 +647,7 @@ ClaimOutcome ClaimEvaluator::evaluate(const Claim& claim, const ExperimentResult
                 .arg(sum.count)
                 .arg(a->curves.size())
                 .arg(sum.std, 0, 'g', 3);
-        decideInterval({sum.mean, sum.ciLow, sum.ciHigh});
+        decideInterval(intervalOf(sum));
         return o;
     }
     o.error = o.reason = QStringLiteral("unknown statistic \"%1\"").arg(s.kind);

@@ -26,8 +26,21 @@ public:
     /// The verdict of @p rule for a mean with interval [@p low, @p high] against the paper's
     /// @p figure (ClaimOutcome::reason says why, the values in @p unit as formatValue() writes
     /// them); the count rules (wins_at_least, wins_at_most) are decided in evaluate().
+    ///
+    /// @p point: the interval is degenerate — two or more identical values (low = high = the
+    /// value), so it has no sampling width and its ends are one computed number, exact only to
+    /// its rounding. Such a point equal to the figure within kPointTolerance (relative) is
+    /// decided as the figure itself ("equals"), so that −0.9999999999999999 for a slope of
+    /// exactly −1 is not a miss that depends on the CPU's rounding; the reason says that the
+    /// values were identical.
     static Verdict decide(const QString& rule, double low, double high, double figure, QString* reason,
-                          const QString& unit = {});
+                          const QString& unit = {}, bool point = false);
+
+    /// The relative tolerance of a degenerate interval against the figure: far above the
+    /// rounding of any statistic computed here (a mean, a log-log slope over a few hundred
+    /// points, a ratio: ~1e-13 at worst), far below the precision of any paper's figure (at most
+    /// six significant digits).
+    static constexpr double kPointTolerance = 1e-9;
 
     /// The rule in words for the report: "holds if the 95 % interval of the mean contains or
     /// exceeds 87.73 %".

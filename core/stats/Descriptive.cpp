@@ -28,6 +28,15 @@ Summary Descriptive::summarise(const std::vector<double>& values, double confide
         s.mean = s.std = s.median = s.min = s.max = s.ciLow = s.ciHigh = nan;
         return s;
     }
+    if (std::all_of(v.begin(), v.end(), [&](double x) { return x == v.front(); })) {
+        // n·x/n need not round back to x (3 × 0.1 / 3 = 0.10000000000000002): the summary of
+        // identical values is the value itself, with no spread.
+        s.mean = s.median = s.min = s.max = v.front();
+        s.std = 0;
+        s.identical = v.size() > 1;
+        s.ciLow = s.ciHigh = s.identical && confidence > 0 && confidence < 1 ? v.front() : nan;
+        return s;
+    }
     double sum = 0;
     for (double x : v)
         sum += x;

@@ -18,6 +18,11 @@ struct Summary {
     /// (mean ± t·std/√n); NaN for fewer than two values.
     double ciLow = 0;
     double ciHigh = 0;
+    /// Two or more values, all the same (e.g. a deterministic algorithm whose seed changes
+    /// nothing): then mean, median, min and max are that value exactly, std is 0 and the
+    /// interval is the point [value, value] — a degenerate interval, which a decision must treat
+    /// as a point measured with rounding, not as a sample's spread (ClaimEvaluator does).
+    bool identical = false;
 };
 
 /// Pure functions; thread-safe.
@@ -25,7 +30,8 @@ class Descriptive {
 public:
     /// Summary of @p values without their NaNs. Two-pass mean and variance (no cancellation
     /// for values with a large common offset, such as accuracies near 0.9).
-    /// @p confidence (default 0.95) is the level of the mean's interval.
+    /// @p confidence (default 0.95) is the level of the mean's interval. Identical values are
+    /// summarised exactly (Summary::identical), not through a sum that may round.
     static Summary summarise(const std::vector<double>& values, double confidence = 0.95);
     /// The values of @p values that are not NaN, in order.
     static std::vector<double> withoutNaN(const std::vector<double>& values);

@@ -399,6 +399,52 @@ private Q_SLOTS:
         QCOMPARE(o.verdict, Verdict::Holds);
     }
 
+    // Issue 43: identical values make a degenerate interval, one computed number whose last
+    // bits are rounding (on an AMD build the exact slope −1 came out as −0.99999999999999989 in
+    // every run, and [v, v] "missed" −1). It is decided as a point within kPointTolerance.
+    void identicalValuesAreAPointWithinRounding()
+    {
+        // 0.57 · 100 is 56.999999999999993 in IEEE doubles: three identical accuracies of 0.57
+        // are 57 % to every digit a paper gives, and the claim "contains 57 %" holds.
+        ExperimentResult r;
+        r.curves << curves("A", {0.57, 0.57, 0.57});
+        const ClaimOutcome o = ClaimEvaluator::evaluate(claim("final", "mean_ci_contains", 57), r, 3);
+        QCOMPARE(o.n, 3);
+        QVERIFY(o.mean != 57.0);  // the rounding this test is about
+        QCOMPARE(o.verdict, Verdict::Holds);
+        QVERIFY2(o.reason.contains("identical values") && o.reason.contains("within rounding"), qPrintable(o.reason));
+        // A point away from the figure by more than rounding is decided as any interval.
+        const ClaimOutcome off = ClaimEvaluator::evaluate(claim("final", "mean_ci_contains", 57.01), r, 3);
+        QCOMPARE(off.verdict, Verdict::DoesNotHold);
+        QVERIFY2(off.reason.contains("identical values") && !off.reason.contains("within rounding"),
+                 qPrintable(off.reason));
+        // A strict rule: equal to the figure is "at or below", not above.
+        QCOMPARE(ClaimEvaluator::evaluate(claim("final", "mean_ci_above", 57), r, 3).verdict, Verdict::DoesNotHold);
+        QCOMPARE(ClaimEvaluator::evaluate(claim("final", "mean_ci_above", 56.9), r, 3).verdict, Verdict::Holds);
+        QCOMPARE(ClaimEvaluator::evaluate(claim("final", "mean_ci_contains_or_exceeds", 57), r, 3).verdict,
+                 Verdict::Holds);
+
+        // decide() itself: the next double above −1 is −1 for a point, a miss for an interval.
+        const double v = std::nextafter(-1.0, 0.0);
+        QString why;
+        QCOMPARE(ClaimEvaluator::decide("mean_ci_contains", v, v, -1, &why, {}, true), Verdict::Holds);
+        QCOMPARE(ClaimEvaluator::decide("mean_ci_contains", v, v, -1, &why, {}, false), Verdict::DoesNotHold);
+        QCOMPARE(ClaimEvaluator::decide("mean_ci_contains", -0.9999, -0.9999, -1, &why, {}, true), Verdict::DoesNotHold);
+        // Noise-sweep points with no spread over their Monte-Carlo cells are points too.
+        ExperimentResult sweep;
+        SweepPoint p;
+        p.algorithmName = QStringLiteral("A");
+        p.sigma = 0.5;
+        p.monteCarlo = 10;
+        p.testRmseMean = 0.57 * 100;
+        p.testRmseStd = 0;
+        sweep.sweep << p;
+        Claim c = claim("sweep", "mean_ci_contains", 57, "RMSE");
+        c.statistic.metric = QStringLiteral("test_rmse");
+        c.statistic.sigma = 0.5;
+        QCOMPARE(ClaimEvaluator::evaluate(c, sweep, 10).verdict, Verdict::Holds);
+    }
+
     void noiseSweepPoint()
     {
         ExperimentResult r;

@@ -28,6 +28,21 @@ private Q_SLOTS:
         QVERIFY(std::isnan(Descriptive::summarise({NAN}).mean));
         QCOMPARE(Descriptive::summarise({7}).std, 0.0);
     }
+    void identicalValuesAreExact()
+    {
+        // 0.1 + 0.1 + 0.1 = 0.30000000000000004, / 3 = 0.10000000000000002: the mean of identical
+        // values must be the value, with no spread and a point interval (issue 43).
+        const Summary s = Descriptive::summarise({0.1, 0.1, 0.1});
+        QCOMPARE(s.mean, 0.1);
+        QCOMPARE(s.std, 0.0);
+        QVERIFY(s.identical);
+        QCOMPARE(s.ciLow, 0.1);
+        QCOMPARE(s.ciHigh, 0.1);
+        QVERIFY(!Descriptive::summarise({0.1}).identical);  // one value: no interval at all
+        QVERIFY(std::isnan(Descriptive::summarise({0.1}).ciLow));
+        QVERIFY(!Descriptive::summarise({0.1, 0.2}).identical);
+        QVERIFY(Descriptive::summarise({2.0, NAN, 2.0}).identical);
+    }
     void largeOffsetKeepsPrecision()
     {
         // Accuracies near 1e9 + small spread: a one-pass Σx² − n·mean² would lose every digit.
