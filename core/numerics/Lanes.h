@@ -4,9 +4,10 @@
 /// Monte-Carlo cells of a noise sweep trained in lock step). Every operation acts lane by lane
 /// with the rounding of the same scalar operation, so a computation written once for a scalar
 /// type T gives, instantiated with T = Lanes, in each lane the very bits it gives with
-/// T = double — provided fused multiply-adds sit at the same places (fma() is one, a*b + c
-/// is whatever the file's -ffp-contract makes of it, the same way for both types) and
-/// functions without a correctly rounded vector form (exp, tanh) are called per lane from libm.
+/// T = double — provided every multiply-add is written as madd() in a file compiled with
+/// -ffp-contract=off (so that no compiler, for no CPU, fuses a sum of the one type and not of the
+/// other) and functions without a correctly rounded vector form (exp, tanh) are called per lane
+/// from libm.
 /// No Qt.
 
 #include <cmath>
@@ -60,6 +61,31 @@ inline Lanes fma(Lanes a, Lanes b, Lanes c)
 #endif
 }
 
+/// The house's multiply-add, a·b + c, for double, float and Lanes alike: one rounding (a fused
+/// multiply-add) when the build targets FMA, two (the product, then the sum) otherwise — never
+/// left to the compiler. Code whose results two paths must share to the bit (SmallMlpKernel and
+/// its lanes, Optimizer and LaneOptimizer) is compiled with -ffp-contract=off and writes every
+/// multiply-add as madd(), so its order of roundings is fixed in the source, the same on every
+/// CPU a build runs on and under every -mtune, instead of being chosen by the vectoriser
+/// (issue 43: GCC's -march=native on an AMD EPYC contracted other sums than on an Intel Xeon).
+inline double madd(double a, double b, double c)
+{
+#if defined(__FMA__)
+    return std::fma(a, b, c);
+#else
+    return a * b + c;
+#endif
+}
+
+inline float madd(float a, float b, float c)
+{
+#if defined(__FMA__)
+    return std::fma(a, b, c);
+#else
+    return a * b + c;
+#endif
+}
+
 /// √a in every lane (correctly rounded, as std::sqrt).
 inline Lanes sqrt(Lanes a)
 {
@@ -81,6 +107,16 @@ inline Lanes eachLane(Lanes a, F f)
     for (int i = 0; i < kLanes; ++i)
         r.v[i] = f(a.v[i]);
     return r;
+}
+
+/// madd() in every lane: fma() when the build targets FMA, a·b + c rounded twice otherwise.
+inline Lanes madd(Lanes a, Lanes b, Lanes c)
+{
+#if defined(__FMA__)
+    return fma(a, b, c);
+#else
+    return a * b + c;
+#endif
 }
 
 /// libm's exp in every lane (glibc's scalar exp: the bits of std::exp).

@@ -10,14 +10,9 @@
 #include <type_traits>
 
 // This file is compiled with -ffp-contract=off (core/numerics/CMakeLists.txt): every fused
-// multiply-add below is the explicit madd(), placed where GCC contracts Eigen's expressions in
-// Mlp.cpp and Activation.cpp (a running sum plus a product: dot products, 1 − y²), and nowhere
-// else — in particular not a product followed by its bias, which Eigen adds in a second pass.
-#if defined(__FMA__) && defined(__GNUC__) && !defined(__clang__)
-#define TB_SMALL_MLP_FUSED 1
-#else
-#define TB_SMALL_MLP_FUSED 0
-#endif
+// multiply-add below is an explicit madd() (Lanes.h: fused when the build targets FMA), and no
+// other sum is fused, whatever the CPU and -mtune — so the order of every rounding is the one
+// written here, and run() and runLanes() share it by construction.
 
 namespace tb::num {
 namespace {
@@ -27,23 +22,14 @@ static_assert(SmallMlpKernel::kMaxSize == 7 && SmallMlpKernel::kMaxSize < kLd); 
 template <class T>
 using BlockOf = T[kLd * kLd];
 
-// T is double (SmallMlpKernel::run) or Lanes (runLanes: every lane the same operations).
-template <class T>
-inline T madd(T a, T b, T c)
-{
-#if TB_SMALL_MLP_FUSED
-    using std::fma;
-    return fma(a, b, c);
-#else
-    return a * b + c;
-#endif
-}
-
-// How GCC compiles one of Eigen's scalar reductions Σ_t a_t·b_t (res = a_0·b_0, then res += a_t·b_t
-// in index order): Fused when the loop stays scalar (every product contracted into the sum),
-// Pairs when GCC vectorises its products two or four at a time and adds them in order — those
-// products are rounded on their own; a last odd one is contracted. Which one applies at each
-// site was read off Mlp.cpp's code and is what tst_smallmlpkernel checks.
+// The three ways a reduction Σ_t a_t·b_t (s = a_0·b_0, then s += a_t·b_t in index order) rounds:
+// Fused, every product fused into the running sum; Pairs, the products of two consecutive terms
+// rounded on their own and added in order, a last odd one fused; Unfused, every product rounded
+// on its own. The choice at each site below is the kernel's definition. It was taken from what
+// GCC made of Mlp.cpp's Eigen passes with -march=native on the Intel Xeon (AVX-512) that recorded
+// the BPLS toy sweeps, so their numbers are the ones stored before; on other CPUs and -mtune GCC
+// contracts Eigen's sums elsewhere, and the kernel then agrees with the Eigen passes within
+// rounding, not to the bit (tst_smallmlpkernel bounds the difference).
 enum class Sum { Fused, Pairs, Unfused };
 
 // s + Σ_{t<n} a(t)·b(t) as one loop of such a reduction.
@@ -63,7 +49,7 @@ inline T accumulate(T s, int n, A a, B b)
             s = s + p;
         }
     for (; t < n; ++t)
-        s = madd<T>(a(t), b(t), s);
+        s = madd(T(a(t)), T(b(t)), s);
     return s;
 }
 
@@ -75,7 +61,7 @@ inline auto reduce(int n, A a, B b)
     return accumulate<S, T>(a(0) * b(0), n - 1, [&](int t) { return a(t + 1); }, [&](int t) { return b(t + 1); });
 }
 
-// The reduction of each site of Mlp.cpp's scalar path (see Sum).
+// The reduction of each site (see Sum), named after the product of Mlp.cpp it computes.
 constexpr Sum kForwardInput = Sum::Pairs;   // Z_0 = X·W_0: a sample's inputs and a weight column, both contiguous
 constexpr Sum kForwardHidden = Sum::Pairs;  // Z_l = N_{l−1}·W_l: a row of N (strided)
 constexpr Sum kGradientInput = Sum::Pairs;  // Xᵀ·Δ_0: a row of the gathered inputs (strided)
@@ -85,28 +71,28 @@ constexpr Sum kSquaredNorm = Sum::Pairs;    // ½‖Ŷ − Y‖², column by col
 constexpr Sum kSoftmaxDot = Sum::Fused;     // yᵢ·gᵢ of a softmax row
 constexpr Sum kCrossEntropy = Sum::Fused;   // yᵢ·(zᵢ − lse) of a row
 
-// A lazy product's packet path (etor_product_packet_impl): every product fused, from +0.
+// The packet rows of a product (see PacketSlices): every product fused, from +0.
 template <class A, class B>
 inline auto packetDot(int n, A a, B b)
 {
     using T = decltype(a(0) * b(0));
     T s = 0.0;
     for (int t = 0; t < n; ++t)
-        s = madd<T>(a(t), b(t), s);
+        s = madd(T(a(t)), T(b(t)), s);
     return s;
 }
 
-// Eigen assigns a small product (a lazy product) to a column-major block in slices: in each
-// column, the rows from the first 32-byte-aligned one take packets of 4 (the packet path), the
-// others one coefficient at a time (the scalar reduction). The block's data starts aligned
-// (Eigen allocates with EIGEN_MAX_ALIGN_BYTES ≥ 32), so the split depends only on the column
-// stride. Marks packet rows in @p packet[j * kLd + i].
-constexpr int kLazyPacket = std::min(4, int(Eigen::internal::packet_traits<double>::size));
+// Which rows of a product's column sum from +0 with every product fused (packet rows) and which
+// as the site's reduction: in each column, the rows from the first 32-byte-aligned one of a
+// column-major block of column stride @p stride, in groups of 4 — the slices in which Eigen's
+// lazy product assigns a small product with AVX (its packet path, etor_product_packet_impl). A
+// fixed rule of the kernel in every build (4 also where Eigen's packets are 2 wide), so that
+// AVX2 and AVX-512 builds compute the same bits.
+constexpr int kLazyPacket = 4;
 
 struct PacketSlices {
     PacketSlices(bool vectorisable, int inner, Eigen::Index stride)
-        : m_on(vectorisable && kLazyPacket > 1), m_inner(inner),
-          m_step(kLazyPacket > 1 ? int((kLazyPacket - stride % kLazyPacket) & (kLazyPacket - 1)) : 0)
+        : m_on(vectorisable), m_inner(inner), m_step(int((kLazyPacket - stride % kLazyPacket) & (kLazyPacket - 1)))
     {
         setEnd();
     }
@@ -147,7 +133,7 @@ inline double backprop(Activation a, double y, double g)
     switch (a) {
     case Activation::Identity: return g;
     case Activation::Sigmoid: return g * y * (1.0 - y);
-    case Activation::Tanh: return g * madd<double>(-y, y, 1.0);
+    case Activation::Tanh: return g * madd(-y, y, 1.0);
     case Activation::Softplus: return g * (1.0 - std::exp(-y));
     case Activation::Elu: return y > 0.0 ? g : g * (y + 1.0);
     case Activation::Softmax: break;  // row-wise
@@ -171,7 +157,7 @@ inline Lanes backprop(Activation a, Lanes y, Lanes g)
     switch (a) {
     case Activation::Identity: return g;
     case Activation::Sigmoid: return g * y * (1.0 - y);
-    case Activation::Tanh: return g * madd<Lanes>(-y, y, 1.0);
+    case Activation::Tanh: return g * madd(-y, y, Lanes(1.0));
     default: {
         Lanes r;
         for (int i = 0; i < kLanes; ++i)
@@ -424,14 +410,7 @@ T dispatchRows(int m, const Layers<T>& n, MlpLoss loss, const T* const* cols, co
 
 Eigen::Index SmallMlpKernel::sizeLimit()
 {
-#if !defined(__GNUC__) || defined(__clang__)
-    // Where Eigen's sums are fused was read off GCC's code; another compiler keeps the Eigen path.
-    return 0;
-#endif
-    // Eigen's widest packet of doubles in this build: at or above it, reductions over contiguous
-    // vectors and element-wise functions (exp) take packets, which round differently.
-    constexpr int packet = Eigen::internal::packet_traits<double>::size;
-    return packet > 1 ? std::min<Eigen::Index>(kMaxSize, packet - 1) : kMaxSize;
+    return kMaxSize;
 }
 
 bool SmallMlpKernel::fits(const Mlp& net, Eigen::Index rows, MlpLoss loss)
@@ -440,16 +419,15 @@ bool SmallMlpKernel::fits(const Mlp& net, Eigen::Index rows, MlpLoss loss)
     const Eigen::Index limit = sizeLimit();
     if (limit < 1 || layers < 1 || layers > kMaxLayers || rows < 1 || rows > limit)
         return false;
-    // Squared error only: the cross-entropy's per-row log-sum-exp is an Eigen reduction whose
-    // vectorisation GCC decides anew whenever Mlp::loss's code around it changes (templating it
-    // on the scalar type moved one 5-6-6 batch's loss by an ulp), and no toy sweep uses it.
+    // Squared error only: the cross-entropy of tiny networks keeps the Eigen path it always had
+    // (no toy sweep uses it), so that its runs' numbers stay as they were.
     if (loss != MlpLoss::SquaredError)
         return false;
     for (int l = 0; l <= layers; ++l)
         if (net.width(l) > limit)
             return false;
-    // Above Eigen's threshold a product goes to the blocked GEMM kernel instead of the
-    // coefficient-wise lazy product.
+    // The bound of Eigen's coefficient-wise (lazy) products, whose order the kernel took: larger
+    // products keep the Eigen path, as they always did.
     for (int l = 0; l < layers; ++l)
         if (net.width(l) + net.width(l + 1) + rows >= EIGEN_GEMM_TO_COEFFBASED_THRESHOLD)
             return false;

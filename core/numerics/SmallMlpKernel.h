@@ -1,10 +1,8 @@
 #pragma once
 /// @file SmallMlpKernel.h
 /// Forward and backward passes of a tiny Mlp (a few units per layer, a few rows per batch) in
-/// plain loops over stack arrays, with the floating-point operations of Mlp's Eigen path in the
-/// same order, so that a training loop of tiny networks (the BPLS paper's 1-3-2 toy networks on
-/// 5 samples) gets the same numbers to the last bit without Eigen's per-call overhead on 5×3
-/// matrices. No Qt.
+/// plain loops over stack arrays, without Eigen's per-call overhead on 5×3 matrices: the BPLS
+/// paper's 1-3-2 toy networks on 5 samples train several times faster. No Qt.
 
 #include "Lanes.h"
 #include "Mlp.h"
@@ -15,21 +13,25 @@
 namespace tb::num {
 
 /// The loss and gradient of Mlp::forwardColumns() followed by Mlp::backwardColumns() (or
-/// Mlp::loss()) for networks and batches small enough that Eigen evaluates every product,
-/// reduction and element-wise function of that path one coefficient at a time (fits()):
-/// then each coefficient here is the same sequence of roundings — dot products summed in index
-/// order, each product fused into the running sum exactly where GCC contracts Eigen's
-/// (a*b + c as one fma when the build targets FMA), element-wise functions from the same libm
-/// calls — and the results are bit-identical (tests/core/numerics/tst_smallmlpkernel checks it
-/// on every activation and all small shapes).
+/// Mlp::loss()) for networks and batches small enough (fits()), computed in an order of
+/// roundings fixed in this kernel's source: dot products summed in index order, each
+/// multiply-add an explicit madd() (fused when the build targets FMA; the file is compiled with
+/// -ffp-contract=off, so no other sum is fused), element-wise functions from libm. So the
+/// kernel's bits depend on the build's instruction set (FMA or not) and libm, never on the CPU's
+/// model or the compiler's tuning: every x86-64 CPU that runs a build gets the same numbers from
+/// it, and runLanes() gives run()'s bits lane by lane by construction.
 ///
-/// Eligibility depends on the build's SIMD width P (Eigen's packet of doubles: 8 with
-/// AVX-512, 4 with AVX, 2 with SSE2): a batch of m rows and every layer width below P (and at
-/// most kMaxSize), width(l) + width(l+1) + m below Eigen's lazy-product threshold (20) for
-/// every layer, at most kMaxLayers weight layers, and the squared error (the cross-entropy
-/// always takes the general path: see fits()).
-/// Beyond that Eigen's vectorised reductions and exp sum in another order, so the general path
-/// must be used.
+/// It defines the arithmetic of the batches it takes (BatchGradient uses it for every one). It
+/// agrees with Mlp's Eigen passes within rounding — a few ulps of each sum, tst_smallmlpkernel
+/// bounds it — and is bit-identical to them only where GCC happens to contract Eigen's sums as
+/// the kernel does: the order was taken from GCC's code for -march=native on the Intel Xeon
+/// (AVX-512) that recorded the BPLS toy sweeps, so that their stored numbers stay as they were.
+/// (Before issue 43 the kernel claimed those bits on every machine; an AMD EPYC's -march=native
+/// contracted other sums, and the equality failed there.)
+///
+/// Small means: a batch of m ≤ kMaxSize rows, every layer at most kMaxSize wide,
+/// width(l) + width(l+1) + m below 20 for every layer, at most kMaxLayers weight layers, and the
+/// squared error (the cross-entropy keeps the Eigen path: see fits()). The same in every build.
 ///
 /// Stateless; the functions are thread-safe (the weights must not change during a call).
 class SmallMlpKernel {
@@ -37,21 +39,19 @@ public:
     static constexpr int kMaxLayers = 4;           ///< weight layers at most
     static constexpr Eigen::Index kMaxSize = 7;    ///< rows of a batch and units of a layer at most
 
-    /// The largest batch and layer width this build takes: min(kMaxSize, P − 1), or kMaxSize
-    /// when Eigen does not vectorise (P = 1); 0 (the kernel is never used) when the compiler is
-    /// not GCC, whose contraction of Eigen's sums the kernel reproduces.
+    /// The largest batch and layer width the kernel takes: kMaxSize, in every build.
     static Eigen::Index sizeLimit();
 
-    /// True if the kernel reproduces the Eigen path of @p net for a batch of @p rows rows and
-    /// loss @p loss (see the class comment). A network that fits m rows fits every smaller batch.
+    /// True if the kernel takes @p net with a batch of @p rows rows and loss @p loss (see the
+    /// class comment). A network that fits m rows fits every smaller batch.
     static bool fits(const Mlp& net, Eigen::Index rows, MlpLoss loss);
 
     /// Σ_i ℓ_i over the samples xt.col(rows[i]) (or, with @p rows null, xt.col(first + i)),
     /// i < @p m, against the matching rows of @p y; with @p grads non-null, also writes its
     /// gradient there (shaped like the weights, as Mlp::backwardColumns() with accumulate =
     /// false). @p workspaceRows is the capacity of the MlpWorkspace the Eigen path would use
-    /// (≥ m): Eigen splits a small product between its packet and scalar code by the column
-    /// stride of the block it writes, so the same bits need the same stride. The caller checks
+    /// (≥ m): which rows of a product take the packet order depends on that stride, as Eigen's
+    /// split between its packet and scalar code does (PacketSlices). The caller checks
     /// that the samples exist and xt, y fit the network (as BatchGradient does). Throws
     /// std::invalid_argument unless fits(net, m, loss), workspaceRows ≥ m and, with @p grads,
     /// every gradient matrix is shaped like its layer's weights.

@@ -47,44 +47,52 @@ RuleConstants<T> constantsFor(const OptimizerSettings& s, double lr, double bias
 // element so that the loops below fuse forming g, the state updates and the weight update into
 // one vectorised pass (sqrt and division vectorise with -fno-math-errno, set for this library).
 // T is double, float or num::Lanes (LaneOptimizer: the same expressions lane by lane).
+//
+// This file is compiled with -ffp-contract=off (core/training/CMakeLists.txt): each multiply-add
+// is an explicit num::madd() (fused where the build targets FMA) and no other sum is fused, so
+// the scalar and the lane updates round alike by construction, on every CPU and -mtune. Where a
+// sum has two products, the first is fused (a·b + c·d → madd(a, b, c·d)) and w − a·b is
+// madd(−a, b, w): what GCC made of these expressions when it chose, the numbers of every run
+// stored before issue 43 on the machine that recorded them.
 template <Method M, class T>
 inline void rule(const RuleConstants<T>& c, T* __restrict w, T g, T* __restrict s1, T* __restrict s2, Eigen::Index i)
 {
+    using num::madd;
     using std::sqrt;
     if constexpr (M == Method::Sgd) {
-        w[i] -= c.lr * g;
+        w[i] = madd(T(-c.lr), g, w[i]);
     } else if constexpr (M == Method::Momentum) {
-        const T v = c.momentum * s1[i] + g;
+        const T v = madd(c.momentum, s1[i], g);
         s1[i] = v;
-        w[i] -= c.lr * v;
+        w[i] = madd(T(-c.lr), v, w[i]);
     } else if constexpr (M == Method::Nag) {
-        const T v = c.momentum * s1[i] + g;
+        const T v = madd(c.momentum, s1[i], g);
         s1[i] = v;
-        w[i] -= c.lr * (g + c.momentum * v);
+        w[i] = madd(T(-c.lr), madd(c.momentum, v, g), w[i]);
     } else if constexpr (M == Method::AdaGrad) {
-        const T a = s1[i] + g * g;
+        const T a = madd(g, g, s1[i]);
         s1[i] = a;
         w[i] -= c.lr * g / (sqrt(a) + c.epsilon);
     } else if constexpr (M == Method::RmsProp) {
-        const T a = c.rho * s1[i] + (T(1) - c.rho) * (g * g);
+        const T a = madd(c.rho, s1[i], (T(1) - c.rho) * (g * g));
         s1[i] = a;
         w[i] -= c.lr * g / (sqrt(a) + c.epsilon);
     } else {
-        const T m = c.beta1 * s1[i] + (T(1) - c.beta1) * g;
-        const T v = c.beta2 * s2[i] + (T(1) - c.beta2) * (g * g);
+        const T m = madd(c.beta1, s1[i], (T(1) - c.beta1) * g);
+        const T v = madd(c.beta2, s2[i], (T(1) - c.beta2) * (g * g));
         s1[i] = m;
         s2[i] = v;
-        w[i] -= c.adamStep * m / (sqrt(v) * c.adamScale + c.epsilon);
+        w[i] -= c.adamStep * m / madd(sqrt(v), c.adamScale, c.epsilon);
     }
 }
 
-// w ← rule(gradScale·g + λ·w) over n contiguous parameters.
+// w ← rule(gradScale·g + λ·w) over n contiguous parameters (double, float or lanes).
 template <Method M, class T>
 void denseKernel(const RuleConstants<T>& c, T* __restrict w, const T* __restrict g, T* __restrict s1,
                  T* __restrict s2, Eigen::Index n, T gradScale, T lambda)
 {
     for (Eigen::Index i = 0; i < n; ++i)
-        rule<M>(c, w, gradScale * g[i] + lambda * w[i], s1, s2, i);
+        rule<M>(c, w, num::madd(gradScale, g[i], lambda * w[i]), s1, s2, i);
 }
 
 // One column of a layer whose gradient is the outer product: g_i = δ·a_i (+ δ in the bias row).
@@ -93,39 +101,9 @@ void outerKernel(const RuleConstants<T>& c, T* __restrict w, const T* __restrict
                  T delta, T lambda, T* __restrict s1, T* __restrict s2)
 {
     for (Eigen::Index i = 0; i < d; ++i)
-        rule<M>(c, w, delta * a[i] + lambda * w[i], s1, s2, i);
+        rule<M>(c, w, num::madd(delta, a[i], lambda * w[i]), s1, s2, i);
     if (bias)
-        rule<M>(c, w, delta + lambda * w[d], s1, s2, d);
-}
-
-// denseKernel() on lanes. GCC contracts a sum of two products differently in the vector type
-// than in the scalar loops above (it fused the second product there, the first here), so the
-// sums whose fusion matters are written out as the scalar code compiles them — the gradient
-// fma(gradScale, g, λ·w), RMSProp's fma(ρ, s, (1 − ρ)·g²), Adam's fma(β₁, m, (1 − β₁)·g) and
-// fma(β₂, v, (1 − β₂)·g²) — and the other rules are the shared template, which the compiler
-// fuses alike (tst_gradienttrainer's lock-step test compares every weight).
-template <Method M>
-void laneKernel(const RuleConstants<num::Lanes>& c, num::Lanes* __restrict w, const num::Lanes* __restrict raw,
-                num::Lanes* __restrict s1, num::Lanes* __restrict s2, Eigen::Index n, num::Lanes gradScale,
-                num::Lanes lambda)
-{
-    using num::Lanes;
-    for (Eigen::Index i = 0; i < n; ++i) {
-        const Lanes g = num::fma(gradScale, raw[i], lambda * w[i]);
-        if constexpr (M == Method::RmsProp) {
-            const Lanes a = num::fma(c.rho, s1[i], (Lanes(1.0) - c.rho) * (g * g));
-            s1[i] = a;
-            w[i] -= c.lr * g / (sqrt(a) + c.epsilon);
-        } else if constexpr (M == Method::Adam) {
-            const Lanes m = num::fma(c.beta1, s1[i], (Lanes(1.0) - c.beta1) * g);
-            const Lanes v = num::fma(c.beta2, s2[i], (Lanes(1.0) - c.beta2) * (g * g));
-            s1[i] = m;
-            s2[i] = v;
-            w[i] -= c.adamStep * m / num::fma(sqrt(v), c.adamScale, c.epsilon);
-        } else {
-            rule<M>(c, w, g, s1, s2, i);
-        }
-    }
+        rule<M>(c, w, num::madd(lambda, w[d], delta), s1, s2, d);
 }
 
 template <template <Method> class F, class... Args>
@@ -145,11 +123,6 @@ template <Method M>
 struct Dense {
     template <class... Args>
     static void run(Args&&... args) { denseKernel<M>(std::forward<Args>(args)...); }
-};
-template <Method M>
-struct Lane {
-    template <class... Args>
-    static void run(Args&&... args) { laneKernel<M>(std::forward<Args>(args)...); }
 };
 template <Method M>
 struct Outer {
@@ -286,7 +259,7 @@ void LaneOptimizer::apply(double lr, Eigen::Index offset, num::Lanes* w, const n
         throw std::out_of_range("optimizer: block [" + std::to_string(offset) + ", " + std::to_string(offset + n) +
                                 ") is outside the " + std::to_string(capacity) + " parameters");
     auto state = [&](std::vector<num::Lanes>& s) { return s.empty() ? nullptr : s.data() + offset; };
-    dispatch<Lane>(m_settings.method,
+    dispatch<Dense>(m_settings.method,
                     constantsFor<num::Lanes>(m_settings, lr, m_biasCorrection1, m_invSqrtBiasCorrection2), w, raw,
                     state(m_s1), state(m_s2), n, num::Lanes(gradScale), num::Lanes(m_settings.weightDecay));
 }

@@ -113,7 +113,8 @@ extern template class BasicOptimizer<float>;
 /// Optimizer on num::kLanes independent parameter vectors at once (lane i of every value is
 /// replica i: the Monte-Carlo cells a trainer advances in lock step): every lane gets the bits
 /// Optimizer gives that replica alone — the same rule, compiled from the same template in the
-/// same file, applied to num::Lanes (tst_gradienttrainer compares every weight). The per-step
+/// same file, applied to num::Lanes, its multiply-adds placed in the source (num::madd) rather
+/// than by the compiler, so on every CPU (tst_gradienttrainer compares every weight). The per-step
 /// constants (learning rate, Adam's bias corrections) are shared by the lanes and computed
 /// once per step. Not thread-safe; no allocation after construction.
 class LaneOptimizer {

@@ -74,20 +74,25 @@ Mlp referenceRun(const GradientConfig& c, const Eigen::MatrixXd& x, const Eigen:
     return net;
 }
 
-// GradientTrainer's shuffled minibatch loop written out with BatchGradient kept on Mlp's Eigen
-// passes (useSmallKernel(false)): the general path the small-network kernel must reproduce
-// bit for bit. Returns the network and each epoch's mean minibatch loss.
-std::pair<Mlp, std::vector<double>> eigenPathRun(const GradientConfig& c, const Eigen::MatrixXd& x,
-                                                 const Eigen::MatrixXd& y, std::uint64_t seed)
+// fit()'s shuffled minibatch loop written out over BatchGradient and Optimizer, its batches
+// through num::SmallMlpKernel (@p smallKernel, as fit() does) or always through Mlp's Eigen
+// passes. Returns the network and each epoch's mean minibatch loss. With @p stepwise, every
+// step's gradient is also computed by the Eigen passes at the same weights, and the largest
+// difference, relative to the largest entry of its layer, is kept there.
+std::pair<Mlp, std::vector<double>> loopRun(const GradientConfig& c, const Eigen::MatrixXd& x,
+                                            const Eigen::MatrixXd& y, std::uint64_t seed, bool smallKernel,
+                                            double* stepwise = nullptr)
 {
     Mlp net = c.makeNetwork(x.cols(), y.cols(), tb::Task::Regression, tb::deriveSeed(seed, kSeedWeights));
     const tb::num::MlpLoss loss = c.resolveLoss(tb::Task::Regression);
     const Eigen::MatrixXd xt = x.transpose();
     const Eigen::Index n = x.rows(), b = std::min<Eigen::Index>(c.batchSize, n);
     tb::train::BatchGradient engine(net, loss, xt, y, b);
-    engine.useSmallKernel(false);
+    engine.useSmallKernel(smallKernel);
+    tb::train::BatchGradient reference(net, loss, xt, y, b);
+    reference.useSmallKernel(false);
     Optimizer opt(c.optimizer, net.parameterCount());
-    std::vector<Eigen::MatrixXd> g = net.zeroGradients();
+    std::vector<Eigen::MatrixXd> g = net.zeroGradients(), gr = net.zeroGradients();
     std::vector<Eigen::Index> order(static_cast<std::size_t>(n));
     std::iota(order.begin(), order.end(), Eigen::Index(0));
     std::mt19937_64 gen(tb::deriveSeed(seed, kSeedShuffle));
@@ -99,6 +104,14 @@ std::pair<Mlp, std::vector<double>> eigenPathRun(const GradientConfig& c, const 
             const Eigen::Index m = std::min(b, n - s);
             sum += engine.gradient(net, order.data() + s, 0, m, g).loss;
             rows += double(m);
+            if (stepwise) {
+                reference.gradient(net, order.data() + s, 0, m, gr);
+                for (std::size_t l = 0; l < g.size(); ++l) {
+                    const double scale = gr[l].cwiseAbs().maxCoeff();
+                    if (scale > 0)
+                        *stepwise = std::max(*stepwise, (g[l] - gr[l]).cwiseAbs().maxCoeff() / scale);
+                }
+            }
             opt.step(c.learningRateAt(e), net, g, 1.0 / double(m));
         }
         losses.push_back(sum / rows);
@@ -157,9 +170,23 @@ private Q_SLOTS:
     }
 
     // The BPLS paper's toy sweeps (gradient-toy-*.json): a 1-3-2 network on 5 samples, full
-    // batch, shuffled — the case SmallMlpKernel exists for. Every weight and every checkpoint's
-    // loss must equal the Eigen path's to the last bit, for each optimizer.
-    void toyNetworkSmallKernelBitIdentical_data()
+    // batch, shuffled — the case SmallMlpKernel exists for. fit() is its loop through the kernel,
+    // bit for bit; and the kernel's training agrees with the Eigen passes' within rounding
+    // (issue 43: not to the bit, which depends on how GCC contracts Eigen's sums for the CPU it
+    // tunes for):
+    // - step by step: every step's gradient against the Eigen passes' at the same weights, within
+    //   1e-12 of its layer's largest entry (tst_smallmlpkernel's bound: both sum in index order and
+    //   differ only in which products are fused);
+    // - the whole trajectory of SGD, momentum and NAG: at these rates (η = 1e-3) an update does
+    //   not magnify a difference in the weights, so 300 updates add up to ~3e-12 of the weights'
+    //   scale at most (measured: 6e-16); 1e-11 lies above that and far below what a wrong gradient
+    //   or update does (≥ 1e-4 within the first epochs). AdaGrad, RMSProp and Adam divide each
+    //   step by the entry's own running size, so where an entry is a rounding-sized residue (a
+    //   saturated sigmoid) the step follows its rounding: RMSProp's trajectories on the sigmoid
+    //   network part by 6e-8 over 300 epochs between two builds, which is no bound worth
+    //   asserting; their gradients are checked step by step, and the steps are the shared
+    //   Optimizer code.
+    void toyNetworkSmallKernelAgreesWithEigen_data()
     {
         QTest::addColumn<QString>("id");
         QTest::addColumn<QString>("activation");
@@ -167,7 +194,7 @@ private Q_SLOTS:
             for (const char* act : {"identity", "sigmoid"})
                 QTest::newRow(qPrintable(QString("%1 %2").arg(id, act))) << QString(id) << QString(act);
     }
-    void toyNetworkSmallKernelBitIdentical()
+    void toyNetworkSmallKernelAgreesWithEigen()
     {
         QFETCH(QString, id);
         QFETCH(QString, activation);
@@ -184,23 +211,48 @@ private Q_SLOTS:
                                              {"init", "uniform"},
                                              {"lr", id == "gradient.adagrad" ? 0.1 : 0.001}});  // the paper's rates
         const Mlp shape = c.makeNetwork(1, 2, tb::Task::Regression, 1);
-        if (!tb::num::SmallMlpKernel::fits(shape, 5, c.resolveLoss(tb::Task::Regression)))
-            QSKIP("this build's SIMD width keeps 5-row batches on the Eigen path");
+        QVERIFY(tb::num::SmallMlpKernel::fits(shape, 5, c.resolveLoss(tb::Task::Regression)));
         GradientTrainer t(c);
         TestRunContext ctx(11, 2);
         t.fit(tb::DatasetView(x, y), ctx);
-        const auto [ref, losses] = eigenPathRun(c, x, y, 11);
-        for (int l = 0; l < ref.layerCount(); ++l)
-            for (Eigen::Index i = 0; i < ref.weights(l).size(); ++i)
-                QVERIFY2(ref.weights(l).data()[i] == t.network().weights(l).data()[i],
-                         qPrintable(QString("layer %1 weight %2: %3 vs %4")
-                                        .arg(l).arg(i)
-                                        .arg(t.network().weights(l).data()[i], 0, 'g', 17)
-                                        .arg(ref.weights(l).data()[i], 0, 'g', 17)));
         QCOMPARE(int(ctx.checkpoints.size()), 300);
+        double stepwise = 0;
+        const auto [kernel, kernelLosses] = loopRun(c, x, y, 11, true, &stepwise);
+        QVERIFY2(stepwise <= 1e-12, qPrintable(QString("a step's gradient differs from the Eigen passes' by %1 of its "
+                                                       "layer's scale").arg(stepwise)));
+        for (int l = 0; l < kernel.layerCount(); ++l)
+            for (Eigen::Index i = 0; i < kernel.weights(l).size(); ++i)
+                QVERIFY2(t.network().weights(l).data()[i] == kernel.weights(l).data()[i],
+                         qPrintable(QString("layer %1 weight %2: fit() %3, its loop %4").arg(l).arg(i)
+                                        .arg(t.network().weights(l).data()[i], 0, 'g', 17)
+                                        .arg(kernel.weights(l).data()[i], 0, 'g', 17)));
         for (int e = 0; e < 300; ++e)
-            QVERIFY2(ctx.checkpoints[std::size_t(e)].loss == losses[std::size_t(e)],
+            QVERIFY2(ctx.checkpoints[std::size_t(e)].loss == kernelLosses[std::size_t(e)],
                      qPrintable(QString("epoch %1").arg(e + 1)));
+        qInfo("largest step's gradient difference from the Eigen passes: %g of its scale", stepwise);
+        if (id == "gradient.adagrad" || id == "gradient.rmsprop" || id == "gradient.adam")
+            return;  // see above
+        const auto [eigen, eigenLosses] = loopRun(c, x, y, 11, false);
+        const double tolerance = 1e-11;
+        double scale = 0, worst = 0;
+        for (int l = 0; l < eigen.layerCount(); ++l)
+            scale = std::max(scale, eigen.weights(l).cwiseAbs().maxCoeff());
+        for (int l = 0; l < kernel.layerCount(); ++l)
+            for (Eigen::Index i = 0; i < kernel.weights(l).size(); ++i) {
+                const double got = t.network().weights(l).data()[i];
+                const double d = std::abs(got - eigen.weights(l).data()[i]);
+                worst = std::max(worst, d / scale);
+                QVERIFY2(d <= tolerance * scale, qPrintable(QString("layer %1 weight %2: %3, Eigen passes %4")
+                                                           .arg(l).arg(i).arg(got, 0, 'g', 17)
+                                                           .arg(eigen.weights(l).data()[i], 0, 'g', 17)));
+            }
+        for (int e = 0; e < 300; ++e) {
+            const double loss = ctx.checkpoints[std::size_t(e)].loss;
+            QVERIFY2(std::abs(loss - eigenLosses[std::size_t(e)]) <= tolerance * std::abs(eigenLosses[std::size_t(e)]),
+                     qPrintable(QString("epoch %1: loss %2, Eigen passes %3").arg(e + 1)
+                                    .arg(loss, 0, 'g', 17).arg(eigenLosses[std::size_t(e)], 0, 'g', 17)));
+        }
+        qInfo("largest weight difference from the Eigen passes after 300 epochs: %g of the weights' scale", worst);
     }
 
     // GradientTrainer's lock-step fit of many replicas (LockstepTrainer) against fit() on each
@@ -233,8 +285,7 @@ private Q_SLOTS:
                                                      {"activation", "identity"}, {"output_activation", "identity"},
                                                      {"init", "uniform"}, {"lr", 0.5}});
         const Mlp shape = c.makeNetwork(1, 2, tb::Task::Regression, 1);
-        if (!tb::num::SmallMlpKernel::fitsLanes(shape, 5, c.resolveLoss(tb::Task::Regression)))
-            QSKIP("this build's SIMD width keeps 5-row batches on the Eigen path");
+        QVERIFY(tb::num::SmallMlpKernel::fitsLanes(shape, 5, c.resolveLoss(tb::Task::Regression)));  // every build
         const int replicas = 19;
         std::vector<Eigen::MatrixXd> xs, ys;
         std::vector<std::uint64_t> seeds;
@@ -323,8 +374,7 @@ private Q_SLOTS:
         QCOMPARE(GradientTrainer(config("gradient.adam", {{"hidden", QVariantList{100}}})).lockstepWidth(toy), 0);
         // Replicas of different shapes are refused as a whole.
         GradientTrainer t(config("gradient.adam", {{"hidden", QVariantList{3}}}));
-        if (t.lockstepWidth(toy) < 2)
-            QSKIP("no lock step in this build");
+        QCOMPARE(t.lockstepWidth(toy), tb::num::kLanes);  // in every build
         Eigen::MatrixXd x(5, 1), y(5, 2), x4(4, 1), y4(4, 2);
         x.setOnes(); y.setOnes(); x4.setOnes(); y4.setOnes();
         tb::StopSource never;
