@@ -700,7 +700,7 @@ int reproduce(const QCommandLineParser& p, const QStringList& args, ExperimentRu
         h.command = command.join(QLatin1Char(' '));
         h.claimsFile = p.positionalArguments().value(f);
         h.date = QDateTime::currentDateTimeUtc();
-        h.cpu = ReproductionReport::cpuModel();
+        h.cpu = tb::cpuModel();
         h.cores = ExperimentSpec::allCores();
         h.mpiRanks = mpi && mpi->executor ? mpi->ranks : 0;
         h.appVersion = QStringLiteral(TB_APP_VERSION);

@@ -264,7 +264,8 @@ void warnAboutPlugins(const tb::PluginRegistry& reg)
 // Runs @p spec (or resumes stored experiment @p resumeId ≥ 0), with @p executor (null: this
 // process), prints its summary and writes --plot / --csv: the tail of run and rerun.
 int runSpec(const tb::ExperimentSpec& spec, const tb::PluginRegistry& reg, tb::RunStore* store,
-            const QCommandLineParser& p, tb::CellExecutor* executor = nullptr, qint64 resumeId = -1)
+            const QCommandLineParser& p, tb::CellExecutor* executor = nullptr, qint64 resumeId = -1,
+            tb::ExperimentResult* kept = nullptr)
 {
     QString error;
     const QStringList problems = spec.validate(reg);
@@ -290,6 +291,8 @@ int runSpec(const tb::ExperimentSpec& spec, const tb::PluginRegistry& reg, tb::R
           << (store ? QStringLiteral(" → ") + store->path() : QString()) << Qt::endl;
     const tb::ExperimentResult result = resumeId >= 0 ? runner.resume(spec, resumeId, &bar) : runner.run(spec, &bar);
     bar.finish();
+    if (kept)
+        *kept = result;
     g_runner = nullptr;
     std::signal(SIGINT, SIG_DFL);
 
@@ -617,7 +620,21 @@ int cmdRerun(const QStringList& args)
     err() << "Re-running " << rerun->description << " with its stored settings\n";
     for (const QString& n : rerun->notes)
         err() << "  note: " << n << "\n";
-    return runSpec(rerun->spec, reg, store.get(), p);
+    tb::ExperimentResult result;
+    const int code = runSpec(rerun->spec, reg, store.get(), p, nullptr, -1, &result);
+    // One stored run re-run as one run: say how its numbers compare with the stored ones, and
+    // whether the CPU or the build differs (a noise-sweep run re-runs its whole sweep instead).
+    if (!p.isSet("experiment") && result.error.isEmpty() && result.curves.size() == 1 &&
+        result.curves.first().infos.size() == 1 && result.curves.first().statuses.value(0) == tb::RunStatus::Finished) {
+        QString readError;
+        if (const auto stored = store->run(id, &readError)) {
+            const auto agreement = tb::StoredRuns::agreement(*stored, result.curves.first().infos.first());
+            out() << "compared with the stored run: " << agreement.text << "\n";
+        } else if (!readError.isEmpty()) {
+            err() << "trainbench-cli: " << readError << Qt::endl;
+        }
+    }
+    return code;
 }
 
 // ---------------------------------------------------------------------------------- runs

@@ -466,6 +466,10 @@ RunResult Runner::execute(const RunJob& job, const StopSource& stop, RunObserver
     // The build that trains this run: a resumed experiment's runs may come from a later build than
     // the one its row names.
     ctx.recordHostFact("git_hash", gitHash());
+    // And the machine code and the CPU that compute its numbers (bit-identical re-runs need both
+    // the same; StoredRuns::agreement() says which differs).
+    ctx.recordHostFact("build", buildDescription());
+    ctx.recordHostFact("cpu", cpuModel());
     if (const QString renamed = m_registry.renamedNote(job.algorithmId); !renamed.isEmpty())
         ctx.log(renamed);
     for (const QString& note : std::as_const(deprecations))

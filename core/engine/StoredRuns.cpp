@@ -13,9 +13,90 @@
 #include <QSet>
 
 #include <algorithm>
+#include <cmath>
 #include <tuple>
 
 namespace tb {
+
+StoredRuns::RerunAgreement StoredRuns::agreement(const RunRecord& stored, const QJsonObject& rerunInfo)
+{
+    RerunAgreement a;
+    const QJsonObject then = stored.info.value(QStringLiteral("final")).toObject();
+    const QJsonObject now = rerunInfo.value(QStringLiteral("final")).toObject();
+    a.timeBudget = stored.info.contains(QStringLiteral("time_budget"));
+    const QString who = QStringLiteral("run %1").arg(stored.id);
+    if (then.isEmpty() || now.isEmpty()) {
+        a.text = then.isEmpty() ? QStringLiteral("%1 stored no final metrics to compare with").arg(who)
+                                : QStringLiteral("the re-run ended without final metrics to compare with %1").arg(who);
+        return a;
+    }
+    a.compared = true;
+    // Every metric of the "final" fact but the training time, which no two runs share.
+    for (const char* key : {"train_accuracy", "validation_accuracy", "test_accuracy", "train_rmse", "validation_rmse",
+                            "test_rmse", "loss", "epochs"}) {
+        const QString k = QLatin1String(key);
+        if (!then.contains(k) && !now.contains(k))
+            continue;
+        const double x = then.value(k).toDouble(std::nan("")), y = now.value(k).toDouble(std::nan(""));
+        if (x == y || (std::isnan(x) && std::isnan(y)))
+            continue;
+        const double scale = std::max(std::abs(x), std::abs(y));
+        const double rel = std::isfinite(x) && std::isfinite(y) && scale > 0 ? std::abs(x - y) / scale : INFINITY;
+        a.largestRelative = std::max(a.largestRelative, rel);
+        a.differences << QStringLiteral("%1: stored %2, now %3%4")
+                             .arg(k)
+                             .arg(x, 0, 'g', 17)
+                             .arg(y, 0, 'g', 17)
+                             .arg(std::isfinite(rel) ? QStringLiteral(" (relative %1)").arg(rel, 0, 'e', 1) : QString());
+    }
+    a.identical = a.differences.isEmpty();
+    auto fact = [](const QJsonObject& info, const char* key) { return info.value(QLatin1String(key)).toString(); };
+    const QString storedBuild = fact(stored.info, "build"), storedCpu = fact(stored.info, "cpu");
+    const QString storedHash = fact(stored.info, "git_hash"), hash = fact(rerunInfo, "git_hash");
+    const QString build = fact(rerunInfo, "build"), cpu = fact(rerunInfo, "cpu");
+    QStringList machine;
+    if (storedCpu.isEmpty() || storedBuild.isEmpty()) {
+        machine << QStringLiteral("%1 does not record the CPU and build that trained it (builds before that "
+                                  "record was added did not write it); this re-run: %2, %3")
+                       .arg(who, cpu, build);
+    } else {
+        if (storedCpu != cpu)
+            machine << QStringLiteral("the CPU differs (%1 then, %2 now)").arg(storedCpu, cpu);
+        if (storedBuild != build)
+            machine << QStringLiteral("the build differs (%1 then, %2 now)").arg(storedBuild, build);
+        else if (!storedHash.isEmpty() && storedHash != hash)
+            machine << QStringLiteral("the source differs (git %1 then, %2 now)").arg(storedHash, hash);
+        a.sameMachine = machine.isEmpty();
+    }
+    auto sentence = [](QString t) {
+        if (!t.isEmpty())
+            t[0] = t[0].toUpper();
+        return t + QLatin1Char('.');
+    };
+    if (a.identical) {
+        a.text = QStringLiteral("The re-run's final metrics are %1's to the bit.").arg(who);
+        if (!machine.isEmpty())
+            a.text += QLatin1Char(' ') + sentence(machine.join(QStringLiteral("; ")));
+        return a;
+    }
+    a.text = QStringLiteral("The re-run differs from %1 by at most %2 (relative): %3.")
+                 .arg(who)
+                 .arg(a.largestRelative, 0, 'e', 1)
+                 .arg(a.differences.join(QStringLiteral("; ")));
+    if (a.timeBudget)
+        a.text += QStringLiteral(" %1 was stopped by a time budget, so its results depend on the machine's speed.")
+                      .arg(who);
+    if (!machine.isEmpty())
+        a.text += QLatin1Char(' ') + sentence(machine.join(QStringLiteral("; ")) +
+                                              QStringLiteral(": another CPU or build rounds differently, so the "
+                                                             "numbers differ within rounding — in the last "
+                                                             "digits, more where the algorithm magnifies them "
+                                                             "— not to the bit"));
+    else if (!a.timeBudget)
+        a.text += QStringLiteral(" Both were trained by the same build on the same CPU, which should give the same "
+                                 "bits: this is not rounding (please report it).");
+    return a;
+}
 
 std::optional<StoredRuns::Rerun> StoredRuns::rerunOfRun(const RunStore& store, const PluginRegistry& registry,
                                                         qint64 runId, QString* error)

@@ -39,6 +39,28 @@ public:
     /// Re-running experiment @p experimentId: its stored spec as it was run.
     static std::optional<Rerun> rerunOfExperiment(const RunStore& store, qint64 experimentId, QString* error);
 
+    /// A re-run's final metrics against its stored run's, and whether the two were trained by the
+    /// same build on the same CPU (the "build", "cpu" and "git_hash" facts every run records; runs
+    /// stored before issue 43 have no "build" or "cpu"). What "bit-identical" means here: the same
+    /// build on the same CPU gives the same bits for the same seed, thread count and parameters;
+    /// another CPU or build rounds differently (how the compiler fused and vectorised the sums),
+    /// and the metrics then agree within rounding, amplified by what the algorithm does with it
+    /// (README, "Reproducibility").
+    struct RerunAgreement {
+        bool compared = false;      ///< both runs have final metrics
+        bool identical = false;     ///< every final metric the same double
+        double largestRelative = 0; ///< max |now − stored| / max(|now|, |stored|) over the metrics
+        /// One line per metric that differs: "loss: stored 0.27915544436299722, now
+        /// 0.2791554443629975 (relative 1.1e-15)".
+        QStringList differences;
+        bool sameMachine = false;   ///< both record the same build, git hash and CPU
+        bool timeBudget = false;    ///< the stored run had a time budget (its results depend on speed)
+        QString text;               ///< the comparison for the user, in a sentence or three
+    };
+    /// Compares the final metrics of @p stored (its "final" fact) with those of its re-run, whose
+    /// facts are @p rerunInfo (a RunResult's or a stored run's info). Pure.
+    static RerunAgreement agreement(const RunRecord& stored, const QJsonObject& rerunInfo);
+
     /// Stored runs grouped for the charts.
     struct Selection {
         ExperimentResult result;     ///< curves (learning-curve runs) and sweep points (noise-sweep runs)

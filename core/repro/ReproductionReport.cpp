@@ -73,19 +73,6 @@ QString ReproductionReport::figureText(const ClaimReport& c)
     return text;
 }
 
-QString ReproductionReport::cpuModel()
-{
-    QFile f(QStringLiteral("/proc/cpuinfo"));
-    if (f.open(QIODevice::ReadOnly))
-        for (const QByteArray& line : f.readAll().split('\n'))
-            if (line.startsWith("model name")) {
-                const int colon = line.indexOf(':');
-                if (colon > 0)
-                    return QString::fromUtf8(line.mid(colon + 1)).trimmed();
-            }
-    return QStringLiteral("unknown");
-}
-
 QString ReproductionReport::markdown(const ClaimsFile& file, const ReportHeader& h,
                                      const QList<ClaimReport>& claims)
 {

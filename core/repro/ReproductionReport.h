@@ -68,9 +68,6 @@ public:
     /// 0 of 3 at n = 3".
     static QString figureText(const ClaimReport& claim);
 
-    /// The CPU model of this machine (/proc/cpuinfo's "model name"), or "unknown".
-    static QString cpuModel();
-
     /// The verdicts of a report written by markdown(): claim id → "holds" / "does not hold" /
     /// "inconclusive", in report order. What the workbench and tests read back.
     static QList<QPair<QString, QString>> verdicts(const QString& markdown);

@@ -162,6 +162,7 @@ bool RunControl::startSpec(const ExperimentSpec& spec, const QString& caption, Q
             *error = tr("An experiment is already running; stop it first.");
         return false;
     }
+    m_rerunOf.reset();  // rerun() sets it again once its experiment has started
     m_controller->setStore(m_database->store());
     m_charts->clear();
     const auto task = data::DataSource::task(spec.dataset);
@@ -204,7 +205,11 @@ bool RunControl::rerun(qint64 runId, QString* error)
     for (const QString& note : r->notes)
         m_messages->appendLog(note);
     m_messages->appendLog(tr("Re-running %1 with its stored settings").arg(r->description));
-    return startSpec(r->spec, tr("Re-run of %1").arg(r->description), error);
+    const std::optional<RunRecord> stored = store->run(runId);
+    if (!startSpec(r->spec, tr("Re-run of %1").arg(r->description), error))
+        return false;
+    m_rerunOf = stored;  // onFinished() compares the result with it
+    return true;
 }
 
 bool RunControl::rerunExperiment(qint64 experimentId, QString* error)
@@ -386,6 +391,11 @@ void RunControl::onFinished(const QString& summary)
         m_messages->setStatus(tr("Stopped: %1 (partial results; Run → Resume stopped experiment continues)").arg(done));
     }
     m_database->experimentFinished(result);
+    if (m_rerunOf && result.error.isEmpty() && result.curves.size() == 1 && result.curves.first().infos.size() == 1 &&
+        result.curves.first().statuses.value(0) == RunStatus::Finished)
+        m_messages->appendLog(tr("Re-run compared with the stored run: %1")
+                                  .arg(StoredRuns::agreement(*m_rerunOf, result.curves.first().infos.first()).text));
+    m_rerunOf.reset();
     for (const QString& w : result.warnings)
         m_messages->appendLog(tr("Warning: %1").arg(w));
     if (!result.storeError.isEmpty() && result.error.isEmpty())

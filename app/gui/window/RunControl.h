@@ -4,6 +4,7 @@
 /// the charts, and the live updates of the Charts and Comparison tabs.
 
 #include <ExperimentSpec.h>
+#include <RunTypes.h>
 
 #include <QList>
 #include <QObject>
@@ -117,6 +118,7 @@ private:
     bool m_comparisonDirty = false; ///< live data newer than the Comparison tab
     QList<qint64> m_shownRuns;      ///< stored runs the charts show (overlay or the last experiment)
     std::optional<ExperimentSpec> m_chartSpec; ///< the experiment the charts show, if one (for exports)
+    std::optional<RunRecord> m_rerunOf;        ///< the stored run the running experiment re-runs, if one
 };
 
 } // namespace tb::gui

@@ -74,14 +74,19 @@ public:
 ///  - "plugin_replaces": the plugin's file and the files of the same plugin id it replaced, when
 ///    it replaced one (a copy found earlier on the search path, e.g. in TRAINBENCH_PLUGIN_PATH);
 ///  - "git_hash": the build of the host that trained the run (its experiment's row names the build
-///    that created the experiment; a resumed experiment's later runs may come from another).
+///    that created the experiment; a resumed experiment's later runs may come from another);
+///  - "build": how that build was compiled (compiler, build type, target, vector instructions);
+///  - "cpu": the CPU that trained it (model name, vendor, family, model). The same seed, thread
+///    count and parameters give the same bits for the same build and CPU, and agree within
+///    rounding across CPUs and builds.
 inline const QStringList& reservedFactKeys()
 {
     static const QStringList keys{QStringLiteral("predicted_cost"), QStringLiteral("measured_seconds"),
                                   QStringLiteral("final"),          QStringLiteral("log"),
                                   QStringLiteral("stopped_by"),     QStringLiteral("peak_memory_bytes"),
                                   QStringLiteral("time_budget"),    QStringLiteral("clock_restarts"),
-                                  QStringLiteral("plugin_replaces"), QStringLiteral("git_hash")};
+                                  QStringLiteral("plugin_replaces"), QStringLiteral("git_hash"),
+                                  QStringLiteral("build"),          QStringLiteral("cpu")};
     return keys;
 }
 

@@ -280,6 +280,15 @@ private Q_SLOTS:
         QVERIFY2(r.code == 0, qPrintable(r.err));
         QVERIFY2(r.err.contains("Re-running run " + runId), qPrintable(r.err));
         QCOMPARE(rowsOf(readAll(m_dir.filePath("rerun.csv")), "Adam", "1"), original);
+        // Issue 43: the re-run says how it compares with the stored run; same build, same CPU.
+        QVERIFY2(r.out.contains("compared with the stored run: The re-run's final metrics are run " + runId +
+                                "'s to the bit."),
+                 qPrintable(r.out));
+        QVERIFY2(!r.out.contains("differs"), qPrintable(r.out));
+        // Both runs record the build and the CPU that trained them.
+        const Output js = cli({"runs", "--db", db, "--json"});
+        QVERIFY2(js.out.contains("\"build\": \"GCC") || js.out.contains("\"build\":\"GCC"), qPrintable(js.out.left(2000)));
+        QVERIFY2(js.out.contains("\"cpu\""), qPrintable(js.out.left(2000)));
 
         const Output bad = cli({"rerun", "99999", "--db", db});
         QCOMPARE(bad.code, 2);
