@@ -106,3 +106,15 @@ function(tb_add_test name)
     set_tests_properties(${name} PROPERTIES LABELS "${ARG_LABELS}")
   endif()
 endfunction()
+
+# tb_bit_identity_tests(<test>...): tests (of tb_add_test, in this folder) that compare code paths
+# of one build to the bit — a kernel and the general path, lock step and one by one, thread
+# counts, resume. They get the label "bits", and ctest's generic_x86_64 builds and runs them once
+# more for generic x86-64 (tests/CMakeLists.txt, cmake/GenericBuildCheck.cmake), so that one that
+# holds only for the code generated for the developer's own CPU fails there too.
+function(tb_bit_identity_tests)
+  foreach(t ${ARGN})
+    set_property(TEST ${t} APPEND PROPERTY LABELS bits)
+    set_property(GLOBAL APPEND PROPERTY TB_BITS_TESTS ${t})
+  endforeach()
+endfunction()
