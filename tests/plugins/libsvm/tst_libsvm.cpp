@@ -283,13 +283,18 @@ private Q_SLOTS:
             LibsvmTrainer t = trainer(false, c.params);
             TestRunContext ctx;
             fitIn(t, s.view(), ctx, kThreads);
-            QCOMPARE(t.gammaUsed(), c.gamma);
-            QCOMPARE(ctx.records.value("gamma").toDouble(), c.gamma);
-            QCOMPARE(t.libraryModel()->param.gamma, c.gamma);
+            // The rule's value: "scale" sums 400 entries, in the grouping Eigen's packets give the
+            // plugin's view of the data, which need not be this test's (a generic x86-64 build's
+            // 2-wide packets group them otherwise): within 400 · 2⁻⁵³ ≈ 4e-14 relative.
+            QVERIFY2(std::abs(t.gammaUsed() - c.gamma) <= 1e-13 * c.gamma,
+                     qPrintable(QString("γ %1, expected %2").arg(t.gammaUsed(), 0, 'g', 17).arg(c.gamma, 0, 'g', 17)));
+            // What is recorded, given to LIBSVM and shown as its command line is that γ itself.
+            QCOMPARE(ctx.records.value("gamma").toDouble(), t.gammaUsed());
+            QCOMPARE(t.libraryModel()->param.gamma, t.gammaUsed());
             QVERIFY(
                 ctx.records.value("command_line")
                     .toString()
-                    .contains(" -g " + QString::number(c.gamma, 'g', QLocale::FloatingPointShortest) + " "));
+                    .contains(" -g " + QString::number(t.gammaUsed(), 'g', QLocale::FloatingPointShortest) + " "));
         }
     }
 
@@ -490,7 +495,9 @@ private Q_SLOTS:
         // Sums of 15000 terms in two orders: rounding may differ by about 15000 · 2⁻⁵³ ≈ 2e-12
         // relative at worst (1e-14 is what this data gives).
         QVERIFY(std::abs(gs - g) <= 1e-12 * g);
-        QVERIFY(std::abs(g - 1.0 / (50 * (dense.x.array() - dense.x.mean()).square().mean())) <= 1e-14 * g);
+        // The dense rule against the formula written here: the same sums, grouped as Eigen's packets
+        // group them for each expression (other groupings in a generic x86-64 build) — the same bound.
+        QVERIFY(std::abs(g - 1.0 / (50 * (dense.x.array() - dense.x.mean()).square().mean())) <= 1e-12 * g);
         // All zeros: no variance, 1/d as the dense rule.
         QCOMPARE(config.effectiveGamma(SparseMatrix(10, 40)), 1.0 / 40);
     }
