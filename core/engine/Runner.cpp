@@ -326,6 +326,17 @@ private:
 
 Runner::Runner(const PluginRegistry& registry, RunLog* store) : m_registry(registry), m_store(store) {}
 
+QJsonObject Runner::machineFacts()
+{
+    // The build that trains a run (a resumed experiment's runs may come from a later build than
+    // the one its row names), the machine code it was compiled to and the CPU that runs it:
+    // bit-identical re-runs need all three the same (StoredRuns::agreement() says which differs).
+    static const QJsonObject facts{{QStringLiteral("git_hash"), gitHash()},
+                                   {QStringLiteral("build"), buildDescription()},
+                                   {QStringLiteral("cpu"), cpuModel()}};
+    return facts;
+}
+
 QJsonObject Runner::replacementFact(const AlgorithmEntry* entry)
 {
     if (!entry || entry->plugin->replaces.isEmpty())
@@ -463,13 +474,14 @@ RunResult Runner::execute(const RunJob& job, const StopSource& stop, RunObserver
     ctx.setBudget(budget);
     if (budget.isSet())
         ctx.recordHostFact("time_budget", HostBudget::fact(budget));
-    // The build that trains this run: a resumed experiment's runs may come from a later build than
-    // the one its row names.
-    ctx.recordHostFact("git_hash", gitHash());
-    // And the machine code and the CPU that compute its numbers (bit-identical re-runs need both
-    // the same; StoredRuns::agreement() says which differs).
-    ctx.recordHostFact("build", buildDescription());
-    ctx.recordHostFact("cpu", cpuModel());
+    // The build and the CPU that train a stored run (machineFacts()). Cells without a row of
+    // their own (a noise sweep's) skip them: their kind records them once in its row, and 77,000
+    // toy-sweep cells would spend 2 % of their time writing facts they drop.
+    if (job.logToStore) {
+        const QJsonObject machine = machineFacts();
+        for (auto it = machine.begin(); it != machine.end(); ++it)
+            ctx.recordHostFact(it.key(), it.value());
+    }
     if (const QString renamed = m_registry.renamedNote(job.algorithmId); !renamed.isEmpty())
         ctx.log(renamed);
     for (const QString& note : std::as_const(deprecations))

@@ -152,6 +152,9 @@ public:
     /// (PluginSpec::replaces): {"plugin_replaces": {"file": …, "replaces": […]}}, so that the row
     /// says which code trained it; empty when nothing was replaced. record() and execute() add it.
     static QJsonObject replacementFact(const AlgorithmEntry* entry);
+    /// The facts "git_hash", "build" and "cpu" of this process (BuildInfo.h): every stored run
+    /// records them (a kind whose cells have no rows, the noise sweep, in its own row). Thread-safe.
+    static QJsonObject machineFacts();
 
 private:
     const PluginRegistry& m_registry;

@@ -59,7 +59,9 @@ QString cpuModel()
     return model;
 }
 
-QString buildDescription()
+namespace {
+
+QString describeBuild()
 {
     // This file is compiled with the tree's optimisation flags (tb_optimise), so the macros
     // below say what every library of the build may use.
@@ -96,6 +98,14 @@ QString buildDescription()
     const QString type = QStringLiteral(TB_BUILD_TYPE).isEmpty() ? QStringLiteral("no build type")
                                                                  : QStringLiteral(TB_BUILD_TYPE);
     return QStringLiteral("%1, %2, %3: %4").arg(compiler, type, target, isa.join(QLatin1Char(' ')));
+}
+
+} // namespace
+
+QString buildDescription()
+{
+    static const QString description = describeBuild();  // every run records it: made once
+    return description;
 }
 
 } // namespace tb

@@ -514,6 +514,11 @@ private Q_SLOTS:
         QCOMPARE(runs.size(), 2);
         QCOMPARE(runs[0].status, RunStatus::Finished);
         QCOMPARE(runs[1].status, RunStatus::Failed);
+        // The row that stands for an algorithm's cells records the build and CPU that trained
+        // them (the cells themselves, which have no rows, do not: issue 43).
+        for (const RunRecord& r : runs)
+            for (const char* key : {"git_hash", "build", "cpu"})
+                QVERIFY2(!r.info.value(QLatin1String(key)).toString().isEmpty(), key);
 
         // Same seed and threads: identical statistics.
         const ExperimentResult again = ExperimentRunner(m_reg, nullptr).run(spec);

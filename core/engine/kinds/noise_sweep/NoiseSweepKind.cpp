@@ -561,6 +561,10 @@ public:
                                  {"algorithm_index", a}};
                 if (!cellCosts[a].isEmpty())
                     info.insert("predicted_cost_per_cell", cellCosts[a]);
+                // The row stands for every cell: the build and CPU that trained them (rank 0's under MPI).
+                const QJsonObject machine = Runner::machineFacts();
+                for (auto it = machine.begin(); it != machine.end(); ++it)
+                    info.insert(it.key(), it.value());
                 ctx.store()->finishRun(runIds[a], st, err, info);
             }
             const SweepRun sr{spec.algorithms[a].id, labels[a], runIds[a], spec.seed, st};
