@@ -2,6 +2,8 @@
 /// @file DatasetPanel.h
 /// The dataset of an experiment: a form per data source built from its schema, and a preview.
 
+#include "DatasetField.h"
+
 #include <trainbench/DatasetView.h>
 #include <trainbench/ParamSpec.h>
 
@@ -127,16 +129,7 @@ Q_SIGNALS:
     void fetchFinished(bool ok);
 
 private:
-    struct Field {
-        const ParamSpec* param = nullptr;
-        QWidget* row = nullptr; ///< form field widget (for visibility)
-        QWidget* editor = nullptr;
-        std::function<QJsonValue()> read;             ///< Undefined: leave the key out
-        std::function<bool(const QJsonValue&)> write; ///< false: the editor cannot hold it
-        std::function<void()> reset;                  ///< to the declared default
-        std::function<QString()> problem;             ///< why the typed text is no value (numbers)
-        QLabel* message = nullptr;                    ///< red line below the field (numbers, files)
-    };
+    using Field = DatasetField;
     struct Page {
         const data::DataSourceEntry* entry = nullptr;
         QWidget* widget = nullptr;
@@ -149,7 +142,6 @@ private:
     struct FetchShared;
 
     void buildPage(const data::DataSourceEntry& entry);
-    Field makeField(const ParamSpec& p, QWidget* parent);
     const Page& page() const;
     bool isActive(const Page& page, const Field& f) const;
     QString source() const;
