@@ -1,98 +1,43 @@
 #include "DatasetPanel.h"
 
+#include "CsvRowsTable.h"
+#include "DatasetFetchRow.h"
+#include "DatasetPreview.h"
 #include "widgets/KeptTextSpinBox.h"
 
-#include "CsvLoader.h"
-#include "DataError.h"
-#include "DataSource.h"
 #include "DataKeys.h"
+#include "DataSource.h"
 #include "DataSourceRegistry.h"
-#include "DatasetCache.h"
-#include "DatasetCatalog.h"
-#include "DatasetFetcher.h"
-#include "DatasetPreview.h"
-#include "MemoryBudget.h"
 
 #include <QCheckBox>
 #include <QComboBox>
 #include <QDir>
 #include <QDoubleSpinBox>
-#include <QElapsedTimer>
-#include <QFileInfo>
 #include <QFormLayout>
-#include <QHBoxLayout>
-#include <QHeaderView>
-#include <QJsonArray>
 #include <QLabel>
 #include <QLineEdit>
-#include <QProgressBar>
-#include <QPushButton>
+#include <QRegularExpression>
 #include <QSignalBlocker>
 #include <QSpinBox>
 #include <QStackedWidget>
-#include <QTableWidget>
-#include <QThread>
-#include <QThreadPool>
 #include <QTimer>
 #include <QVBoxLayout>
 
 #include <algorithm>
-#include <atomic>
 #include <cmath>
-#include <mutex>
-#include <new>
 
 namespace tb::gui {
 
 using data::DataSourceEntry;
 
-/// Shared between the panel and its loader threads: a thread posts its result only while the
-/// panel is alive, and the destructor waits for a post in progress to finish.
-struct DatasetPanel::LoadShared {
-    std::mutex mutex;
-    DatasetPanel* panel = nullptr;
-    std::atomic<quint64> latest{0}; ///< generation of the newest load started
-};
-
-struct DatasetPanel::FetchShared {
-    std::mutex mutex;
-    DatasetPanel* panel = nullptr; ///< null once the panel is gone: nothing more is posted
-    std::atomic<bool> cancel{false};
-};
-
-struct DatasetPanel::LoadResult {
-    DatasetPreview::Summary summary;
-    QString error;
-    QStringList warnings;
-    double seconds = 0;
-    bool hasRows = false;     ///< a CSV file: the rows below were read
-    QList<QStringList> rows;  ///< the file's first records, as the options read them
-    bool header = false;      ///< rows[0] is the header
-    QList<int> targetColumns; ///< columns of rows marked as targets
-    QString rowsError;        ///< why no rows could be read (the load's error says it too)
-};
-
 namespace {
 
 constexpr int debounceMs = 300;
 
-/// The CSV reading options of @p spec (as DataSource reads them), for the preview of the rows.
-data::CsvLoader::Options csvOptions(const QJsonObject& spec)
-{
-    data::CsvLoader::Options o;
-    const QString d = spec.value(QStringLiteral("delimiter")).toString(QStringLiteral(","));
-    o.delimiter = d == u"whitespace" ? ' ' : (d.isEmpty() ? ',' : d.at(0).toLatin1());
-    o.header = spec.value(QStringLiteral("header")).toBool(true);
-    o.skipRows = std::max(0, spec.value(QStringLiteral("skip_rows")).toInt(0));
-    return o;
-}
-
 } // namespace
 
-DatasetPanel::DatasetPanel(QWidget* parent)
-    : QWidget(parent), m_baseDir(QDir::currentPath()), m_shared(std::make_shared<LoadShared>())
+DatasetPanel::DatasetPanel(QWidget* parent) : QWidget(parent), m_baseDir(QDir::currentPath())
 {
-    m_shared->panel = this;
     auto* outer = new QVBoxLayout(this);
     auto* top = new QFormLayout;
     top->setRowWrapPolicy(QFormLayout::WrapLongRows);
@@ -103,23 +48,13 @@ DatasetPanel::DatasetPanel(QWidget* parent)
     m_source->setToolTip(tr("Where the training and test data come from"));
     top->addRow(tr("Source"), m_source);
     // A catalogue set: its state in the cache, and Fetch / Cancel with the transfer's progress.
-    m_fetch = std::make_shared<FetchShared>();
-    m_fetch->panel = this;
-    m_fetchRow = new QWidget(this);
-    auto* fetchLayout = new QHBoxLayout(m_fetchRow);
-    fetchLayout->setContentsMargins(0, 0, 0, 0);
-    m_fetchStatus = new QLabel(m_fetchRow);
-    m_fetchStatus->setObjectName(QStringLiteral("fetch_status"));
-    m_fetchStatus->setWordWrap(true);
-    m_fetchProgress = new QProgressBar(m_fetchRow);
-    m_fetchProgress->setObjectName(QStringLiteral("fetch_progress"));
-    m_fetchProgress->setVisible(false);
-    m_fetchButton = new QPushButton(tr("Fetch"), m_fetchRow);
-    m_fetchButton->setObjectName(QStringLiteral("fetch"));
-    fetchLayout->addWidget(m_fetchStatus, 1);
-    fetchLayout->addWidget(m_fetchProgress, 1);
-    fetchLayout->addWidget(m_fetchButton);
-    connect(m_fetchButton, &QPushButton::clicked, this, &DatasetPanel::onFetchClicked);
+    m_fetchRow = new DatasetFetchRow(this);
+    connect(m_fetchRow, &DatasetFetchRow::finished, this, [this](bool ok, const QString& id) {
+        // The preview said the set is missing; now it can load (a set that is not shown waits).
+        if (ok && id == source())
+            refreshPreview();
+        Q_EMIT fetchFinished(ok);
+    });
     top->addRow(QString(), m_fetchRow);
     m_stack = new QStackedWidget(this);
     outer->addWidget(m_stack);
@@ -146,19 +81,12 @@ DatasetPanel::DatasetPanel(QWidget* parent)
     m_status->setWordWrap(true);
     m_status->setStyleSheet(QStringLiteral("color: gray;"));
     outer->addWidget(m_status);
-    m_rows = new QTableWidget(this);
-    m_rows->setObjectName(QStringLiteral("file_rows"));
-    m_rows->setToolTip(
-        tr("The first rows of the file as the delimiter, skip rows and header options read them; the "
-           "header row is bold, target columns are marked"));
-    m_rows->setEditTriggers(QAbstractItemView::NoEditTriggers);
-    m_rows->verticalHeader()->setVisible(false);
-    m_rows->horizontalHeader()->setVisible(false);
-    m_rows->setMaximumHeight(170);
-    m_rows->setVisible(false);
+    m_rows = new CsvRowsTable(this);
     outer->addWidget(m_rows);
     m_preview = new DatasetPreview(this);
     outer->addWidget(m_preview, 1);
+    m_loader = new PreviewLoader(this);
+    connect(m_loader, &PreviewLoader::finished, this, &DatasetPanel::finishLoad);
 
     m_debounce = new QTimer(this);
     m_debounce->setSingleShot(true);
@@ -176,23 +104,8 @@ DatasetPanel::DatasetPanel(QWidget* parent)
     m_debounce->start();
 }
 
-DatasetPanel::~DatasetPanel()
-{
-    if (m_fetchThread) {
-        // Cancelled: the fetcher notices within 100 ms and keeps its part for next time.
-        m_fetch->cancel = true;
-        {
-            const std::lock_guard lock(m_fetch->mutex);
-            m_fetch->panel = nullptr;
-        }
-        m_fetchThread->wait();
-        delete m_fetchThread;
-    }
-    // A loader thread holding the lock is posting to us: wait for it, then stop further posts.
-    // A post already queued is discarded with this object's pending events.
-    const std::lock_guard lock(m_shared->mutex);
-    m_shared->panel = nullptr;
-}
+// The fetch row cancels and waits for its fetch, the loader lets go of its loads (children).
+DatasetPanel::~DatasetPanel() = default;
 
 void DatasetPanel::buildPage(const DataSourceEntry& entry)
 {
@@ -293,151 +206,32 @@ QString DatasetPanel::source() const
 
 QString DatasetPanel::fetchStatus() const
 {
-    return m_fetchStatus->text();
+    return m_fetchRow->status();
 }
 
 QString DatasetPanel::fetchError() const
 {
-    const data::DatasetEntry* e = data::DatasetCatalog::find(source());
-    if (!e || !m_outcomeIsError || m_outcomeId != e->id || m_outcomeState != int(data::DatasetCache::state(*e)))
-        return {};
-    return m_outcome;
+    return m_fetchRow->error();
 }
 
-void DatasetPanel::updateFetchRow()
+QPushButton* DatasetPanel::fetchButton() const
 {
-    const data::DatasetEntry* e = data::DatasetCatalog::find(source());
-    // A running fetch keeps its row (to be watched and cancelled) whatever source is shown.
-    m_fetchRow->setVisible(e != nullptr || m_fetchThread);
-    if (!e || m_fetchThread)
-        return;
-    const qint64 size = e->totalSize();
-    const bool exact = std::all_of(e->files.begin(), e->files.end(), [](const data::DatasetFileInfo& f) { return f.size >= 0; });
-    const QString sizeText = size > 0 ? (exact ? QString() : QStringLiteral("≈ ")) + data::MemoryBudget::formatBytes(std::uint64_t(size))
-                                      : tr("size unknown");
-    QString text;
-    bool offer = e->verifiable();
-    const data::DatasetCache::State state = data::DatasetCache::state(*e);
-    switch (state) {
-    case data::DatasetCache::State::Verified:
-        text = tr("In the data-set cache (%1), verified.").arg(data::DatasetCache::folder(*e));
-        offer = false;
-        break;
-    case data::DatasetCache::State::Unverified:
-        text = tr("In the data-set cache, not verified yet (Fetch or a load checks it; only missing files are "
-                  "downloaded).");
-        break;
-    case data::DatasetCache::State::Missing:
-        text = e->verifiable() ? tr("Not fetched yet (%1, checked against the checksum published by %2).")
-                                     .arg(sizeText, e->checksumSource.section(QLatin1Char(','), 0, 0))
-                               : tr("Not fetched yet (%1). No checksum is published: fetch it with "
-                                    "`trainbench-cli datasets fetch %2 --sha256 HEX`.")
-                                     .arg(sizeText, e->id);
-        break;
-    }
-    // How the last fetch of this set ended, until it is fetched again or its files change.
-    const bool outcome = !m_outcome.isEmpty() && m_outcomeId == e->id && m_outcomeState == int(state) && offer;
-    if (outcome)
-        text = m_outcomeIsError ? tr("The fetch failed: %1").arg(m_outcome) : m_outcome;
-    m_fetchStatus->setText(text);
-    m_fetchStatus->setStyleSheet(outcome && m_outcomeIsError ? QStringLiteral("color: #c0392b;") : QString());
-    m_fetchButton->setText(outcome ? tr("Fetch again") : tr("Fetch"));
-    m_fetchButton->setEnabled(true);
-    m_fetchButton->setVisible(offer);
-    m_fetchProgress->setVisible(false);
+    return m_fetchRow->button();
 }
 
-void DatasetPanel::onFetchClicked()
+bool DatasetPanel::isFetching() const
 {
-    if (m_fetchThread) {
-        m_fetch->cancel = true; // the fetcher stops within 0.2 s and keeps the part for next time
-        m_fetchButton->setEnabled(false);
-        m_fetchStatus->setText(tr("Cancelling…"));
-        return;
-    }
-    const data::DatasetEntry* e = data::DatasetCatalog::find(source());
-    if (!e)
-        return;
-    m_fetch->cancel = false;
-    m_fetchingId = e->id;
-    m_outcome.clear();
-    m_outcomeIsError = false;
-    m_fetchButton->setText(tr("Cancel"));
-    m_fetchButton->setEnabled(true);
-    m_fetchProgress->setRange(0, 0); // busy until the size is known
-    m_fetchProgress->setVisible(true);
-    m_fetchStatus->setStyleSheet(QString());
-    m_fetchStatus->setText(tr("Fetching %1…").arg(e->title));
-    const std::shared_ptr<FetchShared> shared = m_fetch;
-    const data::DatasetEntry entry = *e;
-    // Posts @p f to the GUI thread while the panel lives (a post to a destroyed panel is dropped).
-    auto post = [shared](auto f) {
-        const std::lock_guard lock(shared->mutex);
-        if (shared->panel)
-            QMetaObject::invokeMethod(shared->panel, std::move(f), Qt::QueuedConnection);
-    };
-    m_fetchThread = QThread::create([shared, entry, post] {
-        data::DatasetFetcher::Options o;
-        o.cancel = &shared->cancel;
-        o.progress = [shared, post, title = entry.title](const data::FetchProgress& p) {
-            post([shared, p, title] {
-                DatasetPanel* panel = shared->panel;
-                if (!panel)
-                    return;
-                if (p.phase == u"download") {
-                    panel->m_fetchStatus->setText(tr("Fetching %1…").arg(title));
-                    if (p.fileTotal > 0) {
-                        panel->m_fetchProgress->setRange(0, 1000);
-                        panel->m_fetchProgress->setValue(int(1000.0 * double(p.fileDone) / double(p.fileTotal)));
-                    } else {
-                        panel->m_fetchProgress->setRange(0, 0);
-                    }
-                    panel->m_fetchProgress->setFormat(
-                        QStringLiteral("%p%  %1 (%2/%3)").arg(p.file).arg(p.fileIndex + 1).arg(p.fileCount));
-                } else {
-                    panel->m_fetchProgress->setRange(0, 0);
-                    panel->m_fetchStatus->setText(
-                        p.phase == u"wait" ? tr("Another process is fetching this set; waiting for it…")
-                                           : tr("Verifying %1…").arg(p.file));
-                }
-            });
-        };
-        QString error;
-        const bool ok = data::DatasetFetcher::fetch(entry, o, &error);
-        const bool cancelled = !ok && shared->cancel.load();
-        post([shared, ok, cancelled, error] {
-            if (DatasetPanel* panel = shared->panel)
-                panel->finishFetch(ok, cancelled, error);
-        });
-    });
-    m_fetchThread->start();
+    return m_fetchRow->isFetching();
 }
 
-void DatasetPanel::finishFetch(bool ok, bool cancelled, const QString& error)
+bool DatasetPanel::isLoading() const
 {
-    if (m_fetchThread) {
-        m_fetchThread->wait(); // its last act was posting this
-        delete m_fetchThread;
-        m_fetchThread = nullptr;
-    }
-    m_outcomeId = m_fetchingId;
-    m_fetchingId.clear();
-    if (const data::DatasetEntry* e = data::DatasetCatalog::find(m_outcomeId))
-        m_outcomeState = int(data::DatasetCache::state(*e));
-    m_outcomeIsError = !ok && !cancelled;
-    m_outcome = ok ? QString()
-                   : cancelled ? tr("Fetch cancelled; the part received is kept and the next fetch resumes it.")
-                               : error;
-    updateFetchRow();
-    // The preview said the set is missing; now it can load (a set that is not shown waits).
-    if (ok && m_outcomeId == source())
-        refreshPreview();
-    Q_EMIT fetchFinished(ok);
+    return m_loader->isLoading();
 }
 
 void DatasetPanel::updateVisibility()
 {
-    updateFetchRow();
+    m_fetchRow->showSet(source());
     // The stack is as tall as its current page, not as its tallest one (the CSV form).
     for (int i = 0; i < m_pages.size(); ++i)
         m_pages[i].widget->setSizePolicy(QSizePolicy::Preferred, i == m_stack->currentIndex()
@@ -645,7 +439,7 @@ QStringList DatasetPanel::problems() const
                 out << t;
         }
     // The user's file could not be read: Run would fail on it, so say it now with the rest.
-    if (!m_loading && !m_lastError.isEmpty() && fileField(p))
+    if (!isLoading() && !m_lastError.isEmpty() && fileField(p))
         out << m_lastError;
     return out;
 }
@@ -665,15 +459,13 @@ QString DatasetPanel::withLabels(const QString& message) const
 void DatasetPanel::startLoad()
 {
     m_debounce->stop();
-    const quint64 generation = ++m_generation;
-    m_shared->latest = generation;
     const QJsonObject s = spec();
     const QString problem = data::DataSource::validate(s);
     const bool csv = s.value(QStringLiteral("source")).toString() == u"csv";
     // The rows of a CSV file show even while the options are still wrong: they help fix them.
     const QString file = s.value(QStringLiteral("file")).toString();
     if (!problem.isEmpty() && !(csv && !file.isEmpty())) {
-        m_loading = false;
+        m_loader->supersede();
         setError(problem);
         m_warnings.clear();
         m_warning->setVisible(false);
@@ -683,102 +475,17 @@ void DatasetPanel::startLoad()
         Q_EMIT previewReady();
         return;
     }
-    m_loading = true;
     m_status->setText(problem.isEmpty() ? tr("Loading %1 …").arg(data::DataSource::describe(s)) : QString());
-    // The global pool, because QCoreApplication waits for its tasks on exit: a load still
-    // running when the window closes finishes before static data is torn down.
-    QThreadPool::globalInstance()->start([shared = m_shared, generation, s, problem, baseDir = m_baseDir] {
-        if (shared->latest != generation)
-            return; // superseded while queued; the newer load reports
-        LoadResult r;
-        QElapsedTimer clock;
-        clock.start();
-        if (s.value(QStringLiteral("source")).toString() == u"csv") {
-            const QJsonObject abs = data::DataSource::withAbsolutePaths(s, baseDir);
-            const data::CsvLoader::Options o = csvOptions(s);
-            try {
-                r.rows = data::CsvLoader::previewRows(abs.value(QStringLiteral("file")).toString(), o);
-                r.hasRows = true;
-                r.header = o.header;
-                const QJsonValue t = s.value(QStringLiteral("target"));
-                const QJsonArray targets = t.isArray() ? t.toArray() : QJsonArray{t};
-                const QStringList names = o.header && !r.rows.isEmpty() ? r.rows.first() : QStringList();
-                const int width = r.rows.isEmpty() ? 0 : int(r.rows.first().size());
-                for (const QJsonValue& c : targets) {
-                    int i = -1;
-                    if (c.isDouble())
-                        i = int(c.toDouble()) < 0 ? width + int(c.toDouble()) : int(c.toDouble());
-                    else if (c.isString())
-                        i = int(names.indexOf(c.toString()));
-                    if (i >= 0 && i < width)
-                        r.targetColumns << i;
-                }
-            } catch (const data::DataError& e) {
-                r.rowsError = e.text();
-            }
-        }
-        if (!problem.isEmpty()) {
-            r.error = problem;
-        } else {
-            try {
-                const data::DatasetPair pair = data::DataSource::load(s, baseDir);
-                r.summary = DatasetPreview::summarise(pair);
-                r.warnings = pair.warnings;
-            } catch (const data::DataError& e) {
-                r.error = e.text();
-            } catch (const std::bad_alloc&) {
-                r.error = tr("not enough memory to load %1").arg(data::DataSource::describe(s));
-            } catch (const std::exception& e) {
-                r.error = QString::fromUtf8(e.what());
-            }
-        }
-        r.seconds = double(clock.nsecsElapsed()) * 1e-9;
-        const std::lock_guard lock(shared->mutex);
-        if (DatasetPanel* panel = shared->panel)
-            QMetaObject::invokeMethod(
-                panel, [panel, generation, r] { panel->finishLoad(generation, r); }, Qt::QueuedConnection);
-    });
+    m_loader->start(s, problem, m_baseDir);
 }
 
-void DatasetPanel::showRows(const LoadResult& result)
+void DatasetPanel::finishLoad(const PreviewLoader::Result& result)
 {
-    m_rows->setVisible(result.hasRows || !result.rowsError.isEmpty());
-    m_rows->clear();
-    if (!result.hasRows) {
-        m_rows->setRowCount(0);
-        m_rows->setColumnCount(0);
-        return;
-    }
-    int width = 0;
-    for (const QStringList& r : result.rows)
-        width = std::max(width, int(r.size()));
-    m_rows->setColumnCount(width);
-    m_rows->setRowCount(int(result.rows.size()));
-    for (int i = 0; i < result.rows.size(); ++i)
-        for (int j = 0; j < result.rows[i].size(); ++j) {
-            auto* item = new QTableWidgetItem(result.rows[i][j]);
-            if (i == 0 && result.header) {
-                QFont bold = item->font();
-                bold.setBold(true);
-                item->setFont(bold);
-            }
-            if (result.targetColumns.contains(j))
-                item->setBackground(QColor(0xfd, 0xeb, 0xd0)); // the target: a light orange column
-            m_rows->setItem(i, j, item);
-        }
-    m_rows->resizeColumnsToContents();
-}
-
-void DatasetPanel::finishLoad(quint64 generation, const LoadResult& result)
-{
-    if (generation != m_generation)
-        return; // an edit superseded this load; its own result follows
-    m_loading = false;
     setError(result.error);
     m_warnings = result.warnings;
     m_warning->setText(result.warnings.join(QLatin1Char('\n')));
     m_warning->setVisible(!result.warnings.isEmpty());
-    showRows(result);
+    m_rows->showRows(result.rows);
     if (result.error.isEmpty()) {
         m_preview->setSummary(result.summary);
         const QString took = result.seconds < 1 ? tr("%1 ms").arg(std::lround(result.seconds * 1000))
