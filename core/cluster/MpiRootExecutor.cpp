@@ -77,11 +77,6 @@ void MpiRootExecutor::setExperiment(const ExperimentMessage& experiment)
 
 void MpiRootExecutor::endExperiment()
 {
-    auto problem = [&](const QString& line) {
-        m_problems << line;
-        if (m_options.notify)
-            m_options.notify(line);
-    };
     const auto timeout = std::chrono::duration<double>(m_options.workerTimeoutSeconds);
     QList<Clock::time_point> heard(m_session.size(), Clock::now());
     auto pending = [&](int r) {
@@ -167,126 +162,54 @@ QString MpiRootExecutor::loadSummary() const
         .arg(messages > 0 ? 1e6 * m_load.cpuSeconds / double(messages) : 0.0, 0, 'f', 1);
 }
 
-void MpiRootExecutor::run(CellPlan& plan)
-{
-    m_ran = true;
-    const Clock::time_point wallStart = Clock::now();
-    const std::clock_t cpuStart = std::clock();
-    auto account = qScopeGuard([&] {
-        m_load.wallSeconds += std::chrono::duration<double>(Clock::now() - wallStart).count();
-        m_load.cpuSeconds += double(std::clock() - cpuStart) / CLOCKS_PER_SEC;
-    });
-    const int ranks = m_session.size();
-    QList<Worker> workers(ranks);
-    for (int r = 1; r < ranks; ++r) {
-        workers[r].heard = Clock::now();
-        workers[r].who = QStringLiteral("rank %1").arg(r);
+// One run(): the cells not handed out yet, the workers and what each holds, and the steps of rank
+// 0's loop, each a method. It keeps the executor's per-rank bookkeeping (membership, load, the
+// ranks told the experiment) as it goes.
+class MpiRootExecutor::Round {
+public:
+    Round(MpiRootExecutor& executor, CellPlan& plan)
+        : m_x(executor), m_plan(plan), m_ranks(executor.m_session.size()), m_workers(m_ranks),
+          m_timeout(executor.m_options.workerTimeoutSeconds)
+    {
+        for (int r = 1; r < m_ranks; ++r) {
+            m_workers[r].heard = Clock::now();
+            m_workers[r].who = QStringLiteral("rank %1").arg(r);
+        }
+        m_left = remaining();
     }
-    auto problem = [&](const QString& line) {
-        m_problems << line;
-        if (m_options.notify)
-            m_options.notify(line);
-    };
 
-    // Cells not handed out yet: those a lost worker never began first, then the plan's in order.
-    std::deque<int> returned;
-    int next = 0;
-    auto skipped = [&](int i) { return !plan.skip.empty() && plan.skip[size_t(i)]; };
-    auto remaining = [&] {
-        int n = int(returned.size());
-        for (int i = next; i < plan.count; ++i)
-            n += !skipped(i);
-        return n;
-    };
-    auto take = [&]() -> int {
-        if (!returned.empty()) {
-            const int i = returned.front();
-            returned.pop_front();
-            return i;
-        }
-        while (next < plan.count && skipped(next))
-            ++next;
-        return next < plan.count ? next++ : -1;
-    };
-    int left = remaining();
-    double meanSeconds = -1; // running mean of a cell's wall time on a worker, −1 before the first
-
-    auto beginFront = [&](Worker& w) {
-        w.runIds.clear();
-        w.started = Clock::now();
-        w.job = plan.jobOf && !w.cells.empty() ? plan.jobOf(w.cells.front()) : RunJob();
-        if (w.cells.empty())
-            w.state = State::Idle;
-    };
-    auto lose = [&](int r, const QString& why, RunStatus status, bool giveBack) {
-        Worker& w = workers[r];
-        if (w.state == State::Busy && !w.cells.empty()) {
-            // The cell in hand fails (or is interrupted) with the reason; its rows are finished so.
-            const int cell = w.cells.front();
-            w.cells.pop_front();
-            plan.done(cell, plan.failed(cell, status, why, w.runIds));
-            // The rest of its batch never began: another worker trains it (unless stopping).
-            for (int c : w.cells)
-                if (giveBack) {
-                    returned.push_back(c);
-                    ++left;
-                }
-            w.cells.clear();
-        }
-        w.state = State::Gone;
-        m_usable[r] = 0;
-    };
-
-    const auto timeout = std::chrono::duration<double>(m_options.workerTimeoutSeconds);
-    bool stopping = false;
-    Clock::time_point stopDeadline;
-    // Every message to a worker: one that does not take it in kSendSeconds is lost like a silent one.
-    auto tell = [&](int r, Tag tag, const QByteArray& payload) {
-        Worker& w = workers[r];
-        if (w.lost)
-            return false;
-        if (sendWithin(r, tag, payload, kSendSeconds)) {
-            ++m_load.sent;
-            return true;
-        }
-        const QString why = QStringLiteral("%1 did not take a message within %2 s (the process died or its network "
-                                           "is down)")
-                                .arg(w.who)
-                                .arg(kSendSeconds);
-        problem(why);
-        lose(r, why, RunStatus::Failed, !stopping);
-        w.lost = true;
-        return false;
-    };
-    if (!m_experiment.isEmpty()) {
-        // `reproduce --mpi`: only the workers still in the job learn the experiment, and only when
-        // it has a cell to train (a stored experiment read back costs them nothing).
-        for (int r = 1; r < ranks; ++r) {
-            Worker& w = workers[r];
-            if (left > 0 && m_membership[r] == Membership::InJob) {
-                m_told[r] = 1;
-                if (tell(r, Tag::Experiment, m_experiment))
+    /// `reproduce --mpi`: only the workers still in the job learn the experiment, and only when it
+    /// has a cell to train (a stored experiment read back costs them nothing). False when there is
+    /// none: the round is over before it began.
+    bool tellExperiment()
+    {
+        for (int r = 1; r < m_ranks; ++r) {
+            Worker& w = m_workers[r];
+            if (m_left > 0 && m_x.m_membership[r] == Membership::InJob) {
+                m_x.m_told[r] = 1;
+                if (tell(r, Tag::Experiment, m_x.m_experiment))
                     continue;
             }
             w.state = State::Gone;
             w.doneSent = true; // not in this experiment: it is not waiting for its Done
         }
-        if (left == 0)
-            return;
+        return m_left > 0;
     }
-    for (;;) {
-        // 1. Everything that has arrived.
+
+    /// 1. Everything that has arrived; true when anything did.
+    bool receive()
+    {
         bool any = false;
         while (auto m = poll()) {
             any = true;
             const int r = m->source;
-            if (r <= 0 || r >= ranks)
+            if (r <= 0 || r >= m_ranks)
                 continue;
-            ++m_load.received;
-            Worker& w = workers[r];
+            ++m_x.m_load.received;
+            Worker& w = m_workers[r];
             w.heard = Clock::now();
             if (m->tag == Tag::Served) { // `reproduce --mpi`: a worker refused early and has ended
-                m_served[r] = 1;
+                m_x.m_served[r] = 1;
                 continue;
             }
             if (w.state == State::Gone) {
@@ -296,204 +219,393 @@ void MpiRootExecutor::run(CellPlan& plan)
                     tell(r, Tag::RunId, encodeInt(-1));
                 continue;
             }
-            switch (m->tag) {
-            case Tag::Hello: {
-                const auto h = decodeHello(m->payload);
-                if (!h) {
-                    problem(QStringLiteral("rank %1 sent an unreadable greeting: not used").arg(r));
-                    m_membership[r] = Membership::Excluded;
-                    w.state = State::Gone;
-                    w.doneSent = tell(r, Tag::Done, {});
-                    break;
-                }
-                w.who = QStringLiteral("rank %1 on %2 (pid %3)").arg(r).arg(h->host).arg(h->pid);
-                QStringList mismatch;
-                if (h->appVersion != QStringLiteral(TB_APP_VERSION) || h->gitHash != gitHash())
-                    mismatch << QStringLiteral("trainbench %1 (%2) instead of %3 (%4)")
-                                    .arg(h->appVersion, h->gitHash, QStringLiteral(TB_APP_VERSION), gitHash());
-                for (const AlgorithmEntry& a : m_registry.algorithms()) {
-                    const QString theirs = h->pluginVersions.value(a.info.id, QStringLiteral("(missing)"));
-                    if (theirs != a.plugin->version && mismatch.size() < 4)
-                        mismatch << QStringLiteral("%1 %2 instead of %3").arg(a.info.id, theirs, a.plugin->version);
-                }
-                if (!mismatch.isEmpty()) {
-                    problem(QStringLiteral("%1 is not used: its build differs from rank 0's (%2); results would not be "
-                                           "reproducible from the database")
-                                .arg(w.who, mismatch.join("; ")));
-                    m_membership[r] = Membership::Excluded;
-                    w.state = State::Gone;
-                    w.doneSent = tell(r, Tag::Done, {});
-                    break;
-                }
-                w.state = State::Idle;
-                m_usable[r] = 1;
-                break;
-            }
-            case Tag::Refused:
-                problem(QStringLiteral("%1 cannot run this experiment: %2").arg(w.who, decodeText(m->payload).value_or("?")));
-                w.state = State::Gone;
-                w.doneSent = tell(r, Tag::Done, {});
-                break;
-            case Tag::CreateRun: {
-                auto rec = decodeRunRecord(m->payload);
-                qint64 id = -1;
-                if (rec && w.state == State::Busy) {
-                    if (plan.jobOf)
-                        rec->experimentId = w.job.experimentId;
-                    id = plan.log ? plan.log->createRun(*rec) : -1;
-                    w.runIds << id;
-                    if (plan.observer && plan.jobOf)
-                        plan.observer->runStarted(w.job, id);
-                }
-                tell(r, Tag::RunId, encodeInt(id));
-                break;
-            }
-            case Tag::Metric:
-                for (const auto& [runId, point] : decodeMetrics(m->payload).value_or(QList<std::pair<qint64, MetricPoint>>{})) {
-                    if (plan.log && runId >= 0 && w.runIds.contains(runId))
-                        plan.log->appendMetric(runId, point);
-                    if (plan.observer && plan.jobOf)
-                        plan.observer->checkpointLogged(w.job, runId, point);
-                }
-                break;
-            case Tag::FinishRun:
-                if (const auto f = decodeFinish(m->payload); f && plan.log && w.runIds.contains(f->runId))
-                    plan.log->finishRun(f->runId, f->status, f->error, f->info);
-                break;
-            case Tag::CellDone:
-            case Tag::CellSkipped: {
-                const bool trained = m->tag == Tag::CellDone;
-                auto done = trained ? decodeCellDone(m->payload) : std::nullopt;
-                const int cell = trained ? (done ? done->first : -1) : int(decodeInt(m->payload).value_or(-1));
-                if (w.cells.empty() || cell != w.cells.front()) {
-                    const QString why = QStringLiteral("%1 sent an unreadable or unexpected result (cell %2)").arg(w.who).arg(cell);
-                    problem(why + QStringLiteral(": not used any more"));
-                    lose(r, why, RunStatus::Failed, !stopping);
-                    break;
-                }
-                w.cells.pop_front();
-                if (trained) {
-                    const double seconds = std::chrono::duration<double>(Clock::now() - w.started).count();
-                    meanSeconds = meanSeconds < 0 ? seconds : 0.8 * meanSeconds + 0.2 * seconds;
-                    m_cellsPerRank[r]++;
-                    ++m_load.cells;
-                    plan.done(cell, std::move(done->second));
-                }
-                beginFront(w);
-                break;
-            }
-            case Tag::Heartbeat:
-            default:
-                break;
-            }
+            handle(r, *m);
         }
+        return any;
+    }
 
-        // 2. Workers that stopped answering.
+    /// 2. Workers that stopped answering are lost, failing the cell in hand.
+    void dropSilentWorkers()
+    {
         const auto now = Clock::now();
-        for (int r = 1; r < ranks; ++r) {
-            Worker& w = workers[r];
-            if ((w.state == State::Busy || w.state == State::Starting) && now - w.heard > timeout) {
-                const QString why = QStringLiteral("%1 stopped answering for %2 s%3 (the process died, hung or lost its "
-                                                   "network)")
-                                        .arg(w.who)
-                                        .arg(m_options.workerTimeoutSeconds)
-                                        .arg(w.state == State::Busy ? QStringLiteral(" while training cell %1").arg(w.cells.front())
-                                                                    : QString());
-                problem(why);
-                lose(r, why, RunStatus::Failed, !stopping);
+        for (int r = 1; r < m_ranks; ++r) {
+            Worker& w = m_workers[r];
+            if ((w.state == State::Busy || w.state == State::Starting) && now - w.heard > m_timeout) {
+                const QString why =
+                    QStringLiteral("%1 stopped answering for %2 s%3 (the process died, hung or lost its "
+                                   "network)")
+                        .arg(w.who)
+                        .arg(m_x.m_options.workerTimeoutSeconds)
+                        .arg(w.state == State::Busy
+                                 ? QStringLiteral(" while training cell %1").arg(w.cells.front())
+                                 : QString());
+                m_x.problem(why);
+                lose(r, why, RunStatus::Failed, !m_stopping);
                 w.lost = true;
             }
         }
+    }
 
-        // 3. Stop: no more cells; the busy workers cancel theirs. Those that have not answered
-        // within kStopGrace are left (Open MPI, ending a job, kills every rank about a second
-        // after its SIGTERM: what reached rank 0 must be on disk by then).
-        if (plan.stop->stopRequested() && !stopping) {
-            stopping = true;
-            stopDeadline = Clock::now() + kStopGrace;
-            for (int r = 1; r < ranks; ++r)
-                if (workers[r].state == State::Busy && !workers[r].stopSent) {
+    /// 3. Stop: no more cells; the busy workers cancel theirs. Those that have not answered within
+    /// kStopGrace are left (Open MPI, ending a job, kills every rank about a second after its
+    /// SIGTERM: what reached rank 0 must be on disk by then).
+    void handleStop()
+    {
+        if (m_plan.stop->stopRequested() && !m_stopping) {
+            m_stopping = true;
+            m_stopDeadline = Clock::now() + kStopGrace;
+            for (int r = 1; r < m_ranks; ++r)
+                if (m_workers[r].state == State::Busy && !m_workers[r].stopSent) {
                     tell(r, Tag::Stop, {});
-                    workers[r].stopSent = true;
+                    m_workers[r].stopSent = true;
                 }
         }
-        if (stopping && Clock::now() > stopDeadline)
-            for (int r = 1; r < ranks; ++r)
-                if (workers[r].state == State::Busy) {
-                    const QString why = QStringLiteral("stopped: %1 did not report its cell %2 within %3 ms of Stop")
-                                            .arg(workers[r].who)
-                                            .arg(workers[r].cells.front())
-                                            .arg(std::chrono::duration_cast<std::chrono::milliseconds>(kStopGrace).count());
-                    problem(why);
+        if (m_stopping && Clock::now() > m_stopDeadline)
+            for (int r = 1; r < m_ranks; ++r)
+                if (m_workers[r].state == State::Busy) {
+                    const QString why =
+                        QStringLiteral("stopped: %1 did not report its cell %2 within %3 ms of Stop")
+                            .arg(m_workers[r].who)
+                            .arg(m_workers[r].cells.front())
+                            .arg(std::chrono::duration_cast<std::chrono::milliseconds>(kStopGrace).count());
+                    m_x.problem(why);
                     lose(r, why, RunStatus::Interrupted, false);
                 }
+    }
 
-        // 4. Free workers get the next batch, and so do busy ones that are about to run out of
-        // short cells (the batch waits in their queue: MPI keeps one sender's messages in order).
-        int alive = 0, busy = 0;
-        bool mayWait = false; // a worker may be waiting for rank 0 (see kRelaxedPause)
-        for (int r = 1; r < ranks; ++r)
-            alive += workers[r].state != State::Gone;
-        for (int r = 1; r < ranks; ++r) {
-            Worker& w = workers[r];
-            const bool refill = w.state == State::Busy && !w.stopSent && meanSeconds >= 0 &&
-                                meanSeconds * double(w.cells.size()) < kRefillSeconds;
-            if ((w.state == State::Idle || refill) && !stopping && left > 0) {
-                // Short cells go in batches of about kBatchSeconds, never more than a share of
-                // what is left, so the last cells still spread over every worker.
-                int batch = 1;
-                if (meanSeconds >= 0)
-                    batch = std::clamp(int(kBatchSeconds / std::max(meanSeconds, 1e-6)), 1,
-                                       std::min(kMaxBatch, std::max(1, left / (2 * std::max(alive, 1)))));
-                QList<int> cells;
-                for (int k = 0; k < batch; ++k)
-                    if (const int c = take(); c >= 0)
-                        cells << c;
-                if (!tell(r, Tag::Cells, encodeCells(cells))) {
-                    returned.insert(returned.begin(), cells.begin(), cells.end()); // never began
-                    continue;
-                }
-                left -= int(cells.size());
-                ++m_load.batches;
-                w.heard = Clock::now();
-                if (w.state == State::Busy) {
-                    w.cells.insert(w.cells.end(), cells.begin(), cells.end()); // after the cells in hand
-                } else {
-                    w.cells.assign(cells.begin(), cells.end());
-                    w.state = State::Busy;
-                    w.stopSent = false;
-                    beginFront(w);
-                }
-            }
-            busy += w.state == State::Busy;
-            mayWait = mayWait || w.state == State::Starting || (w.state == State::Idle && left > 0);
+    /// 4. Free workers get the next batch, and so do busy ones that are about to run out of short
+    /// cells (the batch waits in their queue: MPI keeps one sender's messages in order).
+    void handOut()
+    {
+        m_alive = m_busy = 0;
+        m_mayWait = false;
+        for (int r = 1; r < m_ranks; ++r)
+            m_alive += m_workers[r].state != State::Gone;
+        for (int r = 1; r < m_ranks; ++r) {
+            Worker& w = m_workers[r];
+            const bool refill = w.state == State::Busy && !w.stopSent && m_meanSeconds >= 0 &&
+                                m_meanSeconds * double(w.cells.size()) < kRefillSeconds;
+            if ((w.state == State::Idle || refill) && !m_stopping && m_left > 0)
+                sendBatch(r);
+            m_busy += w.state == State::Busy;
+            m_mayWait = m_mayWait || w.state == State::Starting || (w.state == State::Idle && m_left > 0);
         }
-        const bool cellsLeft = !stopping && left > 0;
-        if (busy == 0 && (!cellsLeft || alive == 0)) {
-            if (cellsLeft) {
-                problem(QStringLiteral("no worker rank is left to train the remaining %1 cells; they are stored as not "
-                                       "started: run the experiment again with --resume")
-                            .arg(left));
-                plan.stop->requestStop();
-            }
-            break;
+    }
+
+    /// After handOut(): true when nothing is left to wait for — every cell done or, at Stop or with
+    /// no worker left, none training. Cells left without a worker are said and stored as not
+    /// started (Stop).
+    bool over()
+    {
+        const bool cellsLeft = !m_stopping && m_left > 0;
+        if (m_busy > 0 || (cellsLeft && m_alive > 0))
+            return false;
+        if (cellsLeft) {
+            m_x.problem(QStringLiteral(
+                            "no worker rank is left to train the remaining %1 cells; they are stored as not "
+                            "started: run the experiment again with --resume")
+                            .arg(m_left));
+            m_plan.stop->requestStop();
         }
-        if (!mayWait && !plan.jobOf && !stopping)
+        return true;
+    }
+
+    /// Rank 0's pause before its next look at the messages (kPollPause, kRelaxedPause).
+    void pause(bool anyArrived) const
+    {
+        if (!m_mayWait && !m_plan.jobOf && !m_stopping)
             std::this_thread::sleep_for(kRelaxedPause); // nobody waits for an answer: let messages gather
-        else if (!any)
+        else if (!anyArrived)
             std::this_thread::sleep_for(kPollPause);
     }
-    // Every worker that may still listen learns that there is nothing more (a worker still
-    // loading its data reads this after its greeting). A lost worker is not: a blocking send to a
-    // dead process over TCP never returns.
-    for (int r = 1; r < ranks; ++r) {
-        m_lost = m_lost || workers[r].lost;
-        if (workers[r].lost)
-            m_membership[r] = Membership::Lost;
+
+    /// Every worker that may still listen learns that there is nothing more (a worker still loading
+    /// its data reads this after its greeting). A lost worker is not: a blocking send to a dead
+    /// process over TCP never returns.
+    void finish()
+    {
+        for (int r = 1; r < m_ranks; ++r) {
+            m_x.m_lost = m_x.m_lost || m_workers[r].lost;
+            if (m_workers[r].lost)
+                m_x.m_membership[r] = Membership::Lost;
+        }
+        for (int r = 1; r < m_ranks; ++r)
+            if (!m_workers[r].doneSent && !m_workers[r].lost)
+                tell(r, Tag::Done, encodeInt(m_x.m_lost ? 1 : 0)); // 1: a rank died, do not finalise
     }
-    for (int r = 1; r < ranks; ++r)
-        if (!workers[r].doneSent && !workers[r].lost)
-            tell(r, Tag::Done, encodeInt(m_lost ? 1 : 0)); // 1: a rank died, do not finalise
+
+private:
+    // One message of a worker in the round.
+    void handle(int r, const Message& m)
+    {
+        Worker& w = m_workers[r];
+        switch (m.tag) {
+        case Tag::Hello:
+            greet(r, m.payload);
+            break;
+        case Tag::Refused:
+            m_x.problem(QStringLiteral("%1 cannot run this experiment: %2")
+                            .arg(w.who, decodeText(m.payload).value_or("?")));
+            w.state = State::Gone;
+            w.doneSent = tell(r, Tag::Done, {});
+            break;
+        case Tag::CreateRun:
+            createRun(r, m.payload);
+            break;
+        case Tag::Metric:
+            for (const auto& [runId, point] :
+                 decodeMetrics(m.payload).value_or(QList<std::pair<qint64, MetricPoint>>{})) {
+                if (m_plan.log && runId >= 0 && w.runIds.contains(runId))
+                    m_plan.log->appendMetric(runId, point);
+                if (m_plan.observer && m_plan.jobOf)
+                    m_plan.observer->checkpointLogged(w.job, runId, point);
+            }
+            break;
+        case Tag::FinishRun:
+            if (const auto f = decodeFinish(m.payload); f && m_plan.log && w.runIds.contains(f->runId))
+                m_plan.log->finishRun(f->runId, f->status, f->error, f->info);
+            break;
+        case Tag::CellDone:
+        case Tag::CellSkipped:
+            cellEnded(r, m);
+            break;
+        case Tag::Heartbeat:
+        default:
+            break;
+        }
+    }
+
+    // A worker's greeting: used when its build is rank 0's, else excluded with the reason.
+    void greet(int r, const QByteArray& payload)
+    {
+        Worker& w = m_workers[r];
+        const auto h = decodeHello(payload);
+        if (!h) {
+            exclude(r, QStringLiteral("rank %1 sent an unreadable greeting: not used").arg(r));
+            return;
+        }
+        w.who = QStringLiteral("rank %1 on %2 (pid %3)").arg(r).arg(h->host).arg(h->pid);
+        QStringList mismatch;
+        if (h->appVersion != QStringLiteral(TB_APP_VERSION) || h->gitHash != gitHash())
+            mismatch << QStringLiteral("trainbench %1 (%2) instead of %3 (%4)")
+                            .arg(h->appVersion, h->gitHash, QStringLiteral(TB_APP_VERSION), gitHash());
+        for (const AlgorithmEntry& a : m_x.m_registry.algorithms()) {
+            const QString theirs = h->pluginVersions.value(a.info.id, QStringLiteral("(missing)"));
+            if (theirs != a.plugin->version && mismatch.size() < 4)
+                mismatch << QStringLiteral("%1 %2 instead of %3").arg(a.info.id, theirs, a.plugin->version);
+        }
+        if (!mismatch.isEmpty()) {
+            exclude(r, QStringLiteral(
+                           "%1 is not used: its build differs from rank 0's (%2); results would not be "
+                           "reproducible from the database")
+                           .arg(w.who, mismatch.join("; ")));
+            return;
+        }
+        w.state = State::Idle;
+        m_x.m_usable[r] = 1;
+    }
+
+    // A worker not used in this job: told so, and never asked again.
+    void exclude(int r, const QString& why)
+    {
+        m_x.problem(why);
+        m_x.m_membership[r] = Membership::Excluded;
+        m_workers[r].state = State::Gone;
+        m_workers[r].doneSent = tell(r, Tag::Done, {});
+    }
+
+    // A run of the cell in hand asks for its row: created in the store, its id sent back (−1: none).
+    void createRun(int r, const QByteArray& payload)
+    {
+        Worker& w = m_workers[r];
+        auto rec = decodeRunRecord(payload);
+        qint64 id = -1;
+        if (rec && w.state == State::Busy) {
+            if (m_plan.jobOf)
+                rec->experimentId = w.job.experimentId;
+            id = m_plan.log ? m_plan.log->createRun(*rec) : -1;
+            w.runIds << id;
+            if (m_plan.observer && m_plan.jobOf)
+                m_plan.observer->runStarted(w.job, id);
+        }
+        tell(r, Tag::RunId, encodeInt(id));
+    }
+
+    // The cell in hand was trained (its output) or skipped; the next of the batch begins. Any other
+    // cell than the one in hand is a fault: the worker is not used any more.
+    void cellEnded(int r, const Message& m)
+    {
+        Worker& w = m_workers[r];
+        const bool trained = m.tag == Tag::CellDone;
+        auto done = trained ? decodeCellDone(m.payload) : std::nullopt;
+        const int cell = trained ? (done ? done->first : -1) : int(decodeInt(m.payload).value_or(-1));
+        if (w.cells.empty() || cell != w.cells.front()) {
+            const QString why =
+                QStringLiteral("%1 sent an unreadable or unexpected result (cell %2)").arg(w.who).arg(cell);
+            m_x.problem(why + QStringLiteral(": not used any more"));
+            lose(r, why, RunStatus::Failed, !m_stopping);
+            return;
+        }
+        w.cells.pop_front();
+        if (trained) {
+            const double seconds = std::chrono::duration<double>(Clock::now() - w.started).count();
+            m_meanSeconds = m_meanSeconds < 0 ? seconds : 0.8 * m_meanSeconds + 0.2 * seconds;
+            m_x.m_cellsPerRank[r]++;
+            ++m_x.m_load.cells;
+            m_plan.done(cell, std::move(done->second));
+        }
+        beginFront(w);
+    }
+
+    // Worker r's next batch. Short cells go in batches of about kBatchSeconds, never more than a
+    // share of what is left, so the last cells still spread over every worker.
+    void sendBatch(int r)
+    {
+        Worker& w = m_workers[r];
+        int batch = 1;
+        if (m_meanSeconds >= 0)
+            batch = std::clamp(int(kBatchSeconds / std::max(m_meanSeconds, 1e-6)), 1,
+                               std::min(kMaxBatch, std::max(1, m_left / (2 * std::max(m_alive, 1)))));
+        QList<int> cells;
+        for (int k = 0; k < batch; ++k)
+            if (const int c = take(); c >= 0)
+                cells << c;
+        if (!tell(r, Tag::Cells, encodeCells(cells))) {
+            m_returned.insert(m_returned.begin(), cells.begin(), cells.end()); // never began
+            return;
+        }
+        m_left -= int(cells.size());
+        ++m_x.m_load.batches;
+        w.heard = Clock::now();
+        if (w.state == State::Busy) {
+            w.cells.insert(w.cells.end(), cells.begin(), cells.end()); // after the cells in hand
+        } else {
+            w.cells.assign(cells.begin(), cells.end());
+            w.state = State::Busy;
+            w.stopSent = false;
+            beginFront(w);
+        }
+    }
+
+    bool skipped(int i) const { return !m_plan.skip.empty() && m_plan.skip[size_t(i)]; }
+
+    // Cells not handed out yet: those a lost worker never began first, then the plan's in order.
+    int remaining() const
+    {
+        int n = int(m_returned.size());
+        for (int i = m_next; i < m_plan.count; ++i)
+            n += !skipped(i);
+        return n;
+    }
+
+    // The next cell to hand out; −1 when none is left.
+    int take()
+    {
+        if (!m_returned.empty()) {
+            const int i = m_returned.front();
+            m_returned.pop_front();
+            return i;
+        }
+        while (m_next < m_plan.count && skipped(m_next))
+            ++m_next;
+        return m_next < m_plan.count ? m_next++ : -1;
+    }
+
+    void beginFront(Worker& w) const
+    {
+        w.runIds.clear();
+        w.started = Clock::now();
+        w.job = m_plan.jobOf && !w.cells.empty() ? m_plan.jobOf(w.cells.front()) : RunJob();
+        if (w.cells.empty())
+            w.state = State::Idle;
+    }
+
+    // Worker r is gone: the cell in hand fails (or is interrupted) with the reason, its rows
+    // finished so; the rest of its batch never began and goes to another worker (@p giveBack:
+    // unless stopping).
+    void lose(int r, const QString& why, RunStatus status, bool giveBack)
+    {
+        Worker& w = m_workers[r];
+        if (w.state == State::Busy && !w.cells.empty()) {
+            const int cell = w.cells.front();
+            w.cells.pop_front();
+            m_plan.done(cell, m_plan.failed(cell, status, why, w.runIds));
+            for (int c : w.cells)
+                if (giveBack) {
+                    m_returned.push_back(c);
+                    ++m_left;
+                }
+            w.cells.clear();
+        }
+        w.state = State::Gone;
+        m_x.m_usable[r] = 0;
+    }
+
+    // Every message to a worker: one that does not take it in kSendSeconds is lost like a silent one.
+    bool tell(int r, Tag tag, const QByteArray& payload)
+    {
+        Worker& w = m_workers[r];
+        if (w.lost)
+            return false;
+        if (sendWithin(r, tag, payload, kSendSeconds)) {
+            ++m_x.m_load.sent;
+            return true;
+        }
+        const QString why =
+            QStringLiteral("%1 did not take a message within %2 s (the process died or its network "
+                           "is down)")
+                .arg(w.who)
+                .arg(kSendSeconds);
+        m_x.problem(why);
+        lose(r, why, RunStatus::Failed, !m_stopping);
+        w.lost = true;
+        return false;
+    }
+
+    MpiRootExecutor& m_x;
+    CellPlan& m_plan;
+    const int m_ranks;
+    QList<Worker> m_workers;
+    const std::chrono::duration<double> m_timeout;
+    std::deque<int> m_returned; ///< cells a lost worker never began, handed out first
+    int m_next = 0;             ///< the plan's next cell not handed out
+    int m_left = 0;             ///< cells not handed out yet
+    double m_meanSeconds = -1;  ///< running mean of a cell's wall time on a worker, −1 before the first
+    bool m_stopping = false;
+    Clock::time_point m_stopDeadline;
+    int m_alive = 0, m_busy = 0; ///< of the last handOut()
+    bool m_mayWait = false;      ///< a worker may be waiting for rank 0 (see kRelaxedPause)
+};
+
+void MpiRootExecutor::problem(const QString& line)
+{
+    m_problems << line;
+    if (m_options.notify)
+        m_options.notify(line);
+}
+
+void MpiRootExecutor::run(CellPlan& plan)
+{
+    m_ran = true;
+    const Clock::time_point wallStart = Clock::now();
+    const std::clock_t cpuStart = std::clock();
+    auto account = qScopeGuard([&] {
+        m_load.wallSeconds += std::chrono::duration<double>(Clock::now() - wallStart).count();
+        m_load.cpuSeconds += double(std::clock() - cpuStart) / CLOCKS_PER_SEC;
+    });
+    Round round(*this, plan);
+    if (!m_experiment.isEmpty() && !round.tellExperiment())
+        return;
+    for (;;) {
+        const bool any = round.receive();
+        round.dropSilentWorkers();
+        round.handleStop();
+        round.handOut();
+        if (round.over())
+            break;
+        round.pause(any);
+    }
+    round.finish();
 }
 
 } // namespace tb::cluster

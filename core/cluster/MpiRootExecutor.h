@@ -91,6 +91,11 @@ public:
     QString loadSummary() const;
 
 private:
+    class Round; ///< one run(): its cells, its workers and the steps of its loop
+
+    /// One line for the user: kept for problems() and sent to Options::notify.
+    void problem(const QString& line);
+
     const MpiSession& m_session;
     const PluginRegistry& m_registry;
     Options m_options;

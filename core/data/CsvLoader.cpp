@@ -281,18 +281,58 @@ int resolveColumn(const Table& t, const CsvLoader::Column& c, qint64 line, const
     return i;
 }
 
-Table readTable(const QByteArray& data, const QString& path, const CsvLoader::Options& o, Role role)
-{
-    if (o.skipRows < 0)
-        throw DataError::inFile(path, QStringLiteral("skip_rows %1 is negative").arg(o.skipRows));
-    Table t;
-    t.path = path;
-    t.header = o.header;
-    CsvReader reader(data, path, o.delimiter, o.quote);
-    const int skipped = reader.skipLines(o.skipRows);
+/// A record and the line it starts on.
+struct Record {
     std::vector<std::string> fields;
     qint64 line = 0;
-    if (!reader.next(fields, line)) {
+};
+
+/// Which columns are targets and which are ignored, per column of the file.
+struct ColumnRoles {
+    std::vector<bool> isTarget, isIgnored;
+};
+
+/// The missing-value rule: the standard spellings (detail::isMissing) and the file's own.
+class MissingValues {
+public:
+    explicit MissingValues(const QStringList& extra)
+    {
+        for (const QString& m : extra)
+            m_extra.insert(m.toStdString());
+    }
+    bool operator()(const std::string& f) const { return detail::isMissing(f) || m_extra.count(f) > 0; }
+
+private:
+    std::unordered_set<std::string> m_extra;
+};
+
+/// One data row as read, before it is stored (or dropped for a missing value).
+struct ParsedRow {
+    bool drop = false;
+    qint64 keptMissing = 0;          ///< missing features kept (NaN, or no category)
+    std::vector<double> numbers;     ///< the numeric features, in file order
+    std::vector<QString> categories; ///< the categorical features; null: missing
+    std::vector<double> targets;     ///< regression (or a target file's) targets
+    std::string label;               ///< classification: the label
+
+    /// Empty again, keeping the storage (a row's vectors are reused for the next one).
+    void clear()
+    {
+        drop = false;
+        keptMissing = 0;
+        numbers.clear();
+        categories.clear();
+        targets.clear();
+        label.clear();
+    }
+};
+
+/// The first record (the header, or the first data row); throws naming what is missing.
+Record firstRecord(CsvReader& reader, const QString& path, const CsvLoader::Options& o)
+{
+    const int skipped = reader.skipLines(o.skipRows);
+    Record r;
+    if (!reader.next(r.fields, r.line)) {
         if (o.skipRows > 0)
             throw DataError::inFile(path,
                                     QStringLiteral("nothing left after skipping %1 line(s) (skip_rows %2)")
@@ -301,74 +341,88 @@ Table readTable(const QByteArray& data, const QString& path, const CsvLoader::Op
         throw DataError::inFile(path, o.header ? QStringLiteral("empty file: no header row")
                                                : QStringLiteral("empty file: no data rows"));
     }
-    const std::size_t width = fields.size();
-    bool pending = false; // fields hold the first data row (no header)
-    if (o.header) {
-        t.headerLine = line;
-        // A "header" of numbers is data (or a count row): say so before complaining about its names.
-        bool allNumbers = true;
-        for (const std::string& f : fields) {
-            double v = 0;
-            allNumbers = allNumbers && detail::parseNumber(detail::trimmed(f), v) == NumberStatus::Ok;
-        }
-        if (allNumbers) {
-            QStringList shown;
-            for (std::size_t c = 0; c < std::min<std::size_t>(width, 6); ++c)
-                shown << detail::printable(fields[c]);
-            throw DataError::atLine(
-                path, line, {}, {},
-                QStringLiteral("the header row holds only numbers (%1): it looks like data. If the "
-                               "file has no header, set \"header\": false (columns are then named "
-                               "0, 1, 2, …); if it starts with a count row, set \"skip_rows\"")
-                    .arg(shown.join(QStringLiteral(", "))));
-        }
-        QHash<QString, int> columnOf;
-        for (std::size_t c = 0; c < width; ++c) {
-            const std::string& f = fields[c];
-            if (const qsizetype bad = detail::utf8ErrorOffset(f); bad >= 0)
-                throw DataError::atLine(
-                    path, line, {}, detail::printable(f),
-                    QStringLiteral("header: the name of column %1, %2, is not valid UTF-8 (byte %3); "
-                                   "save the file as UTF-8")
-                        .arg(c + 1)
-                        .arg(detail::quoted(f))
-                        .arg(bad + 1));
-            const QString name = sv(f);
-            if (name.isEmpty())
-                throw DataError::atLine(path, line, {}, {},
-                                        QStringLiteral("header: column %1 has an empty name").arg(c + 1));
-            if (columnOf.contains(name))
-                throw DataError::atLine(
-                    path, line, name, name,
-                    QStringLiteral("header: column name '%1' appears twice (columns %2 and %3)")
-                        .arg(detail::printable(name))
-                        .arg(columnOf.value(name) + 1)
-                        .arg(c + 1));
-            columnOf.insert(name, int(c));
-            t.names << name;
-        }
-    } else {
-        if (!o.columnNames.isEmpty() && std::size_t(o.columnNames.size()) != width)
-            throw DataError::atLine(path, line, {}, QString::number(width),
-                                    QStringLiteral("%1 column names are given for a file whose first row has %2 fields")
-                                        .arg(o.columnNames.size())
-                                        .arg(width));
-        for (std::size_t c = 0; c < width; ++c)
-            t.names << (o.columnNames.isEmpty() ? QString::number(c) : o.columnNames[qsizetype(c)]);
-        pending = true;
-    }
+    return r;
+}
 
-    std::vector<bool> isTarget(width, false);
-    std::vector<bool> isIgnored(width, false);
-    const bool classification = o.task == tb::Task::Classification;
-    const qint64 namesLine = t.header ? t.headerLine : line;
+/// The column names from the header row @p h: valid UTF-8, not empty, each once.
+void readHeader(Table& t, const Record& h)
+{
+    const QString& path = t.path;
+    const qint64 line = h.line;
+    const std::size_t width = h.fields.size();
+    t.headerLine = line;
+    // A "header" of numbers is data (or a count row): say so before complaining about its names.
+    bool allNumbers = true;
+    for (const std::string& f : h.fields) {
+        double v = 0;
+        allNumbers = allNumbers && detail::parseNumber(detail::trimmed(f), v) == NumberStatus::Ok;
+    }
+    if (allNumbers) {
+        QStringList shown;
+        for (std::size_t c = 0; c < std::min<std::size_t>(width, 6); ++c)
+            shown << detail::printable(h.fields[c]);
+        throw DataError::atLine(
+            path, line, {}, {},
+            QStringLiteral("the header row holds only numbers (%1): it looks like data. If the "
+                           "file has no header, set \"header\": false (columns are then named "
+                           "0, 1, 2, …); if it starts with a count row, set \"skip_rows\"")
+                .arg(shown.join(QStringLiteral(", "))));
+    }
+    QHash<QString, int> columnOf;
+    for (std::size_t c = 0; c < width; ++c) {
+        const std::string& f = h.fields[c];
+        if (const qsizetype bad = detail::utf8ErrorOffset(f); bad >= 0)
+            throw DataError::atLine(
+                path, line, {}, detail::printable(f),
+                QStringLiteral("header: the name of column %1, %2, is not valid UTF-8 (byte %3); "
+                               "save the file as UTF-8")
+                    .arg(c + 1)
+                    .arg(detail::quoted(f))
+                    .arg(bad + 1));
+        const QString name = sv(f);
+        if (name.isEmpty())
+            throw DataError::atLine(path, line, {}, {},
+                                    QStringLiteral("header: column %1 has an empty name").arg(c + 1));
+        if (columnOf.contains(name))
+            throw DataError::atLine(
+                path, line, name, name,
+                QStringLiteral("header: column name '%1' appears twice (columns %2 and %3)")
+                    .arg(detail::printable(name))
+                    .arg(columnOf.value(name) + 1)
+                    .arg(c + 1));
+        columnOf.insert(name, int(c));
+        t.names << name;
+    }
+}
+
+/// Without a header: the given column names, else "0", "1", … for the width of the first row @p r.
+void nameColumns(Table& t, const CsvLoader::Options& o, const Record& r)
+{
+    const std::size_t width = r.fields.size();
+    if (!o.columnNames.isEmpty() && std::size_t(o.columnNames.size()) != width)
+        throw DataError::atLine(
+            t.path, r.line, {}, QString::number(width),
+            QStringLiteral("%1 column names are given for a file whose first row has %2 fields")
+                .arg(o.columnNames.size())
+                .arg(width));
+    for (std::size_t c = 0; c < width; ++c)
+        t.names << (o.columnNames.isEmpty() ? QString::number(c) : o.columnNames[qsizetype(c)]);
+}
+
+/// The ignored, target and feature columns of @p role, by the options; @p namesLine is where the
+/// names are (the header, or the first row), @p line the first record's.
+ColumnRoles assignColumns(Table& t, const CsvLoader::Options& o, Role role, qint64 namesLine, qint64 line)
+{
+    const QString& path = t.path;
+    const std::size_t width = std::size_t(t.names.size());
+    ColumnRoles roles{std::vector<bool>(width, false), std::vector<bool>(width, false)};
     for (const CsvLoader::Column& c : o.ignore) {
         const int i = resolveColumn(t, c, namesLine, QStringLiteral("ignored"));
-        isIgnored[std::size_t(i)] = true;
+        roles.isIgnored[std::size_t(i)] = true;
     }
     if (role == Role::Targets && o.targets.isEmpty()) {
         for (std::size_t c = 0; c < width; ++c)
-            if (!isIgnored[c])
+            if (!roles.isIgnored[c])
                 t.targetCols.push_back(int(c));
     } else if (role != Role::Features) {
         if (o.targets.isEmpty())
@@ -377,27 +431,27 @@ Table readTable(const QByteArray& data, const QString& path, const CsvLoader::Op
                 QStringLiteral("no target column given; columns are: %1").arg(describeColumns(t.names)));
         for (const CsvLoader::Column& c : o.targets) {
             const int i = resolveColumn(t, c, namesLine);
-            if (isTarget[std::size_t(i)])
+            if (roles.isTarget[std::size_t(i)])
                 throw DataError::atLine(path, line, c.describe(), c.describe(),
                                         QStringLiteral("target column %1 given twice").arg(c.describe()));
-            if (isIgnored[std::size_t(i)])
+            if (roles.isIgnored[std::size_t(i)])
                 throw DataError::atLine(path, namesLine, c.describe(), c.describe(),
                                         QStringLiteral("target column %1 is also ignored").arg(c.describe()));
-            isTarget[std::size_t(i)] = true;
+            roles.isTarget[std::size_t(i)] = true;
             t.targetCols.push_back(i);
         }
     }
     for (std::size_t c = 0; c < width; ++c) {
-        if (isIgnored[c])
+        if (roles.isIgnored[c])
             t.ignored << t.names[qsizetype(c)];
-        else if (!isTarget[c] && role != Role::Targets)
+        else if (!roles.isTarget[c] && role != Role::Targets)
             t.featureCols.push_back(int(c));
     }
     for (int c : t.targetCols)
-        isTarget[std::size_t(c)] = true;
+        roles.isTarget[std::size_t(c)] = true;
     if (role == Role::Split && t.featureCols.empty())
         throw DataError::inFile(path, QStringLiteral("no feature columns: every column is a target or ignored"));
-    if (classification && role != Role::Features && t.targetCols.size() != 1)
+    if (o.task == tb::Task::Classification && role != Role::Features && t.targetCols.size() != 1)
         throw DataError::inFile(path,
                                 QStringLiteral("classification needs exactly one target column, got %1 (%2)")
                                     .arg(t.targetCols.size())
@@ -407,197 +461,255 @@ Table readTable(const QByteArray& data, const QString& path, const CsvLoader::Op
                                             n << t.names[c];
                                         return n;
                                     }())));
+    return roles;
+}
 
-    std::unordered_set<std::string> extraMissing;
-    for (const QString& m : o.missingValues)
-        extraMissing.insert(m.toStdString());
-    auto isMissing = [&](const std::string& f) { return detail::isMissing(f) || extraMissing.count(f) > 0; };
-
-    // Which features are categories: those named, those the given categories name, and with
-    // categoricalAuto every one holding a value that is neither a number nor missing (a pass of
-    // its own over the file, so that the main pass knows each column's kind from its first row).
+/// Which features are categories: those named, those the given categories name, and with
+/// categoricalAuto every one holding a value that is neither a number nor missing (a pass of its
+/// own over the file, so that the main pass knows each column's kind from its first row).
+void markCategorical(Table& t, const QByteArray& data, const CsvLoader::Options& o, const ColumnRoles& roles,
+                     qint64 namesLine, const MissingValues& isMissing)
+{
     t.categorical.assign(t.featureCols.size(), false);
-    std::vector<bool> named(width, false);
+    std::vector<bool> named(std::size_t(t.names.size()), false);
     for (const CsvLoader::Column& c : o.categorical) {
         const int i = resolveColumn(t, c, namesLine, QStringLiteral("categorical"));
-        if (isTarget[std::size_t(i)] || isIgnored[std::size_t(i)])
-            throw DataError::atLine(path, namesLine, c.describe(), c.describe(),
+        if (roles.isTarget[std::size_t(i)] || roles.isIgnored[std::size_t(i)])
+            throw DataError::atLine(t.path, namesLine, c.describe(), c.describe(),
                                     QStringLiteral("categorical column %1 is %2, not a feature")
-                                        .arg(c.describe(), isTarget[std::size_t(i)] ? QStringLiteral("a target")
-                                                                                    : QStringLiteral("ignored")));
+                                        .arg(c.describe(), roles.isTarget[std::size_t(i)]
+                                                               ? QStringLiteral("a target")
+                                                               : QStringLiteral("ignored")));
         named[std::size_t(i)] = true;
     }
     for (std::size_t k = 0; k < t.featureCols.size(); ++k) {
         const int c = t.featureCols[k];
         t.categorical[k] = named[std::size_t(c)] || o.categories.contains(t.names[c]);
     }
-    if (o.categoricalAuto) {
-        CsvReader scan(data, path, o.delimiter, o.quote);
-        scan.skipLines(o.skipRows);
-        std::vector<std::string> row;
-        qint64 at = 0;
-        if (o.header)
-            scan.next(row, at);
-        try {
-            while (scan.next(row, at)) {
-                if (row.size() != width)
-                    continue; // the main pass reports it
-                for (std::size_t k = 0; k < t.featureCols.size(); ++k) {
-                    if (t.categorical[k])
-                        continue;
-                    const std::string& f = row[std::size_t(t.featureCols[k])];
-                    double v = 0;
-                    if (!isMissing(f) && detail::parseNumber(f, v) == NumberStatus::NotANumber)
-                        t.categorical[k] = true;
-                }
+    if (!o.categoricalAuto)
+        return;
+    CsvReader scan(data, t.path, o.delimiter, o.quote);
+    scan.skipLines(o.skipRows);
+    std::vector<std::string> row;
+    qint64 at = 0;
+    if (o.header)
+        scan.next(row, at);
+    try {
+        while (scan.next(row, at)) {
+            if (row.size() != std::size_t(t.names.size()))
+                continue; // the main pass reports it
+            for (std::size_t k = 0; k < t.featureCols.size(); ++k) {
+                if (t.categorical[k])
+                    continue;
+                const std::string& f = row[std::size_t(t.featureCols[k])];
+                double v = 0;
+                if (!isMissing(f) && detail::parseNumber(f, v) == NumberStatus::NotANumber)
+                    t.categorical[k] = true;
             }
-        } catch (const DataError&) {
-            // A malformed record: the main pass reports it with its line.
+        }
+    } catch (const DataError&) {
+        // A malformed record: the main pass reports it with its line.
+    }
+}
+
+/// The error of a missing value (@p what: "missing value", "missing target", "missing label") in
+/// column @p col of line @p line, saying what the "missing" option could do instead.
+DataError missingError(const Table& t, const CsvLoader::Options& o, qint64 line, std::size_t col,
+                       const std::string& f, const QString& what)
+{
+    return DataError::atLine(
+        t.path, line, t.names[qsizetype(col)], sv(f),
+        QStringLiteral("column '%1': %2 %3%4")
+            .arg(detail::printable(t.names[qsizetype(col)]), what, detail::quoted(f),
+                 o.missing == CsvLoader::Options::Missing::Keep
+                     ? QStringLiteral(" (a target cannot be filled: give \"missing\": \"drop\" "
+                                      "to leave such rows out)")
+                     : QStringLiteral(" (\"missing\": \"drop\" leaves such rows out, "
+                                      "\"fill_mean\" fills features with the training mean)")));
+}
+
+/// The number in column @p col of the record, or an error naming the column and the problem.
+double numberAt(const Table& t, const Record& r, std::size_t col)
+{
+    const std::string& f = r.fields[col];
+    double v = 0;
+    const NumberStatus st = detail::parseNumber(f, v);
+    if (st != NumberStatus::Ok)
+        throw DataError::atLine(
+            t.path, r.line, t.names[qsizetype(col)], detail::printable(f),
+            QStringLiteral("column '%1': %2")
+                .arg(detail::printable(t.names[qsizetype(col)]), detail::numberProblem(st, f)));
+    return v;
+}
+
+/// The features of record @p r into @p row: numbers, categories (valid UTF-8), and missing values
+/// by the "missing" option (an error, a dropped row, or kept as NaN / no category).
+void readFeatures(const Table& t, const CsvLoader::Options& o, const MissingValues& isMissing,
+                  const Record& r, ParsedRow& row)
+{
+    for (std::size_t k = 0; k < t.featureCols.size() && !row.drop; ++k) {
+        const std::size_t c = std::size_t(t.featureCols[k]);
+        const std::string& f = r.fields[c];
+        if (isMissing(f)) {
+            if (o.missing == CsvLoader::Options::Missing::Error)
+                throw missingError(t, o, r.line, c, f, QStringLiteral("missing value"));
+            if (o.missing == CsvLoader::Options::Missing::Drop) {
+                row.drop = true;
+                break;
+            }
+            ++row.keptMissing;
+            if (t.categorical[k])
+                row.categories.emplace_back();
+            else
+                row.numbers.push_back(std::numeric_limits<double>::quiet_NaN());
+            continue;
+        }
+        if (t.categorical[k]) {
+            if (const qsizetype bad = detail::utf8ErrorOffset(f); bad >= 0)
+                throw DataError::atLine(
+                    t.path, r.line, t.names[qsizetype(c)], detail::printable(f),
+                    QStringLiteral("column '%1': category %2 is not valid UTF-8 text (byte %3); "
+                                   "save the file as UTF-8")
+                        .arg(detail::printable(t.names[qsizetype(c)]), detail::quoted(f))
+                        .arg(bad + 1));
+            row.categories.push_back(sv(f));
+        } else {
+            row.numbers.push_back(numberAt(t, r, c));
         }
     }
-    const std::size_t nCat = t.categoricalCount();
-    t.values.resize(nCat);
-    std::vector<QHash<QString, int>> codeOf(nCat);
+}
 
-    auto missingError = [&](std::size_t col, const std::string& f, const QString& what) {
-        return DataError::atLine(path, line, t.names[qsizetype(col)], sv(f),
-                                 QStringLiteral("column '%1': %2 %3%4")
-                                     .arg(detail::printable(t.names[qsizetype(col)]), what, detail::quoted(f),
-                                          o.missing == CsvLoader::Options::Missing::Keep
-                                              ? QStringLiteral(" (a target cannot be filled: give \"missing\": \"drop\" "
-                                                               "to leave such rows out)")
-                                              : QStringLiteral(" (\"missing\": \"drop\" leaves such rows out, "
-                                                               "\"fill_mean\" fills features with the training mean)")));
-    };
-    auto numberAt = [&](std::size_t col, double& v) {
-        const std::string& f = fields[col];
-        const NumberStatus st = detail::parseNumber(f, v);
-        if (st != NumberStatus::Ok)
-            throw DataError::atLine(
-                path, line, t.names[qsizetype(col)], detail::printable(f),
-                QStringLiteral("column '%1': %2")
-                    .arg(detail::printable(t.names[qsizetype(col)]), detail::numberProblem(st, f)));
-    };
+/// The numeric targets of record @p r into @p row; a missing one drops the row or is an error.
+void readTargets(const Table& t, const CsvLoader::Options& o, const MissingValues& isMissing, const Record& r,
+                 ParsedRow& row)
+{
+    for (int c : t.targetCols) {
+        const std::string& f = r.fields[std::size_t(c)];
+        if (isMissing(f)) {
+            if (o.missing != CsvLoader::Options::Missing::Drop)
+                throw missingError(t, o, r.line, std::size_t(c), f, QStringLiteral("missing target"));
+            row.drop = true;
+            break;
+        }
+        row.targets.push_back(numberAt(t, r, std::size_t(c)));
+    }
+}
 
-    std::vector<double> rowNumbers;
-    std::vector<QString> rowCategories;
-    std::vector<double> rowTargets;
+/// The class label of record @p r into @p row: the label suffix taken off, valid UTF-8; a missing
+/// one drops the row or is an error.
+void readLabel(const Table& t, const CsvLoader::Options& o, const MissingValues& isMissing, const Record& r,
+               ParsedRow& row)
+{
+    const std::size_t tc = std::size_t(t.targetCols[0]);
+    std::string& label = row.label;
+    label = r.fields[tc];
+    const QString column = detail::printable(t.names[qsizetype(tc)]);
+    if (!o.labelSuffix.isEmpty()) {
+        const std::string suffix = o.labelSuffix.toStdString();
+        if (label.size() > suffix.size() &&
+            label.compare(label.size() - suffix.size(), suffix.size(), suffix) == 0)
+            label.resize(label.size() - suffix.size());
+    }
+    if (isMissing(label)) {
+        if (o.missing != CsvLoader::Options::Missing::Drop)
+            throw missingError(t, o, r.line, tc, label, QStringLiteral("missing label"));
+        row.drop = true;
+    } else if (const qsizetype bad = detail::utf8ErrorOffset(label); bad >= 0) {
+        throw DataError::atLine(
+            t.path, r.line, t.names[qsizetype(tc)], detail::printable(label),
+            QStringLiteral("column '%1': label %2 is not valid UTF-8 text (byte %3); labels "
+                           "that differ only in such bytes would be one class. Save the "
+                           "file as UTF-8")
+                .arg(column, detail::quoted(label))
+                .arg(bad + 1));
+    }
+}
+
+/// Appends @p row to @p t: its numbers, its categories' codes (each new value gets the next code
+/// of its column, @p codeOf), its targets, and with @p labelled its label and line.
+void storeRow(Table& t, const ParsedRow& row, qint64 line, bool labelled,
+              std::vector<QHash<QString, int>>& codeOf)
+{
+    t.kept += row.keptMissing;
+    for (double v : row.numbers)
+        pushChecked(t.xs, v, t.path);
+    for (std::size_t j = 0; j < row.categories.size(); ++j) {
+        int code = -1;
+        if (!row.categories[j].isNull()) {
+            const auto it = codeOf[j].constFind(row.categories[j]);
+            if (it != codeOf[j].constEnd()) {
+                code = *it;
+            } else {
+                code = int(t.values[j].size());
+                codeOf[j].insert(row.categories[j], code);
+                t.values[j] << row.categories[j];
+            }
+        }
+        pushChecked(t.codes, code, t.path);
+    }
+    for (double v : row.targets)
+        pushChecked(t.ys, v, t.path);
+    if (labelled) {
+        pushChecked(t.labels, row.label, t.path);
+        pushChecked(t.lines, line, t.path);
+    }
+    ++t.rows;
+}
+
+/// The data rows from @p r on (the first data row, when the file has no header, is @p r itself).
+void readRows(Table& t, CsvReader& reader, const CsvLoader::Options& o, Role role, Record r, bool pending,
+              const MissingValues& isMissing)
+{
+    const std::size_t width = std::size_t(t.names.size());
+    const bool labelled = o.task == tb::Task::Classification && role != Role::Features;
+    t.values.resize(t.categoricalCount());
+    std::vector<QHash<QString, int>> codeOf(t.categoricalCount());
+    ParsedRow row;
     bool first = true;
-    while (pending || reader.next(fields, line)) {
+    while (pending || reader.next(r.fields, r.line)) {
         pending = false;
-        if (fields.size() != width) {
-            QString hint = first ? t.countRowHint() : QString();
+        if (r.fields.size() != width)
             throw DataError::atLine(
-                path, line, {}, QString::number(fields.size()),
+                t.path, r.line, {}, QString::number(r.fields.size()),
                 QStringLiteral("expected %1 fields (as in %2), got %3%4")
                     .arg(width)
                     .arg(o.header ? QStringLiteral("the header") : QStringLiteral("the first row"))
-                    .arg(fields.size())
-                    .arg(hint));
-        }
+                    .arg(r.fields.size())
+                    .arg(first ? t.countRowHint() : QString()));
         first = false;
-        bool drop = false;
-        qint64 keptHere = 0;
-        rowNumbers.clear();
-        rowCategories.clear();
-        rowTargets.clear();
-        for (std::size_t k = 0; k < t.featureCols.size() && !drop; ++k) {
-            const std::size_t c = std::size_t(t.featureCols[k]);
-            const std::string& f = fields[c];
-            if (isMissing(f)) {
-                if (o.missing == CsvLoader::Options::Missing::Error)
-                    throw missingError(c, f, QStringLiteral("missing value"));
-                if (o.missing == CsvLoader::Options::Missing::Drop) {
-                    drop = true;
-                    break;
-                }
-                ++keptHere;
-                if (t.categorical[k])
-                    rowCategories.emplace_back();
-                else
-                    rowNumbers.push_back(std::numeric_limits<double>::quiet_NaN());
-                continue;
-            }
-            if (t.categorical[k]) {
-                if (const qsizetype bad = detail::utf8ErrorOffset(f); bad >= 0)
-                    throw DataError::atLine(path, line, t.names[qsizetype(c)], detail::printable(f),
-                                            QStringLiteral("column '%1': category %2 is not valid UTF-8 text (byte %3); "
-                                                           "save the file as UTF-8")
-                                                .arg(detail::printable(t.names[qsizetype(c)]), detail::quoted(f))
-                                                .arg(bad + 1));
-                rowCategories.push_back(sv(f));
-            } else {
-                double v = 0;
-                numberAt(c, v);
-                rowNumbers.push_back(v);
-            }
-        }
-        std::string label;
-        if (!drop && (!classification || role == Role::Features)) {
-            for (int c : t.targetCols) {
-                const std::string& f = fields[std::size_t(c)];
-                if (isMissing(f)) {
-                    if (o.missing != CsvLoader::Options::Missing::Drop)
-                        throw missingError(std::size_t(c), f, QStringLiteral("missing target"));
-                    drop = true;
-                    break;
-                }
-                double v = 0;
-                numberAt(std::size_t(c), v);
-                rowTargets.push_back(v);
-            }
-        } else if (!drop) {
-            const std::size_t tc = std::size_t(t.targetCols[0]);
-            label = fields[tc];
-            const QString column = detail::printable(t.names[qsizetype(tc)]);
-            if (!o.labelSuffix.isEmpty()) {
-                const std::string suffix = o.labelSuffix.toStdString();
-                if (label.size() > suffix.size() && label.compare(label.size() - suffix.size(), suffix.size(), suffix) == 0)
-                    label.resize(label.size() - suffix.size());
-            }
-            if (isMissing(label)) {
-                if (o.missing != CsvLoader::Options::Missing::Drop)
-                    throw missingError(tc, label, QStringLiteral("missing label"));
-                drop = true;
-            } else if (const qsizetype bad = detail::utf8ErrorOffset(label); bad >= 0) {
-                throw DataError::atLine(
-                    path, line, t.names[qsizetype(tc)], detail::printable(label),
-                    QStringLiteral("column '%1': label %2 is not valid UTF-8 text (byte %3); labels "
-                                   "that differ only in such bytes would be one class. Save the "
-                                   "file as UTF-8")
-                        .arg(column, detail::quoted(label))
-                        .arg(bad + 1));
-            }
-        }
-        if (drop) {
+        row.clear();
+        readFeatures(t, o, isMissing, r, row);
+        if (!row.drop && !labelled)
+            readTargets(t, o, isMissing, r, row);
+        else if (!row.drop)
+            readLabel(t, o, isMissing, r, row);
+        if (row.drop) {
             ++t.dropped;
             continue;
         }
-        t.kept += keptHere;
-        for (double v : rowNumbers)
-            pushChecked(t.xs, v, path);
-        for (std::size_t j = 0; j < rowCategories.size(); ++j) {
-            int code = -1;
-            if (!rowCategories[j].isNull()) {
-                const auto it = codeOf[j].constFind(rowCategories[j]);
-                if (it != codeOf[j].constEnd()) {
-                    code = *it;
-                } else {
-                    code = int(t.values[j].size());
-                    codeOf[j].insert(rowCategories[j], code);
-                    t.values[j] << rowCategories[j];
-                }
-            }
-            pushChecked(t.codes, code, path);
-        }
-        for (double v : rowTargets)
-            pushChecked(t.ys, v, path);
-        if (classification && role != Role::Features) {
-            pushChecked(t.labels, label, path);
-            pushChecked(t.lines, line, path);
-        }
-        ++t.rows;
+        storeRow(t, row, r.line, labelled, codeOf);
     }
+}
+
+Table readTable(const QByteArray& data, const QString& path, const CsvLoader::Options& o, Role role)
+{
+    if (o.skipRows < 0)
+        throw DataError::inFile(path, QStringLiteral("skip_rows %1 is negative").arg(o.skipRows));
+    Table t;
+    t.path = path;
+    t.header = o.header;
+    CsvReader reader(data, path, o.delimiter, o.quote);
+    Record first = firstRecord(reader, path, o);
+    if (o.header)
+        readHeader(t, first);
+    else
+        nameColumns(t, o, first);
+    const qint64 namesLine = t.header ? t.headerLine : first.line;
+    const ColumnRoles roles = assignColumns(t, o, role, namesLine, first.line);
+    const MissingValues isMissing(o.missingValues);
+    markCategorical(t, data, o, roles, namesLine, isMissing);
+    // Without a header the first record is the first data row.
+    readRows(t, reader, o, role, std::move(first), !o.header, isMissing);
     if (t.rows == 0)
         throw DataError::inFile(path, t.dropped > 0 ? QStringLiteral("no data rows left: all %1 have a missing value").arg(t.dropped)
                                       : o.header    ? QStringLiteral("no data rows after the header")
@@ -607,9 +719,174 @@ Table readTable(const QByteArray& data, const QString& path, const CsvLoader::Op
 
 using RowMajor = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
 
-Dataset assemble(const Table& features, const Table& targets, const CsvLoader::Options& o, CsvLoader::Report* report)
+/// How the categorical columns become one-hot columns.
+struct CategoryEncoding {
+    /// Each categorical column's categories: the given ones (a test file encoded as its training
+    /// file), else its own values in sorted order.
+    std::vector<QStringList> categories;
+    std::vector<std::vector<int>> remap; ///< [column][code]: the value's category, −1 unseen
+    QStringList names;                   ///< the categorical columns' names
+    std::size_t width = 0;               ///< input columns: the numeric ones and every category
+};
+
+CategoryEncoding encodeCategories(const Table& features, const CsvLoader::Options& o)
 {
-    const bool classification = o.task == tb::Task::Classification;
+    const std::size_t nCat = features.categoricalCount();
+    CategoryEncoding e;
+    e.categories.resize(nCat);
+    e.remap.resize(nCat);
+    e.width = features.numericCount();
+    std::size_t j = 0;
+    for (std::size_t k = 0; k < features.featureCols.size(); ++k) {
+        if (!features.categorical[k])
+            continue;
+        const QString name = features.names[features.featureCols[k]];
+        e.names << name;
+        e.categories[j] = o.categories.contains(name) ? o.categories.value(name)
+                                                      : detail::sortedLabelNames(features.values[j]);
+        for (const QString& v : features.values[j])
+            e.remap[j].push_back(int(e.categories[j].indexOf(v)));
+        e.width += std::size_t(e.categories[j].size());
+        ++j;
+    }
+    return e;
+}
+
+/// The input matrix and the feature names: numeric columns as read, each categorical column as
+/// its one-hot columns ("name=category"; NaN for a missing value). Returns how many values were
+/// of no given category (their one-hot columns stay zero).
+qint64 fillInputs(Dataset& out, const Table& features, const CategoryEncoding& e)
+{
+    const std::size_t n = features.rows;
+    const std::size_t nNum = features.numericCount(), nCat = features.categoricalCount();
+    if (nCat == 0) {
+        for (int c : features.featureCols)
+            out.featureNames << features.names[c];
+        out.x = Eigen::Map<const RowMajor>(features.xs.data(), Eigen::Index(n), Eigen::Index(e.width));
+        return 0;
+    }
+    std::size_t j = 0;
+    for (std::size_t k = 0; k < features.featureCols.size(); ++k) {
+        const QString name = features.names[features.featureCols[k]];
+        if (!features.categorical[k]) {
+            out.featureNames << name;
+            continue;
+        }
+        for (const QString& c : e.categories[j])
+            out.featureNames << name + QLatin1Char('=') + c;
+        ++j;
+    }
+    qint64 unseen = 0;
+    out.x.resize(Eigen::Index(n), Eigen::Index(e.width));
+    for (std::size_t i = 0; i < n; ++i) {
+        Eigen::Index col = 0;
+        std::size_t ni = 0, ci = 0;
+        for (std::size_t k = 0; k < features.featureCols.size(); ++k) {
+            if (!features.categorical[k]) {
+                out.x(Eigen::Index(i), col++) = features.xs[i * nNum + ni++];
+                continue;
+            }
+            const Eigen::Index width = Eigen::Index(e.categories[ci].size());
+            const int code = features.codes[i * nCat + ci];
+            if (code < 0) {
+                out.x.row(Eigen::Index(i))
+                    .segment(col, width)
+                    .setConstant(std::numeric_limits<double>::quiet_NaN());
+            } else {
+                out.x.row(Eigen::Index(i)).segment(col, width).setZero();
+                const int category = e.remap[ci][std::size_t(code)];
+                if (category >= 0)
+                    out.x(Eigen::Index(i), col + category) = 1.0;
+                else
+                    ++unseen;
+            }
+            col += width;
+            ++ci;
+        }
+    }
+    return unseen;
+}
+
+/// The class names and one-hot targets of @p targets' labels: the given classes (every label must
+/// be one of them), else the labels' own in sorted order, so that the class index does not depend
+/// on row order.
+void fillClasses(Dataset& out, const Table& targets, const CsvLoader::Options& o)
+{
+    const std::size_t n = targets.rows;
+    QHash<QString, int> given;
+    for (int i = 0; i < o.classNames.size(); ++i)
+        given.insert(o.classNames[i], i);
+    std::vector<int> labels(n);
+    const QString column = targets.names.value(targets.targetCols.front());
+    if (!given.isEmpty()) {
+        for (std::size_t i = 0; i < n; ++i) {
+            const QString name = sv(targets.labels[i]);
+            const auto it = given.constFind(name);
+            if (it == given.constEnd())
+                throw DataError::atLine(targets.path, targets.lines[i], column, name,
+                                        QStringLiteral("column '%1': label %2 is not one of the training "
+                                                       "classes (%3)")
+                                            .arg(detail::printable(column), detail::quoted(name),
+                                                 detail::printable(o.classNames.join(", "))));
+            labels[i] = *it;
+        }
+        out.classNames = o.classNames;
+    } else {
+        std::unordered_map<std::string, int> seen;
+        for (std::size_t i = 0; i < n; ++i) {
+            const auto [it, inserted] = seen.try_emplace(targets.labels[i], int(seen.size()));
+            labels[i] = it->second;
+        }
+        QStringList names;
+        std::vector<QString> byIndex(seen.size());
+        for (const auto& [text, idx] : seen) {
+            byIndex[std::size_t(idx)] = sv(text);
+            names << sv(text);
+        }
+        out.classNames = detail::sortedLabelNames(names);
+        std::vector<int> remapLabels(seen.size());
+        for (std::size_t i = 0; i < byIndex.size(); ++i)
+            remapLabels[i] = int(out.classNames.indexOf(byIndex[i]));
+        for (int& l : labels)
+            l = remapLabels[std::size_t(l)];
+    }
+    MemoryBudget::require(
+        MemoryBudget::bytesOf(n, std::size_t(out.classNames.size())),
+        QStringLiteral("one-hot targets of %1 rows × %2 classes").arg(n).arg(out.classNames.size()),
+        targets.path);
+    out.labels = std::move(labels);
+    out.setOneHotFromLabels();
+}
+
+/// "file.csv 150×4 → species (from targets.csv) (3 classes), 1 column one-hot, 2 rows with missing
+/// values dropped".
+QString describeDataset(const Dataset& out, const Table& features, const Table& targets, std::size_t d,
+                        std::size_t nCat, qint64 dropped)
+{
+    QStringList targetNames;
+    for (int c : targets.targetCols)
+        targetNames << targets.names[c];
+    QString text = QStringLiteral("%1 %2×%3 → %4")
+                       .arg(QFileInfo(features.path).fileName())
+                       .arg(features.rows)
+                       .arg(d)
+                       .arg(detail::printable(targetNames.join(", ")));
+    if (&features != &targets)
+        text += QStringLiteral(" (from %1)").arg(QFileInfo(targets.path).fileName());
+    if (out.task == tb::Task::Classification)
+        text += QStringLiteral(" (%1 classes)").arg(out.classNames.size());
+    if (nCat > 0)
+        text += QStringLiteral(", %1 column%2 one-hot").arg(nCat).arg(nCat == 1 ? "" : "s");
+    if (dropped > 0)
+        text += QStringLiteral(", %1 row%2 with missing values dropped")
+                    .arg(dropped)
+                    .arg(dropped == 1 ? "" : "s");
+    return text;
+}
+
+Dataset assemble(const Table& features, const Table& targets, const CsvLoader::Options& o,
+                 CsvLoader::Report* report)
+{
     const std::size_t n = features.rows;
     if (targets.rows != n)
         throw DataError::inFile(targets.path,
@@ -618,153 +895,29 @@ Dataset assemble(const Table& features, const Table& targets, const CsvLoader::O
                                     .arg(targets.rows)
                                     .arg(n)
                                     .arg(features.path));
-    // Each categorical column's categories: the given ones (a test file encoded as its training
-    // file), else its own values in sorted order; remap[j][code] is a value's category, −1 unseen.
-    const std::size_t nNum = features.numericCount();
-    const std::size_t nCat = features.categoricalCount();
-    std::vector<QStringList> categories(nCat);
-    std::vector<std::vector<int>> remap(nCat);
-    QStringList catNames;
-    std::size_t d = nNum;
-    {
-        std::size_t j = 0;
-        for (std::size_t k = 0; k < features.featureCols.size(); ++k) {
-            if (!features.categorical[k])
-                continue;
-            const QString name = features.names[features.featureCols[k]];
-            catNames << name;
-            categories[j] = o.categories.contains(name) ? o.categories.value(name)
-                                                        : detail::sortedLabelNames(features.values[j]);
-            for (const QString& v : features.values[j])
-                remap[j].push_back(int(categories[j].indexOf(v)));
-            d += std::size_t(categories[j].size());
-            ++j;
-        }
-    }
+    const CategoryEncoding e = encodeCategories(features, o);
     Dataset out;
     out.task = o.task;
-    MemoryBudget::require(MemoryBudget::bytesOf(n, d),
-                          QStringLiteral("a %1×%2 matrix of inputs").arg(n).arg(d), features.path);
-    qint64 unseen = 0;
-    if (nCat == 0) {
-        for (int c : features.featureCols)
-            out.featureNames << features.names[c];
-        out.x = Eigen::Map<const RowMajor>(features.xs.data(), Eigen::Index(n), Eigen::Index(d));
-    } else {
-        {
-            std::size_t j = 0;
-            for (std::size_t k = 0; k < features.featureCols.size(); ++k) {
-                const QString name = features.names[features.featureCols[k]];
-                if (!features.categorical[k]) {
-                    out.featureNames << name;
-                    continue;
-                }
-                for (const QString& c : categories[j])
-                    out.featureNames << name + QLatin1Char('=') + c;
-                ++j;
-            }
-        }
-        out.x.resize(Eigen::Index(n), Eigen::Index(d));
-        for (std::size_t i = 0; i < n; ++i) {
-            Eigen::Index col = 0;
-            std::size_t ni = 0, ci = 0;
-            for (std::size_t k = 0; k < features.featureCols.size(); ++k) {
-                if (!features.categorical[k]) {
-                    out.x(Eigen::Index(i), col++) = features.xs[i * nNum + ni++];
-                    continue;
-                }
-                const Eigen::Index width = Eigen::Index(categories[ci].size());
-                const int code = features.codes[i * nCat + ci];
-                if (code < 0) {
-                    out.x.row(Eigen::Index(i)).segment(col, width).setConstant(std::numeric_limits<double>::quiet_NaN());
-                } else {
-                    out.x.row(Eigen::Index(i)).segment(col, width).setZero();
-                    const int category = remap[ci][std::size_t(code)];
-                    if (category >= 0)
-                        out.x(Eigen::Index(i), col + category) = 1.0;
-                    else
-                        ++unseen;
-                }
-                col += width;
-                ++ci;
-            }
-        }
-    }
-    QStringList targetNames;
-    for (int c : targets.targetCols)
-        targetNames << targets.names[c];
-    if (classification) {
-        QHash<QString, int> given;
-        for (int i = 0; i < o.classNames.size(); ++i)
-            given.insert(o.classNames[i], i);
-        std::vector<int> labels(n);
-        const QString column = targets.names.value(targets.targetCols.front());
-        if (!given.isEmpty()) {
-            for (std::size_t i = 0; i < n; ++i) {
-                const QString name = sv(targets.labels[i]);
-                const auto it = given.constFind(name);
-                if (it == given.constEnd())
-                    throw DataError::atLine(targets.path, targets.lines[i], column, name,
-                                            QStringLiteral("column '%1': label %2 is not one of the training "
-                                                           "classes (%3)")
-                                                .arg(detail::printable(column), detail::quoted(name),
-                                                     detail::printable(o.classNames.join(", "))));
-                labels[i] = *it;
-            }
-            out.classNames = o.classNames;
-        } else {
-            // Classes in sorted order, so that the class index does not depend on row order.
-            std::unordered_map<std::string, int> seen;
-            for (std::size_t i = 0; i < n; ++i) {
-                const auto [it, inserted] = seen.try_emplace(targets.labels[i], int(seen.size()));
-                labels[i] = it->second;
-            }
-            QStringList names;
-            std::vector<QString> byIndex(seen.size());
-            for (const auto& [text, idx] : seen) {
-                byIndex[std::size_t(idx)] = sv(text);
-                names << sv(text);
-            }
-            out.classNames = detail::sortedLabelNames(names);
-            std::vector<int> remapLabels(seen.size());
-            for (std::size_t i = 0; i < byIndex.size(); ++i)
-                remapLabels[i] = int(out.classNames.indexOf(byIndex[i]));
-            for (int& l : labels)
-                l = remapLabels[std::size_t(l)];
-        }
-        MemoryBudget::require(
-            MemoryBudget::bytesOf(n, std::size_t(out.classNames.size())),
-            QStringLiteral("one-hot targets of %1 rows × %2 classes").arg(n).arg(out.classNames.size()),
-            targets.path);
-        out.labels = std::move(labels);
-        out.setOneHotFromLabels();
-    } else {
+    MemoryBudget::require(MemoryBudget::bytesOf(n, e.width),
+                          QStringLiteral("a %1×%2 matrix of inputs").arg(n).arg(e.width), features.path);
+    const qint64 unseen = fillInputs(out, features, e);
+    if (o.task == tb::Task::Classification)
+        fillClasses(out, targets, o);
+    else
         out.y = Eigen::Map<const RowMajor>(targets.ys.data(), Eigen::Index(n),
                                            Eigen::Index(targets.targetCols.size()));
-    }
-    out.description = QStringLiteral("%1 %2×%3 → %4")
-                          .arg(QFileInfo(features.path).fileName())
-                          .arg(n)
-                          .arg(d)
-                          .arg(detail::printable(targetNames.join(", ")));
-    if (&features != &targets)
-        out.description += QStringLiteral(" (from %1)").arg(QFileInfo(targets.path).fileName());
-    if (classification)
-        out.description += QStringLiteral(" (%1 classes)").arg(out.classNames.size());
-    if (nCat > 0)
-        out.description += QStringLiteral(", %1 column%2 one-hot").arg(nCat).arg(nCat == 1 ? "" : "s");
+    const std::size_t nCat = features.categoricalCount();
     const qint64 dropped = features.dropped + (&features != &targets ? targets.dropped : 0);
-    if (dropped > 0)
-        out.description += QStringLiteral(", %1 row%2 with missing values dropped").arg(dropped).arg(dropped == 1 ? "" : "s");
+    out.description = describeDataset(out, features, targets, e.width, nCat, dropped);
     if (report) {
         report->rowsDropped = dropped;
         report->missingKept = features.kept;
         report->unseenCategories = unseen;
-        report->categoricalColumns = catNames;
+        report->categoricalColumns = e.names;
         report->ignoredColumns = features.ignored;
         report->categories.clear();
         for (std::size_t j = 0; j < nCat; ++j)
-            report->categories.insert(catNames[qsizetype(j)], categories[j]);
+            report->categories.insert(e.names[qsizetype(j)], e.categories[j]);
     }
     return out;
 }

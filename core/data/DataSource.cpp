@@ -218,6 +218,247 @@ QString percent(double f)
     return QString::number(f * 100.0, 'g', 3) + QLatin1Char('%');
 }
 
+/// The seed of a load: the spec's own, else the experiment's (overrides.seed), else 1.
+std::uint64_t seedOf(const Resolved& r, const DataOverrides& overrides)
+{
+    return r.spec.contains(QStringLiteral("seed")) ? r.spec.value(QStringLiteral("seed")).toULongLong()
+                                                   : overrides.seed.value_or(1);
+}
+
+/// A noise sweep's σ: only for a source with a noise level, and a number ≥ 0.
+void checkNoiseOverride(const DataSourceInfo& info, const DataOverrides& overrides)
+{
+    if (!overrides.sigma)
+        return;
+    if (info.noiseKey.isEmpty()) {
+        QStringList noisy;
+        for (const DataSourceEntry* e : DataSourceRegistry::all())
+            if (!e->info.noiseKey.isEmpty())
+                noisy << e->info.id;
+        throw DataError::inSpec(QStringLiteral("dataset.source"), info.id,
+                                QStringLiteral("dataset.source: \"%1\" has no noise level to sweep; noise "
+                                               "sweeps need a generator (%2)")
+                                    .arg(info.id, noisy.join(QStringLiteral(", "))));
+    }
+    if (!(*overrides.sigma >= 0) || !std::isfinite(*overrides.sigma))
+        throw DataError::inSpec(QStringLiteral("sigma"), QString::number(*overrides.sigma),
+                                QStringLiteral("sigma: expected a number ≥ 0, got %1").arg(*overrides.sigma));
+}
+
+/// The source's tables; a plugin source's own exception becomes a DataError said to come from it.
+DataTables loadTables(const Resolved& r, const QString& baseDir, std::uint64_t seed,
+                      const DataOverrides& overrides)
+{
+    const DataMemoryNeed need = r.entry->provider->memoryNeed(r.spec);
+    if (need.bytes > 0)
+        MemoryBudget::require(need.bytes >= double(UINT64_MAX) ? UINT64_MAX : std::uint64_t(need.bytes),
+                              need.what, {}, QStringLiteral("dataset.") + need.key);
+    DataRequest request;
+    request.spec = r.spec;
+    request.baseDir = baseDir;
+    request.seed = seed;
+    request.noise = overrides.sigma;
+    try {
+        return r.entry->provider->load(request);
+    } catch (const DataError&) {
+        throw;
+    } catch (const std::bad_alloc&) {
+        throw;
+    } catch (const std::exception& e) {
+        throw DataError::inSpec(
+            QStringLiteral("dataset"), {},
+            QStringLiteral("dataset: source \"%1\": %2").arg(r.entry->info.id, QString::fromUtf8(e.what())));
+    }
+}
+
+/// Names for messages about each set: the files read, or the generated sets. A split set's test
+/// rows come from the training file.
+struct SetNames {
+    QString train, test, validation;
+};
+
+SetNames setNames(const DataTables& tables, const QString& source)
+{
+    SetNames n;
+    n.train = !tables.trainOrigin.isEmpty() ? tables.trainOrigin
+                                            : QStringLiteral("generated train set (%1)").arg(source);
+    n.test = !tables.testOrigin.isEmpty() ? tables.testOrigin
+             : !tables.test && !tables.trainOrigin.isEmpty()
+                 ? tables.trainOrigin
+                 : QStringLiteral("generated test set (%1)").arg(source);
+    n.validation = !tables.validationOrigin.isEmpty() ? tables.validationOrigin
+                                                      : QStringLiteral("validation rows of %1").arg(n.train);
+    return n;
+}
+
+/// The training and test sets: the source's own test set, or a seeded share of its rows.
+DatasetPair trainAndTest(DataTables& tables, const Resolved& r, const SetNames& names, std::uint64_t seed)
+{
+    const DataSourceInfo& info = r.entry->info;
+    const bool classification = isClassification(r);
+    DatasetPair p;
+    if (tables.test) {
+        p.train = adopt(std::move(tables.train), classification, names.train);
+        p.test = adopt(std::move(*tables.test), classification, names.test);
+        return p;
+    }
+    if (info.testSet == DataSourceInfo::TestSet::Own)
+        throw DataError::inFile(names.train,
+                                QStringLiteral("source \"%1\" returned no test set").arg(info.id));
+    Dataset all = adopt(std::move(tables.train), classification, names.train);
+    if (all.rows() < 2)
+        throw DataError::inFile(
+            names.train, QStringLiteral("cannot split %1 row(s) into train and test (dataset.test_fraction)")
+                             .arg(all.rows()));
+    return splitTrainTest(all, r.spec.value(QStringLiteral("test_fraction")).toDouble(), seed);
+}
+
+/// The validation set: the source's own, or a seeded share of the training rows, taken before
+/// anything is fitted on the training rows (scaling, random features).
+void addValidation(DatasetPair& p, DataTables& tables, const Resolved& r, const SetNames& names,
+                   std::uint64_t seed)
+{
+    if (tables.validation) {
+        p.validation = adopt(std::move(*tables.validation), isClassification(r), names.validation);
+        return;
+    }
+    if (!r.spec.contains(QStringLiteral("validation_fraction")))
+        return;
+    const QVariant fraction = r.spec.value(QStringLiteral("validation_fraction"));
+    try {
+        p.validation = holdOutValidation(p.train, fraction.toDouble(), seed);
+    } catch (const std::invalid_argument& e) {
+        throw DataError::inSpec(
+            QStringLiteral("dataset.validation_fraction"), ParamSchema::describe(fraction),
+            QStringLiteral("dataset.validation_fraction: %1").arg(QString::fromUtf8(e.what())));
+    }
+}
+
+/// The sets agree: the same shapes and storage, finite values, and no test or validation class
+/// the training set never has.
+void checkSets(const DatasetPair& p, const SetNames& names)
+{
+    if (p.train.inputs() != p.test.inputs() || p.train.outputs() != p.test.outputs())
+        throw DataError::inFile(
+            names.test, QStringLiteral("train and test shapes differ: train %1 is %2 (rows×features → "
+                                       "outputs), test %3 is %4")
+                            .arg(names.train, shape(p.train), names.test, shape(p.test)));
+    if (p.hasValidation() &&
+        (p.train.inputs() != p.validation.inputs() || p.train.outputs() != p.validation.outputs()))
+        throw DataError::inFile(
+            names.validation,
+            QStringLiteral("train and validation shapes differ: train %1 is %2 (rows×features → "
+                           "outputs), validation %3 is %4")
+                .arg(names.train, shape(p.train), names.validation, shape(p.validation)));
+    for (const auto& [set, name] :
+         {std::pair{&p.test, names.test}, std::pair{&p.validation, names.validation}})
+        if (set->rows() > 0 && set->isSparse() != p.train.isSparse())
+            throw DataError::inFile(
+                name,
+                QStringLiteral("its inputs are %1 but the training set's (%2) are %3: a source "
+                               "gives every set the same storage")
+                    .arg(set->isSparse() ? QStringLiteral("sparse") : QStringLiteral("dense"), names.train,
+                         p.train.isSparse() ? QStringLiteral("sparse") : QStringLiteral("dense")));
+    requireFinite(p.train, names.train);
+    requireFinite(p.test, names.test);
+    requireFinite(p.validation, names.validation);
+    if (!p.train.isClassification())
+        return;
+    const auto counts = p.train.classCounts();
+    for (const auto& [set, name, what] :
+         {std::tuple{&p.test, names.test, QStringLiteral("test")},
+          std::tuple{&p.validation, names.validation, QStringLiteral("validation")}}) {
+        const auto otherCounts = set->classCounts();
+        for (std::size_t c = 0; c < counts.size() && c < otherCounts.size(); ++c)
+            if (counts[c] == 0 && otherCounts[c] > 0)
+                throw DataError::inFile(name,
+                                        QStringLiteral("class \"%1\" occurs in %2 %3 row(s) but never in "
+                                                       "the training set %4")
+                                            .arg(set->classNames.value(qsizetype(c)))
+                                            .arg(otherCounts[c])
+                                            .arg(what, names.train));
+    }
+}
+
+/// "standardise": the inputs scaled on the training rows. Sparse inputs are scaled without
+/// centring: subtracting the mean would fill every zero (a 50,000 × 1,000,000 corpus would become
+/// 400 GB of doubles). Each column gets std 1, not mean 0; the description says so.
+void standardiseInputs(DatasetPair& p)
+{
+    const bool sparse = p.train.isSparse();
+    Standardiser st;
+    if (sparse)
+        st.fitSparse(p.train.xSparse);
+    else
+        st.fit(p.train.x);
+    for (Dataset* d : {&p.train, &p.test, &p.validation}) {
+        if (d != &p.train && d->rows() == 0)
+            continue; // no validation set
+        if (sparse)
+            st.applyInPlace(d->xSparse);
+        else
+            st.applyInPlace(d->x);
+        d->description += d == &p.train
+                              ? (sparse ? QStringLiteral(", scaled to unit variance (sparse: not centred)")
+                                        : QStringLiteral(", standardised"))
+                              : (sparse ? QStringLiteral(", scaled on train (sparse: not centred)")
+                                        : QStringLiteral(", standardised on train"));
+    }
+}
+
+/// "standardise_targets": fitted on the training targets only; Dataset keeps mean and scale so
+/// that predictions are compared in the targets' own units (Dataset::targetsInOriginalUnits()).
+void standardiseTargets(DatasetPair& p)
+{
+    Standardiser st;
+    st.fit(p.train.y);
+    st.applyInPlace(p.train.y);
+    st.applyInPlace(p.test.y);
+    if (p.hasValidation())
+        st.applyInPlace(p.validation.y);
+    for (Dataset* d : {&p.train, &p.test, &p.validation}) {
+        d->targetMean = st.mean();
+        d->targetScale = st.scale();
+        d->description += QStringLiteral(", targets standardised");
+    }
+}
+
+/// What would make sparse inputs dense is refused, with what works instead.
+void refuseDensifying(const DatasetPair& p, const QVariantMap& spec, const QString& trainName)
+{
+    if (!p.train.isSparse())
+        return;
+    if (spec.value(QStringLiteral("min_max_scale")).toBool() && !p.train.isClassification())
+        throw DataError::inSpec(
+            QStringLiteral("dataset.min_max_scale"), QStringLiteral("true"),
+            QStringLiteral("dataset.min_max_scale: %1 has sparse inputs (%2), and shifting them "
+                           "to [0, 1] would make them dense; use \"standardise\": true (it scales "
+                           "sparse inputs without centring) or \"storage\": \"dense\"")
+                .arg(trainName, shape(p.train)));
+    if (RandomFeatureOption::enabled(spec))
+        throw DataError::inSpec(
+            QStringLiteral("dataset.random_features"), RandomFeatureOption::describe(spec),
+            QStringLiteral("dataset.random_features: %1 has sparse inputs (%2); the data set's "
+                           "random features take dense inputs. Use an algorithm's own features on "
+                           "sparse data (lsq, dsgd) or \"storage\": \"dense\"")
+                .arg(trainName, shape(p.train)));
+}
+
+/// "min_max_scale": inputs and targets to [0, 1] on the training rows (the paper's scaling). The
+/// targets' map y = (original − min)/range is kept as Dataset's targetMean/targetScale, so
+/// predictions are compared in the targets' own units like standardised ones.
+void minMaxScale(DatasetPair& p)
+{
+    MinMaxScaler sy;
+    sy.fit(p.train.y);
+    scaleMinMax(p, true);
+    for (Dataset* d : {&p.train, &p.test, &p.validation}) {
+        d->targetMean = sy.minimum();
+        d->targetScale = sy.range();
+        d->description += QStringLiteral(", min-max scaled");
+    }
+}
+
 } // namespace
 
 QStringList DataSource::sources()
@@ -349,186 +590,24 @@ DatasetPair DataSource::load(const QJsonObject& spec, const QString& baseDir, co
     } catch (const SpecProblem& p) {
         throw p.error();
     }
-    const DataSourceInfo& info = r.entry->info;
-    const QString s = info.id;
-    const std::uint64_t seed = r.spec.contains(QStringLiteral("seed")) ? r.spec.value(QStringLiteral("seed")).toULongLong()
-                                                                       : overrides.seed.value_or(1);
-    if (overrides.sigma) {
-        if (info.noiseKey.isEmpty()) {
-            QStringList noisy;
-            for (const DataSourceEntry* e : DataSourceRegistry::all())
-                if (!e->info.noiseKey.isEmpty())
-                    noisy << e->info.id;
-            throw DataError::inSpec(QStringLiteral("dataset.source"), s,
-                                    QStringLiteral("dataset.source: \"%1\" has no noise level to sweep; noise "
-                                                   "sweeps need a generator (%2)")
-                                        .arg(s, noisy.join(QStringLiteral(", "))));
-        }
-        if (!(*overrides.sigma >= 0) || !std::isfinite(*overrides.sigma))
-            throw DataError::inSpec(QStringLiteral("sigma"), QString::number(*overrides.sigma),
-                                    QStringLiteral("sigma: expected a number ≥ 0, got %1").arg(*overrides.sigma));
-    }
-    const DataMemoryNeed need = r.entry->provider->memoryNeed(r.spec);
-    if (need.bytes > 0)
-        MemoryBudget::require(need.bytes >= double(UINT64_MAX) ? UINT64_MAX : std::uint64_t(need.bytes), need.what, {},
-                              QStringLiteral("dataset.") + need.key);
-
-    DataRequest request;
-    request.spec = r.spec;
-    request.baseDir = baseDir;
-    request.seed = seed;
-    request.noise = overrides.sigma;
-    DataTables tables;
-    try {
-        tables = r.entry->provider->load(request);
-    } catch (const DataError&) {
-        throw;
-    } catch (const std::bad_alloc&) {
-        throw;
-    } catch (const std::exception& e) {
-        // A plugin's source: its message, said to come from it.
-        throw DataError::inSpec(QStringLiteral("dataset"), {},
-                                QStringLiteral("dataset: source \"%1\": %2").arg(s, QString::fromUtf8(e.what())));
-    }
-    // Names for messages about each set: the files read, or the generated sets. A split set's
-    // test rows come from the training file.
-    const QString trainName =
-        !tables.trainOrigin.isEmpty() ? tables.trainOrigin : QStringLiteral("generated train set (%1)").arg(s);
-    const QString testName = !tables.testOrigin.isEmpty()                     ? tables.testOrigin
-                             : !tables.test && !tables.trainOrigin.isEmpty() ? tables.trainOrigin
-                                                                              : QStringLiteral("generated test set (%1)").arg(s);
-    const QString validationName =
-        !tables.validationOrigin.isEmpty() ? tables.validationOrigin : QStringLiteral("validation rows of %1").arg(trainName);
-    const bool classification = isClassification(r);
-    DatasetPair p;
-    if (tables.test) {
-        p.train = adopt(std::move(tables.train), classification, trainName);
-        p.test = adopt(std::move(*tables.test), classification, testName);
-    } else {
-        if (info.testSet == DataSourceInfo::TestSet::Own)
-            throw DataError::inFile(trainName, QStringLiteral("source \"%1\" returned no test set").arg(s));
-        Dataset all = adopt(std::move(tables.train), classification, trainName);
-        if (all.rows() < 2)
-            throw DataError::inFile(trainName, QStringLiteral("cannot split %1 row(s) into train and test (dataset.test_fraction)")
-                                                   .arg(all.rows()));
-        p = splitTrainTest(all, r.spec.value(QStringLiteral("test_fraction")).toDouble(), seed);
-    }
-    // The validation set: the source's own, or a seeded share of the training rows, taken before
-    // anything is fitted on the training rows (scaling, random features).
-    if (tables.validation) {
-        p.validation = adopt(std::move(*tables.validation), classification, validationName);
-    } else if (r.spec.contains(QStringLiteral("validation_fraction"))) {
-        const QVariant fraction = r.spec.value(QStringLiteral("validation_fraction"));
-        try {
-            p.validation = holdOutValidation(p.train, fraction.toDouble(), seed);
-        } catch (const std::invalid_argument& e) {
-            throw DataError::inSpec(QStringLiteral("dataset.validation_fraction"), ParamSchema::describe(fraction),
-                                    QStringLiteral("dataset.validation_fraction: %1").arg(QString::fromUtf8(e.what())));
-        }
-    }
+    const std::uint64_t seed = seedOf(r, overrides);
+    checkNoiseOverride(r.entry->info, overrides);
+    DataTables tables = loadTables(r, baseDir, seed, overrides);
+    const SetNames names = setNames(tables, r.entry->info.id);
+    DatasetPair p = trainAndTest(tables, r, names, seed);
+    addValidation(p, tables, r, names, seed);
     if (r.spec.contains(QStringLiteral("keep_classes")))
         p = keepClasses(p, r.spec.value(QStringLiteral("keep_classes")));
+    checkSets(p, names);
 
-    if (p.train.inputs() != p.test.inputs() || p.train.outputs() != p.test.outputs())
-        throw DataError::inFile(testName, QStringLiteral("train and test shapes differ: train %1 is %2 (rows×features → "
-                                                         "outputs), test %3 is %4")
-                                              .arg(trainName, shape(p.train), testName, shape(p.test)));
-    if (p.hasValidation() &&
-        (p.train.inputs() != p.validation.inputs() || p.train.outputs() != p.validation.outputs()))
-        throw DataError::inFile(validationName,
-                                QStringLiteral("train and validation shapes differ: train %1 is %2 (rows×features → "
-                                               "outputs), validation %3 is %4")
-                                    .arg(trainName, shape(p.train), validationName, shape(p.validation)));
-    for (const auto& [set, name] : {std::pair{&p.test, testName}, std::pair{&p.validation, validationName}})
-        if (set->rows() > 0 && set->isSparse() != p.train.isSparse())
-            throw DataError::inFile(name, QStringLiteral("its inputs are %1 but the training set's (%2) are %3: a source "
-                                                         "gives every set the same storage")
-                                              .arg(set->isSparse() ? QStringLiteral("sparse") : QStringLiteral("dense"), trainName,
-                                                   p.train.isSparse() ? QStringLiteral("sparse") : QStringLiteral("dense")));
-    requireFinite(p.train, trainName);
-    requireFinite(p.test, testName);
-    requireFinite(p.validation, validationName);
-    if (p.train.isClassification()) {
-        const auto counts = p.train.classCounts();
-        for (const auto& [set, name, what] : {std::tuple{&p.test, testName, QStringLiteral("test")},
-                                              std::tuple{&p.validation, validationName, QStringLiteral("validation")}}) {
-            const auto otherCounts = set->classCounts();
-            for (std::size_t c = 0; c < counts.size() && c < otherCounts.size(); ++c)
-                if (counts[c] == 0 && otherCounts[c] > 0)
-                    throw DataError::inFile(name, QStringLiteral("class \"%1\" occurs in %2 %3 row(s) but never in "
-                                                                 "the training set %4")
-                                                      .arg(set->classNames.value(qsizetype(c)))
-                                                      .arg(otherCounts[c])
-                                                      .arg(what, trainName));
-        }
-    }
     auto on = [&](const char* key) { return r.spec.value(QLatin1String(key)).toBool(); };
-    if (on("standardise")) {
-        // Sparse inputs are scaled without centring: subtracting the mean would fill every zero
-        // (a 50,000 × 1,000,000 corpus would become 400 GB of doubles). Each column gets std 1,
-        // not mean 0; the description says so.
-        const bool sparse = p.train.isSparse();
-        Standardiser st;
-        if (sparse)
-            st.fitSparse(p.train.xSparse);
-        else
-            st.fit(p.train.x);
-        for (Dataset* d : {&p.train, &p.test, &p.validation}) {
-            if (d != &p.train && d->rows() == 0)
-                continue; // no validation set
-            if (sparse)
-                st.applyInPlace(d->xSparse);
-            else
-                st.applyInPlace(d->x);
-            d->description += d == &p.train ? (sparse ? QStringLiteral(", scaled to unit variance (sparse: not centred)")
-                                                      : QStringLiteral(", standardised"))
-                                            : (sparse ? QStringLiteral(", scaled on train (sparse: not centred)")
-                                                      : QStringLiteral(", standardised on train"));
-        }
-    }
-    if (on("standardise_targets") && !p.train.isClassification()) {
-        // Fitted on the training targets only; Dataset keeps mean and scale so that predictions
-        // are compared in the targets' own units (Dataset::targetsInOriginalUnits()).
-        Standardiser st;
-        st.fit(p.train.y);
-        st.applyInPlace(p.train.y);
-        st.applyInPlace(p.test.y);
-        if (p.hasValidation())
-            st.applyInPlace(p.validation.y);
-        for (Dataset* d : {&p.train, &p.test, &p.validation}) {
-            d->targetMean = st.mean();
-            d->targetScale = st.scale();
-            d->description += QStringLiteral(", targets standardised");
-        }
-    }
-    if (p.train.isSparse()) {
-        // What would make sparse inputs dense: refused, with what works instead.
-        if (on("min_max_scale") && !p.train.isClassification())
-            throw DataError::inSpec(QStringLiteral("dataset.min_max_scale"), QStringLiteral("true"),
-                                    QStringLiteral("dataset.min_max_scale: %1 has sparse inputs (%2), and shifting them "
-                                                   "to [0, 1] would make them dense; use \"standardise\": true (it scales "
-                                                   "sparse inputs without centring) or \"storage\": \"dense\"")
-                                        .arg(trainName, shape(p.train)));
-        if (RandomFeatureOption::enabled(r.spec))
-            throw DataError::inSpec(QStringLiteral("dataset.random_features"), RandomFeatureOption::describe(r.spec),
-                                    QStringLiteral("dataset.random_features: %1 has sparse inputs (%2); the data set's "
-                                                   "random features take dense inputs. Use an algorithm's own features on "
-                                                   "sparse data (lsq, dsgd) or \"storage\": \"dense\"")
-                                        .arg(trainName, shape(p.train)));
-    }
-    if (on("min_max_scale") && !p.train.isClassification()) {
-        // Inputs and targets to [0, 1] on the training rows (the paper's scaling). The targets'
-        // map y = (original − min)/range is kept as Dataset's targetMean/targetScale, so
-        // predictions are compared in the targets' own units like standardised ones.
-        MinMaxScaler sy;
-        sy.fit(p.train.y);
-        scaleMinMax(p, true);
-        for (Dataset* d : {&p.train, &p.test, &p.validation}) {
-            d->targetMean = sy.minimum();
-            d->targetScale = sy.range();
-            d->description += QStringLiteral(", min-max scaled");
-        }
-    }
+    if (on("standardise"))
+        standardiseInputs(p);
+    if (on("standardise_targets") && !p.train.isClassification())
+        standardiseTargets(p);
+    refuseDensifying(p, r.spec, names.train);
+    if (on("min_max_scale") && !p.train.isClassification())
+        minMaxScale(p);
     // Last: the features see the inputs the scaling options produced (as a trainer would).
     RandomFeatureOption::apply(p, r.spec, seed);
     p.warnings = warnings(p);

@@ -69,180 +69,260 @@ qint64 failWriteAfter()
     return ok && n >= 0 ? n : -1;
 }
 
-Attempt download(QNetworkAccessManager& nam, const QUrl& url, const QString& partPath, qint64 publishedSize,
-                 const DatasetFetcher::Options& o, const std::function<void(qint64, qint64)>& progress)
-{
-    Attempt a;
-    QDir().mkpath(QFileInfo(partPath).absolutePath());
-    qint64 have = QFileInfo(partPath).isFile() ? QFileInfo(partPath).size() : 0;
-    if (publishedSize > 0 && have > publishedSize) {
-        QFile::remove(partPath); // longer than the file can be: not a part of it
-        have = 0;
-    }
-    if (publishedSize > 0 && have == publishedSize) {
-        a.ok = true; // complete already; the checksum decides
-        return a;
-    }
-    QNetworkRequest request(url);
-    request.setAttribute(QNetworkRequest::RedirectPolicyAttribute, QNetworkRequest::NoLessSafeRedirectPolicy);
-    request.setTransferTimeout(int(std::max(1.0, o.timeoutSeconds * 1000)));
-    request.setHeader(QNetworkRequest::UserAgentHeader, QByteArrayLiteral("trainbench-datasets/1"));
-    // The bytes as published: no transparent decompression, so offsets and checksums hold.
-    request.setRawHeader("Accept-Encoding", "identity");
-    if (have > 0) {
-        request.setRawHeader("Range", "bytes=" + QByteArray::number(have) + "-");
-        if (o.message)
-            o.message(QStringLiteral("resuming %1 at %2").arg(url.toString(), bytes(have)));
+/// One transfer of one file from one address into its part file, resumed where a part is kept:
+/// the request, the response's status checked as it begins, the body written as it arrives, and
+/// what it came to. One use: run() once.
+class Transfer {
+public:
+    Transfer(QNetworkAccessManager& nam, const QUrl& url, const QString& partPath, qint64 publishedSize,
+             const DatasetFetcher::Options& o, const std::function<void(qint64, qint64)>& progress)
+        : m_nam(nam), m_url(url), m_partPath(partPath), m_published(publishedSize), m_o(o),
+          m_progress(progress), m_part(partPath), m_total(publishedSize), m_failAfter(failWriteAfter())
+    {
     }
 
-    QFile part(partPath);
-    qint64 total = publishedSize;
-    bool started = false;
-    bool cancelled = false;
-    qint64 written = 0;
-    const qint64 failAfter = failWriteAfter();
-    QNetworkReply* reply = nam.get(request);
-    QEventLoop loop;
-    QElapsedTimer sinceProgress;
-    sinceProgress.start();
-
-    auto stop = [&](const QString& why, bool fatal) {
-        if (a.error.isEmpty()) {
-            a.error = why;
-            a.fatal = fatal;
+    Attempt run()
+    {
+        QDir().mkpath(QFileInfo(m_partPath).absolutePath());
+        if (keptPartIsWhole()) {
+            m_a.ok = true; // complete already; the checksum decides
+            return m_a;
         }
-        reply->abort();
-    };
-    // The response's status decides what the body is: the rest of the file (206), all of it
-    // (200: a server that ignores Range, or a first request), or an error.
-    auto begin = [&]() -> bool {
-        started = true;
-        const int status = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
-        const QString reason = reply->attribute(QNetworkRequest::HttpReasonPhraseAttribute).toString();
-        if (status == 206 && have > 0) {
-            static const QRegularExpression range(QStringLiteral("^bytes (\\d+)-(\\d+)/(\\d+|\\*)$"));
-            const auto m = range.match(QString::fromLatin1(reply->rawHeader("Content-Range")).trimmed());
-            if (!m.hasMatch() || m.captured(1).toLongLong() != have) {
-                QFile::remove(partPath); // an answer to another range: start again from 0
-                stop(QStringLiteral("%1 answered the resume with another range (%2); starting over")
-                         .arg(url.toString(), QString::fromLatin1(reply->rawHeader("Content-Range"))),
-                     false);
-                a.madeProgress = true;
+        const auto [error, errorText] = exchange();
+        if (m_part.isOpen()) {
+            m_part.flush();
+            ::fsync(m_part.handle());
+            m_part.close();
+        }
+        return outcome(error, errorText);
+    }
+
+private:
+    // The part kept from an earlier transfer: resumed from its end, removed when it is longer than
+    // the file can be; true when it already holds the whole published file.
+    bool keptPartIsWhole()
+    {
+        m_have = QFileInfo(m_partPath).isFile() ? QFileInfo(m_partPath).size() : 0;
+        if (m_published > 0 && m_have > m_published) {
+            QFile::remove(m_partPath); // longer than the file can be: not a part of it
+            m_have = 0;
+        }
+        return m_published > 0 && m_have == m_published;
+    }
+
+    QNetworkRequest request() const
+    {
+        QNetworkRequest request(m_url);
+        request.setAttribute(QNetworkRequest::RedirectPolicyAttribute,
+                             QNetworkRequest::NoLessSafeRedirectPolicy);
+        request.setTransferTimeout(int(std::max(1.0, m_o.timeoutSeconds * 1000)));
+        request.setHeader(QNetworkRequest::UserAgentHeader, QByteArrayLiteral("trainbench-datasets/1"));
+        // The bytes as published: no transparent decompression, so offsets and checksums hold.
+        request.setRawHeader("Accept-Encoding", "identity");
+        if (m_have > 0) {
+            request.setRawHeader("Range", "bytes=" + QByteArray::number(m_have) + "-");
+            if (m_o.message)
+                m_o.message(QStringLiteral("resuming %1 at %2").arg(m_url.toString(), bytes(m_have)));
+        }
+        return request;
+    }
+
+    // The request and its reply, until it finishes or is cancelled (polled every 100 ms); the
+    // reply's error and its text.
+    std::pair<QNetworkReply::NetworkError, QString> exchange()
+    {
+        m_reply = m_nam.get(request());
+        QEventLoop loop;
+        m_sinceProgress.start();
+        QObject::connect(m_reply, &QNetworkReply::readyRead, &loop, [this] { write(); });
+        QObject::connect(m_reply, &QNetworkReply::finished, &loop, &QEventLoop::quit);
+        QTimer poll;
+        QObject::connect(&poll, &QTimer::timeout, &loop, [this] {
+            if (m_o.cancel && m_o.cancel->load())
+                stop(QStringLiteral("cancelled; the partial download is kept and resumes next time"), true);
+        });
+        poll.start(100);
+        if (!m_reply->isFinished())
+            loop.exec();
+        poll.stop();
+        if (m_a.error.isEmpty() && m_reply->error() == QNetworkReply::NoError)
+            write(); // what arrived with finished()
+        const QNetworkReply::NetworkError error = m_reply->error();
+        const QString errorText = m_reply->errorString();
+        m_reply->deleteLater();
+        return {error, errorText};
+    }
+
+    // Ends the transfer with @p why (the first reason given is kept).
+    void stop(const QString& why, bool fatal)
+    {
+        if (m_a.error.isEmpty()) {
+            m_a.error = why;
+            m_a.fatal = fatal;
+        }
+        m_reply->abort();
+    }
+
+    // The response's status decides what the body is: the rest of the file (206), all of it (200:
+    // a server that ignores Range, or a first request), or an error. Then the size and the disk
+    // are checked and the part is opened. False when the transfer stops.
+    bool begin()
+    {
+        m_started = true;
+        const int status = m_reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
+        const QString reason = m_reply->attribute(QNetworkRequest::HttpReasonPhraseAttribute).toString();
+        if (status == 206 && m_have > 0) {
+            if (!acceptRange())
                 return false;
-            }
-            if (m.captured(3) != u"*")
-                total = m.captured(3).toLongLong();
-        } else if (status == 200 || (status == 0 && url.scheme() == u"file")) {
-            if (have > 0 && o.message)
-                o.message(QStringLiteral("%1 does not resume transfers; starting over").arg(url.toString()));
-            have = 0;
-            const QVariant length = reply->header(QNetworkRequest::ContentLengthHeader);
+        } else if (status == 200 || (status == 0 && m_url.scheme() == u"file")) {
+            if (m_have > 0 && m_o.message)
+                m_o.message(
+                    QStringLiteral("%1 does not resume transfers; starting over").arg(m_url.toString()));
+            m_have = 0;
+            const QVariant length = m_reply->header(QNetworkRequest::ContentLengthHeader);
             if (length.isValid())
-                total = length.toLongLong();
+                m_total = length.toLongLong();
         } else if (status == 416) {
-            QFile::remove(partPath); // the part is no prefix of this file
-            stop(QStringLiteral("%1: HTTP 416 %2 for the kept part; starting over").arg(url.toString(), reason), false);
-            a.madeProgress = true;
+            QFile::remove(m_partPath); // the part is no prefix of this file
+            stop(QStringLiteral("%1: HTTP 416 %2 for the kept part; starting over")
+                     .arg(m_url.toString(), reason),
+                 false);
+            m_a.madeProgress = true;
             return false;
         } else {
-            stop(QStringLiteral("%1: HTTP %2 %3").arg(url.toString()).arg(status).arg(reason), false);
+            stop(QStringLiteral("%1: HTTP %2 %3").arg(m_url.toString()).arg(status).arg(reason), false);
             return false;
         }
-        if (publishedSize > 0 && total > 0 && total != publishedSize) {
+        if (m_published > 0 && m_total > 0 && m_total != m_published) {
             stop(QStringLiteral("%1 sends %2 bytes, but the file is published with %3 bytes: not this file")
-                     .arg(url.toString())
-                     .arg(total)
-                     .arg(publishedSize),
+                     .arg(m_url.toString())
+                     .arg(m_total)
+                     .arg(m_published),
                  false);
             return false;
         }
-        if (const QString disk = diskProblem(total > 0 ? total - have : -1, QFileInfo(partPath).completeBaseName());
+        if (const QString disk =
+                diskProblem(m_total > 0 ? m_total - m_have : -1, QFileInfo(m_partPath).completeBaseName());
             !disk.isEmpty()) {
             stop(disk, true);
             return false;
         }
-        if (!part.open(have > 0 ? QIODevice::WriteOnly | QIODevice::Append : QIODevice::WriteOnly | QIODevice::Truncate)) {
-            stop(QStringLiteral("cannot write %1: %2").arg(partPath, part.errorString()), true);
+        if (!m_part.open(m_have > 0 ? QIODevice::WriteOnly | QIODevice::Append
+                                    : QIODevice::WriteOnly | QIODevice::Truncate)) {
+            stop(QStringLiteral("cannot write %1: %2").arg(m_partPath, m_part.errorString()), true);
             return false;
         }
         return true;
-    };
-    auto write = [&]() {
-        if (!a.error.isEmpty())
+    }
+
+    // A 206 must answer the range asked for (from the kept part's end); its total, when given, is
+    // the file's size. Another range: the part is removed and the transfer starts over.
+    bool acceptRange()
+    {
+        static const QRegularExpression range(QStringLiteral("^bytes (\\d+)-(\\d+)/(\\d+|\\*)$"));
+        const auto m = range.match(QString::fromLatin1(m_reply->rawHeader("Content-Range")).trimmed());
+        if (!m.hasMatch() || m.captured(1).toLongLong() != m_have) {
+            QFile::remove(m_partPath); // an answer to another range: start again from 0
+            stop(QStringLiteral("%1 answered the resume with another range (%2); starting over")
+                     .arg(m_url.toString(), QString::fromLatin1(m_reply->rawHeader("Content-Range"))),
+                 false);
+            m_a.madeProgress = true;
+            return false;
+        }
+        if (m.captured(3) != u"*")
+            m_total = m.captured(3).toLongLong();
+        return true;
+    }
+
+    // What has arrived, appended to the part; a write that fails (or the simulated full disk of
+    // $TRAINBENCH_DATASETS_FAIL_WRITE_AFTER) removes the part and stops.
+    void write()
+    {
+        if (!m_a.error.isEmpty())
             return;
-        if (!started && !begin())
+        if (!m_started && !begin())
             return;
-        const QByteArray data = reply->readAll();
+        const QByteArray data = m_reply->readAll();
         if (data.isEmpty())
             return;
         qint64 n = data.size();
         QString failure;
-        if (failAfter >= 0 && have + written + n > failAfter) {
-            n = std::max<qint64>(0, failAfter - have - written);
+        if (m_failAfter >= 0 && m_have + m_written + n > m_failAfter) {
+            n = std::max<qint64>(0, m_failAfter - m_have - m_written);
             failure = QStringLiteral("No space left on device (simulated by $TRAINBENCH_DATASETS_FAIL_WRITE_AFTER)");
         }
-        if (n > 0 && part.write(data.constData(), n) != n)
-            failure = part.errorString();
-        else if (n > 0 && !part.flush())
-            failure = part.errorString();
+        if (n > 0 && m_part.write(data.constData(), n) != n)
+            failure = m_part.errorString();
+        else if (n > 0 && !m_part.flush())
+            failure = m_part.errorString();
         if (!failure.isEmpty()) {
-            part.close();
-            QFile::remove(partPath); // a part that could not be written is no use to a resume
-            stop(QStringLiteral("cannot write %1: %2; the partial download was removed").arg(partPath, failure), true);
+            m_part.close();
+            QFile::remove(m_partPath); // a part that could not be written is no use to a resume
+            stop(QStringLiteral("cannot write %1: %2; the partial download was removed")
+                     .arg(m_partPath, failure),
+                 true);
             return;
         }
-        written += n;
-        a.madeProgress = true;
-        if (progress && sinceProgress.elapsed() >= 100) {
-            sinceProgress.restart();
-            progress(have + written, total);
+        m_written += n;
+        m_a.madeProgress = true;
+        if (m_progress && m_sinceProgress.elapsed() >= 100) {
+            m_sinceProgress.restart();
+            m_progress(m_have + m_written, m_total);
         }
-    };
-    QObject::connect(reply, &QNetworkReply::readyRead, &loop, write);
-    QObject::connect(reply, &QNetworkReply::finished, &loop, &QEventLoop::quit);
-    QTimer poll;
-    QObject::connect(&poll, &QTimer::timeout, &loop, [&] {
-        if (o.cancel && o.cancel->load()) {
-            cancelled = true;
-            stop(QStringLiteral("cancelled; the partial download is kept and resumes next time"), true);
+    }
+
+    // What the transfer came to, once the reply ended with @p error.
+    Attempt outcome(QNetworkReply::NetworkError error, const QString& errorText)
+    {
+        if (!m_a.error.isEmpty())
+            return m_a;
+        if (error != QNetworkReply::NoError) {
+            if (error == QNetworkReply::OperationCanceledError || error == QNetworkReply::TimeoutError)
+                m_a.error = QStringLiteral("%1: no data for %2 s (the transfer stalled); %3")
+                                .arg(m_url.toString())
+                                .arg(m_o.timeoutSeconds)
+                                .arg(m_written > 0 || m_have > 0
+                                         ? QStringLiteral("the part received is kept and resumes")
+                                         : QStringLiteral("nothing was received"));
+            else
+                m_a.error = QStringLiteral("%1: %2").arg(m_url.toString(), errorText);
+            return m_a;
         }
-    });
-    poll.start(100);
-    if (!reply->isFinished())
-        loop.exec();
-    poll.stop();
-    if (a.error.isEmpty() && reply->error() == QNetworkReply::NoError)
-        write(); // what arrived with finished()
-    const QNetworkReply::NetworkError error = reply->error();
-    const QString errorText = reply->errorString();
-    reply->deleteLater();
-    if (part.isOpen()) {
-        part.flush();
-        ::fsync(part.handle());
-        part.close();
+        if (!m_started && !begin()) // an empty body
+            return m_a;
+        const qint64 got = QFileInfo(m_partPath).size();
+        if (m_total > 0 && got < m_total) {
+            m_a.error = QStringLiteral("%1: the transfer ended after %2 of %3 bytes")
+                            .arg(m_url.toString())
+                            .arg(got)
+                            .arg(m_total);
+            return m_a;
+        }
+        m_a.ok = true;
+        return m_a;
     }
-    if (!a.error.isEmpty())
-        return a;
-    if (error != QNetworkReply::NoError) {
-        if (error == QNetworkReply::OperationCanceledError || error == QNetworkReply::TimeoutError)
-            a.error = QStringLiteral("%1: no data for %2 s (the transfer stalled); %3")
-                          .arg(url.toString())
-                          .arg(o.timeoutSeconds)
-                          .arg(written > 0 || have > 0 ? QStringLiteral("the part received is kept and resumes")
-                                                       : QStringLiteral("nothing was received"));
-        else
-            a.error = QStringLiteral("%1: %2").arg(url.toString(), errorText);
-        return a;
-    }
-    if (!started && !begin()) // an empty body
-        return a;
-    const qint64 got = QFileInfo(partPath).size();
-    if (total > 0 && got < total) {
-        a.error = QStringLiteral("%1: the transfer ended after %2 of %3 bytes").arg(url.toString()).arg(got).arg(total);
-        return a;
-    }
-    a.ok = true;
-    return a;
+
+    QNetworkAccessManager& m_nam;
+    const QUrl m_url;
+    const QString m_partPath;
+    const qint64 m_published;
+    const DatasetFetcher::Options& m_o;
+    const std::function<void(qint64, qint64)>& m_progress;
+    QFile m_part;
+    Attempt m_a;
+    qint64 m_have = 0;    ///< bytes of the part kept, where the body continues
+    qint64 m_total = -1;  ///< the file's size, once known (−1 or 0: unknown)
+    qint64 m_written = 0; ///< bytes of the body written
+    bool m_started = false;
+    const qint64 m_failAfter;
+    QNetworkReply* m_reply = nullptr;
+    QElapsedTimer m_sinceProgress;
+};
+
+Attempt download(QNetworkAccessManager& nam, const QUrl& url, const QString& partPath, qint64 publishedSize,
+                 const DatasetFetcher::Options& o, const std::function<void(qint64, qint64)>& progress)
+{
+    return Transfer(nam, url, partPath, publishedSize, o, progress).run();
 }
 
 } // namespace

@@ -189,6 +189,69 @@ QStringList PluginRegistry::notices() const
     return out;
 }
 
+namespace {
+
+/// The interface a plugin's IID names — trainers or data sources — and the API this build supports
+/// of it. The API version is part of the interface id (TB_API_VERSION, written once).
+struct PluginInterface {
+    bool dataSource = false;
+    QString prefix;   ///< the IID without its version
+    QString expected; ///< the IID this build loads
+    int supported = 0;
+
+    static PluginInterface of(const QString& iid)
+    {
+        PluginInterface i;
+        i.dataSource = iid.startsWith(QStringLiteral(DataSourcePlugin_iid_prefix));
+        i.prefix = i.dataSource ? QStringLiteral(DataSourcePlugin_iid_prefix)
+                                : QStringLiteral(TrainerFactory_iid_prefix);
+        i.expected = i.dataSource ? QStringLiteral(DataSourcePlugin_iid) : QStringLiteral(TrainerFactory_iid);
+        i.supported = i.dataSource ? DataSourceApiVersion : ApiVersion;
+        return i;
+    }
+};
+
+/// The description of @p spec from its metadata @p data.
+void readDescription(PluginSpec& spec, const QJsonObject& data)
+{
+    spec.id = data.value("id").toString();
+    spec.name = data.value("name").toString(spec.id);
+    spec.version = data.value("version").toString();
+    spec.family = data.value("family").toString();
+    spec.citation = data.value("citation").toString();
+    spec.description = data.value("description").toString();
+}
+
+/// Why a plugin of interface id @p iid and metadata @p data cannot be loaded by this build (empty:
+/// it can): another interface or API, no id or version, a metadata "apiVersion" (optional) that
+/// disagrees with the interface id. Sets spec.apiVersion from the id.
+QString interfaceProblem(PluginSpec& spec, const QString& iid, const QJsonObject& data)
+{
+    const PluginInterface api = PluginInterface::of(iid);
+    if (iid.startsWith(api.prefix))
+        spec.apiVersion = iid.mid(api.prefix.size()).toInt();
+    if (iid != api.expected) {
+        if (iid.startsWith(api.prefix))
+            return QStringLiteral("built for %1 API %2; this Trainbench supports API %3 (rebuild the "
+                                  "plugin against this version's SDK)")
+                .arg(api.dataSource ? QStringLiteral("data-source") : QStringLiteral("plugin"),
+                     iid.mid(api.prefix.size()))
+                .arg(api.supported);
+        return QStringLiteral("not a Trainbench plugin (interface \"%1\", expected \"%2\" or \"%3\")")
+            .arg(iid, QLatin1String(TrainerFactory_iid), QLatin1String(DataSourcePlugin_iid));
+    }
+    if (spec.id.isEmpty() || spec.version.isEmpty())
+        return QStringLiteral("metadata lacks \"id\" or \"version\"");
+    if (data.contains("apiVersion") && data.value("apiVersion").toInt() != api.supported)
+        return QStringLiteral("metadata declares apiVersion %1 but the plugin implements %2 (API %3); drop "
+                              "\"apiVersion\" from the metadata, the interface id carries it")
+            .arg(data.value("apiVersion").toVariant().toString(), api.expected)
+            .arg(api.supported);
+    return {};
+}
+
+} // namespace
+
 void PluginRegistry::loadOne(const QString& filePath)
 {
     auto spec = std::make_shared<PluginSpec>();
@@ -196,119 +259,101 @@ void PluginRegistry::loadOne(const QString& filePath)
     m_plugins.append(spec);
 
     auto* loader = new QPluginLoader(filePath);
-    const QJsonObject meta = loader->metaData();
-    if (meta.isEmpty()) {
-        spec->state = PluginSpec::State::Invalid;
-        spec->error = QStringLiteral("not a Qt plugin (%1)").arg(loader->errorString());
+    // Every refusal before the library is kept loaded: the loader goes with it.
+    auto reject = [&](PluginSpec::State state, const QString& why) {
+        spec->state = state;
+        spec->error = why;
         delete loader;
-        return;
-    }
+    };
+    const QJsonObject meta = loader->metaData();
+    if (meta.isEmpty())
+        return reject(PluginSpec::State::Invalid,
+                      QStringLiteral("not a Qt plugin (%1)").arg(loader->errorString()));
     const QString iid = meta.value("IID").toString();
     const QJsonObject data = meta.value("MetaData").toObject();
-    spec->id = data.value("id").toString();
-    spec->name = data.value("name").toString(spec->id);
-    spec->version = data.value("version").toString();
-    spec->family = data.value("family").toString();
-    spec->citation = data.value("citation").toString();
-    spec->description = data.value("description").toString();
-    // The API version is part of the interface id (TB_API_VERSION, written once); a metadata
-    // "apiVersion" is optional and must agree with it. A plugin offers trainers or data sources.
-    const QString trainerPrefix = QStringLiteral(TrainerFactory_iid_prefix);
-    const QString sourcePrefix = QStringLiteral(DataSourcePlugin_iid_prefix);
-    const QString prefix = iid.startsWith(sourcePrefix) ? sourcePrefix : trainerPrefix;
-    const QString expected = prefix == sourcePrefix ? QStringLiteral(DataSourcePlugin_iid) : QStringLiteral(TrainerFactory_iid);
-    if (iid.startsWith(prefix))
-        spec->apiVersion = iid.mid(prefix.size()).toInt();
-    const int supported = prefix == sourcePrefix ? DataSourceApiVersion : ApiVersion;
-    if (iid != expected) {
-        spec->state = PluginSpec::State::Invalid;
-        if (iid.startsWith(prefix))
-            spec->error = QStringLiteral("built for %1 API %2; this Trainbench supports API %3 (rebuild the "
-                                         "plugin against this version's SDK)")
-                              .arg(prefix == sourcePrefix ? QStringLiteral("data-source") : QStringLiteral("plugin"),
-                                   iid.mid(prefix.size()))
-                              .arg(supported);
-        else
-            spec->error = QStringLiteral("not a Trainbench plugin (interface \"%1\", expected \"%2\" or \"%3\")")
-                              .arg(iid, QLatin1String(TrainerFactory_iid), QLatin1String(DataSourcePlugin_iid));
-        delete loader;
-        return;
-    }
-    if (spec->id.isEmpty() || spec->version.isEmpty()) {
-        spec->state = PluginSpec::State::Invalid;
-        spec->error = QStringLiteral("metadata lacks \"id\" or \"version\"");
-        delete loader;
-        return;
-    }
-    if (data.contains("apiVersion") && data.value("apiVersion").toInt() != supported) {
-        spec->state = PluginSpec::State::Invalid;
-        spec->error = QStringLiteral("metadata declares apiVersion %1 but the plugin implements %2 (API %3); drop "
-                                     "\"apiVersion\" from the metadata, the interface id carries it")
-                          .arg(data.value("apiVersion").toVariant().toString(), expected)
-                          .arg(supported);
-        delete loader;
-        return;
-    }
-    for (const auto& other : std::as_const(m_plugins)) {
-        if (other != spec && other->isLoaded() && other->id == spec->id) {
-            spec->state = PluginSpec::State::Shadowed;
-            spec->error = QStringLiteral("plugin \"%1\" already loaded from %2").arg(spec->id, other->filePath);
-            delete loader;
-            return;
-        }
-    }
+    readDescription(*spec, data);
+    if (const QString why = interfaceProblem(*spec, iid, data); !why.isEmpty())
+        return reject(PluginSpec::State::Invalid, why);
+    for (const auto& other : std::as_const(m_plugins))
+        if (other != spec && other->isLoaded() && other->id == spec->id)
+            return reject(
+                PluginSpec::State::Shadowed,
+                QStringLiteral("plugin \"%1\" already loaded from %2").arg(spec->id, other->filePath));
 
     QObject* root = loader->instance();
-    if (!root) {
-        spec->state = PluginSpec::State::Failed;
-        spec->error = QStringLiteral("could not be loaded: %1").arg(loader->errorString());
-        delete loader;
-        return;
-    }
-    if (prefix == sourcePrefix) {
+    if (!root)
+        return reject(PluginSpec::State::Failed,
+                      QStringLiteral("could not be loaded: %1").arg(loader->errorString()));
+    if (PluginInterface::of(iid).dataSource) {
         loadDataSources(*spec, root, loader);
         return;
     }
     auto* factory = qobject_cast<TrainerFactory*>(root);
     if (!factory) {
-        spec->state = PluginSpec::State::Failed;
-        spec->error = QStringLiteral("root object does not implement %1").arg(QLatin1String(TrainerFactory_iid));
         loader->unload();
-        delete loader;
-        return;
+        return reject(
+            PluginSpec::State::Failed,
+            QStringLiteral("root object does not implement %1").arg(QLatin1String(TrainerFactory_iid)));
     }
+    // From here the library stays loaded, whatever its algorithms say.
+    m_loaders.append(loader);
     QList<AlgorithmInfo> algos;
+    QStringList sparse;
+    if (const QString why = trainerProblem(*spec, *factory, root, data, algos, sparse); !why.isEmpty()) {
+        spec->state = PluginSpec::State::Failed;
+        spec->error = why;
+        return;
+    }
+    spec->factory = factory;
+    spec->algorithms = algos;
+    spec->state = PluginSpec::State::Loaded;
+    for (const auto& a : algos)
+        m_algorithms.append(AlgorithmEntry{a, spec.get(), sparse.contains(a.id)});
+    for (auto it = spec->renamedAlgorithms.begin(); it != spec->renamedAlgorithms.end(); ++it)
+        m_renamed.insert(it.key(), it.value());
+}
+
+QString PluginRegistry::trainerProblem(PluginSpec& spec, TrainerFactory& factory, QObject* root,
+                                       const QJsonObject& data, QList<AlgorithmInfo>& algos,
+                                       QStringList& sparse) const
+{
     try {
-        algos = factory->algorithms();
+        algos = factory.algorithms();
     } catch (const std::exception& e) {
-        spec->state = PluginSpec::State::Failed;
-        spec->error = QStringLiteral("algorithms() threw: %1").arg(QString::fromUtf8(e.what()));
-        m_loaders.append(loader);
-        return;
+        return QStringLiteral("algorithms() threw: %1").arg(QString::fromUtf8(e.what()));
     }
-    if (algos.isEmpty()) {
-        spec->state = PluginSpec::State::Failed;
-        spec->error = QStringLiteral("offers no algorithms");
-        m_loaders.append(loader);
-        return;
+    if (algos.isEmpty())
+        return QStringLiteral("offers no algorithms");
+    for (const auto& a : algos)
+        if (const AlgorithmEntry* dup = algorithm(a.id))
+            return QStringLiteral("algorithm id \"%1\" is already offered by plugin \"%2\"")
+                .arg(a.id, dup->plugin->id);
+    if (const QString why = renamesProblem(spec, algos, data); !why.isEmpty())
+        return why;
+    // Algorithms that take sparse inputs as they are (SparseTrainer.h); a plugin built before
+    // the interface existed does not implement it, and all its algorithms see dense inputs.
+    auto* sparseFactory = qobject_cast<SparseInputFactory*>(root);
+    if (!sparseFactory)
+        return {};
+    try {
+        sparse = sparseFactory->sparseInputAlgorithms();
+    } catch (const std::exception& e) {
+        return QStringLiteral("sparseInputAlgorithms() threw: %1").arg(QString::fromUtf8(e.what()));
     }
-    for (const auto& a : algos) {
-        if (const AlgorithmEntry* dup = algorithm(a.id)) {
-            spec->state = PluginSpec::State::Failed;
-            spec->error = QStringLiteral("algorithm id \"%1\" is already offered by plugin \"%2\"")
-                              .arg(a.id, dup->plugin->id);
-            m_loaders.append(loader);
-            return;
-        }
-    }
+    for (const QString& id : std::as_const(sparse))
+        if (std::none_of(algos.begin(), algos.end(), [&](const AlgorithmInfo& a) { return a.id == id; }))
+            return QStringLiteral("sparseInputAlgorithms() names \"%1\", which is not one of its algorithms")
+                .arg(id);
+    return {};
+}
+
+QString PluginRegistry::renamesProblem(PluginSpec& spec, const QList<AlgorithmInfo>& algos,
+                                       const QJsonObject& data) const
+{
     // Former ids: each must name one of this plugin's algorithms and no current id anywhere.
     const QJsonValue renamed = data.value(QStringLiteral("renamed_algorithms"));
-    if (!renamed.isUndefined() && !renamed.isObject()) {
-        spec->state = PluginSpec::State::Failed;
-        spec->error = QStringLiteral("metadata \"renamed_algorithms\" must be an object of former id: current id");
-        m_loaders.append(loader);
-        return;
-    }
+    if (!renamed.isUndefined() && !renamed.isObject())
+        return QStringLiteral("metadata \"renamed_algorithms\" must be an object of former id: current id");
     const QJsonObject renames = renamed.toObject();
     for (auto it = renames.begin(); it != renames.end(); ++it) {
         const QString now = it.value().toString();
@@ -319,44 +364,12 @@ void PluginRegistry::loadOne(const QString& filePath)
         else if (std::any_of(algos.begin(), algos.end(), [&](const AlgorithmInfo& a) { return a.id == it.key(); }) ||
                  algorithm(it.key()))
             problem = QStringLiteral("the former id is a current one");
-        if (!problem.isEmpty()) {
-            spec->state = PluginSpec::State::Failed;
-            spec->error = QStringLiteral("metadata \"renamed_algorithms\": \"%1\" → %2: %3")
-                              .arg(it.key(), ParamSchema::describe(it.value().toVariant()), problem);
-            m_loaders.append(loader);
-            return;
-        }
-        spec->renamedAlgorithms.insert(it.key(), now);
+        if (!problem.isEmpty())
+            return QStringLiteral("metadata \"renamed_algorithms\": \"%1\" → %2: %3")
+                .arg(it.key(), ParamSchema::describe(it.value().toVariant()), problem);
+        spec.renamedAlgorithms.insert(it.key(), now);
     }
-    // Algorithms that take sparse inputs as they are (SparseTrainer.h); a plugin built before
-    // the interface existed does not implement it, and all its algorithms see dense inputs.
-    QStringList sparse;
-    if (auto* sparseFactory = qobject_cast<SparseInputFactory*>(root)) {
-        try {
-            sparse = sparseFactory->sparseInputAlgorithms();
-        } catch (const std::exception& e) {
-            spec->state = PluginSpec::State::Failed;
-            spec->error = QStringLiteral("sparseInputAlgorithms() threw: %1").arg(QString::fromUtf8(e.what()));
-            m_loaders.append(loader);
-            return;
-        }
-        for (const QString& id : std::as_const(sparse))
-            if (std::none_of(algos.begin(), algos.end(), [&](const AlgorithmInfo& a) { return a.id == id; })) {
-                spec->state = PluginSpec::State::Failed;
-                spec->error = QStringLiteral("sparseInputAlgorithms() names \"%1\", which is not one of its algorithms")
-                                  .arg(id);
-                m_loaders.append(loader);
-                return;
-            }
-    }
-    spec->factory = factory;
-    spec->algorithms = algos;
-    spec->state = PluginSpec::State::Loaded;
-    m_loaders.append(loader);
-    for (const auto& a : algos)
-        m_algorithms.append(AlgorithmEntry{a, spec.get(), sparse.contains(a.id)});
-    for (auto it = spec->renamedAlgorithms.begin(); it != spec->renamedAlgorithms.end(); ++it)
-        m_renamed.insert(it.key(), it.value());
+    return {};
 }
 
 void PluginRegistry::loadDataSources(PluginSpec& spec, QObject* root, QPluginLoader* loader)

@@ -133,6 +133,16 @@ public:
 private:
     void loadOne(const QString& filePath);
     void loadDataSources(PluginSpec& spec, QObject* root, QPluginLoader* loader);
+    /// Why the trainer plugin @p spec (root object @p root, its @p factory, metadata @p data) cannot
+    /// be used, empty when it can: algorithms() throws or offers none, an id another plugin offers, a
+    /// bad "renamed_algorithms", sparseInputAlgorithms() throws or names an algorithm it lacks. Fills
+    /// @p algos, @p sparse and spec.renamedAlgorithms as it checks them.
+    QString trainerProblem(PluginSpec& spec, TrainerFactory& factory, QObject* root, const QJsonObject& data,
+                           QList<AlgorithmInfo>& algos, QStringList& sparse) const;
+    /// The "renamed_algorithms" of metadata @p data: each former id must name one of @p algos and no
+    /// current id anywhere; kept in spec.renamedAlgorithms. Empty when they do, else why not.
+    QString renamesProblem(PluginSpec& spec, const QList<AlgorithmInfo>& algos,
+                           const QJsonObject& data) const;
     /// Lists @p filePath as Refused with @p why, without reading it.
     void refuse(const QString& filePath, const QString& why);
     /// Why @p filePath of @p folder must not be read (PluginTrust), empty when it may be loaded;

@@ -287,6 +287,154 @@ void readOverrides(const ObjectReader& r, const QString& key, QJsonObject* out)
                       QStringLiteral("unknown override (known: %1)").arg(known.join(QStringLiteral(", "))));
 }
 
+/// "readings": each an object {id, text}, ids unique in the file.
+void readReadings(const ObjectReader& top, const QString& path, QStringList* problems, ClaimsFile* file)
+{
+    const QJsonArray readings = top.array("readings", false);
+    for (int i = 0; i < readings.size(); ++i) {
+        const QString at = QStringLiteral("readings[%1]").arg(i);
+        if (!readings[i].isObject()) {
+            top.problem(
+                at, QStringLiteral("expected an object {id, text}, got %1").arg(jsonValueText(readings[i])));
+            continue;
+        }
+        const ObjectReader r(readings[i].toObject(), path, at, problems);
+        r.onlyKeys({"id", "text"});
+        Reading reading{r.string("id", true), r.string("text", true)};
+        if (!reading.id.isEmpty() && file->reading(reading.id))
+            r.problem("id", QStringLiteral("\"%1\" is already the id of an earlier reading").arg(reading.id));
+        file->readings << reading;
+    }
+}
+
+/// A claim's "experiment": a file's path, relative to the claims file's @p folder (it must
+/// exist), or an experiment object.
+void readExperimentRef(const ObjectReader& r, const QDir& folder, Claim* c)
+{
+    const QJsonValue exp = r.value("experiment");
+    if (exp.isString() && !exp.toString().isEmpty()) {
+        c->experimentPath = QDir::cleanPath(folder.absoluteFilePath(exp.toString()));
+        if (!QFileInfo(c->experimentPath).isFile())
+            r.problem("experiment", QStringLiteral("no experiment file \"%1\" (looked for %2)")
+                                        .arg(exp.toString(), c->experimentPath));
+    } else if (exp.isObject()) {
+        c->experimentInline = exp.toObject();
+    } else {
+        r.problem("experiment",
+                  exp.isUndefined()
+                      ? QStringLiteral("missing (an experiment file's path or an experiment object)")
+                      : QStringLiteral("expected an experiment file's path or an experiment object, "
+                                       "got %1")
+                            .arg(jsonValueText(exp)));
+    }
+}
+
+/// A claim's "n" (its seeds, at least 5 unless "n_reason" says why fewer) and "n_reason".
+void readSeeds(const ObjectReader& r, Claim* c)
+{
+    c->n = r.integer("n", true, 0);
+    c->nReason = r.string("n_reason", false);
+    // Absent or not a whole number: said by integer() already.
+    const bool nWhole = r.value("n").isDouble() && double(c->n) == r.value("n").toDouble();
+    if (!nWhole)
+        c->n = 0;
+    else if (c->n < 1)
+        r.problem("n", QStringLiteral("expected at least 1 seed, got %1").arg(c->n));
+    else if (c->n < 5 && c->nReason.trimmed().isEmpty())
+        r.problem("n", QStringLiteral(
+                           "%1 seeds: a claim needs at least 5 seeds (or feature draws) for its interval, "
+                           "or an \"n_reason\" saying why fewer")
+                           .arg(c->n));
+}
+
+/// A claim's "readings": ids of the file's readings.
+void readReadingRefs(const ObjectReader& r, const ClaimsFile& file, Claim* c)
+{
+    const QJsonArray refs = r.array("readings", false);
+    for (int k = 0; k < refs.size(); ++k) {
+        const QString id = refs[k].toString();
+        if (!refs[k].isString() || !file.reading(id))
+            r.problem(
+                QStringLiteral("readings[%1]").arg(k),
+                QStringLiteral("no reading %1 in this file (readings: %2)").arg(jsonValueText(refs[k]), [&] {
+                    QStringList all;
+                    for (const Reading& rd : file.readings)
+                        all << rd.id;
+                    return all.isEmpty() ? QStringLiteral("none") : all.join(QStringLiteral(", "));
+                }()));
+        else
+            c->readings << id;
+    }
+}
+
+/// A claim's "quick": true, false, or an object {n, overrides, note}.
+void readQuick(const ObjectReader& r, const QString& path, QStringList* problems, Claim* c)
+{
+    const QJsonValue quick = r.value("quick");
+    if (quick.isBool()) {
+        c->quick.included = quick.toBool();
+    } else if (quick.isObject()) {
+        c->quick.included = true;
+        const ObjectReader q(quick.toObject(), path, r.keyPath("quick"), problems);
+        q.onlyKeys({"n", "overrides", "note"});
+        c->quick.n = q.integer("n", false, 0);
+        if (q.has("n") && c->quick.n < 1)
+            q.problem("n", QStringLiteral("expected at least 1 seed, got %1").arg(c->quick.n));
+        readOverrides(q, QStringLiteral("overrides"), &c->quick.overrides);
+        c->quick.note = q.string("note", false);
+    } else if (!quick.isUndefined()) {
+        r.problem("quick", QStringLiteral("expected true, false or an object {n, overrides, note}, got %1")
+                               .arg(jsonValueText(quick)));
+    }
+}
+
+/// Claim @p o, at "claims[@p at]" of the file: its texts, figure, experiment and overrides,
+/// statistic, verdict, seeds, readings and quick variant; @p ids are the claims' ids so far.
+Claim readClaim(const QJsonObject& o, const QString& at, const QString& path, const QDir& folder,
+                const ClaimsFile& file, QSet<QString>* ids, QStringList* problems)
+{
+    Claim c;
+    c.id = o.value("id").toString();
+    // Messages name the claim by its id when it has one: the path alone is hard to find.
+    c.jsonPath = c.id.isEmpty() ? at : QStringLiteral("%1 (\"%2\")").arg(at, c.id);
+    const ObjectReader r(o, path, c.jsonPath, problems);
+    r.onlyKeys({"id", "quote", "where", "figure", "experiment", "overrides", "statistic", "n", "n_reason",
+                "verdict", "readings", "data", "quick", "note"});
+    c.id = r.string("id", true);
+    if (!c.id.isEmpty() && ids->contains(c.id))
+        r.problem("id", QStringLiteral("\"%1\" is already the id of an earlier claim").arg(c.id));
+    ids->insert(c.id);
+    c.quote = r.string("quote", true);
+    c.where = r.string("where", false);
+    c.data = r.string("data", false);
+    c.note = r.string("note", false);
+
+    const ObjectReader fig(r.object("figure", true), path, r.keyPath("figure"), problems);
+    if (r.value("figure").isObject()) {
+        fig.onlyKeys({"value", "unit"});
+        c.figure.value = fig.number("value", true);
+        c.figure.unit = fig.string("unit", true);
+    }
+    readExperimentRef(r, folder, &c);
+    readOverrides(r, QStringLiteral("overrides"), &c.overrides);
+
+    if (r.value("statistic").isObject())
+        readStatistic(ObjectReader(r.object("statistic", true), path, r.keyPath("statistic"), problems),
+                      &c.statistic);
+    else
+        r.object("statistic", true);
+    if (r.value("verdict").isObject())
+        readVerdict(ObjectReader(r.object("verdict", true), path, r.keyPath("verdict"), problems),
+                    c.statistic, &c.verdict);
+    else
+        r.object("verdict", true);
+
+    readSeeds(r, &c);
+    readReadingRefs(r, file, &c);
+    readQuick(r, path, problems, &c);
+    return c;
+}
+
 } // namespace
 
 QStringList ClaimsFile::statisticKinds()
@@ -358,21 +506,7 @@ std::optional<ClaimsFile> ClaimsFile::fromJson(const QByteArray& json, const QSt
     file.title = top.string("title", true);
     file.citation = top.string("citation", false);
 
-    const QJsonArray readings = top.array("readings", false);
-    for (int i = 0; i < readings.size(); ++i) {
-        const QString at = QStringLiteral("readings[%1]").arg(i);
-        if (!readings[i].isObject()) {
-            top.problem(
-                at, QStringLiteral("expected an object {id, text}, got %1").arg(jsonValueText(readings[i])));
-            continue;
-        }
-        const ObjectReader r(readings[i].toObject(), path, at, problems);
-        r.onlyKeys({"id", "text"});
-        Reading reading{r.string("id", true), r.string("text", true)};
-        if (!reading.id.isEmpty() && file.reading(reading.id))
-            r.problem("id", QStringLiteral("\"%1\" is already the id of an earlier reading").arg(reading.id));
-        file.readings << reading;
-    }
+    readReadings(top, path, problems, &file);
 
     const QJsonArray claims = top.array("claims", true);
     if (top.has("claims") && top.value("claims").isArray() && claims.isEmpty())
@@ -384,109 +518,7 @@ std::optional<ClaimsFile> ClaimsFile::fromJson(const QByteArray& json, const QSt
             top.problem(at, QStringLiteral("expected an object, got %1").arg(jsonValueText(claims[i])));
             continue;
         }
-        const QJsonObject o = claims[i].toObject();
-        Claim c;
-        c.id = o.value("id").toString();
-        // Messages name the claim by its id when it has one: the path alone is hard to find.
-        c.jsonPath = c.id.isEmpty() ? at : QStringLiteral("%1 (\"%2\")").arg(at, c.id);
-        const ObjectReader r(o, path, c.jsonPath, problems);
-        r.onlyKeys({"id", "quote", "where", "figure", "experiment", "overrides", "statistic", "n", "n_reason",
-                    "verdict", "readings", "data", "quick", "note"});
-        c.id = r.string("id", true);
-        if (!c.id.isEmpty() && ids.contains(c.id))
-            r.problem("id", QStringLiteral("\"%1\" is already the id of an earlier claim").arg(c.id));
-        ids.insert(c.id);
-        c.quote = r.string("quote", true);
-        c.where = r.string("where", false);
-        c.data = r.string("data", false);
-        c.note = r.string("note", false);
-
-        const ObjectReader fig(r.object("figure", true), path, r.keyPath("figure"), problems);
-        if (r.value("figure").isObject()) {
-            fig.onlyKeys({"value", "unit"});
-            c.figure.value = fig.number("value", true);
-            c.figure.unit = fig.string("unit", true);
-        }
-
-        const QJsonValue exp = r.value("experiment");
-        if (exp.isString() && !exp.toString().isEmpty()) {
-            c.experimentPath = QDir::cleanPath(folder.absoluteFilePath(exp.toString()));
-            if (!QFileInfo(c.experimentPath).isFile())
-                r.problem("experiment", QStringLiteral("no experiment file \"%1\" (looked for %2)")
-                                            .arg(exp.toString(), c.experimentPath));
-        } else if (exp.isObject()) {
-            c.experimentInline = exp.toObject();
-        } else {
-            r.problem("experiment",
-                      exp.isUndefined()
-                          ? QStringLiteral("missing (an experiment file's path or an experiment object)")
-                          : QStringLiteral("expected an experiment file's path or an experiment object, "
-                                           "got %1")
-                                .arg(jsonValueText(exp)));
-        }
-        readOverrides(r, QStringLiteral("overrides"), &c.overrides);
-
-        if (r.value("statistic").isObject())
-            readStatistic(ObjectReader(r.object("statistic", true), path, r.keyPath("statistic"), problems),
-                          &c.statistic);
-        else
-            r.object("statistic", true);
-        if (r.value("verdict").isObject())
-            readVerdict(ObjectReader(r.object("verdict", true), path, r.keyPath("verdict"), problems),
-                        c.statistic, &c.verdict);
-        else
-            r.object("verdict", true);
-
-        c.n = r.integer("n", true, 0);
-        c.nReason = r.string("n_reason", false);
-        // Absent or not a whole number: said by integer() already.
-        const bool nWhole = r.value("n").isDouble() && double(c.n) == r.value("n").toDouble();
-        if (!nWhole)
-            c.n = 0;
-        else if (c.n < 1)
-            r.problem("n", QStringLiteral("expected at least 1 seed, got %1").arg(c.n));
-        else if (c.n < 5 && c.nReason.trimmed().isEmpty())
-            r.problem("n",
-                      QStringLiteral(
-                          "%1 seeds: a claim needs at least 5 seeds (or feature draws) for its interval, "
-                          "or an \"n_reason\" saying why fewer")
-                          .arg(c.n));
-
-        const QJsonArray refs = r.array("readings", false);
-        for (int k = 0; k < refs.size(); ++k) {
-            const QString id = refs[k].toString();
-            if (!refs[k].isString() || !file.reading(id))
-                r.problem(QStringLiteral("readings[%1]").arg(k),
-                          QStringLiteral("no reading %1 in this file (readings: %2)")
-                              .arg(jsonValueText(refs[k]), [&] {
-                                  QStringList all;
-                                  for (const Reading& rd : file.readings)
-                                      all << rd.id;
-                                  return all.isEmpty() ? QStringLiteral("none")
-                                                       : all.join(QStringLiteral(", "));
-                              }()));
-            else
-                c.readings << id;
-        }
-
-        const QJsonValue quick = r.value("quick");
-        if (quick.isBool()) {
-            c.quick.included = quick.toBool();
-        } else if (quick.isObject()) {
-            c.quick.included = true;
-            const ObjectReader q(quick.toObject(), path, r.keyPath("quick"), problems);
-            q.onlyKeys({"n", "overrides", "note"});
-            c.quick.n = q.integer("n", false, 0);
-            if (q.has("n") && c.quick.n < 1)
-                q.problem("n", QStringLiteral("expected at least 1 seed, got %1").arg(c.quick.n));
-            readOverrides(q, QStringLiteral("overrides"), &c.quick.overrides);
-            c.quick.note = q.string("note", false);
-        } else if (!quick.isUndefined()) {
-            r.problem("quick",
-                      QStringLiteral("expected true, false or an object {n, overrides, note}, got %1")
-                          .arg(jsonValueText(quick)));
-        }
-        file.claims << c;
+        file.claims << readClaim(claims[i].toObject(), at, path, folder, file, &ids, problems);
     }
     if (problems->size() > before)
         return std::nullopt;

@@ -301,10 +301,23 @@ double medianDistance(const Eigen::Ref<const Eigen::MatrixXd>& x, Eigen::Index s
 {
     if (!x.allFinite())
         throw std::invalid_argument("median trick: the data contain NaN or Inf");
-    const Eigen::Index n = x.rows();
-    const Eigen::Index m = std::min(n, std::max<Eigen::Index>(sampleRows, 2));
+    const std::vector<Eigen::Index> rows = medianSampleRows(x.rows(), sampleRows, seed);
+    const Eigen::Index m = Eigen::Index(rows.size());
     if (m < 2)
         return 0.0;
+    Eigen::MatrixXd s(m, x.cols());
+    for (Eigen::Index i = 0; i < m; ++i)
+        s.row(i) = x.row(rows[std::size_t(i)]);
+    const Eigen::VectorXd norms = s.rowwise().squaredNorm();
+    const Eigen::MatrixXd dots = s * s.transpose();
+    return medianPairDistance(norms, [&dots](Eigen::Index i, Eigen::Index j) { return dots(i, j); });
+}
+
+std::vector<Eigen::Index> medianSampleRows(Eigen::Index n, Eigen::Index sampleRows, std::uint64_t seed)
+{
+    const Eigen::Index m = std::min(n, std::max<Eigen::Index>(sampleRows, 2));
+    if (m < 2)
+        return {};
     // A seeded sample without replacement: the first m of a partial Fisher–Yates shuffle.
     std::vector<Eigen::Index> rows(static_cast<std::size_t>(n));
     std::iota(rows.begin(), rows.end(), Eigen::Index(0));
@@ -313,17 +326,20 @@ double medianDistance(const Eigen::Ref<const Eigen::MatrixXd>& x, Eigen::Index s
         const Eigen::Index j = i + Eigen::Index(boundedDraw(g, std::uint64_t(n - i)));
         std::swap(rows[std::size_t(i)], rows[std::size_t(j)]);
     }
-    Eigen::MatrixXd s(m, x.cols());
-    for (Eigen::Index i = 0; i < m; ++i)
-        s.row(i) = x.row(rows[std::size_t(i)]);
+    rows.resize(std::size_t(m));
+    return rows;
+}
+
+double medianPairDistance(const Eigen::VectorXd& norms,
+                          const std::function<double(Eigen::Index, Eigen::Index)>& dot)
+{
+    const Eigen::Index m = norms.size();
     // ‖a − b‖² = ‖a‖² + ‖b‖² − 2aᵀb, clamped at 0 against rounding.
-    const Eigen::VectorXd norms = s.rowwise().squaredNorm();
-    const Eigen::MatrixXd dots = s * s.transpose();
     std::vector<double> d2;
     d2.reserve(std::size_t(m * (m - 1) / 2));
     for (Eigen::Index j = 0; j < m; ++j)
         for (Eigen::Index i = j + 1; i < m; ++i)
-            d2.push_back(std::max(0.0, norms(i) + norms(j) - 2.0 * dots(i, j)));
+            d2.push_back(std::max(0.0, norms(i) + norms(j) - 2.0 * dot(i, j)));
     auto mid = d2.begin() + std::ptrdiff_t(d2.size() / 2);
     std::nth_element(d2.begin(), mid, d2.end());
     return std::sqrt(*mid);

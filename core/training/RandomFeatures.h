@@ -28,6 +28,7 @@
 
 #include <Eigen/Core>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -104,5 +105,21 @@ private:
 /// bandwidth. O(sampleRows² · d). Returns 0 when every sampled row is the same (the caller
 /// must refuse that bandwidth). Throws std::invalid_argument for non-finite data.
 double medianDistance(const Eigen::Ref<const Eigen::MatrixXd>& x, Eigen::Index sampleRows, std::uint64_t seed);
+
+/// The rows the median trick samples from @p n rows: the first m = min(n, max(@p sampleRows, 2))
+/// of a partial Fisher–Yates shuffle of 0 … n − 1 by boundedDraw() from std::mt19937_64(@p seed),
+/// in that order; empty when n < 2. The one sampler of every median-trick bandwidth —
+/// medianDistance() here, the dsgd plugin's on sparse rows — so that a seed picks the same rows
+/// whichever form the inputs take. Pure; thread-safe.
+std::vector<Eigen::Index> medianSampleRows(Eigen::Index n, Eigen::Index sampleRows, std::uint64_t seed);
+
+/// The median of the pairwise Euclidean distances of m sampled rows given their squared norms
+/// @p norms (m entries) and @p dot(i, j), the product of rows i and j (called for i > j): each
+/// squared distance is ‖a‖² + ‖b‖² − 2aᵀb clamped at 0 against rounding, the m(m − 1)/2 of them
+/// in the order j = 0 … m − 1, i = j + 1 … m − 1, and the median is the upper one of an even
+/// count. @p norms needs at least 2 entries. Shared by medianDistance() and the dsgd plugin's
+/// sparse median, which must agree to the bit on the same rows. Thread-safe if @p dot is.
+double medianPairDistance(const Eigen::VectorXd& norms,
+                          const std::function<double(Eigen::Index, Eigen::Index)>& dot);
 
 } // namespace tb::train

@@ -483,11 +483,31 @@ void BplsTrainer::publish(const train::DesignMatrix& in)
     m_net.setWeights(0, w0);
 }
 
-void BplsTrainer::fit(const DatasetView& data, RunContext& ctx)
+/// What every step of a fit reads: the training set, its inputs in the working precision, the
+/// output layer's targets, the layer sizes and the calibrated GEMM rate (0: none).
+struct BplsTrainer::Problem {
+    const DatasetView& data;
+    const train::DesignMatrix& in;
+    const Eigen::MatrixXd& targets;
+    std::vector<Eigen::Index> sizes;
+    double rate = 0;
+    Eigen::Index rows() const { return data.rows(); }
+};
+
+/// The state the refinement iterations carry from one to the next.
+struct BplsTrainer::Refinement {
+    std::vector<Eigen::MatrixXd> bestW, curW; ///< the weights kept so far, and the current iterate's
+    double bestLoss = 0;
+    Eigen::Index bestCorrect = 0, prevCorrect = 0;
+    std::vector<Eigen::Index> miss, prevMiss, added, removed; ///< this and the last miss set, their change
+    Eigen::MatrixXd missGram, z0Miss; ///< the miss set's first-layer Gram; its sweep's first products
+    train::DesignMatrix sub, delta;   ///< the miss rows, the rows that changed (storage reused)
+    Evaluation cand, best;            ///< a blend being tried, the best blend so far
+    CheckpointAction action = CheckpointAction::Continue;
+};
+
+void BplsTrainer::checkTrainingSet(const DatasetView& data) const
 {
-    const auto tStart = Clock::now();
-    m_history = History{};
-    m_layerSolves = QJsonArray();
     const Eigen::Index n = data.rows(), d = data.inputs(), k = data.outputs();
     const char* algo = m_config.classify ? "bpls.classify" : "bpls.regress";
     if (n == 0 || d == 0 || k == 0)
@@ -504,81 +524,79 @@ void BplsTrainer::fit(const DatasetView& data, RunContext& ctx)
         if (k < 2)
             throw std::invalid_argument("bpls.classify: needs at least 2 classes, the data have " + std::to_string(k));
     }
+}
 
-    // The inputs in the working precision; the copy pass also checks them for NaN/Inf.
-    auto t0 = Clock::now();
-    train::DesignMatrix in(data.x, m_config.gramPrecision, m_config.standardise, m_config.bias);
-    in.setStopToken(ctx.stopToken()); // the big products poll it per row block
-    if (!in.allFinite())
-        checkFinite(data.x, "inputs"); // throws, naming the first bad entry
-    const Eigen::MatrixXd targets = outputTargets(data.y);
-    m_history.inputSeconds += since(t0);
-
-    // Network: the Mlp has one bias flag; a disabled layer bias is a bias row held at zero.
-    const auto sizes = sizesOf(m_config, d, k);
+void BplsTrainer::initNetwork(const std::vector<Eigen::Index>& sizes, std::uint64_t seed)
+{
+    // The Mlp has one bias flag; a disabled layer bias is a bias row held at zero.
     std::vector<num::Activation> acts(m_config.hidden.size(), m_config.hiddenActivation);
     acts.push_back(m_config.outputActivation);
     const bool netBias = m_config.bias || (m_config.hiddenBias && !m_config.hidden.empty());
     m_work = num::Mlp(sizes, acts, netBias);
-    m_work.initUniform(deriveSeed(ctx.seed(), 0), m_config.initLow, m_config.initHigh);
+    m_work.initUniform(deriveSeed(seed, 0), m_config.initLow, m_config.initHigh);
     std::vector<Eigen::MatrixXd> w = m_work.allWeights();
     if (netBias)
         for (int l = 0; l < m_work.layerCount(); ++l)
             if (!layerBias(l))
                 w[std::size_t(l)].row(m_work.width(l)).setZero();
     m_work.setAllWeights(w);
-    publish(in);
+}
 
+void BplsTrainer::setLabels(const Eigen::Ref<const Eigen::MatrixXd>& y)
+{
     m_labels.clear();
-    if (m_config.classify) {
-        m_labels.resize(std::size_t(n));
-        for (Eigen::Index i = 0; i < n; ++i) {
-            Eigen::Index arg = 0;
-            data.y.row(i).maxCoeff(&arg);
-            m_labels[std::size_t(i)] = int(arg);
-        }
+    if (!m_config.classify)
+        return;
+    m_labels.resize(std::size_t(y.rows()));
+    for (Eigen::Index i = 0; i < y.rows(); ++i) {
+        Eigen::Index arg = 0;
+        y.row(i).maxCoeff(&arg);
+        m_labels[std::size_t(i)] = int(arg);
     }
+}
 
-    // Predicted cost of the deterministic part, from flops and a calibrated GEMM rate.
-    const bool mixed = m_config.gramPrecision == GramPrecision::Mixed;
-    const double rate = BplsCalibration::rate(mixed);
-    m_history.predictedFlops = sweepFlops(m_config, double(n), sizes) + 2 * forwardFlops(m_config, double(n), sizes);
+double BplsTrainer::recordPrediction(RunContext& ctx, double rows, const std::vector<Eigen::Index>& sizes)
+{
+    // The deterministic part's cost, from flops and a calibrated GEMM rate.
+    const double rate = BplsCalibration::rate(m_config.gramPrecision == GramPrecision::Mixed);
+    m_history.predictedFlops = sweepFlops(m_config, rows, sizes) + 2 * forwardFlops(m_config, rows, sizes);
     m_history.predictedSeconds = rate > 0 ? m_history.predictedFlops / rate : 0;
     ctx.record("network", QString::fromStdString(m_work.describe()));
     ctx.record("predicted_flops", m_history.predictedFlops);
     ctx.record("predicted_seconds", m_history.predictedSeconds);
     ctx.record("calibrated_gflops", rate / 1e9);
+    return rate;
+}
 
-    auto firstProduct = [&](const Eigen::MatrixXd& w0, Eigen::MatrixXd& z) {
-        const auto t = Clock::now();
-        in.product(w0, m_work.bias(0), z);
-        m_history.forwardSeconds += since(t);
-    };
+void BplsTrainer::firstProduct(const train::DesignMatrix& in, const Eigen::MatrixXd& w0, Eigen::MatrixXd& z)
+{
+    const auto t = Clock::now();
+    in.product(w0, m_work.bias(0), z);
+    m_history.forwardSeconds += since(t);
+}
 
+bool BplsTrainer::firstSweep(const Problem& p, Evaluation& cur, RunContext& ctx)
+{
     // Algorithm line 2: the random network's layer values.
-    Evaluation cur, cand, best;
-    firstProduct(m_work.weights(0), cur.z0);
-    if (!in.stopped())
-        evaluate(cur, m_work.allWeights(), data.y);
-    if (in.stopped() || ctx.stopRequested()) {
-        m_history.stopped = true;
-        return;
-    }
+    firstProduct(p.in, m_work.weights(0), cur.z0);
+    if (!p.in.stopped())
+        evaluate(cur, m_work.allWeights(), p.data.y);
+    if (p.in.stopped() || ctx.stopRequested())
+        return false;
     std::vector<Eigen::MatrixXd> wNew;
-    if (!sweep(in, targets, cur.hidden, wNew, ctx)) {
-        m_history.stopped = true;
-        return;
-    }
-    firstProduct(wNew[0], cur.z0);
-    if (in.stopped()) {
-        m_history.stopped = true;
-        return;
-    }
+    if (!sweep(p.in, p.targets, cur.hidden, wNew, ctx))
+        return false;
+    firstProduct(p.in, wNew[0], cur.z0);
+    if (p.in.stopped())
+        return false;
     m_work.setAllWeights(wNew);
-    evaluate(cur, wNew, data.y);
-    publish(in);
-    const double firstSeconds = since(tStart);
-    ctx.record("first_sweep_measured_seconds", firstSeconds);
+    evaluate(cur, wNew, p.data.y);
+    publish(p.in);
+    return true;
+}
+
+CheckpointAction BplsTrainer::checkpointFirstSweep(const Evaluation& cur, Eigen::Index n, RunContext& ctx)
+{
     QString note = QStringLiteral("backward sweep: %1 fallback(s)").arg(m_history.fallbacks);
     if (m_config.classify) {
         m_history.trainAccuracy.push_back(double(cur.correct) / double(n));
@@ -588,181 +606,226 @@ void BplsTrainer::fit(const DatasetView& data, RunContext& ctx)
     m_history.bestEpoch = 1;
     m_history.epochs = 1;
     ctx.record(QStringLiteral("layer_solves"), m_layerSolves);
-    CheckpointAction action = ctx.checkpoint(Checkpoint{1.0, cur.loss, note});
+    return ctx.checkpoint(Checkpoint{1.0, cur.loss, note});
+}
 
-    if (m_config.classify && action == CheckpointAction::Continue) {
-        std::vector<Eigen::MatrixXd> bestW = m_work.allWeights(), curW = bestW;
-        double bestLoss = cur.loss;
-        Eigen::Index bestCorrect = cur.correct, prevCorrect = cur.correct;
-        std::vector<Eigen::Index> miss, prevMiss, added, removed;
-        Eigen::MatrixXd missGram, z0Miss;
-        train::DesignMatrix sub, delta; // storage reused across iterations
-        for (int tau = 1; tau <= m_config.tauMax; ++tau) {
-            if (ctx.stopRequested()) {
-                m_history.stopped = true;
-                break;
-            }
-            const auto tIteration = Clock::now();
-            const Eigen::Index gramRowsBefore = m_history.gramRowsUpdated + m_history.gramRowsDirect;
-            double iterationPredicted = 0;
-            t0 = Clock::now();
-            miss.clear();
-            for (Eigen::Index i = 0; i < n; ++i) {
-                Eigen::Index arg = 0;
-                cur.out.row(i).maxCoeff(&arg);
-                if (arg != m_labels[std::size_t(i)])
-                    miss.push_back(i);
-            }
-            if (miss.empty()) {
-                ctx.log(QStringLiteral("bpls.classify: no misclassified training rows left after epoch %1")
-                            .arg(m_history.epochs));
-                break;
-            }
-            sub.assignSubset(in, miss);
-            const Eigen::Index m = Eigen::Index(miss.size());
-            Eigen::MatrixXd subTargets(m, k);
-            std::vector<Eigen::MatrixXd> subHidden(cur.hidden.size());
-            for (std::size_t l = 0; l < cur.hidden.size(); ++l)
-                subHidden[l].resize(m, cur.hidden[l].cols());
-            for (Eigen::Index i = 0; i < m; ++i) {
-                subTargets.row(i) = targets.row(miss[std::size_t(i)]);
-                for (std::size_t l = 0; l < cur.hidden.size(); ++l)
-                    subHidden[l].row(i) = cur.hidden[l].row(miss[std::size_t(i)]);
-            }
-            m_history.gatherSeconds += since(t0);
-
-            // Consecutive miss sets overlap heavily: update the previous miss Gram by the rows
-            // that entered and left when that is cheaper than recomputing it (exact algebra).
-            t0 = Clock::now();
-            added.clear();
-            removed.clear();
-            std::set_difference(miss.begin(), miss.end(), prevMiss.begin(), prevMiss.end(), std::back_inserter(added));
-            std::set_difference(prevMiss.begin(), prevMiss.end(), miss.begin(), miss.end(), std::back_inserter(removed));
-            if (!prevMiss.empty() && added.size() + removed.size() < miss.size()) {
-                if (!added.empty()) {
-                    delta.assignSubset(in, added);
-                    missGram += delta.gram(layerBias(0));
-                }
-                if (!removed.empty()) {
-                    delta.assignSubset(in, removed);
-                    missGram -= delta.gram(layerBias(0));
-                }
-                m_history.gramRowsUpdated += Eigen::Index(added.size() + removed.size());
-            } else {
-                missGram = sub.gram(layerBias(0));
-                m_history.gramRowsDirect += sub.rows();
-            }
-            std::swap(prevMiss, miss);
-            m_history.gramSeconds += since(t0);
-            if (in.stopped() || sub.stopped() || delta.stopped()) {
-                m_history.stopped = true;
-                break;
-            }
-            // This iteration's cost is known now: the sweep over m rows (its first-layer Gram
-            // replaced by the rows actually added to or removed from the miss Gram) and one
-            // first-layer product over all n rows, plus the forward tails.
-            {
-                const double a0 = double(d) + (layerBias(0) ? 1 : 0);
-                const double gramRows = m_history.gramRowsUpdated + m_history.gramRowsDirect - gramRowsBefore;
-                const double flops = sweepFlops(m_config, double(m), sizes) - double(m) * a0 * (a0 + 1) +
-                                     gramRows * a0 * (a0 + 1) + forwardFlops(m_config, double(n), sizes);
-                iterationPredicted = rate > 0 ? flops / rate : 0;
-            }
-
-            std::vector<Eigen::MatrixXd> wMiss;
-            if (!sweep(sub, subTargets, subHidden, wMiss, ctx, &missGram)) {
-                m_history.stopped = true;
-                break;
-            }
-            firstProduct(wMiss[0], z0Miss);
-            if (in.stopped()) {
-                m_history.stopped = true;
-                break;
-            }
-
-            std::vector<double> ratios;
-            if (m_config.blend == Blend::MissRatio)
-                ratios = {double(m) / double(n)};
-            else if (m_config.blend == Blend::Replace)
-                ratios = {1.0};
-            else
-                ratios.assign(std::begin(kBlendGrid), std::end(kBlendGrid));
-            std::vector<Eigen::MatrixXd> nextW;
-            double nextR = 0;
-            for (double r : ratios) {
-                t0 = Clock::now();
-                std::vector<Eigen::MatrixXd> wr(curW.size());
-                for (std::size_t l = 0; l < curW.size(); ++l)
-                    wr[l] = (1.0 - r) * curW[l] + r * wMiss[l];
-                m_history.blendSeconds += since(t0);
-                // [X 1]·W is linear in W: blend the first-layer products instead of recomputing.
-                evaluate(cand, wr, data.y, &cur.z0, &z0Miss, r);
-                if (nextW.empty() || cand.correct > best.correct) {
-                    std::swap(best, cand);
-                    nextW = std::move(wr);
-                    nextR = r;
-                }
-            }
-            const int epoch = 1 + tau;
-            m_history.blendRatio.push_back(nextR);
-            m_history.refinementPredictedSeconds.push_back(iterationPredicted);
-            m_history.refinementMeasuredSeconds.push_back(since(tIteration));
-            const bool gained = best.correct > prevCorrect;
-            QString cpNote = QStringLiteral("refinement %1: %2 misses fitted, r = %3, %4 misses")
-                                 .arg(tau)
-                                 .arg(m)
-                                 .arg(nextR, 0, 'g', 3)
-                                 .arg(n - best.correct);
-            if (best.correct > bestCorrect) {
-                bestW = nextW;
-                bestCorrect = best.correct;
-                bestLoss = best.loss;
-                m_history.bestEpoch = epoch;
-            }
-            m_history.epochs = epoch;
-            if (!gained && m_config.stopWhenNoGain) {
-                // The paper's loop ends here; the curve shows the weights kept.
-                m_work.setAllWeights(bestW);
-                publish(in);
-                cpNote += QStringLiteral("; no gain, kept epoch %1").arg(m_history.bestEpoch);
-                m_history.trainAccuracy.push_back(double(bestCorrect) / double(n));
-                m_history.misses.push_back(n - bestCorrect);
-                ctx.record(QStringLiteral("layer_solves"), m_layerSolves);
-                ctx.record(QStringLiteral("best_epoch"), m_history.bestEpoch);
-                action = ctx.checkpoint(Checkpoint{double(epoch), bestLoss, cpNote});
-                break;
-            }
-            curW = std::move(nextW);
-            std::swap(cur, best);
-            prevCorrect = cur.correct;
-            m_work.setAllWeights(curW);
-            publish(in);
-            m_history.trainAccuracy.push_back(double(cur.correct) / double(n));
-            m_history.misses.push_back(n - cur.correct);
-            ctx.record(QStringLiteral("layer_solves"), m_layerSolves);
-            // The epoch whose weights are kept so far: a refinement that lowers the accuracy is
-            // not the end model, and a live view can say so (the teaching view marks it).
-            ctx.record(QStringLiteral("best_epoch"), m_history.bestEpoch);
-            action = ctx.checkpoint(Checkpoint{double(epoch), cur.loss, cpNote});
-            if (action == CheckpointAction::Stop)
-                break;
+void BplsTrainer::refine(const Problem& p, Evaluation& cur, CheckpointAction action, RunContext& ctx)
+{
+    Refinement r;
+    r.bestW = m_work.allWeights();
+    r.curW = r.bestW;
+    r.bestLoss = cur.loss;
+    r.bestCorrect = r.prevCorrect = cur.correct;
+    r.action = action;
+    for (int tau = 1; tau <= m_config.tauMax; ++tau) {
+        if (ctx.stopRequested()) {
+            m_history.stopped = true;
+            break;
         }
-        if (m_work.allWeights() != bestW) {
-            m_work.setAllWeights(bestW);
-            publish(in);
-            // After a stop request the host wants no further checkpoint.
-            if (!m_history.stopped && action == CheckpointAction::Continue) {
-                m_history.trainAccuracy.push_back(double(bestCorrect) / double(n));
-                m_history.misses.push_back(n - bestCorrect);
-                ctx.record(QStringLiteral("layer_solves"), m_layerSolves);
-                ctx.record(QStringLiteral("best_epoch"), m_history.bestEpoch);
-                ctx.checkpoint(Checkpoint{double(m_history.epochs), bestLoss,
-                                          QStringLiteral("restored the best iterate (epoch %1)").arg(m_history.bestEpoch)});
-            }
+        if (!refineOnce(p, tau, cur, r, ctx))
+            break;
+    }
+    restoreBest(p, r, ctx);
+}
+
+bool BplsTrainer::gatherMisses(const Problem& p, const Evaluation& cur, Refinement& r,
+                               Eigen::MatrixXd& subTargets, std::vector<Eigen::MatrixXd>& subHidden)
+{
+    const auto t0 = Clock::now();
+    r.miss.clear();
+    for (Eigen::Index i = 0; i < p.rows(); ++i) {
+        Eigen::Index arg = 0;
+        cur.out.row(i).maxCoeff(&arg);
+        if (arg != m_labels[std::size_t(i)])
+            r.miss.push_back(i);
+    }
+    if (r.miss.empty())
+        return false;
+    r.sub.assignSubset(p.in, r.miss);
+    const Eigen::Index m = Eigen::Index(r.miss.size());
+    subTargets.resize(m, p.data.outputs());
+    subHidden.assign(cur.hidden.size(), Eigen::MatrixXd());
+    for (std::size_t l = 0; l < cur.hidden.size(); ++l)
+        subHidden[l].resize(m, cur.hidden[l].cols());
+    for (Eigen::Index i = 0; i < m; ++i) {
+        subTargets.row(i) = p.targets.row(r.miss[std::size_t(i)]);
+        for (std::size_t l = 0; l < cur.hidden.size(); ++l)
+            subHidden[l].row(i) = cur.hidden[l].row(r.miss[std::size_t(i)]);
+    }
+    m_history.gatherSeconds += since(t0);
+    return true;
+}
+
+void BplsTrainer::updateMissGram(const train::DesignMatrix& in, Refinement& r)
+{
+    // Consecutive miss sets overlap heavily: update the previous miss Gram by the rows that
+    // entered and left when that is cheaper than recomputing it (exact algebra).
+    const auto t0 = Clock::now();
+    r.added.clear();
+    r.removed.clear();
+    std::set_difference(r.miss.begin(), r.miss.end(), r.prevMiss.begin(), r.prevMiss.end(),
+                        std::back_inserter(r.added));
+    std::set_difference(r.prevMiss.begin(), r.prevMiss.end(), r.miss.begin(), r.miss.end(),
+                        std::back_inserter(r.removed));
+    if (!r.prevMiss.empty() && r.added.size() + r.removed.size() < r.miss.size()) {
+        if (!r.added.empty()) {
+            r.delta.assignSubset(in, r.added);
+            r.missGram += r.delta.gram(layerBias(0));
+        }
+        if (!r.removed.empty()) {
+            r.delta.assignSubset(in, r.removed);
+            r.missGram -= r.delta.gram(layerBias(0));
+        }
+        m_history.gramRowsUpdated += Eigen::Index(r.added.size() + r.removed.size());
+    } else {
+        r.missGram = r.sub.gram(layerBias(0));
+        m_history.gramRowsDirect += r.sub.rows();
+    }
+    std::swap(r.prevMiss, r.miss);
+    m_history.gramSeconds += since(t0);
+}
+
+double BplsTrainer::iterationSeconds(const Problem& p, Eigen::Index m, Eigen::Index gramRowsBefore) const
+{
+    // The sweep over m rows (its first-layer Gram replaced by the rows actually added to or
+    // removed from the miss Gram) and one first-layer product over all n rows, plus the forward
+    // tails.
+    const double n = double(p.rows());
+    const double a0 = double(p.data.inputs()) + (layerBias(0) ? 1 : 0);
+    const double gramRows = double(m_history.gramRowsUpdated + m_history.gramRowsDirect - gramRowsBefore);
+    const double flops = sweepFlops(m_config, double(m), p.sizes) - double(m) * a0 * (a0 + 1) +
+                         gramRows * a0 * (a0 + 1) + forwardFlops(m_config, n, p.sizes);
+    return p.rate > 0 ? flops / p.rate : 0;
+}
+
+std::vector<Eigen::MatrixXd> BplsTrainer::blendBest(const Problem& p, const Evaluation& cur,
+                                                    const std::vector<Eigen::MatrixXd>& wMiss, Eigen::Index m,
+                                                    Refinement& r, double& ratio)
+{
+    std::vector<double> ratios;
+    if (m_config.blend == Blend::MissRatio)
+        ratios = {double(m) / double(p.rows())};
+    else if (m_config.blend == Blend::Replace)
+        ratios = {1.0};
+    else
+        ratios.assign(std::begin(kBlendGrid), std::end(kBlendGrid));
+    std::vector<Eigen::MatrixXd> nextW;
+    for (double b : ratios) {
+        const auto t0 = Clock::now();
+        std::vector<Eigen::MatrixXd> wr(r.curW.size());
+        for (std::size_t l = 0; l < r.curW.size(); ++l)
+            wr[l] = (1.0 - b) * r.curW[l] + b * wMiss[l];
+        m_history.blendSeconds += since(t0);
+        // [X 1]·W is linear in W: blend the first-layer products instead of recomputing.
+        evaluate(r.cand, wr, p.data.y, &cur.z0, &r.z0Miss, b);
+        if (nextW.empty() || r.cand.correct > r.best.correct) {
+            std::swap(r.best, r.cand);
+            nextW = std::move(wr);
+            ratio = b;
         }
     }
+    return nextW;
+}
 
-    m_history.totalSeconds = since(tStart);
+bool BplsTrainer::refineOnce(const Problem& p, int tau, Evaluation& cur, Refinement& r, RunContext& ctx)
+{
+    const Eigen::Index n = p.rows();
+    const auto tIteration = Clock::now();
+    const Eigen::Index gramRowsBefore = m_history.gramRowsUpdated + m_history.gramRowsDirect;
+    Eigen::MatrixXd subTargets;
+    std::vector<Eigen::MatrixXd> subHidden;
+    if (!gatherMisses(p, cur, r, subTargets, subHidden)) {
+        ctx.log(QStringLiteral("bpls.classify: no misclassified training rows left after epoch %1")
+                    .arg(m_history.epochs));
+        return false;
+    }
+    const Eigen::Index m = subTargets.rows();
+    updateMissGram(p.in, r);
+    if (p.in.stopped() || r.sub.stopped() || r.delta.stopped()) {
+        m_history.stopped = true;
+        return false;
+    }
+    // This iteration's cost is known now.
+    const double iterationPredicted = iterationSeconds(p, m, gramRowsBefore);
+
+    std::vector<Eigen::MatrixXd> wMiss;
+    if (!sweep(r.sub, subTargets, subHidden, wMiss, ctx, &r.missGram)) {
+        m_history.stopped = true;
+        return false;
+    }
+    firstProduct(p.in, wMiss[0], r.z0Miss);
+    if (p.in.stopped()) {
+        m_history.stopped = true;
+        return false;
+    }
+    double nextR = 0;
+    std::vector<Eigen::MatrixXd> nextW = blendBest(p, cur, wMiss, m, r, nextR);
+
+    const int epoch = 1 + tau;
+    m_history.blendRatio.push_back(nextR);
+    m_history.refinementPredictedSeconds.push_back(iterationPredicted);
+    m_history.refinementMeasuredSeconds.push_back(since(tIteration));
+    const bool gained = r.best.correct > r.prevCorrect;
+    QString cpNote = QStringLiteral("refinement %1: %2 misses fitted, r = %3, %4 misses")
+                         .arg(tau)
+                         .arg(m)
+                         .arg(nextR, 0, 'g', 3)
+                         .arg(n - r.best.correct);
+    if (r.best.correct > r.bestCorrect) {
+        r.bestW = nextW;
+        r.bestCorrect = r.best.correct;
+        r.bestLoss = r.best.loss;
+        m_history.bestEpoch = epoch;
+    }
+    m_history.epochs = epoch;
+    if (!gained && m_config.stopWhenNoGain) {
+        // The paper's loop ends here; the curve shows the weights kept.
+        m_work.setAllWeights(r.bestW);
+        publish(p.in);
+        cpNote += QStringLiteral("; no gain, kept epoch %1").arg(m_history.bestEpoch);
+        m_history.trainAccuracy.push_back(double(r.bestCorrect) / double(n));
+        m_history.misses.push_back(n - r.bestCorrect);
+        ctx.record(QStringLiteral("layer_solves"), m_layerSolves);
+        ctx.record(QStringLiteral("best_epoch"), m_history.bestEpoch);
+        r.action = ctx.checkpoint(Checkpoint{double(epoch), r.bestLoss, cpNote});
+        return false;
+    }
+    r.curW = std::move(nextW);
+    std::swap(cur, r.best);
+    r.prevCorrect = cur.correct;
+    m_work.setAllWeights(r.curW);
+    publish(p.in);
+    m_history.trainAccuracy.push_back(double(cur.correct) / double(n));
+    m_history.misses.push_back(n - cur.correct);
+    ctx.record(QStringLiteral("layer_solves"), m_layerSolves);
+    // The epoch whose weights are kept so far: a refinement that lowers the accuracy is not the
+    // end model, and a live view can say so (the teaching view marks it).
+    ctx.record(QStringLiteral("best_epoch"), m_history.bestEpoch);
+    r.action = ctx.checkpoint(Checkpoint{double(epoch), cur.loss, cpNote});
+    return r.action != CheckpointAction::Stop;
+}
+
+void BplsTrainer::restoreBest(const Problem& p, const Refinement& r, RunContext& ctx)
+{
+    if (m_work.allWeights() == r.bestW)
+        return;
+    m_work.setAllWeights(r.bestW);
+    publish(p.in);
+    // After a stop request the host wants no further checkpoint.
+    if (m_history.stopped || r.action != CheckpointAction::Continue)
+        return;
+    const Eigen::Index n = p.rows();
+    m_history.trainAccuracy.push_back(double(r.bestCorrect) / double(n));
+    m_history.misses.push_back(n - r.bestCorrect);
+    ctx.record(QStringLiteral("layer_solves"), m_layerSolves);
+    ctx.record(QStringLiteral("best_epoch"), m_history.bestEpoch);
+    ctx.checkpoint(
+        Checkpoint{double(m_history.epochs), r.bestLoss,
+                   QStringLiteral("restored the best iterate (epoch %1)").arg(m_history.bestEpoch)});
+}
+
+void BplsTrainer::recordTotals(RunContext& ctx, double firstSeconds)
+{
     ctx.record("fallbacks", m_history.fallbacks);
     ctx.record("fit_seconds", m_history.totalSeconds);
     ctx.record("gram_seconds", m_history.gramSeconds);
@@ -780,11 +843,48 @@ void BplsTrainer::fit(const DatasetView& data, RunContext& ctx)
         ctx.record("first_iterate_train_accuracy", m_history.trainAccuracy.front());
     }
     ctx.log(QStringLiteral("%1: %2 epoch(s), predicted %3 s for the first sweep, measured %4 s; total %5 s")
-                .arg(algo)
+                .arg(m_config.classify ? QStringLiteral("bpls.classify") : QStringLiteral("bpls.regress"))
                 .arg(m_history.epochs)
                 .arg(m_history.predictedSeconds, 0, 'g', 3)
                 .arg(firstSeconds, 0, 'g', 3)
                 .arg(m_history.totalSeconds, 0, 'g', 3));
+}
+
+void BplsTrainer::fit(const DatasetView& data, RunContext& ctx)
+{
+    const auto tStart = Clock::now();
+    m_history = History{};
+    m_layerSolves = QJsonArray();
+    checkTrainingSet(data);
+
+    // The inputs in the working precision; the copy pass also checks them for NaN/Inf.
+    const auto t0 = Clock::now();
+    train::DesignMatrix in(data.x, m_config.gramPrecision, m_config.standardise, m_config.bias);
+    in.setStopToken(ctx.stopToken()); // the big products poll it per row block
+    if (!in.allFinite())
+        checkFinite(data.x, "inputs"); // throws, naming the first bad entry
+    const Eigen::MatrixXd targets = outputTargets(data.y);
+    m_history.inputSeconds += since(t0);
+
+    Problem p{data, in, targets, sizesOf(m_config, data.inputs(), data.outputs())};
+    initNetwork(p.sizes, ctx.seed());
+    publish(in);
+    setLabels(data.y);
+    p.rate = recordPrediction(ctx, double(data.rows()), p.sizes);
+
+    Evaluation cur;
+    if (!firstSweep(p, cur, ctx)) {
+        m_history.stopped = true;
+        return;
+    }
+    const double firstSeconds = since(tStart);
+    ctx.record("first_sweep_measured_seconds", firstSeconds);
+    const CheckpointAction action = checkpointFirstSweep(cur, data.rows(), ctx);
+    if (m_config.classify && action == CheckpointAction::Continue)
+        refine(p, cur, action, ctx);
+
+    m_history.totalSeconds = since(tStart);
+    recordTotals(ctx, firstSeconds);
 }
 
 } // namespace tb::bpls

@@ -103,6 +103,41 @@ public:
 private:
     struct Evaluation;
     struct Timer;
+    struct Problem;    ///< what every step of a fit reads (BplsTrainer.cpp)
+    struct Refinement; ///< the state of the refinement iterations (BplsTrainer.cpp)
+
+    // The steps of fit(), in order (ALGORITHMS.md §1): the checks, the network, the labels, the
+    // predicted cost, the first sweep and its checkpoint, the refinement iterations (classify),
+    // the facts.
+    void checkTrainingSet(const DatasetView& data) const;
+    void initNetwork(const std::vector<Eigen::Index>& sizes, std::uint64_t seed);
+    void setLabels(const Eigen::Ref<const Eigen::MatrixXd>& y);
+    /// Records the first sweep's predicted cost; returns the calibrated GEMM rate (0: none).
+    double recordPrediction(RunContext& ctx, double rows, const std::vector<Eigen::Index>& sizes);
+    /// False when stopped (the caller marks the history).
+    bool firstSweep(const Problem& p, Evaluation& cur, RunContext& ctx);
+    CheckpointAction checkpointFirstSweep(const Evaluation& cur, Eigen::Index n, RunContext& ctx);
+    void refine(const Problem& p, Evaluation& cur, CheckpointAction action, RunContext& ctx);
+    /// Refinement iteration @p tau (epoch 1 + τ): the misclassified rows, their Gram, a sweep over
+    /// them, the best blend of its weights with the current ones, a checkpoint. False when the
+    /// refinement ends (no misses, Stop, no gain with stop_when_no_gain, the host's Stop).
+    bool refineOnce(const Problem& p, int tau, Evaluation& cur, Refinement& r, RunContext& ctx);
+    /// The misclassified rows of @p cur into r.miss and r.sub, their output targets and hidden
+    /// values; false when there are none.
+    bool gatherMisses(const Problem& p, const Evaluation& cur, Refinement& r, Eigen::MatrixXd& subTargets,
+                      std::vector<Eigen::MatrixXd>& subHidden);
+    void updateMissGram(const train::DesignMatrix& in, Refinement& r);
+    /// The predicted seconds of the iteration over @p m missed rows, once its Gram rows are known.
+    double iterationSeconds(const Problem& p, Eigen::Index m, Eigen::Index gramRowsBefore) const;
+    /// The blend (1 − r)·current + r·@p wMiss of the config's ratios with the most correct rows
+    /// (r.best; ties keep the smaller ratio), its ratio in @p ratio.
+    std::vector<Eigen::MatrixXd> blendBest(const Problem& p, const Evaluation& cur,
+                                           const std::vector<Eigen::MatrixXd>& wMiss, Eigen::Index m,
+                                           Refinement& r, double& ratio);
+    /// The best iterate's weights back, with a checkpoint unless the run was stopped.
+    void restoreBest(const Problem& p, const Refinement& r, RunContext& ctx);
+    void recordTotals(RunContext& ctx, double firstSeconds);
+    void firstProduct(const train::DesignMatrix& in, const Eigen::MatrixXd& w0, Eigen::MatrixXd& z);
 
     bool sweep(const train::DesignMatrix& in, const Eigen::MatrixXd& targets, const std::vector<Eigen::MatrixXd>& hidden,
                std::vector<Eigen::MatrixXd>& w, RunContext& ctx, const Eigen::MatrixXd* firstGram = nullptr);

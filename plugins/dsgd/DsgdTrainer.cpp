@@ -64,21 +64,37 @@ void DsgdTrainer::account(double batchBytes)
     m_peakBytes = std::max(m_peakBytes, now);
 }
 
-void DsgdTrainer::fit(const DatasetView& data, RunContext& ctx)
+/// One fit's steps: what they read, and the buffers and counters they reuse from step to step.
+struct DsgdTrainer::Steps {
+    Steps(const DatasetView& d, const KernelLoss& l, Eigen::MatrixXd t, const Plan& p, const DsgdConfig& c,
+          std::uint64_t seed, StopToken token)
+        : data(d), loss(l), targets(std::move(t)), plan(p), schedule(c.schedule()),
+          batches(d.rows(), c.batchSize, c.epochs, deriveSeed(seed, kSeedOrder)), stop(token),
+          sparse(d.isSparse()), preconditioned(c.algorithm == Algorithm::Preconditioned),
+          mixedGram(preconditioned && !sparse && c.precision == train::Precision::Mixed)
+    {
+    }
+
+    const DatasetView& data;
+    const KernelLoss& loss;
+    Eigen::MatrixXd targets;
+    Plan plan;
+    train::LearningRateSchedule schedule;
+    BatchSchedule batches;
+    StopToken stop;
+    bool sparse;
+    bool preconditioned;
+    bool mixedGram; ///< preconditioned on dense inputs in mixed precision
+    std::vector<Eigen::Index> rows;
+    Eigen::MatrixXd xb, tb, f, dl, phi, alpha, g, cross;
+    SparseMatrix xbs; ///< the batch's rows on sparse inputs
+    int fallbacks = 0;
+};
+
+double DsgdTrainer::checkPlannedMemory(const DatasetView& data, const Plan& p, Eigen::Index k, int threads)
 {
     const DsgdConfig& c = m_config;
-    const bool preconditioned = c.algorithm == Algorithm::Preconditioned;
-    const QString algo = DsgdConfig::idOf(c.algorithm);
-    KernelSetup::checkData(data);
-    m_loss.emplace(c.resolveLoss(data.task), data.task, data.outputs(), data.classNames);
-    const KernelLoss& loss = *m_loss;
-    const Eigen::MatrixXd targets = loss.targets(data.y);
-    const Eigen::Index n = data.rows(), d = data.inputs(), k = loss.modelOutputs();
-    const std::uint64_t seed = ctx.seed();
-    const Plan p = plan(c, n);
-    const int threads = std::max(1, ctx.threads());
-
-    // Memory the plan needs, checked before anything that size is allocated.
+    const Eigen::Index n = data.rows(), d = data.inputs();
     const bool sparse = data.isSparse();
     const Eigen::Index nnz = sparse ? Eigen::Index(data.xSparse->nonZeros()) : 0;
     const double modelBytes = 16.0 * double(p.features) * double(k);  // the coefficients, with vector growth
@@ -102,129 +118,162 @@ void DsgdTrainer::fit(const DatasetView& data, RunContext& ctx)
         m_evalBytes = KernelExpansion::evaluationBytes(n, d, data.outputs(), threads, c.precision) +
                       8.0 * double(KernelExpansion::kMaxMemos) * double(n) * double(k);
     }
-    KernelSetup::checkMemory(modelBytes + cacheBytes + batchBytes + m_evalBytes, algo,
-                             QStringLiteral("%1 features × %2 outputs, a %3-row batch with %4 new features, the "
-                                            "projection cache, the evaluation of %5 rows")
-                                 .arg(p.features).arg(k).arg(p.batch).arg(p.perStep).arg(n),
-                             QStringLiteral("epochs, max_features, features_per_step, batch_size or cache_mib"));
+    KernelSetup::checkMemory(
+        modelBytes + cacheBytes + batchBytes + m_evalBytes, DsgdConfig::idOf(c.algorithm),
+        QStringLiteral("%1 features × %2 outputs, a %3-row batch with %4 new features, the "
+                       "projection cache, the evaluation of %5 rows")
+            .arg(p.features)
+            .arg(k)
+            .arg(p.batch)
+            .arg(p.perStep)
+            .arg(n),
+        QStringLiteral("epochs, max_features, features_per_step, batch_size or cache_mib"));
+    return batchBytes;
+}
 
+void DsgdTrainer::setUpModel(const DatasetView& data, const Plan& p, Eigen::Index k, std::uint64_t seed,
+                             RunContext& ctx)
+{
+    const DsgdConfig& c = m_config;
     m_bandwidth = KernelSetup::bandwidth(c, data, seed);
     train::RandomFeatures map;
     map.kind = c.kernel;
-    map.inputs = d;
+    map.inputs = data.inputs();
     map.count = std::max<Eigen::Index>(p.features, c.kernel == train::FeatureKind::GaussianCosSin ? 2 : 1);
     map.bandwidth = m_bandwidth;
     map.seed = deriveSeed(seed, kSeedFeatures);
     map.normalise = false;  // √2·cos: one feature's unbiased estimate of the kernel
-    m_model.reset(map, k, c.cacheBytes(), sparse ? FeatureDraw::Counter : FeatureDraw::Sequential, c.precision);
-    m_peakBytes = 0;
-    account(batchBytes);
-
+    m_model.reset(map, k, c.cacheBytes(), data.isSparse() ? FeatureDraw::Counter : FeatureDraw::Sequential,
+                  c.precision);
     ctx.record("bandwidth", m_bandwidth);
     ctx.record("kernel", QString::fromLatin1(train::featureKindName(c.kernel)));
-    ctx.record("loss_function", QString::fromLatin1(KernelLoss::name(loss.kind())));
+    ctx.record("loss_function", QString::fromLatin1(KernelLoss::name(m_loss->kind())));
     ctx.record("planned_steps", double(p.steps));
     ctx.record("planned_features", double(p.features));
     ctx.record("batch_size", double(p.batch));
+}
+
+train::StepResult DsgdTrainer::step(Steps& s, const train::LoopPosition& at, RunContext& ctx)
+{
+    const DsgdConfig& c = m_config;
+    train::StepResult out;
+    out.stopped = true;
+    if (!s.batches.next(s.rows))
+        return out;
+    const Eigen::Index step = at.step - 1;
+    const Eigen::Index m = Eigen::Index(s.rows.size());
+    if (s.sparse)
+        s.xbs = SparseFeatures::selectRows(*s.data.xSparse, s.rows);
+    else
+        s.xb = s.data.x(s.rows, Eigen::all);
+    s.tb = s.targets(s.rows, Eigen::all);
+    if (!(s.sparse ? m_model.evaluateSparse(s.xbs, s.f, s.stop) : m_model.evaluate(s.xb, s.f, s.stop)))
+        return out;
+    const double batchLoss = s.loss.evaluate(s.f, s.tb, s.dl);
+    out.stopped = false;
+    out.loss = batchLoss;
+    out.rows = double(m);
+    if (!std::isfinite(batchLoss))
+        return out; // the loop reports the divergence
+    const double gamma = s.schedule.rate(double(step));
+    const Eigen::Index first = m_model.features();
+    if (!(s.sparse ? m_model.featuresSparse(s.xbs, first, s.plan.perStep, s.phi, s.stop)
+                   : m_model.features(s.xb, first, s.plan.perStep, s.phi, s.stop))) {
+        out.stopped = true;
+        return out;
+    }
+    if (s.preconditioned) {
+        if (!preconditionedStep(s, m, gamma, step, ctx)) {
+            out.stopped = true;
+            return out;
+        }
+    } else {
+        s.alpha.noalias() = s.phi.transpose() * s.dl;
+        s.alpha *= -gamma / (double(s.plan.perStep) * double(m));
+    }
+    if (c.nu > 0)
+        m_model.scale(1.0 - gamma * c.nu);
+    m_model.append(s.alpha);
+    return out;
+}
+
+bool DsgdTrainer::preconditionedStep(Steps& s, Eigen::Index m, double gamma, Eigen::Index step,
+                                     RunContext& ctx)
+{
+    const DsgdConfig& c = m_config;
+    double ridgeFloor = 0.0;
+    if (s.mixedGram) {
+        // The block's features as float, the Gram and cross products summed in double from float
+        // products; the ridge kept above the float rounding noise.
+        train::DesignMatrix design(s.phi, train::Precision::Mixed, false, false);
+        design.setStopToken(s.stop);
+        design.normalEquations(s.dl, false, s.g, s.cross);
+        ridgeFloor = train::kMixedRidgeFloor * s.g.trace() / std::sqrt(double(s.g.rows()));
+    } else {
+        num::gramAndCross(s.phi, s.dl, s.g, s.cross, 0, s.stop);
+    }
+    if (s.stop.stopRequested())
+        return false;
+    num::LeastSquaresOptions opt;
+    opt.ridge = std::max(double(m) * double(s.plan.perStep) * (c.nu + c.preconditionRidge), ridgeFloor);
+    opt.stop = s.stop;
+    num::SolveReport report;
+    s.alpha = num::solveNormalEquations(s.g, s.cross, opt, &report);
+    if (report.interrupted)
+        return false;
+    if (report.fallback && s.fallbacks++ == 0)
+        ctx.log(QStringLiteral("step %1: the preconditioner solve left Cholesky: %2")
+                    .arg(step + 1)
+                    .arg(QString::fromStdString(report.summary())));
+    s.alpha *= -gamma;
+    return true;
+}
+
+void DsgdTrainer::fit(const DatasetView& data, RunContext& ctx)
+{
+    const DsgdConfig& c = m_config;
+    KernelSetup::checkData(data);
+    m_loss.emplace(c.resolveLoss(data.task), data.task, data.outputs(), data.classNames);
+    const KernelLoss& loss = *m_loss;
+    Eigen::MatrixXd targets = loss.targets(data.y);
+    const Eigen::Index n = data.rows(), k = loss.modelOutputs();
+    const std::uint64_t seed = ctx.seed();
+    const Plan p = plan(c, n);
+
+    // Memory the plan needs, checked before anything that size is allocated.
+    const double batchBytes = checkPlannedMemory(data, p, k, std::max(1, ctx.threads()));
+    setUpModel(data, p, k, seed, ctx);
+    m_peakBytes = 0;
+    account(batchBytes);
 
     StopScope scope(m_stop, ctx.stopToken());
-    const StopToken stop = ctx.stopToken();
-    const train::LearningRateSchedule schedule = c.schedule();
-    BatchSchedule batches(n, c.batchSize, c.epochs, deriveSeed(seed, kSeedOrder));
-    std::vector<Eigen::Index> rows;
-    Eigen::MatrixXd xb, tb, f, dl, phi, alpha, g, cross;
-    SparseMatrix xbs;  // the batch's rows on sparse inputs
+    Steps s(data, loss, std::move(targets), p, c, seed, ctx.stopToken());
+    const bool preconditioned = s.preconditioned;
     QJsonArray checkpointFeatures;
-    int fallbacks = 0;
-    const bool mixedGram = preconditioned && !sparse && c.precision == train::Precision::Mixed;
 
     // The algorithm: one step (a minibatch, a block of new features); the loop polls Stop and
     // checkpoints where the batch schedule says (log-spaced, epoch ends, checkpoint_every).
     train::TrainingLoop::Hooks hooks;
-    hooks.step = [&](const train::LoopPosition& at) {
-        train::StepResult out;
-        out.stopped = true;
-        if (!batches.next(rows))
-            return out;
-        const Eigen::Index step = at.step - 1;
-        const Eigen::Index m = Eigen::Index(rows.size());
-        if (sparse)
-            xbs = SparseFeatures::selectRows(*data.xSparse, rows);
-        else
-            xb = data.x(rows, Eigen::all);
-        tb = targets(rows, Eigen::all);
-        if (!(sparse ? m_model.evaluateSparse(xbs, f, stop) : m_model.evaluate(xb, f, stop)))
-            return out;
-        const double batchLoss = loss.evaluate(f, tb, dl);
-        out.stopped = false;
-        out.loss = batchLoss;
-        out.rows = double(m);
-        if (!std::isfinite(batchLoss))
-            return out;  // the loop reports the divergence
-        const double gamma = schedule.rate(double(step));
-        const Eigen::Index first = m_model.features();
-        if (!(sparse ? m_model.featuresSparse(xbs, first, p.perStep, phi, stop)
-                     : m_model.features(xb, first, p.perStep, phi, stop))) {
-            out.stopped = true;
-            return out;
-        }
-        if (preconditioned) {
-            double ridgeFloor = 0.0;
-            if (mixedGram) {
-                // The block's features as float, the Gram and cross products summed in double
-                // from float products; the ridge kept above the float rounding noise.
-                train::DesignMatrix design(phi, train::Precision::Mixed, false, false);
-                design.setStopToken(stop);
-                design.normalEquations(dl, false, g, cross);
-                ridgeFloor = train::kMixedRidgeFloor * g.trace() / std::sqrt(double(g.rows()));
-            } else {
-                num::gramAndCross(phi, dl, g, cross, 0, stop);
-            }
-            if (stop.stopRequested()) {
-                out.stopped = true;
-                return out;
-            }
-            num::LeastSquaresOptions opt;
-            opt.ridge = std::max(double(m) * r * (c.nu + c.preconditionRidge), ridgeFloor);
-            opt.stop = stop;
-            num::SolveReport report;
-            alpha = num::solveNormalEquations(g, cross, opt, &report);
-            if (report.interrupted) {
-                out.stopped = true;
-                return out;
-            }
-            if (report.fallback && fallbacks++ == 0)
-                ctx.log(QStringLiteral("step %1: the preconditioner solve left Cholesky: %2")
-                            .arg(step + 1).arg(QString::fromStdString(report.summary())));
-            alpha *= -gamma;
-        } else {
-            alpha.noalias() = phi.transpose() * dl;
-            alpha *= -gamma / (r * double(m));
-        }
-        if (c.nu > 0)
-            m_model.scale(1.0 - gamma * c.nu);
-        m_model.append(alpha);
-        return out;
-    };
+    hooks.step = [&](const train::LoopPosition& at) { return step(s, at, ctx); };
     hooks.beforeCheckpoint = [&](const train::LoopPosition&) {
         account(batchBytes);
         checkpointFeatures.append(double(m_model.features()));
         ctx.record("checkpoint_features", checkpointFeatures);
         ctx.record("working_memory_bytes", m_peakBytes);
         if (preconditioned)
-            ctx.record("precondition_fallbacks", fallbacks);
+            ctx.record("precondition_fallbacks", s.fallbacks);
     };
     RunLoopHost host(ctx);
     train::TrainingLoop loop(host);
     // (max_features may end the run before the batches do: its last step checkpoints too.)
     loop.checkpointWhen([&](const train::LoopPosition& at) {
-        return batches.checkpointDue(c.checkpointEvery) || at.step == p.steps;
+        return s.batches.checkpointDue(c.checkpointEvery) || at.step == p.steps;
     });
     loop.divergenceMessage([&](const train::LoopPosition& at, double l) {
         return QStringLiteral("diverged at step %1 (epoch %2): the minibatch loss is %3")
             .arg(at.step).arg(at.epochs).arg(l).toStdString();
     });
-    loop.run(train::TrainingLoop::steps(p.steps, [&] { return batches.epochsDone(); }), hooks);
+    loop.run(train::TrainingLoop::steps(p.steps, [&] { return s.batches.epochsDone(); }), hooks);
 }
 
 Eigen::MatrixXd DsgdTrainer::predict(const Eigen::Ref<const Eigen::MatrixXd>& x) const

@@ -12,6 +12,11 @@
 #include <QJsonArray>
 #include <optional>
 
+namespace tb::train {
+struct LoopPosition;
+struct StepResult;
+} // namespace tb::train
+
 namespace tb::dsgd {
 
 /// One run of dsgd.doubly_stochastic or dsgd.preconditioned.
@@ -93,6 +98,20 @@ public:
     double workingMemoryBytes() const { return m_peakBytes; }
 
 private:
+    struct Steps; ///< one fit's steps: what they read, their buffers (DsgdTrainer.cpp)
+
+    // The steps of fit(): the memory the plan needs, the model (bandwidth, feature map), then the
+    // training loop's minibatch steps.
+    /// Checks the planned memory against what is available (KernelSetup::checkMemory) and sets
+    /// m_evalBytes; returns the bytes of one step's batch.
+    double checkPlannedMemory(const DatasetView& data, const Plan& p, Eigen::Index k, int threads);
+    void setUpModel(const DatasetView& data, const Plan& p, Eigen::Index k, std::uint64_t seed,
+                    RunContext& ctx);
+    /// One minibatch step: its loss, a block of new features and their coefficients.
+    train::StepResult step(Steps& s, const train::LoopPosition& at, RunContext& ctx);
+    /// The preconditioned step's coefficients in s.alpha (a ridge solve on the block's features);
+    /// false when stopped.
+    bool preconditionedStep(Steps& s, Eigen::Index m, double gamma, Eigen::Index step, RunContext& ctx);
     void account(double batchBytes);
     QJsonObject predictSparseCost(const ProblemShape& shape) const;
 

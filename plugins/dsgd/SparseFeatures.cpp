@@ -1,12 +1,9 @@
 #include "SparseFeatures.h"
 
-#include <Sampling.h>
 #include <trainbench/Seeds.h>
 
 #include <algorithm>
 #include <cmath>
-#include <numeric>
-#include <random>
 #include <stdexcept>
 #include <string>
 
@@ -196,19 +193,10 @@ double SparseFeatures::medianDistance(const SparseMatrix& x, Eigen::Index sample
 {
     if (!firstNonFinite(x).empty())
         throw std::invalid_argument("median trick: the data contain NaN or Inf");
-    const Eigen::Index n = x.rows();
-    const Eigen::Index m = std::min(n, std::max<Eigen::Index>(sampleRows, 2));
+    const std::vector<Eigen::Index> rows = train::medianSampleRows(x.rows(), sampleRows, seed);
+    const Eigen::Index m = Eigen::Index(rows.size());
     if (m < 2)
         return 0.0;
-    // The same sample as train::medianDistance(): the first m of a seeded partial Fisher–Yates.
-    std::vector<Eigen::Index> rows(static_cast<std::size_t>(n));
-    std::iota(rows.begin(), rows.end(), Eigen::Index(0));
-    std::mt19937_64 g(seed);
-    for (Eigen::Index i = 0; i < m; ++i) {
-        const Eigen::Index j = i + Eigen::Index(train::boundedDraw(g, std::uint64_t(n - i)));
-        std::swap(rows[std::size_t(i)], rows[std::size_t(j)]);
-    }
-    rows.resize(std::size_t(m));
     const SparseMatrix s = selectRows(x, rows);
     const int* outer = s.outerIndexPtr();
     const int* inner = s.innerIndexPtr();
@@ -231,14 +219,7 @@ double SparseFeatures::medianDistance(const SparseMatrix& x, Eigen::Index sample
         }
         return sum;
     };
-    std::vector<double> d2;
-    d2.reserve(std::size_t(m * (m - 1) / 2));
-    for (Eigen::Index j = 0; j < m; ++j)
-        for (Eigen::Index i = j + 1; i < m; ++i)
-            d2.push_back(std::max(0.0, norms(i) + norms(j) - 2.0 * dot(i, j)));
-    auto mid = d2.begin() + std::ptrdiff_t(d2.size() / 2);
-    std::nth_element(d2.begin(), mid, d2.end());
-    return std::sqrt(*mid);
+    return train::medianPairDistance(norms, dot);
 }
 
 double SparseFeatures::medianBytes(Eigen::Index rows, Eigen::Index nonZeros, Eigen::Index sampleRows)

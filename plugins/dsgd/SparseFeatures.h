@@ -62,8 +62,9 @@ public:
     static SparseMatrix selectRows(const SparseMatrix& x, const std::vector<Eigen::Index>& rows);
 
     /// The median trick on sparse rows: the median pairwise Euclidean distance between
-    /// @p sampleRows rows drawn exactly as tb::train::medianDistance() draws them (same seed,
-    /// same rows), distances from ‖a‖² + ‖b‖² − 2aᵀb over the non-zeros (no dense copy).
+    /// @p sampleRows rows drawn by tb::train::medianSampleRows(), the sampler of
+    /// tb::train::medianDistance() (same seed, same rows), distances from ‖a‖² + ‖b‖² − 2aᵀb
+    /// over the non-zeros (no dense copy), their median by tb::train::medianPairDistance().
     /// O(m·nnz-per-row·…) for the m×m products of the sample. Returns 0 when every sampled row
     /// is the same; throws std::invalid_argument for non-finite values.
     static double medianDistance(const SparseMatrix& x, Eigen::Index sampleRows, std::uint64_t seed);

@@ -2,21 +2,15 @@
 
 #include <DetachedCall.h>
 #include <LibraryClock.h>
-#include <LibraryLabels.h>
-#include <SeededRand.h>
-#include <SparseRows.h>
+#include <LibraryJob.h>
+#include <LibraryScores.h>
 #include <ToleranceLadder.h>
 
 #include <linear.h>
 
-#include <QJsonArray>
 #include <algorithm>
-#include <chrono>
 #include <cmath>
-#include <cstdlib>
-#include <ctime>
 #include <limits>
-#include <optional>
 #include <stdexcept>
 #include <tbb/blocked_range.h>
 #include <tbb/parallel_for.h>
@@ -28,9 +22,6 @@
 namespace tb::liblinear {
 namespace {
 
-using wrap::Clock;
-using wrap::secondsSince;
-using wrap::threadCpuSeconds;
 using Rows = wrap::SparseRows<feature_node>;
 
 // A progress line: only the marks the solvers print while they iterate.
@@ -75,19 +66,10 @@ double solverBytes(int type, double n, double d1, double classes, double problem
 
 } // namespace
 
-// Everything the library call touches, owned by the call's thread as much as by fit(): after a
-// Stop, fit() lets go and the call frees it when it ends.
-struct LiblinearTrainer::Job {
-    Rows rows;
-    std::vector<double> y;   // the labels, or the current output's targets
-    Eigen::MatrixXd targets; // regression: every output
+// The library call's job (wrap::LibraryJob) and LIBLINEAR's problem and parameters pointing into it.
+struct LiblinearTrainer::Job : wrap::LibraryJob<feature_node, ModelPtr> {
     problem prob{};
     parameter param{};
-    bool randomised = false;
-    unsigned seed = 1;
-    std::vector<ModelPtr> models;
-    double librarySeconds = 0;
-    double libraryCpuSeconds = 0;
 };
 
 void LiblinearTrainer::ModelDeleter::operator()(model* m) const
@@ -116,38 +98,23 @@ void LiblinearTrainer::fit(const DatasetView& data, RunContext& ctx)
     // One solve, or a ladder of complete solves from scratch: each rung is what a run with that
     // tolerance alone would do, conversion included, and its checkpoint restarts the host's
     // clock so that its point is timed alone. A Stop during a rung keeps the previous rung's model.
-    wrap::ToleranceLadder::run(ctx, m_config.solveTolerances(), !m_config.toleranceLadder.empty(),
-                               [&](double tolerance, QJsonObject& rung) {
-                                   LiblinearConfig config = m_config;
-                                   config.tolerance = tolerance;
-                                   return solve(data, ctx, config, rung);
-                               });
+    wrap::ToleranceLadder::runEach(ctx, m_config, [&](const LiblinearConfig& config, QJsonObject& rung) {
+        return solve(data, ctx, config, rung);
+    });
 }
 
 bool LiblinearTrainer::solve(const DatasetView& data, RunContext& ctx, const LiblinearConfig& config,
                              QJsonObject& rung)
 {
     const std::string who = "liblinear";
-    const Eigen::Index n = data.rows(), d = data.inputs(), k = data.outputs();
+    const Eigen::Index n = data.rows(), d = data.inputs();
     wrap::requireTask(data, config.regression, who,
                       config.regression ? "liblinear.regress" : "liblinear.classify");
     Rows::requireFinite(data.y, who, "training target");
 
-    const auto t0 = Clock::now();
+    // Labels are the class indices: LIBLINEAR groups them itself (one-vs-rest or Crammer–Singer).
     auto job = std::make_shared<Job>();
-    if (config.regression) {
-        job->targets = data.y;
-        job->y.assign(std::size_t(n), 0.0);
-    } else {
-        // Labels are the class indices; LIBLINEAR groups them itself (one-vs-rest or Crammer–Singer).
-        job->y = wrap::classLabels(data, who);
-    }
-    // Both forms go through the same node rule: the same data gives the same rows and model.
-    if (data.isSparse()) {
-        job->rows = Rows(*data.xSparse, config.bias, who); // checks entries and columns, naming them
-    } else {
-        job->rows = Rows(data.x, config.bias, who); // checks x is finite, naming the entry
-    }
+    job->convert(data, config.regression, config.bias, who);
     job->prob.l = int(n);
     job->prob.n = int(d) + (config.bias >= 0 ? 1 : 0);
     job->prob.x = job->rows.rows();
@@ -159,36 +126,20 @@ bool LiblinearTrainer::solve(const DatasetView& data, RunContext& ctx, const Lib
     if (const char* err = check_parameter(&job->prob, &job->param))
         throw std::invalid_argument(who + ": LIBLINEAR refuses the parameters (" +
                                     config.commandLineOptions().toStdString() + "): " + err);
-    const double conversionSeconds = secondsSince(t0);
-    const std::size_t nonzeros = job->rows.nonzeros(), problemBytes = job->rows.bytes();
-
-    const int outputs = config.regression ? int(k) : 1;
-    auto work = [job, outputs] {
-        // glibc's rand() is one stream per process, shared with the other library wrappers:
-        // randomised calls hold it whole, so that the run's seed alone decides their draws.
-        std::optional<wrap::SeededRand> seeded;
-        if (job->randomised)
-            seeded.emplace(job->seed);
-        const auto start = Clock::now();
-        const double cpuStart = threadCpuSeconds();
-        for (int o = 0; o < outputs; ++o) {
-            wrap::DetachedCall::throwIfAbandoned();
-            if (job->targets.size() > 0)
-                for (Eigen::Index i = 0; i < job->targets.rows(); ++i)
-                    job->y[std::size_t(i)] = job->targets(i, o);
+    job->conversionDone();
+    auto work = [job] {
+        job->trainEach([&job] {
             model* m = train(&job->prob, &job->param);
             if (!m)
                 throw std::runtime_error("liblinear: train() returned no model");
-            job->models.emplace_back(m);
-        }
-        job->librarySeconds = secondsSince(start);
-        job->libraryCpuSeconds = threadCpuSeconds() - cpuStart;
+            return ModelPtr(m);
+        });
     };
 
     ctx.log(QStringLiteral("liblinear: %1 (liblinear-train %2), %3 rows, %4 non-zeros")
                 .arg(QLatin1String(config.solver->name), config.commandLineOptions())
                 .arg(n)
-                .arg(nonzeros));
+                .arg(job->rows.nonzeros()));
     int newtonLines = 0;
     auto onLine = [&](const QString& raw) {
         const QString line = raw.trimmed();
@@ -217,32 +168,19 @@ bool LiblinearTrainer::solve(const DatasetView& data, RunContext& ctx, const Lib
         ctx.log(
             QStringLiteral("liblinear: %1 Newton iterations (one log line each, not kept)").arg(newtonLines));
     m_models = std::move(job->models);
-    const double librarySeconds = job->librarySeconds, libraryCpuSeconds = job->libraryCpuSeconds;
+    const wrap::LibraryFacts facts = job->facts(config.tolerance);
     job.reset();
 
-    if (liblinear_version != LIBLINEAR_VERSION)
-        ctx.log(
-            QStringLiteral("liblinear: built against LIBLINEAR_VERSION %1, running with liblinear_version %2")
-                .arg(LIBLINEAR_VERSION)
-                .arg(liblinear_version));
-    ctx.record("plugin_version", QStringLiteral(TB_LIBLINEAR_PLUGIN_VERSION));
-    ctx.record("library_version", LIBLINEAR_VERSION);
-    ctx.record("library_loaded_version", liblinear_version);
+    facts.record(ctx, QStringLiteral("liblinear"),
+                 {QStringLiteral(TB_LIBLINEAR_PLUGIN_VERSION), "LIBLINEAR_VERSION", LIBLINEAR_VERSION,
+                  "liblinear_version", liblinear_version});
     ctx.record("solver",
                QStringLiteral("%1 (-s %2)").arg(QLatin1String(config.solver->name)).arg(config.solver->type));
     ctx.record("command_line", QStringLiteral("liblinear-train ") + config.commandLineOptions());
     ctx.record("tolerance", config.tolerance);
-    ctx.record("nonzeros", double(nonzeros));
-    ctx.record("problem_bytes", double(problemBytes));
-    ctx.record("conversion_seconds", conversionSeconds);
-    ctx.record("library_seconds", librarySeconds);
-    ctx.record("library_cpu_seconds", libraryCpuSeconds);
     if (!config.regression)
         ctx.record("classes_in_model", m_models.front()->nr_class);
-    rung = QJsonObject{{"tolerance", config.tolerance},
-                       {"conversion_seconds", conversionSeconds},
-                       {"library_seconds", librarySeconds},
-                       {"library_cpu_seconds", libraryCpuSeconds}};
+    rung = facts.rung();
     if (newtonLines > 0)
         rung.insert("newton_iterations", newtonLines);
     return true;
@@ -274,19 +212,7 @@ Eigen::MatrixXd LiblinearTrainer::scoreRows(Eigen::Index n, const FillRow& fillR
                 out(i, m->label[c]) = s;
                 lowest = std::min(lowest, s);
             }
-            if (m->nr_class < k) {
-                // Classes the training set did not have: below every class the model knows.
-                Eigen::VectorXi known = Eigen::VectorXi::Zero(k);
-                for (int c = 0; c < m->nr_class; ++c)
-                    known(m->label[c]) = 1;
-                for (Eigen::Index c = 0; c < k; ++c)
-                    if (!known(c))
-                        out(i, c) = lowest - 1.0;
-            }
-            Eigen::Index best = 0;
-            out.row(i).maxCoeff(&best);
-            if (best != chosen && std::isfinite(out(i, best)))
-                out(i, chosen) = std::nextafter(out(i, best), std::numeric_limits<double>::infinity());
+            wrap::finishClassRow(out, i, m->label, m->nr_class, chosen, lowest);
         }
     });
     return out;
@@ -294,37 +220,12 @@ Eigen::MatrixXd LiblinearTrainer::scoreRows(Eigen::Index n, const FillRow& fillR
 
 Eigen::MatrixXd LiblinearTrainer::predict(const Eigen::Ref<const Eigen::MatrixXd>& x) const
 {
-    if (m_inputs == 0 && m_outputs == 0)
-        throw std::logic_error("liblinear: predict() before fit()");
-    if (x.cols() != m_inputs)
-        throw std::invalid_argument("liblinear: predict() got " + std::to_string(x.cols()) +
-                                    " inputs, the model has " + std::to_string(m_inputs));
-    const double bias = m_config.bias;
-    const std::size_t width = std::size_t(m_inputs) + 2;
-    return scoreRows(x.rows(), [&](Eigen::Index i, std::vector<feature_node>& row) {
-        if (row.size() < width)
-            row.resize(width);
-        Rows::fillRow(x, i, bias, row.data());
-    });
+    return wrap::predictRows<feature_node>("liblinear", fitted(), m_inputs, x, m_config.bias, scorer());
 }
 
 Eigen::MatrixXd LiblinearTrainer::predictSparse(const SparseMatrix& x) const
 {
-    if (m_inputs == 0 && m_outputs == 0)
-        throw std::logic_error("liblinear: predictSparse() before fit()");
-    if (x.cols() != m_inputs)
-        throw std::invalid_argument("liblinear: predictSparse() got a sparse matrix of " +
-                                    std::to_string(x.cols()) + " columns, the model has " +
-                                    std::to_string(m_inputs) + " inputs");
-    Rows::requireValid(x, "liblinear", "predictSparse() input");
-    const double bias = m_config.bias;
-    // Each row's own nodes only: the buffer grows to the longest row of its block, never to d.
-    return scoreRows(x.rows(), [&](Eigen::Index i, std::vector<feature_node>& row) {
-        const std::size_t need = std::size_t(Rows::storedInRow(x, i)) + 2;
-        if (row.size() < need)
-            row.resize(need);
-        Rows::fillRow(x, i, bias, row.data());
-    });
+    return wrap::predictRows<feature_node>("liblinear", fitted(), m_inputs, x, m_config.bias, scorer());
 }
 
 QJsonObject LiblinearTrainer::predictCost(const ProblemShape& s) const

@@ -1,23 +1,18 @@
 #include "LibsvmTrainer.h"
 
-#include <ToleranceLadder.h>
 #include <DetachedCall.h>
 #include <LibraryClock.h>
-#include <LibraryLabels.h>
-#include <SeededRand.h>
-#include <SparseRows.h>
+#include <LibraryJob.h>
+#include <LibraryScores.h>
+#include <ToleranceLadder.h>
 
 #include <libsvm/svm.h>
 
 #include <QJsonArray>
 #include <QRegularExpression>
 #include <algorithm>
-#include <chrono>
 #include <cmath>
-#include <cstdlib>
-#include <ctime>
 #include <limits>
-#include <optional>
 #include <stdexcept>
 #include <tbb/blocked_range.h>
 #include <tbb/parallel_for.h>
@@ -29,9 +24,6 @@
 namespace tb::libsvm {
 namespace {
 
-using wrap::Clock;
-using wrap::secondsSince;
-using wrap::threadCpuSeconds;
 using Rows = wrap::SparseRows<svm_node>;
 
 // A progress line: only the marks the solvers print while they iterate.
@@ -84,18 +76,10 @@ struct LibsvmTrainer::Model {
     }
 };
 
-// Everything the library call touches, owned by the call's thread as much as by fit(): after a
-// Stop, fit() lets go and the call frees it when it ends.
-struct LibsvmTrainer::Job {
-    Rows rows;
-    std::vector<double> y;   // the labels, or the current output's targets
-    Eigen::MatrixXd targets; // regression: every output
+// The library call's job (wrap::LibraryJob) and LIBSVM's problem and parameters pointing into it.
+struct LibsvmTrainer::Job : wrap::LibraryJob<svm_node, std::unique_ptr<Model>> {
     svm_problem prob{};
     svm_parameter param{};
-    unsigned seed = 1;
-    std::vector<std::unique_ptr<Model>> models;
-    double librarySeconds = 0;
-    double libraryCpuSeconds = 0;
 };
 
 LibsvmTrainer::LibsvmTrainer(LibsvmConfig config) : m_config(std::move(config))
@@ -124,79 +108,47 @@ void LibsvmTrainer::fit(const DatasetView& data, RunContext& ctx)
     // One solve, or a ladder of complete solves from scratch: each rung is what a run with that
     // tolerance alone would do, conversion and γ included, and its checkpoint restarts the host's
     // clock so that its point is timed alone. A Stop during a rung keeps the previous rung's model.
-    wrap::ToleranceLadder::run(ctx, m_config.solveTolerances(), !m_config.toleranceLadder.empty(),
-                               [&](double tolerance, QJsonObject& rung) {
-                                   LibsvmConfig config = m_config;
-                                   config.tolerance = tolerance;
-                                   return solve(data, ctx, config, rung);
-                               });
+    wrap::ToleranceLadder::runEach(ctx, m_config, [&](const LibsvmConfig& config, QJsonObject& rung) {
+        return solve(data, ctx, config, rung);
+    });
 }
 
 bool LibsvmTrainer::solve(const DatasetView& data, RunContext& ctx, const LibsvmConfig& config, QJsonObject& rung)
 {
     const std::string who = "libsvm";
-    const Eigen::Index n = data.rows(), k = data.outputs();
+    const Eigen::Index n = data.rows();
     wrap::requireTask(data, config.regression, who, config.regression ? "libsvm.regress" : "libsvm.classify");
     Rows::requireFinite(data.y, who, "training target");
 
-    const auto t0 = Clock::now();
+    // Labels are the class indices: LIBSVM groups them itself (one-vs-one).
     auto job = std::make_shared<Job>();
-    if (config.regression) {
-        job->targets = data.y;
-        job->y.assign(std::size_t(n), 0.0);
-    } else {
-        // Labels are the class indices; LIBSVM groups them itself (one-vs-one).
-        job->y = wrap::classLabels(data, who);
-    }
-    // Both forms go through the same node rule: the same data gives the same rows and model.
-    if (data.isSparse()) {
-        job->rows = Rows(*data.xSparse, -1.0, who); // checks entries and columns, naming them
-        m_gamma = config.effectiveGamma(*data.xSparse);
-    } else {
-        job->rows = Rows(data.x, -1.0, who); // checks x is finite, naming the entry
-        m_gamma = config.effectiveGamma(data.x);
-    }
+    job->convert(data, config.regression, -1.0, who);
+    m_gamma = data.isSparse() ? config.effectiveGamma(*data.xSparse) : config.effectiveGamma(data.x);
     job->prob.l = int(n);
     job->prob.x = job->rows.rows();
     job->prob.y = job->y.data();
     job->param = config.libraryParameter(m_gamma);
+    job->randomised = config.probability;
     job->seed = unsigned(deriveSeed(ctx.seed(), 0));
     const QString options = config.commandLineOptions(m_gamma);
     if (const char* err = svm_check_parameter(&job->prob, &job->param))
         throw std::invalid_argument(who + ": LIBSVM refuses the parameters (" + options.toStdString() +
                                     "): " + err);
-    const double conversionSeconds = secondsSince(t0);
-    const std::size_t nonzeros = job->rows.nonzeros(), problemBytes = job->rows.bytes();
-
-    const int outputs = config.regression ? int(k) : 1;
-    const bool randomised = config.probability;
-    auto work = [job, outputs, randomised] {
-        // glibc's rand() is one stream per process, shared with the other library wrappers:
-        // randomised calls hold it whole, so that the run's seed alone decides their draws.
-        std::optional<wrap::SeededRand> seeded;
-        if (randomised)
-            seeded.emplace(job->seed);
-        const auto start = Clock::now();
-        const double cpuStart = threadCpuSeconds();
-        for (int o = 0; o < outputs; ++o) {
-            wrap::DetachedCall::throwIfAbandoned();
-            if (job->targets.size() > 0)
-                for (Eigen::Index i = 0; i < job->targets.rows(); ++i)
-                    job->y[std::size_t(i)] = job->targets(i, o);
+    job->conversionDone();
+    auto work = [job] {
+        job->trainEach([&job] {
             svm_model* m = svm_train(&job->prob, &job->param);
             if (!m)
                 throw std::runtime_error("libsvm: svm_train() returned no model");
-            job->models.push_back(std::make_unique<Model>(m));
-        }
-        job->librarySeconds = secondsSince(start);
-        job->libraryCpuSeconds = threadCpuSeconds() - cpuStart;
+            return std::make_unique<Model>(m);
+        });
     };
 
     ctx.log(QStringLiteral("libsvm: %1 %2 kernel (svm-train %3), %4 rows, %5 non-zeros")
-                .arg(config.regression ? QStringLiteral("ε-SVR") : QStringLiteral("C-SVC"),
-                     config.kernelName, options)
+                .arg(config.regression ? QStringLiteral("ε-SVR") : QStringLiteral("C-SVC"), config.kernelName,
+                     options)
                 .arg(n)
-                .arg(nonzeros));
+                .arg(job->rows.nonzeros()));
     // Each binary problem prints four lines; with ten classes that is 180 lines, so they are
     // summed up instead of kept.
     static const QRegularExpression finished(QStringLiteral("^optimization finished, #iter = (\\d+)$"));
@@ -231,32 +183,20 @@ bool LibsvmTrainer::solve(const DatasetView& data, RunContext& ctx, const Libsvm
         supportVectors.append(m->model->l);
     }
     m_models = std::move(job->models);
-    const double librarySeconds = job->librarySeconds, libraryCpuSeconds = job->libraryCpuSeconds;
+    const wrap::LibraryFacts facts = job->facts(config.tolerance);
     job.reset(); // the problem's rows go; the models keep their own support vectors
 
-    if (libsvm_version != LIBSVM_VERSION)
-        ctx.log(QStringLiteral("libsvm: built against LIBSVM_VERSION %1, running with libsvm_version %2")
-                    .arg(LIBSVM_VERSION)
-                    .arg(libsvm_version));
-    ctx.record("plugin_version", QStringLiteral(TB_LIBSVM_PLUGIN_VERSION));
-    ctx.record("library_version", LIBSVM_VERSION);
-    ctx.record("library_loaded_version", libsvm_version);
+    facts.record(ctx, QStringLiteral("libsvm"),
+                 {QStringLiteral(TB_LIBSVM_PLUGIN_VERSION), "LIBSVM_VERSION", LIBSVM_VERSION,
+                  "libsvm_version", libsvm_version});
     ctx.record("kernel", config.kernelName);
     ctx.record("gamma", m_gamma);
     ctx.record("command_line", QStringLiteral("svm-train ") + options);
     ctx.record("support_vectors", supportVectors);
-    ctx.record("nonzeros", double(nonzeros));
-    ctx.record("problem_bytes", double(problemBytes));
     ctx.record("support_vector_bytes", double(supportBytes));
-    ctx.record("conversion_seconds", conversionSeconds);
-    ctx.record("library_seconds", librarySeconds);
-    ctx.record("library_cpu_seconds", libraryCpuSeconds);
-    rung = QJsonObject{{"tolerance", config.tolerance},
-                       {"conversion_seconds", conversionSeconds},
-                       {"library_seconds", librarySeconds},
-                       {"library_cpu_seconds", libraryCpuSeconds},
-                       {"smo_iterations", double(iterations)},
-                       {"support_vectors", supportVectors}};
+    rung = facts.rung();
+    rung.insert("smo_iterations", double(iterations));
+    rung.insert("support_vectors", supportVectors);
     return true;
 }
 
@@ -307,19 +247,7 @@ Eigen::MatrixXd LibsvmTrainer::scoreRows(Eigen::Index n, const FillRow& fillRow)
                         put(c, double(votes[std::size_t(c)]));
                 }
             }
-            if (classes < k) {
-                // Classes the training set did not have: below every class the model knows.
-                Eigen::VectorXi known = Eigen::VectorXi::Zero(k);
-                for (int c = 0; c < classes; ++c)
-                    known(first->label[c]) = 1;
-                for (Eigen::Index c = 0; c < k; ++c)
-                    if (!known(c))
-                        out(i, c) = lowest - 1.0;
-            }
-            Eigen::Index best = 0;
-            out.row(i).maxCoeff(&best);
-            if (best != chosen && std::isfinite(out(i, best)))
-                out(i, chosen) = std::nextafter(out(i, best), std::numeric_limits<double>::infinity());
+            wrap::finishClassRow(out, i, first->label, classes, chosen, lowest);
         }
     });
     return out;
@@ -327,35 +255,12 @@ Eigen::MatrixXd LibsvmTrainer::scoreRows(Eigen::Index n, const FillRow& fillRow)
 
 Eigen::MatrixXd LibsvmTrainer::predict(const Eigen::Ref<const Eigen::MatrixXd>& x) const
 {
-    if (m_inputs == 0 && m_outputs == 0)
-        throw std::logic_error("libsvm: predict() before fit()");
-    if (x.cols() != m_inputs)
-        throw std::invalid_argument("libsvm: predict() got " + std::to_string(x.cols()) +
-                                    " inputs, the model has " + std::to_string(m_inputs));
-    const std::size_t width = std::size_t(m_inputs) + 1;
-    return scoreRows(x.rows(), [&](Eigen::Index i, std::vector<svm_node>& row) {
-        if (row.size() < width)
-            row.resize(width);
-        Rows::fillRow(x, i, -1.0, row.data());
-    });
+    return wrap::predictRows<svm_node>("libsvm", fitted(), m_inputs, x, -1.0, scorer());
 }
 
 Eigen::MatrixXd LibsvmTrainer::predictSparse(const SparseMatrix& x) const
 {
-    if (m_inputs == 0 && m_outputs == 0)
-        throw std::logic_error("libsvm: predictSparse() before fit()");
-    if (x.cols() != m_inputs)
-        throw std::invalid_argument("libsvm: predictSparse() got a sparse matrix of " +
-                                    std::to_string(x.cols()) + " columns, the model has " +
-                                    std::to_string(m_inputs) + " inputs");
-    Rows::requireValid(x, "libsvm", "predictSparse() input");
-    // Each row's own nodes only: the buffer grows to the longest row of its block, never to d.
-    return scoreRows(x.rows(), [&](Eigen::Index i, std::vector<svm_node>& row) {
-        const std::size_t need = std::size_t(Rows::storedInRow(x, i)) + 2;
-        if (row.size() < need)
-            row.resize(need);
-        Rows::fillRow(x, i, -1.0, row.data());
-    });
+    return wrap::predictRows<svm_node>("libsvm", fitted(), m_inputs, x, -1.0, scorer());
 }
 
 QJsonObject LibsvmTrainer::predictCost(const ProblemShape& s) const

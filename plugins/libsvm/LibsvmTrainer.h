@@ -124,6 +124,13 @@ private:
     /// The n × k scores of predict() for n rows whose nodes @p fillRow(i, buffer) writes into a
     /// buffer it may grow (one buffer per block of rows); shared by predict() and predictSparse().
     template <class FillRow> Eigen::MatrixXd scoreRows(Eigen::Index n, const FillRow& fillRow) const;
+    /// scoreRows() as the score function of wrap::predictRows().
+    auto scorer() const
+    {
+        return [this](Eigen::Index n, const auto& fillRow) { return scoreRows(n, fillRow); };
+    }
+    /// fit() has seen a training set (a model may still be missing: a run stopped early).
+    bool fitted() const { return m_inputs != 0 || m_outputs != 0; }
 
     LibsvmConfig m_config;
     std::vector<std::unique_ptr<Model>> m_models; ///< classification: one; regression: one per output

@@ -110,6 +110,21 @@ public:
                 return;
         }
     }
+
+    /// run() for a wrapper's configuration: one solve per tolerance of @p config
+    /// (Config::solveTolerances(); a ladder when Config::toleranceLadder is not empty), each
+    /// @p solve(c, rung) on a copy c of @p config whose Config::tolerance is that rung's — what a
+    /// run with that tolerance alone would do.
+    template <class Config, class Solve>
+    static void runEach(RunContext& ctx, const Config& config, Solve&& solve)
+    {
+        run(ctx, config.solveTolerances(), !config.toleranceLadder.empty(),
+            [&](double tolerance, QJsonObject& rung) {
+                Config c = config;
+                c.tolerance = tolerance;
+                return solve(c, rung);
+            });
+    }
 };
 
 } // namespace tb::wrap

@@ -127,6 +127,16 @@ LabelledSet plantedDense(Eigen::Index n, int d, double density, int classes, std
     return s;
 }
 
+DenseSparsePair denseSparsePair(bool regression, std::uint64_t seed)
+{
+    DenseSparsePair p;
+    p.dense = plantedDense(300, 50, 0.2, regression ? 0 : 3, seed);
+    p.probe = plantedDense(200, 50, 0.2, regression ? 0 : 3, seed + 1);
+    p.sparse = toSparse(p.dense);
+    p.probeSparse = toSparse(p.probe);
+    return p;
+}
+
 SparseLabelledSet plantedSparse(Eigen::Index n, int d, int perRow, std::uint64_t weightSeed,
                                 std::uint64_t rowSeed)
 {

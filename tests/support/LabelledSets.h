@@ -41,6 +41,16 @@ SparseLabelledSet toSparse(const LabelledSet& s);
 /// the arg-max of x·W per row, or with @p classes = 0 a regression of 2 outputs, x·W + 0.05·noise.
 LabelledSet plantedDense(Eigen::Index n, int d, double density, int classes, std::uint64_t seed);
 
+/// The same planted data dense and sparse, for the tests that either form gives the same model:
+/// 300 training rows × 50 inputs, about 20 % non-zero (plantedDense(), seed @p seed), of 3 classes
+/// or, with @p regression, 2 outputs; 200 probe rows of the same weights (seed @p seed + 1); each
+/// also as toSparse() gives it.
+struct DenseSparsePair {
+    LabelledSet dense, probe;
+    SparseLabelledSet sparse, probeSparse;
+};
+DenseSparsePair denseSparsePair(bool regression, std::uint64_t seed);
+
 /// @p n rows × @p d columns (d ≥ 1000), @p perRow non-zeros a row, a text corpus in miniature:
 /// half of a row's columns from the first 500 ("common words"), half from the other d − 500
 /// ("rare words"), all distinct, values in [0.25, 1.25); two classes, the sign of w·x for planted

@@ -7,11 +7,46 @@
 
 #include <QJsonObject>
 #include <QPluginLoader>
+#include <functional>
+#include <limits>
 #include <stdexcept>
 #include <sys/resource.h>
+#include <tuple>
 #include <utility>
 
 namespace tb::testsupport {
+
+namespace {
+
+// checkDeclaresSparseInput() but for the print hook.
+QString declaredSparseInput(const QString& modulePath, const QStringList& ids)
+{
+    QPluginLoader loader(modulePath);
+    QObject* root = loader.instance();
+    if (!root)
+        return loader.errorString();
+    auto* factory = qobject_cast<TrainerFactory*>(root);
+    auto* sparse = qobject_cast<SparseInputFactory*>(root);
+    if (!factory || !sparse)
+        return modulePath + " is not both a TrainerFactory and a SparseInputFactory";
+    if (sparse->sparseInputAlgorithms() != ids)
+        return "sparse-input algorithms " + sparse->sparseInputAlgorithms().join(", ") + ", not " +
+               ids.join(", ");
+    for (const auto& a : factory->algorithms()) {
+        if (!ids.contains(a.id))
+            return a.id + " is not declared a sparse-input algorithm";
+        QString err;
+        const auto params = a.schema.normalise({}, &err);
+        if (!params)
+            return a.id + ": " + err;
+        const auto trainer = factory->create(a.id, *params);
+        if (!dynamic_cast<const SparseTrainer*>(trainer.get()))
+            return a.id + " does not create a SparseTrainer";
+    }
+    return {};
+}
+
+} // namespace
 
 WideSparseProblem wideSparseProblem()
 {
@@ -71,6 +106,32 @@ QString checkRefusesBadSparseInput(SparseTrainer& t, const SparseLabelledSet& ok
     if (n <= 40 || ok.x.outerIndexPtr()[10] - ok.x.outerIndexPtr()[9] < 2)
         return "the valid set needs more than 40 rows and 2 non-zeros in row 9";
 
+    // A non-finite entry, named by its row and column: NaN in the first stored row from row 4 on,
+    // +inf in the next stored row after it.
+    auto storedFrom = [&](Eigen::Index from) {
+        Eigen::Index i = from;
+        while (i < n && ok.x.outerIndexPtr()[i + 1] == ok.x.outerIndexPtr()[i])
+            ++i;
+        return i;
+    };
+    const Eigen::Index nanRow = storedFrom(4), infRow = storedFrom(nanRow + 1);
+    if (infRow >= n)
+        return "the valid set needs two stored rows from row 4 on";
+    for (const auto& [row, value, shown] :
+         {std::tuple{nanRow, std::numeric_limits<double>::quiet_NaN(), "nan"},
+          std::tuple{infRow, std::numeric_limits<double>::infinity(), "inf"}}) {
+        SparseLabelledSet bad = ok;
+        const int at = bad.x.outerIndexPtr()[row];
+        bad.x.valuePtr()[at] = value;
+        const QString err = fitError(t, bad.view(), threads);
+        const QString expected = QString("training input [row %1, column %2] is %3")
+                                     .arg(row)
+                                     .arg(bad.x.innerIndexPtr()[at])
+                                     .arg(QLatin1String(shown));
+        if (!err.contains(expected))
+            return QString("a %1 entry: \"%2\", not \"%3\"").arg(QLatin1String(shown), err, expected);
+    }
+
     // Columns out of order: a library that merges rows by index would miscount silently.
     SparseLabelledSet unsorted = ok;
     int* inner = unsorted.x.innerIndexPtr() + unsorted.x.outerIndexPtr()[9];
@@ -111,30 +172,13 @@ QString checkRefusesBadSparseInput(SparseTrainer& t, const SparseLabelledSet& ok
     return {};
 }
 
-QString checkDeclaresSparseInput(const QString& modulePath, const QStringList& ids)
+QString checkDeclaresSparseInput(const QString& modulePath, const QStringList& ids,
+                                 const std::function<void()>& restoreHook)
 {
-    QPluginLoader loader(modulePath);
-    QObject* root = loader.instance();
-    if (!root)
-        return loader.errorString();
-    auto* factory = qobject_cast<TrainerFactory*>(root);
-    auto* sparse = qobject_cast<SparseInputFactory*>(root);
-    if (!factory || !sparse)
-        return modulePath + " is not both a TrainerFactory and a SparseInputFactory";
-    if (sparse->sparseInputAlgorithms() != ids)
-        return "sparse-input algorithms " + sparse->sparseInputAlgorithms().join(", ") + ", not " + ids.join(", ");
-    for (const auto& a : factory->algorithms()) {
-        if (!ids.contains(a.id))
-            return a.id + " is not declared a sparse-input algorithm";
-        QString err;
-        const auto params = a.schema.normalise({}, &err);
-        if (!params)
-            return a.id + ": " + err;
-        const auto trainer = factory->create(a.id, *params);
-        if (!dynamic_cast<const SparseTrainer*>(trainer.get()))
-            return a.id + " does not create a SparseTrainer";
-    }
-    return {};
+    const QString failure = declaredSparseInput(modulePath, ids);
+    if (restoreHook)
+        restoreHook();
+    return failure;
 }
 
 } // namespace tb::testsupport

@@ -13,6 +13,7 @@
 #include <Eigen/Core>
 #include <QString>
 #include <QStringList>
+#include <functional>
 
 namespace tb::testsupport {
 
@@ -36,7 +37,9 @@ WideSparseProblem wideSparseProblem();
 QString checkTrainsWideSparse(SparseTrainer& t, const WideSparseProblem& p, double problemBytes,
                               const QString& label, int threads);
 
-/// With @p ok a valid set (≥ 41 rows, row 9 of ≥ 2 non-zeros): fit() refuses @p ok with row 9's
+/// With @p ok a valid set (≥ 41 rows, row 9 of ≥ 2 non-zeros, two rows with non-zeros from row 4
+/// on): fit() refuses @p ok with a NaN and with an infinite entry ("training input [row r, column
+/// c] is nan", "… is inf": the first entry of the first such row and of the next), with row 9's
 /// first two columns swapped ("row 9 has column … strictly increasing") and with its inputs cut
 /// to 40 rows ("the sparse inputs have 40 rows, the targets N"); then, fitted on @p ok,
 /// predictSparse() refuses d − 1, d + 1 and 1,000,000 columns and the unsorted rows, and gives no
@@ -45,7 +48,11 @@ QString checkRefusesBadSparseInput(SparseTrainer& t, const SparseLabelledSet& ok
 
 /// The plugin module at @p modulePath loads, is a TrainerFactory and a SparseInputFactory whose
 /// sparseInputAlgorithms() are exactly @p ids, and every algorithm it offers is among them and
-/// creates, with its default parameters, a SparseTrainer.
-QString checkDeclaresSparseInput(const QString& modulePath, const QStringList& ids);
+/// creates, with its default parameters, a SparseTrainer. Creating the module's trainers routes the
+/// library's output (one print hook per process) to the module's own copy of wrap::DetachedCall,
+/// which knows nothing of the test binary's calls: @p restoreHook (when given) runs afterwards to
+/// route it back — else a later Stop test's abandoned call would never unwind at a progress message.
+QString checkDeclaresSparseInput(const QString& modulePath, const QStringList& ids,
+                                 const std::function<void()>& restoreHook = {});
 
 } // namespace tb::testsupport

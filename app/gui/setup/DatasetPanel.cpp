@@ -1,178 +1,43 @@
 #include "DatasetPanel.h"
 
+#include "CsvRowsTable.h"
+#include "DatasetFetchRow.h"
+#include "DatasetPreview.h"
 #include "widgets/KeptTextSpinBox.h"
 
-#include "CsvLoader.h"
-#include "DataError.h"
-#include "DataSource.h"
 #include "DataKeys.h"
+#include "DataSource.h"
 #include "DataSourceRegistry.h"
-#include "DatasetCache.h"
-#include "DatasetCatalog.h"
-#include "DatasetFetcher.h"
-#include "DatasetPreview.h"
-#include "IdxLoader.h"
-#include "MemoryBudget.h"
 
 #include <QCheckBox>
 #include <QComboBox>
 #include <QDir>
 #include <QDoubleSpinBox>
-#include <QElapsedTimer>
-#include <QFileDialog>
-#include <QFileInfo>
 #include <QFormLayout>
-#include <QHBoxLayout>
-#include <QHeaderView>
-#include <QJsonArray>
 #include <QLabel>
 #include <QLineEdit>
-#include <QProgressBar>
-#include <QPushButton>
-#include <QRegularExpressionValidator>
+#include <QRegularExpression>
 #include <QSignalBlocker>
 #include <QSpinBox>
 #include <QStackedWidget>
-#include <QTableWidget>
-#include <QThread>
-#include <QThreadPool>
 #include <QTimer>
-#include <QToolButton>
 #include <QVBoxLayout>
 
 #include <algorithm>
-#include <atomic>
-#include <climits>
 #include <cmath>
-#include <mutex>
-#include <new>
 
 namespace tb::gui {
 
 using data::DataSourceEntry;
 
-/// Shared between the panel and its loader threads: a thread posts its result only while the
-/// panel is alive, and the destructor waits for a post in progress to finish.
-struct DatasetPanel::LoadShared {
-    std::mutex mutex;
-    DatasetPanel* panel = nullptr;
-    std::atomic<quint64> latest{0}; ///< generation of the newest load started
-};
-
-struct DatasetPanel::FetchShared {
-    std::mutex mutex;
-    DatasetPanel* panel = nullptr; ///< null once the panel is gone: nothing more is posted
-    std::atomic<bool> cancel{false};
-};
-
-struct DatasetPanel::LoadResult {
-    DatasetPreview::Summary summary;
-    QString error;
-    QStringList warnings;
-    double seconds = 0;
-    bool hasRows = false;     ///< a CSV file: the rows below were read
-    QList<QStringList> rows;  ///< the file's first records, as the options read them
-    bool header = false;      ///< rows[0] is the header
-    QList<int> targetColumns; ///< columns of rows marked as targets
-    QString rowsError;        ///< why no rows could be read (the load's error says it too)
-};
-
 namespace {
 
 constexpr int debounceMs = 300;
-constexpr double maxExactInteger = 9007199254740992.0; // 2^53: beyond it a seed is written as a string
-
-bool integral(const QJsonValue& v, double lo, double hi)
-{
-    if (!v.isDouble())
-        return false;
-    const double d = v.toDouble();
-    return std::isfinite(d) && d == std::floor(d) && d >= lo && d <= hi;
-}
-
-/// True when @p spin shows @p v exactly (within its decimals and range).
-bool fits(const QDoubleSpinBox* spin, const QJsonValue& v)
-{
-    if (!v.isDouble())
-        return false;
-    const double d = v.toDouble();
-    if (!std::isfinite(d) || d < spin->minimum() || d > spin->maximum())
-        return false;
-    const double scale = std::pow(10.0, spin->decimals());
-    return std::abs(std::round(d * scale) / scale - d) <= 1e-12 * std::max(1.0, std::abs(d));
-}
-
-/// A line edit with a "…" button that opens a file (or folder) dialog.
-QWidget* pathEditor(QLineEdit*& edit, bool folder, const QString& filter, QWidget* parent)
-{
-    auto* box = new QWidget(parent);
-    auto* h = new QHBoxLayout(box);
-    h->setContentsMargins(0, 0, 0, 0);
-    edit = new QLineEdit(box);
-    edit->setClearButtonEnabled(true);
-    auto* browse = new QToolButton(box);
-    browse->setText(QStringLiteral("…"));
-    browse->setToolTip(folder ? DatasetPanel::tr("Choose a folder") : DatasetPanel::tr("Choose a file"));
-    h->addWidget(edit, 1);
-    h->addWidget(browse);
-    QLineEdit* e = edit;
-    QObject::connect(browse, &QToolButton::clicked, e, [e, folder, filter] {
-        const QString start = e->text().isEmpty() ? QDir::currentPath() : e->text();
-        const QString chosen =
-            folder ? QFileDialog::getExistingDirectory(e, DatasetPanel::tr("Choose a folder"), start)
-                   : QFileDialog::getOpenFileName(e, DatasetPanel::tr("Choose a file"), start, filter);
-        if (!chosen.isEmpty())
-            e->setText(chosen);
-    });
-    return box;
-}
-
-/// @p field above a red message line (hidden while empty): a field's own problem, or a load
-/// error about the file it names, shows beside it rather than at the foot of the panel.
-QWidget* withMessage(QWidget* field, QLabel** message, QWidget* parent)
-{
-    auto* box = new QWidget(parent);
-    auto* v = new QVBoxLayout(box);
-    v->setContentsMargins(0, 0, 0, 0);
-    v->setSpacing(1);
-    field->setParent(box);
-    v->addWidget(field);
-    auto* label = new QLabel(box);
-    label->setObjectName(field->objectName() + QStringLiteral("_message"));
-    label->setWordWrap(true);
-    label->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    label->setStyleSheet(QStringLiteral("color: #c0392b;"));
-    label->setVisible(false);
-    v->addWidget(label);
-    *message = label;
-    return box;
-}
-
-/// One column reference as typed: a whole number is a position, anything else a name.
-QJsonValue columnValue(const QString& text)
-{
-    bool isNumber = false;
-    const int index = text.toInt(&isNumber);
-    return isNumber ? QJsonValue(index) : QJsonValue(text);
-}
-
-/// The CSV reading options of @p spec (as DataSource reads them), for the preview of the rows.
-data::CsvLoader::Options csvOptions(const QJsonObject& spec)
-{
-    data::CsvLoader::Options o;
-    const QString d = spec.value(QStringLiteral("delimiter")).toString(QStringLiteral(","));
-    o.delimiter = d == u"whitespace" ? ' ' : (d.isEmpty() ? ',' : d.at(0).toLatin1());
-    o.header = spec.value(QStringLiteral("header")).toBool(true);
-    o.skipRows = std::max(0, spec.value(QStringLiteral("skip_rows")).toInt(0));
-    return o;
-}
 
 } // namespace
 
-DatasetPanel::DatasetPanel(QWidget* parent)
-    : QWidget(parent), m_baseDir(QDir::currentPath()), m_shared(std::make_shared<LoadShared>())
+DatasetPanel::DatasetPanel(QWidget* parent) : QWidget(parent), m_baseDir(QDir::currentPath())
 {
-    m_shared->panel = this;
     auto* outer = new QVBoxLayout(this);
     auto* top = new QFormLayout;
     top->setRowWrapPolicy(QFormLayout::WrapLongRows);
@@ -183,23 +48,13 @@ DatasetPanel::DatasetPanel(QWidget* parent)
     m_source->setToolTip(tr("Where the training and test data come from"));
     top->addRow(tr("Source"), m_source);
     // A catalogue set: its state in the cache, and Fetch / Cancel with the transfer's progress.
-    m_fetch = std::make_shared<FetchShared>();
-    m_fetch->panel = this;
-    m_fetchRow = new QWidget(this);
-    auto* fetchLayout = new QHBoxLayout(m_fetchRow);
-    fetchLayout->setContentsMargins(0, 0, 0, 0);
-    m_fetchStatus = new QLabel(m_fetchRow);
-    m_fetchStatus->setObjectName(QStringLiteral("fetch_status"));
-    m_fetchStatus->setWordWrap(true);
-    m_fetchProgress = new QProgressBar(m_fetchRow);
-    m_fetchProgress->setObjectName(QStringLiteral("fetch_progress"));
-    m_fetchProgress->setVisible(false);
-    m_fetchButton = new QPushButton(tr("Fetch"), m_fetchRow);
-    m_fetchButton->setObjectName(QStringLiteral("fetch"));
-    fetchLayout->addWidget(m_fetchStatus, 1);
-    fetchLayout->addWidget(m_fetchProgress, 1);
-    fetchLayout->addWidget(m_fetchButton);
-    connect(m_fetchButton, &QPushButton::clicked, this, &DatasetPanel::onFetchClicked);
+    m_fetchRow = new DatasetFetchRow(this);
+    connect(m_fetchRow, &DatasetFetchRow::finished, this, [this](bool ok, const QString& id) {
+        // The preview said the set is missing; now it can load (a set that is not shown waits).
+        if (ok && id == source())
+            refreshPreview();
+        Q_EMIT fetchFinished(ok);
+    });
     top->addRow(QString(), m_fetchRow);
     m_stack = new QStackedWidget(this);
     outer->addWidget(m_stack);
@@ -226,19 +81,12 @@ DatasetPanel::DatasetPanel(QWidget* parent)
     m_status->setWordWrap(true);
     m_status->setStyleSheet(QStringLiteral("color: gray;"));
     outer->addWidget(m_status);
-    m_rows = new QTableWidget(this);
-    m_rows->setObjectName(QStringLiteral("file_rows"));
-    m_rows->setToolTip(
-        tr("The first rows of the file as the delimiter, skip rows and header options read them; the "
-           "header row is bold, target columns are marked"));
-    m_rows->setEditTriggers(QAbstractItemView::NoEditTriggers);
-    m_rows->verticalHeader()->setVisible(false);
-    m_rows->horizontalHeader()->setVisible(false);
-    m_rows->setMaximumHeight(170);
-    m_rows->setVisible(false);
+    m_rows = new CsvRowsTable(this);
     outer->addWidget(m_rows);
     m_preview = new DatasetPreview(this);
     outer->addWidget(m_preview, 1);
+    m_loader = new PreviewLoader(this);
+    connect(m_loader, &PreviewLoader::finished, this, &DatasetPanel::finishLoad);
 
     m_debounce = new QTimer(this);
     m_debounce->setSingleShot(true);
@@ -256,303 +104,8 @@ DatasetPanel::DatasetPanel(QWidget* parent)
     m_debounce->start();
 }
 
-DatasetPanel::~DatasetPanel()
-{
-    if (m_fetchThread) {
-        // Cancelled: the fetcher notices within 100 ms and keeps its part for next time.
-        m_fetch->cancel = true;
-        {
-            const std::lock_guard lock(m_fetch->mutex);
-            m_fetch->panel = nullptr;
-        }
-        m_fetchThread->wait();
-        delete m_fetchThread;
-    }
-    // A loader thread holding the lock is posting to us: wait for it, then stop further posts.
-    // A post already queued is discarded with this object's pending events.
-    const std::lock_guard lock(m_shared->mutex);
-    m_shared->panel = nullptr;
-}
-
-DatasetPanel::Field DatasetPanel::makeField(const ParamSpec& p, QWidget* parent)
-{
-    Field f;
-    f.param = &p;
-    const QJsonValue def = p.defaultValue.isValid() ? QJsonValue::fromVariant(p.defaultValue) : QJsonValue(QJsonValue::Undefined);
-    switch (p.type) {
-    case ParamType::Int: {
-        auto* e = new IntField(parent);
-        const bool optional = def.isUndefined();
-        // An optional count shows its meaning when absent ("all") at 0 and writes nothing there.
-        const int lo = optional ? 0 : int(std::max<double>(p.minimum, INT_MIN));
-        const int hi = int(std::min<double>(p.maximum, INT_MAX));
-        e->setRange(lo, hi);
-        if (optional)
-            e->setSpecialValueText(p.absentText.isEmpty() ? tr("not set") : p.absentText);
-        e->setKeyboardTracking(false);
-        e->setAccelerated(true);
-        f.editor = e;
-        f.row = withMessage(e, &f.message, parent);
-        f.problem = [e, label = p.label, key = p.key] {
-            return typedTextProblem(e, label, QStringLiteral("dataset.") + key);
-        };
-        f.read = [e, optional] {
-            return optional && e->value() == 0 ? QJsonValue(QJsonValue::Undefined) : QJsonValue(e->value());
-        };
-        const double minimum = p.minimum;
-        f.write = [e, minimum](const QJsonValue& v) {
-            if (!integral(v, std::max<double>(minimum, e->minimum()), e->maximum()))
-                return false;
-            e->setValue(int(v.toDouble()));
-            return true;
-        };
-        f.reset = [e, def, lo] { e->setValue(def.isUndefined() ? lo : def.toInt()); };
-        break;
-    }
-    case ParamType::Real: {
-        auto* e = new RealField(parent);
-        const bool fraction = p.exclusiveMinimum && p.exclusiveMaximum && p.maximum - p.minimum <= 1;
-        const int decimals = fraction ? 3 : 4;
-        const double step = std::pow(10.0, -decimals);
-        e->setDecimals(decimals);
-        // An optional value (no default: absent means "none") shows its meaning one step below
-        // its range and writes nothing there, as an optional count does at 0.
-        const bool optional = def.isUndefined() && std::isfinite(p.minimum);
-        const double lo = std::isfinite(p.minimum) ? p.minimum + (p.exclusiveMinimum ? step : 0) : -1e9;
-        e->setRange(optional ? lo - step : lo, std::isfinite(p.maximum) ? p.maximum - (p.exclusiveMaximum ? step : 0) : 1e6);
-        if (optional)
-            e->setSpecialValueText(p.absentText.isEmpty() ? tr("none") : p.absentText);
-        e->setSingleStep(fraction ? 0.05 : 0.01);
-        e->setKeyboardTracking(false);
-        f.editor = e;
-        f.row = withMessage(e, &f.message, parent);
-        // The range as the schema states it: "in (0, 1)" rather than the editor's 0.001 … 0.999.
-        QString range;
-        if (std::isfinite(p.minimum) && std::isfinite(p.maximum))
-            range = QStringLiteral("in %1%2, %3%4")
-                        .arg(p.exclusiveMinimum ? QStringLiteral("(") : QStringLiteral("["))
-                        .arg(p.minimum)
-                        .arg(p.maximum)
-                        .arg(p.exclusiveMaximum ? QStringLiteral(")") : QStringLiteral("]"));
-        f.problem = [e, label = p.label, key = p.key, range] {
-            return typedTextProblem(e, label, QStringLiteral("dataset.") + key, range);
-        };
-        f.read = [e, optional] {
-            if (optional && e->value() == e->minimum())
-                return QJsonValue(QJsonValue::Undefined);
-            return QJsonValue(e->value());
-        };
-        f.write = [e](const QJsonValue& v) {
-            if (!fits(e, v))
-                return false;
-            e->setValue(v.toDouble());
-            return true;
-        };
-        f.reset = [e, def, optional] { e->setValue(optional ? e->minimum() : def.toDouble(0)); };
-        break;
-    }
-    case ParamType::Bool: {
-        auto* e = new QCheckBox(p.label, parent);
-        f.editor = f.row = e;
-        f.read = [e] { return QJsonValue(e->isChecked()); };
-        f.write = [e](const QJsonValue& v) {
-            if (!v.isBool())
-                return false;
-            e->setChecked(v.toBool());
-            return true;
-        };
-        f.reset = [e, def] { e->setChecked(def.toBool(false)); };
-        break;
-    }
-    case ParamType::Choice: {
-        auto* e = new QComboBox(parent);
-        for (qsizetype i = 0; i < p.choices.size(); ++i)
-            e->addItem(p.choiceLabels.value(i, p.choices[i]), p.choices[i]);
-        // As wide as the dock allows, not as its longest label: a long label would push the
-        // field below its row's label (the form wraps long rows), out of sight in a narrow dock.
-        // The list shows the whole labels.
-        e->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
-        e->setMinimumContentsLength(10);
-        f.editor = f.row = e;
-        f.read = [e] { return QJsonValue(e->currentData().toString()); };
-        f.write = [e](const QJsonValue& v) {
-            const int i = v.isString() ? e->findData(v.toString()) : -1;
-            if (i >= 0)
-                e->setCurrentIndex(i);
-            return i >= 0;
-        };
-        f.reset = [e, def] {
-            e->setCurrentIndex(std::max(0, def.isString() ? e->findData(def.toString()) : 0));
-        };
-        break;
-    }
-    case ParamType::Path:
-    case ParamType::Folder: {
-        QLineEdit* e = nullptr;
-        const bool folder = p.type == ParamType::Folder;
-        f.row = withMessage(pathEditor(e, folder, p.fileFilter, parent), &f.message, parent);
-        f.editor = e;
-        QString placeholder = p.absentText;
-        if (folder && p.key == u"dir") { // where Fashion-MNIST would be found (IdxLoader decides)
-            const QString found = data::IdxLoader::fashionMnistDir();
-            placeholder =
-                found.isEmpty() ? tr("not found: choose the folder") : tr("automatic: %1").arg(found);
-        }
-        e->setPlaceholderText(placeholder);
-        f.read = [e] {
-            const QString t = e->text().trimmed();
-            return t.isEmpty() ? QJsonValue(QJsonValue::Undefined) : QJsonValue(t);
-        };
-        f.write = [e](const QJsonValue& v) {
-            if (!v.isString())
-                return false;
-            e->setText(v.toString());
-            return true;
-        };
-        f.reset = [e] { e->clear(); };
-        break;
-    }
-    case ParamType::Columns: {
-        auto* e = new QLineEdit(parent);
-        // Classes are no CSV columns: Fashion-MNIST's Keep classes showed the column hint.
-        e->setPlaceholderText(p.key == u"keep_classes"
-                                  ? tr("all; or class names or indices (0, 1, …), at least two, with commas")
-                                  : tr("a column name or position (0, 1, …, -1 for the last); several with commas"));
-        f.editor = f.row = e;
-        f.read = [e] {
-            QJsonArray cols;
-            for (const QString& c : e->text().split(QLatin1Char(','), Qt::SkipEmptyParts))
-                if (!c.trimmed().isEmpty())
-                    cols.append(columnValue(c.trimmed()));
-            if (cols.isEmpty())
-                return QJsonValue(QJsonValue::Undefined);
-            return cols.size() == 1 ? cols.first() : QJsonValue(cols);
-        };
-        // Only what would be read back the same way: a name with a comma, spaces at its ends or
-        // the look of a number, or a one-element list, stays in the spec untouched instead.
-        auto text = [](const QJsonValue& c, QString* out) {
-            if (c.isDouble()) {
-                if (!integral(c, INT_MIN, INT_MAX))
-                    return false;
-                *out = QString::number(int(c.toDouble()));
-                return true;
-            }
-            const QString s = c.toString();
-            bool number = false;
-            s.toInt(&number);
-            if (!c.isString() || s.isEmpty() || s.contains(QLatin1Char(',')) || s.trimmed() != s || number)
-                return false;
-            *out = s;
-            return true;
-        };
-        f.write = [e, text](const QJsonValue& v) {
-            QStringList cols;
-            QString one;
-            if (!v.isArray()) {
-                if (!text(v, &one))
-                    return false;
-                cols << one;
-            } else {
-                const QJsonArray a = v.toArray();
-                if (a.size() < 2)
-                    return false; // ["y"] would come back as "y"
-                for (const auto& c : a) {
-                    if (!text(c, &one))
-                        return false;
-                    cols << one;
-                }
-            }
-            e->setText(cols.join(QStringLiteral(", ")));
-            return true;
-        };
-        f.reset = [e] { e->clear(); };
-        break;
-    }
-    case ParamType::Text:
-    case ParamType::IntList:
-    case ParamType::RealList: {
-        // Free text, or numbers typed as "0.1, 0.5": a list is read into an array when every
-        // part is a number, else handed on as text for the schema to name.
-        const bool list = p.type != ParamType::Text;
-        auto* e = new QLineEdit(parent);
-        e->setPlaceholderText(p.absentText);
-        f.editor = f.row = e;
-        f.read = [e, list] {
-            const QString t = e->text().trimmed();
-            if (t.isEmpty())
-                return QJsonValue(QJsonValue::Undefined);
-            if (!list)
-                return QJsonValue(e->text());
-            QJsonArray a;
-            for (const QString& part : t.split(QRegularExpression(QStringLiteral("[,\\s]+")), Qt::SkipEmptyParts)) {
-                bool ok = false;
-                const double d = part.toDouble(&ok);
-                if (!ok)
-                    return QJsonValue(t);
-                a.append(d);
-            }
-            return QJsonValue(a);
-        };
-        f.write = [e, list](const QJsonValue& v) {
-            if (!list) {
-                if (!v.isString())
-                    return false;
-                e->setText(v.toString());
-                return true;
-            }
-            if (!v.isArray())
-                return false;
-            QStringList parts;
-            for (const QJsonValue& x : v.toArray()) {
-                if (!x.isDouble())
-                    return false;
-                parts << QString::number(x.toDouble(), 'g', 17);
-            }
-            e->setText(parts.join(QStringLiteral(", ")));
-            return true;
-        };
-        f.reset = [e, def, write = f.write] {
-            e->clear();
-            if (!def.isUndefined())
-                write(def);
-        };
-        break;
-    }
-    case ParamType::Seed: {
-        auto* e = new QLineEdit(parent);
-        e->setValidator(new QRegularExpressionValidator(QRegularExpression(QStringLiteral("\\d{0,20}")), e));
-        e->setPlaceholderText(p.absentText);
-        f.editor = f.row = e;
-        f.read = [e] {
-            bool ok = false;
-            const qulonglong s = e->text().toULongLong(&ok);
-            if (!ok)
-                return QJsonValue(QJsonValue::Undefined);
-            return double(s) <= maxExactInteger ? QJsonValue(double(s)) : QJsonValue(e->text());
-        };
-        f.write = [e](const QJsonValue& v) {
-            if (integral(v, 0, maxExactInteger)) {
-                e->setText(QString::number(qulonglong(v.toDouble())));
-                return true;
-            }
-            bool ok = false;
-            if (v.isString() && v.toString().size() <= 20 && v.toString().toULongLong(&ok) && ok &&
-                QString::number(v.toString().toULongLong()) == v.toString()) {
-                e->setText(v.toString());
-                return true;
-            }
-            return false;
-        };
-        f.reset = [e] { e->clear(); };
-        break;
-    }
-    }
-    f.editor->setToolTip(p.help);
-    f.editor->setObjectName(p.key);
-    if (f.message)
-        f.message->setObjectName(p.key + QStringLiteral("_message"));
-    return f;
-}
+// The fetch row cancels and waits for its fetch, the loader lets go of its loads (children).
+DatasetPanel::~DatasetPanel() = default;
 
 void DatasetPanel::buildPage(const DataSourceEntry& entry)
 {
@@ -587,7 +140,7 @@ void DatasetPanel::buildPage(const DataSourceEntry& entry)
                 onUserEdit(QString());
             });
         }
-        Field f = makeField(p, page.widget);
+        Field f = Field::make(p, page.widget);
         if (p.type == ParamType::Bool)
             page.form->addRow(f.row);
         else
@@ -653,151 +206,32 @@ QString DatasetPanel::source() const
 
 QString DatasetPanel::fetchStatus() const
 {
-    return m_fetchStatus->text();
+    return m_fetchRow->status();
 }
 
 QString DatasetPanel::fetchError() const
 {
-    const data::DatasetEntry* e = data::DatasetCatalog::find(source());
-    if (!e || !m_outcomeIsError || m_outcomeId != e->id || m_outcomeState != int(data::DatasetCache::state(*e)))
-        return {};
-    return m_outcome;
+    return m_fetchRow->error();
 }
 
-void DatasetPanel::updateFetchRow()
+QPushButton* DatasetPanel::fetchButton() const
 {
-    const data::DatasetEntry* e = data::DatasetCatalog::find(source());
-    // A running fetch keeps its row (to be watched and cancelled) whatever source is shown.
-    m_fetchRow->setVisible(e != nullptr || m_fetchThread);
-    if (!e || m_fetchThread)
-        return;
-    const qint64 size = e->totalSize();
-    const bool exact = std::all_of(e->files.begin(), e->files.end(), [](const data::DatasetFileInfo& f) { return f.size >= 0; });
-    const QString sizeText = size > 0 ? (exact ? QString() : QStringLiteral("≈ ")) + data::MemoryBudget::formatBytes(std::uint64_t(size))
-                                      : tr("size unknown");
-    QString text;
-    bool offer = e->verifiable();
-    const data::DatasetCache::State state = data::DatasetCache::state(*e);
-    switch (state) {
-    case data::DatasetCache::State::Verified:
-        text = tr("In the data-set cache (%1), verified.").arg(data::DatasetCache::folder(*e));
-        offer = false;
-        break;
-    case data::DatasetCache::State::Unverified:
-        text = tr("In the data-set cache, not verified yet (Fetch or a load checks it; only missing files are "
-                  "downloaded).");
-        break;
-    case data::DatasetCache::State::Missing:
-        text = e->verifiable() ? tr("Not fetched yet (%1, checked against the checksum published by %2).")
-                                     .arg(sizeText, e->checksumSource.section(QLatin1Char(','), 0, 0))
-                               : tr("Not fetched yet (%1). No checksum is published: fetch it with "
-                                    "`trainbench-cli datasets fetch %2 --sha256 HEX`.")
-                                     .arg(sizeText, e->id);
-        break;
-    }
-    // How the last fetch of this set ended, until it is fetched again or its files change.
-    const bool outcome = !m_outcome.isEmpty() && m_outcomeId == e->id && m_outcomeState == int(state) && offer;
-    if (outcome)
-        text = m_outcomeIsError ? tr("The fetch failed: %1").arg(m_outcome) : m_outcome;
-    m_fetchStatus->setText(text);
-    m_fetchStatus->setStyleSheet(outcome && m_outcomeIsError ? QStringLiteral("color: #c0392b;") : QString());
-    m_fetchButton->setText(outcome ? tr("Fetch again") : tr("Fetch"));
-    m_fetchButton->setEnabled(true);
-    m_fetchButton->setVisible(offer);
-    m_fetchProgress->setVisible(false);
+    return m_fetchRow->button();
 }
 
-void DatasetPanel::onFetchClicked()
+bool DatasetPanel::isFetching() const
 {
-    if (m_fetchThread) {
-        m_fetch->cancel = true; // the fetcher stops within 0.2 s and keeps the part for next time
-        m_fetchButton->setEnabled(false);
-        m_fetchStatus->setText(tr("Cancelling…"));
-        return;
-    }
-    const data::DatasetEntry* e = data::DatasetCatalog::find(source());
-    if (!e)
-        return;
-    m_fetch->cancel = false;
-    m_fetchingId = e->id;
-    m_outcome.clear();
-    m_outcomeIsError = false;
-    m_fetchButton->setText(tr("Cancel"));
-    m_fetchButton->setEnabled(true);
-    m_fetchProgress->setRange(0, 0); // busy until the size is known
-    m_fetchProgress->setVisible(true);
-    m_fetchStatus->setStyleSheet(QString());
-    m_fetchStatus->setText(tr("Fetching %1…").arg(e->title));
-    const std::shared_ptr<FetchShared> shared = m_fetch;
-    const data::DatasetEntry entry = *e;
-    // Posts @p f to the GUI thread while the panel lives (a post to a destroyed panel is dropped).
-    auto post = [shared](auto f) {
-        const std::lock_guard lock(shared->mutex);
-        if (shared->panel)
-            QMetaObject::invokeMethod(shared->panel, std::move(f), Qt::QueuedConnection);
-    };
-    m_fetchThread = QThread::create([shared, entry, post] {
-        data::DatasetFetcher::Options o;
-        o.cancel = &shared->cancel;
-        o.progress = [shared, post, title = entry.title](const data::FetchProgress& p) {
-            post([shared, p, title] {
-                DatasetPanel* panel = shared->panel;
-                if (!panel)
-                    return;
-                if (p.phase == u"download") {
-                    panel->m_fetchStatus->setText(tr("Fetching %1…").arg(title));
-                    if (p.fileTotal > 0) {
-                        panel->m_fetchProgress->setRange(0, 1000);
-                        panel->m_fetchProgress->setValue(int(1000.0 * double(p.fileDone) / double(p.fileTotal)));
-                    } else {
-                        panel->m_fetchProgress->setRange(0, 0);
-                    }
-                    panel->m_fetchProgress->setFormat(
-                        QStringLiteral("%p%  %1 (%2/%3)").arg(p.file).arg(p.fileIndex + 1).arg(p.fileCount));
-                } else {
-                    panel->m_fetchProgress->setRange(0, 0);
-                    panel->m_fetchStatus->setText(
-                        p.phase == u"wait" ? tr("Another process is fetching this set; waiting for it…")
-                                           : tr("Verifying %1…").arg(p.file));
-                }
-            });
-        };
-        QString error;
-        const bool ok = data::DatasetFetcher::fetch(entry, o, &error);
-        const bool cancelled = !ok && shared->cancel.load();
-        post([shared, ok, cancelled, error] {
-            if (DatasetPanel* panel = shared->panel)
-                panel->finishFetch(ok, cancelled, error);
-        });
-    });
-    m_fetchThread->start();
+    return m_fetchRow->isFetching();
 }
 
-void DatasetPanel::finishFetch(bool ok, bool cancelled, const QString& error)
+bool DatasetPanel::isLoading() const
 {
-    if (m_fetchThread) {
-        m_fetchThread->wait(); // its last act was posting this
-        delete m_fetchThread;
-        m_fetchThread = nullptr;
-    }
-    m_outcomeId = m_fetchingId;
-    m_fetchingId.clear();
-    if (const data::DatasetEntry* e = data::DatasetCatalog::find(m_outcomeId))
-        m_outcomeState = int(data::DatasetCache::state(*e));
-    m_outcomeIsError = !ok && !cancelled;
-    m_outcome = ok ? QString()
-                   : cancelled ? tr("Fetch cancelled; the part received is kept and the next fetch resumes it.")
-                               : error;
-    updateFetchRow();
-    // The preview said the set is missing; now it can load (a set that is not shown waits).
-    if (ok && m_outcomeId == source())
-        refreshPreview();
-    Q_EMIT fetchFinished(ok);
+    return m_loader->isLoading();
 }
 
 void DatasetPanel::updateVisibility()
 {
-    updateFetchRow();
+    m_fetchRow->showSet(source());
     // The stack is as tall as its current page, not as its tallest one (the CSV form).
     for (int i = 0; i < m_pages.size(); ++i)
         m_pages[i].widget->setSizePolicy(QSizePolicy::Preferred, i == m_stack->currentIndex()
@@ -1005,7 +439,7 @@ QStringList DatasetPanel::problems() const
                 out << t;
         }
     // The user's file could not be read: Run would fail on it, so say it now with the rest.
-    if (!m_loading && !m_lastError.isEmpty() && fileField(p))
+    if (!isLoading() && !m_lastError.isEmpty() && fileField(p))
         out << m_lastError;
     return out;
 }
@@ -1025,15 +459,13 @@ QString DatasetPanel::withLabels(const QString& message) const
 void DatasetPanel::startLoad()
 {
     m_debounce->stop();
-    const quint64 generation = ++m_generation;
-    m_shared->latest = generation;
     const QJsonObject s = spec();
     const QString problem = data::DataSource::validate(s);
     const bool csv = s.value(QStringLiteral("source")).toString() == u"csv";
     // The rows of a CSV file show even while the options are still wrong: they help fix them.
     const QString file = s.value(QStringLiteral("file")).toString();
     if (!problem.isEmpty() && !(csv && !file.isEmpty())) {
-        m_loading = false;
+        m_loader->supersede();
         setError(problem);
         m_warnings.clear();
         m_warning->setVisible(false);
@@ -1043,102 +475,17 @@ void DatasetPanel::startLoad()
         Q_EMIT previewReady();
         return;
     }
-    m_loading = true;
     m_status->setText(problem.isEmpty() ? tr("Loading %1 …").arg(data::DataSource::describe(s)) : QString());
-    // The global pool, because QCoreApplication waits for its tasks on exit: a load still
-    // running when the window closes finishes before static data is torn down.
-    QThreadPool::globalInstance()->start([shared = m_shared, generation, s, problem, baseDir = m_baseDir] {
-        if (shared->latest != generation)
-            return; // superseded while queued; the newer load reports
-        LoadResult r;
-        QElapsedTimer clock;
-        clock.start();
-        if (s.value(QStringLiteral("source")).toString() == u"csv") {
-            const QJsonObject abs = data::DataSource::withAbsolutePaths(s, baseDir);
-            const data::CsvLoader::Options o = csvOptions(s);
-            try {
-                r.rows = data::CsvLoader::previewRows(abs.value(QStringLiteral("file")).toString(), o);
-                r.hasRows = true;
-                r.header = o.header;
-                const QJsonValue t = s.value(QStringLiteral("target"));
-                const QJsonArray targets = t.isArray() ? t.toArray() : QJsonArray{t};
-                const QStringList names = o.header && !r.rows.isEmpty() ? r.rows.first() : QStringList();
-                const int width = r.rows.isEmpty() ? 0 : int(r.rows.first().size());
-                for (const QJsonValue& c : targets) {
-                    int i = -1;
-                    if (c.isDouble())
-                        i = int(c.toDouble()) < 0 ? width + int(c.toDouble()) : int(c.toDouble());
-                    else if (c.isString())
-                        i = int(names.indexOf(c.toString()));
-                    if (i >= 0 && i < width)
-                        r.targetColumns << i;
-                }
-            } catch (const data::DataError& e) {
-                r.rowsError = e.text();
-            }
-        }
-        if (!problem.isEmpty()) {
-            r.error = problem;
-        } else {
-            try {
-                const data::DatasetPair pair = data::DataSource::load(s, baseDir);
-                r.summary = DatasetPreview::summarise(pair);
-                r.warnings = pair.warnings;
-            } catch (const data::DataError& e) {
-                r.error = e.text();
-            } catch (const std::bad_alloc&) {
-                r.error = tr("not enough memory to load %1").arg(data::DataSource::describe(s));
-            } catch (const std::exception& e) {
-                r.error = QString::fromUtf8(e.what());
-            }
-        }
-        r.seconds = double(clock.nsecsElapsed()) * 1e-9;
-        const std::lock_guard lock(shared->mutex);
-        if (DatasetPanel* panel = shared->panel)
-            QMetaObject::invokeMethod(
-                panel, [panel, generation, r] { panel->finishLoad(generation, r); }, Qt::QueuedConnection);
-    });
+    m_loader->start(s, problem, m_baseDir);
 }
 
-void DatasetPanel::showRows(const LoadResult& result)
+void DatasetPanel::finishLoad(const PreviewLoader::Result& result)
 {
-    m_rows->setVisible(result.hasRows || !result.rowsError.isEmpty());
-    m_rows->clear();
-    if (!result.hasRows) {
-        m_rows->setRowCount(0);
-        m_rows->setColumnCount(0);
-        return;
-    }
-    int width = 0;
-    for (const QStringList& r : result.rows)
-        width = std::max(width, int(r.size()));
-    m_rows->setColumnCount(width);
-    m_rows->setRowCount(int(result.rows.size()));
-    for (int i = 0; i < result.rows.size(); ++i)
-        for (int j = 0; j < result.rows[i].size(); ++j) {
-            auto* item = new QTableWidgetItem(result.rows[i][j]);
-            if (i == 0 && result.header) {
-                QFont bold = item->font();
-                bold.setBold(true);
-                item->setFont(bold);
-            }
-            if (result.targetColumns.contains(j))
-                item->setBackground(QColor(0xfd, 0xeb, 0xd0)); // the target: a light orange column
-            m_rows->setItem(i, j, item);
-        }
-    m_rows->resizeColumnsToContents();
-}
-
-void DatasetPanel::finishLoad(quint64 generation, const LoadResult& result)
-{
-    if (generation != m_generation)
-        return; // an edit superseded this load; its own result follows
-    m_loading = false;
     setError(result.error);
     m_warnings = result.warnings;
     m_warning->setText(result.warnings.join(QLatin1Char('\n')));
     m_warning->setVisible(!result.warnings.isEmpty());
-    showRows(result);
+    m_rows->showRows(result.rows);
     if (result.error.isEmpty()) {
         m_preview->setSummary(result.summary);
         const QString took = result.seconds < 1 ? tr("%1 ms").arg(std::lround(result.seconds * 1000))

@@ -2,6 +2,9 @@
 /// @file DatasetPanel.h
 /// The dataset of an experiment: a form per data source built from its schema, and a preview.
 
+#include "DatasetField.h"
+#include "PreviewLoader.h"
+
 #include <trainbench/DatasetView.h>
 #include <trainbench/ParamSpec.h>
 
@@ -11,15 +14,11 @@
 #include <QString>
 #include <QStringList>
 #include <QWidget>
-#include <functional>
-#include <memory>
 
 class QComboBox;
 class QFormLayout;
 class QLabel;
-class QProgressBar;
 class QPushButton;
-class QThread;
 class QStackedWidget;
 class QTableWidget;
 class QTimer;
@@ -30,6 +29,8 @@ struct DataSourceEntry;
 
 namespace tb::gui {
 
+class CsvRowsTable;
+class DatasetFetchRow;
 class DatasetPreview;
 
 /// Edits the experiment file's "dataset" object. The form of each source is built from
@@ -40,27 +41,26 @@ class DatasetPreview;
 /// user edited them, when they are required, or when they differ from their declared default, so
 /// an opened file comes back unchanged and a new one holds only what matters.
 ///
-/// Every edit restarts a 300 ms timer; when it fires the spec is validated and loaded on a
-/// QThreadPool::globalInstance() thread (the application waits for it on exit), and the
-/// DatasetPreview shows the shape, classes and sample images or a scatter. For a CSV file the
-/// first rows of the file, as the delimiter, skip_rows and header options read them, appear in a
-/// table above (the header and target columns marked) — also when the file does not load yet,
-/// so the options can be set by looking. Results of superseded loads are dropped; errors
-/// (DataError text naming the key, or the file and line) appear in a red label, warnings (a set
-/// with one class) in an orange one, never as a crash. The panel may be destroyed while a load
-/// runs (the task finishes alone and its result is discarded).
+/// Every edit restarts a 300 ms timer; when it fires the spec is validated and loaded off the GUI
+/// thread (PreviewLoader), and the DatasetPreview shows the shape, classes and sample images or a
+/// scatter. For a CSV file the first rows of the file, as the delimiter, skip_rows and header
+/// options read them, appear in a table above (CsvRowsTable: the header and target columns
+/// marked) — also when the file does not load yet, so the options can be set by looking. Results
+/// of superseded loads are dropped; errors (DataError text naming the key, or the file and line)
+/// appear in a red label, warnings (a set with one class) in an orange one, never as a crash. The
+/// panel may be destroyed while a load runs (the task finishes alone and its result is discarded).
 ///
-/// For a set of the data-set catalogue (DatasetCatalog) a row under the source says whether it is
-/// in the cache and offers **Fetch** (sets with a published checksum; the others are fetched from
-/// the command line with a checksum the user gives). DatasetFetcher runs on a thread of its own
-/// (its mirror, proxy and resume rules apply), a progress bar shows the transfer and the button
-/// becomes **Cancel** (the part received is kept and the next fetch resumes it). A failed fetch
-/// stays in that row, in red, until the next fetch of the set (fetchError(): without network it
-/// names each address tried and the exact path where a file fetched by hand goes — Fetch then
-/// verifies that file instead of downloading); the preview's own load errors keep the red label
-/// below. A fetch goes on when another source is chosen (the row stays to show and cancel it); a
-/// completed one reloads the preview when its set is shown. One fetch at a time. The panel may be
-/// destroyed during a fetch (it is cancelled and waited for, within about 0.2 s). GUI thread only.
+/// For a set of the data-set catalogue (DatasetCatalog) a row under the source (DatasetFetchRow)
+/// says whether it is in the cache and offers **Fetch** (sets with a published checksum; the
+/// others are fetched from the command line with a checksum the user gives). DatasetFetcher runs
+/// on a thread of its own, a progress bar shows the transfer and the button becomes **Cancel**
+/// (the part received is kept and the next fetch resumes it). A failed fetch stays in that row, in
+/// red, until the next fetch of the set (fetchError(): without network it names each address tried
+/// and the exact path where a file fetched by hand goes — Fetch then verifies that file instead of
+/// downloading); the preview's own load errors keep the red label below. A fetch goes on when
+/// another source is chosen (the row stays to show and cancel it); a completed one reloads the
+/// preview when its set is shown. One fetch at a time. The panel may be destroyed during a fetch
+/// (it is cancelled and waited for, within about 0.2 s). GUI thread only.
 class DatasetPanel : public QWidget {
     Q_OBJECT
 public:
@@ -106,9 +106,9 @@ public:
     /// Starts a preview load now instead of after the debounce delay.
     void refreshPreview();
     /// True while a load runs (or waits) on the thread pool.
-    bool isLoading() const { return m_loading; }
+    bool isLoading() const;
     /// The catalogue's Fetch / Cancel button (hidden for other sources and for verified sets).
-    QPushButton* fetchButton() const { return m_fetchButton; }
+    QPushButton* fetchButton() const;
     /// The text beside it: the set's state in the cache, the running fetch, or how the last one
     /// ended.
     QString fetchStatus() const;
@@ -116,7 +116,7 @@ public:
     /// or a later one succeeded).
     QString fetchError() const;
     /// True while a fetch runs.
-    bool isFetching() const { return m_fetchThread != nullptr; }
+    bool isFetching() const;
 
 Q_SIGNALS:
     /// Any field changed (user edit or setSpec()).
@@ -127,16 +127,7 @@ Q_SIGNALS:
     void fetchFinished(bool ok);
 
 private:
-    struct Field {
-        const ParamSpec* param = nullptr;
-        QWidget* row = nullptr; ///< form field widget (for visibility)
-        QWidget* editor = nullptr;
-        std::function<QJsonValue()> read;             ///< Undefined: leave the key out
-        std::function<bool(const QJsonValue&)> write; ///< false: the editor cannot hold it
-        std::function<void()> reset;                  ///< to the declared default
-        std::function<QString()> problem;             ///< why the typed text is no value (numbers)
-        QLabel* message = nullptr;                    ///< red line below the field (numbers, files)
-    };
+    using Field = DatasetField;
     struct Page {
         const data::DataSourceEntry* entry = nullptr;
         QWidget* widget = nullptr;
@@ -144,12 +135,8 @@ private:
         QComboBox* testMode = nullptr; ///< fraction or separate file, when the source has both
         QList<Field> fields;
     };
-    struct LoadShared;
-    struct LoadResult;
-    struct FetchShared;
 
     void buildPage(const data::DataSourceEntry& entry);
-    Field makeField(const ParamSpec& p, QWidget* parent);
     const Page& page() const;
     bool isActive(const Page& page, const Field& f) const;
     QString source() const;
@@ -158,15 +145,11 @@ private:
     void onSourceChanged();
     void resetFields(const Page& page);
     void startLoad();
-    void finishLoad(quint64 generation, const LoadResult& result);
+    void finishLoad(const PreviewLoader::Result& result);
     void setError(const QString& message);
     /// The field a load error is shown beside: the active "file", else the first active path.
     const Field* fileField(const Page& page) const;
     void refreshFieldMessages();
-    void showRows(const LoadResult& result);
-    void updateFetchRow();
-    void onFetchClicked();
-    void finishFetch(bool ok, bool cancelled, const QString& error);
 
     QComboBox* m_source = nullptr;
     QStackedWidget* m_stack = nullptr;
@@ -177,28 +160,15 @@ private:
     QLabel* m_error = nullptr;
     QLabel* m_warning = nullptr;
     QLabel* m_status = nullptr;
-    QTableWidget* m_rows = nullptr;
+    CsvRowsTable* m_rows = nullptr;
     DatasetPreview* m_preview = nullptr;
+    PreviewLoader* m_loader = nullptr;
+    DatasetFetchRow* m_fetchRow = nullptr;
     QTimer* m_debounce = nullptr;
     QString m_baseDir;
     QString m_lastError;
     QStringList m_warnings;
-    quint64 m_generation = 0;
-    bool m_loading = false;
     bool m_settingSpec = false;
-    std::shared_ptr<LoadShared> m_shared;
-    QWidget* m_fetchRow = nullptr;
-    QLabel* m_fetchStatus = nullptr;
-    QProgressBar* m_fetchProgress = nullptr;
-    QPushButton* m_fetchButton = nullptr;
-    QThread* m_fetchThread = nullptr;
-    std::shared_ptr<FetchShared> m_fetch;
-    QString m_fetchingId;     ///< the set being fetched (while m_fetchThread)
-    QString m_outcomeId;      ///< the set the last fetch's outcome belongs to
-    QString m_outcome;        ///< how it ended, for people (cancelled / failed); empty: fine
-    bool m_outcomeIsError = false;
-    /// The set's cache state when it ended: a file placed by hand since makes the outcome stale.
-    int m_outcomeState = -1;
 };
 
 } // namespace tb::gui

@@ -4,6 +4,7 @@
 #include <RandomFeatures.h>
 
 #include <QtTest>
+#include <algorithm>
 #include <cmath>
 #include <set>
 #include <tbb/task_arena.h>
@@ -137,6 +138,25 @@ private Q_SLOTS:
         Eigen::MatrixXd bad = y;
         bad(3, 2) = std::nan("");
         QVERIFY_THROWS_EXCEPTION(std::invalid_argument, medianDistance(bad, 50, 9));
+    }
+
+    void medianSampleIsSeededAndWithoutReplacement()
+    {
+        // The sampler both median tricks share (dense here, sparse in the dsgd plugin).
+        const std::vector<Eigen::Index> rows = medianSampleRows(1000, 50, 9);
+        QCOMPARE(rows.size(), std::size_t(50));
+        QCOMPARE(std::set<Eigen::Index>(rows.begin(), rows.end()).size(), std::size_t(50));
+        QVERIFY(std::all_of(rows.begin(), rows.end(), [](Eigen::Index r) { return r >= 0 && r < 1000; }));
+        QVERIFY(rows == medianSampleRows(1000, 50, 9));
+        QVERIFY(rows != medianSampleRows(1000, 50, 10));
+        // Fewer rows than asked for: every row; at least 2 are asked for; one row: no sample.
+        QCOMPARE(medianSampleRows(7, 50, 9).size(), std::size_t(7));
+        QCOMPARE(medianSampleRows(7, 0, 9).size(), std::size_t(2));
+        QVERIFY(medianSampleRows(1, 50, 9).empty());
+        // The median of the distances from norms and products: points 0, 1, 2, 3 on a line.
+        const Eigen::VectorXd norms = (Eigen::VectorXd(4) << 0, 1, 4, 9).finished();
+        QCOMPARE(medianPairDistance(norms, [](Eigen::Index i, Eigen::Index j) { return double(i * j); }),
+                 2.0);
     }
 
     void badSettingsAreNamed()

@@ -10,9 +10,9 @@
 #include <CpuTime.h>
 #include <FitIn.h>
 #include <LabelledSets.h>
+#include <LibraryTrainerChecks.h>
 #include <OneHot.h>
 #include <SparseTrainerChecks.h>
-#include <StopMeter.h>
 
 #include <DetachedCall.h>
 #include <LiblinearConfig.h>
@@ -23,19 +23,12 @@
 #include <Eigen/Dense>
 #include <LBFGS.h>
 #include <QDir>
-#include <QProcess>
 #include <QStandardPaths>
 #include <QTemporaryDir>
 #include <QtTest>
-#include <atomic>
 #include <chrono>
 #include <cmath>
-#include <cstdio>
-#include <fcntl.h>
 #include <random>
-#include <tbb/task_arena.h>
-#include <thread>
-#include <unistd.h>
 
 using namespace tb;
 using tb::liblinear::LiblinearConfig;
@@ -88,22 +81,7 @@ Set linearTargets(Eigen::Index n, std::uint64_t seed)
     return s;
 }
 
-// The largest |a − b| over two matrices of the same shape, relative to the largest |a| (at least 1).
-double relativeDifference(const Eigen::MatrixXd& a, const Eigen::MatrixXd& b)
-{
-    if (a.rows() != b.rows() || a.cols() != b.cols())
-        return std::numeric_limits<double>::infinity();
-    return (a - b).cwiseAbs().maxCoeff() / std::max(1.0, a.cwiseAbs().maxCoeff());
-}
-
-LiblinearTrainer trainer(bool regression, const QVariantMap& overrides)
-{
-    QString err;
-    const auto p = LiblinearConfig::schema(regression).normalise(overrides, &err);
-    if (!p)
-        qFatal("bad test parameters: %s", qPrintable(err));
-    return LiblinearTrainer(LiblinearConfig::fromParams(regression, *p));
-}
+constexpr auto trainer = &configuredTrainer<LiblinearTrainer, LiblinearConfig>;
 
 // f(w) = (1/n)·Σ log(1 + exp(−yᵢ·wᵀx̃ᵢ)) + λ/2·‖w‖², x̃ = [x, 1]: LIBLINEAR's -s 0 objective
 // ½‖w‖² + C·Σ log(1 + exp(−yᵢ·wᵀx̃ᵢ)) divided by n·C, so λ = 1/(n·C) and the minimiser is the same.
@@ -224,10 +202,8 @@ private Q_SLOTS:
         args << "-q" << dir.filePath("train.txt") << dir.filePath("model");
         QCOMPARE(ctx.records.value("command_line").toString(),
                  "liblinear-train " + t.config().commandLineOptions());
-        QProcess p;
-        p.start(tool, args);
-        QVERIFY(p.waitForFinished(60000));
-        QVERIFY2(p.exitCode() == 0, p.readAllStandardError().constData());
+        const QString failed = runTool(tool, args);
+        QVERIFY2(failed.isEmpty(), qPrintable(failed));
         model* cli = load_model(dir.filePath("model").toLocal8Bit().constData());
         QVERIFY(cli);
         const model* ours = t.libraryModel();
@@ -345,9 +321,6 @@ private Q_SLOTS:
         LiblinearTrainer t = trainer(false, {});
         TestRunContext ctx;
         fitIn(t, s.view(), ctx, kThreads);
-        QCOMPARE(ctx.records.value("library_version").toInt(), LIBLINEAR_VERSION);
-        QCOMPARE(ctx.records.value("library_loaded_version").toInt(), liblinear_version);
-        QVERIFY(!ctx.records.value("plugin_version").toString().isEmpty());
         QCOMPARE(ctx.records.value("solver").toString(), QString("l2r_l2loss_svc_dual (-s 1)"));
         QCOMPARE(ctx.records.value("command_line").toString(),
                  QString("liblinear-train -s 1 -c 1 -e 0.1 -B 1"));
@@ -356,13 +329,8 @@ private Q_SLOTS:
         // 16-byte nodes: 2 inputs + bias + terminator per row, and a pointer per row.
         QCOMPARE(ctx.records.value("problem_bytes").toDouble(), double(200 * (4 * 16 + 8)));
         const QJsonObject cost = t.predictCost(ProblemShape{200, 2, 2, Task::Classification});
-        QVERIFY(cost.value("memory_bytes").toDouble() >= ctx.records.value("problem_bytes").toDouble());
-        QVERIFY(cost.value("problem_bytes_upper_bound").toDouble() >=
-                ctx.records.value("problem_bytes").toDouble());
-        QVERIFY(!cost.contains("flops"));
-        // One thread's CPU time cannot exceed the wall time it ran for.
-        const double cpu = ctx.records.value("library_cpu_seconds").toDouble();
-        QVERIFY(cpu >= 0 && cpu <= ctx.records.value("library_seconds").toDouble() + 1e-3);
+        const QString failure = checkLibraryFacts(ctx, cost, LIBLINEAR_VERSION, liblinear_version);
+        QVERIFY2(failure.isEmpty(), qPrintable(failure));
         const QString log = ctx.logs.join('\n');
         QVERIFY2(log.contains("optimization finished"), qPrintable(log));
         QVERIFY2(!log.contains("...."), qPrintable(log)); // progress dots are not logged
@@ -373,21 +341,7 @@ private Q_SLOTS:
         const Set s = separable(300, 2, 61);
         LiblinearTrainer t = trainer(false, {{"solver", "l2r_lr_primal"}});
         TestRunContext ctx;
-        QTemporaryDir dir;
-        const QByteArray path = dir.filePath("stdout").toLocal8Bit();
-        std::fflush(stdout);
-        const int saved = dup(1);
-        const int fd = open(path.constData(), O_CREAT | O_WRONLY | O_TRUNC, 0600);
-        QVERIFY(saved >= 0 && fd >= 0);
-        dup2(fd, 1);
-        fitIn(t, s.view(), ctx, kThreads);
-        std::fflush(stdout);
-        dup2(saved, 1);
-        close(fd);
-        close(saved);
-        QFile out(QString::fromLocal8Bit(path));
-        QVERIFY(out.open(QIODevice::ReadOnly));
-        QCOMPARE(out.readAll(), QByteArray());
+        QCOMPARE(stdoutDuring([&] { fitIn(t, s.view(), ctx, kThreads); }), QByteArray());
         // TRON's iteration lines are counted, not kept.
         QVERIFY2(ctx.logs.join('\n').contains("Newton iterations"), qPrintable(ctx.logs.join('\n')));
     }
@@ -409,26 +363,15 @@ private Q_SLOTS:
         LiblinearTrainer t =
             trainer(false, {{"solver", "mcsvm_cs"}, {"c", 1e6}, {"tolerance", 1e-15}, {"bias", 1000.0}});
         TestRunContext ctx;
-        ThreadMark returned;
-        std::atomic<bool> done{false};
-        std::atomic<int> tid{0};
-        const double cpu0 = processCpuMs();
-        std::thread run([&] {
-            tid = currentThreadId();
-            fitIn(t, sparse ? sparseSet.view() : s.view(), ctx, kThreads);
-            returned = ThreadMark::now();
-            done = true;
-        });
+        int live = -1;
         // Half a second of CPU time: the library call is running, however busy the machine.
-        waitForCpu(cpu0, 500, [&] { return done.load(); });
-        QVERIFY2(!done, "fit() ended before Stop");
-        QCOMPARE(wrap::DetachedCall::liveThreads(), 1);
-        const StopMeter meter(tid);
-        ctx.requestStop();
-        run.join();
+        const StoppedFit stopped = fitThenStop(t, sparse ? sparseSet.view() : s.view(), ctx, kThreads, 500,
+                                               [&] { live = wrap::DetachedCall::liveThreads(); });
+        QVERIFY2(!stopped.endedBeforeStop, "fit() ended before Stop");
+        QCOMPARE(live, 1);
         // fit() waits for the library's thread polling Stop every 10 ms, and returns at the
         // poll after Stop: its thread's work after Stop is that poll, its sleep at most 10 ms.
-        const WorkAfterStop after = meter.finish(returned);
+        const WorkAfterStop& after = stopped.after;
         QVERIFY2(after.withinPromise(), qPrintable("fit(): " + after.describe()));
         QVERIFY(ctx.checkpoints.empty());
         QVERIFY(!t.isTrained());
@@ -454,22 +397,9 @@ private Q_SLOTS:
         LiblinearTrainer t = trainer(
             false, {{"solver", "l1r_l2loss_svc"}, {"c", 1e10}, {"tolerance", 1e-15}, {"bias", 1000.0}});
         TestRunContext ctx;
-        ThreadMark returned;
-        std::atomic<bool> done{false};
-        std::atomic<int> tid{0};
-        const double cpu0 = processCpuMs();
-        std::thread run([&] {
-            tid = currentThreadId();
-            fitIn(t, s.view(), ctx, kThreads);
-            returned = ThreadMark::now();
-            done = true;
-        });
-        waitForCpu(cpu0, 300, [&] { return done.load(); });
-        QVERIFY2(!done, "fit() ended before Stop");
-        const StopMeter meter(tid);
-        ctx.requestStop();
-        run.join();
-        const WorkAfterStop after = meter.finish(returned);
+        const StoppedFit stopped = fitThenStop(t, s.view(), ctx, kThreads, 300);
+        QVERIFY2(!stopped.endedBeforeStop, "fit() ended before Stop");
+        const WorkAfterStop& after = stopped.after;
         QVERIFY2(after.withinPromise(), qPrintable("fit(): " + after.describe()));
         QVERIFY(ctx.checkpoints.empty());
         QVERIFY2(ctx.logs.join('\n').contains("left to finish"), qPrintable(ctx.logs.join('\n')));
@@ -545,30 +475,19 @@ private Q_SLOTS:
         // in sameModelAsTheCommandLineTool). The test prints the difference reached.
         QFETCH(bool, regression);
         QFETCH(QString, solver);
-        const Set dense = plantedDense(300, 50, 0.2, regression ? 0 : 3, 91);
-        const Set probe = plantedDense(200, 50, 0.2, regression ? 0 : 3, 92);
-        const SparseLabelledSet sparse = toSparse(dense), probeSparse = toSparse(probe);
-        QVERIFY(sparse.x.nonZeros() > 2400 && sparse.x.nonZeros() < 3600); // ≈ 20 % of 15000
+        const DenseSparsePair s = denseSparsePair(regression, 91);
+        QVERIFY(s.sparse.x.nonZeros() > 2400 && s.sparse.x.nonZeros() < 3600); // ≈ 20 % of 15000
         const QVariantMap params{{"solver", solver}};
         LiblinearTrainer a = trainer(regression, params), b = trainer(regression, params);
         TestRunContext ca(7), cb(7);
-        fitIn(a, dense.view(), ca, kThreads);
-        fitIn(b, sparse.view(), cb, kThreads);
-        QCOMPARE(cb.checkpoints.size(), ca.checkpoints.size());
-        QCOMPARE(cb.records.value("nonzeros").toDouble(), double(sparse.x.nonZeros()));
-        QCOMPARE(cb.records.value("problem_bytes"), ca.records.value("problem_bytes"));
+        const FormsCompared c = compareForms(a, b, s, ca, cb, kThreads);
+        QVERIFY2(c.failure.isEmpty(), qPrintable(c.failure));
         const double weights = relativeDifference(a.decisionFunctions(), b.decisionFunctions());
-        const Eigen::MatrixXd pa = a.predict(probe.x), pb = b.predictSparse(probeSparse.x);
-        const double predictions = relativeDifference(pa, pb);
         qInfo("%s: dense vs sparse, largest relative difference of weights %.3g, of predictions %.3g",
-              qPrintable(solver), weights, predictions);
+              qPrintable(solver), weights, c.predictions);
         QVERIFY2(weights <= 1e-12, qPrintable(QString::number(weights)));
-        QVERIFY2(predictions <= 1e-12, qPrintable(QString::number(predictions)));
-        // One model, the same rows in either form: the same nodes, hence the same scores exactly.
-        QVERIFY(b.predict(probe.x) == pb);
-        QVERIFY(a.predictSparse(probeSparse.x) == pa);
         if (!regression)
-            QCOMPARE(accuracy(pb, probe.y), accuracy(pa, probe.y));
+            QCOMPARE(accuracy(c.sparse, s.probe.y), accuracy(c.dense, s.probe.y));
     }
 
     void trainsOnAProblemFarTooWideToDensify()
@@ -591,27 +510,17 @@ private Q_SLOTS:
 
     void pluginDeclaresSparseInput()
     {
-        const QString failure = checkDeclaresSparseInput(QDir(TB_PLUGIN_BUILD_DIR).filePath("trainbench-liblinear.so"),
-                                                         {"liblinear.classify", "liblinear.regress"});
+        const QString failure =
+            checkDeclaresSparseInput(QDir(TB_PLUGIN_BUILD_DIR).filePath("trainbench-liblinear.so"),
+                                     {"liblinear.classify", "liblinear.regress"},
+                                     [] { set_print_string_function(&wrap::DetachedCall::print); });
         QVERIFY2(failure.isEmpty(), qPrintable(failure));
-        // The module's trainer routed LIBLINEAR's output (one hook per process) to the module's own
-        // copy of DetachedCall, which knows nothing of this binary's calls: route it back, or a
-        // later Stop test's abandoned call would never unwind at a progress message.
-        set_print_string_function(&wrap::DetachedCall::print);
     }
 
     void badSparseInputFailsClearly()
     {
         const SparseLabelledSet ok = toSparse(plantedDense(60, 8, 0.5, 2, 93));
         LiblinearTrainer t = trainer(false, {});
-
-        SparseLabelledSet nan = ok;
-        nan.x.valuePtr()[nan.x.outerIndexPtr()[4]] = std::numeric_limits<double>::quiet_NaN();
-        const int column = nan.x.innerIndexPtr()[nan.x.outerIndexPtr()[4]];
-        const QString err = fitError(t, nan.view(), kThreads);
-        QVERIFY2(err.contains(QString("training input [row 4, column %1] is nan").arg(column)),
-                 qPrintable(err));
-
         const QString failure = checkRefusesBadSparseInput(t, ok, kThreads);
         QVERIFY2(failure.isEmpty(), qPrintable(failure));
     }

@@ -9,8 +9,8 @@
 #include <CpuTime.h>
 #include <FitIn.h>
 #include <LabelledSets.h>
+#include <LibraryTrainerChecks.h>
 #include <SparseTrainerChecks.h>
-#include <StopMeter.h>
 
 #include <DetachedCall.h>
 #include <LibsvmConfig.h>
@@ -19,19 +19,12 @@
 #include <libsvm/svm.h>
 
 #include <QDir>
-#include <QProcess>
 #include <QStandardPaths>
 #include <QTemporaryDir>
 #include <QtTest>
-#include <atomic>
 #include <chrono>
 #include <cmath>
-#include <cstdio>
-#include <fcntl.h>
 #include <random>
-#include <tbb/task_arena.h>
-#include <thread>
-#include <unistd.h>
 
 using namespace tb;
 using tb::libsvm::LibsvmConfig;
@@ -45,22 +38,7 @@ namespace {
 // The host's arena for every fit() and predict() here: two threads.
 constexpr int kThreads = 2;
 
-LibsvmTrainer trainer(bool regression, const QVariantMap& overrides)
-{
-    QString err;
-    const auto p = LibsvmConfig::schema(regression).normalise(overrides, &err);
-    if (!p)
-        qFatal("bad test parameters: %s", qPrintable(err));
-    return LibsvmTrainer(LibsvmConfig::fromParams(regression, *p));
-}
-
-// The largest |a − b| over two matrices of the same shape, relative to the largest |a| (at least 1).
-double relativeDifference(const Eigen::MatrixXd& a, const Eigen::MatrixXd& b)
-{
-    if (a.rows() != b.rows() || a.cols() != b.cols())
-        return std::numeric_limits<double>::infinity();
-    return (a - b).cwiseAbs().maxCoeff() / std::max(1.0, a.cwiseAbs().maxCoeff());
-}
+constexpr auto trainer = &configuredTrainer<LibsvmTrainer, LibsvmConfig>;
 
 // A model's dual coefficients, (classes − 1) × support vectors.
 Eigen::MatrixXd dualCoefficients(const svm_model* m)
@@ -132,10 +110,8 @@ private Q_SLOTS:
         QCOMPARE(ctx.records.value("command_line").toString(), "svm-train " + options);
         QStringList args = options.split(' ');
         args << "-q" << dir.filePath("train.txt") << dir.filePath("model");
-        QProcess p;
-        p.start(tool, args);
-        QVERIFY(p.waitForFinished(60000));
-        QVERIFY2(p.exitCode() == 0, p.readAllStandardError().constData());
+        const QString failed = runTool(tool, args);
+        QVERIFY2(failed.isEmpty(), qPrintable(failed));
         svm_model* cli = svm_load_model(dir.filePath("model").toLocal8Bit().constData());
         QVERIFY(cli);
         const svm_model* ours = t.libraryModel();
@@ -304,9 +280,6 @@ private Q_SLOTS:
         LibsvmTrainer t = trainer(false, {{"kernel", "linear"}, {"c", 100.0}});
         TestRunContext ctx;
         fitIn(t, s.view(), ctx, kThreads);
-        QCOMPARE(ctx.records.value("library_version").toInt(), LIBSVM_VERSION);
-        QCOMPARE(ctx.records.value("library_loaded_version").toInt(), libsvm_version);
-        QVERIFY(!ctx.records.value("plugin_version").toString().isEmpty());
         QCOMPARE(ctx.records.value("kernel").toString(), QString("linear"));
         // 16-byte nodes: 2 inputs + terminator per row, and a pointer per row.
         QCOMPARE(ctx.records.value("problem_bytes").toDouble(), double(400 * (3 * 16 + 8)));
@@ -316,11 +289,8 @@ private Q_SLOTS:
         QVERIFY(sv > 0 && sv < 100);
         QCOMPARE(ctx.records.value("support_vector_bytes").toDouble(), double(sv * 3 * 16));
         const QJsonObject cost = t.predictCost(ProblemShape{400, 2, 2, Task::Classification});
-        QVERIFY(cost.value("memory_bytes").toDouble() >= ctx.records.value("problem_bytes").toDouble());
-        QVERIFY(!cost.contains("flops"));
-        // One thread's CPU time cannot exceed the wall time it ran for.
-        const double cpu = ctx.records.value("library_cpu_seconds").toDouble();
-        QVERIFY(cpu >= 0 && cpu <= ctx.records.value("library_seconds").toDouble() + 1e-3);
+        const QString failure = checkLibraryFacts(ctx, cost, LIBSVM_VERSION, libsvm_version);
+        QVERIFY2(failure.isEmpty(), qPrintable(failure));
         // Fashion-MNIST's shape: the cache is capped at cache_mib.
         const QJsonObject big = t.predictCost(ProblemShape{60000, 784, 10, Task::Classification});
         QCOMPARE(big.value("cache_bytes").toDouble(), 100.0 * 1048576);
@@ -334,21 +304,7 @@ private Q_SLOTS:
         const Set s = blobs(30, 3, 81);
         LibsvmTrainer t = trainer(false, {});
         TestRunContext ctx;
-        QTemporaryDir dir;
-        const QByteArray path = dir.filePath("stdout").toLocal8Bit();
-        std::fflush(stdout);
-        const int saved = dup(1);
-        const int fd = open(path.constData(), O_CREAT | O_WRONLY | O_TRUNC, 0600);
-        QVERIFY(saved >= 0 && fd >= 0);
-        dup2(fd, 1);
-        fitIn(t, s.view(), ctx, kThreads);
-        std::fflush(stdout);
-        dup2(saved, 1);
-        close(fd);
-        close(saved);
-        QFile out(QString::fromLocal8Bit(path));
-        QVERIFY(out.open(QIODevice::ReadOnly));
-        QCOMPARE(out.readAll(), QByteArray());
+        QCOMPARE(stdoutDuring([&] { fitIn(t, s.view(), ctx, kThreads); }), QByteArray());
         QVERIFY2(ctx.logs.join('\n').contains("3 SMO problem(s) solved"), qPrintable(ctx.logs.join('\n')));
     }
 
@@ -361,26 +317,15 @@ private Q_SLOTS:
         LibsvmTrainer t =
             trainer(false, {{"gamma_rule", "value"}, {"gamma", 20.0}, {"c", 1e6}, {"tolerance", 1e-15}});
         TestRunContext ctx;
-        ThreadMark returned;
-        std::atomic<bool> done{false};
-        std::atomic<int> tid{0};
-        const double cpu0 = processCpuMs();
-        std::thread run([&] {
-            tid = currentThreadId();
-            fitIn(t, s.view(), ctx, kThreads);
-            returned = ThreadMark::now();
-            done = true;
-        });
+        int live = -1;
         // Half a second of CPU time: SMO is running, however busy the machine.
-        waitForCpu(cpu0, 500, [&] { return done.load(); });
-        QVERIFY2(!done, "fit() ended before Stop");
-        QCOMPARE(wrap::DetachedCall::liveThreads(), 1);
-        const StopMeter meter(tid);
-        ctx.requestStop();
-        run.join();
+        const StoppedFit stopped =
+            fitThenStop(t, s.view(), ctx, kThreads, 500, [&] { live = wrap::DetachedCall::liveThreads(); });
+        QVERIFY2(!stopped.endedBeforeStop, "fit() ended before Stop");
+        QCOMPARE(live, 1);
         // fit() polls Stop every 10 ms while the library's thread works, and returns at the poll
         // after Stop: its thread's work after Stop is that poll, its sleep at most 10 ms.
-        const WorkAfterStop after = meter.finish(returned);
+        const WorkAfterStop& after = stopped.after;
         QVERIFY2(after.withinPromise(), qPrintable("fit(): " + after.describe()));
         QVERIFY(ctx.checkpoints.empty());
         QVERIFY(!t.isTrained());
@@ -456,30 +401,20 @@ private Q_SLOTS:
         // equal; 1e-12 (relative) is the bound asserted, and the test prints the difference reached.
         QFETCH(bool, regression);
         QFETCH(QVariantMap, params);
-        const Set dense = plantedDense(300, 50, 0.2, regression ? 0 : 3, 191);
-        const Set probe = plantedDense(200, 50, 0.2, regression ? 0 : 3, 192);
-        const SparseLabelledSet sparse = toSparse(dense), probeSparse = toSparse(probe);
+        const DenseSparsePair s = denseSparsePair(regression, 191);
         LibsvmTrainer a = trainer(regression, params), b = trainer(regression, params);
         TestRunContext ca(7), cb(7);
-        fitIn(a, dense.view(), ca, kThreads);
-        fitIn(b, sparse.view(), cb, kThreads);
-        QCOMPARE(cb.checkpoints.size(), ca.checkpoints.size());
+        const FormsCompared c = compareForms(a, b, s, ca, cb, kThreads);
+        QVERIFY2(c.failure.isEmpty(), qPrintable(c.failure));
         QCOMPARE(b.gammaUsed(), a.gammaUsed());
-        QCOMPARE(cb.records.value("nonzeros").toDouble(), double(sparse.x.nonZeros()));
         QCOMPARE(cb.records.value("support_vectors"), ca.records.value("support_vectors"));
         double coefficients = 0;
         for (std::size_t o = 0; a.libraryModel(o); ++o)
             coefficients = std::max(coefficients, relativeDifference(dualCoefficients(a.libraryModel(o)),
                                                                      dualCoefficients(b.libraryModel(o))));
-        const Eigen::MatrixXd pa = predictIn(a, probe.x, kThreads), pb = b.predictSparse(probeSparse.x);
-        const double predictions = relativeDifference(pa, pb);
         qInfo("dense vs sparse: largest relative difference of dual coefficients %.3g, of predictions %.3g",
-              coefficients, predictions);
+              coefficients, c.predictions);
         QVERIFY2(coefficients <= 1e-12, qPrintable(QString::number(coefficients)));
-        QVERIFY2(predictions <= 1e-12, qPrintable(QString::number(predictions)));
-        // One model, the same rows in either form: the same nodes, hence the same scores exactly.
-        QVERIFY(predictIn(b, probe.x, kThreads) == pb);
-        QVERIFY(a.predictSparse(probeSparse.x) == pa);
     }
 
     void scaleGammaFromTheNonZeros()
@@ -522,27 +457,16 @@ private Q_SLOTS:
 
     void pluginDeclaresSparseInput()
     {
-        const QString failure = checkDeclaresSparseInput(QDir(TB_PLUGIN_BUILD_DIR).filePath("trainbench-libsvm.so"),
-                                                         {"libsvm.classify", "libsvm.regress"});
+        const QString failure = checkDeclaresSparseInput(
+            QDir(TB_PLUGIN_BUILD_DIR).filePath("trainbench-libsvm.so"), {"libsvm.classify", "libsvm.regress"},
+            [] { svm_set_print_string_function(&wrap::DetachedCall::print); });
         QVERIFY2(failure.isEmpty(), qPrintable(failure));
-        // The module's trainer routed LIBSVM's output (one hook per process) to the module's own
-        // copy of DetachedCall, which knows nothing of this binary's calls: route it back, or a
-        // later Stop test's abandoned call would never unwind at a progress message.
-        svm_set_print_string_function(&wrap::DetachedCall::print);
     }
 
     void badSparseInputFailsClearly()
     {
         const SparseLabelledSet ok = toSparse(plantedDense(60, 8, 0.5, 2, 194));
         LibsvmTrainer t = trainer(false, {});
-
-        SparseLabelledSet inf = ok;
-        inf.x.valuePtr()[inf.x.outerIndexPtr()[6]] = std::numeric_limits<double>::infinity();
-        const int column = inf.x.innerIndexPtr()[inf.x.outerIndexPtr()[6]];
-        const QString err = fitError(t, inf.view(), kThreads);
-        QVERIFY2(err.contains(QString("training input [row 6, column %1] is inf").arg(column)),
-                 qPrintable(err));
-
         // Columns out of order among the refusals: LIBSVM's kernels merge rows by index and would
         // miscount silently.
         const QString failure = checkRefusesBadSparseInput(t, ok, kThreads);
