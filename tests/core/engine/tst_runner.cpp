@@ -369,11 +369,17 @@ private Q_SLOTS:
     {
         // An observer keeping a clock of its own (bench/support: CPU time) must see the host's
         // clock start before fit(), stop before every checkpoint's evaluation and after fit().
+        // The model comes while the clock is stopped: what an observer does with it — the
+        // teaching view draws it and holds each epoch for its pace — is no training time.
         class Events : public RunObserver {
         public:
             QStringList seen;
             void trainingClock(const RunJob&, bool running) override { seen << (running ? "on" : "off"); }
             void checkpointLogged(const RunJob&, qint64, const MetricPoint&) override { seen << "point"; }
+            void modelReady(const RunJob&, const Trainer&, const MetricPoint&, const QJsonObject&, bool final) override
+            {
+                seen << (final ? "final model" : "model");
+            }
         } events;
         StopSource stop;
         RunResult r;
@@ -381,16 +387,17 @@ private Q_SLOTS:
             [&] { r = Runner(m_reg, nullptr).execute(job("test.noise", {{"epochs", 3}}), stop, &events); });
         QCOMPARE(r.status, RunStatus::Finished);
         QCOMPARE(r.points.size(), 3);
-        QCOMPARE(events.seen, QStringList({"on", "off", "point", "on", "off", "point", "on", "off", "point", "on", "off"}));
+        QCOMPARE(events.seen, QStringList({"on", "off", "point", "model", "on", "off", "point", "model", "on", "off",
+                                           "point", "model", "on", "off", "final model"}));
 
         // Checkpoints that are not evaluated (noise-sweep cells): the clock still pauses, and the
-        // final point comes after the last stop.
+        // final point and model come after the last stop.
         Events cells;
         RunJob cell = job("test.noise", {{"epochs", 2}});
         cell.evaluateCheckpoints = false;
         tbb::task_arena(2).execute([&] { r = Runner(m_reg, nullptr).execute(cell, stop, &cells); });
         QCOMPARE(r.status, RunStatus::Finished);
-        QCOMPARE(cells.seen, QStringList({"on", "off", "on", "off", "on", "off", "point"}));
+        QCOMPARE(cells.seen, QStringList({"on", "off", "on", "off", "on", "off", "point", "final model"}));
     }
 
     void learningCurveLogsReproducibleRuns()
