@@ -42,6 +42,7 @@ struct TeachingSession::Shared {
     std::atomic<int> paceMs{0};
     std::atomic<bool> paused{false};
     std::atomic<double> stepUntil{-1};      // while paused: go on until this epoch
+    std::atomic<double> heldAt{std::numeric_limits<double>::quiet_NaN()}; // the epoch Pause holds
 
     // Set before the thread starts, then only used by it.
     const PluginRegistry* registry = nullptr;
@@ -108,8 +109,10 @@ public:
         if (holding(p.epoch)) {
             if (!shown)
                 render(trainer, p, facts, false);
+            m_s.heldAt = p.epoch;
             while (holding(p.epoch) && !m_s.stop.stopRequested())
                 std::this_thread::sleep_for(std::chrono::milliseconds(20));
+            m_s.heldAt = std::numeric_limits<double>::quiet_NaN();
         }
         m_lastEpochEnd = m_s.now();
     }
@@ -326,6 +329,11 @@ void TeachingSession::step()
 {
     if (m_shared && m_paused)
         m_shared->stepUntil = m_lastEpoch + 1;
+}
+
+double TeachingSession::heldEpoch() const
+{
+    return m_shared ? m_shared->heldAt.load() : std::numeric_limits<double>::quiet_NaN();
 }
 
 void TeachingSession::setPaceClock(PaceClock clock)

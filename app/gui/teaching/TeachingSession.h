@@ -100,6 +100,11 @@ public:
     bool isPaused() const;
     /// While paused: train one more epoch, then hold again.
     void step();
+    /// The epoch Pause holds the run at, once the frame of that checkpoint has been sent to the
+    /// UI thread (it arrives with the next frameReady()); NaN while the run trains or is idle.
+    /// Thread-safe. For tests, which can wait for the hold instead of for a time.
+    double heldEpoch() const;
+
     /// The clock the worker paces epochs and spaces frames by: now() and sleepFor(). Default
     /// (members empty): std::chrono::steady_clock and std::this_thread::sleep_for. For tests,
     /// which can count what the pace and the frame interval do on a clock of their own instead

@@ -376,18 +376,21 @@ private Q_SLOTS:
         view.train();
         QTRY_VERIFY_WITH_TIMEOUT(view.curves(1)->count() >= 3, 30000);
 
-        // Paused: the Adam side holds at one epoch; Step gives exactly one more; Stop still works.
+        // Paused: the Adam side holds at one epoch (TeachingSession::heldEpoch(), once the frame
+        // of that checkpoint is sent) and that frame is the last one shown; Step gives exactly one
+        // more; Stop still works.
         view.setPaused(true);
-        QTest::qWait(300); // the frame of the checkpoint it holds at arrives
-        const double held = view.lastFrame(1).epoch;
-        QTest::qWait(300);
-        QCOMPARE(view.lastFrame(1).epoch, held);
+        TeachingSession* adam = view.session(1);
+        QTRY_VERIFY_WITH_TIMEOUT(!std::isnan(adam->heldEpoch()), 30000);
+        const double held = adam->heldEpoch();
+        QTRY_COMPARE_WITH_TIMEOUT(view.lastFrame(1).epoch, held, 30000);
+        QCOMPARE(adam->heldEpoch(), held);
         view.step();
-        QTRY_COMPARE_WITH_TIMEOUT(view.lastFrame(1).epoch, held + 1, 5000);
-        QTest::qWait(300);
-        QCOMPARE(view.lastFrame(1).epoch, held + 1);
+        QTRY_COMPARE_WITH_TIMEOUT(adam->heldEpoch(), held + 1, 30000);
+        QTRY_COMPARE_WITH_TIMEOUT(view.lastFrame(1).epoch, held + 1, 30000);
+        QCOMPARE(adam->heldEpoch(), held + 1);
         view.setPaused(false);
-        QTRY_VERIFY_WITH_TIMEOUT(view.lastFrame(1).epoch > held + 3, 10000);
+        QTRY_VERIFY_WITH_TIMEOUT(view.lastFrame(1).epoch > held + 3, 30000);
         // Stop reaches a paused run (its wait polls the stop token): it ends, and its work after
         // Stop is within the promise in CPU time (tests/support/StopMeter.h); the timeout only
         // guards against a run that never ends.
