@@ -295,8 +295,10 @@ private Q_SLOTS:
         qInfo("%s", qPrintable(after.describe()));
         QVERIFY2(after.withinPromise(), qPrintable(after.describe()));
         QVERIFY(guard.isNull());
-        // Frames or ends queued before the deletion must not reach the dead view.
-        QTest::qWait(300);
+        // Frames or ends queued before the deletion must not reach the dead view: deliver every
+        // event posted so far (the workers have ended or let go of the sessions, so none follow).
+        QCoreApplication::sendPostedEvents();
+        QCoreApplication::processEvents();
     }
 
     void divergingRunEndsDiverged()
