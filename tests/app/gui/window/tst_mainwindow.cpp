@@ -1115,7 +1115,12 @@ private Q_SLOTS:
             w->experimentPanel()->nameEdit()->setText("not saved yet");
             QVERIFY(w->isModified());
             edited = w->experimentJson();
-            QTest::qWait(800); // the session is written 0.5 s after the last change
+            // The session is written to the settings half a second after the last change: wait
+            // until it is there (the deadline only guards against an autosave that never comes).
+            const QString saved = QString::fromUtf8(QJsonDocument(edited).toJson(QJsonDocument::Compact));
+            QTRY_VERIFY_WITH_TIMEOUT(QSettings().value("session/experiment").toString() == saved &&
+                                         QSettings().value("session/modified").toBool(),
+                                     30000);
             // No close(): the process "crashes" here.
         }
         auto w = newWindow(QString());
