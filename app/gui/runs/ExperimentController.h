@@ -82,6 +82,10 @@ public:
 
     void setUpdateInterval(int ms) { m_timer.setInterval(ms); }
     int updateInterval() const { return m_timer.interval(); }
+    /// The GUI-thread timer whose every timeout drains the queue: updated() comes at most once
+    /// per timeout, and once more as the experiment ends. For tests, which count its timeouts
+    /// instead of timing the experiment.
+    const QTimer& drainTimer() const { return m_timer; }
 
 Q_SIGNALS:
     void started();

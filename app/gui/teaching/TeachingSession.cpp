@@ -42,12 +42,16 @@ struct TeachingSession::Shared {
     std::atomic<int> paceMs{0};
     std::atomic<bool> paused{false};
     std::atomic<double> stepUntil{-1};      // while paused: go on until this epoch
+    std::atomic<double> heldAt{std::numeric_limits<double>::quiet_NaN()}; // the epoch Pause holds
 
     // Set before the thread starts, then only used by it.
     const PluginRegistry* registry = nullptr;
     RunJob job;
     Eigen::MatrixXd grid;
     int gridWidth = 0, gridHeight = 0;
+    TeachingSession::PaceClock clock;       // complete: the session's or the default
+
+    Clock::time_point now() const { return clock.now(); }
 
     bool alive()
     {
@@ -92,7 +96,7 @@ public:
     {
         if (!final)
             m_points.append(p);
-        const auto now = Clock::now();
+        const auto now = m_s.now();
         const bool due = final || m_frames == 0 ||
                          now - m_lastFrame >= std::chrono::milliseconds(TeachingSession::minFrameIntervalMs);
         bool shown = false;
@@ -105,10 +109,12 @@ public:
         if (holding(p.epoch)) {
             if (!shown)
                 render(trainer, p, facts, false);
+            m_s.heldAt = p.epoch;
             while (holding(p.epoch) && !m_s.stop.stopRequested())
                 std::this_thread::sleep_for(std::chrono::milliseconds(20));
+            m_s.heldAt = std::numeric_limits<double>::quiet_NaN();
         }
-        m_lastEpochEnd = Clock::now();
+        m_lastEpochEnd = m_s.now();
     }
 
     void runFinished(const RunJob&, const RunResult& r) override
@@ -141,7 +147,7 @@ private:
         f.final = final;
         f.points.swap(m_points);
         m_s.publish(std::move(f));
-        m_lastFrame = Clock::now();
+        m_lastFrame = m_s.now();
         ++m_frames;
         return true;
     }
@@ -154,8 +160,8 @@ private:
         if (pace > 0 && m_lastEpochEnd) {
             const double epochs = std::max(0.0, epoch - m_lastEpoch);
             const auto until = *m_lastEpochEnd + std::chrono::microseconds(qint64(1000.0 * pace * epochs));
-            while (Clock::now() < until && !m_s.stop.stopRequested())
-                std::this_thread::sleep_for(std::min<Clock::duration>(until - Clock::now(), std::chrono::milliseconds(20)));
+            for (auto now = m_s.now(); now < until && !m_s.stop.stopRequested(); now = m_s.now())
+                m_s.clock.sleepFor(std::min<Clock::duration>(until - now, std::chrono::milliseconds(20)));
         }
         m_lastEpoch = epoch;
     }
@@ -275,6 +281,8 @@ bool TeachingSession::start(const QString& algorithmId, const QVariantMap& param
     s->gridHeight = gridHeight;
     s->paceMs = m_pace;
     s->paused = m_paused;
+    s->clock.now = m_clock.now ? m_clock.now : [] { return Clock::now(); };
+    s->clock.sleepFor = m_clock.sleepFor ? m_clock.sleepFor : [](Clock::duration d) { std::this_thread::sleep_for(d); };
     m_shared = s;
     try {
         s->thread = std::thread(work, s);
@@ -321,6 +329,16 @@ void TeachingSession::step()
 {
     if (m_shared && m_paused)
         m_shared->stepUntil = m_lastEpoch + 1;
+}
+
+double TeachingSession::heldEpoch() const
+{
+    return m_shared ? m_shared->heldAt.load() : std::numeric_limits<double>::quiet_NaN();
+}
+
+void TeachingSession::setPaceClock(PaceClock clock)
+{
+    m_clock = std::move(clock);
 }
 
 void TeachingSession::deliverFrame()

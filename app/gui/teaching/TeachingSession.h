@@ -13,7 +13,9 @@
 #include <QObject>
 #include <QRectF>
 #include <QVariantMap>
+#include <chrono>
 #include <cstdint>
+#include <functional>
 #include <memory>
 
 namespace tb {
@@ -56,7 +58,8 @@ struct TeachingFrame {
 /// Pace: setPace() makes every epoch take at least that long in wall time (the wait is outside
 /// the training clock), so the regions can be watched forming; setPaused() holds the trainer at
 /// its next checkpoint and step() lets it go on for one more epoch. Stop works while paused
-/// (the wait polls it every 20 ms).
+/// (the wait polls it every 20 ms). The pace and the frame interval are kept on the session's
+/// PaceClock: the steady clock unless a test sets one of its own (setPaceClock()).
 ///
 /// Thread-safety: all methods are for the thread the session lives on (the UI thread).
 /// Destroying a running session requests a stop and waits for the worker at most the 200 ms
@@ -97,6 +100,23 @@ public:
     bool isPaused() const;
     /// While paused: train one more epoch, then hold again.
     void step();
+    /// The epoch Pause holds the run at, once the frame of that checkpoint has been sent to the
+    /// UI thread (it arrives with the next frameReady()); NaN while the run trains or is idle.
+    /// Thread-safe. For tests, which can wait for the hold instead of for a time.
+    double heldEpoch() const;
+
+    /// The clock the worker paces epochs and spaces frames by: now() and sleepFor(). Default
+    /// (members empty): std::chrono::steady_clock and std::this_thread::sleep_for. For tests,
+    /// which can count what the pace and the frame interval do on a clock of their own instead
+    /// of timing them on a shared machine (e.g. time that passes only while the worker sleeps).
+    /// Both are called on the worker thread only, and must stay callable as long as a run
+    /// started with them may go on (a detached worker included).
+    struct PaceClock {
+        std::function<std::chrono::steady_clock::time_point()> now;
+        std::function<void(std::chrono::steady_clock::duration)> sleepFor;
+    };
+    /// Takes effect at the next start().
+    void setPaceClock(PaceClock clock);
 
     /// Implementation detail: the state a session shares with its worker thread.
     struct Shared;
@@ -114,6 +134,7 @@ private:
 
     const PluginRegistry& m_registry;
     std::shared_ptr<Shared> m_shared;
+    PaceClock m_clock;
     bool m_running = false;
     QString m_algorithmId;
     int m_pace = 0;

@@ -642,6 +642,11 @@ TeachingFrame TeachingView::lastFrame(int i) const
     return i == 0 || i == 1 ? m_sides[std::size_t(i)].frame : TeachingFrame{};
 }
 
+TeachingSession* TeachingView::session(int i) const
+{
+    return i == 0 || i == 1 ? m_sides[std::size_t(i)].session : nullptr;
+}
+
 void TeachingView::showFrame(int i, const TeachingFrame& f)
 {
     Side& s = m_sides[std::size_t(i)];

@@ -117,6 +117,9 @@ public:
     NetworkDiagram* network(int i) const;
     /// The newest frame shown on side @p i (default-constructed before the first). For tests.
     TeachingFrame lastFrame(int i) const;
+    /// The session that trains side @p i, or nullptr. For tests (TeachingSession::heldEpoch(),
+    /// TeachingSession::setPaceClock()).
+    TeachingSession* session(int i) const;
 
 Q_SIGNALS:
     /// Side @p side has drawn the checkpoint of epoch @p epoch.

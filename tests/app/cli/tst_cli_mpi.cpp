@@ -110,9 +110,10 @@ private:
     /// The pid of rank @p rank of the trainbench-cli processes running @p spec, or 0.
     static qint64 rankPid(const QString& spec, int rank) { return tb::testsupport::mpiRankPid(spec, rank); }
 
-    /// Waits (up to a minute) until @p db holds at least @p n runs of status @p status, however
-    /// slowly the job starts on a loaded machine.
-    bool waitForRuns(const QString& db, RunStatus status, int n)
+    /// Waits (up to a minute) until @p db holds at least @p n runs of status @p status — with
+    /// @p checkpointed, runs with at least one checkpoint stored, i.e. training past their start
+    /// — however slowly the job starts on a loaded machine.
+    bool waitForRuns(const QString& db, RunStatus status, int n, bool checkpointed = false)
     {
         for (int i = 0; i < 600; ++i) {
             std::this_thread::sleep_for(std::chrono::milliseconds(100));
@@ -124,7 +125,7 @@ private:
             auto store = RunStore::open(db, o, &error);
             int count = 0;
             for (const RunRecord& r : store ? store->runs() : QList<RunRecord>())
-                count += r.status == status;
+                count += r.status == status && (!checkpointed || !store->metrics(r.id).isEmpty());
             if (count >= n)
                 return true;
         }
@@ -219,9 +220,9 @@ private Q_SLOTS:
         startMpi(p, 3, QStringList{"run", spec, "--mpi", "--db", db, "--quiet",
                                    "--worker-timeout", "3"}, true);
         QVERIFY(p.waitForStarted());
-        // Each cell takes 1.5 s: once two runs are under way, rank 2 holds one of them.
-        QVERIFY(waitForRuns(db, RunStatus::Running, 2));
-        std::this_thread::sleep_for(std::chrono::milliseconds(300));
+        // Each cell takes 1.5 s: once two runs are training — a checkpoint of each is in the
+        // file, so both workers are past handing over their cells — rank 2 holds one of them.
+        QVERIFY(waitForRuns(db, RunStatus::Running, 2, true));
         const qint64 victim = rankPid("kill.json", 2);
         QVERIFY2(victim > 0, "rank 2 not found");
         QCOMPARE(::kill(pid_t(victim), SIGKILL), 0);
@@ -319,8 +320,8 @@ private Q_SLOTS:
         QProcess p;
         startMpi(p, 3, QStringList{"run", spec, "--mpi", "--db", db, "--quiet"});
         QVERIFY(p.waitForStarted());
-        QVERIFY(waitForRuns(db, RunStatus::Finished, 1)); // a cell done, others under way
-        std::this_thread::sleep_for(std::chrono::milliseconds(300));
+        QVERIFY(waitForRuns(db, RunStatus::Finished, 1)); // a cell done, …
+        QVERIFY(waitForRuns(db, RunStatus::Running, 1, true)); // … another one training
         QCOMPARE(::kill(pid_t(p.processId()), SIGINT), 0);
         const Output o = finish(p);
         QVERIFY2(o.code != 0, qPrintable(o.out + o.err));

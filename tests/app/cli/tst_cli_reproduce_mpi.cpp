@@ -117,8 +117,11 @@ class TestCliReproduceMpi : public QObject {
             qWarning("%s", qPrintable(error));
             return counts;
         }
-        for (const RunRecord& r : store->runs())
+        for (const RunRecord& r : store->runs()) {
             counts[runStatusName(r.status)]++;
+            if (r.status == RunStatus::Running && !store->metrics(r.id).isEmpty())
+                counts["training"]++; // running, with a checkpoint stored: past its start
+        }
         counts["experiments"] = int(store->experiments().size());
         return counts;
     }
@@ -279,13 +282,13 @@ private Q_SLOTS:
         p.start(tb::testsupport::mpirunProgram(),
                 tb::testsupport::mpirunArguments(3) << QStringLiteral(TB_BIN_DIR "/trainbench-cli") << args);
         QVERIFY(p.waitForStarted());
-        bool oneFinished = false; // each cell takes a second: the others are under way
+        bool oneFinished = false; // each cell takes a second: a cell done, another one training
         for (int i = 0; i < 1200 && !oneFinished && p.state() == QProcess::Running; ++i) {
             QThread::msleep(100);
-            oneFinished = QFileInfo::exists(db) && stored(db).value("finished") >= 1;
+            const QMap<QString, int> s = QFileInfo::exists(db) ? stored(db) : QMap<QString, int>();
+            oneFinished = s.value("finished") >= 1 && s.value("training") >= 1;
         }
-        QVERIFY2(oneFinished, "no run finished");
-        QThread::msleep(300);
+        QVERIFY2(oneFinished, "no run finished while another trained");
         QCOMPARE(::kill(pid_t(p.processId()), SIGINT), 0);
         const CliOutput o = tb::testsupport::finishProcess(p, kDeadlineMs);
         QVERIFY2(!o.timedOut, qPrintable(o.err));
@@ -332,14 +335,14 @@ private Q_SLOTS:
                     << QStringList{"reproduce", "killed.json", "--mpi", "--db", db, "--out", "out-killed", "--quiet",
                                    "--worker-timeout", "3"});
         QVERIFY(p.waitForStarted());
-        // Each cell takes 1.5 s: once two runs are under way, rank 2 holds one of them.
+        // Each cell takes 1.5 s: once two runs are training — a checkpoint of each is in the
+        // file, so both workers are past handing over their cells — rank 2 holds one of them.
         bool twoRunning = false;
         for (int i = 0; i < 1200 && !twoRunning && p.state() == QProcess::Running; ++i) {
             QThread::msleep(100);
-            twoRunning = QFileInfo::exists(db) && stored(db).value("running") >= 2;
+            twoRunning = QFileInfo::exists(db) && stored(db).value("training") >= 2;
         }
-        QVERIFY2(twoRunning, "two runs never ran at once");
-        QThread::msleep(300);
+        QVERIFY2(twoRunning, "two runs never trained at once");
         const qint64 victim = tb::testsupport::mpiRankPid("killed.json", 2);
         QVERIFY2(victim > 0, "rank 2 not found");
         QCOMPARE(::kill(pid_t(victim), SIGKILL), 0);

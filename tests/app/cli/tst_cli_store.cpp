@@ -200,16 +200,29 @@ private Q_SLOTS:
         const QString db = m_dir.filePath("locked.sqlite");
         const QString csv = m_dir.filePath("locked.csv");
         QVERIFY(cli({"run", m_dir.filePath("sleepy.json"), "--db", db, "--quiet"}).code == 0);
-        // Another process takes the write lock 1 s into the 4 s experiment and keeps it for 6 s.
-        std::atomic<bool> locked{false};
+        // Another process takes the write lock once the experiment's first checkpoints are in the
+        // file, and keeps it until the CLI has exited: longer than the wait, and inside the
+        // experiment (of 2 × 20 s unless the failed write stops it), however late either starts.
+        // The file is polled with a deadline that only guards against a hang.
+        write("long-sleepy.json", QByteArray(kSleepy).replace(R"("epochs": 100)", R"("epochs": 1000)"));
+        const qint64 before = Raw(db).column("SELECT count(*) FROM metrics").value(0, -1);
+        QVERIFY(before > 0);
+        std::atomic<bool> locked{false}, cliEnded{false};
         std::thread other([&] {
-            std::this_thread::sleep_for(std::chrono::milliseconds(1000));
             Raw raw(db);
-            locked = raw.exec("BEGIN IMMEDIATE");
-            std::this_thread::sleep_for(std::chrono::milliseconds(6000));
+            const auto deadline = std::chrono::steady_clock::now() + std::chrono::minutes(2);
+            while (!cliEnded && std::chrono::steady_clock::now() < deadline &&
+                   raw.column("SELECT count(*) FROM metrics").value(0, -1) <= before)
+                std::this_thread::sleep_for(std::chrono::milliseconds(10));
+            if (!cliEnded)
+                locked = raw.exec("BEGIN IMMEDIATE");
+            while (!cliEnded)
+                std::this_thread::sleep_for(std::chrono::milliseconds(10));
             raw.exec("ROLLBACK");
         });
-        const Output o = cli({"run", m_dir.filePath("sleepy.json"), "--db", db, "--quiet", "--wait", "1.5", "--csv", csv});
+        const Output o =
+            cli({"run", m_dir.filePath("long-sleepy.json"), "--db", db, "--quiet", "--wait", "1.5", "--csv", csv});
+        cliEnded = true;
         other.join();
         QVERIFY(locked);
         QCOMPARE(o.code, 4);

@@ -16,7 +16,9 @@
 #include <trainbench/Seeds.h>
 #include <trainbench/testing/TestRunContext.h>
 #include <chrono>
+#include <condition_variable>
 #include <future>
+#include <mutex>
 #include <tbb/task_arena.h>
 #include <thread>
 
@@ -67,6 +69,51 @@ public:
 private:
     ExperimentRunner& m_runner;
     int m_after;
+};
+
+/// Holds a run at its first evaluated checkpoint — inside fit(), so that it counts as training —
+/// until release() (or a minute, so that a failing test cannot hang). Two runs overlap when the
+/// second starts while the first is held: an event to wait for, where a sleep before the second
+/// run is outlasted by a first run that a busy machine starts late.
+class HoldAtFirstCheckpoint : public RunObserver {
+public:
+    void modelReady(const RunJob&, const Trainer&, const MetricPoint&, const QJsonObject&, bool final) override
+    {
+        std::unique_lock lock(m_mutex);
+        if (final || m_held)
+            return;
+        m_held = true;
+        m_changed.notify_all();
+        m_changed.wait_for(lock, std::chrono::minutes(1), [&] { return m_released; });
+    }
+    /// Waits until the run is held (at most a minute); false when it never was.
+    bool waitUntilHeld()
+    {
+        std::unique_lock lock(m_mutex);
+        return m_changed.wait_for(lock, std::chrono::minutes(1), [&] { return m_held; });
+    }
+    void release()
+    {
+        std::lock_guard lock(m_mutex);
+        m_released = true;
+        m_changed.notify_all();
+    }
+
+private:
+    std::mutex m_mutex;
+    std::condition_variable m_changed;
+    bool m_held = false, m_released = false;
+};
+
+/// Requests Stop of an experiment at its first checkpoint: the run is then stopped while it
+/// trains, whenever the machine lets it start.
+class StopAtFirstCheckpoint : public ExperimentObserver {
+public:
+    explicit StopAtFirstCheckpoint(ExperimentRunner& runner) : m_runner(runner) {}
+    void checkpointLogged(const RunJob&, qint64, const MetricPoint&) override { m_runner.requestStop(); }
+
+private:
+    ExperimentRunner& m_runner;
 };
 
 /// Every checkpoint's metrics of the stored runs of @p experimentId, keyed by (algorithm, repeat,
@@ -225,13 +272,17 @@ private Q_SLOTS:
     {
         // Two runs training at once in one process share the high-water mark: neither may
         // claim a number; both say why in their log.
+        // The quick run trains from start to end while the slow one is held inside its fit().
         StopSource stop;
         Runner runner(m_reg, nullptr);
+        HoldAtFirstCheckpoint hold;
         auto slow = std::async(std::launch::async, [&] {
-            return runner.execute(job("test.sleepy", {{"epochs", 3}, {"epoch_ms", 100}}), stop);
+            return runner.execute(job("test.sleepy", {{"epochs", 2}, {"epoch_ms", 10}}), stop, &hold);
         });
-        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+        const auto releaseSlow = qScopeGuard([&] { hold.release(); }); // also when a check fails
+        QVERIFY2(hold.waitUntilHeld(), "the slow run never reached its first checkpoint");
         const RunResult quick = runner.execute(job("test.memory", {{"alloc_mb", 8}}), stop);
+        hold.release();
         const RunResult first = slow.get();
         for (const RunResult* r : {&quick, &first}) {
             QCOMPARE(r->status, RunStatus::Finished);
@@ -241,11 +292,14 @@ private Q_SLOTS:
                      qPrintable(QJsonDocument(r->info).toJson()));
         }
         // A run that does not measure still counts as training (noise-sweep cells).
-        RunJob unmeasured = job("test.sleepy", {{"epochs", 2}, {"epoch_ms", 100}});
+        RunJob unmeasured = job("test.sleepy", {{"epochs", 2}, {"epoch_ms", 10}});
         unmeasured.measureMemory = false;
-        auto cell = std::async(std::launch::async, [&] { return runner.execute(unmeasured, stop); });
-        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+        HoldAtFirstCheckpoint cellHold;
+        auto cell = std::async(std::launch::async, [&] { return runner.execute(unmeasured, stop, &cellHold); });
+        const auto releaseCell = qScopeGuard([&] { cellHold.release(); });
+        QVERIFY2(cellHold.waitUntilHeld(), "the cell never reached its first checkpoint");
         QCOMPARE(runner.execute(job("test.memory", {{"alloc_mb", 1}}), stop).peakMemoryBytes, qint64(-1));
+        cellHold.release();
         QVERIFY(!cell.get().info.contains("log"));
     }
 
@@ -315,11 +369,17 @@ private Q_SLOTS:
     {
         // An observer keeping a clock of its own (bench/support: CPU time) must see the host's
         // clock start before fit(), stop before every checkpoint's evaluation and after fit().
+        // The model comes while the clock is stopped: what an observer does with it — the
+        // teaching view draws it and holds each epoch for its pace — is no training time.
         class Events : public RunObserver {
         public:
             QStringList seen;
             void trainingClock(const RunJob&, bool running) override { seen << (running ? "on" : "off"); }
             void checkpointLogged(const RunJob&, qint64, const MetricPoint&) override { seen << "point"; }
+            void modelReady(const RunJob&, const Trainer&, const MetricPoint&, const QJsonObject&, bool final) override
+            {
+                seen << (final ? "final model" : "model");
+            }
         } events;
         StopSource stop;
         RunResult r;
@@ -327,16 +387,17 @@ private Q_SLOTS:
             [&] { r = Runner(m_reg, nullptr).execute(job("test.noise", {{"epochs", 3}}), stop, &events); });
         QCOMPARE(r.status, RunStatus::Finished);
         QCOMPARE(r.points.size(), 3);
-        QCOMPARE(events.seen, QStringList({"on", "off", "point", "on", "off", "point", "on", "off", "point", "on", "off"}));
+        QCOMPARE(events.seen, QStringList({"on", "off", "point", "model", "on", "off", "point", "model", "on", "off",
+                                           "point", "model", "on", "off", "final model"}));
 
         // Checkpoints that are not evaluated (noise-sweep cells): the clock still pauses, and the
-        // final point comes after the last stop.
+        // final point and model come after the last stop.
         Events cells;
         RunJob cell = job("test.noise", {{"epochs", 2}});
         cell.evaluateCheckpoints = false;
         tbb::task_arena(2).execute([&] { r = Runner(m_reg, nullptr).execute(cell, stop, &cells); });
         QCOMPARE(r.status, RunStatus::Finished);
-        QCOMPARE(cells.seen, QStringList({"on", "off", "on", "off", "on", "off", "point"}));
+        QCOMPARE(cells.seen, QStringList({"on", "off", "on", "off", "on", "off", "point", "final model"}));
     }
 
     void learningCurveLogsReproducibleRuns()
@@ -476,14 +537,13 @@ private Q_SLOTS:
         ExperimentRunner runner(m_reg, store.get());
         const ExperimentSpec spec = parse(R"({"kind": "learning-curve", "threads": 1, "dataset": {"source": "moons"},
             "algorithms": [{"id": "test.sleepy", "params": {"epochs": 1000, "epoch_ms": 100}}]})");
-        auto fut = std::async(std::launch::async, [&] { return runner.run(spec); });
-        std::this_thread::sleep_for(std::chrono::milliseconds(300));
-        runner.requestStop();
-        const ExperimentResult res = fut.get();
+        StopAtFirstCheckpoint stopper(runner);
+        const ExperimentResult res = runner.run(spec, &stopper);
         QVERIFY(res.cancelled);
         const auto runs = store->runs(res.experimentId);
         QCOMPARE(runs.size(), 1);
         QCOMPARE(runs[0].status, RunStatus::Cancelled);
+        QVERIFY(!store->metrics(runs[0].id).isEmpty()); // stopped while it trained, not before it began
     }
 
     void noiseSweepAggregatesCells()

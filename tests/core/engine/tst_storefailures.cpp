@@ -17,6 +17,8 @@
 
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
+#include <mutex>
 #include <thread>
 
 using namespace tb;
@@ -32,33 +34,83 @@ ExperimentSpec parse(const QByteArray& json)
     return *s;
 }
 
-/// Another process's connection that takes the write lock after @p afterMs and holds it for
-/// @p holdMs, on its own thread (QSqlDatabase connections belong to the thread that opened them).
-class LockHolder {
+/// Another process's connection, on its own thread (QSqlDatabase connections belong to the
+/// thread that opened them), and an ExperimentObserver: it takes the write lock at checkpoint
+/// @p atCheckpoint of the experiment (inside the first run, whenever the machine lets that run
+/// start; the training thread waits until the lock is taken) and holds it until release().
+/// The next checkpoint waits until @p store has reported the failed write (at most a minute
+/// each), so that the run trains no further before the failure, however slowly the writer
+/// thread's busy wait runs.
+class LockHolder : public ExperimentObserver {
 public:
-    LockHolder(const QString& path, int afterMs, int holdMs)
+    LockHolder(const QString& path, RunStore& store, int atCheckpoint) : m_at(atCheckpoint)
     {
+        m_watch = QObject::connect(&store, &RunStore::writeFailed, &store, [this](const QString&) {
+            std::lock_guard lock(m_mutex);
+            m_storeFailed = true;
+            m_changed.notify_all();
+        }, Qt::DirectConnection);
         m_thread = std::thread([=, this] {
             const QString name = QStringLiteral("holder-") + QUuid::createUuid().toString(QUuid::WithoutBraces);
             {
                 QSqlDatabase db = QSqlDatabase::addDatabase(QStringLiteral("QSQLITE"), name);
                 db.setDatabaseName(path);
                 db.open();
-                std::this_thread::sleep_for(std::chrono::milliseconds(afterMs));
+                std::unique_lock lock(m_mutex);
+                m_changed.wait_for(lock, std::chrono::minutes(1), [&] { return m_take || m_released; });
+                const bool take = m_take && !m_released;
+                lock.unlock(); // not while SQLite may wait for the store's writer
                 QSqlQuery q(db);
-                m_locked = q.exec(QStringLiteral("BEGIN IMMEDIATE"));
-                std::this_thread::sleep_for(std::chrono::milliseconds(holdMs));
-                q.exec(QStringLiteral("ROLLBACK"));
+                const bool locked = take && q.exec(QStringLiteral("BEGIN IMMEDIATE"));
+                lock.lock();
+                m_locked = locked;
+                m_tried = true;
+                m_changed.notify_all();
+                m_changed.wait_for(lock, std::chrono::minutes(1), [&] { return m_released; });
+                if (m_locked)
+                    q.exec(QStringLiteral("ROLLBACK"));
             }
             QSqlDatabase::removeDatabase(name);
         });
     }
-    ~LockHolder() { m_thread.join(); }
-    bool locked() const { return m_locked; }
+    ~LockHolder()
+    {
+        QObject::disconnect(m_watch);
+        release();
+        m_thread.join();
+    }
+    void checkpointLogged(const RunJob&, qint64, const MetricPoint&) override
+    {
+        std::unique_lock lock(m_mutex);
+        ++m_checkpoints;
+        if (m_checkpoints == m_at) {
+            m_take = true;
+            m_changed.notify_all();
+            m_changed.wait_for(lock, std::chrono::minutes(1), [&] { return m_tried; });
+        } else if (m_checkpoints == m_at + 1) {
+            m_changed.wait_for(lock, std::chrono::minutes(1), [&] { return m_storeFailed; });
+        }
+    }
+    void release()
+    {
+        std::lock_guard lock(m_mutex);
+        m_released = true;
+        m_changed.notify_all();
+    }
+    bool locked() const
+    {
+        std::lock_guard lock(m_mutex);
+        return m_locked;
+    }
 
 private:
+    const int m_at;
+    QMetaObject::Connection m_watch;
     std::thread m_thread;
-    std::atomic<bool> m_locked{false};
+    mutable std::mutex m_mutex;
+    std::condition_variable m_changed;
+    int m_checkpoints = 0;
+    bool m_take = false, m_tried = false, m_locked = false, m_released = false, m_storeFailed = false;
 };
 
 } // namespace
@@ -83,15 +135,18 @@ private Q_SLOTS:
         QString error;
         auto store = RunStore::open(path, o, &error);
         QVERIFY2(store, qPrintable(error));
-        // Three repeats of a 1.6 s run; the lock comes 0.5 s into the first and outlasts the timeout.
+        // Three repeats of a 1.6 s run; the lock comes at the first one's 10th checkpoint and is
+        // held until the experiment has ended, past any timeout; the 11th checkpoint waits for
+        // the failure.
         const ExperimentSpec spec = parse(R"({"name": "locked out", "kind": "learning-curve", "repeats": 3,
             "seed": 11, "threads": 1, "dataset": {"source": "moons", "samples": 100},
             "algorithms": [{"id": "test.sleepy", "label": "Sleepy", "params": {"epochs": 80, "epoch_ms": 20}}]})");
         ExperimentResult result;
         const auto t0 = std::chrono::steady_clock::now();
         {
-            LockHolder holder(path, 500, 3000);
-            result = ExperimentRunner(m_reg, store.get()).run(spec);
+            LockHolder holder(path, *store, 10);
+            result = ExperimentRunner(m_reg, store.get()).run(spec, &holder);
+            holder.release();
             QVERIFY(holder.locked());
         }
         const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -102,9 +157,10 @@ private Q_SLOTS:
         QVERIFY(!result.cancelled); // nobody pressed Stop
         // Stopped at the failure, not after 4.8 s of runs: the repeats after the failed one never
         // trained (counted by what ran, not by the wall clock, which a busy machine stretches).
-        qInfo("experiment ended after %.2f s (reported, not asserted)", wall);
         QCOMPARE(result.curves.size(), 1);
         const AlgorithmCurves& c = result.curves.first();
+        qInfo("experiment ended after %.2f s, its first run after %d checkpoints (reported, not asserted)", wall,
+              int(c.repeats.first().size()));
         QCOMPARE(c.statuses.size(), 3);
         for (int r = 1; r < 3; ++r)
             QVERIFY2(c.statuses[r] != RunStatus::Finished && c.repeats[r].isEmpty(),

@@ -84,10 +84,13 @@ private Q_SLOTS:
         // The waiting thread's work after Stop: at most one poll interval (10 ms) asleep and the
         // wake-up, whatever the load (tests/support/StopMeter.h): the stopper measures this
         // thread from the moment it requests Stop.
+        // Stop comes once a line has reached the caller: the work is under way, however late a
+        // busy machine starts it.
         const int waiter = currentThreadId();
         std::optional<StopMeter> meter;
+        std::atomic<int> delivered{0};
         std::thread stopper([&] {
-            std::this_thread::sleep_for(100ms);
+            waitUntil([&] { return delivered.load() >= 1; });
             meter.emplace(waiter);
             stop.requestStop();
         });
@@ -100,7 +103,10 @@ private Q_SLOTS:
                     std::this_thread::sleep_for(20ms);
                 }
             },
-            stop.token(), [&](const QString& l) { lines << l; });
+            stop.token(), [&](const QString& l) {
+                lines << l;
+                ++delivered;
+            });
         const ThreadMark returned = ThreadMark::now();
         stopper.join();
         owned.reset();
@@ -120,33 +126,44 @@ private Q_SLOTS:
     void runToEndFinishesTheAbandonedCall()
     {
         // Abandon::RunToEnd: the call is not interrupted; it finishes, its output unread, and
-        // only then frees what it owned.
+        // only then frees what it owned. The "library" prints a line, then waits at a gate the
+        // test opens once the caller has been let go; Stop comes once that line has arrived. So
+        // the order is fixed: one line read, Stop, the rest printed into the void.
         StopSource stop;
         std::atomic<bool> destroyed{false};
-        std::atomic<int> prints{0};
+        std::atomic<int> prints{0}, delivered{0};
         auto owned = std::make_shared<Owned>(&destroyed);
+        auto gate = std::make_shared<std::atomic<bool>>(false); // shared with the work, which outlives run()
+        const auto openGate = qScopeGuard([gate] { *gate = true; }); // also when a check fails
         std::thread stopper([&] {
-            std::this_thread::sleep_for(50ms);
+            waitUntil([&] { return delivered.load() >= 1; });
             stop.requestStop();
         });
         QStringList lines;
         const auto outcome = DetachedCall::run(
-            [owned, &prints] {
-                for (int i = 0; i < 15; ++i) { // 300 ms of "library" work
+            [owned, &prints, gate] {
+                for (int i = 0; i < 15; ++i) {
                     DetachedCall::print("tick\n");
                     ++prints;
-                    std::this_thread::sleep_for(20ms);
+                    while (i == 0 && !*gate)
+                        std::this_thread::sleep_for(1ms);
                 }
             },
-            stop.token(), [&](const QString& l) { lines << l; }, DetachedCall::Abandon::RunToEnd);
+            stop.token(),
+            [&](const QString& l) {
+                lines << l;
+                ++delivered;
+            },
+            DetachedCall::Abandon::RunToEnd);
         stopper.join();
         owned.reset();
         QCOMPARE(outcome, DetachedCall::Outcome::Abandoned);
-        QVERIFY(!destroyed.load()); // still running
+        QVERIFY(!destroyed.load()); // still running, at its gate
+        *gate = true;
         QVERIFY(waitUntil([] { return DetachedCall::liveThreads() == 0; }));
         QVERIFY(destroyed.load());
-        QCOMPARE(prints.load(), 15); // it ran to its end
-        QVERIFY(lines.size() < 15);  // what it printed after Stop went nowhere
+        QCOMPARE(prints.load(), 15);              // it ran to its end
+        QCOMPARE(lines, QStringList({"tick"}));   // what it printed after Stop went nowhere
     }
 
     void workThatDoesNotPrintEndsWhenItChecks()
@@ -160,19 +177,25 @@ private Q_SLOTS:
         QVERIFY(!ran);
 
         StopSource later;
-        // Shared with the work, which may outlive this scope's waiting.
+        // Shared with the work, which may outlive this scope's waiting. Stop comes once the work
+        // has begun; its silent library step lasts until the test, with the caller let go,
+        // opens the gate — an order of events, not of sleeps a busy machine may stretch.
         struct Seen {
             std::atomic<bool> abandonedBefore{true}, abandonedAfter{false}, reachedEnd{false};
+            std::atomic<bool> begun{false}, gate{false};
         };
         auto seen = std::make_shared<Seen>();
+        const auto openGate = qScopeGuard([seen] { seen->gate = true; }); // also when a check fails
         std::thread stopper([&] {
-            std::this_thread::sleep_for(30ms);
+            waitUntil([&] { return seen->begun.load(); });
             later.requestStop();
         });
         QCOMPARE(DetachedCall::run(
                      [seen] {
                          seen->abandonedBefore = DetachedCall::abandoned();
-                         std::this_thread::sleep_for(150ms); // a library step without output
+                         seen->begun = true;
+                         while (!seen->gate) // a library step without output
+                             std::this_thread::sleep_for(1ms);
                          seen->abandonedAfter = DetachedCall::abandoned();
                          DetachedCall::throwIfAbandoned();
                          seen->reachedEnd = true;
@@ -181,6 +204,7 @@ private Q_SLOTS:
                  DetachedCall::Outcome::Abandoned);
         stopper.join();
         QCOMPARE(DetachedCall::liveThreads(), 1); // still in its silent step
+        seen->gate = true;
         QVERIFY(waitUntil([] { return DetachedCall::liveThreads() == 0; }));
         QVERIFY(!seen->abandonedBefore.load());
         QVERIFY(seen->abandonedAfter.load());

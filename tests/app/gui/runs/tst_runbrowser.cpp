@@ -612,18 +612,24 @@ private Q_SLOTS:
         r.started = T0;
         const qint64 id = other->createRun(r);
         QVERIFY(id >= 0);
-        QTRY_COMPARE_WITH_TIMEOUT(cell(id, RunTreeModel::NameColumn), QStringLiteral("Adam on rank 2"), 5000);
+        QTRY_COMPARE_WITH_TIMEOUT(cell(id, RunTreeModel::NameColumn), QStringLiteral("Adam on rank 2"), 30000);
         QCOMPARE(m_browser->selectedRunIds(), QList<qint64>{m_finished});
         other->finishRun(id, RunStatus::Finished, {}, {{QStringLiteral("final"), QJsonObject{{QStringLiteral("train_rmse"), 0.5}}}});
         QVERIFY(other->flush());
-        QTRY_COMPARE_WITH_TIMEOUT(cell(id, RunTreeModel::StatusColumn), QStringLiteral("finished"), 5000);
+        QTRY_COMPARE_WITH_TIMEOUT(cell(id, RunTreeModel::StatusColumn), QStringLiteral("finished"), 30000);
         // Following off: another write stays unseen until Refresh.
         m_browser->setFollowIntervalMs(0);
         QCOMPARE(m_browser->followIntervalMs(), 0);
         r.algorithmName = QStringLiteral("Unseen");
         const qint64 unseen = other->createRun(r);
         QVERIFY(other->flush());
-        QTest::qWait(300);
+        // Six of the former follow intervals pass on the event loop — counted as timeouts of a
+        // timer of that interval, which a busy machine delays as much as it would the follow
+        // timer, where a 300 ms wait may see the loop turn once.
+        QTimer interval;
+        QSignalSpy intervals(&interval, &QTimer::timeout);
+        interval.start(50);
+        QTRY_VERIFY_WITH_TIMEOUT(intervals.count() >= 6, 30000);
         QVERIFY(!treeModel()->indexOfRun(unseen).isValid());
         m_browser->refresh();
         QCOMPARE(cell(unseen, RunTreeModel::NameColumn), QStringLiteral("Unseen"));
