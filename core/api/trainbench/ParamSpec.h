@@ -28,7 +28,8 @@ enum class ParamType {
               ///< qlonglong or QVariantList of them)
     Seed,     ///< a non-negative 64-bit integer, or a string of decimal digits (for seeds ≥ 2^53);
               ///< stored as qulonglong
-    RealList  ///< list of finite numbers, e.g. noise levels; stored as QVariantList of double
+    RealList  ///< list of finite numbers, e.g. noise levels; stored as QVariantList of double; typed as
+              ///< "0, 0.1, 0.5" or as a range "start:step:stop" (inclusive)
 };
 
 /// When a key applies: the value of another key of the same object (or of the context a
