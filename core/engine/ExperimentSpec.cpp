@@ -117,7 +117,7 @@ std::optional<ExperimentSpec> ExperimentSpec::fromObject(const QJsonObject& o, c
     ParamContext ctx;
     ctx.keyNames = ParamContext::KeyNames::Path;
     ctx.owner = QStringLiteral("kind \"%1\"").arg(kind->id());
-    ctx.otherKeys = {QStringLiteral("dataset"), QStringLiteral("algorithms"), QStringLiteral("sweep")};
+    ctx.otherKeys = QStringList{QStringLiteral("dataset"), QStringLiteral("algorithms")} + kind->sectionKeys();
     QString message;
     const auto top = keys.normalise(o.toVariantMap(), &message, nullptr, ctx);
     if (!top) {
@@ -151,12 +151,16 @@ std::optional<ExperimentSpec> ExperimentSpec::fromObject(const QJsonObject& o, c
         if (!arr[i].isObject())
             return fail(path, QStringLiteral("expected an object, got %1").arg(jsonValueText(arr[i])));
         const QJsonObject a = arr[i].toObject();
-        for (auto it = a.begin(); it != a.end(); ++it)
-            if (it.key() != "id" && it.key() != "label" && it.key() != "params" && it.key() != kBudgetSecondsKey &&
-                it.key() != kBudgetClockKey)
-                return fail(path + "." + it.key(),
-                            QStringLiteral("unknown key (known: id, label, params, time_budget_s, time_budget_clock)"));
+        const QStringList common{QStringLiteral("id"), QStringLiteral("label"), QStringLiteral("params"),
+                                 QString::fromLatin1(kBudgetSecondsKey), QString::fromLatin1(kBudgetClockKey)};
+        const QStringList ofKind = kind->algorithmKeys();
         AlgorithmRun r;
+        for (auto it = a.begin(); it != a.end(); ++it) {
+            if (ofKind.contains(it.key()))
+                r.kindKeys.insert(it.key(), it.value());
+            else if (!common.contains(it.key()))
+                return fail(path + "." + it.key(), QStringLiteral("unknown key (known: %1)").arg((common + ofKind).join(", ")));
+        }
         r.id = a.value("id").toString();
         if (r.id.isEmpty())
             return fail(path + ".id", QStringLiteral("expected an algorithm id string, got %1").arg(jsonValueText(a.value("id"))));
@@ -171,9 +175,8 @@ std::optional<ExperimentSpec> ExperimentSpec::fromObject(const QJsonObject& o, c
         s.algorithms << r;
     }
 
-    s.sweep = o.value("sweep");
     QString key;
-    if (!kind->parseSweep(s.sweep, s, &key, &message))
+    if (!kind->parseSection(o, s, &key, &message))
         return fail(key, message);
     return s;
 }
@@ -299,6 +302,8 @@ QJsonObject ExperimentSpec::toJson() const
             ao.insert("label", a.label);
         if (a.budget)
             HostBudget::toJson(*a.budget, ao);
+        for (auto it = a.kindKeys.begin(); it != a.kindKeys.end(); ++it)
+            ao.insert(it.key(), it.value());
         algs.append(ao);
     }
     o.insert("algorithms", algs);

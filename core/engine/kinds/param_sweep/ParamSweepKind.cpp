@@ -24,7 +24,7 @@ namespace {
 
 class ParamSweepKind : public ExperimentKind {
 public:
-    QString id() const override { return kinds::ParamSweep; }
+    QString id() const override { return QStringLiteral("param-sweep"); }
     QString label() const override { return QStringLiteral("Parameter sweep"); }
     QString description() const override
     {
@@ -33,9 +33,43 @@ public:
     }
     int order() const override { return 30; }
     ParamSchema keys() const override { return kindkeys::repeats(); }
+    QStringList sectionKeys() const override { return {QStringLiteral("sweep")}; }
+    QString sectionEditor() const override { return QStringLiteral("parameter-grid"); }
+    bool comparesConfigurations() const override { return true; }
 
-    bool parseSweep(const QJsonValue& sw, ExperimentSpec& s, QString* key, QString* message) const override
-        {
+    bool parseSection(const QJsonObject& file, ExperimentSpec& s, QString* key, QString* message) const override
+    {
+        auto sweep = std::make_shared<ParamSweepSpec>();
+        if (!parseSweep(file.value(QStringLiteral("sweep")), *sweep, s, key, message))
+            return false;
+        s.section = std::move(sweep);
+        return true;
+    }
+
+    QString describe(const ExperimentSpec& spec) const override
+    {
+        return QStringLiteral("param sweep: %1 cell(s) (points × data sets × algorithms × %2 repeat(s) from %3), seed "
+                              "%4, %5 threads%6")
+            .arg(ParamSweep::cellCount(spec))
+            .arg(spec.repeats)
+            .arg(spec.firstRepeat)
+            .arg(spec.seed)
+            .arg(spec.effectiveThreads())
+            .arg(spec.timeBudgetSeconds > 0 ? QStringLiteral(", time budget %1 s per run").arg(spec.timeBudgetSeconds)
+                                            : QString());
+    }
+
+    QList<AlgorithmCurves> configurations(const ExperimentSpec& spec, const PluginRegistry* registry) const override
+    {
+        return ParamSweep::configurations(spec, registry);
+    }
+    QList<QJsonObject> datasets(const ExperimentSpec& spec) const override { return ParamSweep::datasets(spec); }
+
+private:
+    // The "sweep" object @p sw into @p ps; @p s is the spec parsed so far (its algorithms,
+    // repeats and data set size the cells).
+    bool parseSweep(const QJsonValue& sw, ParamSweepSpec& ps, const ExperimentSpec& s, QString* key, QString* message) const
+    {
         struct {
             QString* key;
             QString* message;
@@ -46,7 +80,6 @@ public:
                 return false;
             }
         } c{key, message};
-        ParamSweepSpec& ps = s.paramSweep;
         if (!sw.isObject())
             return c.fail("sweep", QStringLiteral("a param-sweep needs {\"grid\": {\"lr\": [0.001, 0.01]}} or {\"list\": "
                                                   "[{\"lr\": 0.001}, …]}, got %1")
@@ -107,17 +140,20 @@ public:
                 return c.fail("sweep.cells_at_once", QStringLiteral("%1 is outside [1, 1024]").arg(jsonValueText(v)));
             ps.cellsAtOnce = int(d);
         }
-        const qint64 cells = ParamSweep::cellCount(s);
+        ExperimentSpec counted = s;  // the cells of this sweep, before it is the spec's
+        counted.section = std::make_shared<ParamSweepSpec>(ps);
+        const qint64 cells = ParamSweep::cellCount(counted);
         if (cells > ParamSweep::maxCells)
             return c.fail("sweep", QStringLiteral("%1 cells (points × data sets × algorithms × repeats), at most %2")
                                        .arg(cells).arg(ParamSweep::maxCells));
         return true;
     }
 
+public:
     QStringList validate(const ExperimentSpec& spec, const PluginRegistry& registry) const override
-        {
+    {
         const QList<AlgorithmRun>& algorithms = spec.algorithms;
-        const ParamSweepSpec& paramSweep = spec.paramSweep;
+        const ParamSweepSpec& ps = ParamSweep::sweepOf(spec);
         QStringList problems;
         for (int i = 0; i < algorithms.size(); ++i) {
             const AlgorithmEntry* e = registry.algorithm(algorithms[i].id);
@@ -144,7 +180,7 @@ public:
             // The budget among the parameters is the host's (ExperimentSpec::validate() checks it): not the schema's.
             QVariantMap base = schema.upgrade(algorithms[i].params);
             HostBudget::takeFromParams(base, nullptr);
-            for (const SweepAxis& axis : paramSweep.grid) {
+            for (const SweepAxis& axis : ps.grid) {
                 const QString path = QStringLiteral("sweep.grid.") + axis.key;
                 if (!schema.find(axis.key)) {
                     if (!renamed(path, axis.key, axis.values.value(0)))
@@ -161,9 +197,9 @@ public:
                     }
                 }
             }
-            for (int p = 0; p < paramSweep.list.size(); ++p) {
+            for (int p = 0; p < ps.list.size(); ++p) {
                 const QString path = QStringLiteral("sweep.list[%1]").arg(p);
-                const QVariantMap& point = paramSweep.list[p];
+                const QVariantMap& point = ps.list[p];
                 bool known = true;
                 for (auto it = point.begin(); it != point.end(); ++it)
                     if (!schema.find(it.key())) {
@@ -184,7 +220,7 @@ public:
             }
         }
         const QList<QJsonObject> sets = ParamSweep::datasets(spec);
-        for (int d = 0; d < paramSweep.datasets.size(); ++d) {
+        for (int d = 0; d < ps.datasets.size(); ++d) {
             const QString path = QStringLiteral("sweep.datasets[%1]").arg(d);
             const QString err = data::DataSource::validate(sets[d]);
             if (!err.isEmpty()) {
@@ -204,28 +240,28 @@ public:
 
     void write(const ExperimentSpec& spec, QJsonObject& o) const override
     {
-        const ParamSweepSpec& paramSweep = spec.paramSweep;
+        const ParamSweepSpec& ps = ParamSweep::sweepOf(spec);
         QJsonObject sw;
-        if (!paramSweep.grid.isEmpty()) {
+        if (!ps.grid.isEmpty()) {
             QJsonObject g;
-            for (const SweepAxis& a : paramSweep.grid)
+            for (const SweepAxis& a : ps.grid)
                 g.insert(a.key, a.source);
             sw.insert("grid", g);
         }
-        if (!paramSweep.list.isEmpty()) {
+        if (!ps.list.isEmpty()) {
             QJsonArray l;
-            for (const QVariantMap& p : paramSweep.list)
+            for (const QVariantMap& p : ps.list)
                 l.append(QJsonObject::fromVariantMap(p));
             sw.insert("list", l);
         }
-        if (!paramSweep.datasets.isEmpty()) {
+        if (!ps.datasets.isEmpty()) {
             QJsonArray d;
-            for (const QJsonObject& x : paramSweep.datasets)
+            for (const QJsonObject& x : ps.datasets)
                 d.append(x);
             sw.insert("datasets", d);
         }
-        if (paramSweep.cellsAtOnce != 1)
-            sw.insert("cells_at_once", paramSweep.cellsAtOnce);
+        if (ps.cellsAtOnce != 1)
+            sw.insert("cells_at_once", ps.cellsAtOnce);
         o.insert("sweep", sw);
         o.insert("repeats", spec.repeats);
         if (spec.firstRepeat > 0)
@@ -240,19 +276,34 @@ public:
         // hold the swept values).
         const int option = run.info.value(QStringLiteral("sweep_cell")).toObject().value(QStringLiteral("dataset")).toInt();
         spec.dataset = ParamSweep::datasets(spec).value(option, spec.dataset);
-        spec.paramSweep = ParamSweepSpec{};
+        spec.section = std::make_shared<ParamSweepSpec>();
+    }
+
+    StoredPlace placeOf(const RunRecord& run) const override
+    {
+        StoredPlace p;
+        const QJsonObject cell = run.info.value(QStringLiteral("sweep_cell")).toObject();
+        if (cell.isEmpty())
+            return p;
+        p.placed = true;
+        p.setting = cell.value("setting").toObject().toVariantMap();
+        p.configuration = cell.value("configuration").toString();
+        p.datasetIndex = cell.value("dataset").toInt();
+        // The runner's order: data-set option, algorithm, point, then the cell.
+        p.order = {p.datasetIndex, cell.value("algorithm").toInt(), cell.value("point").toInt(), cell.value("index").toInt()};
+        return p;
     }
 
     int plannedRuns(const ExperimentSpec& spec) const override
     {
         return int(std::min<qint64>(ParamSweep::cellCount(spec), std::numeric_limits<int>::max()));
     }
-    bool runsOneAtATime(const ExperimentSpec& spec) const override { return spec.paramSweep.cellsAtOnce == 1; }
+    bool runsOneAtATime(const ExperimentSpec& spec) const override { return ParamSweep::sweepOf(spec).cellsAtOnce == 1; }
     QString sideBySide(const ExperimentSpec& spec) const override
     {
-        if (spec.paramSweep.cellsAtOnce <= 1)
+        if (ParamSweep::sweepOf(spec).cellsAtOnce <= 1)
             return {};
-        return QStringLiteral("its cells train %1 at once: set \"sweep.cells_at_once\": 1").arg(spec.paramSweep.cellsAtOnce);
+        return QStringLiteral("its cells train %1 at once: set \"sweep.cells_at_once\": 1").arg(ParamSweep::sweepOf(spec).cellsAtOnce);
     }
     QStringList charts() const override
     {
@@ -271,7 +322,7 @@ public:
             return result;
         }
         const QList<QJsonObject> sets = ParamSweep::datasets(spec);
-        const QList<QVariantMap> points = ParamSweep::points(spec.paramSweep);
+        const QList<QVariantMap> points = ParamSweep::points(ParamSweep::sweepOf(spec));
         const QList<SweepCell> cells = ParamSweep::cells(spec);
         const int nAlg = int(spec.algorithms.size());
         const int nPts = int(points.size());
@@ -284,7 +335,7 @@ public:
                 data.push_back(std::make_shared<const data::DatasetPair>(
                     data::DataSource::load(sets[d], spec.baseDir, data::DataOverrides{std::nullopt, spec.seed})));
             } catch (const std::exception& e) {
-                result.error = spec.paramSweep.datasets.isEmpty()
+                result.error = ParamSweep::sweepOf(spec).datasets.isEmpty()
                                    ? QString::fromUtf8(e.what())
                                    : QStringLiteral("sweep.datasets[%1]: %2").arg(d).arg(QString::fromUtf8(e.what()));
                 return result;
@@ -297,8 +348,8 @@ public:
         for (const QVariantMap& p : points)
             for (auto it = p.begin(); it != p.end(); ++it)
                 keys.insert(it.key());
-        result.sweptKeys = QStringList(keys.values());
-        result.sweptKeys.sort();
+        result.variedKeys = QStringList(keys.values());
+        result.variedKeys.sort();
         result.curves = ParamSweep::configurations(spec, &ctx.registry());
         for (int d = 0; d < sets.size(); ++d)
             for (int c = 0; c < nAlg * nPts; ++c)
@@ -306,7 +357,7 @@ public:
         auto configurationOf = [&](const SweepCell& cell) { return ParamSweep::configurationIndex(spec, cell); };
 
         const int total = int(cells.size());
-        const int atOnce = std::clamp(spec.paramSweep.cellsAtOnce, 1, threads);
+        const int atOnce = std::clamp(ParamSweep::sweepOf(spec).cellsAtOnce, 1, threads);
         // Every configuration (data-set option, algorithm, point), sweep.cells_at_once of them at once.
         {
             QList<MemoryCheck::Demand> demands;
@@ -380,7 +431,7 @@ public:
                     errors.insert(QStringLiteral("%1: %2").arg(result.curves[configurationOf(cells[i])].label, rr.error));
             }
             if (obs)
-                obs->cellFinished(cells[i], configurationOf(cells[i]), rr);
+                obs->cellFinished(i, configurationOf(cells[i]), rr);
             results[size_t(i)] = std::move(rr);
             ran[size_t(i)] = 1;
             if (obs)
