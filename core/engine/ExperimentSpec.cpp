@@ -6,6 +6,7 @@
 #include "JsonDuplicateKeys.h"
 #include "JsonPosition.h"
 #include "PluginRegistry.h"
+#include "PreparedConfiguration.h"
 
 #include <DataSource.h>
 
@@ -249,27 +250,28 @@ QStringList ExperimentSpec::validate(const PluginRegistry& registry) const
                             .arg(src, path, a.id, ids.isEmpty() ? QStringLiteral("none — no plugin loaded") : ids.join(", "));
             continue;
         }
-        QString err;
-        QVariantMap params = e->info.schema.upgrade(a.params);
-        HostBudget::Error budgetError;
-        const auto own = HostBudget::takeFromParams(params, &budgetError);
-        if (!budgetError.key.isEmpty())
-            problems << QStringLiteral("%1: %2.params.%3: %4").arg(src, path, budgetError.key, budgetError.message);
-        else if (const auto norm = e->info.schema.normalise(params, &err); !norm)
-            problems << QStringLiteral("%1: %2.params: %3").arg(src, path, err);
-        else {
-            // A combination the schema cannot express (an order within a list, one key replacing
-            // another) is refused by the plugin's create(): ask it now, so that a bad file is
-            // refused before anything runs rather than stored as a failed run. Creating a trainer
-            // only reads its parameters; it is cheap and touches no data.
-            try {
-                if (!e->plugin->factory->create(e->info.id, *norm))
-                    problems << QStringLiteral("%1: %2.id: plugin \"%3\" returned no trainer for \"%4\"")
-                                    .arg(src, path, e->plugin->id, a.id);
-            } catch (const std::exception& ex) {
-                problems << QStringLiteral("%1: %2.params: %3").arg(src, path, QString::fromUtf8(ex.what()));
-            }
+        // Prepared as the runs will use it (PluginRegistry::prepared(): once for the checks and
+        // the runs). The plugin's create() is asked too, for a combination the schema cannot
+        // express (an order within a list, one key replacing another): a bad file is refused
+        // before anything runs rather than stored as a failed run.
+        const auto prepared = registry.prepared(a.id, a.params);
+        using Problem = PreparedConfiguration::Problem;
+        switch (prepared->problem()) {
+        case Problem::None:
+        case Problem::UnknownAlgorithm: // registry.algorithm() knew it: cannot happen
+            break;
+        case Problem::Budget:
+            problems << QStringLiteral("%1: %2.params.%3: %4").arg(src, path, prepared->problemKey(), prepared->budgetProblem());
+            break;
+        case Problem::Parameters:
+        case Problem::Plugin:
+            problems << QStringLiteral("%1: %2.params: %3").arg(src, path, prepared->error());
+            break;
+        case Problem::NoTrainer:
+            problems << QStringLiteral("%1: %2.id: %3").arg(src, path, prepared->error());
+            break;
         }
+        const std::optional<RunBudget>& own = prepared->ownBudget();
         const std::optional<RunBudget> mine = own ? own : a.budget;
         if (mine && mine->clock == ClockKind::Cpu)
             if (const QString p = cpuBudgetProblem(src, path + "." + QLatin1String(kBudgetClockKey)); !p.isEmpty())

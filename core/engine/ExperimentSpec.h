@@ -31,7 +31,7 @@ struct AlgorithmRun {
     std::optional<RunBudget> budget = std::nullopt;
     /// The entry's keys that belong to the experiment's kind (ExperimentKind::algorithmKeys(), e.g.
     /// a tuned comparison's "search"), as written; the kind reads and checks them.
-    QJsonObject kindKeys;
+    QJsonObject kindKeys = {};
 };
 
 /// A parsed experiment file. Keys (see docs/experiments.md): name, description, kind (an

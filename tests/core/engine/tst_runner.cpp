@@ -2,6 +2,7 @@
 #include <DataSource.h>
 #include <ExperimentRunner.h>
 #include <PluginRegistry.h>
+#include <PreparedConfiguration.h>
 #include <RunStore.h>
 #include <Runner.h>
 
@@ -21,6 +22,7 @@
 #include <thread>
 
 using namespace tb;
+using tb::testsupport::fixtureCounter;
 using tb::testsupport::fixtureSliceCounter;
 using tb::testsupport::runAndStop;
 using tb::testsupport::StopWhen;
@@ -591,6 +593,50 @@ private Q_SLOTS:
         QCOMPARE(rec->spec.value("dataset").toObject().value("file").toString(), QDir(dir.path()).filePath("d.csv"));
         const QJsonObject generator{{"source", "moons"}};
         QCOMPARE(data::DataSource::withAbsolutePaths(generator, dir.path()), generator); // generators are unchanged
+    }
+
+    // A configuration's parameters are read once (PreparedConfiguration, issue 44): the checks, the
+    // memory check, the cost prediction and every run of it share one preparation and one create()
+    // of the plugin; each run trains a fresh() copy. The offsets are this test's own, so that no
+    // other test has prepared the same configurations in this process before.
+    void eachConfigurationIsPreparedOnce_data()
+    {
+        QTest::addColumn<QByteArray>("spec");
+        QTest::addColumn<int>("configurations");
+        QTest::addColumn<int>("runs");
+        QTest::newRow("learning curve") << QByteArray(R"({"name": "once-lc", "kind": "learning-curve", "repeats": 4, "seed": 7,
+            "threads": 2, "dataset": {"source": "moons", "samples": 120, "noise": 0.2},
+            "algorithms": [{"id": "test.noise", "params": {"epochs": 2, "offset": 0.0101}},
+                           {"id": "test.mean", "params": {"offset": 0.0102}}]})") << 2 << 8;
+        // The grid's three configurations, and the algorithm's own parameters, which the
+        // experiment's checks read as given.
+        QTest::newRow("param sweep") << QByteArray(R"({"name": "once-ps", "kind": "param-sweep", "seed": 4, "threads": 2,
+            "dataset": {"source": "friedman1", "samples": 120},
+            "algorithms": [{"id": "test.noise", "params": {"epochs": 2, "offset": 0.0201}}],
+            "repeats": 2, "sweep": {"grid": {"offset": [0.0202, 0.0203, 0.0204]}}})") << 4 << 6;
+        // Six cells (one run row, were there a store).
+        QTest::newRow("noise sweep") << QByteArray(R"({"name": "once-ns", "kind": "noise-sweep", "seed": 3, "threads": 2,
+            "dataset": {"source": "bpls-toy", "function": "linear"}, "sweep": {"sigma": [0, 0.5], "monte_carlo": 3},
+            "algorithms": [{"id": "test.noise", "params": {"epochs": 2, "offset": 0.0301}}]})") << 1 << 6;
+    }
+    void eachConfigurationIsPreparedOnce()
+    {
+        QFETCH(QByteArray, spec);
+        QFETCH(int, configurations);
+        QFETCH(int, runs);
+        const auto creates = fixtureCounter(TB_TEST_PLUGIN_DIR, "tb_test_creates");
+        const auto copies = fixtureCounter(TB_TEST_PLUGIN_DIR, "tb_test_fresh");
+        const long long c0 = creates(), f0 = copies();
+        const std::uint64_t p0 = PreparedConfiguration::preparations();
+        const ExperimentSpec s = parse(spec);
+        QVERIFY2(s.validate(m_reg).isEmpty(), qPrintable(s.validate(m_reg).join("\n")));
+        const ExperimentResult res = ExperimentRunner(m_reg, nullptr).run(s);
+        QVERIFY2(res.error.isEmpty(), qPrintable(res.error));
+        QCOMPARE(res.runsFinished, runs);
+        QCOMPARE(qint64(PreparedConfiguration::preparations() - p0), qint64(configurations));
+        QCOMPARE(creates() - c0, qint64(configurations));
+        // One copy per run, and a noise sweep's one look at whether its algorithm trains in lock step.
+        QCOMPARE(copies() - f0, qint64(runs + (s.kind == "noise-sweep" ? 1 : 0)));
     }
 
     void resumeRunsOnlyTheCellsThatDidNotFinish_data()

@@ -6,6 +6,7 @@
 #include "CostPrediction.h"
 #include "ExperimentKind.h"
 #include "PluginRegistry.h"
+#include "PreparedConfiguration.h"
 #include "RepeatKeys.h"
 #include "RunStore.h"
 
@@ -104,6 +105,10 @@ public:
         if (!ctx.refuseOverMemory(demands, threads, result))
             return result;
 
+        // Each algorithm's parameters, read once for all its repeats.
+        std::vector<std::shared_ptr<const PreparedConfiguration>> prepared;
+        for (const AlgorithmRun& a : spec.algorithms)
+            prepared.push_back(ctx.registry().prepared(a.id, a.params));
         // Cell i is repeat firstRepeat + i % repeats of algorithm i / repeats.
         auto jobOf = [&](int i) {
             const int a = i / spec.repeats, rep = spec.firstRepeat + i % spec.repeats;
@@ -111,6 +116,7 @@ public:
             job.algorithmId = spec.algorithms[a].id;
             job.label = labels[a];
             job.params = spec.algorithms[a].params;
+            job.prepared = prepared[size_t(a)];
             // Repeat r of every algorithm uses the same seed: paired comparisons.
             job.seed = deriveSeed(spec.seed, std::uint64_t(rep));
             job.repeat = rep;

@@ -2,6 +2,7 @@
 
 #include "CostPrediction.h"
 #include "PluginRegistry.h"
+#include "PreparedConfiguration.h"
 #include "RunStore.h"
 
 #include <DataSource.h>
@@ -84,6 +85,8 @@ bool NoiseSweepRun::loadProbe()
     m_result.warnings = m_probe->warnings;
     m_cellShape = CostPrediction::shapeOf(m_probe->train);
     m_labels = m_ctx.labels(m_spec);
+    for (const AlgorithmRun& a : m_spec.algorithms)
+        m_prepared.push_back(m_ctx.registry().prepared(a.id, a.params));
     return true;
 }
 
@@ -153,8 +156,8 @@ void NoiseSweepRun::createRows()
         rec.algorithmName = m_labels[a];
         rec.pluginId = entry->plugin->id;
         rec.pluginVersion = entry->plugin->version;
-        QString err;
-        rec.params = entry->info.schema.normalise(alg.params, &err).value_or(alg.params);
+        const PreparedConfiguration& prepared = *m_prepared[size_t(a)];
+        rec.params = prepared.hasParams() ? prepared.params() : alg.params;
         rec.dataset = m_description;
         rec.seed = m_spec.seed;
         rec.threads = m_threads;
@@ -175,6 +178,7 @@ RunJob NoiseSweepRun::cellJob(int a) const
     job.algorithmId = m_spec.algorithms[a].id;
     job.label = m_labels[a];
     job.params = m_spec.algorithms[a].params;
+    job.prepared = m_prepared[size_t(a)];
     job.datasetDescription = m_description;
     job.budget = m_spec.budgetOf(a);
     job.experimentId = m_experimentId;

@@ -16,6 +16,8 @@
 
 namespace tb {
 
+class PreparedConfiguration;
+
 /// The noise sweep of NoiseSweepKind::run(), step by step: the data checked on a probe, the memory
 /// check, the stored rows (new, or those of an experiment being resumed), the cost predictions, the
 /// lock-step packs, the cells trained by the executor, the summary points. One object per run;
@@ -65,6 +67,7 @@ private:
     const int m_total;
     const QString m_description;
     QStringList m_labels;
+    std::vector<std::shared_ptr<const PreparedConfiguration>> m_prepared; // each algorithm's, read once for its cells
     std::shared_ptr<const data::DatasetPair> m_probe;  // the first cell's data, until the cells start
     ProblemShape m_cellShape;                           // every cell's (the probe's)
 

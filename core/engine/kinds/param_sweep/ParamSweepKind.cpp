@@ -8,6 +8,7 @@
 #include "HostBudget.h"
 #include "ParamSweep.h"
 #include "PluginRegistry.h"
+#include "PreparedConfiguration.h"
 #include "RepeatKeys.h"
 #include "RunStore.h"
 
@@ -15,8 +16,10 @@
 
 #include <QJsonArray>
 #include <QSet>
+#include <algorithm>
 #include <cmath>
 #include <mutex>
+#include <utility>
 #include <tbb/task_arena.h>
 
 namespace tb {
@@ -313,160 +316,229 @@ public:
     }
 
     ExperimentResult run(ExperimentContext& ctx, const ExperimentSpec& spec, qint64 experimentId,
-                         ExperimentObserver* obs) const override
-    {
-        ExperimentResult result;
-        const int threads = spec.effectiveThreads();
-        if (ParamSweep::cellCount(spec) > ParamSweep::maxCells) {
-            result.error = QStringLiteral("sweep: %1 cells, at most %2").arg(ParamSweep::cellCount(spec)).arg(ParamSweep::maxCells);
-            return result;
-        }
-        const QList<QJsonObject> sets = ParamSweep::datasets(spec);
-        const QList<QVariantMap> points = ParamSweep::points(ParamSweep::sweepOf(spec));
-        const QList<SweepCell> cells = ParamSweep::cells(spec);
-        const int nAlg = int(spec.algorithms.size());
-        const int nPts = int(points.size());
+                         ExperimentObserver* obs) const override;
+};
 
-        // Every data-set option is loaded once, up front: a bad one fails before any run starts.
-        std::vector<std::shared_ptr<const data::DatasetPair>> data;
-        QStringList descriptions;
+/// One param sweep's run, as its steps: the data-set options loaded, the configurations named
+/// and prepared (each once, PluginRegistry::prepared()), their memory checked, the cells trained,
+/// and the runs gathered into the configurations' curves.
+class SweepRun {
+public:
+    SweepRun(ExperimentContext& ctx, const ExperimentSpec& spec, qint64 experimentId, ExperimentObserver* obs)
+        : m_ctx(ctx), m_spec(spec), m_experimentId(experimentId), m_obs(obs), m_threads(spec.effectiveThreads()),
+          m_cells(ParamSweep::cells(spec)),
+          m_atOnce(std::clamp(ParamSweep::sweepOf(spec).cellsAtOnce, 1, m_threads))
+    {
+    }
+
+    ExperimentResult run()
+    {
+        if (ParamSweep::cellCount(m_spec) > ParamSweep::maxCells) {
+            m_result.error =
+                QStringLiteral("sweep: %1 cells, at most %2").arg(ParamSweep::cellCount(m_spec)).arg(ParamSweep::maxCells);
+            return m_result;
+        }
+        if (!loadData())
+            return m_result;
+        nameConfigurations();
+        prepareConfigurations();
+        if (!checkMemory())
+            return m_result;
+        m_results.assign(size_t(m_cells.size()), RunResult());
+        m_ran.assign(size_t(m_cells.size()), 0);
+        if (m_ctx.resuming() && !takeFinished())
+            return m_result;
+        train();
+        gather();
+        return m_result;
+    }
+
+private:
+    int total() const { return int(m_cells.size()); }
+    int configurationOf(int i) const { return ParamSweep::configurationIndex(m_spec, m_cells[i]); }
+
+    /// Every data-set option, loaded once, up front: a bad one fails before any run starts.
+    bool loadData()
+    {
+        const QList<QJsonObject> sets = ParamSweep::datasets(m_spec);
         for (int d = 0; d < sets.size(); ++d) {
             try {
-                data.push_back(std::make_shared<const data::DatasetPair>(
-                    data::DataSource::load(sets[d], spec.baseDir, data::DataOverrides{std::nullopt, spec.seed})));
+                m_data.push_back(std::make_shared<const data::DatasetPair>(
+                    data::DataSource::load(sets[d], m_spec.baseDir, data::DataOverrides{std::nullopt, m_spec.seed})));
             } catch (const std::exception& e) {
-                result.error = ParamSweep::sweepOf(spec).datasets.isEmpty()
-                                   ? QString::fromUtf8(e.what())
-                                   : QStringLiteral("sweep.datasets[%1]: %2").arg(d).arg(QString::fromUtf8(e.what()));
-                return result;
+                m_result.error = ParamSweep::sweepOf(m_spec).datasets.isEmpty()
+                                     ? QString::fromUtf8(e.what())
+                                     : QStringLiteral("sweep.datasets[%1]: %2").arg(d).arg(QString::fromUtf8(e.what()));
+                return false;
             }
-            descriptions << data::DataSource::describe(sets[d]);
+            m_descriptions << data::DataSource::describe(sets[d]);
         }
+        return true;
+    }
 
-        // One configuration per (data-set option, algorithm, point).
+    /// One configuration per (data-set option, algorithm, point), and the keys the points vary.
+    void nameConfigurations()
+    {
         QSet<QString> keys;
-        for (const QVariantMap& p : points)
+        for (const QVariantMap& p : ParamSweep::points(ParamSweep::sweepOf(m_spec)))
             for (auto it = p.begin(); it != p.end(); ++it)
                 keys.insert(it.key());
-        result.variedKeys = QStringList(keys.values());
-        result.variedKeys.sort();
-        result.curves = ParamSweep::configurations(spec, &ctx.registry());
-        for (int d = 0; d < sets.size(); ++d)
-            for (int c = 0; c < nAlg * nPts; ++c)
-                result.curves[d * nAlg * nPts + c].dataset = descriptions[d];
-        auto configurationOf = [&](const SweepCell& cell) { return ParamSweep::configurationIndex(spec, cell); };
+        m_result.variedKeys = QStringList(keys.values());
+        m_result.variedKeys.sort();
+        m_result.curves = ParamSweep::configurations(m_spec, &m_ctx.registry());
+        const int perOption = int(m_result.curves.size()) / std::max<int>(1, int(m_descriptions.size()));
+        for (int c = 0; c < m_result.curves.size(); ++c)
+            m_result.curves[c].dataset = m_descriptions[c / perOption];
+    }
 
-        const int total = int(cells.size());
-        const int atOnce = std::clamp(ParamSweep::sweepOf(spec).cellsAtOnce, 1, threads);
-        // Every configuration (data-set option, algorithm, point), sweep.cells_at_once of them at once.
-        {
-            QList<MemoryCheck::Demand> demands;
-            QSet<int> seen;
-            for (const SweepCell& cell : cells) {
-                const int conf = configurationOf(cell);
-                if (seen.contains(conf))
-                    continue;
-                seen.insert(conf);
-                demands << MemoryCheck::Demand{result.curves[conf].label, spec.algorithms[cell.algorithmIndex].id,
-                                               cell.params, CostPrediction::shapeOf(data[size_t(cell.datasetIndex)]->train),
-                                               atOnce};
-            }
-            if (!ctx.refuseOverMemory(demands, threads, result))
-                return result;
+    /// Each configuration's parameters, read once for all its cells (its first cell's).
+    void prepareConfigurations()
+    {
+        m_prepared.assign(size_t(m_result.curves.size()), nullptr);
+        for (int i = 0; i < total(); ++i) {
+            auto& p = m_prepared[size_t(configurationOf(i))];
+            if (!p)
+                p = m_ctx.registry().prepared(m_spec.algorithms[m_cells[i].algorithmIndex].id, m_cells[i].params);
         }
-        std::vector<RunResult> results(size_t(cells.size()));
-        std::vector<char> ran(size_t(cells.size()), 0);
-        std::mutex errorMutex;
-        QSet<QString> errors;
+    }
 
-        auto jobOf = [&](int i) {
-            const SweepCell& cell = cells[i];
-            const int conf = configurationOf(cell);
-            RunJob job;
-            job.algorithmId = spec.algorithms[cell.algorithmIndex].id;
-            job.label = result.curves[conf].label;
-            job.params = cell.params;
-            job.seed = cell.seed;
-            job.repeat = cell.repeat;
-            job.data = data[size_t(cell.datasetIndex)];
-            job.datasetDescription = descriptions[cell.datasetIndex];
-            job.budget = spec.budgetOf(cell.algorithmIndex);
-            job.experimentId = experimentId;
-            job.threads = threads;
-            job.measureMemory = atOnce == 1;
-            if (atOnce > 1)
-                job.memoryNote = QStringLiteral("%1 sweep cells trained at once (sweep.cells_at_once)").arg(atOnce);
-            // Enough to regroup the stored runs into this result (StoredRuns::group) and to re-run the cell.
-            job.hostFacts.insert(QStringLiteral("sweep_cell"),
-                                 QJsonObject{{"index", cell.index},
-                                             {"dataset", cell.datasetIndex},
-                                             {"algorithm", cell.algorithmIndex},
-                                             {"point", cell.pointIndex},
-                                             {"configuration", result.curves[conf].configuration},
-                                             {"setting", QJsonObject::fromVariantMap(cell.setting)}});
-            return job;
+    /// Every configuration's working memory, sweep.cells_at_once of them at once.
+    bool checkMemory()
+    {
+        QList<MemoryCheck::Demand> demands;
+        std::vector<char> seen(m_prepared.size(), 0);
+        for (int i = 0; i < total(); ++i) {
+            const SweepCell& cell = m_cells[i];
+            const int conf = configurationOf(i);
+            if (std::exchange(seen[size_t(conf)], 1))
+                continue;
+            demands << MemoryCheck::Demand{m_result.curves[conf].label, m_spec.algorithms[cell.algorithmIndex].id,
+                                           cell.params, CostPrediction::shapeOf(m_data[size_t(cell.datasetIndex)]->train),
+                                           m_atOnce};
+        }
+        return m_ctx.refuseOverMemory(demands, m_threads, m_result);
+    }
+
+    RunJob jobOf(int i) const
+    {
+        const SweepCell& cell = m_cells[i];
+        const int conf = configurationOf(i);
+        RunJob job;
+        job.algorithmId = m_spec.algorithms[cell.algorithmIndex].id;
+        job.label = m_result.curves[conf].label;
+        job.params = cell.params;
+        job.prepared = m_prepared[size_t(conf)];
+        job.seed = cell.seed;
+        job.repeat = cell.repeat;
+        job.data = m_data[size_t(cell.datasetIndex)];
+        job.datasetDescription = m_descriptions[cell.datasetIndex];
+        job.budget = m_spec.budgetOf(cell.algorithmIndex);
+        job.experimentId = m_experimentId;
+        job.threads = m_threads;
+        job.measureMemory = m_atOnce == 1;
+        if (m_atOnce > 1)
+            job.memoryNote = QStringLiteral("%1 sweep cells trained at once (sweep.cells_at_once)").arg(m_atOnce);
+        // Enough to regroup the stored runs into this result (StoredRuns::group) and to re-run the cell.
+        job.hostFacts.insert(QStringLiteral("sweep_cell"),
+                             QJsonObject{{"index", cell.index},
+                                         {"dataset", cell.datasetIndex},
+                                         {"algorithm", cell.algorithmIndex},
+                                         {"point", cell.pointIndex},
+                                         {"configuration", m_result.curves[conf].configuration},
+                                         {"setting", QJsonObject::fromVariantMap(cell.setting)}});
+        return job;
+    }
+
+    /// A resumed experiment's finished cells, taken from the store.
+    bool takeFinished()
+    {
+        auto cellOf = [&](const RunRecord& r) {
+            const int i = r.info.value(QStringLiteral("sweep_cell")).toObject().value(QStringLiteral("index")).toInt(-1);
+            return i >= 0 && i < total() && m_spec.algorithms[m_cells[i].algorithmIndex].id == r.algorithmId ? i : -1;
         };
-        if (ctx.resuming()) {
-            auto cellOf = [&](const RunRecord& r) {
-                const int i = r.info.value(QStringLiteral("sweep_cell")).toObject().value(QStringLiteral("index")).toInt(-1);
-                return i >= 0 && i < total && spec.algorithms[cells[i].algorithmIndex].id == r.algorithmId ? i : -1;
-            };
-            if (!ctx.takeFinishedRuns(total, cellOf, results, ran, &result.error))
-                return result;
-        }
-        if (obs)
-            obs->experimentStarted(experimentId, spec, total);
-        std::atomic<int> done{int(std::count(ran.begin(), ran.end(), 1))};
+        return m_ctx.takeFinishedRuns(total(), cellOf, m_results, m_ran, &m_result.error);
+    }
 
-        // Cells are claimed in list order by atOnce loops; with the default of one, each cell has the
-        // whole arena (timings compare with a learning curve's). Results depend only on each cell's seed.
-        tbb::task_arena arena(threads);
-        CellPlan plan = ctx.runPerCell(total, atOnce, arena, obs, ran, jobOf);
+    /// Cells are claimed in list order by atOnce loops; with the default of one, each cell has the
+    /// whole arena (timings compare with a learning curve's). Results depend only on each cell's seed.
+    void train()
+    {
+        if (m_obs)
+            m_obs->experimentStarted(m_experimentId, m_spec, total());
+        std::atomic<int> done{int(std::count(m_ran.begin(), m_ran.end(), 1))};
+        tbb::task_arena arena(m_threads);
+        CellPlan plan = m_ctx.runPerCell(total(), m_atOnce, arena, m_obs, m_ran, [this](int i) { return jobOf(i); });
         plan.done = [&](int i, CellOutput&& out) {
             RunResult rr = out.runs.value(0);
-            ctx.blameStoreFailure(rr);
-            if (rr.status == RunStatus::Failed || rr.status == RunStatus::Diverged) {
-                std::lock_guard lock(errorMutex);
-                if (errors.size() < 20)
-                    errors.insert(QStringLiteral("%1: %2").arg(result.curves[configurationOf(cells[i])].label, rr.error));
-            }
-            if (obs)
-                obs->cellFinished(i, configurationOf(cells[i]), rr);
-            results[size_t(i)] = std::move(rr);
-            ran[size_t(i)] = 1;
-            if (obs)
-                obs->progress(++done, total);
+            m_ctx.blameStoreFailure(rr);
+            if (rr.status == RunStatus::Failed || rr.status == RunStatus::Diverged)
+                noteError(m_result.curves[configurationOf(i)].label, rr.error, 20);
+            if (m_obs)
+                m_obs->cellFinished(i, configurationOf(i), rr);
+            m_results[size_t(i)] = std::move(rr);
+            m_ran[size_t(i)] = 1;
+            if (m_obs)
+                m_obs->progress(++done, total());
         };
-        ctx.executor().run(plan);
+        m_ctx.executor().run(plan);
+    }
 
-        result.runsPlanned = total;
-        const Runner runner(ctx.registry(), ctx.writesExperiment() ? ctx.store() : nullptr);
-        for (int i = 0; i < total; ++i) {
-            AlgorithmCurves& c = result.curves[configurationOf(cells[i])];
-            if (!ran[size_t(i)]) {
+    void noteError(const QString& label, const QString& error, int cap = -1)
+    {
+        const std::lock_guard lock(m_errorMutex);
+        if (cap < 0 || m_errors.size() < cap)
+            m_errors.insert(QStringLiteral("%1: %2").arg(label, error));
+    }
+
+    /// Every cell into its configuration's curves, in cell order.
+    void gather()
+    {
+        m_result.runsPlanned = total();
+        const Runner runner(m_ctx.registry(), m_ctx.writesExperiment() ? m_ctx.store() : nullptr);
+        for (int i = 0; i < total(); ++i) {
+            AlgorithmCurves& c = m_result.curves[configurationOf(i)];
+            if (!m_ran[size_t(i)]) {
                 // Stopped before this cell began: still part of the experiment, stored as cancelled
                 // with its seed and parameters (so it can be re-run), never dropped.
-                const RunJob job = jobOf(i);
-                c.repeatNumbers << cells[i].repeat;
-                c.seeds << cells[i].seed;
-                ExperimentContext::appendNotStarted(c, runner.recordNotStarted(job));
-                result.runsCancelled++;
-                result.runsNotStarted++;
+                c.repeatNumbers << m_cells[i].repeat;
+                c.seeds << m_cells[i].seed;
+                ExperimentContext::appendNotStarted(c, runner.recordNotStarted(jobOf(i)));
+                m_result.runsCancelled++;
+                m_result.runsNotStarted++;
                 continue;
             }
-            const RunResult& rr = results[size_t(i)];
-            ExperimentContext::appendRun(c, rr, cells[i].repeat, cells[i].seed);
-            ExperimentContext::count(result, rr.status);
-            if (ctx.resuming() && (rr.status == RunStatus::Failed || rr.status == RunStatus::Diverged)) {
-                std::lock_guard lock(errorMutex);
-                errors.insert(QStringLiteral("%1: %2").arg(c.label, rr.error));
-            }
+            const RunResult& rr = m_results[size_t(i)];
+            ExperimentContext::appendRun(c, rr, m_cells[i].repeat, m_cells[i].seed);
+            ExperimentContext::count(m_result, rr.status);
+            if (m_ctx.resuming() && (rr.status == RunStatus::Failed || rr.status == RunStatus::Diverged))
+                noteError(c.label, rr.error);
         }
-        result.runErrors = QStringList(errors.values());
-        result.runErrors.sort();
-        return result;
+        m_result.runErrors = QStringList(m_errors.values());
+        m_result.runErrors.sort();
     }
+
+    ExperimentContext& m_ctx;
+    const ExperimentSpec& m_spec;
+    const qint64 m_experimentId;
+    ExperimentObserver* const m_obs;
+    const int m_threads;
+    const QList<SweepCell> m_cells;
+    const int m_atOnce;
+    ExperimentResult m_result;
+    std::vector<std::shared_ptr<const data::DatasetPair>> m_data;
+    QStringList m_descriptions;
+    std::vector<std::shared_ptr<const PreparedConfiguration>> m_prepared; ///< by configuration
+    std::vector<RunResult> m_results;
+    std::vector<char> m_ran;
+    std::mutex m_errorMutex;
+    QSet<QString> m_errors;
 };
+
+ExperimentResult ParamSweepKind::run(ExperimentContext& ctx, const ExperimentSpec& spec, qint64 experimentId,
+                                     ExperimentObserver* obs) const
+{
+    return SweepRun(ctx, spec, experimentId, obs).run();
+}
 
 } // namespace
 } // namespace tb
