@@ -36,5 +36,7 @@ install(FILES ${CMAKE_BINARY_DIR}/TrainbenchConfig.cmake ${CMAKE_BINARY_DIR}/Tra
 
 # The example experiments (File → Open example in the GUI; run them with trainbench-cli).
 install(DIRECTORY ${CMAKE_SOURCE_DIR}/resources/experiments DESTINATION ${CMAKE_INSTALL_DATADIR}/trainbench)
+# What a new experiment of the workbench starts with (app/gui/window/ExperimentDocument).
+install(DIRECTORY ${CMAKE_SOURCE_DIR}/resources/defaults DESTINATION ${CMAKE_INSTALL_DATADIR}/trainbench)
 # The papers' claims files (trainbench-cli reproduce); they name the experiments above by relative path.
 install(DIRECTORY ${CMAKE_SOURCE_DIR}/resources/claims DESTINATION ${CMAKE_INSTALL_DATADIR}/trainbench)

@@ -1,5 +1,7 @@
 #include "ChartOptions.h"
 
+#include <ExperimentKind.h>
+
 #include <cmath>
 
 namespace tb::charts {
@@ -27,6 +29,13 @@ bool ChartOptions::hasAccuracy(const ExperimentResult& result)
                 if (std::isfinite(p.testAccuracy) || std::isfinite(p.trainAccuracy))
                     return true;
     return false;
+}
+
+bool ChartOptions::holdsCurves(const ExperimentResult& result)
+{
+    if (const ExperimentKind* kind = ExperimentKinds::find(result.kind))
+        return kind->summaryAxis().isEmpty();
+    return !result.curves.isEmpty() || result.summary.isEmpty();
 }
 
 } // namespace tb::charts

@@ -37,6 +37,10 @@ struct ChartOptions {
     QString titled(const QString& what) const;
     /// Whether some checkpoint of @p result's curves has a finite train or test accuracy.
     static bool hasAccuracy(const ExperimentResult& result);
+    /// Whether @p result is one of curves (learning curves, configurations) rather than of summary
+    /// points only: its kind's results are curves (ExperimentKind::summaryAxis() empty), or, for a
+    /// result of no one kind (stored runs of several experiments), it holds curves.
+    static bool holdsCurves(const ExperimentResult& result);
 };
 
 } // namespace tb::charts

@@ -111,7 +111,7 @@ ChartEntry frontierEntry()
     e.title = ChartEntry::fixedTitle(QStringLiteral("Frontier"));
     e.place = ChartPlace::Comparison;
     e.order = 130;
-    e.applies = [](const ExperimentResult& r) { return r.kind != kinds::NoiseSweep; };
+    e.applies = [](const ExperimentResult& r) { return ChartOptions::holdsCurves(r); };
     e.exportedFor = [](const ExperimentResult&) { return true; };
     e.fileSuffix = QStringLiteral("frontier");
     e.build = [](const ChartOptions&) {

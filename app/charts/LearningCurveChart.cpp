@@ -189,7 +189,7 @@ using XAxis = LearningCurveChart::XAxis;
 
 bool hasCurves(const ExperimentResult& r)
 {
-    return r.kind != kinds::NoiseSweep;
+    return ChartOptions::holdsCurves(r);
 }
 
 bool noParameterAxis(const ExperimentResult& r)

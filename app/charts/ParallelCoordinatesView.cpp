@@ -3,7 +3,7 @@
 #include "ChartRegistry.h"
 #include "ParamSweepChart.h"
 
-#include <ParamSweep.h>
+#include <SettingLabel.h>
 
 #include <QPainter>
 #include <QPainterPath>
@@ -117,7 +117,7 @@ void ParallelCoordinatesView::setData(const QList<AlgorithmCurves>& curves, Metr
     QList<QList<QVariant>> settings(keys.size());
     for (const AlgorithmCurves& c : curves) {
         QString name = c.configuration.isEmpty() ? c.label : c.configuration;
-        const QString suffix = QLatin1Char(' ') + ParamSweep::settingLabel(c.setting);
+        const QString suffix = QLatin1Char(' ') + settingLabel(c.setting);
         if (!c.setting.isEmpty() && name.endsWith(suffix))
             name.chop(suffix.size());
         for (int r = 0; r < c.repeats.size(); ++r) {
@@ -286,10 +286,8 @@ ChartEntry parallelEntry()
     e.title = ChartEntry::fixedTitle(QStringLiteral("Parallel coordinates"));
     e.place = ChartPlace::Comparison;
     e.order = 120;
-    e.applies = [](const ExperimentResult& r) { return r.kind != kinds::NoiseSweep; };
-    e.exportedFor = [](const ExperimentResult& r) {
-        return r.kind == kinds::ParamSweep && !r.sweptKeys.isEmpty();
-    };
+    e.applies = [](const ExperimentResult& r) { return ChartOptions::holdsCurves(r); };
+    e.exportedFor = [](const ExperimentResult& r) { return !r.variedKeys.isEmpty(); };
     e.fileSuffix = QStringLiteral("parallel");
     e.build = [](const ChartOptions&) {
         auto* view = new ParallelCoordinatesView;

@@ -14,7 +14,7 @@
 namespace tb::charts {
 
 /// Axes, left to right: "algorithm" (when the runs have more than one), every swept parameter
-/// (ExperimentResult::sweptKeys order), then the metric. A numeric axis is linear, or log10 when
+/// (ExperimentResult::variedKeys order), then the metric. A numeric axis is linear, or log10 when
 /// its values look logarithmic (ParamSweepChart::looksLogarithmic); other values (choices, lists,
 /// booleans) are categories spaced evenly in first-seen order. Each finished run is a polyline
 /// coloured from dark blue (worst) to yellow (best) by its metric (a viridis-like ramp; the

@@ -3,7 +3,7 @@
 #include "ChartRegistry.h"
 #include <Comparison.h>
 #include <Descriptive.h>
-#include <ParamSweep.h>
+#include <SettingLabel.h>
 
 #include <QMap>
 #include <QSet>
@@ -116,12 +116,12 @@ void ParamSweepChart::rebuild()
         QVariantMap rest = c.setting;
         rest.remove(m_parameter);
         QString name = c.configuration.isEmpty() ? c.label : c.configuration;
-        const QString suffix = QLatin1Char(' ') + ParamSweep::settingLabel(c.setting);
+        const QString suffix = QLatin1Char(' ') + settingLabel(c.setting);
         if (!c.setting.isEmpty() && name.endsWith(suffix))
             name.chop(suffix.size());
         QString label = name;
         if (!rest.isEmpty())
-            label += QLatin1Char(' ') + ParamSweep::settingLabel(rest);
+            label += QLatin1Char(' ') + settingLabel(rest);
         if (c.label != c.configuration && !c.configuration.isEmpty() && c.label.startsWith(c.configuration))
             label += c.label.mid(c.configuration.size()); // " · train_limit=2000"
         if (!groups.contains(label))

@@ -39,7 +39,7 @@ public:
     /// values with equal ratios > 1.5 between neighbours, within 1 %).
     static bool looksLogarithmic(QList<double> values);
     /// The swept keys of @p curves whose values are all numbers (the parameters a chart can use),
-    /// in the order of ExperimentResult::sweptKeys (alphabetical).
+    /// in the order of ExperimentResult::variedKeys (alphabetical).
     static QStringList numericParameters(const QList<AlgorithmCurves>& curves);
 
 private:

@@ -148,12 +148,12 @@ int compareCommand(const QStringList& args)
         const auto result = tb::StoredRuns::experiment(*store, id, &error);
         if (!result)
             return usage(error);
-        if (!result->sweep.isEmpty())
+        if (!result->summary.isEmpty())
             return usage(QStringLiteral("experiment %1 is a %2: its cells are aggregated, not stored as runs "
                                         "to compare (use `export`)")
                              .arg(id)
                              .arg(result->kind));
-        sweep = sweep || !result->sweptKeys.isEmpty();
+        sweep = sweep || !result->variedKeys.isEmpty();
         curves << result->curves;
     }
     if (p.isSet("configurations")) {

@@ -1,6 +1,7 @@
 #include "ProgressBar.h"
 
 #include <CostPrediction.h>
+#include <ExperimentKind.h>
 
 #include <cstdio>
 
@@ -19,7 +20,8 @@ ProgressBar::~ProgressBar()
 void ProgressBar::experimentStarted(qint64, const ExperimentSpec& spec, int totalUnits)
 {
     std::lock_guard lock(m_mutex);
-    m_sweep = spec.kind == kinds::NoiseSweep;
+    const ExperimentKind* kind = ExperimentKinds::find(spec.kind);
+    m_unit = kind ? kind->unit(1) : QStringLiteral("run");
     m_total = totalUnits;
     m_clock.restart();
     draw(true);
@@ -54,8 +56,8 @@ void ProgressBar::costPredicted(const RunJob& job, qint64, const QJsonObject& co
     else if (job.data)
         line += QStringLiteral(" for %1").arg(CostPrediction::describeShape(CostPrediction::shapeOf(job.data->train)));
     std::lock_guard lock(m_mutex);
-    if (m_sweep)
-        line += QStringLiteral(" per cell");
+    if (m_unit != QLatin1String("run"))  // predictions are per run; a kind's unit may be a cell of several
+        line += QStringLiteral(" per ") + m_unit;
     if (m_predicted.contains(line))
         return;
     m_predicted.insert(line);

@@ -39,7 +39,7 @@ private:
     int m_done = 0, m_total = 0;
     QString m_current;
     bool m_drawn = false;
-    bool m_sweep = false;
+    QString m_unit = QStringLiteral("run");  ///< the experiment kind's unit (ExperimentKind::unit(1))
     QSet<QString> m_predicted;
 };
 

@@ -13,7 +13,7 @@
 #include <DatasetCache.h>
 #include <DatasetCatalog.h>
 #include <ExperimentRunner.h>
-#include <ParamSweep.h>
+#include <ExperimentKind.h>
 #include <PluginRegistry.h>
 #include <ReproductionReport.h>
 #include <RunStore.h>
@@ -134,7 +134,8 @@ QString provenance(const RunStore& store, qint64 experimentId)
 QString absentData(const ExperimentSpec& spec)
 {
     QStringList catalogue, files;
-    for (const QJsonObject& set : ParamSweep::datasets(spec)) {
+    const ExperimentKind* kind = ExperimentKinds::find(spec.kind);
+    for (const QJsonObject& set : kind ? kind->datasets(spec) : QList<QJsonObject>{spec.dataset}) {
         const QString source = set.value(QStringLiteral("source")).toString();
         const data::DatasetEntry* entry = data::DatasetCatalog::find(source);
         if (entry && data::DatasetCache::state(*entry) == data::DatasetCache::State::Missing &&
@@ -456,7 +457,7 @@ int reproduce(const QCommandLineParser& p, const QStringList& args, ExperimentRu
 
     if (p.isSet("check")) {
         // The plan: each distinct experiment once, with the claims that read it.
-        int runs = 0;
+        int runs = 0, cells = 0;
         for (int i = 0; i < experiments.size(); ++i) {
             const PlannedExperiment& e = experiments[i];
             QStringList readers;
@@ -464,21 +465,25 @@ int reproduce(const QCommandLineParser& p, const QStringList& args, ExperimentRu
                 for (int c = 0; c < files[f].claims.size(); ++c)
                     if (claimExperiment[f][c] == i)
                         readers << files[f].paper + QLatin1Char('/') + files[f].claims[c].id;
-            const int cells = e.spec.kind == kinds::NoiseSweep ? e.spec.monteCarlo * int(e.spec.sigmas.size())
-                                                               : e.spec.repeats;
+            const ExperimentKind* kind = ExperimentKinds::find(e.spec.kind);
+            const int units = kind ? kind->plannedRuns(e.spec) : 0;
             out() << "experiment “" << e.spec.name << "” (" << e.file << "): " << e.spec.kind << ", "
-                  << e.spec.algorithms.size() << " algorithm(s) × " << cells
-                  << (e.spec.kind == kinds::NoiseSweep ? " cell(s)" : " seed(s)");
+                  << e.spec.algorithms.size() << " algorithm(s), " << units << ' '
+                  << (kind ? kind->unit(units) : QStringLiteral("runs"));
             if (e.spec.timeBudgetSeconds > 0)
                 out() << ", budget " << e.spec.timeBudgetSeconds << " s per run";
             out() << "\n  claims: " << readers.join(QStringLiteral(", ")) << "\n";
             if (!e.absent.isEmpty())
                 out() << "  not run: " << e.absent << "\n";
-            else if (e.spec.kind != kinds::NoiseSweep)
-                runs += int(e.spec.algorithms.size()) * e.spec.repeats;
+            else if (kind && kind->unitsAreRuns())
+                runs += units;
+            else
+                cells += units;
         }
-        out() << experiments.size() << " experiment(s); " << runs
-              << " run(s) outside noise sweeps; every file is valid\n";
+        out() << experiments.size() << " experiment(s); " << runs << " run(s)";
+        if (cells > 0)
+            out() << " and " << cells << " cell(s) of kinds that store statistics, not runs";
+        out() << "; every file is valid\n";
         out().flush();
         return Ok;
     }
@@ -540,12 +545,13 @@ int reproduce(const QCommandLineParser& p, const QStringList& args, ExperimentRu
             e.provenance = provenance(*store, resumeId);
             // Part-trained: runs planned (by the spec, or stored) that have not ended on their own —
             // cancelled, interrupted, never started. A failed or diverged run is a result.
+            // (A kind whose runs are cells of statistics, a noise sweep, keeps its own count.)
+            const ExperimentKind* kind = ExperimentKinds::find(e.spec.kind);
+            const bool ofRuns = kind && kind->unitsAreRuns();
             int planned = e.result.runsPlanned;
-            if (e.spec.kind == kinds::LearningCurve)
-                planned = std::max(planned, int(e.spec.algorithms.size()) * e.spec.repeats);
-            else if (e.spec.kind == kinds::ParamSweep)
-                planned = std::max(planned, int(ParamSweep::configurations(e.spec, &reg).size()) * e.spec.repeats);
-            if (e.spec.kind != kinds::NoiseSweep && e.result.runsFinished + e.result.runsFailed < planned)
+            if (ofRuns)
+                planned = std::max(planned, kind->plannedRuns(e.spec));
+            if (ofRuns && e.result.runsFinished + e.result.runsFailed < planned)
                 e.partial = QStringLiteral("experiment %1 is partly trained (%2 of %3 runs finished)")
                                 .arg(resumeId)
                                 .arg(e.result.runsFinished)

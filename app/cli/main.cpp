@@ -17,9 +17,9 @@
 #include <CostPrediction.h>
 #include <DataSource.h>
 #include <DataSourceRegistry.h>
+#include <ExperimentKind.h>
 #include <ExperimentRunner.h>
 #include <ExperimentSpec.h>
-#include <ParamSweep.h>
 #include <PluginRegistry.h>
 #include <PluginTrust.h>
 #include <ProcessSetup.h>
@@ -303,20 +303,26 @@ int runSpec(const tb::ExperimentSpec& spec, const tb::PluginRegistry& reg, tb::R
         return result.storeError.isEmpty() ? Invalid : Database;
     }
     // Summary on stdout.
-    if (result.kind == tb::kinds::NoiseSweep) {
-        out() << "algorithm                      sigma    MC   train RMSE (mean±std)   test RMSE (mean±std)\n";
-        for (const auto& sp : result.sweep)
+    const tb::ExperimentKind* kind = tb::ExperimentKinds::find(spec.kind);
+    if (!result.summary.isEmpty()) {
+        // Statistics per value of the kind's axis (a noise sweep's σ) over n runs each.
+        const QString axis = kind ? kind->summaryAxis() : QStringLiteral("x");
+        out() << QStringLiteral("%1 %2 %3   train RMSE (mean±std)   test RMSE (mean±std)\n")
+                     .arg(QStringLiteral("algorithm"), -30)
+                     .arg(axis.left(8), 8)
+                     .arg(QStringLiteral("n"), 5);
+        for (const auto& sp : result.summary)
             out() << QString("%1 %2 %3   %4 ± %5      %6 ± %7\n")
                          .arg(sp.algorithmName.left(30), -30)
-                         .arg(sp.sigma, 5, 'g', 3)
-                         .arg(sp.monteCarlo, 5)
+                         .arg(sp.x, 5, 'g', 3)
+                         .arg(sp.count, 5)
                          .arg(fmt(sp.trainRmseMean), 9).arg(fmt(sp.trainRmseStd), -9)
                          .arg(fmt(sp.testRmseMean), 9).arg(fmt(sp.testRmseStd), -9);
     } else {
         // The task of each data-set option, from the file: a run without a checkpoint has no
         // metric that could tell accuracy from RMSE.
         QList<bool> classification;
-        for (const QJsonObject& set : tb::ParamSweep::datasets(spec))
+        for (const QJsonObject& set : kind ? kind->datasets(spec) : QList<QJsonObject>{spec.dataset})
             classification << (tb::data::DataSource::task(set) == tb::Task::Classification);
         for (const auto& c : result.curves)
             for (int r = 0; r < c.repeats.size(); ++r) {
@@ -349,7 +355,7 @@ int runSpec(const tb::ExperimentSpec& spec, const tb::PluginRegistry& reg, tb::R
                 out() << "\n";
             }
     }
-    if (result.kind == tb::kinds::ParamSweep && !result.curves.isEmpty())
+    if (!result.variedKeys.isEmpty() && !result.curves.isEmpty())
         out() << "\n" << tb::cli::gridSummary(result);
     for (const auto& e : result.runErrors)
         err() << "  problem: " << e << "\n";

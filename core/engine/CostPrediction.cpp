@@ -1,6 +1,7 @@
 #include "CostPrediction.h"
 
 #include "PluginRegistry.h"
+#include "PreparedConfiguration.h"
 
 #include <Dataset.h>
 
@@ -35,14 +36,15 @@ CostPrediction CostPrediction::forAlgorithm(const PluginRegistry& registry, cons
                                             const QVariantMap& params, const ProblemShape& shape,
                                             QString* error)
 {
+    // The configuration's prototype (prepared once for its checks and runs) predicts.
+    const auto prepared = registry.prepared(algorithmId, params);
+    if (!prepared->ok()) {
+        if (error)
+            *error = QStringLiteral("%1: %2").arg(algorithmId, prepared->error());
+        return {};
+    }
     try {
-        const std::unique_ptr<Trainer> trainer = registry.create(algorithmId, params);
-        if (!trainer) {
-            if (error)
-                *error = QStringLiteral("%1: the plugin returned no trainer").arg(algorithmId);
-            return {};
-        }
-        return CostPrediction(trainer->predictCost(shape));
+        return CostPrediction(prepared->predictCost(shape));
     } catch (const std::exception& e) {
         if (error)
             *error = QString::fromUtf8(e.what());

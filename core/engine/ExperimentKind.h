@@ -22,6 +22,15 @@ namespace tb {
 class ExperimentContext;
 class PluginRegistry;
 
+/// Where a stored run belongs among its experiment's configurations (ExperimentKind::placeOf()).
+struct StoredPlace {
+    bool placed = false;      ///< false: the run is a configuration of its own label
+    QString configuration;    ///< the configuration's name (a result matrix's row)
+    QVariantMap setting;      ///< the varied parameters' values
+    int datasetIndex = 0;     ///< the data-set option
+    QList<int> order;         ///< sorts the runs of one experiment as the runner orders its configurations
+};
+
 /// One kind of experiment. Implementations are stateless and thread-safe.
 class ExperimentKind {
 public:
@@ -37,16 +46,38 @@ public:
     virtual int order() const { return 100; }
 
     /// The top-level keys of the experiment file this kind reads besides the ones every kind
-    /// has (name, description, kind, dataset, algorithms, seed, threads, time_budget_s and
-    /// "sweep", which parse() reads): e.g. "repeats". Checked, normalised and stored into
-    /// ExperimentSpec::settings by ExperimentSpec; a key of another kind is an error.
+    /// has (name, description, kind, dataset, algorithms, seed, threads, time_budget_s): e.g.
+    /// "repeats". Checked, normalised and stored into ExperimentSpec::settings by ExperimentSpec;
+    /// a key of another kind is an error.
     virtual ParamSchema keys() const { return {}; }
 
-    /// Reads the kind's "sweep" object (@p sweep; Undefined when the file has none) into @p spec
-    /// (its typed fields, or ExperimentSpec::sweep, which holds the object as written for kinds
-    /// without fields of their own). False with @p key (e.g. "sweep.sigma[2]") and @p message
-    /// set on the first problem.
-    virtual bool parseSweep(const QJsonValue& sweep, ExperimentSpec& spec, QString* key, QString* message) const = 0;
+    /// The top-level objects of the file this kind reads itself in parseSection(), e.g. "sweep";
+    /// any other object key is an error.
+    virtual QStringList sectionKeys() const { return {}; }
+
+    /// Keys an algorithm entry of this kind may have besides id, label, params and its budget
+    /// (e.g. a tuned comparison's "search"); kept in AlgorithmRun::kindKeys for the kind.
+    virtual QStringList algorithmKeys() const { return {}; }
+
+    /// Reads the kind's section objects (sectionKeys()) of @p file into @p spec (ExperimentSpec::
+    /// section, a type of the kind's own). False with @p key (e.g. "sweep.sigma[2]") and
+    /// @p message set on the first problem. Default: nothing to read.
+    virtual bool parseSection(const QJsonObject& file, ExperimentSpec& spec, QString* key, QString* message) const
+    {
+        Q_UNUSED(file);
+        Q_UNUSED(spec);
+        Q_UNUSED(key);
+        Q_UNUSED(message);
+        return true;
+    }
+
+    /// The fields of the kind's section for a form, each key a path into the file ("sweep.sigma",
+    /// "tuning.trials"): the workbench builds its editor from this schema. Empty when the kind has
+    /// no section, or edits it with an editor of its own (sectionEditor()).
+    virtual ParamSchema sectionSchema() const { return {}; }
+    /// The id of a workbench editor for a section that a schema cannot describe (a param sweep's
+    /// grid: "parameter-grid"); empty when sectionSchema() says it all.
+    virtual QString sectionEditor() const { return {}; }
 
     /// Problems only the plugins can tell (a swept parameter an algorithm lacks; a data source
     /// without a noise level), each "key: message" without the file name. The checks every kind
@@ -58,12 +89,42 @@ public:
         return {};
     }
 
-    /// Writes the kind's part of the spec (its keys and "sweep") into @p json, as the file
-    /// would hold it.
+    /// Writes the kind's part of the spec (its keys and section) into @p json, as the file
+    /// would hold it; algorithm entries' kind keys are written by ExperimentSpec.
     virtual void write(const ExperimentSpec& spec, QJsonObject& json) const = 0;
 
     /// The number of runs the experiment plans (progress is counted in these units).
     virtual int plannedRuns(const ExperimentSpec& spec) const = 0;
+    /// The unit of plannedRuns() for people, for @p n of them: "run"/"runs" by default, a noise
+    /// sweep's "cell"/"cells".
+    virtual QString unit(int n) const { return n == 1 ? QStringLiteral("run") : QStringLiteral("runs"); }
+    /// Whether each unit of plannedRuns() is a stored run of its own (false: a noise sweep's cells,
+    /// which are aggregated into summary points and stored as one run per algorithm).
+    virtual bool unitsAreRuns() const { return true; }
+    /// What @p spec runs, in one line for captions and exported charts ("3 repeats from 0, seed
+    /// 1"), without the data set and the algorithms, which the caller says.
+    virtual QString describe(const ExperimentSpec& spec) const = 0;
+
+    /// The configurations of @p spec whose runs the result groups into curves, in the order of
+    /// ExperimentResult::curves, without runs: algorithm id, label as the runner labels its jobs,
+    /// configuration, setting — what a live view matches runs against. @p registry (may be null)
+    /// names unlabelled algorithms. Empty for a kind whose result is summary points only.
+    virtual QList<AlgorithmCurves> configurations(const ExperimentSpec& spec, const PluginRegistry* registry) const = 0;
+
+    /// The data sets the experiment trains on, each a complete "dataset" object: the file's, or a
+    /// kind's options merged over it (a param sweep's "sweep.datasets"). AlgorithmCurves::
+    /// datasetIndex indexes this list.
+    virtual QList<QJsonObject> datasets(const ExperimentSpec& spec) const { return {spec.dataset}; }
+
+    /// The axis of the kind's summary points (ExperimentResult::summary), for charts and tables
+    /// (a noise sweep's "noise σ"); empty for a kind without summary points.
+    virtual QString summaryAxis() const { return {}; }
+    /// Sets the number of independent repetitions (seeds) of the experiment file @p file to @p n,
+    /// as a claim's n asks: "repeats" by default, a noise sweep's "sweep.monte_carlo".
+    virtual void setRepetitions(QJsonObject& file, int n) const { file.insert(QStringLiteral("repeats"), n); }
+    /// Whether the point of the kind is comparing its configurations (a param sweep's grid): the
+    /// workbench then opens its Comparison tab when it starts.
+    virtual bool comparesConfigurations() const { return false; }
 
     /// Whether the runs of a plain run of @p spec train one at a time (each with every thread),
     /// so that a run's own progress can be shown and its timings compare.
@@ -91,6 +152,15 @@ public:
     {
         Q_UNUSED(spec);
         Q_UNUSED(run);
+    }
+
+    /// Where stored run @p run of this kind belongs (from the facts its run() recorded), so that
+    /// runs read back from the store group into the configurations the run had
+    /// (StoredRuns::group()). Default: not placed, each label a configuration of its own.
+    virtual StoredPlace placeOf(const RunRecord& run) const
+    {
+        Q_UNUSED(run);
+        return {};
     }
 
     /// Ids of the charts (app/charts' registry) that show this kind's results, in tab order.

@@ -4,7 +4,6 @@
 
 #include "CellExecutor.h"
 #include "ExperimentSpec.h"
-#include "ParamSweep.h"
 #include "RunTypes.h"
 #include "Runner.h"
 
@@ -20,10 +19,12 @@ class ExperimentContext;
 class PluginRegistry;
 class RunStore;
 
-/// Every repeat of one configuration's learning curve: an algorithm of a learning curve, or one
-/// (data-set option, algorithm, parameter point) of a param sweep.
+/// Every repeat of one configuration's learning curve: an algorithm of a learning curve, one
+/// (data-set option, algorithm, parameter point) of a param sweep — whatever the experiment's
+/// kind calls a configuration (ExperimentKind::configurations()).
 struct AlgorithmCurves {
     QString algorithmId;
+    int algorithmIndex = -1;  ///< its entry in ExperimentSpec::algorithms (−1: unknown, e.g. read from a store)
     QString label;
     QList<QVector<MetricPoint>> repeats;
     QList<RunStatus> statuses;
@@ -32,17 +33,18 @@ struct AlgorithmCurves {
     QList<int> repeatNumbers; ///< per repeat: its number r (seed = deriveSeed(seed, r)), 0-based
     QList<std::uint64_t> seeds; ///< per repeat: the run's seed
     QList<qint64> runIds;       ///< per repeat: its run row, −1 when nothing was stored
-    QVariantMap setting;      ///< param-sweep: the swept parameters' values; empty otherwise
+    QVariantMap setting;      ///< the varied parameters' values (ExperimentResult::variedKeys); empty when none vary
     QString configuration;    ///< the label without the data-set option: a result matrix's row
     QString dataset;          ///< the data set's description (DataSource::describe)
-    int datasetIndex = 0;     ///< param-sweep: the data-set option
+    int datasetIndex = 0;     ///< the data-set option, for a kind that has several (a param sweep's)
     /// The clock the repeats' checkpoint times are on: the CPU clock when the runs' budget is on
     /// it (HostBudget::timesClock of their facts), else the training (wall) clock.
     ClockKind clock = ClockKind::Wall;
 };
 
-/// The one run row a noise sweep keeps per algorithm (its cells are aggregated into SweepPoints).
-struct SweepRun {
+/// The one run row that stands for an algorithm's summary points (a noise sweep's cells have no
+/// rows of their own: they are aggregated into SummaryPoints).
+struct SummaryRun {
     QString algorithmId;
     QString label;
     qint64 runId = -1;
@@ -53,17 +55,19 @@ struct SweepRun {
 /// What an experiment produced.
 struct ExperimentResult {
     qint64 experimentId = -1;
-    QString kind = kinds::LearningCurve; ///< the experiment's kind (ExperimentKind::id())
-    /// learning-curve: one per algorithm; param-sweep: one per (data-set option, algorithm,
-    /// point), in that order (index (d·algorithms + a)·points + p)
+    QString kind;                    ///< the experiment's kind (ExperimentKind::id())
+    /// One per configuration, in the order of the kind's configurations() (a learning curve: one
+    /// per algorithm; a param sweep: one per (data-set option, algorithm, point)).
     QList<AlgorithmCurves> curves;
-    QList<SweepPoint> sweep;         ///< noise-sweep, ordered by algorithm then σ
-    QList<SweepRun> sweepRuns;       ///< noise-sweep: per algorithm, in spec order
-    int runsPlanned = 0;             ///< runs (learning curve) or cells × algorithms (noise sweep)
+    /// Statistics the kind keeps instead of each run's curve (a noise sweep's), ordered by
+    /// algorithm then x; their axis is the kind's summaryAxis().
+    QList<SummaryPoint> summary;
+    QList<SummaryRun> summaryRuns;   ///< the rows that stand for the summary points, per algorithm
+    int runsPlanned = 0;             ///< in the kind's unit (ExperimentKind::unit(): runs, cells …)
     int runsFinished = 0;
     int runsFailed = 0;              ///< failed or diverged
     int runsCancelled = 0;           ///< stopped while running, or never started (runsNotStarted)
-    int runsNotStarted = 0;          ///< learning curve: stopped before they began; stored as cancelled
+    int runsNotStarted = 0;          ///< stopped before they began; stored as cancelled
     bool cancelled = false;
     QString error;                   ///< set when the experiment could not start (bad data …)
     QStringList runErrors;           ///< distinct messages of failed / diverged runs
@@ -73,7 +77,7 @@ struct ExperimentResult {
     QString storeError;
     QStringList warnings;            ///< about the data (e.g. a set with one class); the runs went on
     double wallSeconds = 0;
-    QStringList sweptKeys;           ///< param-sweep: the parameters the sweep sets
+    QStringList variedKeys;          ///< the parameters that differ between configurations (a param sweep's grid)
 };
 
 /// Progress of an experiment as a whole. Called from worker threads; implementations must
@@ -84,12 +88,14 @@ public:
     {
         Q_UNUSED(experimentId); Q_UNUSED(spec); Q_UNUSED(totalUnits);
     }
-    /// @p done of @p total units (runs, or sweep cells × algorithms) are complete.
+    /// @p done of @p total units (ExperimentKind::unit()) are complete.
     virtual void progress(int done, int total) { Q_UNUSED(done); Q_UNUSED(total); }
-    virtual void sweepPointReady(const SweepPoint& p) { Q_UNUSED(p); }
-    /// A param-sweep cell is done (its run's runFinished() came first). @p configuration is the
-    /// index of its configuration in ExperimentResult::curves.
-    virtual void cellFinished(const SweepCell& cell, int configuration, const RunResult& r)
+    /// A summary point is final (a noise sweep's σ whose cells are all done).
+    virtual void summaryPointReady(const SummaryPoint& p) { Q_UNUSED(p); }
+    /// Cell @p cell (its index in the kind's list of cells) is done, and its run belongs to
+    /// configuration @p configuration (an index into ExperimentResult::curves); its run's
+    /// runFinished() came first.
+    virtual void cellFinished(int cell, int configuration, const RunResult& r)
     {
         Q_UNUSED(cell); Q_UNUSED(configuration); Q_UNUSED(r);
     }
@@ -99,10 +105,10 @@ public:
 /// called from any thread and takes effect at the trainers' next stop poll (≤ 200 ms for
 /// conforming plugins).
 ///
-/// An experiment is a list of cells (a learning curve's runs, algorithm-major; a noise sweep's
-/// (σ, Monte-Carlo) cells; a param sweep's ParamSweep::cells()), each depending only on its
-/// index; a CellExecutor decides where they train (this process by default, MPI ranks with
-/// core/cluster). Every cell's result reaches the store as it arrives.
+/// An experiment is a list of cells, each depending only on its index (its kind defines them: a
+/// learning curve's runs, a noise sweep's (σ, Monte-Carlo) cells …); a CellExecutor decides
+/// where they train (this process by default, MPI ranks with core/cluster). Every cell's result
+/// reaches the store as it arrives.
 ///
 /// Nothing is lost silently: a write to the store that fails (disk full, a lock held longer than
 /// the store's busy timeout, a damaged file) stops the experiment as Stop would, and the result
@@ -115,15 +121,14 @@ public:
     ExperimentRunner(const PluginRegistry& registry, RunStore* store, CellExecutor* executor = nullptr);
     ~ExperimentRunner();
 
-    /// Blocks until the experiment is done or stopped. Learning curves run one run at a time
-    /// using every thread of the arena (so timings are comparable); noise sweeps run their
-    /// (σ, Monte-Carlo) cells in parallel; param sweeps run their cells (ParamSweep::cells())
-    /// sweep.cells_at_once at a time, each a stored run. The caller should have validated @p spec.
+    /// Blocks until the experiment is done or stopped; how its cells train is its kind's
+    /// (ExperimentKind::run(): one at a time with every thread so that timings compare, or side
+    /// by side). The caller should have validated @p spec.
     ExperimentResult run(const ExperimentSpec& spec, ExperimentObserver* observer = nullptr);
 
     /// Runs the cells of stored experiment @p experimentId (an earlier run of @p spec, see
-    /// resumable()) that did not finish, into the same experiment: its finished runs (noise
-    /// sweeps: finished cells) are kept and returned as they are, its other rows of those cells
+    /// resumable()) that did not finish, into the same experiment: its finished runs (or a
+    /// kind's finished cells) are kept and returned as they are, its other rows of those cells
     /// (cancelled, failed, interrupted) are deleted and trained again with the same seeds. The
     /// result is the whole experiment. Needs a store.
     ExperimentResult resume(const ExperimentSpec& spec, qint64 experimentId, ExperimentObserver* observer = nullptr);

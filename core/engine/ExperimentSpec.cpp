@@ -6,6 +6,7 @@
 #include "JsonDuplicateKeys.h"
 #include "JsonPosition.h"
 #include "PluginRegistry.h"
+#include "PreparedConfiguration.h"
 
 #include <DataSource.h>
 
@@ -117,7 +118,7 @@ std::optional<ExperimentSpec> ExperimentSpec::fromObject(const QJsonObject& o, c
     ParamContext ctx;
     ctx.keyNames = ParamContext::KeyNames::Path;
     ctx.owner = QStringLiteral("kind \"%1\"").arg(kind->id());
-    ctx.otherKeys = {QStringLiteral("dataset"), QStringLiteral("algorithms"), QStringLiteral("sweep")};
+    ctx.otherKeys = QStringList{QStringLiteral("dataset"), QStringLiteral("algorithms")} + kind->sectionKeys();
     QString message;
     const auto top = keys.normalise(o.toVariantMap(), &message, nullptr, ctx);
     if (!top) {
@@ -151,12 +152,16 @@ std::optional<ExperimentSpec> ExperimentSpec::fromObject(const QJsonObject& o, c
         if (!arr[i].isObject())
             return fail(path, QStringLiteral("expected an object, got %1").arg(jsonValueText(arr[i])));
         const QJsonObject a = arr[i].toObject();
-        for (auto it = a.begin(); it != a.end(); ++it)
-            if (it.key() != "id" && it.key() != "label" && it.key() != "params" && it.key() != kBudgetSecondsKey &&
-                it.key() != kBudgetClockKey)
-                return fail(path + "." + it.key(),
-                            QStringLiteral("unknown key (known: id, label, params, time_budget_s, time_budget_clock)"));
+        const QStringList common{QStringLiteral("id"), QStringLiteral("label"), QStringLiteral("params"),
+                                 QString::fromLatin1(kBudgetSecondsKey), QString::fromLatin1(kBudgetClockKey)};
+        const QStringList ofKind = kind->algorithmKeys();
         AlgorithmRun r;
+        for (auto it = a.begin(); it != a.end(); ++it) {
+            if (ofKind.contains(it.key()))
+                r.kindKeys.insert(it.key(), it.value());
+            else if (!common.contains(it.key()))
+                return fail(path + "." + it.key(), QStringLiteral("unknown key (known: %1)").arg((common + ofKind).join(", ")));
+        }
         r.id = a.value("id").toString();
         if (r.id.isEmpty())
             return fail(path + ".id", QStringLiteral("expected an algorithm id string, got %1").arg(jsonValueText(a.value("id"))));
@@ -171,9 +176,8 @@ std::optional<ExperimentSpec> ExperimentSpec::fromObject(const QJsonObject& o, c
         s.algorithms << r;
     }
 
-    s.sweep = o.value("sweep");
     QString key;
-    if (!kind->parseSweep(s.sweep, s, &key, &message))
+    if (!kind->parseSection(o, s, &key, &message))
         return fail(key, message);
     return s;
 }
@@ -246,27 +250,28 @@ QStringList ExperimentSpec::validate(const PluginRegistry& registry) const
                             .arg(src, path, a.id, ids.isEmpty() ? QStringLiteral("none — no plugin loaded") : ids.join(", "));
             continue;
         }
-        QString err;
-        QVariantMap params = e->info.schema.upgrade(a.params);
-        HostBudget::Error budgetError;
-        const auto own = HostBudget::takeFromParams(params, &budgetError);
-        if (!budgetError.key.isEmpty())
-            problems << QStringLiteral("%1: %2.params.%3: %4").arg(src, path, budgetError.key, budgetError.message);
-        else if (const auto norm = e->info.schema.normalise(params, &err); !norm)
-            problems << QStringLiteral("%1: %2.params: %3").arg(src, path, err);
-        else {
-            // A combination the schema cannot express (an order within a list, one key replacing
-            // another) is refused by the plugin's create(): ask it now, so that a bad file is
-            // refused before anything runs rather than stored as a failed run. Creating a trainer
-            // only reads its parameters; it is cheap and touches no data.
-            try {
-                if (!e->plugin->factory->create(e->info.id, *norm))
-                    problems << QStringLiteral("%1: %2.id: plugin \"%3\" returned no trainer for \"%4\"")
-                                    .arg(src, path, e->plugin->id, a.id);
-            } catch (const std::exception& ex) {
-                problems << QStringLiteral("%1: %2.params: %3").arg(src, path, QString::fromUtf8(ex.what()));
-            }
+        // Prepared as the runs will use it (PluginRegistry::prepared(): once for the checks and
+        // the runs). The plugin's create() is asked too, for a combination the schema cannot
+        // express (an order within a list, one key replacing another): a bad file is refused
+        // before anything runs rather than stored as a failed run.
+        const auto prepared = registry.prepared(a.id, a.params);
+        using Problem = PreparedConfiguration::Problem;
+        switch (prepared->problem()) {
+        case Problem::None:
+        case Problem::UnknownAlgorithm: // registry.algorithm() knew it: cannot happen
+            break;
+        case Problem::Budget:
+            problems << QStringLiteral("%1: %2.params.%3: %4").arg(src, path, prepared->problemKey(), prepared->budgetProblem());
+            break;
+        case Problem::Parameters:
+        case Problem::Plugin:
+            problems << QStringLiteral("%1: %2.params: %3").arg(src, path, prepared->error());
+            break;
+        case Problem::NoTrainer:
+            problems << QStringLiteral("%1: %2.id: %3").arg(src, path, prepared->error());
+            break;
         }
+        const std::optional<RunBudget>& own = prepared->ownBudget();
         const std::optional<RunBudget> mine = own ? own : a.budget;
         if (mine && mine->clock == ClockKind::Cpu)
             if (const QString p = cpuBudgetProblem(src, path + "." + QLatin1String(kBudgetClockKey)); !p.isEmpty())
@@ -299,6 +304,8 @@ QJsonObject ExperimentSpec::toJson() const
             ao.insert("label", a.label);
         if (a.budget)
             HostBudget::toJson(*a.budget, ao);
+        for (auto it = a.kindKeys.begin(); it != a.kindKeys.end(); ++it)
+            ao.insert(it.key(), it.value());
         algs.append(ao);
     }
     o.insert("algorithms", algs);

@@ -2,7 +2,7 @@
 /// @file ExperimentSpec.h
 /// An experiment file (JSON): what to run, on which data, how often.
 
-#include "ParamSweepSpec.h"
+#include "KindSection.h"
 
 #include <trainbench/ParamSchema.h>
 #include <trainbench/RunBudget.h>
@@ -14,6 +14,7 @@
 #include <QVariantMap>
 #include <QVector>
 #include <cstdint>
+#include <memory>
 #include <optional>
 
 namespace tb {
@@ -28,29 +29,23 @@ struct AlgorithmRun {
     /// This algorithm's own budget per run ("time_budget_s" / "time_budget_clock" of its entry),
     /// instead of the experiment's; nullopt = the experiment's.
     std::optional<RunBudget> budget = std::nullopt;
+    /// The entry's keys that belong to the experiment's kind (ExperimentKind::algorithmKeys(), e.g.
+    /// a tuned comparison's "search"), as written; the kind reads and checks them.
+    QJsonObject kindKeys = {};
 };
 
-/// The ids of the experiment kinds built into Trainbench (core/engine/kinds/), for the places that
-/// offer something to one kind only (a noise sweep's RMSE-vs-σ view, a param sweep's grid editor).
-namespace kinds {
-inline const QString LearningCurve = QStringLiteral("learning-curve");
-inline const QString NoiseSweep = QStringLiteral("noise-sweep");
-inline const QString ParamSweep = QStringLiteral("param-sweep");
-} // namespace kinds
-
 /// A parsed experiment file. Keys (see docs/experiments.md): name, description, kind (an
-/// ExperimentKind's id: "learning-curve", "noise-sweep", "param-sweep" …), dataset {...},
-/// algorithms [{id, label, params, time_budget_s, time_budget_clock}], seed (default 1), threads
-/// (default: all cores), time_budget_s (per run, seconds > 0, default none) on time_budget_clock
-/// ("wall", the default, or "cpu"; an algorithm entry may have its own) — schema() declares
-/// them — and the keys of the kind
-/// (ExperimentKind::keys(): repeats and first_repeat for learning curves and param sweeps) and its
-/// "sweep": {sigma: [..], monte_carlo: N} for a noise-sweep, {grid | list, datasets,
-/// cells_at_once} for a param-sweep (ParamSweepSpec).
+/// ExperimentKind's id), dataset {...}, algorithms [{id, label, params, time_budget_s,
+/// time_budget_clock, and the kind's keys of an entry}], seed (default 1), threads (default: all
+/// cores), time_budget_s (per run, seconds > 0, default none) on time_budget_clock ("wall", the
+/// default, or "cpu"; an algorithm entry may have its own) — schema() declares them — and what the
+/// kind reads: its keys (ExperimentKind::keys(), e.g. repeats) and its section objects
+/// (ExperimentKind::sectionKeys(), e.g. "sweep"), parsed by the kind into `section`. The engine
+/// never looks inside a kind's section.
 struct ExperimentSpec {
     QString name;
     QString description;             ///< free text for people; kept through toJson()
-    QString kind = kinds::LearningCurve; ///< an ExperimentKind's id
+    QString kind;                    ///< an ExperimentKind's id (ExperimentKinds::find())
     QJsonObject dataset;
     QList<AlgorithmRun> algorithms;
     int repeats = 1;
@@ -61,23 +56,28 @@ struct ExperimentSpec {
     int threads = 0;                 ///< 0 = all cores
     double timeBudgetSeconds = 0;    ///< 0 = no budget
     ClockKind timeBudgetClock = ClockKind::Wall; ///< the clock of timeBudgetSeconds
-    QVector<double> sigmas;          ///< noise-sweep
-    int monteCarlo = 1;              ///< noise-sweep
     /// The kind's own keys (ExperimentKind::keys()), normalised: canonical types, defaults in.
     QVariantMap settings;
-    /// "sweep" as the file wrote it (Undefined when absent), for kinds that read it themselves.
-    QJsonValue sweep;
+    /// The kind's section (ExperimentKind::parseSection()), opaque here; null for a kind without one.
+    std::shared_ptr<const KindSection> section;
     /// Problems that do not stop the run but should be seen, e.g. a key written twice in the
     /// file (JsonDuplicateKeys: the parser keeps the last value without a word).
     QStringList warnings;
-    ParamSweepSpec paramSweep;       ///< param-sweep
     QString sourcePath;              ///< file it was read from, if any
     QString baseDir;                 ///< folder relative dataset paths resolve against
 
     /// The keys every experiment file has, whatever its kind (name, description, kind, seed,
-    /// threads, time_budget_s, time_budget_clock; "dataset", "algorithms" and "sweep" are objects
-    /// of their own).
+    /// threads, time_budget_s, time_budget_clock; "dataset" and "algorithms" are objects of their
+    /// own).
     static ParamSchema schema();
+
+    /// The kind's section as its own type @p T (for the kind's code only), or null when the spec
+    /// has none or another kind's.
+    template <class T>
+    const T* sectionAs() const
+    {
+        return dynamic_cast<const T*>(section.get());
+    }
 
     /// The budget of every run (time_budget_s on time_budget_clock; none when 0).
     RunBudget budget() const { return RunBudget{timeBudgetSeconds, timeBudgetClock}; }

@@ -1,6 +1,7 @@
 #include "PluginRegistry.h"
 
 #include "PluginTrust.h"
+#include "PreparedConfiguration.h"
 
 #include <QCoreApplication>
 #include <QDir>
@@ -79,6 +80,10 @@ QStringList PluginRegistry::defaultSearchPaths()
 
 void PluginRegistry::scan(const QStringList& paths)
 {
+    {
+        const std::lock_guard lock(m_preparedMutex);
+        m_prepared.clear(); // they point at the entries the scan may move
+    }
     m_searchPaths = paths;
     for (const QString& dir : paths) {
         QDir d(dir);
@@ -466,6 +471,78 @@ std::unique_ptr<Trainer> PluginRegistry::create(const QString& algorithmId, cons
                                      .arg(entry->plugin->id, algorithmId)
                                      .toStdString());
     return trainer;
+}
+
+namespace {
+
+/// A value written so that two values give the same text only when they are the same value of
+/// the same type: maps in key order, doubles to 17 digits, NaN apart from null.
+void appendKey(QString& out, const QVariant& v)
+{
+    switch (v.typeId()) {
+    case QMetaType::QVariantMap: {
+        const QVariantMap m = v.toMap();
+        out += '{';
+        for (auto it = m.begin(); it != m.end(); ++it) {
+            out += QString::number(it.key().size()) + ':' + it.key() + '=';
+            appendKey(out, it.value());
+            out += ',';
+        }
+        out += '}';
+        return;
+    }
+    case QMetaType::QVariantList:
+    case QMetaType::QStringList: {
+        out += '[';
+        for (const QVariant& x : v.toList()) {
+            appendKey(out, x);
+            out += ',';
+        }
+        out += ']';
+        return;
+    }
+    case QMetaType::Double:
+    case QMetaType::Float:
+        out += QStringLiteral("d") + QString::number(v.toDouble(), 'g', 17);
+        return;
+    case QMetaType::QString: {
+        const QString t = v.toString();
+        out += QStringLiteral("s%1:").arg(t.size()) + t;
+        return;
+    }
+    default:
+        out += QString::number(v.typeId()) + ':' + v.toString();
+    }
+}
+
+QString preparedKey(const QString& algorithmId, const QVariantMap& params)
+{
+    QString key = algorithmId + '|';
+    appendKey(key, params);
+    return key;
+}
+
+} // namespace
+
+std::shared_ptr<const PreparedConfiguration> PluginRegistry::prepared(const QString& algorithmId,
+                                                                      const QVariantMap& params) const
+{
+    const QString key = preparedKey(algorithmId, params);
+    {
+        const std::lock_guard lock(m_preparedMutex);
+        if (const auto it = m_prepared.constFind(key); it != m_prepared.cend())
+            return it.value();
+    }
+    // Made outside the lock: a plugin's create() may take its time, and two threads preparing the
+    // same configuration at once each get a correct one (the first kept).
+    auto made = PreparedConfiguration::make(*this, algorithmId, params);
+    const std::lock_guard lock(m_preparedMutex);
+    if (const auto it = m_prepared.constFind(key); it != m_prepared.cend())
+        return it.value();
+    if (m_prepared.size() >= kMaxPrepared)
+        m_prepared.clear();
+    m_prepared.insert(key, made);
+    return made;
 }
 
 double PluginRegistry::plannedEpochs(const QString& algorithmId, const QVariantMap& params) const

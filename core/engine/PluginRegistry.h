@@ -13,10 +13,13 @@
 #include <QString>
 #include <QStringList>
 #include <memory>
+#include <mutex>
 
 class QPluginLoader;
 
 namespace tb {
+
+class PreparedConfiguration;
 
 /// One plugin file found on a search path.
 struct PluginSpec {
@@ -127,6 +130,13 @@ public:
     /// Creates a trainer for @p algorithmId with @p params (checked and completed by the
     /// schema). Throws std::invalid_argument with a clear message when the id is unknown or
     /// the parameters are invalid; *normalised receives the complete parameter map.
+    /// @p params of @p algorithmId prepared for its runs (PreparedConfiguration): made on the
+    /// first call for a configuration and handed out again after, so that the experiment's checks,
+    /// its memory check and every run of the configuration read the parameters once. Thread-safe.
+    /// Keeps the last kMaxPrepared configurations (a kind that runs more keeps its own pointers).
+    std::shared_ptr<const PreparedConfiguration> prepared(const QString& algorithmId, const QVariantMap& params) const;
+    static constexpr int kMaxPrepared = 1024;
+
     std::unique_ptr<Trainer> create(const QString& algorithmId, const QVariantMap& params,
                                     QVariantMap* normalised = nullptr) const;
 
@@ -157,6 +167,8 @@ private:
     QList<AlgorithmEntry> m_algorithms;
     QHash<QString, QString> m_renamed;  ///< former id → current id, of loaded plugins
     QList<QPluginLoader*> m_loaders;
+    mutable std::mutex m_preparedMutex;
+    mutable QHash<QString, std::shared_ptr<const PreparedConfiguration>> m_prepared; ///< by preparedKey()
 };
 
 } // namespace tb

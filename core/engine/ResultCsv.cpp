@@ -1,5 +1,6 @@
 #include "ResultCsv.h"
 
+#include "ExperimentKind.h"
 #include "RunStore.h"
 
 #include <QHash>
@@ -58,8 +59,9 @@ QString settingText(const QVariant& v)
 
 class Writer {
 public:
-    /// @p sweptKeys: a param sweep's parameters, written after the fixed columns with the data set.
-    Writer(const QString& path, const QStringList& sweptKeys) : m_path(path), m_file(path), m_swept(sweptKeys) {}
+    /// @p variedKeys: the parameters that differ between configurations (a param sweep's), written
+    /// after the fixed columns with the data set.
+    Writer(const QString& path, const QStringList& variedKeys) : m_path(path), m_file(path), m_swept(variedKeys) {}
 
     bool open(QString* error)
     {
@@ -94,9 +96,9 @@ public:
                   << number(p.trainRmse) << ",," << number(p.testRmse) << ",," << number(p.validationAccuracy) << ','
                   << number(p.validationRmse) << extra << '\n';
     }
-    void sweepPoint(const RunKey& k, const SweepPoint& p)
+    void sweepPoint(const RunKey& k, const SummaryPoint& p)
     {
-        m_out << prefix(k) << ',' << number(p.sigma) << ',' << p.monteCarlo << ",,,,,,," << number(p.trainRmseMean)
+        m_out << prefix(k) << ',' << number(p.x) << ',' << p.count << ",,,,,,," << number(p.trainRmseMean)
               << ',' << number(p.trainRmseStd) << ',' << number(p.testRmseMean) << ',' << number(p.testRmseStd) << ",,"
               << QString(m_swept.isEmpty() ? 0 : m_swept.size() + 1, QLatin1Char(',')) << '\n';
     }
@@ -144,7 +146,7 @@ const QStringList& ResultCsv::columns()
 
 bool ResultCsv::write(const ExperimentResult& result, const QString& path, QString* error)
 {
-    Writer w(path, result.sweptKeys); // a param sweep's swept parameters, empty otherwise
+    Writer w(path, result.variedKeys); // the varied parameters, empty when none vary
     if (!w.open(error))
         return false;
     for (const AlgorithmCurves& c : result.curves)
@@ -155,9 +157,9 @@ bool ResultCsv::write(const ExperimentResult& result, const QString& path, QStri
                 k.seed = c.seeds[r];
             w.checkpoints(k, c.repeats[r], c.dataset, c.setting);
         }
-    for (const SweepRun& s : result.sweepRuns) {
+    for (const SummaryRun& s : result.summaryRuns) {
         const RunKey k{result.experimentId, s.runId, s.algorithmId, s.label, 0, s.seed, s.status};
-        for (const SweepPoint& p : result.sweep)
+        for (const SummaryPoint& p : result.summary)
             if (p.algorithmName == s.label && (p.algorithmId == s.algorithmId || p.algorithmId == s.label))
                 w.sweepPoint(k, p);
     }
@@ -166,9 +168,18 @@ bool ResultCsv::write(const ExperimentResult& result, const QString& path, QStri
 
 bool ResultCsv::writeRuns(const RunStore& store, const QList<qint64>& runIds, const QString& path, QString* error)
 {
-    // Read every run first: a param sweep's runs add the data set and their swept parameters.
+    // Read every run first: runs placed among varied configurations (a param sweep's) add the data
+    // set and their varied parameters.
     QList<RunRecord> runs;
     QSet<QString> swept;
+    QHash<qint64, std::optional<ExperimentRecord>> experiments;
+    auto kindOf = [&](const RunRecord& r) -> const ExperimentKind* {
+        if (!experiments.contains(r.experimentId))
+            experiments.insert(r.experimentId, store.experiment(r.experimentId));
+        const std::optional<ExperimentRecord>& exp = experiments[r.experimentId];
+        return exp ? ExperimentKinds::find(exp->kind) : nullptr;
+    };
+    QHash<qint64, StoredPlace> places;
     for (qint64 runId : runIds) {
         QString readError;
         auto r = store.run(runId, &readError);
@@ -179,30 +190,32 @@ bool ResultCsv::writeRuns(const RunStore& store, const QList<qint64>& runIds, co
         }
         if (!r)
             continue; // deleted meanwhile
-        for (const QString& k : r->info.value(QStringLiteral("sweep_cell")).toObject().value(QStringLiteral("setting")).toObject().keys())
-            swept.insert(k);
+        if (const ExperimentKind* kind = kindOf(*r)) {
+            const StoredPlace place = kind->placeOf(*r);
+            for (auto it = place.setting.begin(); it != place.setting.end(); ++it)
+                swept.insert(it.key());
+            places.insert(r->id, place);
+        }
         runs << *r;
     }
-    QStringList sweptKeys(swept.values());
-    sweptKeys.sort();
-    Writer w(path, sweptKeys);
+    QStringList variedKeys(swept.values());
+    variedKeys.sort();
+    Writer w(path, variedKeys);
     if (!w.open(error))
         return false;
-    QHash<qint64, std::optional<ExperimentRecord>> experiments;
-    QHash<qint64, QList<SweepPoint>> sweeps;
+    QHash<qint64, QList<SummaryPoint>> summaries;
     for (const RunRecord& run : runs) {
         const RunRecord* r = &run;
         const qint64 runId = r->id;
-        if (!experiments.contains(r->experimentId))
-            experiments.insert(r->experimentId, store.experiment(r->experimentId));
         const RunKey k{r->experimentId, r->id, r->algorithmId,
                        r->algorithmName.isEmpty() ? r->algorithmId : r->algorithmName,
                        r->repeat, r->seed, r->status};
-        const std::optional<ExperimentRecord>& exp = experiments[r->experimentId];
-        if (exp && exp->kind == QLatin1String("noise-sweep")) {
-            if (!sweeps.contains(r->experimentId))
-                sweeps.insert(r->experimentId, store.sweepPoints(r->experimentId));
-            for (const SweepPoint& p : sweeps.value(r->experimentId))
+        // A kind that keeps summary points (a noise sweep): the run stands for them.
+        const ExperimentKind* kind = kindOf(*r);
+        if (kind && !kind->summaryAxis().isEmpty()) {
+            if (!summaries.contains(r->experimentId))
+                summaries.insert(r->experimentId, store.summaryPoints(r->experimentId));
+            for (const SummaryPoint& p : summaries.value(r->experimentId))
                 if (p.algorithmId == r->algorithmId && p.algorithmName == r->algorithmName)
                     w.sweepPoint(k, p);
             continue;
@@ -215,8 +228,7 @@ bool ResultCsv::writeRuns(const RunStore& store, const QList<qint64>& runIds, co
                 *error = QStringLiteral("%1: cannot read the checkpoints of run %2: %3").arg(path).arg(runId).arg(readError);
             return false;
         }
-        w.checkpoints(k, points, r->dataset,
-                      r->info.value(QStringLiteral("sweep_cell")).toObject().value(QStringLiteral("setting")).toObject().toVariantMap());
+        w.checkpoints(k, points, r->dataset, places.value(r->id).setting);
     }
     return w.commit(error);
 }

@@ -7,6 +7,7 @@
 #include "MemoryCheck.h"
 #include "PeakMemory.h"
 #include "PluginRegistry.h"
+#include "PreparedConfiguration.h"
 #include "RunLog.h"
 
 #include <Metrics.h>
@@ -356,9 +357,8 @@ RunRecord Runner::record(const RunJob& job) const
     rec.algorithmName = job.label.isEmpty() && entry ? entry->info.name : job.label;
     rec.pluginId = entry ? entry->plugin->id : QString();
     rec.pluginVersion = entry ? entry->plugin->version : QString();
-    QString error;
-    const auto prepared = prepare(job, &error);
-    rec.params = prepared ? prepared->params : job.params;
+    const auto prepared = preparedOf(job);
+    rec.params = prepared->hasParams() ? prepared->params() : job.params;
     rec.dataset = job.datasetDescription;
     rec.seed = job.seed;
     rec.threads = job.threads;
@@ -376,35 +376,9 @@ RunRecord Runner::record(const RunJob& job) const
     return rec;
 }
 
-std::optional<Runner::Prepared> Runner::prepare(const RunJob& job, QString* error, QStringList* notes) const
+std::shared_ptr<const PreparedConfiguration> Runner::preparedOf(const RunJob& job) const
 {
-    auto fail = [&](const QString& m) -> std::optional<Prepared> {
-        if (error)
-            *error = m;
-        return std::nullopt;
-    };
-    const AlgorithmEntry* entry = m_registry.algorithm(job.algorithmId);
-    if (!entry)
-        return fail(QStringLiteral("unknown algorithm \"%1\"").arg(job.algorithmId));
-    QStringList changes;
-    QVariantMap given = entry->info.schema.upgrade(job.params, &changes);
-    if (notes)
-        *notes << changes;
-    // A message about an upgraded value also says what the file called it.
-    const QString context = changes.isEmpty() ? QString() : QStringLiteral(" (") + changes.join("; ") + ')';
-    Prepared p;
-    p.budget = job.budget;
-    HostBudget::Error budgetError;
-    if (const auto own = HostBudget::takeFromParams(given, &budgetError))
-        p.budget = *own;
-    else if (!budgetError.key.isEmpty())
-        return fail(QStringLiteral("parameter \"%1\": %2%3").arg(budgetError.key, budgetError.message, context));
-    QString err;
-    const auto normalised = entry->info.schema.normalise(given, &err);
-    if (!normalised)
-        return fail(err + context);
-    p.params = *normalised;
-    return p;
+    return job.prepared ? job.prepared : m_registry.prepared(job.algorithmId, job.params);
 }
 
 qint64 Runner::recordNotStarted(const RunJob& job) const
@@ -421,22 +395,10 @@ qint64 Runner::recordNotStarted(const RunJob& job) const
 
 std::unique_ptr<Trainer> Runner::createTrainer(const RunJob& job, QString* error, RunBudget* budget) const
 {
-    const AlgorithmEntry* entry = m_registry.algorithm(job.algorithmId);
-    const auto prepared = prepare(job, error);
-    if (!entry || !prepared)
-        return nullptr;
+    const auto prepared = preparedOf(job);
     if (budget)
-        *budget = prepared->budget;
-    try {
-        std::unique_ptr<Trainer> t = entry->plugin->factory->create(entry->info.id, prepared->params);
-        if (!t && error)
-            *error = QStringLiteral("plugin returned no trainer");
-        return t;
-    } catch (const std::exception& e) {
-        if (error)
-            *error = QString::fromUtf8(e.what());
-        return nullptr;
-    }
+        *budget = prepared->budgetOr(job.budget);
+    return prepared->newTrainer(error);
 }
 
 RunResult Runner::execute(const RunJob& job, const StopSource& stop, RunObserver* observer) const
@@ -450,17 +412,11 @@ RunResult Runner::execute(const RunJob& job, const StopSource& stop, RunObserver
     RunResult result;
     const AlgorithmEntry* entry = m_registry.algorithm(job.algorithmId);
 
-    // Normalise parameters first: a run row always stores the complete parameters.
-    QString paramError;
-    QStringList deprecations;  // former spellings, upgraded; logged with the run
-    std::optional<QVariantMap> params;
-    RunBudget budget = job.budget;
-    if (entry)
-        if (const auto prepared = prepare(job, &paramError, &deprecations)) {
-            params = prepared->params;
-            budget = prepared->budget;
-        }
-    result.params = params.value_or(job.params);
+    // The configuration, prepared once for all its runs: a run row always stores the complete
+    // parameters.
+    const auto prepared = preparedOf(job);
+    const RunBudget budget = prepared->budgetOr(job.budget);
+    result.params = prepared->hasParams() ? prepared->params() : job.params;
 
     if (m_store && job.logToStore) {
         RunRecord rec = record(job);
@@ -484,7 +440,7 @@ RunResult Runner::execute(const RunJob& job, const StopSource& stop, RunObserver
     }
     if (const QString renamed = m_registry.renamedNote(job.algorithmId); !renamed.isEmpty())
         ctx.log(renamed);
-    for (const QString& note : std::as_const(deprecations))
+    for (const QString& note : prepared->notes()) // former spellings, upgraded
         ctx.log(note);
     auto finish = [&](RunStatus status, const QString& error) -> RunResult {
         result.status = status;
@@ -523,25 +479,21 @@ RunResult Runner::execute(const RunJob& job, const StopSource& stop, RunObserver
 
     if (!entry)
         return finish(RunStatus::Failed, QStringLiteral("unknown algorithm \"%1\"").arg(job.algorithmId));
-    if (!params)
-        return finish(RunStatus::Failed, QStringLiteral("%1: %2").arg(job.algorithmId, paramError));
+    if (!prepared->hasParams())
+        return finish(RunStatus::Failed, QStringLiteral("%1: %2").arg(job.algorithmId, prepared->error()));
     if (!job.data)
         return finish(RunStatus::Failed, QStringLiteral("no data"));
 
-    // A combination the schema cannot express fails in create(): when the file used former
+    // A combination the schema cannot express failed in create(): when the file used former
     // spellings, the message also says what they are now called.
     std::unique_ptr<Trainer> trainer = std::move(given);
-    try {
+    if (!trainer) {
+        QString error;
+        trainer = prepared->newTrainer(&error);
         if (!trainer)
-            trainer = entry->plugin->factory->create(entry->info.id, *params);
-    } catch (const std::exception& e) {
-        const QString what = QString::fromUtf8(e.what());
-        return finish(RunStatus::Failed, deprecations.isEmpty() ? what
-                                                                : QStringLiteral("%1 (%2)").arg(what, deprecations.join("; ")));
+            return finish(RunStatus::Failed, error);
     }
     try {
-        if (!trainer)
-            return finish(RunStatus::Failed, QStringLiteral("plugin returned no trainer"));
         // Sparse inputs go as they are to a trainer that takes them, and as a dense copy to any
         // other — made only once the run is known to fit, the copy included.
         const data::DatasetPair* sets = job.data.get();
@@ -564,7 +516,7 @@ RunResult Runner::execute(const RunJob& job, const StopSource& stop, RunObserver
         // What cannot fit is refused before fit() allocates it (the experiment checked before its
         // first run; memory may have gone since, or the run is not part of one).
         if (const QString refusal = MemoryCheck::refusal(
-                m_registry, MemoryCheck::Demand{job.label, job.algorithmId, *params, shape, 1}, CostPrediction(cost));
+                m_registry, MemoryCheck::Demand{job.label, job.algorithmId, result.params, shape, 1}, CostPrediction(cost));
             !refusal.isEmpty())
             return finish(RunStatus::Failed, refusal);
         std::optional<data::DatasetPair> dense;
@@ -649,7 +601,7 @@ RunResult Runner::execute(const RunJob& job, const StopSource& stop, RunObserver
             return finish(RunStatus::Diverged, ctx.divergence());
         // Stop that came after the trainer's last planned checkpoint (e.g. during a one-solve
         // trainer's only checkpoint) leaves a complete model: that run finished.
-        const double planned = entry->info.progress.plannedEpochs(*params);
+        const double planned = entry->info.progress.plannedEpochs(result.params);
         const bool complete = planned > 0 && ctx.checkpoints() > 0 && ctx.lastEpoch() >= planned;
         if (stop.stopRequested() && !complete)
             return finish(RunStatus::Cancelled, QString());

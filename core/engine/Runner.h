@@ -18,6 +18,7 @@ namespace tb {
 class PluginRegistry;
 class RunLog;
 class Trainer;
+class PreparedConfiguration;
 struct AlgorithmEntry;
 
 /// One run to do.
@@ -34,6 +35,9 @@ struct RunJob {
     /// budget among params ("time_budget_s", "time_budget_clock": a plugin's former own time
     /// limit, upgraded) replaces it.
     RunBudget budget;
+    /// The configuration (algorithmId, params) prepared once for all its runs by the kind
+    /// (PluginRegistry::prepared()); null: the runner asks the registry, which keeps it.
+    std::shared_ptr<const PreparedConfiguration> prepared;
     qint64 experimentId = -1;
     /// false: checkpoints only poll Stop and the host evaluates once after fit() — used by
     /// noise sweeps, which need final metrics only. Without an observer, a budget or a clock
@@ -133,15 +137,9 @@ public:
     /// The run row @p job would get (status running, started now, parameters normalised by the
     /// schema when they are valid).
     RunRecord record(const RunJob& job) const;
-    /// The run's parameters and budget as execute() takes them: former spellings upgraded (one
-    /// note each in @p notes), a budget among the parameters taken out (it replaces
-    /// job.budget), the rest normalised by the schema. nullopt with @p error for an unknown
-    /// algorithm or invalid parameters.
-    struct Prepared {
-        QVariantMap params;
-        RunBudget budget;
-    };
-    std::optional<Prepared> prepare(const RunJob& job, QString* error, QStringList* notes = nullptr) const;
+    /// @p job's configuration as execute() takes it (PreparedConfiguration): job.prepared, else the
+    /// registry's (PluginRegistry::prepared()).
+    std::shared_ptr<const PreparedConfiguration> preparedOf(const RunJob& job) const;
 
     /// Stores @p job as a run that never started because the experiment was stopped first:
     /// status cancelled, its seed, repeat and parameters kept (so it can be re-run), started =

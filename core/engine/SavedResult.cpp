@@ -47,9 +47,9 @@ qint64 saveResult(RunStore& store, const ExperimentSpec& spec, const ExperimentR
         r.threads = spec.effectiveThreads();
         return r;
     };
-    if (!result.sweep.isEmpty()) { // aggregated cells (a noise sweep): one run per algorithm, its points
+    if (!result.summary.isEmpty()) { // aggregated cells (a noise sweep): one run per algorithm, its points
         QStringList ids; // one run per algorithm, in the order of the sweep points
-        for (const SweepPoint& p : result.sweep)
+        for (const SummaryPoint& p : result.summary)
             if (!ids.contains(p.algorithmId + QLatin1Char('\n') + p.algorithmName))
                 ids << p.algorithmId + QLatin1Char('\n') + p.algorithmName;
         for (int a = 0; a < ids.size(); ++a) {
@@ -60,17 +60,17 @@ qint64 saveResult(RunStore& store, const ExperimentSpec& spec, const ExperimentR
             if (runId < 0)
                 return fail(QStringLiteral("cannot create the run of %1").arg(id));
             int finishedCells = 0;
-            for (const SweepPoint& p : result.sweep)
+            for (const SummaryPoint& p : result.summary)
                 if (p.algorithmId == id && p.algorithmName == r.algorithmName)
-                    finishedCells += p.monteCarlo;
+                    finishedCells += p.count;
             const RunStatus status = result.cancelled ? RunStatus::Cancelled
                                      : finishedCells > 0 ? RunStatus::Finished
                                                          : RunStatus::Failed;
             store.finishRun(runId, status, status == RunStatus::Failed ? result.storeError : QString(),
                             {{"cells_finished", finishedCells}});
         }
-        for (const SweepPoint& p : result.sweep)
-            store.addSweepPoint(experimentId, p);
+        for (const SummaryPoint& p : result.summary)
+            store.addSummaryPoint(experimentId, p);
     } else {
         for (int a = 0; a < result.curves.size(); ++a) {
             const AlgorithmCurves& c = result.curves[a];

@@ -2,7 +2,6 @@
 
 #include "ExperimentKind.h"
 #include "HostBudget.h"
-#include "ParamSweep.h"
 #include "PluginRegistry.h"
 #include "RunStore.h"
 
@@ -194,25 +193,29 @@ StoredRuns::Selection StoredRuns::group(const RunStore& store, const QList<qint6
             }
         }
     }
-    // A param sweep's configurations in the runner's order (data-set option, algorithm, point),
-    // whatever order its cells ended in; other runs keep the order given.
-    auto cellKey = [](const RunRecord& run) {
-        const QJsonObject cell = run.info.value(QStringLiteral("sweep_cell")).toObject();
-        return std::make_tuple(run.experimentId, cell.value("dataset").toInt(), cell.value("algorithm").toInt(),
-                               cell.value("point").toInt(), cell.value("index").toInt());
+    // Each run's place among its experiment's configurations, as its kind reads it from the run's
+    // facts; when every run has one (a param sweep's cells), the configurations keep the runner's
+    // order whatever order the cells ended in; other runs keep the order given.
+    auto kindOf = [&](const RunRecord& run) -> const ExperimentKind* {
+        const std::optional<ExperimentRecord>& exp = experiments[run.experimentId];
+        return exp ? ExperimentKinds::find(exp->kind) : nullptr;
     };
-    auto isSweepCell = [](const RunRecord& run) { return run.info.contains(QStringLiteral("sweep_cell")); };
-    if (std::all_of(runs.begin(), runs.end(), isSweepCell))
-        std::stable_sort(runs.begin(), runs.end(),
-                         [&](const RunRecord& a, const RunRecord& b) { return cellKey(a) < cellKey(b); });
+    QHash<qint64, StoredPlace> places;
+    for (const RunRecord& r : std::as_const(runs))
+        if (const ExperimentKind* k = kindOf(r))
+            places.insert(r.id, k->placeOf(r));
+    if (std::all_of(runs.begin(), runs.end(), [&](const RunRecord& r) { return places.value(r.id).placed; }))
+        std::stable_sort(runs.begin(), runs.end(), [&](const RunRecord& a, const RunRecord& b) {
+            return std::make_pair(a.experimentId, places.value(a.id).order) <
+                   std::make_pair(b.experimentId, places.value(b.id).order);
+        });
     QSet<QString> swept;
     sel.experimentIds = experiments.keys();
     std::sort(sel.experimentIds.begin(), sel.experimentIds.end());
     ExperimentResult& res = sel.result;
     res.experimentId = sel.experimentIds.size() == 1 ? sel.experimentIds.first() : -1;
     const bool manyExperiments = experiments.size() > 1;
-    QHash<qint64, QList<SweepPoint>> sweepOf; // experiment → its points, read once
-    bool anyCurve = false;
+    QHash<qint64, QList<SummaryPoint>> summaryOf; // experiment → its points, read once
     for (const RunRecord& r : runs) {
         const std::optional<ExperimentRecord>& exp = experiments[r.experimentId];
         const QString name = r.algorithmName.isEmpty() ? r.algorithmId : r.algorithmName;
@@ -223,23 +226,23 @@ StoredRuns::Selection StoredRuns::group(const RunStore& store, const QList<qint6
             res.runsFailed++;
         else if (r.status == RunStatus::Cancelled)
             res.runsCancelled++;
-        if (exp && exp->kind == QLatin1String("noise-sweep")) {
-            if (!sweepOf.contains(r.experimentId))
-            {
-                sweepOf.insert(r.experimentId, store.sweepPoints(r.experimentId, &err));
+        // A kind that keeps summary points (a noise sweep) stores one run that stands for them.
+        const ExperimentKind* kind = kindOf(r);
+        if (kind && !kind->summaryAxis().isEmpty()) {
+            if (!summaryOf.contains(r.experimentId)) {
+                summaryOf.insert(r.experimentId, store.summaryPoints(r.experimentId, &err));
                 noteError();
             }
-            for (SweepPoint p : sweepOf.value(r.experimentId))
+            for (SummaryPoint p : summaryOf.value(r.experimentId))
                 if (p.algorithmId == r.algorithmId && p.algorithmName == r.algorithmName) {
                     p.algorithmName = label;
                     if (manyExperiments)
                         p.algorithmId = label; // the chart groups by id: keep two experiments apart
-                    res.sweep << p;
+                    res.summary << p;
                 }
-            res.sweepRuns << SweepRun{r.algorithmId, label, r.id, r.seed, r.status};
+            res.summaryRuns << SummaryRun{r.algorithmId, label, r.id, r.seed, r.status};
             continue;
         }
-        anyCurve = true;
         if (exp)
             if (const auto t = data::DataSource::task(exp->spec.value(QStringLiteral("dataset")).toObject()))
                 sel.classification = sel.classification || *t == Task::Classification;
@@ -254,11 +257,10 @@ StoredRuns::Selection StoredRuns::group(const RunStore& store, const QList<qint6
             c->label = label;
             c->configuration = label;
             c->dataset = r.dataset;
-            const QJsonObject cell = r.info.value(QStringLiteral("sweep_cell")).toObject();
-            if (!cell.isEmpty()) {
-                c->setting = cell.value("setting").toObject().toVariantMap();
-                c->configuration = cell.value("configuration").toString(label);
-                c->datasetIndex = cell.value("dataset").toInt();
+            if (const StoredPlace place = places.value(r.id); place.placed) {
+                c->setting = place.setting;
+                c->configuration = place.configuration.isEmpty() ? label : place.configuration;
+                c->datasetIndex = place.datasetIndex;
                 for (auto it = c->setting.begin(); it != c->setting.end(); ++it)
                     swept.insert(it.key());
             }
@@ -274,12 +276,15 @@ StoredRuns::Selection StoredRuns::group(const RunStore& store, const QList<qint6
         c->seeds << r.seed;
         c->runIds << r.id;
     }
-    res.sweptKeys = QStringList(swept.values());
-    res.sweptKeys.sort();
-    res.kind = !anyCurve && !res.sweepRuns.isEmpty() ? kinds::NoiseSweep
-               : !swept.isEmpty() && std::all_of(runs.begin(), runs.end(), isSweepCell)
-                   ? kinds::ParamSweep
-                   : kinds::LearningCurve;
+    res.variedKeys = QStringList(swept.values());
+    res.variedKeys.sort();
+    // The kind of the experiments the runs come from, when they share one (empty otherwise: the
+    // charts choose by what the result holds).
+    QSet<QString> kinds;
+    for (const auto& exp : std::as_const(experiments))
+        if (exp)
+            kinds.insert(exp->kind);
+    res.kind = kinds.size() == 1 ? *kinds.begin() : QString();
     res.runsPlanned = int(runs.size());
     return sel;
 }

@@ -317,24 +317,24 @@ ClaimOutcome ClaimEvaluator::evaluate(const Claim& claim, const ExperimentResult
 
     if (s.kind == QLatin1String("sweep")) {
         QStringList seen;
-        for (const SweepPoint& p : result.sweep) {
-            seen << QStringLiteral("%1 at σ %2").arg(p.algorithmName).arg(p.sigma);
-            if (p.algorithmName != s.algorithm || std::abs(p.sigma - s.sigma) > 1e-9)
+        for (const SummaryPoint& p : result.summary) {
+            seen << QStringLiteral("%1 at σ %2").arg(p.algorithmName).arg(p.x);
+            if (p.algorithmName != s.algorithm || std::abs(p.x - s.sigma) > 1e-9)
                 continue;
             const bool train = s.metric == QLatin1String("train_rmse");
             const double mean = train ? p.trainRmseMean : p.testRmseMean;
             const double sd = train ? p.trainRmseStd : p.testRmseStd;
-            o.n = p.monteCarlo;
-            o.failedRuns = std::max(0, planned - p.monteCarlo);
+            o.n = p.count;
+            o.failedRuns = std::max(0, planned - p.count);
             Interval iv{mean, NaN, NaN};
-            if (p.monteCarlo >= 2 && std::isfinite(sd)) {
+            if (p.count >= 2 && std::isfinite(sd)) {
                 const double t =
-                    stats::Distributions::studentTQuantile(0.5 + kConfidence / 2, p.monteCarlo - 1);
-                const double half = t * sd / std::sqrt(double(p.monteCarlo));
+                    stats::Distributions::studentTQuantile(0.5 + kConfidence / 2, p.count - 1);
+                const double half = t * sd / std::sqrt(double(p.count));
                 iv = {mean, mean - half, mean + half, sd == 0};
             }
             o.detail = QStringLiteral("%1 Monte-Carlo cells, standard deviation %2")
-                           .arg(p.monteCarlo)
+                           .arg(p.count)
                            .arg(sd, 0, 'g', 4);
             decideInterval(iv);
             return o;

@@ -152,13 +152,11 @@ std::optional<QJsonObject> ClaimExperiment::json(const ClaimsFile& file, const C
     if (quick && !apply(e, claim.quick.overrides, where + QStringLiteral(".quick.overrides"), error))
         return std::nullopt;
     const int n = seeds(claim, quick);
-    if (e.value("kind").toString() == kinds::NoiseSweep) {
-        QJsonObject sweep = e.value("sweep").toObject();
-        sweep.insert("monte_carlo", n);
-        e.insert("sweep", sweep);
-    } else {
-        e.insert("repeats", n);
-    }
+    // The claim's n is the experiment's repetitions, in its kind's terms (repeats, Monte-Carlo cells …).
+    if (const ExperimentKind* kind = ExperimentKinds::find(e.value("kind").toString()))
+        kind->setRepetitions(e, n);
+    else
+        e.insert("repeats", n);  // an unknown kind is named when the spec is parsed
     if (quick && !claim.quick.overrides.contains("name"))
         e.insert("name", e.value("name").toString() + QStringLiteral(" (quick)"));
     return e;

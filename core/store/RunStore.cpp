@@ -610,7 +610,7 @@ void RunStore::setRunInfo(qint64 runId, const QJsonObject& info)
     });
 }
 
-void RunStore::addSweepPoint(qint64 experimentId, const SweepPoint& p)
+void RunStore::addSummaryPoint(qint64 experimentId, const SummaryPoint& p)
 {
     if (!m_writer) {
         refuseWrite(QStringLiteral("cannot add a sweep point to experiment %1").arg(experimentId));
@@ -626,14 +626,14 @@ void RunStore::addSweepPoint(qint64 experimentId, const SweepPoint& p)
         q->bindValue(0, experimentId);
         q->bindValue(1, text(p.algorithmId));
         q->bindValue(2, text(p.algorithmName));
-        q->bindValue(3, real(p.sigma));
-        q->bindValue(4, p.monteCarlo);
+        q->bindValue(3, real(p.x));
+        q->bindValue(4, p.count);
         q->bindValue(5, real(p.trainRmseMean));
         q->bindValue(6, real(p.trainRmseStd));
         q->bindValue(7, real(p.testRmseMean));
         q->bindValue(8, real(p.testRmseStd));
         return ctx.exec(*q, QStringLiteral("cannot add the sweep point σ=%1 of %2 to experiment %3")
-                                .arg(p.sigma)
+                                .arg(p.x)
                                 .arg(p.algorithmId)
                                 .arg(experimentId))
                    ? 0
@@ -673,7 +673,7 @@ bool RunStore::deleteRun(qint64 id)
     }) > 0;
 }
 
-bool RunStore::deleteSweepPoints(qint64 experimentId)
+bool RunStore::deleteSummaryPoints(qint64 experimentId)
 {
     if (!m_writer)
         return refuseWrite(QStringLiteral("cannot delete the sweep points of experiment %1").arg(experimentId)) >= 0;
@@ -1060,17 +1060,17 @@ QVector<MetricPoint> RunStore::metrics(qint64 runId, QString* error) const
     return out;
 }
 
-QList<SweepPoint> RunStore::sweepPoints(qint64 experimentId, QString* error) const
+QList<SummaryPoint> RunStore::summaryPoints(qint64 experimentId, QString* error) const
 {
-    QList<SweepPoint> out;
+    QList<SummaryPoint> out;
     read(QStringLiteral("SELECT %1 FROM sweep_points WHERE experiment_id = ? ORDER BY id").arg(kSweepColumns),
          {experimentId}, QStringLiteral("cannot read the sweep points of experiment %1").arg(experimentId),
          [&](const QSqlQuery& q) {
-             SweepPoint p;
+             SummaryPoint p;
              p.algorithmId = q.value(0).toString();
              p.algorithmName = q.value(1).toString();
-             p.sigma = realOrNaN(q.value(2));
-             p.monteCarlo = q.value(3).toInt();
+             p.x = realOrNaN(q.value(2));
+             p.count = q.value(3).toInt();
              p.trainRmseMean = realOrNaN(q.value(4));
              p.trainRmseStd = realOrNaN(q.value(5));
              p.testRmseMean = realOrNaN(q.value(6));

@@ -29,7 +29,7 @@ struct RunStoreReaders;
 /// The run store: experiments, runs, metrics and noise-sweep points in one SQLite file.
 ///
 /// Writes go through one writer connection on a private thread fed by a queue, in batched
-/// transactions (see StoreWriter): appendMetric(), finishRun(), setRunInfo() and addSweepPoint()
+/// transactions (see StoreWriter): appendMetric(), finishRun(), setRunInfo() and addSummaryPoint()
 /// only enqueue and return at once; createExperiment(), createRun() and the deletes wait for their
 /// commit because they return a result. Operations are applied in the order they were called, so a
 /// run's finishRun() lands after the metrics appended before it — except that createExperiment()
@@ -115,7 +115,7 @@ public:
     /// Queues a merge of @p info into the run's info (keys of @p info replace existing ones).
     void setRunInfo(qint64 runId, const QJsonObject& info);
     /// Queues one point of a noise sweep.
-    void addSweepPoint(qint64 experimentId, const SweepPoint& p);
+    void addSummaryPoint(qint64 experimentId, const SummaryPoint& p);
     /// Deletes an experiment with its runs, metrics and sweep points; waits. False if there was no
     /// such experiment or the delete failed.
     bool deleteExperiment(qint64 id);
@@ -123,7 +123,7 @@ public:
     bool deleteRun(qint64 id);
     /// Deletes the noise-sweep points of experiment @p id (a resumed sweep writes them again);
     /// waits. False if the delete failed (lastError()); true also when there were none.
-    bool deleteSweepPoints(qint64 experimentId);
+    bool deleteSummaryPoints(qint64 experimentId);
     /// Replaces the tags (trimmed, empty ones dropped, duplicates once) and the note of run @p id;
     /// waits for the commit. False if there is no such run or the write failed (lastError()).
     bool setRunNotes(qint64 id, const QStringList& tags, const QString& note);
@@ -145,7 +145,7 @@ public:
     /// Checkpoints of one run in seq order.
     QVector<MetricPoint> metrics(qint64 runId, QString* error = nullptr) const;
     /// Sweep points of one experiment in insertion order.
-    QList<SweepPoint> sweepPoints(qint64 experimentId, QString* error = nullptr) const;
+    QList<SummaryPoint> summaryPoints(qint64 experimentId, QString* error = nullptr) const;
 
     /// `PRAGMA quick_check` of the file: empty when it is sound, else SQLite's first problems
     /// (at most @p maxProblems) and a hint on recovering the rest. Reads the whole file.

@@ -82,12 +82,16 @@ struct RunRecord {
     static QStringList splitTags(const QString& text);
 };
 
-/// Mean ± std of train and test RMSE of one algorithm at one σ of a noise sweep.
-struct SweepPoint {
+/// Mean ± std of train and test RMSE of one algorithm's runs at one value x of the axis its
+/// experiment's kind sweeps (ExperimentKind::summaryAxis(): a noise sweep's σ), over the `count`
+/// runs there that finished — what a kind reports when it keeps statistics instead of each run's
+/// curve. Stored in the store's summary table (sweep_points: x in its column "sigma", the count
+/// in "mc") and written as the CSV's summary rows (columns sigma and monte_carlo).
+struct SummaryPoint {
     QString algorithmId;
     QString algorithmName;
-    double sigma = 0;
-    int monteCarlo = 0;       ///< runs that finished and went into the statistics
+    double x = 0;             ///< the axis value (a noise sweep's σ)
+    int count = 0;            ///< runs that finished and went into the statistics
     double trainRmseMean = NaN, trainRmseStd = NaN;
     double testRmseMean = NaN, testRmseStd = NaN;
 };

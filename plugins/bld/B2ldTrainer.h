@@ -51,6 +51,8 @@ class B2ldTrainer final : public NetworkTrainer {
 public:
     /// Throws std::invalid_argument unless @p config is for Algorithm::B2ld.
     explicit B2ldTrainer(BldConfig config);
+    /// A new trainer of this configuration (read and checked once, by the plugin's create()).
+    std::unique_ptr<Trainer> fresh() const override { return std::make_unique<B2ldTrainer>(m_config); }
     ~B2ldTrainer() override;
 
     void fit(const DatasetView& data, RunContext& ctx) override;

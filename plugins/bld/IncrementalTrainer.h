@@ -37,6 +37,8 @@ class IncrementalTrainer final : public NetworkTrainer {
 public:
     /// Throws std::invalid_argument unless @p config is for Algorithm::Bling or Algorithm::Ig.
     explicit IncrementalTrainer(BldConfig config);
+    /// A new trainer of this configuration (read and checked once, by the plugin's create()).
+    std::unique_ptr<Trainer> fresh() const override { return std::make_unique<IncrementalTrainer>(m_config); }
 
     void fit(const DatasetView& data, RunContext& ctx) override;
     /// The first epoch: "flops" (scope "first epoch", measured as "first_epoch_seconds"),

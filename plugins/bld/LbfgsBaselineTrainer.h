@@ -27,6 +27,8 @@ class LbfgsBaselineTrainer final : public NetworkTrainer {
 public:
     /// Throws std::invalid_argument unless @p config is for Algorithm::Lbfgs.
     explicit LbfgsBaselineTrainer(BldConfig config);
+    /// A new trainer of this configuration (read and checked once, by the plugin's create()).
+    std::unique_ptr<Trainer> fresh() const override { return std::make_unique<LbfgsBaselineTrainer>(m_config); }
 
     void fit(const DatasetView& data, RunContext& ctx) override;
     /// The first decrease window: "flops" (scope "first window", measured as

@@ -29,6 +29,8 @@ namespace tb::bpls {
 class BplsTrainer final : public NetworkTrainer {
 public:
     explicit BplsTrainer(BplsConfig config);
+    /// A new trainer of this configuration (read and checked once, by the plugin's create()).
+    std::unique_ptr<Trainer> fresh() const override { return std::make_unique<BplsTrainer>(config()); }
 
     /// Throws std::invalid_argument for non-finite data (naming row and column), an empty
     /// set, or classification data with fewer than 2 classes for bpls.classify.

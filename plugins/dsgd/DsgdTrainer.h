@@ -63,6 +63,8 @@ namespace tb::dsgd {
 class DsgdTrainer final : public SparseTrainer {
 public:
     explicit DsgdTrainer(DsgdConfig config);
+    /// A new trainer of this configuration (read and checked once, by the plugin's create()).
+    std::unique_ptr<Trainer> fresh() const override { return std::make_unique<DsgdTrainer>(config()); }
 
     /// Throws std::invalid_argument for bad data (KernelSetup::checkData), a loss that does
     /// not fit the task (naming "loss"), a failed median trick, or a run whose planned memory

@@ -29,6 +29,8 @@ namespace tb::dsgd {
 class KernelRidgeTrainer final : public Trainer {
 public:
     explicit KernelRidgeTrainer(DsgdConfig config);
+    /// A new trainer of this configuration (read and checked once, by the plugin's create()).
+    std::unique_ptr<Trainer> fresh() const override { return std::make_unique<KernelRidgeTrainer>(config()); }
 
     void fit(const DatasetView& data, RunContext& ctx) override;
     /// f(x) (rows × k); an empty matrix if the run's stop token fired while fit() runs.

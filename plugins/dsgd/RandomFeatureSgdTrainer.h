@@ -31,6 +31,8 @@ namespace tb::dsgd {
 class RandomFeatureSgdTrainer final : public SparseTrainer {
 public:
     explicit RandomFeatureSgdTrainer(DsgdConfig config);
+    /// A new trainer of this configuration (read and checked once, by the plugin's create()).
+    std::unique_ptr<Trainer> fresh() const override { return std::make_unique<RandomFeatureSgdTrainer>(config()); }
 
     void fit(const DatasetView& data, RunContext& ctx) override;
     /// As DsgdTrainer::predict().

@@ -41,6 +41,8 @@ namespace tb::gradient {
 class GradientTrainer final : public NetworkTrainer, public LockstepTrainer {
 public:
     explicit GradientTrainer(GradientConfig config);
+    /// A new trainer of this configuration (read and checked once, by the plugin's create()).
+    std::unique_ptr<Trainer> fresh() const override { return std::make_unique<GradientTrainer>(config()); }
 
     /// num::kLanes for the cases above, else 0.
     int lockstepWidth(const ProblemShape& shape) const override;

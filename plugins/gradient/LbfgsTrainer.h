@@ -25,6 +25,8 @@ namespace tb::gradient {
 class LbfgsTrainer final : public NetworkTrainer {
 public:
     explicit LbfgsTrainer(GradientConfig config);
+    /// A new trainer of this configuration (read and checked once, by the plugin's create()).
+    std::unique_ptr<Trainer> fresh() const override { return std::make_unique<LbfgsTrainer>(m_config); }
 
     void fit(const DatasetView& data, RunContext& ctx) override;
     /// {"flops_per_evaluation": one full-batch gradient (6·P·n)}, iterations take one or more;

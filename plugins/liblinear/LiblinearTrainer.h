@@ -56,6 +56,8 @@ namespace tb::liblinear {
 class LiblinearTrainer final : public SparseTrainer {
 public:
     explicit LiblinearTrainer(LiblinearConfig config);
+    /// A new trainer of this configuration (read and checked once, by the plugin's create()).
+    std::unique_ptr<Trainer> fresh() const override { return std::make_unique<LiblinearTrainer>(config()); }
     ~LiblinearTrainer() override;
 
     /// Takes dense or sparse inputs (DatasetView::xSparse). Throws std::invalid_argument for

@@ -59,6 +59,8 @@ namespace tb::libsvm {
 class LibsvmTrainer final : public SparseTrainer {
 public:
     explicit LibsvmTrainer(LibsvmConfig config);
+    /// A new trainer of this configuration (read and checked once, by the plugin's create()).
+    std::unique_ptr<Trainer> fresh() const override { return std::make_unique<LibsvmTrainer>(config()); }
     ~LibsvmTrainer() override;
 
     /// Takes dense or sparse inputs (DatasetView::xSparse). Throws std::invalid_argument for

@@ -50,6 +50,14 @@ public:
     /// Throws std::invalid_argument naming "cg_ladder" when it is not strictly increasing or
     /// holds a count outside [1, maxCgIterations] (the schema checks the count of values).
     explicit RidgeTrainer(const QVariantMap& params);
+    /// A new trainer of this configuration: the parameters read and checked once (the
+    /// constructor), the weights not copied.
+    std::unique_ptr<Trainer> fresh() const override
+    {
+        auto t = std::make_unique<RidgeTrainer>(*this);
+        t->m_w = Eigen::MatrixXd();
+        return t;
+    }
 
     /// Most CG iterations a ladder may ask for.
     static constexpr int maxCgIterations = 1000000;

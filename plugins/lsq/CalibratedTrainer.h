@@ -19,6 +19,8 @@ namespace tb::lsq {
 class CalibratedTrainer final : public LsqTrainer {
 public:
     explicit CalibratedTrainer(LsqConfig config);
+    /// A new trainer of this configuration (read and checked once, by the plugin's create()).
+    std::unique_ptr<Trainer> fresh() const override { return std::make_unique<CalibratedTrainer>(config()); }
 
     double modelBytes() const override;
 

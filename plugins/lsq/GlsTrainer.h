@@ -16,6 +16,8 @@ namespace tb::lsq {
 class GlsTrainer final : public LsqTrainer {
 public:
     explicit GlsTrainer(LsqConfig config);
+    /// A new trainer of this configuration (read and checked once, by the plugin's create()).
+    std::unique_ptr<Trainer> fresh() const override { return std::make_unique<GlsTrainer>(config()); }
 
     double modelBytes() const override;
     /// The link of the last fit (auto resolved by the task).

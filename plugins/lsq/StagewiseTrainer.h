@@ -28,6 +28,8 @@ namespace tb::lsq {
 class StagewiseTrainer final : public LsqTrainer {
 public:
     explicit StagewiseTrainer(LsqConfig config);
+    /// A new trainer of this configuration (read and checked once, by the plugin's create()).
+    std::unique_ptr<Trainer> fresh() const override { return std::make_unique<StagewiseTrainer>(config()); }
 
     double modelBytes() const override;
 

@@ -15,4 +15,8 @@ namespace tb::testsupport {
 /// Throws std::runtime_error naming the file when it cannot be loaded or lacks the counter.
 std::function<long long()> fixtureSliceCounter(const QString& pluginDir);
 
+/// Another of the fixture plugin's counters by its exported name: "tb_test_creates" (its factory's
+/// create() calls) or "tb_test_fresh" (its trainers' fresh() copies). Throws as fixtureSliceCounter().
+std::function<long long()> fixtureCounter(const QString& pluginDir, const char* name);
+
 } // namespace tb::testsupport

@@ -127,9 +127,10 @@ void ChartTabs::setCurves(const QList<charts::CurveSeriesData>& curves)
     refreshCurrent();
 }
 
-void ChartTabs::setSweep(const QList<SweepPoint>& points)
+void ChartTabs::setSummary(const QList<SummaryPoint>& points, const QString& kind)
 {
-    m_data.sweep = points;
+    m_data.summary = points;
+    m_data.kind = kind;
     for (Tab& t : m_tabList)
         t.dirty = true;
     refreshCurrent();
@@ -160,7 +161,7 @@ void ChartTabs::applyOptions()
 void ChartTabs::clear()
 {
     setCurves({});
-    setSweep({});
+    setSummary({}, QString());
     resetZoom();
 }
 
@@ -248,9 +249,9 @@ charts::LearningCurveChart* ChartTabs::lossChart() const
     return qobject_cast<charts::LearningCurveChart*>(chart(QStringLiteral("loss-time")));
 }
 
-charts::NoiseSweepChart* ChartTabs::sweepChart() const
+charts::SummaryChart* ChartTabs::summaryChart() const
 {
-    return qobject_cast<charts::NoiseSweepChart*>(chart(QStringLiteral("noise-sweep")));
+    return qobject_cast<charts::SummaryChart*>(chart(QStringLiteral("rmse-summary")));
 }
 
 void ChartTabs::setLogY(bool on)

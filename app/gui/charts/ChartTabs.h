@@ -5,7 +5,7 @@
 
 #include <ChartOptions.h>
 #include <LearningCurveChart.h>
-#include <NoiseSweepChart.h>
+#include <SummaryChart.h>
 
 #include <QTabWidget>
 
@@ -46,8 +46,9 @@ public:
     /// Learning curves. Cheap enough for ~20 calls a second while training: only the chart in
     /// view is rebuilt at once, the others when their tab is opened (or by refreshAll()).
     void setCurves(const QList<charts::CurveSeriesData>& curves);
-    /// Noise-sweep points, rebuilt like setCurves().
-    void setSweep(const QList<SweepPoint>& points);
+    /// Summary points of an experiment of @p kind (a noise sweep's; the kind names their axis),
+    /// rebuilt like setCurves().
+    void setSummary(const QList<SummaryPoint>& points, const QString& kind);
     /// Brings every chart up to date with the data last given (e.g. before exporting all).
     void refreshAll();
     /// Empties every chart.
@@ -89,7 +90,7 @@ public:
     charts::LearningCurveChart* timeChart() const;  ///< "learning-curve-time"
     charts::LearningCurveChart* epochChart() const; ///< "learning-curve-epoch"
     charts::LearningCurveChart* lossChart() const;  ///< "loss-time"
-    charts::NoiseSweepChart* sweepChart() const;    ///< "noise-sweep"
+    charts::SummaryChart* summaryChart() const;     ///< "rmse-summary"
     QTabWidget* tabs() const { return m_tabs; }
     /// The view of the current tab (nullptr when its chart paints itself).
     charts::ChartView* currentView() const;

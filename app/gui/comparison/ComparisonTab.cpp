@@ -1,10 +1,11 @@
 #include "ComparisonTab.h"
 
+#include <ExperimentKind.h>
+
 #include "ComparisonPanel.h"
 #include "SweepResultView.h"
 
 #include <ExperimentRunner.h>
-#include <ParamSweep.h>
 #include <PluginRegistry.h>
 #include <StoredRuns.h>
 #include <RunStore.h>
@@ -56,23 +57,16 @@ void ComparisonTab::show(const QList<AlgorithmCurves>& curves)
 
 void ComparisonTab::showLive(const ExperimentSpec& spec, const QList<charts::CurveSeriesData>& curves)
 {
-    if (spec.kind == kinds::NoiseSweep) {
+    // The kind's configurations, as its runner labels them; a kind of summary points has none.
+    const ExperimentKind* kind = ExperimentKinds::find(spec.kind);
+    QList<AlgorithmCurves> shown = kind ? kind->configurations(spec, &m_registry) : QList<AlgorithmCurves>{};
+    if (shown.isEmpty()) {
         clear();
         return;
     }
-    QList<AlgorithmCurves> shown;
-    if (spec.kind == kinds::ParamSweep) {
-        shown = ParamSweep::configurations(spec, &m_registry);
-    } else {
-        for (const AlgorithmRun& a : spec.algorithms) {
-            AlgorithmCurves c;
-            const AlgorithmEntry* e = m_registry.algorithm(a.id);
-            c.algorithmId = a.id;
-            c.label = c.configuration = !a.label.isEmpty() ? a.label : (e ? e->info.name : a.id);
+    for (AlgorithmCurves& c : shown)
+        if (!kind->comparesConfigurations())
             c.dataset = QStringLiteral("data set");
-            shown << c;
-        }
-    }
     for (AlgorithmCurves& c : shown)
         for (const charts::CurveSeriesData& d : curves)
             if (d.label == c.label && d.algorithmId == c.algorithmId) {
@@ -94,7 +88,7 @@ void ComparisonTab::showLive(const ExperimentSpec& spec, const QList<charts::Cur
 
 void ComparisonTab::showResult(const ExperimentResult& result, const QString& caption)
 {
-    if (result.kind == kinds::NoiseSweep) {
+    if (result.curves.isEmpty()) {  // summary points only (a noise sweep): nothing to pair
         clear();
         return;
     }
@@ -114,7 +108,7 @@ int ComparisonTab::showRuns(RunStore& store, const QList<qint64>& runIds)
     for (qint64 e : experiments) {
         QString error;
         const auto result = StoredRuns::experiment(store, e, &error);
-        if (!result || result->kind == kinds::NoiseSweep)
+        if (!result || result->curves.isEmpty())
             continue;
         for (const AlgorithmCurves& c : result->curves) {
             AlgorithmCurves kept = c;

@@ -1,6 +1,6 @@
 #include "ExperimentController.h"
 
-#include <ParamSweep.h>
+#include <ExperimentKind.h>
 
 #include <CostPrediction.h>
 #include <ExperimentKind.h>
@@ -31,7 +31,7 @@ ClockKind timesClockOf(const RunBudget& budget, QVariantMap params)
 
 /// One thing that happened on a worker thread, waiting for the GUI thread.
 struct ExperimentController::Event {
-    enum class Type { ExperimentStarted, RunStarted, CostPredicted, Checkpoint, RunFinished, Progress, Sweep };
+    enum class Type { ExperimentStarted, RunStarted, CostPredicted, Checkpoint, RunFinished, Progress, Summary };
     Type type = Type::Progress;
     QString label;
     QString algorithmId;
@@ -42,7 +42,7 @@ struct ExperimentController::Event {
     QString error;
     int done = 0;
     int total = 0;
-    SweepPoint sweep;
+    SummaryPoint summary;
     QJsonObject info;        ///< CostPredicted: the cost; RunFinished: the run's facts
 };
 
@@ -66,11 +66,11 @@ public:
         e.total = total;
         push(std::move(e));
     }
-    void sweepPointReady(const SweepPoint& p) override
+    void summaryPointReady(const SummaryPoint& p) override
     {
         Event e;
-        e.type = Event::Type::Sweep;
-        e.sweep = p;
+        e.type = Event::Type::Summary;
+        e.summary = p;
         push(std::move(e));
     }
     void runStarted(const RunJob& job, qint64 runId) override
@@ -184,7 +184,7 @@ bool ExperimentController::start(const ExperimentSpec& spec, QString* error, qin
     m_curves.clear();
     m_repeatIndex.clear();
     m_plannedEpochs.clear();
-    m_sweep.clear();
+    m_summary.clear();
     m_result = ExperimentResult{};
     m_done = 0;
     m_runsStarted = 0;
@@ -193,39 +193,28 @@ bool ExperimentController::start(const ExperimentSpec& spec, QString* error, qin
     m_currentRepeat = 0;
     m_lastPoint = MetricPoint{};
     m_total = 0; // the runner says how many units once the data are loaded (experimentStarted)
-    // One curve per algorithm entry, in spec order, labelled as the runner labels its jobs; a
-    // param sweep has one per configuration (ParamSweep::configurations, the runner's own list).
-    if (spec.kind == kinds::ParamSweep) {
-        for (const AlgorithmCurves& c : ParamSweep::configurations(spec, &m_registry)) {
-            charts::CurveSeriesData d;
-            d.algorithmId = c.algorithmId;
-            d.label = c.label;
-            QVariantMap params;
-            RunBudget budget = spec.budget();
-            for (const AlgorithmRun& a : spec.algorithms)
-                if (a.id == c.algorithmId) {
-                    params = a.params;
-                    budget = a.budget.value_or(spec.budget());
-                }
-            for (auto it = c.setting.begin(); it != c.setting.end(); ++it)
-                params.insert(it.key(), it.value());
-            d.clock = timesClockOf(budget, params);
-            m_curves << d;
-            m_repeatIndex << QList<int>();
-            m_plannedEpochs << m_registry.plannedEpochs(c.algorithmId, params);
+    // One curve per configuration of the kind (ExperimentKind::configurations(): the runner's own
+    // list, labelled as it labels its jobs); a kind that keeps summary points has none.
+    const ExperimentKind* kind = ExperimentKinds::find(spec.kind);
+    m_keepsSummary = kind && !kind->summaryAxis().isEmpty();
+    m_routeByLabel = kind && !kind->runsOneAtATime(spec);
+    for (const AlgorithmCurves& c : kind ? kind->configurations(spec, &m_registry) : QList<AlgorithmCurves>{}) {
+        charts::CurveSeriesData d;
+        d.algorithmId = c.algorithmId;
+        d.label = c.label;
+        QVariantMap params;
+        RunBudget budget = spec.budget();
+        if (c.algorithmIndex >= 0 && c.algorithmIndex < spec.algorithms.size()) {
+            const AlgorithmRun& a = spec.algorithms[c.algorithmIndex];
+            params = a.params;
+            budget = a.budget.value_or(spec.budget());
         }
-    }
-    for (const AlgorithmRun& a : spec.algorithms) {
-        if (spec.kind == kinds::ParamSweep)
-            break;
-        const AlgorithmEntry* entry = m_registry.algorithm(a.id);
-        charts::CurveSeriesData c;
-        c.algorithmId = a.id;
-        c.label = !a.label.isEmpty() ? a.label : (entry ? entry->info.name : a.id);
-        c.clock = timesClockOf(a.budget.value_or(spec.budget()), a.params);
-        m_curves << c;
+        for (auto it = c.setting.begin(); it != c.setting.end(); ++it)
+            params.insert(it.key(), it.value());
+        d.clock = timesClockOf(budget, params);
+        m_curves << d;
         m_repeatIndex << QList<int>();
-        m_plannedEpochs << m_registry.plannedEpochs(a.id, a.params);
+        m_plannedEpochs << m_registry.plannedEpochs(c.algorithmId, params);
     }
 
     m_runner = std::make_unique<ExperimentRunner>(m_registry, m_store);
@@ -309,8 +298,8 @@ void ExperimentController::drain()
             m_total = e.total;
             progress = true;
             break;
-        case Event::Type::Sweep:
-            m_sweep << e.sweep;
+        case Event::Type::Summary:
+            m_summary << e.summary;
             dataChanged = true;
             break;
         case Event::Type::RunStarted: {
@@ -337,7 +326,7 @@ void ExperimentController::drain()
             // Parallel sweep cells interleave their checkpoints: route each by its run's label and
             // repeat; one run at a time, the current curve's last repeat is the run.
             int i = m_currentCurve, slot = -1;
-            if (m_spec.kind == kinds::ParamSweep && m_spec.paramSweep.cellsAtOnce > 1) {
+            if (m_routeByLabel) {
                 i = curveIndex(e.label, e.algorithmId);
                 if (i >= 0)
                     slot = int(m_repeatIndex[i].lastIndexOf(e.repeat));
@@ -368,7 +357,7 @@ void ExperimentController::drain()
     }
     if (dataChanged) {
         Q_EMIT updated();
-        if (m_spec.kind != kinds::NoiseSweep)
+        if (!m_keepsSummary)
             Q_EMIT runProgressChanged(runFraction());
     }
     if (progress)
@@ -404,13 +393,16 @@ double ExperimentController::runFraction() const
 QString ExperimentController::currentStatus() const
 {
     const double t = elapsedSeconds();
-    if (m_spec.kind == kinds::NoiseSweep)
-        return tr("Noise sweep: %1 of %2 runs, %3 of %4 σ values done — %5 s")
+    if (m_keepsSummary) {
+        const ExperimentKind* kind = ExperimentKinds::find(m_spec.kind);
+        return tr("%1: %2 of %3 %4 done, %5 summary points — %6 s")
+            .arg(kind ? kind->label() : m_spec.kind)
             .arg(m_done)
             .arg(m_total)
-            .arg(m_sweep.size() / std::max<qsizetype>(1, m_spec.algorithms.size()))
-            .arg(m_spec.sigmas.size())
+            .arg(kind ? kind->unit(m_total) : tr("runs"))
+            .arg(m_summary.size())
             .arg(t, 0, 'f', 1);
+    }
     if (m_runsStarted == 0)
         return tr("Loading data… %1 s").arg(t, 0, 'f', 1);
     QString s = tr("Run %1 of %2: %3, repeat %4").arg(m_runsStarted).arg(m_total).arg(m_currentRun).arg(m_currentRepeat);
@@ -434,8 +426,8 @@ void ExperimentController::workerDone()
     if (m_result.experimentId >= 0)
         m_experimentId = m_result.experimentId;
     // The result is authoritative (e.g. a noise sweep's points for σ values cut short by Stop).
-    if (m_result.kind == kinds::NoiseSweep && m_result.error.isEmpty())
-        m_sweep = m_result.sweep;
+    if (m_keepsSummary && m_result.error.isEmpty())
+        m_summary = m_result.summary;
 
     QString summary;
     if (!m_result.error.isEmpty()) {

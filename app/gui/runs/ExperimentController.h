@@ -60,8 +60,10 @@ public:
     qint64 experimentId() const { return m_experimentId; }
     /// Learning curves so far, one entry per algorithm of the spec in spec order.
     const QList<charts::CurveSeriesData>& curves() const { return m_curves; }
-    /// Noise-sweep points so far.
-    const QList<SweepPoint>& sweep() const { return m_sweep; }
+    /// Summary points so far (a kind that keeps statistics instead of curves: a noise sweep).
+    const QList<SummaryPoint>& summary() const { return m_summary; }
+    /// Whether the experiment's kind keeps summary points rather than curves.
+    bool keepsSummary() const { return m_keepsSummary; }
     /// Result of the last finished experiment.
     const ExperimentResult& result() const { return m_result; }
     /// Share of the current learning-curve run done, 0 … 1: epochs against the planned epochs
@@ -89,7 +91,7 @@ public:
 
 Q_SIGNALS:
     void started();
-    /// New checkpoints or sweep points are in curves() / sweep(). At most once per interval.
+    /// New checkpoints or summary points are in curves() / summary(). At most once per interval.
     void updated();
     void progressChanged(int done, int total);
     /// runFraction() changed (at most once per interval).
@@ -123,7 +125,9 @@ private:
     qint64 m_experimentId = -1;
     QList<charts::CurveSeriesData> m_curves;
     QList<QList<int>> m_repeatIndex; ///< per curve: repeat number of each entry of its repeats
-    QList<SweepPoint> m_sweep;
+    QList<SummaryPoint> m_summary;
+    bool m_keepsSummary = false;  ///< the kind keeps summary points (ExperimentKind::summaryAxis())
+    bool m_routeByLabel = false;  ///< runs train side by side: checkpoints are routed by label
     ExperimentResult m_result;
     int m_done = 0;
     int m_total = 0;

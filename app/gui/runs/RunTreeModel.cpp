@@ -1,5 +1,7 @@
 #include "RunTreeModel.h"
 
+#include <ExperimentKind.h>
+
 #include <CostPrediction.h>
 
 #include <RunStore.h>
@@ -138,11 +140,12 @@ bool RunTreeModel::reload(const RunStore* store, QString* error)
     const QString before = store->lastError();
     const QList<ExperimentRecord> experiments = store->experiments();
     const QList<RunRecord> runs = store->runs(-1); // every run in one query, not one per experiment
-    // Noise-sweep runs show RMSE from their experiment's sweep points (one query per such experiment).
-    QHash<qint64, QList<SweepPoint>> sweeps;
+    // The runs of a kind that keeps summary points (a noise sweep) show RMSE from their experiment's
+    // points (one query per such experiment).
+    QHash<qint64, QList<SummaryPoint>> sweeps;
     for (const ExperimentRecord& e : experiments)
-        if (e.kind == QLatin1String("noise-sweep"))
-            sweeps.insert(e.id, store->sweepPoints(e.id));
+        if (const ExperimentKind* kind = ExperimentKinds::find(e.kind); kind && !kind->summaryAxis().isEmpty())
+            sweeps.insert(e.id, store->summaryPoints(e.id));
     setRecords(experiments, runs, sweeps);
     const QString after = store->lastError();
     if (after != before && !after.isEmpty()) {
@@ -163,7 +166,7 @@ void RunTreeModel::clear()
 }
 
 void RunTreeModel::setRecords(const QList<ExperimentRecord>& experiments, const QList<RunRecord>& runs,
-                              const QHash<qint64, QList<SweepPoint>>& sweeps)
+                              const QHash<qint64, QList<SummaryPoint>>& sweeps)
 {
     beginResetModel();
     m_groups.clear();
@@ -218,7 +221,7 @@ void RunTreeModel::setRecords(const QList<ExperimentRecord>& experiments, const 
             // With its sweep points: the mean over the σ grid of the mean RMSE, like the chart's lines.
             double tr = 0, te = 0;
             int n = 0;
-            for (const SweepPoint& p : sweeps.value(r.experimentId))
+            for (const SummaryPoint& p : sweeps.value(r.experimentId))
                 if (p.algorithmId == r.algorithmId && p.algorithmName == r.algorithmName &&
                     std::isfinite(p.trainRmseMean) && std::isfinite(p.testRmseMean)) {
                     tr += p.trainRmseMean;
@@ -229,7 +232,9 @@ void RunTreeModel::setRecords(const QList<ExperimentRecord>& experiments, const 
                 row.metric = RunRow::Metric::Rmse;
                 row.train = tr / n;
                 row.test = te / n;
-                row.sigmas = n;
+                row.summaryPoints = n;
+                if (const ExperimentKind* kind = ExperimentKinds::find(m_groups[gi].record.kind))
+                    row.summaryAxis = kind->summaryAxis();
             }
         }
         if (r.started.isValid() && r.ended.isValid())
@@ -446,7 +451,7 @@ QVariant RunTreeModel::runData(const Group& g, const RunRow& r, int column, int 
         case RunRow::Metric::Accuracy: return formatAccuracy(v);
         // A noise sweep's mean over σ, the number alone: "RMSE 0.1234" was cut to "RMSE …" in
         // the narrow Train / Test columns; the tooltip names it.
-        case RunRow::Metric::Rmse: return r.sigmas > 0 ? formatRmse(v) : tr("RMSE %1").arg(formatRmse(v));
+        case RunRow::Metric::Rmse: return r.summaryPoints > 0 ? formatRmse(v) : tr("RMSE %1").arg(formatRmse(v));
         case RunRow::Metric::Cells: return {};
         case RunRow::Metric::None: break;
         }
@@ -495,8 +500,10 @@ QVariant RunTreeModel::runData(const Group& g, const RunRow& r, int column, int 
         if (const QString replaced = replacementOf(rec); !replaced.isEmpty())
             tip += QStringLiteral("<br><span style='color:%1'>%2</span>")
                        .arg(statusColor(RunStatus::Failed).name(), esc(tr("Trained by plugin %1").arg(replaced)));
-        if (r.sigmas > 0)
-            tip += tr("<br>Train / Test: RMSE averaged over the %1 σ values of the sweep").arg(r.sigmas);
+        if (r.summaryPoints > 0)
+            tip += tr("<br>Train / Test: RMSE averaged over the experiment's %1 summary points (%2)")
+                       .arg(r.summaryPoints)
+                       .arg(r.summaryAxis.isEmpty() ? tr("x") : r.summaryAxis);
         if (!rec.note.isEmpty())
             tip += QStringLiteral("<br><i>%1</i>").arg(esc(rec.note));
         if (!rec.params.isEmpty()) {

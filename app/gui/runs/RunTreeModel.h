@@ -64,7 +64,7 @@ public:
     /// @p sweeps (by experiment id) give noise-sweep runs their RMSE: the mean over the σ grid of
     /// the train and test RMSE means (without them such a run shows its finished cells).
     void setRecords(const QList<ExperimentRecord>& experiments, const QList<RunRecord>& runs,
-                    const QHash<qint64, QList<SweepPoint>>& sweeps = {});
+                    const QHash<qint64, QList<SummaryPoint>>& sweeps = {});
     /// Removes every row.
     void clear();
 
@@ -113,7 +113,8 @@ private:
         double test = NaN;
         double duration = NaN; ///< seconds, NaN while running
         QString name;          ///< label, with the repeat when the experiment has several
-        int sigmas = 0;        ///< noise sweep: σ values averaged into train / test
+        int summaryPoints = 0; ///< a kind of summary points (a noise sweep): the points averaged into train / test
+        QString summaryAxis;   ///< their axis (ExperimentKind::summaryAxis(): "noise σ")
         double cellsDone = NaN;    ///< noise sweep: cells finished of …
         double cellsPlanned = NaN; ///< … the cells planned (its run row stands for them all)
     };

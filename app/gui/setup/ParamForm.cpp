@@ -9,6 +9,7 @@
 #include <QDoubleSpinBox>
 #include <QFormLayout>
 #include <QMenu>
+#include <QMetaMethod>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QLineEdit>
@@ -195,6 +196,9 @@ ParamForm::ParamForm(const ParamSchema& schema, QWidget* parent) : QWidget(paren
         label->setContextMenuPolicy(Qt::CustomContextMenu);
         const QString key = row.spec.key;
         connect(label, &QLabel::customContextMenuRequested, this, [this, label, key](const QPoint& at) {
+            // Only where someone can sweep it (an algorithm's form; not an experiment kind's fields).
+            if (!isSignalConnected(QMetaMethod::fromSignal(&ParamForm::sweepRequested)))
+                return;
             QMenu menu;
             menu.addAction(tr("Sweep this parameter…"), this, [this, key] { Q_EMIT sweepRequested(key); });
             menu.exec(label->mapToGlobal(at));

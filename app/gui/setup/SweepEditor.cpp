@@ -16,7 +16,7 @@
 
 namespace tb::gui {
 
-SweepEditor::SweepEditor(QWidget* parent) : QWidget(parent)
+SweepEditor::SweepEditor(QWidget* parent) : SectionEditor(parent)
 {
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);

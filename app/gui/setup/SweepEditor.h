@@ -1,6 +1,9 @@
 #pragma once
 /// @file SweepEditor.h
-/// The grid of a param sweep as the workbench edits it: parameters and their values.
+/// The grid of a param sweep as the workbench edits it: parameters and their values. The param
+/// sweep kind's section editor ("parameter-grid", SectionEditor).
+
+#include "SectionEditor.h"
 
 #include <trainbench/ParamSpec.h>
 
@@ -23,14 +26,26 @@ namespace tb::gui {
 /// rows), and a remove button. "Add parameter" adds a row. sweepJson() is the experiment file's
 /// "sweep" object ({"grid": {…}}); keys of an opened file this editor does not edit ("list",
 /// "datasets", "cells_at_once") are kept and written back. GUI thread only.
-class SweepEditor : public QWidget {
+class SweepEditor : public SectionEditor {
     Q_OBJECT
 public:
     explicit SweepEditor(QWidget* parent = nullptr);
 
+    /// The id the param sweep kind names for its section (ExperimentKind::sectionEditor()).
+    static QString editorId() { return QStringLiteral("parameter-grid"); }
+
+    // SectionEditor: the file's "sweep" object.
+    void setFile(const QJsonObject& file) override { setSweepJson(file.value(QStringLiteral("sweep")).toObject()); }
+    void writeTo(QJsonObject& file) const override { file.insert(QStringLiteral("sweep"), sweepJson()); }
+    bool addParameter(const QString& key) override
+    {
+        addAxis(key);
+        return true;
+    }
+
     /// The parameters that may be swept (those of every selected algorithm), in form order.
     /// Rows whose parameter is no longer offered keep it and report it in problems().
-    void setParameters(const QList<ParamSpec>& specs);
+    void setParameters(const QList<ParamSpec>& specs) override;
     QStringList parameterKeys() const;
 
     /// Adds a row for @p key with @p values, or with suggestedValues() when empty; if the key
@@ -48,14 +63,11 @@ public:
     /// Shows the "sweep" object of an opened file. Emits changed() once.
     void setSweepJson(const QJsonObject& sweep);
     /// Problems of the rows, each naming its key: "sweep.grid.lr: \"x\" is not a number".
-    QStringList problems() const;
+    QStringList problems() const override;
 
     /// What a new row for @p spec starts with: a log range over two decades around the default
     /// for log-scale reals, ½×, 1×, 2× the default for other numbers, every choice, both booleans.
     static QString suggestedValues(const ParamSpec& spec);
-
-Q_SIGNALS:
-    void changed();
 
 private:
     struct Row {

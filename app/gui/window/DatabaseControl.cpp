@@ -89,7 +89,7 @@ bool DatabaseControl::saveResultsTo(const QString& path, QString* error)
         return false;
     };
     const ExperimentResult& result = m_controller->result();
-    if (m_controller->isRunning() || (result.curves.isEmpty() && result.sweep.isEmpty()))
+    if (m_controller->isRunning() || (result.curves.isEmpty() && result.summary.isEmpty()))
         return fail(tr("there are no results to save"));
     if (m_store && QFileInfo(path).absoluteFilePath() == m_store->path())
         return fail(tr("%1 is the database that failed; choose another file").arg(path));
@@ -139,7 +139,7 @@ void DatabaseControl::saveResultsDialog(const QString& fallbackFolder)
 void DatabaseControl::experimentFinished(const ExperimentResult& result)
 {
     m_saveResultsAction->setEnabled(!result.storeError.isEmpty() &&
-                                    (!result.curves.isEmpty() || !result.sweep.isEmpty()));
+                                    (!result.curves.isEmpty() || !result.summary.isEmpty()));
 }
 
 void DatabaseControl::restore(const QSettings& s)

@@ -4,10 +4,10 @@
 #include "setup/AlgorithmPanel.h"
 #include "setup/DatasetPanel.h"
 #include "setup/ExperimentPanel.h"
-#include "setup/SweepEditor.h"
 #include "teaching/TeachingView.h"
 
 #include <DataSource.h>
+#include <ExperimentKind.h>
 #include <HostBudget.h>
 #include <PluginRegistry.h>
 
@@ -41,18 +41,29 @@ QStringList exampleDirs()
     return dirs;
 }
 
-/// What a new experiment starts with: the BPLS paper's linear toy problem, whose noise sweep
-/// runs in a second, so a newcomer sees a result at once.
+/// What a new experiment starts with: resources/defaults/new-experiment.json (installed beside the
+/// examples), the BPLS paper's linear toy problem, whose noise sweep runs in a second, so a
+/// newcomer sees a result at once. Without the file: an empty experiment of the first kind.
 QJsonObject defaultExperiment()
 {
-    return QJsonObject{
-        {"name", "Untitled experiment"},
-        {"kind", "noise-sweep"},
-        {"dataset", QJsonObject{{"source", "bpls-toy"}, {"function", "linear"}}},
-        {"sweep", QJsonObject{{"sigma", QJsonArray{0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0}},
-                              {"monte_carlo", 100}}},
-        {"seed", 1},
-        {"algorithms", QJsonArray{}}};
+    QStringList dirs{QDir(QCoreApplication::applicationDirPath()).filePath(QStringLiteral("../share/trainbench/defaults"))};
+#ifdef TB_SOURCE_RESOURCES
+    dirs << QStringLiteral(TB_SOURCE_RESOURCES "/defaults");
+#endif
+    for (const QString& d : dirs) {
+        QFile f(QDir(d).filePath(QStringLiteral("new-experiment.json")));
+        if (!f.open(QIODevice::ReadOnly))
+            continue;
+        const QJsonDocument doc = QJsonDocument::fromJson(f.readAll());
+        if (doc.isObject())
+            return doc.object();
+    }
+    const QList<const ExperimentKind*> kinds = ExperimentKinds::all();
+    return QJsonObject{{"name", "Untitled experiment"},
+                       {"kind", kinds.isEmpty() ? QString() : kinds.first()->id()},
+                       {"dataset", QJsonObject{{"source", "moons"}}},
+                       {"seed", 1},
+                       {"algorithms", QJsonArray{}}};
 }
 
 /// Whether @p path is one of the bundled examples (File → Open example).
@@ -430,7 +441,14 @@ void ExperimentDocument::updateTaskAndKind()
 {
     const QJsonObject ds = m_dataset->spec();
     m_algorithms->setTask(m_dataset->task());
-    m_experiment->setNoiseSweepAvailable(data::DataSource::hasNoiseLevel(ds));
+    // What the chosen kind says of the experiment as a whole (a noise sweep of a data set without a
+    // noise level …), live beside the kind's fields; the file's own syntax is the fields' business.
+    QStringList kindProblems;
+    QString parseError;
+    if (const auto spec = ExperimentSpec::fromObject(experimentJson(), QStringLiteral("experiment"), &parseError))
+        if (const ExperimentKind* kind = ExperimentKinds::find(spec->kind))
+            kindProblems = kind->validate(*spec, m_registry);
+    m_experiment->setKindProblems(kindProblems);
     // The small 2-D teaching sets suggest settings that learn on them (issue 29, item 5).
     static const QStringList small2d{QStringLiteral("moons"), QStringLiteral("circles"), QStringLiteral("spirals"),
                                      QStringLiteral("xor")};
@@ -455,7 +473,7 @@ void ExperimentDocument::updateSweepParameters()
         }
         common.removeIf([&](const ParamSpec& p) { return !e->info.schema.find(p.key); });
     }
-    m_experiment->sweepEditor()->setParameters(common);
+    m_experiment->setParameters(common);
 }
 
 } // namespace tb::gui

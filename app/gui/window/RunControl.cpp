@@ -1,5 +1,6 @@
 #include "RunControl.h"
 
+#include <ExperimentKind.h>
 #include <ExperimentRunner.h>
 
 #include "DatabaseControl.h"
@@ -25,6 +26,17 @@
 #include <algorithm>
 
 namespace tb::gui {
+
+namespace {
+
+// What kind @p kind counts, for @p n of them ("runs", "cells").
+QString kindUnit(const QString& kind, int n)
+{
+    const ExperimentKind* k = ExperimentKinds::find(kind);
+    return k ? k->unit(n) : (n == 1 ? QStringLiteral("run") : QStringLiteral("runs"));
+}
+
+} // namespace
 
 RunControl::RunControl(const PluginRegistry& registry, ExperimentController* controller,
                        ExperimentDocument* document, DatabaseControl* database, ChartTabs* charts,
@@ -248,7 +260,7 @@ int RunControl::overlayRuns(const QList<qint64>& runIds)
     m_charts->clear();
     m_charts->setTask(sel.classification || curves.isEmpty());
     m_charts->setCurves(curves);
-    m_charts->setSweep(sel.result.sweep);
+    m_charts->setSummary(sel.result.summary, sel.result.kind);
     m_charts->showKind(sel.result.kind);
     const int n = int(sel.runIds.size());
     m_charts->setCaption((n == 1 ? tr("Stored: 1 run from %1") : tr("Stored: %1 runs from %2").arg(n))
@@ -285,24 +297,12 @@ QStringList RunControl::chartSettings() const
     if (m_chartSpec) {
         const ExperimentSpec& e = *m_chartSpec;
         lines << tr("Data: %1").arg(data::DataSource::describe(e.dataset));
-        if (e.kind == kinds::NoiseSweep)
-            lines << tr("Noise sweep: σ from %1 to %2 (%3 values), %4 Monte-Carlo runs each; seed %5, %6 "
-                        "threads")
-                         .arg(e.sigmas.value(0))
-                         .arg(e.sigmas.isEmpty() ? 0.0 : e.sigmas.last())
-                         .arg(e.sigmas.size())
-                         .arg(e.monteCarlo)
-                         .arg(e.seed)
-                         .arg(e.effectiveThreads());
-        else
-            lines << tr("Learning curve: %1 repeat(s) from %2, seed %3, %4 threads%5")
-                         .arg(e.repeats)
-                         .arg(e.firstRepeat)
-                         .arg(e.seed)
-                         .arg(e.effectiveThreads())
-                         .arg(e.timeBudgetSeconds > 0
-                                  ? tr(", time budget %1 s per run").arg(e.timeBudgetSeconds)
-                                  : QString());
+        if (const ExperimentKind* kind = ExperimentKinds::find(e.kind)) {
+            QString what = kind->describe(e);
+            if (!what.isEmpty())
+                what[0] = what[0].toUpper();
+            lines << what;
+        }
         QStringList algs;
         for (const AlgorithmRun& a : e.algorithms)
             algs << (a.label.isEmpty() ? a.id : QStringLiteral("%1 (%2)").arg(a.label, a.id));
@@ -320,13 +320,16 @@ void RunControl::updateActions()
     m_runAction->setEnabled(!running);
     m_stopAction->setEnabled(running);
     m_resumeAction->setEnabled(!running && m_stoppedWithResults);
-    m_runProgress->setVisible(running && m_controller->spec().kind == kinds::LearningCurve);
+    // A run's own progress shows when runs train one at a time (each with every thread).
+    const ExperimentKind* kind = ExperimentKinds::find(m_controller->spec().kind);
+    m_runProgress->setVisible(running && kind && kind->unitsAreRuns() && kind->runsOneAtATime(m_controller->spec()));
     Q_EMIT runningChanged(running);
 }
 
 void RunControl::onStarted()
 {
-    if (m_controller->spec().kind == kinds::ParamSweep)
+    if (const ExperimentKind* kind = ExperimentKinds::find(m_controller->spec().kind);
+        kind && kind->comparesConfigurations())
         m_centre->setCurrentWidget(m_comparisonPage);
     m_comparison->clear();
     m_messages->setStatus(tr("Running…"));
@@ -338,12 +341,12 @@ void RunControl::onStarted()
 
 void RunControl::onUpdated()
 {
-    if (m_controller->spec().kind == kinds::NoiseSweep)
-        m_charts->setSweep(m_controller->sweep());
+    if (m_controller->keepsSummary())
+        m_charts->setSummary(m_controller->summary(), m_controller->spec().kind);
     else
         m_charts->setCurves(m_controller->curves());
     // The comparison is rebuilt only while in view (its tables cost more than a chart update).
-    if (m_controller->spec().kind != kinds::NoiseSweep && m_controller->isRunning()) {
+    if (!m_controller->keepsSummary() && m_controller->isRunning()) {
         if (m_centre->currentWidget() == m_comparisonPage)
             m_comparison->showLive(m_controller->spec(), m_controller->curves());
         else
@@ -383,7 +386,7 @@ void RunControl::onFinished(const QString& summary)
         const QLocale loc;
         const QString done = tr("%1 of %2 %3 done")
                                  .arg(loc.toString(result.runsFinished), loc.toString(result.runsPlanned),
-                                      result.kind == kinds::NoiseSweep ? tr("cells") : tr("runs"));
+                                      kindUnit(result.kind, result.runsPlanned));
         m_charts->setCaption(tr("Experiment %1: “%2” stopped, partial results: %3 — Run → Resume stopped experiment "
                                 "trains the rest")
                                  .arg(id)

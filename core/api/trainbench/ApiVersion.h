@@ -8,7 +8,9 @@
 
 // 3: RunContext::budgetSpent() (the host's time budget on a chosen clock); ParamSpec's layout (one
 //    schema type for algorithm, data-set and experiment keys); DataSourcePlugin.
-#define TB_API_VERSION 3
+// 4: Trainer::fresh() (a configuration's parameters read once, each run a copy of its prototype);
+//    ParamSpec::search (how a tuned comparison draws a parameter).
+#define TB_API_VERSION 4
 
 // The data-source interface's own version, since DataTable's layout changed under it while the
 // trainer interfaces did not:

@@ -388,9 +388,30 @@ public:
         case ParamType::RealList: {
             const bool integers = s.type == ParamType::IntList;
             QVariantList in;
-            if (v.typeId() == QMetaType::QString) {
+            if (v.typeId() == QMetaType::QString && !integers && v.toString().contains(QLatin1Char(':'))) {
+                // "start:step:stop" as typed in a form: inclusive, each value rounded to 12
+                // significant digits (0:0.1:0.3 ends at 0.3, not 0.30000000000000004).
+                const QStringList parts = v.toString().split(QLatin1Char(':'));
+                bool ok[3] = {false, false, false};
+                const double a = parts.value(0).trimmed().toDouble(&ok[0]), step = parts.value(1).trimmed().toDouble(&ok[1]),
+                             b = parts.value(2).trimmed().toDouble(&ok[2]);
+                if (parts.size() != 3 || !ok[0] || !ok[1] || !ok[2] || !std::isfinite(a) || !std::isfinite(step) ||
+                    !std::isfinite(b))
+                    return fail(error, name + QStringLiteral(": expected a range start:step:stop of numbers") + got);
+                if (!(step > 0) || b < a)
+                    return fail(error, name + QStringLiteral(": %1: the step must be positive and stop ≥ start").arg(describe(v)));
+                const double count = std::floor((b - a) / step + 1e-9) + 1;
+                if (count > s.maxCount)
+                    return fail(error, name + QStringLiteral(": %1 gives %2 values, expected %3 to %4")
+                                                  .arg(describe(v))
+                                                  .arg(count)
+                                                  .arg(s.minCount)
+                                                  .arg(s.maxCount));
+                for (int i = 0; i < int(count); ++i)
+                    in << QString::number(a + i * step, 'g', 12).toDouble();
+            } else if (v.typeId() == QMetaType::QString) {
                 // "50,20" or "0.1 0.01" as typed in a form.
-                const auto parts = v.toString().split(QRegularExpression("[,\\s]+"), Qt::SkipEmptyParts);
+                const auto parts = v.toString().split(QRegularExpression("[,;\\s]+"), Qt::SkipEmptyParts);
                 for (const auto& p : parts) {
                     bool ok = false;
                     const double d = p.toDouble(&ok);

@@ -28,7 +28,8 @@ enum class ParamType {
               ///< qlonglong or QVariantList of them)
     Seed,     ///< a non-negative 64-bit integer, or a string of decimal digits (for seeds ≥ 2^53);
               ///< stored as qulonglong
-    RealList  ///< list of finite numbers, e.g. noise levels; stored as QVariantList of double
+    RealList  ///< list of finite numbers, e.g. noise levels; stored as QVariantList of double; typed as
+              ///< "0, 0.1, 0.5" or as a range "start:step:stop" (inclusive)
 };
 
 /// When a key applies: the value of another key of the same object (or of the context a
@@ -51,6 +52,39 @@ struct ParamCondition {
         return QStringLiteral("%1 is %2%3")
             .arg(key, negate ? QStringLiteral("not ") : QString(),
                  q.size() == 1 ? q.first() : QStringLiteral("one of ") + q.join(QStringLiteral(", ")));
+    }
+};
+
+/// How a tuned comparison draws a parameter's values (ParamSpec::search): uniform or log-uniform
+/// in [low, high] (reals), uniform or log-uniform integers in [low, high], or one of a list of
+/// choices. A plugin declares it for the parameters worth tuning (its default search space); an
+/// experiment may replace it per algorithm ("search": {"lr": {"log_uniform": [1e-4, 0.1]}}).
+struct SearchSpace {
+    enum class Kind { None, Uniform, LogUniform, Integer, LogInteger, Choice };
+    Kind kind = Kind::None;
+    double low = 0;       ///< Uniform … LogInteger: the interval's ends (> 0 for the log kinds)
+    double high = 0;
+    QVariantList choices; ///< Choice: the values, each one the parameter can take
+
+    bool isSet() const { return kind != Kind::None; }
+    static SearchSpace uniform(double lo, double hi) { return {Kind::Uniform, lo, hi, {}}; }
+    static SearchSpace logUniform(double lo, double hi) { return {Kind::LogUniform, lo, hi, {}}; }
+    static SearchSpace integer(double lo, double hi) { return {Kind::Integer, lo, hi, {}}; }
+    static SearchSpace logInteger(double lo, double hi) { return {Kind::LogInteger, lo, hi, {}}; }
+    static SearchSpace choice(const QVariantList& values) { return {Kind::Choice, 0, 0, values}; }
+    /// The JSON key of @p k in an experiment's "search": "uniform", "log_uniform", "integer",
+    /// "log_integer", "choice"; empty for None.
+    static QString kindName(Kind k)
+    {
+        switch (k) {
+        case Kind::None: break;
+        case Kind::Uniform: return QStringLiteral("uniform");
+        case Kind::LogUniform: return QStringLiteral("log_uniform");
+        case Kind::Integer: return QStringLiteral("integer");
+        case Kind::LogInteger: return QStringLiteral("log_integer");
+        case Kind::Choice: return QStringLiteral("choice");
+        }
+        return {};
     }
 };
 
@@ -91,6 +125,16 @@ struct ParamSpec {
     /// Choice only: former spellings of choices (e.g. "per-neuron" → "per_neuron"), accepted
     /// with a deprecation note.
     QMap<QString, QString> choiceAliases;
+    /// How a tuned comparison draws it by default; unset: not tuned unless an experiment says so.
+    SearchSpace search;
+
+    /// This spec, searched by a tuned comparison as @p space (see search).
+    ParamSpec searched(const SearchSpace& space) const
+    {
+        ParamSpec p = *this;
+        p.search = space;
+        return p;
+    }
 
     /// This spec with a former key added (see aliases).
     ParamSpec withAlias(const QString& oldKey) const

@@ -7,6 +7,7 @@
 
 #include <Eigen/Core>
 #include <QJsonObject>
+#include <memory>
 
 namespace tb {
 
@@ -26,9 +27,19 @@ struct ProblemShape {
 /// A trainer instance is created per run with validated parameters, trained once with fit()
 /// on a worker thread, then queried with predict(). Not thread-safe: the host calls it from
 /// one thread at a time.
+///
+/// The host makes one trainer per configuration with TrainerFactory::create() — where the plugin
+/// reads its parameters into its typed configuration and checks them, once — and asks that
+/// prototype for each run's own trainer with fresh(). The prototype itself is never trained.
 class Trainer {
 public:
     virtual ~Trainer() = default;
+
+    /// A new, untrained trainer with this one's configuration (its parameters already read and
+    /// checked: no parsing again), for one run. Thread-safe with respect to other const calls.
+    /// Default: null, and the host calls create() with the parameters again for each run; every
+    /// plugin of this tree implements it (tst_conformance).
+    virtual std::unique_ptr<Trainer> fresh() const { return nullptr; }
 
     /// Trains on @p data. Call ctx.checkpoint() at least at every epoch end; return when it
     /// answers Stop or when ctx.stopRequested(). Throw std::exception with a clear message

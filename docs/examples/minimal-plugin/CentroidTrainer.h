@@ -10,6 +10,8 @@
 class CentroidTrainer final : public tb::Trainer {
 public:
     explicit CentroidTrainer(double shrink) : m_shrink(shrink) {}
+    /// Each run's own trainer, from this one's configuration (read once by create()).
+    std::unique_ptr<tb::Trainer> fresh() const override { return std::make_unique<CentroidTrainer>(m_shrink); }
 
     void fit(const tb::DatasetView& data, tb::RunContext& ctx) override
     {

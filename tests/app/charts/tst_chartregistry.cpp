@@ -6,7 +6,7 @@
 #include <ExperimentKind.h>
 #include <ChartRenderer.h>
 #include <LearningCurveChart.h>
-#include <NoiseSweepChart.h>
+#include <SummaryChart.h>
 
 #include <QChart>
 #include <QImage>
@@ -52,7 +52,7 @@ AlgorithmCurves configuration(const QString& label, QVariantMap setting = {}, QJ
 ExperimentResult learningCurve()
 {
     ExperimentResult r;
-    r.kind = kinds::LearningCurve;
+    r.kind = QStringLiteral("learning-curve");
     r.curves = {configuration("Adam"), configuration("SGD")};
     return r;
 }
@@ -60,28 +60,28 @@ ExperimentResult learningCurve()
 ExperimentResult paramSweep(const QVariantList& values, const QString& key = "lr")
 {
     ExperimentResult r;
-    r.kind = kinds::ParamSweep;
+    r.kind = QStringLiteral("param-sweep");
     for (const QVariant& v : values)
         r.curves << configuration("Adam " + key + "=" + v.toString(), {{key, v}});
-    r.sweptKeys = {key};
+    r.variedKeys = {key};
     return r;
 }
 
 ExperimentResult noiseSweep()
 {
     ExperimentResult r;
-    r.kind = kinds::NoiseSweep;
+    r.kind = QStringLiteral("noise-sweep");
     for (double sigma : {0.0, 0.5, 1.0}) {
-        SweepPoint p;
+        SummaryPoint p;
         p.algorithmId = "linear.ridge";
         p.algorithmName = "LS";
-        p.sigma = sigma;
-        p.monteCarlo = 3;
+        p.x = sigma;
+        p.count = 3;
         p.testRmseMean = 0.1 + sigma;
         p.testRmseStd = 0.01;
         p.trainRmseMean = 0.1 + 0.9 * sigma;
         p.trainRmseStd = 0.01;
-        r.sweep << p;
+        r.summary << p;
     }
     return r;
 }
@@ -138,7 +138,7 @@ private Q_SLOTS:
     {
         QVERIFY2(ChartRegistry::problems().isEmpty(), qPrintable(ChartRegistry::problems().join('\n')));
         const QStringList ids = ChartRegistry::ids();
-        for (const char* id : {"learning-curve-time", "learning-curve-epoch", "loss-time", "noise-sweep",
+        for (const char* id : {"learning-curve-time", "learning-curve-epoch", "loss-time", "rmse-summary",
                                "metric-vs-parameter", "parallel-coordinates", "frontier", "feature-frontier"}) {
             const ChartEntry* e = ChartRegistry::find(id);
             QVERIFY2(e, id);
@@ -159,12 +159,12 @@ private Q_SLOTS:
             comparison << e->id;
         // The Charts tab: time, epoch, loss, σ; the Comparison tab: parameter, parallel,
         // frontier, features — the workbench's tabs as they always were.
-        QVERIFY2(inOrder(curves, {"learning-curve-time", "learning-curve-epoch", "loss-time", "noise-sweep"}),
+        QVERIFY2(inOrder(curves, {"learning-curve-time", "learning-curve-epoch", "loss-time", "rmse-summary"}),
                  qPrintable(curves.join(", ")));
         QVERIFY2(inOrder(comparison, {"metric-vs-parameter", "parallel-coordinates", "frontier", "feature-frontier"}),
                  qPrintable(comparison.join(", ")));
         QVERIFY(!curves.contains("frontier"));
-        QVERIFY(!comparison.contains("noise-sweep"));
+        QVERIFY(!comparison.contains("rmse-summary"));
         QCOMPARE(curves.first(), QStringLiteral("learning-curve-time"));
         QCOMPARE(comparison.first(), QStringLiteral("metric-vs-parameter"));
     }
@@ -178,7 +178,7 @@ private Q_SLOTS:
         QCOMPARE(time->title(regression), QStringLiteral("RMSE vs time"));
         QCOMPARE(ChartRegistry::find("learning-curve-epoch")->title(regression), QStringLiteral("RMSE vs epoch"));
         QCOMPARE(ChartRegistry::find("loss-time")->title(regression), QStringLiteral("Loss vs time"));
-        QCOMPARE(ChartRegistry::find("noise-sweep")->title(ChartOptions()), QStringLiteral("RMSE vs σ"));
+        QCOMPARE(ChartRegistry::find("rmse-summary")->title(ChartOptions()), QStringLiteral("RMSE vs noise σ"));
         QCOMPARE(ChartRegistry::find("frontier")->title(ChartOptions()), QStringLiteral("Frontier"));
     }
 
@@ -245,14 +245,14 @@ private Q_SLOTS:
     void exportsChooseByKind()
     {
         // A noise sweep: its RMSE vs σ alone.
-        QCOMPARE(exported(noiseSweep()), QStringList{"noise-sweep"});
+        QCOMPARE(exported(noiseSweep()), QStringList{"rmse-summary"});
 
         // A learning curve: the metric against time and epoch, then the frontier; never the
         // loss, the σ chart or the param-sweep charts.
         const QStringList lc = exported(learningCurve());
         QVERIFY2(inOrder(lc, {"learning-curve-time", "learning-curve-epoch", "frontier"}), qPrintable(lc.join(", ")));
         QCOMPARE(lc.first(), QStringLiteral("learning-curve-time")); // OUT.png
-        for (const char* id : {"loss-time", "noise-sweep", "metric-vs-parameter", "parallel-coordinates", "feature-frontier"})
+        for (const char* id : {"loss-time", "rmse-summary", "metric-vs-parameter", "parallel-coordinates", "feature-frontier"})
             QVERIFY2(!lc.contains(id), id);
 
         // Runs that record their features add the feature frontier.
@@ -281,7 +281,7 @@ private Q_SLOTS:
         // A sweep of data sets only sweeps no parameter: no parallel coordinates.
         ExperimentResult datasets = paramSweep({});
         datasets.curves = {configuration("Adam")};
-        datasets.sweptKeys.clear();
+        datasets.variedKeys.clear();
         QVERIFY(!exported(datasets).contains("parallel-coordinates"));
     }
 
@@ -296,8 +296,8 @@ private Q_SLOTS:
         QVERIFY(ChartRegistry::find("metric-vs-parameter")->applies(paramSweep({1, 2})));
         QVERIFY(!ChartRegistry::find("feature-frontier")->applies(lc));
         // The Charts tab's kinds: the σ chart for noise sweeps, the curves for the others.
-        QVERIFY(ChartRegistry::find("noise-sweep")->applies(noiseSweep()));
-        QVERIFY(!ChartRegistry::find("noise-sweep")->applies(lc));
+        QVERIFY(ChartRegistry::find("rmse-summary")->applies(noiseSweep()));
+        QVERIFY(!ChartRegistry::find("rmse-summary")->applies(lc));
         QVERIFY(!ChartRegistry::find("learning-curve-time")->applies(noiseSweep()));
     }
 
@@ -307,7 +307,7 @@ private Q_SLOTS:
         QVERIFY(dir.isValid());
         ExperimentResult lr = paramSweep({0.001, 0.01, 0.1});
         for (const ChartEntry* e : ChartRegistry::entries()) {
-            const ExperimentResult r = e->id == "noise-sweep" ? noiseSweep() : lr;
+            const ExperimentResult r = e->id == "rmse-summary" ? noiseSweep() : lr;
             ChartOptions o;
             o.title = "Run";
             if (e->exportParameters)
@@ -338,12 +338,12 @@ private Q_SLOTS:
         QCOMPARE(plot->chart()->title(), QStringLiteral("Toy — Accuracy vs training time"));
         QVERIFY(qobject_cast<LearningCurveChart*>(plot->chart()));
         // The workbench (no title given) keeps the chart's own.
-        auto live = ChartRegistry::find("noise-sweep")->build(ChartOptions());
+        auto live = ChartRegistry::find("rmse-summary")->build(ChartOptions());
         live->show(noiseSweep(), ChartOptions());
-        QCOMPARE(live->chart()->title(), QStringLiteral("RMSE vs noise level σ"));
-        QCOMPARE(qobject_cast<NoiseSweepChart*>(live->chart())->data().size(), 3);
+        QCOMPARE(live->chart()->title(), QStringLiteral("RMSE vs noise σ"));  // the kind's axis
+        QCOMPARE(qobject_cast<SummaryChart*>(live->chart())->data().size(), 3);
         o.title = QString(); // an export without a name: what it shows, alone
-        auto sweep = ChartRegistry::find("noise-sweep")->build(o);
+        auto sweep = ChartRegistry::find("rmse-summary")->build(o);
         sweep->show(noiseSweep(), o);
         QCOMPARE(sweep->chart()->title(), QStringLiteral("RMSE vs noise σ"));
     }

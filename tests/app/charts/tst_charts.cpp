@@ -3,7 +3,7 @@
 #include "ChartRenderer.h"
 #include "ChartView.h"
 #include "LearningCurveChart.h"
-#include "NoiseSweepChart.h"
+#include "SummaryChart.h"
 
 #include <QAreaSeries>
 #include <QGraphicsLayout>
@@ -302,16 +302,19 @@ private Q_SLOTS:
     }
     void noiseSweepGroupsSortsAndMarks()
     {
-        QList<SweepPoint> pts;
+        QList<SummaryPoint> pts;
         for (double sigma : {0.3, 0.0, 0.1, 0.2}) { // unsorted on purpose
-            SweepPoint a{"bpls.bpls", "BPLS", sigma, 10, 0.1 + sigma / 2, 0.01, 0.2 + sigma, 0.02};
-            SweepPoint b{"linear.ridge", "Ridge", sigma, 1, 0.15 + sigma / 2, 0, 0.25 + sigma, 0};
+            SummaryPoint a{"bpls.bpls", "BPLS", sigma, 10, 0.1 + sigma / 2, 0.01, 0.2 + sigma, 0.02};
+            SummaryPoint b{"linear.ridge", "Ridge", sigma, 1, 0.15 + sigma / 2, 0, 0.25 + sigma, 0};
             pts << a << b;
         }
-        NoiseSweepChart chart;
+        SummaryChart chart;
+        QCOMPARE(chart.xAxis()->titleText(), QString("x"));  // until a kind names the axis
+        chart.setAxis(QStringLiteral("noise σ"));
         chart.setData(pts);
         QCOMPARE(chart.groupCount(), 2);
         QCOMPARE(chart.xAxis()->titleText(), QString("noise σ"));
+        QCOMPARE(chart.title(), QString("RMSE vs noise σ"));
         QCOMPARE(chart.yAxis()->titleText(), QString("RMSE"));
         QCOMPARE(chart.lineSeries(0, 0)->name(), QString("BPLS — test"));
         QCOMPARE(chart.lineSeries(1, 1)->name(), QString("Ridge — train"));
@@ -327,7 +330,7 @@ private Q_SLOTS:
         QCOMPARE(chart.bandSeries(0, 0)->upperSeries()->at(0).y(), 0.2 + 0.02);
 
         const QSet<QAbstractSeries*> before = seriesSet(&chart);
-        SweepPoint extra{"bpls.bpls", "BPLS", 0.4, 10, 0.3, 0.01, 0.6, 0.02};
+        SummaryPoint extra{"bpls.bpls", "BPLS", 0.4, 10, 0.3, 0.01, 0.6, 0.02};
         pts << extra;
         chart.setData(pts);
         QCOMPARE(seriesSet(&chart), before);
@@ -510,14 +513,14 @@ private Q_SLOTS:
     // Issue 18: BPLS's RMSE is 1e-14 at σ = 0; a linear axis shows it as 0.
     void logYAxisShowsDecades()
     {
-        NoiseSweepChart chart;
-        QList<SweepPoint> pts;
+        SummaryChart chart;
+        QList<SummaryPoint> pts;
         for (int i = 0; i < 5; ++i) {
-            SweepPoint p;
+            SummaryPoint p;
             p.algorithmId = "bpls";
             p.algorithmName = "BPLS";
-            p.sigma = 0.25 * i;
-            p.monteCarlo = 3;
+            p.x = 0.25 * i;
+            p.count = 3;
             p.testRmseMean = i == 0 ? 1e-14 : 0.25 * i;
             p.trainRmseMean = i == 0 ? 2e-15 : 0.2 * i;
             p.testRmseStd = p.trainRmseStd = 0.5 * p.testRmseMean; // the band's low edge stays > 0

@@ -47,7 +47,7 @@ AlgorithmCurves configuration(const QString& label, const QList<double>& peaks, 
     return c;
 }
 
-ExperimentResult resultOf(QList<AlgorithmCurves> curves, const QString& kind = kinds::LearningCurve)
+ExperimentResult resultOf(QList<AlgorithmCurves> curves, const QString& kind = QStringLiteral("learning-curve"))
 {
     ExperimentResult r;
     r.kind = kind;
@@ -132,9 +132,9 @@ private Q_SLOTS:
         QVERIFY(!m_entry->applies(resultOf({})));
         // Exported with every kind of curves that measured it.
         QVERIFY(m_entry->isExportedFor(resultOf({configuration("Adam", {100})})));
-        QVERIFY(m_entry->isExportedFor(resultOf({configuration("Adam", {100})}, kinds::ParamSweep)));
+        QVERIFY(m_entry->isExportedFor(resultOf({configuration("Adam", {100})}, QStringLiteral("param-sweep"))));
         ExperimentResult sweep;
-        sweep.kind = kinds::NoiseSweep;
+        sweep.kind = QStringLiteral("noise-sweep");
         QVERIFY(!m_entry->isExportedFor(sweep));
         QCOMPARE(m_entry->fileSuffix, QStringLiteral("memory"));
     }

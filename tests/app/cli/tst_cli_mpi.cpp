@@ -35,10 +35,10 @@ QMap<QString, QString> numbers(const RunStore& store, qint64 id)
                 v << QString::number(x, 'g', 17); // every bit of the double
         out.insert(key, v.join(' '));
     }
-    for (const SweepPoint& p : store.sweepPoints(id))
-        out.insert(QStringLiteral("sweep|%1|%2").arg(p.algorithmId).arg(p.sigma),
+    for (const SummaryPoint& p : store.summaryPoints(id))
+        out.insert(QStringLiteral("sweep|%1|%2").arg(p.algorithmId).arg(p.x),
                    QStringLiteral("%1 %2 %3 %4 %5")
-                       .arg(p.monteCarlo)
+                       .arg(p.count)
                        .arg(p.trainRmseMean, 0, 'g', 17)
                        .arg(p.trainRmseStd, 0, 'g', 17)
                        .arg(p.testRmseMean, 0, 'g', 17)

@@ -78,7 +78,7 @@ private Q_SLOTS:
         QVERIFY2(r.error.contains("test.memory needs 6.00 MiB of working memory for 5×1 → 2 outputs, 4 runs at "
                                   "once 24.0 MiB, but only 16.0 MiB"),
                  qPrintable(r.error));
-        QVERIFY(r.sweep.isEmpty());
+        QVERIFY(r.summary.isEmpty());
         const ExperimentResult one = runner.run(parse(R"({"kind": "noise-sweep", "threads": 1, )" + tail));
         QVERIFY2(one.error.isEmpty(), qPrintable(one.error));
         QCOMPARE(one.runsFinished, 8);

@@ -44,10 +44,10 @@ const QByteArray kBase = R"({"name": "sweep", "kind": "param-sweep", "seed": 4, 
 
 class Recorder : public ExperimentObserver {
 public:
-    void cellFinished(const SweepCell& cell, int configuration, const RunResult& r) override
+    void cellFinished(int cell, int configuration, const RunResult& r) override
     {
         std::lock_guard lock(m_mutex);
-        cells << cell.index;
+        cells << cell;
         configurations << configuration;
         statuses << r.status;
     }
@@ -112,7 +112,7 @@ private Q_SLOTS:
         const ExperimentSpec spec = parse(kBase + R"("repeats": 2, "first_repeat": 3,
             "sweep": {"grid": {"offset": [0, 1, 2], "epochs": [1, 3]}, "datasets": [{"samples": 100}, {"noise": 0.5}]}})");
         QCOMPARE(ParamSweep::cellCount(spec), qint64(6 * 2 * 2 * 2));
-        const QList<QVariantMap> points = ParamSweep::points(spec.paramSweep);
+        const QList<QVariantMap> points = ParamSweep::points(ParamSweep::sweepOf(spec));
         QCOMPARE(points.size(), 6);
         // Axes in key order (epochs, offset), the last varying fastest.
         QCOMPARE(points[0], (QVariantMap{{"epochs", 1.0}, {"offset", 0.0}}));
@@ -152,8 +152,8 @@ private Q_SLOTS:
             QCOMPARE(cells2[i].params, cells[i].params);
         }
         // A list sweeps exactly its points; no grid and no list is one point (seeds only).
-        QCOMPARE(ParamSweep::points(parse(kBase + R"("sweep": {"list": [{"offset": 1}, {"offset": 2, "epochs": 4}]}})").paramSweep).size(), 2);
-        QCOMPARE(ParamSweep::points(parse(kBase + R"("sweep": {}})").paramSweep), QList<QVariantMap>{QVariantMap()});
+        QCOMPARE(ParamSweep::points(ParamSweep::sweepOf(parse(kBase + R"("sweep": {"list": [{"offset": 1}, {"offset": 2, "epochs": 4}]}})"))).size(), 2);
+        QCOMPARE(ParamSweep::points(ParamSweep::sweepOf(parse(kBase + R"("sweep": {}})"))), QList<QVariantMap>{QVariantMap()});
     }
 
     void validateChecksEveryPointAgainstTheSchemas()
@@ -219,10 +219,10 @@ private Q_SLOTS:
         Recorder rec;
         const ExperimentResult res = runner.run(spec, &rec);
         QVERIFY2(res.error.isEmpty(), qPrintable(res.error));
-        QCOMPARE(res.kind, kinds::ParamSweep);
+        QCOMPARE(res.kind, QStringLiteral("param-sweep"));
         QCOMPARE(res.runsFinished, 12);
         QCOMPARE(rec.cells.size(), 12);
-        QCOMPARE(res.sweptKeys, QStringList{"offset"});
+        QCOMPARE(res.variedKeys, QStringList{"offset"});
         QCOMPARE(res.curves.size(), 6); // 2 algorithms × 3 offsets
         QCOMPARE(res.curves[1].configuration, QStringLiteral("Noise offset=0.5"));
         QCOMPARE(res.curves[3].configuration, QStringLiteral("test.mean offset=0"));
@@ -249,9 +249,9 @@ private Q_SLOTS:
         // Reloaded from the store, the result has the same configurations and numbers.
         const auto loaded = StoredRuns::experiment(*store, res.experimentId, &err);
         QVERIFY2(loaded, qPrintable(err));
-        QCOMPARE(loaded->kind, kinds::ParamSweep);
+        QCOMPARE(loaded->kind, QStringLiteral("param-sweep"));
         QCOMPARE(loaded->curves.size(), 6);
-        QCOMPARE(loaded->sweptKeys, QStringList{"offset"});
+        QCOMPARE(loaded->variedKeys, QStringList{"offset"});
         for (int i = 0; i < 6; ++i) {
             QCOMPARE(loaded->curves[i].configuration, res.curves[i].configuration);
             QCOMPARE(loaded->curves[i].setting, res.curves[i].setting);

@@ -2,6 +2,7 @@
 #include <DataSource.h>
 #include <ExperimentRunner.h>
 #include <PluginRegistry.h>
+#include <PreparedConfiguration.h>
 #include <RunStore.h>
 #include <Runner.h>
 
@@ -23,6 +24,7 @@
 #include <thread>
 
 using namespace tb;
+using tb::testsupport::fixtureCounter;
 using tb::testsupport::fixtureSliceCounter;
 using tb::testsupport::runAndStop;
 using tb::testsupport::StopWhen;
@@ -558,18 +560,18 @@ private Q_SLOTS:
             "algorithms": [{"id": "linear.ridge", "label": "LS"}, {"id": "test.throws"}]})");
         const ExperimentResult res = runner.run(spec);
         QVERIFY2(res.error.isEmpty(), qPrintable(res.error));
-        QCOMPARE(res.sweep.size(), 4);
-        const SweepPoint& clean = res.sweep[0];
-        QCOMPARE(clean.sigma, 0.0);
-        QCOMPARE(clean.monteCarlo, 20);
+        QCOMPARE(res.summary.size(), 4);
+        const SummaryPoint& clean = res.summary[0];
+        QCOMPARE(clean.x, 0.0);
+        QCOMPARE(clean.count, 20);
         // The linear toy is exactly linear in x: with a bias, least squares fits it to rounding.
         QVERIFY(clean.trainRmseMean < 1e-9 && clean.testRmseMean < 1e-9);
-        const SweepPoint& noisy = res.sweep[1];
+        const SummaryPoint& noisy = res.summary[1];
         QVERIFY(noisy.trainRmseMean > 0.05 && noisy.testRmseStd > 0);
-        QCOMPARE(res.sweep[2].monteCarlo, 0); // the failing algorithm contributes no cells
+        QCOMPARE(res.summary[2].count, 0); // the failing algorithm contributes no cells
         QCOMPARE(res.runsFailed, 40);
         QVERIFY(!res.runErrors.isEmpty());
-        QCOMPARE(store->sweepPoints(res.experimentId).size(), 4);
+        QCOMPARE(store->summaryPoints(res.experimentId).size(), 4);
         const auto runs = store->runs(res.experimentId);
         QCOMPARE(runs.size(), 2);
         QCOMPARE(runs[0].status, RunStatus::Finished);
@@ -582,8 +584,8 @@ private Q_SLOTS:
 
         // Same seed and threads: identical statistics.
         const ExperimentResult again = ExperimentRunner(m_reg, nullptr).run(spec);
-        QCOMPARE(again.sweep[1].trainRmseMean, noisy.trainRmseMean);
-        QCOMPARE(again.sweep[1].testRmseStd, noisy.testRmseStd);
+        QCOMPARE(again.summary[1].trainRmseMean, noisy.trainRmseMean);
+        QCOMPARE(again.summary[1].testRmseStd, noisy.testRmseStd);
     }
 
     void noiseSweepReportsEachSigmaOnceWhenItsCellsAreDone()
@@ -592,11 +594,11 @@ private Q_SLOTS:
         // with the statistics the result ends with, and σ by σ (a σ's points together).
         struct Spy : ExperimentObserver {
             std::mutex m;
-            QList<SweepPoint> points;
+            QList<SummaryPoint> points;
             QList<int> progressAtPoint;
             std::atomic<int> lastProgress{0};
             void progress(int done, int) override { lastProgress = done; }
-            void sweepPointReady(const SweepPoint& p) override
+            void summaryPointReady(const SummaryPoint& p) override
             {
                 std::lock_guard lock(m);
                 points << p;
@@ -608,20 +610,20 @@ private Q_SLOTS:
             "sweep": {"sigma": [0, 0.2, 0.4, 0.6, 0.8, 1.0], "monte_carlo": 40},
             "algorithms": [{"id": "linear.ridge", "label": "A"}, {"id": "linear.ridge", "label": "B", "params": {"lambda": 1}}]})");
         const ExperimentResult res = ExperimentRunner(m_reg, nullptr).run(spec, &spy);
-        QCOMPARE(res.sweep.size(), 12);
+        QCOMPARE(res.summary.size(), 12);
         QCOMPARE(spy.points.size(), 12);
         // Reported before the end: the first σ's points arrive before all 480 runs are done.
         QVERIFY2(spy.progressAtPoint.first() < 480, qPrintable(QString::number(spy.progressAtPoint.first())));
         for (int i = 0; i < spy.points.size(); i += 2) {
-            QCOMPARE(spy.points[i].sigma, spy.points[i + 1].sigma); // both algorithms of one σ together
+            QCOMPARE(spy.points[i].x, spy.points[i + 1].x); // both algorithms of one σ together
             QCOMPARE(spy.points[i].algorithmName, QStringLiteral("A"));
         }
-        for (const SweepPoint& live : spy.points) {
-            const auto it = std::find_if(res.sweep.begin(), res.sweep.end(), [&](const SweepPoint& p) {
-                return p.algorithmName == live.algorithmName && p.sigma == live.sigma;
+        for (const SummaryPoint& live : spy.points) {
+            const auto it = std::find_if(res.summary.begin(), res.summary.end(), [&](const SummaryPoint& p) {
+                return p.algorithmName == live.algorithmName && p.x == live.x;
             });
-            QVERIFY(it != res.sweep.end());
-            QCOMPARE(live.monteCarlo, 40);
+            QVERIFY(it != res.summary.end());
+            QCOMPARE(live.count, 40);
             QCOMPARE(live.trainRmseMean, it->trainRmseMean);
             QCOMPARE(live.testRmseStd, it->testRmseStd);
         }
@@ -651,6 +653,50 @@ private Q_SLOTS:
         QCOMPARE(rec->spec.value("dataset").toObject().value("file").toString(), QDir(dir.path()).filePath("d.csv"));
         const QJsonObject generator{{"source", "moons"}};
         QCOMPARE(data::DataSource::withAbsolutePaths(generator, dir.path()), generator); // generators are unchanged
+    }
+
+    // A configuration's parameters are read once (PreparedConfiguration, issue 44): the checks, the
+    // memory check, the cost prediction and every run of it share one preparation and one create()
+    // of the plugin; each run trains a fresh() copy. The offsets are this test's own, so that no
+    // other test has prepared the same configurations in this process before.
+    void eachConfigurationIsPreparedOnce_data()
+    {
+        QTest::addColumn<QByteArray>("spec");
+        QTest::addColumn<int>("configurations");
+        QTest::addColumn<int>("runs");
+        QTest::newRow("learning curve") << QByteArray(R"({"name": "once-lc", "kind": "learning-curve", "repeats": 4, "seed": 7,
+            "threads": 2, "dataset": {"source": "moons", "samples": 120, "noise": 0.2},
+            "algorithms": [{"id": "test.noise", "params": {"epochs": 2, "offset": 0.0101}},
+                           {"id": "test.mean", "params": {"offset": 0.0102}}]})") << 2 << 8;
+        // The grid's three configurations, and the algorithm's own parameters, which the
+        // experiment's checks read as given.
+        QTest::newRow("param sweep") << QByteArray(R"({"name": "once-ps", "kind": "param-sweep", "seed": 4, "threads": 2,
+            "dataset": {"source": "friedman1", "samples": 120},
+            "algorithms": [{"id": "test.noise", "params": {"epochs": 2, "offset": 0.0201}}],
+            "repeats": 2, "sweep": {"grid": {"offset": [0.0202, 0.0203, 0.0204]}}})") << 4 << 6;
+        // Six cells (one run row, were there a store).
+        QTest::newRow("noise sweep") << QByteArray(R"({"name": "once-ns", "kind": "noise-sweep", "seed": 3, "threads": 2,
+            "dataset": {"source": "bpls-toy", "function": "linear"}, "sweep": {"sigma": [0, 0.5], "monte_carlo": 3},
+            "algorithms": [{"id": "test.noise", "params": {"epochs": 2, "offset": 0.0301}}]})") << 1 << 6;
+    }
+    void eachConfigurationIsPreparedOnce()
+    {
+        QFETCH(QByteArray, spec);
+        QFETCH(int, configurations);
+        QFETCH(int, runs);
+        const auto creates = fixtureCounter(TB_TEST_PLUGIN_DIR, "tb_test_creates");
+        const auto copies = fixtureCounter(TB_TEST_PLUGIN_DIR, "tb_test_fresh");
+        const long long c0 = creates(), f0 = copies();
+        const std::uint64_t p0 = PreparedConfiguration::preparations();
+        const ExperimentSpec s = parse(spec);
+        QVERIFY2(s.validate(m_reg).isEmpty(), qPrintable(s.validate(m_reg).join("\n")));
+        const ExperimentResult res = ExperimentRunner(m_reg, nullptr).run(s);
+        QVERIFY2(res.error.isEmpty(), qPrintable(res.error));
+        QCOMPARE(res.runsFinished, runs);
+        QCOMPARE(qint64(PreparedConfiguration::preparations() - p0), qint64(configurations));
+        QCOMPARE(creates() - c0, qint64(configurations));
+        // One copy per run, and a noise sweep's one look at whether its algorithm trains in lock step.
+        QCOMPARE(copies() - f0, qint64(runs + (s.kind == "noise-sweep" ? 1 : 0)));
     }
 
     void resumeRunsOnlyTheCellsThatDidNotFinish_data()
@@ -727,7 +773,7 @@ private Q_SLOTS:
                 job.algorithmId = spec.algorithms[a].id;
                 job.params = spec.algorithms[a].params;
                 job.seed = deriveSeed(spec.seed, std::uint64_t(cell));
-                job.sigma = spec.sigmas[cell / 11];
+                job.sigma = spec.toJson().value("sweep").toObject().value("sigma").toArray().at(cell / 11).toDouble();
                 job.data = std::make_shared<const data::DatasetPair>(data::DataSource::load(
                     spec.dataset, spec.baseDir, data::DataOverrides{job.sigma, job.seed}));
                 job.evaluateCheckpoints = false;
@@ -811,13 +857,13 @@ private Q_SLOTS:
         QCOMPARE(b.keys(), a.keys());
         for (const QString& k : a.keys())
             QVERIFY2(sameNumbers(a[k], b[k]), qPrintable(k));
-        QCOMPARE(resumed.sweep.size(), reference.sweep.size());
-        for (int i = 0; i < reference.sweep.size(); ++i) {
-            QCOMPARE(resumed.sweep[i].monteCarlo, reference.sweep[i].monteCarlo);
-            QCOMPARE(resumed.sweep[i].trainRmseMean, reference.sweep[i].trainRmseMean);
-            QCOMPARE(resumed.sweep[i].testRmseStd, reference.sweep[i].testRmseStd);
+        QCOMPARE(resumed.summary.size(), reference.summary.size());
+        for (int i = 0; i < reference.summary.size(); ++i) {
+            QCOMPARE(resumed.summary[i].count, reference.summary[i].count);
+            QCOMPARE(resumed.summary[i].trainRmseMean, reference.summary[i].trainRmseMean);
+            QCOMPARE(resumed.summary[i].testRmseStd, reference.summary[i].testRmseStd);
         }
-        QCOMPARE(split->sweepPoints(id).size(), reference.sweep.size());
+        QCOMPARE(split->summaryPoints(id).size(), reference.summary.size());
         // A complete experiment resumes to itself: nothing runs, nothing changes.
         const ExperimentResult again = runner.resume(s, id);
         QCOMPARE(again.runsFinished, reference.runsFinished);
@@ -883,11 +929,11 @@ private Q_SLOTS:
         QCOMPARE(b.keys(), a.keys());
         for (const QString& k : a.keys())
             QVERIFY2(sameNumbers(a[k], b[k]), qPrintable(k));
-        QCOMPARE(resumed.sweep.size(), reference.sweep.size());
-        for (int i = 0; i < reference.sweep.size(); ++i) {
-            QCOMPARE(resumed.sweep[i].monteCarlo, reference.sweep[i].monteCarlo);
-            QCOMPARE(resumed.sweep[i].trainRmseMean, reference.sweep[i].trainRmseMean);
-            QCOMPARE(resumed.sweep[i].testRmseStd, reference.sweep[i].testRmseStd);
+        QCOMPARE(resumed.summary.size(), reference.summary.size());
+        for (int i = 0; i < reference.summary.size(); ++i) {
+            QCOMPARE(resumed.summary[i].count, reference.summary[i].count);
+            QCOMPARE(resumed.summary[i].trainRmseMean, reference.summary[i].trainRmseMean);
+            QCOMPARE(resumed.summary[i].testRmseStd, reference.summary[i].testRmseStd);
         }
     }
 

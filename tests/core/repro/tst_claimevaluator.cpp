@@ -432,13 +432,13 @@ private Q_SLOTS:
         QCOMPARE(ClaimEvaluator::decide("mean_ci_contains", -0.9999, -0.9999, -1, &why, {}, true), Verdict::DoesNotHold);
         // Noise-sweep points with no spread over their Monte-Carlo cells are points too.
         ExperimentResult sweep;
-        SweepPoint p;
+        SummaryPoint p;
         p.algorithmName = QStringLiteral("A");
-        p.sigma = 0.5;
-        p.monteCarlo = 10;
+        p.x = 0.5;
+        p.count = 10;
         p.testRmseMean = 0.57 * 100;
         p.testRmseStd = 0;
-        sweep.sweep << p;
+        sweep.summary << p;
         Claim c = claim("sweep", "mean_ci_contains", 57, "RMSE");
         c.statistic.metric = QStringLiteral("test_rmse");
         c.statistic.sigma = 0.5;
@@ -448,13 +448,13 @@ private Q_SLOTS:
     void noiseSweepPoint()
     {
         ExperimentResult r;
-        SweepPoint p;
+        SummaryPoint p;
         p.algorithmName = QStringLiteral("A");
-        p.sigma = 0.5;
-        p.monteCarlo = 100;
+        p.x = 0.5;
+        p.count = 100;
         p.testRmseMean = 0.1;
         p.testRmseStd = 0.02;
-        r.sweep << p;
+        r.summary << p;
         Claim c = claim("sweep", "mean_ci_below", 0.2, "RMSE");
         c.statistic.metric = QStringLiteral("test_rmse");
         c.statistic.sigma = 0.5;

@@ -145,8 +145,8 @@ private Q_SLOTS:
             p.trainRmse = i == 4 ? -std::numeric_limits<double>::infinity() : NaN;
             points << p;
         }
-        SweepPoint s1{QStringLiteral("bpls"), QStringLiteral("BPLS"), 0.1, 20, 0.11, 0.01, 0.12, 0.02};
-        SweepPoint s2{QStringLiteral("adam"), QStringLiteral("Adam"), 0.2, 0, NaN, NaN, NaN, NaN};
+        SummaryPoint s1{QStringLiteral("bpls"), QStringLiteral("BPLS"), 0.1, 20, 0.11, 0.01, 0.12, 0.02};
+        SummaryPoint s2{QStringLiteral("adam"), QStringLiteral("Adam"), 0.2, 0, NaN, NaN, NaN, NaN};
         {
             auto store = RunStore::open(path, &error);
             QVERIFY2(store, qPrintable(error));
@@ -161,8 +161,8 @@ private Q_SLOTS:
             QVERIFY(runMax > 0 && runHigh > runMax && runLoose > runHigh);
             for (const MetricPoint& p : points)
                 store->appendMetric(runMax, p);
-            store->addSweepPoint(expId, s1);
-            store->addSweepPoint(expId, s2);
+            store->addSummaryPoint(expId, s1);
+            store->addSummaryPoint(expId, s2);
             store->finishRun(runMax, RunStatus::Diverged, QStringLiteral("loss became inf at seq 3"),
                              {{QStringLiteral("final_loss"), 0.5}});
             QVERIFY(store->flush());
@@ -240,13 +240,13 @@ private Q_SLOTS:
         QCOMPARE(raw.scalar(QStringLiteral("SELECT count(*) FROM metrics WHERE test_acc IS NULL")).toInt(),
                  5);
 
-        const auto sweeps = store->sweepPoints(expId);
+        const auto sweeps = store->summaryPoints(expId);
         QCOMPARE(sweeps.size(), 2);
         for (const auto& [a, b] : {std::pair{sweeps[0], s1}, std::pair{sweeps[1], s2}}) {
             QCOMPARE(a.algorithmId, b.algorithmId);
             QCOMPARE(a.algorithmName, b.algorithmName);
-            QCOMPARE(a.sigma, b.sigma);
-            QCOMPARE(a.monteCarlo, b.monteCarlo);
+            QCOMPARE(a.x, b.x);
+            QCOMPARE(a.count, b.count);
             QVERIFY(same(a.trainRmseMean, b.trainRmseMean) && same(a.trainRmseStd, b.trainRmseStd));
             QVERIFY(same(a.testRmseMean, b.testRmseMean) && same(a.testRmseStd, b.testRmseStd));
         }
@@ -418,8 +418,8 @@ private Q_SLOTS:
                 p.seq = i;
                 store->appendMetric(run, p);
             }
-        store->addSweepPoint(a, {});
-        store->addSweepPoint(b, {});
+        store->addSummaryPoint(a, {});
+        store->addSummaryPoint(b, {});
         QVERIFY(store->flush());
 
         QVERIFY(store->deleteRun(rb2));
@@ -429,11 +429,11 @@ private Q_SLOTS:
         QVERIFY(store->deleteExperiment(a));
         QVERIFY(!store->deleteExperiment(a));
         QVERIFY(!store->experiment(a));
-        QVERIFY(store->runs(a).isEmpty() && store->sweepPoints(a).isEmpty() && store->metrics(ra).isEmpty());
+        QVERIFY(store->runs(a).isEmpty() && store->summaryPoints(a).isEmpty() && store->metrics(ra).isEmpty());
         // The other experiment is untouched.
         QCOMPARE(store->runs(b).size(), 1);
         QCOMPARE(store->metrics(rb1).size(), 10);
-        QCOMPARE(store->sweepPoints(b).size(), 1);
+        QCOMPARE(store->summaryPoints(b).size(), 1);
         RawConnection raw(path);
         QCOMPARE(raw.scalar(QStringLiteral("SELECT count(*) FROM metrics")).toInt(), 10);
     }

@@ -127,7 +127,7 @@ private Q_SLOTS:
         QCOMPARE(store->run(2)->status, RunStatus::Failed);
         QCOMPARE(store->run(3)->status, RunStatus::Interrupted); // its owner (none recorded) is gone
         QCOMPARE(store->metrics(1).size(), 2);
-        QCOMPARE(store->sweepPoints(2).size(), 1);
+        QCOMPARE(store->summaryPoints(2).size(), 1);
         {
             Raw raw(path);
             QVERIFY(raw.scalar(QStringLiteral("SELECT sql FROM sqlite_master WHERE name = 'runs'")).toString().contains(
@@ -145,7 +145,7 @@ private Q_SLOTS:
         // Foreign keys still cascade through the rebuilt tables.
         QVERIFY(store->deleteExperiment(2));
         QVERIFY(!store->run(2) && !store->run(3));
-        QVERIFY(store->metrics(2).isEmpty() && store->sweepPoints(2).isEmpty());
+        QVERIFY(store->metrics(2).isEmpty() && store->summaryPoints(2).isEmpty());
         QCOMPARE(store->metrics(1).size(), 2);
         // And the deleted ids stay unused.
         QVERIFY(store->createExperiment({}) > 2);

@@ -34,6 +34,7 @@
 #include <mutex>
 #include <random>
 #include <tbb/task_arena.h>
+#include <typeinfo>
 
 using namespace tb;
 using tb::testsupport::runAndStop;
@@ -180,16 +181,34 @@ RunJob makeJob(const QString& id, const QVariantMap& params, std::shared_ptr<con
 }
 
 RunResult runIn2Threads(const PluginRegistry& reg, const RunJob& job, const StopSource& stop,
-                        RunObserver* observer = nullptr)
+                        RunObserver* observer = nullptr, std::unique_ptr<Trainer> trainer = nullptr)
 {
     RunResult r;
-    tbb::task_arena(2).execute([&] { r = Runner(reg, nullptr).execute(job, stop, observer); });
+    tbb::task_arena(2).execute([&] { r = Runner(reg, nullptr).execute(job, stop, observer, std::move(trainer)); });
     return r;
 }
 
 bool sameNumber(double a, double b)
 {
     return a == b || (std::isnan(a) && std::isnan(b));
+}
+
+// Where two runs' curves first differ ("checkpoint 3: metrics differ"); empty when they are the same
+// to the bit.
+QString firstDifference(const RunResult& a, const RunResult& b)
+{
+    if (a.points.size() != b.points.size())
+        return QString("%1 checkpoints against %2").arg(a.points.size()).arg(b.points.size());
+    for (int i = 0; i < a.points.size(); ++i) {
+        const MetricPoint &p = a.points[i], &q = b.points[i];
+        const QString at = QString("checkpoint %1").arg(i);
+        if (p.epoch != q.epoch || !sameNumber(p.loss, q.loss))
+            return at + ": epoch or loss differ";
+        if (!sameNumber(p.trainRmse, q.trainRmse) || !sameNumber(p.testRmse, q.testRmse) ||
+            !sameNumber(p.trainAccuracy, q.trainAccuracy) || !sameNumber(p.testAccuracy, q.testAccuracy))
+            return at + ": metrics differ";
+    }
+    return {};
 }
 
 // Invalid values for one parameter: wrong types and, where the spec is bounded, out of range.
@@ -372,14 +391,34 @@ private Q_SLOTS:
         QVERIFY2(planned > 0, qPrintable(id + ": AlgorithmInfo::progress declares no planned epochs"));
         QVERIFY2(a.points.last().epoch <= planned * (1 + 1e-12),
                  qPrintable(QString("%1: reached epoch %2, planned %3").arg(id).arg(a.points.last().epoch).arg(planned)));
-        for (int i = 0; i < a.points.size(); ++i) {
-            const MetricPoint &p = a.points[i], &q = b.points[i];
-            const QString at = QString("checkpoint %1").arg(i);
-            QVERIFY2(p.epoch == q.epoch && sameNumber(p.loss, q.loss), qPrintable(at + ": epoch or loss differ"));
-            QVERIFY2(sameNumber(p.trainRmse, q.trainRmse) && sameNumber(p.testRmse, q.testRmse) &&
-                         sameNumber(p.trainAccuracy, q.trainAccuracy) && sameNumber(p.testAccuracy, q.testAccuracy),
-                     qPrintable(at + ": metrics differ"));
-        }
+        const QString differ = firstDifference(a, b);
+        QVERIFY2(differ.isEmpty(), qPrintable(id + ": " + differ));
+    }
+
+    // A run's trainer is its configuration's prototype's fresh() copy (PreparedConfiguration): the
+    // copy must be the trainer create() would make — untrained, with every parameter read — so the
+    // same seed gives the same curve, to the bit, whichever made it (one build, one CPU).
+    void freshCopyTrainsAsCreate_data() { addAlgorithmRows(); }
+    void freshCopyTrainsAsCreate()
+    {
+        QFETCH(QString, id);
+        const AlgorithmEntry& e = entry(id);
+        const Declared d = declared(*e.plugin, id);
+        const auto data = anyProblem(e);
+        const QVariantMap params = anyProblemParams(e, d);
+        StopSource stop;
+        const std::unique_ptr<Trainer> prototype = m_reg.create(id, params);
+        std::unique_ptr<Trainer> copy = prototype->fresh();
+        QVERIFY2(copy, qPrintable(id + ": its trainer has no fresh() (Trainer.h): every run would read its "
+                                       "parameters again"));
+        const Trainer &c = *copy, &p = *prototype;
+        QVERIFY2(typeid(c) == typeid(p), qPrintable(id + ": fresh() made a trainer of another type"));
+        const RunResult created = runIn2Threads(m_reg, makeJob(id, params, data, 77), stop, nullptr, m_reg.create(id, params));
+        const RunResult fresh = runIn2Threads(m_reg, makeJob(id, params, data, 77), stop, nullptr, std::move(copy));
+        QVERIFY2(created.status == RunStatus::Finished, qPrintable(runStatusName(created.status) + ": " + created.error));
+        QVERIFY2(fresh.status == RunStatus::Finished, qPrintable(runStatusName(fresh.status) + ": " + fresh.error));
+        const QString differ = firstDifference(created, fresh);
+        QVERIFY2(differ.isEmpty(), qPrintable(id + ": fresh() against create(): " + differ));
     }
 
     void stopWithin200ms_data() { addAlgorithmRows(); }

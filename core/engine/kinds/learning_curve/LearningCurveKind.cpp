@@ -5,6 +5,8 @@
 #include "ExperimentContext.h"
 #include "CostPrediction.h"
 #include "ExperimentKind.h"
+#include "PluginRegistry.h"
+#include "PreparedConfiguration.h"
 #include "RepeatKeys.h"
 #include "RunStore.h"
 
@@ -22,7 +24,7 @@ const QString kCellKey = QStringLiteral("experiment_cell");
 
 class LearningCurveKind : public ExperimentKind {
 public:
-    QString id() const override { return kinds::LearningCurve; }
+    QString id() const override { return QStringLiteral("learning-curve"); }
     QString label() const override { return QStringLiteral("Learning curve"); }
     QString description() const override
     {
@@ -32,13 +34,31 @@ public:
     int order() const override { return 10; }
     ParamSchema keys() const override { return kindkeys::repeats(); }
 
-    bool parseSweep(const QJsonValue& sweep, ExperimentSpec&, QString* key, QString* message) const override
+    QString describe(const ExperimentSpec& spec) const override
     {
-        if (sweep.isUndefined())
-            return true;
-        *key = QStringLiteral("sweep");
-        *message = QStringLiteral("only a noise-sweep or a param-sweep has a sweep; this experiment is a learning-curve");
-        return false;
+        return QStringLiteral("learning curve: %1 repeat(s) from %2, seed %3, %4 threads%5")
+            .arg(spec.repeats)
+            .arg(spec.firstRepeat)
+            .arg(spec.seed)
+            .arg(spec.effectiveThreads())
+            .arg(spec.timeBudgetSeconds > 0 ? QStringLiteral(", time budget %1 s per run").arg(spec.timeBudgetSeconds)
+                                            : QString());
+    }
+
+    QList<AlgorithmCurves> configurations(const ExperimentSpec& spec, const PluginRegistry* registry) const override
+    {
+        QList<AlgorithmCurves> out;
+        for (int i = 0; i < spec.algorithms.size(); ++i) {
+            const AlgorithmRun& a = spec.algorithms[i];
+            AlgorithmCurves c;
+            c.algorithmId = a.id;
+            c.algorithmIndex = i;
+            const AlgorithmEntry* e = registry ? registry->algorithm(a.id) : nullptr;
+            c.label = c.configuration = !a.label.isEmpty() ? a.label : (e ? e->info.name : a.id);
+            c.dataset = data::DataSource::describe(spec.dataset);
+            out << c;
+        }
+        return out;
     }
 
     void write(const ExperimentSpec& spec, QJsonObject& json) const override
@@ -85,6 +105,10 @@ public:
         if (!ctx.refuseOverMemory(demands, threads, result))
             return result;
 
+        // Each algorithm's parameters, read once for all its repeats.
+        std::vector<std::shared_ptr<const PreparedConfiguration>> prepared;
+        for (const AlgorithmRun& a : spec.algorithms)
+            prepared.push_back(ctx.registry().prepared(a.id, a.params));
         // Cell i is repeat firstRepeat + i % repeats of algorithm i / repeats.
         auto jobOf = [&](int i) {
             const int a = i / spec.repeats, rep = spec.firstRepeat + i % spec.repeats;
@@ -92,6 +116,7 @@ public:
             job.algorithmId = spec.algorithms[a].id;
             job.label = labels[a];
             job.params = spec.algorithms[a].params;
+            job.prepared = prepared[size_t(a)];
             // Repeat r of every algorithm uses the same seed: paired comparisons.
             job.seed = deriveSeed(spec.seed, std::uint64_t(rep));
             job.repeat = rep;

@@ -3,6 +3,7 @@
 #include "ExperimentKind.h"
 #include "ExperimentRunner.h"
 #include "PluginRegistry.h"
+#include "SettingLabel.h"
 
 #include <DataSource.h>
 #include <trainbench/ParamSchema.h>
@@ -14,6 +15,14 @@
 #include <limits>
 
 namespace tb {
+
+const ParamSweepSpec& ParamSweep::sweepOf(const ExperimentSpec& spec)
+{
+    static const ParamSweepSpec none;
+    const ParamSweepSpec* sweep = spec.sectionAs<ParamSweepSpec>();
+    return sweep ? *sweep : none;
+}
+
 namespace {
 
 // 12 significant digits, integers exact: what a person would have typed.
@@ -24,22 +33,6 @@ double tidy(double v)
         return r;
     return QString::number(v, 'g', 12).toDouble();
 }
-
-QString valueText(const QVariant& v)
-{
-    if (v.typeId() == QMetaType::QVariantList) {
-        QStringList parts;
-        for (const auto& e : v.toList())
-            parts << valueText(e);
-        return QLatin1Char('[') + parts.join(QLatin1Char(',')) + QLatin1Char(']');
-    }
-    if (v.typeId() == QMetaType::Double)
-        return QString::number(v.toDouble(), 'g', 12);
-    if (v.typeId() == QMetaType::Bool)
-        return v.toBool() ? QStringLiteral("true") : QStringLiteral("false");
-    return v.toString();
-}
-
 
 } // namespace
 
@@ -120,10 +113,10 @@ QList<QVariantMap> ParamSweep::points(const ParamSweepSpec& sweep)
 
 QList<QJsonObject> ParamSweep::datasets(const ExperimentSpec& spec)
 {
-    if (spec.paramSweep.datasets.isEmpty())
+    if (sweepOf(spec).datasets.isEmpty())
         return {spec.dataset};
     QList<QJsonObject> out;
-    for (const QJsonObject& option : spec.paramSweep.datasets) {
+    for (const QJsonObject& option : sweepOf(spec).datasets) {
         if (option.contains(QStringLiteral("source"))) {
             out << option;
             continue;
@@ -140,12 +133,12 @@ qint64 ParamSweep::cellCount(const ExperimentSpec& spec)
 {
     // In double, so that a product of many large axes saturates instead of overflowing.
     double points = 1;
-    if (!spec.paramSweep.list.isEmpty())
-        points = double(spec.paramSweep.list.size());
+    if (!sweepOf(spec).list.isEmpty())
+        points = double(sweepOf(spec).list.size());
     else
-        for (const SweepAxis& a : spec.paramSweep.grid)
+        for (const SweepAxis& a : sweepOf(spec).grid)
             points *= double(std::max<qsizetype>(1, a.values.size()));
-    const double sets = double(std::max<qsizetype>(1, spec.paramSweep.datasets.size()));
+    const double sets = double(std::max<qsizetype>(1, sweepOf(spec).datasets.size()));
     const double n = points * sets * double(spec.algorithms.size()) * double(std::max(0, spec.repeats));
     return n >= 9e18 ? std::numeric_limits<qint64>::max() : qint64(n);
 }
@@ -153,9 +146,9 @@ qint64 ParamSweep::cellCount(const ExperimentSpec& spec)
 QList<SweepCell> ParamSweep::cells(const ExperimentSpec& spec)
 {
     QList<SweepCell> out;
-    if (spec.kind != kinds::ParamSweep || cellCount(spec) > maxCells)
+    if (!spec.sectionAs<ParamSweepSpec>() || cellCount(spec) > maxCells)
         return out;
-    const QList<QVariantMap> pts = points(spec.paramSweep);
+    const QList<QVariantMap> pts = points(sweepOf(spec));
     const QList<QJsonObject> sets = datasets(spec);
     for (int d = 0; d < sets.size(); ++d)
         for (int rep = spec.firstRepeat; rep < spec.firstRepeat + spec.repeats; ++rep)
@@ -184,15 +177,17 @@ QList<AlgorithmCurves> ParamSweep::configurations(const ExperimentSpec& spec, co
 {
     QList<AlgorithmCurves> out;
     const QList<QJsonObject> sets = datasets(spec);
-    const QList<QVariantMap> pts = points(spec.paramSweep);
+    const QList<QVariantMap> pts = points(sweepOf(spec));
     for (int d = 0; d < sets.size(); ++d) {
         const QString description = data::DataSource::describe(sets[d]);
-        for (const AlgorithmRun& alg : spec.algorithms) {
+        for (int a = 0; a < spec.algorithms.size(); ++a) {
+            const AlgorithmRun& alg = spec.algorithms[a];
             const AlgorithmEntry* entry = registry ? registry->algorithm(alg.id) : nullptr;
             const QString name = !alg.label.isEmpty() ? alg.label : (entry ? entry->info.name : alg.id);
             for (const QVariantMap& p : pts) {
                 AlgorithmCurves c;
                 c.algorithmId = alg.id;
+                c.algorithmIndex = a;
                 c.setting = p;
                 const QString setting = settingLabel(p);
                 c.configuration = setting.isEmpty() ? name : name + QLatin1Char(' ') + setting;
@@ -208,28 +203,25 @@ QList<AlgorithmCurves> ParamSweep::configurations(const ExperimentSpec& spec, co
 
 int ParamSweep::configurationIndex(const ExperimentSpec& spec, const SweepCell& cell)
 {
-    const int nPts = int(points(spec.paramSweep).size());
+    const int nPts = int(points(sweepOf(spec)).size());
     return (cell.datasetIndex * int(spec.algorithms.size()) + cell.algorithmIndex) * nPts + cell.pointIndex;
 }
 
 QString ParamSweep::settingLabel(const QVariantMap& setting)
 {
-    QStringList parts;
-    for (auto it = setting.begin(); it != setting.end(); ++it)
-        parts << it.key() + QLatin1Char('=') + valueText(it.value());
-    return parts.join(QStringLiteral(", "));
+    return tb::settingLabel(setting);
 }
 
 QString ParamSweep::datasetLabel(const ExperimentSpec& spec, int index)
 {
-    if (index < 0 || index >= spec.paramSweep.datasets.size())
+    if (index < 0 || index >= sweepOf(spec).datasets.size())
         return {};
-    const QJsonObject option = spec.paramSweep.datasets[index];
+    const QJsonObject option = sweepOf(spec).datasets[index];
     if (option.contains(QStringLiteral("source")))
         return data::DataSource::describe(option);
     QStringList parts;
     for (auto it = option.begin(); it != option.end(); ++it)
-        parts << it.key() + QLatin1Char('=') + valueText(it.value().toVariant());
+        parts << it.key() + QLatin1Char('=') + settingValueText(it.value().toVariant());
     return parts.join(QStringLiteral(", "));
 }
 
@@ -342,7 +334,7 @@ QString ParamSweep::formatValues(const QJsonValue& source)
                 e << QString::number(x.toDouble(), 'g', 12);
             parts << e.join(QLatin1Char(' '));
         } else {
-            parts << valueText(v.toVariant());
+            parts << settingValueText(v.toVariant());
         }
     }
     return parts.join(lists ? QStringLiteral("; ") : QStringLiteral(", "));

@@ -42,6 +42,9 @@ public:
     /// Most values one axis may expand to.
     static constexpr int maxAxisValues = 1000;
 
+    /// The sweep of @p spec (its kind section), or an empty sweep when it has none (another kind).
+    static const ParamSweepSpec& sweepOf(const ExperimentSpec& spec);
+
     /// The parameter points: the grid's cartesian product (first axis slowest), or the list;
     /// one empty point when the sweep has neither (repeats over seeds only).
     static QList<QVariantMap> points(const ParamSweepSpec& sweep);

@@ -8,6 +8,7 @@
 #include "HostBudget.h"
 #include "ParamSweep.h"
 #include "PluginRegistry.h"
+#include "PreparedConfiguration.h"
 #include "RepeatKeys.h"
 #include "RunStore.h"
 
@@ -15,8 +16,10 @@
 
 #include <QJsonArray>
 #include <QSet>
+#include <algorithm>
 #include <cmath>
 #include <mutex>
+#include <utility>
 #include <tbb/task_arena.h>
 
 namespace tb {
@@ -24,7 +27,7 @@ namespace {
 
 class ParamSweepKind : public ExperimentKind {
 public:
-    QString id() const override { return kinds::ParamSweep; }
+    QString id() const override { return QStringLiteral("param-sweep"); }
     QString label() const override { return QStringLiteral("Parameter sweep"); }
     QString description() const override
     {
@@ -33,9 +36,43 @@ public:
     }
     int order() const override { return 30; }
     ParamSchema keys() const override { return kindkeys::repeats(); }
+    QStringList sectionKeys() const override { return {QStringLiteral("sweep")}; }
+    QString sectionEditor() const override { return QStringLiteral("parameter-grid"); }
+    bool comparesConfigurations() const override { return true; }
 
-    bool parseSweep(const QJsonValue& sw, ExperimentSpec& s, QString* key, QString* message) const override
-        {
+    bool parseSection(const QJsonObject& file, ExperimentSpec& s, QString* key, QString* message) const override
+    {
+        auto sweep = std::make_shared<ParamSweepSpec>();
+        if (!parseSweep(file.value(QStringLiteral("sweep")), *sweep, s, key, message))
+            return false;
+        s.section = std::move(sweep);
+        return true;
+    }
+
+    QString describe(const ExperimentSpec& spec) const override
+    {
+        return QStringLiteral("param sweep: %1 cell(s) (points × data sets × algorithms × %2 repeat(s) from %3), seed "
+                              "%4, %5 threads%6")
+            .arg(ParamSweep::cellCount(spec))
+            .arg(spec.repeats)
+            .arg(spec.firstRepeat)
+            .arg(spec.seed)
+            .arg(spec.effectiveThreads())
+            .arg(spec.timeBudgetSeconds > 0 ? QStringLiteral(", time budget %1 s per run").arg(spec.timeBudgetSeconds)
+                                            : QString());
+    }
+
+    QList<AlgorithmCurves> configurations(const ExperimentSpec& spec, const PluginRegistry* registry) const override
+    {
+        return ParamSweep::configurations(spec, registry);
+    }
+    QList<QJsonObject> datasets(const ExperimentSpec& spec) const override { return ParamSweep::datasets(spec); }
+
+private:
+    // The "sweep" object @p sw into @p ps; @p s is the spec parsed so far (its algorithms,
+    // repeats and data set size the cells).
+    bool parseSweep(const QJsonValue& sw, ParamSweepSpec& ps, const ExperimentSpec& s, QString* key, QString* message) const
+    {
         struct {
             QString* key;
             QString* message;
@@ -46,7 +83,6 @@ public:
                 return false;
             }
         } c{key, message};
-        ParamSweepSpec& ps = s.paramSweep;
         if (!sw.isObject())
             return c.fail("sweep", QStringLiteral("a param-sweep needs {\"grid\": {\"lr\": [0.001, 0.01]}} or {\"list\": "
                                                   "[{\"lr\": 0.001}, …]}, got %1")
@@ -107,17 +143,20 @@ public:
                 return c.fail("sweep.cells_at_once", QStringLiteral("%1 is outside [1, 1024]").arg(jsonValueText(v)));
             ps.cellsAtOnce = int(d);
         }
-        const qint64 cells = ParamSweep::cellCount(s);
+        ExperimentSpec counted = s;  // the cells of this sweep, before it is the spec's
+        counted.section = std::make_shared<ParamSweepSpec>(ps);
+        const qint64 cells = ParamSweep::cellCount(counted);
         if (cells > ParamSweep::maxCells)
             return c.fail("sweep", QStringLiteral("%1 cells (points × data sets × algorithms × repeats), at most %2")
                                        .arg(cells).arg(ParamSweep::maxCells));
         return true;
     }
 
+public:
     QStringList validate(const ExperimentSpec& spec, const PluginRegistry& registry) const override
-        {
+    {
         const QList<AlgorithmRun>& algorithms = spec.algorithms;
-        const ParamSweepSpec& paramSweep = spec.paramSweep;
+        const ParamSweepSpec& ps = ParamSweep::sweepOf(spec);
         QStringList problems;
         for (int i = 0; i < algorithms.size(); ++i) {
             const AlgorithmEntry* e = registry.algorithm(algorithms[i].id);
@@ -144,7 +183,7 @@ public:
             // The budget among the parameters is the host's (ExperimentSpec::validate() checks it): not the schema's.
             QVariantMap base = schema.upgrade(algorithms[i].params);
             HostBudget::takeFromParams(base, nullptr);
-            for (const SweepAxis& axis : paramSweep.grid) {
+            for (const SweepAxis& axis : ps.grid) {
                 const QString path = QStringLiteral("sweep.grid.") + axis.key;
                 if (!schema.find(axis.key)) {
                     if (!renamed(path, axis.key, axis.values.value(0)))
@@ -161,9 +200,9 @@ public:
                     }
                 }
             }
-            for (int p = 0; p < paramSweep.list.size(); ++p) {
+            for (int p = 0; p < ps.list.size(); ++p) {
                 const QString path = QStringLiteral("sweep.list[%1]").arg(p);
-                const QVariantMap& point = paramSweep.list[p];
+                const QVariantMap& point = ps.list[p];
                 bool known = true;
                 for (auto it = point.begin(); it != point.end(); ++it)
                     if (!schema.find(it.key())) {
@@ -184,7 +223,7 @@ public:
             }
         }
         const QList<QJsonObject> sets = ParamSweep::datasets(spec);
-        for (int d = 0; d < paramSweep.datasets.size(); ++d) {
+        for (int d = 0; d < ps.datasets.size(); ++d) {
             const QString path = QStringLiteral("sweep.datasets[%1]").arg(d);
             const QString err = data::DataSource::validate(sets[d]);
             if (!err.isEmpty()) {
@@ -204,28 +243,28 @@ public:
 
     void write(const ExperimentSpec& spec, QJsonObject& o) const override
     {
-        const ParamSweepSpec& paramSweep = spec.paramSweep;
+        const ParamSweepSpec& ps = ParamSweep::sweepOf(spec);
         QJsonObject sw;
-        if (!paramSweep.grid.isEmpty()) {
+        if (!ps.grid.isEmpty()) {
             QJsonObject g;
-            for (const SweepAxis& a : paramSweep.grid)
+            for (const SweepAxis& a : ps.grid)
                 g.insert(a.key, a.source);
             sw.insert("grid", g);
         }
-        if (!paramSweep.list.isEmpty()) {
+        if (!ps.list.isEmpty()) {
             QJsonArray l;
-            for (const QVariantMap& p : paramSweep.list)
+            for (const QVariantMap& p : ps.list)
                 l.append(QJsonObject::fromVariantMap(p));
             sw.insert("list", l);
         }
-        if (!paramSweep.datasets.isEmpty()) {
+        if (!ps.datasets.isEmpty()) {
             QJsonArray d;
-            for (const QJsonObject& x : paramSweep.datasets)
+            for (const QJsonObject& x : ps.datasets)
                 d.append(x);
             sw.insert("datasets", d);
         }
-        if (paramSweep.cellsAtOnce != 1)
-            sw.insert("cells_at_once", paramSweep.cellsAtOnce);
+        if (ps.cellsAtOnce != 1)
+            sw.insert("cells_at_once", ps.cellsAtOnce);
         o.insert("sweep", sw);
         o.insert("repeats", spec.repeats);
         if (spec.firstRepeat > 0)
@@ -240,19 +279,34 @@ public:
         // hold the swept values).
         const int option = run.info.value(QStringLiteral("sweep_cell")).toObject().value(QStringLiteral("dataset")).toInt();
         spec.dataset = ParamSweep::datasets(spec).value(option, spec.dataset);
-        spec.paramSweep = ParamSweepSpec{};
+        spec.section = std::make_shared<ParamSweepSpec>();
+    }
+
+    StoredPlace placeOf(const RunRecord& run) const override
+    {
+        StoredPlace p;
+        const QJsonObject cell = run.info.value(QStringLiteral("sweep_cell")).toObject();
+        if (cell.isEmpty())
+            return p;
+        p.placed = true;
+        p.setting = cell.value("setting").toObject().toVariantMap();
+        p.configuration = cell.value("configuration").toString();
+        p.datasetIndex = cell.value("dataset").toInt();
+        // The runner's order: data-set option, algorithm, point, then the cell.
+        p.order = {p.datasetIndex, cell.value("algorithm").toInt(), cell.value("point").toInt(), cell.value("index").toInt()};
+        return p;
     }
 
     int plannedRuns(const ExperimentSpec& spec) const override
     {
         return int(std::min<qint64>(ParamSweep::cellCount(spec), std::numeric_limits<int>::max()));
     }
-    bool runsOneAtATime(const ExperimentSpec& spec) const override { return spec.paramSweep.cellsAtOnce == 1; }
+    bool runsOneAtATime(const ExperimentSpec& spec) const override { return ParamSweep::sweepOf(spec).cellsAtOnce == 1; }
     QString sideBySide(const ExperimentSpec& spec) const override
     {
-        if (spec.paramSweep.cellsAtOnce <= 1)
+        if (ParamSweep::sweepOf(spec).cellsAtOnce <= 1)
             return {};
-        return QStringLiteral("its cells train %1 at once: set \"sweep.cells_at_once\": 1").arg(spec.paramSweep.cellsAtOnce);
+        return QStringLiteral("its cells train %1 at once: set \"sweep.cells_at_once\": 1").arg(ParamSweep::sweepOf(spec).cellsAtOnce);
     }
     QStringList charts() const override
     {
@@ -262,160 +316,229 @@ public:
     }
 
     ExperimentResult run(ExperimentContext& ctx, const ExperimentSpec& spec, qint64 experimentId,
-                         ExperimentObserver* obs) const override
-    {
-        ExperimentResult result;
-        const int threads = spec.effectiveThreads();
-        if (ParamSweep::cellCount(spec) > ParamSweep::maxCells) {
-            result.error = QStringLiteral("sweep: %1 cells, at most %2").arg(ParamSweep::cellCount(spec)).arg(ParamSweep::maxCells);
-            return result;
-        }
-        const QList<QJsonObject> sets = ParamSweep::datasets(spec);
-        const QList<QVariantMap> points = ParamSweep::points(spec.paramSweep);
-        const QList<SweepCell> cells = ParamSweep::cells(spec);
-        const int nAlg = int(spec.algorithms.size());
-        const int nPts = int(points.size());
+                         ExperimentObserver* obs) const override;
+};
 
-        // Every data-set option is loaded once, up front: a bad one fails before any run starts.
-        std::vector<std::shared_ptr<const data::DatasetPair>> data;
-        QStringList descriptions;
+/// One param sweep's run, as its steps: the data-set options loaded, the configurations named
+/// and prepared (each once, PluginRegistry::prepared()), their memory checked, the cells trained,
+/// and the runs gathered into the configurations' curves.
+class SweepRun {
+public:
+    SweepRun(ExperimentContext& ctx, const ExperimentSpec& spec, qint64 experimentId, ExperimentObserver* obs)
+        : m_ctx(ctx), m_spec(spec), m_experimentId(experimentId), m_obs(obs), m_threads(spec.effectiveThreads()),
+          m_cells(ParamSweep::cells(spec)),
+          m_atOnce(std::clamp(ParamSweep::sweepOf(spec).cellsAtOnce, 1, m_threads))
+    {
+    }
+
+    ExperimentResult run()
+    {
+        if (ParamSweep::cellCount(m_spec) > ParamSweep::maxCells) {
+            m_result.error =
+                QStringLiteral("sweep: %1 cells, at most %2").arg(ParamSweep::cellCount(m_spec)).arg(ParamSweep::maxCells);
+            return m_result;
+        }
+        if (!loadData())
+            return m_result;
+        nameConfigurations();
+        prepareConfigurations();
+        if (!checkMemory())
+            return m_result;
+        m_results.assign(size_t(m_cells.size()), RunResult());
+        m_ran.assign(size_t(m_cells.size()), 0);
+        if (m_ctx.resuming() && !takeFinished())
+            return m_result;
+        train();
+        gather();
+        return m_result;
+    }
+
+private:
+    int total() const { return int(m_cells.size()); }
+    int configurationOf(int i) const { return ParamSweep::configurationIndex(m_spec, m_cells[i]); }
+
+    /// Every data-set option, loaded once, up front: a bad one fails before any run starts.
+    bool loadData()
+    {
+        const QList<QJsonObject> sets = ParamSweep::datasets(m_spec);
         for (int d = 0; d < sets.size(); ++d) {
             try {
-                data.push_back(std::make_shared<const data::DatasetPair>(
-                    data::DataSource::load(sets[d], spec.baseDir, data::DataOverrides{std::nullopt, spec.seed})));
+                m_data.push_back(std::make_shared<const data::DatasetPair>(
+                    data::DataSource::load(sets[d], m_spec.baseDir, data::DataOverrides{std::nullopt, m_spec.seed})));
             } catch (const std::exception& e) {
-                result.error = spec.paramSweep.datasets.isEmpty()
-                                   ? QString::fromUtf8(e.what())
-                                   : QStringLiteral("sweep.datasets[%1]: %2").arg(d).arg(QString::fromUtf8(e.what()));
-                return result;
+                m_result.error = ParamSweep::sweepOf(m_spec).datasets.isEmpty()
+                                     ? QString::fromUtf8(e.what())
+                                     : QStringLiteral("sweep.datasets[%1]: %2").arg(d).arg(QString::fromUtf8(e.what()));
+                return false;
             }
-            descriptions << data::DataSource::describe(sets[d]);
+            m_descriptions << data::DataSource::describe(sets[d]);
         }
+        return true;
+    }
 
-        // One configuration per (data-set option, algorithm, point).
+    /// One configuration per (data-set option, algorithm, point), and the keys the points vary.
+    void nameConfigurations()
+    {
         QSet<QString> keys;
-        for (const QVariantMap& p : points)
+        for (const QVariantMap& p : ParamSweep::points(ParamSweep::sweepOf(m_spec)))
             for (auto it = p.begin(); it != p.end(); ++it)
                 keys.insert(it.key());
-        result.sweptKeys = QStringList(keys.values());
-        result.sweptKeys.sort();
-        result.curves = ParamSweep::configurations(spec, &ctx.registry());
-        for (int d = 0; d < sets.size(); ++d)
-            for (int c = 0; c < nAlg * nPts; ++c)
-                result.curves[d * nAlg * nPts + c].dataset = descriptions[d];
-        auto configurationOf = [&](const SweepCell& cell) { return ParamSweep::configurationIndex(spec, cell); };
+        m_result.variedKeys = QStringList(keys.values());
+        m_result.variedKeys.sort();
+        m_result.curves = ParamSweep::configurations(m_spec, &m_ctx.registry());
+        const int perOption = int(m_result.curves.size()) / std::max<int>(1, int(m_descriptions.size()));
+        for (int c = 0; c < m_result.curves.size(); ++c)
+            m_result.curves[c].dataset = m_descriptions[c / perOption];
+    }
 
-        const int total = int(cells.size());
-        const int atOnce = std::clamp(spec.paramSweep.cellsAtOnce, 1, threads);
-        // Every configuration (data-set option, algorithm, point), sweep.cells_at_once of them at once.
-        {
-            QList<MemoryCheck::Demand> demands;
-            QSet<int> seen;
-            for (const SweepCell& cell : cells) {
-                const int conf = configurationOf(cell);
-                if (seen.contains(conf))
-                    continue;
-                seen.insert(conf);
-                demands << MemoryCheck::Demand{result.curves[conf].label, spec.algorithms[cell.algorithmIndex].id,
-                                               cell.params, CostPrediction::shapeOf(data[size_t(cell.datasetIndex)]->train),
-                                               atOnce};
-            }
-            if (!ctx.refuseOverMemory(demands, threads, result))
-                return result;
+    /// Each configuration's parameters, read once for all its cells (its first cell's).
+    void prepareConfigurations()
+    {
+        m_prepared.assign(size_t(m_result.curves.size()), nullptr);
+        for (int i = 0; i < total(); ++i) {
+            auto& p = m_prepared[size_t(configurationOf(i))];
+            if (!p)
+                p = m_ctx.registry().prepared(m_spec.algorithms[m_cells[i].algorithmIndex].id, m_cells[i].params);
         }
-        std::vector<RunResult> results(size_t(cells.size()));
-        std::vector<char> ran(size_t(cells.size()), 0);
-        std::mutex errorMutex;
-        QSet<QString> errors;
+    }
 
-        auto jobOf = [&](int i) {
-            const SweepCell& cell = cells[i];
-            const int conf = configurationOf(cell);
-            RunJob job;
-            job.algorithmId = spec.algorithms[cell.algorithmIndex].id;
-            job.label = result.curves[conf].label;
-            job.params = cell.params;
-            job.seed = cell.seed;
-            job.repeat = cell.repeat;
-            job.data = data[size_t(cell.datasetIndex)];
-            job.datasetDescription = descriptions[cell.datasetIndex];
-            job.budget = spec.budgetOf(cell.algorithmIndex);
-            job.experimentId = experimentId;
-            job.threads = threads;
-            job.measureMemory = atOnce == 1;
-            if (atOnce > 1)
-                job.memoryNote = QStringLiteral("%1 sweep cells trained at once (sweep.cells_at_once)").arg(atOnce);
-            // Enough to regroup the stored runs into this result (StoredRuns::group) and to re-run the cell.
-            job.hostFacts.insert(QStringLiteral("sweep_cell"),
-                                 QJsonObject{{"index", cell.index},
-                                             {"dataset", cell.datasetIndex},
-                                             {"algorithm", cell.algorithmIndex},
-                                             {"point", cell.pointIndex},
-                                             {"configuration", result.curves[conf].configuration},
-                                             {"setting", QJsonObject::fromVariantMap(cell.setting)}});
-            return job;
+    /// Every configuration's working memory, sweep.cells_at_once of them at once.
+    bool checkMemory()
+    {
+        QList<MemoryCheck::Demand> demands;
+        std::vector<char> seen(m_prepared.size(), 0);
+        for (int i = 0; i < total(); ++i) {
+            const SweepCell& cell = m_cells[i];
+            const int conf = configurationOf(i);
+            if (std::exchange(seen[size_t(conf)], 1))
+                continue;
+            demands << MemoryCheck::Demand{m_result.curves[conf].label, m_spec.algorithms[cell.algorithmIndex].id,
+                                           cell.params, CostPrediction::shapeOf(m_data[size_t(cell.datasetIndex)]->train),
+                                           m_atOnce};
+        }
+        return m_ctx.refuseOverMemory(demands, m_threads, m_result);
+    }
+
+    RunJob jobOf(int i) const
+    {
+        const SweepCell& cell = m_cells[i];
+        const int conf = configurationOf(i);
+        RunJob job;
+        job.algorithmId = m_spec.algorithms[cell.algorithmIndex].id;
+        job.label = m_result.curves[conf].label;
+        job.params = cell.params;
+        job.prepared = m_prepared[size_t(conf)];
+        job.seed = cell.seed;
+        job.repeat = cell.repeat;
+        job.data = m_data[size_t(cell.datasetIndex)];
+        job.datasetDescription = m_descriptions[cell.datasetIndex];
+        job.budget = m_spec.budgetOf(cell.algorithmIndex);
+        job.experimentId = m_experimentId;
+        job.threads = m_threads;
+        job.measureMemory = m_atOnce == 1;
+        if (m_atOnce > 1)
+            job.memoryNote = QStringLiteral("%1 sweep cells trained at once (sweep.cells_at_once)").arg(m_atOnce);
+        // Enough to regroup the stored runs into this result (StoredRuns::group) and to re-run the cell.
+        job.hostFacts.insert(QStringLiteral("sweep_cell"),
+                             QJsonObject{{"index", cell.index},
+                                         {"dataset", cell.datasetIndex},
+                                         {"algorithm", cell.algorithmIndex},
+                                         {"point", cell.pointIndex},
+                                         {"configuration", m_result.curves[conf].configuration},
+                                         {"setting", QJsonObject::fromVariantMap(cell.setting)}});
+        return job;
+    }
+
+    /// A resumed experiment's finished cells, taken from the store.
+    bool takeFinished()
+    {
+        auto cellOf = [&](const RunRecord& r) {
+            const int i = r.info.value(QStringLiteral("sweep_cell")).toObject().value(QStringLiteral("index")).toInt(-1);
+            return i >= 0 && i < total() && m_spec.algorithms[m_cells[i].algorithmIndex].id == r.algorithmId ? i : -1;
         };
-        if (ctx.resuming()) {
-            auto cellOf = [&](const RunRecord& r) {
-                const int i = r.info.value(QStringLiteral("sweep_cell")).toObject().value(QStringLiteral("index")).toInt(-1);
-                return i >= 0 && i < total && spec.algorithms[cells[i].algorithmIndex].id == r.algorithmId ? i : -1;
-            };
-            if (!ctx.takeFinishedRuns(total, cellOf, results, ran, &result.error))
-                return result;
-        }
-        if (obs)
-            obs->experimentStarted(experimentId, spec, total);
-        std::atomic<int> done{int(std::count(ran.begin(), ran.end(), 1))};
+        return m_ctx.takeFinishedRuns(total(), cellOf, m_results, m_ran, &m_result.error);
+    }
 
-        // Cells are claimed in list order by atOnce loops; with the default of one, each cell has the
-        // whole arena (timings compare with a learning curve's). Results depend only on each cell's seed.
-        tbb::task_arena arena(threads);
-        CellPlan plan = ctx.runPerCell(total, atOnce, arena, obs, ran, jobOf);
+    /// Cells are claimed in list order by atOnce loops; with the default of one, each cell has the
+    /// whole arena (timings compare with a learning curve's). Results depend only on each cell's seed.
+    void train()
+    {
+        if (m_obs)
+            m_obs->experimentStarted(m_experimentId, m_spec, total());
+        std::atomic<int> done{int(std::count(m_ran.begin(), m_ran.end(), 1))};
+        tbb::task_arena arena(m_threads);
+        CellPlan plan = m_ctx.runPerCell(total(), m_atOnce, arena, m_obs, m_ran, [this](int i) { return jobOf(i); });
         plan.done = [&](int i, CellOutput&& out) {
             RunResult rr = out.runs.value(0);
-            ctx.blameStoreFailure(rr);
-            if (rr.status == RunStatus::Failed || rr.status == RunStatus::Diverged) {
-                std::lock_guard lock(errorMutex);
-                if (errors.size() < 20)
-                    errors.insert(QStringLiteral("%1: %2").arg(result.curves[configurationOf(cells[i])].label, rr.error));
-            }
-            if (obs)
-                obs->cellFinished(cells[i], configurationOf(cells[i]), rr);
-            results[size_t(i)] = std::move(rr);
-            ran[size_t(i)] = 1;
-            if (obs)
-                obs->progress(++done, total);
+            m_ctx.blameStoreFailure(rr);
+            if (rr.status == RunStatus::Failed || rr.status == RunStatus::Diverged)
+                noteError(m_result.curves[configurationOf(i)].label, rr.error, 20);
+            if (m_obs)
+                m_obs->cellFinished(i, configurationOf(i), rr);
+            m_results[size_t(i)] = std::move(rr);
+            m_ran[size_t(i)] = 1;
+            if (m_obs)
+                m_obs->progress(++done, total());
         };
-        ctx.executor().run(plan);
+        m_ctx.executor().run(plan);
+    }
 
-        result.runsPlanned = total;
-        const Runner runner(ctx.registry(), ctx.writesExperiment() ? ctx.store() : nullptr);
-        for (int i = 0; i < total; ++i) {
-            AlgorithmCurves& c = result.curves[configurationOf(cells[i])];
-            if (!ran[size_t(i)]) {
+    void noteError(const QString& label, const QString& error, int cap = -1)
+    {
+        const std::lock_guard lock(m_errorMutex);
+        if (cap < 0 || m_errors.size() < cap)
+            m_errors.insert(QStringLiteral("%1: %2").arg(label, error));
+    }
+
+    /// Every cell into its configuration's curves, in cell order.
+    void gather()
+    {
+        m_result.runsPlanned = total();
+        const Runner runner(m_ctx.registry(), m_ctx.writesExperiment() ? m_ctx.store() : nullptr);
+        for (int i = 0; i < total(); ++i) {
+            AlgorithmCurves& c = m_result.curves[configurationOf(i)];
+            if (!m_ran[size_t(i)]) {
                 // Stopped before this cell began: still part of the experiment, stored as cancelled
                 // with its seed and parameters (so it can be re-run), never dropped.
-                const RunJob job = jobOf(i);
-                c.repeatNumbers << cells[i].repeat;
-                c.seeds << cells[i].seed;
-                ExperimentContext::appendNotStarted(c, runner.recordNotStarted(job));
-                result.runsCancelled++;
-                result.runsNotStarted++;
+                c.repeatNumbers << m_cells[i].repeat;
+                c.seeds << m_cells[i].seed;
+                ExperimentContext::appendNotStarted(c, runner.recordNotStarted(jobOf(i)));
+                m_result.runsCancelled++;
+                m_result.runsNotStarted++;
                 continue;
             }
-            const RunResult& rr = results[size_t(i)];
-            ExperimentContext::appendRun(c, rr, cells[i].repeat, cells[i].seed);
-            ExperimentContext::count(result, rr.status);
-            if (ctx.resuming() && (rr.status == RunStatus::Failed || rr.status == RunStatus::Diverged)) {
-                std::lock_guard lock(errorMutex);
-                errors.insert(QStringLiteral("%1: %2").arg(c.label, rr.error));
-            }
+            const RunResult& rr = m_results[size_t(i)];
+            ExperimentContext::appendRun(c, rr, m_cells[i].repeat, m_cells[i].seed);
+            ExperimentContext::count(m_result, rr.status);
+            if (m_ctx.resuming() && (rr.status == RunStatus::Failed || rr.status == RunStatus::Diverged))
+                noteError(c.label, rr.error);
         }
-        result.runErrors = QStringList(errors.values());
-        result.runErrors.sort();
-        return result;
+        m_result.runErrors = QStringList(m_errors.values());
+        m_result.runErrors.sort();
     }
+
+    ExperimentContext& m_ctx;
+    const ExperimentSpec& m_spec;
+    const qint64 m_experimentId;
+    ExperimentObserver* const m_obs;
+    const int m_threads;
+    const QList<SweepCell> m_cells;
+    const int m_atOnce;
+    ExperimentResult m_result;
+    std::vector<std::shared_ptr<const data::DatasetPair>> m_data;
+    QStringList m_descriptions;
+    std::vector<std::shared_ptr<const PreparedConfiguration>> m_prepared; ///< by configuration
+    std::vector<RunResult> m_results;
+    std::vector<char> m_ran;
+    std::mutex m_errorMutex;
+    QSet<QString> m_errors;
 };
+
+ExperimentResult ParamSweepKind::run(ExperimentContext& ctx, const ExperimentSpec& spec, qint64 experimentId,
+                                     ExperimentObserver* obs) const
+{
+    return SweepRun(ctx, spec, experimentId, obs).run();
+}
 
 } // namespace
 } // namespace tb

@@ -2,6 +2,8 @@
 /// @file ParamSweepSpec.h
 /// The "sweep" object of a param-sweep experiment, as parsed (see ParamSweep for its cells).
 
+#include <KindSection.h>
+
 #include <QJsonObject>
 #include <QJsonValue>
 #include <QList>
@@ -18,11 +20,11 @@ struct SweepAxis {
     QVariantList values;  ///< the values, ranges expanded (1..1000 of them)
 };
 
-/// A param-sweep's "sweep" object (docs/experiments.md):
+/// A param-sweep's "sweep" object (docs/experiments.md), its kind section:
 /// {"grid": {key: [values] | {"from": a, "to": b, "count": n, "scale": "log"|"linear"}},
 ///  or "list": [{key: value, …}, …],
 ///  "datasets": [{…dataset keys…}, …] (optional), "cells_at_once": n (optional, default 1)}.
-struct ParamSweepSpec {
+struct ParamSweepSpec : KindSection {
     QList<SweepAxis> grid;       ///< cartesian product; axes in key order, the last varies fastest
     QList<QVariantMap> list;     ///< explicit points, instead of a grid
     /// Data-set options: each is merged over the experiment's "dataset" (its keys replace the

@@ -33,7 +33,7 @@ ChartEntry countingEntry(const QString& id, ChartPlace place, int order, int min
     e.place = place;
     e.order = order;
     e.applies = [minCurves](const ExperimentResult& r) {
-        return r.kind != kinds::NoiseSweep && r.curves.size() >= minCurves;
+        return r.kind != QStringLiteral("noise-sweep") && r.curves.size() >= minCurves;
     };
     e.build = [](const ChartOptions&) {
         auto* chart = new QChart;
@@ -99,11 +99,11 @@ private Q_SLOTS:
         ChartTabs tabs;
         // The shipped charts as always, the registered one at its order (25: after the loss).
         QCOMPARE(tabTitles(tabs.tabs()), (QStringList{"Accuracy vs time", "Accuracy vs epoch", "Test (accuracy)",
-                                                      "Loss vs time", "RMSE vs σ"}));
+                                                      "Loss vs time", "RMSE vs noise σ"}));
         QCOMPARE(tabs.indexOf("test-curves"), 2);
         QCOMPARE(tabs.tabs()->tabToolTip(2), QStringLiteral("A test chart"));
-        QVERIFY(tabs.timeChart() && tabs.epochChart() && tabs.lossChart() && tabs.sweepChart());
-        QCOMPARE(tabs.indexOf("noise-sweep"), 4);
+        QVERIFY(tabs.timeChart() && tabs.epochChart() && tabs.lossChart() && tabs.summaryChart());
+        QCOMPARE(tabs.indexOf("rmse-summary"), 4);
         QCOMPARE(tabs.indexOf("no-such-chart"), -1);
 
         // Data reach it when its tab is in view (live updates rebuild only the chart shown).
@@ -123,12 +123,12 @@ private Q_SLOTS:
             QVERIFY(tabs.tabs()->isTabEnabled(i));
         // A noise sweep brings its own tab forward; a learning curve leaves a tab that applies to
         // it in view.
-        tabs.showKind(kinds::NoiseSweep);
-        QCOMPARE(tabs.tabs()->currentIndex(), tabs.indexOf("noise-sweep"));
-        tabs.showKind(kinds::LearningCurve);
+        tabs.showKind(QStringLiteral("noise-sweep"));
+        QCOMPARE(tabs.tabs()->currentIndex(), tabs.indexOf("rmse-summary"));
+        tabs.showKind(QStringLiteral("learning-curve"));
         QCOMPARE(tabs.tabs()->currentIndex(), tabs.indexOf("learning-curve-time"));
         tabs.tabs()->setCurrentIndex(2);
-        tabs.showKind(kinds::ParamSweep);
+        tabs.showKind(QStringLiteral("param-sweep"));
         QCOMPARE(tabs.tabs()->currentIndex(), 2);
     }
 

@@ -11,6 +11,7 @@
 #include "window/MainWindow.h"
 #include "setup/ParamForm.h"
 #include "runs/RunBrowser.h"
+#include "setup/KindFields.h"
 #include "setup/SweepEditor.h"
 #include "comparison/SweepResultView.h"
 
@@ -33,6 +34,9 @@
 #include <QTemporaryDir>
 #include <QLabel>
 #include <QHeaderView>
+#include <ParamSweep.h>
+
+#include <QSpinBox>
 #include <QtTest>
 
 #include <memory>
@@ -94,19 +98,20 @@ private Q_SLOTS:
         QVERIFY(form);
         Q_EMIT form->sweepRequested("offset");
         ExperimentPanel* exp = w.experimentPanel();
-        QVERIFY(exp->isParamSweep());
-        SweepEditor* editor = exp->sweepEditor();
+        QCOMPARE(exp->kind(), QStringLiteral("param-sweep"));
+        auto* editor = qobject_cast<SweepEditor*>(exp->kindFields("param-sweep")->editor());
+        QVERIFY(editor);
         QCOMPARE(editor->axisCount(), 1);
         QCOMPARE(editor->keyBox(0)->currentText(), QStringLiteral("offset"));
         // The offset is a linear real with default 0: the suggestion is that default alone.
         editor->valuesEdit(0)->setText("0, 0.5, 2");
-        exp->repeatsBox()->setValue(2);
+        qobject_cast<QSpinBox*>(exp->field("repeats"))->setValue(2);
         QStringList problems;
         const auto spec = w.currentSpec(&problems);
         QVERIFY2(spec, qPrintable(problems.join('\n')));
-        QCOMPARE(spec->kind, kinds::ParamSweep);
-        QCOMPARE(spec->paramSweep.grid.size(), 1);
-        QCOMPARE(spec->paramSweep.grid[0].values, (QVariantList{0.0, 0.5, 2.0}));
+        QCOMPARE(spec->kind, QStringLiteral("param-sweep"));
+        QCOMPARE(ParamSweep::sweepOf(*spec).grid.size(), 1);
+        QCOMPARE(ParamSweep::sweepOf(*spec).grid[0].values, (QVariantList{0.0, 0.5, 2.0}));
 
         QVERIFY2(w.runExperiment(&error), qPrintable(error));
         QVERIFY(w.controller()->waitForFinished(60000));

@@ -712,13 +712,13 @@ private Q_SLOTS:
 
         // Issue 18: with its sweep points the row shows RMSE (mean over the σ grid), not a count.
         for (double sigma : {0.0, 0.5}) {
-            SweepPoint p;
+            SummaryPoint p;
             p.algorithmId = r.algorithmId;
-            p.sigma = sigma;
-            p.monteCarlo = 5;
+            p.x = sigma;
+            p.count = 5;
             p.trainRmseMean = sigma == 0 ? 1e-14 : 0.4;
             p.testRmseMean = sigma == 0 ? 0.1 : 0.5;
-            m_store->addSweepPoint(exp, p);
+            m_store->addSummaryPoint(exp, p);
         }
         QVERIFY(m_store->flush());
         m_browser->refresh();

@@ -1,5 +1,9 @@
-// ExperimentPanel: the σ grid parser, values() ⇄ setValues(), kept keys and field problems.
+// ExperimentPanel: values() ⇄ setValues(), kept keys, field problems — and every kind's fields
+// built from what the kind declares (issue 44: nothing in the panel names a kind).
 #include "setup/ExperimentPanel.h"
+#include "setup/KindFields.h"
+#include "setup/ParamForm.h"
+#include "setup/SweepEditor.h"
 
 #include <ExperimentKind.h>
 #include <ExperimentRunner.h>
@@ -19,8 +23,8 @@
 using tb::gui::ExperimentPanel;
 
 namespace {
-// A kind the panel has no fields for, as a contributor would add one (docs/contributing.md): its
-// own key "rounds" and a "sweep" of its own.
+// A kind as a contributor would add one (docs/contributing.md): its own key "rounds" and a section
+// "sweep" with a schema field "sweep.width"; the panel has never heard of it.
 class RoundsKind final : public tb::ExperimentKind {
 public:
     QString id() const override { return QStringLiteral("test-rounds"); }
@@ -32,9 +36,20 @@ public:
         s.add(tb::ParamSpec::integer(QStringLiteral("rounds"), QStringLiteral("Rounds"), 1, 1, 100, QStringLiteral("Rounds.")));
         return s;
     }
-    bool parseSweep(const QJsonValue&, tb::ExperimentSpec&, QString*, QString*) const override { return true; }
+    QStringList sectionKeys() const override { return {QStringLiteral("sweep")}; }
+    tb::ParamSchema sectionSchema() const override
+    {
+        tb::ParamSchema s;
+        s.add(tb::ParamSpec::real(QStringLiteral("sweep.width"), QStringLiteral("Width"), 0.5, 0, 1, QStringLiteral("Width.")));
+        return s;
+    }
     void write(const tb::ExperimentSpec&, QJsonObject&) const override {}
     int plannedRuns(const tb::ExperimentSpec&) const override { return 1; }
+    QString describe(const tb::ExperimentSpec&) const override { return QStringLiteral("rounds"); }
+    QList<tb::AlgorithmCurves> configurations(const tb::ExperimentSpec&, const tb::PluginRegistry*) const override
+    {
+        return {};
+    }
     bool runsOneAtATime(const tb::ExperimentSpec&) const override { return true; }
     tb::ExperimentResult run(tb::ExperimentContext&, const tb::ExperimentSpec&, qint64, tb::ExperimentObserver*) const override
     {
@@ -42,47 +57,39 @@ public:
     }
     QStringList charts() const override { return {}; }
 };
+
+// The editor of field @p key of the panel's chosen kind, as a spin box.
+QSpinBox* spinBox(const ExperimentPanel& p, const QString& key)
+{
+    return qobject_cast<QSpinBox*>(p.field(key));
+}
 } // namespace
 TB_REGISTER_EXPERIMENT_KIND(RoundsKind)
 
 class TestExperimentPanel : public QObject {
     Q_OBJECT
 private Q_SLOTS:
-    void parsesSigmaLists_data()
+    void everyKindHasItsFieldsFromItsSchemas()
     {
-        QTest::addColumn<QString>("text");
-        QTest::addColumn<QList<double>>("expected");
-        QTest::addColumn<QString>("error");
-        QTest::newRow("commas") << "0, 0.1, 0.5" << QList<double>{0, 0.1, 0.5} << "";
-        QTest::newRow("spaces") << " 0 0.25\t1 " << QList<double>{0, 0.25, 1} << "";
-        QTest::newRow("range") << "0:0.25:1" << QList<double>{0, 0.25, 0.5, 0.75, 1} << "";
-        QTest::newRow("range rounding") << "0:0.1:0.3" << QList<double>{0, 0.1, 0.2, 0.3} << "";
-        QTest::newRow("not a number") << "0, x" << QList<double>{} << "\"x\" is not a number (in \"0, x\")";
-        QTest::newRow("negative") << "0, -1" << QList<double>{} << "σ must be ≥ 0, got -1";
-        QTest::newRow("empty") << "  " << QList<double>{} << "give at least one σ value";
-        QTest::newRow("bad range") << "0:0:1" << QList<double>{} << "the step must be positive";
-        QTest::newRow("huge range") << "0:1e-6:1" << QList<double>{} << "at most 10000";
-        QTest::newRow("inf") << "inf" << QList<double>{} << "is not a number";
-    }
-    void parsesSigmaLists()
-    {
-        QFETCH(QString, text);
-        QFETCH(QList<double>, expected);
-        QFETCH(QString, error);
-        QList<double> got;
-        QString message;
-        const bool ok = ExperimentPanel::parseSigmas(text, &got, &message);
-        QCOMPARE(ok, error.isEmpty());
-        if (ok) {
-            QCOMPARE(got.size(), expected.size());
-            for (int i = 0; i < got.size(); ++i)
-                QCOMPARE(got[i], expected[i]);
-            QList<double> again;
-            QVERIFY(ExperimentPanel::parseSigmas(ExperimentPanel::formatSigmas(got), &again, nullptr));
-            QCOMPARE(again, got); // what is written is read back exactly
-        } else {
-            QVERIFY2(message.contains(error), qPrintable(message));
+        ExperimentPanel panel;
+        for (const tb::ExperimentKind* k : tb::ExperimentKinds::all()) {
+            QVERIFY(panel.kindBox()->findData(k->id()) >= 0);
+            tb::gui::KindFields* fields = panel.kindFields(k->id());
+            QVERIFY2(fields, qPrintable(k->id()));
+            tb::ParamSchema all = k->keys();
+            all.append(k->sectionSchema());
+            for (const tb::ParamSpec& s : all.specs())
+                QVERIFY2(fields->form() && fields->form()->editor(s.key), qPrintable(k->id() + ": " + s.key));
+            QCOMPARE(fields->editor() != nullptr, !k->sectionEditor().isEmpty());
         }
+        // A kind the panel never heard of gets its fields, only while chosen.
+        panel.setValues(QJsonObject{{"kind", "test-rounds"}, {"rounds", 3}, {"sweep", QJsonObject{{"width", 0.25}}}});
+        QVERIFY(panel.kindFields("test-rounds")->isVisibleTo(&panel));
+        QVERIFY(!panel.kindFields("learning-curve")->isVisibleTo(&panel));
+        QCOMPARE(spinBox(panel, "rounds")->value(), 3);
+        QCOMPARE(qobject_cast<QDoubleSpinBox*>(panel.field("sweep.width"))->value(), 0.25);
+        // The param sweep names its grid editor, which the workbench has.
+        QVERIFY(qobject_cast<tb::gui::SweepEditor*>(panel.kindFields("param-sweep")->editor()));
     }
 
     void valuesRoundTripAndKeepWhatThePanelDoesNotEdit()
@@ -100,11 +107,11 @@ private Q_SLOTS:
         QCOMPARE(changed.count(), 1);
         QCOMPARE(panel.values(), in);
         QVERIFY(panel.problems().isEmpty());
+        QCOMPARE(spinBox(panel, "sweep.monte_carlo")->value(), 7);
 
-        panel.kindBox()->setCurrentIndex(0); // learning curve: repeats instead of the sweep
+        panel.kindBox()->setCurrentIndex(panel.kindBox()->findData("learning-curve"));  // repeats instead of the sweep
         const QJsonObject lc = panel.values();
         QVERIFY(!lc.contains("sweep"));
-        QCOMPARE(lc.value("repeats").toInt(), 1);
         QVERIFY(changed.count() > 1);
 
         // The file format reads what the panel writes.
@@ -114,8 +121,13 @@ private Q_SLOTS:
         QString error;
         const auto spec = tb::ExperimentSpec::fromObject(whole, "panel", &error);
         QVERIFY2(spec, qPrintable(error));
+        QCOMPARE(spec->repeats, 1);
         QCOMPARE(spec->seed, std::numeric_limits<std::uint64_t>::max());
         QCOMPARE(spec->description, QStringLiteral("kept"));
+        // And back: the noise sweep keeps its fields as they were (the σ grid typed as a range).
+        panel.kindBox()->setCurrentIndex(panel.kindBox()->findData("noise-sweep"));
+        qobject_cast<QLineEdit*>(panel.field("sweep.sigma"))->setText("0:0.25:1");
+        QCOMPARE(panel.values().value("sweep").toObject().value("sigma").toArray(), (QJsonArray{0, 0.25, 0.5, 0.75, 1}));
     }
 
     void theBudgetsClockIsChosenAndWrittenBack()
@@ -142,34 +154,42 @@ private Q_SLOTS:
         QVERIFY(!panel.budgetClockBox()->isEnabled());
     }
 
-    void aKindWithoutFieldsKeepsItsKeys()
+    void aNewKindsKeysAreWrittenAndOtherKindsKeysGo()
     {
-        // The panel lists every registered kind; one it has no fields for keeps its keys and its
-        // sweep as the file wrote them, and gets no "repeats" of the built-in kinds.
+        // The panel lists every registered kind and edits each from its schemas; another kind's
+        // section goes when the kind changes.
         ExperimentPanel panel;
-        QVERIFY(panel.kindBox()->findData("test-rounds") >= 0);
-        const QJsonObject in{{"name", "n"}, {"kind", "test-rounds"}, {"rounds", 3}, {"sweep", QJsonObject{{"x", 1}}}, {"seed", 4}};
+        const QJsonObject in{{"name", "n"}, {"kind", "test-rounds"}, {"rounds", 3}, {"sweep", QJsonObject{{"width", 0.25}}}, {"seed", 4}};
         panel.setValues(in);
-        QVERIFY(!panel.ownsKindKeys());
         QCOMPARE(panel.values(), in);
         panel.kindBox()->setCurrentIndex(panel.kindBox()->findData("learning-curve"));
-        QVERIFY(panel.ownsKindKeys());
         QVERIFY(!panel.values().contains("sweep"));
-        QCOMPARE(panel.values().value("repeats").toInt(), 1);
+        QVERIFY(!panel.values().contains("rounds"));
+        spinBox(panel, "repeats")->setValue(4);
+        QCOMPARE(panel.values().value("repeats").toInt(), 4);
     }
 
     void fieldProblemsNameTheirKey()
     {
         ExperimentPanel panel;
-        panel.kindBox()->setCurrentIndex(1);
-        panel.sigmaEdit()->setText("0, 0.1,");
-        QVERIFY(panel.problems().isEmpty()); // a trailing separator is harmless
-        panel.sigmaEdit()->setText("0; abc");
-        QCOMPARE(panel.problems().value(0), QStringLiteral("σ values (sweep.sigma): \"abc\" is not a number (in \"0; abc\")"));
-        panel.setNoiseSweepAvailable(false);
-        QVERIFY(panel.problems().join('\n').contains("Kind (kind): the data set has no noise level"));
-        panel.kindBox()->setCurrentIndex(0);
-        QVERIFY(panel.problems().isEmpty()); // learning curves need neither
+        panel.kindBox()->setCurrentIndex(panel.kindBox()->findData("noise-sweep"));
+        auto* sigma = qobject_cast<QLineEdit*>(panel.field("sweep.sigma"));
+        QVERIFY(sigma);
+        sigma->setText("0, 0.1,");
+        QVERIFY2(panel.problems().isEmpty(), qPrintable(panel.problems().join('\n'))); // a trailing separator is harmless
+        sigma->setText("0; abc");
+        QVERIFY2(panel.problems().value(0).contains("sweep.sigma") && panel.problems().value(0).contains("abc"),
+                 qPrintable(panel.problems().join('\n')));
+        sigma->setText("0, -1");
+        QVERIFY2(panel.problems().value(0).contains("sweep.sigma"), qPrintable(panel.problems().join('\n')));
+        sigma->setText("0:0:1");
+        QVERIFY2(panel.problems().value(0).contains("the step must be positive"), qPrintable(panel.problems().join('\n')));
+        sigma->setText("0, 0.5");
+        // What the kind says of the whole experiment (the document asks it) is shown with them.
+        panel.setKindProblems({"dataset.source: a noise-sweep needs a generator with a noise level"});
+        QVERIFY(panel.problems().join('\n').contains("needs a generator"));
+        panel.setKindProblems({});
+        QVERIFY(panel.problems().isEmpty());
         panel.seedEdit()->setText("99999999999999999999"); // 20 digits, above 2^64
         QVERIFY(panel.problems().join('\n').startsWith("Seed (seed): expected an integer"));
     }
@@ -184,19 +204,21 @@ private Q_SLOTS:
         p.show();
         QVERIFY(QTest::qWaitForWindowExposed(&p));
         p.activateWindow();
-        p.repeatsBox()->setFocus();
-        p.repeatsBox()->selectAll();
-        QTest::keyClicks(p.repeatsBox(), "-3");
-        QCOMPARE(p.repeatsBox()->text(), QStringLiteral("-3"));
-        QTest::keyClick(p.repeatsBox(), Qt::Key_Return);
+        QSpinBox* repeats = spinBox(p, "repeats");
+        QVERIFY(repeats);
+        repeats->setFocus();
+        repeats->selectAll();
+        QTest::keyClicks(repeats, "-3");
+        QCOMPARE(repeats->text(), QStringLiteral("-3"));
+        QTest::keyClick(repeats, Qt::Key_Return);
         other.setFocus(); // focus-out: Qt's spin box would revert to 1 here
         QApplication::processEvents();
-        QCOMPARE(p.repeatsBox()->text(), QStringLiteral("-3"));
+        QCOMPARE(repeats->text(), QStringLiteral("-3"));
         const QString problems = p.problems().join('\n');
-        QVERIFY2(problems.contains("Repeats (repeats): \"-3\" is not a whole number from 1 to 1000"), qPrintable(problems));
+        QVERIFY2(problems.contains("repeats") && problems.contains("-3"), qPrintable(problems));
         auto* message = p.findChildren<QLabel*>().last();
         QVERIFY(message->isVisible());
-        QVERIFY(message->text().contains("Repeats (repeats)"));
+        QVERIFY(message->text().contains("repeats"));
         QVERIFY(message->styleSheet().contains("color"));
         // A real field: "1.5x" is kept too.
         p.budgetBox()->setFocus();
@@ -214,13 +236,14 @@ private Q_SLOTS:
         ExperimentPanel p;
         p.show();
         QVERIFY(QTest::qWaitForWindowExposed(&p));
-        p.repeatsBox()->setFocus();
-        p.repeatsBox()->selectAll();
-        QTest::keyClicks(p.repeatsBox(), "0");
-        QVERIFY2(p.problems().join('\n').contains("Repeats (repeats): \"0\" is not a whole number from 1 to 1000"),
+        QSpinBox* repeats = spinBox(p, "repeats");
+        repeats->setFocus();
+        repeats->selectAll();
+        QTest::keyClicks(repeats, "0");
+        QVERIFY2(p.problems().join('\n').contains("repeats") && p.problems().join('\n').contains("0"),
                  qPrintable(p.problems().join('\n')));
-        p.repeatsBox()->selectAll();
-        QTest::keyClicks(p.repeatsBox(), "5");
+        repeats->selectAll();
+        QTest::keyClicks(repeats, "5");
         QVERIFY(p.problems().isEmpty());
         QCOMPARE(p.values().value("repeats").toInt(), 5);
     }

@@ -169,7 +169,7 @@ private Q_SLOTS:
         QVERIFY(w->isModified());
         const auto spec = w->currentSpec(&problems);
         QVERIFY2(spec, qPrintable(problems.join('\n')));
-        QCOMPARE(spec->kind, kinds::NoiseSweep);
+        QCOMPARE(spec->kind, QStringLiteral("noise-sweep"));
     }
 
     void runThenStopLeavesACancelledRunAndPoints()
@@ -489,7 +489,7 @@ private Q_SLOTS:
         ExperimentPanel* exp = w->experimentPanel();
         exp->kindBox()->setCurrentIndex(exp->kindBox()->findData(QStringLiteral("learning-curve")));
         QApplication::processEvents();
-        QSpinBox* repeats = exp->repeatsBox();
+        QSpinBox* repeats = qobject_cast<QSpinBox*>(exp->field("repeats"));
         QVERIFY(repeats->isVisible());
         // Every editor of both panels, shown now or later, takes focus by click and Tab only.
         QStringList wheelFocused;
@@ -709,21 +709,21 @@ private Q_SLOTS:
         QVERIFY(w->setExperiment(ridgeSweep(50)).isEmpty());
         QString error;
         QVERIFY2(w->runExperiment(&error), qPrintable(error));
-        QCOMPARE(w->charts()->tabs()->currentIndex(), w->charts()->indexOf("noise-sweep"));
+        QCOMPARE(w->charts()->tabs()->currentIndex(), w->charts()->indexOf("rmse-summary"));
         QVERIFY(w->controller()->waitForFinished(30000));
-        QCOMPARE(pointsOf(w->charts()->sweepChart(), 0, 0), 5); // test line: one point per σ
-        QCOMPARE(pointsOf(w->charts()->sweepChart(), 0, 1), 5); // train line
-        QCOMPARE(w->store()->sweepPoints(w->controller()->experimentId()).size(), 5);
+        QCOMPARE(pointsOf(w->charts()->summaryChart(), 0, 0), 5); // test line: one point per σ
+        QCOMPARE(pointsOf(w->charts()->summaryChart(), 0, 1), 5); // train line
+        QCOMPARE(w->store()->summaryPoints(w->controller()->experimentId()).size(), 5);
     }
 
     void invalidInputIsRejectedWithItsMessage()
     {
         auto w = newWindow(QString());
         QVERIFY(w->setExperiment(ridgeSweep(10)).isEmpty());
-        w->experimentPanel()->sigmaEdit()->setText("0, x");
+        qobject_cast<QLineEdit*>(w->experimentPanel()->field("sweep.sigma"))->setText("0, x");
         QString error;
         QVERIFY(!w->runExperiment(&error));
-        QVERIFY2(error.contains("σ values (sweep.sigma): \"x\" is not a number"), qPrintable(error));
+        QVERIFY2(error.contains("sweep.sigma") && error.contains("\"x\""), qPrintable(error));
         QVERIFY(!w->controller()->isRunning());
 
         // A parameter out of range: the form's own message, prefixed by the algorithm.
@@ -747,7 +747,7 @@ private Q_SLOTS:
                                           {"target", "y1"}, {"task", "regression"}, {"test_fraction", 0.3}};
         w->setExperiment(csvSweep);
         QVERIFY(!w->runExperiment(&error));
-        QVERIFY2(error.contains("no noise level"), qPrintable(error));
+        QVERIFY2(error.contains("needs a generator with a noise level"), qPrintable(error));
     }
 
     // Issue 29 (items 3 and 7): number fields keep what was typed and say why in red beside the
@@ -764,7 +764,7 @@ private Q_SLOTS:
             box->selectAll();
             QTest::keyClicks(box, text);
         };
-        QSpinBox* repeats = w->experimentPanel()->repeatsBox();
+        QSpinBox* repeats = qobject_cast<QSpinBox*>(w->experimentPanel()->field("repeats"));
         typeInto(repeats, "-3");
         auto* samples = qobject_cast<QSpinBox*>(w->datasetPanel()->editor("samples"));
         auto* fraction = qobject_cast<QDoubleSpinBox*>(w->datasetPanel()->editor("validation_fraction"));
@@ -785,7 +785,7 @@ private Q_SLOTS:
         QString error;
         QVERIFY(!w->runExperiment(&error));
         QVERIFY(!w->controller()->isRunning());
-        QVERIFY2(error.contains("Repeats (repeats): \"-3\"") &&  error.contains("(dataset.samples): \"-10\"") &&
+        QVERIFY2(error.contains("Repeats (repeats): expected an integer 1 to 1000, got -3") &&  error.contains("(dataset.samples): \"-10\"") &&
                      error.contains("Validation fraction (dataset.validation_fraction): \"1.5\" is not a number in (0, 1)"),
                  qPrintable(QString(error).replace(QLatin1Char(0x0a), QLatin1Char(0x7c))));
         QCOMPARE(error.split('\n').size(), 3);
@@ -800,9 +800,9 @@ private Q_SLOTS:
         auto* fileMessage = fileEdit->parentWidget()->parentWidget()->findChild<QLabel*>("file_message");
         QVERIFY(fileMessage);
         QVERIFY2(fileMessage->isVisible() && fileMessage->text().contains("no-such-file.csv"), qPrintable(fileMessage->text()));
-        typeInto(w->experimentPanel()->repeatsBox(), "0");
+        typeInto(qobject_cast<QSpinBox*>(w->experimentPanel()->field("repeats")), "0");
         QVERIFY(!w->runExperiment(&error));
-        QVERIFY2(error.contains("no-such-file.csv") && error.contains("Repeats (repeats): \"0\""), qPrintable(error));
+        QVERIFY2(error.contains("no-such-file.csv") && error.contains("Repeats (repeats): expected an integer 1 to 1000, got 0"), qPrintable(error));
     }
 
     // Issue 29, item 4: after "The experiment could not run" the progress bar stayed busy and
@@ -843,14 +843,14 @@ private Q_SLOTS:
         auto w = newWindow(QString());
         ChartTabs* charts = w->charts();
         QVERIFY(w->setExperiment(ridgeSweep(10)).isEmpty()); // BPLS toy: regression, noise sweep
-        QCOMPARE(charts->tabs()->currentIndex(), charts->indexOf("noise-sweep"));
+        QCOMPARE(charts->tabs()->currentIndex(), charts->indexOf("rmse-summary"));
         QVERIFY(!charts->isClassification());
         ExperimentPanel* exp = w->experimentPanel();
         exp->kindBox()->setCurrentIndex(exp->kindBox()->findData(QStringLiteral("learning-curve")));
         QCOMPARE(charts->tabs()->currentIndex(), charts->indexOf("learning-curve-time"));
         QVERIFY(!charts->isClassification()); // RMSE, not accuracy
         exp->kindBox()->setCurrentIndex(exp->kindBox()->findData(QStringLiteral("noise-sweep")));
-        QCOMPARE(charts->tabs()->currentIndex(), charts->indexOf("noise-sweep"));
+        QCOMPARE(charts->tabs()->currentIndex(), charts->indexOf("rmse-summary"));
         // A classification set: accuracy.
         QVERIFY(w->setExperiment(sleepyOnMoons(3, 0)).isEmpty());
         QCOMPARE(charts->tabs()->currentIndex(), charts->indexOf("learning-curve-time"));
@@ -1155,8 +1155,8 @@ private Q_SLOTS:
 
         ids << w->store()->runs(exp2).first().id;
         QCOMPARE(w->overlayRuns(ids), 3);
-        w->charts()->tabs()->setCurrentIndex(w->charts()->indexOf("noise-sweep"));
-        QCOMPARE(pointsOf(w->charts()->sweepChart(), 0, 0), 5);
+        w->charts()->tabs()->setCurrentIndex(w->charts()->indexOf("rmse-summary"));
+        QCOMPARE(pointsOf(w->charts()->summaryChart(), 0, 0), 5);
         QVERIFY(w->charts()->caption().contains("2 experiments"));
     }
 
