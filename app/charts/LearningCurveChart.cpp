@@ -194,7 +194,9 @@ bool hasCurves(const ExperimentResult& r)
 
 bool noParameterAxis(const ExperimentResult& r)
 {
-    return ParamSweepChart::numericParameters(r.curves).isEmpty();
+    // A tuned comparison's configurations vary their tuned parameters, but its point is the curves
+    // of the chosen and the default configurations (its trials have their own charts).
+    return ParamSweepChart::numericParameters(r.curves).isEmpty() || !r.selection.isEmpty();
 }
 
 /// A learning-curve chart of @p metric (unset: accuracy or RMSE as the options say) against

@@ -3,6 +3,7 @@
 #include "ChartRegistry.h"
 #include "ParamSweepChart.h"
 
+#include <SelectionCurves.h>
 #include <SettingLabel.h>
 
 #include <QPainter>
@@ -292,7 +293,18 @@ ChartEntry parallelEntry()
     e.build = [](const ChartOptions&) {
         auto* view = new ParallelCoordinatesView;
         return std::make_unique<ChartPlot>(
-            view, [view](const ExperimentResult& r, const ChartOptions& o) { view->setData(r.curves, o.metricFor(r)); },
+            view,
+            [view](const ExperimentResult& r, const ChartOptions& o) {
+                // A tuned comparison's trials: their drawn values against the validation score they were chosen on.
+                if (!r.selection.isEmpty()) {
+                    const QList<AlgorithmCurves> trials = SelectionCurves::candidates(r);
+                    view->setData(trials, RunMetric::anyMeasured(MetricId::ValidationAccuracy, trials)
+                                              ? MetricId::ValidationAccuracy
+                                              : MetricId::ValidationRmse);
+                    return;
+                }
+                view->setData(r.curves, o.metricFor(r));
+            },
             [view](QSize size) { return view->render(size); });
     };
     return e;

@@ -180,8 +180,9 @@ ChartEntry paramSweepEntry()
     e.place = ChartPlace::Comparison;
     e.order = 110;
     e.applies = [](const ExperimentResult& r) { return !ParamSweepChart::numericParameters(r.curves).isEmpty(); };
-    e.exportedFor = [](const ExperimentResult&) { return true; };
     e.fileSuffix = QStringLiteral("parameter");
+    // Not for a tuned comparison's two configurations per algorithm: its tuning charts draw the trials.
+    e.exportedFor = [](const ExperimentResult& r) { return r.selection.isEmpty(); };
     e.exportParameters = [](const ExperimentResult& r) { return ParamSweepChart::numericParameters(r.curves); };
     e.build = [](const ChartOptions&) {
         auto* chart = new ParamSweepChart;

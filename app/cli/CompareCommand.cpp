@@ -2,6 +2,7 @@
 #include "CliStreams.h"
 
 #include <Comparison.h>
+#include <SelectionCurves.h>
 #include <ComparisonTables.h>
 #include <StoredRuns.h>
 #include <RunStore.h>
@@ -76,7 +77,10 @@ QString gridSummary(const ExperimentResult& result)
 {
     const MetricId metric = RunMetric::defaultFor(result.curves);
     const auto samples = Comparison::samples(result.curves, metric);
-    return ComparisonTables::grid(Comparison::grid(samples), metric).render(TextTable::Format::Text);
+    // A tuned comparison: how each algorithm was tuned and what was chosen, then its configurations.
+    const QString tuning = result.selection.isEmpty() ? QString()
+                                                      : SelectionCurves::table(result).render(TextTable::Format::Text) + "\n";
+    return tuning + ComparisonTables::grid(Comparison::grid(samples), metric).render(TextTable::Format::Text);
 }
 
 int compareCommand(const QStringList& args)
@@ -96,8 +100,9 @@ int compareCommand(const QStringList& args)
     p.addOption({"target", "Target of time-to-target (default: the best value every run reaches).", "value"});
     p.addOption({"at", "Common training times of the \"at\" table, seconds, comma-separated (default 1,10,30,150).",
                  "list"});
-    p.addOption({"tables", "Tables to print, comma-separated: selection, matrix, pairs, grid, time, at, frontier "
-                           "(default: selection,matrix,pairs,time,at, and grid for a param sweep).", "list"});
+    p.addOption({"tables", "Tables to print, comma-separated: tuning, selection, matrix, pairs, grid, time, at, frontier "
+                           "(default: selection,matrix,pairs,time,at, with tuning first for a tuned comparison and grid "
+                           "for a param sweep).", "list"});
     p.addOption({"format", "text (default), csv, markdown or latex.", "name"});
     p.addOption({"output", "Write to FILE instead of standard output.", "file"});
     p.process(args);
@@ -143,6 +148,7 @@ int compareCommand(const QStringList& args)
         return Database;
     }
     QList<AlgorithmCurves> curves;
+    ExperimentResult tuning; // the trials that chose the configurations (a tuned comparison's)
     bool sweep = false;
     for (qint64 id : ids) {
         const auto result = tb::StoredRuns::experiment(*store, id, &error);
@@ -155,6 +161,7 @@ int compareCommand(const QStringList& args)
                              .arg(result->kind));
         sweep = sweep || !result->variedKeys.isEmpty();
         curves << result->curves;
+        tuning.selection << result->selection;
     }
     if (p.isSet("configurations")) {
         // Keep the named configurations in the order given; a name that matches nothing is a typo.
@@ -202,9 +209,11 @@ int compareCommand(const QStringList& args)
 
     QStringList tables = p.isSet("tables") ? p.value("tables").split(QLatin1Char(','), Qt::SkipEmptyParts)
                                            : QStringList{"selection", "matrix", "pairs", "time", "at"};
-    if (!p.isSet("tables") && sweep)
+    if (!p.isSet("tables") && sweep && tuning.selection.isEmpty())
         tables.insert(1, QStringLiteral("grid"));
-    const QStringList known{"selection", "matrix", "pairs", "grid", "time", "at", "frontier"};
+    if (!p.isSet("tables") && !tuning.selection.isEmpty())
+        tables.prepend(QStringLiteral("tuning"));
+    const QStringList known{"tuning", "selection", "matrix", "pairs", "grid", "time", "at", "frontier"};
     for (QString& t : tables) {
         t = t.trimmed();
         if (!known.contains(t))
@@ -231,7 +240,9 @@ int compareCommand(const QStringList& args)
         // What needs a curve (selection on validation, targets, common times) uses the run's
         // default quality metric when time or memory is compared.
         const MetricId curveMetric = RunMetric::hasCurve(metric) ? metric : RunMetric::defaultFor(curves);
-        if (t == QLatin1String("selection"))
+        if (t == QLatin1String("tuning"))
+            parts << SelectionCurves::table(tuning).render(*format);
+        else if (t == QLatin1String("selection"))
             parts << ComparisonTables::selection(Comparison::select(Comparison::samples(curves, curveMetric), curveMetric),
                                                  *confidence)
                          .render(*format);

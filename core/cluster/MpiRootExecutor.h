@@ -50,6 +50,7 @@ public:
 
     MpiRootExecutor(const MpiSession& session, const PluginRegistry& registry, Options options);
     void run(CellPlan& plan) override;
+    bool distributes() const override { return true; }
     /// Tells every worker there is nothing to do, when run() was never called (rank 0 gave up
     /// before the experiment started: bad file, database error); a no-op after run().
     void release();

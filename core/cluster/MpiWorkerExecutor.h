@@ -39,6 +39,7 @@ public:
 
     void run(CellPlan& plan) override;
     bool isWorker() const override { return true; }
+    bool distributes() const override { return true; }
 
     /// After run(): rank 0 said that a rank of the job died (do not call MPI_Finalize).
     bool peerLost() const { return m_peerLost; }

@@ -62,6 +62,9 @@ public:
     /// True on an MPI worker rank: the experiment's rows (experiment, noise-sweep runs, sweep
     /// points, not-started runs) are written by rank 0 only, and this process's result is not used.
     virtual bool isWorker() const { return false; }
+    /// True when the cells train in other processes (MPI ranks): a kind whose cells depend on
+    /// one another's timing (a tuned comparison's CPU-seconds budget) cannot run there.
+    virtual bool distributes() const { return false; }
 };
 
 /// Runs the cells in this process: plan.atOnce loops in the plan's arena claim cells in index

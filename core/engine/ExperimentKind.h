@@ -29,6 +29,13 @@ struct StoredPlace {
     QVariantMap setting;      ///< the varied parameters' values
     int datasetIndex = 0;     ///< the data-set option
     QList<int> order;         ///< sorts the runs of one experiment as the runner orders its configurations
+    /// A run that chose the configurations (ExperimentResult::selection: a tuned comparison's
+    /// trial), grouped there by algorithm instead of into a configuration of its own.
+    bool selection = false;
+    /// What the run was for in its experiment ("trial", "final", "default"), for the CSV's phase
+    /// column; empty for a kind without phases.
+    QString phase;
+    int trial = -1; ///< a trial's number (0-based), −1 for other runs
 };
 
 /// One kind of experiment. Implementations are stateless and thread-safe.

@@ -63,6 +63,12 @@ struct ExperimentResult {
     /// algorithm then x; their axis is the kind's summaryAxis().
     QList<SummaryPoint> summary;
     QList<SummaryRun> summaryRuns;   ///< the rows that stand for the summary points, per algorithm
+    /// The runs that chose the compared configurations (a tuned comparison's trials), one entry
+    /// per algorithm, its repeats the candidates in the order they were drawn, their facts
+    /// naming each one's phase, number and drawn values (ExperimentKind::placeOf()). Stored and
+    /// exported like every run, drawn by the charts that read them (SelectionCurves), never
+    /// compared with the configurations in `curves`.
+    QList<AlgorithmCurves> selection;
     int runsPlanned = 0;             ///< in the kind's unit (ExperimentKind::unit(): runs, cells …)
     int runsFinished = 0;
     int runsFailed = 0;              ///< failed or diverged
@@ -92,6 +98,9 @@ public:
     virtual void progress(int done, int total) { Q_UNUSED(done); Q_UNUSED(total); }
     /// A summary point is final (a noise sweep's σ whose cells are all done).
     virtual void summaryPointReady(const SummaryPoint& p) { Q_UNUSED(p); }
+    /// What the experiment has done beyond counts, one line per part, for a progress panel (a
+    /// tuned comparison: per algorithm "Adam: 12 of 30 trials, 3.1 CPU s; best 91.2 % (lr=0.013)").
+    virtual void statusChanged(const QStringList& lines) { Q_UNUSED(lines); }
     /// Cell @p cell (its index in the kind's list of cells) is done, and its run belongs to
     /// configuration @p configuration (an index into ExperimentResult::curves); its run's
     /// runFinished() came first.

@@ -9,6 +9,7 @@
 #include <QSaveFile>
 #include <QTextStream>
 
+#include <algorithm>
 #include <optional>
 
 namespace tb {
@@ -61,7 +62,12 @@ class Writer {
 public:
     /// @p variedKeys: the parameters that differ between configurations (a param sweep's), written
     /// after the fixed columns with the data set.
-    Writer(const QString& path, const QStringList& variedKeys) : m_path(path), m_file(path), m_swept(variedKeys) {}
+    /// @p phases: the runs have phases (a tuned comparison's trials and final runs): a phase and a
+    /// trial column come last.
+    Writer(const QString& path, const QStringList& variedKeys, bool phases = false)
+        : m_path(path), m_file(path), m_swept(variedKeys), m_phases(phases)
+    {
+    }
 
     bool open(QString* error)
     {
@@ -74,11 +80,13 @@ public:
             for (const QString& k : m_swept)
                 m_out << ',' << field(k);
         }
+        if (m_phases)
+            m_out << ",phase,trial";
         m_out << '\n';
         return true;
     }
     void checkpoints(const RunKey& k, const QVector<MetricPoint>& points, const QString& dataset = {},
-                     const QVariantMap& setting = {})
+                     const QVariantMap& setting = {}, const StoredPlace& place = {})
     {
         QString extra;
         if (!m_swept.isEmpty()) {
@@ -86,6 +94,9 @@ public:
             for (const QString& key : m_swept)
                 extra += QLatin1Char(',') + field(setting.contains(key) ? settingText(setting.value(key)) : QString());
         }
+        if (m_phases)
+            extra += QLatin1Char(',') + field(place.phase) + QLatin1Char(',') +
+                     (place.trial >= 0 ? QString::number(place.trial) : QString());
         if (points.isEmpty()) {
             m_out << prefix(k) << ",,,,,,,,,,,,,," << extra << '\n';
             return;
@@ -100,7 +111,7 @@ public:
     {
         m_out << prefix(k) << ',' << number(p.x) << ',' << p.count << ",,,,,,," << number(p.trainRmseMean)
               << ',' << number(p.trainRmseStd) << ',' << number(p.testRmseMean) << ',' << number(p.testRmseStd) << ",,"
-              << QString(m_swept.isEmpty() ? 0 : m_swept.size() + 1, QLatin1Char(',')) << '\n';
+              << QString((m_swept.isEmpty() ? 0 : m_swept.size() + 1) + (m_phases ? 2 : 0), QLatin1Char(',')) << '\n';
     }
     bool commit(QString* error)
     {
@@ -130,7 +141,18 @@ private:
     QSaveFile m_file;
     QTextStream m_out;
     QStringList m_swept;
+    bool m_phases = false;
 };
+
+// Where a run of @p kind with facts @p info belongs (its phase and trial), as its kind reads it.
+StoredPlace placeOfInfo(const ExperimentKind* kind, const QJsonObject& info)
+{
+    if (!kind)
+        return {};
+    RunRecord r;
+    r.info = info;
+    return kind->placeOf(r);
+}
 
 } // namespace
 
@@ -146,17 +168,27 @@ const QStringList& ResultCsv::columns()
 
 bool ResultCsv::write(const ExperimentResult& result, const QString& path, QString* error)
 {
-    Writer w(path, result.variedKeys); // the varied parameters, empty when none vary
+    // The runs that chose the configurations (a tuned comparison's trials) come first, each with
+    // its own drawn values; then the configurations.
+    const ExperimentKind* kind = ExperimentKinds::find(result.kind);
+    bool phases = false;
+    for (const QList<AlgorithmCurves>* list : {&result.selection, &result.curves})
+        for (const AlgorithmCurves& c : *list)
+            for (const QJsonObject& info : c.infos)
+                phases = phases || !placeOfInfo(kind, info).phase.isEmpty();
+    Writer w(path, result.variedKeys, phases); // the varied parameters, empty when none vary
     if (!w.open(error))
         return false;
-    for (const AlgorithmCurves& c : result.curves)
-        for (int r = 0; r < c.repeats.size(); ++r) {
-            RunKey k{result.experimentId, c.runIds.value(r, -1), c.algorithmId, c.label, c.repeatNumbers.value(r, r),
-                     std::nullopt, c.statuses.value(r, RunStatus::Finished)};
-            if (r < c.seeds.size())
-                k.seed = c.seeds[r];
-            w.checkpoints(k, c.repeats[r], c.dataset, c.setting);
-        }
+    for (const QList<AlgorithmCurves>* list : {&result.selection, &result.curves})
+        for (const AlgorithmCurves& c : *list)
+            for (int r = 0; r < c.repeats.size(); ++r) {
+                RunKey k{result.experimentId, c.runIds.value(r, -1), c.algorithmId, c.label, c.repeatNumbers.value(r, r),
+                         std::nullopt, c.statuses.value(r, RunStatus::Finished)};
+                if (r < c.seeds.size())
+                    k.seed = c.seeds[r];
+                const StoredPlace place = placeOfInfo(kind, c.infos.value(r));
+                w.checkpoints(k, c.repeats[r], c.dataset, place.selection ? place.setting : c.setting, place);
+            }
     for (const SummaryRun& s : result.summaryRuns) {
         const RunKey k{result.experimentId, s.runId, s.algorithmId, s.label, 0, s.seed, s.status};
         for (const SummaryPoint& p : result.summary)
@@ -200,7 +232,8 @@ bool ResultCsv::writeRuns(const RunStore& store, const QList<qint64>& runIds, co
     }
     QStringList variedKeys(swept.values());
     variedKeys.sort();
-    Writer w(path, variedKeys);
+    const bool phases = std::any_of(places.begin(), places.end(), [](const StoredPlace& p) { return !p.phase.isEmpty(); });
+    Writer w(path, variedKeys, phases);
     if (!w.open(error))
         return false;
     QHash<qint64, QList<SummaryPoint>> summaries;
@@ -228,7 +261,7 @@ bool ResultCsv::writeRuns(const RunStore& store, const QList<qint64>& runIds, co
                 *error = QStringLiteral("%1: cannot read the checkpoints of run %2: %3").arg(path).arg(runId).arg(readError);
             return false;
         }
-        w.checkpoints(k, points, r->dataset, places.value(r->id).setting);
+        w.checkpoints(k, points, r->dataset, places.value(r->id).setting, places.value(r->id));
     }
     return w.commit(error);
 }

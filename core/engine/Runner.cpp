@@ -149,7 +149,7 @@ public:
             m_observer->trainingClock(m_job, true);
         m_t0 = Clock::now();
         m_running = true;
-        if (m_budget.clock == ClockKind::Cpu)
+        if (m_budget.clock == ClockKind::Cpu || m_job.measureCpu)
             m_cpu.start();
     }
     void stopClock()
@@ -162,6 +162,8 @@ public:
     }
     /// The run's whole training time: every solve of a ladder (the budget's and the final fact's).
     double elapsed() const { return m_elapsed; }
+    /// The process's CPU time while the run trained (RunJob::measureCpu or a cpu budget; else 0).
+    double cpuSeconds() const { return m_cpu.elapsed(); }
     /// The run's clock, which its checkpoints' times are on: the budget's clock — the process's
     /// CPU time with a cpu budget (immune to other jobs on the machine), else the training clock.
     /// Read while the clock is stopped (at a checkpoint, after fit()).
@@ -464,6 +466,8 @@ RunResult Runner::execute(const RunJob& job, const StopSource& stop, RunObserver
         put("loss", result.last.loss);
         put("epochs", result.last.epoch);
         fin.insert("train_seconds", result.trainSeconds);
+        if (job.measureCpu)
+            fin.insert("train_cpu_seconds", ctx.cpuSeconds());
         result.info.insert("final", fin);
         for (auto it = job.hostFacts.begin(); it != job.hostFacts.end(); ++it)
             result.info.insert(it.key(), it.value());

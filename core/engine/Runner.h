@@ -53,6 +53,10 @@ struct RunJob {
     bool measureMemory = true;
     /// With measureMemory false and a stored run: why, logged with the run (empty: nothing).
     QString memoryNote;
+    /// Count the process's CPU time while the run trains (checkpoints left out), recorded as the
+    /// fact final.train_cpu_seconds: a tuned comparison's budget. Always on with a cpu budget.
+    /// Only the run's own when no other run trains in the process at the same time.
+    bool measureCpu = false;
     /// Facts the host adds to the run's info when it ends (e.g. a param-sweep cell's
     /// "sweep_cell"); they replace a trainer's facts of the same key.
     QJsonObject hostFacts;

@@ -246,18 +246,26 @@ StoredRuns::Selection StoredRuns::group(const RunStore& store, const QList<qint6
         if (exp)
             if (const auto t = data::DataSource::task(exp->spec.value(QStringLiteral("dataset")).toObject()))
                 sel.classification = sel.classification || *t == Task::Classification;
+        // A run that chose the configurations (a tuned comparison's trial) joins its algorithm's
+        // candidates instead of a configuration.
+        const StoredPlace place = places.value(r.id);
+        QList<AlgorithmCurves>& into = place.selection ? res.selection : res.curves;
+        // A candidate's own label names its trial: its group is its algorithm's (the place's configuration).
+        const QString group = !place.selection || place.configuration.isEmpty() ? label
+                              : manyExperiments ? QStringLiteral("%1 (exp. %2)").arg(place.configuration).arg(r.experimentId)
+                                                : place.configuration;
         AlgorithmCurves* c = nullptr;
-        for (auto& existing : res.curves)
-            if (existing.label == label && existing.algorithmId == r.algorithmId && existing.dataset == r.dataset)
+        for (auto& existing : into)
+            if (existing.label == group && existing.algorithmId == r.algorithmId && existing.dataset == r.dataset)
                 c = &existing;
         if (!c) {
-            res.curves.append(AlgorithmCurves{});
-            c = &res.curves.last();
+            into.append(AlgorithmCurves{});
+            c = &into.last();
             c->algorithmId = r.algorithmId;
-            c->label = label;
-            c->configuration = label;
+            c->label = group;
+            c->configuration = group;
             c->dataset = r.dataset;
-            if (const StoredPlace place = places.value(r.id); place.placed) {
+            if (place.placed && !place.selection) {
                 c->setting = place.setting;
                 c->configuration = place.configuration.isEmpty() ? label : place.configuration;
                 c->datasetIndex = place.datasetIndex;

@@ -49,9 +49,9 @@ void ComparisonTab::clear()
     show({});
 }
 
-void ComparisonTab::show(const QList<AlgorithmCurves>& curves)
+void ComparisonTab::show(const QList<AlgorithmCurves>& curves, const QList<AlgorithmCurves>& selection)
 {
-    m_sweep->setCurves(curves);
+    m_sweep->setCurves(curves, selection);
     m_panel->setCurves(curves);
 }
 
@@ -93,7 +93,7 @@ void ComparisonTab::showResult(const ExperimentResult& result, const QString& ca
         return;
     }
     m_caption->setText(caption);
-    show(result.curves);
+    show(result.curves, result.selection);
 }
 
 int ComparisonTab::showRuns(RunStore& store, const QList<qint64>& runIds)
@@ -103,14 +103,17 @@ int ComparisonTab::showRuns(RunStore& store, const QList<qint64>& runIds)
     for (qint64 id : runIds)
         if (const auto run = store.run(id); run && !experiments.contains(run->experimentId))
             experiments << run->experimentId;
-    QList<AlgorithmCurves> curves;
+    QList<AlgorithmCurves> curves, selection;
     int shown = 0;
     for (qint64 e : experiments) {
         QString error;
         const auto result = StoredRuns::experiment(store, e, &error);
-        if (!result || result->curves.isEmpty())
+        if (!result || (result->curves.isEmpty() && result->selection.isEmpty()))
             continue;
-        for (const AlgorithmCurves& c : result->curves) {
+        const int configurations = int(result->curves.size());
+        const QList<AlgorithmCurves> all = result->curves + result->selection;
+        for (int ci = 0; ci < all.size(); ++ci) {
+            const AlgorithmCurves& c = all[ci];
             AlgorithmCurves kept = c;
             kept.repeats.clear();
             kept.statuses.clear();
@@ -136,11 +139,11 @@ int ComparisonTab::showRuns(RunStore& store, const QList<qint64>& runIds)
                 kept.configuration = (kept.configuration.isEmpty() ? c.label : kept.configuration) + suffix;
             }
             shown += int(kept.runIds.size());
-            curves << kept;
+            (ci < configurations ? curves : selection) << kept; // a tuned comparison's trials draw its tuning charts
         }
     }
     m_caption->setText(tr("%n picked run(s)", nullptr, shown));
-    show(curves);
+    show(curves, selection);
     return shown;
 }
 

@@ -50,7 +50,7 @@ public:
     QString caption() const;
 
 private:
-    void show(const QList<AlgorithmCurves>& curves);
+    void show(const QList<AlgorithmCurves>& curves, const QList<AlgorithmCurves>& selection = {});
 
     const PluginRegistry& m_registry;
     QLabel* m_caption = nullptr;

@@ -92,9 +92,10 @@ void SweepResultView::setParameter(const QString& key)
     }
 }
 
-void SweepResultView::setCurves(const QList<AlgorithmCurves>& curves)
+void SweepResultView::setCurves(const QList<AlgorithmCurves>& curves, const QList<AlgorithmCurves>& selection)
 {
     m_data.curves = curves;
+    m_data.selection = selection;
     if (!m_metricChosen && !curves.isEmpty())
         m_metric->setCurrentIndex(m_metric->findData(RunMetric::key(RunMetric::defaultFor(curves))));
     const QStringList params = charts::ParamSweepChart::numericParameters(curves);

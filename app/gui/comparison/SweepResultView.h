@@ -47,7 +47,9 @@ public:
     ~SweepResultView() override;
 
     /// The runs to show (ExperimentResult::curves, or ParamSweep::configurations() filled live).
-    void setCurves(const QList<AlgorithmCurves>& curves);
+    /// @p selection: the runs that chose the configurations (ExperimentResult::selection, a tuned
+    /// comparison's trials), for the charts that draw them.
+    void setCurves(const QList<AlgorithmCurves>& curves, const QList<AlgorithmCurves>& selection = {});
     const QList<AlgorithmCurves>& curves() const { return m_data.curves; }
     void clear() { setCurves({}); }
 
@@ -82,7 +84,7 @@ private:
     void markAllDirty();
     QObject* target(const QString& id) const;
 
-    ExperimentResult m_data; ///< the runs shown (curves only)
+    ExperimentResult m_data; ///< the runs shown (curves and selection)
     QComboBox* m_metric = nullptr;
     QComboBox* m_parameter = nullptr;
     QTabWidget* m_tabs = nullptr;

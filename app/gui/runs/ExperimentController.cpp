@@ -31,7 +31,7 @@ ClockKind timesClockOf(const RunBudget& budget, QVariantMap params)
 
 /// One thing that happened on a worker thread, waiting for the GUI thread.
 struct ExperimentController::Event {
-    enum class Type { ExperimentStarted, RunStarted, CostPredicted, Checkpoint, RunFinished, Progress, Summary };
+    enum class Type { ExperimentStarted, RunStarted, CostPredicted, Checkpoint, RunFinished, Progress, Summary, Status };
     Type type = Type::Progress;
     QString label;
     QString algorithmId;
@@ -43,6 +43,7 @@ struct ExperimentController::Event {
     int done = 0;
     int total = 0;
     SummaryPoint summary;
+    QStringList lines;       ///< Status: the kind's lines
     QJsonObject info;        ///< CostPredicted: the cost; RunFinished: the run's facts
 };
 
@@ -64,6 +65,13 @@ public:
         e.type = Event::Type::Progress;
         e.done = done;
         e.total = total;
+        push(std::move(e));
+    }
+    void statusChanged(const QStringList& lines) override
+    {
+        Event e;
+        e.type = Event::Type::Status;
+        e.lines = lines;
         push(std::move(e));
     }
     void summaryPointReady(const SummaryPoint& p) override
@@ -185,6 +193,7 @@ bool ExperimentController::start(const ExperimentSpec& spec, QString* error, qin
     m_repeatIndex.clear();
     m_plannedEpochs.clear();
     m_summary.clear();
+    m_kindStatus.clear();
     m_result = ExperimentResult{};
     m_done = 0;
     m_runsStarted = 0;
@@ -302,6 +311,9 @@ void ExperimentController::drain()
             m_summary << e.summary;
             dataChanged = true;
             break;
+        case Event::Type::Status:
+            m_kindStatus = e.lines;
+            break;
         case Event::Type::RunStarted: {
             const int i = curveIndex(e.label, e.algorithmId);
             ++m_runsStarted;
@@ -408,6 +420,12 @@ QString ExperimentController::currentStatus() const
     QString s = tr("Run %1 of %2: %3, repeat %4").arg(m_runsStarted).arg(m_total).arg(m_currentRun).arg(m_currentRepeat);
     if (m_lastPoint.seq > 0 || m_lastPoint.epoch > 0)
         s += tr(" — epoch %1, %2 s training").arg(m_lastPoint.epoch, 0, 'g', 4).arg(m_lastPoint.trainTime, 0, 'f', 2);
+    // The kind's line of the part under way ("Adam: 12 of 30 trials, …; best …" for "Adam trial 12").
+    for (const QString& line : m_kindStatus) {
+        const QString part = line.section(QStringLiteral(": "), 0, 0);
+        if (!part.isEmpty() && m_currentRun.startsWith(part + QLatin1Char(' ')))
+            s += QStringLiteral(" | ") + line;
+    }
     return s;
 }
 
@@ -449,6 +467,8 @@ void ExperimentController::workerDone()
     }
     for (const QString& e : m_result.runErrors)
         Q_EMIT logMessage(tr("Problem: %1").arg(e));
+    for (const QString& line : std::as_const(m_kindStatus))
+        Q_EMIT logMessage(line);
     Q_EMIT logMessage(summary);
     Q_EMIT updated();
     if (m_result.runsPlanned > 0)

@@ -62,6 +62,10 @@ public:
     const QList<charts::CurveSeriesData>& curves() const { return m_curves; }
     /// Summary points so far (a kind that keeps statistics instead of curves: a noise sweep).
     const QList<SummaryPoint>& summary() const { return m_summary; }
+    /// What the experiment's kind says of its progress beyond counts, one line per part (a tuned
+    /// comparison: each algorithm's trials and CPU seconds, and its best so far); empty when it
+    /// says nothing. Shown with the status line of the run under way, logged when it ends.
+    const QStringList& kindStatus() const { return m_kindStatus; }
     /// Whether the experiment's kind keeps summary points rather than curves.
     bool keepsSummary() const { return m_keepsSummary; }
     /// Result of the last finished experiment.
@@ -126,6 +130,7 @@ private:
     QList<charts::CurveSeriesData> m_curves;
     QList<QList<int>> m_repeatIndex; ///< per curve: repeat number of each entry of its repeats
     QList<SummaryPoint> m_summary;
+    QStringList m_kindStatus;
     bool m_keepsSummary = false;  ///< the kind keeps summary points (ExperimentKind::summaryAxis())
     bool m_routeByLabel = false;  ///< runs train side by side: checkpoints are routed by label
     ExperimentResult m_result;

@@ -261,7 +261,7 @@ QList<AlgorithmRun> AlgorithmPanel::selectedAlgorithms() const
     QList<AlgorithmRun> out;
     for (const Entry* e : m_order)
         if (usable(*e))
-            out.append(AlgorithmRun{e->info.id, runLabel(*e), e->form->values()});
+            out.append(AlgorithmRun{e->info.id, runLabel(*e), e->form->values(), std::nullopt, e->kindKeys});
     return out;
 }
 
@@ -270,7 +270,8 @@ QList<AlgorithmRun> AlgorithmPanel::experimentAlgorithms() const
     QList<AlgorithmRun> out;
     for (const Entry* e : m_order)
         if (usable(*e))
-            out.append(AlgorithmRun{e->info.id, e->label->text().trimmed(), e->form->explicitValues()});
+            out.append(AlgorithmRun{e->info.id, e->label->text().trimmed(), e->form->explicitValues(), std::nullopt,
+                                    e->kindKeys});
     return out;
 }
 
@@ -288,6 +289,7 @@ void AlgorithmPanel::setSelection(const QList<AlgorithmRun>& runs)
         for (const auto& e : m_entries) {
             e->check->setChecked(false);
             e->label->clear();
+            e->kindKeys = {};
             e->form->resetToDefaults();
         }
         m_order.clear();
@@ -303,6 +305,7 @@ void AlgorithmPanel::setSelection(const QList<AlgorithmRun>& runs)
             if (e->check->isChecked()) // listed again: another configuration of it
                 e = entry(r.id, addConfiguration(r.id));
             e->label->setText(r.label);
+            e->kindKeys = r.kindKeys;
             e->form->setValues(r.params);
             e->check->setChecked(true);
             e->expand->setChecked(false);

@@ -133,6 +133,9 @@ private:
         QWidget* body = nullptr;
         QLineEdit* label = nullptr;
         ParamForm* form = nullptr;
+        /// The entry's keys that belong to the experiment's kind (AlgorithmRun::kindKeys, e.g. a
+        /// tuned comparison's "search"), kept as the file gave them: no form edits them.
+        QJsonObject kindKeys;
     };
 
     Entry* makeEntry(const AlgorithmInfo& info, int index);

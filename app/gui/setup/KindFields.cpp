@@ -87,8 +87,15 @@ void KindFields::writeTo(QJsonObject& file) const
         for (const QString& key : m_keyKeys)
             if (given.contains(key))
                 file.insert(key, QJsonValue::fromVariant(given.value(key)));
-        for (const QString& key : m_sectionKeys)
-            setAt(file, key.split(QLatin1Char('.')), QJsonValue::fromVariant(all.value(key)));
+        for (const QString& key : m_sectionKeys) {
+            // An optional key at the value that stands for its absence (ParamSpec::absentText: a tuned
+            // comparison's CPU budget of 0) stays out of the file.
+            const QVariant v = all.value(key);
+            const ParamSpec* spec = m_form->schema().find(key);
+            if (!v.isValid() || v.isNull() || (spec && !spec->absentText.isEmpty() && v == spec->defaultValue))
+                continue;
+            setAt(file, key.split(QLatin1Char('.')), QJsonValue::fromVariant(v));
+        }
     }
     if (m_editor)
         m_editor->writeTo(file);

@@ -127,6 +127,8 @@ QJsonObject ExperimentDocument::experimentJson() const
         QJsonObject ao{{"id", a.id}, {"params", QJsonObject::fromVariantMap(a.params)}};
         if (!a.label.isEmpty())
             ao.insert(QStringLiteral("label"), a.label);
+        for (auto it = a.kindKeys.begin(); it != a.kindKeys.end(); ++it) // e.g. a tuned comparison's "search"
+            ao.insert(it.key(), it.value());
         algs.append(ao);
     }
     o.insert(QStringLiteral("algorithms"), algs);
@@ -174,10 +176,14 @@ QStringList ExperimentDocument::setExperiment(const QJsonObject& spec, const QSt
     upgraded.sourcePath = m_path;
     for (const QJsonValue& v : spec.value(QStringLiteral("algorithms")).toArray()) {
         const QJsonObject a = v.toObject();
+        // The entry's other keys are its kind's (a tuned comparison's "search"): kept with it.
+        QJsonObject kindKeys = a;
+        for (const char* k : {"id", "label", "params", "time_budget_s", "time_budget_clock"})
+            kindKeys.remove(QLatin1String(k));
         upgraded.algorithms << AlgorithmRun{a.value(QStringLiteral("id")).toString(),
                                             a.value(QStringLiteral("label")).toString(),
                                             a.value(QStringLiteral("params")).toObject().toVariantMap(),
-                                            HostBudget::fromJson(a, nullptr)};
+                                            HostBudget::fromJson(a, nullptr), kindKeys};
     }
     for (const QString& note : upgraded.upgradeParams(m_registry))
         m_messages->appendLog(tr("Note: %1").arg(note));

@@ -117,7 +117,10 @@ struct ParamSpec {
     /// The key applies only when every condition holds: given otherwise it is an error, and
     /// its default is not filled in. Forms hide it.
     QList<ParamCondition> activeWhen;
-    QString absentText;  ///< what absence of an optional key without default means, for forms ("all")
+    /// What absence of an optional key without default means, for forms ("all"). A field of an
+    /// experiment kind's section (ExperimentKind::sectionSchema()) with a default and this set:
+    /// the default stands for the key left out, and the form does not write it.
+    QString absentText;
     QString fileFilter;  ///< Path: file-dialog filter, e.g. "CSV files (*.csv *.csv.gz)"
     /// Former keys of this parameter, still accepted in experiment files with a deprecation
     /// note (ParamSchema::upgrade()); never shown in forms.

@@ -208,6 +208,29 @@ private Q_SLOTS:
             "sweep": {"grid": {"lr": [0.01, 0.1]}}})"), "ps", 4);
     }
 
+    void tunedComparisonMatchesOneProcessExactly()
+    {
+        // The trials are the cells the ranks train (3 algorithms × 4); rank 0 chooses and trains the
+        // final runs (3 × 2 seeds × tuned and defaults): every row as one process stores it.
+        compareWithOneProcess(writeSpec("tc.json", R"({"name": "tc", "kind": "tuned-comparison", "seed": 2, "threads": 1,
+            "dataset": {"source": "moons", "samples": 300, "noise": 0.2, "validation_fraction": 0.25},
+            "algorithms": [{"id": "gradient.adam", "params": {"epochs": 4}, "search": {"lr": {"log_uniform": [0.001, 0.1]}}},
+                           {"id": "gradient.sgd", "params": {"epochs": 4}, "search": {"lr": {"log_uniform": [0.001, 1]}}},
+                           {"id": "linear.ridge", "search": {"ridge": {"log_uniform": [0.0001, 10]}}}],
+            "tuning": {"trials": 4, "seed": 9}, "final": {"seeds": 2}})"), "tc", 12);
+    }
+
+    void tunedComparisonWithACpuBudgetIsRefusedUnderMpi()
+    {
+        const QString spec = writeSpec("tcc.json", R"({"name": "tcc", "kind": "tuned-comparison", "threads": 1,
+            "dataset": {"source": "moons", "samples": 100, "validation_fraction": 0.25},
+            "algorithms": [{"id": "linear.ridge", "search": {"ridge": {"log_uniform": [0.0001, 10]}}}],
+            "tuning": {"cpu_seconds": 1}})");
+        const Output b = mpi(3, {"run", spec, "--mpi", "--db", m_dir.filePath("tcc.sqlite"), "--quiet"});
+        QVERIFY2(b.code != 0, qPrintable(b.out + b.err));
+        QVERIFY2(b.err.contains("tuning.cpu_seconds: a CPU-seconds budget"), qPrintable(b.err));
+    }
+
     void aKilledWorkerFailsOnlyItsCellAndResumeFinishesTheRest()
     {
         // With --enable-recovery the job outlives a worker: its cell fails with the reason, the

@@ -714,6 +714,17 @@ private Q_SLOTS:
             "dataset": {"source": "bpls-toy", "function": "linear"},
             "sweep": {"sigma": [0, 0.5, 1], "monte_carlo": 6},
             "algorithms": [{"id": "linear.ridge"}, {"id": "test.noise", "params": {"epochs": 2}}]})") << 10;
+        // The trials are cells of their own (trial-major); the final runs follow the choice.
+        QTest::newRow("tuned comparison") << QByteArray(R"({"name": "resume-tc", "kind": "tuned-comparison", "seed": 6, "threads": 2,
+            "dataset": {"source": "moons", "samples": 200, "noise": 0.2, "validation_fraction": 0.25},
+            "algorithms": [{"id": "test.noise", "search": {"epochs": {"integer": [1, 5]}}},
+                           {"id": "linear.ridge", "search": {"ridge": {"log_uniform": [0.001, 10]}}}],
+            "tuning": {"trials": 5, "seed": 3}, "final": {"seeds": 2}})") << 5;
+        QTest::newRow("tuned comparison, stopped in its final runs") << QByteArray(R"({"name": "resume-tf", "kind": "tuned-comparison", "seed": 6, "threads": 2,
+            "dataset": {"source": "moons", "samples": 200, "noise": 0.2, "validation_fraction": 0.25},
+            "algorithms": [{"id": "test.noise", "search": {"epochs": {"integer": [1, 5]}}},
+                           {"id": "linear.ridge", "search": {"ridge": {"log_uniform": [0.001, 10]}}}],
+            "tuning": {"trials": 5, "seed": 3}, "final": {"seeds": 2}})") << 12;
         // gradient.adam trains its cells in lock step (packs of 8 and 3), test.noise one by one.
         QTest::newRow("noise sweep in lock step") << QByteArray(R"({"name": "resume-ls", "kind": "noise-sweep", "seed": 8, "threads": 2,
             "dataset": {"source": "bpls-toy", "function": "linear"},

@@ -165,6 +165,57 @@ private Q_SLOTS:
         QCOMPARE(w.store()->metrics(again[0].id).last().testRmse, rmse);
     }
 
+    void tunedComparisonShowsItsTuningAndItsTrials()
+    {
+        // A tuned comparison in the workbench: while it runs, the status line says each contender's
+        // trials and best so far; when it ends, the Comparison tab draws the expected best of n
+        // trials and the trials in parallel coordinates, and compares tuned against defaults.
+        MainWindow w(*m_registry);
+        w.setConfirmations(false);
+        QString error;
+        QVERIFY2(w.openDatabase(m_dir.filePath("tuned.sqlite"), &error), qPrintable(error));
+        const QJsonObject spec{
+            {"name", "tuned"},
+            {"kind", "tuned-comparison"},
+            {"dataset", QJsonObject{{"source", "moons"}, {"samples", 200}, {"validation_fraction", 0.25}}},
+            {"algorithms", QJsonArray{QJsonObject{{"id", "test.noise"}, {"label", "Noise"},
+                                                  {"search", QJsonObject{{"epochs", QJsonObject{{"integer", QJsonArray{1, 4}}}}}}},
+                                      QJsonObject{{"id", "linear.ridge"}, {"label", "Ridge"},
+                                                  {"search", QJsonObject{{"ridge", QJsonObject{{"log_uniform", QJsonArray{0.001, 10}}}}}}}}},
+            {"tuning", QJsonObject{{"trials", 5}}},
+            {"final", QJsonObject{{"seeds", 2}}},
+            {"seed", 3},
+            {"threads", 1}};
+        QVERIFY(w.setExperiment(spec).isEmpty());
+        // The kind's own fields come from its section schema: the budget is on the form.
+        QVERIFY(w.experimentPanel()->field("tuning.trials"));
+        {
+            QStringList problems;
+            const auto shown = w.currentSpec(&problems);
+            QVERIFY2(shown, qPrintable(problems.join('\n')));
+            // The algorithm entries keep their kind's keys (the search spaces) through the panels.
+            QVERIFY(shown->algorithms.value(0).kindKeys.contains("search"));
+        }
+        QVERIFY2(w.runExperiment(&error), qPrintable(error));
+        QVERIFY(w.controller()->waitForFinished(60000));
+        const ExperimentResult& result = w.controller()->result();
+        QVERIFY2(result.error.isEmpty(), qPrintable(result.error));
+        QVERIFY2(result.runsFinished == 10 + 8, qPrintable(QString("%1 finished, %2 cancelled, %3 planned; %4")
+                                                              .arg(result.runsFinished).arg(result.runsCancelled)
+                                                              .arg(result.runsPlanned).arg(w.logText())));
+        const QStringList status = w.controller()->kindStatus();
+        QCOMPARE(status.size(), 2);
+        QVERIFY2(status[0].startsWith("Noise: 5 of 5 trials") && status[0].contains("best validation accuracy"),
+                 qPrintable(status.join('\n')));
+        QVERIFY2(w.logText().contains("Ridge: 5 of 5 trials"), qPrintable(w.logText()));
+        SweepResultView* view = w.comparison()->sweepView();
+        const int tuning = view->indexOf("tuning");
+        QVERIFY(tuning >= 0);
+        QVERIFY(view->tabs()->isTabEnabled(tuning));
+        QVERIFY(view->tabs()->isTabEnabled(view->indexOf("parallel-coordinates")));
+        QCOMPARE(w.comparison()->panel()->view(ComparisonPanel::MatrixTab)->rowCount(), 4); // tuned and defaults of each
+    }
+
     void featuresTabOnlyForRunsWithFeatureCounts()
     {
         // Stagewise runs record "feature_counts" (one per checkpoint): the Features tab is enabled

@@ -55,7 +55,7 @@ private Q_SLOTS:
             QVERIFY2(again->toJson() == once, qPrintable(f));
             QCOMPARE(ExperimentKinds::find(spec->kind)->plannedRuns(*spec) > 0, true);
         }
-        QCOMPARE(seen, QSet<QString>({"learning-curve", "noise-sweep", "param-sweep"}));
+        QCOMPARE(seen, QSet<QString>({"learning-curve", "noise-sweep", "param-sweep", "tuned-comparison"}));
     }
 
     void aKindsKeysBelongToIt()
@@ -184,9 +184,11 @@ private Q_SLOTS:
         l->setRepetitions(file, 11);
         QCOMPARE(file.value("repeats").toInt(), 11);
         // The fields of a form: every key of the section's schema is a path into the file.
-        for (const ExperimentKind* k : ExperimentKinds::all())
-            for (const ParamSpec& f : k->sectionSchema().specs())
+        for (const ExperimentKind* k : ExperimentKinds::all()) {
+            const ParamSchema section = k->sectionSchema(); // a copy: specs() refers into it
+            for (const ParamSpec& f : section.specs())
                 QVERIFY2(k->sectionKeys().contains(f.key.section('.', 0, 0)), qPrintable(k->id() + ": " + f.key));
+        }
         QVERIFY(!n->sectionSchema().specs().isEmpty());
         QCOMPARE(p->sectionEditor(), QStringLiteral("parameter-grid"));
         // A stored run's place: the param sweep's cell fact; the others place nothing.
