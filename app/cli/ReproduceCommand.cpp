@@ -2,6 +2,7 @@
 #include "CliStreams.h"
 
 #include "ChartExport.h"
+#include "CommandSupport.h"
 #include "ProgressBar.h"
 #include "WorkerTimeout.h"
 
@@ -193,14 +194,6 @@ int reproduce(const QCommandLineParser& p, const QStringList& args, ExperimentRu
               const QElapsedTimer& wall, PluginRegistry& reg, const MpiJob* mpi);
 
 #ifdef TB_HAVE_MPI
-/// One line to stderr at once (the store's writer thread may write too).
-void lineToStderr(const QString& line)
-{
-    const QByteArray bytes = (QStringLiteral("trainbench-cli: ") + line + QLatin1Char('\n')).toLocal8Bit();
-    std::fwrite(bytes.constData(), 1, std::size_t(bytes.size()), stderr);
-    std::fflush(stderr);
-}
-
 /// A worker rank of `reproduce --mpi`: serves the cells of each experiment rank 0 names, until rank
 /// 0 says there are no more; exits with rank 0's exit code. No database, no output but its errors.
 int serveExperiments(cluster::MpiSession& mpi, ExperimentRunner** current)
@@ -275,7 +268,7 @@ int reproduceMpi(const QCommandLineParser& p, const QStringList& args, Experimen
     PluginRegistry reg; // scanned by reproduce(), before any experiment reaches run()
     cluster::MpiRootExecutor::Options options;
     options.workerTimeoutSeconds = timeout;
-    options.notify = lineToStderr;
+    options.notify = [](const QString& line) { lineToStderr(QStringLiteral("trainbench-cli: ") + line); };
     cluster::MpiRootExecutor root(session, reg, options);
     MpiJob job;
     job.ranks = session.size();
@@ -395,8 +388,7 @@ int reproduce(const QCommandLineParser& p, const QStringList& args, ExperimentRu
     }
 
     reg.scan();
-    for (const QString& n : reg.notices())
-        err() << "warning: " << n << "\n";
+    warnAboutPlugins(reg);
 
     // The experiments, each once however many claims read it (same stored settings = same experiment).
     QList<PlannedExperiment> experiments;
@@ -488,14 +480,9 @@ int reproduce(const QCommandLineParser& p, const QStringList& args, ExperimentRu
         return Ok;
     }
 
-    QString error;
-    RunStore::Options options;
-    const QString dbPath = p.value("db").isEmpty() ? RunStore::defaultPath() : p.value("db");
-    auto store = RunStore::open(dbPath, options, &error);
-    if (!store) {
-        err() << "trainbench-cli: " << error << Qt::endl;
+    auto store = openStore(p.value("db"));
+    if (!store)
         return Database;
-    }
 
     int code = Ok;
     bool stopped = false;
