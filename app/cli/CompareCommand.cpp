@@ -21,7 +21,7 @@ int usage(const QString& message)
     err() << "trainbench-cli compare: " << message << "\n"
                 << "usage: trainbench-cli compare ID [ID ...] [--db FILE] [--metric KEY] [--baseline NAME] [--configurations A,B]\n"
                    "         [--test t|wilcoxon] [--alpha A] [--tie-band B] [--confidence C] [--target T] [--at T1,T2]\n"
-                   "         [--tables matrix,pairs,grid,time,frontier] [--format text|csv|markdown|latex] [--output FILE]\n";
+                   "         [--tables tuning,selection,matrix,pairs,grid,time,at,frontier] [--format text|csv|markdown|latex] [--output FILE]\n";
     err().flush();
     return Usage;
 }
@@ -83,204 +83,295 @@ QString gridSummary(const ExperimentResult& result)
     return tuning + ComparisonTables::grid(Comparison::grid(samples), metric).render(TextTable::Format::Text);
 }
 
-int compareCommand(const QStringList& args)
-{
-    QCommandLineParser p;
-    p.setApplicationDescription("Compare the configurations of stored experiments over seeds.");
-    p.addHelpOption();
-    p.addPositionalArgument("id", "Experiment id(s) (see `trainbench-cli runs`); several ids add their data sets as columns.");
-    p.addOption({"db", "Run database.", "file"});
-    p.addOption({"metric", "Metric: " + RunMetric::keys().join(", ") + " (default: test accuracy, else test RMSE).", "key"});
-    p.addOption({"baseline", "Configuration the others are tested against (default: the first).", "name"});
-    p.addOption({"configurations", "Compare only these configurations (comma-separated names, in this order).", "list"});
-    p.addOption({"test", "Test behind the matrix markers: t (paired t-test, default) or wilcoxon.", "name"});
-    p.addOption({"alpha", "Significance level of the markers, (0, 1) (default 0.05).", "a"});
-    p.addOption({"tie-band", "Relative tie band of win/tie/loss, [0, 1) (default 0.05).", "b"});
-    p.addOption({"confidence", "Confidence of the intervals, (0, 1) (default 0.95).", "c"});
-    p.addOption({"target", "Target of time-to-target (default: the best value every run reaches).", "value"});
-    p.addOption({"at", "Common training times of the \"at\" table, seconds, comma-separated (default 1,10,30,150).",
-                 "list"});
-    p.addOption({"tables", "Tables to print, comma-separated: tuning, selection, matrix, pairs, grid, time, at, frontier "
-                           "(default: selection,matrix,pairs,time,at, with tuning first for a tuned comparison and grid "
-                           "for a param sweep).", "list"});
-    p.addOption({"format", "text (default), csv, markdown or latex.", "name"});
-    p.addOption({"output", "Write to FILE instead of standard output.", "file"});
-    p.process(args);
+namespace {
 
-    if (p.positionalArguments().isEmpty())
-        return usage(QStringLiteral("give at least one experiment id"));
-    QList<qint64> ids;
-    for (const QString& a : p.positionalArguments()) {
-        bool ok = false;
-        const qint64 id = a.toLongLong(&ok);
-        if (!ok || id < 0)
-            return usage(QStringLiteral("\"%1\" is not an experiment id").arg(a));
-        ids << id;
-    }
-    const auto format = TextTable::formatFromName(p.value("format").isEmpty() ? QStringLiteral("text") : p.value("format"));
-    if (!format)
-        return usage(QStringLiteral("--format: expected text, csv, markdown or latex, got \"%1\"").arg(p.value("format")));
-    SignificanceTest test = SignificanceTest::PairedT;
-    if (p.isSet("test")) {
-        if (p.value("test") == QLatin1String("wilcoxon"))
-            test = SignificanceTest::Wilcoxon;
-        else if (p.value("test") != QLatin1String("t"))
-            return usage(QStringLiteral("--test: expected t or wilcoxon, got \"%1\"").arg(p.value("test")));
-    }
-    QString error;
-    const auto alpha = fraction(p, "alpha", 0.05, true, &error);
-    const auto band = fraction(p, "tie-band", 0.05, false, &error);
-    const auto confidence = fraction(p, "confidence", 0.95, true, &error);
-    if (!alpha || !band || !confidence)
-        return usage(error);
-    double target = NaN;
-    if (p.isSet("target")) {
-        bool ok = false;
-        target = p.value("target").toDouble(&ok);
-        if (!ok || !std::isfinite(target))
-            return usage(QStringLiteral("--target: expected a number, got \"%1\"").arg(p.value("target")));
+// `compare` in steps, one a method: the options read and checked, the stored curves loaded and
+// chosen, the metric and the tables chosen, each table rendered, the text written.
+class CompareRun {
+public:
+    // The options of `compare`, parsed from @p args.
+    explicit CompareRun(const QStringList& args)
+    {
+        m_p.setApplicationDescription("Compare the configurations of stored experiments over seeds.");
+        m_p.addHelpOption();
+        m_p.addPositionalArgument("id", "Experiment id(s) (see `trainbench-cli runs`); several ids add their data sets as columns.");
+        m_p.addOption({"db", "Run database.", "file"});
+        m_p.addOption({"metric", "Metric: " + RunMetric::keys().join(", ") + " (default: test accuracy, else test RMSE).", "key"});
+        m_p.addOption({"baseline", "Configuration the others are tested against (default: the first).", "name"});
+        m_p.addOption({"configurations", "Compare only these configurations (comma-separated names, in this order).", "list"});
+        m_p.addOption({"test", "Test behind the matrix markers: t (paired t-test, default) or wilcoxon.", "name"});
+        m_p.addOption({"alpha", "Significance level of the markers, (0, 1) (default 0.05).", "a"});
+        m_p.addOption({"tie-band", "Relative tie band of win/tie/loss, [0, 1) (default 0.05).", "b"});
+        m_p.addOption({"confidence", "Confidence of the intervals, (0, 1) (default 0.95).", "c"});
+        m_p.addOption({"target", "Target of time-to-target (default: the best value every run reaches).", "value"});
+        m_p.addOption({"at", "Common training times of the \"at\" table, seconds, comma-separated (default 1,10,30,150).",
+                       "list"});
+        m_p.addOption({"tables", "Tables to print, comma-separated: tuning, selection, matrix, pairs, grid, time, at, "
+                                 "frontier (default: selection,matrix,pairs,time,at, with tuning first for a tuned "
+                                 "comparison and grid for a param sweep).", "list"});
+        m_p.addOption({"format", "text (default), csv, markdown or latex.", "name"});
+        m_p.addOption({"output", "Write to FILE instead of standard output.", "file"});
+        m_p.process(args);
     }
 
-    const QString dbPath = p.value("db").isEmpty() ? RunStore::defaultPath() : p.value("db");
-    auto store = RunStore::open(dbPath, &error);
-    if (!store) {
-        err() << "trainbench-cli: " << error << Qt::endl;
-        return Database;
+    // The steps in order; returns the CLI's exit code.
+    int run()
+    {
+        if (const int code = readOptions(); code != Ok)
+            return code;
+        if (const int code = loadCurves(); code != Ok)
+            return code;
+        if (const int code = keepConfigurations(); code != Ok)
+            return code;
+        if (const int code = chooseMetric(); code != Ok)
+            return code;
+        if (const int code = chooseTables(); code != Ok)
+            return code;
+        return write(renderTables());
     }
-    QList<AlgorithmCurves> curves;
-    ExperimentResult tuning; // the trials that chose the configurations (a tuned comparison's)
-    bool sweep = false;
-    for (qint64 id : ids) {
-        const auto result = tb::StoredRuns::experiment(*store, id, &error);
-        if (!result)
+
+private:
+    // The ids, --format, --test and the numbers of the statistics; Ok or usage()'s code.
+    int readOptions()
+    {
+        if (m_p.positionalArguments().isEmpty())
+            return usage(QStringLiteral("give at least one experiment id"));
+        for (const QString& a : m_p.positionalArguments()) {
+            bool ok = false;
+            const qint64 id = a.toLongLong(&ok);
+            if (!ok || id < 0)
+                return usage(QStringLiteral("\"%1\" is not an experiment id").arg(a));
+            m_ids << id;
+        }
+        const auto format =
+            TextTable::formatFromName(m_p.value("format").isEmpty() ? QStringLiteral("text") : m_p.value("format"));
+        if (!format)
+            return usage(QStringLiteral("--format: expected text, csv, markdown or latex, got \"%1\"").arg(m_p.value("format")));
+        m_format = *format;
+        if (m_p.isSet("test")) {
+            if (m_p.value("test") == QLatin1String("wilcoxon"))
+                m_test = SignificanceTest::Wilcoxon;
+            else if (m_p.value("test") != QLatin1String("t"))
+                return usage(QStringLiteral("--test: expected t or wilcoxon, got \"%1\"").arg(m_p.value("test")));
+        }
+        QString error;
+        const auto alpha = fraction(m_p, "alpha", 0.05, true, &error);
+        const auto band = fraction(m_p, "tie-band", 0.05, false, &error);
+        const auto confidence = fraction(m_p, "confidence", 0.95, true, &error);
+        if (!alpha || !band || !confidence)
             return usage(error);
-        if (!result->summary.isEmpty())
-            return usage(QStringLiteral("experiment %1 is a %2: its cells are aggregated, not stored as runs "
-                                        "to compare (use `export`)")
-                             .arg(id)
-                             .arg(result->kind));
-        sweep = sweep || !result->variedKeys.isEmpty();
-        curves << result->curves;
-        tuning.selection << result->selection;
+        m_alpha = *alpha;
+        m_band = *band;
+        m_confidence = *confidence;
+        if (m_p.isSet("target")) {
+            bool ok = false;
+            m_target = m_p.value("target").toDouble(&ok);
+            if (!ok || !std::isfinite(m_target))
+                return usage(QStringLiteral("--target: expected a number, got \"%1\"").arg(m_p.value("target")));
+        }
+        return Ok;
     }
-    if (p.isSet("configurations")) {
-        // Keep the named configurations in the order given; a name that matches nothing is a typo.
-        const QStringList wanted = p.value("configurations").split(QLatin1Char(','), Qt::SkipEmptyParts);
+
+    // Opens the store and reads each experiment's curves (several ids: their data sets side by side).
+    int loadCurves()
+    {
+        QString error;
+        const QString dbPath = m_p.value("db").isEmpty() ? RunStore::defaultPath() : m_p.value("db");
+        auto store = RunStore::open(dbPath, &error);
+        if (!store) {
+            err() << "trainbench-cli: " << error << Qt::endl;
+            return Database;
+        }
+        for (qint64 id : m_ids) {
+            const auto result = tb::StoredRuns::experiment(*store, id, &error);
+            if (!result)
+                return usage(error);
+            if (!result->summary.isEmpty())
+                return usage(QStringLiteral("experiment %1 is a %2: its cells are aggregated, not stored as runs "
+                                            "to compare (use `export`)")
+                                 .arg(id)
+                                 .arg(result->kind));
+            m_sweep = m_sweep || !result->variedKeys.isEmpty();
+            m_curves << result->curves;
+            m_tuning.selection << result->selection;
+        }
+        return Ok;
+    }
+
+    // --configurations: keeps the named configurations in the order given; a name that matches
+    // nothing is a typo.
+    int keepConfigurations()
+    {
+        if (!m_p.isSet("configurations"))
+            return Ok;
+        const QStringList wanted = m_p.value("configurations").split(QLatin1Char(','), Qt::SkipEmptyParts);
         QList<AlgorithmCurves> kept;
         for (QString name : wanted) {
             name = name.trimmed();
             bool found = false;
-            for (const AlgorithmCurves& c : curves)
+            for (const AlgorithmCurves& c : m_curves)
                 if ((c.configuration.isEmpty() ? c.label : c.configuration) == name) {
                     kept << c;
                     found = true;
                 }
             if (!found) {
                 QStringList names;
-                for (const AlgorithmCurves& c : curves)
+                for (const AlgorithmCurves& c : m_curves)
                     if (const QString n = c.configuration.isEmpty() ? c.label : c.configuration; !names.contains(n))
                         names << n;
                 return usage(QStringLiteral("--configurations: no configuration \"%1\" (configurations: %2)")
                                  .arg(name, names.join(", ")));
             }
         }
-        curves = kept;
-    }
-    MetricId metric = RunMetric::defaultFor(curves);
-    if (p.isSet("metric")) {
-        const auto m = RunMetric::fromKey(p.value("metric"));
-        if (!m)
-            return usage(QStringLiteral("--metric: expected one of %1, got \"%2\"").arg(RunMetric::keys().join(", "), p.value("metric")));
-        metric = *m;
-    }
-    const QList<ConfigurationSample> samples = Comparison::samples(curves, metric);
-    int finished = 0;
-    for (const auto& s : samples)
-        finished += int(s.values.size());
-    if (finished == 0) {
-        err() << "trainbench-cli compare: no finished runs in experiment(s) "
-                    << p.positionalArguments().join(", ") << Qt::endl;
-        return Invalid;
-    }
-    const QStringList names = Comparison::configurations(samples);
-    const QString baseline = p.value("baseline");
-    if (!baseline.isEmpty() && !names.contains(baseline))
-        return usage(QStringLiteral("--baseline: no configuration \"%1\" (configurations: %2)").arg(baseline, names.join(", ")));
-
-    QStringList tables = p.isSet("tables") ? p.value("tables").split(QLatin1Char(','), Qt::SkipEmptyParts)
-                                           : QStringList{"selection", "matrix", "pairs", "time", "at"};
-    if (!p.isSet("tables") && sweep && tuning.selection.isEmpty())
-        tables.insert(1, QStringLiteral("grid"));
-    if (!p.isSet("tables") && !tuning.selection.isEmpty())
-        tables.prepend(QStringLiteral("tuning"));
-    const QStringList known{"tuning", "selection", "matrix", "pairs", "grid", "time", "at", "frontier"};
-    for (QString& t : tables) {
-        t = t.trimmed();
-        if (!known.contains(t))
-            return usage(QStringLiteral("--tables: unknown table \"%1\" (%2)").arg(t, known.join(", ")));
-    }
-    QList<double> times{1, 10, 30, 150};
-    if (p.isSet("at")) {
-        times.clear();
-        for (const QString& v : p.value("at").split(QLatin1Char(','), Qt::SkipEmptyParts)) {
-            bool ok = false;
-            const double s = v.trimmed().toDouble(&ok);
-            if (!ok || !(s > 0) || !std::isfinite(s))
-                return usage(QStringLiteral("--at: expected training seconds > 0, got \"%1\"").arg(v.trimmed()));
-            times << s;
-        }
-        if (times.isEmpty())
-            return usage(QStringLiteral("--at: give at least one time"));
-    }
-    if (tables.contains("time") && p.isSet("target") && !RunMetric::hasCurve(metric))
-        return usage(QStringLiteral("--target: %1 has no curve to reach a target on").arg(RunMetric::label(metric)));
-
-    QStringList parts;
-    for (const QString& t : tables) {
-        // What needs a curve (selection on validation, targets, common times) uses the run's
-        // default quality metric when time or memory is compared.
-        const MetricId curveMetric = RunMetric::hasCurve(metric) ? metric : RunMetric::defaultFor(curves);
-        if (t == QLatin1String("tuning"))
-            parts << SelectionCurves::table(tuning).render(*format);
-        else if (t == QLatin1String("selection"))
-            parts << ComparisonTables::selection(Comparison::select(Comparison::samples(curves, curveMetric), curveMetric),
-                                                 *confidence)
-                         .render(*format);
-        else if (t == QLatin1String("at"))
-            parts << ComparisonTables::atTimes(
-                         Comparison::atTimes(Comparison::samples(curves, curveMetric), curveMetric, times, *confidence),
-                         *confidence)
-                         .render(*format);
-        else if (t == QLatin1String("matrix"))
-            parts << ComparisonTables::matrix(Comparison::matrix(samples, metric, baseline, *alpha, test), samples).render(*format);
-        else if (t == QLatin1String("pairs"))
-            parts << ComparisonTables::pairwise(Comparison::pairwise(samples, metric, baseline, *band, *confidence), metric,
-                                                *band, *confidence)
-                         .render(*format);
-        else if (t == QLatin1String("grid"))
-            parts << ComparisonTables::grid(Comparison::grid(samples), metric).render(*format);
-        else if (t == QLatin1String("time")) {
-            parts << ComparisonTables::timeToTarget(
-                         Comparison::timeToTarget(Comparison::samples(curves, curveMetric), curveMetric, target, baseline,
-                                                  *confidence))
-                         .render(*format);
-        } else if (t == QLatin1String("frontier"))
-            parts << frontierTable(Comparison::frontier(samples, metric), metric,
-                                   Comparison::selectionMetric(samples, metric))
-                         .render(*format);
-    }
-    const QString text = parts.join(QLatin1Char('\n'));
-    if (p.isSet("output")) {
-        QSaveFile f(p.value("output"));
-        if (!f.open(QIODevice::WriteOnly) || f.write(text.toUtf8()) < 0 || !f.commit()) {
-            err() << "trainbench-cli: " << p.value("output") << ": cannot write: " << f.errorString() << Qt::endl;
-            return Output;
-        }
+        m_curves = kept;
         return Ok;
     }
-    out() << text;
-    out().flush();
-    return Ok;
+
+    // The metric (--metric or the curves' default), its samples, and the baseline they are tested against.
+    int chooseMetric()
+    {
+        m_metric = RunMetric::defaultFor(m_curves);
+        if (m_p.isSet("metric")) {
+            const auto m = RunMetric::fromKey(m_p.value("metric"));
+            if (!m)
+                return usage(QStringLiteral("--metric: expected one of %1, got \"%2\"")
+                                 .arg(RunMetric::keys().join(", "), m_p.value("metric")));
+            m_metric = *m;
+        }
+        m_samples = Comparison::samples(m_curves, m_metric);
+        int finished = 0;
+        for (const auto& s : m_samples)
+            finished += int(s.values.size());
+        if (finished == 0) {
+            err() << "trainbench-cli compare: no finished runs in experiment(s) "
+                  << m_p.positionalArguments().join(", ") << Qt::endl;
+            return Invalid;
+        }
+        const QStringList names = Comparison::configurations(m_samples);
+        m_baseline = m_p.value("baseline");
+        if (!m_baseline.isEmpty() && !names.contains(m_baseline))
+            return usage(QStringLiteral("--baseline: no configuration \"%1\" (configurations: %2)")
+                             .arg(m_baseline, names.join(", ")));
+        return Ok;
+    }
+
+    // --tables (by default those that suit the experiments), --at's times, and whether --target fits.
+    int chooseTables()
+    {
+        m_tables = m_p.isSet("tables") ? m_p.value("tables").split(QLatin1Char(','), Qt::SkipEmptyParts)
+                                       : QStringList{"selection", "matrix", "pairs", "time", "at"};
+        if (!m_p.isSet("tables") && m_sweep && m_tuning.selection.isEmpty())
+            m_tables.insert(1, QStringLiteral("grid"));
+        if (!m_p.isSet("tables") && !m_tuning.selection.isEmpty())
+            m_tables.prepend(QStringLiteral("tuning"));
+        const QStringList known{"tuning", "selection", "matrix", "pairs", "grid", "time", "at", "frontier"};
+        for (QString& t : m_tables) {
+            t = t.trimmed();
+            if (!known.contains(t))
+                return usage(QStringLiteral("--tables: unknown table \"%1\" (%2)").arg(t, known.join(", ")));
+        }
+        if (m_p.isSet("at")) {
+            m_times.clear();
+            for (const QString& v : m_p.value("at").split(QLatin1Char(','), Qt::SkipEmptyParts)) {
+                bool ok = false;
+                const double s = v.trimmed().toDouble(&ok);
+                if (!ok || !(s > 0) || !std::isfinite(s))
+                    return usage(QStringLiteral("--at: expected training seconds > 0, got \"%1\"").arg(v.trimmed()));
+                m_times << s;
+            }
+            if (m_times.isEmpty())
+                return usage(QStringLiteral("--at: give at least one time"));
+        }
+        if (m_tables.contains("time") && m_p.isSet("target") && !RunMetric::hasCurve(m_metric))
+            return usage(QStringLiteral("--target: %1 has no curve to reach a target on").arg(RunMetric::label(m_metric)));
+        return Ok;
+    }
+
+    // Every chosen table in the chosen format, in the order asked for.
+    QString renderTables() const
+    {
+        QStringList parts;
+        for (const QString& t : m_tables)
+            parts << renderTable(t);
+        return parts.join(QLatin1Char('\n'));
+    }
+
+    // One table, @p t one of chooseTables()'s known names.
+    QString renderTable(const QString& t) const
+    {
+        // What needs a curve (selection on validation, targets, common times) uses the run's
+        // default quality metric when time or memory is compared.
+        const MetricId curveMetric = RunMetric::hasCurve(m_metric) ? m_metric : RunMetric::defaultFor(m_curves);
+        if (t == QLatin1String("tuning"))
+            return SelectionCurves::table(m_tuning).render(m_format);
+        if (t == QLatin1String("selection"))
+            return ComparisonTables::selection(Comparison::select(Comparison::samples(m_curves, curveMetric), curveMetric),
+                                               m_confidence)
+                .render(m_format);
+        if (t == QLatin1String("at"))
+            return ComparisonTables::atTimes(Comparison::atTimes(Comparison::samples(m_curves, curveMetric), curveMetric,
+                                                                 m_times, m_confidence),
+                                             m_confidence)
+                .render(m_format);
+        if (t == QLatin1String("matrix"))
+            return ComparisonTables::matrix(Comparison::matrix(m_samples, m_metric, m_baseline, m_alpha, m_test), m_samples)
+                .render(m_format);
+        if (t == QLatin1String("pairs"))
+            return ComparisonTables::pairwise(Comparison::pairwise(m_samples, m_metric, m_baseline, m_band, m_confidence),
+                                              m_metric, m_band, m_confidence)
+                .render(m_format);
+        if (t == QLatin1String("grid"))
+            return ComparisonTables::grid(Comparison::grid(m_samples), m_metric).render(m_format);
+        if (t == QLatin1String("time"))
+            return ComparisonTables::timeToTarget(Comparison::timeToTarget(Comparison::samples(m_curves, curveMetric),
+                                                                           curveMetric, m_target, m_baseline,
+                                                                           m_confidence))
+                .render(m_format);
+        // "frontier"
+        return frontierTable(Comparison::frontier(m_samples, m_metric), m_metric,
+                             Comparison::selectionMetric(m_samples, m_metric))
+            .render(m_format);
+    }
+
+    // The text to --output's file, or to standard output.
+    int write(const QString& text) const
+    {
+        if (m_p.isSet("output")) {
+            QSaveFile f(m_p.value("output"));
+            if (!f.open(QIODevice::WriteOnly) || f.write(text.toUtf8()) < 0 || !f.commit()) {
+                err() << "trainbench-cli: " << m_p.value("output") << ": cannot write: " << f.errorString() << Qt::endl;
+                return Output;
+            }
+            return Ok;
+        }
+        out() << text;
+        out().flush();
+        return Ok;
+    }
+
+    QCommandLineParser m_p;
+    QList<qint64> m_ids;
+    TextTable::Format m_format = TextTable::Format::Text;
+    SignificanceTest m_test = SignificanceTest::PairedT;
+    double m_alpha = 0.05;
+    double m_band = 0.05;
+    double m_confidence = 0.95;
+    double m_target = NaN;
+    QList<AlgorithmCurves> m_curves;
+    ExperimentResult m_tuning; // the trials that chose the configurations (a tuned comparison's selection)
+    bool m_sweep = false; // a param sweep among the experiments: its grid is a default table
+    MetricId m_metric{};
+    QList<ConfigurationSample> m_samples;
+    QString m_baseline;
+    QStringList m_tables;
+    QList<double> m_times{1, 10, 30, 150};
+};
+
+} // namespace
+
+int compareCommand(const QStringList& args)
+{
+    return CompareRun(args).run();
 }
 
 } // namespace tb::cli

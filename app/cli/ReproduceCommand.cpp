@@ -2,6 +2,7 @@
 #include "CliStreams.h"
 
 #include "ChartExport.h"
+#include "CommandSupport.h"
 #include "ProgressBar.h"
 #include "WorkerTimeout.h"
 
@@ -193,14 +194,6 @@ int reproduce(const QCommandLineParser& p, const QStringList& args, ExperimentRu
               const QElapsedTimer& wall, PluginRegistry& reg, const MpiJob* mpi);
 
 #ifdef TB_HAVE_MPI
-/// One line to stderr at once (the store's writer thread may write too).
-void lineToStderr(const QString& line)
-{
-    const QByteArray bytes = (QStringLiteral("trainbench-cli: ") + line + QLatin1Char('\n')).toLocal8Bit();
-    std::fwrite(bytes.constData(), 1, std::size_t(bytes.size()), stderr);
-    std::fflush(stderr);
-}
-
 /// A worker rank of `reproduce --mpi`: serves the cells of each experiment rank 0 names, until rank
 /// 0 says there are no more; exits with rank 0's exit code. No database, no output but its errors.
 int serveExperiments(cluster::MpiSession& mpi, ExperimentRunner** current)
@@ -275,7 +268,7 @@ int reproduceMpi(const QCommandLineParser& p, const QStringList& args, Experimen
     PluginRegistry reg; // scanned by reproduce(), before any experiment reaches run()
     cluster::MpiRootExecutor::Options options;
     options.workerTimeoutSeconds = timeout;
-    options.notify = lineToStderr;
+    options.notify = [](const QString& line) { lineToStderr(QStringLiteral("trainbench-cli: ") + line); };
     cluster::MpiRootExecutor root(session, reg, options);
     MpiJob job;
     job.ranks = session.size();
@@ -361,110 +354,149 @@ int reproduceCommand(const QStringList& args, ExperimentRunner** current)
 
 namespace {
 
-// Everything `reproduce` does, on rank 0 of an MPI job when @p mpi is set. @p reg is scanned here.
-int reproduce(const QCommandLineParser& p, const QStringList& args, ExperimentRunner** current,
-              const QElapsedTimer& wall, PluginRegistry& reg, const MpiJob* mpi)
-{
-    // Every file checked before anything runs: a typo in the last file must not cost an hour.
-    QList<ClaimsFile> files;
-    QStringList problems;
-    QSet<QString> papers;
-    for (const QString& path : p.positionalArguments()) {
-        const auto file = ClaimsFile::fromFile(path, &problems);
-        if (!file)
-            continue;
-        if (papers.contains(file->paper))
-            problems << QStringLiteral(
-                            "%1: paper: \"%2\" is also the paper of an earlier file (its report would be "
-                            "overwritten)")
-                            .arg(file->path, file->paper);
-        papers.insert(file->paper);
-        files << *file;
-    }
-    if (!problems.isEmpty()) {
-        for (const QString& pr : problems)
-            err() << pr << "\n";
-        err().flush();
-        return Invalid;
-    }
-    const bool quick = p.isSet("quick");
-    const QString outDir = p.value("out").isEmpty() ? QStringLiteral("docs/reproductions") : p.value("out");
-    if (!QDir().mkpath(outDir)) {
-        err() << "trainbench-cli: " << outDir << ": cannot create the folder" << Qt::endl;
-        return Output;
+// Everything `reproduce` does, on rank 0 of an MPI job when mpi is set, one step a method: the
+// files read and checked, the distinct experiments planned, trained (or read), the reports written.
+class Reproduction {
+public:
+    Reproduction(const QCommandLineParser& p, const QStringList& args, ExperimentRunner** current,
+                 const QElapsedTimer& wall, PluginRegistry& reg, const MpiJob* mpi)
+        : m_p(p), m_args(args), m_current(current), m_wall(wall), m_reg(reg), m_mpi(mpi),
+          m_quick(p.isSet("quick")),
+          m_outDir(p.value("out").isEmpty() ? QStringLiteral("docs/reproductions") : p.value("out"))
+    {
     }
 
-    reg.scan();
-    for (const QString& n : reg.notices())
-        err() << "warning: " << n << "\n";
-
-    // The experiments, each once however many claims read it (same stored settings = same experiment).
-    QList<PlannedExperiment> experiments;
-    QHash<QString, int> experimentIndex;
-    QList<QList<int>> claimExperiment; // [file][claim] → index into experiments, −1 when not run
-    for (const ClaimsFile& file : files) {
-        QList<int> indices;
-        for (const Claim& claim : file.claims) {
-            if (quick && !claim.quick.included) {
-                indices << -1;
-                continue;
-            }
-            QString error;
-            auto spec = ClaimExperiment::spec(file, claim, quick, &error);
-            if (!spec) {
-                problems << error;
-                indices << -1;
-                continue;
-            }
-            for (const QString& w : spec->warnings)
-                err() << "warning: " << w << "\n";
-            for (const QString& note : spec->upgradeParams(reg))
-                err() << "warning: " << note << "\n";
-            const QString where = claim.experimentPath.isEmpty()
-                                      ? QStringLiteral("%1: %2.experiment").arg(file.path, claim.jsonPath)
-                                      : QStringLiteral("%1: %2.experiment (%3)")
-                                            .arg(file.path, claim.jsonPath, claim.experimentPath);
-            for (QString pr : spec->validate(reg)) {
-                if (pr.startsWith(spec->sourcePath + QStringLiteral(": ")))
-                    pr = pr.mid(spec->sourcePath.size() + 2);
-                problems << QStringLiteral("%1: %2").arg(where, pr);
-            }
-            const QString key = QString::fromUtf8(
-                QJsonDocument(ExperimentRunner::storedSpec(*spec)).toJson(QJsonDocument::Compact));
-            if (!experimentIndex.contains(key)) {
-                PlannedExperiment e;
-                e.spec = *spec;
-                e.json = ClaimExperiment::json(file, claim, quick, &error).value_or(QJsonObject());
-                e.sourceName = ClaimExperiment::sourceName(file, claim);
-                e.file =
-                    claim.experimentPath.isEmpty()
-                        ? QStringLiteral("inline")
-                        : QDir(QFileInfo(file.path).absolutePath()).relativeFilePath(claim.experimentPath);
-                e.absent = absentData(*spec);
-                experimentIndex.insert(key, int(experiments.size()));
-                experiments << e;
-            }
-            indices << experimentIndex.value(key);
+    // The steps in order; returns the CLI's exit code.
+    int run()
+    {
+        if (!readFiles())
+            return Invalid;
+        if (!QDir().mkpath(m_outDir)) {
+            err() << "trainbench-cli: " << m_outDir << ": cannot create the folder" << Qt::endl;
+            return Output;
         }
-        claimExperiment << indices;
-    }
-    if (!problems.isEmpty()) {
-        for (const QString& pr : problems)
-            err() << pr << "\n";
+        m_reg.scan();
+        warnAboutPlugins(m_reg);
+        if (!planExperiments())
+            return Invalid;
+        if (m_p.isSet("check"))
+            return printPlan();
+        m_store = openStore(m_p.value("db"));
+        if (!m_store)
+            return Database;
+        if (!trainExperiments())
+            return Database;
+        for (int f = 0; f < m_files.size(); ++f)
+            writeReport(f);
+        out() << "database: " << m_store->path() << "\n";
+        out().flush();
         err().flush();
-        return Invalid;
+        return m_code;
     }
 
-    if (p.isSet("check")) {
-        // The plan: each distinct experiment once, with the claims that read it.
+private:
+    // Reads every claims file before anything runs: a typo in the last file must not cost an hour.
+    // False after printing the problems.
+    bool readFiles()
+    {
+        QSet<QString> papers;
+        for (const QString& path : m_p.positionalArguments()) {
+            const auto file = ClaimsFile::fromFile(path, &m_problems);
+            if (!file)
+                continue;
+            if (papers.contains(file->paper))
+                m_problems << QStringLiteral(
+                                  "%1: paper: \"%2\" is also the paper of an earlier file (its report would be "
+                                  "overwritten)")
+                                  .arg(file->path, file->paper);
+            papers.insert(file->paper);
+            m_files << *file;
+        }
+        return reportProblems();
+    }
+
+    // Prints the problems found so far; true when there are none.
+    bool reportProblems() const
+    {
+        if (m_problems.isEmpty())
+            return true;
+        for (const QString& pr : m_problems)
+            err() << pr << "\n";
+        err().flush();
+        return false;
+    }
+
+    // The experiments, each once however many claims read it (same stored settings = same
+    // experiment), checked against the plugins. False after printing the problems.
+    bool planExperiments()
+    {
+        for (const ClaimsFile& file : m_files) {
+            QList<int> indices;
+            for (const Claim& claim : file.claims)
+                indices << planExperiment(file, claim);
+            m_claimExperiment << indices;
+        }
+        return reportProblems();
+    }
+
+    // The index of @p claim's experiment in m_experiments (added when new), −1 when it does not run.
+    int planExperiment(const ClaimsFile& file, const Claim& claim)
+    {
+        if (m_quick && !claim.quick.included)
+            return -1;
+        QString error;
+        auto spec = ClaimExperiment::spec(file, claim, m_quick, &error);
+        if (!spec) {
+            m_problems << error;
+            return -1;
+        }
+        for (const QString& w : spec->warnings)
+            err() << "warning: " << w << "\n";
+        for (const QString& note : spec->upgradeParams(m_reg))
+            err() << "warning: " << note << "\n";
+        const QString where = claim.experimentPath.isEmpty()
+                                  ? QStringLiteral("%1: %2.experiment").arg(file.path, claim.jsonPath)
+                                  : QStringLiteral("%1: %2.experiment (%3)")
+                                        .arg(file.path, claim.jsonPath, claim.experimentPath);
+        for (QString pr : spec->validate(m_reg)) {
+            if (pr.startsWith(spec->sourcePath + QStringLiteral(": ")))
+                pr = pr.mid(spec->sourcePath.size() + 2);
+            m_problems << QStringLiteral("%1: %2").arg(where, pr);
+        }
+        const QString key =
+            QString::fromUtf8(QJsonDocument(ExperimentRunner::storedSpec(*spec)).toJson(QJsonDocument::Compact));
+        if (!m_experimentIndex.contains(key)) {
+            PlannedExperiment e;
+            e.spec = *spec;
+            e.json = ClaimExperiment::json(file, claim, m_quick, &error).value_or(QJsonObject());
+            e.sourceName = ClaimExperiment::sourceName(file, claim);
+            e.file = experimentFile(file, claim);
+            e.absent = absentData(*spec);
+            m_experimentIndex.insert(key, int(m_experiments.size()));
+            m_experiments << e;
+        }
+        return m_experimentIndex.value(key);
+    }
+
+    // The claim's experiment file as its claims file names it, or "inline".
+    static QString experimentFile(const ClaimsFile& file, const Claim& claim)
+    {
+        return claim.experimentPath.isEmpty()
+                   ? QStringLiteral("inline")
+                   : QDir(QFileInfo(file.path).absolutePath()).relativeFilePath(claim.experimentPath);
+    }
+
+    // --check: the plan, each distinct experiment once with the claims that read it.
+    int printPlan() const
+    {
         int runs = 0, cells = 0;
-        for (int i = 0; i < experiments.size(); ++i) {
-            const PlannedExperiment& e = experiments[i];
+        for (int i = 0; i < m_experiments.size(); ++i) {
+            const PlannedExperiment& e = m_experiments[i];
             QStringList readers;
-            for (int f = 0; f < files.size(); ++f)
-                for (int c = 0; c < files[f].claims.size(); ++c)
-                    if (claimExperiment[f][c] == i)
-                        readers << files[f].paper + QLatin1Char('/') + files[f].claims[c].id;
+            for (int f = 0; f < m_files.size(); ++f)
+                for (int c = 0; c < m_files[f].claims.size(); ++c)
+                    if (m_claimExperiment[f][c] == i)
+                        readers << m_files[f].paper + QLatin1Char('/') + m_files[f].claims[c].id;
             const ExperimentKind* kind = ExperimentKinds::find(e.spec.kind);
             const int units = kind ? kind->plannedRuns(e.spec) : 0;
             out() << "experiment “" << e.spec.name << "” (" << e.file << "): " << e.spec.kind << ", "
@@ -480,7 +512,7 @@ int reproduce(const QCommandLineParser& p, const QStringList& args, ExperimentRu
             else
                 cells += units;
         }
-        out() << experiments.size() << " experiment(s); " << runs << " run(s)";
+        out() << m_experiments.size() << " experiment(s); " << runs << " run(s)";
         if (cells > 0)
             out() << " and " << cells << " cell(s) of kinds that store statistics, not runs";
         out() << "; every file is valid\n";
@@ -488,240 +520,151 @@ int reproduce(const QCommandLineParser& p, const QStringList& args, ExperimentRu
         return Ok;
     }
 
-    QString error;
-    RunStore::Options options;
-    const QString dbPath = p.value("db").isEmpty() ? RunStore::defaultPath() : p.value("db");
-    auto store = RunStore::open(dbPath, options, &error);
-    if (!store) {
-        err() << "trainbench-cli: " << error << Qt::endl;
-        return Database;
-    }
-
-    int code = Ok;
-    bool stopped = false;
-    int runnable = 0;
-    for (const PlannedExperiment& e : experiments)
-        runnable += e.absent.isEmpty();
-    if (mpi && mpi->ranks == 1)
-        err() << "warning: --mpi with one rank: the runs train in this process (start it with mpirun -np N, N ≥ 2)"
-              << Qt::endl;
-    else if (mpi)
-        err() << "MPI: " << mpi->ranks - 1 << " worker rank(s); rank 0 on " << mpi->host
-              << " owns the database and writes the reports" << Qt::endl;
-    int done = 0;
-    for (PlannedExperiment& e : experiments) {
-        if (!e.absent.isEmpty()) {
-            err() << "Not running \"" << e.spec.name << "\": " << e.absent << Qt::endl;
-            continue;
-        }
-        if (stopped)
-            break;
-        ++done;
-        qint64 resumeId = -1;
-        if (p.isSet("resume") || p.isSet("no-train")) {
-            resumeId = ExperimentRunner::resumable(*store, e.spec, nullptr);
-        }
-        if (p.isSet("no-train")) {
-            // The stored runs as they are: a partial experiment gives the claims the seeds it has,
-            // and each report says n of the n asked for.
-            QString error;
-            const auto stored = resumeId >= 0 ? StoredRuns::experiment(*store, resumeId, &error) : std::nullopt;
-            if (!stored) {
-                e.absent = resumeId < 0 ? QStringLiteral("not run: --no-train, and the database holds no experiment "
-                                                         "with these settings")
-                                        : QStringLiteral("not run: --no-train, and experiment %1 could not be "
-                                                         "read: %2")
-                                              .arg(resumeId)
-                                              .arg(error);
-                err() << "Not reading \"" << e.spec.name << "\": " << e.absent << Qt::endl;
+    // Trains each experiment whose data is here (with --no-train reads it from the store), until
+    // Ctrl-C. False after a failed write to the database (exit code 4).
+    bool trainExperiments()
+    {
+        int runnable = 0;
+        for (const PlannedExperiment& e : m_experiments)
+            runnable += e.absent.isEmpty();
+        if (m_mpi && m_mpi->ranks == 1)
+            err() << "warning: --mpi with one rank: the runs train in this process (start it with mpirun -np N, N ≥ 2)"
+                  << Qt::endl;
+        else if (m_mpi)
+            err() << "MPI: " << m_mpi->ranks - 1 << " worker rank(s); rank 0 on " << m_mpi->host
+                  << " owns the database and writes the reports" << Qt::endl;
+        int done = 0;
+        for (PlannedExperiment& e : m_experiments) {
+            if (!e.absent.isEmpty()) {
+                err() << "Not running \"" << e.spec.name << "\": " << e.absent << Qt::endl;
                 continue;
             }
-            err() << QStringLiteral("[%1/%2] ").arg(done).arg(runnable) << "Reading experiment " << resumeId
-                  << ", \"" << e.spec.name << "\" from " << store->path() << Qt::endl;
-            e.result = *stored;
-            e.result.experimentId = resumeId;
-            e.ran = true;
-            e.reused = true;
-            e.provenance = provenance(*store, resumeId);
-            // Part-trained: runs planned (by the spec, or stored) that have not ended on their own —
-            // cancelled, interrupted, never started. A failed or diverged run is a result.
-            // (A kind whose runs are cells of statistics, a noise sweep, keeps its own count.)
-            const ExperimentKind* kind = ExperimentKinds::find(e.spec.kind);
-            const bool ofRuns = kind && kind->unitsAreRuns();
-            int planned = e.result.runsPlanned;
-            if (ofRuns)
-                planned = std::max(planned, kind->plannedRuns(e.spec));
-            if (ofRuns && e.result.runsFinished + e.result.runsFailed < planned)
-                e.partial = QStringLiteral("experiment %1 is partly trained (%2 of %3 runs finished)")
-                                .arg(resumeId)
-                                .arg(e.result.runsFinished)
-                                .arg(planned);
-            continue;
+            if (m_stopped)
+                break;
+            ++done;
+            const QString step = QStringLiteral("[%1/%2] ").arg(done).arg(runnable);
+            qint64 resumeId = -1;
+            if (m_p.isSet("resume") || m_p.isSet("no-train")) {
+                resumeId = ExperimentRunner::resumable(*m_store, e.spec, nullptr);
+            }
+            if (m_p.isSet("no-train"))
+                readStored(e, resumeId, step);
+            else if (!train(e, resumeId, step))
+                return false;
         }
-        ExperimentRunner runner(reg, store.get(), mpi ? mpi->executor : nullptr);
-        *current = &runner;
-        ProgressBar bar(!p.isSet("quiet") && isatty(STDERR_FILENO));
+        return true;
+    }
+
+    // --no-train: the stored runs as they are. A partial experiment gives the claims the seeds it
+    // has, and each report says n of the n asked for.
+    void readStored(PlannedExperiment& e, qint64 resumeId, const QString& step)
+    {
+        QString error;
+        const auto stored = resumeId >= 0 ? StoredRuns::experiment(*m_store, resumeId, &error) : std::nullopt;
+        if (!stored) {
+            e.absent = resumeId < 0 ? QStringLiteral("not run: --no-train, and the database holds no experiment "
+                                                     "with these settings")
+                                    : QStringLiteral("not run: --no-train, and experiment %1 could not be "
+                                                     "read: %2")
+                                          .arg(resumeId)
+                                          .arg(error);
+            err() << "Not reading \"" << e.spec.name << "\": " << e.absent << Qt::endl;
+            return;
+        }
+        err() << step << "Reading experiment " << resumeId << ", \"" << e.spec.name << "\" from " << m_store->path()
+              << Qt::endl;
+        e.result = *stored;
+        e.result.experimentId = resumeId;
+        e.ran = true;
+        e.reused = true;
+        e.provenance = provenance(*m_store, resumeId);
+        // Part-trained: runs planned (by the spec, or stored) that have not ended on their own —
+        // cancelled, interrupted, never started. A failed or diverged run is a result.
+        // (A kind whose runs are cells of statistics, a noise sweep, keeps its own count.)
+        const ExperimentKind* kind = ExperimentKinds::find(e.spec.kind);
+        const bool ofRuns = kind && kind->unitsAreRuns();
+        int planned = e.result.runsPlanned;
+        if (ofRuns)
+            planned = std::max(planned, kind->plannedRuns(e.spec));
+        if (ofRuns && e.result.runsFinished + e.result.runsFailed < planned)
+            e.partial = QStringLiteral("experiment %1 is partly trained (%2 of %3 runs finished)")
+                            .arg(resumeId)
+                            .arg(e.result.runsFinished)
+                            .arg(planned);
+    }
+
+    // Trains @p e (resumes stored experiment @p resumeId ≥ 0) and notes how it went. False after a
+    // failed write to the database.
+    bool train(PlannedExperiment& e, qint64 resumeId, const QString& step)
+    {
+        ExperimentRunner runner(m_reg, m_store.get(), m_mpi ? m_mpi->executor : nullptr);
+        *m_current = &runner;
+        ProgressBar bar(!m_p.isSet("quiet") && isatty(STDERR_FILENO));
         CountingObserver observer(&bar);
-        err() << QStringLiteral("[%1/%2] ").arg(done).arg(runnable)
+        err() << step
               << (resumeId >= 0 ? QStringLiteral("Resuming experiment %1, \"").arg(resumeId)
                                 : QStringLiteral("Running \""))
               << e.spec.name << "\" (" << e.spec.kind << ", " << e.spec.effectiveThreads() << " threads"
-              << (mpi && mpi->executor ? QStringLiteral(" per rank") : QString()) << ") → " << store->path()
+              << (m_mpi && m_mpi->executor ? QStringLiteral(" per rank") : QString()) << ") → " << m_store->path()
               << Qt::endl;
-        if (mpi && mpi->begin)
-            mpi->begin(e);
+        if (m_mpi && m_mpi->begin)
+            m_mpi->begin(e);
         e.result = resumeId >= 0 ? runner.resume(e.spec, resumeId, &observer) : runner.run(e.spec, &observer);
-        if (mpi && mpi->end)
-            mpi->end();
+        if (m_mpi && m_mpi->end)
+            m_mpi->end();
         bar.finish();
-        *current = nullptr;
+        *m_current = nullptr;
         e.ran = true;
         e.trainedRuns = observer.runs();
         if (e.result.experimentId >= 0)
-            e.provenance = provenance(*store, e.result.experimentId);
+            e.provenance = provenance(*m_store, e.result.experimentId);
         e.reused = resumeId >= 0 && e.trainedRuns == 0;
         for (const QString& w : e.result.warnings)
             err() << "warning: " << w << "\n";
         if (!e.result.storeError.isEmpty()) {
             err() << "trainbench-cli: a write to the database failed: " << e.result.storeError << Qt::endl;
-            return Database;
+            return false;
         }
         if (e.result.cancelled) {
-            stopped = true;
-            code = Stopped;
+            m_stopped = true;
+            m_code = Stopped;
         }
         if (!e.result.error.isEmpty()) {
             // The experiment could not start here: its data did not load (a file that is not on
             // this machine) or it was refused before training. Its claims stay in the report.
             e.absent = QStringLiteral("not run: the experiment could not start here: %1").arg(e.result.error);
             err() << "Not run: " << e.result.error << Qt::endl;
-            continue;
+            return true;
         }
         if (e.result.runsFailed > 0) {
             err() << "trainbench-cli: " << e.result.runsFailed << " run(s) of \"" << e.spec.name
                   << "\" failed or diverged:\n";
             for (const QString& m : e.result.runErrors)
                 err() << "  problem: " << m << "\n";
-            if (code == Ok)
-                code = RunsFailed;
+            if (m_code == Ok)
+                m_code = RunsFailed;
         }
+        return true;
     }
 
-    // Evaluate, chart and write one report per file.
-    QSet<int> charted;
-    for (int f = 0; f < files.size(); ++f) {
-        const ClaimsFile& file = files[f];
-        const QString base = file.paper + (quick ? QStringLiteral("-quick") : QString());
+    // Evaluates, charts and writes the report of file @p f, and prints its verdicts.
+    void writeReport(int f)
+    {
+        const ClaimsFile& file = m_files[f];
+        const QString base = file.paper + (m_quick ? QStringLiteral("-quick") : QString());
         QList<ClaimReport> reports;
         int chartNumber = 0;
-        for (int c = 0; c < file.claims.size(); ++c) {
-            const Claim& claim = file.claims[c];
-            ClaimReport r;
-            r.claim = claim;
-            r.seeds = ClaimExperiment::seeds(claim, quick);
-            r.outcome.claimId = claim.id;
-            r.outcome.ruleText = ClaimEvaluator::describeRule(claim.verdict, claim.figure);
-            const int index = claimExperiment[f][c];
-            if (index < 0) {
-                r.notRun = QStringLiteral("not in the --quick subset");
-                r.outcome = ClaimEvaluator::evaluate(claim, ExperimentResult{}, r.seeds);
-                r.outcome.error.clear(); // nothing to find in an empty result
-                r.experimentFile =
-                    claim.experimentPath.isEmpty()
-                        ? QStringLiteral("inline")
-                        : QDir(QFileInfo(file.path).absolutePath()).relativeFilePath(claim.experimentPath);
-                r.experimentName = r.experimentFile;
-                reports << r;
-                continue;
-            }
-            PlannedExperiment& e = experiments[index];
-            r.experimentName = e.spec.name;
-            r.experimentFile = e.file;
-            if (!e.absent.isEmpty() || !e.ran) {
-                r.notRun =
-                    e.absent.isEmpty() ? QStringLiteral("not run: the command was stopped first") : e.absent;
-                r.outcome = ClaimEvaluator::evaluate(claim, ExperimentResult{}, r.seeds);
-                r.outcome.error.clear(); // nothing to find in an empty result
-                reports << r;
-                continue;
-            }
-            r.experimentId = e.result.experimentId;
-            r.reused = e.reused;
-            r.trainedRuns = e.trainedRuns;
-            r.provenance = e.provenance;
-            r.partial = e.partial;
-            r.outcome = ClaimEvaluator::evaluate(claim, e.result, r.seeds);
-            if (!r.outcome.error.isEmpty() && !e.partial.isEmpty()) {
-                // A configuration that has not trained yet, not a fault of the claims file.
-                r.notRun = QStringLiteral("not run yet: %1: %2").arg(e.partial, r.outcome.error);
-                r.outcome.reason = r.notRun;
-                r.outcome.error.clear();
-            } else if (!e.partial.isEmpty() && r.outcome.planned > 0 && r.outcome.n < r.outcome.planned) {
-                // Fewer seeds than the claim asks for because the rest has not trained yet: no
-                // verdict on part of the seeds (what was measured is still shown).
-                r.notRun = QStringLiteral("not run yet: %1, so n = %2 of the %3 the claim asks for")
-                               .arg(e.partial)
-                               .arg(r.outcome.n)
-                               .arg(r.outcome.planned);
-                r.outcome.verdict = Verdict::Inconclusive;
-                r.outcome.reason = r.notRun;
-            } else if (!r.outcome.error.isEmpty()) {
-                err() << file.path << ": " << claim.jsonPath << ".statistic: " << r.outcome.error << Qt::endl;
-                if (code == Ok || code == RunsFailed)
-                    code = Invalid;
-            }
-            if (!charted.contains(index)) {
-                // One chart per experiment (its main one), small: the report is committed.
-                charted.insert(index);
-                const QString png =
-                    QDir(outDir).filePath(QStringLiteral("%1-%2.png").arg(base).arg(++chartNumber));
-                QStringList written;
-                QString chartError;
-                if (!writeCharts(e.result, e.spec.name, png, &written, &chartError, QSize(720, 450), 1)) {
-                    err() << "trainbench-cli: " << chartError << Qt::endl;
-                    code = code == Ok ? Output : code;
-                }
-                for (const QString& w : written)
-                    e.charts << QFileInfo(w).fileName();
-            }
-            r.charts = e.charts;
-            reports << r;
-        }
-        // Each chart once in a report: under the first claim that shows it.
-        QSet<QString> shown;
-        for (ClaimReport& r : reports) {
-            QStringList keep;
-            for (const QString& chart : r.charts)
-                if (!shown.contains(chart)) {
-                    keep << chart;
-                    shown.insert(chart);
-                }
-            r.charts = keep;
-        }
-
-        ReportHeader h;
-        QStringList command{QStringLiteral("trainbench-cli reproduce")};
-        for (int i = 1; i < args.size(); ++i)
-            command << quotedArgument(args[i]);
-        h.command = command.join(QLatin1Char(' '));
-        h.claimsFile = p.positionalArguments().value(f);
-        h.date = QDateTime::currentDateTimeUtc();
-        h.cpu = tb::cpuModel();
-        h.cores = ExperimentSpec::allCores();
-        h.mpiRanks = mpi && mpi->executor ? mpi->ranks : 0;
-        h.appVersion = QStringLiteral(TB_APP_VERSION);
-        h.gitHash = gitHash();
-        h.quick = quick;
-        h.store = store->path();
-        h.wallSeconds = wall.elapsed() / 1000.0;
-        const QString mdPath = QDir(outDir).filePath(base + QStringLiteral(".md"));
+        for (int c = 0; c < file.claims.size(); ++c)
+            reports << claimReport(file, file.claims[c], m_claimExperiment[f][c], base, &chartNumber);
+        showEachChartOnce(reports);
+        const QString mdPath = QDir(m_outDir).filePath(base + QStringLiteral(".md"));
         QSaveFile md(mdPath);
         if (!md.open(QIODevice::WriteOnly) ||
-            md.write(ReproductionReport::markdown(file, h, reports).toUtf8()) < 0 || !md.commit()) {
+            md.write(ReproductionReport::markdown(file, reportHeader(f), reports).toUtf8()) < 0 || !md.commit()) {
             err() << "trainbench-cli: " << mdPath << ": cannot write: " << md.errorString() << Qt::endl;
-            if (code == Ok)
-                code = Output;
-            continue;
+            if (m_code == Ok)
+                m_code = Output;
+            return;
         }
         out() << "report: " << QFileInfo(mdPath).absoluteFilePath() << "\n";
         for (const ClaimReport& r : reports) {
@@ -735,10 +678,136 @@ int reproduce(const QCommandLineParser& p, const QStringList& args, ExperimentRu
             out() << "\n";
         }
     }
-    out() << "database: " << store->path() << "\n";
-    out().flush();
-    err().flush();
-    return code;
+
+    // One claim's entry in its report: evaluated on its experiment (index @p index, −1 when not
+    // run), with the experiment's chart written the first time a claim shows it.
+    ClaimReport claimReport(const ClaimsFile& file, const Claim& claim, int index, const QString& base,
+                            int* chartNumber)
+    {
+        ClaimReport r;
+        r.claim = claim;
+        r.seeds = ClaimExperiment::seeds(claim, m_quick);
+        r.outcome.claimId = claim.id;
+        r.outcome.ruleText = ClaimEvaluator::describeRule(claim.verdict, claim.figure);
+        if (index < 0) {
+            r.notRun = QStringLiteral("not in the --quick subset");
+            r.outcome = ClaimEvaluator::evaluate(claim, ExperimentResult{}, r.seeds);
+            r.outcome.error.clear(); // nothing to find in an empty result
+            r.experimentFile = experimentFile(file, claim);
+            r.experimentName = r.experimentFile;
+            return r;
+        }
+        PlannedExperiment& e = m_experiments[index];
+        r.experimentName = e.spec.name;
+        r.experimentFile = e.file;
+        if (!e.absent.isEmpty() || !e.ran) {
+            r.notRun = e.absent.isEmpty() ? QStringLiteral("not run: the command was stopped first") : e.absent;
+            r.outcome = ClaimEvaluator::evaluate(claim, ExperimentResult{}, r.seeds);
+            r.outcome.error.clear(); // nothing to find in an empty result
+            return r;
+        }
+        r.experimentId = e.result.experimentId;
+        r.reused = e.reused;
+        r.trainedRuns = e.trainedRuns;
+        r.provenance = e.provenance;
+        r.partial = e.partial;
+        r.outcome = ClaimEvaluator::evaluate(claim, e.result, r.seeds);
+        if (!r.outcome.error.isEmpty() && !e.partial.isEmpty()) {
+            // A configuration that has not trained yet, not a fault of the claims file.
+            r.notRun = QStringLiteral("not run yet: %1: %2").arg(e.partial, r.outcome.error);
+            r.outcome.reason = r.notRun;
+            r.outcome.error.clear();
+        } else if (!e.partial.isEmpty() && r.outcome.planned > 0 && r.outcome.n < r.outcome.planned) {
+            // Fewer seeds than the claim asks for because the rest has not trained yet: no
+            // verdict on part of the seeds (what was measured is still shown).
+            r.notRun = QStringLiteral("not run yet: %1, so n = %2 of the %3 the claim asks for")
+                           .arg(e.partial)
+                           .arg(r.outcome.n)
+                           .arg(r.outcome.planned);
+            r.outcome.verdict = Verdict::Inconclusive;
+            r.outcome.reason = r.notRun;
+        } else if (!r.outcome.error.isEmpty()) {
+            err() << file.path << ": " << claim.jsonPath << ".statistic: " << r.outcome.error << Qt::endl;
+            if (m_code == Ok || m_code == RunsFailed)
+                m_code = Invalid;
+        }
+        if (!m_charted.contains(index)) {
+            // One chart per experiment (its main one), small: the report is committed.
+            m_charted.insert(index);
+            const QString png = QDir(m_outDir).filePath(QStringLiteral("%1-%2.png").arg(base).arg(++*chartNumber));
+            QStringList written;
+            QString chartError;
+            if (!writeCharts(e.result, e.spec.name, png, &written, &chartError, QSize(720, 450), 1)) {
+                err() << "trainbench-cli: " << chartError << Qt::endl;
+                m_code = m_code == Ok ? Output : m_code;
+            }
+            for (const QString& w : written)
+                e.charts << QFileInfo(w).fileName();
+        }
+        r.charts = e.charts;
+        return r;
+    }
+
+    // Each chart once in a report: under the first claim that shows it.
+    static void showEachChartOnce(QList<ClaimReport>& reports)
+    {
+        QSet<QString> shown;
+        for (ClaimReport& r : reports) {
+            QStringList keep;
+            for (const QString& chart : r.charts)
+                if (!shown.contains(chart)) {
+                    keep << chart;
+                    shown.insert(chart);
+                }
+            r.charts = keep;
+        }
+    }
+
+    // The report's header for file @p f: the command, the machine, the build, the store, the time.
+    ReportHeader reportHeader(int f) const
+    {
+        ReportHeader h;
+        QStringList command{QStringLiteral("trainbench-cli reproduce")};
+        for (int i = 1; i < m_args.size(); ++i)
+            command << quotedArgument(m_args[i]);
+        h.command = command.join(QLatin1Char(' '));
+        h.claimsFile = m_p.positionalArguments().value(f);
+        h.date = QDateTime::currentDateTimeUtc();
+        h.cpu = tb::cpuModel();
+        h.cores = ExperimentSpec::allCores();
+        h.mpiRanks = m_mpi && m_mpi->executor ? m_mpi->ranks : 0;
+        h.appVersion = QStringLiteral(TB_APP_VERSION);
+        h.gitHash = gitHash();
+        h.quick = m_quick;
+        h.store = m_store->path();
+        h.wallSeconds = m_wall.elapsed() / 1000.0;
+        return h;
+    }
+
+    const QCommandLineParser& m_p;
+    const QStringList& m_args;
+    ExperimentRunner** m_current;
+    const QElapsedTimer& m_wall;
+    PluginRegistry& m_reg;
+    const MpiJob* m_mpi;
+    const bool m_quick;
+    const QString m_outDir;
+    QList<ClaimsFile> m_files;
+    QStringList m_problems;
+    QList<PlannedExperiment> m_experiments;
+    QHash<QString, int> m_experimentIndex;
+    QList<QList<int>> m_claimExperiment; // [file][claim] → index into m_experiments, −1 when not run
+    std::unique_ptr<RunStore> m_store;
+    int m_code = Ok;
+    bool m_stopped = false;
+    QSet<int> m_charted; // experiments whose chart is written
+};
+
+// Everything `reproduce` does, on rank 0 of an MPI job when @p mpi is set. @p reg is scanned here.
+int reproduce(const QCommandLineParser& p, const QStringList& args, ExperimentRunner** current,
+              const QElapsedTimer& wall, PluginRegistry& reg, const MpiJob* mpi)
+{
+    return Reproduction(p, args, current, wall, reg, mpi).run();
 }
 
 } // namespace

@@ -325,6 +325,313 @@ private:
     QJsonArray m_log;
 };
 
+// One run of Runner::execute, one step a method: the row opened and the facts known before
+// training, the checks, the trainer's inputs (sparse as they are, or a dense copy), fit() on the
+// clock, the final evaluation and facts, the run's status; finish() ends the run in every case.
+class ExecutedRun {
+public:
+    // The configuration, prepared once for all its runs, and the run's row (a run row always
+    // stores the complete parameters): the observer is told the run started.
+    ExecutedRun(const Runner& runner, const PluginRegistry& registry, RunLog* store, const RunJob& job,
+                const StopSource& stop, RunObserver* observer)
+        : m_runner(runner), m_registry(registry), m_store(store), m_job(job), m_stop(stop), m_observer(observer),
+          m_entry(registry.algorithm(job.algorithmId)), m_prepared(runner.preparedOf(job)),
+          m_budget(m_prepared->budgetOr(job.budget)), m_ctx(job, stop, store, observer, openRow())
+    {
+    }
+
+    // The budget, the build and the CPU, the notes of renamed ids and former spellings.
+    void recordStartFacts()
+    {
+        m_ctx.setBudget(m_budget);
+        if (m_budget.isSet())
+            m_ctx.recordHostFact("time_budget", HostBudget::fact(m_budget));
+        // The build and the CPU that train a stored run (machineFacts()). Cells without a row of
+        // their own (a noise sweep's) skip them: their kind records them once in its row, and 77,000
+        // toy-sweep cells would spend 2 % of their time writing facts they drop.
+        if (m_job.logToStore) {
+            const QJsonObject machine = Runner::machineFacts();
+            for (auto it = machine.begin(); it != machine.end(); ++it)
+                m_ctx.recordHostFact(it.key(), it.value());
+        }
+        if (const QString renamed = m_registry.renamedNote(m_job.algorithmId); !renamed.isEmpty())
+            m_ctx.log(renamed);
+        for (const QString& note : m_prepared->notes()) // former spellings, upgraded
+            m_ctx.log(note);
+    }
+
+    // Why the run cannot start (an unknown algorithm, invalid parameters, no data); empty when it can.
+    QString configurationProblem() const
+    {
+        if (!m_entry)
+            return QStringLiteral("unknown algorithm \"%1\"").arg(m_job.algorithmId);
+        if (!m_prepared->hasParams())
+            return QStringLiteral("%1: %2").arg(m_job.algorithmId, m_prepared->error());
+        if (!m_job.data)
+            return QStringLiteral("no data");
+        return {};
+    }
+
+    // Creates the trainer (or takes @p given) and trains it; an exception becomes a failed run.
+    RunResult train(std::unique_ptr<Trainer> given)
+    {
+        // A combination the schema cannot express failed in create(): when the file used former
+        // spellings, the message also says what they are now called.
+        std::unique_ptr<Trainer> trainer = std::move(given);
+        if (!trainer) {
+            QString error;
+            trainer = m_prepared->newTrainer(&error);
+            if (!trainer)
+                return finish(RunStatus::Failed, error);
+        }
+        try {
+            return trainWith(*trainer);
+        } catch (const std::bad_alloc&) {
+            // A bare "std::bad_alloc" tells the user nothing: say what was being built.
+            m_ctx.stopClock();
+            const data::Dataset& train = m_job.data->train;
+            return finish(RunStatus::Failed,
+                          QStringLiteral("out of memory while %1 trained on %2×%3 → %4 data (std::bad_alloc): its "
+                                         "parameters (e.g. hidden layer sizes) or the data need more memory than is free")
+                              .arg(m_job.algorithmId)
+                              .arg(train.rows())
+                              .arg(train.inputs())
+                              .arg(train.outputs()));
+        } catch (const std::exception& e) {
+            m_ctx.stopClock();
+            return finish(RunStatus::Failed, QString::fromUtf8(e.what()));
+        } catch (...) {
+            m_ctx.stopClock();
+            return finish(RunStatus::Failed, QStringLiteral("unknown exception"));
+        }
+    }
+
+    // Ends the run with @p status: the result and its final facts, the row finished, the observer told.
+    RunResult finish(RunStatus status, const QString& error)
+    {
+        m_result.status = status;
+        m_result.error = error;
+        m_result.points = m_ctx.points();
+        m_result.trainSeconds = m_ctx.elapsed();
+        m_result.info = m_ctx.info();
+        if (!m_result.points.isEmpty())
+            m_result.last = m_result.points.last();
+        QJsonObject fin;
+        auto put = [&](const char* k, double v) {
+            if (std::isfinite(v))
+                fin.insert(k, v);
+        };
+        put("train_accuracy", m_result.last.trainAccuracy);
+        put("test_accuracy", m_result.last.testAccuracy);
+        put("train_rmse", m_result.last.trainRmse);
+        put("test_rmse", m_result.last.testRmse);
+        put("validation_accuracy", m_result.last.validationAccuracy);
+        put("validation_rmse", m_result.last.validationRmse);
+        put("loss", m_result.last.loss);
+        put("epochs", m_result.last.epoch);
+        fin.insert("train_seconds", m_result.trainSeconds);
+        if (m_job.measureCpu)
+            fin.insert("train_cpu_seconds", m_ctx.cpuSeconds());
+        m_result.info.insert("final", fin);
+        for (auto it = m_job.hostFacts.begin(); it != m_job.hostFacts.end(); ++it)
+            m_result.info.insert(it.key(), it.value());
+        const QJsonObject replaced = Runner::replacementFact(m_entry);
+        for (auto it = replaced.begin(); it != replaced.end(); ++it)
+            m_result.info.insert(it.key(), it.value());
+        if (m_store && m_result.runId >= 0)
+            m_store->finishRun(m_result.runId, status, error, m_result.info);
+        if (m_observer)
+            m_observer->runFinished(m_job, m_result);
+        return m_result;
+    }
+
+private:
+    // Creates the run's row (when it is stored) and tells the observer; returns its id (−1: none).
+    qint64 openRow()
+    {
+        m_result.params = m_prepared->hasParams() ? m_prepared->params() : m_job.params;
+        if (m_store && m_job.logToStore) {
+            RunRecord rec = m_runner.record(m_job);
+            rec.params = m_result.params;
+            m_result.runId = m_store->createRun(rec);
+        }
+        if (m_observer)
+            m_observer->runStarted(m_job, m_result.runId);
+        return m_result.runId;
+    }
+
+    // The run once its trainer exists: inputs checked and prepared, fit(), evaluation, facts, status.
+    RunResult trainWith(Trainer& trainer)
+    {
+        // Sparse inputs go as they are to a trainer that takes them, and as a dense copy to any
+        // other — made only once the run is known to fit, the copy included.
+        const data::DatasetPair* sets = m_job.data.get();
+        const ProblemShape given = CostPrediction::shapeOf(sets->train);
+        const bool densify = MemoryCheck::needsDensifying(m_registry, m_job.algorithmId, given);
+        const ProblemShape shape = MemoryCheck::shapeSeenBy(m_registry, m_job.algorithmId, given);
+        if (given.isSparse() && !densify && !dynamic_cast<SparseTrainer*>(&trainer))
+            return finish(RunStatus::Failed, QStringLiteral("plugin \"%1\" says %2 takes sparse inputs, but its trainer is "
+                                                            "not a tb::SparseTrainer (SparseTrainer.h)")
+                                                 .arg(m_entry->plugin->id, m_job.algorithmId));
+        const QJsonObject cost = predictCost(trainer, shape);
+        // What cannot fit is refused before fit() allocates it (the experiment checked before its
+        // first run; memory may have gone since, or the run is not part of one).
+        if (const QString refusal = MemoryCheck::refusal(
+                m_registry, MemoryCheck::Demand{m_job.label, m_job.algorithmId, m_result.params, shape, 1},
+                CostPrediction(cost));
+            !refusal.isEmpty())
+            return finish(RunStatus::Failed, refusal);
+        std::optional<data::DatasetPair> dense;
+        if (densify) {
+            if (const QString refusal = makeDense(*sets, given, dense); !refusal.isEmpty())
+                return finish(RunStatus::Failed, refusal);
+            sets = &*dense;
+        }
+        m_ctx.attach(&trainer, *sets);
+        const data::Dataset& train = sets->train;
+        const DatasetView view = train.view();
+
+        // Memory: measured around fit() and the host's evaluations, outside nothing else the
+        // run needs; or only registered, so that a measured run elsewhere sees the overlap.
+        std::optional<PeakMemory> memory;
+        std::optional<PeakMemory::Guard> training;
+        if (m_job.measureMemory)
+            memory.emplace();
+        else
+            training.emplace();
+        fit(trainer, view);
+        evaluateFinalModel(trainer, *sets);
+        if (!cost.isEmpty())
+            m_ctx.recordHostFact("measured_seconds", m_ctx.elapsed());
+        recordMemory(memory);
+        return conclude(trainer);
+    }
+
+    // The trainer's predicted cost for @p shape, recorded and told to the observer. The prediction
+    // is for the run's row and the observer; a noise-sweep cell has neither (its algorithm's
+    // prediction is made once for all cells).
+    QJsonObject predictCost(const Trainer& trainer, const ProblemShape& shape)
+    {
+        QJsonObject cost = m_job.logToStore || m_observer ? trainer.predictCost(shape) : QJsonObject();
+        if (!cost.isEmpty()) {
+            cost.insert("shape", CostPrediction::describeShape(shape)); // the shape it was predicted for
+            m_ctx.recordHostFact("predicted_cost", cost);
+            if (m_observer)
+                m_observer->costPredicted(m_job, m_result.runId, cost);
+        }
+        return cost;
+    }
+
+    // The dense copy of @p sets (shape @p given) into @p dense, logged and recorded; or why it
+    // does not fit in memory (then nothing is copied).
+    QString makeDense(const data::DatasetPair& sets, const ProblemShape& given, std::optional<data::DatasetPair>& dense)
+    {
+        const std::uint64_t bytes = sets.train.denseBytes() + sets.test.denseBytes() + sets.validation.denseBytes();
+        if (const QString refusal = MemoryCheck::densifyRefusal(m_registry, m_job.label, m_job.algorithmId, given, bytes);
+            !refusal.isEmpty())
+            return refusal;
+        dense.emplace();
+        dense->train = sets.train.densified();
+        dense->test = sets.test.densified();
+        dense->validation = sets.validation.densified();
+        dense->warnings = sets.warnings;
+        m_ctx.log(QStringLiteral("sparse inputs made dense for %1, which takes dense inputs only: %2 (%3×%4, %5 "
+                                 "non-zeros)")
+                      .arg(m_job.algorithmId, data::MemoryBudget::formatBytes(bytes))
+                      .arg(given.rows)
+                      .arg(given.inputs)
+                      .arg(given.nonZeros));
+        m_ctx.recordHostFact("densified", QJsonObject{{"bytes", double(bytes)}, {"non_zeros", double(given.nonZeros)}});
+        return {};
+    }
+
+    // fit() on the training clock, and the budget's fact: how much of it was used, and whether
+    // another run shared the cpu clock.
+    void fit(Trainer& trainer, const DatasetView& view)
+    {
+        std::optional<TrainingMark> mark(std::in_place);
+        m_ctx.startClock();
+        trainer.fit(view, m_ctx);
+        m_ctx.stopClock();
+        const bool overlapped = mark->overlapped();
+        mark.reset();
+        if (m_budget.isSet()) {
+            QJsonObject fact = HostBudget::fact(m_budget);
+            fact.insert("used", m_ctx.budgetUsed());
+            if (m_budget.clock == ClockKind::Cpu && overlapped) {
+                // The process's CPU time included another run's: this run's budget ran out early.
+                fact.insert("shared", true);
+                m_ctx.log(QStringLiteral("time budget: another run trained in this process at the same time, so the "
+                                         "cpu clock counted its CPU time too (the budget was used up sooner)"));
+            }
+            m_ctx.recordHostFact("time_budget", fact);
+        }
+    }
+
+    // A final evaluation when the trainer never checkpointed, or when checkpoints were not
+    // evaluated (noise sweeps). (Not after a Stop that came before any checkpoint: there may be
+    // no model yet.)
+    void evaluateFinalModel(const Trainer& trainer, const data::DatasetPair& sets)
+    {
+        const bool stoppedEarly = m_stop.stopRequested() && m_ctx.checkpoints() == 0;
+        if (!m_ctx.diverged() && !stoppedEarly && (m_ctx.points().isEmpty() || !m_job.evaluateCheckpoints)) {
+            MetricPoint p;
+            p.epoch = m_ctx.lastEpoch();
+            p.trainTime = m_ctx.modelSeconds();
+            const Evaluation e = evaluate(trainer, sets, p, m_stop);
+            if (e == Evaluation::NonFinite)
+                m_ctx.markDiverged(m_ctx.lastEpoch(), "non-finite predictions");
+            if (e != Evaluation::Interrupted)
+                m_ctx.appendPoint(p);
+        }
+    }
+
+    // The peak memory fact of a measured run, or why it was not measured.
+    void recordMemory(std::optional<PeakMemory>& memory)
+    {
+        if (memory) {
+            QString why;
+            m_result.peakMemoryBytes = memory->finish(&why);
+            if (m_result.peakMemoryBytes >= 0)
+                m_ctx.recordHostFact("peak_memory_bytes", double(m_result.peakMemoryBytes));
+            else
+                m_ctx.log(QStringLiteral("peak memory not measured: %1").arg(why));
+        } else if (!m_job.memoryNote.isEmpty()) {
+            m_ctx.log(QStringLiteral("peak memory not measured: %1").arg(m_job.memoryNote));
+        }
+    }
+
+    // The trained model to the observer, and the run's status: diverged, cancelled or finished.
+    RunResult conclude(const Trainer& trainer)
+    {
+        if (m_observer && !m_ctx.diverged() && !m_ctx.points().isEmpty())
+            m_observer->modelReady(m_job, trainer, m_ctx.points().last(), m_ctx.info(), true);
+        if (m_ctx.diverged())
+            return finish(RunStatus::Diverged, m_ctx.divergence());
+        // Stop that came after the trainer's last planned checkpoint (e.g. during a one-solve
+        // trainer's only checkpoint) leaves a complete model: that run finished.
+        const double planned = m_entry->info.progress.plannedEpochs(m_result.params);
+        const bool complete = planned > 0 && m_ctx.checkpoints() > 0 && m_ctx.lastEpoch() >= planned;
+        if (m_stop.stopRequested() && !complete)
+            return finish(RunStatus::Cancelled, QString());
+        if (m_ctx.budgetHit())
+            m_ctx.recordHostFact("stopped_by", HostBudget::stoppedBy(m_budget));
+        return finish(RunStatus::Finished, QString());
+    }
+
+    const Runner& m_runner;
+    const PluginRegistry& m_registry;
+    RunLog* m_store;
+    const RunJob& m_job;
+    const StopSource& m_stop;
+    RunObserver* m_observer;
+    const AlgorithmEntry* m_entry;
+    const std::shared_ptr<const PreparedConfiguration> m_prepared;
+    const RunBudget m_budget;
+    RunResult m_result; // before m_ctx: openRow() fills it while m_ctx is constructed
+    RunExecution m_ctx;
+};
+
 } // namespace
 
 Runner::Runner(const PluginRegistry& registry, RunLog* store) : m_registry(registry), m_store(store) {}
@@ -411,225 +718,11 @@ RunResult Runner::execute(const RunJob& job, const StopSource& stop, RunObserver
 RunResult Runner::execute(const RunJob& job, const StopSource& stop, RunObserver* observer,
                           std::unique_ptr<Trainer> given) const
 {
-    RunResult result;
-    const AlgorithmEntry* entry = m_registry.algorithm(job.algorithmId);
-
-    // The configuration, prepared once for all its runs: a run row always stores the complete
-    // parameters.
-    const auto prepared = preparedOf(job);
-    const RunBudget budget = prepared->budgetOr(job.budget);
-    result.params = prepared->hasParams() ? prepared->params() : job.params;
-
-    if (m_store && job.logToStore) {
-        RunRecord rec = record(job);
-        rec.params = result.params;
-        result.runId = m_store->createRun(rec);
-    }
-    if (observer)
-        observer->runStarted(job, result.runId);
-
-    RunExecution ctx(job, stop, m_store, observer, result.runId);
-    ctx.setBudget(budget);
-    if (budget.isSet())
-        ctx.recordHostFact("time_budget", HostBudget::fact(budget));
-    // The build and the CPU that train a stored run (machineFacts()). Cells without a row of
-    // their own (a noise sweep's) skip them: their kind records them once in its row, and 77,000
-    // toy-sweep cells would spend 2 % of their time writing facts they drop.
-    if (job.logToStore) {
-        const QJsonObject machine = machineFacts();
-        for (auto it = machine.begin(); it != machine.end(); ++it)
-            ctx.recordHostFact(it.key(), it.value());
-    }
-    if (const QString renamed = m_registry.renamedNote(job.algorithmId); !renamed.isEmpty())
-        ctx.log(renamed);
-    for (const QString& note : prepared->notes()) // former spellings, upgraded
-        ctx.log(note);
-    auto finish = [&](RunStatus status, const QString& error) -> RunResult {
-        result.status = status;
-        result.error = error;
-        result.points = ctx.points();
-        result.trainSeconds = ctx.elapsed();
-        result.info = ctx.info();
-        if (!result.points.isEmpty())
-            result.last = result.points.last();
-        QJsonObject fin;
-        auto put = [&](const char* k, double v) {
-            if (std::isfinite(v))
-                fin.insert(k, v);
-        };
-        put("train_accuracy", result.last.trainAccuracy);
-        put("test_accuracy", result.last.testAccuracy);
-        put("train_rmse", result.last.trainRmse);
-        put("test_rmse", result.last.testRmse);
-        put("validation_accuracy", result.last.validationAccuracy);
-        put("validation_rmse", result.last.validationRmse);
-        put("loss", result.last.loss);
-        put("epochs", result.last.epoch);
-        fin.insert("train_seconds", result.trainSeconds);
-        if (job.measureCpu)
-            fin.insert("train_cpu_seconds", ctx.cpuSeconds());
-        result.info.insert("final", fin);
-        for (auto it = job.hostFacts.begin(); it != job.hostFacts.end(); ++it)
-            result.info.insert(it.key(), it.value());
-        const QJsonObject replaced = replacementFact(entry);
-        for (auto it = replaced.begin(); it != replaced.end(); ++it)
-            result.info.insert(it.key(), it.value());
-        if (m_store && result.runId >= 0)
-            m_store->finishRun(result.runId, status, error, result.info);
-        if (observer)
-            observer->runFinished(job, result);
-        return result;
-    };
-
-    if (!entry)
-        return finish(RunStatus::Failed, QStringLiteral("unknown algorithm \"%1\"").arg(job.algorithmId));
-    if (!prepared->hasParams())
-        return finish(RunStatus::Failed, QStringLiteral("%1: %2").arg(job.algorithmId, prepared->error()));
-    if (!job.data)
-        return finish(RunStatus::Failed, QStringLiteral("no data"));
-
-    // A combination the schema cannot express failed in create(): when the file used former
-    // spellings, the message also says what they are now called.
-    std::unique_ptr<Trainer> trainer = std::move(given);
-    if (!trainer) {
-        QString error;
-        trainer = prepared->newTrainer(&error);
-        if (!trainer)
-            return finish(RunStatus::Failed, error);
-    }
-    try {
-        // Sparse inputs go as they are to a trainer that takes them, and as a dense copy to any
-        // other — made only once the run is known to fit, the copy included.
-        const data::DatasetPair* sets = job.data.get();
-        const ProblemShape given = CostPrediction::shapeOf(sets->train);
-        const bool densify = MemoryCheck::needsDensifying(m_registry, job.algorithmId, given);
-        const ProblemShape shape = MemoryCheck::shapeSeenBy(m_registry, job.algorithmId, given);
-        if (given.isSparse() && !densify && !dynamic_cast<SparseTrainer*>(trainer.get()))
-            return finish(RunStatus::Failed, QStringLiteral("plugin \"%1\" says %2 takes sparse inputs, but its trainer is "
-                                                            "not a tb::SparseTrainer (SparseTrainer.h)")
-                                                 .arg(entry->plugin->id, job.algorithmId));
-        // The prediction is for the run's row and the observer; a noise-sweep cell has
-        // neither (its algorithm's prediction is made once for all cells).
-        QJsonObject cost = job.logToStore || observer ? trainer->predictCost(shape) : QJsonObject();
-        if (!cost.isEmpty()) {
-            cost.insert("shape", CostPrediction::describeShape(shape)); // the shape it was predicted for
-            ctx.recordHostFact("predicted_cost", cost);
-            if (observer)
-                observer->costPredicted(job, result.runId, cost);
-        }
-        // What cannot fit is refused before fit() allocates it (the experiment checked before its
-        // first run; memory may have gone since, or the run is not part of one).
-        if (const QString refusal = MemoryCheck::refusal(
-                m_registry, MemoryCheck::Demand{job.label, job.algorithmId, result.params, shape, 1}, CostPrediction(cost));
-            !refusal.isEmpty())
-            return finish(RunStatus::Failed, refusal);
-        std::optional<data::DatasetPair> dense;
-        if (densify) {
-            const std::uint64_t bytes = sets->train.denseBytes() + sets->test.denseBytes() + sets->validation.denseBytes();
-            if (const QString refusal = MemoryCheck::densifyRefusal(m_registry, job.label, job.algorithmId, given, bytes);
-                !refusal.isEmpty())
-                return finish(RunStatus::Failed, refusal);
-            dense.emplace();
-            dense->train = sets->train.densified();
-            dense->test = sets->test.densified();
-            dense->validation = sets->validation.densified();
-            dense->warnings = sets->warnings;
-            sets = &*dense;
-            ctx.log(QStringLiteral("sparse inputs made dense for %1, which takes dense inputs only: %2 (%3×%4, %5 "
-                                   "non-zeros)")
-                        .arg(job.algorithmId, data::MemoryBudget::formatBytes(bytes))
-                        .arg(given.rows)
-                        .arg(given.inputs)
-                        .arg(given.nonZeros));
-            ctx.recordHostFact("densified", QJsonObject{{"bytes", double(bytes)}, {"non_zeros", double(given.nonZeros)}});
-        }
-        ctx.attach(trainer.get(), *sets);
-        const data::Dataset& train = sets->train;
-        const DatasetView view = train.view();
-
-        // Memory: measured around fit() and the host's evaluations, outside nothing else the
-        // run needs; or only registered, so that a measured run elsewhere sees the overlap.
-        std::optional<PeakMemory> memory;
-        std::optional<PeakMemory::Guard> training;
-        if (job.measureMemory)
-            memory.emplace();
-        else
-            training.emplace();
-        std::optional<TrainingMark> mark(std::in_place);
-        ctx.startClock();
-        trainer->fit(view, ctx);
-        ctx.stopClock();
-        const bool overlapped = mark->overlapped();
-        mark.reset();
-        if (budget.isSet()) {
-            QJsonObject fact = HostBudget::fact(budget);
-            fact.insert("used", ctx.budgetUsed());
-            if (budget.clock == ClockKind::Cpu && overlapped) {
-                // The process's CPU time included another run's: this run's budget ran out early.
-                fact.insert("shared", true);
-                ctx.log(QStringLiteral("time budget: another run trained in this process at the same time, so the "
-                                       "cpu clock counted its CPU time too (the budget was used up sooner)"));
-            }
-            ctx.recordHostFact("time_budget", fact);
-        }
-
-        // A final evaluation when the trainer never checkpointed, or when checkpoints were
-        // not evaluated (noise sweeps).
-        // (Not after a Stop that came before any checkpoint: there may be no model yet.)
-        const bool stoppedEarly = stop.stopRequested() && ctx.checkpoints() == 0;
-        if (!ctx.diverged() && !stoppedEarly && (ctx.points().isEmpty() || !job.evaluateCheckpoints)) {
-            MetricPoint p;
-            p.epoch = ctx.lastEpoch();
-            p.trainTime = ctx.modelSeconds();
-            const Evaluation e = evaluate(*trainer, *sets, p, stop);
-            if (e == Evaluation::NonFinite)
-                ctx.markDiverged(ctx.lastEpoch(), "non-finite predictions");
-            if (e != Evaluation::Interrupted)
-                ctx.appendPoint(p);
-        }
-        if (!cost.isEmpty())
-            ctx.recordHostFact("measured_seconds", ctx.elapsed());
-        if (memory) {
-            QString why;
-            result.peakMemoryBytes = memory->finish(&why);
-            if (result.peakMemoryBytes >= 0)
-                ctx.recordHostFact("peak_memory_bytes", double(result.peakMemoryBytes));
-            else
-                ctx.log(QStringLiteral("peak memory not measured: %1").arg(why));
-        } else if (!job.memoryNote.isEmpty()) {
-            ctx.log(QStringLiteral("peak memory not measured: %1").arg(job.memoryNote));
-        }
-        if (observer && !ctx.diverged() && !ctx.points().isEmpty())
-            observer->modelReady(job, *trainer, ctx.points().last(), ctx.info(), true);
-        if (ctx.diverged())
-            return finish(RunStatus::Diverged, ctx.divergence());
-        // Stop that came after the trainer's last planned checkpoint (e.g. during a one-solve
-        // trainer's only checkpoint) leaves a complete model: that run finished.
-        const double planned = entry->info.progress.plannedEpochs(result.params);
-        const bool complete = planned > 0 && ctx.checkpoints() > 0 && ctx.lastEpoch() >= planned;
-        if (stop.stopRequested() && !complete)
-            return finish(RunStatus::Cancelled, QString());
-        if (ctx.budgetHit())
-            ctx.recordHostFact("stopped_by", HostBudget::stoppedBy(budget));
-        return finish(RunStatus::Finished, QString());
-    } catch (const std::bad_alloc&) {
-        // A bare "std::bad_alloc" tells the user nothing: say what was being built.
-        ctx.stopClock();
-        const data::Dataset& train = job.data->train;
-        return finish(RunStatus::Failed,
-                      QStringLiteral("out of memory while %1 trained on %2×%3 → %4 data (std::bad_alloc): its "
-                                     "parameters (e.g. hidden layer sizes) or the data need more memory than is free")
-                          .arg(job.algorithmId)
-                          .arg(train.rows())
-                          .arg(train.inputs())
-                          .arg(train.outputs()));
-    } catch (const std::exception& e) {
-        ctx.stopClock();
-        return finish(RunStatus::Failed, QString::fromUtf8(e.what()));
-    } catch (...) {
-        ctx.stopClock();
-        return finish(RunStatus::Failed, QStringLiteral("unknown exception"));
-    }
+    ExecutedRun run(*this, m_registry, m_store, job, stop, observer); // the row opened
+    run.recordStartFacts();
+    if (const QString problem = run.configurationProblem(); !problem.isEmpty())
+        return run.finish(RunStatus::Failed, problem);
+    return run.train(std::move(given));
 }
 
 } // namespace tb

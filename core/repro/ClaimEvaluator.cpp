@@ -294,344 +294,429 @@ Verdict ClaimEvaluator::decide(const QString& rule, double low, double high, dou
     return Verdict::Inconclusive;
 }
 
-ClaimOutcome ClaimEvaluator::evaluate(const Claim& claim, const ExperimentResult& result, int planned)
-{
-    const ClaimStatistic& s = claim.statistic;
-    ClaimOutcome o;
-    o.claimId = claim.id;
-    o.planned = planned;
-    const bool cpu = std::any_of(result.curves.begin(), result.curves.end(), [&](const AlgorithmCurves& c) {
-        const QString name = c.configuration.isEmpty() ? c.label : c.configuration;
-        return c.clock == ClockKind::Cpu && (name == s.algorithm || (!s.against.isEmpty() && name == s.against));
-    });
-    o.statisticText = describeStatistic(s, cpu);
-    o.ruleText = describeRule(claim.verdict, claim.figure);
-    auto decideInterval = [&](const Interval& iv) {
-        o.measured = std::isfinite(iv.mean);
-        o.mean = iv.mean;
-        o.ciLow = iv.low;
-        o.ciHigh = iv.high;
-        o.verdict = decide(claim.verdict.rule, iv.low, iv.high, claim.figure.value, &o.reason, claim.figure.unit,
-                           iv.point);
-    };
+namespace {
 
-    if (s.kind == QLatin1String("sweep")) {
+// The values of a fact statistic (fact, fact_ratio, fact_difference): per run or pair by seed the
+// fact, the log of the ratio, or the difference; and what kept runs out.
+struct FactValues {
+    std::vector<double> values;
+    int runs = 0;        ///< runs of the claim's configuration
+    int found = 0;       ///< of them, with the fact
+    int unpaired = 0;    ///< of them, without a run of the other configuration with their seed
+    int notPositive = 0; ///< ratios with a fact ≤ 0
+    QString firstWhy;    ///< why the first fact that could not be read was not
+};
+
+// One claim's evaluation, one step a method: the statistic's kind chosen, its samples found, its
+// values summarised, and the verdict decided by the claim's rule.
+class ClaimEvaluation {
+public:
+    // The outcome's texts: the claim, the statistic (on the cpu clock when its runs are), the rule.
+    ClaimEvaluation(const Claim& claim, const ExperimentResult& result, int planned)
+        : m_claim(claim), m_s(claim.statistic), m_result(result), m_planned(planned)
+    {
+        m_o.claimId = claim.id;
+        m_o.planned = planned;
+        const bool cpu = std::any_of(result.curves.begin(), result.curves.end(), [&](const AlgorithmCurves& c) {
+            const QString name = c.configuration.isEmpty() ? c.label : c.configuration;
+            return c.clock == ClockKind::Cpu && (name == m_s.algorithm || (!m_s.against.isEmpty() && name == m_s.against));
+        });
+        m_o.statisticText = describeStatistic(m_s, cpu);
+        m_o.ruleText = ClaimEvaluator::describeRule(claim.verdict, claim.figure);
+    }
+
+    // The statistic by its kind: a noise sweep's point, a fact, or a metric of the runs.
+    ClaimOutcome run()
+    {
+        if (m_s.kind == QLatin1String("sweep"))
+            return sweep();
+        if (m_s.kind == QLatin1String("fact") || m_s.kind == QLatin1String("fact_ratio") ||
+            m_s.kind == QLatin1String("fact_difference"))
+            return fact();
+        return metricStatistic();
+    }
+
+private:
+    // The measured interval into the outcome, and the verdict the claim's rule gives it.
+    void decideInterval(const Interval& iv)
+    {
+        m_o.measured = std::isfinite(iv.mean);
+        m_o.mean = iv.mean;
+        m_o.ciLow = iv.low;
+        m_o.ciHigh = iv.high;
+        m_o.verdict = ClaimEvaluator::decide(m_claim.verdict.rule, iv.low, iv.high, m_claim.figure.value, &m_o.reason,
+                                             m_claim.figure.unit, iv.point);
+    }
+
+    // "sweep": the noise sweep's mean RMSE at the claim's σ, with a t-interval over its cells.
+    ClaimOutcome sweep()
+    {
         QStringList seen;
-        for (const SummaryPoint& p : result.summary) {
+        for (const SummaryPoint& p : m_result.summary) {
             seen << QStringLiteral("%1 at σ %2").arg(p.algorithmName).arg(p.x);
-            if (p.algorithmName != s.algorithm || std::abs(p.x - s.sigma) > 1e-9)
+            if (p.algorithmName != m_s.algorithm || std::abs(p.x - m_s.sigma) > 1e-9)
                 continue;
-            const bool train = s.metric == QLatin1String("train_rmse");
+            const bool train = m_s.metric == QLatin1String("train_rmse");
             const double mean = train ? p.trainRmseMean : p.testRmseMean;
             const double sd = train ? p.trainRmseStd : p.testRmseStd;
-            o.n = p.count;
-            o.failedRuns = std::max(0, planned - p.count);
+            m_o.n = p.count;
+            m_o.failedRuns = std::max(0, m_planned - p.count);
             Interval iv{mean, NaN, NaN};
             if (p.count >= 2 && std::isfinite(sd)) {
-                const double t =
-                    stats::Distributions::studentTQuantile(0.5 + kConfidence / 2, p.count - 1);
+                const double t = stats::Distributions::studentTQuantile(0.5 + kConfidence / 2, p.count - 1);
                 const double half = t * sd / std::sqrt(double(p.count));
                 iv = {mean, mean - half, mean + half, sd == 0};
             }
-            o.detail = QStringLiteral("%1 Monte-Carlo cells, standard deviation %2")
-                           .arg(p.count)
-                           .arg(sd, 0, 'g', 4);
+            m_o.detail = QStringLiteral("%1 Monte-Carlo cells, standard deviation %2").arg(p.count).arg(sd, 0, 'g', 4);
             decideInterval(iv);
-            return o;
+            return m_o;
         }
-        o.error = QStringLiteral("the noise sweep has no point of \"%1\" at σ %2 (points: %3)")
-                      .arg(s.algorithm)
-                      .arg(s.sigma)
-                      .arg(seen.isEmpty() ? QStringLiteral("none") : seen.join(QStringLiteral(", ")));
-        o.reason = o.error;
-        return o;
+        m_o.error = QStringLiteral("the noise sweep has no point of \"%1\" at σ %2 (points: %3)")
+                        .arg(m_s.algorithm)
+                        .arg(m_s.sigma)
+                        .arg(seen.isEmpty() ? QStringLiteral("none") : seen.join(QStringLiteral(", ")));
+        m_o.reason = m_o.error;
+        return m_o;
     }
 
-    if (s.kind == QLatin1String("fact") || s.kind == QLatin1String("fact_ratio") ||
-        s.kind == QLatin1String("fact_difference")) {
+    // "fact", "fact_ratio", "fact_difference": a number the runs record, summarised over runs or
+    // pairs by seed (a ratio on the log scale).
+    ClaimOutcome fact()
+    {
         // The metric does not matter: the samples are read for their seeds and facts.
-        const QList<ConfigurationSample> all = Comparison::samples(result.curves, MetricId::Loss);
-        const ConfigurationSample* a = findSample(all, s.algorithm, s.dataset, &o.error);
+        const QList<ConfigurationSample> all = Comparison::samples(m_result.curves, MetricId::Loss);
+        const ConfigurationSample* a = findSample(all, m_s.algorithm, m_s.dataset, &m_o.error);
         const ConfigurationSample* b =
-            a && !s.against.isEmpty() ? findSample(all, s.against, s.dataset, &o.error) : nullptr;
-        if (!a || (!s.against.isEmpty() && !b)) {
-            o.reason = o.error;
-            return o;
+            a && !m_s.against.isEmpty() ? findSample(all, m_s.against, m_s.dataset, &m_o.error) : nullptr;
+        if (!a || (!m_s.against.isEmpty() && !b)) {
+            m_o.reason = m_o.error;
+            return m_o;
         }
-        o.failedRuns = a->excluded + (b ? b->excluded : 0);
-        const bool single = s.kind == QLatin1String("fact");
-        const bool ratio = s.kind == QLatin1String("fact_ratio");
-        const QString second = s.over.isEmpty() ? s.fact : s.over;
-        std::vector<double> values; // per run or pair: the fact, log of the ratio, or the difference
-        int runs = 0, found = 0, unpaired = 0, notPositive = 0;
-        QString firstWhy;
+        m_o.failedRuns = a->excluded + (b ? b->excluded : 0);
+        const bool ratio = m_s.kind == QLatin1String("fact_ratio");
+        const FactValues f = factValues(*a, b);
+        if (f.runs > 0 && f.found == 0 && !f.firstWhy.isEmpty()) {
+            // No run has the fact: the claims file names it wrongly (or the plugin never records it).
+            m_o.error = m_o.reason = QStringLiteral("fact \"%1\": %2").arg(m_s.fact, f.firstWhy);
+            return m_o;
+        }
+        const stats::Summary sum = stats::Descriptive::summarise(f.values, kConfidence);
+        m_o.n = sum.count;
+        const int expected = f.runs - f.unpaired;
+        const QString unit = m_claim.figure.unit;
+        if (ratio) {
+            m_o.detail = QStringLiteral("%1 %2; geometric standard deviation ×%3")
+                             .arg(sum.count)
+                             .arg(b ? QStringLiteral("pair(s) by seed") : QStringLiteral("run(s)"))
+                             .arg(std::exp(sum.std), 0, 'g', 3);
+            decideInterval({std::exp(sum.mean), std::exp(sum.ciLow), std::exp(sum.ciHigh), sum.identical});
+        } else {
+            m_o.detail = QStringLiteral("%1 %2; standard deviation %3")
+                             .arg(sum.count)
+                             .arg(b ? QStringLiteral("pair(s) by seed") : QStringLiteral("run(s)"))
+                             .arg(ClaimEvaluator::formatValue(sum.std, unit));
+            decideInterval(intervalOf(sum));
+        }
+        if (f.unpaired > 0)
+            m_o.detail += QStringLiteral("; %1 run(s) of %2 had no run of %3 with their seed")
+                              .arg(f.unpaired)
+                              .arg(quoted(m_s.algorithm), quoted(m_s.against));
+        if (f.notPositive > 0) {
+            m_o.verdict = Verdict::Inconclusive;
+            m_o.reason = QStringLiteral("%1 of %2 ratio(s) had a fact ≤ 0 (no ratio on the log scale); the "
+                                        "geometric mean of the others says nothing of them")
+                             .arg(f.notPositive)
+                             .arg(expected);
+        } else if (sum.count < expected) {
+            m_o.verdict = Verdict::Inconclusive;
+            m_o.reason = QStringLiteral("%1 of %2 run(s) or pair(s) lack the fact: %3")
+                             .arg(expected - sum.count)
+                             .arg(expected)
+                             .arg(f.firstWhy);
+        } else if (sum.count == 0) {
+            m_o.reason = b ? QStringLiteral("no seeds shared by %1 and %2").arg(quoted(m_s.algorithm), quoted(m_s.against))
+                           : QStringLiteral("no finished run of %1").arg(quoted(m_s.algorithm));
+        }
+        return m_o;
+    }
+
+    // The fact statistic's values: per run of @p a the fact (with @p b, paired by seed, or with
+    // "over", a second fact of the same run) as a difference or the log of the ratio.
+    FactValues factValues(const ConfigurationSample& a, const ConfigurationSample* b) const
+    {
+        const bool single = m_s.kind == QLatin1String("fact");
+        const bool ratio = m_s.kind == QLatin1String("fact_ratio");
+        const QString second = m_s.over.isEmpty() ? m_s.fact : m_s.over;
+        FactValues f;
         auto read = [&](const QJsonObject& facts, const QString& path, const QString& configuration) {
             QString why;
             const std::optional<double> v = FactPath::number(facts, path, &why);
-            if (!v && firstWhy.isEmpty())
-                firstWhy = QStringLiteral("%1 (a run of %2)").arg(why, quoted(configuration));
+            if (!v && f.firstWhy.isEmpty())
+                f.firstWhy = QStringLiteral("%1 (a run of %2)").arg(why, quoted(configuration));
             return v;
         };
-        for (int i = 0; i < a->seeds.size(); ++i) {
-            ++runs;
-            const std::optional<double> x = read(a->infos.value(i), s.fact, a->configuration);
+        for (int i = 0; i < a.seeds.size(); ++i) {
+            ++f.runs;
+            const std::optional<double> x = read(a.infos.value(i), m_s.fact, a.configuration);
             if (x)
-                ++found;
+                ++f.found;
             if (single) {
                 if (x)
-                    values.push_back(*x);
+                    f.values.push_back(*x);
                 continue;
             }
             std::optional<double> y;
             if (b) {
-                const qsizetype j = b->seeds.indexOf(a->seeds[i]);
+                const qsizetype j = b->seeds.indexOf(a.seeds[i]);
                 if (j < 0) {
-                    ++unpaired;
+                    ++f.unpaired;
                     continue;
                 }
                 y = read(b->infos.value(j), second, b->configuration);
             } else {
-                y = read(a->infos.value(i), second, a->configuration);
+                y = read(a.infos.value(i), second, a.configuration);
             }
             if (!x || !y)
                 continue;
             if (!ratio)
-                values.push_back(*x - *y);
+                f.values.push_back(*x - *y);
             else if (*x > 0 && *y > 0)
-                values.push_back(std::log(*x / *y));
+                f.values.push_back(std::log(*x / *y));
             else
-                ++notPositive;
+                ++f.notPositive;
         }
-        if (runs > 0 && found == 0 && !firstWhy.isEmpty()) {
-            // No run has the fact: the claims file names it wrongly (or the plugin never records it).
-            o.error = o.reason = QStringLiteral("fact \"%1\": %2").arg(s.fact, firstWhy);
-            return o;
-        }
-        const stats::Summary sum = stats::Descriptive::summarise(values, kConfidence);
-        o.n = sum.count;
-        const int expected = runs - unpaired;
-        const QString unit = claim.figure.unit;
-        if (ratio) {
-            o.detail = QStringLiteral("%1 %2; geometric standard deviation ×%3")
-                           .arg(sum.count)
-                           .arg(b ? QStringLiteral("pair(s) by seed") : QStringLiteral("run(s)"))
-                           .arg(std::exp(sum.std), 0, 'g', 3);
-            decideInterval({std::exp(sum.mean), std::exp(sum.ciLow), std::exp(sum.ciHigh), sum.identical});
-        } else {
-            o.detail = QStringLiteral("%1 %2; standard deviation %3")
-                           .arg(sum.count)
-                           .arg(b ? QStringLiteral("pair(s) by seed") : QStringLiteral("run(s)"))
-                           .arg(formatValue(sum.std, unit));
-            decideInterval(intervalOf(sum));
-        }
-        if (unpaired > 0)
-            o.detail += QStringLiteral("; %1 run(s) of %2 had no run of %3 with their seed")
-                            .arg(unpaired)
-                            .arg(quoted(s.algorithm), quoted(s.against));
-        if (notPositive > 0) {
-            o.verdict = Verdict::Inconclusive;
-            o.reason = QStringLiteral("%1 of %2 ratio(s) had a fact ≤ 0 (no ratio on the log scale); the "
-                                      "geometric mean of the others says nothing of them")
-                           .arg(notPositive)
-                           .arg(expected);
-        } else if (sum.count < expected) {
-            o.verdict = Verdict::Inconclusive;
-            o.reason = QStringLiteral("%1 of %2 run(s) or pair(s) lack the fact: %3")
-                           .arg(expected - sum.count)
-                           .arg(expected)
-                           .arg(firstWhy);
-        } else if (sum.count == 0) {
-            o.reason =
-                b ? QStringLiteral("no seeds shared by %1 and %2").arg(quoted(s.algorithm), quoted(s.against))
-                  : QStringLiteral("no finished run of %1").arg(quoted(s.algorithm));
-        }
-        return o;
+        return f;
     }
 
-    const auto metric = ClaimMetric::fromKey(s.metric);
-    if (!metric) {
-        o.error = o.reason = QStringLiteral("unknown metric \"%1\"").arg(s.metric);
-        return o;
-    }
-    // Accuracies and errors in percent ("%") or, for differences, in percentage points.
-    const bool percent =
-        (claim.figure.unit == QLatin1String("%") || claim.figure.unit == QLatin1String("points")) &&
-        (isAccuracy(metric->stored) || metric->complement);
-    const QList<ConfigurationSample> all = Comparison::samples(result.curves, metric->stored);
-    const ConfigurationSample* a = findSample(all, s.algorithm, s.dataset, &o.error);
-    if (!a) {
-        o.reason = o.error;
-        return o;
-    }
-    const ConfigurationSample* b = nullptr;
-    if (!s.against.isEmpty()) {
-        b = findSample(all, s.against, s.dataset, &o.error);
-        if (!b) {
-            o.reason = o.error;
-            return o;
+    // A statistic of a metric of the runs: the metric and the samples of the claim's
+    // configuration (and the one it is compared against), then the statistic by its kind.
+    ClaimOutcome metricStatistic()
+    {
+        const auto metric = ClaimMetric::fromKey(m_s.metric);
+        if (!metric) {
+            m_o.error = m_o.reason = QStringLiteral("unknown metric \"%1\"").arg(m_s.metric);
+            return m_o;
         }
+        m_metric = *metric;
+        // Accuracies and errors in percent ("%") or, for differences, in percentage points.
+        m_percent = (m_claim.figure.unit == QLatin1String("%") || m_claim.figure.unit == QLatin1String("points")) &&
+                    (isAccuracy(m_metric.stored) || m_metric.complement);
+        const QList<ConfigurationSample> all = Comparison::samples(m_result.curves, m_metric.stored);
+        const ConfigurationSample* a = findSample(all, m_s.algorithm, m_s.dataset, &m_o.error);
+        if (!a) {
+            m_o.reason = m_o.error;
+            return m_o;
+        }
+        const ConfigurationSample* b = nullptr;
+        if (!m_s.against.isEmpty()) {
+            b = findSample(all, m_s.against, m_s.dataset, &m_o.error);
+            if (!b) {
+                m_o.reason = m_o.error;
+                return m_o;
+            }
+        }
+        m_o.failedRuns = a->excluded + (b ? b->excluded : 0);
+        m_scale = m_percent ? 100.0 : 1.0;
+        if (m_s.kind == QLatin1String("final"))
+            return finalValue(*a);
+        if (m_s.kind == QLatin1String("at_time"))
+            return atTime(*a);
+        if (m_s.kind == QLatin1String("time_to_target") || m_s.kind == QLatin1String("time_ratio"))
+            return timeToTarget(*a, b);
+        if (m_s.kind == QLatin1String("win_tie_loss") || m_s.kind == QLatin1String("difference"))
+            return paired(*a, *b);
+        if (m_s.kind == QLatin1String("slope"))
+            return slope(*a);
+        m_o.error = m_o.reason = QStringLiteral("unknown statistic \"%1\"").arg(m_s.kind);
+        return m_o;
     }
-    o.failedRuns = a->excluded + (b ? b->excluded : 0);
-    const double scale = percent ? 100.0 : 1.0;
 
-    if (s.kind == QLatin1String("final")) {
+    // "final": the metric's final value, a t-interval over the finished runs.
+    ClaimOutcome finalValue(const ConfigurationSample& a)
+    {
         std::vector<double> values;
-        for (double v : a->values)
-            values.push_back(metric->complement ? 1 - v : v);
+        for (double v : a.values)
+            values.push_back(m_metric.complement ? 1 - v : v);
         const stats::Summary sum = stats::Descriptive::summarise(values, kConfidence);
-        o.n = sum.count;
-        o.detail = QStringLiteral("%1 finished run(s); standard deviation %2")
-                       .arg(sum.count)
-                       .arg(formatValue(sum.std * scale, percent ? QStringLiteral("%") : claim.figure.unit));
-        decideInterval(intervalOf(sum, scale));
-        return o;
+        m_o.n = sum.count;
+        m_o.detail = QStringLiteral("%1 finished run(s); standard deviation %2")
+                         .arg(sum.count)
+                         .arg(ClaimEvaluator::formatValue(sum.std * m_scale,
+                                                          m_percent ? QStringLiteral("%") : m_claim.figure.unit));
+        decideInterval(intervalOf(sum, m_scale));
+        return m_o;
     }
-    if (s.kind == QLatin1String("at_time")) {
-        const MatchedTimeTable t = Comparison::atTimes({*a}, metric->stored, {s.seconds}, kConfidence);
+
+    // "at_time": the metric at the claim's training time, over the runs with a checkpoint by then.
+    ClaimOutcome atTime(const ConfigurationSample& a)
+    {
+        const MatchedTimeTable t = Comparison::atTimes({a}, m_metric.stored, {m_s.seconds}, kConfidence);
         const stats::Summary sum = t.rows.value(0).at.value(0);
-        o.n = sum.count;
-        o.detail = QStringLiteral("%1 of %2 finished run(s) had a checkpoint by %3 s")
-                       .arg(sum.count)
-                       .arg(a->values.size())
-                       .arg(s.seconds);
-        Interval at = transformed(sum.mean, sum.ciLow, sum.ciHigh, metric->complement, scale);
+        m_o.n = sum.count;
+        m_o.detail = QStringLiteral("%1 of %2 finished run(s) had a checkpoint by %3 s")
+                         .arg(sum.count)
+                         .arg(a.values.size())
+                         .arg(m_s.seconds);
+        Interval at = transformed(sum.mean, sum.ciLow, sum.ciHigh, m_metric.complement, m_scale);
         at.point = sum.identical;
         decideInterval(at);
-        return o;
+        return m_o;
     }
-    if (s.kind == QLatin1String("time_to_target") || s.kind == QLatin1String("time_ratio")) {
-        const double target = metric->complement ? 1 - s.target : s.target;
-        QList<ConfigurationSample> both{*a};
+
+    // "time_to_target" and "time_ratio": the row of the claim's configuration in the
+    // time-to-target table (against @p b when given), then its time or its speed ratio.
+    ClaimOutcome timeToTarget(const ConfigurationSample& a, const ConfigurationSample* b)
+    {
+        const double target = m_metric.complement ? 1 - m_s.target : m_s.target;
+        QList<ConfigurationSample> both{a};
         if (b)
             both << *b;
-        const TimeToTargetTable t = Comparison::timeToTarget(both, metric->stored, target,
-                                                             b ? b->configuration : QString(), kConfidence);
+        const TimeToTargetTable t =
+            Comparison::timeToTarget(both, m_metric.stored, target, b ? b->configuration : QString(), kConfidence);
         const TimeToTargetRow* row = nullptr;
         for (const TimeToTargetRow& r : t.rows)
-            if (r.configuration == a->configuration && r.dataset == a->dataset)
+            if (r.configuration == a.configuration && r.dataset == a.dataset)
                 row = &r;
         if (!row) {
-            o.error = o.reason = QStringLiteral("no time-to-target row for \"%1\"").arg(s.algorithm);
-            return o;
+            m_o.error = m_o.reason = QStringLiteral("no time-to-target row for \"%1\"").arg(m_s.algorithm);
+            return m_o;
         }
-        const QString on =
-            t.selection != t.metric
-                ? QStringLiteral("; the target is reached on %1").arg(RunMetric::label(t.selection))
-                : QString();
-        if (s.kind == QLatin1String("time_to_target")) {
-            const int runs = int(row->seconds.size());
-            o.n = row->reached;
-            double missMean = 0;
-            int misses = 0;
-            for (int i = 0; i < row->seconds.size(); ++i)
-                if (std::isfinite(row->seconds[i])) {
-                    missMean += row->lastMissSeconds.value(i);
-                    ++misses;
-                }
-            o.detail = QStringLiteral("reached by %1 of %2 run(s)%3").arg(row->reached).arg(runs).arg(on);
-            if (misses > 0)
-                o.detail +=
-                    QStringLiteral("; each run's time is the first checkpoint at the target, the target was "
-                                   "crossed after its previous checkpoint (mean %1 s)")
-                        .arg(missMean / misses, 0, 'g', 3);
-            decideInterval(intervalOf(row->summary));
-            if (row->reached < runs && lowerIsClaimed(claim.verdict.rule)) {
-                o.verdict = Verdict::DoesNotHold;
-                o.reason = QStringLiteral("%1 of %2 run(s) never reached the target")
-                               .arg(runs - row->reached)
-                               .arg(runs);
-            } else if (row->reached < runs) {
-                o.verdict = Verdict::Inconclusive;
-                o.reason =
-                    QStringLiteral("%1 of %2 run(s) never reached the target: the mean of the others says "
-                                   "nothing of them")
-                        .arg(runs - row->reached)
-                        .arg(runs);
+        const QString on = t.selection != t.metric
+                               ? QStringLiteral("; the target is reached on %1").arg(RunMetric::label(t.selection))
+                               : QString();
+        if (m_s.kind == QLatin1String("time_to_target"))
+            return timeReached(*row, on);
+        return timeRatio(*row, on);
+    }
+
+    // "time_to_target": the mean time to the target over the runs; runs that never reach it
+    // refute a claim of a short time and leave any other inconclusive.
+    ClaimOutcome timeReached(const TimeToTargetRow& row, const QString& on)
+    {
+        const int runs = int(row.seconds.size());
+        m_o.n = row.reached;
+        double missMean = 0;
+        int misses = 0;
+        for (int i = 0; i < row.seconds.size(); ++i)
+            if (std::isfinite(row.seconds[i])) {
+                missMean += row.lastMissSeconds.value(i);
+                ++misses;
             }
-            return o;
+        m_o.detail = QStringLiteral("reached by %1 of %2 run(s)%3").arg(row.reached).arg(runs).arg(on);
+        if (misses > 0)
+            m_o.detail += QStringLiteral("; each run's time is the first checkpoint at the target, the target was "
+                                         "crossed after its previous checkpoint (mean %1 s)")
+                              .arg(missMean / misses, 0, 'g', 3);
+        decideInterval(intervalOf(row.summary));
+        if (row.reached < runs && lowerIsClaimed(m_claim.verdict.rule)) {
+            m_o.verdict = Verdict::DoesNotHold;
+            m_o.reason = QStringLiteral("%1 of %2 run(s) never reached the target").arg(runs - row.reached).arg(runs);
+        } else if (row.reached < runs) {
+            m_o.verdict = Verdict::Inconclusive;
+            m_o.reason = QStringLiteral("%1 of %2 run(s) never reached the target: the mean of the others says "
+                                        "nothing of them")
+                             .arg(runs - row.reached)
+                             .arg(runs);
         }
-        const stats::SpeedRatioResult& ratio = row->speedupOverBaseline;
-        o.n = ratio.n;
-        o.detail = QStringLiteral("%1 pair(s) where both reached the target; %2 missed by %3, %4 by %5%6")
-                       .arg(ratio.n)
-                       .arg(ratio.aMissed)
-                       .arg(quoted(s.algorithm))
-                       .arg(ratio.bMissed)
-                       .arg(quoted(s.against))
-                       .arg(on);
+        return m_o;
+    }
+
+    // "time_ratio": the geometric mean speed ratio over the pairs where both reached the target.
+    ClaimOutcome timeRatio(const TimeToTargetRow& row, const QString& on)
+    {
+        const stats::SpeedRatioResult& ratio = row.speedupOverBaseline;
+        m_o.n = ratio.n;
+        m_o.detail = QStringLiteral("%1 pair(s) where both reached the target; %2 missed by %3, %4 by %5%6")
+                         .arg(ratio.n)
+                         .arg(ratio.aMissed)
+                         .arg(quoted(m_s.algorithm))
+                         .arg(ratio.bMissed)
+                         .arg(quoted(m_s.against))
+                         .arg(on);
         if (!ratio.valid) {
-            o.reason = QStringLiteral("no pair of runs where both reached the target");
-            o.verdict = Verdict::Inconclusive;
-            return o;
+            m_o.reason = QStringLiteral("no pair of runs where both reached the target");
+            m_o.verdict = Verdict::Inconclusive;
+            return m_o;
         }
         decideInterval({ratio.geometricMean, ratio.ciLow, ratio.ciHigh, ratio.n >= 2 && ratio.min == ratio.max});
-        return o;
+        return m_o;
     }
-    if (s.kind == QLatin1String("win_tie_loss") || s.kind == QLatin1String("difference")) {
+
+    // "win_tie_loss" and "difference": the claim's configuration against @p b over the seeds both ran.
+    ClaimOutcome paired(const ConfigurationSample& a, const ConfigurationSample& b)
+    {
         const QList<PairwiseComparison> pairs =
-            Comparison::pairwise({*a, *b}, metric->stored, b->configuration, s.tieBand, kConfidence);
+            Comparison::pairwise({a, b}, m_metric.stored, b.configuration, m_s.tieBand, kConfidence);
         const PairwiseComparison* pc = nullptr;
         for (const PairwiseComparison& p : pairs)
-            if (p.configuration == a->configuration && p.dataset == a->dataset)
+            if (p.configuration == a.configuration && p.dataset == a.dataset)
                 pc = &p;
         if (!pc || pc->pairs == 0) {
-            o.reason =
-                QStringLiteral("no seeds shared by %1 and %2").arg(quoted(s.algorithm), quoted(s.against));
-            o.verdict = Verdict::Inconclusive;
-            return o;
+            m_o.reason = QStringLiteral("no seeds shared by %1 and %2").arg(quoted(m_s.algorithm), quoted(m_s.against));
+            m_o.verdict = Verdict::Inconclusive;
+            return m_o;
         }
-        o.n = pc->pairs;
-        if (s.kind == QLatin1String("win_tie_loss")) {
-            const auto& w = pc->winTieLoss;
-            o.measured = true;
-            o.mean = w.wins;
-            o.detail = QStringLiteral("wins %1, ties %2, losses %3 of %4 paired seed(s)")
-                           .arg(w.wins)
-                           .arg(w.ties)
-                           .arg(w.losses)
-                           .arg(pc->pairs);
-            // The paper's count scaled to the pairs there are: fraction × pairs, rounded towards
-            // the stricter side (a quick variant's 3 seeds need 3 wins for "10 of 10").
-            const double bound = claim.verdict.fraction * pc->pairs;
-            if (claim.verdict.rule == QLatin1String("wins_at_most")) {
-                o.countBound = int(std::floor(bound + 1e-9));
-                o.verdict = w.wins <= o.countBound ? Verdict::Holds : Verdict::DoesNotHold;
-                o.reason = QStringLiteral("%1 wins of %2 pairs, at most %3 allowed")
-                               .arg(w.wins)
-                               .arg(pc->pairs)
-                               .arg(o.countBound);
-            } else {
-                o.countBound = int(std::ceil(bound - 1e-9));
-                o.verdict = w.wins >= o.countBound ? Verdict::Holds : Verdict::DoesNotHold;
-                o.reason = QStringLiteral("%1 wins of %2 pairs, %3 needed")
-                               .arg(w.wins)
-                               .arg(pc->pairs)
-                               .arg(o.countBound);
-            }
-            return o;
-        }
-        const auto& t = pc->tTest;
-        o.detail = QStringLiteral("paired t-test over %1 seed(s): p = %2").arg(t.n).arg(t.pValue, 0, 'g', 3);
-        const bool point = t.valid && t.sdDifference == 0;  // every pair differs by the same amount
-        Interval iv{t.meanDifference, t.ciLow, t.ciHigh, point};
-        if (metric->complement)
-            iv = {-t.meanDifference, -t.ciHigh, -t.ciLow, point};
-        decideInterval({iv.mean * scale, iv.low * scale, iv.high * scale, point});
-        if (!t.valid && o.verdict == Verdict::Inconclusive)
-            o.reason = t.note.empty() ? o.reason : QString::fromStdString(t.note);
-        return o;
+        m_o.n = pc->pairs;
+        if (m_s.kind == QLatin1String("win_tie_loss"))
+            return winTieLoss(*pc);
+        return difference(*pc);
     }
-    if (s.kind == QLatin1String("slope")) {
+
+    // "win_tie_loss": the wins counted against the paper's count scaled to the pairs there are.
+    ClaimOutcome winTieLoss(const PairwiseComparison& pc)
+    {
+        const auto& w = pc.winTieLoss;
+        m_o.measured = true;
+        m_o.mean = w.wins;
+        m_o.detail = QStringLiteral("wins %1, ties %2, losses %3 of %4 paired seed(s)")
+                         .arg(w.wins)
+                         .arg(w.ties)
+                         .arg(w.losses)
+                         .arg(pc.pairs);
+        // The paper's count scaled to the pairs there are: fraction × pairs, rounded towards
+        // the stricter side (a quick variant's 3 seeds need 3 wins for "10 of 10").
+        const double bound = m_claim.verdict.fraction * pc.pairs;
+        if (m_claim.verdict.rule == QLatin1String("wins_at_most")) {
+            m_o.countBound = int(std::floor(bound + 1e-9));
+            m_o.verdict = w.wins <= m_o.countBound ? Verdict::Holds : Verdict::DoesNotHold;
+            m_o.reason =
+                QStringLiteral("%1 wins of %2 pairs, at most %3 allowed").arg(w.wins).arg(pc.pairs).arg(m_o.countBound);
+        } else {
+            m_o.countBound = int(std::ceil(bound - 1e-9));
+            m_o.verdict = w.wins >= m_o.countBound ? Verdict::Holds : Verdict::DoesNotHold;
+            m_o.reason = QStringLiteral("%1 wins of %2 pairs, %3 needed").arg(w.wins).arg(pc.pairs).arg(m_o.countBound);
+        }
+        return m_o;
+    }
+
+    // "difference": the paired t-test's mean difference and its interval.
+    ClaimOutcome difference(const PairwiseComparison& pc)
+    {
+        const auto& t = pc.tTest;
+        m_o.detail = QStringLiteral("paired t-test over %1 seed(s): p = %2").arg(t.n).arg(t.pValue, 0, 'g', 3);
+        const bool point = t.valid && t.sdDifference == 0; // every pair differs by the same amount
+        Interval iv{t.meanDifference, t.ciLow, t.ciHigh, point};
+        if (m_metric.complement)
+            iv = {-t.meanDifference, -t.ciHigh, -t.ciLow, point};
+        decideInterval({iv.mean * m_scale, iv.low * m_scale, iv.high * m_scale, point});
+        if (!t.valid && m_o.verdict == Verdict::Inconclusive)
+            m_o.reason = t.note.empty() ? m_o.reason : QString::fromStdString(t.note);
+        return m_o;
+    }
+
+    // "slope": each run's log-log slope of the metric against epochs or time (from "from" on).
+    ClaimOutcome slope(const ConfigurationSample& a)
+    {
         std::vector<double> slopes;
-        const bool time = s.x == QLatin1String("time");
-        for (const QVector<MetricPoint>& curve : a->curves) {
+        const bool time = m_s.x == QLatin1String("time");
+        for (const QVector<MetricPoint>& curve : a.curves) {
             std::vector<double> x, y;
             for (const MetricPoint& p : curve) {
                 const double xv = time ? p.trainTime : p.epoch;
-                if (xv < s.from)
+                if (xv < m_s.from)
                     continue;
-                double v = RunMetric::atPoint(metric->stored, p);
-                if (metric->complement)
+                double v = RunMetric::atPoint(m_metric.stored, p);
+                if (m_metric.complement)
                     v = 1 - v;
                 x.push_back(xv);
                 y.push_back(v);
@@ -641,17 +726,30 @@ ClaimOutcome ClaimEvaluator::evaluate(const Claim& claim, const ExperimentResult
                 slopes.push_back(slope);
         }
         const stats::Summary sum = stats::Descriptive::summarise(slopes, kConfidence);
-        o.n = sum.count;
-        o.detail =
-            QStringLiteral("%1 of %2 run(s) had three or more checkpoints to fit; standard deviation %3")
-                .arg(sum.count)
-                .arg(a->curves.size())
-                .arg(sum.std, 0, 'g', 3);
+        m_o.n = sum.count;
+        m_o.detail = QStringLiteral("%1 of %2 run(s) had three or more checkpoints to fit; standard deviation %3")
+                         .arg(sum.count)
+                         .arg(a.curves.size())
+                         .arg(sum.std, 0, 'g', 3);
         decideInterval(intervalOf(sum));
-        return o;
+        return m_o;
     }
-    o.error = o.reason = QStringLiteral("unknown statistic \"%1\"").arg(s.kind);
-    return o;
+
+    const Claim& m_claim;
+    const ClaimStatistic& m_s;
+    const ExperimentResult& m_result;
+    const int m_planned;
+    ClaimOutcome m_o;
+    ClaimMetricId m_metric;  // metricStatistic(): the metric, and whether 1 − it is used
+    bool m_percent = false;  // metricStatistic(): accuracies and errors shown in percent (points)
+    double m_scale = 1.0;    // 100 with m_percent
+};
+
+} // namespace
+
+ClaimOutcome ClaimEvaluator::evaluate(const Claim& claim, const ExperimentResult& result, int planned)
+{
+    return ClaimEvaluation(claim, result, planned).run();
 }
 
 } // namespace tb::repro

@@ -290,22 +290,18 @@ public:
         const QString got = QStringLiteral(", got ") + describe(v);
         const QString range = rangeText(s);
         const QString within = range.isEmpty() ? QString() : QLatin1Char(' ') + range;
-        auto inRange = [&](double x) {
-            return (s.exclusiveMinimum ? x > s.minimum : x >= s.minimum) &&
-                   (s.exclusiveMaximum ? x < s.maximum : x <= s.maximum);
-        };
         const bool numberType = isNumber(v);
         switch (s.type) {
         case ParamType::Int: {
             const double d = v.toDouble();
             if (!numberType || !std::isfinite(d) || d != std::floor(d) || std::abs(d) > kMaxExactInteger ||
-                !inRange(d))
+                !inRange(s, d))
                 return fail(error, name + QStringLiteral(": expected an integer") + within + got);
             return QVariant(qlonglong(d));
         }
         case ParamType::Real: {
             const double d = v.toDouble();
-            if (!numberType || !std::isfinite(d) || !inRange(d))
+            if (!numberType || !std::isfinite(d) || !inRange(s, d))
                 return fail(error, name + QStringLiteral(": expected a number") + within + got);
             return QVariant(d);
         }
@@ -335,116 +331,16 @@ public:
                                            .arg(s.type == ParamType::Folder ? QStringLiteral("folder") : QStringLiteral("file")) +
                                        got);
             return QVariant(v.toString());
-        case ParamType::Columns: {
-            auto one = [](const QVariant& e) {
-                if (e.typeId() == QMetaType::QString)
-                    return !e.toString().isEmpty();
-                const double d = e.toDouble();
-                return isNumber(e) && std::isfinite(d) && d == std::floor(d) && std::abs(d) <= kMaxExactInteger;
-            };
-            auto canonical = [](const QVariant& e) {
-                return e.typeId() == QMetaType::QString ? QVariant(e.toString()) : QVariant(qlonglong(e.toDouble()));
-            };
-            if (isList(v)) {
-                const QVariantList in = v.toList();
-                bool ok = !in.isEmpty();
-                QVariantList out;
-                for (qsizetype i = 0; ok && i < in.size(); ++i) {
-                    ok = one(in[i]);
-                    if (ok)
-                        out << canonical(in[i]);
-                    for (qsizetype j = 0; ok && j < i; ++j)
-                        ok = out[j] != out[i];
-                }
-                if (ok)
-                    return QVariant(out);
-            } else if (one(v)) {
-                return canonical(v);
-            }
-            return fail(error, name + QStringLiteral(": expected a column name, a 0-based column index, or a list of "
-                                                     "distinct ones") +
+        case ParamType::Columns:
+            return convertColumns(v, error, name + QStringLiteral(": expected a column name, a 0-based column index, "
+                                                                  "or a list of distinct ones") + got);
+        case ParamType::Seed:
+            return convertSeed(v, error,
+                               name + QStringLiteral(": expected a non-negative integer (or a string of decimal digits)") +
                                    got);
-        }
-        case ParamType::Seed: {
-            bool ok = false;
-            qulonglong seed = 0;
-            if (v.typeId() == QMetaType::QString) {
-                const QString str = v.toString();
-                ok = !str.isEmpty() && str.size() <= 20;
-                for (QChar c : str)
-                    ok = ok && c.isDigit() && c.unicode() < 128;
-                if (ok)
-                    seed = str.toULongLong(&ok);
-            } else if (isNumber(v)) {
-                const double d = v.toDouble();
-                ok = std::isfinite(d) && d >= 0 && d == std::floor(d) && d <= kMaxExactInteger;
-                seed = ok ? qulonglong(d) : 0;
-            }
-            if (!ok)
-                return fail(error, name + QStringLiteral(": expected a non-negative integer (or a string of decimal digits)") + got);
-            return QVariant(seed);
-        }
         case ParamType::IntList:
-        case ParamType::RealList: {
-            const bool integers = s.type == ParamType::IntList;
-            QVariantList in;
-            if (v.typeId() == QMetaType::QString && !integers && v.toString().contains(QLatin1Char(':'))) {
-                // "start:step:stop" as typed in a form: inclusive, each value rounded to 12
-                // significant digits (0:0.1:0.3 ends at 0.3, not 0.30000000000000004).
-                const QStringList parts = v.toString().split(QLatin1Char(':'));
-                bool ok[3] = {false, false, false};
-                const double a = parts.value(0).trimmed().toDouble(&ok[0]), step = parts.value(1).trimmed().toDouble(&ok[1]),
-                             b = parts.value(2).trimmed().toDouble(&ok[2]);
-                if (parts.size() != 3 || !ok[0] || !ok[1] || !ok[2] || !std::isfinite(a) || !std::isfinite(step) ||
-                    !std::isfinite(b))
-                    return fail(error, name + QStringLiteral(": expected a range start:step:stop of numbers") + got);
-                if (!(step > 0) || b < a)
-                    return fail(error, name + QStringLiteral(": %1: the step must be positive and stop ≥ start").arg(describe(v)));
-                const double count = std::floor((b - a) / step + 1e-9) + 1;
-                if (count > s.maxCount)
-                    return fail(error, name + QStringLiteral(": %1 gives %2 values, expected %3 to %4")
-                                                  .arg(describe(v))
-                                                  .arg(count)
-                                                  .arg(s.minCount)
-                                                  .arg(s.maxCount));
-                for (int i = 0; i < int(count); ++i)
-                    in << QString::number(a + i * step, 'g', 12).toDouble();
-            } else if (v.typeId() == QMetaType::QString) {
-                // "50,20" or "0.1 0.01" as typed in a form.
-                const auto parts = v.toString().split(QRegularExpression("[,;\\s]+"), Qt::SkipEmptyParts);
-                for (const auto& p : parts) {
-                    bool ok = false;
-                    const double d = p.toDouble(&ok);
-                    in << (ok ? QVariant(d) : QVariant(p));
-                }
-            } else if (isList(v)) {
-                in = v.toList();
-            } else {
-                return fail(error, name + QStringLiteral(": expected a list of %1").arg(integers ? QStringLiteral("integers")
-                                                                                                 : QStringLiteral("numbers")) +
-                                       got);
-            }
-            if (in.size() < s.minCount || in.size() > s.maxCount)
-                return fail(error, name + QStringLiteral(": %1 has %2 values, expected %3 to %4")
-                                              .arg(describe(v))
-                                              .arg(in.size())
-                                              .arg(s.minCount)
-                                              .arg(s.maxCount));
-            QVariantList out;
-            for (qsizetype i = 0; i < in.size(); ++i) {
-                const QVariant& e = in[i];
-                const double d = e.toDouble();
-                const bool ok = isNumber(e) && std::isfinite(d) && (!integers || d == std::floor(d)) && inRange(d);
-                if (!ok)
-                    return fail(error, name + QStringLiteral(": element %1 (%2): expected %3%4")
-                                                  .arg(i)
-                                                  .arg(describe(e))
-                                                  .arg(integers ? QStringLiteral("an integer") : QStringLiteral("a number"))
-                                                  .arg(within));
-                out << (integers ? QVariant(int(d)) : QVariant(d));
-            }
-            return QVariant(out);
-        }
+        case ParamType::RealList:
+            return convertList(s, v, error, name, got, within);
         }
         return fail(error, name + QStringLiteral(": unsupported type"));
     }
@@ -584,6 +480,148 @@ private:
             }
         }
         return row.back();
+    }
+
+    /// Whether @p x lies within the spec's bounds (each inclusive or exclusive).
+    static bool inRange(const ParamSpec& s, double x)
+    {
+        return (s.exclusiveMinimum ? x > s.minimum : x >= s.minimum) &&
+               (s.exclusiveMaximum ? x < s.maximum : x <= s.maximum);
+    }
+
+    /// convert() of a Columns value: a column name, an index, or a list of distinct ones; @p message
+    /// is the error otherwise.
+    static std::optional<QVariant> convertColumns(const QVariant& v, QString* error, const QString& message)
+    {
+        auto one = [](const QVariant& e) {
+            if (e.typeId() == QMetaType::QString)
+                return !e.toString().isEmpty();
+            const double d = e.toDouble();
+            return isNumber(e) && std::isfinite(d) && d == std::floor(d) && std::abs(d) <= kMaxExactInteger;
+        };
+        auto canonical = [](const QVariant& e) {
+            return e.typeId() == QMetaType::QString ? QVariant(e.toString()) : QVariant(qlonglong(e.toDouble()));
+        };
+        if (isList(v)) {
+            const QVariantList in = v.toList();
+            bool ok = !in.isEmpty();
+            QVariantList out;
+            for (qsizetype i = 0; ok && i < in.size(); ++i) {
+                ok = one(in[i]);
+                if (ok)
+                    out << canonical(in[i]);
+                for (qsizetype j = 0; ok && j < i; ++j)
+                    ok = out[j] != out[i];
+            }
+            if (ok)
+                return QVariant(out);
+        } else if (one(v)) {
+            return canonical(v);
+        }
+        return fail(error, message);
+    }
+
+    /// convert() of a Seed value: a non-negative integer, or a string of decimal digits (all 64 bits);
+    /// @p message is the error otherwise.
+    static std::optional<QVariant> convertSeed(const QVariant& v, QString* error, const QString& message)
+    {
+        bool ok = false;
+        qulonglong seed = 0;
+        if (v.typeId() == QMetaType::QString) {
+            const QString str = v.toString();
+            ok = !str.isEmpty() && str.size() <= 20;
+            for (QChar c : str)
+                ok = ok && c.isDigit() && c.unicode() < 128;
+            if (ok)
+                seed = str.toULongLong(&ok);
+        } else if (isNumber(v)) {
+            const double d = v.toDouble();
+            ok = std::isfinite(d) && d >= 0 && d == std::floor(d) && d <= kMaxExactInteger;
+            seed = ok ? qulonglong(d) : 0;
+        }
+        if (!ok)
+            return fail(error, message);
+        return QVariant(seed);
+    }
+
+    /// convert() of an IntList or RealList value: its elements as given (a list, "50,20" or a range
+    /// "start:step:stop"), then each checked against the spec's count and bounds.
+    static std::optional<QVariant> convertList(const ParamSpec& s, const QVariant& v, QString* error,
+                                               const QString& name, const QString& got, const QString& within)
+    {
+        const bool integers = s.type == ParamType::IntList;
+        QVariantList in;
+        if (v.typeId() == QMetaType::QString && !integers && v.toString().contains(QLatin1Char(':'))) {
+            if (!expandRange(s, v, error, name, got, &in))
+                return std::nullopt;
+        } else if (v.typeId() == QMetaType::QString) {
+            // "50,20" or "0.1 0.01" as typed in a form.
+            const auto parts = v.toString().split(QRegularExpression("[,;\\s]+"), Qt::SkipEmptyParts);
+            for (const auto& p : parts) {
+                bool ok = false;
+                const double d = p.toDouble(&ok);
+                in << (ok ? QVariant(d) : QVariant(p));
+            }
+        } else if (isList(v)) {
+            in = v.toList();
+        } else {
+            return fail(error, name + QStringLiteral(": expected a list of %1").arg(integers ? QStringLiteral("integers")
+                                                                                             : QStringLiteral("numbers")) +
+                                   got);
+        }
+        if (in.size() < s.minCount || in.size() > s.maxCount)
+            return fail(error, name + QStringLiteral(": %1 has %2 values, expected %3 to %4")
+                                          .arg(describe(v))
+                                          .arg(in.size())
+                                          .arg(s.minCount)
+                                          .arg(s.maxCount));
+        QVariantList out;
+        for (qsizetype i = 0; i < in.size(); ++i) {
+            const QVariant& e = in[i];
+            const double d = e.toDouble();
+            const bool ok = isNumber(e) && std::isfinite(d) && (!integers || d == std::floor(d)) && inRange(s, d);
+            if (!ok)
+                return fail(error, name + QStringLiteral(": element %1 (%2): expected %3%4")
+                                              .arg(i)
+                                              .arg(describe(e))
+                                              .arg(integers ? QStringLiteral("an integer") : QStringLiteral("a number"))
+                                              .arg(within));
+            out << (integers ? QVariant(int(d)) : QVariant(d));
+        }
+        return QVariant(out);
+    }
+
+    /// convertList() of "start:step:stop" as typed in a form: the values into @p in, inclusive, each
+    /// rounded to 12 significant digits (0:0.1:0.3 ends at 0.3, not 0.30000000000000004); false with
+    /// @p error set when the range is malformed or gives more values than the spec allows.
+    static bool expandRange(const ParamSpec& s, const QVariant& v, QString* error, const QString& name,
+                            const QString& got, QVariantList* in)
+    {
+        const QStringList parts = v.toString().split(QLatin1Char(':'));
+        bool ok[3] = {false, false, false};
+        const double a = parts.value(0).trimmed().toDouble(&ok[0]), step = parts.value(1).trimmed().toDouble(&ok[1]),
+                     b = parts.value(2).trimmed().toDouble(&ok[2]);
+        if (parts.size() != 3 || !ok[0] || !ok[1] || !ok[2] || !std::isfinite(a) || !std::isfinite(step) ||
+            !std::isfinite(b)) {
+            fail(error, name + QStringLiteral(": expected a range start:step:stop of numbers") + got);
+            return false;
+        }
+        if (!(step > 0) || b < a) {
+            fail(error, name + QStringLiteral(": %1: the step must be positive and stop ≥ start").arg(describe(v)));
+            return false;
+        }
+        const double count = std::floor((b - a) / step + 1e-9) + 1;
+        if (count > s.maxCount) {
+            fail(error, name + QStringLiteral(": %1 gives %2 values, expected %3 to %4")
+                                   .arg(describe(v))
+                                   .arg(count)
+                                   .arg(s.minCount)
+                                   .arg(s.maxCount));
+            return false;
+        }
+        for (int i = 0; i < int(count); ++i)
+            *in << QString::number(a + i * step, 'g', 12).toDouble();
+        return true;
     }
 
     static std::nullopt_t fail(QString* error, const QString& msg)
