@@ -278,6 +278,30 @@ private:
     bool m_seen = false;
 };
 
+// The keys docs/parameters.md lists: the backquoted words of the first cell of every table row
+// ("| `ridge` | …"). An empty set and @p error when the file cannot be read or lists nothing.
+QSet<QString> glossaryKeys(const QString& path, QString* error)
+{
+    QFile f(path);
+    if (!f.open(QIODevice::ReadOnly | QIODevice::Text)) {
+        *error = path + ": " + f.errorString();
+        return {};
+    }
+    QSet<QString> keys;
+    const QRegularExpression word(QStringLiteral("`([a-z_][a-z0-9_]*)`"));
+    const QStringList lines = QString::fromUtf8(f.readAll()).split(QLatin1Char('\n'));
+    for (const QString& line : lines) {
+        if (!line.startsWith(QLatin1String("| `")))
+            continue;
+        const QString firstCell = line.section(QLatin1Char('|'), 1, 1);
+        for (auto it = word.globalMatch(firstCell); it.hasNext();)
+            keys.insert(it.next().captured(1));
+    }
+    if (keys.isEmpty())
+        *error = path + ": no table row names a key";
+    return keys;
+}
+
 } // namespace
 
 class TestConformance : public QObject {
@@ -590,6 +614,22 @@ private Q_SLOTS:
               r.last.testAccuracy, d.minAccuracy, qPrintable(d.source));
         QVERIFY2(r.last.trainAccuracy >= d.minAccuracy,
                  qPrintable(QString("training accuracy %1 < %2").arg(r.last.trainAccuracy).arg(d.minAccuracy)));
+    }
+
+    // Issue 44, item 3: docs/parameters.md, the glossary, lists every key an algorithm exposes —
+    // a new key is a new word, and the glossary says what it means before a plugin ships it.
+    void glossaryListsEveryKey()
+    {
+        const QString path = QStringLiteral(TB_SOURCE_DIR "/docs/parameters.md");
+        QString error;
+        const QSet<QString> listed = glossaryKeys(path, &error);
+        QVERIFY2(error.isEmpty(), qPrintable(error));
+        QStringList missing;
+        for (const AlgorithmEntry& e : m_reg.algorithms())
+            for (const ParamSpec& s : e.info.schema.specs())
+                if (!listed.contains(s.key))
+                    missing << QStringLiteral("%1: parameter \"%2\"").arg(e.info.id, s.key);
+        QVERIFY2(missing.isEmpty(), qPrintable(path + " does not list " + missing.join(QStringLiteral("; "))));
     }
 };
 
