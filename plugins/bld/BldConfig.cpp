@@ -167,6 +167,13 @@ QVariantMap upgrade(const QVariantMap& in, QStringList* notes)
     return p;
 }
 
+// Gives @p key of @p s its default search space (docs/parameters.md, "Default search spaces").
+void searched(ParamSchema& s, const char* key, const SearchSpace& space)
+{
+    if (!s.setSearch(QString::fromLatin1(key), space))
+        throw std::logic_error(std::string("bld: no parameter \"") + key + "\" to search");
+}
+
 } // namespace
 
 QStringList BldConfig::algorithmIds()
@@ -243,6 +250,15 @@ ParamSchema BldConfig::schema(Algorithm a)
         break;
     }
     addModelParams(s);
+    // The papers' one regulariser, and the step of the incremental methods; b2ld's block
+    // tolerance decides how much each block solve does.
+    searched(s, "mean_square_ridge", SearchSpace::logUniform(1e-6, 1.0));
+    if (a == Algorithm::B2ld)
+        searched(s, "block_tolerance", SearchSpace::logUniform(1e-4, 1.0));
+    if (a == Algorithm::Bling || a == Algorithm::Ig) {
+        searched(s, "lr", SearchSpace::logUniform(1e-3, 1.0));
+        searched(s, "batch_size", SearchSpace::logInteger(16, 1024));
+    }
     return s;
 }
 

@@ -224,6 +224,13 @@ QVariantMap upgrade(const QVariantMap& in, QStringList* notes)
     return p;
 }
 
+// Gives @p key of @p s its default search space (docs/parameters.md, "Default search spaces").
+void searched(ParamSchema& s, const char* key, const SearchSpace& space)
+{
+    if (!s.setSearch(QString::fromLatin1(key), space))
+        throw std::logic_error(std::string("dsgd: no parameter \"") + key + "\" to search");
+}
+
 } // namespace
 
 QStringList DsgdConfig::algorithmIds()
@@ -250,6 +257,21 @@ std::optional<Algorithm> DsgdConfig::fromId(const QString& id)
     return std::nullopt;
 }
 
+namespace {
+// The kernel's bandwidth and the ridge for every algorithm; the step size θ and the batch for
+// the stochastic ones. ridge ≤ 1e-2 and lr ≤ 10 keep θ·ν < 1 (fromParams' check) everywhere in
+// the space.
+void addSearchSpaces(ParamSchema& s, Algorithm a)
+{
+    searched(s, "bandwidth", SearchSpace::logUniform(0.1, 10.0));
+    searched(s, "ridge", SearchSpace::logUniform(1e-8, 1e-2));
+    if (a == Algorithm::KernelRidge)
+        return;
+    searched(s, "lr", SearchSpace::logUniform(1e-2, 10.0));
+    searched(s, "batch_size", SearchSpace::logInteger(32, 8192));
+}
+} // namespace
+
 ParamSchema DsgdConfig::schema(Algorithm a)
 {
     const Defaults d = defaultsOf(a);
@@ -260,9 +282,11 @@ ParamSchema DsgdConfig::schema(Algorithm a)
         s.add(ParamSpec::integer("subsample", QStringLiteral("Subsample rows"), 2000, 1, 100000,
                                  QStringLiteral("Training rows (drawn with the run's seed) the exact solution uses; "
                                                 "its kernel matrix takes 8·m² bytes.")));
+        addSearchSpaces(s, a);
         return s;
     }
     addStochasticParams(s, d, a);
+    addSearchSpaces(s, a);
     return s;
 }
 

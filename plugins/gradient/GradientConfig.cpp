@@ -65,6 +65,26 @@ void addNetworkParams(ParamSchema& s)
               .withAlias(QStringLiteral("weight_decay")));
 }
 
+// Gives @p key of @p s its default search space (docs/parameters.md, "Default search spaces").
+void searched(ParamSchema& s, const char* key, const SearchSpace& space)
+{
+    if (!s.setSearch(QString::fromLatin1(key), space))
+        throw std::logic_error(std::string("gradient: no parameter \"") + key + "\" to search");
+}
+
+// Tuned comparisons search the step size, the batch size and the ridge of the first-order
+// methods; L-BFGS has no step size to tune, so its ridge and its memory.
+void addSearchSpaces(ParamSchema& s, const AlgorithmKind& kind)
+{
+    searched(s, "ridge", SearchSpace::logUniform(1e-6, 1e-1));
+    if (kind.lbfgs) {
+        searched(s, "memory", SearchSpace::logInteger(3, 50));
+        return;
+    }
+    searched(s, "lr", SearchSpace::logUniform(1e-4, 1.0));
+    searched(s, "batch_size", SearchSpace::logInteger(1, 1024));
+}
+
 } // namespace
 
 QStringList GradientConfig::algorithmIds()
@@ -127,6 +147,7 @@ ParamSchema GradientConfig::schema(const AlgorithmKind& kind)
         addStoppingParams(s, stoppingDefaults(kind));
         addLbfgsParams(s, LbfgsDefaults{});
         addNetworkParams(s);
+        addSearchSpaces(s, kind);
         return s;
     }
     addOptimizerParams(s, optimizerDefaults(kind));
@@ -151,6 +172,7 @@ ParamSchema GradientConfig::schema(const AlgorithmKind& kind)
                                            "batch 128, and within the spread over seeds at batch 1, where 60000 "
                                            "single-sample steps take another trajectory (docs/gradient.md).")));
     addNetworkParams(s);
+    addSearchSpaces(s, kind);
     return s;
 }
 

@@ -49,6 +49,16 @@ const Solver* LiblinearConfig::solverNamed(const QString& name)
     return nullptr;
 }
 
+namespace {
+// Gives @p key of @p s its default search space (docs/parameters.md, "Default search spaces").
+void searched(ParamSchema& s, const char* key, const SearchSpace& space)
+{
+    if (!s.setSearch(QString::fromLatin1(key), space))
+        throw std::logic_error(std::string("liblinear: no parameter \"") + key + "\" to search");
+}
+
+} // namespace
+
 ParamSchema LiblinearConfig::schema(bool regression)
 {
     QStringList names, lines, defaults;
@@ -95,6 +105,8 @@ ParamSchema LiblinearConfig::schema(bool regression)
         schema.add(ParamSpec::real("svr_epsilon", QStringLiteral("SVR ε"), 0.1, 0.0, 1e6,
                                    QStringLiteral("Half-width of the ε-insensitive zone of the SVR loss "
                                                   "(liblinear-train -p).")));
+    // C, the one parameter of every solver (LIBLINEAR's own -C search: its regularisation path).
+    searched(schema, "c", SearchSpace::logUniform(1e-3, 1e3));
     return schema;
 }
 

@@ -16,6 +16,13 @@ struct Kernel {
 };
 const Kernel kKernels[] = {{"linear", LINEAR}, {"polynomial", POLY}, {"rbf", RBF}, {"sigmoid", SIGMOID}};
 
+// Gives @p key of @p s its default search space (docs/parameters.md, "Default search spaces").
+void searched(ParamSchema& s, const char* key, const SearchSpace& space)
+{
+    if (!s.setSearch(QString::fromLatin1(key), space))
+        throw std::logic_error(std::string("libsvm: no parameter \"") + key + "\" to search");
+}
+
 } // namespace
 
 const QString LibsvmConfig::classifyId = QStringLiteral("libsvm.classify");
@@ -71,6 +78,9 @@ ParamSchema LibsvmConfig::schema(bool regression)
         s.add(ParamSpec::real(
             "svr_epsilon", QStringLiteral("SVR ε"), 0.1, 0.0, 1e6,
             QStringLiteral("Half-width of the ε-insensitive zone of the loss (svm-train -p).")));
+    // C, the one parameter LIBSVM's guide tunes with every kernel (its grid: 2⁻⁵ … 2¹⁵). γ is
+    // not searched by default: it applies only with gamma_rule = value.
+    searched(s, "c", SearchSpace::logUniform(1e-2, 1e4));
     return s;
 }
 

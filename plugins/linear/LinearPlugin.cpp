@@ -47,6 +47,9 @@ QList<AlgorithmInfo> LinearPlugin::algorithms() const
                                .arg(RidgeTrainer::kNormalEquationsMaxWidth)
                                .arg(RidgeTrainer::kCgCheckpointEvery)),
     };
+    // A closed-form solver: one parameter, the scale-free ridge (the absolute one depends on the
+    // data's units, so no default range fits every data set).
+    ridge.schema.setSearch(QStringLiteral("relative_ridge"), SearchSpace::logUniform(1e-10, 1e-1));
     // Before the parameter names were unified: "lambda" and a flag "relative" that made it
     // relative. Old files keep running, with a note.
     ridge.schema.setUpgrader([](const QVariantMap& in, QStringList* notes) {

@@ -79,6 +79,13 @@ void addGlsStepParams(ParamSchema& s, bool inner)
                                             "2p); 0 = all rows.")));
 }
 
+// Gives @p key of @p s its default search space (docs/parameters.md, "Default search spaces").
+void searched(ParamSchema& s, const char* key, const SearchSpace& space)
+{
+    if (!s.setSearch(QString::fromLatin1(key), space))
+        throw std::logic_error(std::string("lsq: no parameter \"") + key + "\" to search");
+}
+
 } // namespace
 
 QString featuresName(const FeatureConfig& f)
@@ -138,6 +145,11 @@ ParamSchema LsqConfig::schema(Algorithm a)
                                  QStringLiteral("Record the eigenvalues of the feature covariance Σ̂ (stagewise: of "
                                                 "the first block) as the fact \"feature_spectrum\" (paper Fig. 1b); "
                                                 "costs an eigendecomposition, ≈ 4p³ flops.")));
+    // A closed-form-like solver: its regulariser; stagewise also the bandwidth of its
+    // random features (gls and calibrated default to the raw inputs, which have none).
+    searched(s, "relative_ridge", SearchSpace::logUniform(1e-10, 1e-2));
+    if (a == Algorithm::Stagewise)
+        searched(s, "bandwidth", SearchSpace::logUniform(0.1, 10.0));
     return s;
 }
 

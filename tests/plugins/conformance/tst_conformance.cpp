@@ -631,6 +631,77 @@ private Q_SLOTS:
                     missing << QStringLiteral("%1: parameter \"%2\"").arg(e.info.id, s.key);
         QVERIFY2(missing.isEmpty(), qPrintable(path + " does not list " + missing.join(QStringLiteral("; "))));
     }
+
+    // Issue 44, item 6: a default search space lies inside its parameter's schema: log kinds
+    // above 0, integer kinds on integer parameters, every end (and every choice) accepted by
+    // normalise(), and the algorithm created with all of them at their low and at their high
+    // ends (so combinations that fromParams() checks, e.g. dsgd's θ·ν < 1, hold in the corners).
+    void searchSpacesLieInTheSchema_data() { addAlgorithmRows(); }
+    void searchSpacesLieInTheSchema()
+    {
+        QFETCH(QString, id);
+        const ParamSchema& schema = entry(id).info.schema;
+        QVariantMap lows, highs;
+        int searched = 0;
+        for (const ParamSpec& s : schema.specs()) {
+            const SearchSpace& space = s.search;
+            if (!space.isSet())
+                continue;
+            ++searched;
+            const QString where = id + "." + s.key + " (" + SearchSpace::kindName(space.kind) + ")";
+            QVariantList values;
+            switch (space.kind) {
+            case SearchSpace::Kind::None:
+                break;
+            case SearchSpace::Kind::LogUniform:
+            case SearchSpace::Kind::LogInteger:
+                QVERIFY2(space.low > 0, qPrintable(where + QString(": log bounds must be > 0, low is %1").arg(space.low)));
+                [[fallthrough]];
+            case SearchSpace::Kind::Uniform:
+            case SearchSpace::Kind::Integer: {
+                QVERIFY2(std::isfinite(space.low) && std::isfinite(space.high) && space.low < space.high,
+                         qPrintable(where + QString(": expected finite low < high, got [%1, %2]").arg(space.low).arg(space.high)));
+                const bool integer = space.kind == SearchSpace::Kind::Integer || space.kind == SearchSpace::Kind::LogInteger;
+                QVERIFY2(integer == (s.type == ParamType::Int),
+                         qPrintable(where + ": integer kinds for integer parameters, real kinds for real ones"));
+                if (integer) {
+                    QVERIFY2(space.low == std::floor(space.low) && space.high == std::floor(space.high),
+                             qPrintable(where + ": integer bounds expected"));
+                    values << QVariant(qlonglong(space.low)) << QVariant(qlonglong(space.high));
+                } else {
+                    values << QVariant(space.low) << QVariant(space.high);
+                }
+                lows.insert(s.key, values.first());
+                highs.insert(s.key, values.last());
+                break;
+            }
+            case SearchSpace::Kind::Choice:
+                QVERIFY2(!space.choices.isEmpty(), qPrintable(where + ": no choices"));
+                values = space.choices;
+                lows.insert(s.key, values.first());
+                highs.insert(s.key, values.last());
+                break;
+            }
+            for (const QVariant& v : values) {
+                QString err;
+                QVERIFY2(schema.normalise({{s.key, v}}, &err),
+                         qPrintable(where + ": " + ParamSchema::describe(v) + " is outside the schema: " + err));
+            }
+        }
+        QVERIFY2(searched > 0, qPrintable(id + ": no default search space (docs/parameters.md, \"Default search spaces\")"));
+        for (const QVariantMap& corner : {lows, highs}) {
+            QString err;
+            const auto p = schema.normalise(corner, &err);
+            QVERIFY2(p, qPrintable(id + ": the search space's corner is refused: " + err));
+            try {
+                QVERIFY(m_reg.create(id, *p));
+            } catch (const std::exception& ex) {
+                QFAIL(qPrintable(id + ": create() refused the search space's corner " +
+                                 ParamSchema::describe(QVariant(corner.keys())) + ": " + ex.what()));
+            }
+        }
+        qInfo("%s: %d parameters searched", qPrintable(id), searched);
+    }
 };
 
 QTEST_GUILESS_MAIN(TestConformance)
