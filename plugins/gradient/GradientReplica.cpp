@@ -46,7 +46,7 @@ void GradientReplica::fit(const DatasetView& data, RunContext& ctx)
     loop.divergenceMessage([&](const train::LoopPosition& at, double l) {
         return minibatchDivergenceMessage(at.epoch, at.stepInEpoch, batches, l);
     });
-    loop.run(train::TrainingLoop::epochs(c.epochs, batches), hooks);
+    loop.run(train::TrainingLoop::epochs(c.epochs(), batches), hooks);
 }
 
 } // namespace tb::gradient

@@ -78,8 +78,8 @@ void GradientTrainer::fitIn(const DatasetView& data, RunContext& ctx)
     std::vector<Eigen::Index> order(static_cast<std::size_t>(n));
     std::iota(order.begin(), order.end(), Eigen::Index(0));
     Eigen::Index nVal = 0;
-    if (c.validationFraction > 0 && n >= 2) {
-        nVal = std::clamp<Eigen::Index>(std::llround(c.validationFraction * double(n)), 1, n - 1);
+    if (c.stopping.validationFraction > 0 && n >= 2) {
+        nVal = std::clamp<Eigen::Index>(std::llround(c.stopping.validationFraction * double(n)), 1, n - 1);
         std::mt19937_64 splitGen(deriveSeed(seed, kSeedSplit));
         train::shuffle(order, splitGen);
     }
@@ -189,7 +189,7 @@ void GradientTrainer::fitIn(const DatasetView& data, RunContext& ctx)
     std::vector<Matrix> bestWeights;
     if (nVal > 0)
         loop.earlyStopping(
-            c.patience,
+            c.stopping.patience,
             [&]() -> std::optional<double> {
                 const auto v = engine.loss(net, valRows.data(), 0, nVal, ctx.stopToken());
                 if (v.stopped)
@@ -197,15 +197,15 @@ void GradientTrainer::fitIn(const DatasetView& data, RunContext& ctx)
                 return v.loss / double(nVal);
             },
             [&] { bestWeights = net.allWeights(); }, [&] { net.setAllWeights(bestWeights); });
-    loop.run(train::TrainingLoop::epochs(c.epochs, batches), hooks);
+    loop.run(train::TrainingLoop::epochs(c.epochs(), batches), hooks);
     publish();
 }
 
 QJsonObject GradientTrainer::predictCost(const ProblemShape& shape) const
 {
-    const double rows = double(shape.rows) * (1.0 - m_config.validationFraction);
+    const double rows = double(shape.rows) * (1.0 - m_config.stopping.validationFraction);
     const double perEpoch = 6.0 * m_config.weightCount(shape.inputs, shape.outputs) * rows;
-    return QJsonObject{{"flops", perEpoch * m_config.epochs},
+    return QJsonObject{{"flops", perEpoch * m_config.epochs()},
                        {"flops_per_epoch", perEpoch},
                        {"memory_bytes", m_config.workingMemoryBytes(shape.inputs, shape.outputs, shape.rows,
                                                                     tbb::this_task_arena::max_concurrency())}};
@@ -238,7 +238,7 @@ void gatherLane(int ln, const Eigen::Index* __restrict rows, const double* __res
 int GradientTrainer::lockstepWidth(const ProblemShape& shape) const
 {
     const GradientConfig& c = m_config;
-    if (c.precision != Precision::Double || c.validationFraction > 0 || c.weightDecay != 0 || shape.isSparse() ||
+    if (c.precision != Precision::Double || c.stopping.validationFraction > 0 || c.weightDecay != 0 || shape.isSparse() ||
         shape.rows < 2 || shape.inputs < 1 || shape.outputs < 1 || c.batchSize < shape.rows)
         return 0;
     const num::MlpLoss loss = c.resolveLoss(shape.task);
@@ -332,7 +332,7 @@ void GradientTrainer::fitReplicas(const std::vector<DatasetView>& data, const st
 
     std::vector<std::vector<double>> losses(static_cast<std::size_t>(count));
     for (auto& l : losses)
-        l.reserve(std::size_t(c.epochs));
+        l.reserve(std::size_t(c.epochs()));
     std::vector<char> running(static_cast<std::size_t>(count), 1);  // not diverged
     int left = count;
     train::LaneOptimizer optimizer(c.optimizer, parameters);
@@ -344,7 +344,7 @@ void GradientTrainer::fitReplicas(const std::vector<DatasetView>& data, const st
                 dst[i - offset[l]] = lane(w)[i * W + r];
         }
     };
-    for (int e = 0; e < c.epochs && left > 0 && !stop.stopRequested(); ++e) {
+    for (int e = 0; e < c.epochs() && left > 0 && !stop.stopRequested(); ++e) {
         const double lr = c.learningRateAt(e);
         // Each replica's own row order (fit()'s shuffle, its own generator), gathered.
         for (int r = 0; r < count; ++r) {
