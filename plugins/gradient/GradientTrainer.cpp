@@ -30,6 +30,29 @@ double squaredNorm(const num::Mlp& net)
     return s;
 }
 
+// The rows a run trains on and the rows early stopping holds out (a seeded share of
+// validationFraction; none when it is 0), each part in data order.
+struct RowSplit {
+    std::vector<Eigen::Index> train, validation;
+};
+
+RowSplit splitRows(Eigen::Index n, double validationFraction, std::uint64_t seed)
+{
+    std::vector<Eigen::Index> order(static_cast<std::size_t>(n));
+    std::iota(order.begin(), order.end(), Eigen::Index(0));
+    Eigen::Index nVal = 0;
+    if (validationFraction > 0 && n >= 2) {
+        nVal = std::clamp<Eigen::Index>(std::llround(validationFraction * double(n)), 1, n - 1);
+        std::mt19937_64 splitGen(deriveSeed(seed, kSeedSplit));
+        train::shuffle(order, splitGen);
+    }
+    const Eigen::Index nTrain = n - nVal;
+    RowSplit split{{order.begin(), order.begin() + nTrain}, {order.begin() + nTrain, order.end()}};
+    std::sort(split.train.begin(), split.train.end());
+    std::sort(split.validation.begin(), split.validation.end());
+    return split;
+}
+
 } // namespace
 
 GradientTrainer::GradientTrainer(GradientConfig config) : NetworkTrainer("gradient"), m_config(std::move(config))
@@ -74,20 +97,11 @@ void GradientTrainer::fitIn(const DatasetView& data, RunContext& ctx)
             m_net.assignFrom(net);
     };
 
-    // Early stopping holds out a seeded share of the rows; both parts keep data order.
-    std::vector<Eigen::Index> order(static_cast<std::size_t>(n));
-    std::iota(order.begin(), order.end(), Eigen::Index(0));
-    Eigen::Index nVal = 0;
-    if (c.stopping.validationFraction > 0 && n >= 2) {
-        nVal = std::clamp<Eigen::Index>(std::llround(c.stopping.validationFraction * double(n)), 1, n - 1);
-        std::mt19937_64 splitGen(deriveSeed(seed, kSeedSplit));
-        train::shuffle(order, splitGen);
-    }
+    RowSplit split = splitRows(n, c.stopping.validationFraction, seed);
+    std::vector<Eigen::Index>& trainRows = split.train;
+    const std::vector<Eigen::Index>& valRows = split.validation;
+    const Eigen::Index nVal = Eigen::Index(valRows.size());
     const Eigen::Index nTrain = n - nVal;
-    std::vector<Eigen::Index> trainRows(order.begin(), order.begin() + nTrain);
-    std::vector<Eigen::Index> valRows(order.begin() + nTrain, order.end());
-    std::sort(trainRows.begin(), trainRows.end());
-    std::sort(valRows.begin(), valRows.end());
     // Unshuffled training on all rows reads contiguous samples: no gathering at all.
     const bool contiguous = !c.shuffle && nVal == 0;
 
@@ -131,13 +145,7 @@ void GradientTrainer::fitIn(const DatasetView& data, RunContext& ctx)
         }
     };
 
-    recordNetwork(ctx);
-    ctx.record("batch_size", double(batch));
-    ctx.record("loss_function", loss == num::MlpLoss::SoftmaxCrossEntropy ? "cross_entropy" : "squared_error");
-    if (!kDouble)
-        ctx.record("precision", "float32");
-    if (nVal > 0)
-        ctx.record("validation_rows", double(nVal));
+    recordRunFacts(ctx, batch, loss, nVal);
 
     // The algorithm: one minibatch update per step; the loop does the rest (Stop, checkpoints
     // at epoch ends and every checkpoint_every minibatches, divergence, early stopping).
@@ -199,6 +207,17 @@ void GradientTrainer::fitIn(const DatasetView& data, RunContext& ctx)
             [&] { bestWeights = net.allWeights(); }, [&] { net.setAllWeights(bestWeights); });
     loop.run(train::TrainingLoop::epochs(c.epochs(), batches), hooks);
     publish();
+}
+
+void GradientTrainer::recordRunFacts(RunContext& ctx, Eigen::Index batch, num::MlpLoss loss, Eigen::Index validationRows) const
+{
+    recordNetwork(ctx);
+    ctx.record("batch_size", double(batch));
+    ctx.record("loss_function", loss == num::MlpLoss::SoftmaxCrossEntropy ? "cross_entropy" : "squared_error");
+    if (m_config.precision == Precision::Float32)
+        ctx.record("precision", "float32");
+    if (validationRows > 0)
+        ctx.record("validation_rows", double(validationRows));
 }
 
 QJsonObject GradientTrainer::predictCost(const ProblemShape& shape) const
