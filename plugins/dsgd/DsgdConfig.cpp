@@ -41,7 +41,9 @@ Defaults defaultsOf(Algorithm a)
 }
 
 const QStringList kKernels{"gaussian", "gaussian_cos_sin", "laplace"};
-const QStringList kLosses{"auto", "squared", "hinge", "logistic", "multinomial_logistic"};
+// One name per loss across the plugins (docs/parameters.md): "cross_entropy", as gradient's;
+// the former "multinomial_logistic" still loads.
+const QStringList kLosses{"auto", "squared", "hinge", "logistic", "cross_entropy"};
 
 train::FeatureKind kernelNamed(const QString& s)
 {
@@ -136,9 +138,10 @@ void addStochasticParams(ParamSchema& s, const Defaults& d, Algorithm a)
     s.add(ParamSpec::choice("loss", QStringLiteral("Loss"), kLosses, "auto",
                             QStringLiteral("squared = ½(f − y)² (kernel ridge regression; one-hot targets for "
                                            "classes), hinge = max(0, 1 − y·f) (SVM, two classes), logistic = "
-                                           "log(1 + exp(−y·f)) (two classes), multinomial_logistic = softmax "
-                                           "cross-entropy; auto = multinomial_logistic for classification, squared "
-                                           "for regression.")));
+                                           "log(1 + exp(−y·f)) (two classes), cross_entropy = softmax "
+                                           "cross-entropy (multinomial logistic); auto = cross_entropy for "
+                                           "classification, squared for regression."))
+              .withChoiceAliases({{QStringLiteral("multinomial_logistic"), QStringLiteral("cross_entropy")}}));
     addOptimizerParams(s, stepDefaults(a));
     s.add(ParamSpec::integer("batch_size", QStringLiteral("Batch size"), d.batch, 1, 1000000000,
                              QStringLiteral("Training rows per step (a minibatch of the data points); values above "
@@ -317,7 +320,7 @@ DsgdConfig DsgdConfig::fromParams(Algorithm a, const QVariantMap& p)
         c.loss = LossKind::Hinge;
     else if (loss == QLatin1String("logistic"))
         c.loss = LossKind::Logistic;
-    else if (loss == QLatin1String("multinomial_logistic"))
+    else if (loss == QLatin1String("cross_entropy"))
         c.loss = LossKind::Multinomial;
     const OptimizerDefaults od = stepDefaults(a);
     const train::LearningRateSchedule step = scheduleFromParams(p, od);

@@ -54,11 +54,14 @@ void addNetworkParams(ParamSchema& s)
                             QStringLiteral("Activation of the output layer; auto = softmax for classification, "
                                            "identity for regression."))
               .withAlias(QStringLiteral("output")));
-    s.add(ParamSpec::choice("loss", QStringLiteral("Loss"), {"auto", "cross_entropy", "squared_error"}, "auto",
+    // One name per loss across the plugins (docs/parameters.md): "squared", as dsgd's; the
+    // former "squared_error" still loads.
+    s.add(ParamSpec::choice("loss", QStringLiteral("Loss"), {"auto", "cross_entropy", "squared"}, "auto",
                             QStringLiteral("Per-sample loss averaged over a batch: cross_entropy = −Σ y log p on a "
-                                           "softmax output (classification), squared_error = ½‖ŷ − y‖²; auto = "
+                                           "softmax output (classification), squared = ½‖ŷ − y‖²; auto = "
                                            "cross_entropy for classification with a softmax output, else "
-                                           "squared_error.")));
+                                           "squared."))
+              .withChoiceAliases({{QStringLiteral("squared_error"), QStringLiteral("squared")}}));
     s.add(ParamSpec::real("ridge", QStringLiteral("Ridge λ (weight decay)"), 0.0, 0.0, 100.0,
                           QStringLiteral("L2 penalty λ/2·‖w‖² on all weights (biases included) added to the mean "
                                          "loss, i.e. λ·w added to every gradient (weight decay)."))
@@ -191,7 +194,7 @@ GradientConfig GradientConfig::fromParams(const AlgorithmKind& kind, const QVari
     }
     const QString loss = p.value("loss").toString();
     c.loss = loss == QLatin1String("cross_entropy") ? LossChoice::CrossEntropy
-             : loss == QLatin1String("squared_error") ? LossChoice::SquaredError
+             : loss == QLatin1String("squared") ? LossChoice::SquaredError
                                                       : LossChoice::Auto;
     c.weightDecay = p.value("ridge").toDouble();
     c.stopping = stoppingFromParams(p, stoppingDefaults(kind));

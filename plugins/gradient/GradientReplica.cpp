@@ -28,7 +28,7 @@ void GradientReplica::fit(const DatasetView& data, RunContext& ctx)
     const GradientConfig& c = m_config;
     recordNetwork(ctx);
     ctx.record("batch_size", double(m_rows));
-    ctx.record("loss_function", "squared_error");
+    ctx.record("loss_function", "squared");
 
     const Eigen::Index batches = 1;
     train::TrainingLoop::Hooks hooks;

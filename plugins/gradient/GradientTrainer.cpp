@@ -213,7 +213,7 @@ void GradientTrainer::recordRunFacts(RunContext& ctx, Eigen::Index batch, num::M
 {
     recordNetwork(ctx);
     ctx.record("batch_size", double(batch));
-    ctx.record("loss_function", loss == num::MlpLoss::SoftmaxCrossEntropy ? "cross_entropy" : "squared_error");
+    ctx.record("loss_function", loss == num::MlpLoss::SoftmaxCrossEntropy ? "cross_entropy" : "squared");
     if (m_config.precision == Precision::Float32)
         ctx.record("precision", "float32");
     if (validationRows > 0)

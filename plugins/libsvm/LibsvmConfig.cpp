@@ -14,7 +14,7 @@ struct Kernel {
     const char* name;
     int type;
 };
-const Kernel kKernels[] = {{"linear", LINEAR}, {"polynomial", POLY}, {"rbf", RBF}, {"sigmoid", SIGMOID}};
+const Kernel kKernels[] = {{"linear", LINEAR}, {"polynomial", POLY}, {"gaussian", RBF}, {"sigmoid", SIGMOID}};
 
 // Gives @p key of @p s its default search space (docs/parameters.md, "Default search spaces").
 void searched(ParamSchema& s, const char* key, const SearchSpace& space)
@@ -35,9 +35,12 @@ ParamSchema LibsvmConfig::schema(bool regression)
         kernels << QString::fromLatin1(k.name);
     ParamSchema s;
     s.add(ParamSpec::choice(
-        "kernel", QStringLiteral("Kernel"), kernels, "rbf",
+        "kernel", QStringLiteral("Kernel"), kernels, "gaussian",
         QStringLiteral("k(u, v) (svm-train -t): linear = u·v; polynomial = (γ·u·v + coef0)^degree; "
-                       "rbf = exp(−γ‖u − v‖²); sigmoid = tanh(γ·u·v + coef0).")));
+                       "gaussian = exp(−γ‖u − v‖²) (LIBSVM's RBF; γ = 1/(2σ²) for dsgd's and lsq's bandwidth "
+                       "σ); sigmoid = tanh(γ·u·v + coef0)."))
+              // One name per kernel across the plugins (docs/parameters.md): "gaussian", as dsgd's.
+              .withChoiceAliases({{QStringLiteral("rbf"), QStringLiteral("gaussian")}}));
     s.add(ParamSpec::real("c", QStringLiteral("C"), 1.0, 1e-8, 1e10,
                           QStringLiteral("Weight of the training errors against the margin (svm-train -c)."),
                           true));

@@ -28,7 +28,7 @@ enum class GammaRule {
 struct LibsvmConfig {
     bool regression = false;
     int kernel = 2; ///< LIBSVM's kernel_type: LINEAR 0, POLY 1, RBF 2, SIGMOID 3
-    QString kernelName = QStringLiteral("rbf");
+    QString kernelName = QStringLiteral("gaussian");
     double c = 1.0; ///< C > 0
     GammaRule gammaRule = GammaRule::InverseFeatures;
     double gamma = 1.0;       ///< GammaRule::Value only
