@@ -212,9 +212,11 @@ ParamSchema BldConfig::schema(Algorithm a)
         s.add(ParamSpec::choice("order", QStringLiteral("Block order"), {"backward", "forward", "random"}, "backward",
                                 QStringLiteral("Layer order of a sweep: backward from the output (B2LD), forward, "
                                                "or a new seeded random permutation every sweep.")));
-        s.add(ParamSpec::integer("block_iterations", QStringLiteral("Block iterations"), 30, 1, 1000000,
+        // "inner_iterations", the house's name of the cap of each inner (block) solve.
+        s.add(ParamSpec::integer("inner_iterations", QStringLiteral("Block iterations"), 30, 1, 1000000,
                                  QStringLiteral("L-BFGS iterations per block solve at most (the paper bounds them "
-                                                "without a number; it checked its clock every 30).")));
+                                                "without a number; it checked its clock every 30)."))
+                  .withAlias(QStringLiteral("block_iterations")));
         s.add(ParamSpec::real("block_tolerance", QStringLiteral("Block tolerance ε₀"), 1e-2, 0.0, 1e3,
                               QStringLiteral("A block solve ends when ‖∇_l f‖₂ ≤ ε; a block whose gradient is "
                                              "already below ε is skipped."),
@@ -281,7 +283,7 @@ BldConfig BldConfig::fromParams(Algorithm a, const QVariantMap& p)
     switch (a) {
     case Algorithm::B2ld:
         c.sweeps = p.value("sweeps").toInt();
-        c.blockIterations = p.value("block_iterations").toInt();
+        c.blockIterations = p.value("inner_iterations").toInt();
         c.blockTolerance = p.value("block_tolerance").toDouble();
         c.toleranceDecay = p.value("tolerance_decay").toDouble();
         c.closedFormOutput = p.value("output_solve").toString() == QLatin1String("closed_form");

@@ -39,13 +39,15 @@ QList<AlgorithmInfo> LinearPlugin::algorithms() const
                                        "form and ignore it.")
                             .arg(RidgeTrainer::kNormalEquationsMaxWidth),
                         true),
-        ParamSpec::integer("cg_max_iterations", QStringLiteral("CG iterations at most"), 2000, 1,
+        // "iterations", the house's name of an iterative solver's cap (docs/parameters.md).
+        ParamSpec::integer("iterations", QStringLiteral("CG iterations at most"), 2000, 1,
                            RidgeTrainer::maxCgIterations,
                            QStringLiteral("Sparse inputs wider than %1 columns only, without cg_ladder: the most "
                                           "conjugate-gradient iterations (a checkpoint every %2); dense inputs ignore "
                                           "it.")
                                .arg(RidgeTrainer::kNormalEquationsMaxWidth)
-                               .arg(RidgeTrainer::kCgCheckpointEvery)),
+                               .arg(RidgeTrainer::kCgCheckpointEvery))
+            .withAlias(QStringLiteral("cg_max_iterations")),
     };
     // A closed-form solver: one parameter, the scale-free ridge (the absolute one depends on the
     // data's units, so no default range fits every data set).

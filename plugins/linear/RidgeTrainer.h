@@ -11,7 +11,7 @@ namespace tb::linear {
 
 /// Ridge least squares W = (XᵀX + λI)⁻¹XᵀY with an optional bias column; regression outputs
 /// or one-hot class scores. Parameters (see LinearPlugin::algorithms()): ridge, relative_ridge,
-/// bias, cg_ladder, and for wide sparse inputs cg_tolerance and cg_max_iterations.
+/// bias, cg_ladder, and for wide sparse inputs cg_tolerance and iterations.
 ///
 /// Without a ladder (the default): the closed form (tb::num::solveLeastSquares: Gram matrix,
 /// Cholesky or the eigen fallback), one checkpoint at epoch 1.
@@ -38,7 +38,7 @@ namespace tb::linear {
 ///    accumulated from the sparse rows (Σᵢ nnzᵢ²/2 multiply-adds, a dense (d+1)² matrix of at
 ///    most 128 MiB) and factorised as on dense data, one checkpoint at epoch 1;
 ///  - without one, when wider: CGLS from 0 until the relative normal-equation residual is at
-///    most cg_tolerance or cg_max_iterations are done, a checkpoint every kCgCheckpointEvery
+///    most cg_tolerance or iterations are done, a checkpoint every kCgCheckpointEvery
 ///    iterations at epoch = iterations done (Stop is answered there and between row blocks).
 ///    Facts "solver", "ridge_used", "cg_iterations", "cg_relative_residual", "cg_converged",
 ///    "cg_first_checkpoint_seconds" (what predictCost()'s "scope" covers: the iteration count is
