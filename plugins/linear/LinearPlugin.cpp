@@ -20,7 +20,9 @@ QList<AlgorithmInfo> LinearPlugin::algorithms() const
                         QStringLiteral("Absolute ridge added to the Gram diagonal (0 = plain least squares). Ignored "
                                        "when relative_ridge > 0."),
                         true),
-        ParamSpec::real("relative_ridge", QStringLiteral("Relative ridge"), 0.0, 0.0, 1e8,
+        // The range of bpls's and lsq's relative_ridge, the same quantity (docs/parameters.md):
+        // at 1 the ridge equals the Gram matrix's mean eigenvalue, a penalty that dominates the fit.
+        ParamSpec::real("relative_ridge", QStringLiteral("Relative ridge"), 0.0, 0.0, 1.0,
                         QStringLiteral("Ridge λ = relative_ridge·trace(XᵀX)/d, which does not depend on the data's "
                                        "units; 0 = off."),
                         true),
