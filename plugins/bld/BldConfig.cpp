@@ -289,11 +289,6 @@ BldConfig BldConfig::fromParams(Algorithm a, const QVariantMap& p)
         c.closedFormOutput = p.value("output_solve").toString() == QLatin1String("closed_form");
         c.armijoStep = p.value("armijo_step").toDouble();
         c.armijoGamma = p.value("armijo_gamma").toDouble();
-        if (c.closedFormOutput && c.output != num::Activation::Identity)
-            throw std::invalid_argument(QStringLiteral("parameters \"output_solve\" and \"output_activation\": "
-                                                       "closed_form needs an identity output, got \"%1\"")
-                                            .arg(p.value("output_activation").toString())
-                                            .toStdString());
         [[fallthrough]];
     case Algorithm::Lbfgs:
     {
@@ -321,24 +316,37 @@ BldConfig BldConfig::fromParams(Algorithm a, const QVariantMap& p)
         c.stepDecay = step.decay;
         c.normFloor = p.value("norm_floor").toDouble();
         c.normCeiling = p.value("norm_ceiling").toDouble();
-        if (c.normFloor > c.normCeiling)
-            throw std::invalid_argument(QStringLiteral("parameters \"norm_floor\" (%1) and \"norm_ceiling\" (%2): the "
-                                                       "floor must not exceed the ceiling")
-                                            .arg(c.normFloor)
-                                            .arg(c.normCeiling)
-                                            .toStdString());
-        // α stays positive and decreasing only while ε·α < 1 (DiminishingStep); α₀ = 0 means
-        // the paper's ≤ 0.5, which every allowed ε satisfies.
-        if (c.initialStep * c.stepDecay >= 1)
-            throw std::invalid_argument(QStringLiteral("parameters \"lr\" (%1) and \"diminishing_decay\" (%2): "
-                                                       "their product must be below 1")
-                                            .arg(c.initialStep)
-                                            .arg(c.stepDecay)
-                                            .toStdString());
         break;
     }
     }
+    c.check();
     return c;
+}
+
+void BldConfig::check() const
+{
+    if (algorithm == Algorithm::B2ld && closedFormOutput && output != num::Activation::Identity)
+        throw std::invalid_argument(QStringLiteral("parameters \"output_solve\" and \"output_activation\": "
+                                                   "closed_form needs an identity output, got \"%1\"")
+                                        .arg(QString::fromUtf8(num::activationName(output).data(),
+                                                               qsizetype(num::activationName(output).size())))
+                                        .toStdString());
+    if (algorithm != Algorithm::Bling && algorithm != Algorithm::Ig)
+        return;
+    if (normFloor > normCeiling)
+        throw std::invalid_argument(QStringLiteral("parameters \"norm_floor\" (%1) and \"norm_ceiling\" (%2): the "
+                                                   "floor must not exceed the ceiling")
+                                        .arg(normFloor)
+                                        .arg(normCeiling)
+                                        .toStdString());
+    // α stays positive and decreasing only while ε·α < 1 (DiminishingStep); α₀ = 0 means
+    // the paper's ≤ 0.5, which every allowed ε satisfies.
+    if (initialStep * stepDecay >= 1)
+        throw std::invalid_argument(QStringLiteral("parameters \"lr\" (%1) and \"diminishing_decay\" (%2): "
+                                                   "their product must be below 1")
+                                        .arg(initialStep)
+                                        .arg(stepDecay)
+                                        .toStdString());
 }
 
 num::Mlp BldConfig::makeNetwork(Eigen::Index inputs, Eigen::Index outputs, std::uint64_t seed) const

@@ -146,9 +146,16 @@ BplsConfig BplsConfig::fromParams(const QVariantMap& p, bool classify)
     }
     c.standardise = p.value("standardise").toBool();
     c.gramPrecision = GramPrecision(kPrecisions.indexOf(p.value("precision").toString()));
-    if (int(c.targetRule) < 0 || int(c.encoding) < 0 || int(c.blend) < 0 || int(c.gramPrecision) < 0)
-        throw std::invalid_argument("bpls: parameters were not normalised by the schema");
+    c.check();
     return c;
+}
+
+void BplsConfig::check() const
+{
+    if (int(targetRule) < 0 || int(encoding) < 0 || int(blend) < 0 || int(gramPrecision) < 0)
+        throw std::invalid_argument("bpls: parameters \"target_rule\", \"target_encoding\", \"blend\" and "
+                                    "\"precision\" must be among their choices: the parameters were not normalised "
+                                    "by the schema");
 }
 
 } // namespace tb::bpls

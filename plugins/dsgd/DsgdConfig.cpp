@@ -306,10 +306,9 @@ DsgdConfig DsgdConfig::fromParams(Algorithm a, const QVariantMap& p)
     c.bandwidthScale = c.bandwidthRule == BandwidthRule::Median ? features.bandwidth : 1.0;
     c.medianRows = features.medianSample;
     c.nu = p.value("ridge").toDouble();
-    if (c.medianRows < 2 || c.bandwidthScale <= 0)
-        throw std::invalid_argument("dsgd: parameters were not normalised by the schema");
     if (a == Algorithm::KernelRidge) {
         c.subsample = p.value("subsample").toLongLong();
+        c.check();
         return c;
     }
 
@@ -332,41 +331,51 @@ DsgdConfig DsgdConfig::fromParams(Algorithm a, const QVariantMap& p)
     c.precision = p.value("precision").toString() == QLatin1String("mixed") ? train::Precision::Mixed
                                                                              : train::Precision::Double;
     c.checkpointEvery = p.value("checkpoint_every").toLongLong();
-    if (!(c.theta > 0))
-        throw paramError(QStringLiteral("parameter \"lr\": the step size θ must be > 0, got %1").arg(c.theta));
-    if (c.batchSize < 1 || !(c.epochs > 0) || !(c.inverseDecay >= 0))
-        throw std::invalid_argument("dsgd: parameters were not normalised by the schema");
-    const bool pairs = c.kernel == train::FeatureKind::GaussianCosSin;
-
     if (a == Algorithm::RandomFeatureSgd) {
         c.features = features.count;
-        if (pairs && c.features % 2 != 0)
-            throw paramError(QStringLiteral("parameters \"feature_count\" and \"random_features\": gaussian_cos_sin "
-                                            "makes features in cos/sin pairs; %1 is odd")
-                                 .arg(c.features));
         c.optimizer = optimizerFromParams(p, od);
         c.optimizer.weightDecay = c.nu;
-        return c;
+    } else {
+        c.featuresPerStep = p.value("features_per_step").toLongLong();
+        c.maxFeatures = p.value("max_features").toLongLong();
+        if (a == Algorithm::Preconditioned)
+            c.preconditionRidge = p.value("precondition_ridge").toDouble();
     }
+    c.check();
+    return c;
+}
 
-    c.featuresPerStep = p.value("features_per_step").toLongLong();
-    c.maxFeatures = p.value("max_features").toLongLong();
-    if (a == Algorithm::Preconditioned)
-        c.preconditionRidge = p.value("precondition_ridge").toDouble();
-    if (pairs && c.featuresPerStep % 2 != 0)
+void DsgdConfig::check() const
+{
+    if (medianRows < 2 || bandwidthScale <= 0)
+        throw std::invalid_argument("dsgd: parameters were not normalised by the schema");
+    if (algorithm == Algorithm::KernelRidge)
+        return;
+    if (!(theta > 0))
+        throw paramError(QStringLiteral("parameter \"lr\": the step size θ must be > 0, got %1").arg(theta));
+    if (batchSize < 1 || !(epochs > 0) || !(inverseDecay >= 0))
+        throw std::invalid_argument("dsgd: parameters were not normalised by the schema");
+    const bool pairs = kernel == train::FeatureKind::GaussianCosSin;
+    if (algorithm == Algorithm::RandomFeatureSgd) {
+        if (pairs && features % 2 != 0)
+            throw paramError(QStringLiteral("parameters \"feature_count\" and \"random_features\": gaussian_cos_sin "
+                                            "makes features in cos/sin pairs; %1 is odd")
+                                 .arg(features));
+        return;
+    }
+    if (pairs && featuresPerStep % 2 != 0)
         throw paramError(QStringLiteral("parameters \"features_per_step\" and \"random_features\": gaussian_cos_sin "
                                         "makes features in cos/sin pairs; %1 is odd")
-                             .arg(c.featuresPerStep));
-    if (c.maxFeatures > 0 && c.maxFeatures < c.featuresPerStep)
+                             .arg(featuresPerStep));
+    if (maxFeatures > 0 && maxFeatures < featuresPerStep)
         throw paramError(QStringLiteral("parameter \"max_features\": %1 is less than one step's features "
                                         "(features_per_step = %2)")
-                             .arg(c.maxFeatures)
-                             .arg(c.featuresPerStep));
-    if (c.theta * c.nu >= 1.0)
+                             .arg(maxFeatures)
+                             .arg(featuresPerStep));
+    if (theta * nu >= 1.0)
         throw paramError(QStringLiteral("parameters \"lr\" and \"ridge\": θ·ν = %1 ≥ 1, so the first steps' shrink "
                                         "factor 1 − γ·ν would be ≤ 0 (it must stay in (0, 1]); lower lr or ridge")
-                             .arg(c.theta * c.nu));
-    return c;
+                             .arg(theta * nu));
 }
 
 LossKind DsgdConfig::resolveLoss(Task task) const

@@ -112,17 +112,22 @@ LibsvmConfig LibsvmConfig::fromParams(bool regression, const QVariantMap& p)
     c.cacheMib = p.value("cache_mib").toDouble();
     c.tolerance = p.value("tolerance").toDouble();
     c.toleranceLadder = wrap::ToleranceLadder::fromParams(p, kToleranceMin, kToleranceMax);
-    if (!c.toleranceLadder.empty() && c.tolerance != kDefaultTolerance)
-        throw std::invalid_argument(
-            QStringLiteral("parameter \"tolerance_ladder\": it replaces \"tolerance\" (each rung is one solve's "
-                           "tolerance), which is %1 here; leave \"tolerance\" at its default %2 with a ladder")
-                .arg(c.tolerance)
-                .arg(kDefaultTolerance)
-                .toStdString());
     c.shrinking = p.value("shrinking").toBool();
     c.probability = p.value("probability").toBool();
     c.svrEpsilon = regression ? p.value("svr_epsilon").toDouble() : 0.1;
+    c.check();
     return c;
+}
+
+void LibsvmConfig::check() const
+{
+    if (!toleranceLadder.empty() && tolerance != kDefaultTolerance)
+        throw std::invalid_argument(
+            QStringLiteral("parameter \"tolerance_ladder\": it replaces \"tolerance\" (each rung is one solve's "
+                           "tolerance), which is %1 here; leave \"tolerance\" at its default %2 with a ladder")
+                .arg(tolerance)
+                .arg(kDefaultTolerance)
+                .toStdString());
 }
 
 std::vector<double> LibsvmConfig::solveTolerances() const

@@ -172,17 +172,6 @@ LsqConfig LsqConfig::fromParams(const QVariantMap& p, Algorithm a)
                                                                              : train::Precision::Mixed;
     c.ridge = p.value("ridge").toDouble();
     c.relativeRidge = p.value("relative_ridge").toDouble();
-    if (!(c.features.bandwidth > 0))
-        throw std::invalid_argument("lsq: parameter \"bandwidth\" must be > 0, got " +
-                                    std::to_string(c.features.bandwidth));
-    if (!c.features.raw && c.features.count < 1)
-        throw std::invalid_argument("lsq: parameter \"" +
-                                    std::string(a == Algorithm::Stagewise ? "block_size" : "feature_count") +
-                                    "\" must be at least 1");
-    if (!c.features.raw && c.features.kind == train::FeatureKind::GaussianCosSin && c.features.count % 2 != 0)
-        throw std::invalid_argument(
-            "lsq: parameter \"" + std::string(a == Algorithm::Stagewise ? "block_size" : "feature_count") + "\" (" +
-            std::to_string(c.features.count) + ") must be even with random_features = gaussian_cos_sin (cos/sin pairs)");
     switch (a) {
     case Algorithm::Gls: {
         const QString link = p.value("link").toString();
@@ -216,7 +205,20 @@ LsqConfig LsqConfig::fromParams(const QVariantMap& p, Algorithm a)
         c.sigmaRows = p.value("sigma_rows").toLongLong();
         c.recordSpectrum = p.value("record_spectrum").toBool();
     }
+    c.check();
     return c;
+}
+
+void LsqConfig::check() const
+{
+    const std::string countKey = algorithm == Algorithm::Stagewise ? "block_size" : "feature_count";
+    if (!(features.bandwidth > 0))
+        throw std::invalid_argument("lsq: parameter \"bandwidth\" must be > 0, got " + std::to_string(features.bandwidth));
+    if (!features.raw && features.count < 1)
+        throw std::invalid_argument("lsq: parameter \"" + countKey + "\" must be at least 1");
+    if (!features.raw && features.kind == train::FeatureKind::GaussianCosSin && features.count % 2 != 0)
+        throw std::invalid_argument("lsq: parameter \"" + countKey + "\" (" + std::to_string(features.count) +
+                                    ") must be even with random_features = gaussian_cos_sin (cos/sin pairs)");
 }
 
 } // namespace tb::lsq
