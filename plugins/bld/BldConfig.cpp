@@ -326,11 +326,8 @@ BldConfig BldConfig::fromParams(Algorithm a, const QVariantMap& p)
 void BldConfig::check() const
 {
     if (algorithm == Algorithm::B2ld && closedFormOutput && output != num::Activation::Identity)
-        throw std::invalid_argument(QStringLiteral("parameters \"output_solve\" and \"output_activation\": "
-                                                   "closed_form needs an identity output, got \"%1\"")
-                                        .arg(QString::fromUtf8(num::activationName(output).data(),
-                                                               qsizetype(num::activationName(output).size())))
-                                        .toStdString());
+        throw std::invalid_argument("parameters \"output_solve\" and \"output_activation\": closed_form needs an "
+                                    "identity output, got \"" + std::string(num::activationName(output)) + "\"");
     if (algorithm != Algorithm::Bling && algorithm != Algorithm::Ig)
         return;
     if (normFloor > normCeiling)

@@ -225,10 +225,8 @@ void GradientConfig::check() const
         throw std::invalid_argument("gradient: parameter \"activation\": unknown activation \"" + network.activation +
                                     "\"");
     if (loss == LossChoice::CrossEntropy && output && *output != num::Activation::Softmax)
-        throw std::invalid_argument(QStringLiteral("parameters \"loss\" and \"output_activation\": cross_entropy needs "
-                                                   "a softmax output, got \"%1\"")
-                                        .arg(QString::fromUtf8(num::activationName(*output).data(), qsizetype(num::activationName(*output).size())))
-                                        .toStdString());
+        throw std::invalid_argument("parameters \"loss\" and \"output_activation\": cross_entropy needs a softmax "
+                                    "output, got \"" + std::string(num::activationName(*output)) + "\"");
     if (kind.lbfgs) {
         if (lbfgs.maxIterations < 1)
             throw std::invalid_argument("gradient: parameter \"iterations\" must be ≥ 1: the parameters were not "
