@@ -12,7 +12,7 @@ QList<AlgorithmInfo> LinearPlugin::algorithms() const
     ridge.id = QStringLiteral("linear.ridge");
     ridge.name = QStringLiteral("Ridge least squares");
     ridge.description = QStringLiteral("Closed-form linear least squares with an optional ridge term; one-hot targets for "
-                                       "classification. An anytime curve by conjugate gradients with cg_ladder. Sparse "
+                                       "classification. An anytime curve by conjugate gradients with iteration_ladder. Sparse "
                                        "inputs: normal equations from the sparse rows, or conjugate gradients when wide.");
     ridge.citation = QStringLiteral("Agarwal et al., Least Squares Revisited, ICML 2014, Algorithm 1 (identity link)");
     ridge.schema = ParamSchema{
@@ -27,15 +27,18 @@ QList<AlgorithmInfo> LinearPlugin::algorithms() const
                                        "units; 0 = off."),
                         true),
         ParamSpec::boolean("bias", QStringLiteral("Bias"), true, QStringLiteral("Append a constant-1 input column.")),
-        ParamSpec::intList("cg_ladder", QStringLiteral("CG ladder"), {}, 0, RidgeTrainer::maxCgRungs, 1,
+        // "iteration_ladder" beside LIBLINEAR's and LIBSVM's "tolerance_ladder": a ladder of
+        // what each rung lists (docs/parameters.md); formerly "cg_ladder".
+        ParamSpec::intList("iteration_ladder", QStringLiteral("Iteration ladder"), {}, 0, RidgeTrainer::maxCgRungs, 1,
                            RidgeTrainer::maxCgIterations,
                            QStringLiteral("An anytime curve of the same problem: conjugate gradients on the normal "
                                           "equations (CGLS, from 0) instead of the closed form, a checkpoint after "
                                           "each of these iteration counts (strictly increasing). Empty = the closed "
                                           "form, one checkpoint. Sparse inputs: the same curve on the sparse "
-                                          "rows.")),
+                                          "rows."))
+            .withAlias(QStringLiteral("cg_ladder")),
         ParamSpec::real("cg_tolerance", QStringLiteral("CG tolerance"), 1e-8, 1e-15, 0.1,
-                        QStringLiteral("Sparse inputs wider than %1 columns (with the bias) only, without cg_ladder: "
+                        QStringLiteral("Sparse inputs wider than %1 columns (with the bias) only, without iteration_ladder: "
                                        "conjugate gradients (never forming XᵀX) stop once ‖Aᵀ(y − Aw) − λw‖ ≤ this "
                                        "× ‖Aᵀy‖ for every output. Dense and narrower sparse inputs take the closed "
                                        "form and ignore it.")
@@ -44,7 +47,7 @@ QList<AlgorithmInfo> LinearPlugin::algorithms() const
         // "iterations", the house's name of an iterative solver's cap (docs/parameters.md).
         ParamSpec::integer("iterations", QStringLiteral("CG iterations at most"), 2000, 1,
                            RidgeTrainer::maxCgIterations,
-                           QStringLiteral("Sparse inputs wider than %1 columns only, without cg_ladder: the most "
+                           QStringLiteral("Sparse inputs wider than %1 columns only, without iteration_ladder: the most "
                                           "conjugate-gradient iterations (a checkpoint every %2); dense inputs ignore "
                                           "it.")
                                .arg(RidgeTrainer::kNormalEquationsMaxWidth)
@@ -72,7 +75,7 @@ QList<AlgorithmInfo> LinearPlugin::algorithms() const
     });
     // One solve, one checkpoint; or CG's iteration count at the last checkpoint of the ladder.
     ridge.progress.compute = [](const QVariantMap& p) {
-        const QVariantList ladder = p.value(QStringLiteral("cg_ladder")).toList();
+        const QVariantList ladder = p.value(QStringLiteral("iteration_ladder")).toList();
         return ladder.isEmpty() ? 1.0 : ladder.last().toDouble();
     };
     return {ridge};

@@ -31,13 +31,13 @@ RidgeTrainer::RidgeTrainer(const QVariantMap& params)
     if (m_cgMaxIterations < 1 || m_cgMaxIterations > maxCgIterations)
         throw std::invalid_argument("parameter \"iterations\": " + std::to_string(m_cgMaxIterations) +
                                     " is outside [1, " + std::to_string(maxCgIterations) + "]");
-    const QVariantList ladder = params.value("cg_ladder").toList();
+    const QVariantList ladder = params.value("iteration_ladder").toList();
     QStringList shown;
     for (const QVariant& v : ladder)
         shown << v.toString();
     auto fail = [&](const QString& why) {
         return std::invalid_argument(
-            QStringLiteral("parameter \"cg_ladder\": [%1] %2").arg(shown.join(", "), why).toStdString());
+            QStringLiteral("parameter \"iteration_ladder\": [%1] %2").arg(shown.join(", "), why).toStdString());
     };
     if (ladder.size() > maxCgRungs)
         throw fail(QStringLiteral("has %1 counts, at most %2").arg(ladder.size()).arg(maxCgRungs));

@@ -25,7 +25,7 @@ namespace {
 QVariantMap params(double ridge, bool bias, QVariantList ladder = {}, double relative = 0.0)
 {
     return QVariantMap{{"ridge", ridge},      {"relative_ridge", relative}, {"bias", bias},
-                       {"cg_ladder", ladder}, {"cg_tolerance", 1e-8},       {"iterations", 2000}};
+                       {"iteration_ladder", ladder}, {"cg_tolerance", 1e-8},       {"iterations", 2000}};
 }
 
 Eigen::MatrixXd targets(const SparseMatrix& x, Eigen::Index k, double noise, std::uint64_t seed,
