@@ -31,6 +31,7 @@
 #include <QtTest>
 #include <LabelledSets.h>
 #include <StopMeter.h>
+#include <cmath>
 #include <mutex>
 #include <random>
 #include <tbb/task_arena.h>
