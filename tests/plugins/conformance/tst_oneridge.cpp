@@ -21,6 +21,9 @@
 // bld.b2ld with no hidden layer is one block solved by L-BFGS, like bld.lbfgs: covered by it.
 #include <PluginRegistry.h>
 
+#include <Eigen/Cholesky>
+#include <Eigen/QR>
+
 #include <LabelledSets.h>
 #include <QtTest>
 #include <random>
