@@ -184,9 +184,11 @@ private Q_SLOTS:
         l->setRepetitions(file, 11);
         QCOMPARE(file.value("repeats").toInt(), 11);
         // The fields of a form: every key of the section's schema is a path into the file.
-        for (const ExperimentKind* k : ExperimentKinds::all())
-            for (const ParamSpec& f : k->sectionSchema().specs())
+        for (const ExperimentKind* k : ExperimentKinds::all()) {
+            const ParamSchema schema = k->sectionSchema();  // by value: range-for must not iterate a temporary's list
+            for (const ParamSpec& f : schema.specs())
                 QVERIFY2(k->sectionKeys().contains(f.key.section('.', 0, 0)), qPrintable(k->id() + ": " + f.key));
+        }
         QVERIFY(!n->sectionSchema().specs().isEmpty());
         QCOMPARE(p->sectionEditor(), QStringLiteral("parameter-grid"));
         // A stored run's place: the param sweep's cell fact; the others place nothing.
