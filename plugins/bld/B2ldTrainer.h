@@ -27,7 +27,7 @@ namespace tb::bld {
 ///     has decreased f by more than that since (a real change elsewhere wakes it);
 ///  3. computes the Armijo point w_a = w_l − α∇_l f (armijoStep: α = a, a/2, …);
 ///  4. runs L-BFGS on the block (LbfgsDriver, LBFGS++'s line search) for at most
-///     block_iterations iterations or until ‖∇_l f‖₂ ≤ ε;
+///     inner_iterations iterations or until ‖∇_l f‖₂ ≤ ε;
 ///  5. takes the L-BFGS point w* when f(w*) ≤ f(w_a) (condition 4) and
 ///     f(w_l) − f(w*) ≥ (γ/a)‖w* − w_l‖² (condition 5; the Armijo point itself satisfies it),
 ///     else the Armijo point. When LBFGS++ cannot finish a line search the driver returns its

@@ -167,6 +167,13 @@ QVariantMap upgrade(const QVariantMap& in, QStringList* notes)
     return p;
 }
 
+// Gives @p key of @p s its default search space (docs/parameters.md, "Default search spaces").
+void searched(ParamSchema& s, const char* key, const SearchSpace& space)
+{
+    if (!s.setSearch(QString::fromLatin1(key), space))
+        throw std::logic_error(std::string("bld: no parameter \"") + key + "\" to search");
+}
+
 } // namespace
 
 QStringList BldConfig::algorithmIds()
@@ -205,9 +212,11 @@ ParamSchema BldConfig::schema(Algorithm a)
         s.add(ParamSpec::choice("order", QStringLiteral("Block order"), {"backward", "forward", "random"}, "backward",
                                 QStringLiteral("Layer order of a sweep: backward from the output (B2LD), forward, "
                                                "or a new seeded random permutation every sweep.")));
-        s.add(ParamSpec::integer("block_iterations", QStringLiteral("Block iterations"), 30, 1, 1000000,
+        // "inner_iterations", the house's name of the cap of each inner (block) solve.
+        s.add(ParamSpec::integer("inner_iterations", QStringLiteral("Block iterations"), 30, 1, 1000000,
                                  QStringLiteral("L-BFGS iterations per block solve at most (the paper bounds them "
-                                                "without a number; it checked its clock every 30).")));
+                                                "without a number; it checked its clock every 30)."))
+                  .withAlias(QStringLiteral("block_iterations")));
         s.add(ParamSpec::real("block_tolerance", QStringLiteral("Block tolerance ε₀"), 1e-2, 0.0, 1e3,
                               QStringLiteral("A block solve ends when ‖∇_l f‖₂ ≤ ε; a block whose gradient is "
                                              "already below ε is skipped."),
@@ -243,6 +252,15 @@ ParamSchema BldConfig::schema(Algorithm a)
         break;
     }
     addModelParams(s);
+    // The papers' one regulariser, and the step of the incremental methods; b2ld's block
+    // tolerance decides how much each block solve does.
+    searched(s, "mean_square_ridge", SearchSpace::logUniform(1e-6, 1.0));
+    if (a == Algorithm::B2ld)
+        searched(s, "block_tolerance", SearchSpace::logUniform(1e-4, 1.0));
+    if (a == Algorithm::Bling || a == Algorithm::Ig) {
+        searched(s, "lr", SearchSpace::logUniform(1e-3, 1.0));
+        searched(s, "batch_size", SearchSpace::logInteger(16, 1024));
+    }
     return s;
 }
 
@@ -265,17 +283,12 @@ BldConfig BldConfig::fromParams(Algorithm a, const QVariantMap& p)
     switch (a) {
     case Algorithm::B2ld:
         c.sweeps = p.value("sweeps").toInt();
-        c.blockIterations = p.value("block_iterations").toInt();
+        c.blockIterations = p.value("inner_iterations").toInt();
         c.blockTolerance = p.value("block_tolerance").toDouble();
         c.toleranceDecay = p.value("tolerance_decay").toDouble();
         c.closedFormOutput = p.value("output_solve").toString() == QLatin1String("closed_form");
         c.armijoStep = p.value("armijo_step").toDouble();
         c.armijoGamma = p.value("armijo_gamma").toDouble();
-        if (c.closedFormOutput && c.output != num::Activation::Identity)
-            throw std::invalid_argument(QStringLiteral("parameters \"output_solve\" and \"output_activation\": "
-                                                       "closed_form needs an identity output, got \"%1\"")
-                                            .arg(p.value("output_activation").toString())
-                                            .toStdString());
         [[fallthrough]];
     case Algorithm::Lbfgs:
     {
@@ -303,24 +316,34 @@ BldConfig BldConfig::fromParams(Algorithm a, const QVariantMap& p)
         c.stepDecay = step.decay;
         c.normFloor = p.value("norm_floor").toDouble();
         c.normCeiling = p.value("norm_ceiling").toDouble();
-        if (c.normFloor > c.normCeiling)
-            throw std::invalid_argument(QStringLiteral("parameters \"norm_floor\" (%1) and \"norm_ceiling\" (%2): the "
-                                                       "floor must not exceed the ceiling")
-                                            .arg(c.normFloor)
-                                            .arg(c.normCeiling)
-                                            .toStdString());
-        // α stays positive and decreasing only while ε·α < 1 (DiminishingStep); α₀ = 0 means
-        // the paper's ≤ 0.5, which every allowed ε satisfies.
-        if (c.initialStep * c.stepDecay >= 1)
-            throw std::invalid_argument(QStringLiteral("parameters \"lr\" (%1) and \"diminishing_decay\" (%2): "
-                                                       "their product must be below 1")
-                                            .arg(c.initialStep)
-                                            .arg(c.stepDecay)
-                                            .toStdString());
         break;
     }
     }
+    c.check();
     return c;
+}
+
+void BldConfig::check() const
+{
+    if (algorithm == Algorithm::B2ld && closedFormOutput && output != num::Activation::Identity)
+        throw std::invalid_argument("parameters \"output_solve\" and \"output_activation\": closed_form needs an "
+                                    "identity output, got \"" + std::string(num::activationName(output)) + "\"");
+    if (algorithm != Algorithm::Bling && algorithm != Algorithm::Ig)
+        return;
+    if (normFloor > normCeiling)
+        throw std::invalid_argument(QStringLiteral("parameters \"norm_floor\" (%1) and \"norm_ceiling\" (%2): the "
+                                                   "floor must not exceed the ceiling")
+                                        .arg(normFloor)
+                                        .arg(normCeiling)
+                                        .toStdString());
+    // α stays positive and decreasing only while ε·α < 1 (DiminishingStep); α₀ = 0 means
+    // the paper's ≤ 0.5, which every allowed ε satisfies.
+    if (initialStep * stepDecay >= 1)
+        throw std::invalid_argument(QStringLiteral("parameters \"lr\" (%1) and \"diminishing_decay\" (%2): "
+                                                   "their product must be below 1")
+                                        .arg(initialStep)
+                                        .arg(stepDecay)
+                                        .toStdString());
 }
 
 num::Mlp BldConfig::makeNetwork(Eigen::Index inputs, Eigen::Index outputs, std::uint64_t seed) const

@@ -104,6 +104,11 @@ struct BldConfig {
     /// closed_form_output with a non-identity output, norm_floor > norm_ceiling,
     /// diminishing_decay·lr ≥ 1).
     static BldConfig fromParams(Algorithm a, const QVariantMap& params);
+    /// The one check of the combinations the schema cannot express (fromParams() calls it):
+    /// closed_form with a non-identity output (b2ld), norm_floor > norm_ceiling and
+    /// lr·diminishing_decay ≥ 1 (bling, ig). Throws std::invalid_argument naming the parameters
+    /// and values.
+    void check() const;
 
     /// The network for @p inputs → @p outputs (the paper: sigmoid hidden layers, identity
     /// output, a bias on the input layer only), weights drawn from @p seed.

@@ -19,7 +19,7 @@ public:
     BldCost(const BldConfig& config, const ProblemShape& shape);
 
     /// B2LD's first sweep: per layer l the forward cache (layers < l) and at most
-    /// block_iterations + 3 evaluations through layers l … L−1 (the gradient at the start,
+    /// inner_iterations + 3 evaluations through layers l … L−1 (the gradient at the start,
     /// about two Armijo trials, about one evaluation per L-BFGS iteration), then one full
     /// gradient.
     double b2ldFirstSweepFlops() const;

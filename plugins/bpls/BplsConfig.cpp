@@ -20,6 +20,13 @@ num::Activation activation(const QVariantMap& p, const QString& key)
     return *a;
 }
 
+// Gives @p key of @p s its default search space (docs/parameters.md, "Default search spaces").
+void searched(ParamSchema& s, const char* key, const SearchSpace& space)
+{
+    if (!s.setSearch(QString::fromLatin1(key), space))
+        throw std::logic_error(std::string("bpls: no parameter \"") + key + "\" to search");
+}
+
 } // namespace
 
 ParamSchema BplsConfig::schema(bool classify)
@@ -106,6 +113,9 @@ ParamSchema BplsConfig::schema(bool classify)
                             QStringLiteral("First-layer Gram and products in double, or float on row blocks "
                                            "accumulated in double (about 2x faster; solves stay double)."))
               .withAlias(QStringLiteral("gram_precision")));
+    // BPLS has no step size: its regulariser and its clipping are what change the solution.
+    searched(s, "relative_ridge", SearchSpace::logUniform(1e-10, 1e-2));
+    searched(s, "clip_epsilon", SearchSpace::logUniform(1e-4, 0.1));
     return s;
 }
 
@@ -136,9 +146,16 @@ BplsConfig BplsConfig::fromParams(const QVariantMap& p, bool classify)
     }
     c.standardise = p.value("standardise").toBool();
     c.gramPrecision = GramPrecision(kPrecisions.indexOf(p.value("precision").toString()));
-    if (int(c.targetRule) < 0 || int(c.encoding) < 0 || int(c.blend) < 0 || int(c.gramPrecision) < 0)
-        throw std::invalid_argument("bpls: parameters were not normalised by the schema");
+    c.check();
     return c;
+}
+
+void BplsConfig::check() const
+{
+    if (int(targetRule) < 0 || int(encoding) < 0 || int(blend) < 0 || int(gramPrecision) < 0)
+        throw std::invalid_argument("bpls: parameters \"target_rule\", \"target_encoding\", \"blend\" and "
+                                    "\"precision\" must be among their choices: the parameters were not normalised "
+                                    "by the schema");
 }
 
 } // namespace tb::bpls

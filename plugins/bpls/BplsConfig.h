@@ -74,6 +74,10 @@ struct BplsConfig {
     /// std::invalid_argument naming the parameter for combinations the schema cannot express
     /// (init_low > init_high).
     static BplsConfig fromParams(const QVariantMap& params, bool classify);
+    /// The one check of what the schema cannot express (fromParams() calls it): choices outside
+    /// their lists, which only an unnormalised map holds. Throws std::invalid_argument naming
+    /// the parameters. (init_low > init_high is the shared network block's parse.)
+    void check() const;
 };
 
 } // namespace tb::bpls

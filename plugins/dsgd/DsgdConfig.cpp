@@ -41,7 +41,9 @@ Defaults defaultsOf(Algorithm a)
 }
 
 const QStringList kKernels{"gaussian", "gaussian_cos_sin", "laplace"};
-const QStringList kLosses{"auto", "squared", "hinge", "logistic", "multinomial_logistic"};
+// One name per loss across the plugins (docs/parameters.md): "cross_entropy", as gradient's;
+// the former "multinomial_logistic" still loads.
+const QStringList kLosses{"auto", "squared", "hinge", "logistic", "cross_entropy"};
 
 train::FeatureKind kernelNamed(const QString& s)
 {
@@ -136,9 +138,10 @@ void addStochasticParams(ParamSchema& s, const Defaults& d, Algorithm a)
     s.add(ParamSpec::choice("loss", QStringLiteral("Loss"), kLosses, "auto",
                             QStringLiteral("squared = ½(f − y)² (kernel ridge regression; one-hot targets for "
                                            "classes), hinge = max(0, 1 − y·f) (SVM, two classes), logistic = "
-                                           "log(1 + exp(−y·f)) (two classes), multinomial_logistic = softmax "
-                                           "cross-entropy; auto = multinomial_logistic for classification, squared "
-                                           "for regression.")));
+                                           "log(1 + exp(−y·f)) (two classes), cross_entropy = softmax "
+                                           "cross-entropy (multinomial logistic); auto = cross_entropy for "
+                                           "classification, squared for regression."))
+              .withChoiceAliases({{QStringLiteral("multinomial_logistic"), QStringLiteral("cross_entropy")}}));
     addOptimizerParams(s, stepDefaults(a));
     s.add(ParamSpec::integer("batch_size", QStringLiteral("Batch size"), d.batch, 1, 1000000000,
                              QStringLiteral("Training rows per step (a minibatch of the data points); values above "
@@ -224,6 +227,13 @@ QVariantMap upgrade(const QVariantMap& in, QStringList* notes)
     return p;
 }
 
+// Gives @p key of @p s its default search space (docs/parameters.md, "Default search spaces").
+void searched(ParamSchema& s, const char* key, const SearchSpace& space)
+{
+    if (!s.setSearch(QString::fromLatin1(key), space))
+        throw std::logic_error(std::string("dsgd: no parameter \"") + key + "\" to search");
+}
+
 } // namespace
 
 QStringList DsgdConfig::algorithmIds()
@@ -250,6 +260,21 @@ std::optional<Algorithm> DsgdConfig::fromId(const QString& id)
     return std::nullopt;
 }
 
+namespace {
+// The kernel's bandwidth and the ridge for every algorithm; the step size θ and the batch for
+// the stochastic ones. ridge ≤ 1e-2 and lr ≤ 10 keep θ·ν < 1 (fromParams' check) everywhere in
+// the space.
+void addSearchSpaces(ParamSchema& s, Algorithm a)
+{
+    searched(s, "bandwidth", SearchSpace::logUniform(0.1, 10.0));
+    searched(s, "ridge", SearchSpace::logUniform(1e-8, 1e-2));
+    if (a == Algorithm::KernelRidge)
+        return;
+    searched(s, "lr", SearchSpace::logUniform(1e-2, 10.0));
+    searched(s, "batch_size", SearchSpace::logInteger(32, 8192));
+}
+} // namespace
+
 ParamSchema DsgdConfig::schema(Algorithm a)
 {
     const Defaults d = defaultsOf(a);
@@ -260,9 +285,11 @@ ParamSchema DsgdConfig::schema(Algorithm a)
         s.add(ParamSpec::integer("subsample", QStringLiteral("Subsample rows"), 2000, 1, 100000,
                                  QStringLiteral("Training rows (drawn with the run's seed) the exact solution uses; "
                                                 "its kernel matrix takes 8·m² bytes.")));
+        addSearchSpaces(s, a);
         return s;
     }
     addStochasticParams(s, d, a);
+    addSearchSpaces(s, a);
     return s;
 }
 
@@ -279,10 +306,9 @@ DsgdConfig DsgdConfig::fromParams(Algorithm a, const QVariantMap& p)
     c.bandwidthScale = c.bandwidthRule == BandwidthRule::Median ? features.bandwidth : 1.0;
     c.medianRows = features.medianSample;
     c.nu = p.value("ridge").toDouble();
-    if (c.medianRows < 2 || c.bandwidthScale <= 0)
-        throw std::invalid_argument("dsgd: parameters were not normalised by the schema");
     if (a == Algorithm::KernelRidge) {
         c.subsample = p.value("subsample").toLongLong();
+        c.check();
         return c;
     }
 
@@ -293,7 +319,7 @@ DsgdConfig DsgdConfig::fromParams(Algorithm a, const QVariantMap& p)
         c.loss = LossKind::Hinge;
     else if (loss == QLatin1String("logistic"))
         c.loss = LossKind::Logistic;
-    else if (loss == QLatin1String("multinomial_logistic"))
+    else if (loss == QLatin1String("cross_entropy"))
         c.loss = LossKind::Multinomial;
     const OptimizerDefaults od = stepDefaults(a);
     const train::LearningRateSchedule step = scheduleFromParams(p, od);
@@ -305,41 +331,51 @@ DsgdConfig DsgdConfig::fromParams(Algorithm a, const QVariantMap& p)
     c.precision = p.value("precision").toString() == QLatin1String("mixed") ? train::Precision::Mixed
                                                                              : train::Precision::Double;
     c.checkpointEvery = p.value("checkpoint_every").toLongLong();
-    if (!(c.theta > 0))
-        throw paramError(QStringLiteral("parameter \"lr\": the step size θ must be > 0, got %1").arg(c.theta));
-    if (c.batchSize < 1 || !(c.epochs > 0) || !(c.inverseDecay >= 0))
-        throw std::invalid_argument("dsgd: parameters were not normalised by the schema");
-    const bool pairs = c.kernel == train::FeatureKind::GaussianCosSin;
-
     if (a == Algorithm::RandomFeatureSgd) {
         c.features = features.count;
-        if (pairs && c.features % 2 != 0)
-            throw paramError(QStringLiteral("parameters \"feature_count\" and \"random_features\": gaussian_cos_sin "
-                                            "makes features in cos/sin pairs; %1 is odd")
-                                 .arg(c.features));
         c.optimizer = optimizerFromParams(p, od);
         c.optimizer.weightDecay = c.nu;
-        return c;
+    } else {
+        c.featuresPerStep = p.value("features_per_step").toLongLong();
+        c.maxFeatures = p.value("max_features").toLongLong();
+        if (a == Algorithm::Preconditioned)
+            c.preconditionRidge = p.value("precondition_ridge").toDouble();
     }
+    c.check();
+    return c;
+}
 
-    c.featuresPerStep = p.value("features_per_step").toLongLong();
-    c.maxFeatures = p.value("max_features").toLongLong();
-    if (a == Algorithm::Preconditioned)
-        c.preconditionRidge = p.value("precondition_ridge").toDouble();
-    if (pairs && c.featuresPerStep % 2 != 0)
+void DsgdConfig::check() const
+{
+    if (medianRows < 2 || bandwidthScale <= 0)
+        throw std::invalid_argument("dsgd: parameters were not normalised by the schema");
+    if (algorithm == Algorithm::KernelRidge)
+        return;
+    if (!(theta > 0))
+        throw paramError(QStringLiteral("parameter \"lr\": the step size θ must be > 0, got %1").arg(theta));
+    if (batchSize < 1 || !(epochs > 0) || !(inverseDecay >= 0))
+        throw std::invalid_argument("dsgd: parameters were not normalised by the schema");
+    const bool pairs = kernel == train::FeatureKind::GaussianCosSin;
+    if (algorithm == Algorithm::RandomFeatureSgd) {
+        if (pairs && features % 2 != 0)
+            throw paramError(QStringLiteral("parameters \"feature_count\" and \"random_features\": gaussian_cos_sin "
+                                            "makes features in cos/sin pairs; %1 is odd")
+                                 .arg(features));
+        return;
+    }
+    if (pairs && featuresPerStep % 2 != 0)
         throw paramError(QStringLiteral("parameters \"features_per_step\" and \"random_features\": gaussian_cos_sin "
                                         "makes features in cos/sin pairs; %1 is odd")
-                             .arg(c.featuresPerStep));
-    if (c.maxFeatures > 0 && c.maxFeatures < c.featuresPerStep)
+                             .arg(featuresPerStep));
+    if (maxFeatures > 0 && maxFeatures < featuresPerStep)
         throw paramError(QStringLiteral("parameter \"max_features\": %1 is less than one step's features "
                                         "(features_per_step = %2)")
-                             .arg(c.maxFeatures)
-                             .arg(c.featuresPerStep));
-    if (c.theta * c.nu >= 1.0)
+                             .arg(maxFeatures)
+                             .arg(featuresPerStep));
+    if (theta * nu >= 1.0)
         throw paramError(QStringLiteral("parameters \"lr\" and \"ridge\": θ·ν = %1 ≥ 1, so the first steps' shrink "
                                         "factor 1 − γ·ν would be ≤ 0 (it must stay in (0, 1]); lower lr or ridge")
-                             .arg(c.theta * c.nu));
-    return c;
+                             .arg(theta * nu));
 }
 
 LossKind DsgdConfig::resolveLoss(Task task) const

@@ -94,6 +94,9 @@ struct DsgdConfig {
     /// (the shrink factor 1 − γν would reach 0), an odd number of cos/sin features,
     /// max_features below features_per_step.
     static DsgdConfig fromParams(Algorithm a, const QVariantMap& params);
+    /// The one check of those combinations (fromParams() calls it); throws
+    /// std::invalid_argument naming the parameters and values.
+    void check() const;
 
     /// The loss for @p task: the chosen one, or auto's choice.
     LossKind resolveLoss(Task task) const;

@@ -32,7 +32,7 @@ const char* KernelLoss::name(LossKind kind)
     case LossKind::Squared: return "squared";
     case LossKind::Hinge: return "hinge";
     case LossKind::Logistic: return "logistic";
-    case LossKind::Multinomial: return "multinomial_logistic";
+    case LossKind::Multinomial: return "cross_entropy";
     }
     return "?";
 }
@@ -66,7 +66,7 @@ KernelLoss::KernelLoss(LossKind kind, Task task, Eigen::Index outputs, const QSt
                 names += classNames.size() > 12 ? ", …)" : ")";
             throw std::invalid_argument(loss + " is a binary loss and needs two classes; the data have " +
                                         std::to_string(outputs) + " classes" + names +
-                                        " (use \"multinomial_logistic\")");
+                                        " (use \"cross_entropy\")");
         }
         m_modelOutputs = 1;
         return;

@@ -26,7 +26,7 @@ public:
     /// number of target columns (classes for classification).
     KernelLoss(LossKind kind, Task task, Eigen::Index outputs, const QStringList& classNames = {});
 
-    /// "squared", "hinge", "logistic", "multinomial_logistic" (the parameter's choices).
+    /// "squared", "hinge", "logistic", "cross_entropy" (the parameter's choices).
     static const char* name(LossKind kind);
 
     LossKind kind() const { return m_kind; }

@@ -54,15 +54,38 @@ void addNetworkParams(ParamSchema& s)
                             QStringLiteral("Activation of the output layer; auto = softmax for classification, "
                                            "identity for regression."))
               .withAlias(QStringLiteral("output")));
-    s.add(ParamSpec::choice("loss", QStringLiteral("Loss"), {"auto", "cross_entropy", "squared_error"}, "auto",
+    // One name per loss across the plugins (docs/parameters.md): "squared", as dsgd's; the
+    // former "squared_error" still loads.
+    s.add(ParamSpec::choice("loss", QStringLiteral("Loss"), {"auto", "cross_entropy", "squared"}, "auto",
                             QStringLiteral("Per-sample loss averaged over a batch: cross_entropy = −Σ y log p on a "
-                                           "softmax output (classification), squared_error = ½‖ŷ − y‖²; auto = "
+                                           "softmax output (classification), squared = ½‖ŷ − y‖²; auto = "
                                            "cross_entropy for classification with a softmax output, else "
-                                           "squared_error.")));
+                                           "squared."))
+              .withChoiceAliases({{QStringLiteral("squared_error"), QStringLiteral("squared")}}));
     s.add(ParamSpec::real("ridge", QStringLiteral("Ridge λ (weight decay)"), 0.0, 0.0, 100.0,
                           QStringLiteral("L2 penalty λ/2·‖w‖² on all weights (biases included) added to the mean "
                                          "loss, i.e. λ·w added to every gradient (weight decay)."))
               .withAlias(QStringLiteral("weight_decay")));
+}
+
+// Gives @p key of @p s its default search space (docs/parameters.md, "Default search spaces").
+void searched(ParamSchema& s, const char* key, const SearchSpace& space)
+{
+    if (!s.setSearch(QString::fromLatin1(key), space))
+        throw std::logic_error(std::string("gradient: no parameter \"") + key + "\" to search");
+}
+
+// Tuned comparisons search the step size, the batch size and the ridge of the first-order
+// methods; L-BFGS has no step size to tune, so its ridge and its memory.
+void addSearchSpaces(ParamSchema& s, const AlgorithmKind& kind)
+{
+    searched(s, "ridge", SearchSpace::logUniform(1e-6, 1e-1));
+    if (kind.lbfgs) {
+        searched(s, "memory", SearchSpace::logInteger(3, 50));
+        return;
+    }
+    searched(s, "lr", SearchSpace::logUniform(1e-4, 1.0));
+    searched(s, "batch_size", SearchSpace::logInteger(1, 1024));
 }
 
 } // namespace
@@ -127,6 +150,7 @@ ParamSchema GradientConfig::schema(const AlgorithmKind& kind)
         addStoppingParams(s, stoppingDefaults(kind));
         addLbfgsParams(s, LbfgsDefaults{});
         addNetworkParams(s);
+        addSearchSpaces(s, kind);
         return s;
     }
     addOptimizerParams(s, optimizerDefaults(kind));
@@ -151,6 +175,7 @@ ParamSchema GradientConfig::schema(const AlgorithmKind& kind)
                                            "batch 128, and within the spread over seeds at batch 1, where 60000 "
                                            "single-sample steps take another trajectory (docs/gradient.md).")));
     addNetworkParams(s);
+    addSearchSpaces(s, kind);
     return s;
 }
 
@@ -159,50 +184,74 @@ GradientConfig GradientConfig::fromParams(const AlgorithmKind& kind, const QVari
     GradientConfig c;
     c.kind = kind;
     c.network = networkFromParams(p);  // throws for init_low > init_high
-    c.hidden.clear();
-    for (long long h : c.network.hidden)
-        c.hidden.push_back(Eigen::Index(h));
-    c.activation = activationNamed(QString::fromStdString(c.network.activation));
     const QString out = p.value("output_activation").toString();
-    if (out != QLatin1String("auto"))
-        c.output = activationNamed(out);
+    if (out != QLatin1String("auto")) {
+        const auto a = num::activationFromName(out.toStdString());
+        if (!a)
+            throw std::invalid_argument("gradient: parameter \"output_activation\": unknown activation \"" +
+                                        out.toStdString() + "\"");
+        c.output = *a;
+    }
     const QString loss = p.value("loss").toString();
     c.loss = loss == QLatin1String("cross_entropy") ? LossChoice::CrossEntropy
-             : loss == QLatin1String("squared_error") ? LossChoice::SquaredError
+             : loss == QLatin1String("squared") ? LossChoice::SquaredError
                                                       : LossChoice::Auto;
-    c.init = c.network.glorot ? InitKind::Glorot : InitKind::Uniform;
-    c.initLow = c.network.initLow;
-    c.initHigh = c.network.initHigh;
     c.weightDecay = p.value("ridge").toDouble();
-    if (c.loss == LossChoice::CrossEntropy && c.output && *c.output != num::Activation::Softmax)
-        throw std::invalid_argument(QStringLiteral("parameters \"loss\" and \"output_activation\": cross_entropy needs "
-                                                   "a softmax output, got \"%1\"").arg(out).toStdString());
-
     c.stopping = stoppingFromParams(p, stoppingDefaults(kind));
     if (kind.lbfgs) {
         c.lbfgs = lbfgsFromParams(p);
-        c.iterations = c.lbfgs.maxIterations;
-        return c;
+    } else {
+        const OptimizerDefaults od = optimizerDefaults(kind);
+        c.optimizer = optimizerFromParams(p, od);
+        c.optimizer.weightDecay = c.weightDecay;
+        c.schedule = scheduleFromParams(p, od);
+        c.batchSize = p.value("batch_size").toLongLong();
+        c.shuffle = p.value("shuffle").toBool();
+        c.checkpointEvery = p.value("checkpoint_every").toInt();
+        const QString precision = p.value("precision").toString();
+        if (precision == QLatin1String("float32"))
+            c.precision = Precision::Float32;
+        else if (precision != QLatin1String("double"))
+            throw std::invalid_argument("gradient: parameter \"precision\": expected \"double\" or \"float32\", got \"" +
+                                        precision.toStdString() + "\"");
     }
-    const OptimizerDefaults od = optimizerDefaults(kind);
-    c.optimizer = optimizerFromParams(p, od);
-    c.optimizer.weightDecay = c.weightDecay;
-    c.schedule = scheduleFromParams(p, od);
-    c.batchSize = p.value("batch_size").toLongLong();
-    c.epochs = int(c.stopping.epochs);
-    c.shuffle = p.value("shuffle").toBool();
-    c.validationFraction = c.stopping.validationFraction;
-    c.patience = c.stopping.patience;
-    c.checkpointEvery = p.value("checkpoint_every").toInt();
-    const QString precision = p.value("precision").toString();
-    if (precision == QLatin1String("float32"))
-        c.precision = Precision::Float32;
-    else if (precision != QLatin1String("double"))
-        throw std::invalid_argument("gradient: parameter \"precision\": expected \"double\" or \"float32\", got \"" +
-                                    precision.toStdString() + "\"");
-    if (c.schedule.base <= 0 || c.batchSize < 1 || c.epochs < 1 || c.schedule.every < 1)
-        throw std::invalid_argument("gradient: parameters were not normalised by the schema");
+    c.check();
     return c;
+}
+
+void GradientConfig::check() const
+{
+    if (!num::activationFromName(network.activation))
+        throw std::invalid_argument("gradient: parameter \"activation\": unknown activation \"" + network.activation +
+                                    "\"");
+    if (loss == LossChoice::CrossEntropy && output && *output != num::Activation::Softmax)
+        throw std::invalid_argument("parameters \"loss\" and \"output_activation\": cross_entropy needs a softmax "
+                                    "output, got \"" + std::string(num::activationName(*output)) + "\"");
+    if (kind.lbfgs) {
+        if (lbfgs.maxIterations < 1)
+            throw std::invalid_argument("gradient: parameter \"iterations\" must be ≥ 1: the parameters were not "
+                                        "normalised by the schema");
+        return;
+    }
+    if (schedule.base <= 0 || batchSize < 1 || epochs() < 1 || schedule.every < 1)
+        throw std::invalid_argument(QStringLiteral("gradient: parameters \"lr\" (%1), \"batch_size\" (%2), \"epochs\" "
+                                                   "(%3) and \"step_epochs\" (%4) must be positive: the parameters were "
+                                                   "not normalised by the schema")
+                                        .arg(schedule.base)
+                                        .arg(batchSize)
+                                        .arg(epochs())
+                                        .arg(schedule.every)
+                                        .toStdString());
+}
+
+std::vector<Eigen::Index> GradientConfig::hiddenWidths() const
+{
+    return {network.hidden.begin(), network.hidden.end()};
+}
+
+num::Activation GradientConfig::hiddenActivation() const
+{
+    return activationNamed(QString::fromStdString(network.activation));
 }
 
 double GradientConfig::learningRateAt(int epoch) const
@@ -235,7 +284,7 @@ double GradientConfig::weightCount(Eigen::Index inputs, Eigen::Index outputs) co
     double prev = double(inputs);
     bool first = true;
     auto biasOf = [&] { return (first ? network.bias : network.hiddenBias) ? 1.0 : 0.0; };
-    for (Eigen::Index h : hidden) {
+    for (long long h : network.hidden) {
         total += (prev + biasOf()) * double(h);
         prev = double(h);
         first = false;
@@ -248,7 +297,7 @@ double GradientConfig::workingMemoryBytes(Eigen::Index inputs, Eigen::Index outp
 {
     const double n = double(rows), d = double(inputs), k = double(outputs), w = weightCount(inputs, outputs);
     double widths = k; // neurons past the input layer: the forward values and deltas of one row
-    for (Eigen::Index h : hidden)
+    for (long long h : network.hidden)
         widths += double(h);
     // Weight-sized vectors held at once. First-order: network, gradient, two optimiser states
     // (Adam), early stopping's best weights. L-BFGS: network, flat iterate, gradient, direction,
@@ -281,11 +330,12 @@ num::Mlp GradientConfig::makeNetwork(Eigen::Index inputs, Eigen::Index outputs, 
                                                                        : num::Activation::Identity);
     if (l == num::MlpLoss::SoftmaxCrossEntropy)
         out = num::Activation::Softmax;
-    num::Mlp net = num::Mlp::withHidden(inputs, hidden, outputs, activation, out, network.bias, network.hiddenBias);
-    if (init == InitKind::Glorot)
+    num::Mlp net = num::Mlp::withHidden(inputs, hiddenWidths(), outputs, hiddenActivation(), out, network.bias,
+                                        network.hiddenBias);
+    if (network.glorot)
         net.initGlorot(seed);
     else
-        net.initUniform(seed, initLow, initHigh);
+        net.initUniform(seed, network.initLow, network.initHigh);
     return net;
 }
 

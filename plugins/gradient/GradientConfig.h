@@ -39,9 +39,6 @@ struct AlgorithmKind {
     Method method = Method::Sgd;  ///< when !lbfgs
 };
 
-/// Initial weights: U[init_low, init_high] (the BPLS paper: [−1, 1]) or Glorot uniform.
-enum class InitKind { Uniform, Glorot };
-
 /// The arithmetic of a first-order run (parameter "precision"): Double, the default, is every
 /// number as it always was; Float32 runs the forward/backward products, the gradients, the
 /// weights being trained and the optimiser's state in single precision, with every loss summed
@@ -55,37 +52,39 @@ enum class LossChoice { Auto, CrossEntropy, SquaredError };
 struct GradientConfig {
     AlgorithmKind kind;
 
-    // Network (every algorithm): the shared network block, and the fields read from it.
+    // Every value lives once: in the shared blocks' structs (network, stopping, optimizer,
+    // schedule, lbfgs) or in a field of its own below.
+
+    /// The network block: hidden widths (empty = a linear model), hidden activation, initial
+    /// weights (U[init_low, init_high] or Glorot), biases.
     NetworkSpec network;
-    std::vector<Eigen::Index> hidden{50};                   ///< hidden widths; empty = linear model
-    num::Activation activation = num::Activation::Sigmoid;  ///< hidden layers
     std::optional<num::Activation> output;                  ///< nullopt = auto (softmax / identity)
     LossChoice loss = LossChoice::Auto;
-    InitKind init = InitKind::Uniform;
-    double initLow = -1.0;
-    double initHigh = 1.0;
     double weightDecay = 0.0;                               ///< λ ("ridge"), penalty λ/2·‖w‖² on all weights
     /// The stopping block: epochs and early stopping (first-order methods), iterations and the
     /// gradient test (L-BFGS).
     train::StoppingRules stopping;
 
     // First-order methods.
-    OptimizerSettings optimizer;
+    OptimizerSettings optimizer;                            ///< its weightDecay is weightDecay's
     /// η(e) for e completed epochs (constant within an epoch): the optimizer block's "lr",
     /// "schedule", "step_epochs", "step_factor" and "inverse_decay".
     train::LearningRateSchedule schedule;
     Eigen::Index batchSize = 32;                            ///< clamped to the training rows
-    int epochs = 10;
     bool shuffle = true;
-    double validationFraction = 0.0;                        ///< 0 = no early stopping
-    int patience = 5;
     int checkpointEvery = 0;                                ///< minibatches; 0 = epoch ends only
     Precision precision = Precision::Double;                ///< "precision": "double" or "float32"
 
     // L-BFGS: the L-BFGS block (memory, line search) with the stopping block's iterations and
-    // gradient tolerance and test.
-    int iterations = 100;
+    // gradient tolerance and test (maxIterations = the stopping block's "iterations").
     train::LbfgsSettings lbfgs;
+
+    /// Epochs of a first-order run (the stopping block's "epochs").
+    int epochs() const { return int(stopping.epochs); }
+    /// The hidden widths, as the network takes them.
+    std::vector<Eigen::Index> hiddenWidths() const;
+    /// The hidden activation (network.activation, checked by check()).
+    num::Activation hiddenActivation() const;
 
     /// The algorithm ids of the plugin: "gradient.sgd", "gradient.momentum", "gradient.nag",
     /// "gradient.adagrad", "gradient.rmsprop", "gradient.adam", "gradient.lbfgs".
@@ -101,10 +100,15 @@ struct GradientConfig {
     /// The stopping block: epochs and early stopping, or L-BFGS's iterations and tolerance.
     static StoppingDefaults stoppingDefaults(const AlgorithmKind& kind);
 
-    /// Reads parameters normalised by schema(kind). Throws std::invalid_argument naming the
-    /// parameters for combinations the schema cannot express (init_low > init_high,
-    /// loss "cross_entropy" with an output other than softmax).
+    /// Reads parameters normalised by schema(kind), then check()s them. Throws
+    /// std::invalid_argument naming the parameters (init_low > init_high, from the shared
+    /// network block's parse, and whatever check() refuses).
     static GradientConfig fromParams(const AlgorithmKind& kind, const QVariantMap& params);
+    /// The one check of the combinations the schema cannot express: loss "cross_entropy" with
+    /// an output other than softmax; values a normalised map cannot hold (a non-positive rate,
+    /// batch or epoch count, an unknown activation), which mean the map was not normalised by
+    /// schema(kind). Throws std::invalid_argument naming the parameters and values.
+    void check() const;
 
     /// Learning rate during epoch @p epoch (0-based, = epochs completed).
     double learningRateAt(int epoch) const;

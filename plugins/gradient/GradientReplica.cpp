@@ -28,7 +28,7 @@ void GradientReplica::fit(const DatasetView& data, RunContext& ctx)
     const GradientConfig& c = m_config;
     recordNetwork(ctx);
     ctx.record("batch_size", double(m_rows));
-    ctx.record("loss_function", "squared_error");
+    ctx.record("loss_function", "squared");
 
     const Eigen::Index batches = 1;
     train::TrainingLoop::Hooks hooks;
@@ -46,7 +46,7 @@ void GradientReplica::fit(const DatasetView& data, RunContext& ctx)
     loop.divergenceMessage([&](const train::LoopPosition& at, double l) {
         return minibatchDivergenceMessage(at.epoch, at.stepInEpoch, batches, l);
     });
-    loop.run(train::TrainingLoop::epochs(c.epochs, batches), hooks);
+    loop.run(train::TrainingLoop::epochs(c.epochs(), batches), hooks);
 }
 
 } // namespace tb::gradient

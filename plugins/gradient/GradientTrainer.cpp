@@ -30,6 +30,29 @@ double squaredNorm(const num::Mlp& net)
     return s;
 }
 
+// The rows a run trains on and the rows early stopping holds out (a seeded share of
+// validationFraction; none when it is 0), each part in data order.
+struct RowSplit {
+    std::vector<Eigen::Index> train, validation;
+};
+
+RowSplit splitRows(Eigen::Index n, double validationFraction, std::uint64_t seed)
+{
+    std::vector<Eigen::Index> order(static_cast<std::size_t>(n));
+    std::iota(order.begin(), order.end(), Eigen::Index(0));
+    Eigen::Index nVal = 0;
+    if (validationFraction > 0 && n >= 2) {
+        nVal = std::clamp<Eigen::Index>(std::llround(validationFraction * double(n)), 1, n - 1);
+        std::mt19937_64 splitGen(deriveSeed(seed, kSeedSplit));
+        train::shuffle(order, splitGen);
+    }
+    const Eigen::Index nTrain = n - nVal;
+    RowSplit split{{order.begin(), order.begin() + nTrain}, {order.begin() + nTrain, order.end()}};
+    std::sort(split.train.begin(), split.train.end());
+    std::sort(split.validation.begin(), split.validation.end());
+    return split;
+}
+
 } // namespace
 
 GradientTrainer::GradientTrainer(GradientConfig config) : NetworkTrainer("gradient"), m_config(std::move(config))
@@ -74,20 +97,11 @@ void GradientTrainer::fitIn(const DatasetView& data, RunContext& ctx)
             m_net.assignFrom(net);
     };
 
-    // Early stopping holds out a seeded share of the rows; both parts keep data order.
-    std::vector<Eigen::Index> order(static_cast<std::size_t>(n));
-    std::iota(order.begin(), order.end(), Eigen::Index(0));
-    Eigen::Index nVal = 0;
-    if (c.validationFraction > 0 && n >= 2) {
-        nVal = std::clamp<Eigen::Index>(std::llround(c.validationFraction * double(n)), 1, n - 1);
-        std::mt19937_64 splitGen(deriveSeed(seed, kSeedSplit));
-        train::shuffle(order, splitGen);
-    }
+    RowSplit split = splitRows(n, c.stopping.validationFraction, seed);
+    std::vector<Eigen::Index>& trainRows = split.train;
+    const std::vector<Eigen::Index>& valRows = split.validation;
+    const Eigen::Index nVal = Eigen::Index(valRows.size());
     const Eigen::Index nTrain = n - nVal;
-    std::vector<Eigen::Index> trainRows(order.begin(), order.begin() + nTrain);
-    std::vector<Eigen::Index> valRows(order.begin() + nTrain, order.end());
-    std::sort(trainRows.begin(), trainRows.end());
-    std::sort(valRows.begin(), valRows.end());
     // Unshuffled training on all rows reads contiguous samples: no gathering at all.
     const bool contiguous = !c.shuffle && nVal == 0;
 
@@ -131,13 +145,7 @@ void GradientTrainer::fitIn(const DatasetView& data, RunContext& ctx)
         }
     };
 
-    recordNetwork(ctx);
-    ctx.record("batch_size", double(batch));
-    ctx.record("loss_function", loss == num::MlpLoss::SoftmaxCrossEntropy ? "cross_entropy" : "squared_error");
-    if (!kDouble)
-        ctx.record("precision", "float32");
-    if (nVal > 0)
-        ctx.record("validation_rows", double(nVal));
+    recordRunFacts(ctx, batch, loss, nVal);
 
     // The algorithm: one minibatch update per step; the loop does the rest (Stop, checkpoints
     // at epoch ends and every checkpoint_every minibatches, divergence, early stopping).
@@ -189,7 +197,7 @@ void GradientTrainer::fitIn(const DatasetView& data, RunContext& ctx)
     std::vector<Matrix> bestWeights;
     if (nVal > 0)
         loop.earlyStopping(
-            c.patience,
+            c.stopping.patience,
             [&]() -> std::optional<double> {
                 const auto v = engine.loss(net, valRows.data(), 0, nVal, ctx.stopToken());
                 if (v.stopped)
@@ -197,15 +205,26 @@ void GradientTrainer::fitIn(const DatasetView& data, RunContext& ctx)
                 return v.loss / double(nVal);
             },
             [&] { bestWeights = net.allWeights(); }, [&] { net.setAllWeights(bestWeights); });
-    loop.run(train::TrainingLoop::epochs(c.epochs, batches), hooks);
+    loop.run(train::TrainingLoop::epochs(c.epochs(), batches), hooks);
     publish();
+}
+
+void GradientTrainer::recordRunFacts(RunContext& ctx, Eigen::Index batch, num::MlpLoss loss, Eigen::Index validationRows) const
+{
+    recordNetwork(ctx);
+    ctx.record("batch_size", double(batch));
+    ctx.record("loss_function", loss == num::MlpLoss::SoftmaxCrossEntropy ? "cross_entropy" : "squared");
+    if (m_config.precision == Precision::Float32)
+        ctx.record("precision", "float32");
+    if (validationRows > 0)
+        ctx.record("validation_rows", double(validationRows));
 }
 
 QJsonObject GradientTrainer::predictCost(const ProblemShape& shape) const
 {
-    const double rows = double(shape.rows) * (1.0 - m_config.validationFraction);
+    const double rows = double(shape.rows) * (1.0 - m_config.stopping.validationFraction);
     const double perEpoch = 6.0 * m_config.weightCount(shape.inputs, shape.outputs) * rows;
-    return QJsonObject{{"flops", perEpoch * m_config.epochs},
+    return QJsonObject{{"flops", perEpoch * m_config.epochs()},
                        {"flops_per_epoch", perEpoch},
                        {"memory_bytes", m_config.workingMemoryBytes(shape.inputs, shape.outputs, shape.rows,
                                                                     tbb::this_task_arena::max_concurrency())}};
@@ -238,7 +257,7 @@ void gatherLane(int ln, const Eigen::Index* __restrict rows, const double* __res
 int GradientTrainer::lockstepWidth(const ProblemShape& shape) const
 {
     const GradientConfig& c = m_config;
-    if (c.precision != Precision::Double || c.validationFraction > 0 || c.weightDecay != 0 || shape.isSparse() ||
+    if (c.precision != Precision::Double || c.stopping.validationFraction > 0 || c.weightDecay != 0 || shape.isSparse() ||
         shape.rows < 2 || shape.inputs < 1 || shape.outputs < 1 || c.batchSize < shape.rows)
         return 0;
     const num::MlpLoss loss = c.resolveLoss(shape.task);
@@ -332,7 +351,7 @@ void GradientTrainer::fitReplicas(const std::vector<DatasetView>& data, const st
 
     std::vector<std::vector<double>> losses(static_cast<std::size_t>(count));
     for (auto& l : losses)
-        l.reserve(std::size_t(c.epochs));
+        l.reserve(std::size_t(c.epochs()));
     std::vector<char> running(static_cast<std::size_t>(count), 1);  // not diverged
     int left = count;
     train::LaneOptimizer optimizer(c.optimizer, parameters);
@@ -344,7 +363,7 @@ void GradientTrainer::fitReplicas(const std::vector<DatasetView>& data, const st
                 dst[i - offset[l]] = lane(w)[i * W + r];
         }
     };
-    for (int e = 0; e < c.epochs && left > 0 && !stop.stopRequested(); ++e) {
+    for (int e = 0; e < c.epochs() && left > 0 && !stop.stopRequested(); ++e) {
         const double lr = c.learningRateAt(e);
         // Each replica's own row order (fit()'s shuffle, its own generator), gathered.
         for (int r = 0; r < count; ++r) {

@@ -62,6 +62,8 @@ private:
     // fit() in the arithmetic of Scalar: double (the default) or float (precision "float32").
     template <class Scalar>
     void fitIn(const DatasetView& data, RunContext& ctx);
+    // The facts of a run: the network, the batch and loss used, float32, the held-out rows.
+    void recordRunFacts(RunContext& ctx, Eigen::Index batch, num::MlpLoss loss, Eigen::Index validationRows) const;
 
     GradientConfig m_config;
     std::vector<std::unique_ptr<Trainer>> m_replicas;  // fitReplicas()' results, taken by replica()

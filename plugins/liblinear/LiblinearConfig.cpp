@@ -49,6 +49,16 @@ const Solver* LiblinearConfig::solverNamed(const QString& name)
     return nullptr;
 }
 
+namespace {
+// Gives @p key of @p s its default search space (docs/parameters.md, "Default search spaces").
+void searched(ParamSchema& s, const char* key, const SearchSpace& space)
+{
+    if (!s.setSearch(QString::fromLatin1(key), space))
+        throw std::logic_error(std::string("liblinear: no parameter \"") + key + "\" to search");
+}
+
+} // namespace
+
 ParamSchema LiblinearConfig::schema(bool regression)
 {
     QStringList names, lines, defaults;
@@ -95,6 +105,8 @@ ParamSchema LiblinearConfig::schema(bool regression)
         schema.add(ParamSpec::real("svr_epsilon", QStringLiteral("SVR ε"), 0.1, 0.0, 1e6,
                                    QStringLiteral("Half-width of the ε-insensitive zone of the SVR loss "
                                                   "(liblinear-train -p).")));
+    // C, the one parameter of every solver (LIBLINEAR's own -C search: its regularisation path).
+    searched(schema, "c", SearchSpace::logUniform(1e-3, 1e3));
     return schema;
 }
 
@@ -104,26 +116,36 @@ LiblinearConfig LiblinearConfig::fromParams(bool regression, const QVariantMap& 
     c.regression = regression;
     const QString name = p.value("solver").toString();
     c.solver = solverNamed(name);
-    if (!c.solver || c.solver->regression != regression)
+    if (!c.solver)
         throw std::invalid_argument(
             QStringLiteral("parameter \"solver\": \"%1\" is not a %2 solver of LIBLINEAR")
                 .arg(name, regression ? "regression" : "classification")
                 .toStdString());
     c.c = p.value("c").toDouble();
-    const double tol = p.value("tolerance").toDouble();
-    c.tolerance = tol > 0 ? tol : c.solver->defaultTolerance;
+    c.givenTolerance = p.value("tolerance").toDouble();
+    c.tolerance = c.givenTolerance > 0 ? c.givenTolerance : c.solver->defaultTolerance;
     c.toleranceLadder = wrap::ToleranceLadder::fromParams(p, kLadderMin, kLadderMax);
-    if (!c.toleranceLadder.empty() && tol > 0)
-        throw std::invalid_argument(
-            QStringLiteral("parameter \"tolerance_ladder\": it replaces \"tolerance\" (each rung is one solve's "
-                           "tolerance), which is %1 here; leave \"tolerance\" at 0 with a ladder")
-                .arg(tol)
-                .toStdString());
     c.bias = p.value("bias_value").toDouble();
     if (c.bias < 0)
         c.bias = -1;
     c.svrEpsilon = regression ? p.value("svr_epsilon").toDouble() : 0.1;
+    c.check();
     return c;
+}
+
+void LiblinearConfig::check() const
+{
+    if (!solver || solver->regression != regression)
+        throw std::invalid_argument(QStringLiteral("parameter \"solver\": \"%1\" is not a %2 solver of LIBLINEAR")
+                                        .arg(QString::fromLatin1(solver ? solver->name : "none"),
+                                             regression ? "regression" : "classification")
+                                        .toStdString());
+    if (!toleranceLadder.empty() && givenTolerance > 0)
+        throw std::invalid_argument(
+            QStringLiteral("parameter \"tolerance_ladder\": it replaces \"tolerance\" (each rung is one solve's "
+                           "tolerance), which is %1 here; leave \"tolerance\" at 0 with a ladder")
+                .arg(givenTolerance)
+                .toStdString());
 }
 
 std::vector<double> LiblinearConfig::solveTolerances() const

@@ -39,6 +39,7 @@ struct LiblinearConfig {
     const Solver* solver = nullptr;
     double c = 1.0;          ///< C > 0
     double tolerance = 0.1;  ///< the stopping tolerance in effect (the solver's default for 0)
+    double givenTolerance = 0; ///< "tolerance" as given (0 = the solver's default)
     double bias = 1.0;       ///< the bias feature's value ("bias_value"); < 0 = no bias feature
     double svrEpsilon = 0.1; ///< SVR only: the ε-insensitive zone (liblinear-train -p)
     /// "tolerance_ladder": tolerances in strictly decreasing order, one complete solve from
@@ -66,6 +67,10 @@ struct LiblinearConfig {
     /// guards direct use), for a tolerance ladder that is not strictly decreasing, too long or
     /// out of range, and for a ladder given with a "tolerance" other than 0 (which it replaces).
     static LiblinearConfig fromParams(bool regression, const QVariantMap& params);
+    /// The one check of the combinations the schema cannot express (fromParams() calls it):
+    /// a solver of the other task, a ladder with a "tolerance" other than 0. Throws
+    /// std::invalid_argument naming the parameter and value.
+    void check() const;
 
     /// The tolerance of every solve of a run, in order: the ladder, or {tolerance}.
     std::vector<double> solveTolerances() const;

@@ -14,7 +14,14 @@ struct Kernel {
     const char* name;
     int type;
 };
-const Kernel kKernels[] = {{"linear", LINEAR}, {"polynomial", POLY}, {"rbf", RBF}, {"sigmoid", SIGMOID}};
+const Kernel kKernels[] = {{"linear", LINEAR}, {"polynomial", POLY}, {"gaussian", RBF}, {"sigmoid", SIGMOID}};
+
+// Gives @p key of @p s its default search space (docs/parameters.md, "Default search spaces").
+void searched(ParamSchema& s, const char* key, const SearchSpace& space)
+{
+    if (!s.setSearch(QString::fromLatin1(key), space))
+        throw std::logic_error(std::string("libsvm: no parameter \"") + key + "\" to search");
+}
 
 } // namespace
 
@@ -28,9 +35,12 @@ ParamSchema LibsvmConfig::schema(bool regression)
         kernels << QString::fromLatin1(k.name);
     ParamSchema s;
     s.add(ParamSpec::choice(
-        "kernel", QStringLiteral("Kernel"), kernels, "rbf",
+        "kernel", QStringLiteral("Kernel"), kernels, "gaussian",
         QStringLiteral("k(u, v) (svm-train -t): linear = u·v; polynomial = (γ·u·v + coef0)^degree; "
-                       "rbf = exp(−γ‖u − v‖²); sigmoid = tanh(γ·u·v + coef0).")));
+                       "gaussian = exp(−γ‖u − v‖²) (LIBSVM's RBF; γ = 1/(2σ²) for dsgd's and lsq's bandwidth "
+                       "σ); sigmoid = tanh(γ·u·v + coef0)."))
+              // One name per kernel across the plugins (docs/parameters.md): "gaussian", as dsgd's.
+              .withChoiceAliases({{QStringLiteral("rbf"), QStringLiteral("gaussian")}}));
     s.add(ParamSpec::real("c", QStringLiteral("C"), 1.0, 1e-8, 1e10,
                           QStringLiteral("Weight of the training errors against the margin (svm-train -c)."),
                           true));
@@ -71,6 +81,9 @@ ParamSchema LibsvmConfig::schema(bool regression)
         s.add(ParamSpec::real(
             "svr_epsilon", QStringLiteral("SVR ε"), 0.1, 0.0, 1e6,
             QStringLiteral("Half-width of the ε-insensitive zone of the loss (svm-train -p).")));
+    // C, the one parameter LIBSVM's guide tunes with every kernel (its grid: 2⁻⁵ … 2¹⁵). γ is
+    // not searched by default: it applies only with gamma_rule = value.
+    searched(s, "c", SearchSpace::logUniform(1e-2, 1e4));
     return s;
 }
 
@@ -99,17 +112,22 @@ LibsvmConfig LibsvmConfig::fromParams(bool regression, const QVariantMap& p)
     c.cacheMib = p.value("cache_mib").toDouble();
     c.tolerance = p.value("tolerance").toDouble();
     c.toleranceLadder = wrap::ToleranceLadder::fromParams(p, kToleranceMin, kToleranceMax);
-    if (!c.toleranceLadder.empty() && c.tolerance != kDefaultTolerance)
-        throw std::invalid_argument(
-            QStringLiteral("parameter \"tolerance_ladder\": it replaces \"tolerance\" (each rung is one solve's "
-                           "tolerance), which is %1 here; leave \"tolerance\" at its default %2 with a ladder")
-                .arg(c.tolerance)
-                .arg(kDefaultTolerance)
-                .toStdString());
     c.shrinking = p.value("shrinking").toBool();
     c.probability = p.value("probability").toBool();
     c.svrEpsilon = regression ? p.value("svr_epsilon").toDouble() : 0.1;
+    c.check();
     return c;
+}
+
+void LibsvmConfig::check() const
+{
+    if (!toleranceLadder.empty() && tolerance != kDefaultTolerance)
+        throw std::invalid_argument(
+            QStringLiteral("parameter \"tolerance_ladder\": it replaces \"tolerance\" (each rung is one solve's "
+                           "tolerance), which is %1 here; leave \"tolerance\" at its default %2 with a ladder")
+                .arg(tolerance)
+                .arg(kDefaultTolerance)
+                .toStdString());
 }
 
 std::vector<double> LibsvmConfig::solveTolerances() const

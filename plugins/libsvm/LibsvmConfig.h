@@ -28,7 +28,7 @@ enum class GammaRule {
 struct LibsvmConfig {
     bool regression = false;
     int kernel = 2; ///< LIBSVM's kernel_type: LINEAR 0, POLY 1, RBF 2, SIGMOID 3
-    QString kernelName = QStringLiteral("rbf");
+    QString kernelName = QStringLiteral("gaussian");
     double c = 1.0; ///< C > 0
     GammaRule gammaRule = GammaRule::InverseFeatures;
     double gamma = 1.0;       ///< GammaRule::Value only
@@ -59,6 +59,10 @@ struct LibsvmConfig {
     /// decreasing, too long or out of range, and for a ladder given with a "tolerance" other than
     /// its default (the ladder replaces it).
     static LibsvmConfig fromParams(bool regression, const QVariantMap& params);
+    /// The one check of the combinations the schema cannot express (fromParams() calls it): a
+    /// ladder with a "tolerance" other than its default. Throws std::invalid_argument naming
+    /// the parameter and value.
+    void check() const;
 
     /// The tolerance of every solve of a run, in order: the ladder, or {tolerance}.
     std::vector<double> solveTolerances() const;

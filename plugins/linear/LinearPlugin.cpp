@@ -12,7 +12,7 @@ QList<AlgorithmInfo> LinearPlugin::algorithms() const
     ridge.id = QStringLiteral("linear.ridge");
     ridge.name = QStringLiteral("Ridge least squares");
     ridge.description = QStringLiteral("Closed-form linear least squares with an optional ridge term; one-hot targets for "
-                                       "classification. An anytime curve by conjugate gradients with cg_ladder. Sparse "
+                                       "classification. An anytime curve by conjugate gradients with iteration_ladder. Sparse "
                                        "inputs: normal equations from the sparse rows, or conjugate gradients when wide.");
     ridge.citation = QStringLiteral("Agarwal et al., Least Squares Revisited, ICML 2014, Algorithm 1 (identity link)");
     ridge.schema = ParamSchema{
@@ -20,33 +20,43 @@ QList<AlgorithmInfo> LinearPlugin::algorithms() const
                         QStringLiteral("Absolute ridge added to the Gram diagonal (0 = plain least squares). Ignored "
                                        "when relative_ridge > 0."),
                         true),
-        ParamSpec::real("relative_ridge", QStringLiteral("Relative ridge"), 0.0, 0.0, 1e8,
+        // The range of bpls's and lsq's relative_ridge, the same quantity (docs/parameters.md):
+        // at 1 the ridge equals the Gram matrix's mean eigenvalue, a penalty that dominates the fit.
+        ParamSpec::real("relative_ridge", QStringLiteral("Relative ridge"), 0.0, 0.0, 1.0,
                         QStringLiteral("Ridge λ = relative_ridge·trace(XᵀX)/d, which does not depend on the data's "
                                        "units; 0 = off."),
                         true),
         ParamSpec::boolean("bias", QStringLiteral("Bias"), true, QStringLiteral("Append a constant-1 input column.")),
-        ParamSpec::intList("cg_ladder", QStringLiteral("CG ladder"), {}, 0, RidgeTrainer::maxCgRungs, 1,
+        // "iteration_ladder" beside LIBLINEAR's and LIBSVM's "tolerance_ladder": a ladder of
+        // what each rung lists (docs/parameters.md); formerly "cg_ladder".
+        ParamSpec::intList("iteration_ladder", QStringLiteral("Iteration ladder"), {}, 0, RidgeTrainer::maxCgRungs, 1,
                            RidgeTrainer::maxCgIterations,
                            QStringLiteral("An anytime curve of the same problem: conjugate gradients on the normal "
                                           "equations (CGLS, from 0) instead of the closed form, a checkpoint after "
                                           "each of these iteration counts (strictly increasing). Empty = the closed "
                                           "form, one checkpoint. Sparse inputs: the same curve on the sparse "
-                                          "rows.")),
+                                          "rows."))
+            .withAlias(QStringLiteral("cg_ladder")),
         ParamSpec::real("cg_tolerance", QStringLiteral("CG tolerance"), 1e-8, 1e-15, 0.1,
-                        QStringLiteral("Sparse inputs wider than %1 columns (with the bias) only, without cg_ladder: "
+                        QStringLiteral("Sparse inputs wider than %1 columns (with the bias) only, without iteration_ladder: "
                                        "conjugate gradients (never forming XᵀX) stop once ‖Aᵀ(y − Aw) − λw‖ ≤ this "
                                        "× ‖Aᵀy‖ for every output. Dense and narrower sparse inputs take the closed "
                                        "form and ignore it.")
                             .arg(RidgeTrainer::kNormalEquationsMaxWidth),
                         true),
-        ParamSpec::integer("cg_max_iterations", QStringLiteral("CG iterations at most"), 2000, 1,
+        // "iterations", the house's name of an iterative solver's cap (docs/parameters.md).
+        ParamSpec::integer("iterations", QStringLiteral("CG iterations at most"), 2000, 1,
                            RidgeTrainer::maxCgIterations,
-                           QStringLiteral("Sparse inputs wider than %1 columns only, without cg_ladder: the most "
+                           QStringLiteral("Sparse inputs wider than %1 columns only, without iteration_ladder: the most "
                                           "conjugate-gradient iterations (a checkpoint every %2); dense inputs ignore "
                                           "it.")
                                .arg(RidgeTrainer::kNormalEquationsMaxWidth)
-                               .arg(RidgeTrainer::kCgCheckpointEvery)),
+                               .arg(RidgeTrainer::kCgCheckpointEvery))
+            .withAlias(QStringLiteral("cg_max_iterations")),
     };
+    // A closed-form solver: one parameter, the scale-free ridge (the absolute one depends on the
+    // data's units, so no default range fits every data set).
+    ridge.schema.setSearch(QStringLiteral("relative_ridge"), SearchSpace::logUniform(1e-10, 1e-1));
     // Before the parameter names were unified: "lambda" and a flag "relative" that made it
     // relative. Old files keep running, with a note.
     ridge.schema.setUpgrader([](const QVariantMap& in, QStringList* notes) {
@@ -65,7 +75,7 @@ QList<AlgorithmInfo> LinearPlugin::algorithms() const
     });
     // One solve, one checkpoint; or CG's iteration count at the last checkpoint of the ladder.
     ridge.progress.compute = [](const QVariantMap& p) {
-        const QVariantList ladder = p.value(QStringLiteral("cg_ladder")).toList();
+        const QVariantList ladder = p.value(QStringLiteral("iteration_ladder")).toList();
         return ladder.isEmpty() ? 1.0 : ladder.last().toDouble();
     };
     return {ridge};

@@ -23,21 +23,21 @@ RidgeTrainer::RidgeTrainer(const QVariantMap& params)
     // Absent from parameter maps made before these keys existed: the schema's defaults.
     if (params.contains("cg_tolerance"))
         m_cgTolerance = params.value("cg_tolerance").toDouble();
-    if (params.contains("cg_max_iterations"))
-        m_cgMaxIterations = params.value("cg_max_iterations").toInt();
+    if (params.contains("iterations"))
+        m_cgMaxIterations = params.value("iterations").toInt();
     if (!(m_cgTolerance > 0) || !std::isfinite(m_cgTolerance))
         throw std::invalid_argument("parameter \"cg_tolerance\": must be a positive number, got " +
                                     std::to_string(m_cgTolerance));
     if (m_cgMaxIterations < 1 || m_cgMaxIterations > maxCgIterations)
-        throw std::invalid_argument("parameter \"cg_max_iterations\": " + std::to_string(m_cgMaxIterations) +
+        throw std::invalid_argument("parameter \"iterations\": " + std::to_string(m_cgMaxIterations) +
                                     " is outside [1, " + std::to_string(maxCgIterations) + "]");
-    const QVariantList ladder = params.value("cg_ladder").toList();
+    const QVariantList ladder = params.value("iteration_ladder").toList();
     QStringList shown;
     for (const QVariant& v : ladder)
         shown << v.toString();
     auto fail = [&](const QString& why) {
         return std::invalid_argument(
-            QStringLiteral("parameter \"cg_ladder\": [%1] %2").arg(shown.join(", "), why).toStdString());
+            QStringLiteral("parameter \"iteration_ladder\": [%1] %2").arg(shown.join(", "), why).toStdString());
     };
     if (ladder.size() > maxCgRungs)
         throw fail(QStringLiteral("has %1 counts, at most %2").arg(ladder.size()).arg(maxCgRungs));
@@ -276,8 +276,8 @@ void RidgeTrainer::fitSparseCg(const DatasetView& data, double squaredNorm, RunC
         ctx.record("cg_converged", converged);
         const bool last = converged || cg.iterations() >= m_cgMaxIterations;
         if (last && !converged)
-            ctx.log(QStringLiteral("linear: CG stopped after cg_max_iterations = %1 iterations at relative residual "
-                                   "%2 (cg_tolerance = %3); raise cg_max_iterations or the ridge")
+            ctx.log(QStringLiteral("linear: CG stopped at its cap, iterations = %1, at relative residual "
+                                   "%2 (cg_tolerance = %3); raise iterations or the ridge")
                         .arg(m_cgMaxIterations)
                         .arg(cg.relativeNormalResidual(), 0, 'g', 3)
                         .arg(m_cgTolerance, 0, 'g', 3));

@@ -11,12 +11,12 @@ namespace tb::linear {
 
 /// Ridge least squares W = (XᵀX + λI)⁻¹XᵀY with an optional bias column; regression outputs
 /// or one-hot class scores. Parameters (see LinearPlugin::algorithms()): ridge, relative_ridge,
-/// bias, cg_ladder, and for wide sparse inputs cg_tolerance and cg_max_iterations.
+/// bias, iteration_ladder, and for wide sparse inputs cg_tolerance and iterations.
 ///
 /// Without a ladder (the default): the closed form (tb::num::solveLeastSquares: Gram matrix,
 /// Cholesky or the eigen fallback), one checkpoint at epoch 1.
 ///
-/// With "cg_ladder" = [m₁ < m₂ < …]: an anytime curve of the same problem. The closed form has
+/// With "iteration_ladder" = [m₁ < m₂ < …]: an anytime curve of the same problem. The closed form has
 /// no intermediate model, and re-solving it on fewer rows would answer another question (less
 /// data), so the problem is solved by conjugate gradients on the normal equations
 /// (tb::num::CgLeastSquares, CGLS: never forms XᵀX) from W = 0, with a checkpoint after mᵢ
@@ -38,7 +38,7 @@ namespace tb::linear {
 ///    accumulated from the sparse rows (Σᵢ nnzᵢ²/2 multiply-adds, a dense (d+1)² matrix of at
 ///    most 128 MiB) and factorised as on dense data, one checkpoint at epoch 1;
 ///  - without one, when wider: CGLS from 0 until the relative normal-equation residual is at
-///    most cg_tolerance or cg_max_iterations are done, a checkpoint every kCgCheckpointEvery
+///    most cg_tolerance or iterations are done, a checkpoint every kCgCheckpointEvery
 ///    iterations at epoch = iterations done (Stop is answered there and between row blocks).
 ///    Facts "solver", "ridge_used", "cg_iterations", "cg_relative_residual", "cg_converged",
 ///    "cg_first_checkpoint_seconds" (what predictCost()'s "scope" covers: the iteration count is
@@ -47,7 +47,7 @@ namespace tb::linear {
 /// Not thread-safe (one run, one thread), as Trainer requires.
 class RidgeTrainer final : public SparseTrainer {
 public:
-    /// Throws std::invalid_argument naming "cg_ladder" when it is not strictly increasing or
+    /// Throws std::invalid_argument naming "iteration_ladder" when it is not strictly increasing or
     /// holds a count outside [1, maxCgIterations] (the schema checks the count of values).
     explicit RidgeTrainer(const QVariantMap& params);
     /// A new trainer of this configuration: the parameters read and checked once (the

@@ -79,6 +79,13 @@ void addGlsStepParams(ParamSchema& s, bool inner)
                                             "2p); 0 = all rows.")));
 }
 
+// Gives @p key of @p s its default search space (docs/parameters.md, "Default search spaces").
+void searched(ParamSchema& s, const char* key, const SearchSpace& space)
+{
+    if (!s.setSearch(QString::fromLatin1(key), space))
+        throw std::logic_error(std::string("lsq: no parameter \"") + key + "\" to search");
+}
+
 } // namespace
 
 QString featuresName(const FeatureConfig& f)
@@ -138,6 +145,11 @@ ParamSchema LsqConfig::schema(Algorithm a)
                                  QStringLiteral("Record the eigenvalues of the feature covariance Σ̂ (stagewise: of "
                                                 "the first block) as the fact \"feature_spectrum\" (paper Fig. 1b); "
                                                 "costs an eigendecomposition, ≈ 4p³ flops.")));
+    // A closed-form-like solver: its regulariser; stagewise also the bandwidth of its
+    // random features (gls and calibrated default to the raw inputs, which have none).
+    searched(s, "relative_ridge", SearchSpace::logUniform(1e-10, 1e-2));
+    if (a == Algorithm::Stagewise)
+        searched(s, "bandwidth", SearchSpace::logUniform(0.1, 10.0));
     return s;
 }
 
@@ -160,17 +172,6 @@ LsqConfig LsqConfig::fromParams(const QVariantMap& p, Algorithm a)
                                                                              : train::Precision::Mixed;
     c.ridge = p.value("ridge").toDouble();
     c.relativeRidge = p.value("relative_ridge").toDouble();
-    if (!(c.features.bandwidth > 0))
-        throw std::invalid_argument("lsq: parameter \"bandwidth\" must be > 0, got " +
-                                    std::to_string(c.features.bandwidth));
-    if (!c.features.raw && c.features.count < 1)
-        throw std::invalid_argument("lsq: parameter \"" +
-                                    std::string(a == Algorithm::Stagewise ? "block_size" : "feature_count") +
-                                    "\" must be at least 1");
-    if (!c.features.raw && c.features.kind == train::FeatureKind::GaussianCosSin && c.features.count % 2 != 0)
-        throw std::invalid_argument(
-            "lsq: parameter \"" + std::string(a == Algorithm::Stagewise ? "block_size" : "feature_count") + "\" (" +
-            std::to_string(c.features.count) + ") must be even with random_features = gaussian_cos_sin (cos/sin pairs)");
     switch (a) {
     case Algorithm::Gls: {
         const QString link = p.value("link").toString();
@@ -204,7 +205,20 @@ LsqConfig LsqConfig::fromParams(const QVariantMap& p, Algorithm a)
         c.sigmaRows = p.value("sigma_rows").toLongLong();
         c.recordSpectrum = p.value("record_spectrum").toBool();
     }
+    c.check();
     return c;
+}
+
+void LsqConfig::check() const
+{
+    const std::string countKey = algorithm == Algorithm::Stagewise ? "block_size" : "feature_count";
+    if (!(features.bandwidth > 0))
+        throw std::invalid_argument("lsq: parameter \"bandwidth\" must be > 0, got " + std::to_string(features.bandwidth));
+    if (!features.raw && features.count < 1)
+        throw std::invalid_argument("lsq: parameter \"" + countKey + "\" must be at least 1");
+    if (!features.raw && features.kind == train::FeatureKind::GaussianCosSin && features.count % 2 != 0)
+        throw std::invalid_argument("lsq: parameter \"" + countKey + "\" (" + std::to_string(features.count) +
+                                    ") must be even with random_features = gaussian_cos_sin (cos/sin pairs)");
 }
 
 } // namespace tb::lsq

@@ -73,6 +73,10 @@ struct LsqConfig {
     static ParamSchema schema(Algorithm algorithm);
     /// A config from parameters already normalised by schema(@p algorithm).
     static LsqConfig fromParams(const QVariantMap& params, Algorithm algorithm);
+    /// The one check of the combinations the schema cannot express (fromParams() calls it): a
+    /// non-positive bandwidth or feature count, an odd count of cos/sin features. Throws
+    /// std::invalid_argument naming the parameter and value.
+    void check() const;
 
 };
 

@@ -68,6 +68,26 @@ public:
         return nullptr;
     }
 
+    /// The spec with this key, to adjust after a shared block declared it (e.g. an algorithm's
+    /// default search space, ParamSpec::search, on a key of the optimizer block), or nullptr.
+    ParamSpec* findMutable(const QString& key)
+    {
+        for (auto& s : m_specs)
+            if (s.key == key)
+                return &s;
+        return nullptr;
+    }
+
+    /// Gives @p key the default search space @p space (ParamSpec::search); false when the schema
+    /// has no such key.
+    bool setSearch(const QString& key, const SearchSpace& space)
+    {
+        ParamSpec* s = findMutable(key);
+        if (s)
+            s->search = space;
+        return s != nullptr;
+    }
+
     /// Every key that has a default, at its default.
     QVariantMap defaults() const
     {

@@ -460,7 +460,7 @@ private Q_SLOTS:
         }
         // Conjugate-gradient iterates of ridge: an iterate's cost is the run's time up to it (no
         // restarts): cumulative, non-decreasing times.
-        const RunResult cg = Runner(m_reg, nullptr).execute(job("linear.ridge", {{"cg_ladder", QVariantList{1, 2, 5}}}), stop);
+        const RunResult cg = Runner(m_reg, nullptr).execute(job("linear.ridge", {{"iteration_ladder", QVariantList{1, 2, 5}}}), stop);
         QVERIFY2(cg.status == RunStatus::Finished, qPrintable(cg.error));
         QCOMPARE(cg.points.size(), 3);
         QVERIFY(!cg.info.contains("clock_restarts"));

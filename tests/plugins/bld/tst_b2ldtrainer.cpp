@@ -95,7 +95,7 @@ private Q_SLOTS:
         QFETCH(QString, solve);
         const auto p = bldtest::teacher(200, 3, 2, 5);
         const QVariantMap params{{"hidden", QVariantList{8}}, {"sweeps", 1}, {"output_solve", solve},
-                                 {"block_iterations", 2000}, {"block_tolerance", 1e-12}, {"relative_ridge", 0.5}};
+                                 {"inner_iterations", 2000}, {"block_tolerance", 1e-12}, {"relative_ridge", 0.5}};
         B2ldTrainer t(bldtest::config(Algorithm::B2ld, params));
         TestRunContext ctx(11);
         Eigen::MatrixXd first, hidden;
@@ -263,7 +263,7 @@ private Q_SLOTS:
         // counted, no update is, and the work after Stop is within the promise
         // (tests/support/StopMeter.h).
         static const auto p = bldtest::teacher(30000, 20, 1, 12);
-        B2ldTrainer t(bldtest::config(Algorithm::B2ld, {{"hidden", QVariantList{200}}, {"block_iterations", 1000000},
+        B2ldTrainer t(bldtest::config(Algorithm::B2ld, {{"hidden", QVariantList{200}}, {"inner_iterations", 1000000},
                                                         {"block_tolerance", 0.0}, {"order", "forward"}}));
         TestRunContext ctx(1, 2);
         const auto r = runAndStop(ctx.stopSource(), StopWhen{.cpuMs = 1200}, [&] {

@@ -123,7 +123,7 @@ private Q_SLOTS:
     {
         const tb::ParamSchema s = BldConfig::schema(Algorithm::B2ld);
         QVERIFY(s.validate({{"order", "sideways"}}).contains("order"));
-        QVERIFY(s.validate({{"block_iterations", 0}}).contains("block_iterations"));
+        QVERIFY(s.validate({{"inner_iterations", 0}}).contains("inner_iterations"));
         QVERIFY(s.validate({{"armijo_gamma", 0.9}}).contains("armijo_gamma"));
         QVERIFY(s.validate({{"epochs", 3}}).contains("epochs")); // a BLInG key
         QVERIFY(BldConfig::schema(Algorithm::Bling).validate({{"order", "random"}}).contains("order"));

@@ -31,6 +31,7 @@
 #include <QtTest>
 #include <LabelledSets.h>
 #include <StopMeter.h>
+#include <cmath>
 #include <mutex>
 #include <random>
 #include <tbb/task_arena.h>
@@ -277,6 +278,30 @@ private:
     std::mutex m_mutex;
     bool m_seen = false;
 };
+
+// The keys docs/parameters.md lists: the backquoted words of the first cell of every table row
+// ("| `ridge` | …"). An empty set and @p error when the file cannot be read or lists nothing.
+QSet<QString> glossaryKeys(const QString& path, QString* error)
+{
+    QFile f(path);
+    if (!f.open(QIODevice::ReadOnly | QIODevice::Text)) {
+        *error = path + ": " + f.errorString();
+        return {};
+    }
+    QSet<QString> keys;
+    const QRegularExpression word(QStringLiteral("`([a-z_][a-z0-9_]*)`"));
+    const QStringList lines = QString::fromUtf8(f.readAll()).split(QLatin1Char('\n'));
+    for (const QString& line : lines) {
+        if (!line.startsWith(QLatin1String("| `")))
+            continue;
+        const QString firstCell = line.section(QLatin1Char('|'), 1, 1);
+        for (auto it = word.globalMatch(firstCell); it.hasNext();)
+            keys.insert(it.next().captured(1));
+    }
+    if (keys.isEmpty())
+        *error = path + ": no table row names a key";
+    return keys;
+}
 
 } // namespace
 
@@ -590,6 +615,93 @@ private Q_SLOTS:
               r.last.testAccuracy, d.minAccuracy, qPrintable(d.source));
         QVERIFY2(r.last.trainAccuracy >= d.minAccuracy,
                  qPrintable(QString("training accuracy %1 < %2").arg(r.last.trainAccuracy).arg(d.minAccuracy)));
+    }
+
+    // Issue 44, item 3: docs/parameters.md, the glossary, lists every key an algorithm exposes —
+    // a new key is a new word, and the glossary says what it means before a plugin ships it.
+    void glossaryListsEveryKey()
+    {
+        const QString path = QStringLiteral(TB_SOURCE_DIR "/docs/parameters.md");
+        QString error;
+        const QSet<QString> listed = glossaryKeys(path, &error);
+        QVERIFY2(error.isEmpty(), qPrintable(error));
+        QStringList missing;
+        for (const AlgorithmEntry& e : m_reg.algorithms())
+            for (const ParamSpec& s : e.info.schema.specs())
+                if (!listed.contains(s.key))
+                    missing << QStringLiteral("%1: parameter \"%2\"").arg(e.info.id, s.key);
+        QVERIFY2(missing.isEmpty(), qPrintable(path + " does not list " + missing.join(QStringLiteral("; "))));
+    }
+
+    // Issue 44, item 6: a default search space lies inside its parameter's schema: log kinds
+    // above 0, integer kinds on integer parameters, every end (and every choice) accepted by
+    // normalise(), and the algorithm created with all of them at their low and at their high
+    // ends (so combinations that fromParams() checks, e.g. dsgd's θ·ν < 1, hold in the corners).
+    void searchSpacesLieInTheSchema_data() { addAlgorithmRows(); }
+    void searchSpacesLieInTheSchema()
+    {
+        QFETCH(QString, id);
+        const ParamSchema& schema = entry(id).info.schema;
+        QVariantMap lows, highs;
+        int searched = 0;
+        for (const ParamSpec& s : schema.specs()) {
+            const SearchSpace& space = s.search;
+            if (!space.isSet())
+                continue;
+            ++searched;
+            const QString where = id + "." + s.key + " (" + SearchSpace::kindName(space.kind) + ")";
+            QVariantList values;
+            switch (space.kind) {
+            case SearchSpace::Kind::None:
+                break;
+            case SearchSpace::Kind::LogUniform:
+            case SearchSpace::Kind::LogInteger:
+                QVERIFY2(space.low > 0, qPrintable(where + QString(": log bounds must be > 0, low is %1").arg(space.low)));
+                [[fallthrough]];
+            case SearchSpace::Kind::Uniform:
+            case SearchSpace::Kind::Integer: {
+                QVERIFY2(std::isfinite(space.low) && std::isfinite(space.high) && space.low < space.high,
+                         qPrintable(where + QString(": expected finite low < high, got [%1, %2]").arg(space.low).arg(space.high)));
+                const bool integer = space.kind == SearchSpace::Kind::Integer || space.kind == SearchSpace::Kind::LogInteger;
+                QVERIFY2(integer == (s.type == ParamType::Int),
+                         qPrintable(where + ": integer kinds for integer parameters, real kinds for real ones"));
+                if (integer) {
+                    QVERIFY2(space.low == std::floor(space.low) && space.high == std::floor(space.high),
+                             qPrintable(where + ": integer bounds expected"));
+                    values << QVariant(qlonglong(space.low)) << QVariant(qlonglong(space.high));
+                } else {
+                    values << QVariant(space.low) << QVariant(space.high);
+                }
+                lows.insert(s.key, values.first());
+                highs.insert(s.key, values.last());
+                break;
+            }
+            case SearchSpace::Kind::Choice:
+                QVERIFY2(!space.choices.isEmpty(), qPrintable(where + ": no choices"));
+                values = space.choices;
+                lows.insert(s.key, values.first());
+                highs.insert(s.key, values.last());
+                break;
+            }
+            for (const QVariant& v : values) {
+                QString err;
+                QVERIFY2(schema.normalise({{s.key, v}}, &err),
+                         qPrintable(where + ": " + ParamSchema::describe(v) + " is outside the schema: " + err));
+            }
+        }
+        QVERIFY2(searched > 0, qPrintable(id + ": no default search space (docs/parameters.md, \"Default search spaces\")"));
+        for (const QVariantMap& corner : {lows, highs}) {
+            QString err;
+            const auto p = schema.normalise(corner, &err);
+            QVERIFY2(p, qPrintable(id + ": the search space's corner is refused: " + err));
+            try {
+                QVERIFY(m_reg.create(id, *p));
+            } catch (const std::exception& ex) {
+                QFAIL(qPrintable(id + ": create() refused the search space's corner " +
+                                 ParamSchema::describe(QVariant(corner.keys())) + ": " + ex.what()));
+            }
+        }
+        qInfo("%s: %d parameters searched", qPrintable(id), searched);
     }
 };
 

@@ -61,7 +61,7 @@ Mlp referenceRun(const GradientConfig& c, const Eigen::MatrixXd& x, const Eigen:
     tb::num::MlpWorkspace ws;
     std::vector<Eigen::MatrixXd> g = net.zeroGradients();
     const Eigen::Index n = x.rows(), b = std::min<Eigen::Index>(c.batchSize, n);
-    for (int e = 0; e < c.epochs; ++e) {
+    for (int e = 0; e < c.epochs(); ++e) {
         if (resetStateEachEpoch)
             opt = std::make_unique<Optimizer>(c.optimizer, net.parameterCount());
         for (Eigen::Index s = 0; s < n; s += b) {
@@ -97,7 +97,7 @@ std::pair<Mlp, std::vector<double>> loopRun(const GradientConfig& c, const Eigen
     std::iota(order.begin(), order.end(), Eigen::Index(0));
     std::mt19937_64 gen(tb::deriveSeed(seed, kSeedShuffle));
     std::vector<double> losses;
-    for (int e = 0; e < c.epochs; ++e) {
+    for (int e = 0; e < c.epochs(); ++e) {
         tb::train::shuffle(order, gen);
         double sum = 0, rows = 0;
         for (Eigen::Index s = 0; s < n; s += b) {
@@ -723,10 +723,11 @@ private Q_SLOTS:
             QVERIFY(s.find("ridge")->aliases.contains("weight_decay"));  // its name before plugin 1.1.0
             // What a run without parameters uses: the BPLS paper's network and initialisation.
             const GradientConfig c = config(id, {});
-            QCOMPARE(c.hidden, std::vector<Eigen::Index>{50});
-            QCOMPARE(c.activation, tb::num::Activation::Sigmoid);
-            QCOMPARE(c.initLow, -1.0);
-            QCOMPARE(c.initHigh, 1.0);
+            QCOMPARE(c.hiddenWidths(), std::vector<Eigen::Index>{50});
+            QCOMPARE(c.hiddenActivation(), tb::num::Activation::Sigmoid);
+            QCOMPARE(c.network.initLow, -1.0);
+            QCOMPARE(c.network.initHigh, 1.0);
+            QVERIFY(!c.network.glorot);
             QVERIFY(c.network.bias && c.network.hiddenBias && !c.output);
             QCOMPARE(c.weightDecay, 0.0);
         }

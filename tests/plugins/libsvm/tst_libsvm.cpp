@@ -70,7 +70,7 @@ private Q_SLOTS:
         QTest::addColumn<QVariantMap>("params");
         QTest::newRow("linear") << QVariantMap{{"kernel", "linear"}, {"c", 100.0}};
         QTest::newRow("polynomial") << QVariantMap{{"kernel", "polynomial"}, {"coef0", 1.0}, {"c", 100.0}};
-        QTest::newRow("rbf") << QVariantMap{{"kernel", "rbf"}, {"c", 100.0}};
+        QTest::newRow("rbf") << QVariantMap{{"kernel", "gaussian"}, {"c", 100.0}};
         // tanh(γ·u·v) with a small γ is nearly γ·u·v: a near-linear kernel, given a large C.
         QTest::newRow("sigmoid") << QVariantMap{
             {"kernel", "sigmoid"}, {"gamma_rule", "value"}, {"gamma", 0.01}, {"c", 1e4}};
@@ -383,11 +383,11 @@ private Q_SLOTS:
         QTest::addColumn<QVariantMap>("params");
         QTest::newRow("linear") << false << QVariantMap{{"kernel", "linear"}};
         QTest::newRow("polynomial") << false << QVariantMap{{"kernel", "polynomial"}, {"coef0", 1.0}};
-        QTest::newRow("rbf") << false << QVariantMap{{"kernel", "rbf"}, {"c", 10.0}};
+        QTest::newRow("rbf") << false << QVariantMap{{"kernel", "gaussian"}, {"c", 10.0}};
         QTest::newRow("sigmoid") << false << QVariantMap{{"kernel", "sigmoid"}};
         // The probability model's cross-validation draws from rand(), seeded by the run.
-        QTest::newRow("rbf probability") << false << QVariantMap{{"kernel", "rbf"}, {"probability", true}};
-        QTest::newRow("svr rbf") << true << QVariantMap{{"kernel", "rbf"}, {"svr_epsilon", 0.01}};
+        QTest::newRow("rbf probability") << false << QVariantMap{{"kernel", "gaussian"}, {"probability", true}};
+        QTest::newRow("svr rbf") << true << QVariantMap{{"kernel", "gaussian"}, {"svr_epsilon", 0.01}};
     }
     void sparseAndDenseGiveTheSameModel()
     {

@@ -25,7 +25,7 @@ namespace {
 QVariantMap params(double ridge, bool bias, QVariantList ladder = {}, double relative = 0.0)
 {
     return QVariantMap{{"ridge", ridge},      {"relative_ridge", relative}, {"bias", bias},
-                       {"cg_ladder", ladder}, {"cg_tolerance", 1e-8},       {"cg_max_iterations", 2000}};
+                       {"iteration_ladder", ladder}, {"cg_tolerance", 1e-8},       {"iterations", 2000}};
 }
 
 Eigen::MatrixXd targets(const SparseMatrix& x, Eigen::Index k, double noise, std::uint64_t seed,
@@ -250,7 +250,7 @@ private Q_SLOTS:
         QVERIFY2(relativeDifference(pg, pd) < 1e-6, qPrintable(QString::number(relativeDifference(pg, pd))));
     }
 
-    // CG that reaches cg_max_iterations before cg_tolerance ends there with its model, says so in
+    // CG that reaches iterations before cg_tolerance ends there with its model, says so in
     // the log (naming both parameters) and records that it did not converge.
     void iterationCapIsReported()
     {
@@ -259,7 +259,7 @@ private Q_SLOTS:
         const Eigen::MatrixXd y = targets(x, 1, 0.1, 72, 0);
         QVariantMap p = params(0.0, true);
         p["cg_tolerance"] = 1e-15;
-        p["cg_max_iterations"] = 15;
+        p["iterations"] = 15;
         RidgeTrainer t(p);
         testing::TestRunContext ctx(1, 2);
         Eigen::MatrixXd none(n, 0);
@@ -270,7 +270,7 @@ private Q_SLOTS:
         QCOMPARE(ctx.checkpoints.back().epoch, 15.0);
         QVERIFY(!ctx.records.value("cg_converged").toBool());
         const QString log = ctx.logs.join("\n");
-        QVERIFY2(log.contains("cg_max_iterations") && log.contains("cg_tolerance"), qPrintable(log));
+        QVERIFY2(log.contains("iterations") && log.contains("cg_tolerance"), qPrintable(log));
         QVERIFY(t.predictSparse(x.topRows(3)).allFinite());
     }
 
@@ -305,7 +305,7 @@ private Q_SLOTS:
         p["cg_tolerance"] = 0.0;
         QVERIFY_THROWS_EXCEPTION(std::invalid_argument, RidgeTrainer{p});
         p = params(0.1, true);
-        p["cg_max_iterations"] = 0;
+        p["iterations"] = 0;
         QVERIFY_THROWS_EXCEPTION(std::invalid_argument, RidgeTrainer{p});
     }
 

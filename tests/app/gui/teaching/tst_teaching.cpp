@@ -309,7 +309,7 @@ private Q_SLOTS:
         view.setAlgorithms("gradient.sgd", "gradient.sgd");
         view.setPace(0);
         for (int i = 0; i < 2; ++i)
-            view.form(i)->setValues({{"lr", 10.0}, {"output_activation", "identity"}, {"loss", "squared_error"}, {"epochs", 1000}});
+            view.form(i)->setValues({{"lr", 10.0}, {"output_activation", "identity"}, {"loss", "squared"}, {"epochs", 1000}});
         QSignalSpy done(&view, &TeachingView::finished);
         view.train();
         QTRY_COMPARE_WITH_TIMEOUT(done.count(), 2, 30000);

@@ -1,0 +1,228 @@
+// One ridge, one minimiser (issue 44, item 3): one small linear least-squares problem trained by
+// every plugin algorithm that takes "ridge" and can express a linear model, each given the value
+// that docs/parameters.md ("Regularisation") says means the same penalty in it, must reach the
+// closed-form minimiser of the glossary's objective
+//     F(w) = (1/n)·Σᵢ ½(xᵢᵀw − yᵢ)² + r·‖w‖²,   i.e.   (XᵀX + 2n·r·I)·w = Xᵀy,
+// computed here with Eigen. The problem has no intercept ("bias": false everywhere), so the
+// plugins' different treatment of a bias (lsq leaves its bias feature out of the penalty, the
+// others penalise it) does not enter. If a plugin's ridge changes meaning, or the glossary's
+// factor is wrong, its predictions move off the minimiser by far more than the tolerances.
+//
+// Algorithms that take "ridge" but cannot express this model, and why:
+//  - gradient.adagrad, gradient.rmsprop, gradient.adam: per-coordinate adaptive steps with a
+//    constant rate end within a rate-sized neighbourhood of the minimiser, not at it;
+//  - bld.bling, bld.ig: incremental minibatch steps with a diminishing step (a stochastic
+//    approximation, no convergence to 1e-6 in a test's time);
+//  - lsq.calibrated: adds a calibration basis of powers of the predictions (not linear);
+//  - lsq.stagewise: fits blocks of features one after the other against the residual, which is
+//    not the joint ridge minimiser over all features;
+//  - dsgd.* (doubly_stochastic, preconditioned, random_features_sgd, kernel_ridge): kernels
+//    (Gaussian, Laplace) and their random features only; no linear kernel.
+// bld.b2ld with no hidden layer is one block solved by L-BFGS, like bld.lbfgs: covered by it.
+#include <PluginRegistry.h>
+
+#include <Eigen/Cholesky>
+#include <Eigen/QR>
+
+#include <LabelledSets.h>
+#include <QtTest>
+#include <random>
+#include <trainbench/testing/TestRunContext.h>
+
+using namespace tb;
+
+namespace {
+
+constexpr Eigen::Index kRows = 200;
+constexpr Eigen::Index kInputs = 5;
+constexpr double kRidge = 0.1;  // r of the glossary's F
+
+struct Problem {
+    Eigen::MatrixXd x, y, probe;  // training inputs and targets; a fixed set of inputs to compare predictions on
+};
+
+// y = x·β + N(0, 0.1²)-ish noise, x ~ U[−1, 1]⁵, seeded.
+Problem makeProblem()
+{
+    std::mt19937_64 gen(20261201);
+    Problem p;
+    Eigen::VectorXd beta(kInputs);
+    beta << 1.0, -2.0, 0.5, 3.0, -1.5;
+    p.x.resize(kRows, kInputs);
+    for (Eigen::Index i = 0; i < p.x.size(); ++i)
+        p.x.data()[i] = testsupport::uniformPm1(gen);
+    p.y = p.x * beta;
+    for (Eigen::Index i = 0; i < p.y.size(); ++i)
+        p.y.data()[i] += 0.1 * std::sqrt(3.0) * testsupport::uniformPm1(gen);
+    p.probe.resize(50, kInputs);
+    for (Eigen::Index i = 0; i < p.probe.size(); ++i)
+        p.probe.data()[i] = 2.0 * testsupport::uniformPm1(gen);
+    return p;
+}
+
+// One algorithm's run: its parameters for the common ridge r (by the glossary's factor) and the
+// relative tolerance on the predictions its solver reaches.
+struct Case {
+    QString id;
+    QVariantMap params;
+    double tolerance;
+};
+
+QList<Case> cases()
+{
+    const double n = double(kRows);
+    const QVariantList none;  // no hidden layer: a linear model
+    // Closed forms (a Cholesky solve of a well-conditioned 5×5 system) agree with Eigen's to
+    // rounding: 1e-9 relative leaves room for another order of summation in the Gram. The
+    // iterative solvers are run to a gradient norm of 1e-10 (L-BFGS) or for enough full-batch
+    // steps to contract the error far below it (gradient descent on F, whose Hessian
+    // XᵀX/n + 2r·I has eigenvalues in about [0.4, 0.8] here); they converge to ~1e-6 relative
+    // or better, so 1e-6.
+    return {
+        // linear.ridge: λ on the Gram diagonal of ½‖Xw − y‖² → λ = 2n·r.
+        {"linear.ridge", {{"ridge", 2 * n * kRidge}, {"relative_ridge", 0.0}, {"bias", false}}, 1e-9},
+        // lsq.gls: λ on Σ̂ = XᵀX/n, objective mean ½ loss + (λ/2)‖W‖² → λ = 2r; identity link with
+        // L = 1: its first iteration is the ridge solution.
+        {"lsq.gls",
+         {{"ridge", 2 * kRidge},
+          {"relative_ridge", 0.0},
+          {"bias", false},
+          {"random_features", "raw"},
+          {"link", "identity"},
+          {"precision", "double"},
+          {"iterations", 1}},
+         1e-9},
+        // bpls.regress with no hidden layer: the output layer's least-squares solve, λ on its
+        // Gram diagonal → λ = 2n·r.
+        {"bpls.regress",
+         {{"ridge", 2 * n * kRidge},
+          {"relative_ridge", 0.0},
+          {"bias", false},
+          {"hidden", none},
+          {"output_activation", "identity"},
+          {"precision", "double"}},
+         1e-9},
+        // gradient.*: mean ½ squared error + (λ/2)‖w‖² → λ = 2r.
+        {"gradient.lbfgs",
+         {{"ridge", 2 * kRidge},
+          {"bias", false},
+          {"hidden", none},
+          {"output_activation", "identity"},
+          {"loss", "squared"},
+          {"iterations", 1000},
+          {"gradient_tolerance", 1e-10},
+          {"gradient_test", "absolute"}},
+         1e-6},
+        {"gradient.sgd",
+         {{"ridge", 2 * kRidge},
+          {"bias", false},
+          {"hidden", none},
+          {"output_activation", "identity"},
+          {"loss", "squared"},
+          {"batch_size", qlonglong(kRows)},
+          {"shuffle", false},
+          {"lr", 1.0},
+          {"epochs", 300}},
+         1e-6},
+        {"gradient.momentum",
+         {{"ridge", 2 * kRidge},
+          {"bias", false},
+          {"hidden", none},
+          {"output_activation", "identity"},
+          {"loss", "squared"},
+          {"batch_size", qlonglong(kRows)},
+          {"shuffle", false},
+          {"lr", 0.5},
+          {"momentum", 0.5},
+          {"epochs", 300}},
+         1e-6},
+        {"gradient.nag",
+         {{"ridge", 2 * kRidge},
+          {"bias", false},
+          {"hidden", none},
+          {"output_activation", "identity"},
+          {"loss", "squared"},
+          {"batch_size", qlonglong(kRows)},
+          {"shuffle", false},
+          {"lr", 0.5},
+          {"momentum", 0.5},
+          {"epochs", 300}},
+         1e-6},
+        // bld.*: (1/n)Σ‖y − f‖² + ρ‖w‖², twice the common loss → ρ = 2r.
+        {"bld.lbfgs",
+         {{"ridge", 2 * kRidge},
+          {"mean_square_ridge", 0.0},
+          {"bias", false},
+          {"hidden", none},
+          {"output_activation", "identity"},
+          {"iterations", 1000},
+          {"gradient_tolerance", 1e-10},
+          {"gradient_test", "absolute"},
+          {"relative_decrease", 0.0}},
+         1e-6},
+    };
+}
+
+} // namespace
+
+class TestOneRidge : public QObject {
+    Q_OBJECT
+    PluginRegistry m_reg;
+    Problem m_problem;
+    Eigen::MatrixXd m_expected;  // the minimiser's predictions on the probe inputs
+
+private Q_SLOTS:
+    void initTestCase()
+    {
+        m_reg.scan({TB_PLUGIN_BUILD_DIR});
+        m_problem = makeProblem();
+        const Eigen::MatrixXd& x = m_problem.x;
+        Eigen::MatrixXd g = x.transpose() * x;
+        g.diagonal().array() += 2.0 * double(kRows) * kRidge;
+        const Eigen::MatrixXd w = g.llt().solve(x.transpose() * m_problem.y);
+        m_expected = m_problem.probe * w;
+        // The penalty must matter, or any least-squares solver would pass: the unregularised
+        // minimiser predicts visibly differently.
+        const Eigen::MatrixXd plain = x.colPivHouseholderQr().solve(m_problem.y);
+        QVERIFY((m_problem.probe * plain - m_expected).norm() > 1e-2 * m_expected.norm());
+    }
+
+    void sameMinimiser_data()
+    {
+        QTest::addColumn<int>("index");
+        const QList<Case> all = cases();
+        for (int i = 0; i < all.size(); ++i)
+            QTest::newRow(qPrintable(all[i].id)) << i;
+    }
+
+    void sameMinimiser()
+    {
+        QFETCH(int, index);
+        const Case c = cases()[index];
+        QVERIFY2(m_reg.algorithm(c.id), qPrintable(c.id + " is not built"));
+        std::unique_ptr<Trainer> t;
+        try {
+            t = m_reg.create(c.id, c.params);
+        } catch (const std::exception& ex) {
+            QFAIL(qPrintable(c.id + ": " + ex.what()));
+        }
+        testing::TestRunContext ctx(7, 1);
+        t->fit(DatasetView(m_problem.x, m_problem.y, Task::Regression), ctx);
+        const Eigen::MatrixXd got = t->predict(m_problem.probe);
+        QCOMPARE(got.rows(), m_expected.rows());
+        const double relative = (got - m_expected).norm() / m_expected.norm();
+        qInfo("%s: relative distance to the ridge minimiser %.2e (tolerance %.0e)", qPrintable(c.id), relative,
+              c.tolerance);
+        QVERIFY2(relative <= c.tolerance,
+                 qPrintable(QStringLiteral("%1 at ridge %2 (common ridge %3): predictions %4 relative from the "
+                                           "minimiser, more than %5")
+                                .arg(c.id)
+                                .arg(c.params.value("ridge").toDouble())
+                                .arg(kRidge)
+                                .arg(relative)
+                                .arg(c.tolerance)));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestOneRidge)
+#include "tst_oneridge.moc"
