@@ -19,6 +19,8 @@ if [ "$only" != sizes ]; then
   shot resources/experiments/fashion-mnist-learning-curve.json --run --screenshot docs/gui-comparison.png --when-finished
   # A parameter sweep finished: Adam's learning rate over five seeds in the Comparison tab.
   shot resources/experiments/adam-lr-sweep.json --run --screenshot docs/gui-sweep.png --when-finished
+  # A tuned comparison finished: the expected best validation accuracy of n trials (issue 45).
+  shot resources/experiments/tuned-moons.json --run --screenshot docs/gui-tuned.png --when-finished
   # The BPLS paper's toy sweep with the six gradient optimizers, while it runs.
   shot resources/experiments/gradient-toy-linear.json --run --screenshot docs/gui-running.png --after 8
   # The teaching view in presentation mode: BPLS and Adam side by side on two moons, mid-run.

@@ -121,6 +121,14 @@ void SweepResultView::setCurves(const QList<AlgorithmCurves>& curves, const QLis
         else if (on && !had && i == 0)
             m_tabs->setCurrentIndex(0);
     }
+    // A tuned comparison's point is its tuning: its chart comes forward when its trials arrive.
+    if (const int tuning = indexOf(QStringLiteral("tuning")); tuning >= 0 && !selection.isEmpty() &&
+                                                              m_tabs->isTabEnabled(tuning) && !m_showedTuning) {
+        m_tabs->setCurrentIndex(tuning);
+        m_showedTuning = true;
+    }
+    if (selection.isEmpty())
+        m_showedTuning = false;
     markAllDirty();
     refreshCurrent();
 }

@@ -85,6 +85,7 @@ private:
     QObject* target(const QString& id) const;
 
     ExperimentResult m_data; ///< the runs shown (curves and selection)
+    bool m_showedTuning = false; ///< the tuning tab was brought forward for the selection shown
     QComboBox* m_metric = nullptr;
     QComboBox* m_parameter = nullptr;
     QTabWidget* m_tabs = nullptr;

@@ -48,7 +48,7 @@ private Q_SLOTS:
         QTest::addColumn<QByteArray>("json");
         QTest::addColumn<QString>("expected");
         const QByteArray base = R"("dataset": {"source": "moons"}, "algorithms": [{"id": "linear.ridge"}])";
-        QTest::newRow("kind") << QByteArray("{\"kind\": \"curve\", " + base + "}") << "exp.json: kind: expected one of \"learning-curve\", \"noise-sweep\", \"param-sweep\", got \"curve\"";
+        QTest::newRow("kind") << QByteArray("{\"kind\": \"curve\", " + base + "}") << "exp.json: kind: expected one of \"learning-curve\", \"noise-sweep\", \"param-sweep\", \"tuned-comparison\", got \"curve\"";
         QTest::newRow("unknown key") << QByteArray("{\"kind\": \"learning-curve\", \"repeat\": 3, " + base + "}") << "exp.json: repeat: unknown key";
         QTest::newRow("repeats") << QByteArray("{\"kind\": \"learning-curve\", \"repeats\": 0, " + base + "}") << "exp.json: repeats: expected an integer 1 to 1000, got 0";
         QTest::newRow("threads type") << QByteArray("{\"kind\": \"learning-curve\", \"threads\": \"two\", " + base + "}") << "exp.json: threads: expected an integer 0 to 1024, got \"two\"";
