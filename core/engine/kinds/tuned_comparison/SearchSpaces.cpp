@@ -124,9 +124,9 @@ bool SearchSpaces::parse(const QJsonValue& v, const QString& path, QList<SearchA
         if (lo > hi)
             return fail(kk, QStringLiteral("low %1 is above high %2").arg(jsonValueText(b[0]), jsonValueText(b[1])));
         if (isLog(kindId) && !(lo > 0))
-            return fail(kk, QStringLiteral("a log range needs bounds > 0, got %1").arg(jsonValueText(arg)));
+            return fail(kk, QStringLiteral("a log range needs bounds > 0, got [%1, %2]").arg(jsonValueText(b[0]), jsonValueText(b[1])));
         if (isInteger(kindId) && (lo != std::floor(lo) || hi != std::floor(hi)))
-            return fail(kk, QStringLiteral("integer bounds must be integers, got %1").arg(jsonValueText(arg)));
+            return fail(kk, QStringLiteral("integer bounds must be integers, got [%1, %2]").arg(jsonValueText(b[0]), jsonValueText(b[1])));
         axis.space = SearchSpace{kindId, lo, hi, {}};
         *axes << axis;
     }

@@ -158,7 +158,7 @@ private Q_SLOTS:
         QTest::newRow("range outside the schema") << ridge(R"({"ridge": {"log_uniform": [1e-4, 1e300]}})")
                                                   << "algorithms[0].search.ridge: bound 1e+300 is not a value of the parameter";
         QTest::newRow("log bound ≤ 0") << ridge(R"({"ridge": {"log_uniform": [0, 1]}})")
-                                       << "algorithms[0].search.ridge.log_uniform: a log range needs bounds > 0, got an array";
+                                       << "algorithms[0].search.ridge.log_uniform: a log range needs bounds > 0, got [0, 1]";
         QTest::newRow("choice not offered") << ridge(R"({"bias": {"choice": [true, "maybe"]}})")
                                             << "algorithms[0].search.bias: choice maybe is not a value of the parameter";
         QTest::newRow("not a parameter") << ridge(R"({"lr": {"log_uniform": [0.001, 0.1]}})")
