@@ -27,6 +27,7 @@ QString compactSetting(const QVariantMap& setting)
 
 struct Trial {
     int number = -1;
+    int rung = 0; ///< successive halving's rung (0 without)
     double validation = NaN;
     double test = NaN;
     double cpu = 0;
@@ -67,6 +68,7 @@ QList<TuningCurve> SelectionCurves::of(const ExperimentResult& result)
             const QJsonObject fact = info.value(factKey()).toObject();
             Trial tr;
             tr.number = fact.value(QStringLiteral("trial")).toInt(k);
+            tr.rung = fact.value(QStringLiteral("rung")).toInt(0);
             tr.drawn = fact.value(QStringLiteral("drawn")).toObject().toVariantMap();
             tr.cpu = info.value(QStringLiteral("final")).toObject().value(QStringLiteral("train_cpu_seconds")).toDouble();
             tr.failed = failed;
@@ -77,12 +79,23 @@ QList<TuningCurve> SelectionCurves::of(const ExperimentResult& result)
             tr.failed = failed || !std::isfinite(tr.validation);
             trials.push_back(tr);
         }
-        std::sort(trials.begin(), trials.end(), [](const Trial& a, const Trial& b) { return a.number < b.number; });
-        t.trials = int(trials.size());
+        std::sort(trials.begin(), trials.end(), [](const Trial& a, const Trial& b) {
+            return a.rung != b.rung ? a.rung < b.rung : a.number < b.number;
+        });
+        // Under successive halving every rung's runs cost CPU time, and the choice is made among
+        // the runs of the highest rung reached: trained on the whole budget.
+        int top = 0;
+        for (const Trial& tr : trials) {
+            t.cpuSeconds += tr.cpu;
+            top = std::max(top, tr.rung);
+            t.trials += tr.rung == 0 ? 1 : 0;
+        }
+        t.topRung = top;
+        std::erase_if(trials, [top](const Trial& tr) { return tr.rung != top; });
+        t.atTopRung = int(trials.size());
         // A failed trial counts against the budget and scores as the worst finished one.
         double worstValidation = NaN, worstTest = NaN;
         for (const Trial& tr : trials) {
-            t.cpuSeconds += tr.cpu;
             if (tr.failed) {
                 t.failed++;
                 continue;
@@ -104,9 +117,11 @@ QList<TuningCurve> SelectionCurves::of(const ExperimentResult& result)
                 scores.push_back(tr.failed ? worstValidation : tr.validation);
                 tests.push_back(tr.failed ? worstTest : tr.test);
             }
-            t.byTrials = stats::ExpectedMax::curve(scores, tests, t.trials, better);
-            const double mean = t.trials > 0 ? t.cpuSeconds / t.trials : 0;
-            for (int n = 1; n <= t.trials; ++n)
+            t.byTrials = stats::ExpectedMax::curve(scores, tests, t.atTopRung, better);
+            // Without halving, n trials cost n mean trials; with it, n runs of the top rung cost
+            // their share of every rung's time.
+            const double mean = t.atTopRung > 0 ? t.cpuSeconds / t.atTopRung : 0;
+            for (int n = 1; n <= t.atTopRung; ++n)
                 t.cpuAt.push_back(n * mean);
         }
         out << t;
@@ -140,6 +155,15 @@ QList<AlgorithmCurves> SelectionCurves::candidates(const ExperimentResult& resul
 
 QString SelectionCurves::budget(const ExperimentResult& result)
 {
+    // Successive halving, named when any algorithm was halved (a closed-form one is not).
+    QString halving;
+    for (const AlgorithmCurves& c : result.selection)
+        for (const QJsonObject& info : c.infos)
+            if (const QJsonObject h = info.value(factKey()).toObject().value(QStringLiteral("halving")).toObject();
+                !h.isEmpty() && halving.isEmpty())
+                halving = QStringLiteral("; successive halving, eta %1, from %2 of the epochs or time budget")
+                              .arg(h.value(QStringLiteral("eta")).toDouble())
+                              .arg(h.value(QStringLiteral("min_fraction")).toDouble());
     for (const AlgorithmCurves& c : result.selection)
         for (const QJsonObject& info : c.infos) {
             const QJsonObject f = info.value(factKey()).toObject();
@@ -154,7 +178,8 @@ QString SelectionCurves::budget(const ExperimentResult& result)
                 parts << QStringLiteral("%1 trials").arg(trials);
             if (cpu > 0)
                 parts << QStringLiteral("%1 CPU s of tuning").arg(cpu);
-            return QStringLiteral("the same budget for every algorithm: %1 (%2)").arg(parts.join(QStringLiteral(" and at most ")), s);
+            return QStringLiteral("the same budget for every algorithm: %1 (%2%3)")
+                .arg(parts.join(QStringLiteral(" and at most ")), s, halving);
         }
     return {};
 }
@@ -164,7 +189,7 @@ TextTable SelectionCurves::table(const ExperimentResult& result)
     const QList<TuningCurve> curves = of(result);
     int most = 0;
     for (const TuningCurve& t : curves)
-        most = std::max(most, t.trials);
+        most = std::max(most, t.atTopRung);
     QList<int> at;
     for (int n : {1, 2, 5, 10, 20, 50, 100, 200, 500, 1000})
         if (n < most)
@@ -184,7 +209,12 @@ TextTable SelectionCurves::table(const ExperimentResult& result)
         if (col != header.size() - 3)
             table.setAlign(col, TextTable::Align::Right);
     for (const TuningCurve& t : curves) {
-        QStringList row{t.label, t.failed ? QStringLiteral("%1 (%2 failed)").arg(t.trials).arg(t.failed) : QString::number(t.trials),
+        QString trials = QString::number(t.trials);
+        if (t.topRung > 0)
+            trials += QStringLiteral(" (%1 at rung %2)").arg(t.atTopRung).arg(t.topRung);
+        if (t.failed)
+            trials += QStringLiteral(" (%1 failed)").arg(t.failed);
+        QStringList row{t.label, trials,
                         QString::number(t.cpuSeconds, 'f', 2)};
         for (int n : at)
             row << (n <= int(t.byTrials.size())
@@ -200,6 +230,9 @@ TextTable SelectionCurves::table(const ExperimentResult& result)
     table.addNote(QStringLiteral("Chosen on the validation split only; test is reported, never selected on. E[best] n: "
                                  "the expected best of n trials drawn from those run, ± its sd (Dodge et al. 2019); "
                                  "a failed trial scores as the worst finished one."));
+    if (std::any_of(curves.begin(), curves.end(), [](const TuningCurve& t) { return t.topRung > 0; }))
+        table.addNote(QStringLiteral("Under successive halving the choice and E[best] are of the runs at the highest "
+                                     "rung (the whole budget); tuning CPU s counts every rung."));
     return table;
 }
 

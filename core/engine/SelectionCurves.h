@@ -25,15 +25,20 @@ struct TuningCurve {
     MetricId selectedOn = MetricId::ValidationAccuracy; ///< validation accuracy, or validation RMSE for regression
     MetricId reported = MetricId::TestAccuracy;         ///< its test counterpart
     int trials = 0;          ///< trials that ran (finished, failed or diverged; not those Stop kept from starting)
-    int failed = 0;          ///< of them failed or diverged: scored as the worst finished trial
-    double cpuSeconds = 0;   ///< their training CPU time (the fact final.train_cpu_seconds)
+    /// Successive halving: the highest rung any trial reached (0 without halving), and how many
+    /// ran there — the trials the choice and byTrials are made of (all of them without halving).
+    int topRung = 0;
+    int atTopRung = 0;
+    int failed = 0;          ///< of those at the top rung, failed or diverged: scored as the worst finished trial
+    double cpuSeconds = 0;   ///< the training CPU time of every trial's every rung (the fact final.train_cpu_seconds)
     int bestTrial = -1;      ///< the chosen trial's number (the best validation score; the first of equals)
     QVariantMap bestSetting; ///< its drawn values
     double bestValidation = NaN;
     double bestTest = NaN;
-    /// n = 1 … trials: E[best validation score of n trials] ± sd, and E[test score of the trial it picks].
+    /// n = 1 … atTopRung: E[best validation score of n trials] ± sd, and E[test score of the trial it picks].
     std::vector<stats::ExpectedBest> byTrials;
-    /// per n: the expected tuning CPU seconds of n trials (n × the mean trial's).
+    /// per n: the expected tuning CPU seconds of n trials (n × cpuSeconds / atTopRung: the mean
+    /// trial's, or under halving a top-rung run's share of every rung's time).
     std::vector<double> cpuAt;
 };
 

@@ -220,6 +220,17 @@ private Q_SLOTS:
             "tuning": {"trials": 4, "seed": 9}, "final": {"seeds": 2}})"), "tc", 12);
     }
 
+    void tunedComparisonWithHalvingMatchesOneProcessExactly()
+    {
+        // Successive halving: the ranks share rung 0 (2 algorithms × 6 trials); rank 0 promotes
+        // and trains rungs 1 and 2 (3 and 1 runs each) and the final runs: the rows of one process.
+        compareWithOneProcess(writeSpec("th.json", R"({"name": "th", "kind": "tuned-comparison", "seed": 2, "threads": 1,
+            "dataset": {"source": "moons", "samples": 300, "noise": 0.2, "validation_fraction": 0.25},
+            "algorithms": [{"id": "gradient.adam", "params": {"epochs": 8}, "search": {"lr": {"log_uniform": [0.001, 0.1]}}},
+                           {"id": "gradient.sgd", "params": {"epochs": 8}, "search": {"lr": {"log_uniform": [0.001, 1]}}}],
+            "tuning": {"trials": 6, "seed": 9, "halving": {"eta": 2, "min_fraction": 0.25}}, "final": {"seeds": 1}})"), "th", 12);
+    }
+
     void tunedComparisonWithACpuBudgetIsRefusedUnderMpi()
     {
         const QString spec = writeSpec("tcc.json", R"({"name": "tcc", "kind": "tuned-comparison", "threads": 1,

@@ -725,6 +725,13 @@ private Q_SLOTS:
             "algorithms": [{"id": "test.noise", "search": {"epochs": {"integer": [1, 5]}}},
                            {"id": "linear.ridge", "search": {"ridge": {"log_uniform": [0.001, 10]}}}],
             "tuning": {"trials": 5, "seed": 3}, "final": {"seeds": 2}})") << 12;
+        // Successive halving: stopped in rung 1 (12 trials at rung 0; test.noise promotes 3 to rung 1,
+        // linear.ridge has no epochs to halve), resumed to the same promotions.
+        QTest::newRow("tuned comparison with successive halving") << QByteArray(R"({"name": "resume-th", "kind": "tuned-comparison", "seed": 6, "threads": 2,
+            "dataset": {"source": "moons", "samples": 200, "noise": 0.2, "validation_fraction": 0.25},
+            "algorithms": [{"id": "test.noise", "params": {"epochs": 8}, "search": {"offset": {"uniform": [0, 0.3]}}},
+                           {"id": "linear.ridge", "search": {"ridge": {"log_uniform": [0.001, 10]}}}],
+            "tuning": {"trials": 6, "seed": 3, "halving": {"eta": 2, "min_fraction": 0.25}}, "final": {"seeds": 2}})") << 14;
         // gradient.adam trains its cells in lock step (packs of 8 and 3), test.noise one by one.
         QTest::newRow("noise sweep in lock step") << QByteArray(R"({"name": "resume-ls", "kind": "noise-sweep", "seed": 8, "threads": 2,
             "dataset": {"source": "bpls-toy", "function": "linear"},

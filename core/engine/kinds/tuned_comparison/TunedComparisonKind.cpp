@@ -59,6 +59,19 @@ public:
                                                "sequence (more even in few trials).")));
         s.add(ParamSpec::integer(QStringLiteral("tuning.seed"), QStringLiteral("Search seed"), 1, 0, 1000000000,
                                  QStringLiteral("Seed of the draws (not of the runs).")));
+        // 0 on the form stands for no halving (absentText); min_fraction takes effect with an eta.
+        ParamSpec eta = ParamSpec::real(QStringLiteral("tuning.halving.eta"), QStringLiteral("Halving: eta"), 0.0, 0.0, 100.0,
+                                        QStringLiteral("Successive halving: every trial first trains on a fraction of "
+                                                       "its epochs or time budget, and the best 1/eta of each rung "
+                                                       "train again on eta times more. 0: no halving."));
+        eta.absentText = QStringLiteral("no halving");
+        s.add(eta);
+        ParamSpec fraction = ParamSpec::real(QStringLiteral("tuning.halving.min_fraction"),
+                                             QStringLiteral("Halving: smallest fraction"), 0.1, 0.001, 0.99,
+                                             QStringLiteral("The first rung's fraction of the budget is the largest "
+                                                            "power 1/eta^K not below this."));
+        fraction.absentText = QStringLiteral("0.1");
+        s.add(fraction);
         s.add(ParamSpec::integer(QStringLiteral("final.seeds"), QStringLiteral("Final seeds"), 5, 1, 1000,
                                  QStringLiteral("Fresh seeds each chosen configuration is retrained on and reported "
                                                 "with an interval (at least 5).")));
@@ -81,7 +94,7 @@ public:
                                                                  "{\"cpu_seconds\": 60}, got %1")
                                                       .arg(jsonValueText(tv)));
         const QJsonObject t = tv.toObject();
-        static const QStringList tuningKeys{"trials", "cpu_seconds", "search", "seed"};
+        static const QStringList tuningKeys{"trials", "cpu_seconds", "search", "seed", "halving"};
         for (auto it = t.begin(); it != t.end(); ++it)
             if (!tuningKeys.contains(it.key()))
                 return fail("tuning." + it.key(), QStringLiteral("unknown key (known: %1)").arg(tuningKeys.join(", ")));
@@ -113,6 +126,8 @@ public:
                                                                .arg(jsonValueText(t.value("seed"))));
             section->seed = std::uint64_t(seed);
         }
+        if (t.contains("halving") && !parseHalving(t, *section, key, message))
+            return false;
         if (file.contains("final")) {
             const QJsonValue fv = file.value("final");
             if (!fv.isObject())
@@ -176,6 +191,8 @@ public:
             t.insert("cpu_seconds", s.cpuSeconds);
         t.insert("search", TuningSection::searchName(s.search));
         t.insert("seed", double(s.seed));
+        if (s.halvingEta > 0)
+            t.insert("halving", QJsonObject{{"eta", s.halvingEta}, {"min_fraction", s.halvingMinFraction}});
         json.insert("tuning", t);
         json.insert("final", QJsonObject{{"seeds", s.finalSeeds}, {"defaults", s.defaults}});
     }
@@ -193,14 +210,19 @@ public:
             budget << QStringLiteral("%1 trials").arg(s.trials);
         if (s.cpuSeconds > 0)
             budget << QStringLiteral("%1 CPU s").arg(s.cpuSeconds);
-        return QStringLiteral("tuned comparison: %1 per algorithm (%2 search, seed %3), chosen on validation; %4 final "
+        const QString halving = s.halvingEta > 0 ? QStringLiteral(", successive halving (eta %1, %2 rungs)")
+                                                       .arg(s.halvingEta)
+                                                       .arg(s.rungs().size())
+                                                 : QString();
+        return QStringLiteral("tuned comparison: %1 per algorithm (%2 search, seed %3%8), chosen on validation; %4 final "
                               "seed(s)%5; seed %6, %7 threads")
             .arg(budget.join(QStringLiteral(" and at most ")), TuningSection::searchName(s.search))
             .arg(s.seed)
             .arg(s.finalSeeds)
             .arg(s.defaults ? QStringLiteral(" beside the defaults") : QString())
             .arg(spec.seed)
-            .arg(spec.effectiveThreads());
+            .arg(spec.effectiveThreads())
+            .arg(halving);
     }
 
     QList<AlgorithmCurves> configurations(const ExperimentSpec& spec, const PluginRegistry* registry) const override
@@ -259,6 +281,45 @@ public:
     }
 
 private:
+    // tuning.halving: {"eta": 3, "min_fraction": 0.1}.
+    static bool parseHalving(const QJsonObject& t, TuningSection& section, QString* key, QString* message)
+    {
+        auto fail = [&](const QString& k, const QString& m) {
+            *key = QStringLiteral("tuning.halving") + k;
+            *message = m;
+            return false;
+        };
+        const QJsonValue hv = t.value(QStringLiteral("halving"));
+        if (!hv.isObject())
+            return fail({}, QStringLiteral("expected {\"eta\": 3, \"min_fraction\": 0.1}, got %1").arg(jsonValueText(hv)));
+        const QJsonObject h = hv.toObject();
+        for (auto it = h.begin(); it != h.end(); ++it)
+            if (it.key() != u"eta" && it.key() != u"min_fraction")
+                return fail("." + it.key(), QStringLiteral("unknown key (known: eta, min_fraction)"));
+        if (!t.contains(QStringLiteral("trials")))
+            return fail({}, QStringLiteral("successive halving starts from a number of trials: give \"tuning.trials\""));
+        const QJsonValue v = h.value("eta");
+        if (!v.isDouble() || !(v.toDouble() >= 1.5) || !(v.toDouble() <= 100))
+            return fail(QStringLiteral(".eta"),
+                        QStringLiteral("expected a number 1.5 to 100 (each rung promotes its best 1/eta), got %1")
+                            .arg(jsonValueText(v)));
+        section.halvingEta = v.toDouble();
+        if (h.contains("min_fraction")) {
+            const QJsonValue v = h.value("min_fraction");
+            if (!v.isDouble() || !(v.toDouble() > 0) || !(v.toDouble() < 1))
+                return fail(QStringLiteral(".min_fraction"),
+                            QStringLiteral("expected a fraction of the budget between 0 and 1, got %1").arg(jsonValueText(v)));
+            section.halvingMinFraction = v.toDouble();
+        }
+        if (section.rungs().size() < 2)
+            return fail(QStringLiteral(".min_fraction"),
+                        QStringLiteral("%1 leaves one rung with eta %2: give at most 1/eta (%3)")
+                            .arg(section.halvingMinFraction)
+                            .arg(section.halvingEta)
+                            .arg(1 / section.halvingEta, 0, 'g', 3));
+        return true;
+    }
+
     static bool integer(const QJsonValue& v, int lo, int hi, int* out)
     {
         const double d = v.toDouble(std::nan(""));

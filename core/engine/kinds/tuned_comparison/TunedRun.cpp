@@ -98,7 +98,7 @@ ExperimentResult TunedRun::run()
     planCells();
     if (!checkMemory())
         return m_result;
-    if (m_ctx.resuming() && !takeFinished(0, m_trialCells))
+    if (m_ctx.resuming() && !takeFinished(0, m_rungFirst[1]))
         return m_result;
     if (m_obs)
         m_obs->experimentStarted(m_experimentId, m_spec, int(m_cells.size()));
@@ -150,20 +150,52 @@ void TunedRun::planCells()
             defaults.insert(axis.key, normal.value(axis.key));
         m_defaults << defaults;
         cap = std::max(cap, trialsOf(m_axes[a], m_section));
+        // Successive halving scales the run's time budget, else the integer parameter its plugin
+        // counts progress in (ProgressRule: epochs, iterations, sweeps, stages …); an algorithm with
+        // neither (a closed-form solver), or nothing to search, trains every trial whole.
+        QString resource;
+        bool halved = m_section.halvingEta > 0 && !m_axes[a].isEmpty() && m_spec.budgetOf(a).isSet();
+        if (m_section.halvingEta > 0 && !m_axes[a].isEmpty() && !halved && e) {
+            const ParamSpec* length = schema.find(e->info.progress.parameter);
+            if (length && length->type == ParamType::Int) {
+                resource = length->key;
+                halved = true;
+            }
+        }
+        m_resourceKey << resource;
+        m_rungs << (halved ? m_section.rungs() : QList<double>{1.0});
     }
+    // Rung 0: every trial, trial-major; rung k: places for the best of rung k − 1, filled by promote(k).
+    m_rungFirst.push_back(0);
     for (int t = 0; t < cap; ++t)
         for (int a = 0; a < nAlg; ++a)
             if (t < trialsOf(m_axes[a], m_section)) {
-                m_cells.push_back(Cell{a, t, -1, false});
+                m_cells.push_back(Cell{a, t, 0, -1, false});
                 m_drawn.push_back(SearchSpaces::draw(m_axes[a], m_section.search, m_section.seed, t));
             }
+    const int rungs = int(m_section.rungs().size());
+    for (int k = 1; k < rungs && m_section.halvingEta > 0; ++k) {
+        m_rungFirst.push_back(int(m_cells.size()));
+        for (int a = 0; a < nAlg; ++a) {
+            if (m_rungs[a].size() <= k)
+                continue;
+            int places = trialsOf(m_axes[a], m_section);
+            for (int j = 1; j <= k; ++j)
+                places = m_section.promoted(places);
+            for (int j = 0; j < places; ++j) {
+                m_cells.push_back(Cell{a, -1, k, -1, false});
+                m_drawn.push_back(QVariantMap());
+            }
+        }
+    }
     m_trialCells = int(m_cells.size());
+    m_rungFirst.push_back(m_trialCells);
     for (int a = 0; a < nAlg; ++a) {
         for (int f = 0; f < m_section.finalSeeds; ++f)
-            m_cells.push_back(Cell{a, -1, f, false});
+            m_cells.push_back(Cell{a, -1, -1, f, false});
         if (m_section.defaults)
             for (int f = 0; f < m_section.finalSeeds; ++f)
-                m_cells.push_back(Cell{a, -1, f, true});
+                m_cells.push_back(Cell{a, -1, -1, f, true});
     }
     m_results.assign(m_cells.size(), RunResult());
     m_ran.assign(m_cells.size(), 0);
@@ -179,7 +211,7 @@ bool TunedRun::checkMemory()
 {
     QList<MemoryCheck::Demand> demands;
     const ProblemShape shape = CostPrediction::shapeOf(m_data->train);
-    for (int i = 0; i < m_trialCells; ++i)
+    for (int i = 0; i < m_rungFirst[1]; ++i) // rung 0 (a later rung's runs are the same settings, longer)
         demands << MemoryCheck::Demand{jobOf(i).label, m_spec.algorithms[m_cells[size_t(i)].algorithm].id, paramsOf(i),
                                        shape, 1};
     for (int a = 0; a < m_spec.algorithms.size(); ++a)
@@ -191,16 +223,27 @@ QVariantMap TunedRun::paramsOf(int i) const
 {
     const Cell& c = m_cells[size_t(i)];
     QVariantMap p = m_fixed[c.algorithm];
-    const QVariantMap& drawn = c.trial >= 0 ? m_drawn[size_t(i)] : c.defaults ? QVariantMap() : m_chosen[size_t(c.algorithm)];
+    const QVariantMap& drawn = c.isTrial() ? m_drawn[size_t(i)] : c.defaults ? QVariantMap() : m_chosen[size_t(c.algorithm)];
     for (auto it = drawn.begin(); it != drawn.end(); ++it)
         p.insert(it.key(), it.value());
+    const double fraction = c.isTrial() ? m_rungs[c.algorithm].value(c.rung, 1.0) : 1.0;
+    const QString& key = m_resourceKey[c.algorithm];
+    if (fraction < 1 && !key.isEmpty()) {
+        // A rung's share of the epochs (or iterations): of the value written or drawn, else the default.
+        const AlgorithmEntry* e = m_ctx.registry().algorithm(m_spec.algorithms[c.algorithm].id);
+        if (e) {
+            p = e->info.schema.upgrade(p);
+            const double whole = (p.contains(key) ? p.value(key) : e->info.schema.find(key)->defaultValue).toDouble();
+            p.insert(key, qlonglong(std::max(1.0, std::round(whole * fraction))));
+        }
+    }
     return p;
 }
 
 QString TunedRun::phaseOf(int i) const
 {
     const Cell& c = m_cells[size_t(i)];
-    return c.trial >= 0 ? QStringLiteral("trial") : c.defaults ? QStringLiteral("default") : QStringLiteral("final");
+    return c.isTrial() ? QStringLiteral("trial") : c.defaults ? QStringLiteral("default") : QStringLiteral("final");
 }
 
 RunJob TunedRun::jobOf(int i) const
@@ -209,38 +252,49 @@ RunJob TunedRun::jobOf(int i) const
     const QString& label = m_labels[c.algorithm];
     RunJob job;
     job.algorithmId = m_spec.algorithms[c.algorithm].id;
-    job.label = c.trial >= 0 ? QStringLiteral("%1 trial %2").arg(label).arg(c.trial)
+    const bool halved = c.isTrial() && m_rungs[c.algorithm].size() > 1;
+    job.label = c.isTrial() ? (halved ? QStringLiteral("%1 trial %2, rung %3").arg(label).arg(c.trial).arg(c.rung)
+                                      : QStringLiteral("%1 trial %2").arg(label).arg(c.trial))
                 : c.defaults ? defaultsLabel(label)
                              : tunedLabel(label);
     job.params = paramsOf(i);
     job.prepared = m_ctx.registry().prepared(job.algorithmId, job.params);
-    job.repeat = c.trial >= 0 ? c.trial : m_section.trialCap() + c.finalSeed;
+    // A trial's every rung trains with the trial's seed: a promoted trial is the same run, longer.
+    job.repeat = c.isTrial() ? c.trial : m_section.trialCap() + c.finalSeed;
     job.seed = deriveSeed(m_spec.seed, std::uint64_t(job.repeat));
     job.data = m_data;
     job.datasetDescription = m_description;
     job.budget = m_spec.budgetOf(c.algorithm);
+    if (halved && m_resourceKey[c.algorithm].isEmpty())
+        job.budget.seconds *= m_rungs[c.algorithm][c.rung];
     job.experimentId = m_experimentId;
     job.threads = m_threads;
     job.measureCpu = true; // the tuning budget's clock; one run at a time, so the process's CPU is the run's
     // A trial is chosen on its final model: the host evaluates it once, after fit(), not at every
     // checkpoint (which cost more than the training of a small trial); the final runs keep their curves.
-    job.evaluateCheckpoints = c.trial < 0;
+    job.evaluateCheckpoints = !c.isTrial();
     // Nor is a trial's peak memory measured (returning freed memory to the system and resetting the
     // kernel's high-water mark before each run cost ~0.5 ms a trial): the final runs measure theirs.
-    job.measureMemory = c.trial < 0;
-    if (c.trial >= 0)
+    job.measureMemory = !c.isTrial();
+    if (c.isTrial())
         job.memoryNote = QStringLiteral("a tuned comparison's trial: its peak memory is not measured (its final runs' is)");
     QJsonObject fact{{"phase", phaseOf(i)},
                      {"index", i},
                      {"algorithm", c.algorithm},
-                     {"configuration", c.trial >= 0 ? label : job.label},
+                     {"configuration", c.isTrial() ? label : job.label},
                      {"search", TuningSection::searchName(m_section.search)},
                      {"seed", QString::number(m_section.seed)},
                      {"trials", m_section.trials},
                      {"cpu_seconds", m_section.cpuSeconds}};
-    if (c.trial >= 0) {
+    if (c.isTrial()) {
         fact.insert("trial", c.trial);
         fact.insert("drawn", QJsonObject::fromVariantMap(m_drawn[size_t(i)]));
+        if (halved) {
+            fact.insert("rung", c.rung);
+            fact.insert("rungs", int(m_rungs[c.algorithm].size()));
+            fact.insert("fraction", m_rungs[c.algorithm][c.rung]);
+            fact.insert("halving", QJsonObject{{"eta", m_section.halvingEta}, {"min_fraction", m_section.halvingMinFraction}});
+        }
     } else {
         fact.insert("final", c.finalSeed);
         const QVariantMap setting = c.defaults ? m_defaults[c.algorithm] : m_chosen[size_t(c.algorithm)];
@@ -259,7 +313,8 @@ bool TunedRun::takeFinished(int first, int count)
         const QJsonObject f = r.info.value(SelectionCurves::factKey()).toObject();
         const int i = f.value(QStringLiteral("index")).toInt(-1);
         if (i < first || i >= first + count || f.value(QStringLiteral("phase")).toString() != phaseOf(i) ||
-            m_spec.algorithms[m_cells[size_t(i)].algorithm].id != r.algorithmId)
+            m_spec.algorithms[m_cells[size_t(i)].algorithm].id != r.algorithmId ||
+            (m_cells[size_t(i)].isTrial() && f.value(QStringLiteral("trial")).toInt(-2) != m_cells[size_t(i)].trial))
             return -1;
         return i - first;
     };
@@ -273,25 +328,44 @@ bool TunedRun::takeFinished(int first, int count)
     return true;
 }
 
-/// The trials, one at a time with every thread; under a CPU budget a trial starts only while its
-/// algorithm's trials so far have used less than the budget.
+/// The trials, rung by rung; under a CPU budget a trial starts only while its algorithm's trials
+/// so far have used less than the budget. Under MPI the ranks share rung 0; rank 0 trains the
+/// later rungs (a promotion needs every result of the rung before).
 void TunedRun::tune()
 {
+    reportStatus();
+    runCells(0, m_rungFirst[1], false);
+    if (m_ctx.executor().isWorker())
+        return;
+    for (int k = 1; k + 1 < int(m_rungFirst.size()) && !m_ctx.stop().stopRequested(); ++k) {
+        promote(k);
+        const int first = m_rungFirst[size_t(k)], count = m_rungFirst[size_t(k) + 1] - first;
+        if (m_ctx.resuming() && !takeFinished(first, count))
+            return;
+        runCells(first, count, true);
+    }
+}
+
+void TunedRun::runCells(int first, int count, bool here)
+{
     tbb::task_arena arena(m_threads);
-    const std::vector<char> skip(m_ran.begin(), m_ran.begin() + m_trialCells);
-    CellPlan plan = m_ctx.runPerCell(m_trialCells, 1, arena, m_obs, skip, [this](int i) { return jobOf(i); });
-    if (m_section.cpuSeconds > 0) {
-        plan.work = [this, work = plan.work](int i, RunLog* log, RunObserver* o) {
+    std::vector<char> skip(size_t(count), 0);
+    for (int k = 0; k < count; ++k)
+        skip[size_t(k)] = m_ran[size_t(first + k)] || m_outcome[size_t(first + k)] == Outcome::OverBudget;
+    CellPlan plan = m_ctx.runPerCell(count, 1, arena, m_obs, skip, [this, first](int k) { return jobOf(first + k); });
+    if (m_section.cpuSeconds > 0 && first < m_trialCells) {
+        plan.work = [this, first, work = plan.work](int k, RunLog* log, RunObserver* o) {
             {
                 const std::lock_guard lock(m_mutex);
-                if (m_cpuUsed[size_t(m_cells[size_t(i)].algorithm)] >= m_section.cpuSeconds)
+                if (m_cpuUsed[size_t(m_cells[size_t(first + k)].algorithm)] >= m_section.cpuSeconds)
                     return CellOutput{};
             }
-            return work(i, log, o);
+            return work(k, log, o);
         };
     }
-    plan.done = [this](int i, CellOutput&& out) {
-        if (out.runs.isEmpty()) {
+    plan.done = [this, first](int k, CellOutput&& out) {
+        const int i = first + k;
+        if (out.runs.isEmpty() && m_cells[size_t(i)].isTrial()) {
             {
                 const std::lock_guard lock(m_mutex);
                 m_outcome[size_t(i)] = Outcome::OverBudget;
@@ -301,10 +375,59 @@ void TunedRun::tune()
                 m_obs->progress(m_done, int(m_cells.size()) - m_overBudget);
             return;
         }
-        cellDone(i, std::move(out.runs.first()));
+        cellDone(i, out.runs.value(0));
     };
-    reportStatus();
-    m_ctx.executor().run(plan);
+    if (here && m_ctx.executor().distributes()) {
+        LocalCellExecutor local;
+        local.run(plan);
+    } else {
+        m_ctx.executor().run(plan);
+    }
+}
+
+double TunedRun::scoreOf(const RunResult& rr)
+{
+    if (rr.status != RunStatus::Finished)
+        return NaN;
+    const MetricPoint& p = rr.last;
+    return std::isfinite(p.validationAccuracy) ? p.validationAccuracy : -p.validationRmse;
+}
+
+/// Successive halving's promotion: of each halved algorithm's trials that ran at rung k − 1, the
+/// best ⌊n / eta⌋ by validation score (a failed trial scores worst; the lower trial number first
+/// among equals) fill its places at rung k; places left over are not runs.
+void TunedRun::promote(int k)
+{
+    const int from = m_rungFirst[size_t(k) - 1], to = m_rungFirst[size_t(k)], end = m_rungFirst[size_t(k) + 1];
+    for (int a = 0; a < m_spec.algorithms.size(); ++a) {
+        std::vector<int> ran;
+        for (int i = from; i < to; ++i)
+            if (m_cells[size_t(i)].algorithm == a && m_ran[size_t(i)])
+                ran.push_back(i);
+        std::stable_sort(ran.begin(), ran.end(), [this](int x, int y) {
+            const double sx = scoreOf(m_results[size_t(x)]), sy = scoreOf(m_results[size_t(y)]);
+            if (std::isfinite(sx) != std::isfinite(sy))
+                return std::isfinite(sx);
+            return std::isfinite(sx) && sx > sy ? true
+                   : std::isfinite(sx) && sx < sy ? false
+                                                  : m_cells[size_t(x)].trial < m_cells[size_t(y)].trial;
+        });
+        const int promoted = m_section.promoted(int(ran.size()));
+        int next = 0;
+        for (int i = to; i < end; ++i) {
+            Cell& c = m_cells[size_t(i)];
+            if (c.algorithm != a)
+                continue;
+            if (next < promoted) {
+                c.trial = m_cells[size_t(ran[size_t(next)])].trial;
+                m_drawn[size_t(i)] = m_drawn[size_t(ran[size_t(next)])];
+                next++;
+            } else if (m_outcome[size_t(i)] != Outcome::OverBudget) {
+                m_outcome[size_t(i)] = Outcome::OverBudget;
+                m_overBudget++;
+            }
+        }
+    }
 }
 
 void TunedRun::cellDone(int i, RunResult&& rr, bool notify)
@@ -314,10 +437,11 @@ void TunedRun::cellDone(int i, RunResult&& rr, bool notify)
     int done = 0, counted = 0;
     {
         const std::lock_guard lock(m_mutex);
-        if (c.trial >= 0) {
+        if (c.isTrial()) {
             m_cpuUsed[size_t(c.algorithm)] +=
                 rr.info.value(QStringLiteral("final")).toObject().value(QStringLiteral("train_cpu_seconds")).toDouble();
-            m_trialsDone[size_t(c.algorithm)]++;
+            if (c.rung == 0)
+                m_trialsDone[size_t(c.algorithm)]++;
         }
         if (rr.status == RunStatus::Failed || rr.status == RunStatus::Diverged)
             if (m_errors.size() < 20)
@@ -330,7 +454,7 @@ void TunedRun::cellDone(int i, RunResult&& rr, bool notify)
     }
     if (!notify)
         return;
-    if (m_obs && c.trial < 0) {
+    if (m_obs && !c.isTrial()) {
         const int conf = c.algorithm * (m_section.defaults ? 2 : 1) + (c.defaults ? 1 : 0);
         m_obs->cellFinished(i, conf, m_results[size_t(i)]);
     }
@@ -356,16 +480,19 @@ void TunedRun::reportStatus()
                                .arg(m_cpuUsed[size_t(a)], 0, 'f', 1);
             if (m_section.cpuSeconds > 0)
                 line += QStringLiteral(" of %1").arg(m_section.cpuSeconds);
+            // The best trial so far: at the highest rung any has reached, the best validation score there.
             int best = -1;
             double bestScore = NaN;
             bool accuracy = true;
             for (int i = 0; i < m_trialCells; ++i) {
-                if (m_cells[size_t(i)].algorithm != a || !m_ran[size_t(i)] || m_results[size_t(i)].status != RunStatus::Finished)
+                if (m_cells[size_t(i)].algorithm != a || !m_ran[size_t(i)])
                     continue;
-                const MetricPoint& p = m_results[size_t(i)].last;
-                accuracy = std::isfinite(p.validationAccuracy);
-                const double score = accuracy ? p.validationAccuracy : -p.validationRmse;
-                if (std::isfinite(score) && (best < 0 || score > bestScore)) {
+                const double score = scoreOf(m_results[size_t(i)]);
+                if (!std::isfinite(score))
+                    continue;
+                accuracy = std::isfinite(m_results[size_t(i)].last.validationAccuracy);
+                if (best < 0 || m_cells[size_t(i)].rung > m_cells[size_t(best)].rung ||
+                    (m_cells[size_t(i)].rung == m_cells[size_t(best)].rung && score > bestScore)) {
                     best = i;
                     bestScore = score;
                 }
@@ -410,16 +537,7 @@ void TunedRun::trainFinals()
                                             .arg(m_labels[c.algorithm]),
                                         -1));
     }
-    tbb::task_arena arena(m_threads);
-    const std::vector<char> skip(m_ran.begin() + m_trialCells, m_ran.end());
-    CellPlan plan = m_ctx.runPerCell(count, 1, arena, m_obs, skip, [this](int k) { return jobOf(m_trialCells + k); });
-    plan.done = [this](int k, CellOutput&& out) { cellDone(m_trialCells + k, out.runs.value(0)); };
-    if (m_ctx.executor().distributes()) {
-        LocalCellExecutor local;
-        local.run(plan);
-    } else {
-        m_ctx.executor().run(plan);
-    }
+    runCells(m_trialCells, count, true);
 }
 
 /// The trials into the result's selection, the final runs into its configurations. With
@@ -448,13 +566,18 @@ void TunedRun::gather(bool record)
             r.curves[a * perAlgorithm + 1].setting = m_defaults[a];
     }
     const Runner runner(m_ctx.registry(), m_ctx.writesExperiment() ? m_ctx.store() : nullptr);
+    int unfilled = 0;
     for (int i = 0; i < int(m_cells.size()); ++i) {
         const Cell& c = m_cells[size_t(i)];
         if (m_outcome[size_t(i)] == Outcome::OverBudget)
-            continue; // its algorithm's budget was spent before it: not a run
+            continue; // its algorithm's budget was spent before it, or no trial was promoted to it: not a run
+        if (c.isTrial() && c.trial < 0) {
+            unfilled++; // a rung Stop kept from starting: which trials it would have trained is not known
+            continue;
+        }
         if (!m_ran[size_t(i)] && !record)
             continue;
-        AlgorithmCurves& into = c.trial >= 0 ? r.selection[c.algorithm]
+        AlgorithmCurves& into = c.isTrial() ? r.selection[c.algorithm]
                                              : r.curves[c.algorithm * perAlgorithm + (c.defaults ? 1 : 0)];
         const RunJob job = jobOf(i);
         if (m_ran[size_t(i)]) {
@@ -464,7 +587,7 @@ void TunedRun::gather(bool record)
         }
         into.repeatNumbers << job.repeat;
         into.seeds << job.seed;
-        const bool known = c.trial >= 0 || c.defaults || m_chosenTrial[size_t(c.algorithm)] >= 0;
+        const bool known = c.isTrial() || c.defaults || m_chosenTrial[size_t(c.algorithm)] >= 0;
         ExperimentContext::appendNotStarted(into, known ? runner.recordNotStarted(job) : -1);
         into.infos.last().insert(SelectionCurves::factKey(), job.hostFacts.value(SelectionCurves::factKey()));
         r.runsCancelled++;
@@ -472,7 +595,7 @@ void TunedRun::gather(bool record)
     }
     r.variedKeys = QStringList(varied.values());
     r.variedKeys.sort();
-    r.runsPlanned = int(m_cells.size()) - m_overBudget;
+    r.runsPlanned = int(m_cells.size()) - m_overBudget - unfilled;
     r.runErrors = QStringList(m_errors.values());
     r.runErrors.sort();
 }

@@ -42,10 +42,14 @@ public:
 private:
     struct Cell {
         int algorithm = 0;
-        int trial = -1;       ///< a trial's number, −1 for a final run
+        int trial = -1;       ///< a trial's number (−1: a final run, or a rung's place not yet filled)
+        int rung = -1;        ///< a trial's rung of successive halving (0 without), −1 for a final run
         int finalSeed = -1;   ///< a final run's seed number f
         bool defaults = false; ///< a final run of the untuned defaults
+        bool isTrial() const { return rung >= 0; }
     };
+    /// OverBudget: not a run — its algorithm's CPU budget was spent before it, or it is a rung's
+    /// place that no trial was promoted to.
     enum class Outcome : char { Pending, Ran, OverBudget };
 
     bool loadData();
@@ -55,6 +59,13 @@ private:
     RunJob jobOf(int cell) const;
     QString phaseOf(int cell) const;
     bool takeFinished(int first, int count);
+    /// Cells first … first + count − 1, one at a time with every thread; trials under the CPU
+    /// budget. @p here: in this process even under MPI (the workers have gone).
+    void runCells(int first, int count, bool here);
+    /// Fills rung @p k's places of every halved algorithm with the best of its rung k − 1.
+    void promote(int k);
+    /// A run's validation score, higher better (accuracy, or −RMSE); NaN unless it finished.
+    static double scoreOf(const RunResult& rr);
     void tune();
     void choose();
     void trainFinals();
@@ -75,6 +86,10 @@ private:
     QList<QList<SearchAxis>> m_axes;        ///< per algorithm
     QList<QVariantMap> m_fixed;             ///< per algorithm: its params as written
     QList<QVariantMap> m_defaults;          ///< per algorithm: the searched keys' default values
+    QList<QList<double>> m_rungs;           ///< per algorithm: its rungs' fractions of the budget ({1}: not halved)
+    QStringList m_resourceKey;              ///< per algorithm: the parameter a rung scales ("epochs", "iterations"), or
+                                            ///< empty: its time budget (or nothing, when it is not halved)
+    std::vector<int> m_rungFirst;           ///< per rung: its first cell (rung k's cells end where k + 1's begin)
     std::vector<Cell> m_cells;
     int m_trialCells = 0;                   ///< cells 0 … m_trialCells − 1 are trials
     std::vector<QVariantMap> m_drawn;       ///< per trial cell: its drawn values

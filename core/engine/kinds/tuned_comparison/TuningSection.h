@@ -8,6 +8,8 @@
 
 #include <QList>
 #include <QString>
+#include <algorithm>
+#include <cmath>
 #include <cstdint>
 
 namespace tb {
@@ -36,6 +38,25 @@ struct TuningSection : KindSection {
     /// plugin's default space applies.
     QList<QList<SearchAxis>> overrides;
     QList<bool> overridden;
+    /// Successive halving (tuning.halving), off when eta is 0: every trial first trains on the
+    /// smallest fraction of its algorithm's epochs or time budget, and the best 1/eta of each rung
+    /// are trained again on eta times more, up to the whole budget (rungs()).
+    double halvingEta = 0;
+    double halvingMinFraction = 0.1;
+
+    /// The rungs' fractions of the budget, smallest first, the last 1: eta^(k − K) for k = 0 … K,
+    /// K the largest with eta^−K ≥ min_fraction. One rung (no halving) when eta is 0.
+    QList<double> rungs() const
+    {
+        QList<double> out{1.0};
+        if (halvingEta <= 1)
+            return out;
+        while (out.first() / halvingEta >= halvingMinFraction * (1 - 1e-12))
+            out.prepend(out.first() / halvingEta);
+        return out;
+    }
+    /// How many of @p ran trials of a rung go on to the next: the best ⌊ran / eta⌋, at least one.
+    int promoted(int ran) const { return ran <= 0 ? 0 : std::max(1, int(std::floor(ran / halvingEta + 1e-9))); }
 
     /// The trial cap when only a CPU budget is given, and the largest tuning.trials.
     static constexpr int maxTrials = 1000;

@@ -183,6 +183,18 @@ private Q_SLOTS:
             << "dataset: a tuned comparison chooses on the validation split only";
         QTest::newRow("final seeds 0") << head + algs + R"("tuning": {"trials": 2}, "final": {"seeds": 0}})"
                                        << "final.seeds: expected an integer 1 to 1000, got 0";
+        QTest::newRow("halving without trials") << head + algs + R"("tuning": {"cpu_seconds": 5, "halving": {"eta": 3}}})"
+                                                << "tuning.halving: successive halving starts from a number of trials";
+        QTest::newRow("halving eta 1") << head + algs + R"("tuning": {"trials": 9, "halving": {"eta": 1}}})"
+                                       << "tuning.halving.eta: expected a number 1.5 to 100 (each rung promotes its best 1/eta), got 1";
+        QTest::newRow("halving without eta") << head + algs + R"("tuning": {"trials": 9, "halving": {"min_fraction": 0.2}}})"
+                                             << "tuning.halving.eta: expected a number 1.5 to 100";
+        QTest::newRow("halving, one rung") << head + algs + R"("tuning": {"trials": 9, "halving": {"eta": 3, "min_fraction": 0.5}}})"
+                                           << "tuning.halving.min_fraction: 0.5 leaves one rung with eta 3: give at most 1/eta (0.333)";
+        QTest::newRow("halving fraction 0") << head + algs + R"("tuning": {"trials": 9, "halving": {"eta": 3, "min_fraction": 0}}})"
+                                            << "tuning.halving.min_fraction: expected a fraction of the budget between 0 and 1, got 0";
+        QTest::newRow("halving unknown key") << head + algs + R"("tuning": {"trials": 9, "halving": {"eta": 3, "rungs": 4}}})"
+                                             << "tuning.halving.rungs: unknown key (known: eta, min_fraction)";
     }
 
     void badInputIsRefusedNamingKeyAndValue()
@@ -302,6 +314,90 @@ private Q_SLOTS:
         }
         QCOMPARE(res.runsPlanned, int(res.selection[0].repeats.size() + res.selection[1].repeats.size()) + 2);
         // Under MPI the budget cannot be kept (the ranks do not see each other's clocks): refused.
+    }
+
+    void successiveHalvingPromotesTheBestThirdOfEachRung()
+    {
+        // 9 trials, eta 3 from 1/10 of the budget: rungs at 1/9, 1/3 and all of Adam's 18 epochs
+        // (2, 6, 18 epochs), 9 → 3 → 1 runs; each rung's runs are the best third of the rung
+        // below by validation accuracy, with the trial's own seed. Ridge, closed-form, has no
+        // epochs to halve: its 9 trials train whole. The choice is the top rung's run.
+        const QByteArray json = R"({"name": "halving", "kind": "tuned-comparison", "seed": 3, "threads": 1,
+            "dataset": {"source": "moons", "samples": 240, "noise": 0.25, "validation_fraction": 0.25},
+            "algorithms": [
+              {"id": "gradient.adam", "label": "Adam", "params": {"epochs": 18, "hidden": [4]}, "search": {"lr": {"log_uniform": [0.0001, 0.3]}}},
+              {"id": "linear.ridge", "label": "Ridge", "search": {"ridge": {"log_uniform": [0.0001, 100]}}}],
+            "tuning": {"trials": 9, "seed": 4, "halving": {"eta": 3, "min_fraction": 0.1}}, "final": {"seeds": 1, "defaults": false}})";
+        const ExperimentSpec spec = parse(json);
+        QVERIFY2(spec.validate(m_reg).isEmpty(), qPrintable(spec.validate(m_reg).join("; ")));
+        QString err;
+        auto store = RunStore::open(m_dir.filePath("halving.sqlite"), &err);
+        QVERIFY2(store, qPrintable(err));
+        const ExperimentResult res = ExperimentRunner(m_reg, store.get()).run(spec);
+        QVERIFY2(res.error.isEmpty(), qPrintable(res.error));
+        QVERIFY(store->flush());
+        QCOMPARE(res.runsPlanned, 9 + 3 + 1 + 9 + 2);
+        QCOMPARE(res.runsFinished, res.runsPlanned);
+        // Adam's runs per rung: trial → (validation accuracy, seed), and the epochs they trained.
+        QMap<int, QMap<int, double>> score;
+        QMap<int, QMap<int, std::uint64_t>> seed;
+        double cpu = 0;
+        int ridgeTrials = 0;
+        for (const RunRecord& r : store->runs(res.experimentId)) {
+            const QJsonObject f = r.info.value("tuning").toObject();
+            if (f.value("phase") != "trial")
+                continue;
+            if (r.algorithmId == "linear.ridge") {
+                QVERIFY(!f.contains("rung"));
+                ridgeTrials++;
+                continue;
+            }
+            const int rung = f.value("rung").toInt(-1), trial = f.value("trial").toInt();
+            QVERIFY(rung >= 0 && rung <= 2);
+            QCOMPARE(f.value("rungs").toInt(), 3);
+            QCOMPARE(r.params.value("epochs").toInt(), QList<int>({2, 6, 18})[rung]);
+            QCOMPARE(int(store->metrics(r.id).size()) > 0, true);
+            score[rung][trial] = store->metrics(r.id).last().validationAccuracy;
+            seed[rung][trial] = r.seed;
+            cpu += r.info.value("final").toObject().value("train_cpu_seconds").toDouble();
+        }
+        QCOMPARE(ridgeTrials, 9);
+        QCOMPARE(score[0].size(), 9);
+        QCOMPARE(score[1].size(), 3);
+        QCOMPARE(score[2].size(), 1);
+        // Promoted: the best 3 of rung 0 (ties to the lower trial number), then the best of those at rung 1.
+        auto best = [](const QMap<int, double>& m, int n) {
+            QList<int> trials = m.keys();
+            std::stable_sort(trials.begin(), trials.end(), [&](int a, int b) { return m[a] > m[b]; });
+            trials = trials.mid(0, n);
+            std::sort(trials.begin(), trials.end());
+            return trials;
+        };
+        QCOMPARE(score[1].keys(), best(score[0], 3));
+        QCOMPARE(score[2].keys(), best(score[1], 1));
+        for (int rung : {1, 2})
+            for (int trial : seed[rung].keys())
+                QCOMPARE(seed[rung][trial], seed[0][trial]);
+        // The choice and its tuning curve: of the top rung, with every rung's CPU time counted.
+        const auto stored = StoredRuns::experiment(*store, res.experimentId, &err);
+        QVERIFY2(stored, qPrintable(err));
+        const QList<TuningCurve> tuning = SelectionCurves::of(*stored);
+        QCOMPARE(tuning[0].trials, 9);
+        QCOMPARE(tuning[0].topRung, 2);
+        QCOMPARE(tuning[0].atTopRung, 1);
+        QCOMPARE(tuning[0].bestTrial, score[2].firstKey());
+        QCOMPARE(tuning[0].bestValidation, score[2].first());
+        QVERIFY(std::fabs(tuning[0].cpuSeconds - cpu) < 1e-12);
+        QCOMPARE(int(tuning[0].byTrials.size()), 1);
+        QCOMPARE(tuning[1].topRung, 0);
+        QCOMPARE(tuning[1].atTopRung, 9);
+        for (const RunRecord& r : store->runs(res.experimentId))
+            if (r.info.value("tuning").toObject().value("phase") == "final" && r.algorithmId == "gradient.adam") {
+                QCOMPARE(r.params.value("epochs").toInt(), 18); // the chosen configuration trains whole
+                QCOMPARE(r.params.value("lr"), tuning[0].bestSetting.value("lr"));
+            }
+        const QString table = SelectionCurves::table(*stored).render(TextTable::Format::Text);
+        QVERIFY2(table.contains("successive halving, eta 3, from 0.1") && table.contains("9 (1 at rung 2)"), qPrintable(table));
     }
 
     void aRunReRunsAsALearningCurveOfOneRepeat()
