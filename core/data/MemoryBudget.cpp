@@ -7,20 +7,45 @@
 #include <QList>
 #include <QString>
 
+#include <chrono>
+#include <mutex>
 #include <tuple>
 
 #ifdef Q_OS_LINUX
+#include <cerrno>
+#include <fcntl.h>
 #include <sys/resource.h>
+#include <unistd.h>
 #endif
 
 namespace tb::data {
 namespace {
 
+// A /proc or /sys file whole (they report size 0: read to the end), with plain POSIX calls:
+// available() runs before every run, and QFile's open costs several system calls more.
 QByteArray readSmall(const QString& path)
 {
+    QByteArray out;
+#ifdef Q_OS_LINUX
+    const int fd = ::open(QFile::encodeName(path).constData(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return out;
+    char buffer[4096];
+    for (;;) {
+        const ssize_t n = ::read(fd, buffer, sizeof buffer);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0 || out.size() > (1 << 20)) // a /proc file is small; never more than 1 MiB
+            break;
+        out.append(buffer, n);
+    }
+    ::close(fd);
+#else
     QFile f(path);
-    // /proc and /sys files report size 0: read to the end.
-    return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
+    if (f.open(QIODevice::ReadOnly))
+        out = f.read(1 << 20);
+#endif
+    return out;
 }
 
 /// The value of "Key:   1234 kB" in a /proc file, in bytes; 0 when absent.
@@ -46,18 +71,18 @@ void tighten(MemoryBudget::Limit& limit, std::uint64_t bytes, const QString& sou
     }
 }
 
-/// "max" or a number of bytes (cgroup files); UINT64_MAX when unlimited or unreadable.
-std::uint64_t cgroupNumber(const QString& path)
-{
-    const QByteArray text = readSmall(path).trimmed();
-    bool ok = false;
-    const std::uint64_t v = text.toULongLong(&ok);
-    return ok ? v : UINT64_MAX;
-}
+/// One level of this process's memory cgroup: the files of its limit and of its use.
+struct CgroupLevel {
+    QString maxPath;
+    QString usePath;
+};
 
-/// Walks from this process's cgroup folder up to the mount point, taking each level's headroom.
-void cgroupLimits(MemoryBudget::Limit& limit)
+/// From this process's cgroup folder up to the mount point. A process's cgroup is found once:
+/// it is where the process was started (moving a running process is an administrator's act the
+/// limits below would still follow at the levels kept); the limits themselves are read each time.
+QList<CgroupLevel> findCgroupLevels()
 {
+    QList<CgroupLevel> out;
     const QList<QByteArray> lines = readSmall(QStringLiteral("/proc/self/cgroup")).split('\n');
     for (const QByteArray& line : lines) {
         const QList<QByteArray> f = line.split(':');
@@ -78,19 +103,38 @@ void cgroupLimits(MemoryBudget::Limit& limit)
             rel.clear();
         for (;;) {
             const QString dir = mount + rel;
-            const std::uint64_t max = cgroupNumber(dir + QLatin1Char('/') + maxFile);
-            if (max != UINT64_MAX && max < (std::uint64_t(1) << 62)) { // v1 writes "unlimited" as ~2^63
-                const std::uint64_t used = cgroupNumber(dir + QLatin1Char('/') + useFile);
-                const std::uint64_t free = used == UINT64_MAX ? max : (used < max ? max - used : 0);
-                tighten(limit, free,
-                        QStringLiteral("the cgroup memory limit, %1 of %2 (%3)")
-                            .arg(MemoryBudget::formatBytes(free), MemoryBudget::formatBytes(max),
-                                 dir + QLatin1Char('/') + maxFile));
-            }
+            out << CgroupLevel{dir + QLatin1Char('/') + maxFile, dir + QLatin1Char('/') + useFile};
             if (rel.isEmpty() || rel == u"/")
                 break;
             rel = rel.left(rel.lastIndexOf(QLatin1Char('/')));
         }
+    }
+    return out;
+}
+
+/// "max" or a number of bytes (cgroup files); UINT64_MAX when unlimited or unreadable.
+std::uint64_t cgroupNumber(const QString& path)
+{
+    const QByteArray text = readSmall(path).trimmed();
+    bool ok = false;
+    const std::uint64_t v = text.toULongLong(&ok);
+    return ok ? v : UINT64_MAX;
+}
+
+/// Each level's headroom, from this process's cgroup up to the mount point.
+void cgroupLimits(MemoryBudget::Limit& limit)
+{
+    static const QList<CgroupLevel> levels = findCgroupLevels();
+    for (const CgroupLevel& level : levels) {
+        const std::uint64_t max = cgroupNumber(level.maxPath);
+        if (max == UINT64_MAX || max >= (std::uint64_t(1) << 62)) // v1 writes "unlimited" as ~2^63
+            continue;
+        const std::uint64_t used = cgroupNumber(level.usePath);
+        const std::uint64_t free = used == UINT64_MAX ? max : (used < max ? max - used : 0);
+        if (free < limit.bytes)
+            tighten(limit, free,
+                    QStringLiteral("the cgroup memory limit, %1 of %2 (%3)")
+                        .arg(MemoryBudget::formatBytes(free), MemoryBudget::formatBytes(max), level.maxPath));
     }
 }
 
@@ -119,21 +163,67 @@ std::uint64_t parseSize(QByteArray text)
 
 } // namespace
 
-MemoryBudget::Limit MemoryBudget::available()
+namespace {
+
+void userCap(MemoryBudget::Limit& limit)
 {
-    Limit limit;
     if (const QByteArray env = qgetenv("TRAINBENCH_MEMORY_LIMIT"); !env.isEmpty()) {
         const std::uint64_t cap = parseSize(env);
         if (cap != UINT64_MAX)
             tighten(limit, cap,
                     QStringLiteral("TRAINBENCH_MEMORY_LIMIT=%1").arg(QString::fromLocal8Bit(env)));
     }
+}
+
+/// The limits the system sets (physical memory, cgroups, rlimits), without the user's cap.
+MemoryBudget::Limit systemLimits();
+
+std::mutex g_cacheMutex;
+MemoryBudget::Limit g_cached;
+std::chrono::steady_clock::time_point g_cachedAt;
+bool g_haveCached = false;
+
+} // namespace
+
+MemoryBudget::Limit MemoryBudget::available()
+{
+    Limit limit = systemLimits();
+    {
+        const std::lock_guard lock(g_cacheMutex);
+        g_cached = limit;
+        g_cachedAt = std::chrono::steady_clock::now();
+        g_haveCached = true;
+    }
+    userCap(limit);
+    return limit;
+}
+
+MemoryBudget::Limit MemoryBudget::availableFor(std::uint64_t bytes)
+{
+    Limit limit;
+    {
+        const std::lock_guard lock(g_cacheMutex);
+        const bool fresh = g_haveCached && std::chrono::steady_clock::now() - g_cachedAt < std::chrono::seconds(1);
+        if (fresh && bytes <= g_cached.bytes / 16)
+            limit = g_cached;
+    }
+    if (limit.source.isEmpty() && limit.bytes == UINT64_MAX)
+        return available();
+    userCap(limit);
+    return limit;
+}
+
+namespace {
+
+MemoryBudget::Limit systemLimits()
+{
+    MemoryBudget::Limit limit;
 #ifdef Q_OS_LINUX
     if (const std::uint64_t avail = procField(readSmall(QStringLiteral("/proc/meminfo")), "MemAvailable");
         avail > 0)
         tighten(limit, avail, QStringLiteral("physical memory (MemAvailable in /proc/meminfo)"));
     cgroupLimits(limit);
-    const QByteArray status = readSmall(QStringLiteral("/proc/self/status"));
+    QByteArray status; // read only when an rlimit applies
     for (const auto& [resource, field, name] :
          {std::tuple{RLIMIT_AS, QByteArray("VmSize"),
                      QStringLiteral("the address-space limit (RLIMIT_AS, ulimit -v)")},
@@ -142,12 +232,16 @@ MemoryBudget::Limit MemoryBudget::available()
         rlimit r{};
         if (getrlimit(resource, &r) != 0 || r.rlim_cur == RLIM_INFINITY)
             continue;
+        if (status.isEmpty())
+            status = readSmall(QStringLiteral("/proc/self/status"));
         const std::uint64_t used = procField(status, field);
         tighten(limit, used < r.rlim_cur ? std::uint64_t(r.rlim_cur) - used : 0, name);
     }
 #endif
     return limit;
 }
+
+} // namespace
 
 void MemoryBudget::require(std::uint64_t bytes, const QString& what, const QString& file, const QString& key)
 {

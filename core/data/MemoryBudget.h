@@ -29,6 +29,12 @@ public:
 
     /// The tightest limit that applies now.
     static Limit available();
+    /// available() for a check of @p bytes: a reading of the system's limits up to a second old
+    /// when @p bytes is at most 1/16 of it (no limit can shrink that far in a second without
+    /// the process itself allocating), else a new one; TRAINBENCH_MEMORY_LIMIT is read each
+    /// time. For checks made before every run, where the runs are small and many (a tuning's
+    /// trials): reading /proc and /sys costs more than a small run's training.
+    static Limit availableFor(std::uint64_t bytes);
 
     /// Throws DataError when @p bytes exceed available(): the message names @p file (or, for a
     /// spec value, @p key), @p what was to be built and the size it needs against what is free,

@@ -53,9 +53,19 @@ QString MemoryCheck::refusal(const PluginRegistry& registry, const Demand& deman
     const double each = prediction.memoryBytes();
     if (std::isnan(each))
         return {};
+    // Before every run: a reading up to a second old serves a run far smaller than it.
+    return refusal(registry, demand, prediction,
+                   data::MemoryBudget::availableFor(toBytes(each * std::max(1, demand.atOnce))));
+}
+
+QString MemoryCheck::refusal(const PluginRegistry& registry, const Demand& demand, const CostPrediction& prediction,
+                             const data::MemoryBudget::Limit& limit)
+{
+    const double each = prediction.memoryBytes();
+    if (std::isnan(each))
+        return {};
     const int atOnce = std::max(1, demand.atOnce);
     const double total = each * atOnce;
-    const data::MemoryBudget::Limit limit = data::MemoryBudget::available();
     if (toBytes(total) <= limit.bytes)
         return {};
     QString need = QStringLiteral("%1 needs %2 of working memory for %3")
@@ -78,6 +88,7 @@ QString MemoryCheck::refusal(const PluginRegistry& registry, const Demand& deman
 
 QString MemoryCheck::refusal(const PluginRegistry& registry, const QList<Demand>& demands)
 {
+    const data::MemoryBudget::Limit limit = data::MemoryBudget::available();
     for (Demand d : demands) {
         if (needsDensifying(registry, d.algorithmId, d.shape)) {
             // Before the first run, the training set's dense copy (the test set's comes on top;
@@ -90,7 +101,7 @@ QString MemoryCheck::refusal(const PluginRegistry& registry, const QList<Demand>
             d.shape.nonZeros = 0;
         }
         const CostPrediction prediction = CostPrediction::forAlgorithm(registry, d.algorithmId, d.params, d.shape);
-        if (const QString r = refusal(registry, d, prediction); !r.isEmpty())
+        if (const QString r = refusal(registry, d, prediction, limit); !r.isEmpty())
             return r;
     }
     return {};

@@ -6,6 +6,8 @@
 
 #include "CostPrediction.h"
 
+#include <MemoryBudget.h>
+
 #include <QList>
 #include <QString>
 #include <QVariantMap>
@@ -46,6 +48,10 @@ public:
     /// The refusal of @p demand given its @p prediction (from Trainer::predictCost()), empty when
     /// it fits or states no memory.
     static QString refusal(const PluginRegistry& registry, const Demand& demand, const CostPrediction& prediction);
+    /// The same against @p limit, read once by the caller (data::MemoryBudget::available() reads
+    /// /proc and /sys files: a tuning's 200 demands read them once, not 200 times).
+    static QString refusal(const PluginRegistry& registry, const Demand& demand, const CostPrediction& prediction,
+                           const data::MemoryBudget::Limit& limit);
 
     /// Sparse inputs (@p shape.isSparse()) for an algorithm that takes dense inputs only are made
     /// dense for it: true then. False for dense data and for algorithms that take sparse inputs.

@@ -44,6 +44,34 @@ private Q_SLOTS:
         QVERIFY(MemoryBudget::available().source != QStringLiteral("TRAINBENCH_MEMORY_LIMIT=lots")); // ignored
     }
 
+    void aCheckOfFewBytesMayUseAReadingASecondOld()
+    {
+        // availableFor(): a check far below the last reading reuses it; one near it, or the
+        // user's cap set since, is never served from the old reading.
+        const MemoryBudget::Limit fresh = MemoryBudget::available();
+        if (fresh.bytes == UINT64_MAX)
+            QSKIP("no memory limit can be read here");
+        const MemoryBudget::Limit small = MemoryBudget::availableFor(1 << 20);
+        QCOMPARE(small.bytes, fresh.bytes);
+        QCOMPARE(small.source, fresh.source);
+        qputenv("TRAINBENCH_MEMORY_LIMIT", "64M");
+        QCOMPARE(MemoryBudget::availableFor(1 << 20).bytes, std::uint64_t(64) << 20);
+        qunsetenv("TRAINBENCH_MEMORY_LIMIT");
+        // An RLIMIT_AS set now applies at once to a check near the old reading (a new reading).
+        rlimit old{};
+        QVERIFY(getrlimit(RLIMIT_AS, &old) == 0);
+        QFile status(QStringLiteral("/proc/self/status"));
+        QVERIFY(status.open(QIODevice::ReadOnly));
+        const QByteArray text = status.readAll();
+        const std::uint64_t mapped = text.mid(text.indexOf("VmSize:") + 7).trimmed().split(' ').first().toULongLong() * 1024;
+        rlimit tight = old;
+        tight.rlim_cur = mapped + (256u << 20);
+        QVERIFY(setrlimit(RLIMIT_AS, &tight) == 0);
+        const MemoryBudget::Limit near = MemoryBudget::availableFor(fresh.bytes / 2);
+        setrlimit(RLIMIT_AS, &old);
+        QVERIFY2(near.bytes <= (256u << 20), qPrintable(QString::number(near.bytes)));
+    }
+
     void addressSpaceLimit()
     {
         // A soft RLIMIT_AS of what is mapped now + 256 MiB leaves at most 256 MiB.
