@@ -213,9 +213,17 @@ void StoreWriter::runBatch(Context& ctx)
                 if (!ctx.m_fatal.isEmpty())
                     break;
             }
+            // Someone waits: what is queued already joins the transaction, up to kJoinWaiter
+            // entries (a run's new row commits with the previous run's end and rows: one commit
+            // per run, not two), but the writer does not wait for more.
+            constexpr std::size_t kJoinWaiter = 64;
+            std::size_t waiterAt = 0; // 1 + the batch index of the first entry someone waits for
+            for (std::size_t k = 0; k < batch.size() && !waiterAt; ++k)
+                if (batch[k].waiter)
+                    waiterAt = k + 1;
             while (ctx.m_fatal.isEmpty()) {
                 if (!batch.empty() &&
-                    (batch.back().waiter || batch.size() >= std::size_t(m_config.batchOps) ||
+                    ((waiterAt && batch.size() >= waiterAt + kJoinWaiter) || batch.size() >= std::size_t(m_config.batchOps) ||
                      Clock::now() - t0 >= std::chrono::milliseconds(m_config.batchMs)))
                     break; // commit now: someone waits, or the batch is big or old enough
                 Entry e;
@@ -223,6 +231,8 @@ void StoreWriter::runBatch(Context& ctx)
                     break; // drained
                 batch.push_back(std::move(e));
                 batch.back().result = batch.back().op(ctx);
+                if (batch.back().waiter && !waiterAt)
+                    waiterAt = batch.size();
             }
             if (ctx.m_fatal.isEmpty() &&
                 ctx.control(QStringLiteral("COMMIT"), QStringLiteral("cannot commit"))) {
