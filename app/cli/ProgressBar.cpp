@@ -48,8 +48,7 @@ void ProgressBar::costPredicted(const RunJob& job, qint64, const QJsonObject& co
     const QString what = CostPrediction(cost).describe();
     if (what.isEmpty())
         return;
-    QString line =
-        QStringLiteral("%1: predicted %2").arg(job.label.isEmpty() ? job.algorithmId : job.label, what);
+    QString line = QStringLiteral("predicted %1").arg(what);
     // The shape the trainer sees (sparse data made dense for a dense-only trainer is dense).
     if (cost.contains(QStringLiteral("shape")))
         line += QStringLiteral(" for %1").arg(cost.value(QStringLiteral("shape")).toString());
@@ -58,10 +57,12 @@ void ProgressBar::costPredicted(const RunJob& job, qint64, const QJsonObject& co
     std::lock_guard lock(m_mutex);
     if (m_unit != QLatin1String("run"))  // predictions are per run; a kind's unit may be a cell of several
         line += QStringLiteral(" per ") + m_unit;
-    if (m_predicted.contains(line))
+    // Once per algorithm and prediction: a tuning's 200 trials of one algorithm print a line per
+    // distinct cost, under the first trial's label, not 200.
+    if (m_predicted.contains(job.algorithmId + QLatin1Char('\n') + line))
         return;
-    m_predicted.insert(line);
-    printAbove(line);
+    m_predicted.insert(job.algorithmId + QLatin1Char('\n') + line);
+    printAbove(QStringLiteral("%1: %2").arg(job.label.isEmpty() ? job.algorithmId : job.label, line));
 }
 
 void ProgressBar::printAbove(const QString& line)

@@ -212,7 +212,7 @@ bool TunedRun::checkMemory()
     QList<MemoryCheck::Demand> demands;
     const ProblemShape shape = CostPrediction::shapeOf(m_data->train);
     for (int i = 0; i < m_rungFirst[1]; ++i) // rung 0 (a later rung's runs are the same settings, longer)
-        demands << MemoryCheck::Demand{jobOf(i).label, m_spec.algorithms[m_cells[size_t(i)].algorithm].id, paramsOf(i),
+        demands << MemoryCheck::Demand{jobOf(i, false).label, m_spec.algorithms[m_cells[size_t(i)].algorithm].id, paramsOf(i),
                                        shape, 1};
     for (int a = 0; a < m_spec.algorithms.size(); ++a)
         demands << MemoryCheck::Demand{defaultsLabel(m_labels[a]), m_spec.algorithms[a].id, m_fixed[a], shape, 1};
@@ -246,7 +246,7 @@ QString TunedRun::phaseOf(int i) const
     return c.isTrial() ? QStringLiteral("trial") : c.defaults ? QStringLiteral("default") : QStringLiteral("final");
 }
 
-RunJob TunedRun::jobOf(int i) const
+RunJob TunedRun::jobOf(int i, bool prepare) const
 {
     const Cell& c = m_cells[size_t(i)];
     const QString& label = m_labels[c.algorithm];
@@ -258,7 +258,8 @@ RunJob TunedRun::jobOf(int i) const
                 : c.defaults ? defaultsLabel(label)
                              : tunedLabel(label);
     job.params = paramsOf(i);
-    job.prepared = m_ctx.registry().prepared(job.algorithmId, job.params);
+    if (prepare)
+        job.prepared = m_ctx.registry().prepared(job.algorithmId, job.params);
     // A trial's every rung trains with the trial's seed: a promoted trial is the same run, longer.
     job.repeat = c.isTrial() ? c.trial : m_section.trialCap() + c.finalSeed;
     job.seed = deriveSeed(m_spec.seed, std::uint64_t(job.repeat));
@@ -445,7 +446,7 @@ void TunedRun::cellDone(int i, RunResult&& rr, bool notify)
         }
         if (rr.status == RunStatus::Failed || rr.status == RunStatus::Diverged)
             if (m_errors.size() < 20)
-                m_errors.insert(QStringLiteral("%1: %2").arg(jobOf(i).label, rr.error));
+                m_errors.insert(QStringLiteral("%1: %2").arg(jobOf(i, false).label, rr.error));
         m_results[size_t(i)] = std::move(rr);
         m_ran[size_t(i)] = 1;
         m_outcome[size_t(i)] = Outcome::Ran;
@@ -579,7 +580,7 @@ void TunedRun::gather(bool record)
             continue;
         AlgorithmCurves& into = c.isTrial() ? r.selection[c.algorithm]
                                              : r.curves[c.algorithm * perAlgorithm + (c.defaults ? 1 : 0)];
-        const RunJob job = jobOf(i);
+        RunJob job = jobOf(i, false);
         if (m_ran[size_t(i)]) {
             ExperimentContext::appendRun(into, m_results[size_t(i)], job.repeat, job.seed);
             ExperimentContext::count(r, m_results[size_t(i)].status);
@@ -588,6 +589,8 @@ void TunedRun::gather(bool record)
         into.repeatNumbers << job.repeat;
         into.seeds << job.seed;
         const bool known = c.isTrial() || c.defaults || m_chosenTrial[size_t(c.algorithm)] >= 0;
+        if (known)
+            job = jobOf(i);
         ExperimentContext::appendNotStarted(into, known ? runner.recordNotStarted(job) : -1);
         into.infos.last().insert(SelectionCurves::factKey(), job.hostFacts.value(SelectionCurves::factKey()));
         r.runsCancelled++;

@@ -56,7 +56,9 @@ private:
     void planCells();
     bool checkMemory();
     QVariantMap paramsOf(int cell) const;
-    RunJob jobOf(int cell) const;
+    /// Cell @p cell's job; with @p prepare, its configuration prepared (PluginRegistry::prepared:
+    /// only for the job that trains or is recorded, not for a label or a seed).
+    RunJob jobOf(int cell, bool prepare = true) const;
     QString phaseOf(int cell) const;
     bool takeFinished(int first, int count);
     /// Cells first … first + count − 1, one at a time with every thread; trials under the CPU
