@@ -44,14 +44,14 @@ constexpr double kAcrossMachines = 1e-6;
 // build without them computes each feature with the scalar cos, a few ulps away, and lsq's float
 // products (u = 6e-8) then round some features to the next float, which its solves magnify:
 // lsq.stagewise's loss moved by 9.7e-5 in a generic x86-64 build. 1e-3 there, for lsq only.
+// The same holds for a build for AVX2 and FMA on another CPU: on an AMD EPYC (Zen 3, family 25
+// model 1; -march=native: AVX2 FMA, no AVX-512) lsq.stagewise's loss moved by 1.2e-4 and its test
+// RMSE by 1.2e-4 — Eigen's float products there run 8-wide where the fixture's machine ran
+// 16-wide, so sums round in another order, and each greedy stage's choice magnifies it. So lsq's
+// stored runs are held to 1e-3 on every machine, as in a generic build; the other families to 1e-6.
 double toleranceFor(const RunRecord& run)
 {
-#if defined(__AVX2__) && defined(__FMA__)
-    Q_UNUSED(run);
-    return kAcrossMachines;
-#else
     return run.algorithmId.startsWith(QLatin1String("lsq.")) ? 1e-3 : kAcrossMachines;
-#endif
 }
 
 // The final metrics a run stored ("final") against a point of this build: the same doubles
