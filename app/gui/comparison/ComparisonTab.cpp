@@ -55,7 +55,8 @@ void ComparisonTab::show(const QList<AlgorithmCurves>& curves, const QList<Algor
     m_panel->setCurves(curves);
 }
 
-void ComparisonTab::showLive(const ExperimentSpec& spec, const QList<charts::CurveSeriesData>& curves)
+void ComparisonTab::showLive(const ExperimentSpec& spec, const QList<charts::CurveSeriesData>& curves,
+                             const QList<AlgorithmCurves>& selection)
 {
     // The kind's configurations, as its runner labels them; a kind of summary points has none.
     const ExperimentKind* kind = ExperimentKinds::find(spec.kind);
@@ -83,7 +84,7 @@ void ComparisonTab::showLive(const ExperimentSpec& spec, const QList<charts::Cur
                 break;
             }
     m_caption->setText(tr("Live: %1 — %2").arg(spec.name, spec.kind));
-    show(shown);
+    show(shown, selection); // a tuned comparison's trials so far: its tuning charts, live
 }
 
 void ComparisonTab::showResult(const ExperimentResult& result, const QString& caption)

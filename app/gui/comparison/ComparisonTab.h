@@ -36,7 +36,8 @@ public:
     /// While @p spec runs: its configurations (ParamSweep::configurations for a param sweep, the
     /// algorithms otherwise) filled with the checkpoints so far, matched by label. Cheap enough
     /// for the controller's ~20 updates a second (only the chart in view is rebuilt).
-    void showLive(const ExperimentSpec& spec, const QList<charts::CurveSeriesData>& curves);
+    void showLive(const ExperimentSpec& spec, const QList<charts::CurveSeriesData>& curves,
+                  const QList<AlgorithmCurves>& selection = {});
     /// A finished experiment (noise sweeps have nothing to compare and clear the tab).
     void showResult(const ExperimentResult& result, const QString& caption);
     /// Stored runs picked in the run browser, grouped by experiment and configuration. Returns

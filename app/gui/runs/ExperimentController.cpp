@@ -190,6 +190,7 @@ bool ExperimentController::start(const ExperimentSpec& spec, QString* error, qin
     m_spec = spec;
     m_experimentId = -1;
     m_curves.clear();
+    m_selection.clear();
     m_repeatIndex.clear();
     m_plannedEpochs.clear();
     m_summary.clear();
@@ -353,6 +354,8 @@ void ExperimentController::drain()
             break;
         }
         case Event::Type::RunFinished: {
+            if (addToSelection(e))
+                dataChanged = true;
             QString line = tr("%1, repeat %2: %3").arg(e.label).arg(e.repeat).arg(runStatusName(e.status));
             if (!e.error.isEmpty())
                 line += QStringLiteral(" — ") + e.error;
@@ -378,6 +381,38 @@ void ExperimentController::drain()
         Q_EMIT statusText(currentStatus());
     if (workerEnded && m_worker.joinable())
         workerDone();
+}
+
+bool ExperimentController::addToSelection(const Event& e)
+{
+    // The kind says which runs choose (its placeOf(), as for stored runs): a tuned comparison's trials.
+    const ExperimentKind* kind = ExperimentKinds::find(m_spec.kind);
+    if (!kind)
+        return false;
+    RunRecord record;
+    record.algorithmId = e.algorithmId;
+    record.info = e.info;
+    const StoredPlace place = kind->placeOf(record);
+    if (!place.selection)
+        return false;
+    auto it = std::find_if(m_selection.begin(), m_selection.end(), [&](const AlgorithmCurves& c) {
+        return c.algorithmId == e.algorithmId && c.configuration == place.configuration;
+    });
+    if (it == m_selection.end()) {
+        AlgorithmCurves c;
+        c.algorithmId = e.algorithmId;
+        c.label = c.configuration = place.configuration;
+        m_selection << c;
+        it = m_selection.end() - 1;
+    }
+    it->repeats << QVector<MetricPoint>{e.point};
+    it->statuses << e.status;
+    it->infos << e.info;
+    it->errors << e.error;
+    it->repeatNumbers << e.repeat;
+    it->seeds << 0;
+    it->runIds << e.id;
+    return true;
 }
 
 QString ExperimentController::progressFormat() const

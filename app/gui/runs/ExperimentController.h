@@ -60,6 +60,10 @@ public:
     qint64 experimentId() const { return m_experimentId; }
     /// Learning curves so far, one entry per algorithm of the spec in spec order.
     const QList<charts::CurveSeriesData>& curves() const { return m_curves; }
+    /// The runs so far that choose the configurations (ExperimentResult::selection: a tuned
+    /// comparison's trials, one entry per algorithm in the order they first arrive), each with
+    /// its final point and facts: the tuning charts drawn live.
+    const QList<AlgorithmCurves>& selection() const { return m_selection; }
     /// Summary points so far (a kind that keeps statistics instead of curves: a noise sweep).
     const QList<SummaryPoint>& summary() const { return m_summary; }
     /// What the experiment's kind says of its progress beyond counts, one line per part (a tuned
@@ -113,6 +117,8 @@ private:
 
     void drain();
     void workerDone();
+    /// A finished run that chooses the configurations joins selection(); false for other runs.
+    bool addToSelection(const Event& e);
     int curveIndex(const QString& label, const QString& algorithmId);
     QString currentStatus() const;
 
@@ -128,6 +134,7 @@ private:
     ExperimentSpec m_spec;
     qint64 m_experimentId = -1;
     QList<charts::CurveSeriesData> m_curves;
+    QList<AlgorithmCurves> m_selection;
     QList<QList<int>> m_repeatIndex; ///< per curve: repeat number of each entry of its repeats
     QList<SummaryPoint> m_summary;
     QStringList m_kindStatus;

@@ -102,7 +102,7 @@ RunControl::RunControl(const PluginRegistry& registry, ExperimentController* con
     connect(m_centre, &QTabWidget::currentChanged, this, [this] {
         if (m_comparisonDirty && m_centre->currentWidget() == m_comparisonPage && m_controller->isRunning()) {
             m_comparisonDirty = false;
-            m_comparison->showLive(m_controller->spec(), m_controller->curves());
+            m_comparison->showLive(m_controller->spec(), m_controller->curves(), m_controller->selection());
         }
     });
     connect(m_browser, &RunBrowser::overlayRequested, this,
@@ -348,7 +348,7 @@ void RunControl::onUpdated()
     // The comparison is rebuilt only while in view (its tables cost more than a chart update).
     if (!m_controller->keepsSummary() && m_controller->isRunning()) {
         if (m_centre->currentWidget() == m_comparisonPage)
-            m_comparison->showLive(m_controller->spec(), m_controller->curves());
+            m_comparison->showLive(m_controller->spec(), m_controller->curves(), m_controller->selection());
         else
             m_comparisonDirty = true;
     }

@@ -196,8 +196,23 @@ private Q_SLOTS:
             // The algorithm entries keep their kind's keys (the search spaces) through the panels.
             QVERIFY(shown->algorithms.value(0).kindKeys.contains("search"));
         }
+        // Live: the trials reach the controller's selection as they finish, before the final runs.
+        int trialsSeenLive = 0;
+        connect(w.controller(), &ExperimentController::updated, this, [&] {
+            if (w.controller()->isRunning()) {
+                int n = 0;
+                for (const AlgorithmCurves& c : w.controller()->selection())
+                    n += int(c.repeats.size());
+                trialsSeenLive = std::max(trialsSeenLive, n);
+            }
+        });
         QVERIFY2(w.runExperiment(&error), qPrintable(error));
         QVERIFY(w.controller()->waitForFinished(60000));
+        QVERIFY2(trialsSeenLive > 0, "no trial reached the live selection while the experiment ran");
+        QCOMPARE(w.controller()->selection().size(), 2);
+        QCOMPARE(w.controller()->selection()[0].configuration, QString("Noise"));
+        QCOMPARE(w.controller()->selection()[0].repeats.size(), 5);
+        QCOMPARE(w.controller()->selection()[1].repeats.size(), 5);
         const ExperimentResult& result = w.controller()->result();
         QVERIFY2(result.error.isEmpty(), qPrintable(result.error));
         QVERIFY2(result.runsFinished == 10 + 8, qPrintable(QString("%1 finished, %2 cancelled, %3 planned; %4")
@@ -214,6 +229,11 @@ private Q_SLOTS:
         QVERIFY(view->tabs()->isTabEnabled(tuning));
         QVERIFY(view->tabs()->isTabEnabled(view->indexOf("parallel-coordinates")));
         QCOMPARE(w.comparison()->panel()->view(ComparisonPanel::MatrixTab)->rowCount(), 4); // tuned and defaults of each
+        // Shown live (the trials so far, no final run yet), the tuning chart is there already.
+        w.comparison()->clear();
+        w.comparison()->showLive(w.controller()->spec(), {}, w.controller()->selection());
+        QVERIFY(view->tabs()->isTabEnabled(tuning));
+        QCOMPARE(view->tabs()->currentIndex(), tuning);
     }
 
     void featuresTabOnlyForRunsWithFeatureCounts()
