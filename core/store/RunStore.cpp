@@ -541,6 +541,10 @@ void RunStore::appendMetric(qint64 runId, const MetricPoint& p)
         refuseWrite(QStringLiteral("cannot append checkpoint %1 to run %2").arg(p.seq).arg(runId));
         return;
     }
+    {
+        const std::lock_guard lock(m_appendedMutex);
+        ++m_appended[runId];
+    }
     m_writer->post([runId, p](StoreWriter::Context& ctx) -> qint64 {
         QSqlQuery* q =
             ctx.prepared(QStringLiteral("INSERT INTO metrics (run_id, seq, epoch, train_time_s, loss, "
@@ -572,17 +576,46 @@ void RunStore::finishRun(qint64 runId, RunStatus status, const QString& error, c
         return;
     }
     const QString ended = nowText(); // the caller's moment, not the commit's
-    m_writer->post([runId, status, error, info, ended](StoreWriter::Context& ctx) -> qint64 {
+    qint64 appended = 0;
+    {
+        const std::lock_guard lock(m_appendedMutex);
+        if (const auto it = m_appended.find(runId); it != m_appended.end()) {
+            appended = it->second;
+            m_appended.erase(it);
+        }
+    }
+    m_writer->post([runId, status, error, info, ended, appended](StoreWriter::Context& ctx) -> qint64 {
         const QString what = QStringLiteral("cannot finish run %1").arg(runId);
         const std::optional<QJsonObject> merged = mergedInfo(ctx, runId, info, what);
         if (!merged)
             return -1;
+        // Finished only with every checkpoint it was given: they were written before this, in
+        // this transaction or an earlier one; one that was lost makes the run a failed one.
+        RunStatus stored = status;
+        QString storedError = error;
+        if (status == RunStatus::Finished && appended > 0) {
+            QSqlQuery* count = ctx.prepared(QStringLiteral("SELECT count(*) FROM metrics WHERE run_id = ?"));
+            if (!count)
+                return -1;
+            count->bindValue(0, runId);
+            if (!ctx.exec(*count, what))
+                return -1;
+            const qint64 have = count->next() ? count->value(0).toLongLong() : 0;
+            count->finish();
+            if (have < appended) {
+                stored = RunStatus::Failed;
+                storedError = QStringLiteral("the run finished, but %1 of its %2 checkpoints were not stored (a write to "
+                                             "the store was lost): not kept as finished; --resume trains it again")
+                                  .arg(appended - have)
+                                  .arg(appended);
+            }
+        }
         QSqlQuery* q = ctx.prepared(
             QStringLiteral("UPDATE runs SET status = ?, error = ?, ended = ?, info_json = ? WHERE id = ?"));
         if (!q)
             return -1;
-        q->bindValue(0, runStatusName(status));
-        q->bindValue(1, text(error));
+        q->bindValue(0, runStatusName(stored));
+        q->bindValue(1, text(storedError));
         q->bindValue(2, ended);
         q->bindValue(3, jsonText(*merged));
         q->bindValue(4, runId);

@@ -16,6 +16,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <unordered_map>
 
 class QSqlDatabase;
 class QSqlError;
@@ -111,6 +112,9 @@ public:
     void appendMetric(qint64 runId, const MetricPoint& p) override;
     /// Queues the end of a run: status, error message, `ended` = now, and @p info merged into the
     /// run's info (keys of @p info replace existing ones). Applied after the run's earlier metrics.
+    /// A run's status and its rows are one truth: a run ended as Finished whose checkpoints this
+    /// store was given are not all stored (a batch of them was lost to a lock or a full disk) is
+    /// stored as Failed, saying how many are missing, so that --resume trains it again.
     void finishRun(qint64 runId, RunStatus status, const QString& error = {}, const QJsonObject& info = {}) override;
     /// Queues a merge of @p info into the run's info (keys of @p info replace existing ones).
     void setRunInfo(qint64 runId, const QJsonObject& info);
@@ -189,6 +193,9 @@ private:
     std::unique_ptr<StoreWriter> m_writer;
     std::shared_ptr<RunStoreReaders> m_readers;
     mutable std::mutex m_errorMutex;
+    /// Per run: the checkpoints appendMetric() was given, until finishRun() checks them.
+    std::mutex m_appendedMutex;
+    std::unordered_map<qint64, qint64> m_appended;
     mutable QString m_lastError;
     QString m_failure; ///< guarded by m_errorMutex
 };

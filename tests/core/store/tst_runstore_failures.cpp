@@ -144,6 +144,59 @@ private Q_SLOTS:
         QVERIFY(!store->failure().isEmpty());
     }
 
+    void aRunWhoseCheckpointsWereLostIsNotStoredAsFinished()
+    {
+        // Issue 50, item 1: a batch of checkpoints lost to a lock held past the busy timeout, the
+        // run's end written after the lock went. The store must not call the run finished with
+        // rows missing: it is failed, says how many are missing, and a resume trains it again.
+        const QString file = path(QStringLiteral("lost-rows.sqlite"));
+        RunStore::Options o;
+        o.busyTimeoutMs = 300;
+        o.waitNoticeMs = 100;
+        QString error;
+        auto store = RunStore::open(file, o, &error);
+        QVERIFY2(store, qPrintable(error));
+        const qint64 lost = store->createRun(aRun(-1));
+        const qint64 whole = store->createRun(aRun(-1));
+        MetricPoint p;
+        for (int i = 0; i < 3; ++i) { // stored
+            p.seq = i;
+            store->appendMetric(lost, p);
+        }
+        QVERIFY(store->flush());
+        {
+            Raw holder(file);
+            QVERIFY(holder.exec(QStringLiteral("BEGIN IMMEDIATE")));
+            for (int i = 3; i < 8; ++i) { // lost: the lock outlasts the busy timeout
+                p.seq = i;
+                store->appendMetric(lost, p);
+            }
+            QVERIFY(!store->flush(60000));
+            QVERIFY(holder.exec(QStringLiteral("ROLLBACK")));
+        }
+        p.seq = 8;
+        store->appendMetric(lost, p);
+        store->finishRun(lost, RunStatus::Finished);
+        for (int i = 0; i < 4; ++i) { // every row stored: finished as it says
+            p.seq = i;
+            store->appendMetric(whole, p);
+        }
+        store->finishRun(whole, RunStatus::Finished);
+        QVERIFY(store->flush());
+        const auto a = store->run(lost);
+        QVERIFY(a);
+        QCOMPARE(store->metrics(lost).size(), 4);
+        QCOMPARE(a->status, RunStatus::Failed);
+        QVERIFY2(a->error.contains(QLatin1String("5 of its 9 checkpoints were not stored")) &&
+                     a->error.contains(QLatin1String("--resume trains it again")),
+                 qPrintable(a->error));
+        const auto b = store->run(whole);
+        QVERIFY(b);
+        QCOMPARE(b->status, RunStatus::Finished);
+        QVERIFY(b->error.isEmpty());
+        QCOMPARE(store->metrics(whole).size(), 4);
+    }
+
     void lockReleasedInTimeLosesNothing()
     {
         const QString file = path(QStringLiteral("brief-lock.sqlite"));
