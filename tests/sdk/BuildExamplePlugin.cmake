@@ -74,11 +74,19 @@ endforeach()
 
 # 2. Configure and build the example against the installed package only: the build tree is not on
 #    any search path, and the package registries are off.
+#    No build type, as the guide's commands give none: the package makes it Release (issue 50).
 run(${CMAKE_COMMAND} -S ${example} -B ${pluginBuild} -G "${GENERATOR}"
-    -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_COMPILER=${CXX_COMPILER} -DCMAKE_PREFIX_PATH=${prefix}
+    -DCMAKE_CXX_COMPILER=${CXX_COMPILER} -DCMAKE_PREFIX_PATH=${prefix}
     -DCMAKE_FIND_USE_PACKAGE_REGISTRY=OFF -DCMAKE_FIND_USE_SYSTEM_PACKAGE_REGISTRY=OFF)
 if(NOT OUT MATCHES "Build files have been written")
   message(FATAL_ERROR "unexpected configure output:\n${OUT}")
+endif()
+if(NOT OUT MATCHES "Trainbench: no CMAKE_BUILD_TYPE given, building Release")
+  message(FATAL_ERROR "an empty build type was not made Release:\n${OUT}")
+endif()
+file(STRINGS ${pluginBuild}/CMakeCache.txt buildType REGEX "^CMAKE_BUILD_TYPE:")
+if(NOT buildType MATCHES "=Release$")
+  message(FATAL_ERROR "the plugin's build type is '${buildType}', expected Release")
 endif()
 run(${CMAKE_COMMAND} --build ${pluginBuild})
 file(GLOB built ${pluginBuild}/centroid.so)
