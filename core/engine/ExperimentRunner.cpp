@@ -113,6 +113,19 @@ ExperimentResult ExperimentRunner::execute(const ExperimentSpec& spec, Experimen
         QList<RunRecord> stored = m_store->runs(resumeId, &readError);
         if (!readError.isEmpty())
             return refused(readError);
+        // A run read as running has a live owner (a dead one's reads as interrupted): another
+        // process is running or resuming this experiment. Resuming beside it would delete the
+        // runs it trains and train its cells twice.
+        const RunStoreOwner& me = RunStoreOwner::current();
+        for (const RunRecord& r : std::as_const(stored))
+            if (r.status == RunStatus::Running &&
+                !(r.owner.pid == me.pid && r.owner.host == me.host && r.owner.startTicks == me.startTicks))
+                return refused(QStringLiteral("cannot resume experiment %1 of %2: another process (%3) is training "
+                                              "its run %4 now — it is running or resuming this experiment. Wait for "
+                                              "it to end (or stop it), then resume what is left")
+                                   .arg(resumeId)
+                                   .arg(m_store->path(), r.owner.describe())
+                                   .arg(r.id));
         m_context->begin(true, std::move(stored));
         experimentId = resumeId;
     } else if (writes) {

@@ -8,6 +8,7 @@
 
 #include <FixtureSlices.h>
 #include <QJsonArray>
+#include <QProcess>
 #include <QSqlDatabase>
 #include <QSqlError>
 #include <QSqlQuery>
@@ -738,6 +739,59 @@ private Q_SLOTS:
             "sweep": {"sigma": [0, 0.5, 1], "monte_carlo": 11},
             "algorithms": [{"id": "gradient.adam", "params": {"epochs": 30, "hidden": [3], "activation": "identity", "init": "uniform"}},
                            {"id": "test.noise", "params": {"epochs": 2}}]})") << 20;
+    }
+
+    void resumeBesideAnotherLiveProcessIsRefused()
+    {
+        // Issue 50, item 2: an experiment whose run another live process is training (a run or a
+        // resume of it in another trainbench) is not resumed here: that would delete its live run
+        // and train its cells twice. Once that process is gone its run reads as interrupted, and
+        // the resume goes ahead.
+        const ExperimentSpec s = parse(R"({"name": "claimed", "kind": "learning-curve", "repeats": 3, "seed": 7, "threads": 1,
+            "dataset": {"source": "moons", "samples": 200, "noise": 0.2},
+            "algorithms": [{"id": "test.noise", "params": {"epochs": 3}}]})");
+        QString err;
+        const QString path = m_dir.filePath("claimed.sqlite");
+        auto store = RunStore::open(path, &err);
+        QVERIFY2(store, qPrintable(err));
+        ExperimentRunner runner(m_reg, store.get());
+        StopAfter stop(runner, 1);
+        const ExperimentResult first = runner.run(s, &stop);
+        QVERIFY(first.cancelled);
+        QVERIFY(store->flush());
+        // A live process of this host and boot takes the last run over, as if it trained it now.
+        QProcess other;
+        other.start(QStringLiteral("sleep"), {QStringLiteral("60")});
+        QVERIFY(other.waitForStarted());
+        qint64 ticks = 0;
+        bool zombie = false;
+        QVERIFY(RunStoreOwner::readProcStat(other.processId(), &ticks, &zombie));
+        const qint64 taken = store->runs(first.experimentId).last().id;
+        {
+            QSqlDatabase raw = QSqlDatabase::addDatabase(QStringLiteral("QSQLITE"), QStringLiteral("claim"));
+            raw.setDatabaseName(path);
+            QVERIFY(raw.open());
+            QSqlQuery q(raw);
+            QVERIFY2(q.exec(QStringLiteral("UPDATE runs SET status = 'running', owner_pid = %1, owner_start = %2 WHERE id = %3")
+                                .arg(other.processId())
+                                .arg(ticks)
+                                .arg(taken)),
+                     qPrintable(q.lastError().text()));
+            raw.close();
+        }
+        QSqlDatabase::removeDatabase(QStringLiteral("claim"));
+        const int rowsBefore = int(store->runs(first.experimentId).size());
+        const ExperimentResult refused = runner.resume(s, first.experimentId);
+        QVERIFY2(refused.error.contains(QStringLiteral("another process (pid %1").arg(other.processId())) &&
+                     refused.error.contains(QStringLiteral("is training its run %1 now").arg(taken)) &&
+                     refused.error.contains(path),
+                 qPrintable(refused.error));
+        QCOMPARE(int(store->runs(first.experimentId).size()), rowsBefore); // nothing deleted, nothing added
+        other.kill();
+        other.waitForFinished();
+        const ExperimentResult resumed = runner.resume(s, first.experimentId);
+        QVERIFY2(resumed.error.isEmpty(), qPrintable(resumed.error));
+        QCOMPARE(resumed.runsFinished, 3);
     }
 
     void noiseSweepLockstepCellsAreTheCellsAlone()
