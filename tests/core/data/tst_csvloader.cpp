@@ -1,7 +1,9 @@
 #include "CsvLoader.h"
 #include "DataError.h"
 
+#include <QFileInfo>
 #include <QTemporaryDir>
+#include <zlib.h>
 #include <cmath>
 #include <sys/stat.h>
 #include <clocale>
@@ -387,6 +389,29 @@ private Q_SLOTS:
                                          "process (TRAINBENCH_MEMORY_LIMIT=4K)"),
                  e.what());
         QCOMPARE(CsvLoader::load(f, classify("y")).rows(), Eigen::Index(1000)); // without the cap it loads
+    }
+
+    void aCompressedFileIsBoundedByTheLimitAsItExpands()
+    {
+        // Issue 50, item 3: a 290 KiB gzip file that expands to 300 MB (one line, no end) under a
+        // 32 MiB cap: refused as it inflates, naming the file and what it had read, in a short
+        // message — not grown until the kernel kills the process, not the line echoed.
+        QTemporaryDir dir;
+        const QString f = dir.filePath("bomb.csv.gz");
+        gzFile gz = gzopen(QFile::encodeName(f).constData(), "wb9");
+        QVERIFY(gz);
+        const QByteArray chunk = QByteArray("a,").repeated(500000);
+        for (int i = 0; i < 300; ++i)
+            QCOMPARE(gzwrite(gz, chunk.constData(), unsigned(chunk.size())), int(chunk.size()));
+        QCOMPARE(gzclose(gz), Z_OK);
+        QVERIFY(QFileInfo(f).size() < 2 * 1024 * 1024);
+        qputenv("TRAINBENCH_MEMORY_LIMIT", "32M");
+        const auto e = expectError([&] { CsvLoader::load(f, classify("y")); });
+        qunsetenv("TRAINBENCH_MEMORY_LIMIT");
+        QVERIFY2(e.text().startsWith(f + ": decompressing the gzip file (") &&
+                     e.text().contains("but only 32.0 MiB is available to this process (TRAINBENCH_MEMORY_LIMIT=32M)"),
+                 e.what());
+        QVERIFY2(e.text().size() < 400, e.what());
     }
 
     void brokenGzipIsAnError()
