@@ -11,6 +11,7 @@
 #include <QJsonDocument>
 #include <QTextStream>
 
+#include <algorithm>
 #include <cmath>
 
 namespace tb::cli {
@@ -63,6 +64,18 @@ int runsCommand(const QStringList& args)
         out() << "experiment " << e.id << "  " << e.name << "  [" << e.kind << "]  "
               << e.created.toLocalTime().toString("yyyy-MM-dd hh:mm:ss") << "  app " << e.appVersion << " ("
               << e.gitHash << ")\n";
+        // The name column as wide as the experiment's longest name (a sweep's names end in the
+        // values that tell its runs apart: "Adam batch_size=16, lr=0.0031"), at most 72 characters,
+        // a longer name cut in its middle.
+        int nameWidth = 8;
+        for (const auto& r : runs)
+            nameWidth = std::max(nameWidth, int(r.algorithmName.size()));
+        nameWidth = std::min(nameWidth, 72);
+        auto nameOf = [nameWidth](const QString& name) {
+            return name.size() <= nameWidth ? name
+                                            : name.left(nameWidth / 2 - 1) + QStringLiteral("…") +
+                                                  name.right(nameWidth - nameWidth / 2);
+        };
         for (const auto& r : runs) {
             const QJsonObject fin = r.info.value("final").toObject();
             QString metrics;
@@ -77,7 +90,7 @@ int runsCommand(const QStringList& args)
             const double secs = r.ended.isValid() ? r.started.msecsTo(r.ended) / 1000.0 : NAN;
             out() << QString("  run %1  %2 %3  seed %4  %5 thr  %6 s  %7")
                          .arg(r.id, 5)
-                         .arg(r.algorithmName.left(24), -24)
+                         .arg(nameOf(r.algorithmName), -nameWidth)
                          .arg(tb::runStatusName(r.status), -11)
                          .arg(r.seed)
                          .arg(r.threads)

@@ -203,6 +203,24 @@ private Q_SLOTS:
         QVERIFY(!linesWith(listed.out, "Silent ").first().contains("predicted"));
     }
 
+    void runsShowsWholeNames()
+    {
+        // Issue 50, item 6: a sweep's run names end in the values that tell them apart; `runs`
+        // cut them at 24 characters, so every run read "Adam with a long label l".
+        const QString db = m_dir.filePath("names.sqlite");
+        const QString spec = writeSpec("names.json", R"({"name": "names", "kind": "param-sweep", "seed": 4, "threads": 1,
+            "dataset": {"source": "moons", "samples": 100},
+            "algorithms": [{"id": "test.noise", "label": "Noise with a long label", "params": {"epochs": 2}}],
+            "sweep": {"grid": {"offset": [0.001, 0.0031, 0.03]}}})");
+        const Output o = cli({"run", spec, "--db", db, "--quiet"});
+        QVERIFY2(o.code == 0, qPrintable(o.err));
+        const Output listed = cli({"runs", "--db", db});
+        QCOMPARE(listed.code, 0);
+        for (const char* name : {"Noise with a long label offset=0.001 ", "Noise with a long label offset=0.0031 ",
+                                 "Noise with a long label offset=0.03 "})
+            QVERIFY2(linesWith(listed.out, name).size() == 1, qPrintable(listed.out));
+    }
+
     void noiseSweepShowsAndStoresOneCellsPrediction()
     {
         const QString db = m_dir.filePath("sweep.sqlite");
