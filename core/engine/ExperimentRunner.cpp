@@ -113,19 +113,33 @@ ExperimentResult ExperimentRunner::execute(const ExperimentSpec& spec, Experimen
         QList<RunRecord> stored = m_store->runs(resumeId, &readError);
         if (!readError.isEmpty())
             return refused(readError);
-        // A run read as running has a live owner (a dead one's reads as interrupted): another
-        // process is running or resuming this experiment. Resuming beside it would delete the
-        // runs it trains and train its cells twice.
+        // The claim, taken in one transaction: of two resumes started at once, one proceeds.
+        QString holder;
+        if (!m_store->claimExperiment(resumeId, &holder))
+            return refused(holder.isEmpty()
+                               ? QStringLiteral("cannot resume experiment %1 of %2: %3")
+                                     .arg(resumeId)
+                                     .arg(m_store->path(), m_store->lastError())
+                               : QStringLiteral("cannot resume experiment %1 of %2: another process (%3) is running "
+                                                "or resuming it now. Wait for it to end (or stop it), then resume what "
+                                                "is left")
+                                     .arg(resumeId)
+                                     .arg(m_store->path(), holder));
+        // And a run read as running has a live owner (a dead one's reads as interrupted): another
+        // process (of a build before claims) is running or resuming this experiment. Resuming
+        // beside it would delete the runs it trains and train its cells twice.
         const RunStoreOwner& me = RunStoreOwner::current();
         for (const RunRecord& r : std::as_const(stored))
             if (r.status == RunStatus::Running &&
-                !(r.owner.pid == me.pid && r.owner.host == me.host && r.owner.startTicks == me.startTicks))
+                !(r.owner.pid == me.pid && r.owner.host == me.host && r.owner.startTicks == me.startTicks)) {
+                m_store->releaseExperiment(resumeId);
                 return refused(QStringLiteral("cannot resume experiment %1 of %2: another process (%3) is training "
                                               "its run %4 now — it is running or resuming this experiment. Wait for "
                                               "it to end (or stop it), then resume what is left")
                                    .arg(resumeId)
                                    .arg(m_store->path(), r.owner.describe())
                                    .arg(r.id));
+            }
         m_context->begin(true, std::move(stored));
         experimentId = resumeId;
     } else if (writes) {
@@ -149,6 +163,8 @@ ExperimentResult ExperimentRunner::execute(const ExperimentSpec& spec, Experimen
     }
     ExperimentResult r = kind->run(*m_context, spec, experimentId, observer);
     r.kind = spec.kind;
+    if (writes && experimentId >= 0)
+        m_store->releaseExperiment(experimentId); // created or resumed claimed by this process
     if (writes && !resuming && !r.error.isEmpty()) {
         // The data did not load and no run started: an empty experiment row would only confuse.
         m_store->deleteExperiment(experimentId);

@@ -150,6 +150,32 @@ std::optional<QJsonObject> mergedInfo(StoreWriter::Context& ctx, qint64 runId, c
     return info;
 }
 
+
+// An experiment's claim as stored: "host\tboot id\tpid\tstart ticks".
+QString claimText(const RunStoreOwner& o)
+{
+    return QStringLiteral("%1\t%2\t%3\t%4").arg(o.host, o.bootId).arg(o.pid).arg(o.startTicks);
+}
+
+// The owner a stored claim names; nullopt for none (empty) or a claim that cannot be read.
+std::optional<RunStoreOwner> claimOwner(const QString& claim)
+{
+    const QStringList f = claim.split(QLatin1Char('\t'));
+    if (claim.isEmpty() || f.size() != 4)
+        return std::nullopt;
+    RunStoreOwner o;
+    o.host = f[0];
+    o.bootId = f[1];
+    bool ok = false;
+    o.pid = f[2].toLongLong(&ok);
+    if (!ok)
+        return std::nullopt;
+    o.startTicks = f[3].toLongLong(&ok);
+    if (!ok)
+        return std::nullopt;
+    return o;
+}
+
 } // namespace
 
 // ---------------------------------------------------------------------------------------------
@@ -471,7 +497,7 @@ qint64 RunStore::createExperiment(const ExperimentRecord& e)
         [e](StoreWriter::Context& ctx) -> qint64 {
             QSqlQuery* q =
                 ctx.prepared(QStringLiteral("INSERT INTO experiments (name, kind, spec_json, created, "
-                                            "app_version, git_hash) VALUES (?, ?, ?, ?, ?, ?)"));
+                                            "app_version, git_hash, claim) VALUES (?, ?, ?, ?, ?, ?, ?)"));
             if (!q)
                 return -1;
             q->bindValue(0, text(e.name));
@@ -480,11 +506,63 @@ qint64 RunStore::createExperiment(const ExperimentRecord& e)
             q->bindValue(3, e.created.isValid() ? timestamp(e.created) : QVariant(nowText()));
             q->bindValue(4, e.appVersion.isEmpty() ? QStringLiteral(TB_APP_VERSION) : e.appVersion);
             q->bindValue(5, e.gitHash.isEmpty() ? gitHash() : e.gitHash);
+            q->bindValue(6, claimText(RunStoreOwner::current()));
             if (!ctx.exec(*q, QStringLiteral("cannot create experiment \"%1\"").arg(e.name)))
                 return -1;
             return q->lastInsertId().toLongLong();
         },
         StoreWriter::Order::AheadOfQueued); // a new row depends on no queued write
+}
+
+bool RunStore::claimExperiment(qint64 id, QString* holder)
+{
+    holder->clear();
+    if (!m_writer)
+        return refuseWrite(QStringLiteral("cannot claim experiment %1").arg(id)) >= 0;
+    auto held = std::make_shared<QString>();
+    const qint64 r = m_writer->call([id, held](StoreWriter::Context& ctx) -> qint64 {
+        // BEGIN IMMEDIATE holds the write lock: no other process reads the claim between here and
+        // the update.
+        const QString what = QStringLiteral("cannot claim experiment %1").arg(id);
+        QSqlQuery* read = ctx.prepared(QStringLiteral("SELECT claim FROM experiments WHERE id = ?"));
+        if (!read)
+            return -1;
+        read->bindValue(0, id);
+        if (!ctx.exec(*read, what))
+            return -1;
+        const QString claim = read->next() ? read->value(0).toString() : QString();
+        read->finish();
+        const RunStoreOwner& me = RunStoreOwner::current();
+        if (const std::optional<RunStoreOwner> other = claimOwner(claim);
+            other && !(other->pid == me.pid && other->host == me.host && other->startTicks == me.startTicks) &&
+            other->isAlive()) {
+            *held = other->describe();
+            return 0;
+        }
+        QSqlQuery* write = ctx.prepared(QStringLiteral("UPDATE experiments SET claim = ? WHERE id = ?"));
+        if (!write)
+            return -1;
+        write->bindValue(0, claimText(me));
+        write->bindValue(1, id);
+        return ctx.exec(*write, what) ? 1 : -1;
+    });
+    *holder = *held;
+    return r == 1;
+}
+
+void RunStore::releaseExperiment(qint64 id)
+{
+    if (!m_writer)
+        return;
+    const QString mine = claimText(RunStoreOwner::current());
+    m_writer->post([id, mine](StoreWriter::Context& ctx) -> qint64 {
+        QSqlQuery* q = ctx.prepared(QStringLiteral("UPDATE experiments SET claim = '' WHERE id = ? AND claim = ?"));
+        if (!q)
+            return -1;
+        q->bindValue(0, id);
+        q->bindValue(1, mine);
+        return ctx.exec(*q, QStringLiteral("cannot release experiment %1").arg(id)) ? 0 : -1;
+    });
 }
 
 qint64 RunStore::createRun(const RunRecord& r)

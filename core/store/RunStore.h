@@ -118,6 +118,13 @@ public:
     void finishRun(qint64 runId, RunStatus status, const QString& error = {}, const QJsonObject& info = {}) override;
     /// Queues a merge of @p info into the run's info (keys of @p info replace existing ones).
     void setRunInfo(qint64 runId, const QJsonObject& info);
+    /// Claims experiment @p id for this process, in one transaction: it fails while another live
+    /// process holds the claim (running or resuming it), with that process in @p holder ("pid 1234
+    /// on host-a"); a claim whose process has died is taken over. A new experiment is created
+    /// claimed by its creator. Returns false with @p holder empty when the write failed.
+    bool claimExperiment(qint64 id, QString* holder);
+    /// Gives up this process's claim of experiment @p id (queued; a claim of another process is left).
+    void releaseExperiment(qint64 id);
     /// Queues one point of a noise sweep.
     void addSummaryPoint(qint64 experimentId, const SummaryPoint& p);
     /// Deletes an experiment with its runs, metrics and sweep points; waits. False if there was no

@@ -150,6 +150,13 @@ const QList<StoreSchema::Migration>& StoreSchema::migrations()
              QStringLiteral("ALTER TABLE metrics ADD COLUMN val_acc REAL"),
              QStringLiteral("ALTER TABLE metrics ADD COLUMN val_rmse REAL"),
          }},
+        // Which process runs or resumes an experiment now ("host\tboot id\tpid\tstart ticks", empty:
+        // none): a second resume of it waits for that process or refuses, instead of deleting its runs.
+        {5,
+         QStringLiteral("experiment claims"),
+         {
+             QStringLiteral("ALTER TABLE experiments ADD COLUMN claim TEXT NOT NULL DEFAULT ''"),
+         }},
     };
     return steps;
 }

@@ -11,6 +11,7 @@
 #include <QProcess>
 #include <QSqlDatabase>
 #include <QSqlQuery>
+#include <QThread>
 #include <QUuid>
 #include <QtTest>
 
@@ -240,6 +241,71 @@ private Q_SLOTS:
         QCOMPARE(refused.code, 4);
         QVERIFY2(refused.err.contains(db) && refused.err.contains("locked") && refused.err.contains("0.5 s"),
                  qPrintable(report(refused)));
+    }
+
+    void twoResumesAtOnceEndWithOneRowPerCell()
+    {
+        // Issue 50, item 2: a killed experiment resumed twice at once. The first claims it; the
+        // second is refused naming the first (exit 3), and deletes nothing; the first ends with one
+        // finished row per cell.
+        const QString spec = write("claims.json", R"({"name": "claims", "kind": "learning-curve", "repeats": 4, "threads": 1,
+            "dataset": {"source": "moons", "samples": 100},
+            "algorithms": [{"id": "test.sleepy", "label": "Sleepy", "params": {"epochs": 40, "epoch_ms": 25}}]})");
+        const QString db = m_dir.filePath("claims.sqlite");
+        auto scalar = [&](const QString& sql) {
+            QVariant v;
+            {
+                QSqlDatabase raw = QSqlDatabase::addDatabase(QStringLiteral("QSQLITE"), QStringLiteral("peek"));
+                raw.setDatabaseName(db);
+                raw.setConnectOptions(QStringLiteral("QSQLITE_OPEN_READONLY;QSQLITE_BUSY_TIMEOUT=2000"));
+                if (raw.open()) {
+                    QSqlQuery q(raw);
+                    if (q.exec(sql) && q.next())
+                        v = q.value(0);
+                    q.finish();
+                    raw.close();
+                }
+            }
+            QSqlDatabase::removeDatabase(QStringLiteral("peek"));
+            return v;
+        };
+        auto start = [&](QProcess& p, const QStringList& args) {
+            QProcessEnvironment env = tb::testsupport::cliEnvironment(
+                m_dir.filePath("home"), QStringLiteral(TB_TEST_PLUGIN_DIR ":" TB_PLUGIN_BUILD_DIR));
+            p.setProcessEnvironment(env);
+            p.start(QStringLiteral(TB_BIN_DIR "/trainbench-cli"), args);
+            return p.waitForStarted();
+        };
+        auto waitFor = [&](const std::function<bool()>& done) {
+            for (int i = 0; i < 1200 && !done(); ++i) // polled: at most 2 min, however busy the machine
+                QThread::msleep(100);
+            return done();
+        };
+        // A run killed after its first cell: one finished row, one left by a dead process.
+        {
+            QProcess killed;
+            QVERIFY(start(killed, {"run", spec, "--db", db, "--quiet"}));
+            QVERIFY(waitFor([&] { return scalar("SELECT count(*) FROM runs WHERE status = 'finished'").toInt() >= 1; }));
+            ::kill(pid_t(killed.processId()), SIGKILL);
+            killed.waitForFinished();
+        }
+        QProcess first;
+        QVERIFY(start(first, {"run", spec, "--db", db, "--quiet", "--resume"}));
+        const qint64 firstPid = first.processId(); // 0 once it has ended
+        const QString claimed = QStringLiteral("\t%1\t").arg(firstPid);
+        QVERIFY2(waitFor([&] { return scalar("SELECT claim FROM experiments WHERE id = 1").toString().contains(claimed); }) ||
+                     first.state() == QProcess::NotRunning,
+                 "the first resume never claimed the experiment");
+        const Output second = cli({"run", spec, "--db", db, "--quiet", "--resume"});
+        QVERIFY(first.waitForFinished(180000));
+        QCOMPARE(first.exitCode(), 0);
+        QCOMPARE(second.code, 3);
+        QVERIFY2(second.err.contains(QStringLiteral("another process (pid %1").arg(firstPid)) &&
+                     second.err.contains(QLatin1String("running or resuming it now")),
+                 qPrintable(report(second)));
+        QCOMPARE(scalar("SELECT count(*) FROM runs WHERE experiment_id = 1").toInt(), 4);
+        QCOMPARE(scalar("SELECT count(*) FROM runs WHERE experiment_id = 1 AND status = 'finished'").toInt(), 4);
+        QCOMPARE(scalar("SELECT claim FROM experiments WHERE id = 1").toString(), QString()); // released at the end
     }
 
     void damagedFileIsReportedByEveryCommand()

@@ -794,6 +794,78 @@ private Q_SLOTS:
         QCOMPARE(resumed.runsFinished, 3);
     }
 
+    void aResumeWaitsForTheClaimOfALiveProcess()
+    {
+        // Issue 50, item 2: an experiment claimed by another live process (a run or a resume of it,
+        // between its runs or before its first) is not resumed; the claim of a process that has
+        // died is taken over; the experiment's own run and resume claim and release it.
+        const ExperimentSpec s = parse(R"({"name": "claim", "kind": "learning-curve", "repeats": 2, "seed": 5, "threads": 1,
+            "dataset": {"source": "moons", "samples": 200, "noise": 0.2},
+            "algorithms": [{"id": "test.noise", "params": {"epochs": 2}}]})");
+        QString err;
+        const QString path = m_dir.filePath("claim.sqlite");
+        auto store = RunStore::open(path, &err);
+        QVERIFY2(store, qPrintable(err));
+        ExperimentRunner runner(m_reg, store.get());
+        StopAfter stop(runner, 1);
+        const ExperimentResult first = runner.run(s, &stop);
+        QVERIFY(first.cancelled);
+        QVERIFY(store->flush());
+        auto claimOf = [&] {
+            QSqlDatabase raw = QSqlDatabase::addDatabase(QStringLiteral("QSQLITE"), QStringLiteral("claim-read"));
+            raw.setDatabaseName(path);
+            QString c = QStringLiteral("(unreadable)");
+            if (raw.open()) {
+                QSqlQuery q(raw);
+                if (q.exec(QStringLiteral("SELECT claim FROM experiments WHERE id = %1").arg(first.experimentId)) && q.next())
+                    c = q.value(0).toString();
+                q.finish();
+                raw.close();
+            }
+            raw = QSqlDatabase();
+            QSqlDatabase::removeDatabase(QStringLiteral("claim-read"));
+            return c;
+        };
+        QCOMPARE(claimOf(), QString()); // released when the run ended
+        QProcess other;
+        other.start(QStringLiteral("sleep"), {QStringLiteral("60")});
+        QVERIFY(other.waitForStarted());
+        qint64 ticks = 0;
+        bool zombie = false;
+        QVERIFY(RunStoreOwner::readProcStat(other.processId(), &ticks, &zombie));
+        const RunStoreOwner& me = RunStoreOwner::current();
+        {
+            QSqlDatabase raw = QSqlDatabase::addDatabase(QStringLiteral("QSQLITE"), QStringLiteral("claim"));
+            raw.setDatabaseName(path);
+            QVERIFY(raw.open());
+            QSqlQuery q(raw);
+            q.prepare(QStringLiteral("UPDATE experiments SET claim = ? WHERE id = ?"));
+            q.addBindValue(QStringLiteral("%1\t%2\t%3\t%4").arg(me.host, me.bootId).arg(other.processId()).arg(ticks));
+            q.addBindValue(first.experimentId);
+            QVERIFY2(q.exec(), qPrintable(q.lastError().text()));
+            q.finish();
+            raw.close();
+        }
+        QSqlDatabase::removeDatabase(QStringLiteral("claim"));
+        const int rowsBefore = int(store->runs(first.experimentId).size());
+        QString holder;
+        QVERIFY(!store->claimExperiment(first.experimentId, &holder));
+        QCOMPARE(holder, QStringLiteral("pid %1 on %2").arg(other.processId()).arg(me.host));
+        const ExperimentResult refused = runner.resume(s, first.experimentId);
+        QVERIFY2(refused.error.contains(QStringLiteral("another process (pid %1 on %2) is running or resuming it now")
+                                            .arg(other.processId())
+                                            .arg(me.host)),
+                 qPrintable(refused.error));
+        QCOMPARE(int(store->runs(first.experimentId).size()), rowsBefore);
+        other.kill();
+        other.waitForFinished();
+        const ExperimentResult resumed = runner.resume(s, first.experimentId); // a dead claim is taken over
+        QVERIFY2(resumed.error.isEmpty(), qPrintable(resumed.error));
+        QCOMPARE(resumed.runsFinished, 2);
+        QVERIFY(store->flush());
+        QCOMPARE(claimOf(), QString());
+    }
+
     void noiseSweepLockstepCellsAreTheCellsAlone()
     {
         // The gradient methods fit a σ's Monte-Carlo cells in lock step (11 cells: packs of 8 and
