@@ -118,7 +118,7 @@ void SweepResultView::setCurves(const QList<AlgorithmCurves>& curves, const QLis
         m_tabs->setTabEnabled(i, on);
         if (!on && m_tabs->currentIndex() == i && frontier >= 0)
             m_tabs->setCurrentIndex(frontier);
-        else if (on && !had && i == 0)
+        else if (on && !had && i == 0 && selection.isEmpty()) // a tuned comparison keeps its tuning in front
             m_tabs->setCurrentIndex(0);
     }
     // A tuned comparison's point is its tuning: its chart comes forward when its trials arrive.

@@ -198,8 +198,16 @@ private Q_SLOTS:
         }
         // Live: the trials reach the controller's selection as they finish, before the final runs.
         int trialsSeenLive = 0;
+        // The Comparison tab in view while it runs (as a user watching the tuning has it).
+        auto showComparison = [&] {
+            for (QTabWidget* t : w.findChildren<QTabWidget*>())
+                for (int i = 0; i < t->count(); ++i)
+                    if (t->tabText(i).remove('&') == "Comparison" && t->currentIndex() != i)
+                        t->setCurrentIndex(i);
+        };
         connect(w.controller(), &ExperimentController::updated, this, [&] {
             if (w.controller()->isRunning()) {
+                showComparison();
                 int n = 0;
                 for (const AlgorithmCurves& c : w.controller()->selection())
                     n += int(c.repeats.size());
@@ -227,6 +235,9 @@ private Q_SLOTS:
         const int tuning = view->indexOf("tuning");
         QVERIFY(tuning >= 0);
         QVERIFY(view->tabs()->isTabEnabled(tuning));
+        // Shown live and then finished, the tuning stays in front (not the sweep chart the final
+        // runs' settings enable).
+        QCOMPARE(view->tabs()->currentIndex(), tuning);
         QVERIFY(view->tabs()->isTabEnabled(view->indexOf("parallel-coordinates")));
         QCOMPARE(w.comparison()->panel()->view(ComparisonPanel::MatrixTab)->rowCount(), 4); // tuned and defaults of each
         // Shown live (the trials so far, no final run yet), the tuning chart is there already.
