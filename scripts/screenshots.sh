@@ -21,6 +21,8 @@ if [ "$only" != sizes ]; then
   shot resources/experiments/adam-lr-sweep.json --run --screenshot docs/gui-sweep.png --when-finished
   # A tuned comparison finished: the expected best validation accuracy of n trials (issue 45).
   shot resources/experiments/tuned-moons.json --run --screenshot docs/gui-tuned.png --when-finished
+  # The same with successive halving: the choice among the trials that reached the whole budget.
+  shot resources/experiments/tuned-moons-halving.json --run --screenshot docs/gui-tuned-halving.png --when-finished
   # The BPLS paper's toy sweep with the six gradient optimizers, while it runs.
   shot resources/experiments/gradient-toy-linear.json --run --screenshot docs/gui-running.png --after 8
   # The teaching view in presentation mode: BPLS and Adam side by side on two moons, mid-run.
