@@ -160,6 +160,9 @@ ExperimentResult ExperimentRunner::execute(const ExperimentSpec& spec, Experimen
             r.storeError = failure;
             return r;
         }
+        // Claimed while it runs, so that a resume of it from another process waits for this one.
+        QString holder;
+        m_store->claimExperiment(experimentId, &holder); // a new row: no one else holds it
     }
     ExperimentResult r = kind->run(*m_context, spec, experimentId, observer);
     r.kind = spec.kind;

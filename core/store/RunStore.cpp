@@ -497,7 +497,7 @@ qint64 RunStore::createExperiment(const ExperimentRecord& e)
         [e](StoreWriter::Context& ctx) -> qint64 {
             QSqlQuery* q =
                 ctx.prepared(QStringLiteral("INSERT INTO experiments (name, kind, spec_json, created, "
-                                            "app_version, git_hash, claim) VALUES (?, ?, ?, ?, ?, ?, ?)"));
+                                            "app_version, git_hash) VALUES (?, ?, ?, ?, ?, ?)"));
             if (!q)
                 return -1;
             q->bindValue(0, text(e.name));
@@ -506,7 +506,6 @@ qint64 RunStore::createExperiment(const ExperimentRecord& e)
             q->bindValue(3, e.created.isValid() ? timestamp(e.created) : QVariant(nowText()));
             q->bindValue(4, e.appVersion.isEmpty() ? QStringLiteral(TB_APP_VERSION) : e.appVersion);
             q->bindValue(5, e.gitHash.isEmpty() ? gitHash() : e.gitHash);
-            q->bindValue(6, claimText(RunStoreOwner::current()));
             if (!ctx.exec(*q, QStringLiteral("cannot create experiment \"%1\"").arg(e.name)))
                 return -1;
             return q->lastInsertId().toLongLong();

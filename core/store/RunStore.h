@@ -120,8 +120,9 @@ public:
     void setRunInfo(qint64 runId, const QJsonObject& info);
     /// Claims experiment @p id for this process, in one transaction: it fails while another live
     /// process holds the claim (running or resuming it), with that process in @p holder ("pid 1234
-    /// on host-a"); a claim whose process has died is taken over. A new experiment is created
-    /// claimed by its creator. Returns false with @p holder empty when the write failed.
+    /// on host-a"); a claim whose process has died is taken over. createExperiment() leaves a new
+    /// one unclaimed (a copy of results is nobody's run): ExperimentRunner claims what it runs.
+    /// Returns false with @p holder empty when the write failed.
     bool claimExperiment(qint64 id, QString* holder);
     /// Gives up this process's claim of experiment @p id (queued; a claim of another process is left).
     void releaseExperiment(qint64 id);

@@ -88,6 +88,39 @@ private Q_SLOTS:
         QTest::failOnWarning(QRegularExpression(QStringLiteral(".*")));
     }
 
+    void anExperimentIsClaimedOnlyByWhoRunsIt()
+    {
+        // A created experiment (also a copy of results, SavedResult) is nobody's until a process
+        // claims it; its own claimant may claim it again; after release, anyone may.
+        QString error;
+        const QString path = dbPath(QStringLiteral("claims.sqlite"));
+        auto store = RunStore::open(path, &error);
+        QVERIFY2(store, qPrintable(error));
+        ExperimentRecord e;
+        e.name = QStringLiteral("copied");
+        const qint64 id = store->createExperiment(e);
+        QVERIFY(id > 0);
+        const QString claimSql = QStringLiteral("SELECT claim FROM experiments WHERE id = %1").arg(id);
+        {
+            RawConnection raw(path);
+            QCOMPARE(raw.scalar(claimSql).toString(), QString());
+        }
+        QString holder;
+        QVERIFY(store->claimExperiment(id, &holder));
+        QVERIFY(holder.isEmpty());
+        const RunStoreOwner& me = RunStoreOwner::current();
+        {
+            RawConnection raw(path);
+            QCOMPARE(raw.scalar(claimSql).toString(),
+                     QStringLiteral("%1\t%2\t%3\t%4").arg(me.host, me.bootId).arg(me.pid).arg(me.startTicks));
+        }
+        QVERIFY(store->claimExperiment(id, &holder)); // this process again
+        store->releaseExperiment(id);
+        QVERIFY(store->flush());
+        RawConnection raw(path);
+        QCOMPARE(raw.scalar(claimSql).toString(), QString());
+    }
+
     void createsFileFoldersAndSchema()
     {
         const QString path = dbPath(QStringLiteral("deep/er/runs.sqlite"));
