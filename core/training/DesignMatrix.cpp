@@ -1,5 +1,6 @@
 #include "DesignMatrix.h"
 
+#include <FirstTouch.h>
 #include <LeastSquares.h>
 
 #include <tbb/blocked_range.h>
@@ -410,6 +411,9 @@ void DesignMatrix::product(const Eigen::MatrixXd& w, bool bias, Eigen::MatrixXd&
         throw std::invalid_argument("design matrix: first-layer weights have " + std::to_string(w.rows()) + " rows, expected " +
                                     std::to_string(d + (bias ? 1 : 0)));
     z.resize(m_rows, w.cols());
+    // Each row block writes every column of z: fault z in first, in pieces Stop can end between.
+    if (!num::touchPolled(z.data(), std::size_t(z.size()) * sizeof(double), [this] { return pollStop(); }))
+        return;
     const Eigen::Index kProductBlock = productBlock(d, w.cols());
     const Eigen::Index blocks = (m_rows + kProductBlock - 1) / kProductBlock;
     const Eigen::MatrixXf wf = m_precision == Precision::Mixed ? Eigen::MatrixXf(w.topRows(d).cast<float>())

@@ -2,6 +2,7 @@
 
 #include "BplsCalibration.h"
 
+#include <FirstTouch.h>
 #include <LeastSquares.h>
 
 #include <Eigen/QR>
@@ -413,6 +414,17 @@ void BplsTrainer::evaluate(Evaluation& ev, const std::vector<Eigen::MatrixXd>& w
         ev.hidden[std::size_t(l - 1)].resize(n, m_work.width(l));
     ev.out.resize(n, m_work.outputs());
     ev.correct = 0;
+    // Each block below writes a row block of every column: fault fresh buffers in first, in
+    // pieces Stop can end between (FirstTouch.h), and poll it per block. A stopped evaluation
+    // is incomplete: callers check Stop before using it.
+    const auto stopped = [this] { return m_stop.stopRequested(); };
+    for (Eigen::MatrixXd& h : ev.hidden)
+        if (!num::touchPolled(h.data(), std::size_t(h.size()) * sizeof(double), stopped))
+            return;
+    if (!num::touchPolled(ev.out.data(), std::size_t(ev.out.size()) * sizeof(double), stopped))
+        return;
+    if (blendFrom && !num::touchPolled(ev.z0.data(), std::size_t(ev.z0.size()) * sizeof(double), stopped))
+        return;
     const Eigen::Index blocks = (n + kEvalBlock - 1) / kEvalBlock;
     const bool classify = m_config.classify;
     struct Partial {
@@ -424,6 +436,8 @@ void BplsTrainer::evaluate(Evaluation& ev, const std::vector<Eigen::MatrixXd>& w
     tbb::parallel_for(tbb::blocked_range<Eigen::Index>(0, blocks, 1), [&](const tbb::blocked_range<Eigen::Index>& r) {
         Eigen::MatrixXd z;
         for (Eigen::Index bI = r.begin(); bI < r.end(); ++bI) {
+            if (stopped())
+                return;
             const Eigen::Index r0 = bI * kEvalBlock, m = std::min(kEvalBlock, n - r0);
             if (blendFrom)
                 ev.z0.middleRows(r0, m) = (1.0 - ratio) * blendFrom->middleRows(r0, m) + ratio * blendTo->middleRows(r0, m);
@@ -591,6 +605,8 @@ bool BplsTrainer::firstSweep(const Problem& p, Evaluation& cur, RunContext& ctx)
         return false;
     m_work.setAllWeights(wNew);
     evaluate(cur, wNew, p.data.y);
+    if (ctx.stopRequested())
+        return false;
     publish(p.in);
     return true;
 }
@@ -718,6 +734,8 @@ std::vector<Eigen::MatrixXd> BplsTrainer::blendBest(const Problem& p, const Eval
         m_history.blendSeconds += since(t0);
         // [X 1]·W is linear in W: blend the first-layer products instead of recomputing.
         evaluate(r.cand, wr, p.data.y, &cur.z0, &r.z0Miss, b);
+        if (m_stop.stopRequested())
+            break; // r.cand is incomplete; refineOnce() ends on Stop
         if (nextW.empty() || r.cand.correct > r.best.correct) {
             std::swap(r.best, r.cand);
             nextW = std::move(wr);
@@ -760,6 +778,10 @@ bool BplsTrainer::refineOnce(const Problem& p, int tau, Evaluation& cur, Refinem
     }
     double nextR = 0;
     std::vector<Eigen::MatrixXd> nextW = blendBest(p, cur, wMiss, m, r, nextR);
+    if (m_stop.stopRequested()) {
+        m_history.stopped = true;
+        return false;
+    }
 
     const int epoch = 1 + tau;
     m_history.blendRatio.push_back(nextR);
@@ -855,6 +877,7 @@ void BplsTrainer::fit(const DatasetView& data, RunContext& ctx)
     const auto tStart = Clock::now();
     m_history = History{};
     m_layerSolves = QJsonArray();
+    m_stop = ctx.stopToken();
     checkTrainingSet(data);
 
     // The inputs in the working precision; the copy pass also checks them for NaN/Inf.

@@ -160,6 +160,7 @@ private:
     std::vector<int> m_labels;
     History m_history;
     QJsonArray m_layerSolves; ///< the current sweep's solves, see layerSolves()
+    StopToken m_stop;         ///< the current fit()'s, for the loops that poll it (evaluate())
 };
 
 } // namespace tb::bpls

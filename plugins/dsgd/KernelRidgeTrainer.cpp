@@ -3,6 +3,7 @@
 #include "KernelSetup.h"
 #include "StopScope.h"
 
+#include <FirstTouch.h>
 #include <Sampling.h>
 
 #include <tbb/blocked_range.h>
@@ -38,6 +39,9 @@ bool KernelRidgeTrainer::kernelMatrix(train::FeatureKind kind, double sigma, con
                                     std::to_string(b.cols()) + " columns");
     const Eigen::Index rows = a.rows(), cols = b.rows();
     out.resize(rows, cols);
+    // Each row block writes every column: fault the matrix in first, in pieces Stop can end between.
+    if (!num::touchPolled(out.data(), std::size_t(out.size()) * sizeof(double), [&] { return stop.stopRequested(); }))
+        return false;
     const bool laplace = kind == train::FeatureKind::LaplaceCos;
     const Eigen::RowVectorXd bNorms = b.rowwise().squaredNorm().transpose();
     const Eigen::MatrixXd bt = b.transpose();
