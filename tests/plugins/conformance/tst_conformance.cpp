@@ -483,11 +483,13 @@ private Q_SLOTS:
             QVERIFY2(!r.endedBeforeStop && r.value.status == RunStatus::Cancelled,
                      qPrintable(QString("%1, Stop %2: the long run ended (%3) before Stop was pressed: declare a "
                                         "\"long_run\" in the plugin's conformance metadata that lasts well over a "
-                                        "second (%4)")
+                                        "second (%4); its facts: %5)")
                                     .arg(id, when.name,
                                          runStatusName(r.value.status) +
                                              (r.value.error.isEmpty() ? QString() : ": " + r.value.error),
-                                         d.source)));
+                                         d.source,
+                                         QString::fromUtf8(QJsonDocument(r.value.info)
+                                                               .toJson(QJsonDocument::Compact)))));
             // The work after Stop, not the wall time (StopMeter.h): the run was interrupted, and
             // what it did after the flag stays within the promise on a busy machine as on an idle one.
             qInfo("%s, Stop %s: %s", qPrintable(id), when.name, qPrintable(r.after.describe()));
