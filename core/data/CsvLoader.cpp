@@ -205,6 +205,10 @@ struct Table {
     QStringList names; ///< every column: the header's names, or "0", "1", …
     bool header = false;
     qint64 headerLine = 0;
+    char delimiter = ',';
+    char quote = '"';
+    qint64 firstLine = 0;  ///< the line of the first record (the header, or the first data row)
+    std::string onlyField; ///< the first record's field, when it has only one (formatHint())
     std::vector<int> featureCols;    ///< in file order
     std::vector<bool> categorical;   ///< per featureCols: one-hot encoded
     std::vector<int> targetCols;
@@ -237,6 +241,57 @@ struct Table {
             .arg(headerLine)
             .arg(names.first());
     }
+
+    /// A hint when the names look read with another delimiter or quote than the file's: the first
+    /// record is one column holding another delimiter (a ';' file read with ','), or every column
+    /// name is wrapped in a quote character other than the one set.
+    QString formatHint() const
+    {
+        if (names.size() == 1) {
+            struct Candidate {
+                char c;
+                const char* json;
+            };
+            static constexpr Candidate kCandidates[] = {{',', ","}, {';', ";"}, {'\t', "\\t"}, {'|', "|"}};
+            const Candidate* best = nullptr;
+            std::ptrdiff_t most = 0;
+            for (const Candidate& k : kCandidates) {
+                const std::ptrdiff_t n = std::count(onlyField.begin(), onlyField.end(), k.c);
+                if (k.c != delimiter && n > most) {
+                    most = n;
+                    best = &k;
+                }
+            }
+            if (best)
+                return QStringLiteral(" (line %1 reads as one column, %2, which holds %3 × '%4': "
+                                      "\"delimiter\": \"%4\" splits it into %5 columns)")
+                    .arg(firstLine)
+                    .arg(detail::quoted(onlyField.substr(0, 60) + (onlyField.size() > 60 ? "…" : "")))
+                    .arg(most)
+                    .arg(QString::fromLatin1(best->json))
+                    .arg(most + 1);
+        }
+        if (!header || names.isEmpty())
+            return {};
+        for (const char q : {'"', '\''}) {
+            if (q == quote)
+                continue;
+            const bool everyNameQuoted = std::all_of(names.begin(), names.end(), [q](const QString& n) {
+                return n.size() >= 2 && n.front() == QLatin1Char(q) && n.back() == QLatin1Char(q);
+            });
+            if (everyNameQuoted)
+                return QStringLiteral(" (every column name on line %1 is in %2 quotes, as %3: \"quote\": \"%4\" "
+                                      "reads them without)")
+                    .arg(headerLine)
+                    .arg(q == '"' ? QStringLiteral("double") : QStringLiteral("single"))
+                    .arg(detail::printable(names.first()))
+                    .arg(q == '"' ? QStringLiteral("\\\"") : QStringLiteral("'"));
+        }
+        return {};
+    }
+
+    /// What the names suggest is wrong with the options (countRowHint(), formatHint()).
+    QString hints() const { return countRowHint() + formatHint(); }
 };
 
 QString describeColumns(const QStringList& names)
@@ -263,12 +318,12 @@ int resolveColumn(const Table& t, const CsvLoader::Column& c, qint64 line, const
                     .arg(c.index)
                     .arg(width)
                     .arg(width - 1)
-                    .arg(t.countRowHint()));
+                    .arg(t.hints()));
         return i;
     }
     const int i = int(t.names.indexOf(c.name));
     if (i < 0) {
-        QString hint = t.countRowHint();
+        QString hint = t.hints();
         if (!t.header)
             hint +=
                 QStringLiteral(" (the file is read without a header, so its columns are named 0 to %1; give "
@@ -428,7 +483,7 @@ ColumnRoles assignColumns(Table& t, const CsvLoader::Options& o, Role role, qint
         if (o.targets.isEmpty())
             throw DataError::inFile(
                 path,
-                QStringLiteral("no target column given; columns are: %1").arg(describeColumns(t.names)));
+                QStringLiteral("no target column given; columns are: %1%2").arg(describeColumns(t.names), t.hints()));
         for (const CsvLoader::Column& c : o.targets) {
             const int i = resolveColumn(t, c, namesLine);
             if (roles.isTarget[std::size_t(i)])
@@ -450,7 +505,7 @@ ColumnRoles assignColumns(Table& t, const CsvLoader::Options& o, Role role, qint
     for (int c : t.targetCols)
         roles.isTarget[std::size_t(c)] = true;
     if (role == Role::Split && t.featureCols.empty())
-        throw DataError::inFile(path, QStringLiteral("no feature columns: every column is a target or ignored"));
+        throw DataError::inFile(path, QStringLiteral("no feature columns: every column is a target or ignored%1").arg(t.hints()));
     if (o.task == tb::Task::Classification && role != Role::Features && t.targetCols.size() != 1)
         throw DataError::inFile(path,
                                 QStringLiteral("classification needs exactly one target column, got %1 (%2)")
@@ -700,6 +755,11 @@ Table readTable(const QByteArray& data, const QString& path, const CsvLoader::Op
     t.header = o.header;
     CsvReader reader(data, path, o.delimiter, o.quote);
     Record first = firstRecord(reader, path, o);
+    t.delimiter = o.delimiter;
+    t.quote = o.quote;
+    t.firstLine = first.line;
+    if (first.fields.size() == 1)
+        t.onlyField = first.fields.front();
     if (o.header)
         readHeader(t, first);
     else

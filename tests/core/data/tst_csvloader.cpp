@@ -481,6 +481,41 @@ private Q_SLOTS:
         QVERIFY2(e.text().startsWith("shop.csv:2: column 'colour'"), e.what());
     }
 
+    void aWrongDelimiterOrQuoteIsSuggested()
+    {
+        // A ';' file read with the default ',': its header is one column holding two ';'.
+        CsvLoader::Options o = classify("y");
+        const QByteArray semi = "a;b;y\n1;2;0\n3;4;1\n";
+        const DataError s = expectError([&] { CsvLoader::parse(semi, "semi.csv", o); });
+        QVERIFY2(s.text().startsWith("semi.csv:1: target column 'y' not found; columns are: a;b;y (line 1 reads as "
+                                     "one column, \"a;b;y\", which holds 2 × ';': \"delimiter\": \";\" splits it "
+                                     "into 3 columns)"),
+                 s.what());
+        o.delimiter = ';';
+        QCOMPARE(CsvLoader::parse(semi, "semi.csv", o).featureNames, QStringList({"a", "b"}));
+        // A tab-separated file without a header, read with ',': the last column is the only one,
+        // so no feature is left; the hint names the tab as JSON writes it.
+        CsvLoader::Options r;
+        r.task = tb::Task::Regression;
+        r.header = false;
+        r.targets = {-1};
+        const DataError t = expectError([&] { CsvLoader::parse("1\t2\t0.5\n3\t4\t1.5\n", "nohead.tsv", r); });
+        QVERIFY2(t.text().contains("no feature columns") &&
+                     t.text().contains("\"delimiter\": \"\\t\" splits it into 3 columns"),
+                 t.what());
+        // Every name in single quotes, read with the default double quote.
+        CsvLoader::Options q = classify("Survived");
+        q.delimiter = '\t';
+        const QByteArray tsv = "'name'\t'Survived'\n'x'\t1\n'y'\t0\n";
+        const DataError n = expectError([&] { CsvLoader::parse(tsv, "titanic.tsv", q); });
+        QVERIFY2(n.text().contains("(every column name on line 1 is in single quotes, as 'name': \"quote\": \"'\" "
+                                   "reads them without)"),
+                 n.what());
+        // A column that is simply misspelt gets no such hint.
+        const DataError m = expectError([&] { CsvLoader::parse("a,b,y\n1,2,0\n", "typo.csv", classify("z")); });
+        QVERIFY2(!m.text().contains("delimiter") && !m.text().contains("quote"), m.what());
+    }
+
     void anotherQuoteCharacter()
     {
         const QByteArray tsv = "'name'\t'Survived'\t'x'\n'Braund, Mr. Owen'\t0\t1.5\n'O''Brien'\t1\t2.5\n";
