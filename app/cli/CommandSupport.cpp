@@ -17,6 +17,7 @@ std::unique_ptr<tb::RunStore> openStore(const QString& path, bool readOnly, int 
     options.readOnly = readOnly;
     if (busyTimeoutMs >= 0)
         options.busyTimeoutMs = busyTimeoutMs;
+    options.onOpenWait = [](const QString& message) { lineToStderr(QStringLiteral("trainbench-cli: ") + message); };
     auto store = tb::RunStore::open(p, options, &error);
     if (!store)
         err() << "trainbench-cli: " << error << Qt::endl;

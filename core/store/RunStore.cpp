@@ -6,6 +6,7 @@
 
 #include <BuildInfo.h>
 #include <QDir>
+#include <QFile>
 #include <QFileInfo>
 #include <QHash>
 #include <QJsonDocument>
@@ -17,6 +18,11 @@
 #include <QUrl>
 #include <QUuid>
 
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+#include <unistd.h>
 #include <thread>
 #include <unordered_map>
 #include <vector>
@@ -216,10 +222,41 @@ std::unique_ptr<RunStore> RunStore::open(const QString& path, const Options& opt
     o.waitNoticeMs = std::max(0, o.waitNoticeMs);
     o.batchMs = std::max(1, o.batchMs);
     o.batchOps = std::max(1, o.batchOps);
+    // A file this user may not write is refused before SQLite opens it: SQLite would create
+    // -wal and -shm beside it first, and leave them behind.
+    if (!options.readOnly && header.exists) {
+        const QString name = QFileInfo(absolute).fileName();
+        const QString readers = QStringLiteral("Commands that only read, such as `trainbench-cli runs`, open it read-only");
+        const bool sideFiles = QFileInfo::exists(absolute + QStringLiteral("-wal")) &&
+                               QFileInfo::exists(absolute + QStringLiteral("-shm"));
+        if (!sideFiles && ::access(QFile::encodeName(folder).constData(), W_OK) != 0)
+            return fail(QStringLiteral("%1: cannot open it for writing (SQLite must be able to create %2-wal and %2-shm "
+                                       "in its folder, which is read-only). %3")
+                            .arg(absolute, name, readers));
+        if (::access(QFile::encodeName(absolute).constData(), W_OK) != 0) {
+            const int cause = errno;
+            return fail(QStringLiteral("%1: cannot write to it: %2 (the file is read-only; runs cannot be recorded "
+                                       "there). %3")
+                            .arg(absolute, QString::fromLocal8Bit(std::strerror(cause)), readers));
+        }
+    }
+    // A store this open created and could not set up (a full disk) is removed while it is still
+    // empty, with the -wal and -shm made beside it: an empty file is not left to look like a store.
+    const QString wal = absolute + QStringLiteral("-wal"), shm = absolute + QStringLiteral("-shm");
+    const bool hadWal = QFileInfo::exists(wal), hadShm = QFileInfo::exists(shm);
     std::unique_ptr<RunStore> store(new RunStore(absolute, o));
     QString message;
-    if (!(o.readOnly ? store->startReadOnly(&message) : store->start(&message)))
+    if (!(o.readOnly ? store->startReadOnly(&message) : store->start(&message))) {
+        store.reset();
+        if (!o.readOnly && !header.exists && QFileInfo(absolute).size() == 0 && QFile::remove(absolute)) {
+            if (!hadWal)
+                QFile::remove(wal);
+            if (!hadShm)
+                QFile::remove(shm);
+            message += QStringLiteral(" (the empty file this open had created was removed)");
+        }
         return fail(message);
+    }
     return store;
 }
 
@@ -356,7 +393,7 @@ bool RunStore::initialise(QSqlDatabase& db, QString* error)
         return sqlFailed(QStringLiteral("cannot set synchronous mode"));
 
     // Migrate under the write lock: another process may be migrating the same file right now.
-    if (!q.exec(QStringLiteral("BEGIN IMMEDIATE")))
+    if (!execWaitingAtOpen(db, q, QStringLiteral("BEGIN IMMEDIATE")))
         return sqlFailed(QStringLiteral("cannot lock the database to check its schema"));
     if (!readInt(QStringLiteral("PRAGMA user_version"), &version)) {
         sqlFailed(QStringLiteral("cannot read the schema version"));
@@ -399,7 +436,7 @@ bool RunStore::probeWrite(QSqlDatabase& db, QString* error)
     // SQLite opens a file it may not write read-only without a word, and BEGIN IMMEDIATE still
     // succeeds: only a statement that writes fails. Find out now, not after a training.
     QSqlQuery q(db);
-    bool ok = q.exec(QStringLiteral("BEGIN IMMEDIATE"));
+    bool ok = execWaitingAtOpen(db, q, QStringLiteral("BEGIN IMMEDIATE"));
     ok = ok && q.exec(QStringLiteral("UPDATE experiments SET id = id WHERE 0"));
     const QSqlError e = q.lastError();
     q.exec(QStringLiteral("ROLLBACK"));
@@ -413,6 +450,37 @@ bool RunStore::probeWrite(QSqlDatabase& db, QString* error)
     return false;
 }
 
+bool RunStore::execWaitingAtOpen(QSqlDatabase& db, QSqlQuery& q, const QString& sql)
+{
+    using Clock = std::chrono::steady_clock;
+    const int timeoutMs = m_options.busyTimeoutMs;
+    // Each try waits one slice in SQLite's busy handler, so the wait can be announced on time.
+    QSqlQuery(db).exec(QStringLiteral("PRAGMA busy_timeout = %1").arg(std::clamp(timeoutMs, 0, 100)));
+    const auto start = Clock::now();
+    bool announced = false;
+    bool ok = false;
+    for (;;) {
+        ok = q.exec(sql);
+        const int code = q.lastError().nativeErrorCode().toInt() & 0xff;
+        const auto waited = Clock::now() - start;
+        if (ok || (code != 5 && code != 6) || waited >= std::chrono::milliseconds(timeoutMs)) // BUSY, LOCKED
+            break;
+        if (!announced && waited >= std::chrono::milliseconds(m_options.waitNoticeMs) && m_options.onOpenWait) {
+            m_options.onOpenWait(QStringLiteral("%1 is locked by another connection; waiting up to %2 s to open it")
+                                     .arg(m_path)
+                                     .arg(timeoutMs / 1000.0, 0, 'g', 3));
+            announced = true;
+        }
+    }
+    if (announced && ok)
+        m_options.onOpenWait(
+            QStringLiteral("the other connection released %1 after %2 s; opening it")
+                .arg(QFileInfo(m_path).fileName())
+                .arg(std::chrono::duration<double>(Clock::now() - start).count(), 0, 'f', 1));
+    QSqlQuery(db).exec(QStringLiteral("PRAGMA busy_timeout = %1").arg(timeoutMs));
+    return ok;
+}
+
 int RunStore::recoverInterrupted(QSqlDatabase& db, QString* error)
 {
     QSqlQuery q(db);
@@ -421,7 +489,7 @@ int RunStore::recoverInterrupted(QSqlDatabase& db, QString* error)
         q.exec(QStringLiteral("ROLLBACK"));
         return -1;
     };
-    if (!q.exec(QStringLiteral("BEGIN IMMEDIATE")))
+    if (!execWaitingAtOpen(db, q, QStringLiteral("BEGIN IMMEDIATE")))
         return failed(QStringLiteral("cannot lock the database to recover interrupted runs"));
     if (!q.exec(QStringLiteral("SELECT id, owner_host, owner_boot, owner_pid, owner_start FROM runs "
                                "WHERE status = 'running'")))

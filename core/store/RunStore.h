@@ -73,6 +73,11 @@ public:
         /// Open for reading only (default false): the file must exist; nothing is created,
         /// migrated or recovered, every write fails; works in a read-only folder.
         bool readOnly = false;
+        /// Told when open() waits for another connection's write lock longer than waitNoticeMs
+        /// ("… is locked by another connection; waiting up to 30 s to open it"), and again when
+        /// that wait ends in time. Called on the store's writer thread while open() blocks; the
+        /// waiting() signal cannot say it, as nothing is connected to a store not yet returned.
+        std::function<void(const QString&)> onOpenWait;
     };
 
     /// Opens @p path, creating the file and its folders if missing, and brings an older schema up
@@ -184,6 +189,9 @@ private:
     void setError(const QString& message) const;
     void recordFailure(const QString& message);
     bool probeWrite(QSqlDatabase& db, QString* error);
+    /// Runs @p sql, which takes the write lock, on @p q (a query of @p db), trying again while another connection
+    /// holds it (one try waits one slice) and saying so through Options::onOpenWait.
+    bool execWaitingAtOpen(QSqlDatabase& db, QSqlQuery& q, const QString& sql);
     bool startReadOnly(QString* error);
     /// This thread's read connection, opened on first use.
     bool readConnection(QSqlDatabase* db, QString* error = nullptr) const;

@@ -7,6 +7,7 @@
 
 #include <QCryptographicHash>
 #include <QFile>
+#include <QFileInfo>
 #include <QSignalSpy>
 #include <QSqlDatabase>
 #include <QSqlQuery>
@@ -144,6 +145,72 @@ private Q_SLOTS:
         QVERIFY(!store->failure().isEmpty());
     }
 
+    void aLockHeldAtOpenIsAnnouncedAndWaitedFor()
+    {
+        // Another connection holds the write lock as the store opens: open() waits, says so after
+        // waitNoticeMs, and opens once the lock is released; held past the busy timeout, it
+        // fails naming the lock. The holder lets go only when the wait has been announced, so
+        // the test needs no clock.
+        const QString file = path(QStringLiteral("locked-at-open.sqlite"));
+        {
+            QString error;
+            QVERIFY2(RunStore::open(file, &error), qPrintable(error));
+        }
+        std::mutex m;
+        std::condition_variable cv;
+        bool holding = false, announced = false, tookLock = false;
+        std::thread holder([&] {
+            Raw raw(file);
+            const bool took = raw.exec(QStringLiteral("BEGIN IMMEDIATE"));
+            std::unique_lock lock(m);
+            tookLock = took;
+            holding = true;
+            cv.notify_all();
+            cv.wait(lock, [&] { return announced; });
+            raw.exec(QStringLiteral("ROLLBACK"));
+        });
+        {
+            std::unique_lock lock(m);
+            cv.wait(lock, [&] { return holding; });
+        }
+        QVERIFY(tookLock);
+        QStringList notices;
+        RunStore::Options o;
+        o.busyTimeoutMs = 600000; // only a guard: the holder lets go once the wait is announced
+        o.waitNoticeMs = 100;
+        o.onOpenWait = [&](const QString& message) {
+            std::lock_guard lock(m);
+            notices << message;
+            announced = true;
+            cv.notify_all();
+        };
+        QString error;
+        auto store = RunStore::open(file, o, &error);
+        holder.join();
+        QVERIFY2(store, qPrintable(error));
+        QCOMPARE(notices.size(), 2);
+        QVERIFY2(notices[0] == file + QStringLiteral(" is locked by another connection; waiting up to 600 s to open it"),
+                 qPrintable(notices[0]));
+        QVERIFY2(notices[1].startsWith(QStringLiteral("the other connection released locked-at-open.sqlite after ")) &&
+                     notices[1].endsWith(QStringLiteral(" s; opening it")),
+                 qPrintable(notices[1]));
+        QVERIFY(store->createRun(aRun(-1)) > 0);
+        store.reset();
+
+        // Held past the busy timeout: announced once, then refused with the cause.
+        Raw raw(file);
+        QVERIFY(raw.exec(QStringLiteral("BEGIN IMMEDIATE")));
+        notices.clear();
+        o.busyTimeoutMs = 400;
+        o.onOpenWait = [&](const QString& message) { notices << message; };
+        QVERIFY(!RunStore::open(file, o, &error));
+        QVERIFY2(error.contains(file) && error.contains(QLatin1String("locked")) &&
+                     error.contains(QLatin1String("more than the 0.4 s this store waits")),
+                 qPrintable(error));
+        QCOMPARE(notices.size(), 1);
+        QVERIFY(raw.exec(QStringLiteral("ROLLBACK")));
+    }
+
     void aRunWhoseCheckpointsWereLostIsNotStoredAsFinished()
     {
         // Issue 50, item 1: a batch of checkpoints lost to a lock held past the busy timeout, the
@@ -272,6 +339,36 @@ private Q_SLOTS:
         QVERIFY2(f.contains(file) && f.contains(QLatin1String("were lost")) &&
                      (f.contains(QLatin1String("disk")) || f.contains(QLatin1String("full"))),
                  qPrintable(f));
+    }
+
+    void aFullDiskAtOpenLeavesNoEmptyStore()
+    {
+        // The disk is full as a new store is opened: SQLite creates the file and cannot write its
+        // first page. The open fails naming the file, and leaves no 0-byte file that a later
+        // open would take for a new store and a reader for an empty one.
+        const QString file = path(QStringLiteral("full-at-open.sqlite"));
+        QString error;
+        std::unique_ptr<RunStore> store;
+        {
+            FileSizeLimit limit(0);
+            QVERIFY(limit.ok());
+            store = RunStore::open(file, &error);
+        }
+        QVERIFY(!store);
+        QVERIFY2(error.contains(file) && error.contains(QLatin1String("removed")), qPrintable(error));
+        QVERIFY(!QFileInfo::exists(file));
+        QVERIFY(!QFileInfo::exists(file + QStringLiteral("-wal")));
+        QVERIFY(!QFileInfo::exists(file + QStringLiteral("-shm")));
+        // A store that was there before is never removed, full disk or not.
+        QVERIFY2(RunStore::open(file, &error), qPrintable(error));
+        const QByteArray before = sha256(file);
+        {
+            FileSizeLimit limit(0);
+            store = RunStore::open(file, &error);
+        }
+        store.reset();
+        QVERIFY(QFileInfo::exists(file));
+        QCOMPARE(sha256(file), before);
     }
 
     void readOnlyStoreReadsAndRefusesWrites()
