@@ -71,6 +71,7 @@ bool StoreWriter::Context::exec(QSqlQuery& q, const QString& what)
     } else if (m_fatal.isEmpty()) {
         m_fatal = message;
         m_retryable = level == Severity::Retry;
+        m_fatalCode = primaryCode(e);
     }
     return false;
 }
@@ -85,6 +86,7 @@ bool StoreWriter::Context::control(const QString& sql, const QString& what)
     if (m_fatal.isEmpty()) {
         m_fatal = QStringLiteral("%1: %2").arg(what, describe(e));
         m_retryable = severity(e) == Severity::Retry;
+        m_fatalCode = primaryCode(e);
     }
     return false;
 }
@@ -203,6 +205,7 @@ void StoreWriter::runBatch(Context& ctx)
     for (int attempt = 1;; ++attempt) {
         ctx.m_fatal.clear();
         ctx.m_retryable = false;
+        ctx.m_fatalCode = 0;
         ctx.m_errors.clear();
         const auto t0 = Clock::now();
         // IMMEDIATE takes the write lock up front (waiting up to one slice), so no statement
@@ -276,6 +279,12 @@ void StoreWriter::runBatch(Context& ctx)
         report(QStringLiteral("%1 queued write(s) to %2 were lost: %3%4")
                    .arg(batch.size())
                    .arg(m_config.path, ctx.m_fatal, waited));
+        // A full disk (or a file past its size limit, an I/O error): move what the WAL holds into
+        // the database and truncate the WAL, which gives its space back, so that the small writes
+        // that follow — the stopped runs' status — can still land. Fails harmlessly when even
+        // that needs space the disk does not have.
+        if (ctx.m_fatalCode == 13 || ctx.m_fatalCode == 10) // SQLITE_FULL, SQLITE_IOERR
+            QSqlQuery(ctx.db()).exec(QStringLiteral("PRAGMA wal_checkpoint(TRUNCATE)"));
         complete(batch, false);
         return;
     }

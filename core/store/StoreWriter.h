@@ -72,6 +72,7 @@ public:
         std::map<QString, QSqlQuery> m_cache; ///< node-based: pointers stay valid
         QString m_fatal;                      ///< set: the batch must roll back
         bool m_retryable = false;             ///< the fatal error was "busy"/"locked"
+        int m_fatalCode = 0;                  ///< SQLite's primary code of the fatal error
         QStringList m_errors;                 ///< operation errors of the current attempt
     };
 

@@ -44,6 +44,7 @@ public:
         db.open();
     }
     ~Raw() { QSqlDatabase::removeDatabase(m_name); }
+    QString name() const { return m_name; }
     bool exec(const QString& sql) const { return QSqlQuery(QSqlDatabase::database(m_name)).exec(sql); }
     QList<qint64> column(const QString& sql) const
     {
@@ -156,6 +157,18 @@ private Q_SLOTS:
         const QList<QByteArray> lines = f.readAll().trimmed().split('\n');
         QVERIFY2(lines.size() > 10, "the checkpoints trained before the stop are in the CSV");
         QVERIFY(lines.size() < 202); // and the experiment did stop
+        // The run it stopped is stored as failed, as the docs say, and the one it never started
+        // as cancelled: once the writes fail, the store gives the WAL's space back, so the small
+        // status updates still land. Nothing is left running or interrupted.
+        const Raw raw(db);
+        QSqlQuery q(QSqlDatabase::database(raw.name()));
+        QStringList rows;
+        for (q.exec("SELECT id, status, error FROM runs"); q.next();)
+            rows << q.value(0).toString() + " " + q.value(1).toString() + ": " + q.value(2).toString();
+        QVERIFY2(raw.column("SELECT count(*) FROM runs WHERE status IN ('running', 'interrupted')") == QList<qint64>{0},
+                 qPrintable(rows.join("\n")));
+        QVERIFY2(raw.column("SELECT count(*) FROM runs WHERE status = 'failed' AND error LIKE '%run store failed%'").value(0) == 1,
+                 qPrintable(rows.join("\n")));
     }
 
     void readOnlyFileIsRefusedBeforeTraining()
@@ -168,6 +181,9 @@ private Q_SLOTS:
         QCOMPARE(o.code, 4);
         QVERIFY2(o.err.contains(db) && o.err.contains("read-only") && o.err.contains("cannot write"), qPrintable(report(o)));
         QVERIFY2(!o.err.contains("Running"), qPrintable(report(o))); // refused before any training
+        // Refused before SQLite opened it: nothing is left beside it.
+        QVERIFY(!QFileInfo::exists(db + "-wal"));
+        QVERIFY(!QFileInfo::exists(db + "-shm"));
         // Reading it still works.
         const Output listed = cli({"runs", "--db", db}, dropPrivileges);
         QCOMPARE(listed.code, 0);
