@@ -2,6 +2,8 @@
 
 #include <BatchGradient.h>
 
+#include <tbb/task_arena.h>
+
 #include <algorithm>
 
 namespace tb::bld {
@@ -71,6 +73,19 @@ double BldCost::dataBytes() const
     return 8.0 * double(m_shape.rows) * double(m_shape.inputs + m_shape.outputs);
 }
 
+double BldCost::hostEvaluation() const
+{
+    // Mlp::predict() keeps the values of every layer of up to 2048 rows per thread (two buffers
+    // a layer), plus the predictions and targets of both sets. Left out, the examples' peaks
+    // were 19–44 % above the prediction (bench/README.md, "Memory predictions").
+    const double n = double(m_shape.rows), k = double(m_shape.outputs);
+    double widths = 0;
+    for (std::size_t l = 1; l < m_widths.size(); ++l)
+        widths += m_widths[l];
+    const double threads = std::max(1, tbb::this_task_arena::max_concurrency());
+    return 8.0 * (threads * std::min(n, 2048.0) * (2.0 * widths + k) + 4.0 * n * k);
+}
+
 double BldCost::evaluationBuffers(int from) const
 {
     const Eigen::Index n = m_shape.rows;
@@ -102,12 +117,12 @@ double BldCost::b2ldMemory() const
     }
     // The full gradient after each sweep.
     peak = std::max(peak, 8.0 * 3.0 * m_total + evaluationBuffers(0));
-    return dataBytes() + peak;
+    return dataBytes() + peak + hostEvaluation();
 }
 
 double BldCost::lbfgsMemory() const
 {
-    return dataBytes() + 8.0 * m_total * (2.0 * m_config.memory + 8.0) + evaluationBuffers(0);
+    return dataBytes() + 8.0 * m_total * (2.0 * m_config.memory + 8.0) + evaluationBuffers(0) + hostEvaluation();
 }
 
 double BldCost::incrementalMemory() const
@@ -118,7 +133,7 @@ double BldCost::incrementalMemory() const
         widths += m_widths[l];
     // The gathered copy of the data, the minibatch pass (values and deltas), one gradient per
     // layer, the objective's evaluation buffers.
-    return dataBytes() + 8.0 * (2.0 * batch * widths + m_total) + evaluationBuffers(0);
+    return dataBytes() + 8.0 * (2.0 * batch * widths + m_total) + evaluationBuffers(0) + hostEvaluation();
 }
 
 } // namespace tb::bld

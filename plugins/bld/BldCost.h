@@ -39,6 +39,7 @@ private:
     double passFlops(int from) const;      // forward + deltas + gradients of layers ≥ from, n rows
     double evaluationBuffers(int from) const; // BatchGradient's chunk workspaces for layers ≥ from
     double dataBytes() const;
+    double hostEvaluation() const; // the host's checkpoint evaluation: Mlp::predict() and the metrics
 
     BldConfig m_config;
     ProblemShape m_shape;

@@ -111,7 +111,8 @@ double BplsTrainer::forwardFlops(const BplsConfig& c, double rows, const std::ve
     return f;
 }
 
-double BplsTrainer::workingMemoryBytes(double n, const std::vector<Eigen::Index>& sizes, int threads)
+double BplsTrainer::workingMemoryBytes(double n, const std::vector<Eigen::Index>& sizes, int threads,
+                                       train::Precision precision, bool designCopy)
 {
     // In doubles, generously: every buffer below may be alive at the peak of a refinement.
     const double d1 = double(sizes.front()) + 1, k = double(sizes.back()), t = std::max(1, threads);
@@ -124,11 +125,16 @@ double BplsTrainer::workingMemoryBytes(double n, const std::vector<Eigen::Index>
         widestIn = std::max(widestIn, double(sizes[l - 1]) + 1);
         weights += (double(sizes[l - 1]) + 1) * double(sizes[l]);
     }
-    // Rows held n times: the design [X 1] (its refinement subsets, ≤ n rows, twice), the output
-    // targets, the sub-problem's targets; three evaluations (current, candidate, best: first
-    // layer's pre-activations, every hidden layer, outputs); the sweep's targets, desired values
-    // and their pre-activations; the misclassified rows' hidden values and pre-activations.
-    const double perRow = 3 * d1 + 2 * k + 3 * (h1 + hidden + k) + 3 * widest + hidden + h1;
+    // Rows held n times: the design [X 1] in its precision (floats in mixed precision, counted
+    // here as half a double; not at all when it only references X) and its refinement subsets —
+    // the misses and the rows that entered or left them, fewer than the misses, so ≤ 2n rows;
+    // the output targets, the sub-problem's targets; three evaluations (current, candidate,
+    // best: first layer's pre-activations, every hidden layer, outputs); the sweep's targets,
+    // desired values and their pre-activations; the misclassified rows' hidden values and
+    // pre-activations.
+    const double entry = precision == train::Precision::Mixed ? 0.5 : 1.0;
+    const double design = entry * d1 * ((designCopy ? 1 : 0) + 2);
+    const double perRow = design + 2 * k + 3 * (h1 + hidden + k) + 3 * widest + hidden + h1;
     // Normal equations: the Gram and cross products per thread and summed, the factor, the
     // eigen fallback; the weights (current, best, new); the host's evaluation: Mlp::predict()'s
     // values and deltas of up to 2048 rows per thread, predictions and targets of both sets.
@@ -160,7 +166,10 @@ QJsonObject BplsTrainer::predictCost(const ProblemShape& shape) const
                   {"sweep_flops", sweep},
                   {"forward_flops", forward},
                   {"steps", steps},
-                  {"memory_bytes", workingMemoryBytes(n, sizes, tbb::this_task_arena::max_concurrency())}};
+                  {"memory_bytes", workingMemoryBytes(n, sizes, tbb::this_task_arena::max_concurrency(),
+                                                      m_config.gramPrecision,
+                                                      m_config.gramPrecision == train::Precision::Mixed ||
+                                                          m_config.standardise)}};
     if (m_config.classify) {
         o.insert("refinement_flops_per_missed_row", sweepFlops(m_config, 1.0, sizes));
         // Refinement iterations depend on the misses, known only as they happen (each is

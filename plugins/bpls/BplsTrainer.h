@@ -93,7 +93,10 @@ public:
     static double forwardFlops(const BplsConfig& c, double rows, const std::vector<Eigen::Index>& sizes);
     /// Upper bound of the peak working memory, in bytes, of a fit on @p rows rows of a network of
     /// @p sizes in an arena of @p threads, with the host's evaluation (see predictCost()).
-    static double workingMemoryBytes(double rows, const std::vector<Eigen::Index>& sizes, int threads);
+    /// @p designCopy: the design [X 1] is copied (mixed precision stores floats, a standardised
+    /// double design doubles) or only referenced (double, not standardised).
+    static double workingMemoryBytes(double rows, const std::vector<Eigen::Index>& sizes, int threads,
+                                     train::Precision precision, bool designCopy);
 
     /// Desired values N̂ of a hidden layer with values @p n (rows × h), given the weights @p w
     /// of the next layer (h [+1 bias row] × o) and that layer's pre-activation targets @p b

@@ -316,11 +316,17 @@ QJsonObject DsgdTrainer::predictCost(const ProblemShape& shape) const
     const double cache =
         std::min(c.cacheBytes(), chunks * KernelExpansion::chunkProjectionBytes(shape.inputs, c.kernel, c.precision));
     const double model = 8.0 * double(p.features) * k;
+    // Held throughout: the model (and its copy), the projection cache, a step's batch, the
+    // remembered sums, the preconditioner. On top, either the bandwidth's median (computed and
+    // freed before the first step) or the steps' evaluation buffers (kept from step to step) with
+    // a checkpoint's evaluation of the training set — as account() counts them.
+    const double phase = std::max(
+        KernelSetup::bandwidthBytes(c, shape.rows, shape.inputs),
+        KernelExpansion::evaluationBytes(p.batch, shape.inputs, shape.outputs, threads, c.precision) +
+            KernelExpansion::evaluationBytes(shape.rows, shape.inputs, shape.outputs, threads, c.precision));
     double memory = 2.0 * model + cache + 8.0 * (b * d + 4.0 * b * k + b * r) +
-                    KernelExpansion::evaluationBytes(p.batch, shape.inputs, shape.outputs, threads, c.precision) +
-                    KernelExpansion::evaluationBytes(shape.rows, shape.inputs, shape.outputs, threads, c.precision) +
-                    8.0 * KernelExpansion::kMaxMemos * double(shape.rows) * k +
-                    KernelSetup::bandwidthBytes(c, shape.rows, shape.inputs) + preconditionBytes(c, b, r, k, false);
+                    8.0 * KernelExpansion::kMaxMemos * double(shape.rows) * k + preconditionBytes(c, b, r, k, false) +
+                    phase;
     return QJsonObject{{"flops", flops},
                        {"memory_bytes", memory},
                        {"model_bytes", model + 64.0},
@@ -347,13 +353,15 @@ QJsonObject DsgdTrainer::predictSparseCost(const ProblemShape& shape) const
         flops += s * 2.0 * b * r * k;
     const int threads = std::max(1, tbb::this_task_arena::max_concurrency());
     const double model = 8.0 * double(p.features) * k;
+    // As the dense prediction: the bandwidth's median or the evaluations, never both at once.
+    const double phase = std::max(KernelSetup::bandwidthBytesSparse(c, shape.rows, nnz),
+                                  KernelExpansion::evaluationBytesSparse(p.batch, nnz, shape.outputs, threads) +
+                                      KernelExpansion::evaluationBytesSparse(shape.rows, nnz, shape.outputs, threads));
     double memory = 2.0 * model + double(sparseBytes(std::uint64_t(p.batch), std::uint64_t(nnz))) +
                     8.0 * (4.0 * b * k + b * r) +
                     double(threads) * SparseFeatures::blockBytes(p.batch, nnz, KernelExpansion::kChunk) +
-                    KernelExpansion::evaluationBytesSparse(p.batch, nnz, shape.outputs, threads) +
-                    KernelExpansion::evaluationBytesSparse(shape.rows, nnz, shape.outputs, threads) +
-                    8.0 * KernelExpansion::kMaxMemos * double(shape.rows) * k +
-                    KernelSetup::bandwidthBytesSparse(c, shape.rows, nnz) + preconditionBytes(c, b, r, k, true);
+                    8.0 * KernelExpansion::kMaxMemos * double(shape.rows) * k + preconditionBytes(c, b, r, k, true) +
+                    phase;
     return QJsonObject{{"flops", flops},
                        {"memory_bytes", memory},
                        {"model_bytes", model + 64.0},

@@ -388,7 +388,10 @@ private Q_SLOTS:
         const tb::ProblemShape shape{n, d, 2, tb::Task::Classification, train.x.nonZeros()};
         const QJsonObject cost = t.predictCost(shape);
         QVERIFY2(cost.value("memory_bytes").toDouble() < 100e6, qPrintable(QString::number(cost.value("memory_bytes").toDouble())));
-        QVERIFY(t.predictCost(tb::ProblemShape{n, d, 2, tb::Task::Classification}).value("memory_bytes").toDouble() > 16e9);
+        const double dense = t.predictCost(tb::ProblemShape{n, d, 2, tb::Task::Classification}).value("memory_bytes").toDouble();
+        // The same shape taken dense: its working memory alone is over 8 GB (ω for every column,
+        // the median's sample), and the 16 GB copy of the data comes on top.
+        QVERIFY2(dense > 8e9, qPrintable(QString::number(dense)));
         TestRunContext ctx(3, 2);
         QString why;
         qint64 measured = -1;
