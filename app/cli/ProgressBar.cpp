@@ -45,6 +45,13 @@ void ProgressBar::runStarted(const RunJob& job, qint64)
 
 void ProgressBar::costPredicted(const RunJob& job, qint64, const QJsonObject& cost)
 {
+    if (const QString unchecked = cost.value(QStringLiteral("memory_unchecked")).toString(); !unchecked.isEmpty()) {
+        std::lock_guard lock(m_mutex);
+        if (!m_predicted.contains(job.algorithmId + QStringLiteral("\nunchecked"))) {
+            m_predicted.insert(job.algorithmId + QStringLiteral("\nunchecked"));
+            printAbove(QStringLiteral("warning: %1").arg(unchecked));
+        }
+    }
     const QString what = CostPrediction(cost).describe();
     if (what.isEmpty())
         return;

@@ -19,6 +19,7 @@
 #include <QJsonArray>
 #include <atomic>
 #include <chrono>
+#include <cmath>
 #include <exception>
 #include <new>
 #include <optional>
@@ -513,6 +514,15 @@ private:
     QJsonObject predictCost(const Trainer& trainer, const ProblemShape& shape)
     {
         QJsonObject cost = m_job.logToStore || m_observer ? trainer.predictCost(shape) : QJsonObject();
+        if ((m_job.logToStore || m_observer) && std::isnan(CostPrediction(cost).memoryBytes())) {
+            // Not silently: the run, its row and the CLI say that nothing was checked.
+            const QString why = QStringLiteral("%1 states no working memory (its Trainer::predictCost() has no "
+                                               "\"memory_bytes\"): the run started without the memory check "
+                                               "before allocation")
+                                    .arg(m_job.algorithmId);
+            m_ctx.log(why);
+            cost.insert("memory_unchecked", why);
+        }
         if (!cost.isEmpty()) {
             cost.insert("shape", CostPrediction::describeShape(shape)); // the shape it was predicted for
             m_ctx.recordHostFact("predicted_cost", cost);

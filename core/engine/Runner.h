@@ -84,7 +84,8 @@ public:
     virtual ~RunObserver() = default;
     virtual void runStarted(const RunJob& job, qint64 runId) { Q_UNUSED(job); Q_UNUSED(runId); }
     /// The trainer stated its predicted cost (Trainer::predictCost()) for @p job's data: called
-    /// after runStarted(), before fit(), only when the cost is not empty. A noise sweep calls it
+    /// after runStarted(), before fit(), only when the cost is not empty. A cost without
+    /// "memory_bytes" carries "memory_unchecked", the sentence saying the run was not checked. A noise sweep calls it
     /// once per algorithm with the cost of one cell (@p job is then a template of its cells).
     virtual void costPredicted(const RunJob& job, qint64 runId, const QJsonObject& cost)
     {

@@ -6,6 +6,8 @@
 
 #include <QJsonArray>
 #include <QJsonDocument>
+
+#include <cmath>
 #include <QProcess>
 #include <QtTest>
 
@@ -166,6 +168,8 @@ private Q_SLOTS:
                      qPrintable(line));
         for (const QString& line : linesWith(o.out, "Silent "))
             QVERIFY2(!line.contains("predicted"), qPrintable(line));
+        // An algorithm that predicts no memory is run unchecked, and not silently: once.
+        QCOMPARE(o.err.count("warning: test.noise states no working memory"), 1);
 
         // Stored with each run.
         QString error;
@@ -178,7 +182,10 @@ private Q_SLOTS:
         for (const RunRecord& r : runs) {
             const CostPrediction c = CostPrediction::fromRunInfo(r.info);
             if (r.algorithmId == "test.noise") {
-                QVERIFY(c.isEmpty());
+                // It predicts nothing: the row says the run was not checked, and says only that.
+                QVERIFY(std::isnan(c.flops()) && std::isnan(c.seconds()) && std::isnan(c.memoryBytes()));
+                QVERIFY2(c.json().value("memory_unchecked").toString().contains("states no working memory"),
+                         qPrintable(QJsonDocument(r.info).toJson()));
                 continue;
             }
             QVERIFY2(c.flops() > 0, qPrintable(r.algorithmId));

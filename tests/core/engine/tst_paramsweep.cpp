@@ -297,7 +297,7 @@ private Q_SLOTS:
         QCOMPARE(res.runsFinished, 8);
         for (const AlgorithmCurves& c : res.curves) {
             QVERIFY(!c.infos[0].contains("peak_memory_bytes"));
-            QVERIFY2(c.infos[0].value("log").toArray().first().toString().contains("2 sweep cells trained at once"),
+            QVERIFY2(QJsonDocument(c.infos[0].value("log").toArray()).toJson().contains("2 sweep cells trained at once"),
                      qPrintable(QJsonDocument(c.infos[0]).toJson()));
         }
     }
