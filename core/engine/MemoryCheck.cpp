@@ -38,7 +38,7 @@ QStringList culprits(const PluginRegistry& registry, const MemoryCheck::Demand& 
         QVariantMap changed = *given;
         changed.insert(it.key(), fallback);
         const double smaller = CostPrediction::forAlgorithm(registry, d.algorithmId, changed, d.shape).memoryBytes();
-        if (std::isnan(smaller) || smaller * d.atOnce > limitBytes)
+        if (std::isnan(smaller) || MemoryCheck::kAllocatorMargin * smaller * d.atOnce > limitBytes)
             continue;
         out << QStringLiteral("%1 = %2 (its default, %3, needs %4)")
                    .arg(it.key(), ParamSchema::describe(it.value()), ParamSchema::describe(fallback), bytesText(smaller));
@@ -55,7 +55,7 @@ QString MemoryCheck::refusal(const PluginRegistry& registry, const Demand& deman
         return {};
     // Before every run: a reading up to a second old serves a run far smaller than it.
     return refusal(registry, demand, prediction,
-                   data::MemoryBudget::availableFor(toBytes(each * std::max(1, demand.atOnce))));
+                   data::MemoryBudget::availableFor(toBytes(kAllocatorMargin * each * std::max(1, demand.atOnce))));
 }
 
 QString MemoryCheck::refusal(const PluginRegistry& registry, const Demand& demand, const CostPrediction& prediction,
@@ -66,12 +66,16 @@ QString MemoryCheck::refusal(const PluginRegistry& registry, const Demand& deman
         return {};
     const int atOnce = std::max(1, demand.atOnce);
     const double total = each * atOnce;
-    if (toBytes(total) <= limit.bytes)
+    if (toBytes(kAllocatorMargin * total) <= limit.bytes)
         return {};
     QString need = QStringLiteral("%1 needs %2 of working memory for %3")
                        .arg(demand.algorithmId, bytesText(each), CostPrediction::describeShape(demand.shape));
     if (atOnce > 1)
         need += QStringLiteral(", %1 runs at once %2").arg(atOnce).arg(bytesText(total));
+    if (toBytes(total) <= limit.bytes)
+        need += QStringLiteral(" (%1 with the %2 % the allocator adds on top)")
+                    .arg(bytesText(kAllocatorMargin * total))
+                    .arg(qRound(100 * (kAllocatorMargin - 1)));
     const QStringList causes = culprits(registry, demand, double(limit.bytes));
     const QString cause =
         causes.isEmpty()
