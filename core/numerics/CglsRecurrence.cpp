@@ -41,8 +41,11 @@ bool CglsRecurrence::iterateTo(int target)
     if (m_stopped)
         return false;
     const Eigen::Index k = m_x.cols();
+    // The products write into the members' storage (the same shapes every iteration): no d×k
+    // temporary beside W, P and S, whose width is what a wide sparse problem's memory is made of.
+    Eigen::MatrixXd& q = m_q;
+    Eigen::MatrixXd& s = m_s; // S of the last iteration is not needed once the new one is formed
     while (m_iterations < target) {
-        Eigen::MatrixXd q;
         if (!m_op.times(m_p, q)) {
             m_stopped = true;
             return false;
@@ -54,7 +57,6 @@ bool CglsRecurrence::iterateTo(int target)
             m_x.col(j) += alpha * m_p.col(j);
             m_r.col(j) -= alpha * q.col(j);
         }
-        Eigen::MatrixXd s;
         if (!m_op.transposeTimes(m_r, s)) {
             m_stopped = true;
             return false;
@@ -67,7 +69,6 @@ bool CglsRecurrence::iterateTo(int target)
             m_p.col(j) = s.col(j) + beta * m_p.col(j);
             m_gamma(j) = gamma;
         }
-        m_s = std::move(s);
         ++m_iterations;
     }
     return true;

@@ -70,6 +70,7 @@ private:
     Eigen::MatrixXd m_x;      // W
     Eigen::MatrixXd m_r;      // B − A·W
     Eigen::MatrixXd m_s;      // Aᵀ·R − λW
+    Eigen::MatrixXd m_q;      // A·P, the iteration's scratch
     Eigen::MatrixXd m_p;      // search directions
     Eigen::VectorXd m_gamma;  // ‖s_j‖² per column
     Eigen::VectorXd m_gamma0; // ‖Aᵀb_j‖² per column

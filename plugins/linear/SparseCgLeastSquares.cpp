@@ -22,13 +22,13 @@ Eigen::Index rowsPerBlock(const SparseMatrix& m, Eigen::Index k)
     return std::max<Eigen::Index>(64, Eigen::Index(kBlockWork / perRow));
 }
 
-// out.middleRows = m.middleRows · p, in parallel over fixed row blocks (disjoint rows: the same
-// bits for any thread count). Returns false when @p stop fired.
+// out = m · p (@p out already m.rows() × p.cols(), written in place: on a wide problem a d×k
+// temporary would be one more vector of the width), in parallel over fixed row blocks (disjoint
+// rows: the same bits for any thread count). Returns false when @p stop fired.
 bool blockedProduct(const SparseMatrix& m, const Eigen::Ref<const Eigen::MatrixXd>& p, Eigen::Index blockRows,
-                    Eigen::MatrixXd& out, const StopToken& stop)
+                    Eigen::Ref<Eigen::MatrixXd> out, const StopToken& stop)
 {
     const Eigen::Index rows = m.rows(), blocks = (rows + blockRows - 1) / blockRows;
-    out.resize(rows, p.cols());
     std::atomic<bool> stopped{false};
     tbb::parallel_for(tbb::blocked_range<Eigen::Index>(0, blocks, 1),
                       [&](const tbb::blocked_range<Eigen::Index>& r) {
@@ -73,6 +73,7 @@ SparseCgLeastSquares::Products::Products(const SparseMatrix& x, Eigen::Index k, 
 bool SparseCgLeastSquares::Products::times(const Eigen::MatrixXd& p, Eigen::MatrixXd& out)
 {
     const Eigen::Index d = m_a.cols();
+    out.resize(m_a.rows(), p.cols());
     if (!blockedProduct(m_a, p.topRows(d), m_rowsPerBlock, out, m_stop))
         return false;
     if (m_bias)
@@ -83,11 +84,9 @@ bool SparseCgLeastSquares::Products::times(const Eigen::MatrixXd& p, Eigen::Matr
 bool SparseCgLeastSquares::Products::transposeTimes(const Eigen::MatrixXd& r, Eigen::MatrixXd& out)
 {
     const Eigen::Index d = m_a.cols();
-    Eigen::MatrixXd top;
-    if (!blockedProduct(m_at, r, m_colsPerBlock, top, m_stop))
-        return false;
     out.resize(d + (m_bias ? 1 : 0), r.cols());
-    out.topRows(d) = top;
+    if (!blockedProduct(m_at, r, m_colsPerBlock, out.topRows(d), m_stop))
+        return false;
     if (m_bias)
         out.row(d) = r.colwise().sum();
     return true;
