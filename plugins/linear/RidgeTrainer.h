@@ -37,7 +37,13 @@ namespace tb::linear {
 ///  - without one, when d [+1] ≤ kNormalEquationsMaxWidth: the closed form, its Gram matrix
 ///    accumulated from the sparse rows (Σᵢ nnzᵢ²/2 multiply-adds, a dense (d+1)² matrix of at
 ///    most 128 MiB) and factorised as on dense data, one checkpoint at epoch 1;
-///  - without one, when wider: CGLS from 0 until the relative normal-equation residual is at
+///  - without one, when wider and n ≤ kNormalEquationsMaxWidth with n² ≤ d [+1] (far fewer rows
+///    than columns: 40 documents of a 67-million-word vocabulary): the dual normal equations
+///    (AAᵀ + λI)·α = Y, W = Aᵀα — exact, an n×n matrix no larger than one vector of the width
+///    (CGLS would hold four), the Gram from the non-zeros sorted by column; the same W as the
+///    primal (the minimum-norm one for λ = 0); one checkpoint at epoch 1, facts "solver",
+///    "ridge_used", "gram_seconds", "solve_seconds";
+///  - without one, when wider otherwise: CGLS from 0 until the relative normal-equation residual is at
 ///    most cg_tolerance or iterations are done, a checkpoint every kCgCheckpointEvery
 ///    iterations at epoch = iterations done (Stop is answered there and between row blocks).
 ///    Facts "solver", "ridge_used", "cg_iterations", "cg_relative_residual", "cg_converged",
@@ -68,6 +74,13 @@ public:
     /// and its factorisation 4096³/3 ≈ 2·10¹⁰ flops, seconds; wider sparse inputs take CGLS,
     /// whose memory grows with the non-zeros and d·k only.
     static constexpr Eigen::Index kNormalEquationsMaxWidth = 4096;
+    /// Whether a sparse design of @p rows × @p width (bias included), wider than
+    /// kNormalEquationsMaxWidth, is solved in the dual form (no ladder): when its n×n Gram is
+    /// small (n ≤ kNormalEquationsMaxWidth) and no larger than one vector of the width (n² ≤ width).
+    static bool usesDualForm(Eigen::Index rows, Eigen::Index width)
+    {
+        return rows <= kNormalEquationsMaxWidth && double(rows) * double(rows) <= double(width);
+    }
     /// CG iterations between two checkpoints on the sparse iterative path.
     static constexpr int kCgCheckpointEvery = 10;
 
@@ -83,6 +96,7 @@ private:
     void fitCg(const Eigen::MatrixXd& a, const DatasetView& data, RunContext& ctx);
     void fitSparse(const DatasetView& data, RunContext& ctx);
     void fitSparseClosedForm(const DatasetView& data, RunContext& ctx);
+    void fitSparseDual(const DatasetView& data, double squaredNorm, RunContext& ctx);
     void fitSparseCg(const DatasetView& data, double squaredNorm, RunContext& ctx);
 
     double m_ridge;

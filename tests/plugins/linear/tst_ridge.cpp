@@ -7,6 +7,7 @@
 #include <trainbench/testing/TestRunContext.h>
 
 #include <Eigen/Cholesky>
+#include <Eigen/QR>
 #include <QtTest>
 
 #include <FitIn.h>
@@ -134,6 +135,117 @@ private Q_SLOTS:
         const Eigen::MatrixXd got = t.predictSparse(test);
         QVERIFY2(relativeDifference(got, expected) < 1e-8,
                  qPrintable(QString::number(relativeDifference(got, expected))));
+    }
+
+    // Far fewer rows than columns (n² ≤ d + 1): the dual normal equations, checked against the
+    // dense dual W = Aᵀ(AAᵀ + λI)⁻¹Y (the same equations, summed in another order: cond(AAᵀ + λI)
+    // ≲ 10³ here, so 1e-9 relative is rounding with a wide margin, while a missed bias term or
+    // pair of rows is O(1)); λ from relative_ridge means what it means on the primal paths (the CG
+    // ladder's ridge_used, and within CG's own 1e-6 of its predictions after 300 iterations of a
+    // 60-dimensional Krylov space); λ = 0 gives the minimum-norm solution, A⁺Y.
+    void fewRowsTakeTheDualForm_data()
+    {
+        QTest::addColumn<double>("ridge");
+        QTest::addColumn<double>("relative");
+        QTest::addColumn<bool>("bias");
+        QTest::newRow("ridge, bias") << 0.5 << 0.0 << true;
+        QTest::newRow("relative ridge, no bias") << 0.0 << 1e-3 << false;
+        QTest::newRow("no ridge: minimum norm") << 0.0 << 0.0 << true;
+    }
+    void fewRowsTakeTheDualForm()
+    {
+        QFETCH(double, ridge);
+        QFETCH(double, relative);
+        QFETCH(bool, bias);
+        const Eigen::Index n = 60, d = 20000;
+        QVERIFY(RidgeTrainer::usesDualForm(n, d + (bias ? 1 : 0)));
+        QVERIFY(!RidgeTrainer::usesDualForm(300, 6001)); // the CG test above stays on CG
+        const SparseMatrix x = randomSparse(n, d, 12, 81);
+        const Eigen::MatrixXd y = targets(x, 2, 0.1, 82, 0);
+        Eigen::MatrixXd none(n, 0);
+        DatasetView view(none, y);
+        view.xSparse = &x;
+        RidgeTrainer dual(params(ridge, bias, {}, relative));
+        testing::TestRunContext ctx(1, 2);
+        fitIn(dual, view, ctx);
+        QCOMPARE(ctx.checkpoints.size(), std::size_t(1));
+        QVERIFY2(ctx.records.value("solver").toString().contains("dual"),
+                 qPrintable(ctx.records.value("solver").toString()));
+        QCOMPARE(dual.weights().rows(), d + (bias ? 1 : 0));
+        const double lambda = ctx.records.value("ridge_used").toDouble();
+
+        const Eigen::Index db = d + (bias ? 1 : 0);
+        Eigen::MatrixXd a(n, db);
+        a.leftCols(d) = Eigen::MatrixXd(x);
+        if (bias)
+            a.col(d).setOnes();
+        Eigen::MatrixXd k = a * a.transpose();
+        Eigen::MatrixXd expected;
+        if (lambda > 0) {
+            k.diagonal().array() += lambda;
+            expected = a.transpose() * k.llt().solve(y);
+        } else {
+            expected = a.completeOrthogonalDecomposition().pseudoInverse() * y;
+        }
+        QVERIFY2(relativeDifference(dual.weights(), expected) < 1e-9,
+                 qPrintable(QString::number(relativeDifference(dual.weights(), expected))));
+
+        const SparseMatrix test = randomSparse(40, d, 12, 83);
+        if (relative > 0) {
+            RidgeTrainer cg(params(ridge, bias, {300}, relative));
+            testing::TestRunContext c2(1, 2);
+            fitIn(cg, view, c2);
+            QCOMPARE(lambda, c2.records.value("ridge_used").toDouble());
+            const Eigen::MatrixXd pd = dual.predictSparse(test), pc = cg.predictSparse(test);
+            QVERIFY2(relativeDifference(pc, pd) < 1e-6, qPrintable(QString::number(relativeDifference(pc, pd))));
+        }
+    }
+
+    // The dual form's prediction is the weights and an n×n matrix, not CGLS's vectors of the
+    // width: 40 rows × 67,108,864 columns (a 520-byte LIBSVM file) needs the 512 MiB of W and
+    // little more, where CGLS held ≈ 2.75 GiB. Trained at 4,000,000 columns (32 MB of weights).
+    void theDualFormNeedsOneVectorOfTheWidth()
+    {
+        RidgeTrainer t(params(1.0, true));
+        const double width = 67108864.0;
+        const double dual = t.predictCost(ProblemShape{40, 67108864, 1, Task::Regression, 30}).value("memory_bytes").toDouble();
+        QVERIFY2(dual >= 8.0 * (width + 1) && dual < 8.0 * (width + 1) + 1e6, qPrintable(QString::number(dual)));
+        RidgeTrainer ladder(params(1.0, true, {10}));
+        const double cg = ladder.predictCost(ProblemShape{40, 67108864, 1, Task::Regression, 30}).value("memory_bytes").toDouble();
+        QVERIFY2(cg > 4 * dual, qPrintable(QString::number(cg)));
+
+        const Eigen::Index n = 40, d = 4000000;
+        const SparseMatrix x = randomSparse(n, d, 3, 91);
+        const Eigen::MatrixXd y = targets(x, 1, 0.1, 92, 0);
+        Eigen::MatrixXd none(n, 0);
+        DatasetView view(none, y);
+        view.xSparse = &x;
+        testing::TestRunContext ctx(1, 2);
+        fitIn(t, view, ctx);
+        QVERIFY(ctx.records.value("solver").toString().contains("dual"));
+        // W = Aᵀα lives on the columns the rows use: the same solution as the dense dual of those
+        // columns alone (the tolerance as in fewRowsTakeTheDualForm), and exactly 0 elsewhere.
+        std::vector<int> used;
+        for (Eigen::Index i = 0; i < x.outerSize(); ++i)
+            for (SparseMatrix::InnerIterator it(x, i); it; ++it)
+                used.push_back(int(it.col()));
+        std::sort(used.begin(), used.end());
+        used.erase(std::unique(used.begin(), used.end()), used.end());
+        const Eigen::Index u = Eigen::Index(used.size());
+        Eigen::MatrixXd a = Eigen::MatrixXd::Zero(n, u + 1);
+        for (Eigen::Index i = 0; i < x.outerSize(); ++i)
+            for (SparseMatrix::InnerIterator it(x, i); it; ++it)
+                a(i, std::lower_bound(used.begin(), used.end(), int(it.col())) - used.begin()) = it.value();
+        a.col(u).setOnes();
+        Eigen::MatrixXd k = a * a.transpose();
+        k.diagonal().array() += 1.0;
+        const Eigen::MatrixXd expected = a.transpose() * k.llt().solve(y);
+        Eigen::MatrixXd got(u + 1, 1);
+        for (Eigen::Index j = 0; j < u; ++j)
+            got(j) = t.weights()(used[std::size_t(j)], 0);
+        got(u) = t.weights()(d, 0);
+        QVERIFY2(relativeDifference(got, expected) < 1e-9, qPrintable(QString::number(relativeDifference(got, expected))));
+        QCOMPARE(Eigen::Index((t.weights().array() != 0.0).count()), Eigen::Index((expected.array() != 0.0).count()));
     }
 
     // 2,000 rows × 1,000,000 columns × 20 non-zeros: a dense copy would be 16 GB, so training
