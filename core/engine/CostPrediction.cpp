@@ -94,7 +94,14 @@ double CostPrediction::seconds() const
 
 double CostPrediction::memoryBytes() const
 {
-    return number(m_json, "memory_bytes");
+    const double trainer = number(m_json, "memory_bytes");
+    return std::isnan(trainer) ? trainer : trainer + kBytesPerCheckpoint * checkpoints();
+}
+
+double CostPrediction::checkpoints() const
+{
+    const double n = number(m_json, "checkpoints");
+    return std::isnan(n) ? 0.0 : n;
 }
 
 double CostPrediction::measuredMemoryBytes(const QJsonObject& info)

@@ -18,7 +18,8 @@ struct Dataset;
 
 /// Wraps the JSON object a trainer's predictCost() returned. The host reads the keys that
 /// Trainer::predictCost() documents ("flops", "predicted_seconds", "scope",
-/// "scope_measured_key") and "memory_bytes", the predicted peak working memory, set against
+/// "scope_measured_key"), "memory_bytes", the predicted peak working memory, and "checkpoints",
+/// how many checkpoints fit() makes at most (their points are held by the host), set against
 /// the measured fact "peak_memory_bytes" (PeakMemory); every other key is kept and stored as
 /// it is. A value type; thread-safe as a const object.
 class CostPrediction {
@@ -58,8 +59,17 @@ public:
     double flops() const;
     /// Predicted training seconds; NaN when not stated.
     double seconds() const;
-    /// Predicted peak working memory in bytes ("memory_bytes"); NaN when not stated.
+    /// What the host holds per checkpoint while a run trains: its point in RunResult::points
+    /// (sizeof(MetricPoint), 80 bytes) in a vector that doubles as it grows, so up to three times
+    /// that while it reallocates; rounded up.
+    static constexpr double kBytesPerCheckpoint = 256;
+
+    /// Predicted peak working memory of the run in bytes: the trainer's "memory_bytes" plus the
+    /// host's points of the checkpoints it states it will make ("checkpoints" ×
+    /// kBytesPerCheckpoint; none when it states no count); NaN when "memory_bytes" is not stated.
     double memoryBytes() const;
+    /// The checkpoints the trainer states fit() makes at most ("checkpoints"); 0 when not stated.
+    double checkpoints() const;
     /// The measured peak working memory of a run: the fact "peak_memory_bytes" of @p info
     /// (RunResult::info, RunRecord::info); NaN when the run has none.
     static double measuredMemoryBytes(const QJsonObject& info);

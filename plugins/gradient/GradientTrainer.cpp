@@ -224,8 +224,13 @@ QJsonObject GradientTrainer::predictCost(const ProblemShape& shape) const
 {
     const double rows = double(shape.rows) * (1.0 - m_config.stopping.validationFraction);
     const double perEpoch = 6.0 * m_config.weightCount(shape.inputs, shape.outputs) * rows;
+    // A checkpoint at every epoch end and every checkpoint_every minibatches within an epoch.
+    const double batches = std::ceil(std::max(rows, 1.0) / double(std::max<Eigen::Index>(m_config.batchSize, 1)));
+    const double perEpochCheckpoints =
+        1.0 + (m_config.checkpointEvery > 0 ? std::floor(batches / double(m_config.checkpointEvery)) : 0.0);
     return QJsonObject{{"flops", perEpoch * m_config.epochs()},
                        {"flops_per_epoch", perEpoch},
+                       {"checkpoints", perEpochCheckpoints * m_config.epochs()},
                        {"memory_bytes", m_config.workingMemoryBytes(shape.inputs, shape.outputs, shape.rows,
                                                                     tbb::this_task_arena::max_concurrency())}};
 }
