@@ -530,6 +530,20 @@ int RunStore::recoverInterrupted(QSqlDatabase& db, QString* error)
 RunStore::~RunStore()
 {
     if (m_writer) {
+        // The reserved ids this store did not use go back when no one reserved after it, so a
+        // store's runs keep consecutive ids from one process to the next.
+        if (m_nextRunId <= m_lastRunId) {
+            const qint64 unused = m_nextRunId - 1, top = m_lastRunId;
+            m_writer->post([unused, top](StoreWriter::Context& ctx) -> qint64 {
+                QSqlQuery* q =
+                    ctx.prepared(QStringLiteral("UPDATE sqlite_sequence SET seq = ? WHERE name = 'runs' AND seq = ?"));
+                if (!q)
+                    return -1;
+                q->bindValue(0, unused);
+                q->bindValue(1, top);
+                return ctx.exec(*q, QStringLiteral("cannot give back unused run ids")) ? 0 : -1;
+            });
+        }
         const QString token = m_token;
         const QString now = nowText();
         m_writer->post([token, now](StoreWriter::Context& ctx) -> qint64 {
@@ -632,24 +646,67 @@ void RunStore::releaseExperiment(qint64 id)
     });
 }
 
+qint64 RunStore::takeRunId()
+{
+    const std::lock_guard lock(m_idMutex);
+    if (m_nextRunId > m_lastRunId) {
+        const qint64 block = m_idBlock;
+        // In one transaction of its own (BEGIN IMMEDIATE holds the write lock): the largest id
+        // given so far — sqlite_sequence's, or a row's above it — raised by the block. Rows
+        // inserted with these ids later leave sqlite_sequence as it is (they are below it).
+        const qint64 base = m_writer->call(
+            [block](StoreWriter::Context& ctx) -> qint64 {
+                const QString what = QStringLiteral("cannot reserve run ids");
+                QSqlQuery* top = ctx.prepared(QStringLiteral(
+                    "SELECT max(coalesce((SELECT seq FROM sqlite_sequence WHERE name = 'runs'), 0), "
+                    "coalesce((SELECT max(id) FROM runs), 0)), "
+                    "EXISTS (SELECT 1 FROM sqlite_sequence WHERE name = 'runs')"));
+                if (!top || !ctx.exec(*top, what) || !top->next())
+                    return -1;
+                const qint64 given = top->value(0).toLongLong();
+                const bool listed = top->value(1).toBool();
+                top->finish();
+                QSqlQuery* raise = ctx.prepared(
+                    listed ? QStringLiteral("UPDATE sqlite_sequence SET seq = ? WHERE name = 'runs'")
+                           : QStringLiteral("INSERT INTO sqlite_sequence (seq, name) VALUES (?, 'runs')"));
+                if (!raise)
+                    return -1;
+                raise->bindValue(0, given + block);
+                return ctx.exec(*raise, what) ? given : -1;
+            },
+            StoreWriter::Order::AheadOfQueued); // depends on no queued write
+        if (base < 0)
+            return -1;
+        m_nextRunId = base + 1;
+        m_lastRunId = base + block;
+        m_idBlock = std::min(2 * block, kMaxIdBlock);
+    }
+    return m_nextRunId++;
+}
+
 qint64 RunStore::createRun(const RunRecord& r)
 {
     if (!m_writer) {
         return refuseWrite(QStringLiteral("cannot create a run"));
     }
+    const qint64 id = takeRunId();
+    if (id < 0)
+        return -1;
     const QString token = m_token;
-    return m_writer->call(
-        [r, token](StoreWriter::Context& ctx) -> qint64 {
+    // Queued in order: the run's checkpoints, posted after this returns, come after its row.
+    m_writer->post(
+        [r, token, id](StoreWriter::Context& ctx) -> qint64 {
             QSqlQuery* q = ctx.prepared(QStringLiteral(
-                "INSERT INTO runs (experiment_id, algorithm_id, algorithm_name, plugin_id, plugin_version, "
+                "INSERT INTO runs (id, experiment_id, algorithm_id, algorithm_name, plugin_id, plugin_version, "
                 "params_json, dataset, seed, threads, repeat, sigma, status, error, started, ended, "
                 "info_json, "
                 "app_version, owner_host, owner_boot, owner_pid, owner_start, owner_token) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"));
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"));
             if (!q)
                 return -1;
             const RunStoreOwner& me = RunStoreOwner::current();
             int i = 0;
+            q->bindValue(i++, id);
             q->bindValue(i++, r.experimentId >= 0 ? QVariant(r.experimentId)
                                                   : QVariant(QMetaType::fromType<qint64>()));
             q->bindValue(i++, text(r.algorithmId));
@@ -673,11 +730,11 @@ qint64 RunStore::createRun(const RunRecord& r)
             q->bindValue(i++, me.pid);
             q->bindValue(i++, me.startTicks);
             q->bindValue(i++, token);
-            if (!ctx.exec(*q, QStringLiteral("cannot create a run of %1").arg(r.algorithmId)))
+            if (!ctx.exec(*q, QStringLiteral("cannot create run %1 of %2").arg(id).arg(r.algorithmId)))
                 return -1;
-            return q->lastInsertId().toLongLong();
-        },
-        StoreWriter::Order::AheadOfQueued); // a new row depends on no queued write
+            return id;
+        });
+    return id;
 }
 
 void RunStore::appendMetric(qint64 runId, const MetricPoint& p)

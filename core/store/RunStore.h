@@ -108,10 +108,21 @@ public:
     /// Inserts @p e and returns its id, −1 on failure (see lastError()). Waits for the commit.
     /// An invalid `created` is stored as now; empty appVersion / gitHash as this build's.
     qint64 createExperiment(const ExperimentRecord& e);
-    /// Inserts @p r (its id is ignored) owned by this process and returns its id, −1 on failure.
-    /// Waits for the commit. experimentId −1 stores no experiment; an invalid `started` is stored
-    /// as now; an empty appVersion as this build's.
+    /// Queues the insert of @p r (its id is ignored) owned by this process and returns its id, −1
+    /// when no id could be had. The id comes from a block this store reserved in the file
+    /// (sqlite_sequence raised in one committed transaction: no other connection, in this process
+    /// or another, can be given it, and it is never reused), so the row is written with the
+    /// batch of the run's other writes instead of a commit of its own: a tuning of 200 trials of a
+    /// few milliseconds each spent a fifth of its training time in per-run commits. Like every
+    /// queued write, the row is visible to reads after the next commit (flush() waits for it), and
+    /// an insert that fails later is reported through writeFailed(). Blocks start at
+    /// kFirstIdBlock ids and double up to kMaxIdBlock as runs are created; the ids a store did not
+    /// use are given back when it closes if no one reserved after it (otherwise they stay unused:
+    /// ids may have gaps, as after deletes). experimentId −1 stores no experiment; an invalid
+    /// `started` is stored as now; an empty appVersion as this build's.
     qint64 createRun(const RunRecord& r) override;
+    /// Ids of the first block a store reserves, and the most of any later one.
+    static constexpr qint64 kFirstIdBlock = 4, kMaxIdBlock = 256;
     /// Queues one checkpoint of @p runId; returns without waiting for disk. NaN values are stored
     /// as NULL and read back as NaN; ±Inf are kept.
     void appendMetric(qint64 runId, const MetricPoint& p) override;
@@ -201,6 +212,9 @@ private:
     QString quickCheck(QSqlDatabase& db, int maxProblems) const;
     /// Reports a write refused because the store is read-only; returns −1.
     qint64 refuseWrite(const QString& what);
+    /// The next run id of this store's reserved block, reserving a new block when it is spent;
+    /// −1 when the reservation failed (reported).
+    qint64 takeRunId();
 
     QString m_path;
     Options m_options;
@@ -212,6 +226,10 @@ private:
     /// Per run: the checkpoints appendMetric() was given, until finishRun() checks them.
     std::mutex m_appendedMutex;
     std::unordered_map<qint64, qint64> m_appended;
+    /// Run ids reserved in the file and not yet used: (m_nextRunId − 1, m_lastRunId], guarded by
+    /// m_idMutex; m_idBlock is the size of the next reservation.
+    std::mutex m_idMutex;
+    qint64 m_nextRunId = 0, m_lastRunId = -1, m_idBlock = kFirstIdBlock;
     mutable QString m_lastError;
     QString m_failure; ///< guarded by m_errorMutex
 };

@@ -13,6 +13,9 @@
 #include <QUuid>
 #include <QtTest>
 
+#include <algorithm>
+#include <set>
+
 #include <atomic>
 #include <cmath>
 #include <thread>
@@ -376,6 +379,7 @@ private Q_SLOTS:
         auto store = RunStore::open(dbPath(QStringLiteral("readers.sqlite")), &error);
         QVERIFY2(store, qPrintable(error));
         const qint64 run = store->createRun(sampleRun(-1, 5));
+        QVERIFY(store->flush()); // the row is queued like the checkpoints: readers see it once committed
         constexpr int n = 3000;
         std::atomic<bool> writing{true};
         std::atomic<int> badReads{0};
@@ -414,6 +418,7 @@ private Q_SLOTS:
         auto store = RunStore::open(dbPath(QStringLiteral("reader-outlives.sqlite")), &error);
         QVERIFY2(store, qPrintable(error));
         const qint64 run = store->createRun(sampleRun(-1, 5));
+        QVERIFY(store->flush());
         std::atomic<int> stage{0};
         std::atomic<bool> readOk{false};
         std::thread reader([&] {
@@ -510,6 +515,7 @@ private Q_SLOTS:
         QVERIFY2(store, qPrintable(error));
         QSignalSpy spy(store.get(), &RunStore::writeFailed);
         const qint64 run = store->createRun(sampleRun(-1, 1));
+        QVERIFY(store->flush()); // the run's row is in before the lock is taken
         RawConnection holder(path); // another writer that keeps the write lock too long
         QVERIFY(holder.exec(QStringLiteral("BEGIN IMMEDIATE")));
         MetricPoint p;
@@ -538,6 +544,7 @@ private Q_SLOTS:
         auto keeper = RunStore::open(path, &error); // a second store of this live process
         QVERIFY2(keeper, qPrintable(error));
         other = keeper->createRun(sampleRun(-1, 3));
+        QVERIFY(keeper->flush());
         {
             auto store = RunStore::open(path, &error);
             QVERIFY2(store, qPrintable(error));
@@ -552,6 +559,52 @@ private Q_SLOTS:
         QVERIFY(r->ended.isValid());
         QCOMPARE(keeper->run(done)->status, RunStatus::Cancelled);
         QCOMPARE(keeper->run(other)->status, RunStatus::Running); // another store's run is not ours
+    }
+
+    // Run ids come from blocks each store reserves in the file: two stores creating runs in
+    // turn (two processes would do the same through the file) never get the same id, a deleted
+    // run's id is never given again, and a store that closes gives back the ids it did not use
+    // when no one reserved after it — so one process after another keeps consecutive ids.
+    void runIdsAreReservedInBlocksAndNeverShared()
+    {
+        const QString path = dbPath(QStringLiteral("ids.sqlite"));
+        QString error;
+        auto a = RunStore::open(path, &error);
+        QVERIFY2(a, qPrintable(error));
+        auto b = RunStore::open(path, &error);
+        QVERIFY2(b, qPrintable(error));
+        std::set<qint64> ids;
+        std::vector<qint64> fromA;
+        for (int i = 0; i < 40; ++i) { // past the first blocks of both: several reservations each
+            const qint64 x = a->createRun(sampleRun(-1, std::uint64_t(i))),
+                         y = b->createRun(sampleRun(-1, std::uint64_t(100 + i)));
+            QVERIFY(x > 0 && y > 0);
+            QVERIFY2(ids.insert(x).second && ids.insert(y).second, qPrintable(QStringLiteral("%1 %2").arg(x).arg(y)));
+            fromA.push_back(x);
+        }
+        QVERIFY(a->flush() && b->flush());
+        QCOMPARE(a->runs(-1).size(), 80);
+        for (int i = 0; i < 40; ++i) // each row is the run its id was given for
+            QCOMPARE(a->run(fromA[std::size_t(i)])->seed, sampleRun(-1, std::uint64_t(i)).seed);
+        // A store's own ids increase: its runs keep the order they were created in.
+        QVERIFY(std::is_sorted(fromA.begin(), fromA.end()));
+        const qint64 top = *ids.rbegin();
+        QVERIFY(a->deleteRun(top));
+        a.reset();
+        b.reset();
+        // Both closed: the last to reserve gave its unused ids back, down to its last run (deleted
+        // since, so its id is not given again).
+        auto c = RunStore::open(path, &error);
+        QVERIFY2(c, qPrintable(error));
+        QCOMPARE(c->createRun(sampleRun(-1, 7)), top + 1);
+        QCOMPARE(c->createRun(sampleRun(-1, 8)), top + 2);
+        c.reset();
+        auto d = RunStore::open(path, &error);
+        QVERIFY2(d, qPrintable(error));
+        QCOMPARE(d->createRun(sampleRun(-1, 9)), top + 3);
+        QVERIFY(d->flush());
+        QCOMPARE(d->run(top + 3)->seed, sampleRun(-1, 9).seed);
+        QVERIFY(!d->run(top).has_value());
     }
 };
 

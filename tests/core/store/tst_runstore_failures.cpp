@@ -110,6 +110,7 @@ private Q_SLOTS:
         auto store = RunStore::open(file, o, &error);
         QVERIFY2(store, qPrintable(error));
         const qint64 run = store->createRun(aRun(-1));
+        QVERIFY(store->flush()); // the run's row is in before the lock is taken
         QSignalSpy waiting(store.get(), &RunStore::waiting);
         QSignalSpy failed(store.get(), &RunStore::writeFailed);
         Raw holder(file);
