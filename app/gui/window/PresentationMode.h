@@ -3,7 +3,9 @@
 /// View → Presentation mode (F11): the teaching view alone, full screen, large fonts.
 
 #include <QByteArray>
+#include <QList>
 #include <QObject>
+#include <QPointer>
 
 class QAction;
 class QMainWindow;
@@ -12,10 +14,12 @@ class QWidget;
 
 namespace tb::gui {
 
-/// Shows only @p teaching (a page of @p centre), full screen, with fonts 1.6× larger; docks,
-/// tool bars, the menu bar, the status bar and the centre's tab bar hidden. Leaving restores the
-/// layout and geometry as they were. The action (F11, checkable) is added to the window too, so
-/// its shortcut works while the menu bar is hidden. GUI thread only.
+/// Shows only @p teaching (a page of @p centre), full screen, with fonts 1.6× larger; the
+/// window's own docks and tool bars, the menu bar, the status bar and the centre's tab bar
+/// hidden. Leaving (F11 again, or Esc) restores the layout, geometry and tab as they were: the
+/// docks and tool bars that were shown are shown again — only the window's own are touched, so a
+/// tool bar inside a dock (the run browser's buttons) keeps its state. The actions are added to
+/// the window too, so their shortcuts work while the menu bar is hidden. GUI thread only.
 class PresentationMode : public QObject {
     Q_OBJECT
 public:
@@ -32,7 +36,10 @@ private:
     QTabWidget* m_centre;
     QWidget* m_teaching;
     QAction* m_action;
+    QAction* m_leave; ///< Esc, enabled only in presentation mode
     bool m_on = false;
+    QPointer<QWidget> m_previousTab;     ///< the centre's page before presentation mode
+    QList<QPointer<QWidget>> m_hidden; ///< the window's docks and tool bars it hid
     QByteArray m_normalState; ///< the layout before presentation mode
     QByteArray m_normalGeometry;
 };

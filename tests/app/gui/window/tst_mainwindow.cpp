@@ -46,6 +46,9 @@
 #include <QWheelEvent>
 #include <QDockWidget>
 #include <QMenuBar>
+#include <QStatusBar>
+#include <QTabBar>
+#include <QToolBar>
 #include <QtTest>
 
 #include <memory>
@@ -701,6 +704,65 @@ private Q_SLOTS:
         QVERIFY(w->menuBar()->isVisible());
         QVERIFY(w->runBrowser()->isVisible());
         QCOMPARE(w->teachingView()->font().pointSizeF(), normal);
+    }
+
+    // Issue 49, item 1: F11 from the Teaching tab and back lost the run browser's button row
+    // (a tool bar inside its dock, hidden with the window's own and never shown again), and Esc
+    // did nothing. Every widget shown before the round trip — docks, tool bars, the browser's
+    // buttons, the tab that was open — is shown after it, by F11 and by Esc alike; Esc outside
+    // presentation mode leaves the layout alone.
+    void presentationModeRoundTripKeepsTheWholeLayout()
+    {
+        auto w = newWindow(QString());
+        w->resize(1366, 768);
+        w->show();
+        QVERIFY(QTest::qWaitForWindowExposed(w.get()));
+        auto* centre = w->findChild<QTabWidget*>(QString(), Qt::FindDirectChildrenOnly);
+        if (!centre)
+            centre = qobject_cast<QTabWidget*>(w->centralWidget());
+        QVERIFY(centre);
+        QWidget* before = centre->currentWidget();
+        QVERIFY(before != w->teachingView()); // the round trip starts elsewhere and comes back there
+        // What a user sees of the layout: docks, tool bars, buttons, menu and status bars. (The
+        // tab bars of tabified docks are rebuilt by restoreState(), so they are counted instead,
+        // and scroll bars come and go with the size.)
+        auto shown = [&] {
+            QSet<QWidget*> out;
+            for (QWidget* c : w->findChildren<QWidget*>())
+                if (c->isVisible() && (qobject_cast<QDockWidget*>(c) || qobject_cast<QToolBar*>(c) ||
+                                       qobject_cast<QAbstractButton*>(c) || qobject_cast<QMenuBar*>(c) ||
+                                       qobject_cast<QStatusBar*>(c)))
+                    out.insert(c);
+            return out;
+        };
+        auto dockTabs = [&] {
+            int n = 0;
+            for (QTabBar* t : w->findChildren<QTabBar*>(Qt::FindDirectChildrenOnly))
+                n += t->isVisible() ? 1 : 0;
+            return n;
+        };
+        const int tabs = dockTabs();
+        const QSet<QWidget*> visible = shown();
+        QToolBar* buttons = w->runBrowser()->findChild<QToolBar*>();
+        QVERIFY(buttons && visible.contains(buttons));
+        for (const Qt::Key leave : {Qt::Key_F11, Qt::Key_Escape}) {
+            QTest::keyClick(w.get(), Qt::Key_F11);
+            QVERIFY(w->isPresentationMode());
+            QVERIFY(!w->runBrowser()->isVisible());
+            QTest::keyClick(w.get(), leave);
+            QVERIFY2(!w->isPresentationMode(), leave == Qt::Key_Escape ? "Esc" : "F11");
+            QApplication::processEvents();
+            QCOMPARE(centre->currentWidget(), before);
+            QStringList lost;
+            for (QWidget* c : visible)
+                if (!c->isVisible())
+                    lost << QStringLiteral("%1 (%2)").arg(c->objectName(), c->metaObject()->className());
+            QVERIFY2(lost.isEmpty(), qPrintable(lost.join(", ")));
+            QCOMPARE(dockTabs(), tabs);
+        }
+        QTest::keyClick(w.get(), Qt::Key_Escape); // not in presentation mode: nothing happens
+        QVERIFY(!w->isPresentationMode());
+        QVERIFY(buttons->isVisible());
     }
 
     void noiseSweepFillsTheSigmaChart()
