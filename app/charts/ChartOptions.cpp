@@ -2,7 +2,9 @@
 
 #include <ExperimentKind.h>
 
+#include <algorithm>
 #include <cmath>
+#include <limits>
 
 namespace tb::charts {
 
@@ -29,6 +31,24 @@ bool ChartOptions::hasAccuracy(const ExperimentResult& result)
                 if (std::isfinite(p.testAccuracy) || std::isfinite(p.trainAccuracy))
                     return true;
     return false;
+}
+
+bool ChartOptions::logTimeFor(const ExperimentResult& result) const
+{
+    return logTime.value_or(spansDecades(result, 2.0));
+}
+
+bool ChartOptions::spansDecades(const ExperimentResult& result, double decades)
+{
+    double smallest = std::numeric_limits<double>::infinity(), largest = 0;
+    for (const AlgorithmCurves& c : result.curves)
+        for (const QVector<MetricPoint>& repeat : c.repeats)
+            for (const MetricPoint& p : repeat)
+                if (std::isfinite(p.trainTime) && p.trainTime > 0) {
+                    smallest = std::min(smallest, p.trainTime);
+                    largest = std::max(largest, p.trainTime);
+                }
+    return largest > 0 && largest > smallest * std::pow(10.0, decades);
 }
 
 bool ChartOptions::holdsCurves(const ExperimentResult& result)

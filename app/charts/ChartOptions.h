@@ -23,8 +23,11 @@ struct ChartOptions {
     /// The swept parameter on the x axis (metric vs parameter). Empty: none chosen; the chart
     /// keeps what it shows.
     QString parameter;
-    /// Training time on a log10 axis (curves against time). Default off.
-    bool logTime = false;
+    /// Training time on a log10 axis (curves against time): true log, false linear. Unset (the
+    /// default): chosen by the data — log when the curves' positive training times span more than
+    /// two decades (spansDecades()), so BPLS at a millisecond beside Adam at seconds is not a
+    /// squiggle against the y axis.
+    std::optional<bool> logTime;
     /// Set for an exported picture: the chart is titled "<title> — <what it shows>" ("<what it
     /// shows>" alone when the title is empty). Unset (the workbench): the chart keeps its own title.
     std::optional<QString> title;
@@ -33,6 +36,11 @@ struct ChartOptions {
     bool isClassification(const ExperimentResult& result) const;
     /// metric, or when unset RunMetric::defaultFor(@p result.curves).
     MetricId metricFor(const ExperimentResult& result) const;
+    /// logTime, or when unset spansDecades(@p result, 2).
+    bool logTimeFor(const ExperimentResult& result) const;
+    /// Whether the positive training times of @p result's curve points span more than
+    /// @p decades decades (largest / smallest > 10^decades).
+    static bool spansDecades(const ExperimentResult& result, double decades);
     /// "<title> — <what>", or @p what alone when title is unset or empty.
     QString titled(const QString& what) const;
     /// Whether some checkpoint of @p result's curves has a finite train or test accuracy.

@@ -200,7 +200,8 @@ bool noParameterAxis(const ExperimentResult& r)
 }
 
 /// A learning-curve chart of @p metric (unset: accuracy or RMSE as the options say) against
-/// epoch or training time (log10 when the options ask).
+/// epoch or training time (log10 when the options ask, or, unasked, when the times span more
+/// than two decades).
 ChartEntry curveEntry(const QString& id, int order, std::optional<Metric> metric, bool epoch)
 {
     auto metricOf = [metric](const ChartOptions& o, const ExperimentResult* r) {
@@ -209,8 +210,10 @@ ChartEntry curveEntry(const QString& id, int order, std::optional<Metric> metric
         const bool classification = r ? o.isClassification(*r) : o.classification.value_or(true);
         return classification ? Metric::Accuracy : Metric::Rmse;
     };
-    auto xOf = [epoch](const ChartOptions& o) {
-        return epoch ? XAxis::Epoch : o.logTime ? XAxis::TrainTimeLog : XAxis::TrainTime;
+    auto xOf = [epoch](const ChartOptions& o, const ExperimentResult* r) {
+        if (epoch)
+            return XAxis::Epoch;
+        return (r ? o.logTimeFor(*r) : o.logTime.value_or(false)) ? XAxis::TrainTimeLog : XAxis::TrainTime;
     };
     ChartEntry e;
     e.id = id;
@@ -224,10 +227,10 @@ ChartEntry curveEntry(const QString& id, int order, std::optional<Metric> metric
     };
     e.applies = hasCurves;
     e.build = [metricOf, xOf](const ChartOptions& o) {
-        auto* chart = new LearningCurveChart(metricOf(o, nullptr), xOf(o));
+        auto* chart = new LearningCurveChart(metricOf(o, nullptr), xOf(o, nullptr));
         return std::make_unique<ChartPlot>(chart, [chart, metricOf, xOf](const ExperimentResult& r, const ChartOptions& o) {
             const Metric m = metricOf(o, &r);
-            const XAxis x = xOf(o);
+            const XAxis x = xOf(o, &r);
             if (chart->metric() != m)
                 chart->setMetric(m);
             if (chart->xAxisKind() != x)

@@ -43,9 +43,20 @@ ChartTabs::ChartTabs(QWidget* parent) : QWidget(parent)
     options->setPopupMode(QToolButton::InstantPopup);
     options->setToolTip(tr("Log axes, train/test lines, ± std bands, export"));
     auto* menu = new QMenu(options);
-    m_logTime = menu->addAction(tr("Log time axis"));
-    m_logTime->setCheckable(true);
-    m_logTime->setToolTip(tr("Training time on a log10 axis (time and loss charts)"));
+    m_timeMenu = menu->addMenu(tr("Time axis"));
+    m_timeMenu->setToolTipsVisible(true);
+    m_timeAuto = m_timeMenu->addAction(tr("Automatic"));
+    m_timeAuto->setToolTip(tr("Log10 when the training times span more than two decades (BPLS in milliseconds "
+                              "beside Adam in seconds), linear otherwise"));
+    m_timeLinear = m_timeMenu->addAction(tr("Linear"));
+    m_timeLog = m_timeMenu->addAction(tr("Log"));
+    m_timeLog->setToolTip(tr("Training time on a log10 axis (time and loss charts)"));
+    auto* timeGroup = new QActionGroup(this);
+    for (QAction* a : {m_timeAuto, m_timeLinear, m_timeLog}) {
+        a->setCheckable(true);
+        timeGroup->addAction(a);
+    }
+    m_timeAuto->setChecked(true);
     m_logY = menu->addAction(tr("Log y axis"));
     m_logY->setCheckable(true);
     m_logY->setToolTip(tr("Metric on a log10 axis: RMSE that spans decades (BPLS: 1e-14 at σ = 0)"));
@@ -88,7 +99,9 @@ ChartTabs::ChartTabs(QWidget* parent) : QWidget(parent)
     layout->addLayout(bar);
     layout->addWidget(m_tabs, 1);
 
-    connect(m_logTime, &QAction::toggled, this, &ChartTabs::setLogTime);
+    connect(m_timeAuto, &QAction::triggered, this, [this] { setTimeAxis(std::nullopt); });
+    connect(m_timeLinear, &QAction::triggered, this, [this] { setTimeAxis(false); });
+    connect(m_timeLog, &QAction::triggered, this, [this] { setTimeAxis(true); });
     connect(m_logY, &QAction::toggled, this, &ChartTabs::setLogY);
     connect(m_showTrain, &QAction::toggled, this, [this](bool on) { setLinesShown(on, m_showTest->isChecked()); });
     connect(m_showTest, &QAction::toggled, this, [this](bool on) { setLinesShown(m_showTrain->isChecked(), on); });
@@ -196,19 +209,15 @@ void ChartTabs::showKind(const QString& kind)
             }
 }
 
-void ChartTabs::setLogTime(bool on)
+void ChartTabs::setTimeAxis(std::optional<bool> log)
 {
-    if (m_logTime->isChecked() != on)
-        m_logTime->setChecked(on); // re-enters through toggled()
-    if (m_options.logTime == on)
+    QAction* want = !log ? m_timeAuto : *log ? m_timeLog : m_timeLinear;
+    if (!want->isChecked())
+        want->setChecked(true); // the group unchecks the others; checking emits no triggered()
+    if (m_options.logTime == log)
         return;
-    m_options.logTime = on;
+    m_options.logTime = log;
     applyOptions();
-}
-
-bool ChartTabs::logTime() const
-{
-    return m_logTime->isChecked();
 }
 
 QList<charts::BandedLineChart*> ChartTabs::allCharts() const

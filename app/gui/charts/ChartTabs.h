@@ -61,9 +61,15 @@ public:
     /// else the first that does (a noise sweep: RMSE vs σ; the others: the metric against time).
     void showKind(const QString& kind);
 
-    /// Training time on a log10 axis (the charts against time). Default off.
-    void setLogTime(bool on);
-    bool logTime() const;
+    /// Training time on a log10 axis (the charts against time): true log, false linear, unset
+    /// (the default) chosen by the data — log when the times span more than two decades
+    /// (ChartOptions::logTime). Display → Time axis and View → Time axis set it.
+    void setTimeAxis(std::optional<bool> log);
+    std::optional<bool> timeAxis() const { return m_options.logTime; }
+    /// The Time axis submenu (Automatic, Linear, Log), for the window's View menu too.
+    QMenu* timeAxisMenu() const { return m_timeMenu; }
+    /// Whether the time axis of the current data is logarithmic (as chosen or as chosen for it).
+    bool timeAxisIsLog() const { return m_options.logTimeFor(m_data); }
 
     /// Writes the current tab's chart as a PNG (ChartRenderer, 1200×800). False with a message
     /// naming the path on failure.
@@ -113,7 +119,10 @@ private:
 
     QTabWidget* m_tabs = nullptr;
     ElidedLabel* m_caption = nullptr;
-    QAction* m_logTime = nullptr;
+    QMenu* m_timeMenu = nullptr;
+    QAction* m_timeAuto = nullptr;
+    QAction* m_timeLinear = nullptr;
+    QAction* m_timeLog = nullptr;
     QAction* m_logY = nullptr;
     QAction* m_showTrain = nullptr;
     QAction* m_showTest = nullptr;

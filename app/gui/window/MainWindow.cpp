@@ -185,9 +185,7 @@ void MainWindow::buildMenus()
     for (QDockWidget* d : findChildren<QDockWidget*>())
         view->addAction(d->toggleViewAction());
     view->addSeparator();
-    QAction* logTime = view->addAction(tr("Log time axis"));
-    logTime->setCheckable(true);
-    connect(logTime, &QAction::toggled, m_charts, &ChartTabs::setLogTime);
+    view->addMenu(m_charts->timeAxisMenu()); // the same actions as the charts' Display menu
     view->addAction(tr("Reset zoom"), m_charts, &ChartTabs::resetZoom);
     view->addSeparator();
     view->addAction(tr("Reset &layout"), m_layout, &WindowLayout::resetLayout);
@@ -214,7 +212,14 @@ void MainWindow::restoreSettings()
     m_layout->restore(s);
     m_document->restore(s);
     m_experiment->setThreads(s.value(QStringLiteral("threads"), 0).toInt());
-    m_charts->setLogTime(s.value(QStringLiteral("charts/logTime"), false).toBool());
+    // "auto" (the default), "linear" or "log"; before the automatic axis a bool, "charts/logTime".
+    const QString axis = s.value(QStringLiteral("charts/timeAxis"),
+                                 s.value(QStringLiteral("charts/logTime"), false).toBool() ? QStringLiteral("log")
+                                                                                          : QStringLiteral("auto"))
+                             .toString();
+    m_charts->setTimeAxis(axis == QLatin1String("log")      ? std::optional<bool>(true)
+                          : axis == QLatin1String("linear") ? std::optional<bool>(false)
+                                                            : std::nullopt);
     setWindowModified(false);
     m_database->restore(s);
 }
@@ -225,7 +230,10 @@ void MainWindow::saveSettings() const
     m_layout->save(s);
     m_document->save(s);
     s.setValue(QStringLiteral("threads"), m_experiment->threads());
-    s.setValue(QStringLiteral("charts/logTime"), m_charts->logTime());
+    const std::optional<bool> axis = m_charts->timeAxis();
+    s.setValue(QStringLiteral("charts/timeAxis"),
+               !axis ? QStringLiteral("auto") : *axis ? QStringLiteral("log") : QStringLiteral("linear"));
+    s.remove(QStringLiteral("charts/logTime"));
     m_database->save(s);
 }
 

@@ -1,5 +1,7 @@
 #include "ChartHover.h"
 #include "ChartPalette.h"
+#include "ChartPlot.h"
+#include "ChartRegistry.h"
 #include "ChartRenderer.h"
 #include "ChartView.h"
 #include "LearningCurveChart.h"
@@ -67,6 +69,73 @@ int countBands(QChart* c)
 class TestCharts : public QObject {
     Q_OBJECT
 private Q_SLOTS:
+    // Issue 49, item 3: twenty runs on a chart repeated colours every 8. Sixteen colours now, no
+    // two alike: every pair differs by at least 60 in the sum of |ΔR| + |ΔG| + |ΔB| (the closest
+    // pair, reddish purple and rose, is 67 apart; a repeated or near-identical colour is < 30),
+    // none near white (a thin line on the chart's background), and only indices 16 apart repeat.
+    // Issue 49, item 3: BPLS at a millisecond beside Adam at seconds was a squiggle on a linear
+    // time axis. Unasked, the time charts take log10 when the curves' positive times span more
+    // than two decades (BPLS 1 ms to 2 ms, Adam 50 ms to 3 s: 3,000×) and stay linear when they
+    // do not (Adam alone: 60×); asking for linear or log overrides the choice.
+    void timeAxisIsChosenByTheSpanOfTheCurves()
+    {
+        auto curve = [](const QString& label, std::initializer_list<double> times) {
+            AlgorithmCurves c;
+            c.label = label;
+            QVector<MetricPoint> points;
+            int seq = 0;
+            for (double t : times) {
+                MetricPoint p;
+                p.seq = seq++;
+                p.epoch = seq;
+                p.trainTime = t;
+                p.testAccuracy = 0.5 + 0.01 * seq;
+                points << p;
+            }
+            c.repeats << points;
+            return c;
+        };
+        ExperimentResult both, adam;
+        both.curves << curve("BPLS", {0.001, 0.002}) << curve("Adam", {0.05, 0.5, 3.0});
+        adam.curves << curve("Adam", {0.05, 0.5, 3.0});
+        QVERIFY(ChartOptions::spansDecades(both, 2));
+        QVERIFY(!ChartOptions::spansDecades(adam, 2));
+        const ChartEntry* entry = ChartRegistry::find("learning-curve-time");
+        QVERIFY(entry);
+        auto kindOf = [&](const ExperimentResult& r, const ChartOptions& o) {
+            auto plot = entry->build(o);
+            plot->show(r, o);
+            auto* chart = qobject_cast<LearningCurveChart*>(plot->chart());
+            return chart ? chart->xAxisKind() : LearningCurveChart::XAxis::Epoch;
+        };
+        ChartOptions automatic, linear, log;
+        linear.logTime = false;
+        log.logTime = true;
+        QCOMPARE(kindOf(both, automatic), LearningCurveChart::XAxis::TrainTimeLog);
+        QCOMPARE(kindOf(adam, automatic), LearningCurveChart::XAxis::TrainTime);
+        QCOMPARE(kindOf(both, linear), LearningCurveChart::XAxis::TrainTime);
+        QCOMPARE(kindOf(adam, log), LearningCurveChart::XAxis::TrainTimeLog);
+        // The epoch chart is never on a time axis.
+        auto epochPlot = ChartRegistry::find("learning-curve-epoch")->build(automatic);
+        epochPlot->show(both, automatic);
+        QCOMPARE(qobject_cast<LearningCurveChart*>(epochPlot->chart())->xAxisKind(), LearningCurveChart::XAxis::Epoch);
+    }
+
+    void paletteHasSixteenDistinctColours()
+    {
+        QCOMPARE(ChartPalette::size(), 16);
+        for (int i = 0; i < 16; ++i) {
+            const QColor a = ChartPalette::color(i);
+            QVERIFY2(a.red() + a.green() + a.blue() < 3 * 235, qPrintable(a.name()));
+            QCOMPARE(ChartPalette::color(i + 16), a);
+            for (int j = i + 1; j < 16; ++j) {
+                const QColor b = ChartPalette::color(j);
+                const int d = std::abs(a.red() - b.red()) + std::abs(a.green() - b.green()) + std::abs(a.blue() - b.blue());
+                QVERIFY2(d >= 60, qPrintable(QStringLiteral("%1 and %2: %3").arg(a.name(), b.name()).arg(d)));
+            }
+        }
+    }
+
     void twoAlgorithmsThreeRepeatsHaveLinesAndBands()
     {
         LearningCurveChart chart;
