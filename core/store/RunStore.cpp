@@ -693,9 +693,10 @@ qint64 RunStore::createRun(const RunRecord& r)
     if (id < 0)
         return -1;
     const QString token = m_token;
+    const QString started = r.started.isValid() ? timestamp(r.started).toString() : nowText(); // the caller's moment, not the commit's
     // Queued in order: the run's checkpoints, posted after this returns, come after its row.
     m_writer->post(
-        [r, token, id](StoreWriter::Context& ctx) -> qint64 {
+        [r, token, id, started](StoreWriter::Context& ctx) -> qint64 {
             QSqlQuery* q = ctx.prepared(QStringLiteral(
                 "INSERT INTO runs (id, experiment_id, algorithm_id, algorithm_name, plugin_id, plugin_version, "
                 "params_json, dataset, seed, threads, repeat, sigma, status, error, started, ended, "
@@ -721,7 +722,7 @@ qint64 RunStore::createRun(const RunRecord& r)
             q->bindValue(i++, real(r.sigma));
             q->bindValue(i++, runStatusName(r.status));
             q->bindValue(i++, text(r.error));
-            q->bindValue(i++, r.started.isValid() ? timestamp(r.started) : QVariant(nowText()));
+            q->bindValue(i++, started);
             q->bindValue(i++, timestamp(r.ended));
             q->bindValue(i++, jsonText(r.info));
             q->bindValue(i++, r.appVersion.isEmpty() ? QStringLiteral(TB_APP_VERSION) : r.appVersion);
