@@ -1,5 +1,7 @@
 #include "ExperimentController.h"
 
+#include "RunTreeModel.h"
+
 #include <ExperimentKind.h>
 
 #include <CostPrediction.h>
@@ -488,8 +490,10 @@ void ExperimentController::workerDone()
     } else {
         // The same counts as the progress bar's (progressFormat()), so the two never disagree.
         const QString finished = tr("%1 of %2 runs finished").arg(m_result.runsFinished).arg(m_result.runsPlanned);
-        summary = m_result.cancelled ? tr("Stopped after %1 s: %2").arg(m_lastElapsed, 0, 'f', 1).arg(finished)
-                                     : tr("Finished in %1 s: %2").arg(m_lastElapsed, 0, 'f', 1).arg(finished);
+        // Durations as the run browser writes them ("3 min 18 s"), so the two read alike.
+        const QString took = RunTreeModel::formatDuration(m_lastElapsed);
+        summary = m_result.cancelled ? tr("Stopped after %1: %2").arg(took, finished)
+                                     : tr("Finished in %1: %2").arg(took, finished);
         if (m_result.runsFailed > 0)
             summary += tr(", %1 failed or diverged").arg(m_result.runsFailed);
         if (m_result.runsCancelled > 0) {

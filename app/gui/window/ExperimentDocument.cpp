@@ -252,6 +252,8 @@ bool ExperimentDocument::openExperiment(const QString& path, QString* error)
     updateTitle();
     saveSession();
     m_messages->appendLog(tr("Opened %1").arg(m_path));
+    // The status bar says what happened last: an earlier "Cannot open bad3.json" is over.
+    m_messages->setStatus(tr("Opened %1").arg(QFileInfo(path).fileName()));
     if (!problems.isEmpty())
         m_messages->showProblems(tr("Some settings of %1 could not be shown").arg(QFileInfo(path).fileName()),
                                  problems.join('\n'));

@@ -1024,6 +1024,10 @@ private Q_SLOTS:
         QVERIFY2(error.startsWith(path + ":4:"), qPrintable(error));
         QCOMPARE(w->experimentJson(), before); // nothing changed
         QCOMPARE(w->experimentPath(), pathBefore);
+        // Issue 49, item 6: the status bar kept "Cannot open broken.json" after a good open.
+        QVERIFY2(w->openExperiment(QStringLiteral(TB_SOURCE_DIR "/resources/experiments/teaching-moons.json"), &error),
+                 qPrintable(error));
+        QCOMPARE(w->statusText(), QStringLiteral("Opened teaching-moons.json"));
     }
 
     void experimentFilesRoundTripAndTheTitleTracksChanges()
