@@ -1,5 +1,7 @@
 #include "RunControl.h"
 
+#include <PluginRegistry.h>
+
 #include <ExperimentKind.h>
 #include <ExperimentRunner.h>
 
@@ -304,8 +306,12 @@ QStringList RunControl::chartSettings() const
             lines << what;
         }
         QStringList algs;
-        for (const AlgorithmRun& a : e.algorithms)
-            algs << (a.label.isEmpty() ? a.id : QStringLiteral("%1 (%2)").arg(a.label, a.id));
+        for (const AlgorithmRun& a : e.algorithms) {
+            // The name the legend shows (its label, or the algorithm's name as the curves take it).
+            const AlgorithmEntry* entry = m_registry.algorithm(a.id);
+            const QString shown = !a.label.isEmpty() ? a.label : entry ? entry->info.name : QString();
+            algs << (shown.isEmpty() || shown == a.id ? a.id : QStringLiteral("%1 (%2)").arg(shown, a.id));
+        }
         lines << tr("Algorithms: %1").arg(algs.join(QStringLiteral(", ")));
     } else {
         lines << m_charts->caption();

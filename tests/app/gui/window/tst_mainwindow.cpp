@@ -778,6 +778,26 @@ private Q_SLOTS:
         QCOMPARE(w->store()->summaryPoints(w->controller()->experimentId()).size(), 5);
     }
 
+    // Issue 49, item 6: an exported chart's header said "gradient.sgd" where its legend said
+    // "SGD". An algorithm without a label is named in the header as the legend names it, with
+    // its id beside; a labelled one by its label.
+    void exportHeaderNamesAlgorithmsAsTheLegendDoes()
+    {
+        auto w = newWindow(m_dir.filePath("header.sqlite"));
+        QJsonObject spec = ridgeSweep(5);
+        spec.insert("algorithms", QJsonArray{QJsonObject{{"id", "linear.ridge"}},
+                                             QJsonObject{{"id", "linear.ridge"}, {"label", "LS"}}});
+        QVERIFY(w->setExperiment(spec).isEmpty());
+        QString error;
+        QVERIFY2(w->runExperiment(&error), qPrintable(error));
+        QVERIFY(w->controller()->waitForFinished(30000));
+        const QString name = m_registry->algorithm("linear.ridge")->info.name;
+        QVERIFY(!name.isEmpty() && name != "linear.ridge");
+        const QString lines = w->chartSettings().join('\n');
+        QVERIFY2(lines.contains(QStringLiteral("Algorithms: %1 (linear.ridge), LS (linear.ridge)").arg(name)),
+                 qPrintable(lines));
+    }
+
     void invalidInputIsRejectedWithItsMessage()
     {
         auto w = newWindow(QString());
