@@ -38,5 +38,9 @@ install(FILES ${CMAKE_BINARY_DIR}/TrainbenchConfig.cmake ${CMAKE_BINARY_DIR}/Tra
 install(DIRECTORY ${CMAKE_SOURCE_DIR}/resources/experiments DESTINATION ${CMAKE_INSTALL_DATADIR}/trainbench)
 # What a new experiment of the workbench starts with (app/gui/window/ExperimentDocument).
 install(DIRECTORY ${CMAKE_SOURCE_DIR}/resources/defaults DESTINATION ${CMAKE_INSTALL_DATADIR}/trainbench)
+# The documents, for Help → User guide (app/gui/reports/GuideViewer): the Markdown and the
+# screenshots it shows; the reproduction reports' own charts stay in the source tree.
+install(DIRECTORY ${CMAKE_SOURCE_DIR}/docs/ DESTINATION ${CMAKE_INSTALL_DATADIR}/doc/trainbench
+        FILES_MATCHING PATTERN "*.md" PATTERN "*.png" PATTERN "reproductions" EXCLUDE PATTERN "examples" EXCLUDE)
 # The papers' claims files (trainbench-cli reproduce); they name the experiments above by relative path.
 install(DIRECTORY ${CMAKE_SOURCE_DIR}/resources/claims DESTINATION ${CMAKE_INSTALL_DATADIR}/trainbench)

@@ -9,6 +9,7 @@
 #include "WindowMessages.h"
 #include "charts/ChartTabs.h"
 #include "comparison/ComparisonTab.h"
+#include "reports/GuideViewer.h"
 #include "reports/ReportViewer.h"
 #include "runs/ExperimentController.h"
 #include "runs/RunBrowser.h"
@@ -192,6 +193,8 @@ void MainWindow::buildMenus()
     view->addAction(m_presentation->action());
 
     QMenu* help = menuBar()->addMenu(tr("&Help"));
+    QAction* guide = help->addAction(tr("&User guide"), this, &MainWindow::showGuide);
+    guide->setShortcut(QKeySequence::HelpContents);
     help->addAction(tr("&Plugins…"), this, &MainWindow::showPlugins);
     help->addAction(tr("&About Trainbench"), this, &MainWindow::showAbout);
 
@@ -265,6 +268,19 @@ bool MainWindow::showReproductionReport(const QString& path)
     m_reportViewer->show();
     m_reportViewer->raise();
     return true;
+}
+
+void MainWindow::showGuide()
+{
+    if (!m_guide)
+        m_guide = new GuideViewer(this);
+    QString error;
+    if (!m_guide->openGuide(&error)) {
+        m_messages->showProblems(tr("Cannot show the user guide"), error);
+        return;
+    }
+    m_guide->show();
+    m_guide->raise();
 }
 
 void MainWindow::showAbout()

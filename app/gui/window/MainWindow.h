@@ -32,6 +32,7 @@ class ExperimentDocument;
 class ExperimentPanel;
 class ExportDialogs;
 class PresentationMode;
+class GuideViewer;
 class ReportViewer;
 class RunBrowser;
 class RunControl;
@@ -144,6 +145,11 @@ public:
     bool showReproductionReport(const QString& path);
     /// The report window, once a report was shown (null before).
     ReportViewer* reportViewer() const { return m_reportViewer; }
+    /// Help → User guide (F1): docs/user-guide.md in a window of its own (GuideViewer), or a
+    /// message naming the folders looked in when the installation lacks it.
+    void showGuide();
+    /// The guide's window, once it was shown (null before).
+    GuideViewer* guideViewer() const { return m_guide; }
 
     /// Whether destructive actions ask first (default true).
     void setConfirmations(bool on);
@@ -206,6 +212,7 @@ private:
     RunControl* m_runs = nullptr;
     ExportDialogs* m_exports = nullptr;
     ReportViewer* m_reportViewer = nullptr; ///< created when a report is first opened
+    GuideViewer* m_guide = nullptr;         ///< created when the guide is first shown
 };
 
 } // namespace tb::gui

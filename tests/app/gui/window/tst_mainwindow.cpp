@@ -17,6 +17,7 @@
 #include "teaching/TeachingView.h"
 
 #include <PluginRegistry.h>
+#include "reports/GuideViewer.h"
 #include <RunStore.h>
 #include <trainbench/Seeds.h>
 
@@ -47,6 +48,8 @@
 #include <QDockWidget>
 #include <QMenuBar>
 #include <QStatusBar>
+#include <QTextBrowser>
+#include <QTextDocument>
 #include <QTabBar>
 #include <QToolBar>
 #include <QtTest>
@@ -776,6 +779,26 @@ private Q_SLOTS:
         QCOMPARE(pointsOf(w->charts()->summaryChart(), 0, 0), 5); // test line: one point per σ
         QCOMPARE(pointsOf(w->charts()->summaryChart(), 0, 1), 5); // train line
         QCOMPARE(w->store()->summaryPoints(w->controller()->experimentId()).size(), 5);
+    }
+
+    // Issue 49, item 6: Help had no user guide. Help → User guide shows docs/user-guide.md
+    // rendered (its headings as text, not "#"), with its screenshots found beside it, and a link
+    // to another document (cli.md) opens it in the same window.
+    void helpShowsTheUserGuide()
+    {
+        auto w = newWindow(QString());
+        w->showGuide();
+        GuideViewer* g = w->guideViewer();
+        QVERIFY(g && g->isVisible());
+        QVERIFY2(g->path().endsWith("user-guide.md"), qPrintable(g->path()));
+        const QString text = g->browser()->toPlainText();
+        QVERIFY2(text.contains("Presentation mode") && !text.startsWith('#'), qPrintable(text.left(200)));
+        const QVariant image = g->browser()->document()->resource(QTextDocument::ImageResource,
+                                                                   QUrl(QStringLiteral("gui-running.png")));
+        QVERIFY2(image.isValid() && !image.value<QImage>().isNull(), "the guide's first screenshot did not load");
+        g->browser()->setSource(QUrl(QStringLiteral("cli.md")), QTextDocument::MarkdownResource);
+        QVERIFY2(g->browser()->toPlainText().contains("trainbench-cli"), qPrintable(g->browser()->toPlainText().left(200)));
+        g->close();
     }
 
     // Issue 49, item 6: an exported chart's header said "gradient.sgd" where its legend said
