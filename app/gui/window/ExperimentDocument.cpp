@@ -18,13 +18,17 @@
 #include <QFileInfo>
 #include <QJsonArray>
 #include <QJsonDocument>
+#include <QJsonObject>
 #include <QLineEdit>
 #include <QMainWindow>
+#include <QMap>
 #include <QMenu>
 #include <QMessageBox>
 #include <QRegularExpression>
 #include <QSaveFile>
 #include <QSettings>
+
+#include <algorithm>
 
 namespace tb::gui {
 
@@ -349,25 +353,74 @@ bool ExperimentDocument::maybeSave()
     return true;
 }
 
+QString ExperimentDocument::exampleGroup(const QString& fileName)
+{
+    // The teaching examples first, then the four papers, then the comparisons of everything.
+    if (fileName.contains(QLatin1String("teaching")) || fileName.startsWith(QLatin1String("tuned-moons")))
+        return tr("Teaching");
+    if (fileName.startsWith(QLatin1String("bpls-")) || fileName.startsWith(QLatin1String("gradient-toy")))
+        return tr("BPLS: closed-form least-squares training");
+    if (fileName.startsWith(QLatin1String("lsq-")))
+        return tr("Least squares revisited");
+    if (fileName.startsWith(QLatin1String("bld-")))
+        return tr("Block layer decomposition");
+    if (fileName.startsWith(QLatin1String("dsgd-")))
+        return tr("Doubly stochastic gradients");
+    if (fileName.startsWith(QLatin1String("liblinear-")) || fileName.startsWith(QLatin1String("libsvm-")) ||
+        fileName.startsWith(QLatin1String("sparse-")))
+        return tr("LIBLINEAR, LIBSVM and sparse data");
+    return tr("Comparisons and tuning");
+}
+
 void ExperimentDocument::addExamples(QMenu* examples)
 {
+    const QStringList order{tr("Teaching"), tr("BPLS: closed-form least-squares training"), tr("Least squares revisited"),
+                            tr("Block layer decomposition"), tr("Doubly stochastic gradients"),
+                            tr("Comparisons and tuning"), tr("LIBLINEAR, LIBSVM and sparse data")};
+    QMap<QString, QMenu*> groups;
+    for (const QString& g : order) {
+        QMenu* m = examples->addMenu(g);
+        m->setToolTipsVisible(true);
+        groups.insert(g, m);
+    }
     for (const QString& dir : exampleDirs()) {
         const QDir d(dir);
         const QStringList files = d.entryList({QStringLiteral("*.json")}, QDir::Files, QDir::Name);
-        for (const QString& f : files) {
+        // teaching-moons first among the teaching examples: the one a class starts with.
+        QStringList sorted = files;
+        std::stable_sort(sorted.begin(), sorted.end(), [](const QString& a, const QString& b) {
+            return a.startsWith(QLatin1String("teaching-")) && !b.startsWith(QLatin1String("teaching-"));
+        });
+        for (const QString& f : sorted) {
             const QString path = d.filePath(f);
-            examples->addAction(QFileInfo(f).completeBaseName(), this, [this, path] {
+            // One line per example: its own name, the file and its description in the tooltip.
+            QString title = QFileInfo(f).completeBaseName(), description;
+            QFile file(path);
+            if (file.size() < (1 << 20) && file.open(QIODevice::ReadOnly)) {
+                const QJsonObject o = QJsonDocument::fromJson(file.readAll()).object();
+                if (const QString name = o.value(QLatin1String("name")).toString().trimmed(); !name.isEmpty())
+                    title = name;
+                description = o.value(QLatin1String("description")).toString();
+            }
+            QAction* a = groups.value(exampleGroup(f))->addAction(title, this, [this, path] {
                 if (!maybeSave())
                     return;
                 QString error;
                 if (!openExperiment(path, &error))
                     m_messages->showProblems(tr("Cannot open the example"), error);
             });
+            a->setObjectName(f);
+            a->setToolTip(description.isEmpty() ? f
+                                                : QStringLiteral("%1 — %2").arg(f, description.left(400).toHtmlEscaped()));
+            a->setStatusTip(f);
         }
         if (!files.isEmpty())
             break;
     }
-    examples->setEnabled(!examples->isEmpty());
+    for (QMenu* m : std::as_const(groups))
+        if (m->isEmpty())
+            examples->removeAction(m->menuAction());
+    examples->setEnabled(!examples->actions().isEmpty());
 }
 
 void ExperimentDocument::start()

@@ -74,8 +74,12 @@ public:
     bool saveExperimentDialog(bool saveAs);
     /// Asks to save unsaved changes (when confirmations are on); false when the user cancels.
     bool maybeSave();
-    /// Fills @p menu with the bundled examples (File → Open example), disabled when there are none.
+    /// Fills @p menu with the bundled examples (File → Open example), disabled when there are none:
+    /// one submenu per exampleGroup(), the teaching examples first (teaching-moons at the top),
+    /// each example under its own name with its file and description in the tooltip.
     void addExamples(QMenu* menu);
+    /// The submenu an example file belongs to, by its name: "Teaching", a paper, the comparisons.
+    static QString exampleGroup(const QString& fileName);
 
     /// A window's first experiment: the default one (see newExperiment()), unmodified.
     void start();

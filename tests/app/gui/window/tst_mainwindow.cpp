@@ -18,6 +18,7 @@
 
 #include <PluginRegistry.h>
 #include "reports/GuideViewer.h"
+#include "window/ExperimentDocument.h"
 #include <RunStore.h>
 #include <trainbench/Seeds.h>
 
@@ -46,6 +47,7 @@
 #include <QToolButton>
 #include <QWheelEvent>
 #include <QDockWidget>
+#include <QMenu>
 #include <QMenuBar>
 #include <QStatusBar>
 #include <QTextBrowser>
@@ -779,6 +781,41 @@ private Q_SLOTS:
         QCOMPARE(pointsOf(w->charts()->summaryChart(), 0, 0), 5); // test line: one point per σ
         QCOMPARE(pointsOf(w->charts()->summaryChart(), 0, 1), 5); // train line
         QCOMPARE(w->store()->summaryPoints(w->controller()->experimentId()).size(), 5);
+    }
+
+    // Issue 49, item 6: File → Open example listed 50 file names with no descriptions,
+    // teaching-moons last. Now one submenu per purpose, Teaching first with teaching-moons at
+    // its top; every example once, under its own name, its file and description in the tooltip.
+    void examplesAreGroupedAndNamed()
+    {
+        auto w = newWindow(QString());
+        QMenu* examples = nullptr;
+        for (QMenu* m : w->menuBar()->findChildren<QMenu*>())
+            if (m->title().contains("xample"))
+                examples = m;
+        QVERIFY(examples);
+        const QList<QAction*> groups = examples->actions();
+        QVERIFY(groups.size() >= 5);
+        QCOMPARE(groups.first()->text(), QStringLiteral("Teaching"));
+        QMenu* teaching = groups.first()->menu();
+        QVERIFY(teaching);
+        QCOMPARE(teaching->actions().first()->objectName(), QStringLiteral("teaching-moons.json"));
+        QCOMPARE(teaching->actions().first()->text(), QStringLiteral("Teaching: BPLS and Adam on two moons"));
+        QStringList seen;
+        for (QAction* g : groups) {
+            QVERIFY2(g->menu() && !g->menu()->isEmpty(), qPrintable(g->text()));
+            for (QAction* a : g->menu()->actions()) {
+                seen << a->objectName();
+                QVERIFY2(!a->text().endsWith(".json") && a->toolTip().startsWith(a->objectName()),
+                         qPrintable(a->text() + " / " + a->toolTip()));
+            }
+        }
+        QStringList files = QDir(QStringLiteral(TB_SOURCE_DIR "/resources/experiments"))
+                                .entryList({QStringLiteral("*.json")}, QDir::Files, QDir::Name);
+        seen.sort();
+        QCOMPARE(seen, files);
+        QCOMPARE(ExperimentDocument::exampleGroup("lsq-table2-rcv1.json"), QStringLiteral("Least squares revisited"));
+        QCOMPARE(ExperimentDocument::exampleGroup("dsgd-teaching-moons.json"), QStringLiteral("Teaching"));
     }
 
     // Issue 49, item 6: Help had no user guide. Help → User guide shows docs/user-guide.md
