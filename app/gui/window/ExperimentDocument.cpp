@@ -304,13 +304,23 @@ void ExperimentDocument::newExperiment()
 
 void ExperimentDocument::openExperimentDialog()
 {
-    if (!maybeSave())
-        return;
     const QString path = QFileDialog::getOpenFileName(m_window, tr("Open experiment"), m_lastDir,
                                                       tr("Experiment files (*.json);;All files (*)"));
-    if (path.isEmpty())
-        return;
+    if (!path.isEmpty())
+        openChosenFile(path);
+}
+
+void ExperimentDocument::openChosenFile(const QString& path)
+{
+    // The file is checked before "Save changes?" is asked: a file that cannot be opened leaves the
+    // experiment shown as it is, with nothing to decide.
     QString error;
+    if (!ExperimentSpec::fromFile(path, &error)) {
+        m_messages->showProblems(tr("Cannot open %1").arg(QFileInfo(path).fileName()), error);
+        return;
+    }
+    if (!maybeSave())
+        return;
     if (!openExperiment(path, &error))
         m_messages->showProblems(tr("Cannot open %1").arg(QFileInfo(path).fileName()), error);
 }

@@ -78,6 +78,10 @@ public:
     /// one submenu per exampleGroup(), the teaching examples first (teaching-moons at the top),
     /// each example under its own name with its file and description in the tooltip.
     void addExamples(QMenu* menu);
+    /// File → Open's step after the file dialog: @p path checked first (ExperimentSpec::fromFile:
+    /// a file with problems is refused with them, the experiment shown and its unsaved changes
+    /// untouched, no "Save changes?" asked), then maybeSave(), then openExperiment().
+    void openChosenFile(const QString& path);
     /// The submenu an example file belongs to, by its name: "Teaching", a paper, the comparisons.
     static QString exampleGroup(const QString& fileName);
 

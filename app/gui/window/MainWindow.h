@@ -150,6 +150,8 @@ public:
     void showGuide();
     /// The guide's window, once it was shown (null before).
     GuideViewer* guideViewer() const { return m_guide; }
+    /// The experiment file shown: File → New, Open, Open example, Save.
+    ExperimentDocument* document() const { return m_document; }
 
     /// Whether destructive actions ask first (default true).
     void setConfirmations(bool on);

@@ -54,6 +54,8 @@
 #include <QTextDocument>
 #include <QTabBar>
 #include <QToolBar>
+#include <QMessageBox>
+#include <QTimer>
 #include <QtTest>
 
 #include <memory>
@@ -1104,6 +1106,27 @@ private Q_SLOTS:
         QVERIFY2(error.startsWith(path + ":4:"), qPrintable(error));
         QCOMPARE(w->experimentJson(), before); // nothing changed
         QCOMPARE(w->experimentPath(), pathBefore);
+        // Issue 49, item 5: "Save changes?" was asked before the file was checked. With unsaved
+        // changes and confirmations on, File → Open of the broken file shows its problem only:
+        // no question to answer, the changes still there.
+        w->setConfirmations(true);
+        w->setWindowModified(true);
+        QStringList boxes;
+        QTimer closer;
+        connect(&closer, &QTimer::timeout, [&] {
+            if (auto* box = qobject_cast<QMessageBox*>(QApplication::activeModalWidget())) {
+                boxes << box->windowTitle();
+                box->done(QMessageBox::Cancel);
+            }
+        });
+        closer.start(20);
+        w->document()->openChosenFile(path);
+        closer.stop();
+        QCOMPARE(boxes, QStringList{QStringLiteral("Cannot open broken.json")});
+        QVERIFY(w->isWindowModified());
+        QCOMPARE(w->experimentJson(), before);
+        w->setConfirmations(false);
+        w->setWindowModified(false);
         // Issue 49, item 6: the status bar kept "Cannot open broken.json" after a good open.
         QVERIFY2(w->openExperiment(QStringLiteral(TB_SOURCE_DIR "/resources/experiments/teaching-moons.json"), &error),
                  qPrintable(error));
