@@ -442,6 +442,40 @@ void TeachingView::setAlgorithms(const QString& leftId, const QString& rightId)
         setStatus(tr("Not a loaded classification algorithm: %1").arg(unknown.join(QStringLiteral(", "))));
 }
 
+void TeachingView::setFromExperiment(const QList<AlgorithmRun>& algorithms)
+{
+    if (algorithms.isEmpty())
+        return;
+    const QString left = algorithms.at(0).id;
+    QString right = algorithms.size() > 1 ? algorithms.at(1).id : m_sides[1].algorithm->currentData().toString();
+    if (algorithms.size() == 1 && (right == left || right.isEmpty())) {
+        QComboBox* c = m_sides[1].algorithm;
+        for (int i = 0; i < c->count(); ++i)
+            if (const QString id = c->itemData(i).toString(); id != left) {
+                right = id;
+                break;
+            }
+    }
+    setAlgorithms(left, right);
+    for (int i = 0; i < 2 && i < algorithms.size(); ++i) {
+        Side& s = m_sides[std::size_t(i)];
+        if (!s.form || s.algorithm->currentData().toString() != algorithms.at(i).id)
+            continue; // not loaded: setAlgorithms() said so
+        const AlgorithmEntry* entry = m_registry.algorithm(algorithms.at(i).id);
+        if (!entry)
+            continue;
+        QVariantMap values = teachingDefaults(entry->info);
+        for (auto it = algorithms.at(i).params.begin(); it != algorithms.at(i).params.end(); ++it)
+            values.insert(it.key(), it.value());
+        s.form->setValues(values); // emits changed(): a trained view retrains with them
+    }
+}
+
+QString TeachingView::algorithmId(int i) const
+{
+    return i == 0 || i == 1 ? m_sides[std::size_t(i)].algorithm->currentData().toString() : QString();
+}
+
 ParamForm* TeachingView::form(int i) const
 {
     return i == 0 || i == 1 ? m_sides[std::size_t(i)].form : nullptr;

@@ -4,6 +4,8 @@
 
 #include "TeachingSession.h"
 
+#include <ExperimentSpec.h>
+
 #include <QJsonObject>
 #include <QTimer>
 #include <QVariantMap>
@@ -80,6 +82,14 @@ public:
     /// Selects the algorithms by id (their forms reset to teachingDefaults()); an id that is not
     /// a loaded classification algorithm leaves that side unchanged and says so in the status line.
     void setAlgorithms(const QString& leftId, const QString& rightId);
+    /// What an experiment file of a 2-D set gives the view: its first algorithm on the left, its
+    /// second on the right — or, when it names one, the right side keeps its algorithm if that is
+    /// another one, else the first other loaded classification algorithm (never "Adam vs Adam").
+    /// Each side's form is teachingDefaults() with the file's parameters of that algorithm on
+    /// top, so a file sets its own lr rather than keeping the previous file's.
+    void setFromExperiment(const QList<AlgorithmRun>& algorithms);
+    /// The algorithm id shown on side @p i (0 left, 1 right), empty for another @p i.
+    QString algorithmId(int i) const;
     /// The parameter form of side @p i (0 left, 1 right), or nullptr.
     ParamForm* form(int i) const;
     /// A DataSource "dataset" object of a 2-D set ("moons", "circles", "spirals" or "xor"; other

@@ -214,16 +214,12 @@ QStringList ExperimentDocument::setExperiment(const QJsonObject& spec, const QSt
     m_algorithms->setSelection(upgraded.algorithms);
     updateTaskAndKind();
     // A 2-D classification experiment also sets up the teaching view: its data set, and its
-    // first two algorithms side by side (with the teaching view's own forms and defaults).
+    // first two algorithms side by side (the teaching view's defaults with the file's parameters).
     const QJsonObject ds = spec.value(QStringLiteral("dataset")).toObject();
     if (TeachingView::sets().contains(ds.value(QStringLiteral("source")).toString()) &&
         !m_teaching->isRunning()) {
         m_teaching->setDataset(ds);
-        QStringList ids;
-        for (const AlgorithmRun& r : m_algorithms->selectedAlgorithms())
-            ids << r.id;
-        if (!ids.isEmpty())
-            m_teaching->setAlgorithms(ids.value(0), ids.value(1, ids.value(0)));
+        m_teaching->setFromExperiment(upgraded.algorithms); // the parameters as the file gives them
     }
     m_loading = wasLoading;
     Q_EMIT shown(spec.value(QStringLiteral("name")).toString(tr("Untitled experiment")));

@@ -458,6 +458,41 @@ private Q_SLOTS:
         QVERIFY(!w->fileDialogFolder().contains("resources/experiments"));
     }
 
+    // Issue 49, item 4: opening a one-algorithm file made the teaching view "Adam vs Adam", and
+    // opening teaching-moons kept the lr the previous file or the user had set. Each side is the
+    // teaching defaults with the file's parameters; one algorithm keeps a different partner.
+    void teachingViewTakesTheFilesAlgorithmsAndParameters()
+    {
+        auto w = newWindow(QString());
+        TeachingView* view = w->teachingView();
+        const QString moons = QStringLiteral(TB_SOURCE_DIR "/resources/experiments/teaching-moons.json");
+        QString error;
+        QVERIFY2(w->openExperiment(moons, &error), qPrintable(error));
+        QCOMPARE(view->form(1)->values().value("lr").toDouble(), 0.01); // as teaching-moons.json says
+        view->form(1)->setValues({{"lr", 0.2}});                          // the user tries another
+        QJsonObject one{{"name", "Adam alone"},
+                        {"kind", "learning-curve"},
+                        {"dataset", QJsonObject{{"source", "moons"}, {"samples", 200}, {"seed", 1}}},
+                        {"algorithms", QJsonArray{QJsonObject{{"id", "gradient.adam"},
+                                                              {"params", QJsonObject{{"lr", 0.003}, {"hidden", QJsonArray{16}}}}}}}};
+        const QString path = m_dir.filePath("adam-alone.json");
+        QFile f(path);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write(QJsonDocument(one).toJson());
+        f.close();
+        QVERIFY2(w->openExperiment(path, &error), qPrintable(error));
+        QCOMPARE(view->form(0)->values().value("lr").toDouble(), 0.003);
+        QStringList sides;
+        for (int i = 0; i < 2; ++i)
+            sides << view->algorithmId(i);
+        QCOMPARE(sides.at(0), QStringLiteral("gradient.adam"));
+        QVERIFY2(sides.at(1) != sides.at(0), qPrintable(sides.join(" vs ")));
+        // And back to teaching-moons: its own lr again, not the 0.2 tried before.
+        QVERIFY2(w->openExperiment(moons, &error), qPrintable(error));
+        QCOMPARE(view->algorithmId(1), QStringLiteral("gradient.adam"));
+        QCOMPARE(view->form(1)->values().value("lr").toDouble(), 0.01);
+    }
+
     void wheelOverAClosedDropDownScrollsThePanel()
     {
         auto w = newWindow(QString());
