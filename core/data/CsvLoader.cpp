@@ -746,10 +746,27 @@ void readRows(Table& t, CsvReader& reader, const CsvLoader::Options& o, Role rol
     }
 }
 
+/// A file that is not text: a NUL byte in its first 64 KiB (as git and grep decide), refused before
+/// any line of it is quoted — a line of a binary file is no use in a message and its escaped bytes
+/// would fill the screen.
+void refuseBinary(const QByteArray& data, const QString& path)
+{
+    const qsizetype scanned = std::min<qsizetype>(data.size(), 64 * 1024);
+    const qsizetype at = QByteArrayView(data.constData(), scanned).indexOf('\0');
+    if (at < 0)
+        return;
+    const qint64 line = 1 + QByteArrayView(data.constData(), at).count('\n');
+    throw DataError::atOffset(path, at, {}, {},
+                              QStringLiteral("not a text file (a NUL byte, on line %1); a CSV source reads text "
+                                             "(images in IDX files take the \"idx\" source, LIBSVM files \"libsvm\")")
+                                  .arg(line));
+}
+
 Table readTable(const QByteArray& data, const QString& path, const CsvLoader::Options& o, Role role)
 {
     if (o.skipRows < 0)
         throw DataError::inFile(path, QStringLiteral("skip_rows %1 is negative").arg(o.skipRows));
+    refuseBinary(data, path);
     Table t;
     t.path = path;
     t.header = o.header;

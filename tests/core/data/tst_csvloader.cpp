@@ -356,9 +356,11 @@ private Q_SLOTS:
         QTemporaryDir dir;
         const QString f = write(dir, "nul.csv", QByteArray("a,y\n1,2\n3\0" "4,5\n", 15));
         const auto e = expectError([&] { CsvLoader::load(f, classify("y")); });
-        // what() is a C string: a raw NUL would end it before "is not a number".
+        // A NUL byte makes it no text file (issue 49, item 5): refused with where it is, and what()
+        // — a C string, which a raw NUL would end — says so whole.
         const QString what = QString::fromUtf8(e.what());
-        QCOMPARE(what, f + ":3: column 'a': \"3\\x004\" is not a number");
+        QCOMPARE(what, f + ": at byte offset 9: not a text file (a NUL byte, on line 3); a CSV source reads text "
+                           "(images in IDX files take the \"idx\" source, LIBSVM files \"libsvm\")");
     }
 
     void onlyRegularFilesAreRead()
@@ -479,6 +481,28 @@ private Q_SLOTS:
         plain.task = tb::Task::Regression;
         const DataError e = expectError([&] { CsvLoader::parse(csv, "shop.csv", plain); });
         QVERIFY2(e.text().startsWith("shop.csv:2: column 'colour'"), e.what());
+    }
+
+    // Issue 49, item 5: a CSV source pointed at a binary file gave, with a header, an error whose
+    // long escaped line widened the panel, and without one a misleading "no feature columns".
+    // A NUL byte in the first 64 KiB is refused at once, naming its byte and line, quoting none.
+    void aBinaryFileIsRefusedAsNotText()
+    {
+        QByteArray junk = "a,b,y\n1,2,0\n";
+        for (int i = 0; i < 5000; ++i)
+            junk.append(char((i * 37) % 256));
+        CsvLoader::Options o = classify("y");
+        const DataError e = expectError([&] { CsvLoader::parse(junk, "image.bin", o); });
+        QVERIFY2(e.text().contains("at byte offset 12: not a text file (a NUL byte, on line 3)"), e.what());
+        QVERIFY2(e.text().size() < 300, e.what());
+        CsvLoader::Options noHeader;
+        noHeader.task = tb::Task::Regression;
+        noHeader.header = false;
+        noHeader.targets = {-1};
+        const DataError f = expectError([&] { CsvLoader::parse(junk.mid(12), "image.bin", noHeader); });
+        QVERIFY2(f.text().contains("not a text file") && !f.text().contains("no feature columns"), f.what());
+        // Text stays text: the same rows without the junk load.
+        QCOMPARE(CsvLoader::parse("a,b,y\n1,2,0\n3,4,1\n", "ok.csv", o).rows(), 2);
     }
 
     void aWrongDelimiterOrQuoteIsSuggested()
