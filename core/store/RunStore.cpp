@@ -1260,6 +1260,56 @@ QList<RunRecord> RunStore::runs(qint64 experimentId, QString* error) const
     return out;
 }
 
+const QStringList& RunStore::listingFacts()
+{
+    static const QStringList keys{QStringLiteral("final"), QStringLiteral("peak_memory_bytes"), QStringLiteral("cells"),
+                                  QStringLiteral("cells_finished"), QStringLiteral("plugin_replaces")};
+    return keys;
+}
+
+QList<RunRecord> RunStore::runListing(QString* error) const
+{
+    // The listing's columns: parameters left out, the facts picked out by SQLite (json_patch into
+    // an empty object drops the keys a run does not have). Invalid JSON is passed through whole so
+    // that runFromRow() reports it for that row instead of the whole query failing.
+    QStringList pairs;
+    for (const QString& key : listingFacts())
+        pairs << QStringLiteral("'%1', json_extract(info_json, '$.%1')").arg(key);
+    const QString info = QStringLiteral("CASE WHEN json_valid(info_json) THEN json_patch('{}', json_object(%1)) "
+                                        "ELSE info_json END")
+                             .arg(pairs.join(QStringLiteral(", ")));
+    QString columns = kRunColumns;
+    columns.replace(QStringLiteral("params_json"), QStringLiteral("'{}'"));
+    columns.replace(QStringLiteral("info_json"), info);
+    QList<RunRecord> out;
+    const auto onError = [this](const QString& m) { setError(m); };
+    Liveness liveness;
+    read(QStringLiteral("SELECT %1 FROM runs ORDER BY id").arg(columns), {}, QStringLiteral("cannot read the runs"),
+         [&](const QSqlQuery& q) {
+             out << runFromRow(q, m_path, onError);
+             liveness.judge(out.last());
+         },
+         error);
+    return out;
+}
+
+QHash<qint64, QJsonObject> RunStore::runParameters(QString* error) const
+{
+    QHash<qint64, QJsonObject> out;
+    read(QStringLiteral("SELECT id, params_json FROM runs"), {}, QStringLiteral("cannot read the runs' parameters"),
+         [&](const QSqlQuery& q) {
+             QString problem;
+             const qint64 id = q.value(0).toLongLong();
+             QJsonObject params = parseJson(q.value(1), &problem);
+             if (!problem.isEmpty())
+                 setError(QStringLiteral("%1: run %2, params_json: %3").arg(m_path).arg(id).arg(problem));
+             else
+                 out.insert(id, std::move(params));
+         },
+         error);
+    return out;
+}
+
 std::optional<RunRecord> RunStore::run(qint64 id, QString* error) const
 {
     std::optional<RunRecord> out;

@@ -606,6 +606,63 @@ private Q_SLOTS:
         QCOMPARE(d->run(top + 3)->seed, sampleRun(-1, 9).seed);
         QVERIFY(!d->run(top).has_value());
     }
+
+    // Issue 49: the run browser lists 100,000 runs from runListing(): the rows as runs() reads
+    // them, without parameters and with only the facts a row shows; a row whose info is not JSON
+    // is reported and the others still listed.
+    void runListingKeepsTheRowsFactsAndLeavesOutParameters()
+    {
+        QString error;
+        const QString path = dbPath(QStringLiteral("listing.sqlite"));
+        auto store = RunStore::open(path, &error);
+        QVERIFY2(store, qPrintable(error));
+        QList<qint64> ids;
+        for (int i = 0; i < 3; ++i) {
+            RunRecord r = sampleRun(-1, std::uint64_t(10 + i));
+            r.params = {{QStringLiteral("lr"), 0.01 * (i + 1)}, {QStringLiteral("hidden"), QVariantList{16, 16}}};
+            r.tags = {QStringLiteral("lab")};
+            ids << store->createRun(r);
+            store->finishRun(ids.last(), RunStatus::Finished, {},
+                             {{QStringLiteral("final"), QJsonObject{{QStringLiteral("test_accuracy"), 0.5 + 0.1 * i}}},
+                              {QStringLiteral("peak_memory_bytes"), 1024.0 * (i + 1)},
+                              {QStringLiteral("layer_solves"), QJsonArray{QJsonObject{{QStringLiteral("layer"), 1}}}},
+                              {QStringLiteral("cpu"), QStringLiteral("a CPU")}});
+        }
+        QVERIFY(store->flush());
+        const QList<RunRecord> whole = store->runs(-1);
+        QList<RunRecord> listed = store->runListing(&error);
+        QVERIFY2(error.isEmpty(), qPrintable(error));
+        QCOMPARE(listed.size(), 3);
+        for (int i = 0; i < 3; ++i) {
+            const RunRecord& l = listed[i];
+            const RunRecord& w = whole[i];
+            QCOMPARE(l.id, w.id);
+            QCOMPARE(l.seed, w.seed);
+            QCOMPARE(l.status, RunStatus::Finished);
+            QCOMPARE(l.tags, w.tags);
+            QCOMPARE(l.algorithmName, w.algorithmName);
+            QVERIFY(l.params.isEmpty());
+            QCOMPARE(w.params.size(), 2);
+            // Only the listing's facts, with their values.
+            const QStringList keys = l.info.keys();
+            QCOMPARE(QSet<QString>(keys.begin(), keys.end()),
+                     (QSet<QString>{QStringLiteral("final"), QStringLiteral("peak_memory_bytes")}));
+            QCOMPARE(l.info.value(QStringLiteral("final")), w.info.value(QStringLiteral("final")));
+            QCOMPARE(l.info.value(QStringLiteral("peak_memory_bytes")).toDouble(), 1024.0 * (i + 1));
+        }
+        QCOMPARE(store->runParameters().value(ids[1]).value(QStringLiteral("lr")).toDouble(), 0.02);
+
+        // One row's facts damaged by hand: that row is reported, the others listed as before.
+        {
+            RawConnection raw(path);
+            QVERIFY(raw.exec(QStringLiteral("UPDATE runs SET info_json = '{\"final\": [1,' WHERE id = %1").arg(ids[1])));
+        }
+        listed = store->runListing(&error);
+        QCOMPARE(listed.size(), 3);
+        QVERIFY2(error.isEmpty(), qPrintable(error)); // a row's problem is not the query's
+        QVERIFY2(store->lastError().contains(QStringLiteral("run %1, info_json").arg(ids[1])), qPrintable(store->lastError()));
+        QCOMPARE(listed[2].info.value(QStringLiteral("final")), whole[2].info.value(QStringLiteral("final")));
+    }
 };
 
 QTEST_GUILESS_MAIN(TestRunStore)
