@@ -3,11 +3,16 @@
 #include "RunFilterModel.h"
 #include "RunTreeModel.h"
 
+#include <widgets/LatestJob.h>
+
 #include <ResultCsv.h>
 #include <RunStore.h>
 
 #include <QAction>
 #include <QComboBox>
+#include <QCoreApplication>
+#include <QElapsedTimer>
+#include <QThread>
 #include <QDialog>
 #include <QDialogButtonBox>
 #include <QFormLayout>
@@ -64,6 +69,9 @@ RunBrowser::RunBrowser(QWidget* parent) : QWidget(parent)
     m_model = new RunTreeModel(this);
     m_proxy = new RunFilterModel(this);
     m_proxy->setSourceModel(m_model);
+    m_loads = std::make_unique<LatestJob<Loaded>>(this, [this](Loaded l) { showLoaded(std::move(l)); });
+    m_matching = std::make_unique<LatestJob<RunFilterModel::Matches>>(
+        this, [this](RunFilterModel::Matches m) { showMatches(std::move(m)); });
     buildUi();
     m_follow = new QTimer(this);
     m_follow->setInterval(2000);
@@ -74,7 +82,41 @@ RunBrowser::RunBrowser(QWidget* parent) : QWidget(parent)
     updateDetails();
 }
 
-RunBrowser::~RunBrowser() = default;
+RunBrowser::~RunBrowser()
+{
+    // The jobs read the store: none may outlive the pointer they were given.
+    m_loads->supersede();
+    m_matching->supersede();
+    m_loads->wait();
+    m_matching->wait();
+}
+
+bool RunBrowser::isBusy() const
+{
+    return m_loads->isBusy() || m_matching->isBusy();
+}
+
+bool RunBrowser::waitUntilIdle(int timeoutMs)
+{
+    QElapsedTimer clock;
+    clock.start();
+    while (isBusy()) {
+        if (clock.elapsed() > timeoutMs)
+            return false;
+        QCoreApplication::processEvents(QEventLoop::AllEvents, 5);
+        if (isBusy())
+            QThread::msleep(1);
+    }
+    return true;
+}
+
+void RunBrowser::noteBusy()
+{
+    if (isBusy() == m_busy)
+        return;
+    m_busy = isBusy();
+    Q_EMIT busyChanged(m_busy);
+}
 
 void RunBrowser::buildUi()
 {
@@ -102,6 +144,7 @@ void RunBrowser::buildUi()
     m_view->setModel(m_proxy);
     m_view->setSelectionMode(QAbstractItemView::ExtendedSelection);
     m_view->setSelectionBehavior(QAbstractItemView::SelectRows);
+    m_view->setTextElideMode(Qt::ElideMiddle); // "Adam lr=…[repeat 3]": the repeat stays in sight
     m_view->setUniformRowHeights(true); // lets the view lay out thousands of rows without measuring each
     m_view->setAlternatingRowColors(true);
     m_view->setAllColumnsShowFocus(true);
@@ -113,6 +156,21 @@ void RunBrowser::buildUi()
     m_view->header()->setSectionResizeMode(QHeaderView::Interactive);
     m_view->header()->setSectionResizeMode(RunTreeModel::NameColumn, QHeaderView::Stretch);
     m_view->header()->setMinimumSectionSize(40);
+    // The name needs the room: seed, threads and peak memory start hidden (they are in the details
+    // pane); the header's context menu shows any column.
+    for (int c : {int(RunTreeModel::SeedColumn), int(RunTreeModel::ThreadsColumn), int(RunTreeModel::MemoryColumn)})
+        m_view->header()->setSectionHidden(c, true);
+    m_view->header()->setContextMenuPolicy(Qt::CustomContextMenu);
+    connect(m_view->header(), &QWidget::customContextMenuRequested, this, [this](const QPoint& pos) {
+        QMenu menu(this);
+        for (int c = RunTreeModel::StatusColumn; c < RunTreeModel::ColumnCount; ++c) {
+            QAction* a = menu.addAction(m_model->headerData(c, Qt::Horizontal).toString());
+            a->setCheckable(true);
+            a->setChecked(!m_view->header()->isSectionHidden(c));
+            connect(a, &QAction::toggled, this, [this, c](bool on) { m_view->header()->setSectionHidden(c, !on); });
+        }
+        menu.exec(m_view->header()->mapToGlobal(pos));
+    });
     connect(m_view->selectionModel(), &QItemSelectionModel::selectionChanged, this, &RunBrowser::onSelectionChanged);
     connect(m_view->selectionModel(), &QItemSelectionModel::currentChanged, this, &RunBrowser::updateDetails);
     connect(m_view, &QTreeView::doubleClicked, this, [this](const QModelIndex&) { requestOverlay(); });
@@ -229,7 +287,13 @@ QAbstractItemModel* RunBrowser::model() const
 
 void RunBrowser::setStore(RunStore* store)
 {
+    // A job still reading the old store must be done before its pointer may go.
+    m_loads->supersede();
+    m_matching->supersede();
+    m_loads->wait();
+    m_matching->wait();
     m_store = store;
+    m_proxy->setStore(store);
     m_message.clear();
     m_columnsSized = false;
     // Ids of another database name other runs: forget the selection and expansion first.
@@ -296,6 +360,24 @@ void RunBrowser::refresh()
 
 void RunBrowser::reload(bool flushFirst)
 {
+    m_signature = fileSignature();
+    RunStore* store = m_store;
+    const RunFilterModel::Criteria criteria = m_wanted;
+    m_loads->start([store, flushFirst, criteria] {
+        Loaded l;
+        if (store && flushFirst)
+            store->flush(1000); // include this process's queued writes; never wait long
+        l.snapshot = RunTreeModel::read(store);
+        if (!criteria.isEmpty())
+            l.matches = RunFilterModel::match(l.snapshot, criteria, store);
+        return l;
+    });
+    noteBusy();
+    updateSummary();
+}
+
+void RunBrowser::showLoaded(Loaded loaded)
+{
     // What to restore, by id: row positions change when runs come and go.
     QList<qint64> expIds, runIds, expanded;
     for (const QModelIndex& i : m_view->selectionModel()->selectedRows()) {
@@ -318,13 +400,18 @@ void RunBrowser::reload(bool flushFirst)
     const int scroll = m_view->verticalScrollBar()->value();
 
     m_restoring = true;
-    QString error;
-    if (m_store && flushFirst)
-        m_store->flush(1000); // include this process's queued writes; never wait long on the UI thread
-    m_signature = fileSignature();
-    m_readError.clear();
-    if (!m_model->reload(m_store, &error))
-        m_readError = tr("Could not read everything from %1: %2").arg(m_store->path(), error);
+    m_readError = loaded.snapshot->error.isEmpty() || !m_store
+                      ? QString()
+                      : tr("Could not read everything from %1: %2").arg(m_store->path(), loaded.snapshot->error);
+    // The matches first, so that the model's reset filters once, with them.
+    const bool matched = loaded.matches && loaded.matches->criteria == m_wanted;
+    if (matched)
+        m_proxy->setMatches(*loaded.matches);
+    else if (m_wanted.isEmpty())
+        m_proxy->setMatches(RunFilterModel::match(nullptr, m_wanted, nullptr));
+    m_model->setSnapshot(loaded.snapshot, m_store);
+    if (!matched && !m_wanted.isEmpty())
+        startMatching(); // the filter changed while the store was read
 
     for (qint64 id : expanded) {
         const QModelIndex p = toProxy(m_model->indexOfExperiment(id));
@@ -350,17 +437,10 @@ void RunBrowser::reload(bool flushFirst)
     }
     m_view->verticalScrollBar()->setValue(scroll);
     if (!m_columnsSized && m_model->rowCount() > 0) {
-        // Fit the columns once; afterwards they keep whatever widths the user gave them.
-        for (int c = RunTreeModel::StatusColumn; c < RunTreeModel::ColumnCount; ++c)
-            m_view->resizeColumnToContents(c);
-        // Long values (a 64-bit seed, an unusual summary) must not squeeze the name column.
-        // (The widest regular value is an experiment's summary; the view may not be laid out yet,
-        // so the cap cannot depend on its width.)
-        const int cap = m_view->fontMetrics().horizontalAdvance(QStringLiteral("100/100 finished, 10 running")) + 40;
-        for (int c = RunTreeModel::StatusColumn; c < RunTreeModel::ColumnCount; ++c)
-            m_view->setColumnWidth(c, std::min(m_view->columnWidth(c), cap));
+        sizeColumns();
         m_columnsSized = true;
     }
+    noteBusy();
     m_restoring = false;
     onSelectionChanged();
     updateDetails();
@@ -464,9 +544,21 @@ void RunBrowser::updateSummary()
     if (!m_store) {
         text = tr("No database open.");
     } else {
-        text = tr("%1: %2 experiments, %3 runs")
-                   .arg(QDir::toNativeSeparators(m_store->path()), QString::number(m_model->experimentCount()),
-                        QString::number(m_model->runCount()));
+        const QLocale loc;
+        if (m_loads->isBusy() && m_model->runCount() == 0)
+            text = tr("%1: reading the runs…").arg(QDir::toNativeSeparators(m_store->path()));
+        else if (!m_proxy->criteria().isEmpty())
+            text = tr("%1: %2 of %3 runs match")
+                       .arg(QDir::toNativeSeparators(m_store->path()), loc.toString(m_proxy->matchingRunCount()),
+                            loc.toString(m_model->runCount()));
+        else
+            text = tr("%1: %2 experiments, %3 runs")
+                       .arg(QDir::toNativeSeparators(m_store->path()), loc.toString(m_model->experimentCount()),
+                            loc.toString(m_model->runCount()));
+        if (m_matching->isBusy())
+            text += tr(" — filtering…");
+        else if (m_loads->isBusy() && m_model->runCount() > 0)
+            text += tr(" — reading…");
         const int selected = int(selectedRunIds().size());
         if (selected > 0)
             text += tr(" — %1 selected").arg(selected);
@@ -544,7 +636,7 @@ bool RunBrowser::setNotes(qint64 runId, const QStringList& tags, const QString& 
 void RunBrowser::editNotesWithDialog()
 {
     const QModelIndex one = singleSelectedSource();
-    const RunRecord* r = one.isValid() ? m_model->runAt(one) : nullptr;
+    const RunRecord* r = one.isValid() ? m_model->listedRunAt(one) : nullptr;
     if (!r)
         return;
     QDialog dialog(this);
@@ -571,8 +663,8 @@ void RunBrowser::updateDetails()
     // Two runs selected: what differs between them (the lab's first question).
     const QModelIndexList rows = m_view->selectionModel()->selectedRows();
     if (rows.size() == 2) {
-        const RunRecord* a = m_model->runAt(toSource(rows[0]));
-        const RunRecord* b = m_model->runAt(toSource(rows[1]));
+        const std::optional<RunRecord> a = m_model->runAt(toSource(rows[0]));
+        const std::optional<RunRecord> b = m_model->runAt(toSource(rows[1]));
         if (a && b) {
             m_details->setHtml(a->id < b->id ? diffHtml(*a, *b) : diffHtml(*b, *a));
             return;
@@ -587,16 +679,77 @@ void RunBrowser::updateDetails()
     m_details->setHtml(current.data(RunTreeModel::DetailsRole).toString());
 }
 
+namespace {
+/// More matching runs than this and the filter does not open every experiment: a list that long
+/// is read through its experiments, and laying it all out would hold up the window.
+constexpr int kExpandAllLimit = 2000;
+} // namespace
+
 void RunBrowser::applyFilter()
 {
     const int status = m_statusBox->currentData().toInt();
-    m_proxy->setFilterText(m_filterEdit->text());
-    m_proxy->setStatusFilter(status < 0 ? std::nullopt : std::optional<RunStatus>(RunStatus(status)));
+    const RunFilterModel::Criteria wanted = RunFilterModel::Criteria::parse(
+        m_filterEdit->text(), status < 0 ? std::nullopt : std::optional<RunStatus>(RunStatus(status)));
+    if (wanted == m_wanted)
+        return;
+    m_wanted = wanted;
+    if (m_wanted.isEmpty()) {
+        // Everything: nothing to match.
+        m_matching->supersede();
+        RunFilterModel::Matches all;
+        all.snapshot = m_model->snapshot();
+        all.criteria = m_wanted;
+        showMatches(std::move(all));
+        return;
+    }
+    startMatching();
+}
+
+void RunBrowser::startMatching()
+{
+    const std::shared_ptr<const RunTreeModel::Snapshot> snapshot = m_model->snapshot();
+    const RunStore* store = m_store;
+    const RunFilterModel::Criteria criteria = m_wanted;
+    m_matching->start([snapshot, criteria, store] { return RunFilterModel::match(snapshot, criteria, store); });
+    noteBusy();
+    updateSummary();
+}
+
+void RunBrowser::showMatches(RunFilterModel::Matches matches)
+{
+    if (!(matches.criteria == m_wanted))
+        return; // a later filter is being matched
+    if (matches.snapshot && matches.snapshot != m_model->snapshot()) {
+        startMatching(); // the tree was re-read meanwhile: match what it shows now
+        return;
+    }
+    const bool filtered = !matches.criteria.isEmpty();
+    const int count = matches.runCount;
+    m_proxy->setMatches(std::move(matches));
     // While filtering, the matches are what matters: open every experiment that has some.
-    if (!m_filterEdit->text().trimmed().isEmpty() || status >= 0)
+    if (filtered && count <= kExpandAllLimit)
         m_view->expandAll();
+    noteBusy();
     updateActions();
     updateSummary();
+}
+
+void RunBrowser::sizeColumns()
+{
+    // From the longest values a column usually holds, not from the rows loaded first (an
+    // experiment of one run sized Status to "1/1 finished" and later cut "10/12 finished" to
+    // "10/1…"); the name column takes the rest and is elided in the middle.
+    const QFontMetrics fm = m_view->fontMetrics();
+    const int pad = 24;
+    const auto width = [&](const QString& sample) { return fm.horizontalAdvance(sample) + pad; };
+    m_view->setColumnWidth(RunTreeModel::StatusColumn, width(QStringLiteral("999/999 finished")) + 16);
+    m_view->setColumnWidth(RunTreeModel::TrainColumn, width(QStringLiteral("100.00%")));
+    m_view->setColumnWidth(RunTreeModel::TestColumn, width(QStringLiteral("100.00%")));
+    m_view->setColumnWidth(RunTreeModel::DurationColumn, width(QStringLiteral("59 min 59 s")));
+    m_view->setColumnWidth(RunTreeModel::SeedColumn, width(QStringLiteral("18446744073709551615")));
+    m_view->setColumnWidth(RunTreeModel::ThreadsColumn, width(tr("Threads")));
+    m_view->setColumnWidth(RunTreeModel::StartedColumn, width(QStringLiteral("2026-12-31 23:59:59")));
+    m_view->setColumnWidth(RunTreeModel::MemoryColumn, width(QStringLiteral("999.9 MiB")));
 }
 
 void RunBrowser::showContextMenu(const QPoint& pos)
@@ -679,7 +832,7 @@ int RunBrowser::deleteSelected()
         const ExperimentRecord* e = m_model->experimentAt(s);
         bool running = false;
         for (qint64 runId : m_model->runIdsOfExperiment(id)) {
-            const RunRecord* r = m_model->runAt(m_model->indexOfRun(runId));
+            const RunRecord* r = m_model->listedRunAt(m_model->indexOfRun(runId));
             running = running || (r && r->status == RunStatus::Running);
         }
         if (id < 0) {
@@ -704,7 +857,7 @@ int RunBrowser::deleteSelected()
     QList<qint64> runsToDelete;
     for (qint64 id : runIds) {
         const QModelIndex s = m_model->indexOfRun(id);
-        const RunRecord* r = m_model->runAt(s);
+        const RunRecord* r = m_model->listedRunAt(s);
         if (!r || (r->experimentId >= 0 && expSet.contains(r->experimentId)))
             continue;
         const QString name = s.data(Qt::DisplayRole).toString();

@@ -3,8 +3,13 @@
 /// The run browser: past experiments and runs of a RunStore, with overlay, re-run, delete and
 /// CSV export.
 
+#include "RunFilterModel.h"
+#include "RunTreeModel.h"
+
 #include <QList>
 #include <QWidget>
+
+#include <memory>
 
 class QAbstractItemModel;
 class QAction;
@@ -26,8 +31,8 @@ class RunStore;
 
 namespace tb::gui {
 
-class RunFilterModel;
-class RunTreeModel;
+template <typename Result>
+class LatestJob;
 
 /// Experiments (top level) and their runs (children) from a RunStore in a QTreeView with
 /// sortable columns: algorithm label, status (coloured), final train and test metric (accuracy %
@@ -43,14 +48,18 @@ class RunTreeModel;
 /// shows what differs between them. The filter takes words and parameter conditions
 /// (RunFilterModel: `lr<0.01`, `tag=baseline`).
 ///
-/// The store is read once per refresh() (one query for experiments, one for all runs, one for
-/// each noise sweep's points);
-/// checkpoints are read only by exportSelectedCsv(). The owner calls refresh() when its own runs
+/// The store is read once per refresh() (one query for experiments, one for the run listing, one
+/// for each noise sweep's points), off the GUI thread: the tree is replaced when the read is done,
+/// keeping the selection, the expanded experiments, the current row and the scroll position; a
+/// filter is matched off the GUI thread too (RunFilterModel::match()), and the summary line says
+/// "N of M runs match". isBusy() is true while either is under way. A run's parameters and facts
+/// are read when it becomes current (the details pane); checkpoints only by exportSelectedCsv(). The owner calls refresh() when its own runs
 /// have changed; writes of other processes (a `trainbench-cli run`, an MPI job's rank 0 writing
 /// the same file) are followed by themselves: every followIntervalMs() the browser looks at the
 /// database file and its write-ahead log, and re-reads the store when either changed. GUI thread only.
 class RunBrowser : public QWidget {
     Q_OBJECT
+    Q_PROPERTY(bool busy READ isBusy NOTIFY busyChanged)
 public:
     /// An empty browser with no store; deletes ask for confirmation.
     explicit RunBrowser(QWidget* parent = nullptr);
@@ -62,10 +71,16 @@ public:
     /// The store shown, or nullptr.
     RunStore* store() const { return m_store; }
 
-    /// Re-reads the store (after flushing its queued writes for at most 1 s), keeping the
-    /// selection, the expanded experiments, the current row and the scroll position. Emits
-    /// selectionChanged() if the selected ids changed (e.g. selected runs were deleted elsewhere).
+    /// Re-reads the store (after flushing its queued writes for at most 1 s) off the GUI thread and
+    /// returns at once; the tree is replaced when the read is done, keeping the selection, the
+    /// expanded experiments, the current row and the scroll position. Emits selectionChanged() then
+    /// if the selected ids changed (e.g. selected runs were deleted elsewhere).
     void refresh();
+    /// True while a read of the store or a filter's matching is under way (the tree shows the
+    /// previous state meanwhile); busyChanged() tells when it turns.
+    bool isBusy() const;
+    /// Runs the event loop until isBusy() is false or @p timeoutMs passed; false on timeout.
+    bool waitUntilIdle(int timeoutMs = 30000);
 
     /// How often the database files are looked at for other processes' writes (default 2000 ms;
     /// 0 stops following).
@@ -126,6 +141,8 @@ Q_SIGNALS:
     void runsDeleted(const QList<qint64>& runIds);
     /// The user asked to compare these runs (selectedRunIds()) over seeds.
     void compareRequested(const QList<qint64>& runIds);
+    /// isBusy() turned to @p busy.
+    void busyChanged(bool busy);
 
 protected:
     void resizeEvent(QResizeEvent* event) override;
@@ -147,7 +164,21 @@ private:
     void followChanges();
     /// Size and modification time of the database file and its -wal: what a commit changes.
     QString fileSignature() const;
+    /// What a read of the store brings back: the snapshot, matched already if a filter was set.
+    struct Loaded {
+        std::shared_ptr<const RunTreeModel::Snapshot> snapshot;
+        std::optional<RunFilterModel::Matches> matches;
+    };
+    /// Starts a read of the store off the GUI thread; showLoaded() puts it in the tree.
     void reload(bool flushFirst);
+    void showLoaded(Loaded loaded);
+    /// Matches the wanted criteria on the snapshot shown, off the GUI thread.
+    void startMatching();
+    void showMatches(RunFilterModel::Matches matches);
+    /// Emits busyChanged() when isBusy() differs from the last time.
+    void noteBusy();
+    /// Widths of the columns other than the name, from the longest values they usually hold.
+    void sizeColumns();
     /// The single selected row, or an invalid index if zero or several rows are selected.
     QModelIndex singleSelectedSource() const;
     QModelIndex toSource(const QModelIndex& proxyIndex) const;
@@ -180,6 +211,10 @@ private:
     QString m_lastDir;             ///< folder of the last CSV export
     QTimer* m_follow = nullptr;    ///< looks for other processes' writes
     QString m_signature;           ///< fileSignature() at the last read
+    RunFilterModel::Criteria m_wanted; ///< the filter the user set (the proxy may still show the previous one)
+    std::unique_ptr<LatestJob<Loaded>> m_loads;
+    std::unique_ptr<LatestJob<RunFilterModel::Matches>> m_matching;
+    bool m_busy = false;           ///< isBusy() when busyChanged() was last emitted
 };
 
 } // namespace tb::gui

@@ -12,6 +12,7 @@
 #include <QJsonDocument>
 #include <QPainter>
 #include <QPixmap>
+#include <QRegularExpression>
 
 #include <algorithm>
 #include <array>
@@ -93,7 +94,7 @@ QString replacementOf(const RunRecord& rec)
 
 } // namespace
 
-RunTreeModel::RunTreeModel(QObject* parent) : QAbstractItemModel(parent) {}
+RunTreeModel::RunTreeModel(QObject* parent) : QAbstractItemModel(parent), m_snap(std::make_shared<Snapshot>()) {}
 
 QColor RunTreeModel::statusColor(RunStatus status)
 {
@@ -131,70 +132,121 @@ QString RunTreeModel::formatDuration(double seconds)
     return QStringLiteral("%1 h %2 min").arg(s / 3600).arg((s % 3600) / 60, 2, 10, QLatin1Char('0'));
 }
 
-bool RunTreeModel::reload(const RunStore* store, QString* error)
+QString RunTreeModel::roundedLabel(const QString& label)
 {
-    if (!store) {
-        clear();
-        return true;
+    // Swept values are written to 12 digits ("lr=0.00316227766017"); 4 tell a grid's points apart.
+    static const QRegularExpression number(QStringLiteral("(?<![\\w.])(\\d+\\.\\d*|\\.\\d+)(e[-+]?\\d+)?(?![\\w.])"),
+                                           QRegularExpression::CaseInsensitiveOption);
+    QString out;
+    qsizetype from = 0;
+    for (auto it = number.globalMatch(label); it.hasNext();) {
+        const QRegularExpressionMatch m = it.next();
+        const QString text = m.captured(0);
+        qsizetype digits = 0;
+        for (QChar c : m.captured(1))
+            digits += c.isDigit() ? 1 : 0;
+        if (digits <= 5)
+            continue;
+        bool ok = false;
+        const double v = text.toDouble(&ok);
+        if (!ok)
+            continue;
+        out += QStringView(label).mid(from, m.capturedStart(0) - from);
+        out += QString::number(v, 'g', 4);
+        from = m.capturedEnd(0);
     }
-    const QString before = store->lastError();
-    const QList<ExperimentRecord> experiments = store->experiments();
-    const QList<RunRecord> runs = store->runs(-1); // every run in one query, not one per experiment
+    if (from == 0)
+        return label;
+    out += QStringView(label).mid(from);
+    return out;
+}
+
+std::shared_ptr<const RunTreeModel::Snapshot> RunTreeModel::read(const RunStore* store)
+{
+    if (!store)
+        return std::make_shared<Snapshot>();
+    QString error;
+    const QList<ExperimentRecord> experiments = store->experiments(&error);
+    QStringList problems;
+    if (!error.isEmpty())
+        problems << error;
+    const QList<RunRecord> runs = store->runListing(&error); // every run in one query, without parameters
+    if (!error.isEmpty())
+        problems << error;
     // The runs of a kind that keeps summary points (a noise sweep) show RMSE from their experiment's
     // points (one query per such experiment).
     QHash<qint64, QList<SummaryPoint>> sweeps;
     for (const ExperimentRecord& e : experiments)
-        if (const ExperimentKind* kind = ExperimentKinds::find(e.kind); kind && !kind->summaryAxis().isEmpty())
-            sweeps.insert(e.id, store->summaryPoints(e.id));
-    setRecords(experiments, runs, sweeps);
-    const QString after = store->lastError();
-    if (after != before && !after.isEmpty()) {
-        if (error)
-            *error = after;
-        return false;
-    }
-    return true;
+        if (const ExperimentKind* kind = ExperimentKinds::find(e.kind); kind && !kind->summaryAxis().isEmpty()) {
+            sweeps.insert(e.id, store->summaryPoints(e.id, &error));
+            if (!error.isEmpty())
+                problems << error;
+        }
+    auto snap = std::const_pointer_cast<Snapshot>(build(experiments, runs, sweeps, false));
+    snap->error = problems.join(QStringLiteral("; "));
+    return snap;
+}
+
+bool RunTreeModel::reload(const RunStore* store, QString* error)
+{
+    const std::shared_ptr<const Snapshot> snap = read(store);
+    setSnapshot(snap, store);
+    if (error)
+        *error = snap->error;
+    return snap->error.isEmpty();
 }
 
 void RunTreeModel::clear()
 {
+    setSnapshot(nullptr, nullptr);
+}
+
+void RunTreeModel::setSnapshot(std::shared_ptr<const Snapshot> snapshot, const RunStore* store)
+{
     beginResetModel();
-    m_groups.clear();
-    m_groupPos.clear();
-    m_runPos.clear();
+    m_snap = snapshot ? std::move(snapshot) : std::make_shared<Snapshot>();
+    m_store = store;
     endResetModel();
 }
 
 void RunTreeModel::setRecords(const QList<ExperimentRecord>& experiments, const QList<RunRecord>& runs,
                               const QHash<qint64, QList<SummaryPoint>>& sweeps)
 {
-    beginResetModel();
-    m_groups.clear();
-    m_groupPos.clear();
-    m_runPos.clear();
-    m_groups.reserve(experiments.size() + 1);
+    setSnapshot(build(experiments, runs, sweeps, true), nullptr);
+}
+
+std::shared_ptr<const RunTreeModel::Snapshot> RunTreeModel::build(const QList<ExperimentRecord>& experiments,
+                                                                   const QList<RunRecord>& runs,
+                                                                   const QHash<qint64, QList<SummaryPoint>>& sweeps,
+                                                                   bool complete)
+{
+    auto snap = std::make_shared<Snapshot>();
+    snap->complete = complete;
+    QVector<Group>& groups = snap->groups;
+    QHash<qint64, int>& groupPos = snap->groupPos;
+    groups.reserve(experiments.size() + 1);
     for (const ExperimentRecord& e : experiments) {
-        if (m_groupPos.contains(e.id))
+        if (groupPos.contains(e.id))
             continue;
-        m_groupPos.insert(e.id, int(m_groups.size()));
+        groupPos.insert(e.id, int(groups.size()));
         Group g;
         g.record = e;
-        m_groups.append(std::move(g));
+        groups.append(std::move(g));
     }
     int orphans = -1;
     for (const RunRecord& r : runs) {
-        auto it = m_groupPos.constFind(r.experimentId);
+        auto it = groupPos.constFind(r.experimentId);
         int gi = 0;
-        if (it != m_groupPos.constEnd()) {
+        if (it != groupPos.constEnd()) {
             gi = *it;
         } else {
             // Runs logged without an experiment (or whose experiment row is gone) stay visible.
             if (orphans < 0) {
-                orphans = int(m_groups.size());
+                orphans = int(groups.size());
                 Group g;
                 g.record.id = -1;
                 g.record.name = tr("Runs without an experiment");
-                m_groups.append(std::move(g));
+                groups.append(std::move(g));
             }
             gi = orphans;
         }
@@ -233,21 +285,22 @@ void RunTreeModel::setRecords(const QList<ExperimentRecord>& experiments, const 
                 row.train = tr / n;
                 row.test = te / n;
                 row.summaryPoints = n;
-                if (const ExperimentKind* kind = ExperimentKinds::find(m_groups[gi].record.kind))
+                if (const ExperimentKind* kind = ExperimentKinds::find(groups[gi].record.kind))
                     row.summaryAxis = kind->summaryAxis();
             }
         }
         if (r.started.isValid() && r.ended.isValid())
             row.duration = r.started.msecsTo(r.ended) / 1000.0;
-        m_groups[gi].runs.append(std::move(row));
+        row.memory = CostPrediction::measuredMemoryBytes(r.info);
+        groups[gi].runs.append(std::move(row));
     }
-    for (int gi = 0; gi < m_groups.size(); ++gi) {
-        Group& g = m_groups[gi];
+    for (int gi = 0; gi < groups.size(); ++gi) {
+        Group& g = groups[gi];
         summarise(g);
         for (int ri = 0; ri < g.runs.size(); ++ri)
-            m_runPos.insert(g.runs[ri].record.id, {gi, ri});
+            snap->runPos.insert(g.runs[ri].record.id, {gi, ri});
     }
-    endResetModel();
+    return snap;
 }
 
 void RunTreeModel::summarise(Group& g)
@@ -270,8 +323,19 @@ void RunTreeModel::summarise(Group& g)
     for (RunRow& r : g.runs) {
         const QString label = r.record.algorithmName.isEmpty() ? r.record.algorithmId : r.record.algorithmName;
         // Repeats only need telling apart when the experiment has several.
-        r.name = maxRepeat > 0 ? tr("%1 [repeat %2]").arg(label, QString::number(r.record.repeat)) : label;
+        const QString rounded = roundedLabel(label);
+        r.name = maxRepeat > 0 ? tr("%1 [repeat %2]").arg(rounded, QString::number(r.record.repeat)) : rounded;
+        const RunRecord& rec = r.record;
+        r.search = QStringList{r.name, label, rec.algorithmId, rec.pluginId, runStatusName(rec.status), rec.dataset,
+                               QString::number(rec.seed), rec.error, QStringLiteral("#%1").arg(rec.id),
+                               rec.tags.join(QLatin1Char(' ')), rec.note}
+                       .join(QLatin1Char('\n'))
+                       .toLower();
     }
+    g.search = QStringList{g.record.name, g.record.kind,
+                           g.record.id < 0 ? QString() : QStringLiteral("#%1").arg(g.record.id)}
+                   .join(QLatin1Char('\n'))
+                   .toLower();
     // The summary takes the colour of what most needs attention.
     g.worst = RunStatus::Finished;
     for (RunStatus s : {RunStatus::Cancelled, RunStatus::Interrupted, RunStatus::Diverged, RunStatus::Failed,
@@ -305,14 +369,24 @@ void RunTreeModel::summarise(Group& g)
         g.shortStatus += tr(", %1 running").arg(g.counts[int(RunStatus::Running)]);
 }
 
-const RunRecord* RunTreeModel::runAt(const QModelIndex& index) const
+const RunRecord* RunTreeModel::listedRunAt(const QModelIndex& index) const
 {
     if (!index.isValid() || index.model() != this || index.internalId() == ExperimentTag)
         return nullptr;
     const int gi = int(index.internalId() - 1);
-    if (gi >= m_groups.size() || index.row() >= m_groups[gi].runs.size())
+    if (gi >= m_snap->groups.size() || index.row() >= m_snap->groups[gi].runs.size())
         return nullptr;
-    return &m_groups[gi].runs[index.row()].record;
+    return &m_snap->groups[gi].runs[index.row()].record;
+}
+
+std::optional<RunRecord> RunTreeModel::runAt(const QModelIndex& index) const
+{
+    const RunRecord* listed = listedRunAt(index);
+    if (!listed)
+        return std::nullopt;
+    if (m_snap->complete || !m_store)
+        return *listed;
+    return m_store->run(listed->id);
 }
 
 const ExperimentRecord* RunTreeModel::experimentAt(const QModelIndex& index) const
@@ -320,28 +394,28 @@ const ExperimentRecord* RunTreeModel::experimentAt(const QModelIndex& index) con
     if (!index.isValid() || index.model() != this)
         return nullptr;
     const int gi = index.internalId() == ExperimentTag ? index.row() : int(index.internalId() - 1);
-    return gi < m_groups.size() ? &m_groups[gi].record : nullptr;
+    return gi < m_snap->groups.size() ? &m_snap->groups[gi].record : nullptr;
 }
 
 QList<qint64> RunTreeModel::runIdsOfExperiment(qint64 experimentId) const
 {
     QList<qint64> ids;
-    const auto it = m_groupPos.constFind(experimentId);
-    int gi = it != m_groupPos.constEnd() ? *it : -1;
-    if (gi < 0 && experimentId == -1 && !m_groups.isEmpty() && m_groups.last().record.id == -1)
-        gi = int(m_groups.size()) - 1;
+    const auto it = m_snap->groupPos.constFind(experimentId);
+    int gi = it != m_snap->groupPos.constEnd() ? *it : -1;
+    if (gi < 0 && experimentId == -1 && !m_snap->groups.isEmpty() && m_snap->groups.last().record.id == -1)
+        gi = int(m_snap->groups.size()) - 1;
     if (gi < 0)
         return ids;
-    ids.reserve(m_groups[gi].runs.size());
-    for (const RunRow& r : m_groups[gi].runs)
+    ids.reserve(m_snap->groups[gi].runs.size());
+    for (const RunRow& r : m_snap->groups[gi].runs)
         ids << r.record.id;
     return ids;
 }
 
 QModelIndex RunTreeModel::indexOfRun(qint64 runId, int column) const
 {
-    const auto it = m_runPos.constFind(runId);
-    if (it == m_runPos.constEnd() || column < 0 || column >= ColumnCount)
+    const auto it = m_snap->runPos.constFind(runId);
+    if (it == m_snap->runPos.constEnd() || column < 0 || column >= ColumnCount)
         return {};
     return createIndex(it->second, column, quintptr(it->first + 1));
 }
@@ -350,11 +424,11 @@ QModelIndex RunTreeModel::indexOfExperiment(qint64 experimentId, int column) con
 {
     if (column < 0 || column >= ColumnCount)
         return {};
-    const auto it = m_groupPos.constFind(experimentId);
-    if (it != m_groupPos.constEnd())
+    const auto it = m_snap->groupPos.constFind(experimentId);
+    if (it != m_snap->groupPos.constEnd())
         return createIndex(*it, column, ExperimentTag);
-    if (experimentId == -1 && !m_groups.isEmpty() && m_groups.last().record.id == -1)
-        return createIndex(int(m_groups.size()) - 1, column, ExperimentTag);
+    if (experimentId == -1 && !m_snap->groups.isEmpty() && m_snap->groups.last().record.id == -1)
+        return createIndex(int(m_snap->groups.size()) - 1, column, ExperimentTag);
     return {};
 }
 
@@ -363,10 +437,10 @@ QModelIndex RunTreeModel::index(int row, int column, const QModelIndex& parent) 
     if (row < 0 || column < 0 || column >= ColumnCount)
         return {};
     if (!parent.isValid())
-        return row < m_groups.size() ? createIndex(row, column, ExperimentTag) : QModelIndex();
-    if (parent.internalId() != ExperimentTag || parent.row() >= m_groups.size())
+        return row < m_snap->groups.size() ? createIndex(row, column, ExperimentTag) : QModelIndex();
+    if (parent.internalId() != ExperimentTag || parent.row() >= m_snap->groups.size())
         return {};
-    if (row >= m_groups[parent.row()].runs.size())
+    if (row >= m_snap->groups[parent.row()].runs.size())
         return {};
     return createIndex(row, column, quintptr(parent.row() + 1));
 }
@@ -381,10 +455,10 @@ QModelIndex RunTreeModel::parent(const QModelIndex& child) const
 int RunTreeModel::rowCount(const QModelIndex& parent) const
 {
     if (!parent.isValid())
-        return int(m_groups.size());
-    if (parent.column() > 0 || parent.internalId() != ExperimentTag || parent.row() >= m_groups.size())
+        return int(m_snap->groups.size());
+    if (parent.column() > 0 || parent.internalId() != ExperimentTag || parent.row() >= m_snap->groups.size())
         return 0;
-    return int(m_groups[parent.row()].runs.size());
+    return int(m_snap->groups[parent.row()].runs.size());
 }
 
 int RunTreeModel::columnCount(const QModelIndex&) const
@@ -433,14 +507,14 @@ QVariant RunTreeModel::data(const QModelIndex& index, int role) const
     if (!index.isValid() || index.model() != this)
         return {};
     if (index.internalId() == ExperimentTag) {
-        if (index.row() >= m_groups.size())
+        if (index.row() >= m_snap->groups.size())
             return {};
-        return experimentData(m_groups[index.row()], index.column(), role);
+        return experimentData(m_snap->groups[index.row()], index.column(), role);
     }
     const int gi = int(index.internalId() - 1);
-    if (gi >= m_groups.size() || index.row() >= m_groups[gi].runs.size())
+    if (gi >= m_snap->groups.size() || index.row() >= m_snap->groups[gi].runs.size())
         return {};
-    return runData(m_groups[gi], m_groups[gi].runs[index.row()], index.column(), role);
+    return runData(m_snap->groups[gi], m_snap->groups[gi].runs[index.row()], index.column(), role);
 }
 
 QVariant RunTreeModel::runData(const Group& g, const RunRow& r, int column, int role) const
@@ -472,10 +546,7 @@ QVariant RunTreeModel::runData(const Group& g, const RunRow& r, int column, int 
         case SeedColumn: return QString::number(rec.seed);
         case ThreadsColumn: return rec.threads;
         case StartedColumn: return localTime(rec.started);
-        case MemoryColumn: {
-            const double bytes = CostPrediction::measuredMemoryBytes(rec.info);
-            return std::isnan(bytes) ? QString() : CostPrediction::formatBytes(bytes);
-        }
+        case MemoryColumn: return std::isnan(r.memory) ? QString() : CostPrediction::formatBytes(r.memory);
         }
         break;
     case Qt::ForegroundRole:
@@ -518,7 +589,6 @@ QVariant RunTreeModel::runData(const Group& g, const RunRow& r, int column, int 
     case RunIdRole: return rec.id;
     case ExperimentIdRole: return g.record.id;
     case IsRunRole: return true;
-    case ParamsRole: return rec.params;
     case TagsRole: return rec.tags;
     case StatusRole: return int(rec.status);
     case SortRole:
@@ -532,19 +602,14 @@ QVariant RunTreeModel::runData(const Group& g, const RunRow& r, int column, int 
         case SeedColumn: return qulonglong(rec.seed);
         case ThreadsColumn: return rec.threads;
         case StartedColumn: return rec.started;
-        case MemoryColumn: {
-            const double bytes = CostPrediction::measuredMemoryBytes(rec.info);
-            return std::isnan(bytes) ? QVariant() : QVariant(bytes);
-        }
+        case MemoryColumn: return std::isnan(r.memory) ? QVariant() : QVariant(r.memory);
         }
         break;
-    case SearchTextRole:
-        return QStringList{r.name, rec.algorithmId, rec.pluginId, runStatusName(rec.status), rec.dataset,
-                           QString::number(rec.seed), rec.error, QStringLiteral("#%1").arg(rec.id),
-                           rec.tags.join(QLatin1Char(' ')), rec.note}
-            .join(QLatin1Char('\n'))
-            .toLower();
-    case DetailsRole: return runDetails(g, r);
+    case SearchTextRole: return r.search;
+    case DetailsRole: {
+        const std::optional<RunRecord> whole = m_snap->complete || !m_store ? std::optional<RunRecord>(rec) : m_store->run(rec.id);
+        return runDetails(g, r, whole ? *whole : rec);
+    }
     }
     return {};
 }
@@ -608,18 +673,14 @@ QVariant RunTreeModel::experimentData(const Group& g, int column, int role) cons
         case StartedColumn: return e.created.isValid() ? QVariant(e.created) : QVariant();
         }
         break;
-    case SearchTextRole:
-        return QStringList{e.name, e.kind, e.id < 0 ? QString() : QStringLiteral("#%1").arg(e.id)}
-            .join(QLatin1Char('\n'))
-            .toLower();
+    case SearchTextRole: return g.search;
     case DetailsRole: return experimentDetails(g);
     }
     return {};
 }
 
-QString RunTreeModel::runDetails(const Group& g, const RunRow& r)
+QString RunTreeModel::runDetails(const Group& g, const RunRow& r, const RunRecord& rec)
 {
-    const RunRecord& rec = r.record;
     // What went wrong and how well it did first; identity and provenance below.
     QString html = QStringLiteral("<h3>%1</h3><table>").arg(esc(r.name));
     html += detailRow(tr("Tags"), rec.tags.join(QStringLiteral(", ")));

@@ -10,6 +10,9 @@
 #include <QList>
 #include <QVector>
 
+#include <memory>
+#include <optional>
+
 namespace tb {
 class RunStore;
 }
@@ -20,10 +23,13 @@ namespace tb::gui {
 /// (oldest first). Runs whose experiment is missing from the store (created with experiment −1)
 /// are grouped under one synthetic top-level row whose experiment id is −1.
 ///
-/// The model reads the store once per reload(): one query for the experiments and one for all
-/// runs; checkpoints are never read (final metrics come from each run's info "final" object,
-/// written by the runner). Display values are computed once per reload so sorting thousands of
-/// rows stays cheap. GUI thread only, like every item model.
+/// What the model shows is a Snapshot: built by read() on any thread — one query for the
+/// experiments and one for the run listing (RunStore::runListing(): no parameters, only the
+/// facts a row shows), display values, sort keys and search text computed once — and swapped in
+/// by setSnapshot() on the GUI thread, so a store of 100,000 runs is read without blocking the
+/// window. A run's whole record (parameters, every fact) is read from the store when it is asked
+/// for: runAt(), DetailsRole. Checkpoints are never read. The model itself is GUI thread only,
+/// like every item model; snapshots are immutable and may be shared between threads.
 class RunTreeModel : public QAbstractItemModel {
     Q_OBJECT
 public:
@@ -49,35 +55,89 @@ public:
         SortRole,                     ///< numeric / date value the proxy sorts by; invalid if none
         SearchTextRole,               ///< lower-case text the filter matches (name, ids, dataset, error, tags, note …)
         DetailsRole,                  ///< HTML description for the details pane
-        ParamsRole,                   ///< QVariantMap: a run's complete parameters (invalid on experiment rows)
         TagsRole                      ///< QStringList: a run's tags
+    };
+
+    /// A run with the values its row shows, computed once.
+    struct RunRow {
+        RunRecord record;      ///< as listed (RunStore::runListing()) or whole (setRecords())
+        enum class Metric { None, Accuracy, Rmse, Cells } metric = Metric::None;
+        double train = NaN;    ///< fraction for accuracies
+        double test = NaN;
+        double duration = NaN; ///< seconds, NaN while running
+        double memory = NaN;   ///< measured peak working memory, bytes
+        QString name;          ///< label (numbers rounded to 4 digits), with the repeat when the experiment has several
+        QString search;        ///< lower-case text the filter's words match (SearchTextRole)
+        int summaryPoints = 0; ///< a kind of summary points (a noise sweep): the points averaged into train / test
+        QString summaryAxis;   ///< their axis (ExperimentKind::summaryAxis(): "noise σ")
+        double cellsDone = NaN;    ///< noise sweep: cells finished of …
+        double cellsPlanned = NaN; ///< … the cells planned (its run row stands for them all)
+    };
+    /// An experiment with its runs and a summary.
+    struct Group {
+        ExperimentRecord record;
+        QVector<RunRow> runs;
+        int counts[6] = {0, 0, 0, 0, 0, 0}; ///< runs per RunStatus
+        double duration = NaN;             ///< first start to last end, NaN while a run is open
+        QString statusText;  ///< count per status, e.g. "3 finished, 1 failed"
+        QString shortStatus; ///< e.g. "3/4 finished, 1 running", for the narrow status column
+        QString search;      ///< lower-case text the filter's words match (SearchTextRole)
+        RunStatus worst = RunStatus::Finished; ///< status whose colour the summary takes
+        bool partial = false; ///< a stopped noise sweep with some cells done: its results are partial
+    };
+    /// Everything the model shows at one moment. Immutable once built; shared between threads.
+    struct Snapshot {
+        QVector<Group> groups;
+        QHash<qint64, int> groupPos;           ///< experiment id → group row
+        QHash<qint64, QPair<int, int>> runPos; ///< run id → (group row, run row)
+        bool complete = false; ///< records are whole (setRecords()); else listed: whole ones come from the store
+        QString error;         ///< a read that failed (what could be read is here)
+        int runCount() const { return int(runPos.size()); }
     };
 
     /// An empty model.
     explicit RunTreeModel(QObject* parent = nullptr);
 
-    /// Replaces the contents with what @p store holds now (committed data only). @p store null
-    /// clears the model. Returns false and sets @p error (may be null) if a read failed; the model
-    /// then shows what could be read.
-    bool reload(const RunStore* store, QString* error = nullptr);
-    /// Replaces the contents with @p experiments and @p runs (grouped by experiment id);
+    /// Reads what @p store holds now (committed data only) into a snapshot; any thread, the store
+    /// must stay open until it returns. A read that failed sets the snapshot's error and keeps
+    /// what could be read. @p store null gives an empty snapshot.
+    static std::shared_ptr<const Snapshot> read(const RunStore* store);
+    /// A snapshot of @p experiments and @p runs (whole records, grouped by experiment id);
     /// @p sweeps (by experiment id) give noise-sweep runs their RMSE: the mean over the σ grid of
-    /// the train and test RMSE means (without them such a run shows its finished cells).
+    /// the train and test RMSE means (without them such a run shows its finished cells). Any thread.
+    static std::shared_ptr<const Snapshot> build(const QList<ExperimentRecord>& experiments, const QList<RunRecord>& runs,
+                                                 const QHash<qint64, QList<SummaryPoint>>& sweeps = {},
+                                                 bool complete = true);
+    /// Shows @p snapshot (null: nothing); whole records of a listed snapshot are read from @p store
+    /// (not owned; it must outlive the snapshot or be replaced first).
+    void setSnapshot(std::shared_ptr<const Snapshot> snapshot, const RunStore* store);
+    /// The snapshot shown (never null).
+    std::shared_ptr<const Snapshot> snapshot() const { return m_snap; }
+
+    /// read() and setSnapshot() in one, on the calling (GUI) thread. Returns false and sets
+    /// @p error (may be null) if a read failed; the model then shows what could be read.
+    bool reload(const RunStore* store, QString* error = nullptr);
+    /// setSnapshot(build(...)) of whole records (no store).
     void setRecords(const QList<ExperimentRecord>& experiments, const QList<RunRecord>& runs,
                     const QHash<qint64, QList<SummaryPoint>>& sweeps = {});
     /// Removes every row.
     void clear();
 
     /// Number of experiment rows (including the synthetic group of runs without an experiment).
-    int experimentCount() const { return int(m_groups.size()); }
+    int experimentCount() const { return int(m_snap->groups.size()); }
     /// Number of run rows.
-    int runCount() const { return int(m_runPos.size()); }
+    int runCount() const { return m_snap->runCount(); }
 
-    /// The run shown at @p index (any column), or null on experiment rows and invalid indexes.
-    /// The pointer is valid until the next reload(), setRecords() or clear().
-    const RunRecord* runAt(const QModelIndex& index) const;
+    /// The whole record of the run shown at @p index (any column): from the snapshot when it holds
+    /// whole records, else read from the store (one query). nullopt on experiment rows, invalid
+    /// indexes and a failed read.
+    std::optional<RunRecord> runAt(const QModelIndex& index) const;
+    /// The run at @p index as listed: everything but its parameters and the facts a row does not
+    /// show (whole with setRecords()). Null on experiment rows and invalid indexes; valid until the
+    /// next setSnapshot().
+    const RunRecord* listedRunAt(const QModelIndex& index) const;
     /// The experiment of the row at @p index: the experiment itself, or the run's experiment.
-    /// Null for invalid indexes. Same validity as runAt().
+    /// Null for invalid indexes. The pointer is valid until the next setSnapshot().
     const ExperimentRecord* experimentAt(const QModelIndex& index) const;
     /// Runs of experiment @p experimentId (−1: the runs without an experiment) in store order.
     QList<qint64> runIdsOfExperiment(qint64 experimentId) const;
@@ -95,6 +155,9 @@ public:
     static QString formatRmse(double value);
     /// "0.8 s", "12.3 s", "4 min 05 s", "2 h 03 min"; "-" for negative or NaN.
     static QString formatDuration(double seconds);
+    /// A label for a narrow column: every decimal number of more than 4 significant digits
+    /// rounded to 4 ("Adam lr=0.00316227766017" → "Adam lr=0.003162"); the rest unchanged.
+    static QString roundedLabel(const QString& label);
 
     QModelIndex index(int row, int column, const QModelIndex& parent = {}) const override;
     QModelIndex parent(const QModelIndex& child) const override;
@@ -105,42 +168,16 @@ public:
     Qt::ItemFlags flags(const QModelIndex& index) const override;
 
 private:
-    /// A run with the values its row shows, computed once.
-    struct RunRow {
-        RunRecord record;
-        enum class Metric { None, Accuracy, Rmse, Cells } metric = Metric::None;
-        double train = NaN;    ///< fraction for accuracies
-        double test = NaN;
-        double duration = NaN; ///< seconds, NaN while running
-        QString name;          ///< label, with the repeat when the experiment has several
-        int summaryPoints = 0; ///< a kind of summary points (a noise sweep): the points averaged into train / test
-        QString summaryAxis;   ///< their axis (ExperimentKind::summaryAxis(): "noise σ")
-        double cellsDone = NaN;    ///< noise sweep: cells finished of …
-        double cellsPlanned = NaN; ///< … the cells planned (its run row stands for them all)
-    };
-    /// An experiment with its runs and a summary.
-    struct Group {
-        ExperimentRecord record;
-        QVector<RunRow> runs;
-        int counts[6] = {0, 0, 0, 0, 0, 0}; ///< runs per RunStatus
-        double duration = NaN;             ///< first start to last end, NaN while a run is open
-        QString statusText;  ///< count per status, e.g. "3 finished, 1 failed"
-        QString shortStatus; ///< e.g. "3/4 finished, 1 running", for the narrow status column
-        RunStatus worst = RunStatus::Finished; ///< status whose colour the summary takes
-        bool partial = false; ///< a stopped noise sweep with some cells done: its results are partial
-    };
-
     QVariant runData(const Group& g, const RunRow& r, int column, int role) const;
     QVariant experimentData(const Group& g, int column, int role) const;
     /// The facts that are lists of per-layer records (an object with "layer" each), as HTML tables.
     static QString perLayerTables(const QJsonObject& facts);
-    static QString runDetails(const Group& g, const RunRow& r);
+    static QString runDetails(const Group& g, const RunRow& r, const RunRecord& whole);
     static QString experimentDetails(const Group& g);
     static void summarise(Group& g);
 
-    QVector<Group> m_groups;
-    QHash<qint64, int> m_groupPos;              ///< experiment id → group row
-    QHash<qint64, QPair<int, int>> m_runPos;    ///< run id → (group row, run row)
+    std::shared_ptr<const Snapshot> m_snap;
+    const RunStore* m_store = nullptr; ///< where a listed snapshot's whole records are read
 };
 
 } // namespace tb::gui

@@ -133,8 +133,9 @@ void WindowLayout::applyDockSizes()
                               {std::clamp(w * 22 / 100, 220, 340), std::clamp(w * 25 / 100, 240, 400)},
                               Qt::Horizontal);
     }
-    // The runs about a fifth of the height.
-    m_window->resizeDocks({m_runsDock}, {std::clamp(h * 20 / 100, 130, 240)}, Qt::Vertical);
+    // The runs a little over a quarter of the height: at 768 px a fifth left 1.5 rows of runs
+    // under the filter, the buttons and the summary.
+    m_window->resizeDocks({m_runsDock}, {std::clamp(h * 28 / 100, 200, 340)}, Qt::Vertical);
 }
 
 void WindowLayout::restore(const QSettings& s)

@@ -144,6 +144,7 @@ private Q_SLOTS:
 
         // Picked runs from the browser: Compare shows just those.
         w.runBrowser()->refresh();
+        QVERIFY(w.runBrowser()->waitUntilIdle()); // the browser reads the store off the GUI thread
         QList<qint64> ids;
         for (const RunRecord& r : w.store()->runs(w.controller()->experimentId()))
             if (r.params.value("offset").toDouble() != 0.5)

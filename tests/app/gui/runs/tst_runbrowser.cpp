@@ -5,6 +5,7 @@
 #include "runs/RunBrowser.h"
 #include "runs/RunFilterModel.h"
 #include "runs/RunTreeModel.h"
+#include "widgets/LatestJob.h"
 
 #include <ResultCsv.h>
 #include <RunStore.h>
@@ -14,6 +15,7 @@
 #include <QApplication>
 #include <QComboBox>
 #include <QFile>
+#include <QLabel>
 #include <QLineEdit>
 #include <QMessageBox>
 #include <QProcess>
@@ -183,6 +185,7 @@ private Q_SLOTS:
         m_browser->setConfirmDeletes(false);
         m_browser->resize(900, 600);
         m_browser->setStore(m_store.get());
+        QVERIFY(m_browser->waitUntilIdle()); // reads and filters run off the GUI thread
     }
 
     void cleanup()
@@ -278,6 +281,7 @@ private Q_SLOTS:
     {
         m_browser->setSelection({m_expA}, {m_interrupted});
         QCOMPARE(m_browser->deleteSelected(), 2);
+        QVERIFY(m_browser->waitUntilIdle()); // reads and filters run off the GUI thread
         QVERIFY(!m_store->experiment(m_expA));
         for (qint64 id : {m_finished, m_cancelled, m_failed, m_diverged, m_interrupted})
             QVERIFY2(!m_store->run(id), qPrintable(QString::number(id)));
@@ -310,6 +314,7 @@ private Q_SLOTS:
         };
         answer(QStringLiteral("Cancel"));
         QCOMPARE(m_browser->deleteSelected(), 0);
+        QVERIFY(m_browser->waitUntilIdle()); // reads and filters run off the GUI thread
         QVERIFY(m_store->experiment(m_expA));
         QVERIFY(m_store->run(m_interrupted));
         QVERIFY2(text.contains(QStringLiteral("1 experiment with its 4 runs: “Toy curve”")), qPrintable(text));
@@ -317,6 +322,7 @@ private Q_SLOTS:
 
         answer(QStringLiteral("Delete"));
         QCOMPARE(m_browser->deleteSelected(), 2);
+        QVERIFY(m_browser->waitUntilIdle()); // reads and filters run off the GUI thread
         QVERIFY(!m_store->experiment(m_expA));
         QVERIFY(!m_store->run(m_interrupted));
     }
@@ -335,9 +341,11 @@ private Q_SLOTS:
         // The runner still writes to a running run: deleting it would make its writes fail.
         m_browser->setSelection({}, {m_running});
         QCOMPARE(m_browser->deleteSelected(), 0);
+        QVERIFY(m_browser->waitUntilIdle()); // reads and filters run off the GUI thread
         QVERIFY(m_store->run(m_running));
         m_browser->setSelection({m_expB}, {});
         QCOMPARE(m_browser->deleteSelected(), 0);
+        QVERIFY(m_browser->waitUntilIdle()); // reads and filters run off the GUI thread
         QVERIFY(m_store->experiment(m_expB));
         QCOMPARE(treeModel()->rowCount(treeModel()->indexOfExperiment(m_expB)), 3);
     }
@@ -350,6 +358,7 @@ private Q_SLOTS:
         view()->setFocus();
         m_browser->setSelection({}, {m_cancelled});
         QTest::keyClick(view(), Qt::Key_Delete);
+        QVERIFY(m_browser->waitUntilIdle()); // reads and filters run off the GUI thread
         QVERIFY(!m_store->run(m_cancelled));
         QVERIFY(!treeModel()->indexOfRun(m_cancelled).isValid());
         QVERIFY(m_store->run(m_finished));
@@ -520,6 +529,7 @@ private Q_SLOTS:
         QVERIFY(!treeModel()->indexOfRun(id).isValid());
         QSignalSpy changed(m_browser.get(), &RunBrowser::selectionChanged);
         m_browser->refresh();
+        QVERIFY(m_browser->waitUntilIdle()); // reads and filters run off the GUI thread
         QCOMPARE(cell(id, RunTreeModel::NameColumn), QStringLiteral("BPLS from elsewhere"));
         QCOMPARE(cell(id, RunTreeModel::TestColumn), QStringLiteral("81.25%"));
         QCOMPARE(treeModel()->rowCount(treeModel()->indexOfExperiment(m_expA)), 5);
@@ -531,6 +541,7 @@ private Q_SLOTS:
         // A selected run deleted elsewhere leaves the selection, with a signal.
         QVERIFY(other->deleteRun(m_cancelled));
         m_browser->refresh();
+        QVERIFY(m_browser->waitUntilIdle()); // reads and filters run off the GUI thread
         QVERIFY(m_browser->selectedRunIds().isEmpty());
         QCOMPARE(changed.count(), 1);
     }
@@ -553,6 +564,7 @@ private Q_SLOTS:
         const qint64 id = m_store->createRun(r);
         QVERIFY(m_store->flush());
         m_browser->refresh();
+        QVERIFY(m_browser->waitUntilIdle()); // reads and filters run off the GUI thread
         const QString html = treeModel()->indexOfRun(id).data(RunTreeModel::DetailsRole).toString();
         QVERIFY2(html.contains("<h4>layer_updates</h4><table"), qPrintable(html));
         // The layer first, then every key of any row (JSON objects keep their keys sorted).
@@ -583,6 +595,7 @@ private Q_SLOTS:
         const qint64 id = m_store->createRun(r);
         QVERIFY(m_store->flush());
         m_browser->refresh();
+        QVERIFY(m_browser->waitUntilIdle()); // reads and filters run off the GUI thread
         const QModelIndex run = treeModel()->indexOfRun(id);
         const QString said = QStringLiteral("/tmp/open/trainbench-linear.so, which replaced /opt/tb/plugins/trainbench-linear.so");
         QVERIFY2(run.data(Qt::ToolTipRole).toString().contains("Trained by plugin " + said),
@@ -632,6 +645,7 @@ private Q_SLOTS:
         QTRY_VERIFY_WITH_TIMEOUT(intervals.count() >= 6, 30000);
         QVERIFY(!treeModel()->indexOfRun(unseen).isValid());
         m_browser->refresh();
+        QVERIFY(m_browser->waitUntilIdle()); // reads and filters run off the GUI thread
         QCOMPARE(cell(unseen, RunTreeModel::NameColumn), QStringLiteral("Unseen"));
     }
 
@@ -644,26 +658,33 @@ private Q_SLOTS:
         QVERIFY(edit && status);
 
         edit->setText(QStringLiteral("singular")); // matches the failed run's error only
+        QVERIFY(m_browser->waitUntilIdle()); // reads and filters run off the GUI thread
         QCOMPARE(shown->rowCount(), 1);
         QCOMPARE(shown->rowCount(shown->index(0, 0)), 1);
         QCOMPARE(shown->index(0, 0, shown->index(0, 0)).data(RunTreeModel::RunIdRole).toLongLong(), m_failed);
 
         edit->setText(QStringLiteral("friedman")); // an experiment's name shows all its runs
+        QVERIFY(m_browser->waitUntilIdle()); // reads and filters run off the GUI thread
         QCOMPARE(shown->rowCount(), 1);
         QCOMPARE(shown->rowCount(shown->index(0, 0)), 3);
 
         edit->clear();
+        QVERIFY(m_browser->waitUntilIdle()); // reads and filters run off the GUI thread
         status->setCurrentIndex(status->findText(QStringLiteral("finished")));
+        QVERIFY(m_browser->waitUntilIdle()); // reads and filters run off the GUI thread
         QCOMPARE(shown->rowCount(), 2);
         QCOMPARE(shown->rowCount(shown->index(0, 0)) + shown->rowCount(shown->index(1, 0)), 2);
 
         edit->setText(QStringLiteral("friedman")); // both criteria must hold
+        QVERIFY(m_browser->waitUntilIdle()); // reads and filters run off the GUI thread
         QCOMPARE(shown->rowCount(), 1);
         QCOMPARE(shown->rowCount(shown->index(0, 0)), 1);
         QCOMPARE(shown->index(0, 0, shown->index(0, 0)).data(RunTreeModel::RunIdRole).toLongLong(), m_regression);
 
         status->setCurrentIndex(0);
+        QVERIFY(m_browser->waitUntilIdle()); // reads and filters run off the GUI thread
         edit->clear();
+        QVERIFY(m_browser->waitUntilIdle()); // reads and filters run off the GUI thread
         QCOMPARE(shown->rowCount(), 2);
     }
 
@@ -705,6 +726,7 @@ private Q_SLOTS:
         const qint64 id = m_store->createRun(r);
         QVERIFY(exp >= 0 && id >= 0);
         m_browser->refresh();
+        QVERIFY(m_browser->waitUntilIdle()); // reads and filters run off the GUI thread
         QCOMPARE(cell(id, RunTreeModel::NameColumn), QStringLiteral("bpls.regress")); // no label: the id
         QCOMPARE(cell(id, RunTreeModel::TrainColumn), QStringLiteral("10/12 cells"));
         QCOMPARE(cell(id, RunTreeModel::TestColumn), QStringLiteral("-"));
@@ -722,6 +744,7 @@ private Q_SLOTS:
         }
         QVERIFY(m_store->flush());
         m_browser->refresh();
+        QVERIFY(m_browser->waitUntilIdle()); // reads and filters run off the GUI thread
         // The number alone (issue 29: "RMSE …" was all the narrow column showed); the tooltip says RMSE.
         QCOMPARE(cell(id, RunTreeModel::TrainColumn), QStringLiteral("0.2"));
         QCOMPARE(cell(id, RunTreeModel::TestColumn), QStringLiteral("0.3"));
@@ -734,6 +757,7 @@ private Q_SLOTS:
         r.info = {{QStringLiteral("cells"), 12}, {QStringLiteral("cells_finished"), 4}};
         QVERIFY(m_store->createRun(r) >= 0);
         m_browser->refresh();
+        QVERIFY(m_browser->waitUntilIdle()); // reads and filters run off the GUI thread
         const QModelIndex partial = treeModel()->indexOfExperiment(exp).siblingAtColumn(RunTreeModel::StatusColumn);
         QCOMPARE(partial.data().toString(), QStringLiteral("partial: 14/24 cells"));
         QVERIFY2(partial.data(Qt::ToolTipRole).toString().contains("Resume"), qPrintable(partial.data(Qt::ToolTipRole).toString()));
@@ -750,6 +774,7 @@ private Q_SLOTS:
         const qint64 fast = m_store->createRun(r);
         QVERIFY(fast >= 0);
         m_browser->refresh();
+        QVERIFY(m_browser->waitUntilIdle()); // reads and filters run off the GUI thread
         auto* edit = m_browser->findChild<QLineEdit*>(QStringLiteral("runFilterEdit"));
         QAbstractItemModel* shown = view()->model();
         auto shownRuns = [&] {
@@ -761,17 +786,23 @@ private Q_SLOTS:
             return ids;
         };
         edit->setText("lr=0.01");
+        QVERIFY(m_browser->waitUntilIdle()); // reads and filters run off the GUI thread
         QCOMPARE(shownRuns(), QList<qint64>{fast});
         edit->setText("lr < 0.01");
+        QVERIFY(m_browser->waitUntilIdle()); // reads and filters run off the GUI thread
         QVERIFY(!shownRuns().contains(fast));
         QVERIFY(shownRuns().contains(m_finished));
         edit->setText("hidden=16,16 lr>=0.01");
+        QVERIFY(m_browser->waitUntilIdle()); // reads and filters run off the GUI thread
         QCOMPARE(shownRuns(), QList<qint64>{fast});
         edit->setText("hidden!=16,16 fast");
+        QVERIFY(m_browser->waitUntilIdle()); // reads and filters run off the GUI thread
         QCOMPARE(shownRuns(), QList<qint64>{m_finished}); // a word and a condition together
         edit->setText("momentum=0.9");
+        QVERIFY(m_browser->waitUntilIdle()); // reads and filters run off the GUI thread
         QVERIFY(shownRuns().isEmpty()); // no run has the key
         edit->clear();
+        QVERIFY(m_browser->waitUntilIdle()); // reads and filters run off the GUI thread
 
         // Two runs selected: the details say what differs.
         m_browser->setSelection({}, {m_finished, fast});
@@ -783,16 +814,21 @@ private Q_SLOTS:
         // Tags and a note, kept in the database and searchable.
         QString error;
         QVERIFY2(m_browser->setNotes(fast, {"baseline", "lab"}, "lr raised to 0.01", &error), qPrintable(error));
+        QVERIFY(m_browser->waitUntilIdle()); // reads and filters run off the GUI thread
         QCOMPARE(m_store->run(fast)->tags, (QStringList{"baseline", "lab"}));
         QVERIFY(cell(fast, RunTreeModel::NameColumn).contains("baseline, lab"));
         edit->setText("tag=lab");
+        QVERIFY(m_browser->waitUntilIdle()); // reads and filters run off the GUI thread
         QCOMPARE(shownRuns(), QList<qint64>{fast});
         edit->setText("raised");
+        QVERIFY(m_browser->waitUntilIdle()); // reads and filters run off the GUI thread
         QCOMPARE(shownRuns(), QList<qint64>{fast});
         edit->clear();
+        QVERIFY(m_browser->waitUntilIdle()); // reads and filters run off the GUI thread
         m_browser->setSelection({}, {fast});
         QVERIFY(m_browser->detailsHtml().contains("lr raised to 0.01"));
         QVERIFY(!m_browser->setNotes(999999, {}, {}, &error));
+        QVERIFY(m_browser->waitUntilIdle()); // reads and filters run off the GUI thread
         QVERIFY2(error.contains("999999"), qPrintable(error));
     }
 
@@ -808,16 +844,19 @@ private Q_SLOTS:
         e.name = QStringLiteral("Same id, other database");
         QCOMPARE(other->createExperiment(e), m_expA); // ids restart in every file
         m_browser->setStore(other.get());
+        QVERIFY(m_browser->waitUntilIdle()); // reads and filters run off the GUI thread
         QCOMPARE(treeModel()->rowCount(), 1);
         QVERIFY(m_browser->selectedExperimentIds().isEmpty());
         QCOMPARE(changed.count(), 1);
         m_browser->setStore(m_store.get());
+        QVERIFY(m_browser->waitUntilIdle()); // reads and filters run off the GUI thread
     }
 
     void runsWithoutAnExperimentAndNoStore()
     {
         const qint64 loose = addRun(-1, QStringLiteral("Loose run"), RunStatus::Finished, 1, {});
         m_browser->refresh();
+        QVERIFY(m_browser->waitUntilIdle()); // reads and filters run off the GUI thread
         RunTreeModel* model = treeModel();
         QCOMPARE(model->rowCount(), 3);
         const QModelIndex group = model->indexOfExperiment(-1);
@@ -827,16 +866,19 @@ private Q_SLOTS:
         QCOMPARE(m_browser->selectedRunIds(), QList<qint64>{loose});
         QVERIFY(m_browser->selectedExperimentIds().isEmpty());
         QCOMPARE(m_browser->deleteSelected(), 1);
+        QVERIFY(m_browser->waitUntilIdle()); // reads and filters run off the GUI thread
         QVERIFY(!m_store->run(loose));
         QCOMPARE(model->rowCount(), 2);
 
         m_browser->setStore(nullptr);
+        QVERIFY(m_browser->waitUntilIdle()); // reads and filters run off the GUI thread
         QCOMPARE(model->rowCount(), 0);
         QVERIFY(m_browser->selectedRunIds().isEmpty());
         QString error;
         QVERIFY(!m_browser->exportSelectedCsv(m_dir->filePath(QStringLiteral("x.csv")), &error));
         QVERIFY(!error.isEmpty());
         QCOMPARE(m_browser->deleteSelected(), 0);
+        QVERIFY(m_browser->waitUntilIdle()); // reads and filters run off the GUI thread
     }
 
     // Issue 32: a run whose process was killed while this store was open (another `trainbench-cli
@@ -870,14 +912,17 @@ private Q_SLOTS:
             QSqlDatabase::removeDatabase(name);
         }
         m_browser->refresh();
+        QVERIFY(m_browser->waitUntilIdle()); // reads and filters run off the GUI thread
         QCOMPARE(cell(m_running, RunTreeModel::StatusColumn), QStringLiteral("running"));
         m_browser->setSelection({}, {m_running});
         QVERIFY2(m_browser->detailsHtml().contains(QStringLiteral("pid %1").arg(pid)), qPrintable(m_browser->detailsHtml()));
         QCOMPARE(m_browser->deleteSelected(), 0); // someone trains it
+        QVERIFY(m_browser->waitUntilIdle()); // reads and filters run off the GUI thread
 
         trainer.kill();
         QVERIFY(trainer.waitForFinished());
         m_browser->refresh();
+        QVERIFY(m_browser->waitUntilIdle()); // reads and filters run off the GUI thread
         QCOMPARE(cell(m_running, RunTreeModel::StatusColumn), QStringLiteral("interrupted"));
         QVERIFY2(!treeModel()->indexOfExperiment(m_expB, RunTreeModel::StatusColumn).data().toString().contains("running"),
                  qPrintable(treeModel()->indexOfExperiment(m_expB, RunTreeModel::StatusColumn).data().toString()));
@@ -886,7 +931,77 @@ private Q_SLOTS:
                      m_browser->detailsHtml().contains(QStringLiteral("ended before the run finished")),
                  qPrintable(m_browser->detailsHtml()));
         QCOMPARE(m_browser->deleteSelected(), 1);
+        QVERIFY(m_browser->waitUntilIdle()); // reads and filters run off the GUI thread
         QVERIFY(!m_store->run(m_running));
+    }
+
+    // Issue 49: swept values are shown rounded (the whole label still matches a filter), the
+    // filter is matched off the GUI thread while the tree keeps the previous rows, and the summary
+    // says how many runs match.
+    void filterIsMatchedOffTheGuiThreadAndCounted()
+    {
+        QCOMPARE(RunTreeModel::roundedLabel(QStringLiteral("Adam lr=0.00316227766017, hidden=[16,16]")),
+                 QStringLiteral("Adam lr=0.003162, hidden=[16,16]"));
+        QCOMPARE(RunTreeModel::roundedLabel(QStringLiteral("x=1.23456789e-05 y=0.001")), QStringLiteral("x=1.235e-05 y=0.001"));
+        for (const char* kept : {"plugin v1.4.0", "seed 123456789", "lr=0.0001 batch 32", "σ=0.25"})
+            QCOMPARE(RunTreeModel::roundedLabel(QString::fromUtf8(kept)), QString::fromUtf8(kept));
+
+        const qint64 swept = addRun(m_expA, QStringLiteral("Adam lr=0.00316227766017"), RunStatus::Finished, 1, {});
+        QVERIFY(m_store->flush());
+        m_browser->refresh();
+        QVERIFY(m_browser->waitUntilIdle());
+        QCOMPARE(cell(swept, RunTreeModel::NameColumn), QStringLiteral("Adam lr=0.003162"));
+
+        auto* edit = m_browser->findChild<QLineEdit*>(QStringLiteral("runFilterEdit"));
+        auto* summary = m_browser->findChild<QLabel*>(QStringLiteral("runSummary"));
+        QAbstractItemModel* shown = view()->model();
+        QCOMPARE(shown->rowCount(), 2);
+        QSignalSpy busy(m_browser.get(), &RunBrowser::busyChanged);
+        edit->setText(QStringLiteral("singular"));
+        QVERIFY(m_browser->isBusy());     // handed to a worker …
+        QCOMPARE(shown->rowCount(), 2);   // … the tree unchanged until it answers
+        QVERIFY(m_browser->waitUntilIdle());
+        QCOMPARE(busy.count(), 2); // busy, then idle
+        QCOMPARE(shown->rowCount(), 1);
+        QVERIFY2(summary->text().contains(QStringLiteral("1 of 8 runs match")), qPrintable(summary->text()));
+        edit->setText(QStringLiteral("0.00316227766017")); // the label as stored
+        QVERIFY(m_browser->waitUntilIdle());
+        QVERIFY2(summary->text().contains(QStringLiteral("1 of 8 runs match")), qPrintable(summary->text()));
+        edit->clear();
+        QVERIFY(m_browser->waitUntilIdle());
+        QCOMPARE(shown->rowCount(), 2);
+        QVERIFY2(summary->text().contains(QStringLiteral("2 experiments, 8 runs")), qPrintable(summary->text()));
+    }
+
+    // The worker behind it: jobs run on a pool thread, the newest one's result arrives on the
+    // owner's thread, a superseded one's never.
+    void latestJobDeliversOnlyTheNewestResultOnTheOwnersThread()
+    {
+        QObject owner;
+        QList<int> delivered;
+        QThread* deliveredOn = nullptr;
+        LatestJob<int> job(&owner, [&](int v) {
+            delivered << v;
+            deliveredOn = QThread::currentThread();
+        });
+        std::atomic<QThread*> ranOn{nullptr};
+        std::atomic<bool> release{false};
+        job.start([&] {
+            ranOn = QThread::currentThread();
+            while (!release)
+                QThread::msleep(1);
+            return 1;
+        });
+        QVERIFY(job.isBusy());
+        QTRY_VERIFY(ranOn.load());
+        job.start([] { return 2; }); // supersedes the first, which is still running
+        release = true;
+        QTRY_VERIFY(!job.isBusy());
+        job.wait();
+        QCoreApplication::processEvents();
+        QCOMPARE(delivered, QList<int>{2});
+        QVERIFY(ranOn.load() && ranOn.load() != QThread::currentThread());
+        QCOMPARE(deliveredOn, QThread::currentThread());
     }
 };
 

@@ -209,6 +209,7 @@ private Q_SLOTS:
         QCOMPARE(runs[0].status, RunStatus::Cancelled);
         QVERIFY(w->store()->metrics(runs[0].id).size() >= 3);
         // The browser was refreshed and shows the experiment.
+        QVERIFY(w->runBrowser()->waitUntilIdle()); // the browser reads the store off the GUI thread
         QVERIFY(w->runBrowser()->model()->rowCount() >= 1);
         QVERIFY(w->logText().contains("cancelled"));
         // test.sleepy states a cost: the log says it before the run and sets it against the
@@ -335,14 +336,19 @@ private Q_SLOTS:
                 both << r.id;
         QCOMPARE(w->overlayRuns(both), 2);
         QCOMPARE(w->charts()->timeChart()->groupCount(), 2);
+        QVERIFY(w->runBrowser()->waitUntilIdle()); // the browser reads the store off the GUI thread
         w->runBrowser()->setSelection({first}, {});
         QCOMPARE(w->runBrowser()->deleteSelected(), 1);
+        QVERIFY(w->runBrowser()->waitUntilIdle()); // the browser reads the store off the GUI thread
+
         QCOMPARE(w->charts()->timeChart()->groupCount(), 1);
         QVERIFY2(w->charts()->caption().contains("1 deleted run removed"), qPrintable(w->charts()->caption()));
         QVERIFY2(w->charts()->timeChart()->lineSeries(0, 0)->name().startsWith("Sleepy"),
                  qPrintable(w->charts()->timeChart()->lineSeries(0, 0)->name()));
         w->runBrowser()->setSelection({second}, {});
         QCOMPARE(w->runBrowser()->deleteSelected(), 1);
+        QVERIFY(w->runBrowser()->waitUntilIdle()); // the browser reads the store off the GUI thread
+
         QCOMPARE(w->charts()->timeChart()->groupCount(), 0);
         QCOMPARE(w->charts()->caption(), QString("The runs shown here were deleted from the database"));
     }
@@ -427,6 +433,7 @@ private Q_SLOTS:
                 s << QStringLiteral("%1@%2,%3").arg(b->text()).arg(b->x()).arg(b->y());
             return s;
         };
+        QVERIFY(w->runBrowser()->waitUntilIdle()); // the browser reads the store off the GUI thread
         w->runBrowser()->setSelection({w->controller()->experimentId()}, {});
         QApplication::processEvents();
         const QStringList onExperiment = snapshot();
@@ -1293,6 +1300,7 @@ private Q_SLOTS:
         auto w = newWindow(QString());
         QVERIFY(w->store());
         QCOMPARE(QFileInfo(w->store()->path()).fileName(), QStringLiteral("restart.sqlite"));
+        QVERIFY(w->runBrowser()->waitUntilIdle()); // the browser reads the store off the GUI thread
         QVERIFY(w->runBrowser()->model()->rowCount() >= 1);
         QString error;
         QVERIFY2(w->rerun(runId, &error), qPrintable(error));
