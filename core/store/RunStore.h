@@ -176,8 +176,9 @@ public:
     /// its parameters (params empty) and with only the facts of listingFacts() in its info (SQLite
     /// picks them out of the stored JSON; a row whose info is not valid JSON comes whole, reported
     /// as runs() reports it). Run statuses are judged as runs() judges them. The whole record is
-    /// run(id). What the run browser reads: a fraction of runs()'s time and memory.
-    QList<RunRecord> runListing(QString* error = nullptr) const;
+    /// run(id). What the run browser reads: a fraction of runs()'s time and memory. With @p parts
+    /// > 1 only the runs whose id modulo @p parts is @p part: parts read on several threads at once.
+    QList<RunRecord> runListing(QString* error = nullptr, int part = 0, int parts = 1) const;
     /// The info keys runListing() keeps.
     static const QStringList& listingFacts();
     /// The parameters of every run, by run id, as stored (JSON objects): what a filter on parameters

@@ -365,11 +365,18 @@ void RunBrowser::reload(bool flushFirst)
     const RunFilterModel::Criteria criteria = m_wanted;
     m_loads->start([store, flushFirst, criteria] {
         Loaded l;
-        if (store && flushFirst)
-            store->flush(1000); // include this process's queued writes; never wait long
-        l.snapshot = RunTreeModel::read(store);
-        if (!criteria.isEmpty())
-            l.matches = RunFilterModel::match(l.snapshot, criteria, store);
+        try {
+            if (store && flushFirst)
+                store->flush(1000); // include this process's queued writes; never wait long
+            l.snapshot = RunTreeModel::read(store);
+            if (!criteria.isEmpty())
+                l.matches = RunFilterModel::match(l.snapshot, criteria, store);
+        } catch (const std::exception& e) { // out of memory: said, and the tree stays empty
+            auto empty = std::make_shared<RunTreeModel::Snapshot>();
+            empty->error = tr("the runs could not be listed: %1").arg(QString::fromLocal8Bit(e.what()));
+            l.snapshot = empty;
+            l.matches.reset();
+        }
         return l;
     });
     noteBusy();
@@ -710,7 +717,17 @@ void RunBrowser::startMatching()
     const std::shared_ptr<const RunTreeModel::Snapshot> snapshot = m_model->snapshot();
     const RunStore* store = m_store;
     const RunFilterModel::Criteria criteria = m_wanted;
-    m_matching->start([snapshot, criteria, store] { return RunFilterModel::match(snapshot, criteria, store); });
+    m_matching->start([snapshot, criteria, store] {
+        try {
+            return RunFilterModel::match(snapshot, criteria, store);
+        } catch (const std::exception& e) { // out of memory
+            RunFilterModel::Matches none; // nothing shown, and the reason said
+            none.snapshot = snapshot;
+            none.criteria = criteria;
+            none.error = tr("the filter could not be matched: %1").arg(QString::fromLocal8Bit(e.what()));
+            return none;
+        }
+    });
     noteBusy();
     updateSummary();
 }
@@ -723,6 +740,8 @@ void RunBrowser::showMatches(RunFilterModel::Matches matches)
         startMatching(); // the tree was re-read meanwhile: match what it shows now
         return;
     }
+    if (!matches.error.isEmpty())
+        m_message = matches.error; // parameters that could not be read: said under the tree
     const bool filtered = !matches.criteria.isEmpty();
     const int count = matches.runCount;
     m_proxy->setMatches(std::move(matches));

@@ -140,7 +140,8 @@ RunFilterModel::Matches RunFilterModel::match(std::shared_ptr<const RunTreeModel
                 const auto it = params.constFind(r.record.id);
                 ok = conditionsHold(r.record, it == params.constEnd() ? nullptr : &*it, criteria.conditions);
             }
-            ok = ok && (experimentMatches || wordsMatch(r.search, criteria.words));
+            ok = ok && (experimentMatches || criteria.words.isEmpty() ||
+                        wordsMatch(RunTreeModel::searchText(r), criteria.words));
             runs[ri] = ok;
             shown += ok ? 1 : 0;
         }

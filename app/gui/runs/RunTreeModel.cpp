@@ -15,6 +15,8 @@
 #include <QRegularExpression>
 
 #include <algorithm>
+#include <future>
+#include <iterator>
 #include <array>
 #include <cmath>
 
@@ -132,9 +134,25 @@ QString RunTreeModel::formatDuration(double seconds)
     return QStringLiteral("%1 h %2 min").arg(s / 3600).arg((s % 3600) / 60, 2, 10, QLatin1Char('0'));
 }
 
+QString RunTreeModel::searchText(const RunRow& r)
+{
+    const RunRecord& rec = r.record;
+    return QStringList{r.name, rec.algorithmName, rec.algorithmId, rec.pluginId, runStatusName(rec.status), rec.dataset,
+                       QString::number(rec.seed), rec.error, QStringLiteral("#%1").arg(rec.id),
+                       rec.tags.join(QLatin1Char(' ')), rec.note}
+        .join(QLatin1Char('\n'))
+        .toLower();
+}
+
 QString RunTreeModel::roundedLabel(const QString& label)
 {
     // Swept values are written to 12 digits ("lr=0.00316227766017"); 4 tell a grid's points apart.
+    // Most labels have no such number: fewer than 6 digits in all, nothing to round.
+    qsizetype allDigits = 0;
+    for (QChar c : label)
+        allDigits += c.isDigit() ? 1 : 0;
+    if (allDigits < 6)
+        return label;
     static const QRegularExpression number(QStringLiteral("(?<![\\w.])(\\d+\\.\\d*|\\.\\d+)(e[-+]?\\d+)?(?![\\w.])"),
                                            QRegularExpression::CaseInsensitiveOption);
     QString out;
@@ -170,9 +188,21 @@ std::shared_ptr<const RunTreeModel::Snapshot> RunTreeModel::read(const RunStore*
     QStringList problems;
     if (!error.isEmpty())
         problems << error;
-    const QList<RunRecord> runs = store->runListing(&error); // every run in one query, without parameters
+    // Every run without its parameters, the odd ids on a second thread: the conversions of 100,000
+    // rows take most of a second on one core.
+    QString oddError;
+    auto odd = std::async(std::launch::async, [store, &oddError] { return store->runListing(&oddError, 1, 2); });
+    QList<RunRecord> even = store->runListing(&error, 0, 2);
     if (!error.isEmpty())
         problems << error;
+    QList<RunRecord> odds = odd.get();
+    if (!oddError.isEmpty())
+        problems << oddError;
+    QList<RunRecord> runs;
+    runs.reserve(even.size() + odds.size());
+    std::merge(std::make_move_iterator(even.begin()), std::make_move_iterator(even.end()),
+               std::make_move_iterator(odds.begin()), std::make_move_iterator(odds.end()), std::back_inserter(runs),
+               [](const RunRecord& a, const RunRecord& b) { return a.id < b.id; });
     // The runs of a kind that keeps summary points (a noise sweep) show RMSE from their experiment's
     // points (one query per such experiment).
     QHash<qint64, QList<SummaryPoint>> sweeps;
@@ -320,17 +350,16 @@ void RunTreeModel::summarise(Group& g)
     }
     if (!open && first.isValid() && last.isValid())
         g.duration = first.msecsTo(last) / 1000.0;
+    QHash<QString, QString> rounding;
     for (RunRow& r : g.runs) {
         const QString label = r.record.algorithmName.isEmpty() ? r.record.algorithmId : r.record.algorithmName;
-        // Repeats only need telling apart when the experiment has several.
-        const QString rounded = roundedLabel(label);
+        // Repeats only need telling apart when the experiment has several; they share a label,
+        // rounded once.
+        auto cached = rounding.constFind(label);
+        if (cached == rounding.constEnd())
+            cached = rounding.insert(label, roundedLabel(label));
+        const QString rounded = *cached;
         r.name = maxRepeat > 0 ? tr("%1 [repeat %2]").arg(rounded, QString::number(r.record.repeat)) : rounded;
-        const RunRecord& rec = r.record;
-        r.search = QStringList{r.name, label, rec.algorithmId, rec.pluginId, runStatusName(rec.status), rec.dataset,
-                               QString::number(rec.seed), rec.error, QStringLiteral("#%1").arg(rec.id),
-                               rec.tags.join(QLatin1Char(' ')), rec.note}
-                       .join(QLatin1Char('\n'))
-                       .toLower();
     }
     g.search = QStringList{g.record.name, g.record.kind,
                            g.record.id < 0 ? QString() : QStringLiteral("#%1").arg(g.record.id)}
@@ -605,7 +634,7 @@ QVariant RunTreeModel::runData(const Group& g, const RunRow& r, int column, int 
         case MemoryColumn: return std::isnan(r.memory) ? QVariant() : QVariant(r.memory);
         }
         break;
-    case SearchTextRole: return r.search;
+    case SearchTextRole: return searchText(r);
     case DetailsRole: {
         const std::optional<RunRecord> whole = m_snap->complete || !m_store ? std::optional<RunRecord>(rec) : m_store->run(rec.id);
         return runDetails(g, r, whole ? *whole : rec);

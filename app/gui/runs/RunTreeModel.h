@@ -67,7 +67,6 @@ public:
         double duration = NaN; ///< seconds, NaN while running
         double memory = NaN;   ///< measured peak working memory, bytes
         QString name;          ///< label (numbers rounded to 4 digits), with the repeat when the experiment has several
-        QString search;        ///< lower-case text the filter's words match (SearchTextRole)
         int summaryPoints = 0; ///< a kind of summary points (a noise sweep): the points averaged into train / test
         QString summaryAxis;   ///< their axis (ExperimentKind::summaryAxis(): "noise σ")
         double cellsDone = NaN;    ///< noise sweep: cells finished of …
@@ -155,6 +154,10 @@ public:
     static QString formatRmse(double value);
     /// "0.8 s", "12.3 s", "4 min 05 s", "2 h 03 min"; "-" for negative or NaN.
     static QString formatDuration(double seconds);
+    /// The lower-case text a filter's words match in a run (SearchTextRole): name, label,
+    /// algorithm, plugin, status, data set, seed, error, "#id", tags and note. Made when asked
+    /// (a filter's match), not kept for each of 100,000 rows. Any thread.
+    static QString searchText(const RunRow& r);
     /// A label for a narrow column: every decimal number of more than 4 significant digits
     /// rounded to 4 ("Adam lr=0.00316227766017" → "Adam lr=0.003162"); the rest unchanged.
     static QString roundedLabel(const QString& label);

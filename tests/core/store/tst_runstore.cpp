@@ -651,6 +651,13 @@ private Q_SLOTS:
             QCOMPARE(l.info.value(QStringLiteral("peak_memory_bytes")).toDouble(), 1024.0 * (i + 1));
         }
         QCOMPARE(store->runParameters().value(ids[1]).value(QStringLiteral("lr")).toDouble(), 0.02);
+        // In two parts (what two threads read): the even ids and the odd ones, each once.
+        const QList<RunRecord> even = store->runListing(&error, 0, 2), odd = store->runListing(&error, 1, 2);
+        QCOMPARE(even.size() + odd.size(), 3);
+        for (const RunRecord& r : even)
+            QCOMPARE(r.id % 2, 0);
+        for (const RunRecord& r : odd)
+            QCOMPARE(r.id % 2, 1);
 
         // One row's facts damaged by hand: that row is reported, the others listed as before.
         {
