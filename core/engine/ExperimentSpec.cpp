@@ -89,10 +89,11 @@ std::optional<ExperimentSpec> ExperimentSpec::fromJson(const QByteArray& json, c
 
 std::optional<ExperimentSpec> ExperimentSpec::fromObject(const QJsonObject& o, const QString& sourceName, QString* error)
 {
-    auto fail = [&](const QString& key, const QString& message) -> std::optional<ExperimentSpec> {
-        if (error)
-            *error = QStringLiteral("%1: %2: %3").arg(sourceName, key, message);
-        return std::nullopt;
+    // Every problem the structure lets us find, one line each ("FILE: key: message"): a file with
+    // five mistakes is fixed in one go, not in five rounds.
+    QStringList problems;
+    auto fail = [&](const QString& key, const QString& message) {
+        problems << QStringLiteral("%1: %2: %3").arg(sourceName, key, message);
     };
     ExperimentSpec s;
     // The kind first: its keys join the common ones.
@@ -102,7 +103,7 @@ std::optional<ExperimentSpec> ExperimentSpec::fromObject(const QJsonObject& o, c
         QStringList ids;
         for (const QString& id : ExperimentKinds::ids())
             ids << QLatin1Char('"') + id + QLatin1Char('"');
-        return fail("kind", QStringLiteral("expected one of %1, got %2").arg(ids.join(", "), jsonValueText(kindValue)));
+        fail("kind", QStringLiteral("expected one of %1, got %2").arg(ids.join(", "), jsonValueText(kindValue)));
     }
     // The budget's own reader first: its messages say what a budget is ("expected seconds > 0 (leave
     // the key out for no budget)"), the same for the file's budget and an algorithm entry's.
@@ -111,74 +112,99 @@ std::optional<ExperimentSpec> ExperimentSpec::fromObject(const QJsonObject& o, c
         s.timeBudgetSeconds = b->seconds;
         s.timeBudgetClock = b->clock;
     } else if (!budgetError.key.isEmpty()) {
-        return fail(budgetError.key, budgetError.message);
+        fail(budgetError.key, budgetError.message);
     }
-    ParamSchema keys = schema();
-    keys.append(kind->keys());
-    ParamContext ctx;
-    ctx.keyNames = ParamContext::KeyNames::Path;
-    ctx.owner = QStringLiteral("kind \"%1\"").arg(kind->id());
-    ctx.otherKeys = QStringList{QStringLiteral("dataset"), QStringLiteral("algorithms")} + kind->sectionKeys();
-    QString message;
-    const auto top = keys.normalise(o.toVariantMap(), &message, nullptr, ctx);
-    if (!top) {
-        if (error)
-            *error = QStringLiteral("%1: %2").arg(sourceName, message);
-        return std::nullopt;
+    // Without a kind its keys are unknown: the top-level keys are checked once the kind is right.
+    if (kind) {
+        ParamSchema keys = schema();
+        keys.append(kind->keys());
+        ParamContext ctx;
+        ctx.keyNames = ParamContext::KeyNames::Path;
+        ctx.owner = QStringLiteral("kind \"%1\"").arg(kind->id());
+        ctx.otherKeys = QStringList{QStringLiteral("dataset"), QStringLiteral("algorithms")} + kind->sectionKeys();
+        // normalise() stops at the first problem: the key at fault is set aside and the rest
+        // checked again, until no problem is left or the problem is not one key's.
+        QVariantMap given = o.toVariantMap();
+        for (const char* budgetKey : {kBudgetSecondsKey, kBudgetClockKey})
+            if (!budgetError.key.isEmpty() && budgetError.key == QLatin1String(budgetKey))
+                given.remove(QString::fromLatin1(budgetKey));
+        std::optional<QVariantMap> top;
+        for (int round = 0; round < 64; ++round) {
+            QString message, faultKey;
+            top = keys.normalise(given, &message, nullptr, ctx, &faultKey);
+            if (top)
+                break;
+            problems << QStringLiteral("%1: %2").arg(sourceName, message);
+            if (faultKey.isEmpty() || !given.contains(faultKey))
+                break;
+            given.remove(faultKey);
+        }
+        if (top && problems.isEmpty()) {
+            s.kind = kind->id();
+            s.name = top->value("name").toString();
+            s.description = top->value("description").toString();
+            s.seed = top->contains("seed") ? top->value("seed").toULongLong() : 1;
+            s.threads = int(top->value("threads").toLongLong());
+            // keys() returns a schema by value: held here, so that the loop does not read a destroyed one.
+            const ParamSchema kindKeys = kind->keys();
+            for (const ParamSpec& k : kindKeys.specs())
+                s.settings.insert(k.key, top->value(k.key));
+            s.repeats = int(s.settings.value("repeats", 1).toLongLong());
+            s.firstRepeat = int(s.settings.value("first_repeat", 0).toLongLong());
+        }
     }
-    s.kind = kind->id();
-    s.name = top->value("name").toString();
-    s.description = top->value("description").toString();
-    s.seed = top->contains("seed") ? top->value("seed").toULongLong() : 1;
-    s.threads = int(top->value("threads").toLongLong());
-    // keys() returns a schema by value: held here, so that the loop does not read a destroyed one.
-    const ParamSchema kindKeys = kind->keys();
-    for (const ParamSpec& k : kindKeys.specs())
-        s.settings.insert(k.key, top->value(k.key));
-    s.repeats = int(s.settings.value("repeats", 1).toLongLong());
-    s.firstRepeat = int(s.settings.value("first_repeat", 0).toLongLong());
 
     if (!o.value("dataset").isObject())
-        return fail("dataset", QStringLiteral("expected an object such as {\"source\": \"moons\"}, got %1").arg(jsonValueText(o.value("dataset"))));
+        fail("dataset", QStringLiteral("expected an object such as {\"source\": \"moons\"}, got %1").arg(jsonValueText(o.value("dataset"))));
     s.dataset = o.value("dataset").toObject();
 
     const QJsonValue algs = o.value("algorithms");
     if (!algs.isArray() || algs.toArray().isEmpty())
-        return fail("algorithms",
-                    QStringLiteral("expected a non-empty array of {\"id\": ..., \"params\": {...}}, got %1").arg(jsonValueText(algs)));
+        fail("algorithms",
+             QStringLiteral("expected a non-empty array of {\"id\": ..., \"params\": {...}}, got %1").arg(jsonValueText(algs)));
     const QJsonArray arr = algs.toArray();
     for (int i = 0; i < arr.size(); ++i) {
         const QString path = QStringLiteral("algorithms[%1]").arg(i);
-        if (!arr[i].isObject())
-            return fail(path, QStringLiteral("expected an object, got %1").arg(jsonValueText(arr[i])));
+        if (!arr[i].isObject()) {
+            fail(path, QStringLiteral("expected an object, got %1").arg(jsonValueText(arr[i])));
+            continue;
+        }
         const QJsonObject a = arr[i].toObject();
         const QStringList common{QStringLiteral("id"), QStringLiteral("label"), QStringLiteral("params"),
                                  QString::fromLatin1(kBudgetSecondsKey), QString::fromLatin1(kBudgetClockKey)};
-        const QStringList ofKind = kind->algorithmKeys();
+        const QStringList ofKind = kind ? kind->algorithmKeys() : QStringList{};
         AlgorithmRun r;
         for (auto it = a.begin(); it != a.end(); ++it) {
             if (ofKind.contains(it.key()))
                 r.kindKeys.insert(it.key(), it.value());
-            else if (!common.contains(it.key()))
-                return fail(path + "." + it.key(), QStringLiteral("unknown key (known: %1)").arg((common + ofKind).join(", ")));
+            else if (!common.contains(it.key()) && kind)
+                fail(path + "." + it.key(), QStringLiteral("unknown key (known: %1)").arg((common + ofKind).join(", ")));
         }
         r.id = a.value("id").toString();
         if (r.id.isEmpty())
-            return fail(path + ".id", QStringLiteral("expected an algorithm id string, got %1").arg(jsonValueText(a.value("id"))));
+            fail(path + ".id", QStringLiteral("expected an algorithm id string, got %1").arg(jsonValueText(a.value("id"))));
         r.label = a.value("label").toString();
         if (a.contains("params") && !a.value("params").isObject())
-            return fail(path + ".params", QStringLiteral("expected an object, got %1").arg(jsonValueText(a.value("params"))));
+            fail(path + ".params", QStringLiteral("expected an object, got %1").arg(jsonValueText(a.value("params"))));
         r.params = a.value("params").toObject().toVariantMap();
         HostBudget::Error budgetError;
         r.budget = HostBudget::fromJson(a, &budgetError);
         if (!budgetError.key.isEmpty())
-            return fail(path + "." + budgetError.key, budgetError.message);
+            fail(path + "." + budgetError.key, budgetError.message);
         s.algorithms << r;
     }
 
-    QString key;
-    if (!kind->parseSection(o, s, &key, &message))
-        return fail(key, message);
+    if (kind && problems.isEmpty()) {
+        // The kind's section reads a structure checked above.
+        QString key, message;
+        if (!kind->parseSection(o, s, &key, &message))
+            fail(key, message);
+    }
+    if (!problems.isEmpty()) {
+        if (error)
+            *error = problems.join(QLatin1Char('\n'));
+        return std::nullopt;
+    }
     return s;
 }
 

@@ -182,6 +182,27 @@ private Q_SLOTS:
         QVERIFY2(t, qPrintable(err));
         QVERIFY2(t->warnings.isEmpty(), qPrintable(t->warnings.join('\n')));
     }
+
+    // Issue 49, item 5: a file with five mistakes names all five at once, one line each, so that
+    // it is fixed in one round and not in five.
+    void everyProblemOfAFileIsListedAtOnce()
+    {
+        const QString err = parseError(R"({"kind": "learning-curve", "seed": "abc", "thrads": 2,
+            "dataset": 5, "algorithms": [{"id": "gradient.adam", "parms": {}}, 7, {"label": "no id"}]})");
+        const QStringList lines = err.split(QLatin1Char('\n'));
+        QVERIFY2(lines.size() >= 6, qPrintable(err));
+        for (const char* key : {"seed", "thrads", "dataset", "algorithms[0].parms", "algorithms[1]", "algorithms[2].id"})
+            QVERIFY2(std::any_of(lines.begin(), lines.end(),
+                                 [&](const QString& l) { return l.startsWith("exp.json: ") && l.contains(QLatin1String(key)); }),
+                     qPrintable(QStringLiteral("%1 not named in:\n%2").arg(QLatin1String(key), err)));
+        // One mistake: one line, as before.
+        QCOMPARE(parseError(R"({"kind": "learning-curve", "dataset": {"source": "moons"}, "algorithms": [7]})").count('\n'), 0);
+        // An unknown kind is named, and the rest of the structure still checked.
+        const QString noKind = parseError(R"({"kind": "learning-curv", "dataset": 1, "algorithms": []})");
+        QVERIFY2(noKind.contains("kind: expected one of") && noKind.contains("dataset: expected an object") &&
+                     noKind.contains("algorithms: expected a non-empty array"),
+                 qPrintable(noKind));
+    }
 };
 
 QTEST_GUILESS_MAIN(TestExperimentSpec)

@@ -1167,6 +1167,27 @@ private Q_SLOTS:
         QCOMPARE(boxes, QStringList{QStringLiteral("Cannot open broken.json")});
         QVERIFY(w->isWindowModified());
         QCOMPARE(w->experimentJson(), before);
+        // Every mistake of a file in the one box, not the first one alone.
+        const QString several = m_dir.filePath("several.json");
+        QFile g(several);
+        QVERIFY(g.open(QIODevice::WriteOnly));
+        g.write(R"({"kind": "learning-curve", "seed": "abc", "thrads": 2, "dataset": 5,
+                    "algorithms": [{"id": "gradient.adam", "parms": {}}, 7]})");
+        g.close();
+        QString shown;
+        QTimer reader;
+        connect(&reader, &QTimer::timeout, [&] {
+            if (auto* box = qobject_cast<QMessageBox*>(QApplication::activeModalWidget())) {
+                shown = box->informativeText();
+                box->done(QMessageBox::Cancel);
+            }
+        });
+        reader.start(20);
+        w->document()->openChosenFile(several);
+        reader.stop();
+        for (const char* key : {"seed:", "thrads:", "dataset:", "algorithms[0].parms:", "algorithms[1]:"})
+            QVERIFY2(shown.contains(QLatin1String(key)), qPrintable(QStringLiteral("%1 not in: %2").arg(QLatin1String(key), shown)));
+        QCOMPARE(w->experimentJson(), before);
         w->setConfirmations(false);
         w->setWindowModified(false);
         // Issue 49, item 6: the status bar kept "Cannot open broken.json" after a good open.
