@@ -4,6 +4,7 @@
 #include <QGuiApplication>
 #include <QMainWindow>
 #include <QScreen>
+#include <QScrollArea>
 #include <QSettings>
 #include <QTimer>
 
@@ -126,7 +127,20 @@ void WindowLayout::applyDockSizes()
         const int column = std::clamp(w * 34 / 100, 280, 380);
         m_window->resizeDocks({m_experimentDock, m_datasetDock, m_algorithmsDock}, {column, column, column},
                               Qt::Horizontal);
-        m_window->resizeDocks({m_experimentDock, m_datasetDock}, {h * 30 / 100, h * 70 / 100}, Qt::Vertical);
+        // The experiment's settings as tall as they need (at 1366×768 a third of the height cut
+        // them after five rows, Threads half hidden), between a third and a half of the height;
+        // the data set and algorithms the rest.
+        int settings = h * 30 / 100;
+        if (const auto* scroll = m_experimentDock->findChild<QScrollArea*>(); scroll && scroll->widget()) {
+            const int chrome = m_experimentDock->height() - scroll->viewport()->height();
+            settings = scroll->widget()->sizeHint().height() + std::max(chrome, 60);
+        }
+        // resizeDocks() shares out the column's own height (the window's less its bars) in these
+        // proportions: the column as laid out, once it is.
+        const int laidOut = m_experimentDock->height() + m_datasetDock->height();
+        const int tall = m_experimentDock->isVisible() && laidOut > 200 ? laidOut : h;
+        settings = std::clamp(settings, tall * 30 / 100, tall * 50 / 100);
+        m_window->resizeDocks({m_experimentDock, m_datasetDock}, {settings, tall - settings}, Qt::Vertical);
     } else {
         // Side docks take about a quarter of the width each.
         m_window->resizeDocks({m_experimentDock, m_algorithmsDock},

@@ -167,19 +167,22 @@ private Q_SLOTS:
         QVERIFY(m_dir.isValid());
     }
 
-    void startsWithARunnableDefaultOnceAnAlgorithmIsChosen()
+    // Issue 49, item 6: a fresh start showed an empty RMSE-vs-σ chart of a noise sweep with no
+    // algorithm. It starts with two moons and BPLS beside Adam, ready to run.
+    void startsWithARunnableDefault()
     {
         auto w = newWindow(m_dir.filePath("default.sqlite"));
         QVERIFY(!w->isModified());
         QVERIFY(w->windowTitle().startsWith("Untitled experiment"));
         QStringList problems;
-        QVERIFY(!w->currentSpec(&problems));
-        QVERIFY2(problems.join('\n').contains("algorithms: choose at least one algorithm"), qPrintable(problems.join('\n')));
-        w->algorithmPanel()->setChecked("linear.ridge", true);
-        QVERIFY(w->isModified());
         const auto spec = w->currentSpec(&problems);
         QVERIFY2(spec, qPrintable(problems.join('\n')));
-        QCOMPARE(spec->kind, QStringLiteral("noise-sweep"));
+        QCOMPARE(spec->kind, QStringLiteral("learning-curve"));
+        QCOMPARE(spec->dataset.value("source").toString(), QStringLiteral("moons"));
+        QCOMPARE(spec->algorithms.size(), 2);
+        QCOMPARE(spec->algorithms[0].id, QStringLiteral("bpls.classify"));
+        QCOMPARE(spec->algorithms[1].id, QStringLiteral("gradient.adam"));
+        QVERIFY(spec->validate(*m_registry).isEmpty());
     }
 
     void runThenStopLeavesACancelledRunAndPoints()
