@@ -2,6 +2,8 @@
 
 #include "ChartPalette.h"
 
+#include <SettingLabel.h>
+
 #include <QAreaSeries>
 #include <QFontMetricsF>
 #include <QGraphicsSceneResizeEvent>
@@ -24,6 +26,7 @@ constexpr double kDashedBandAlpha = 0.07; // train bands: lighter, they mostly o
 constexpr int kAutoBandGroups = 3;        // BandMode::Auto draws every band up to this many groups
 constexpr double kLineWidth = 2.0;
 constexpr double kSinglePointMarker = 9.0; ///< marker of a line that has a single point
+constexpr double kSecondRoundMarker = 4.0; ///< points of the lines whose colour another group has
 constexpr double kPad = 0.05; // fraction of the data span added on each side
 
 QFont scaledFont(double factor, bool bold = false)
@@ -254,14 +257,41 @@ void BandedLineChart::restack()
                 for (QLegendMarker* m : legend()->markers(l.band))
                     m->setVisible(false);
             }
+    for (const Key& k : m_keys)
+        if (k.series->chart() == this)
+            removeSeries(k.series);
+    const bool grouped = groupedLegend();
+    // The keys first: what solid and dashed mean stays in the legend however many groups follow.
+    if (grouped)
+        for (const Key& k : m_keys) {
+            addSeries(k.series); // no axes: it has no points
+            for (QLegendMarker* m : legend()->markers(k.series)) {
+                const QString suffix = k.suffix;
+                connect(m, &QLegendMarker::clicked, this,
+                        [this, suffix] { setSuffixVisible(suffix, !isSuffixVisible(suffix)); });
+            }
+        }
     for (int gi = 0; gi < m_groups.size(); ++gi)
         for (const Line& l : m_groups[gi].lines) {
             attach(l.series);
-            // Click a legend entry: hide or show its line and band. Hover it: show its group's band.
+            // Click a legend entry: hide or show its line and band (grouped: every line of the
+            // group). Hover it: show its group's band.
             for (QLegendMarker* m : legend()->markers(l.series)) {
                 QLineSeries* series = l.series;
-                connect(m, &QLegendMarker::clicked, this, [this, series] {
-                    setLineHidden(series->name(), !m_hiddenLines.contains(series->name()));
+                connect(m, &QLegendMarker::clicked, this, [this, series, gi, grouped] {
+                    if (!grouped || gi >= m_groups.size()) {
+                        setLineHidden(series->name(), !m_hiddenLines.contains(series->name()));
+                        return;
+                    }
+                    const bool hide = !m_hiddenLines.contains(series->name());
+                    for (const Line& other : m_groups[gi].lines) {
+                        if (hide)
+                            m_hiddenLines.insert(other.series->name());
+                        else
+                            m_hiddenLines.remove(other.series->name());
+                    }
+                    applyVisibility();
+                    fitToData();
                 });
                 connect(m, &QLegendMarker::hovered, this, [this, gi](bool on) {
                     m_hoveredGroup = on ? gi : -1;
@@ -270,6 +300,51 @@ void BandedLineChart::restack()
             }
         }
     applyVisibility();
+}
+
+bool BandedLineChart::groupedLegend() const
+{
+    for (const Group& g : m_groups)
+        if (g.lines.size() > 1)
+            return true;
+    return false;
+}
+
+bool BandedLineChart::updateKeys()
+{
+    QVector<Key> want;
+    for (const Group& g : m_groups)
+        for (const Line& l : g.lines)
+            if (!std::any_of(want.begin(), want.end(), [&](const Key& k) { return k.suffix == l.suffix; }))
+                want.append(Key{nullptr, l.suffix});
+    if (!groupedLegend())
+        want.clear();
+    bool same = want.size() == m_keys.size();
+    for (qsizetype i = 0; same && i < want.size(); ++i)
+        same = want[i].suffix == m_keys[i].suffix;
+    if (same)
+        return false;
+    for (Key& k : m_keys) {
+        if (k.series->chart() == this)
+            removeSeries(k.series);
+        delete k.series;
+    }
+    m_keys = want;
+    for (Key& k : m_keys) {
+        k.series = new QLineSeries;
+        k.series->setName(k.suffix);
+        // The style of the first line of that kind, in grey: what solid and dashed mean.
+        const auto styleOf = [this](const QString& suffix) {
+            for (const Group& g : m_groups)
+                for (const Line& l : g.lines)
+                    if (l.suffix == suffix)
+                        return l.series->pen().style();
+            return Qt::SolidLine;
+        };
+        const Qt::PenStyle style = styleOf(k.suffix);
+        k.series->setPen(QPen(QColor(0x55, 0x55, 0x55), kLineWidth, style, Qt::RoundCap, Qt::RoundJoin));
+    }
+    return true;
 }
 
 QAbstractAxis* BandedLineChart::currentY() const
@@ -295,13 +370,26 @@ void BandedLineChart::applyVisibility()
             const bool visible = !m_hiddenSuffixes.contains(l.suffix) && !m_hiddenLines.contains(l.series->name());
             if (l.series->isVisible() != visible)
                 l.series->setVisible(visible);
+            // Grouped: the group's first line stands for the group, under the group's label, and
+            // reads as hidden when all its lines are.
+            const bool grouped = groupedLegend();
+            const bool first = &l == &m_groups[gi].lines.first();
+            bool shown = visible;
+            if (grouped) {
+                shown = false;
+                for (const Line& other : m_groups[gi].lines)
+                    shown = shown || (!m_hiddenSuffixes.contains(other.suffix) &&
+                                      !m_hiddenLines.contains(other.series->name()));
+            }
             for (QLegendMarker* m : legend()->markers(l.series)) {
                 // A hidden line keeps its legend entry, greyed, so a click brings it back.
-                m->setVisible(true);
+                m->setVisible(!grouped || first);
+                if (grouped && first && m->label() != roundedLabel(m_groups[gi].label))
+                    m->setLabel(roundedLabel(m_groups[gi].label));
                 QFont f = m->font();
-                f.setStrikeOut(!visible);
+                f.setStrikeOut(!shown);
                 m->setFont(f);
-                m->setLabelBrush(visible ? QBrush(Qt::black) : QBrush(QColor(0xaa, 0xaa, 0xaa)));
+                m->setLabelBrush(shown ? QBrush(Qt::black) : QBrush(QColor(0xaa, 0xaa, 0xaa)));
             }
             if (l.band) {
                 const bool band = visible && bandsShown(gi);
@@ -310,6 +398,20 @@ void BandedLineChart::applyVisibility()
                 for (QLegendMarker* m : legend()->markers(l.band))
                     m->setVisible(false);
             }
+        }
+    applyKeyVisibility();
+}
+
+void BandedLineChart::applyKeyVisibility()
+{
+    for (const Key& k : m_keys)
+        for (QLegendMarker* m : legend()->markers(k.series)) {
+            const bool on = isSuffixVisible(k.suffix);
+            QFont f = m->font();
+            f.setStrikeOut(!on);
+            f.setItalic(true);
+            m->setFont(f);
+            m->setLabelBrush(on ? QBrush(QColor(0x33, 0x33, 0x33)) : QBrush(QColor(0xaa, 0xaa, 0xaa)));
         }
 }
 
@@ -390,22 +492,44 @@ void BandedLineChart::resizeEvent(QGraphicsSceneResizeEvent* event)
 
 void BandedLineChart::placeLegend()
 {
-    // Width of a one-line legend: each marker takes its label, a line sample and spacing.
-    const QFontMetricsF fm(legend()->font());
-    double needed = 0;
+    // The texts the legend shows: a group's label (rounded) or each line's name, and the keys.
+    const bool grouped = groupedLegend();
+    QStringList labels;
+    for (const Key& k : m_keys)
+        labels << k.suffix;
     for (const Group& g : m_groups)
-        for (const Line& l : g.lines)
-            needed += fm.horizontalAdvance(l.series->name()) + 3.5 * fm.height();
+        for (const Line& l : g.lines) {
+            labels << (grouped ? roundedLabel(g.label) : l.series->name());
+            if (grouped)
+                break;
+        }
+    // Width of a one-line legend: each marker takes its label, a line sample and spacing.
+    QFont font = scaledFont(1.0);
+    QFontMetricsF fm(font);
+    double needed = 0;
+    for (const QString& t : labels)
+        needed += fm.horizontalAdvance(t) + 3.5 * fm.height();
     const Qt::Alignment want = needed <= 0.95 * size().width() ? Qt::AlignBottom : Qt::AlignRight;
     if (legend()->alignment() != want)
         legend()->setAlignment(want);
+    // Beside the plot a column of entries: a smaller font (down to 70 %) when they would not all
+    // fit in the chart's height — Qt drops the entries that do not fit.
+    if (want == Qt::AlignRight) {
+        const double rows = double(labels.size()) * fm.height() * 1.45;
+        const double room = 0.82 * size().height();
+        if (rows > room && room > 0) {
+            font = scaledFont(std::max(0.7, room / rows));
+            fm = QFontMetricsF(font);
+        }
+    }
+    if (legend()->font() != font)
+        legend()->setFont(font);
     // On the right, as wide as the longest label needs (up to half the chart): Qt's own width
     // cut long labels ("LIBLINEAR -s 0, tolerance ladder …") before their "— test" / "— train".
     double longest = 0;
     if (want == Qt::AlignRight)
-        for (const Group& g : m_groups)
-            for (const Line& l : g.lines)
-                longest = std::max(longest, fm.horizontalAdvance(l.series->name()) + 3.5 * fm.height());
+        for (const QString& t : labels)
+            longest = std::max(longest, fm.horizontalAdvance(t) + 3.5 * fm.height());
     legend()->setMinimumWidth(std::min(longest, 0.5 * size().width()));
 }
 
@@ -428,6 +552,9 @@ void BandedLineChart::setGroups(const QVector<GroupSpec>& groups)
             g.lines.removeLast();
         }
         const QColor colour = ChartPalette::color(int(gi));
+        // The colours come round again after ChartPalette::size() groups: those lines show points.
+        const bool secondRound = gi >= ChartPalette::size();
+        g.label = spec.label;
         for (qsizetype li = 0; li < spec.lines.size(); ++li) {
             const LineSpec& ls = spec.lines[li];
             if (li >= g.lines.size()) {
@@ -452,7 +579,10 @@ void BandedLineChart::setGroups(const QVector<GroupSpec>& groups)
                 l.series->setPen(pen);
             const QList<QPointF> pts = filtered(ls, &std);
             // A line of one point draws nothing (a closed-form method with one checkpoint): mark it.
-            const double marker = m_markerSize > 0 ? m_markerSize : (pts.size() == 1 ? kSinglePointMarker : 0.0);
+            const double marker = m_markerSize > 0 ? m_markerSize
+                                  : pts.size() == 1  ? kSinglePointMarker
+                                  : secondRound      ? kSecondRoundMarker
+                                                     : 0.0;
             if (l.series->pointsVisible() != (marker > 0) || (marker > 0 && l.series->markerSize() != marker)) {
                 l.series->setPointsVisible(marker > 0);
                 if (marker > 0)
@@ -492,6 +622,8 @@ void BandedLineChart::setGroups(const QVector<GroupSpec>& groups)
             }
         }
     }
+    if (updateKeys())
+        restackNeeded = true;
     if (restackNeeded)
         restack();
     else

@@ -17,12 +17,18 @@ class QValueAxis;
 
 namespace tb::charts {
 
-/// A QChart holding "groups" (one per algorithm, coloured by ChartPalette in order) of mean lines,
+/// A QChart holding "groups" (one per algorithm, coloured by ChartPalette in order; from the 17th
+/// on, when the colours come round again, the lines show their points) of mean lines,
 /// each optionally with a ± std band (a QAreaSeries of the same colour, alpha 0.18 under solid lines
 /// and 0.10 under dashed ones so overlapping bands stay readable; hidden from the legend and drawn
 /// beneath every line). Subclasses turn their records into GroupSpecs and call
 /// setGroups(), which reuses the existing series (QXYSeries::replace), so it is cheap enough to call
 /// ~20 times a second. Axis ranges follow the data unless the user has zoomed (QChart::isZoomed()).
+/// The legend lists each group once (its first line's colour and style, its label; a click hides
+/// or shows all its lines) and, when groups have several lines, each line kind once as a grey key
+/// ("test" solid, "train" dashed; a click is the train/test toggle): twenty runs of test and train
+/// are 20 entries and 2 keys, not 40 entries cut mid-number. Below the plot while it fits, else
+/// beside it.
 /// GUI thread only (like every QGraphicsItem). Qt Charts needs a QApplication.
 class BandedLineChart : public QChart {
     Q_OBJECT
@@ -117,17 +123,30 @@ private:
     };
     struct Group {
         QVector<Line> lines;
+        QString label;
+    };
+    /// A legend key of a line kind ("test" solid, "train" dashed): an empty grey series.
+    struct Key {
+        QLineSeries* series = nullptr;
+        QString suffix;
     };
 
     void restack();
+    /// Whether the legend lists configurations, one entry each, and the line kinds once as keys:
+    /// when some group has several lines (test and train).
+    bool groupedLegend() const;
+    /// The keys for the line kinds of the groups (created, renamed or dropped as they change).
+    bool updateKeys();
     void placeLegend();
     void applyVisibility();
+    void applyKeyVisibility();
     QAbstractAxis* currentY() const;
     void destroyLine(Line& line);
     void attach(QAbstractSeries* s);
     QList<QPointF> filtered(const LineSpec& spec, QVector<double>* std) const;
 
     QVector<Group> m_groups;
+    QVector<Key> m_keys;
     QAbstractAxis* m_x = nullptr;
     QValueAxis* m_y = nullptr;
     bool m_xLog = false;

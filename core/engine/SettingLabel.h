@@ -17,4 +17,9 @@ QString settingLabel(const QVariantMap& setting);
 /// as "[a,b]". Thread-safe.
 QString settingValueText(const QVariant& value);
 
+/// @p label as a narrow place shows it (a legend, a list's column): every decimal number of more than
+/// 4 significant digits rounded to 4 ("Adam lr=0.00316227766017" → "Adam lr=0.003162"); the rest
+/// unchanged. Labels themselves keep 12 digits (they name configurations). Thread-safe.
+QString roundedLabel(const QString& label);
+
 } // namespace tb

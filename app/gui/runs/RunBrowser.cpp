@@ -271,7 +271,7 @@ void RunBrowser::resizeEvent(QResizeEvent* event)
         m_splitter->setOrientation(o);
         // The runs get most of the room: their names must not be elided to "Fashion-…".
         const int total = o == Qt::Horizontal ? width() : height();
-        m_splitter->setSizes({total * 7 / 10, total * 3 / 10});
+        m_splitter->setSizes({total * 3 / 4, total / 4});
     }
 }
 
@@ -761,13 +761,13 @@ void RunBrowser::sizeColumns()
     const QFontMetrics fm = m_view->fontMetrics();
     const int pad = 24;
     const auto width = [&](const QString& sample) { return fm.horizontalAdvance(sample) + pad; };
-    m_view->setColumnWidth(RunTreeModel::StatusColumn, width(QStringLiteral("999/999 finished")) + 16);
-    m_view->setColumnWidth(RunTreeModel::TrainColumn, width(QStringLiteral("100.00%")));
-    m_view->setColumnWidth(RunTreeModel::TestColumn, width(QStringLiteral("100.00%")));
-    m_view->setColumnWidth(RunTreeModel::DurationColumn, width(QStringLiteral("59 min 59 s")));
+    m_view->setColumnWidth(RunTreeModel::StatusColumn, width(QStringLiteral("999/999 finished")));
+    m_view->setColumnWidth(RunTreeModel::TrainColumn, width(QStringLiteral("100.00%")) - 8);
+    m_view->setColumnWidth(RunTreeModel::TestColumn, width(QStringLiteral("100.00%")) - 8);
+    m_view->setColumnWidth(RunTreeModel::DurationColumn, width(QStringLiteral("59 min 59 s")) - 8);
     m_view->setColumnWidth(RunTreeModel::SeedColumn, width(QStringLiteral("18446744073709551615")));
     m_view->setColumnWidth(RunTreeModel::ThreadsColumn, width(tr("Threads")));
-    m_view->setColumnWidth(RunTreeModel::StartedColumn, width(QStringLiteral("2026-12-31 23:59:59")));
+    m_view->setColumnWidth(RunTreeModel::StartedColumn, width(QStringLiteral("2026-12-31 23:59")));
     m_view->setColumnWidth(RunTreeModel::MemoryColumn, width(QStringLiteral("999.9 MiB")));
 }
 

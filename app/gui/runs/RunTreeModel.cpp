@@ -1,6 +1,7 @@
 #include "RunTreeModel.h"
 
 #include <ExperimentKind.h>
+#include <SettingLabel.h>
 
 #include <CostPrediction.h>
 
@@ -12,7 +13,6 @@
 #include <QJsonDocument>
 #include <QPainter>
 #include <QPixmap>
-#include <QRegularExpression>
 
 #include <algorithm>
 #include <future>
@@ -31,6 +31,12 @@ constexpr std::array<RunStatus, 6> AllStatuses{RunStatus::Finished, RunStatus::R
 QString localTime(const QDateTime& t)
 {
     return t.isValid() ? t.toLocalTime().toString(QStringLiteral("yyyy-MM-dd hh:mm:ss")) : QStringLiteral("-");
+}
+
+/// The Started column: to the minute (the details pane has the seconds), so the name has the room.
+QString localMinute(const QDateTime& t)
+{
+    return t.isValid() ? t.toLocalTime().toString(QStringLiteral("yyyy-MM-dd hh:mm")) : QStringLiteral("-");
 }
 
 QString esc(const QString& s)
@@ -146,37 +152,7 @@ QString RunTreeModel::searchText(const RunRow& r)
 
 QString RunTreeModel::roundedLabel(const QString& label)
 {
-    // Swept values are written to 12 digits ("lr=0.00316227766017"); 4 tell a grid's points apart.
-    // Most labels have no such number: fewer than 6 digits in all, nothing to round.
-    qsizetype allDigits = 0;
-    for (QChar c : label)
-        allDigits += c.isDigit() ? 1 : 0;
-    if (allDigits < 6)
-        return label;
-    static const QRegularExpression number(QStringLiteral("(?<![\\w.])(\\d+\\.\\d*|\\.\\d+)(e[-+]?\\d+)?(?![\\w.])"),
-                                           QRegularExpression::CaseInsensitiveOption);
-    QString out;
-    qsizetype from = 0;
-    for (auto it = number.globalMatch(label); it.hasNext();) {
-        const QRegularExpressionMatch m = it.next();
-        const QString text = m.captured(0);
-        qsizetype digits = 0;
-        for (QChar c : m.captured(1))
-            digits += c.isDigit() ? 1 : 0;
-        if (digits <= 5)
-            continue;
-        bool ok = false;
-        const double v = text.toDouble(&ok);
-        if (!ok)
-            continue;
-        out += QStringView(label).mid(from, m.capturedStart(0) - from);
-        out += QString::number(v, 'g', 4);
-        from = m.capturedEnd(0);
-    }
-    if (from == 0)
-        return label;
-    out += QStringView(label).mid(from);
-    return out;
+    return tb::roundedLabel(label);
 }
 
 std::shared_ptr<const RunTreeModel::Snapshot> RunTreeModel::read(const RunStore* store)
@@ -574,7 +550,7 @@ QVariant RunTreeModel::runData(const Group& g, const RunRow& r, int column, int 
         case DurationColumn: return formatDuration(r.duration);
         case SeedColumn: return QString::number(rec.seed);
         case ThreadsColumn: return rec.threads;
-        case StartedColumn: return localTime(rec.started);
+        case StartedColumn: return localMinute(rec.started);
         case MemoryColumn: return std::isnan(r.memory) ? QString() : CostPrediction::formatBytes(r.memory);
         }
         break;
@@ -657,7 +633,7 @@ QVariant RunTreeModel::experimentData(const Group& g, int column, int role) cons
         case ThreadsColumn:
             return e.spec.contains(QLatin1String("threads")) ? QVariant(e.spec.value(QLatin1String("threads")).toInt())
                                                             : QVariant();
-        case StartedColumn: return e.id < 0 ? QString() : localTime(e.created);
+        case StartedColumn: return e.id < 0 ? QString() : localMinute(e.created);
         }
         break;
     case Qt::FontRole:

@@ -141,7 +141,8 @@ private Q_SLOTS:
         LearningCurveChart chart;
         chart.setData(twoByThree(6));
         QCOMPARE(chart.groupCount(), 2);
-        QCOMPARE(chart.series().size(), 8); // per algorithm: test + train lines, and a band for each
+        // Per algorithm test + train lines and a band for each; the legend's two keys (test, train).
+        QCOMPARE(chart.series().size(), 10);
         QCOMPARE(countBands(&chart), 4);
 
         const QStringList names = {"Adam — test", "Adam — train", "BPLS — test", "BPLS — train"};
@@ -162,14 +163,15 @@ private Q_SLOTS:
         // Mean of the three repeats at checkpoint 0: shifts 0, 0.02, -0.02 cancel.
         QVERIFY(std::abs(chart.lineSeries(0, 0)->at(0).y() - 100 * (0.90 - 0.5)) < 1e-9);
 
-        // The legend lists every line once and no band (it hides markers that do not fit: give it room).
+        // The legend lists every algorithm once, then the line kinds, and no band (it hides markers
+        // that do not fit: give it room).
         chart.resize(1000, 700);
         chart.layout()->activate();
         QStringList shown;
         for (QLegendMarker* m : chart.legend()->markers())
             if (m->isVisible())
                 shown << m->label();
-        QCOMPARE(shown, names);
+        QCOMPARE(shown, (QStringList{"test", "train", "Adam", "BPLS"}));
     }
     // Long configuration labels (the reproduction reports' "LIBLINEAR -s 0, tolerance ladder")
     // put the legend on the right; it is then as wide as its longest label needs, so "— test"
@@ -181,7 +183,7 @@ private Q_SLOTS:
         data[0].label = "LIBLINEAR -s 0, tolerance ladder";
         data[1].label = "lsq.gls identity (least squares)";
         chart.setData(data);
-        chart.resize(720, 450);
+        chart.resize(600, 450);
         chart.layout()->activate();
         QCOMPARE(chart.legend()->alignment(), Qt::AlignRight);
         // What the legend draws: its text items (Qt elides a label that does not fit with "…").
@@ -195,8 +197,7 @@ private Q_SLOTS:
             else if (auto* simple = dynamic_cast<QGraphicsSimpleTextItem*>(item); simple && item->isVisible())
                 drawn << simple->text();
         }
-        QVERIFY2(drawn.contains("LIBLINEAR -s 0, tolerance ladder — train") &&
-                     drawn.contains("lsq.gls identity (least squares) — test"),
+        QVERIFY2(drawn.contains("LIBLINEAR -s 0, tolerance ladder") && drawn.contains("lsq.gls identity (least squares)"),
                  qPrintable(drawn.join(" | ")));
     }
     void singleRepeatHasNoBand()
@@ -208,7 +209,55 @@ private Q_SLOTS:
         QVERIFY(!chart.bandSeries(0, 1));
         QVERIFY(chart.bandSeries(1, 0));
         QCOMPARE(countBands(&chart), 2);
-        QCOMPARE(chart.series().size(), 6);
+        QCOMPARE(chart.series().size(), 8); // 4 lines, 2 bands, 2 legend keys
+    }
+    // Issue 49, item 3: twenty runs on a chart took ~40 % of it in legend entries cut mid-number,
+    // and the colours came round every 8. One entry per configuration and one key per line kind;
+    // a click on an entry hides the configuration, on a key the kind; past the palette, points.
+    void manyConfigurationsShareOneLegendEntryEach()
+    {
+        LearningCurveChart chart;
+        QList<CurveSeriesData> data;
+        for (int i = 0; i < 20; ++i)
+            data.append({QStringLiteral("Adam lr=%1").arg(i == 19 ? 0.00316227766017 : 0.001 * (i + 1), 0, 'g', 12),
+                         "gradient.adam", {curve(5, 0)}});
+        chart.setData(data);
+        chart.resize(1400, 900);
+        chart.layout()->activate();
+        QStringList shown;
+        for (QLegendMarker* m : chart.legend()->markers())
+            if (m->isVisible())
+                shown << m->label();
+        QCOMPARE(shown.size(), 22);
+        QCOMPARE(shown.mid(0, 2), (QStringList{"test", "train"})); // the keys first, never dropped
+        QCOMPARE(shown[2], QStringLiteral("Adam lr=0.001"));
+        QCOMPARE(shown.last(), QStringLiteral("Adam lr=0.003162")); // 12 digits in the name, 4 shown
+        QCOMPARE(chart.lineSeries(19, 0)->name(), QStringLiteral("Adam lr=0.00316227766017 — test"));
+        // Colours: sixteen distinct, then again with points.
+        QCOMPARE(chart.lineSeries(16, 0)->pen().color(), chart.lineSeries(0, 0)->pen().color());
+        QVERIFY(!chart.lineSeries(15, 0)->pointsVisible());
+        QVERIFY(chart.lineSeries(16, 0)->pointsVisible() && chart.lineSeries(19, 1)->pointsVisible());
+        // A click on the third configuration's entry hides both its lines, another shows them.
+        QLegendMarker* third = nullptr;
+        for (QLegendMarker* m : chart.legend()->markers())
+            if (m->isVisible() && m->label() == QStringLiteral("Adam lr=0.003"))
+                third = m;
+        QVERIFY(third);
+        Q_EMIT third->clicked();
+        QVERIFY(!chart.lineSeries(2, 0)->isVisible() && !chart.lineSeries(2, 1)->isVisible());
+        QVERIFY(chart.lineSeries(1, 0)->isVisible());
+        QVERIFY(third->font().strikeOut());
+        Q_EMIT third->clicked();
+        QVERIFY(chart.lineSeries(2, 0)->isVisible() && chart.lineSeries(2, 1)->isVisible());
+        // The "train" key hides every train line.
+        QLegendMarker* train = nullptr;
+        for (QLegendMarker* m : chart.legend()->markers())
+            if (m->isVisible() && m->label() == QStringLiteral("train"))
+                train = m;
+        QVERIFY(train);
+        Q_EMIT train->clicked();
+        QVERIFY(!chart.isSuffixVisible("train"));
+        QVERIFY(!chart.lineSeries(7, 1)->isVisible() && chart.lineSeries(7, 0)->isVisible());
     }
     void setDataUpdatesSeriesInPlace()
     {
@@ -227,7 +276,7 @@ private Q_SLOTS:
         // Fewer algorithms: the extra series go away, the first algorithm's stay.
         QLineSeries* first = chart.lineSeries(0, 0);
         chart.setData(twoByThree(10).mid(0, 1));
-        QCOMPARE(chart.series().size(), 4);
+        QCOMPARE(chart.series().size(), 6); // 2 lines, 2 bands, 2 keys
         QCOMPARE(chart.lineSeries(0, 0), first);
     }
     void axisTitlesNameUnits()

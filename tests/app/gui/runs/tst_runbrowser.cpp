@@ -230,7 +230,7 @@ private Q_SLOTS:
         QCOMPARE(cell(m_diverged, RunTreeModel::SeedColumn), QStringLiteral("18446744073709551615"));
         QCOMPARE(cell(m_finished, RunTreeModel::ThreadsColumn), QStringLiteral("2"));
         QCOMPARE(cell(m_finished, RunTreeModel::StartedColumn),
-                 T0.toLocalTime().toString(QStringLiteral("yyyy-MM-dd hh:mm:ss")));
+                 T0.toLocalTime().toString(QStringLiteral("yyyy-MM-dd hh:mm")));
 
         // Errors, parameters, facts and versions reach the tooltip and the details pane.
         const QModelIndex failed = model->indexOfRun(m_failed);
