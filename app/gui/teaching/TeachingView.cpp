@@ -21,6 +21,7 @@
 #include <QLabel>
 #include <QPushButton>
 #include <QScrollArea>
+#include <QScrollBar>
 #include <QSignalBlocker>
 #include <QSlider>
 #include <QSpinBox>
@@ -33,6 +34,13 @@
 
 namespace tb::gui {
 namespace {
+
+/// A wrapped label at least @p lines lines tall: the tab's content is laid out at the viewport's
+/// height (fitContent()), not at its height for its width, so the labels keep room of their own.
+void wrapInLines(QLabel* label, int lines)
+{
+    label->setMinimumHeight(lines * label->fontMetrics().lineSpacing() + 2);
+}
 
 QString percent(double share)
 {
@@ -146,6 +154,14 @@ TeachingView::TeachingView(const PluginRegistry& registry, QWidget* parent) : QW
     play->addWidget(new QLabel(tr("Speed")));
     play->addWidget(m_speed, 1);
     play->addWidget(m_speedLabel);
+    // The solver's numbers are for a second look: a class sees plots, captions and curves first.
+    m_details = new QPushButton(tr("Solver details"));
+    m_details->setCheckable(true);
+    m_details->setToolTip(tr("Show how each layer was solved (BPLS): method, condition number, residual"));
+    connect(m_details, &QPushButton::toggled, this, &TeachingView::applyDetails);
+    // At the end of the data row, where there is room: beside the Speed slider it made the tab
+    // too wide for a 1024-pixel screen with the docks open.
+    data->addWidget(m_details);
 
     auto* sides = new QGridLayout;
     m_sidesGrid = sides;
@@ -157,19 +173,32 @@ TeachingView::TeachingView(const PluginRegistry& registry, QWidget* parent) : QW
 
     m_status = new QLabel;
     m_status->setWordWrap(true);
+    // What the marks and lines mean, in plain words, once for both sides.
+    m_key = new QLabel(tr("Points: <b>●</b> filled = training data, <b>○</b> hollow = test data; background = the "
+                          "class the network predicts there. Curves under each plot: accuracy on the test data "
+                          "(solid) and the training data (dashed), loss (grey), against epochs."));
+    m_key->setWordWrap(true);
+    m_key->setObjectName(QStringLiteral("teachingKey"));
+    for (QLabel* l : {m_key, m_status})
+        wrapInLines(l, 2);
     // Everything scrolls inside the tab: on a small screen the view never makes the window taller.
     auto* content = new QWidget;
     auto* layout = new QVBoxLayout(content);
     layout->addWidget(dataBox);
     layout->addLayout(play);
     layout->addLayout(sides, 1);
+    layout->addWidget(m_key);
     layout->addWidget(m_status);
     m_scroll = new QScrollArea;
     m_scroll->setObjectName(QStringLiteral("teachingScroll"));
-    m_scroll->setWidgetResizable(true);
+    // Sized by fitContent(), not by the scroll area: with wrapped labels in it the content is
+    // height-for-width, and QScrollArea then lays it out at its preferred height, not the tab's —
+    // at 1366×768 the plots took 360 px and pushed the captions and curves below the fold.
+    m_scroll->setWidgetResizable(false);
     m_scroll->setFrameShape(QFrame::NoFrame);
     m_scroll->setWidget(content);
     m_scroll->viewport()->installEventFilter(this);
+    content->installEventFilter(this);
     auto* outer = new QVBoxLayout(this);
     outer->setContentsMargins(0, 0, 0, 0);
     outer->addWidget(m_scroll);
@@ -245,12 +274,17 @@ void TeachingView::buildSide(QGridLayout* grid, int i)
     s.pick->addWidget(s.controls, 0, 1);
     grid->addLayout(s.pick, 0, i);
 
-    s.formArea = new QScrollArea;
+    // The parameters open over the plots, not between the picker and them: opening them pushed
+    // the plots below the fold (issue 49). A popup: a click outside closes it; the side retrains
+    // live behind it as values change.
+    s.formArea = new QScrollArea(this);
+    s.formArea->setWindowFlags(Qt::Popup);
     s.formArea->setWidgetResizable(true);
     s.formArea->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
-    s.formArea->setMaximumHeight(220);
+    s.formArea->setMaximumHeight(360);
+    s.formArea->setFrameShape(QFrame::StyledPanel);
     s.formArea->hide();
-    grid->addWidget(s.formArea, 1, i);
+    s.formArea->installEventFilter(this);
 
     s.title = new QLabel;
     s.title->setAlignment(Qt::AlignCenter);
@@ -304,6 +338,7 @@ void TeachingView::buildSide(QGridLayout* grid, int i)
     // 1024-pixel screen left the phase a few letters in presentation mode's font.
     s.solvesTitle = new QLabel;
     s.solvesTitle->setWordWrap(true);
+    wrapInLines(s.solvesTitle, 2);
     s.solvesTitle->hide();
     grid->addWidget(s.solvesTitle, 7 + 2 * i, 0, 1, 2);
     grid->addWidget(s.solves, 8 + 2 * i, 0, 1, 2);
@@ -313,6 +348,7 @@ void TeachingView::buildSide(QGridLayout* grid, int i)
                                      "none left). <b>Residual</b>: ‖AW − B‖/‖B‖, 0 = the layer meets its targets "
                                      "exactly. Hover the cells for more.</small>"));
         m_solvesHelp->setWordWrap(true);
+        wrapInLines(m_solvesHelp, 3);
         m_solvesHelp->hide();
         grid->addWidget(m_solvesHelp, 11, 0, 1, 2);
     }
@@ -323,9 +359,19 @@ void TeachingView::buildSide(QGridLayout* grid, int i)
     connect(s.algorithm, &QComboBox::currentIndexChanged, this, [this, i] { algorithmChosen(i); });
     QToolButton* toggle = s.showForm;
     QScrollArea* area = s.formArea;
-    connect(s.showForm, &QToolButton::toggled, this, [toggle, area](bool on) {
-        area->setVisible(on);
+    connect(s.showForm, &QToolButton::toggled, this, [this, toggle, area, i](bool on) {
         toggle->setArrowType(on ? Qt::DownArrow : Qt::RightArrow);
+        if (!on) {
+            area->hide();
+            return;
+        }
+        // Under the button, as wide as the side's plot.
+        const Side& side = m_sides[std::size_t(i)];
+        const int width = std::max(side.region->width(), 280);
+        area->resize(width, std::min(360, area->widget() ? area->widget()->sizeHint().height() + 8 : 240));
+        const QPoint below = toggle->mapToGlobal(QPoint(0, toggle->height()));
+        area->move(i == 0 ? below : QPoint(below.x() + toggle->width() - width, below.y()));
+        area->show();
     });
     connect(s.threads, &QSpinBox::valueChanged, this, &TeachingView::scheduleRetrain);
 }
@@ -364,10 +410,40 @@ void TeachingView::populateAlgorithms()
 
 bool TeachingView::eventFilter(QObject* watched, QEvent* event)
 {
+    // A parameters popup closed by a click outside it: its button says so.
+    if (event->type() == QEvent::Hide)
+        for (Side& s : m_sides)
+            if (watched == s.formArea && s.showForm->isChecked())
+                s.showForm->setChecked(false);
     if (m_scroll && watched == m_scroll->viewport() &&
-        (event->type() == QEvent::Resize || event->type() == QEvent::FontChange))
+        (event->type() == QEvent::Resize || event->type() == QEvent::FontChange)) {
         fitPicks();
+        fitContent();
+    }
+    if (m_scroll && watched == m_scroll->widget() && event->type() == QEvent::LayoutRequest) {
+        // The layout's new minimum first (it would take it only after this filter), then the size.
+        if (QLayout* l = m_scroll->widget()->layout())
+            l->activate();
+        fitContent();
+    }
     return QWidget::eventFilter(watched, event);
+}
+
+void TeachingView::fitContent()
+{
+    if (!m_scroll || !m_scroll->widget())
+        return;
+    // The viewport's size, or the content's minimum where that is larger (then it scrolls): the
+    // plots take what the tab has left after the controls, captions and curves.
+    QWidget* content = m_scroll->widget();
+    const QSize min = content->minimumSizeHint();
+    const QSize vp = m_scroll->maximumViewportSize();
+    int width = std::max(vp.width(), min.width());
+    const int height = std::max(vp.height(), min.height());
+    if (height > vp.height()) // a vertical scroll bar will take its width
+        width = std::max(min.width(), vp.width() - m_scroll->verticalScrollBar()->sizeHint().width());
+    if (content->size() != QSize(width, height))
+        content->resize(width, height);
 }
 
 void TeachingView::fitPicks()
@@ -701,10 +777,21 @@ void TeachingView::showFrame(int i, const TeachingFrame& f)
 
 void TeachingView::hideSolves(int i)
 {
-    Side& s = m_sides[std::size_t(i)];
-    s.solves->hide();
-    s.solvesTitle->hide();
-    m_solvesHelp->setVisible(m_sides[0].solves->isVisibleTo(this) || m_sides[1].solves->isVisibleTo(this));
+    m_sides[std::size_t(i)].hasSolves = false;
+    applyDetails();
+}
+
+void TeachingView::applyDetails()
+{
+    const bool on = m_details && m_details->isChecked();
+    bool any = false;
+    for (Side& s : m_sides) {
+        const bool show = on && s.hasSolves;
+        s.solves->setVisible(show);
+        s.solvesTitle->setVisible(show);
+        any = any || show;
+    }
+    m_solvesHelp->setVisible(any);
 }
 
 void TeachingView::showSolves(int i, const QJsonArray& solves)
@@ -745,9 +832,8 @@ void TeachingView::showSolves(int i, const QJsonArray& solves)
             s.solves->setItem(r, c, item);
         }
     }
-    s.solvesTitle->show();
-    s.solves->show();
-    m_solvesHelp->show();
+    s.hasSolves = true;
+    applyDetails();
 }
 
 void TeachingView::sideFinished(int i, const QString& status)

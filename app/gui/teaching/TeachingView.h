@@ -120,8 +120,14 @@ public:
     DecisionRegionWidget* side(int i) const;
     /// The caption under side @p i ("epoch … · train … % · test … % · … s"). For tests.
     QString caption(int i) const;
-    /// The per-layer solve table of side @p i (hidden when the trainer records none). For tests.
+    /// The per-layer solve table of side @p i (hidden when the trainer records none, and until
+    /// Solver details is pressed). For tests.
     QTableWidget* solveTable(int i) const;
+    /// "Solver details": shows the solve tables under the plots (off by default: a class sees the
+    /// plots, captions and curves first). For tests.
+    QPushButton* detailsButton() const { return m_details; }
+    /// The line that says what the marks and lines mean. For tests.
+    QLabel* keyLabel() const { return m_key; }
     /// The live curves and the network drawing of side @p i. For tests.
     TeachingCurves* curves(int i) const;
     NetworkDiagram* network(int i) const;
@@ -154,6 +160,7 @@ private:
         NetworkDiagram* network = nullptr;
         QLabel* solvesTitle = nullptr; ///< whose solves the table shows (it spans both sides)
         QTableWidget* solves = nullptr;
+        bool hasSolves = false; ///< the last frame recorded layer solves (shown with Solver details)
         TeachingFrame frame;
     };
 
@@ -162,6 +169,8 @@ private:
     /// would not fit the tab's width with the algorithms' names whole (a 1024-pixel screen with
     /// the docks open), and back beside it when they fit.
     void fitPicks();
+    /// Lays the tab's content out at the viewport's size (at least its minimum: then it scrolls).
+    void fitContent();
     bool eventFilter(QObject* watched, QEvent* event) override;
     void populateAlgorithms();
     void algorithmChosen(int i);
@@ -198,6 +207,9 @@ private:
     QLabel* m_speedLabel = nullptr;
     QLabel* m_status = nullptr;
     QLabel* m_solvesHelp = nullptr; ///< what the solve tables' columns mean, under both sides
+    QPushButton* m_details = nullptr; ///< Solver details: the solve tables shown or not
+    QLabel* m_key = nullptr;          ///< filled = training data, hollow = test data, solid/dashed curves
+    void applyDetails();
     QScrollArea* m_scroll = nullptr;  ///< the whole tab scrolls (vertically; never sideways at 1024 px)
     QGridLayout* m_sidesGrid = nullptr;
     bool m_picksStacked = false;

@@ -185,7 +185,11 @@ private Q_SLOTS:
         // BPLS records its per-layer solves; the gradient side has none.
         QTableWidget* table = view.solveTable(0);
         QVERIFY(!view.lastFrame(0).layerSolves.isEmpty());
+        // Behind Solver details (issue 49: a class sees the plots first).
+        QVERIFY(!table->isVisibleTo(&view));
+        view.detailsButton()->setChecked(true);
         QVERIFY(table->isVisibleTo(&view));
+        QVERIFY(!view.solveTable(1)->isVisibleTo(&view)); // the gradient side records none
         QCOMPARE(table->rowCount(), int(view.lastFrame(0).layerSolves.size()));
         QVERIFY(table->rowCount() >= 2); // one hidden layer: at least the two layers' solves
         QSet<QString> layers;
