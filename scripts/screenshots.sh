@@ -28,11 +28,13 @@ if [ "$only" != sizes ]; then
   # The teaching view in presentation mode: BPLS and Adam side by side on two moons, mid-run.
   shot resources/experiments/teaching-moons.json --teaching --presentation --screenshot docs/gui-teaching.png --after 5
 fi
-# The main window, the Comparison tab and the teaching view's presentation mode on a 1024×768
-# laptop screen (the compact layout) and a 1920×1080 one. The settings folder is shared, so the
-# 1920 shots also show that a layout saved on the small screen is not restored on the large one.
-for size in 1024x768 1920x1080; do
+# The main window, the Comparison tab and the teaching view's presentation mode on a 1366×768
+# laptop screen (the compact layout) and a 1920×1080 one; at 1366×768 also the Teaching tab with
+# every dock open. The settings folder is shared, so the 1920 shots also show that a layout saved
+# on the small screen is not restored on the large one.
+for size in 1366x768 1920x1080; do
   shotAt "$size" resources/experiments/teaching-moons.json --run --screenshot "docs/gui-main-$size.png" --when-finished
   shotAt "$size" resources/experiments/teaching-moons.json --run --tab comparison --screenshot "docs/gui-comparison-$size.png" --when-finished
   shotAt "$size" resources/experiments/teaching-moons.json --teaching --presentation --screenshot "docs/gui-teaching-$size.png" --after 6
 done
+shotAt 1366x768 resources/experiments/teaching-moons.json --teaching --screenshot docs/gui-teaching-tab-1366x768.png --after 6
