@@ -80,7 +80,6 @@ QVariantMap TeachingView::teachingDefaults(const AlgorithmInfo& info)
 {
     QString error;
     QVariantMap v = info.schema.normalise({}, &error).value_or(QVariantMap());
-    const bool bpls = info.id.startsWith(QLatin1String("bpls."));
     auto set = [&](const QString& key, const QVariant& value) {
         const ParamSpec* spec = info.schema.find(key);
         if (spec && ParamSchema::convert(*spec, value, nullptr))
@@ -89,7 +88,8 @@ QVariantMap TeachingView::teachingDefaults(const AlgorithmInfo& info)
     // Many short epochs: the regions form over seconds, not in 0.04 s.
     set(QStringLiteral("epochs"), 300);
     set(QStringLiteral("iterations"), 300);
-    set(QStringLiteral("hidden"), bpls ? QVariantList{16} : QVariantList{16, 16});
+    // The same network on both sides (2-16-2, tanh): a comparison of training methods, not of nets.
+    set(QStringLiteral("hidden"), QVariantList{16});
     set(QStringLiteral("activation"), QStringLiteral("tanh"));
     set(QStringLiteral("hidden_activation"), QStringLiteral("tanh"));
     set(QStringLiteral("init"), QStringLiteral("glorot"));
