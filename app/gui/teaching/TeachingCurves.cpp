@@ -112,7 +112,7 @@ void TeachingCurves::paintEvent(QPaintEvent*)
         const QColor mark(0x2e, 0x7d, 0x32);
         p.setPen(QPen(mark, 1.2, Qt::DotLine));
         p.drawLine(QPointF(kx, plot.top()), QPointF(kx, plot.bottom()));
-        const QString text = tr("kept: epoch %1").arg(QString::number(m_kept, 'g', 4));
+        const QString text = tr("best, kept: epoch %1").arg(QString::number(m_kept, 'g', 4));
         const double w = fm.horizontalAdvance(text) + 4;
         const double left = std::clamp(kx + 3, plot.left(), plot.right() - w);
         p.fillRect(QRectF(left, plot.top() + 1, w, fm.height()), palette().base());
