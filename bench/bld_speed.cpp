@@ -23,11 +23,11 @@
 #include <BenchMain.h>
 #include <CpuTime.h>
 
-#include <BatchGradient.h>
-#include <BldConfig.h>
-#include <BldObjective.h>
-#include <LbfgsDriver.h>
-#include <Sampling.h>
+#include <training/BatchGradient.h>
+#include <bld/BldConfig.h>
+#include <bld/BldObjective.h>
+#include <training/LbfgsDriver.h>
+#include <training/Sampling.h>
 
 #include <QStringList>
 #include <tbb/task_arena.h>

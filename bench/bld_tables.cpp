@@ -23,7 +23,7 @@
 // the scaled units), ‖∇f‖₂ at the end, the time the budget clock counted, why it ended, B2LD's
 // updates per layer, and the curve (time, f) of its checkpoints on the budget clock (the host's
 // training clock, or the process CPU time with the host's pauses). f and ‖∇f‖ are computed on the
-// final network the plugin's trainer holds (the toolkit's objective, as the trainers evaluate
+// final network the plugin's trainer holds (the training library's objective, as the trainers evaluate
 // it): this program measures that on purpose, which is why it links tb_bld_core. `report`
 // prints the paper's tables from those lines: best objective over seeds (Table 2/6),
 // wins/ties/defeats of the first algorithm with a 5 % tie band (Table 3/4/7), updates per layer
@@ -37,14 +37,14 @@
 #include <BenchRunner.h>
 #include <TrainingCpuClock.h>
 
-#include <B2ldTrainer.h>
-#include <BldConfig.h>
-#include <BldObjective.h>
-#include <ChartPalette.h>
-#include <ChartRenderer.h>
-#include <IncrementalTrainer.h>
-#include <LbfgsBaselineTrainer.h>
-#include <Sampling.h>
+#include <bld/B2ldTrainer.h>
+#include <bld/BldConfig.h>
+#include <bld/BldObjective.h>
+#include <charts/ChartPalette.h>
+#include <charts/ChartRenderer.h>
+#include <bld/IncrementalTrainer.h>
+#include <bld/LbfgsBaselineTrainer.h>
+#include <training/Sampling.h>
 
 #include <QChart>
 #include <QDir>

@@ -32,8 +32,8 @@
 #include <Spread.h>
 #include <Stopwatch.h>
 
-#include <BplsTrainer.h>
-#include <DesignMatrix.h>
+#include <bpls/BplsTrainer.h>
+#include <training/DesignMatrix.h>
 
 #include <QJsonDocument>
 #include <tbb/parallel_for.h>

@@ -19,8 +19,8 @@
 #include <Spread.h>
 #include <Stopwatch.h>
 
-#include <Generators.h>
-#include <TextTable.h>
+#include <data/Generators.h>
+#include <engine/TextTable.h>
 #include <trainbench/Seeds.h>
 
 #include <QJsonDocument>

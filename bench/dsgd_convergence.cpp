@@ -23,9 +23,9 @@
 #include <Spread.h>
 #include <Stopwatch.h>
 
-#include <ChartRenderer.h>
-#include <Generators.h>
-#include <Metrics.h>
+#include <charts/ChartRenderer.h>
+#include <data/Generators.h>
+#include <numerics/Metrics.h>
 
 #include <QChart>
 #include <QJsonArray>

@@ -28,7 +28,7 @@
 #include <CsvWriter.h>
 #include <Spread.h>
 
-#include <ChartRenderer.h>
+#include <charts/ChartRenderer.h>
 
 #include <QChart>
 #include <QJsonArray>

@@ -12,7 +12,7 @@
 #include <BenchMain.h>
 #include <BenchRunner.h>
 
-#include <TextTable.h>
+#include <engine/TextTable.h>
 
 #include <algorithm>
 #include <cmath>

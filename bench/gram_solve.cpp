@@ -18,7 +18,7 @@
 #include <BenchMain.h>
 #include <Stopwatch.h>
 
-#include <LeastSquares.h>
+#include <numerics/LeastSquares.h>
 
 #include <Eigen/Core>
 #include <algorithm>

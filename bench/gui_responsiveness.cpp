@@ -13,10 +13,10 @@
 #include <BenchArguments.h>
 #include <BenchMain.h>
 
-#include <charts/ChartTabs.h>
+#include "window/ChartTabs.h"
 #include <runs/ExperimentController.h>
 #include <window/MainWindow.h>
-#include <PluginRegistry.h>
+#include <engine/PluginRegistry.h>
 
 #include <QApplication>
 #include <QElapsedTimer>

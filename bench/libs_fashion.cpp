@@ -29,10 +29,10 @@
 #include <BenchRunner.h>
 #include <Spread.h>
 
-#include <DataError.h>
-#include <DataSource.h>
-#include <LibsvmWriter.h>
-#include <ExperimentSpec.h>
+#include <data/DataError.h>
+#include <data/DataSource.h>
+#include <data/LibsvmWriter.h>
+#include <engine/ExperimentSpec.h>
 #include <trainbench/Seeds.h>
 
 #include <QCoreApplication>

@@ -30,8 +30,8 @@
 #include <Spread.h>
 #include <TrainingCpuClock.h>
 
-#include <FeatureMap.h>
-#include <LsqConfig.h>
+#include <training/FeatureMap.h>
+#include <lsq/LsqConfig.h>
 
 #include <QFile>
 #include <QJsonDocument>

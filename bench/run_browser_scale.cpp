@@ -15,9 +15,9 @@
 #include <BenchArguments.h>
 #include <BenchMain.h>
 
-#include <ExperimentKind.h>
-#include <PluginRegistry.h>
-#include <RunStore.h>
+#include <engine/ExperimentKind.h>
+#include <engine/PluginRegistry.h>
+#include <store/RunStore.h>
 #include <runs/RunBrowser.h>
 #include <window/MainWindow.h>
 

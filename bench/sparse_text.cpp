@@ -25,11 +25,11 @@
 #include <BenchMain.h>
 #include <BenchRunner.h>
 
-#include <DataError.h>
-#include <DataSource.h>
-#include <ExperimentSpec.h>
-#include <LibsvmLoader.h>
-#include <LibsvmWriter.h>
+#include <data/DataError.h>
+#include <data/DataSource.h>
+#include <engine/ExperimentSpec.h>
+#include <data/LibsvmLoader.h>
+#include <data/LibsvmWriter.h>
 #include <trainbench/Seeds.h>
 #include <trainbench/SparseMatrix.h>
 

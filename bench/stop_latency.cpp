@@ -14,9 +14,9 @@
 /// their end); N runs (default 5) per algorithm. Printed per algorithm: the wall time from Stop
 /// to the run's return (median and largest), the CPU time the process spent meanwhile (median),
 /// and how the runs ended. A run that ended before Stop is reported, not timed.
-#include <PluginRegistry.h>
-#include <ProcessSetup.h>
-#include <Runner.h>
+#include <engine/PluginRegistry.h>
+#include <engine/ProcessSetup.h>
+#include <engine/Runner.h>
 
 #include <QCoreApplication>
 #include <QJsonObject>

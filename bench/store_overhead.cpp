@@ -17,8 +17,8 @@
 #include <BenchMain.h>
 #include <CpuTime.h>
 
-#include <ExperimentKind.h>
-#include <RunStore.h>
+#include <engine/ExperimentKind.h>
+#include <store/RunStore.h>
 
 #include <QFile>
 #include <QTemporaryDir>

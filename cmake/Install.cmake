@@ -7,13 +7,13 @@ install(DIRECTORY ${CMAKE_SOURCE_DIR}/core/api/trainbench DESTINATION ${CMAKE_IN
         FILES_MATCHING PATTERN "*.h")
 install(FILES ${CMAKE_SOURCE_DIR}/core/numerics/LeastSquares.h ${CMAKE_SOURCE_DIR}/core/numerics/Metrics.h
         DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/trainbench/numerics)
-# Lanes.h: the training toolkit's Optimizer.h declares LaneOptimizer on it.
+# Lanes.h: the training library's Optimizer.h declares LaneOptimizer on it.
 file(GLOB TB_NUMERICS_EXTRA_HEADERS ${CMAKE_SOURCE_DIR}/core/numerics/Mlp*.h ${CMAKE_SOURCE_DIR}/core/numerics/Activation*.h
      ${CMAKE_SOURCE_DIR}/core/numerics/Lanes.h)
 if(TB_NUMERICS_EXTRA_HEADERS)
   install(FILES ${TB_NUMERICS_EXTRA_HEADERS} DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/trainbench/numerics)
 endif()
-# The training toolkit (core/training): Qt-free, for out-of-tree plugins as for ours.
+# The training library (core/training): Qt-free, for out-of-tree plugins as for ours.
 file(GLOB TB_TRAINING_HEADERS ${CMAKE_SOURCE_DIR}/core/training/*.h)
 install(FILES ${TB_TRAINING_HEADERS} DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/trainbench/training)
 install(DIRECTORY ${CMAKE_SOURCE_DIR}/core/toolkit/trainbench DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}

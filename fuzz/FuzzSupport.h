@@ -3,7 +3,7 @@
 /// What every harness shares: a DataError is the loaders' answer to bad input and fine; any
 /// other exception (or a crash, a sanitizer report, a hang) is a bug the fuzzer must report.
 
-#include <DataError.h>
+#include <data/DataError.h>
 
 #include <cstdio>
 #include <cstdlib>

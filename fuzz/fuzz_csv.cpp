@@ -2,7 +2,7 @@
 // test fixtures (plain CSV files) are good seeds as they are.
 #include "FuzzSupport.h"
 
-#include <CsvLoader.h>
+#include <data/CsvLoader.h>
 
 #include <QByteArray>
 

@@ -4,9 +4,9 @@
 // that is the loaders' harnesses' business and MemoryBudget's).
 #include "FuzzSupport.h"
 
-#include <DataSource.h>
-#include <ExperimentSpec.h>
-#include <PluginRegistry.h>
+#include <data/DataSource.h>
+#include <engine/ExperimentSpec.h>
+#include <engine/PluginRegistry.h>
 
 #include <QByteArray>
 #include <QJsonDocument>

@@ -3,7 +3,7 @@
 // loader demands.
 #include "FuzzSupport.h"
 
-#include <IdxLoader.h>
+#include <data/IdxLoader.h>
 
 #include <QString>
 

@@ -3,7 +3,7 @@
 // and made dense (a sparse result must be a valid compressed matrix of the declared width).
 #include "FuzzSupport.h"
 
-#include <LibsvmLoader.h>
+#include <data/LibsvmLoader.h>
 
 #include <QByteArray>
 

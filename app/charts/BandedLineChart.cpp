@@ -2,7 +2,7 @@
 
 #include "ChartPalette.h"
 
-#include <SettingLabel.h>
+#include <engine/SettingLabel.h>
 
 #include <QAreaSeries>
 #include <QFontMetricsF>

@@ -1,6 +1,6 @@
 #include "ChartOptions.h"
 
-#include <ExperimentKind.h>
+#include <engine/ExperimentKind.h>
 
 #include <algorithm>
 #include <cmath>

@@ -3,8 +3,8 @@
 /// The choices a view or an export makes about a chart of the registry: metric, swept parameter,
 /// log time axis, the title of an exported picture.
 
-#include <ExperimentRunner.h>
-#include <RunMetric.h>
+#include <engine/ExperimentRunner.h>
+#include <engine/RunMetric.h>
 
 #include <QString>
 #include <optional>

@@ -4,7 +4,7 @@
 /// dimension — the point size — one point per stage or run (Least Squares Revisited, Fig. 1a:
 /// how many random features buy how much accuracy in how much time).
 
-#include <ExperimentRunner.h>
+#include <engine/ExperimentRunner.h>
 
 #include <QChart>
 #include <QList>

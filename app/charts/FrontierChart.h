@@ -2,7 +2,7 @@
 /// @file FrontierChart.h
 /// Every run of an experiment as (training time, final metric), with the Pareto front marked.
 
-#include <Comparison.h>
+#include <engine/Comparison.h>
 
 #include <QChart>
 #include <QList>

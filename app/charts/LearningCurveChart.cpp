@@ -2,7 +2,7 @@
 
 #include "ChartRegistry.h"
 #include "ParamSweepChart.h"
-#include "CurveAggregate.h"
+#include <engine/CurveAggregate.h>
 
 #include <limits>
 

@@ -3,8 +3,8 @@
 /// "Metric vs training time / epoch" chart of a learning-curve experiment, live or exported.
 
 #include "BandedLineChart.h"
-#include "ExperimentRunner.h"
-#include "RunTypes.h"
+#include <engine/ExperimentRunner.h>
+#include <store/RunTypes.h>
 
 #include <QList>
 #include <QString>

@@ -3,8 +3,8 @@
 #include "ChartRegistry.h"
 #include "ParamSweepChart.h"
 
-#include <SelectionCurves.h>
-#include <SettingLabel.h>
+#include <engine/SelectionCurves.h>
+#include <engine/SettingLabel.h>
 
 #include <QPainter>
 #include <QPainterPath>

@@ -3,8 +3,8 @@
 /// Parallel coordinates of an experiment's runs: one vertical axis per swept parameter and one for
 /// the final metric, each run a polyline coloured by the metric.
 
-#include <ExperimentRunner.h>
-#include <RunMetric.h>
+#include <engine/ExperimentRunner.h>
+#include <engine/RunMetric.h>
 
 #include <QImage>
 #include <QList>

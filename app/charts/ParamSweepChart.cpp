@@ -1,9 +1,9 @@
 #include "ParamSweepChart.h"
 
 #include "ChartRegistry.h"
-#include <Comparison.h>
-#include <Descriptive.h>
-#include <SettingLabel.h>
+#include <engine/Comparison.h>
+#include <stats/Descriptive.h>
+#include <engine/SettingLabel.h>
 
 #include <QMap>
 #include <QSet>

@@ -4,8 +4,8 @@
 
 #include "BandedLineChart.h"
 
-#include <ExperimentRunner.h>
-#include <RunMetric.h>
+#include <engine/ExperimentRunner.h>
+#include <engine/RunMetric.h>
 
 #include <QList>
 #include <QString>

@@ -7,8 +7,8 @@
 #include "ChartPalette.h"
 #include "ChartRegistry.h"
 
-#include <Comparison.h>
-#include <CostPrediction.h>
+#include <engine/Comparison.h>
+#include <engine/CostPrediction.h>
 
 #include <QBarCategoryAxis>
 #include <QBarSet>

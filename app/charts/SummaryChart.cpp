@@ -2,7 +2,7 @@
 
 #include "ChartRegistry.h"
 
-#include <ExperimentKind.h>
+#include <engine/ExperimentKind.h>
 
 #include <QHash>
 

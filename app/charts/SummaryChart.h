@@ -4,7 +4,7 @@
 /// σ: the BPLS paper's Fig. 4–5).
 
 #include "BandedLineChart.h"
-#include "RunTypes.h"
+#include <store/RunTypes.h>
 
 #include <QList>
 

@@ -2,7 +2,7 @@
 
 #include "ChartRegistry.h"
 
-#include <RunMetric.h>
+#include <engine/RunMetric.h>
 
 #include <algorithm>
 #include <cmath>

@@ -6,7 +6,7 @@
 
 #include "BandedLineChart.h"
 
-#include <SelectionCurves.h>
+#include <engine/SelectionCurves.h>
 
 #include <QList>
 

@@ -1,7 +1,7 @@
 #include "ChartExport.h"
 
-#include <ChartRegistry.h>
-#include <ChartRenderer.h>
+#include <charts/ChartRegistry.h>
+#include <charts/ChartRenderer.h>
 
 #include <QFileInfo>
 

@@ -1,8 +1,8 @@
 #include "CommandSupport.h"
 #include "CliStreams.h"
 
-#include <PluginRegistry.h>
-#include <RunStore.h>
+#include <engine/PluginRegistry.h>
+#include <store/RunStore.h>
 
 #include <cmath>
 #include <cstdio>

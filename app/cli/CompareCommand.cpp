@@ -1,11 +1,11 @@
 #include "CompareCommand.h"
 #include "CliStreams.h"
 
-#include <Comparison.h>
-#include <SelectionCurves.h>
-#include <ComparisonTables.h>
-#include <StoredRuns.h>
-#include <RunStore.h>
+#include <engine/Comparison.h>
+#include <engine/SelectionCurves.h>
+#include <engine/ComparisonTables.h>
+#include <engine/StoredRuns.h>
+#include <store/RunStore.h>
 
 #include <QCommandLineParser>
 #include <QSaveFile>

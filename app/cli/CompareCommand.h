@@ -2,7 +2,7 @@
 /// @file CompareCommand.h
 /// `trainbench-cli compare`: is the difference real? Tables of stored experiments.
 
-#include <ExperimentRunner.h>
+#include <engine/ExperimentRunner.h>
 
 #include <QString>
 #include <QStringList>

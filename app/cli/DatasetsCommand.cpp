@@ -3,10 +3,10 @@
 
 #include "DownloadBar.h"
 
-#include <DatasetCache.h>
-#include <DatasetCatalog.h>
-#include <DatasetFetcher.h>
-#include <MemoryBudget.h>
+#include <data/DatasetCache.h>
+#include <data/DatasetCatalog.h>
+#include <data/DatasetFetcher.h>
+#include <data/MemoryBudget.h>
 
 #include <QCommandLineParser>
 #include <QFileInfo>

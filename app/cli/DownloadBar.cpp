@@ -1,6 +1,6 @@
 #include "DownloadBar.h"
 
-#include <MemoryBudget.h>
+#include <data/MemoryBudget.h>
 
 #include <cstdio>
 

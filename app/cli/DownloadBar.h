@@ -2,7 +2,7 @@
 /// @file DownloadBar.h
 /// The progress of a data-set fetch on stderr, in the style of the CLI's ProgressBar.
 
-#include <DatasetFetcher.h>
+#include <data/DatasetFetcher.h>
 
 #include <QElapsedTimer>
 #include <QString>

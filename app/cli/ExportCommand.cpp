@@ -3,9 +3,9 @@
 #include "CliStreams.h"
 #include "CommandSupport.h"
 
-#include <ResultCsv.h>
-#include <RunStore.h>
-#include <StoredRuns.h>
+#include <engine/ResultCsv.h>
+#include <store/RunStore.h>
+#include <engine/StoredRuns.h>
 
 #include <QCommandLineParser>
 #include <QFileInfo>

@@ -1,7 +1,7 @@
 #include "Interrupts.h"
 #include "CliStreams.h"
 
-#include <ExperimentRunner.h>
+#include <engine/ExperimentRunner.h>
 
 #include <csignal>
 #include <cstdlib>

@@ -1,11 +1,11 @@
 #include "ListCommand.h"
 #include "CliStreams.h"
 
-#include <CostPrediction.h>
-#include <DataSourceRegistry.h>
-#include <ExperimentSpec.h>
-#include <PluginRegistry.h>
-#include <PluginTrust.h>
+#include <engine/CostPrediction.h>
+#include <data/DataSourceRegistry.h>
+#include <engine/ExperimentSpec.h>
+#include <engine/PluginRegistry.h>
+#include <engine/PluginTrust.h>
 
 #include <QCommandLineParser>
 #include <QHash>

@@ -1,7 +1,7 @@
 #include "ProgressBar.h"
 
-#include <CostPrediction.h>
-#include <ExperimentKind.h>
+#include <engine/CostPrediction.h>
+#include <engine/ExperimentKind.h>
 
 #include <cstdio>
 

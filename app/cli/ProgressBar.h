@@ -1,6 +1,6 @@
 #pragma once
 
-#include <ExperimentRunner.h>
+#include <engine/ExperimentRunner.h>
 
 #include <QElapsedTimer>
 #include <QSet>

@@ -6,24 +6,24 @@
 #include "ProgressBar.h"
 #include "WorkerTimeout.h"
 
-#include <BuildInfo.h>
-#include <ClaimEvaluator.h>
-#include <ClaimExperiment.h>
-#include <ClaimsFile.h>
-#include <DataSource.h>
-#include <DatasetCache.h>
-#include <DatasetCatalog.h>
-#include <ExperimentRunner.h>
-#include <ExperimentKind.h>
-#include <PluginRegistry.h>
-#include <ReproductionReport.h>
-#include <RunStore.h>
-#include <StoredRuns.h>
+#include <store/BuildInfo.h>
+#include <repro/ClaimEvaluator.h>
+#include <repro/ClaimExperiment.h>
+#include <repro/ClaimsFile.h>
+#include <data/DataSource.h>
+#include <data/DatasetCache.h>
+#include <data/DatasetCatalog.h>
+#include <engine/ExperimentRunner.h>
+#include <engine/ExperimentKind.h>
+#include <engine/PluginRegistry.h>
+#include <repro/ReproductionReport.h>
+#include <store/RunStore.h>
+#include <engine/StoredRuns.h>
 
 #ifdef TB_HAVE_MPI
-#include <MpiRootExecutor.h>
-#include <MpiSession.h>
-#include <MpiWorkerExecutor.h>
+#include <cluster/MpiRootExecutor.h>
+#include <cluster/MpiSession.h>
+#include <cluster/MpiWorkerExecutor.h>
 #endif
 
 #include <QCommandLineParser>

@@ -3,10 +3,10 @@
 #include "CommandSupport.h"
 #include "RunSpec.h"
 
-#include <ExperimentRunner.h>
-#include <PluginRegistry.h>
-#include <RunStore.h>
-#include <StoredRuns.h>
+#include <engine/ExperimentRunner.h>
+#include <engine/PluginRegistry.h>
+#include <store/RunStore.h>
+#include <engine/StoredRuns.h>
 
 #include <QCommandLineParser>
 #include <QTextStream>

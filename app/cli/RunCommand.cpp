@@ -5,19 +5,19 @@
 #include "RunSpec.h"
 #include "WorkerTimeout.h"
 
-#include <ExperimentRunner.h>
-#include <ExperimentSpec.h>
-#include <PluginRegistry.h>
-#include <RunStore.h>
+#include <engine/ExperimentRunner.h>
+#include <engine/ExperimentSpec.h>
+#include <engine/PluginRegistry.h>
+#include <store/RunStore.h>
 
 #include <QCommandLineParser>
 #include <QScopeGuard>
 #include <QTextStream>
 
 #ifdef TB_HAVE_MPI
-#include <MpiRootExecutor.h>
-#include <MpiSession.h>
-#include <MpiWorkerExecutor.h>
+#include <cluster/MpiRootExecutor.h>
+#include <cluster/MpiSession.h>
+#include <cluster/MpiWorkerExecutor.h>
 #endif
 
 #include <numeric>

@@ -6,14 +6,14 @@
 #include "Interrupts.h"
 #include "ProgressBar.h"
 
-#include <CostPrediction.h>
-#include <DataSource.h>
-#include <ExperimentKind.h>
-#include <ExperimentRunner.h>
-#include <ExperimentSpec.h>
-#include <PluginRegistry.h>
-#include <ResultCsv.h>
-#include <RunStore.h>
+#include <engine/CostPrediction.h>
+#include <data/DataSource.h>
+#include <engine/ExperimentKind.h>
+#include <engine/ExperimentRunner.h>
+#include <engine/ExperimentSpec.h>
+#include <engine/PluginRegistry.h>
+#include <engine/ResultCsv.h>
+#include <store/RunStore.h>
 
 #include <QCommandLineParser>
 #include <QFileInfo>

@@ -2,8 +2,8 @@
 #include "CliStreams.h"
 #include "CommandSupport.h"
 
-#include <CostPrediction.h>
-#include <RunStore.h>
+#include <engine/CostPrediction.h>
+#include <store/RunStore.h>
 
 #include <QCommandLineParser>
 #include <QFileInfo>

@@ -17,8 +17,8 @@
 #include "RunCommand.h"
 #include "RunsCommand.h"
 
-#include <BuildInfo.h>
-#include <ProcessSetup.h>
+#include <store/BuildInfo.h>
+#include <engine/ProcessSetup.h>
 
 #include <QApplication>
 #include <QTextStream>

@@ -8,8 +8,8 @@
 #include "window/MainWindow.h"
 #include "teaching/TeachingView.h"
 
-#include <PluginRegistry.h>
-#include <ProcessSetup.h>
+#include <engine/PluginRegistry.h>
+#include <engine/ProcessSetup.h>
 
 #include <QApplication>
 #include <QCommandLineParser>

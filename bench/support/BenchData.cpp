@@ -3,8 +3,8 @@
 #include "BenchArguments.h"
 #include "Stopwatch.h"
 
-#include <DataSource.h>
-#include <Rng.h>
+#include <data/DataSource.h>
+#include <data/Rng.h>
 
 #include <algorithm>
 #include <cstdio>

@@ -2,7 +2,7 @@
 /// @file BenchData.h
 /// Data sets for the benchmarks, loaded as the engine loads an experiment's data set.
 
-#include <Dataset.h>
+#include <data/Dataset.h>
 
 #include <QJsonObject>
 

@@ -1,6 +1,6 @@
 #include "BenchMain.h"
 
-#include <ProcessSetup.h>
+#include <engine/ProcessSetup.h>
 
 #include <QApplication>
 #include <QCoreApplication>

@@ -3,8 +3,8 @@
 /// Runs (algorithm, parameters, data, seed) for a benchmark exactly as trainbench-cli runs a
 /// learning curve's run: the real plugins, the engine's Runner and its checkpoint clock.
 
-#include <PluginRegistry.h>
-#include <Runner.h>
+#include <engine/PluginRegistry.h>
+#include <engine/Runner.h>
 
 #include <limits>
 #include <memory>

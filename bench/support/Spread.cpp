@@ -1,6 +1,6 @@
 #include "Spread.h"
 
-#include <Metrics.h>
+#include <numerics/Metrics.h>
 
 #include <algorithm>
 #include <cmath>

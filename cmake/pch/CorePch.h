@@ -26,7 +26,7 @@
 
 #include <Eigen/Core>
 // Eigen's product kernels, compiled once in tb_numerics (core/numerics/EigenKernels.h).
-#include <EigenKernels.h>
+#include <numerics/EigenKernels.h>
 
 #include <tbb/blocked_range.h>
 #include <tbb/parallel_for.h>

@@ -27,8 +27,8 @@
 ///                           experiment has been sent (rank 0 drops what it did not read of it)
 ///   0 → worker  Quit        {exit code, rank lost}  no more experiments: exit with that code
 
-#include <CellExecutor.h>
-#include <RunTypes.h>
+#include <engine/CellExecutor.h>
+#include <store/RunTypes.h>
 
 #include <QByteArray>
 #include <QHash>

@@ -2,9 +2,9 @@
 
 #include "MpiProtocol.h"
 
-#include <BuildInfo.h>
-#include <PluginRegistry.h>
-#include <RunLog.h>
+#include <store/BuildInfo.h>
+#include <engine/PluginRegistry.h>
+#include <store/RunLog.h>
 
 #include <QCoreApplication>
 #include <QHash>

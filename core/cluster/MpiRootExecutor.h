@@ -7,7 +7,7 @@
 #include "MpiProtocol.h"
 #include "MpiSession.h"
 
-#include <CellExecutor.h>
+#include <engine/CellExecutor.h>
 
 #include <QStringList>
 #include <functional>

@@ -2,8 +2,8 @@
 
 #include "MpiProtocol.h"
 
-#include <BuildInfo.h>
-#include <PluginRegistry.h>
+#include <store/BuildInfo.h>
+#include <engine/PluginRegistry.h>
 
 #include <QCoreApplication>
 #include <chrono>

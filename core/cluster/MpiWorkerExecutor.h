@@ -6,8 +6,8 @@
 #include "MpiProtocol.h"
 #include "MpiSession.h"
 
-#include <CellExecutor.h>
-#include <RunLog.h>
+#include <engine/CellExecutor.h>
+#include <store/RunLog.h>
 
 #include <atomic>
 #include <chrono>

@@ -4,7 +4,7 @@
 #include "DataKeys.h"
 #include "MemoryBudget.h"
 
-#include <FeatureMap.h>
+#include <training/FeatureMap.h>
 
 #include <QLocale>
 #include <tbb/task_arena.h>

@@ -2,8 +2,8 @@
 
 #include "CostPrediction.h"
 
-#include <ParetoFront.h>
-#include <TimeToTarget.h>
+#include <stats/ParetoFront.h>
+#include <stats/TimeToTarget.h>
 
 #include <QHash>
 #include <QSet>

@@ -7,11 +7,11 @@
 #include "ExperimentRunner.h"
 #include "RunMetric.h"
 
-#include <Descriptive.h>
-#include <PairedTTest.h>
-#include <SpeedRatio.h>
-#include <WilcoxonSignedRank.h>
-#include <WinTieLoss.h>
+#include <stats/Descriptive.h>
+#include <stats/PairedTTest.h>
+#include <stats/SpeedRatio.h>
+#include <stats/WilcoxonSignedRank.h>
+#include <stats/WinTieLoss.h>
 
 #include <QList>
 #include <QString>

@@ -3,7 +3,7 @@
 #include "PluginRegistry.h"
 #include "PreparedConfiguration.h"
 
-#include <Dataset.h>
+#include <data/Dataset.h>
 
 #include <cmath>
 #include <exception>

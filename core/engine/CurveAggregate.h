@@ -2,7 +2,7 @@
 /// @file CurveAggregate.h
 /// Mean ± std of the repeats of one algorithm's learning curve, per checkpoint index.
 
-#include "RunTypes.h"
+#include <store/RunTypes.h>
 
 #include <QList>
 #include <QVector>

@@ -4,9 +4,9 @@
 
 #include "HostBudget.h"
 #include "PluginRegistry.h"
-#include "RunStore.h"
+#include <store/RunStore.h>
 
-#include <DataSource.h>
+#include <data/DataSource.h>
 
 namespace tb {
 

@@ -7,10 +7,10 @@
 #include "CellExecutor.h"
 #include "ExperimentRunner.h"
 #include "MemoryCheck.h"
-#include "RunTypes.h"
+#include <store/RunTypes.h>
 
-#include <DataSource.h>
-#include <Dataset.h>
+#include <data/DataSource.h>
+#include <data/Dataset.h>
 
 #include <QList>
 #include <QString>

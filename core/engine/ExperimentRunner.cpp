@@ -3,10 +3,10 @@
 #include "ExperimentContext.h"
 #include "ExperimentKind.h"
 #include "PluginRegistry.h"
-#include "RunStore.h"
+#include <store/RunStore.h>
 
-#include <BuildInfo.h>
-#include <DataSource.h>
+#include <store/BuildInfo.h>
+#include <data/DataSource.h>
 
 #include <QElapsedTimer>
 

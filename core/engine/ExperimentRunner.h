@@ -4,7 +4,7 @@
 
 #include "CellExecutor.h"
 #include "ExperimentSpec.h"
-#include "RunTypes.h"
+#include <store/RunTypes.h>
 #include "Runner.h"
 
 #include <QJsonObject>

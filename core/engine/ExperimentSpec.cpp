@@ -8,7 +8,8 @@
 #include "PluginRegistry.h"
 #include "PreparedConfiguration.h"
 
-#include <DataSource.h>
+#include <data/DataSource.h>
+#include <data/DataSourceRegistry.h>
 
 #include <QFile>
 #include <QFileInfo>

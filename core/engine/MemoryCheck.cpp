@@ -2,7 +2,7 @@
 
 #include "PluginRegistry.h"
 
-#include <MemoryBudget.h>
+#include <data/MemoryBudget.h>
 
 #include <cmath>
 

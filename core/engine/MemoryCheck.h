@@ -6,7 +6,7 @@
 
 #include "CostPrediction.h"
 
-#include <MemoryBudget.h>
+#include <data/MemoryBudget.h>
 
 #include <QList>
 #include <QString>

@@ -13,7 +13,7 @@
 
 #include <algorithm>
 
-#include <DataSourceRegistry.h>
+#include <data/DataSourceRegistry.h>
 #include <trainbench/DataSourceProvider.h>
 
 #include <stdexcept>

@@ -1,7 +1,7 @@
 #include "ResultCsv.h"
 
 #include "ExperimentKind.h"
-#include "RunStore.h"
+#include <store/RunStore.h>
 
 #include <QHash>
 #include <QJsonObject>

@@ -2,9 +2,9 @@
 /// @file RunMetric.h
 /// The final numbers of a run that comparisons rank: accuracy, RMSE, loss, time, memory.
 
-#include "RunTypes.h"
+#include <store/RunTypes.h>
 
-#include <Better.h>
+#include <stats/Better.h>
 
 #include <QJsonObject>
 #include <QList>

@@ -1,6 +1,6 @@
 #include "Runner.h"
 
-#include <BuildInfo.h>
+#include <store/BuildInfo.h>
 
 #include "CostPrediction.h"
 #include "HostBudget.h"
@@ -8,10 +8,10 @@
 #include "PeakMemory.h"
 #include "PluginRegistry.h"
 #include "PreparedConfiguration.h"
-#include "RunLog.h"
+#include <store/RunLog.h>
 
-#include <Metrics.h>
-#include <MemoryBudget.h>
+#include <numerics/Metrics.h>
+#include <data/MemoryBudget.h>
 #include <trainbench/RunContext.h>
 #include <trainbench/SparseTrainer.h>
 #include <trainbench/Trainer.h>

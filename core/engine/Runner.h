@@ -3,9 +3,9 @@
 /// Runs one (algorithm, parameters, seed) on one dataset: the checkpoint clock, the stop
 /// token, divergence and failure handling, and logging to the run store.
 
-#include "RunTypes.h"
+#include <store/RunTypes.h>
 
-#include <Dataset.h>
+#include <data/Dataset.h>
 #include <trainbench/RunBudget.h>
 #include <trainbench/StopToken.h>
 

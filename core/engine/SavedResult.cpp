@@ -1,9 +1,9 @@
 #include "SavedResult.h"
 
 #include "PluginRegistry.h"
-#include "RunStore.h"
+#include <store/RunStore.h>
 
-#include <DataSource.h>
+#include <data/DataSource.h>
 #include <trainbench/Seeds.h>
 
 #include <QDateTime>

@@ -9,7 +9,7 @@
 #include "RunMetric.h"
 #include "TextTable.h"
 
-#include <ExpectedMax.h>
+#include <stats/ExpectedMax.h>
 
 #include <QList>
 #include <QString>

@@ -3,9 +3,9 @@
 #include "ExperimentKind.h"
 #include "HostBudget.h"
 #include "PluginRegistry.h"
-#include "RunStore.h"
+#include <store/RunStore.h>
 
-#include <DataSource.h>
+#include <data/DataSource.h>
 
 #include <QHash>
 #include <QJsonObject>

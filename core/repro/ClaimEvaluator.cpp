@@ -4,9 +4,9 @@
 #include "FactPath.h"
 
 #include <algorithm>
-#include <Comparison.h>
-#include <Descriptive.h>
-#include <Distributions.h>
+#include <engine/Comparison.h>
+#include <stats/Descriptive.h>
+#include <stats/Distributions.h>
 
 #include <cmath>
 

@@ -7,7 +7,7 @@
 #include "Claim.h"
 #include "ClaimOutcome.h"
 
-#include <ExperimentRunner.h>
+#include <engine/ExperimentRunner.h>
 
 namespace tb::repro {
 

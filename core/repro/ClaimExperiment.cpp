@@ -2,7 +2,7 @@
 
 #include "ClaimsFile.h"
 
-#include <ExperimentKind.h>
+#include <engine/ExperimentKind.h>
 
 #include <QFile>
 #include <QFileInfo>

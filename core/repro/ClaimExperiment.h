@@ -5,7 +5,7 @@
 
 #include "Claim.h"
 
-#include <ExperimentSpec.h>
+#include <engine/ExperimentSpec.h>
 
 #include <QJsonObject>
 #include <QString>

@@ -3,7 +3,7 @@
 /// The metric a claim names: a run metric (RunMetric) or an error rate (1 − an accuracy), as
 /// papers often state errors where runs store accuracies.
 
-#include <RunMetric.h>
+#include <engine/RunMetric.h>
 
 #include <QString>
 #include <QStringList>

@@ -4,8 +4,8 @@
 #include "ClaimMetric.h"
 #include "FactPath.h"
 
-#include <ExperimentKind.h>
-#include <JsonPosition.h>
+#include <engine/ExperimentKind.h>
+#include <engine/JsonPosition.h>
 
 #include <QDir>
 #include <QFile>

@@ -4,7 +4,7 @@
 #include "StoreSchema.h"
 #include "StoreWriter.h"
 
-#include <BuildInfo.h>
+#include "BuildInfo.h"
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>

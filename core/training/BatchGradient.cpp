@@ -1,6 +1,6 @@
 #include "BatchGradient.h"
 
-#include <SmallMlpKernel.h>
+#include <numerics/SmallMlpKernel.h>
 
 #include <tbb/blocked_range.h>
 #include <tbb/parallel_for.h>

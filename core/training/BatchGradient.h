@@ -2,7 +2,7 @@
 /// @file BatchGradient.h
 /// Loss and gradient of a network over a set of samples, in parallel over fixed row chunks.
 
-#include <Mlp.h>
+#include <numerics/Mlp.h>
 #include <trainbench/StopToken.h>
 
 #include <Eigen/Core>

@@ -1,7 +1,7 @@
 #include "DesignMatrix.h"
 
-#include <FirstTouch.h>
-#include <LeastSquares.h>
+#include <numerics/FirstTouch.h>
+#include <numerics/LeastSquares.h>
 
 #include <tbb/blocked_range.h>
 #include <tbb/parallel_for.h>

@@ -2,7 +2,7 @@
 
 #include "DesignMatrix.h"
 
-#include <LeastSquares.h>
+#include <numerics/LeastSquares.h>
 
 #include <trainbench/Seeds.h>
 

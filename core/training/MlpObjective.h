@@ -11,7 +11,7 @@
 #include "BatchGradient.h"
 #include "Objective.h"
 
-#include <Mlp.h>
+#include <numerics/Mlp.h>
 #include <trainbench/StopToken.h>
 
 #include <Eigen/Core>

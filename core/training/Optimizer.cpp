@@ -1,9 +1,9 @@
 #include "Optimizer.h"
 
-#include <FlushSubnormals.h>
-#include <Mlp.h>
+#include <numerics/FlushSubnormals.h>
+#include <numerics/Mlp.h>
 
-#include <Lanes.h>
+#include <numerics/Lanes.h>
 
 #include <cmath>
 #include <limits>

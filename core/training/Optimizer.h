@@ -3,7 +3,7 @@
 /// The update rules of the first-order methods and their per-parameter state.
 
 #include <Eigen/Core>
-#include <Lanes.h>
+#include <numerics/Lanes.h>
 #include <vector>
 
 namespace tb::num {

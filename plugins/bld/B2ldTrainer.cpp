@@ -3,12 +3,12 @@
 #include "BldCost.h"
 #include "BldObjective.h"
 
-#include <ArmijoSearch.h>
-#include <DesignMatrix.h>
-#include <LbfgsDriver.h>
-#include <LeastSquares.h>
-#include <MlpObjective.h>
-#include <Sampling.h>
+#include <training/ArmijoSearch.h>
+#include <training/DesignMatrix.h>
+#include <training/LbfgsDriver.h>
+#include <numerics/LeastSquares.h>
+#include <training/MlpObjective.h>
+#include <training/Sampling.h>
 
 #include <QJsonArray>
 #include <algorithm>

@@ -5,7 +5,7 @@
 #include "BldConfig.h"
 #include "LayerStats.h"
 
-#include <Mlp.h>
+#include <numerics/Mlp.h>
 #include <trainbench/Trainbench.h>
 #include <trainbench/toolkit/NetworkTrainer.h>
 
@@ -20,7 +20,7 @@ namespace tb::bld {
 
 /// Minimises f(w) = (1/P)Σ_p‖y_p − net(x_p)‖² + ρ‖w‖² one layer at a time. A sweep visits the
 /// layers in the configured order (backward by default); a visit of layer l
-///  1. selects W_l as the block of the toolkit's MlpObjective, which runs the layers before l
+///  1. selects W_l as the block of the training library's MlpObjective, which runs the layers before l
 ///     once and caches their output: every evaluation passes through layers l … L−1 only;
 ///  2. skips the layer when ‖∇_l f‖₂ ≤ ε already, or when it is settled: its last update
 ///     decreased f by at most relative_decrease (relative to max(f, 1)) and no other layer

@@ -5,9 +5,9 @@
 /// are the host's budget (time_budget_s on a wall or cpu clock), polled through
 /// RunContext::budgetSpent().
 
-#include <Activation.h>
-#include <Mlp.h>
-#include <StoppingRules.h>
+#include <numerics/Activation.h>
+#include <numerics/Mlp.h>
+#include <training/StoppingRules.h>
 #include <trainbench/Trainbench.h>
 #include <trainbench/toolkit/LbfgsParams.h>
 #include <trainbench/toolkit/OptimizerParams.h>

@@ -1,6 +1,6 @@
 #include "BldCost.h"
 
-#include <BatchGradient.h>
+#include <training/BatchGradient.h>
 
 #include <tbb/task_arena.h>
 

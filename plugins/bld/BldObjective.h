@@ -1,8 +1,8 @@
 #pragma once
 /// @file BldObjective.h
-/// The paper's objective as the toolkit's MlpObjective.
+/// The paper's objective as the training library's MlpObjective.
 
-#include <MlpObjective.h>
+#include <training/MlpObjective.h>
 
 #include <memory>
 

@@ -5,6 +5,8 @@
 #include "IncrementalTrainer.h"
 #include "LbfgsBaselineTrainer.h"
 
+#include <trainbench/toolkit/TeachingPreset.h>
+
 #include <stdexcept>
 
 namespace tb::bld {

@@ -4,10 +4,10 @@
 #include "BldObjective.h"
 #include "LayerwisePass.h"
 
-#include <LearningRateSchedule.h>
-#include <MlpObjective.h>
-#include <Sampling.h>
-#include <TrainingLoop.h>
+#include <training/LearningRateSchedule.h>
+#include <training/MlpObjective.h>
+#include <training/Sampling.h>
+#include <training/TrainingLoop.h>
 #include <trainbench/toolkit/RunLoopHost.h>
 
 #include <algorithm>

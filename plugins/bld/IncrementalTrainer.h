@@ -6,7 +6,7 @@
 #include "BldConfig.h"
 #include "LayerStats.h"
 
-#include <Mlp.h>
+#include <numerics/Mlp.h>
 #include <trainbench/Trainbench.h>
 #include <trainbench/toolkit/NetworkTrainer.h>
 
@@ -27,7 +27,7 @@ namespace tb::bld {
 /// After every minibatch α ← α(1 − εα) (train::DiminishingStep; ε = diminishing_decay), α₀ = lr
 /// or the paper's (IG 0.5, BLInG 0.5 / max(1, L − 2)).
 ///
-/// fit() is the minibatch step: the toolkit's TrainingLoop runs the epochs. A checkpoint ends
+/// fit() is the minibatch step: the training library's TrainingLoop runs the epochs. A checkpoint ends
 /// every epoch with f(w) over the whole training set (one forward pass,
 /// in parallel, counted as training time). Stop and the time limit (the host's budget,
 /// RunContext::budgetSpent()) are checked after every minibatch; at the limit a checkpoint ends

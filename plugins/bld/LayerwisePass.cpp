@@ -1,6 +1,6 @@
 #include "LayerwisePass.h"
 
-#include <Activation.h>
+#include <numerics/Activation.h>
 
 #include <stdexcept>
 #include <string>

@@ -4,7 +4,7 @@
 /// incremental block-layer method (BLInG) needs to update one layer after another on the same
 /// minibatch without recomputing the layers that did not change.
 
-#include <Mlp.h>
+#include <numerics/Mlp.h>
 
 #include <Eigen/Core>
 #include <vector>

@@ -3,9 +3,9 @@
 #include "BldCost.h"
 #include "BldObjective.h"
 
-#include <LbfgsDriver.h>
-#include <MlpObjective.h>
-#include <Sampling.h>
+#include <training/LbfgsDriver.h>
+#include <training/MlpObjective.h>
+#include <training/Sampling.h>
 
 #include <algorithm>
 #include <chrono>

@@ -5,7 +5,7 @@
 
 #include "BldConfig.h"
 
-#include <Mlp.h>
+#include <numerics/Mlp.h>
 #include <trainbench/Trainbench.h>
 #include <trainbench/toolkit/NetworkTrainer.h>
 

@@ -5,8 +5,8 @@
 #include <trainbench/NetworkParams.h>
 #include <trainbench/ParamSchema.h>
 
-#include <Activation.h>
-#include <DesignMatrix.h>
+#include <numerics/Activation.h>
+#include <training/DesignMatrix.h>
 
 #include <QVariantMap>
 #include <vector>

@@ -3,6 +3,8 @@
 #include "BplsConfig.h"
 #include "BplsTrainer.h"
 
+#include <trainbench/toolkit/TeachingPreset.h>
+
 #include <stdexcept>
 
 namespace tb::bpls {

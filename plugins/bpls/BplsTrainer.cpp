@@ -2,8 +2,8 @@
 
 #include "BplsCalibration.h"
 
-#include <FirstTouch.h>
-#include <LeastSquares.h>
+#include <numerics/FirstTouch.h>
+#include <numerics/LeastSquares.h>
 
 #include <Eigen/QR>
 #include <QJsonArray>

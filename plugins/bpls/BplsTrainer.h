@@ -3,13 +3,13 @@
 /// One BPLS run: Algorithm 1 (bpls.regress) or Algorithm 2 with refinement (bpls.classify).
 
 #include "BplsConfig.h"
-#include <DesignMatrix.h>
+#include <training/DesignMatrix.h>
 
 #include <trainbench/Trainbench.h>
 #include <trainbench/toolkit/NetworkTrainer.h>
 
-#include <LeastSquares.h>
-#include <Mlp.h>
+#include <numerics/LeastSquares.h>
+#include <numerics/Mlp.h>
 
 #include <QJsonArray>
 
@@ -23,7 +23,7 @@ namespace tb::bpls {
 /// neuron (core LeastSquares, parallel over row blocks in the run's arena). Checkpoints: after
 /// the first backward sweep (epoch 1) and after every refinement iteration (epoch 1 + τ).
 /// predict() is NetworkTrainer's: the network folded back to raw inputs. fit() does not run in
-/// the toolkit's TrainingLoop: its first sweep and its refinement iterations are one algorithm
+/// the training library's TrainingLoop: its first sweep and its refinement iterations are one algorithm
 /// whose steps, checkpoints and kept weights are decided together (docs/plugin-guide.md).
 /// Not thread-safe (one run per instance, as the Trainer contract says).
 class BplsTrainer final : public NetworkTrainer {

@@ -1,6 +1,6 @@
 #include "BatchSchedule.h"
 
-#include <Sampling.h>
+#include <training/Sampling.h>
 
 #include <algorithm>
 #include <cmath>

@@ -4,10 +4,10 @@
 
 #include "KernelLoss.h"
 
-#include <DesignMatrix.h>
-#include <LearningRateSchedule.h>
-#include <Optimizer.h>
-#include <RandomFeatures.h>
+#include <training/DesignMatrix.h>
+#include <training/LearningRateSchedule.h>
+#include <training/Optimizer.h>
+#include <training/RandomFeatures.h>
 #include <trainbench/Trainbench.h>
 #include <trainbench/toolkit/OptimizerParams.h>
 #include <trainbench/toolkit/RandomFeatureParams.h>

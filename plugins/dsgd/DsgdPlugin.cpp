@@ -5,6 +5,8 @@
 #include "KernelRidgeTrainer.h"
 #include "RandomFeatureSgdTrainer.h"
 
+#include <trainbench/toolkit/TeachingPreset.h>
+
 #include <stdexcept>
 
 namespace tb::dsgd {

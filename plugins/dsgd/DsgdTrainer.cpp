@@ -1,14 +1,14 @@
 #include "DsgdTrainer.h"
 
-#include <DesignMatrix.h>
+#include <training/DesignMatrix.h>
 
 #include "BatchSchedule.h"
 #include "KernelSetup.h"
 #include "StopScope.h"
 
-#include <DesignMatrix.h>
-#include <LeastSquares.h>
-#include <TrainingLoop.h>
+#include <training/DesignMatrix.h>
+#include <numerics/LeastSquares.h>
+#include <training/TrainingLoop.h>
 #include <trainbench/toolkit/RunLoopHost.h>
 
 #include <tbb/task_arena.h>

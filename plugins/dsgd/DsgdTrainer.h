@@ -39,7 +39,7 @@ namespace tb::dsgd {
 ///    (a Cholesky solve through tb::num::solveNormalEquations; for the squared loss and γ = 1 it
 ///    is the ridge least-squares fit of the residual on the new block).
 ///
-/// fit() is that step: the toolkit's TrainingLoop runs the steps (Stop, the cadence,
+/// fit() is that step: the training library's TrainingLoop runs the steps (Stop, the cadence,
 /// divergence). Checkpoints (BatchSchedule::checkpointDue): Checkpoint::epoch = rows visited / n, loss =
 /// the mean minibatch loss (before each update) since the previous checkpoint. Facts: the
 /// bandwidth, the plan (steps, features, batch), "checkpoint_features" (T at each

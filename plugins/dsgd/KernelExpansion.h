@@ -7,8 +7,8 @@
 #include "FeatureCache.h"
 #include "SparseFeatures.h"
 
-#include <DesignMatrix.h>
-#include <RandomFeatures.h>
+#include <training/DesignMatrix.h>
+#include <training/RandomFeatures.h>
 #include <trainbench/StopToken.h>
 
 #include <Eigen/Core>

@@ -3,8 +3,8 @@
 #include "KernelSetup.h"
 #include "StopScope.h"
 
-#include <FirstTouch.h>
-#include <Sampling.h>
+#include <numerics/FirstTouch.h>
+#include <training/Sampling.h>
 
 #include <tbb/blocked_range.h>
 #include <tbb/parallel_for.h>

@@ -6,7 +6,7 @@
 #include "DsgdConfig.h"
 #include "KernelLoss.h"
 
-#include <LeastSquares.h>
+#include <numerics/LeastSquares.h>
 #include <trainbench/Trainbench.h>
 
 #include <optional>

@@ -2,7 +2,7 @@
 
 #include "SparseFeatures.h"
 
-#include <RandomFeatures.h>
+#include <training/RandomFeatures.h>
 
 #include <QFile>
 #include <cmath>

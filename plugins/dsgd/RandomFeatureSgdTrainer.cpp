@@ -4,8 +4,8 @@
 #include "KernelSetup.h"
 #include "StopScope.h"
 
-#include <Optimizer.h>
-#include <TrainingLoop.h>
+#include <training/Optimizer.h>
+#include <training/TrainingLoop.h>
 #include <trainbench/toolkit/RunLoopHost.h>
 
 #include <tbb/task_arena.h>

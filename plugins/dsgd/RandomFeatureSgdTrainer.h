@@ -16,7 +16,7 @@ namespace tb::dsgd {
 /// One run of dsgd.random_features_sgd: f(x) = wᵀφ(x) with p fixed features
 /// φ_j = √(2/p)·cos(ω_jᵀx + b_j) (or cos/sin pairs; φᵀφ approximates the kernel, Rahimi &
 /// Recht 2007), drawn once from deriveSeed(deriveSeed(seed, kSeedFeatures), j), and the
-/// weights w (p × k, zero at the start) trained on minibatches by the toolkit's Optimizer on
+/// weights w (p × k, zero at the start) trained on minibatches by the training library's Optimizer on
 /// the flat vector w: gradient g = Φ_Bᵀl′/|B| + νw (the rule adds νw as weight decay), step
 /// γ_t = θ/(1 + t/t₀) at step t. The objective is that of the doubly stochastic methods,
 /// mean loss + ν/2·‖w‖² (≈ ν/2·‖f‖²_H), so with the squared loss it converges to the ridge

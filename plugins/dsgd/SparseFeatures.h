@@ -3,7 +3,7 @@
 /// Random features of sparse rows (text corpora of up to millions of columns) at a cost set by
 /// the non-zeros, not the width.
 
-#include <RandomFeatures.h>
+#include <training/RandomFeatures.h>
 #include <trainbench/SparseMatrix.h>
 
 #include <Eigen/Core>

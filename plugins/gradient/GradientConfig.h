@@ -3,13 +3,13 @@
 /// The parameters of the gradient plugin's algorithms: schemas, parsing, the learning-rate
 /// schedule and the network they describe.
 
-#include <LbfgsDriver.h>
-#include <LearningRateSchedule.h>
-#include <Optimizer.h>
-#include <StoppingRules.h>
+#include <training/LbfgsDriver.h>
+#include <training/LearningRateSchedule.h>
+#include <training/Optimizer.h>
+#include <training/StoppingRules.h>
 
-#include <Activation.h>
-#include <Mlp.h>
+#include <numerics/Activation.h>
+#include <numerics/Mlp.h>
 #include <trainbench/Trainbench.h>
 #include <trainbench/toolkit/LbfgsParams.h>
 #include <trainbench/toolkit/OptimizerParams.h>

@@ -4,6 +4,8 @@
 #include "GradientTrainer.h"
 #include "LbfgsTrainer.h"
 
+#include <trainbench/toolkit/TeachingPreset.h>
+
 #include <stdexcept>
 
 namespace tb::gradient {

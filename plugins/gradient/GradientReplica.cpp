@@ -1,6 +1,6 @@
 #include "GradientReplica.h"
 
-#include <TrainingLoop.h>
+#include <training/TrainingLoop.h>
 #include <trainbench/toolkit/RunLoopHost.h>
 
 #include <stdexcept>

@@ -2,12 +2,12 @@
 
 #include "GradientReplica.h"
 
-#include <SmallMlpKernel.h>
+#include <numerics/SmallMlpKernel.h>
 
-#include <BatchGradient.h>
-#include <Optimizer.h>
-#include <Sampling.h>
-#include <TrainingLoop.h>
+#include <training/BatchGradient.h>
+#include <training/Optimizer.h>
+#include <training/Sampling.h>
+#include <training/TrainingLoop.h>
 #include <trainbench/toolkit/RunLoopHost.h>
 
 #include <algorithm>

@@ -4,7 +4,7 @@
 
 #include "GradientConfig.h"
 
-#include <Mlp.h>
+#include <numerics/Mlp.h>
 #include <trainbench/Trainbench.h>
 #include <trainbench/toolkit/NetworkTrainer.h>
 
@@ -22,7 +22,7 @@ namespace tb::gradient {
 /// epoch and minibatch, records "diverged_at_epoch" and reports a checkpoint with an infinite
 /// loss at the fractional epoch reached, which the host marks as divergence.
 ///
-/// fit() is the update rule only: the toolkit's TrainingLoop runs the epochs (Stop, the
+/// fit() is the update rule only: the training library's TrainingLoop runs the epochs (Stop, the
 /// checkpoint cadence, divergence, early stopping), NetworkTrainer gives predict() (network
 /// outputs: class probabilities or regression values).
 ///

@@ -1,8 +1,8 @@
 #include "LbfgsTrainer.h"
 
-#include <LbfgsDriver.h>
-#include <MlpObjective.h>
-#include <Sampling.h>
+#include <training/LbfgsDriver.h>
+#include <training/MlpObjective.h>
+#include <training/Sampling.h>
 
 #include <cmath>
 #include <limits>

@@ -4,7 +4,7 @@
 
 #include "GradientConfig.h"
 
-#include <Mlp.h>
+#include <numerics/Mlp.h>
 #include <trainbench/Trainbench.h>
 #include <trainbench/toolkit/NetworkTrainer.h>
 

@@ -1,6 +1,6 @@
 #include "LiblinearConfig.h"
 
-#include <ToleranceLadder.h>
+#include <wrapping/ToleranceLadder.h>
 
 #include <linear.h>
 

@@ -1,6 +1,6 @@
 #include "LibsvmConfig.h"
 
-#include <ToleranceLadder.h>
+#include <wrapping/ToleranceLadder.h>
 
 #include <libsvm/svm.h>
 

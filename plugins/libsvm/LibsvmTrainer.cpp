@@ -1,10 +1,10 @@
 #include "LibsvmTrainer.h"
 
-#include <DetachedCall.h>
-#include <LibraryClock.h>
-#include <LibraryJob.h>
-#include <LibraryScores.h>
-#include <ToleranceLadder.h>
+#include <wrapping/DetachedCall.h>
+#include <wrapping/LibraryClock.h>
+#include <wrapping/LibraryJob.h>
+#include <wrapping/LibraryScores.h>
+#include <wrapping/ToleranceLadder.h>
 
 #include <libsvm/svm.h>
 

@@ -2,6 +2,8 @@
 
 #include "RidgeTrainer.h"
 
+#include <trainbench/toolkit/TeachingPreset.h>
+
 #include <stdexcept>
 
 namespace tb::linear {

@@ -2,8 +2,8 @@
 
 #include "SparseCgLeastSquares.h"
 
-#include <CgLeastSquares.h>
-#include <FirstTouch.h>
+#include <numerics/CgLeastSquares.h>
+#include <numerics/FirstTouch.h>
 
 #include <QJsonArray>
 #include <QStringList>

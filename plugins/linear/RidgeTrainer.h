@@ -3,7 +3,7 @@
 #include <trainbench/SparseTrainer.h>
 #include <trainbench/Trainbench.h>
 
-#include <LeastSquares.h>
+#include <numerics/LeastSquares.h>
 
 #include <vector>
 

@@ -3,8 +3,8 @@
 /// Ridge least squares on sparse inputs by conjugate gradients (CGLS), never forming XᵀX and
 /// never copying X densely. No Qt here.
 
-#include <CglsOperator.h>
-#include <CglsRecurrence.h>
+#include <numerics/CglsOperator.h>
+#include <numerics/CglsRecurrence.h>
 #include <trainbench/SparseMatrix.h>
 #include <trainbench/StopToken.h>
 

@@ -2,9 +2,9 @@
 
 #include "SimplexProjection.h"
 
-#include <TrainingLoop.h>
+#include <training/TrainingLoop.h>
 #include <trainbench/toolkit/RunLoopHost.h>
-#include <LeastSquares.h>
+#include <numerics/LeastSquares.h>
 
 #include <trainbench/Seeds.h>
 

@@ -1,6 +1,6 @@
 #include "GlsSolver.h"
 
-#include <Sampling.h>
+#include <training/Sampling.h>
 
 #include <algorithm>
 #include <chrono>

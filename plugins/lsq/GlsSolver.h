@@ -8,8 +8,8 @@
 #include "LsqConfig.h"
 #include "SparseDesign.h"
 
-#include <DesignMatrix.h>
-#include <LeastSquares.h>
+#include <training/DesignMatrix.h>
+#include <numerics/LeastSquares.h>
 
 #include <trainbench/StopToken.h>
 

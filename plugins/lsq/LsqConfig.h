@@ -5,9 +5,9 @@
 
 #include <trainbench/ParamSchema.h>
 
-#include <DesignMatrix.h>
-#include <FeatureMap.h>
-#include <RandomFeatures.h>
+#include <training/DesignMatrix.h>
+#include <training/FeatureMap.h>
+#include <training/RandomFeatures.h>
 
 #include <QVariantMap>
 

@@ -5,6 +5,8 @@
 #include "LsqConfig.h"
 #include "StagewiseTrainer.h"
 
+#include <trainbench/toolkit/TeachingPreset.h>
+
 #include <stdexcept>
 
 namespace tb::lsq {

@@ -6,9 +6,9 @@
 #include "GlsSolver.h"
 #include "LsqConfig.h"
 
-#include <DesignMatrix.h>
-#include <FeatureMap.h>
-#include <RandomFeatures.h>
+#include <training/DesignMatrix.h>
+#include <training/FeatureMap.h>
+#include <training/RandomFeatures.h>
 
 #include <trainbench/SparseTrainer.h>
 #include <trainbench/Trainbench.h>

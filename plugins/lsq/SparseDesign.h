@@ -9,7 +9,7 @@
 #include <trainbench/SparseMatrix.h>
 #include <trainbench/StopToken.h>
 
-#include <DesignMatrix.h>
+#include <training/DesignMatrix.h>
 
 #include <Eigen/Core>
 #include <atomic>

@@ -2,7 +2,7 @@
 
 #include "CalibratedTrainer.h"
 
-#include <TrainingLoop.h>
+#include <training/TrainingLoop.h>
 #include <trainbench/toolkit/RunLoopHost.h>
 #include <trainbench/Seeds.h>
 

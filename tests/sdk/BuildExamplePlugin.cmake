@@ -93,7 +93,7 @@ file(GLOB built ${pluginBuild}/centroid.so)
 if(NOT built)
   message(FATAL_ERROR "the example did not produce ${pluginBuild}/centroid.so")
 endif()
-# The trainer's unit test with the SDK's RunContext test double (the toolkit's DesignMatrix inside).
+# The trainer's unit test with the SDK's RunContext test double (the training library's DesignMatrix inside).
 run(${CMAKE_CTEST_COMMAND} --test-dir ${pluginBuild} --output-on-failure)
 if(NOT OUT MATCHES "100% tests passed")
   message(FATAL_ERROR "the example's unit test did not pass:\n${OUT}")

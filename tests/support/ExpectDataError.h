@@ -3,7 +3,7 @@
 /// For the data tests: the DataError a call throws, so a test can assert on the file, line, key
 /// and message it names.
 
-#include <DataError.h>
+#include <data/DataError.h>
 
 namespace tb::testsupport {
 

@@ -1,6 +1,6 @@
 #include "ComparisonPanel.h"
 
-#include <ComparisonTables.h>
+#include <engine/ComparisonTables.h>
 
 #include <QApplication>
 #include <QClipboard>

@@ -4,8 +4,8 @@
 /// paired tests, the time-to-target table and a param sweep's grid, for an experiment's runs or
 /// runs picked in the run browser.
 
-#include <Comparison.h>
-#include <TextTable.h>
+#include <engine/Comparison.h>
+#include <engine/TextTable.h>
 
 #include <QList>
 #include <QWidget>

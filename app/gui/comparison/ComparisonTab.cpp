@@ -1,14 +1,14 @@
 #include "ComparisonTab.h"
 
-#include <ExperimentKind.h>
+#include <engine/ExperimentKind.h>
 
 #include "ComparisonPanel.h"
 #include "SweepResultView.h"
 
-#include <ExperimentRunner.h>
-#include <PluginRegistry.h>
-#include <StoredRuns.h>
-#include <RunStore.h>
+#include <engine/ExperimentRunner.h>
+#include <engine/PluginRegistry.h>
+#include <engine/StoredRuns.h>
+#include <store/RunStore.h>
 
 #include <QLabel>
 #include <QSet>

@@ -3,8 +3,8 @@
 /// The window's "Comparison" tab: a param sweep's charts above the comparison tables, for the
 /// experiment running or last run, or for runs picked in the run browser.
 
-#include <ExperimentSpec.h>
-#include <LearningCurveChart.h>
+#include <engine/ExperimentSpec.h>
+#include <charts/LearningCurveChart.h>
 
 #include <QList>
 #include <QWidget>

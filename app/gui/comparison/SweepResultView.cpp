@@ -1,12 +1,12 @@
 #include "SweepResultView.h"
 
-#include <ChartPlot.h>
-#include <ChartRegistry.h>
-#include <ChartRenderer.h>
-#include <FeatureFrontierChart.h>
-#include <FrontierChart.h>
-#include <ParallelCoordinatesView.h>
-#include <ParamSweepChart.h>
+#include <charts/ChartPlot.h>
+#include <charts/ChartRegistry.h>
+#include <charts/ChartRenderer.h>
+#include <charts/FeatureFrontierChart.h>
+#include <charts/FrontierChart.h>
+#include <charts/ParallelCoordinatesView.h>
+#include <charts/ParamSweepChart.h>
 
 #include <QChart>
 #include <QComboBox>

@@ -4,9 +4,9 @@
 /// placed in the Comparison tab (final metric against a parameter, parallel coordinates, the
 /// accuracy-versus-time frontier, …).
 
-#include <ChartOptions.h>
-#include <ExperimentRunner.h>
-#include <RunMetric.h>
+#include <charts/ChartOptions.h>
+#include <engine/ExperimentRunner.h>
+#include <engine/RunMetric.h>
 
 #include <QList>
 #include <QWidget>

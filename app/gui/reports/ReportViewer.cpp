@@ -1,6 +1,6 @@
 #include "ReportViewer.h"
 
-#include <ReproductionReport.h>
+#include <repro/ReproductionReport.h>
 
 #include <QComboBox>
 #include <QDir>

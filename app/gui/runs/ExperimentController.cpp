@@ -2,13 +2,13 @@
 
 #include "RunTreeModel.h"
 
-#include <ExperimentKind.h>
+#include <engine/ExperimentKind.h>
 
-#include <CostPrediction.h>
-#include <ExperimentKind.h>
-#include <HostBudget.h>
-#include <PluginRegistry.h>
-#include <RunStore.h>
+#include <engine/CostPrediction.h>
+#include <engine/ExperimentKind.h>
+#include <engine/HostBudget.h>
+#include <engine/PluginRegistry.h>
+#include <store/RunStore.h>
 
 #include <QCoreApplication>
 #include <QEventLoop>

@@ -3,10 +3,10 @@
 /// Runs one experiment at a time on a worker thread and hands its progress to the GUI thread at
 /// most ~20 times a second.
 
-#include <ExperimentRunner.h>
-#include <ExperimentSpec.h>
-#include <LearningCurveChart.h>
-#include <RunTypes.h>
+#include <engine/ExperimentRunner.h>
+#include <engine/ExperimentSpec.h>
+#include <charts/LearningCurveChart.h>
+#include <store/RunTypes.h>
 
 #include <QElapsedTimer>
 #include <QObject>

@@ -5,8 +5,8 @@
 
 #include <widgets/LatestJob.h>
 
-#include <ResultCsv.h>
-#include <RunStore.h>
+#include <engine/ResultCsv.h>
+#include <store/RunStore.h>
 
 #include <QAction>
 #include <QComboBox>

@@ -23,7 +23,7 @@ class QSplitter;
 class QTextBrowser;
 class QTreeView;
 
-#include <RunTypes.h>
+#include <store/RunTypes.h>
 
 namespace tb {
 class RunStore;

@@ -1,6 +1,6 @@
 #include "RunFilterModel.h"
 
-#include <RunStore.h>
+#include <store/RunStore.h>
 
 #include <QJsonArray>
 #include <QRegularExpression>

@@ -4,7 +4,7 @@
 
 #include "RunTreeModel.h"
 
-#include <RunTypes.h>
+#include <store/RunTypes.h>
 
 #include <QJsonObject>
 #include <QSortFilterProxyModel>

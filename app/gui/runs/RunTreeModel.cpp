@@ -1,11 +1,11 @@
 #include "RunTreeModel.h"
 
-#include <ExperimentKind.h>
-#include <SettingLabel.h>
+#include <engine/ExperimentKind.h>
+#include <engine/SettingLabel.h>
 
-#include <CostPrediction.h>
+#include <engine/CostPrediction.h>
 
-#include <RunStore.h>
+#include <store/RunStore.h>
 
 #include <QFont>
 #include <QIcon>

@@ -2,7 +2,7 @@
 /// @file RunTreeModel.h
 /// Experiments and their runs from a RunStore, as a two-level item model for the run browser.
 
-#include <RunTypes.h>
+#include <store/RunTypes.h>
 
 #include <QAbstractItemModel>
 #include <QColor>

@@ -1,7 +1,5 @@
 #include "AlgorithmPanel.h"
 
-#include "teaching/TeachingView.h"
-
 #include "ParamForm.h"
 
 #include <QCheckBox>

@@ -2,8 +2,8 @@
 /// @file AlgorithmPanel.h
 /// Every algorithm of every loaded plugin, checkable, each with one or more configurations.
 
-#include "ExperimentSpec.h"
-#include "PluginRegistry.h"
+#include <engine/ExperimentSpec.h>
+#include <engine/PluginRegistry.h>
 #include <trainbench/DatasetView.h>
 
 #include <QHash>

@@ -1,8 +1,8 @@
 #include "CsvRowsTable.h"
 
-#include "CsvLoader.h"
-#include "DataError.h"
-#include "DataSource.h"
+#include <data/CsvLoader.h>
+#include <data/DataError.h>
+#include <data/DataSource.h>
 
 #include <QHeaderView>
 #include <QJsonArray>

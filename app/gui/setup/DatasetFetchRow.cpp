@@ -1,9 +1,9 @@
 #include "DatasetFetchRow.h"
 
-#include "DatasetCache.h"
-#include "DatasetCatalog.h"
-#include "DatasetFetcher.h"
-#include "MemoryBudget.h"
+#include <data/DatasetCache.h>
+#include <data/DatasetCatalog.h>
+#include <data/DatasetFetcher.h>
+#include <data/MemoryBudget.h>
 
 #include <QHBoxLayout>
 #include <QLabel>

@@ -3,7 +3,7 @@
 #include "DatasetPanel.h"
 #include "widgets/KeptTextSpinBox.h"
 
-#include "IdxLoader.h"
+#include <data/IdxLoader.h>
 
 #include <QCheckBox>
 #include <QComboBox>

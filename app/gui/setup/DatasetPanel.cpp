@@ -5,9 +5,9 @@
 #include "DatasetPreview.h"
 #include "widgets/KeptTextSpinBox.h"
 
-#include "DataKeys.h"
-#include "DataSource.h"
-#include "DataSourceRegistry.h"
+#include <data/DataKeys.h>
+#include <data/DataSource.h>
+#include <data/DataSourceRegistry.h>
 
 #include <QCheckBox>
 #include <QComboBox>

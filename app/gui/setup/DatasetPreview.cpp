@@ -1,6 +1,6 @@
 #include "DatasetPreview.h"
 
-#include "ChartPalette.h"
+#include <charts/ChartPalette.h>
 
 #include <QPainter>
 #include <QPainterPath>

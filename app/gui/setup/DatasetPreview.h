@@ -2,7 +2,7 @@
 /// @file DatasetPreview.h
 /// A compact picture of a loaded dataset: its shape, its classes, sample images or a scatter.
 
-#include "Dataset.h"
+#include <data/Dataset.h>
 
 #include <QImage>
 #include <QList>

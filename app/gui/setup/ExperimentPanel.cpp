@@ -5,8 +5,8 @@
 #include "SectionEditor.h"
 #include "widgets/KeptTextSpinBox.h"
 
-#include <ExperimentKind.h>
-#include <ExperimentSpec.h>
+#include <engine/ExperimentKind.h>
+#include <engine/ExperimentSpec.h>
 
 #include <QComboBox>
 #include <QDoubleSpinBox>

@@ -3,7 +3,7 @@
 #include "ParamForm.h"
 #include "SectionEditor.h"
 
-#include <ExperimentKind.h>
+#include <engine/ExperimentKind.h>
 
 #include <QJsonArray>
 #include <QVBoxLayout>

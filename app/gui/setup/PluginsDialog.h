@@ -2,7 +2,7 @@
 /// @file PluginsDialog.h
 /// Every plugin file the registry found, with its state and, for broken ones, the reason.
 
-#include "PluginRegistry.h"
+#include <engine/PluginRegistry.h>
 
 #include <QDialog>
 

@@ -1,7 +1,7 @@
 #include "PreviewLoader.h"
 
-#include "DataError.h"
-#include "DataSource.h"
+#include <data/DataError.h>
+#include <data/DataSource.h>
 
 #include <QCoreApplication>
 #include <QElapsedTimer>

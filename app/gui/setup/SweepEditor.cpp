@@ -1,6 +1,6 @@
 #include "SweepEditor.h"
 
-#include <ParamSweep.h>
+#include <engine/kinds/param_sweep/ParamSweep.h>
 
 #include <QComboBox>
 #include <QHBoxLayout>

@@ -1,6 +1,6 @@
 #include "TeachingCurves.h"
 
-#include <ChartPalette.h>
+#include <charts/ChartPalette.h>
 
 #include <QPainter>
 #include <QPainterPath>

@@ -2,8 +2,8 @@
 
 #include "DecisionRegionWidget.h"
 
-#include <PluginRegistry.h>
-#include <Runner.h>
+#include <engine/PluginRegistry.h>
+#include <engine/Runner.h>
 #include <trainbench/Trainer.h>
 
 #include <QMetaObject>

@@ -3,8 +3,8 @@
 /// One demonstration run of one algorithm on a 2-D classification set, on a worker thread,
 /// reporting decision-region frames to the UI thread.
 
-#include <Dataset.h>
-#include <RunTypes.h>
+#include <data/Dataset.h>
+#include <store/RunTypes.h>
 
 #include <QImage>
 

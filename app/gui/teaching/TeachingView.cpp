@@ -5,9 +5,9 @@
 #include "setup/ParamForm.h"
 #include "TeachingCurves.h"
 
-#include <DataSource.h>
-#include <ExperimentSpec.h>
-#include <PluginRegistry.h>
+#include <data/DataSource.h>
+#include <engine/ExperimentSpec.h>
+#include <engine/PluginRegistry.h>
 
 #include <QComboBox>
 #include <QDoubleSpinBox>

@@ -4,7 +4,7 @@
 
 #include "TeachingSession.h"
 
-#include <ExperimentSpec.h>
+#include <engine/ExperimentSpec.h>
 
 #include <QJsonObject>
 #include <QTimer>

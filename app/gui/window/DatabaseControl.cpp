@@ -4,8 +4,8 @@
 #include "runs/ExperimentController.h"
 #include "runs/RunBrowser.h"
 
-#include <RunStore.h>
-#include <SavedResult.h>
+#include <store/RunStore.h>
+#include <engine/SavedResult.h>
 
 #include <QAction>
 #include <QFileDialog>

@@ -6,10 +6,10 @@
 #include "setup/ExperimentPanel.h"
 #include "teaching/TeachingView.h"
 
-#include <DataSource.h>
-#include <ExperimentKind.h>
-#include <HostBudget.h>
-#include <PluginRegistry.h>
+#include <data/DataSource.h>
+#include <engine/ExperimentKind.h>
+#include <engine/HostBudget.h>
+#include <engine/PluginRegistry.h>
 
 #include <QCoreApplication>
 #include <QDir>

@@ -3,7 +3,7 @@
 /// The experiment being edited as a document: the panels' experiment as JSON and back, the
 /// experiment files, the title, and the session kept in the settings.
 
-#include <ExperimentSpec.h>
+#include <engine/ExperimentSpec.h>
 
 #include <QJsonObject>
 #include <QObject>

@@ -3,7 +3,7 @@
 #include "ExperimentDocument.h"
 #include "RunControl.h"
 #include "WindowMessages.h"
-#include "charts/ChartTabs.h"
+#include "ChartTabs.h"
 #include "comparison/ComparisonTab.h"
 #include "comparison/SweepResultView.h"
 #include "runs/RunBrowser.h"

@@ -7,7 +7,7 @@
 #include "RunControl.h"
 #include "WindowLayout.h"
 #include "WindowMessages.h"
-#include "charts/ChartTabs.h"
+#include "ChartTabs.h"
 #include "comparison/ComparisonTab.h"
 #include "reports/GuideViewer.h"
 #include "reports/ReportViewer.h"
@@ -20,8 +20,8 @@
 #include "teaching/TeachingView.h"
 #include "widgets/WheelGuard.h"
 
-#include <BuildInfo.h>
-#include <RunStore.h>
+#include <store/BuildInfo.h>
+#include <store/RunStore.h>
 
 #include <QAction>
 #include <QApplication>

@@ -3,7 +3,7 @@
 /// The workbench window: data set, algorithms and experiment settings; live charts; the run
 /// browser; the teaching view; experiment files and databases.
 
-#include <ExperimentSpec.h>
+#include <engine/ExperimentSpec.h>
 
 #include <QJsonObject>
 #include <QMainWindow>

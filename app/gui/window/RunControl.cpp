@@ -1,22 +1,22 @@
 #include "RunControl.h"
 
-#include <PluginRegistry.h>
+#include <engine/PluginRegistry.h>
 
-#include <ExperimentKind.h>
-#include <ExperimentRunner.h>
+#include <engine/ExperimentKind.h>
+#include <engine/ExperimentRunner.h>
 
 #include "DatabaseControl.h"
 #include "ExperimentDocument.h"
 #include "WindowMessages.h"
-#include "charts/ChartTabs.h"
+#include "ChartTabs.h"
 #include "comparison/ComparisonTab.h"
 #include "runs/ExperimentController.h"
 #include "runs/RunBrowser.h"
 
-#include <BuildInfo.h>
-#include <DataSource.h>
-#include <RunStore.h>
-#include <StoredRuns.h>
+#include <store/BuildInfo.h>
+#include <data/DataSource.h>
+#include <store/RunStore.h>
+#include <engine/StoredRuns.h>
 
 #include <QAction>
 #include <QLocale>

@@ -3,8 +3,8 @@
 /// What runs and what the charts show: Run, Stop, re-runs of stored runs, stored runs overlaid on
 /// the charts, and the live updates of the Charts and Comparison tabs.
 
-#include <ExperimentSpec.h>
-#include <RunTypes.h>
+#include <engine/ExperimentSpec.h>
+#include <store/RunTypes.h>
 
 #include <QList>
 #include <QObject>

@@ -32,7 +32,7 @@ public:
     virtual int threads() const = 0;
 
     /// The run's stop token: it fires when the user pressed Stop or the run must end (time
-    /// budget, divergence). Pass it to the toolkit's long kernels (core/training), which poll
+    /// budget, divergence). Pass it to the training library's long kernels (core/training), which poll
     /// it between row blocks. Any thread may poll it.
     virtual StopToken stopToken() const = 0;
 

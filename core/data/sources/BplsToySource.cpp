@@ -1,9 +1,9 @@
 // The BPLS paper's toy problem (Tomić et al. 2024, Fig. 4–5): 5 training and 5 test points of a
 // linear or non-linear function of one input, the training targets noisy.
 
-#include "DataKeys.h"
-#include "DataSourceRegistry.h"
-#include "Generators.h"
+#include <data/DataKeys.h>
+#include <data/DataSourceRegistry.h>
+#include <data/Generators.h>
 
 #include <QLocale>
 

@@ -3,19 +3,19 @@
 // or a person put the published files. A set that is not there is an error naming the fetch
 // command, the addresses and the path where a file fetched by hand goes.
 
-#include "ArchiveReader.h"
-#include "CsvLoader.h"
-#include "DataError.h"
-#include "DataFile.h"
-#include "DataKeys.h"
-#include "DataSourceRegistry.h"
-#include "DatasetCache.h"
-#include "DatasetCatalog.h"
+#include <data/ArchiveReader.h>
+#include <data/CsvLoader.h>
+#include <data/DataError.h>
+#include <data/DataFile.h>
+#include <data/DataKeys.h>
+#include <data/DataSourceRegistry.h>
+#include <data/DatasetCache.h>
+#include <data/DatasetCatalog.h>
 #include "ImageFolderLimits.h"
-#include "MemoryBudget.h"
-#include "MissingValues.h"
-#include "Splits.h"
-#include "XlsxReader.h"
+#include <data/MemoryBudget.h>
+#include <data/MissingValues.h>
+#include <data/Splits.h>
+#include <data/XlsxReader.h>
 
 #include <QJsonArray>
 

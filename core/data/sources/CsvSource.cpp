@@ -2,13 +2,13 @@
 // a header row, its targets in columns or in a file of their own; categories one-hot encoded,
 // columns ignored, another quote character and a missing-value policy on request.
 
-#include "CsvLoader.h"
-#include "DataError.h"
-#include "DataKeys.h"
-#include "DataSourceRegistry.h"
-#include "MissingValues.h"
-#include "Splits.h"
-#include "TextParsing.h"
+#include <data/CsvLoader.h>
+#include <data/DataError.h>
+#include <data/DataKeys.h>
+#include <data/DataSourceRegistry.h>
+#include <data/MissingValues.h>
+#include <data/Splits.h>
+#include <data/TextParsing.h>
 
 #include <QFileInfo>
 

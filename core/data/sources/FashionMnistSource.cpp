@@ -1,7 +1,7 @@
 // Fashion-MNIST: Zalando's 28×28 clothing images, from Debian's dataset-fashion-mnist package or a
 // folder of the four IDX files.
 
-#include "DataSourceRegistry.h"
+#include <data/DataSourceRegistry.h>
 #include "ImageFolderLimits.h"
 
 namespace tb::data {

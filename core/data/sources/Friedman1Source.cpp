@@ -1,10 +1,10 @@
 // Friedman's regression problem #1: y = 10 sin(π x1 x2) + 20 (x3 − 0.5)² + 10 x4 + 5 x5 + noise.
 
-#include "DataError.h"
-#include "DataKeys.h"
-#include "DataSourceRegistry.h"
-#include "Generators.h"
-#include "MemoryBudget.h"
+#include <data/DataError.h>
+#include <data/DataKeys.h>
+#include <data/DataSourceRegistry.h>
+#include <data/Generators.h>
+#include <data/MemoryBudget.h>
 
 #include <QLocale>
 #include <stdexcept>

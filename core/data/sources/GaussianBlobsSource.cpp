@@ -3,11 +3,11 @@
 // [−center_box, center_box]^features. A classification set of any width and class count, whose
 // difficulty one key sets (a noise sweep varies cluster_std).
 
-#include "DataError.h"
-#include "DataKeys.h"
-#include "DataSourceRegistry.h"
-#include "MemoryBudget.h"
-#include "Rng.h"
+#include <data/DataError.h>
+#include <data/DataKeys.h>
+#include <data/DataSourceRegistry.h>
+#include <data/MemoryBudget.h>
+#include <data/Rng.h>
 
 #include <QLocale>
 

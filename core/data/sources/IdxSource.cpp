@@ -1,6 +1,6 @@
 // Images and labels in the IDX format of MNIST (plain or gzip), four files named in the spec.
 
-#include "DataSourceRegistry.h"
+#include <data/DataSourceRegistry.h>
 #include "ImageFolderLimits.h"
 
 #include <QFileInfo>

@@ -3,9 +3,9 @@
 /// What the IDX sources (fashion-mnist, idx) share: their train_limit / test_limit keys and the
 /// loading of a limited set.
 
-#include "DataError.h"
-#include "DataKeys.h"
-#include "IdxLoader.h"
+#include <data/DataError.h>
+#include <data/DataKeys.h>
+#include <data/IdxLoader.h>
 
 #include <QLocale>
 

@@ -1,9 +1,9 @@
 // Sparse "label index:value …" rows (LIBSVM / SVMlight format), kept sparse or made dense.
 
-#include "DataError.h"
-#include "DataKeys.h"
-#include "DataSourceRegistry.h"
-#include "LibsvmLoader.h"
+#include <data/DataError.h>
+#include <data/DataKeys.h>
+#include <data/DataSourceRegistry.h>
+#include <data/LibsvmLoader.h>
 
 #include <QFileInfo>
 

@@ -1,10 +1,10 @@
 // Delve's synthetic "mv" regression set (MvGenerator), the deep-net data of Palagi & Seccia 2019.
 
-#include "DataError.h"
-#include "DataKeys.h"
-#include "DataSourceRegistry.h"
-#include "MemoryBudget.h"
-#include "MvGenerator.h"
+#include <data/DataError.h>
+#include <data/DataKeys.h>
+#include <data/DataSourceRegistry.h>
+#include <data/MemoryBudget.h>
+#include <data/MvGenerator.h>
 
 #include <QLocale>
 #include <stdexcept>

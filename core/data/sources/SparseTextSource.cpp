@@ -1,10 +1,10 @@
 // A generated text corpus's shape (RCV1's by default): sparse bag-of-words rows with planted
 // topics (SparseTextGenerator), for the sparse path's benchmarks and tests.
 
-#include "DataError.h"
-#include "DataKeys.h"
-#include "DataSourceRegistry.h"
-#include "SparseTextGenerator.h"
+#include <data/DataError.h>
+#include <data/DataKeys.h>
+#include <data/DataSourceRegistry.h>
+#include <data/SparseTextGenerator.h>
 
 #include <QLocale>
 

@@ -1,11 +1,11 @@
 // The 2-D two-class teaching sets: two moons, circles, spirals and XOR quadrants, with Gaussian
 // noise on the points. One class, four sources.
 
-#include "DataError.h"
-#include "DataKeys.h"
-#include "DataSourceRegistry.h"
-#include "Generators.h"
-#include "MemoryBudget.h"
+#include <data/DataError.h>
+#include <data/DataKeys.h>
+#include <data/DataSourceRegistry.h>
+#include <data/Generators.h>
+#include <data/MemoryBudget.h>
 
 #include <QLocale>
 #include <stdexcept>

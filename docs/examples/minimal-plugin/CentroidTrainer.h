@@ -1,8 +1,8 @@
 // The trainer of the example plugin: a nearest-centroid classifier with shrinkage. Its class
-// sums come from the shared training toolkit (tb::train::DesignMatrix: parallel, stoppable).
+// sums come from the shared training library (tb::train::DesignMatrix: parallel, stoppable).
 #pragma once
 
-#include <DesignMatrix.h>
+#include <training/DesignMatrix.h>
 #include <trainbench/Trainbench.h>
 
 #include <stdexcept>

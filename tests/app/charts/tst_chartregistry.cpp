@@ -2,11 +2,11 @@
 // found by id and by place in order; entries that are malformed or take an id twice refused with
 // a message; which charts an export writes for each kind of result (the rule trainbench-cli
 // --plot follows); and plots that show a result, render and write PNGs.
-#include <ChartRegistry.h>
-#include <ExperimentKind.h>
-#include <ChartRenderer.h>
-#include <LearningCurveChart.h>
-#include <SummaryChart.h>
+#include <charts/ChartRegistry.h>
+#include <engine/ExperimentKind.h>
+#include <charts/ChartRenderer.h>
+#include <charts/LearningCurveChart.h>
+#include <charts/SummaryChart.h>
 
 #include <QChart>
 #include <QImage>

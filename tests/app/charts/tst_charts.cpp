@@ -1,11 +1,11 @@
-#include "ChartHover.h"
-#include "ChartPalette.h"
-#include "ChartPlot.h"
-#include "ChartRegistry.h"
-#include "ChartRenderer.h"
-#include "ChartView.h"
-#include "LearningCurveChart.h"
-#include "SummaryChart.h"
+#include <charts/ChartHover.h>
+#include <charts/ChartPalette.h>
+#include <charts/ChartPlot.h>
+#include <charts/ChartRegistry.h>
+#include <charts/ChartRenderer.h>
+#include <charts/ChartView.h>
+#include <charts/LearningCurveChart.h>
+#include <charts/SummaryChart.h>
 
 #include <QAreaSeries>
 #include <QGraphicsLayout>

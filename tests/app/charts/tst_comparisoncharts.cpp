@@ -1,8 +1,8 @@
 // The charts of a comparison: final metric against a swept parameter, the frontier with its
 // Pareto front, parallel coordinates.
-#include <FrontierChart.h>
-#include <ParallelCoordinatesView.h>
-#include <ParamSweepChart.h>
+#include <charts/FrontierChart.h>
+#include <charts/ParallelCoordinatesView.h>
+#include <charts/ParamSweepChart.h>
 
 #include <QAreaSeries>
 #include <QLineSeries>

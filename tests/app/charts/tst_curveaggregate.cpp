@@ -1,4 +1,4 @@
-#include "CurveAggregate.h"
+#include <engine/CurveAggregate.h>
 
 #include <QtTest>
 

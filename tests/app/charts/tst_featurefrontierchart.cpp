@@ -1,8 +1,8 @@
 // FeatureFrontierChart: which checkpoints become points (one per stage with "feature_counts",
 // the last one with "features"), their placement in % and seconds, marker sizes growing with
 // the number of features, points that cannot be placed, and PNG export.
-#include "ChartRenderer.h"
-#include "FeatureFrontierChart.h"
+#include <charts/ChartRenderer.h>
+#include <charts/FeatureFrontierChart.h>
 
 #include <QJsonArray>
 #include <QLineSeries>

@@ -2,8 +2,8 @@
 // mean of its finished runs' measured peaks (failed runs and runs without a measurement left
 // out), the trainer's predictions beside them when stated, which results it applies to and is
 // exported for, and its picture.
-#include <ChartRegistry.h>
-#include <ChartRenderer.h>
+#include <charts/ChartRegistry.h>
+#include <charts/ChartRenderer.h>
 
 #include <QBarCategoryAxis>
 #include <QBarSet>

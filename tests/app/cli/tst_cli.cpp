@@ -1,8 +1,8 @@
 // trainbench-cli as a user runs it: the predicted cost of trainers that state one, in `list`,
 // before and after each run of `run`, and in `runs` from what the store kept (issue 3).
 #include <CliProcess.h>
-#include <CostPrediction.h>
-#include <RunStore.h>
+#include <engine/CostPrediction.h>
+#include <store/RunStore.h>
 
 #include <QJsonArray>
 #include <QJsonDocument>

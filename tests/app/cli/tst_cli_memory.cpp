@@ -23,8 +23,8 @@
 // width).
 
 #include <CliProcess.h>
-#include <CostPrediction.h>
-#include <MemoryCheck.h>
+#include <engine/CostPrediction.h>
+#include <engine/MemoryCheck.h>
 
 #include <QDir>
 #include <QFile>

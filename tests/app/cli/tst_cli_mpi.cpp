@@ -2,7 +2,7 @@
 // -np 3` (rank 0 owns the database, two workers train), compared with one process; a worker
 // killed mid-run; Ctrl-C on mpirun; --resume (issue 15).
 #include <CliProcess.h>
-#include <RunStore.h>
+#include <store/RunStore.h>
 
 #include <QProcess>
 #include <QtTest>

@@ -8,7 +8,7 @@
 //    and in the run's facts;
 //  - a run whose process was killed is shown as interrupted by every reader, not as running.
 #include <CliProcess.h>
-#include <RunStore.h>
+#include <store/RunStore.h>
 
 #include <QDir>
 #include <QFile>

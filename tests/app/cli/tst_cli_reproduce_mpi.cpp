@@ -10,7 +10,7 @@
 // second), --mpi with one rank (in-process).
 
 #include <CliProcess.h>
-#include <RunStore.h>
+#include <store/RunStore.h>
 
 #include <QProcess>
 #include <QRegularExpression>

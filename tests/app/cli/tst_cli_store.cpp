@@ -5,7 +5,7 @@
 // read-only stores and never print less than the file holds.
 
 #include <CliProcess.h>
-#include <RunStore.h>
+#include <store/RunStore.h>
 
 #include <QFile>
 #include <QProcess>

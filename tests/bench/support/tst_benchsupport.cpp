@@ -4,7 +4,7 @@
 #include <CsvWriter.h>
 #include <Spread.h>
 
-#include <DataSource.h>
+#include <data/DataSource.h>
 
 #include <QtTest>
 

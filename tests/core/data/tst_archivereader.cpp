@@ -2,8 +2,8 @@
 // single compressed files, a member inside a zip held in memory; and its errors (a missing
 // member, a corrupt or truncated archive, a member larger than the memory allowed).
 
-#include "ArchiveReader.h"
-#include "DataError.h"
+#include <data/ArchiveReader.h>
+#include <data/DataError.h>
 
 #include <QFile>
 #include <QTemporaryDir>

@@ -1,6 +1,6 @@
 // A classification set reduced to some of its classes: rows kept in data order, relabelled in
 // the order asked, names carried over; bad class lists refused with the class named.
-#include <ClassSubset.h>
+#include <data/ClassSubset.h>
 
 #include <QtTest>
 

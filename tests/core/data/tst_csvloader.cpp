@@ -1,5 +1,5 @@
-#include "CsvLoader.h"
-#include "DataError.h"
+#include <data/CsvLoader.h>
+#include <data/DataError.h>
 
 #include <QFileInfo>
 #include <QTemporaryDir>

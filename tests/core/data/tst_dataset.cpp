@@ -1,5 +1,5 @@
-#include "DataError.h"
-#include "Dataset.h"
+#include <data/DataError.h>
+#include <data/Dataset.h>
 
 #include <QtTest>
 

@@ -2,8 +2,8 @@
 // licence, the place each checksum is published, the recipe), the required sets present, the
 // docs showing every entry and checksum; and parse() refusing each kind of malformed entry.
 
-#include "DataSourceRegistry.h"
-#include "DatasetCatalog.h"
+#include <data/DataSourceRegistry.h>
+#include <data/DatasetCatalog.h>
 
 #include <QFile>
 #include <QJsonArray>

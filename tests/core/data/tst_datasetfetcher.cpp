@@ -3,10 +3,10 @@
 // does not answer, a full disk (the write-failure hook), too little disk space, files placed by
 // hand, unverifiable entries, cancellation and removal.
 
-#include "DataError.h"
-#include "DatasetCache.h"
-#include "DatasetCatalog.h"
-#include "DatasetFetcher.h"
+#include <data/DataError.h>
+#include <data/DatasetCache.h>
+#include <data/DatasetCatalog.h>
+#include <data/DatasetFetcher.h>
 #include "TestHttpServer.h"
 
 #include <QCryptographicHash>

@@ -1,7 +1,7 @@
-#include "DataError.h"
-#include "DataSource.h"
-#include "Generators.h"
-#include "IdxLoader.h"
+#include <data/DataError.h>
+#include <data/DataSource.h>
+#include <data/Generators.h>
+#include <data/IdxLoader.h>
 
 #include <QJsonDocument>
 #include <QTemporaryDir>

@@ -3,11 +3,11 @@
 // absent, every choice is accepted by its string and does what it says, validation follows the
 // declared types, ranges and conditions, and a source offered twice is refused.
 
-#include "DataError.h"
-#include "DataSource.h"
-#include "DataKeys.h"
-#include "DataSourceRegistry.h"
-#include "DatasetCatalog.h"
+#include <data/DataError.h>
+#include <data/DataSource.h>
+#include <data/DataKeys.h>
+#include <data/DataSourceRegistry.h>
+#include <data/DatasetCatalog.h>
 
 #include <QFile>
 #include <QJsonArray>

@@ -1,4 +1,4 @@
-#include "Generators.h"
+#include <data/Generators.h>
 
 #include <QtTest>
 #include <cmath>

@@ -1,5 +1,5 @@
-#include "DataError.h"
-#include "IdxLoader.h"
+#include <data/DataError.h>
+#include <data/IdxLoader.h>
 
 #include <QElapsedTimer>
 #include <QTemporaryDir>

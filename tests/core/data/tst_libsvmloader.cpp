@@ -1,8 +1,8 @@
-#include "DataError.h"
-#include "DataFile.h"
-#include "LibsvmLoader.h"
-#include "LibsvmWriter.h"
-#include "SparseTextGenerator.h"
+#include <data/DataError.h>
+#include <data/DataFile.h>
+#include <data/LibsvmLoader.h>
+#include <data/LibsvmWriter.h>
+#include <data/SparseTextGenerator.h>
 
 #include <QProcess>
 #include <QTemporaryDir>

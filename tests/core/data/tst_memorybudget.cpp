@@ -1,8 +1,8 @@
 // MemoryBudget: the memory this process may still take, from the limits that apply (issue 17:
 // "bound every allocation that input can size against the memory available to the process").
 
-#include "DataError.h"
-#include "MemoryBudget.h"
+#include <data/DataError.h>
+#include <data/MemoryBudget.h>
 
 #include <QFile>
 #include <QtTest>

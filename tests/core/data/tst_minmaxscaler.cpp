@@ -1,5 +1,5 @@
 // Min-max scaling: fitted on training data, constant columns, misuse, and the pair helper.
-#include "MinMaxScaler.h"
+#include <data/MinMaxScaler.h>
 
 #include <QtTest>
 #include <limits>

@@ -1,5 +1,5 @@
 // The Mv generator against its published definition, row by row, and its draw frequencies.
-#include "MvGenerator.h"
+#include <data/MvGenerator.h>
 
 #include <QtTest>
 #include <cmath>

@@ -2,12 +2,12 @@
 // lsq plugin's generator; tst_lsq checks them against lsq.gls itself), fitted on the training
 // rows only, and every bad value is refused naming its key.
 
-#include "DataError.h"
-#include "DataSource.h"
-#include "DataSourceRegistry.h"
-#include "RandomFeatureOption.h"
+#include <data/DataError.h>
+#include <data/DataSource.h>
+#include <data/DataSourceRegistry.h>
+#include <data/RandomFeatureOption.h>
 
-#include <FeatureMap.h>
+#include <training/FeatureMap.h>
 
 #include <QJsonDocument>
 #include <QtTest>

@@ -1,4 +1,4 @@
-#include "Rng.h"
+#include <data/Rng.h>
 
 #include <trainbench/Seeds.h>
 

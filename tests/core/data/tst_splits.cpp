@@ -1,4 +1,4 @@
-#include "Splits.h"
+#include <data/Splits.h>
 
 #include <QtTest>
 #include <set>

@@ -1,4 +1,4 @@
-#include "Standardiser.h"
+#include <data/Standardiser.h>
 
 #include <QtTest>
 

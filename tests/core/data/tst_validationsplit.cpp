@@ -3,8 +3,8 @@
 // the training rows, checked like the test set, and refused with the key or file named when it
 // cannot be what it says.
 
-#include "DataError.h"
-#include "DataSource.h"
+#include <data/DataError.h>
+#include <data/DataSource.h>
 
 #include <ExpectDataError.h>
 

@@ -1,6 +1,6 @@
 // Comparison: stored runs grouped by configuration and data set, compared over seeds.
-#include <Comparison.h>
-#include <ComparisonTables.h>
+#include <engine/Comparison.h>
+#include <engine/ComparisonTables.h>
 
 #include <QtTest>
 #include <cmath>

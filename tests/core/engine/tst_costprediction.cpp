@@ -1,10 +1,10 @@
 // CostPrediction, and the engine's part in it: a trainer's predicted cost reaches the observer
 // before fit() and is stored with the run next to the measured time (issue 3).
-#include <CostPrediction.h>
-#include <DataSource.h>
-#include <ExperimentRunner.h>
-#include <PluginRegistry.h>
-#include <RunStore.h>
+#include <engine/CostPrediction.h>
+#include <data/DataSource.h>
+#include <engine/ExperimentRunner.h>
+#include <engine/PluginRegistry.h>
+#include <store/RunStore.h>
 
 #include <QJsonDocument>
 #include <QtTest>

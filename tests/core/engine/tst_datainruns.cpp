@@ -2,9 +2,9 @@
 // RMSE in the targets' own units, and a data warning (one class) reaches the experiment's result.
 // Random features (issue 16): the trainers get the mapped inputs, and the stored spec re-creates them.
 
-#include <ExperimentRunner.h>
-#include <PluginRegistry.h>
-#include <RunStore.h>
+#include <engine/ExperimentRunner.h>
+#include <engine/PluginRegistry.h>
+#include <store/RunStore.h>
 
 #include <QTemporaryDir>
 

@@ -1,5 +1,5 @@
-#include <ExperimentSpec.h>
-#include <PluginRegistry.h>
+#include <engine/ExperimentSpec.h>
+#include <engine/PluginRegistry.h>
 
 #include <QtTest>
 

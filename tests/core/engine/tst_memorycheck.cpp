@@ -3,12 +3,12 @@
 // — learning curve, noise sweep (cells side by side), param sweep (per configuration, cells at
 // once) — naming the bytes and the parameter that sizes them; a single run is refused before
 // fit(). test.memory predicts `alloc_mb` MiB; TRAINBENCH_MEMORY_LIMIT sets what may be used.
-#include <DataSource.h>
-#include <ExperimentRunner.h>
-#include <MemoryCheck.h>
-#include <PluginRegistry.h>
-#include <RunStore.h>
-#include <Runner.h>
+#include <data/DataSource.h>
+#include <engine/ExperimentRunner.h>
+#include <engine/MemoryCheck.h>
+#include <engine/PluginRegistry.h>
+#include <store/RunStore.h>
+#include <engine/Runner.h>
 
 #include <QTemporaryDir>
 #include <QtTest>

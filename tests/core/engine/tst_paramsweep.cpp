@@ -1,13 +1,13 @@
 // The param-sweep experiment kind: the sweep object, its cells (a pure function of the spec),
 // validation against the schemas, and the runner storing one run per cell.
-#include <DataSource.h>
-#include <ExperimentRunner.h>
-#include <ParamSweep.h>
-#include <PluginRegistry.h>
-#include <ResultCsv.h>
-#include <StoredRuns.h>
-#include <RunStore.h>
-#include <Runner.h>
+#include <data/DataSource.h>
+#include <engine/ExperimentRunner.h>
+#include <engine/kinds/param_sweep/ParamSweep.h>
+#include <engine/PluginRegistry.h>
+#include <engine/ResultCsv.h>
+#include <engine/StoredRuns.h>
+#include <store/RunStore.h>
+#include <engine/Runner.h>
 
 #include <CpuTime.h>
 #include <FixtureSlices.h>

@@ -1,8 +1,8 @@
-#include <DataSource.h>
-#include <DataSourceRegistry.h>
-#include <PluginRegistry.h>
-#include <PluginTrust.h>
-#include <Runner.h>
+#include <data/DataSource.h>
+#include <data/DataSourceRegistry.h>
+#include <engine/PluginRegistry.h>
+#include <engine/PluginTrust.h>
+#include <engine/Runner.h>
 
 #include <QJsonArray>
 #include <QTemporaryDir>

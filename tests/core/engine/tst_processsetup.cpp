@@ -1,7 +1,7 @@
 // ProcessSetup::useHugePages(): the process restarts once with glibc's huge-page tunable added,
 // keeps the user's own tunables and choice, and can be turned off. The test runs itself as the
 // child ("--child" prints what the restarted process sees).
-#include <ProcessSetup.h>
+#include <engine/ProcessSetup.h>
 
 #include <QProcess>
 #include <QtTest>

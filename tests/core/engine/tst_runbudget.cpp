@@ -5,13 +5,13 @@
 // reason, never on wall-clock latency. Also: bad budgets are errors naming the key, a cpu budget is
 // refused where cells train side by side, per-algorithm budgets and bld's former time limit.
 
-#include <DataSource.h>
-#include <ExperimentRunner.h>
-#include <HostBudget.h>
-#include <PluginRegistry.h>
-#include <RunStore.h>
-#include <Runner.h>
-#include <StoredRuns.h>
+#include <data/DataSource.h>
+#include <engine/ExperimentRunner.h>
+#include <engine/HostBudget.h>
+#include <engine/PluginRegistry.h>
+#include <store/RunStore.h>
+#include <engine/Runner.h>
+#include <engine/StoredRuns.h>
 
 #include <QtTest>
 #include <cmath>

@@ -1,10 +1,10 @@
-#include <BuildInfo.h>
-#include <DataSource.h>
-#include <ExperimentRunner.h>
-#include <PluginRegistry.h>
-#include <PreparedConfiguration.h>
-#include <RunStore.h>
-#include <Runner.h>
+#include <store/BuildInfo.h>
+#include <data/DataSource.h>
+#include <engine/ExperimentRunner.h>
+#include <engine/PluginRegistry.h>
+#include <engine/PreparedConfiguration.h>
+#include <store/RunStore.h>
+#include <engine/Runner.h>
 
 #include <FixtureSlices.h>
 #include <QJsonArray>

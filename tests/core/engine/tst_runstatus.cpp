@@ -2,9 +2,9 @@
 // was marked "cancelled" though its model was complete, issue 17) leaves the run finished; a Stop
 // that cuts the budget short cancels it.
 
-#include <DataSource.h>
-#include <PluginRegistry.h>
-#include <Runner.h>
+#include <data/DataSource.h>
+#include <engine/PluginRegistry.h>
+#include <engine/Runner.h>
 
 #include <QtTest>
 

@@ -3,11 +3,11 @@
 // numbers — and is refused before it starts when it does not; a plugin that says its algorithm
 // takes sparse inputs but returns a plain Trainer fails the run with a message, not a crash.
 
-#include <DataError.h>
-#include <DataSource.h>
-#include <MemoryCheck.h>
-#include <PluginRegistry.h>
-#include <Runner.h>
+#include <data/DataError.h>
+#include <data/DataSource.h>
+#include <engine/MemoryCheck.h>
+#include <engine/PluginRegistry.h>
+#include <engine/Runner.h>
 
 #include <QtTest>
 

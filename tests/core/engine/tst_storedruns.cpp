@@ -7,10 +7,10 @@
 // same; each rename is noted. StoredRuns::agreement() says how a re-run compares and why.
 // The store is tests/fixtures/data/old-names/store-before-param-blocks.sql (see its header).
 
-#include <ExperimentRunner.h>
-#include <PluginRegistry.h>
-#include <RunStore.h>
-#include <StoredRuns.h>
+#include <engine/ExperimentRunner.h>
+#include <engine/PluginRegistry.h>
+#include <store/RunStore.h>
+#include <engine/StoredRuns.h>
 
 #include <QFile>
 #include <QSqlDatabase>

@@ -3,11 +3,11 @@
 // "cancelled"), the results stay complete in memory and can be saved into another store as the
 // rows the runner would have written; a data set that does not load leaves no experiment row.
 
-#include <ExperimentRunner.h>
-#include <PluginRegistry.h>
-#include <SavedResult.h>
-#include <StoredRuns.h>
-#include <RunStore.h>
+#include <engine/ExperimentRunner.h>
+#include <engine/PluginRegistry.h>
+#include <engine/SavedResult.h>
+#include <engine/StoredRuns.h>
+#include <store/RunStore.h>
 
 #include <QSqlDatabase>
 #include <QSqlQuery>

@@ -1,4 +1,4 @@
-#include "Activation.h"
+#include <numerics/Activation.h>
 
 #include <QtTest>
 #include <cmath>

@@ -1,8 +1,8 @@
 // CgLeastSquares: CGLS against the closed form (known answers), the properties its anytime curve
 // rests on (the objective never increases, iterate m does not depend on what follows, the same
 // bits for any thread count), Stop, and bad input.
-#include "CgLeastSquares.h"
-#include "LeastSquares.h"
+#include <numerics/CgLeastSquares.h>
+#include <numerics/LeastSquares.h>
 
 #include <StopMeter.h>
 

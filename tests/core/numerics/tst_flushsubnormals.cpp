@@ -1,7 +1,7 @@
 // FlushSubnormals: inside the scope the thread flushes subnormal results and operands to zero;
 // outside it, before and after (also after an exception, nested scopes, other threads), IEEE
 // gradual underflow as the process started with.
-#include <FlushSubnormals.h>
+#include <numerics/FlushSubnormals.h>
 
 #include <QtTest>
 #include <cfloat>

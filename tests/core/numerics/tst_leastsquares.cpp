@@ -1,4 +1,4 @@
-#include "LeastSquares.h"
+#include <numerics/LeastSquares.h>
 
 #include <Eigen/Cholesky>
 #include <Eigen/Eigenvalues>

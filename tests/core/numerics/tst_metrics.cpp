@@ -1,4 +1,4 @@
-#include "Metrics.h"
+#include <numerics/Metrics.h>
 
 #include <QtTest>
 

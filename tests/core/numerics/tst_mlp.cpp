@@ -1,4 +1,4 @@
-#include "Mlp.h"
+#include <numerics/Mlp.h>
 
 #include <QtTest>
 #include <cmath>

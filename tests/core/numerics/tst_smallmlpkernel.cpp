@@ -8,9 +8,9 @@
 // - against its own recorded bits (a checksum per instruction set), which no CPU model or
 //   -mtune may change;
 // - runLanes() against run(), bit for bit, and laneExp() against std::exp.
-#include "Mlp.h"
-#include "LaneExp.h"
-#include "SmallMlpKernel.h"
+#include <numerics/Mlp.h>
+#include <numerics/LaneExp.h>
+#include <numerics/SmallMlpKernel.h>
 
 #include <QtTest>
 #include <algorithm>

@@ -3,8 +3,8 @@
 // paired differences, log-log slopes, a noise sweep's RMSE, run facts (one, a ratio of two in one
 // run, a difference against another configuration paired by seed); and each verdict rule's answers.
 
-#include <ClaimEvaluator.h>
-#include <FactPath.h>
+#include <repro/ClaimEvaluator.h>
+#include <repro/FactPath.h>
 
 #include <QJsonArray>
 

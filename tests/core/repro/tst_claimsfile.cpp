@@ -2,8 +2,8 @@
 // (overrides and n applied); every malformed one is refused with a message naming the file, the
 // key path and the value at fault.
 
-#include <ClaimExperiment.h>
-#include <ClaimsFile.h>
+#include <repro/ClaimExperiment.h>
+#include <repro/ClaimsFile.h>
 
 #include <QDir>
 #include <QFile>

@@ -2,8 +2,8 @@
 // "10 of 10" scaled to 3 pairs, and the report says so ("10 of 10 → 3 of 3 at n = 3"), in the
 // summary table and in the claim's section; a full run shows the paper's count alone.
 
-#include <ClaimEvaluator.h>
-#include <ReproductionReport.h>
+#include <repro/ClaimEvaluator.h>
+#include <repro/ReproductionReport.h>
 
 #include <QtTest>
 

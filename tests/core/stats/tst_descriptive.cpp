@@ -1,4 +1,4 @@
-#include "Descriptive.h"
+#include <stats/Descriptive.h>
 
 #include <QtTest>
 #include <cmath>

@@ -1,4 +1,4 @@
-#include "Distributions.h"
+#include <stats/Distributions.h>
 
 #include <QtTest>
 #include <cmath>

@@ -1,4 +1,4 @@
-#include "ExpectedMax.h"
+#include <stats/ExpectedMax.h>
 
 #include <QtTest>
 #include <cmath>

@@ -1,4 +1,4 @@
-#include "PairedTTest.h"
+#include <stats/PairedTTest.h>
 
 #include <QtTest>
 #include <cmath>

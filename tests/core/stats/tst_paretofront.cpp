@@ -1,4 +1,4 @@
-#include "ParetoFront.h"
+#include <stats/ParetoFront.h>
 
 #include <QtTest>
 #include <algorithm>

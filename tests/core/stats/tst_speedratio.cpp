@@ -1,4 +1,4 @@
-#include "SpeedRatio.h"
+#include <stats/SpeedRatio.h>
 
 #include <QtTest>
 #include <cmath>

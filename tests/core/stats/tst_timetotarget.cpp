@@ -1,4 +1,4 @@
-#include "TimeToTarget.h"
+#include <stats/TimeToTarget.h>
 
 #include <QtTest>
 #include <cmath>

@@ -1,4 +1,4 @@
-#include "WilcoxonSignedRank.h"
+#include <stats/WilcoxonSignedRank.h>
 
 #include <QtTest>
 #include <cmath>

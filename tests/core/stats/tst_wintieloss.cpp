@@ -1,4 +1,4 @@
-#include "WinTieLoss.h"
+#include <stats/WinTieLoss.h>
 
 #include <QtTest>
 

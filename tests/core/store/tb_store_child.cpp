@@ -8,7 +8,7 @@
 /// Both print "interrupted-on-open K" and "run ID" first. Exit codes: 0 done, 1 usage, 2 open failed,
 /// 3 createRun failed, 4 flush failed, 5 unexpected stdin.
 
-#include "RunStore.h"
+#include <store/RunStore.h>
 
 #include <QCoreApplication>
 #include <QTextStream>

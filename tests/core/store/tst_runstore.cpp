@@ -1,8 +1,8 @@
 // RunStore in one process: every record type round-trips, writes are applied in call order,
 // concurrent writers lose nothing, deletes cascade, and write errors are reported, not fatal.
 
-#include "RunStore.h"
-#include "StoreSchema.h"
+#include <store/RunStore.h>
+#include <store/StoreSchema.h>
 
 #include <QJsonArray>
 #include <QSignalSpy>

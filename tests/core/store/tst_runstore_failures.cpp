@@ -3,7 +3,7 @@
 // another process is waited for within a bound, and the wait is announced; a read-only store
 // reads and refuses writes; a damaged file is reported by reads instead of looking shorter.
 
-#include "RunStore.h"
+#include <store/RunStore.h>
 
 #include <QCryptographicHash>
 #include <QFile>

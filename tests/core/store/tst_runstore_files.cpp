@@ -1,8 +1,8 @@
 // Files the run store must refuse — newer schema, not SQLite, another application's database — are
 // refused with a message naming the file and the reason, and are left byte for byte unchanged.
 
-#include "RunStore.h"
-#include "StoreSchema.h"
+#include <store/RunStore.h>
+#include <store/StoreSchema.h>
 
 #include <QCryptographicHash>
 #include <QFile>

@@ -2,7 +2,7 @@
 // every flushed checkpoint, and two live processes writing at once lose nothing and do not mark
 // each other's runs interrupted. tb_store_child (TB_STORE_CHILD) is the other process.
 
-#include "RunStore.h"
+#include <store/RunStore.h>
 
 #include <QDeadlineTimer>
 #include <QProcess>

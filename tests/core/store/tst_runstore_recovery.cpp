@@ -1,8 +1,8 @@
 // Opening a store turns runs left "running" by dead processes into "interrupted", and leaves alone
 // the runs that a live process (this one, or another) is still training.
 
-#include "RunStore.h"
-#include "RunStoreOwner.h"
+#include <store/RunStore.h>
+#include <store/RunStoreOwner.h>
 
 #include <QProcess>
 #include <QSqlDatabase>

@@ -1,8 +1,8 @@
 // StoreSchema: the migration steps. A file of every older version opens with its rows intact and
 // the newest behaviour (issue 18: ids are never reused after a delete, also in migrated files).
 
-#include "RunStore.h"
-#include "StoreSchema.h"
+#include <store/RunStore.h>
+#include <store/StoreSchema.h>
 
 #include <QSqlDatabase>
 #include <QSqlError>

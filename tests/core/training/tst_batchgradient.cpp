@@ -1,7 +1,7 @@
 // The minibatch objective's gradient (BatchGradient over the shared network) against finite
 // differences for every activation and loss, and its determinism across chunkings and threads.
-#include <BatchGradient.h>
-#include <Sampling.h>
+#include <training/BatchGradient.h>
+#include <training/Sampling.h>
 
 #include <QtTest>
 #include <random>

@@ -1,6 +1,6 @@
 // DesignMatrix: designs generated block by block, and the fused product–link–cross pass of
 // generalized linear models, against plain Eigen on the same numbers.
-#include <DesignMatrix.h>
+#include <training/DesignMatrix.h>
 
 #include <CpuTime.h>
 #include <QtTest>

@@ -2,7 +2,7 @@
 // random_features option: the PCA basis is orthonormal and ordered by variance, features() is
 // project() then block 0, the bandwidth is the median trick's, the fit depends on the seed only
 // through the sample and the blocks, bad settings name the caller's key, and Stop is honoured.
-#include <FeatureMap.h>
+#include <training/FeatureMap.h>
 
 #include <trainbench/Seeds.h>
 

@@ -1,8 +1,8 @@
 // The L-BFGS driver and the Armijo search on objectives with known minima: convergence,
 // determinism, a line search that cannot succeed reported as an outcome (never an exception),
 // non-finite values, Stop mid-search, the iteration callback.
-#include <ArmijoSearch.h>
-#include <LbfgsDriver.h>
+#include <training/ArmijoSearch.h>
+#include <training/LbfgsDriver.h>
 
 #include <QtTest>
 #include <cmath>

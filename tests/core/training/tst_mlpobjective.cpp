@@ -2,10 +2,10 @@
 // every block, agreement of a block's value with the whole network's, the penalty over fixed
 // layers, L-BFGS on the output layer alone reaching the closed-form ridge solution, Stop while
 // the forward cache is built.
-#include <LbfgsDriver.h>
-#include <LeastSquares.h>
-#include <MlpObjective.h>
-#include <Sampling.h>
+#include <training/LbfgsDriver.h>
+#include <numerics/LeastSquares.h>
+#include <training/MlpObjective.h>
+#include <training/Sampling.h>
 
 #include <Eigen/Cholesky>
 #include <QtTest>

@@ -1,9 +1,9 @@
 // The update rules of the first-order methods, checked against their textbook formulas on a
 // two-parameter quadratic f(w) = ½(4·w₁² + w₂²), ∇f = (4·w₁, w₂).
-#include <Optimizer.h>
+#include <training/Optimizer.h>
 
-#include <FlushSubnormals.h>
-#include <Mlp.h>
+#include <numerics/FlushSubnormals.h>
+#include <numerics/Mlp.h>
 
 #include <QtTest>
 #include <cfloat>

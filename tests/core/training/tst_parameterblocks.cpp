@@ -1,9 +1,9 @@
 // The SDK's shared parameter blocks (trainbench/toolkit/): each declares its keys as the plugin
-// asks, reads normalised parameters into the toolkit's struct, and accepts former spellings with a
-// note. Also the toolkit pieces they read into: StoppingRules' tests, the absolute gradient test of
+// asks, reads normalised parameters into the training library's struct, and accepts former spellings with a
+// note. Also the training library's pieces they read into: StoppingRules' tests, the absolute gradient test of
 // the L-BFGS driver, the diminishing schedule's rate.
-#include <LbfgsDriver.h>
-#include <Objective.h>
+#include <training/LbfgsDriver.h>
+#include <training/Objective.h>
 #include <trainbench/toolkit/LbfgsParams.h>
 #include <trainbench/toolkit/OptimizerParams.h>
 #include <trainbench/toolkit/RandomFeatureParams.h>

@@ -1,7 +1,7 @@
 // Random feature maps: each map's inner products approximate its kernel, features regenerate
 // from the seed bit for bit (alone, in blocks, from a cached projection, on any thread count),
 // the raw subset picks distinct columns, the median trick on a known set, and bad settings.
-#include <RandomFeatures.h>
+#include <training/RandomFeatures.h>
 
 #include <QtTest>
 #include <algorithm>

@@ -1,7 +1,7 @@
 // Step-size schedules and sampling: each rule against its formula, the diminishing step's
 // recursion and its guard, the portable shuffle (same order on every platform).
-#include <LearningRateSchedule.h>
-#include <Sampling.h>
+#include <training/LearningRateSchedule.h>
+#include <training/Sampling.h>
 
 #include <QtTest>
 #include <numeric>

@@ -1,6 +1,6 @@
 // The training loop of the toolkit: its policies (checkpoint cadence, Stop, the budget, early
 // stopping, divergence) with a recording host, step by step.
-#include <TrainingLoop.h>
+#include <training/TrainingLoop.h>
 
 #include <QtTest>
 #include <cmath>

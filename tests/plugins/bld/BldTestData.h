@@ -1,7 +1,7 @@
 // Small regression problems shared by the bld plugin's tests.
 #pragma once
 
-#include <BldConfig.h>
+#include <bld/BldConfig.h>
 
 #include <Eigen/Core>
 #include <QVariantMap>

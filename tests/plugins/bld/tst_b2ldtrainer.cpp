@@ -1,12 +1,12 @@
-// B2LD: the paper's objective as the toolkit evaluates it, block gradients against finite
+// B2LD: the paper's objective as the training library evaluates it, block gradients against finite
 // differences, the output block against the closed-form ridge solution, the run's behaviour
 // (monotone objective, diagnostics, stopping rules, time limit), determinism and Stop inside
 // an L-BFGS block solve.
 #include "BldTestData.h"
 
-#include <B2ldTrainer.h>
-#include <BldObjective.h>
-#include <Sampling.h>
+#include <bld/B2ldTrainer.h>
+#include <bld/BldObjective.h>
+#include <training/Sampling.h>
 #include <trainbench/testing/TestRunContext.h>
 
 #include <FitIn.h>

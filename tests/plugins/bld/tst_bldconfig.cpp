@@ -2,8 +2,8 @@
 // BLInG step rule, and the combinations the schema cannot express.
 #include "BldTestData.h"
 
-#include <BldConfig.h>
-#include <BldCost.h>
+#include <bld/BldConfig.h>
+#include <bld/BldCost.h>
 
 #include <QtTest>
 

@@ -2,8 +2,8 @@
 // backward passes for every layer update; the step rule; checkpoints; Stop; time limit.
 #include "BldTestData.h"
 
-#include <IncrementalTrainer.h>
-#include <Sampling.h>
+#include <bld/IncrementalTrainer.h>
+#include <training/Sampling.h>
 #include <trainbench/testing/TestRunContext.h>
 
 #include <FitIn.h>

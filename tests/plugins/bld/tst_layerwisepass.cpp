@@ -1,5 +1,5 @@
 // LayerwisePass against the shared network's own backward pass and against finite differences.
-#include <LayerwisePass.h>
+#include <bld/LayerwisePass.h>
 
 #include <QtTest>
 #include <random>

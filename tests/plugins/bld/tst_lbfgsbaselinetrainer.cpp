@@ -2,8 +2,8 @@
 // time limit, determinism and Stop.
 #include "BldTestData.h"
 
-#include <B2ldTrainer.h>
-#include <LbfgsBaselineTrainer.h>
+#include <bld/B2ldTrainer.h>
+#include <bld/LbfgsBaselineTrainer.h>
 #include <trainbench/testing/TestRunContext.h>
 
 #include <FitIn.h>

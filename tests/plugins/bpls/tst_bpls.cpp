@@ -1,9 +1,9 @@
 // Known-answer tests of the BPLS plugin (bpls.regress = Algorithm 1, bpls.classify = Algorithm 2).
 #include <trainbench/testing/TestRunContext.h>
 
-#include <BplsConfig.h>
-#include <BplsTrainer.h>
-#include <Metrics.h>
+#include <bpls/BplsConfig.h>
+#include <bpls/BplsTrainer.h>
+#include <numerics/Metrics.h>
 
 #include <QDir>
 #include <QJsonArray>

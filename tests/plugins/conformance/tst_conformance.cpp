@@ -20,11 +20,11 @@
 //    classified to the declared training accuracy.
 // Tolerances and the parameters for these problems come from the optional "conformance" object
 // of the plugin's metadata JSON (read with QPluginLoader::metaData(), never by loading code).
-#include <CostPrediction.h>
-#include <LeastSquares.h>
-#include <Metrics.h>
-#include <PluginRegistry.h>
-#include <Runner.h>
+#include <engine/CostPrediction.h>
+#include <numerics/LeastSquares.h>
+#include <numerics/Metrics.h>
+#include <engine/PluginRegistry.h>
+#include <engine/Runner.h>
 
 #include <QJsonArray>
 #include <QPluginLoader>

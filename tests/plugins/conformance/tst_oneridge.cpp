@@ -19,7 +19,7 @@
 //  - dsgd.* (doubly_stochastic, preconditioned, random_features_sgd, kernel_ridge): kernels
 //    (Gaussian, Laplace) and their random features only; no linear kernel.
 // bld.b2ld with no hidden layer is one block solved by L-BFGS, like bld.lbfgs: covered by it.
-#include <PluginRegistry.h>
+#include <engine/PluginRegistry.h>
 
 #include <Eigen/Cholesky>
 #include <Eigen/QR>

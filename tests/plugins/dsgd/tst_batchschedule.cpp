@@ -1,6 +1,6 @@
 // The minibatch schedule: every row once per epoch, fractional epochs, the step count known in
 // advance, seeded orders, and the checkpoint rule.
-#include <BatchSchedule.h>
+#include <dsgd/BatchSchedule.h>
 
 #include <QtTest>
 #include <set>

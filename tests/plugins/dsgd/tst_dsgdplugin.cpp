@@ -2,8 +2,8 @@
 // failing runs with messages naming the parameter or the data, the predicted cost stored, and
 // Stop that arrives while the host evaluates a checkpoint (a long predict()) cancelling the
 // run within 200 ms without logging a partial point.
-#include <PluginRegistry.h>
-#include <Runner.h>
+#include <engine/PluginRegistry.h>
+#include <engine/Runner.h>
 
 #include <QtTest>
 #include <StopMeter.h>

@@ -2,10 +2,10 @@
 // reference loop written feature by feature, the preconditioned step against its closed form,
 // the projection cache (same bits), reproducibility, Stop (in fit() and in predict()), bad
 // input, divergence, the facts and the cost prediction, and a 2-D set learnt visibly.
-#include <BatchSchedule.h>
-#include <DsgdConfig.h>
-#include <DsgdTrainer.h>
-#include <LeastSquares.h>
+#include <dsgd/BatchSchedule.h>
+#include <dsgd/DsgdConfig.h>
+#include <dsgd/DsgdTrainer.h>
+#include <numerics/LeastSquares.h>
 #include <trainbench/testing/TestRunContext.h>
 
 #include <FitIn.h>

@@ -1,7 +1,7 @@
 // The kernel machine of regenerated random features: its sum against a direct one, exactness
 // of the projection cache and of the remembered sums (the same bits), reproducibility over
 // thread counts and threads, scaling, and Stop while predicting with 10⁵ features.
-#include <KernelExpansion.h>
+#include <dsgd/KernelExpansion.h>
 
 #include <QtTest>
 #include <chrono>

@@ -1,6 +1,6 @@
 // The losses of the kernel machines: values and derivatives against finite differences, the
 // ±1 targets of the binary losses, the host's scores, and the task checks' messages.
-#include <KernelLoss.h>
+#include <dsgd/KernelLoss.h>
 #include <OneHot.h>
 
 #include <QtTest>

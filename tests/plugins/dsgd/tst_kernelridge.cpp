@@ -1,9 +1,9 @@
 // Exact kernel ridge regression on a subsample: against a dense solve written out, the
 // subsample drawn with the seed, the kernels against their formulas — and against the random
 // features, which must approximate these very kernels (same bandwidth conventions).
-#include <DsgdConfig.h>
-#include <KernelExpansion.h>
-#include <KernelRidgeTrainer.h>
+#include <dsgd/DsgdConfig.h>
+#include <dsgd/KernelExpansion.h>
+#include <dsgd/KernelRidgeTrainer.h>
 #include <trainbench/testing/TestRunContext.h>
 
 #include <Eigen/Cholesky>

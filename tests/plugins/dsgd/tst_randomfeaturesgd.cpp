@@ -1,9 +1,9 @@
 // The random-feature baseline: with the squared loss it converges to the ridge solution on its
 // features (the known answer), the hinge loss (r-Pegasos) separates a 2-D set, every update
 // rule trains, the projection cache changes no bit, Stop ends a run within 200 ms.
-#include <DsgdConfig.h>
-#include <LeastSquares.h>
-#include <RandomFeatureSgdTrainer.h>
+#include <dsgd/DsgdConfig.h>
+#include <numerics/LeastSquares.h>
+#include <dsgd/RandomFeatureSgdTrainer.h>
 #include <trainbench/testing/TestRunContext.h>
 
 #include <FitIn.h>

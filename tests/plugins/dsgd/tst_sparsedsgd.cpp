@@ -3,14 +3,14 @@
 // model, a 2000 × 1,000,000 problem trained without a dense copy, Stop, the cost prediction by
 // the non-zeros (an upper bound of the measured peak), the median trick, bad sparse input and
 // the plugin's declaration.
-#include <DsgdConfig.h>
-#include <DsgdPlugin.h>
-#include <DsgdTrainer.h>
-#include <KernelExpansion.h>
-#include <KernelSetup.h>
-#include <PeakMemory.h>
-#include <RandomFeatureSgdTrainer.h>
-#include <SparseFeatures.h>
+#include <dsgd/DsgdConfig.h>
+#include <dsgd/DsgdPlugin.h>
+#include <dsgd/DsgdTrainer.h>
+#include <dsgd/KernelExpansion.h>
+#include <dsgd/KernelSetup.h>
+#include <engine/PeakMemory.h>
+#include <dsgd/RandomFeatureSgdTrainer.h>
+#include <dsgd/SparseFeatures.h>
 #include <trainbench/testing/TestRunContext.h>
 
 #include <FitIn.h>

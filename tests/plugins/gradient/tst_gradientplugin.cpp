@@ -2,12 +2,12 @@
 // Divergence must reach the run's status with its epoch, in learning curves (checkpoints
 // evaluated) and in noise sweeps (not evaluated); combinations the schema cannot express must
 // fail the run with a message naming the parameters.
-#include <ExperimentRunner.h>
-#include <ExperimentSpec.h>
-#include <PluginRegistry.h>
-#include <RunStore.h>
-#include <Runner.h>
-#include <StoredRuns.h>
+#include <engine/ExperimentRunner.h>
+#include <engine/ExperimentSpec.h>
+#include <engine/PluginRegistry.h>
+#include <store/RunStore.h>
+#include <engine/Runner.h>
+#include <engine/StoredRuns.h>
 
 #include <QTemporaryDir>
 #include <QtTest>

@@ -1,13 +1,13 @@
 // Training runs of the gradient plugin's trainers against a recording RunContext: the
 // minibatch loop against a reference loop written with Mlp and Optimizer directly, optimizer
 // state across epochs, divergence, Stop, determinism, early stopping, checkpoints, L-BFGS.
-#include <BatchGradient.h>
-#include <GradientConfig.h>
-#include <GradientReplica.h>
-#include <GradientTrainer.h>
-#include <LbfgsTrainer.h>
-#include <Sampling.h>
-#include <SmallMlpKernel.h>
+#include <training/BatchGradient.h>
+#include <gradient/GradientConfig.h>
+#include <gradient/GradientReplica.h>
+#include <gradient/GradientTrainer.h>
+#include <gradient/LbfgsTrainer.h>
+#include <training/Sampling.h>
+#include <numerics/SmallMlpKernel.h>
 #include <trainbench/testing/TestRunContext.h>
 
 #include <Eigen/QR>

@@ -14,9 +14,9 @@
 #include <OneHot.h>
 #include <SparseTrainerChecks.h>
 
-#include <DetachedCall.h>
-#include <LiblinearConfig.h>
-#include <LiblinearTrainer.h>
+#include <wrapping/DetachedCall.h>
+#include <liblinear/LiblinearConfig.h>
+#include <liblinear/LiblinearTrainer.h>
 
 #include <linear.h>
 

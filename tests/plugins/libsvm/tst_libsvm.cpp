@@ -12,9 +12,9 @@
 #include <LibraryTrainerChecks.h>
 #include <SparseTrainerChecks.h>
 
-#include <DetachedCall.h>
-#include <LibsvmConfig.h>
-#include <LibsvmTrainer.h>
+#include <wrapping/DetachedCall.h>
+#include <libsvm/LibsvmConfig.h>
+#include <libsvm/LibsvmTrainer.h>
 
 #include <libsvm/svm.h>
 

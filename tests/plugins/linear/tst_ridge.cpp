@@ -2,7 +2,7 @@
 // data made dense (normal equations from the sparse rows; CGLS with a ladder), the iterative path
 // on 2,000 × 1,000,000 (a dense copy would be 16 GB), Stop mid-CG with a usable model, singular
 // Gram matrices, bad input and the cost prediction of sparse shapes.
-#include <RidgeTrainer.h>
+#include <linear/RidgeTrainer.h>
 
 #include <trainbench/testing/TestRunContext.h>
 

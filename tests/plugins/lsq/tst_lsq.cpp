@@ -2,18 +2,18 @@
 // link is least squares; the softmax link reaches a Newton reference of multinomial logistic
 // regression), Algorithm 2's simplex-valued predictions, Algorithm 3's stages, features
 // regenerated from seeds, determinism, bad input and Stop.
-#include <CalibratedTrainer.h>
-#include <GlsSolver.h>
-#include <GlsTrainer.h>
-#include <LsqConfig.h>
-#include <SparseDesign.h>
-#include <StagewiseTrainer.h>
+#include <lsq/CalibratedTrainer.h>
+#include <lsq/GlsSolver.h>
+#include <lsq/GlsTrainer.h>
+#include <lsq/LsqConfig.h>
+#include <lsq/SparseDesign.h>
+#include <lsq/StagewiseTrainer.h>
 
-#include <LeastSquares.h>
-#include <Metrics.h>
+#include <numerics/LeastSquares.h>
+#include <numerics/Metrics.h>
 
-#include <DataSource.h>
-#include <RandomFeatureOption.h>
+#include <data/DataSource.h>
+#include <data/RandomFeatureOption.h>
 
 #include <trainbench/testing/TestRunContext.h>
 

@@ -1,6 +1,6 @@
 // The Euclidean projection onto the probability simplex (Duchi et al. 2008) against a brute-force
 // solver, and its defining properties.
-#include <SimplexProjection.h>
+#include <lsq/SimplexProjection.h>
 
 #include <QtTest>
 #include <tbb/task_arena.h>

@@ -2,15 +2,15 @@
 // repeated with seeds deriveSeed(seed, r); one stored run per (algorithm, repeat), trained one at
 // a time with every thread so that timings compare.
 
-#include "ExperimentContext.h"
-#include "CostPrediction.h"
-#include "ExperimentKind.h"
-#include "PluginRegistry.h"
-#include "PreparedConfiguration.h"
-#include "RepeatKeys.h"
-#include "RunStore.h"
+#include <engine/ExperimentContext.h>
+#include <engine/CostPrediction.h>
+#include <engine/ExperimentKind.h>
+#include <engine/PluginRegistry.h>
+#include <engine/PreparedConfiguration.h>
+#include <engine/kinds/RepeatKeys.h>
+#include <store/RunStore.h>
 
-#include <DataSource.h>
+#include <data/DataSource.h>
 #include <trainbench/Seeds.h>
 
 #include <QSet>

@@ -2,11 +2,11 @@
 // noisy training targets; every algorithm trains on every cell's data (seed deriveSeed(seed, cell)),
 // and train and test RMSE are aggregated per σ. One stored run per algorithm stands for all its cells.
 
-#include "ExperimentKind.h"
+#include <engine/ExperimentKind.h>
 #include "NoiseSweepRun.h"
 #include "NoiseSweepSection.h"
 
-#include <DataSource.h>
+#include <data/DataSource.h>
 
 #include <QJsonArray>
 #include <cmath>

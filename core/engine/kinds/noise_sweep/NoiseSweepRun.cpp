@@ -1,12 +1,12 @@
 #include "NoiseSweepRun.h"
 
-#include "CostPrediction.h"
-#include "PluginRegistry.h"
-#include "PreparedConfiguration.h"
-#include "RunStore.h"
+#include <engine/CostPrediction.h>
+#include <engine/PluginRegistry.h>
+#include <engine/PreparedConfiguration.h>
+#include <store/RunStore.h>
 
-#include <DataSource.h>
-#include <Metrics.h>
+#include <data/DataSource.h>
+#include <numerics/Metrics.h>
 #include <trainbench/LockstepTrainer.h>
 #include <trainbench/Seeds.h>
 

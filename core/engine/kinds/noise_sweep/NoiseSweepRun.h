@@ -2,7 +2,7 @@
 /// @file NoiseSweepRun.h
 /// One noise sweep as it runs: its cells, their results, the one stored row per algorithm.
 
-#include "ExperimentContext.h"
+#include <engine/ExperimentContext.h>
 #include "NoiseSweepSection.h"
 
 #include <QJsonObject>

@@ -2,7 +2,7 @@
 /// @file NoiseSweepSection.h
 /// A noise sweep's "sweep" object: {"sigma": [σ …], "monte_carlo": N}.
 
-#include <KindSection.h>
+#include <engine/KindSection.h>
 
 #include <QVector>
 

@@ -1,11 +1,11 @@
 #include "ParamSweep.h"
 
-#include "ExperimentKind.h"
-#include "ExperimentRunner.h"
-#include "PluginRegistry.h"
-#include "SettingLabel.h"
+#include <engine/ExperimentKind.h>
+#include <engine/ExperimentRunner.h>
+#include <engine/PluginRegistry.h>
+#include <engine/SettingLabel.h>
 
-#include <DataSource.h>
+#include <data/DataSource.h>
 #include <trainbench/ParamSchema.h>
 #include <trainbench/Seeds.h>
 

@@ -2,7 +2,7 @@
 /// @file ParamSweep.h
 /// A param-sweep experiment as an ordered list of independent cells.
 
-#include "ExperimentSpec.h"
+#include <engine/ExperimentSpec.h>
 #include "ParamSweepSpec.h"
 
 #include <trainbench/ParamSpec.h>

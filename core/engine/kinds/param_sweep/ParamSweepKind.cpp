@@ -2,17 +2,17 @@
 // per cell, compared with paired statistics (core/engine/Comparison). Its cells are a pure function
 // of the file (ParamSweep::cells), so any of them can run anywhere.
 
-#include "ExperimentContext.h"
-#include "CostPrediction.h"
-#include "ExperimentKind.h"
-#include "HostBudget.h"
+#include <engine/ExperimentContext.h>
+#include <engine/CostPrediction.h>
+#include <engine/ExperimentKind.h>
+#include <engine/HostBudget.h>
 #include "ParamSweep.h"
-#include "PluginRegistry.h"
-#include "PreparedConfiguration.h"
-#include "RepeatKeys.h"
-#include "RunStore.h"
+#include <engine/PluginRegistry.h>
+#include <engine/PreparedConfiguration.h>
+#include <engine/kinds/RepeatKeys.h>
+#include <store/RunStore.h>
 
-#include <DataSource.h>
+#include <data/DataSource.h>
 
 #include <QJsonArray>
 #include <QSet>

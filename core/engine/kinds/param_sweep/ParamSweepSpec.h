@@ -2,7 +2,7 @@
 /// @file ParamSweepSpec.h
 /// The "sweep" object of a param-sweep experiment, as parsed (see ParamSweep for its cells).
 
-#include <KindSection.h>
+#include <engine/KindSection.h>
 
 #include <QJsonObject>
 #include <QJsonValue>

@@ -1,6 +1,6 @@
 #include "SearchSpaces.h"
 
-#include <ExperimentKind.h> // jsonValueText
+#include <engine/ExperimentKind.h> // jsonValueText
 #include <trainbench/Seeds.h>
 
 #include <QJsonArray>

@@ -3,14 +3,14 @@
 // the validation split, and the chosen configuration and the untuned defaults are retrained on
 // fresh seeds and reported on test (DeepOBS; Schmidt et al., ICML 2021; Dodge et al., EMNLP 2019).
 
-#include "ExperimentKind.h"
-#include "PluginRegistry.h"
+#include <engine/ExperimentKind.h>
+#include <engine/PluginRegistry.h>
 #include "SearchSpaces.h"
-#include "SelectionCurves.h"
+#include <engine/SelectionCurves.h>
 #include "TunedRun.h"
 #include "TuningSection.h"
 
-#include <DataSource.h>
+#include <data/DataSource.h>
 
 #include <QJsonArray>
 #include <cmath>

@@ -1,13 +1,13 @@
 #include "TunedRun.h"
 
-#include "CostPrediction.h"
-#include "PluginRegistry.h"
-#include "PreparedConfiguration.h"
-#include "RunMetric.h"
-#include "RunStore.h"
-#include "SelectionCurves.h"
+#include <engine/CostPrediction.h>
+#include <engine/PluginRegistry.h>
+#include <engine/PreparedConfiguration.h>
+#include <engine/RunMetric.h>
+#include <store/RunStore.h>
+#include <engine/SelectionCurves.h>
 
-#include <DataSource.h>
+#include <data/DataSource.h>
 #include <trainbench/Seeds.h>
 
 #include <QJsonObject>

@@ -4,7 +4,7 @@
 /// trained under the same budget, the best chosen on the validation split, then the chosen and the
 /// default configurations retrained on fresh seeds and reported on test.
 
-#include "ExperimentContext.h"
+#include <engine/ExperimentContext.h>
 #include "SearchSpaces.h"
 #include "TuningSection.h"
 

@@ -3,7 +3,7 @@
 /// The "tuning" and "final" objects of a tuned-comparison experiment, and each algorithm entry's
 /// "search", as parsed (docs/experiments.md, "Tuned comparison").
 
-#include <KindSection.h>
+#include <engine/KindSection.h>
 #include <trainbench/ParamSpec.h>
 
 #include <QList>

@@ -1,6 +1,6 @@
 #pragma once
 /// @file LbfgsParams.h
-/// The shared L-BFGS settings block, read into the toolkit's tb::train::LbfgsSettings. Keys:
+/// The shared L-BFGS settings block, read into the training library's tb::train::LbfgsSettings. Keys:
 ///  - "memory":      correction pairs m kept for the inverse-Hessian approximation;
 ///  - "line_search": strong_wolfe (bracketing and zoom, Nocedal & Wright Alg. 3.5) or
 ///                   backtracking (Armijo backtracking), LBFGS++'s line searches.
@@ -8,12 +8,12 @@
 /// "gradient_tolerance", "gradient_test", "iterations"); lbfgsFromParams() reads them too when
 /// the schema has them.
 ///
-/// Part of the SDK's bridge to the training toolkit (trainbench/toolkit/): header-only, for
+/// Part of the SDK's bridge to the training library (trainbench/toolkit/): header-only, for
 /// plugins, which link tb::training.
 
 #include <trainbench/ParamSchema.h>
 
-#include <LbfgsDriver.h>
+#include <training/LbfgsDriver.h>
 
 namespace tb {
 

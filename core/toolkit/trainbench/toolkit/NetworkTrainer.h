@@ -6,13 +6,13 @@
 /// the training-set checks and the facts "network" and "weights". A subclass's fit() builds
 /// m_net and trains it — its own algorithm only.
 ///
-/// Part of the SDK's bridge to the training toolkit (trainbench/toolkit/): header-only, for
+/// Part of the SDK's bridge to the training library (trainbench/toolkit/): header-only, for
 /// plugins, which link tb::numerics and tb::training.
 
 #include <trainbench/RunContext.h>
 #include <trainbench/Trainer.h>
 
-#include <Mlp.h>
+#include <numerics/Mlp.h>
 
 #include <QString>
 #include <stdexcept>

@@ -1,7 +1,7 @@
 #pragma once
 /// @file OptimizerParams.h
 /// The shared optimizer and learning-rate-schedule block: one spelling of each key, one help
-/// text, one reader returning the toolkit's structs (tb::train::OptimizerSettings,
+/// text, one reader returning the training library's structs (tb::train::OptimizerSettings,
 /// tb::train::LearningRateSchedule). Keys:
 ///  - "optimizer":   the update rule, sgd | momentum | nag | adagrad | rmsprop | adam (only where
 ///                   the plugin offers a choice; elsewhere the algorithm id fixes it);
@@ -20,13 +20,13 @@
 /// it as "ridge" with the help that states its objective (OptimizerSettings::weightDecay is set
 /// from it by the plugin).
 ///
-/// Part of the SDK's bridge to the training toolkit (trainbench/toolkit/): header-only, for
+/// Part of the SDK's bridge to the training library (trainbench/toolkit/): header-only, for
 /// plugins, which link tb::training.
 
 #include <trainbench/ParamSchema.h>
 
-#include <LearningRateSchedule.h>
-#include <Optimizer.h>
+#include <training/LearningRateSchedule.h>
+#include <training/Optimizer.h>
 
 #include <QList>
 #include <QStringList>
@@ -132,7 +132,7 @@ inline void addOptimizerParams(ParamSchema& schema, const OptimizerDefaults& d)
     if (d.offerChoice)
         schema.add(ParamSpec::choice(QStringLiteral("optimizer"), QStringLiteral("Update rule"), optimizerNames(),
                                      optimizerName(d.method),
-                                     QStringLiteral("The toolkit's update rule: sgd, momentum (heavy ball), nag "
+                                     QStringLiteral("The update rule: sgd, momentum (heavy ball), nag "
                                                     "(Nesterov), adagrad, rmsprop or adam, each with its usual "
                                                     "constants (μ = 0.9, ρ = 0.9, β = 0.9/0.999, ε = 1e-8; AdaGrad "
                                                     "1e-10)."))

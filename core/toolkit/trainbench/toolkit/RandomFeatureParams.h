@@ -1,6 +1,6 @@
 #pragma once
 /// @file RandomFeatureParams.h
-/// The shared random-features block, read into the toolkit's tb::train::FeatureMapConfig. Keys
+/// The shared random-features block, read into the training library's tb::train::FeatureMapConfig. Keys
 /// (the data sets' random-features option spells the same ones with the prefix "rf_", e.g.
 /// "rf_median_sample"; its kind is "random_features" too):
 ///  - "random_features": which features — gaussian_cos, gaussian_cos_sin, laplace_cos,
@@ -12,13 +12,13 @@
 ///  - "median_sample": rows sampled for the median trick;
 ///  - "pca", "pca_center": principal components of the inputs kept before the features.
 ///
-/// Part of the SDK's bridge to the training toolkit (trainbench/toolkit/): header-only, for
+/// Part of the SDK's bridge to the training library (trainbench/toolkit/): header-only, for
 /// plugins, which link tb::training.
 
 #include <trainbench/ParamSchema.h>
 
-#include <FeatureMap.h>
-#include <RandomFeatures.h>
+#include <training/FeatureMap.h>
+#include <training/RandomFeatures.h>
 
 #include <QMap>
 #include <QStringList>

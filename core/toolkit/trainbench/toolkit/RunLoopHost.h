@@ -1,14 +1,14 @@
 #pragma once
 /// @file RunLoopHost.h
-/// The run as the training toolkit's TrainingLoop sees it: a tb::train::LoopHost over the
+/// The run as the training library's TrainingLoop sees it: a tb::train::LoopHost over the
 /// plugin's tb::RunContext (Stop, the host's budget, checkpoints, log lines and facts).
 ///
-/// Part of the SDK's bridge to the training toolkit (trainbench/toolkit/): header-only, for
+/// Part of the SDK's bridge to the training library (trainbench/toolkit/): header-only, for
 /// plugins, which link tb::training.
 
 #include <trainbench/RunContext.h>
 
-#include <TrainingLoop.h>
+#include <training/TrainingLoop.h>
 
 #include <QString>
 

@@ -1,6 +1,6 @@
 #pragma once
 /// @file StoppingParams.h
-/// The shared stopping-rules block, read into the toolkit's tb::train::StoppingRules. Keys
+/// The shared stopping-rules block, read into the training library's tb::train::StoppingRules. Keys
 /// (each only where the plugin offers it):
 ///  - "epochs":      passes over the training rows at most (integer, or fractional where the
 ///                   plugin allows it);
@@ -14,12 +14,12 @@
 /// The run's time budget is not a parameter: it is the host's ("time_budget_s" and
 /// "time_budget_clock" of the experiment, docs/experiments.md), the same for every plugin.
 ///
-/// Part of the SDK's bridge to the training toolkit (trainbench/toolkit/): header-only, for
+/// Part of the SDK's bridge to the training library (trainbench/toolkit/): header-only, for
 /// plugins, which link tb::training.
 
 #include <trainbench/ParamSchema.h>
 
-#include <StoppingRules.h>
+#include <training/StoppingRules.h>
 
 namespace tb {
 

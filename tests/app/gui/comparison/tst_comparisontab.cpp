@@ -15,11 +15,11 @@
 #include "setup/SweepEditor.h"
 #include "comparison/SweepResultView.h"
 
-#include <FeatureFrontierChart.h>
-#include <FrontierChart.h>
-#include <ParamSweepChart.h>
-#include <PluginRegistry.h>
-#include <RunStore.h>
+#include <charts/FeatureFrontierChart.h>
+#include <charts/FrontierChart.h>
+#include <charts/ParamSweepChart.h>
+#include <engine/PluginRegistry.h>
+#include <store/RunStore.h>
 
 #include <QApplication>
 #include <QClipboard>
@@ -34,7 +34,7 @@
 #include <QTemporaryDir>
 #include <QLabel>
 #include <QHeaderView>
-#include <ParamSweep.h>
+#include <engine/kinds/param_sweep/ParamSweep.h>
 
 #include <QSpinBox>
 #include <QtTest>

@@ -5,7 +5,7 @@
 #include "reports/ReportViewer.h"
 #include "window/MainWindow.h"
 
-#include <PluginRegistry.h>
+#include <engine/PluginRegistry.h>
 
 #include <QComboBox>
 #include <QFile>

@@ -7,14 +7,15 @@
 #include "runs/RunTreeModel.h"
 #include "widgets/LatestJob.h"
 
-#include <ResultCsv.h>
-#include <RunStore.h>
-#include <RunStoreOwner.h>
+#include <engine/ResultCsv.h>
+#include <store/RunStore.h>
+#include <store/RunStoreOwner.h>
 
 #include <QAction>
 #include <QApplication>
 #include <QComboBox>
 #include <QFile>
+#include <QHeaderView>
 #include <QLabel>
 #include <QLineEdit>
 #include <QMessageBox>

@@ -1,13 +1,13 @@
 // DatasetPanel: spec round trips per source, the off-thread preview, errors in the red label, and
 // the catalogue's Fetch row (progress, cancel, resume, errors) against a local HTTP server.
-#include "DataSource.h"
-#include "DataSourceRegistry.h"
+#include <data/DataSource.h>
+#include <data/DataSourceRegistry.h>
 #include "setup/DatasetPanel.h"
 #include "setup/DatasetPreview.h"
-#include "IdxLoader.h"
-#include "DatasetCache.h"
-#include "DatasetCatalog.h"
-#include "MemoryBudget.h"
+#include <data/IdxLoader.h>
+#include <data/DatasetCache.h>
+#include <data/DatasetCatalog.h>
+#include <data/MemoryBudget.h>
 #include "TestHttpServer.h"
 
 #include <QApplication>

@@ -3,8 +3,8 @@
 // and write back what it was given — not leave a row without an editor.
 #include "setup/DatasetPanel.h"
 
-#include <DataKeys.h>
-#include <DataSourceRegistry.h>
+#include <data/DataKeys.h>
+#include <data/DataSourceRegistry.h>
 
 #include <QJsonArray>
 #include <QLineEdit>

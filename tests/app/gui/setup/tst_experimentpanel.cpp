@@ -5,9 +5,9 @@
 #include "setup/ParamForm.h"
 #include "setup/SweepEditor.h"
 
-#include <ExperimentKind.h>
-#include <ExperimentRunner.h>
-#include <ExperimentSpec.h>
+#include <engine/ExperimentKind.h>
+#include <engine/ExperimentRunner.h>
+#include <engine/ExperimentSpec.h>
 
 #include <QComboBox>
 #include <QDoubleSpinBox>

@@ -1,6 +1,6 @@
 // The teaching view: two algorithms' decision regions side by side on one 2-D set.
 #include <teaching/DecisionRegionWidget.h>
-#include <PluginRegistry.h>
+#include <engine/PluginRegistry.h>
 #include <teaching/NetworkDiagram.h>
 #include <setup/ParamForm.h>
 #include <teaching/TeachingCurves.h>

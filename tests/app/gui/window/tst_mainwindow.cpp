@@ -3,7 +3,7 @@
 // that cannot be opened, and the controller's throttle.
 
 #include "setup/AlgorithmPanel.h"
-#include "charts/ChartTabs.h"
+#include "window/ChartTabs.h"
 #include "comparison/ComparisonPanel.h"
 #include "comparison/ComparisonTab.h"
 #include "setup/DatasetPanel.h"
@@ -17,10 +17,10 @@
 #include "teaching/TeachingCurves.h"
 #include "teaching/TeachingView.h"
 
-#include <PluginRegistry.h>
+#include <engine/PluginRegistry.h>
 #include "reports/GuideViewer.h"
 #include "window/ExperimentDocument.h"
-#include <RunStore.h>
+#include <store/RunStore.h>
 #include <trainbench/Seeds.h>
 
 #include <QAbstractItemModel>

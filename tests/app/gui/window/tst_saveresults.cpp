@@ -5,8 +5,8 @@
 #include "runs/ExperimentController.h"
 #include "window/MainWindow.h"
 
-#include <PluginRegistry.h>
-#include <RunStore.h>
+#include <engine/PluginRegistry.h>
+#include <store/RunStore.h>
 #include <trainbench/Seeds.h>
 
 #include <QAction>

@@ -7,10 +7,10 @@
 // a stamp saying they were verified (DatasetCache::writeStamp): it tests the reading. Checking
 // the checksums themselves is tst_datasetfetcher's (and the "hand-placed file" case below).
 
-#include "DataError.h"
-#include "DataSource.h"
-#include "DatasetCache.h"
-#include "DatasetCatalog.h"
+#include <data/DataError.h>
+#include <data/DataSource.h>
+#include <data/DatasetCache.h>
+#include <data/DatasetCatalog.h>
 
 #include <QDir>
 #include <QFile>

@@ -1,9 +1,9 @@
 // The gaussian_blobs data source: shapes and classes as declared, blobs where their centres are,
 // the noise level a sweep sets, seeded, and its errors naming the key.
 
-#include "DataError.h"
-#include "DataSource.h"
-#include "DataSourceRegistry.h"
+#include <data/DataError.h>
+#include <data/DataSource.h>
+#include <data/DataSourceRegistry.h>
 
 #include <QJsonObject>
 #include <QtTest>

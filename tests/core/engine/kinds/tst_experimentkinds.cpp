@@ -4,11 +4,11 @@
 // source outside core/engine/kinds/ names one or includes a kind's header (the param sweep's grid
 // editor in the workbench aside), and what the rest of the tree asks a kind is answered by each.
 
-#include "ExperimentKind.h"
-#include "ExperimentSpec.h"
-#include "NoiseSweepSection.h"
-#include "ParamSweep.h"
-#include "PluginRegistry.h"
+#include <engine/ExperimentKind.h>
+#include <engine/ExperimentSpec.h>
+#include <engine/kinds/noise_sweep/NoiseSweepSection.h>
+#include <engine/kinds/param_sweep/ParamSweep.h>
+#include <engine/PluginRegistry.h>
 
 #include <QDirIterator>
 #include <QFile>

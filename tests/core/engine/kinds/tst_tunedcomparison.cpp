@@ -3,14 +3,14 @@
 // made on validation and retrained on fresh seeds beside the defaults, the tuning table's
 // numbers, and bad input refused naming the key and the value.
 
-#include "ExperimentKind.h"
-#include "ExperimentRunner.h"
-#include "ExperimentSpec.h"
-#include "PluginRegistry.h"
-#include "RunStore.h"
-#include "SearchSpaces.h"
-#include "SelectionCurves.h"
-#include "StoredRuns.h"
+#include <engine/ExperimentKind.h>
+#include <engine/ExperimentRunner.h>
+#include <engine/ExperimentSpec.h>
+#include <engine/PluginRegistry.h>
+#include <store/RunStore.h>
+#include <engine/kinds/tuned_comparison/SearchSpaces.h>
+#include <engine/SelectionCurves.h>
+#include <engine/StoredRuns.h>
 
 #include <trainbench/Seeds.h>
 

@@ -1,12 +1,12 @@
 #include "ChartTabs.h"
 
-#include <ExperimentKind.h>
+#include <engine/ExperimentKind.h>
 
 #include "widgets/ElidedLabel.h"
 
-#include <ChartRegistry.h>
-#include <ChartRenderer.h>
-#include <ChartView.h>
+#include <charts/ChartRegistry.h>
+#include <charts/ChartRenderer.h>
+#include <charts/ChartView.h>
 
 #include <QActionGroup>
 #include <QMenu>

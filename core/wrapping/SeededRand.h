@@ -16,7 +16,7 @@ namespace tb::wrap {
 /// static helper library tb_wrapping that each plugin links, would be one lock per plugin: two
 /// cells of a sweep could then interleave a LIBLINEAR solver's draws with a LIBSVM model's. This
 /// class is the only code of libtrainbench-wrapping-rand, a shared library both plugins link, so
-/// the lock exists once per process (tests/plugins/wrapping/tst_seededrand.cpp trains both side by
+/// the lock exists once per process (tests/core/wrapping/tst_seededrand.cpp trains both side by
 /// side and compares each with the same run alone).
 ///
 /// Hold it for the whole library call, including while a DetachedCall is abandoned: the call

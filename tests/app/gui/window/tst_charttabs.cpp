@@ -2,10 +2,10 @@
 // never name gets its tab — in the Charts tab (ChartTabs) or the Comparison tab
 // (SweepResultView) as its place says, at its order, with its title — shows the data, and in the
 // Comparison tab is enabled only while it applies. The shipped tabs keep their order and titles.
-#include "charts/ChartTabs.h"
+#include "window/ChartTabs.h"
 #include "comparison/SweepResultView.h"
 
-#include <ChartRegistry.h>
+#include <charts/ChartRegistry.h>
 
 #include <QChart>
 #include <QTabWidget>

@@ -3,8 +3,8 @@
 // the same moment, on two threads, with different seeds, each give what the same run gives alone.
 // The plugins are loaded as the workbench loads them (PluginRegistry, one shared library each,
 // RTLD_LOCAL): a lock that each plugin had for itself would let their draws interleave.
-#include <PluginRegistry.h>
-#include <SeededRand.h>
+#include <engine/PluginRegistry.h>
+#include <wrapping/SeededRand.h>
 #include <trainbench/Trainbench.h>
 #include <trainbench/testing/TestRunContext.h>
 

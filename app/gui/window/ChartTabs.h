@@ -3,9 +3,9 @@
 /// The live charts of the main window: one tab per chart of the registry placed in the Charts
 /// tab (metric vs time, metric vs epoch, loss vs time, RMSE vs σ).
 
-#include <ChartOptions.h>
-#include <LearningCurveChart.h>
-#include <SummaryChart.h>
+#include <charts/ChartOptions.h>
+#include <charts/LearningCurveChart.h>
+#include <charts/SummaryChart.h>
 
 #include <QTabWidget>
 

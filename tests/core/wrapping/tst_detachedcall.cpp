@@ -2,7 +2,7 @@
 // waiting thread; the work's exceptions reach the caller; Stop returns within the poll interval;
 // text printed outside a run goes nowhere;
 // an abandoned call unwinds at its next print() and frees what it owned.
-#include <DetachedCall.h>
+#include <wrapping/DetachedCall.h>
 
 #include <CpuTime.h>
 #include <StopMeter.h>

@@ -1,7 +1,7 @@
 // SparseRows: the workbench's dense and sparse matrices as LIBLINEAR/LIBSVM rows — 1-based
 // indices in increasing order, zeros left out, an optional bias node, a terminator — built in
 // parallel; the same data gives the same nodes in either form; malformed sparse rows are named.
-#include <SparseRows.h>
+#include <wrapping/SparseRows.h>
 
 #include <QtTest>
 #include <cstring>
