@@ -24,6 +24,7 @@ QList<AlgorithmInfo> BldPlugin::algorithms() const
                                       "time with L-BFGS, safeguarded by an Armijo steepest-descent point.");
     b2ld.citation = kCitation + QStringLiteral(", Algorithm 3");
     b2ld.schema = BldConfig::schema(Algorithm::B2ld);
+    toolkit::addTeachingPreset(b2ld.schema);
     b2ld.progress = ProgressRule{QStringLiteral("sweeps"), 0.0, {}};
 
     AlgorithmInfo lbfgs;
@@ -33,6 +34,7 @@ QList<AlgorithmInfo> BldPlugin::algorithms() const
                                        "stopping rules: the paper's batch baseline.");
     lbfgs.citation = kCitation + QStringLiteral(", §4.2 baseline");
     lbfgs.schema = BldConfig::schema(Algorithm::Lbfgs);
+    toolkit::addTeachingPreset(lbfgs.schema);
     lbfgs.progress = ProgressRule{QStringLiteral("iterations"), 0.0, {}};
 
     AlgorithmInfo bling;
@@ -42,6 +44,7 @@ QList<AlgorithmInfo> BldPlugin::algorithms() const
                                        "step on one layer after another, with a diminishing step.");
     bling.citation = kCitation + QStringLiteral(", Algorithm 5");
     bling.schema = BldConfig::schema(Algorithm::Bling);
+    toolkit::addTeachingPreset(bling.schema);
     bling.progress = ProgressRule{QStringLiteral("epochs"), 0.0, {}};
 
     AlgorithmInfo ig;
@@ -51,6 +54,7 @@ QList<AlgorithmInfo> BldPlugin::algorithms() const
                                     "gradient: the paper's minibatch baseline.");
     ig.citation = kCitation + QStringLiteral(", §5.2 baseline");
     ig.schema = BldConfig::schema(Algorithm::Ig);
+    toolkit::addTeachingPreset(ig.schema);
     ig.progress = ProgressRule{QStringLiteral("epochs"), 0.0, {}};
     return {b2ld, lbfgs, bling, ig};
 }

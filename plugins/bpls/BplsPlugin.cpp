@@ -22,6 +22,7 @@ QList<AlgorithmInfo> BplsPlugin::algorithms() const
                                          "input-output maps (regression).");
     regress.citation = kCitation + QStringLiteral(", Algorithm 1");
     regress.schema = BplsConfig::schema(false);
+    toolkit::addTeachingPreset(regress.schema);
     regress.progress.compute = [](const QVariantMap&) { return 1.0; }; // one sweep, one checkpoint
     regress.regression = true;
     regress.classification = false; // Algorithm 1 assumes an injective map; bpls.classify is Algorithm 2
@@ -33,6 +34,11 @@ QList<AlgorithmInfo> BplsPlugin::algorithms() const
                                           "refinement on the misclassified rows with weight blending.");
     classify.citation = kCitation + QStringLiteral(", Algorithm 2");
     classify.schema = BplsConfig::schema(true);
+    toolkit::addTeachingPreset(classify.schema);
+    // In front of a class: 50 refinements, the curve shown to the end rather than cut where the
+    // misses stop falling.
+    classify.schema.setTeaching(QStringLiteral("tau_max"), 50);
+    classify.schema.setTeaching(QStringLiteral("stop_when_no_gain"), false);
     classify.progress = ProgressRule{QStringLiteral("tau_max"), 1.0, {}}; // the first sweep, then refinements
     classify.regression = false;
     classify.classification = true;

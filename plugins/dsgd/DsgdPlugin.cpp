@@ -51,6 +51,7 @@ QList<AlgorithmInfo> DsgdPlugin::algorithms() const
         a.description = QString::fromUtf8(d.description);
         a.citation = QString::fromUtf8(kPaper) + QString::fromUtf8(d.citation);
         a.schema = DsgdConfig::schema(d.algorithm);
+        toolkit::addTeachingPreset(a.schema);
         if (d.algorithm == Algorithm::KernelRidge)
             a.progress.compute = [](const QVariantMap&) { return 1.0; };  // one solve, one checkpoint
         else

@@ -48,6 +48,7 @@ QList<AlgorithmInfo> GradientPlugin::algorithms() const
         a.citation = QString::fromUtf8(d.citation);
         const AlgorithmKind kind = *GradientConfig::kindFromId(a.id);
         a.schema = GradientConfig::schema(kind);
+        toolkit::addTeachingPreset(a.schema);
         // Checkpoint::epoch counts epochs (first-order methods) or iterations (L-BFGS).
         a.progress.parameter = kind.lbfgs ? QStringLiteral("iterations") : QStringLiteral("epochs");
         a.regression = true;

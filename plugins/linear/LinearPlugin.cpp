@@ -76,6 +76,7 @@ QList<AlgorithmInfo> LinearPlugin::algorithms() const
         return p;
     });
     // One solve, one checkpoint; or CG's iteration count at the last checkpoint of the ladder.
+    toolkit::addTeachingPreset(ridge.schema);
     ridge.progress.compute = [](const QVariantMap& p) {
         const QVariantList ladder = p.value(QStringLiteral("iteration_ladder")).toList();
         return ladder.isEmpty() ? 1.0 : ladder.last().toDouble();

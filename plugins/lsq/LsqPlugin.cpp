@@ -25,6 +25,7 @@ QList<AlgorithmInfo> LsqPlugin::algorithms() const
                                      "features.");
     gls.citation = kCitation + QStringLiteral(", Algorithm 1");
     gls.schema = LsqConfig::schema(Algorithm::Gls);
+    toolkit::addTeachingPreset(gls.schema);
     gls.progress = ProgressRule{QStringLiteral("iterations"), 0.0, {}};
 
     AlgorithmInfo cls;
@@ -34,6 +35,7 @@ QList<AlgorithmInfo> LsqPlugin::algorithms() const
                                      "predictions and projects onto the probability simplex; the link is learnt.");
     cls.citation = kCitation + QStringLiteral(", Algorithm 2");
     cls.schema = LsqConfig::schema(Algorithm::Calibrated);
+    toolkit::addTeachingPreset(cls.schema);
     cls.progress = ProgressRule{QStringLiteral("iterations"), 0.0, {}};
 
     AlgorithmInfo stage;
@@ -43,6 +45,7 @@ QList<AlgorithmInfo> LsqPlugin::algorithms() const
                                        "(linear, logistic or calibrated stages); features regenerated from seeds.");
     stage.citation = kCitation + QStringLiteral(", Algorithm 3");
     stage.schema = LsqConfig::schema(Algorithm::Stagewise);
+    toolkit::addTeachingPreset(stage.schema);
     stage.progress = ProgressRule{QStringLiteral("stages"), 0.0, {}};
     return {gls, cls, stage};
 }

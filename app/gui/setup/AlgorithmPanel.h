@@ -81,7 +81,8 @@ public:
     /// defaults suit large sets (Adam: 10 epochs, lr 0.001, sigmoid stays at chance on two moons).
     void setSuggestion(const QString& why);
     /// Fills every checked configuration's form with settings that learn on a small 2-D set
-    /// (TeachingView::teachingDefaults(): 300 epochs, tanh, lr ≥ 0.01 …), its label kept. Returns
+    /// (its plugin's teaching preset, ParamSchema::teachingPreset(): for the in-tree plugins 300
+    /// epochs, tanh, lr ≥ 0.01 …), its label kept. Returns
     /// how many forms were filled; emits changed() when any was.
     int applySuggestion();
     /// The bar of setSuggestion() (for tests).

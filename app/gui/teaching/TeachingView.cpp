@@ -76,31 +76,6 @@ const QList<int>& TeachingView::paces()
     return p;
 }
 
-QVariantMap TeachingView::teachingDefaults(const AlgorithmInfo& info)
-{
-    QString error;
-    QVariantMap v = info.schema.normalise({}, &error).value_or(QVariantMap());
-    auto set = [&](const QString& key, const QVariant& value) {
-        const ParamSpec* spec = info.schema.find(key);
-        if (spec && ParamSchema::convert(*spec, value, nullptr))
-            v.insert(key, *ParamSchema::convert(*spec, value, nullptr));
-    };
-    // Many short epochs: the regions form over seconds, not in 0.04 s.
-    set(QStringLiteral("epochs"), 300);
-    set(QStringLiteral("iterations"), 300);
-    // The same network on both sides (2-16-2, tanh): a comparison of training methods, not of nets.
-    set(QStringLiteral("hidden"), QVariantList{16});
-    set(QStringLiteral("activation"), QStringLiteral("tanh"));
-    set(QStringLiteral("hidden_activation"), QStringLiteral("tanh"));
-    set(QStringLiteral("init"), QStringLiteral("glorot"));
-    set(QStringLiteral("batch_size"), 16);
-    if (const ParamSpec* lr = info.schema.find(QStringLiteral("lr")))
-        set(QStringLiteral("lr"), std::max(0.01, lr->defaultValue.toDouble()));
-    set(QStringLiteral("tau_max"), 50);
-    set(QStringLiteral("stop_when_no_gain"), false);
-    return v;
-}
-
 TeachingView::TeachingView(const PluginRegistry& registry, QWidget* parent) : QWidget(parent), m_registry(registry)
 {
     // The view's own data: labelled so, never mistaken for the Data set panel's.
@@ -489,7 +464,7 @@ void TeachingView::algorithmChosen(int i)
     s.form = new ParamForm(entry->info.schema);
     {
         const QSignalBlocker block(s.form);
-        s.form->setValues(teachingDefaults(entry->info));
+        s.form->setValues(entry->info.schema.teachingPreset());
     }
     s.formArea->setWidget(s.form);
     connect(s.form, &ParamForm::changed, this, &TeachingView::scheduleRetrain);
@@ -540,7 +515,7 @@ void TeachingView::setFromExperiment(const QList<AlgorithmRun>& algorithms)
         const AlgorithmEntry* entry = m_registry.algorithm(algorithms.at(i).id);
         if (!entry)
             continue;
-        QVariantMap values = teachingDefaults(entry->info);
+        QVariantMap values = entry->info.schema.teachingPreset();
         for (auto it = algorithms.at(i).params.begin(); it != algorithms.at(i).params.end(); ++it)
             values.insert(it.key(), it.value());
         s.form->setValues(values); // emits changed(): a trained view retrains with them

@@ -45,7 +45,8 @@ class TeachingCurves;
 ///
 /// Each side: an algorithm (every classification-capable one; default bpls.classify left and
 /// gradient.adam right), its own parameter form (ParamForm, independent of the experiment's
-/// Algorithms panel) starting from teachingDefaults(), a thread cap (default 1 each, so both
+/// Algorithms panel) starting from its plugin's teaching preset (ParamSchema::teachingPreset(): for the in-tree
+/// plugins 300 epochs or iterations, a 2-16-2 tanh network, batches of 16, lr ≥ 0.01), a thread cap (default 1 each, so both
 /// sides train at once on two cores), the decision regions (a 160×160 grid over the data's
 /// bounding box plus 10 %), a caption "epoch 12 · train 97.5 % · test 95.0 % · 0.41 s", small
 /// live accuracy and loss curves, a drawing of the network, and for BPLS a table of its latest
@@ -69,23 +70,17 @@ public:
     /// The speed slider's paces in ms per epoch, slowest last; index 0 = as fast as it trains.
     static const QList<int>& paces();
 
-    /// Parameters worth watching for @p info, over its schema defaults: 300 epochs (or
-    /// iterations), two tanh hidden layers of 16 (one for BPLS), Glorot initialisation, batches
-    /// of 16, a learning rate of at least 0.01, and for BPLS 50 refinement iterations that do not
-    /// stop at the first one without gain. Keys the schema does not have are left out.
-    static QVariantMap teachingDefaults(const AlgorithmInfo& info);
-
     /// @p registry must outlive the view.
     explicit TeachingView(const PluginRegistry& registry, QWidget* parent = nullptr);
     ~TeachingView() override;
 
-    /// Selects the algorithms by id (their forms reset to teachingDefaults()); an id that is not
+    /// Selects the algorithms by id (their forms reset to the teaching preset); an id that is not
     /// a loaded classification algorithm leaves that side unchanged and says so in the status line.
     void setAlgorithms(const QString& leftId, const QString& rightId);
     /// What an experiment file of a 2-D set gives the view: its first algorithm on the left, its
     /// second on the right — or, when it names one, the right side keeps its algorithm if that is
     /// another one, else the first other loaded classification algorithm (never "Adam vs Adam").
-    /// Each side's form is teachingDefaults() with the file's parameters of that algorithm on
+    /// Each side's form is the algorithm's teaching preset with the file's parameters of that algorithm on
     /// top, so a file sets its own lr rather than keeping the previous file's.
     void setFromExperiment(const QList<AlgorithmRun>& algorithms);
     /// The algorithm id shown on side @p i (0 left, 1 right), empty for another @p i.

@@ -10,14 +10,18 @@
 //    schema type for algorithm, data-set and experiment keys); DataSourcePlugin.
 // 4: Trainer::fresh() (a configuration's parameters read once, each run a copy of its prototype);
 //    ParamSpec::search (how a tuned comparison draws a parameter).
-#define TB_API_VERSION 4
+// 5: ParamSpec::teachingValue (a plugin's settings for a classroom demonstration,
+//    ParamSchema::teachingPreset()).
+#define TB_API_VERSION 5
 
 // The data-source interface's own version, since DataTable's layout changed under it while the
 // trainer interfaces did not:
 // 4: DataTable::xSparse (sparse inputs). A data-source plugin built for 3 is listed as "built
 //    for data-source API 3" and not loaded; trainer plugins built for API 3 load unchanged and
 //    see dense inputs only (SparseTrainer.h).
-#define TB_DATA_SOURCE_API_VERSION 4
+// 5: ParamSpec's layout (teachingValue), in which a source declares its keys;
+//    DataSourceInfo::formerIds.
+#define TB_DATA_SOURCE_API_VERSION 5
 
 #define TB_API_STRINGIFY_(x) #x
 #define TB_API_STRINGIFY(x) TB_API_STRINGIFY_(x)

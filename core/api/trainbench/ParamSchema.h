@@ -88,6 +88,21 @@ public:
         return s != nullptr;
     }
 
+    /// Gives @p key its value for demonstrations (ParamSpec::teachingValue); false when the
+    /// schema has no such key.
+    bool setTeaching(const QString& key, const QVariant& value)
+    {
+        ParamSpec* s = findMutable(key);
+        if (s)
+            s->teachingValue = value;
+        return s != nullptr;
+    }
+
+    /// The parameters for a live demonstration: every key at its default, and where the plugin
+    /// declared a teachingValue, at that value (converted to the key's type; a value the key
+    /// cannot take is left out, so the default stands).
+    QVariantMap teachingPreset() const;
+
     /// Every key that has a default, at its default.
     QVariantMap defaults() const
     {
@@ -662,6 +677,17 @@ inline QList<int> intListParam(const QVariantMap& p, const QString& key)
     for (const auto& v : p.value(key).toList())
         out << v.toInt();
     return out;
+}
+
+inline QVariantMap ParamSchema::teachingPreset() const
+{
+    QString error;
+    QVariantMap v = normalise({}, &error).value_or(QVariantMap());
+    for (const ParamSpec& spec : m_specs)
+        if (spec.teachingValue.isValid())
+            if (const std::optional<QVariant> value = convert(spec, spec.teachingValue, nullptr))
+                v.insert(spec.key, *value);
+    return v;
 }
 
 } // namespace tb

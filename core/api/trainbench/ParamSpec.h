@@ -130,12 +130,25 @@ struct ParamSpec {
     QMap<QString, QString> choiceAliases;
     /// How a tuned comparison draws it by default; unset: not tuned unless an experiment says so.
     SearchSpace search;
+    /// The value for a live classroom demonstration (a few hundred points in 2-D, trained over
+    /// seconds while people watch: the workbench's teaching view and its "Use suggested
+    /// settings"); invalid: the default suits that too. Declared by the plugin, so the
+    /// workbench never names a plugin's keys (ParamSchema::teachingPreset()).
+    QVariant teachingValue;
 
     /// This spec, searched by a tuned comparison as @p space (see search).
     ParamSpec searched(const SearchSpace& space) const
     {
         ParamSpec p = *this;
         p.search = space;
+        return p;
+    }
+
+    /// This spec with @p value for demonstrations (see teachingValue).
+    ParamSpec teaching(const QVariant& value) const
+    {
+        ParamSpec p = *this;
+        p.teachingValue = value;
         return p;
     }
 

@@ -705,6 +705,39 @@ private Q_SLOTS:
         }
         qInfo("%s: %d parameters searched", qPrintable(id), searched);
     }
+
+    // The teaching preset (ParamSpec::teachingValue) is the plugin's own: every value it declares
+    // must be one its key takes (teachingPreset() would drop it without a word), the preset must
+    // create a trainer, and every classification algorithm with a network must train the same
+    // 2-16-2 tanh network — the teaching view compares two training methods side by side, which
+    // only means something when the networks are the same.
+    void teachingPresetIsValidAndSharesTheNetwork_data() { addAlgorithmRows(); }
+    void teachingPresetIsValidAndSharesTheNetwork()
+    {
+        QFETCH(QString, id);
+        const AlgorithmInfo& info = entry(id).info;
+        for (const ParamSpec& s : info.schema.specs()) {
+            if (!s.teachingValue.isValid())
+                continue;
+            QString err;
+            QVERIFY2(ParamSchema::convert(s, s.teachingValue, &err),
+                     qPrintable(id + "." + s.key + ": teaching value refused: " + err));
+        }
+        const QVariantMap preset = info.schema.teachingPreset();
+        QString err;
+        const auto params = info.schema.normalise(preset, &err);
+        QVERIFY2(params, qPrintable(id + ": teaching preset refused: " + err));
+        try {
+            QVERIFY(m_reg.create(id, *params));
+        } catch (const std::exception& ex) {
+            QFAIL(qPrintable(id + ": create() refused the teaching preset: " + ex.what()));
+        }
+        if (info.classification && info.schema.find("hidden")) {
+            QCOMPARE(intListParam(preset, "hidden"), QList<int>{16});
+            if (info.schema.find("activation"))
+                QCOMPARE(preset.value("activation").toString(), QStringLiteral("tanh"));
+        }
+    }
 };
 
 QTEST_GUILESS_MAIN(TestConformance)
