@@ -337,6 +337,35 @@ QStringList DatasetFetcher::addresses(const DatasetEntry& entry, const DatasetFi
     return {mirror + QLatin1Char('/') + entry.id + QLatin1Char('/') + file.name};
 }
 
+namespace {
+
+/// Takes @p lock on @p entry's fetch, waiting for another process that holds it (announced once,
+/// cancellable); the reason it could not, or empty once held.
+QString waitForLock(QLockFile& lock, const DatasetEntry& entry, const DatasetFetcher::Options& o)
+{
+    lock.setStaleLockTime(0); // a lock is stale only when its process is gone
+    bool announced = false;
+    while (!lock.tryLock(200)) {
+        if (lock.error() == QLockFile::PermissionError || lock.error() == QLockFile::UnknownError)
+            return QStringLiteral("cannot create the lock file %1").arg(DatasetCache::lockPath(entry));
+        if (o.cancel && o.cancel->load())
+            return QStringLiteral("cancelled while waiting for another process fetching %1").arg(entry.id);
+        if (!announced) {
+            announced = true;
+            qint64 pid = 0;
+            QString host, app;
+            lock.getLockInfo(&pid, &host, &app);
+            if (o.message)
+                o.message(QStringLiteral("another process (pid %1) is fetching %2; waiting for it").arg(pid).arg(entry.id));
+            if (o.progress)
+                o.progress(FetchProgress{entry.files.first().name, QStringLiteral("wait"), 0, -1, 0, int(entry.files.size())});
+        }
+    }
+    return {};
+}
+
+} // namespace
+
 bool DatasetFetcher::fetch(const DatasetEntry& entry, const Options& o, QString* error)
 {
     auto fail = [&](const QString& why) {
@@ -347,7 +376,6 @@ bool DatasetFetcher::fetch(const DatasetEntry& entry, const Options& o, QString*
         QDir().rmdir(DatasetCache::root() + QStringLiteral("/.partial"));
         return false;
     };
-    auto cancelled = [&] { return o.cancel && o.cancel->load(); };
     // The checksums first: an unverifiable entry without one is refused before anything moves.
     QStringList expected, algorithms;
     for (const DatasetFileInfo& f : entry.files) {
@@ -389,24 +417,8 @@ bool DatasetFetcher::fetch(const DatasetEntry& entry, const Options& o, QString*
     if (!QDir().mkpath(QFileInfo(DatasetCache::lockPath(entry)).absolutePath()))
         return fail(QStringLiteral("cannot create the cache folder %1").arg(DatasetCache::root()));
     QLockFile lock(DatasetCache::lockPath(entry));
-    lock.setStaleLockTime(0); // a lock is stale only when its process is gone
-    bool announced = false;
-    while (!lock.tryLock(200)) {
-        if (lock.error() == QLockFile::PermissionError || lock.error() == QLockFile::UnknownError)
-            return fail(QStringLiteral("cannot create the lock file %1").arg(DatasetCache::lockPath(entry)));
-        if (cancelled())
-            return fail(QStringLiteral("cancelled while waiting for another process fetching %1").arg(entry.id));
-        if (!announced) {
-            announced = true;
-            qint64 pid = 0;
-            QString host, app;
-            lock.getLockInfo(&pid, &host, &app);
-            if (o.message)
-                o.message(QStringLiteral("another process (pid %1) is fetching %2; waiting for it").arg(pid).arg(entry.id));
-            if (o.progress)
-                o.progress(FetchProgress{entry.files.first().name, QStringLiteral("wait"), 0, -1, 0, int(entry.files.size())});
-        }
-    }
+    if (const QString why = waitForLock(lock, entry, o); !why.isEmpty())
+        return fail(why);
     todo = pending();
     if (!todo)
         return false;

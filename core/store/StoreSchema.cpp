@@ -8,133 +8,150 @@
 
 namespace tb {
 
+namespace {
+
+// The first schema: experiments, runs, their metrics, the noise sweeps' points.
+StoreSchema::Migration initialSchema()
+{
+    return {1,
+            QStringLiteral("initial schema"),
+            {
+                QStringLiteral("CREATE TABLE experiments ("
+                               " id INTEGER PRIMARY KEY,"
+                               " name TEXT NOT NULL DEFAULT '',"
+                               " kind TEXT NOT NULL DEFAULT '',"
+                               " spec_json TEXT NOT NULL DEFAULT '{}',"
+                               " created TEXT NOT NULL," // ISO 8601 UTC with milliseconds
+                               " app_version TEXT NOT NULL DEFAULT '',"
+                               " git_hash TEXT NOT NULL DEFAULT '')"),
+                // seed is decimal text: SQLite integers are signed 64-bit, seeds use all 64 bits.
+                // owner_* identify the process that created the run (see RunStoreOwner).
+                QStringLiteral("CREATE TABLE runs ("
+                               " id INTEGER PRIMARY KEY,"
+                               " experiment_id INTEGER REFERENCES experiments(id) ON DELETE CASCADE,"
+                               " algorithm_id TEXT NOT NULL DEFAULT '',"
+                               " algorithm_name TEXT NOT NULL DEFAULT '',"
+                               " plugin_id TEXT NOT NULL DEFAULT '',"
+                               " plugin_version TEXT NOT NULL DEFAULT '',"
+                               " params_json TEXT NOT NULL DEFAULT '{}',"
+                               " dataset TEXT NOT NULL DEFAULT '',"
+                               " seed TEXT NOT NULL DEFAULT '0',"
+                               " threads INTEGER NOT NULL DEFAULT 1,"
+                               " repeat INTEGER NOT NULL DEFAULT 0,"
+                               " sigma REAL," // NULL: not a noise-sweep run
+                               " status TEXT NOT NULL DEFAULT 'running',"
+                               " error TEXT NOT NULL DEFAULT '',"
+                               " started TEXT NOT NULL,"
+                               " ended TEXT,"
+                               " info_json TEXT NOT NULL DEFAULT '{}',"
+                               " app_version TEXT NOT NULL DEFAULT '',"
+                               " owner_host TEXT NOT NULL DEFAULT '',"
+                               " owner_boot TEXT NOT NULL DEFAULT '',"
+                               " owner_pid INTEGER NOT NULL DEFAULT 0,"
+                               " owner_start INTEGER NOT NULL DEFAULT 0,"
+                               " owner_token TEXT NOT NULL DEFAULT '')"),
+                QStringLiteral("CREATE INDEX runs_by_experiment ON runs(experiment_id, id)"),
+                // Opening a store scans running runs; a partial index keeps that cheap in big files.
+                QStringLiteral("CREATE INDEX runs_running ON runs(id) WHERE status = 'running'"),
+                // NULL metric = not applicable (NaN in MetricPoint).
+                QStringLiteral("CREATE TABLE metrics ("
+                               " run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,"
+                               " seq INTEGER NOT NULL,"
+                               " epoch REAL,"
+                               " train_time_s REAL,"
+                               " loss REAL,"
+                               " train_acc REAL,"
+                               " test_acc REAL,"
+                               " train_rmse REAL,"
+                               " test_rmse REAL,"
+                               " PRIMARY KEY (run_id, seq)) WITHOUT ROWID"),
+                QStringLiteral("CREATE TABLE sweep_points ("
+                               " id INTEGER PRIMARY KEY,"
+                               " experiment_id INTEGER NOT NULL REFERENCES experiments(id) ON DELETE CASCADE,"
+                               " algorithm_id TEXT NOT NULL DEFAULT '',"
+                               " algorithm_name TEXT NOT NULL DEFAULT '',"
+                               " sigma REAL,"
+                               " mc INTEGER NOT NULL DEFAULT 0,"
+                               " train_rmse_mean REAL,"
+                               " train_rmse_std REAL,"
+                               " test_rmse_mean REAL,"
+                               " test_rmse_std REAL)"),
+                QStringLiteral("CREATE INDEX sweep_points_by_experiment ON sweep_points(experiment_id, id)"),
+            }};
+}
+
+// Ids are never reused after a delete (issue 18): an exported "run-19.csv" must keep naming
+// the run it came from. SQLite cannot add AUTOINCREMENT to a column, so both tables are
+// rebuilt (the "12 steps" of https://sqlite.org/lang_altertable.html#otheralter): migrate()
+// runs with foreign keys off, so dropping the old tables cascades nothing. Copying the rows
+// seeds sqlite_sequence with the largest id kept; ids deleted above it before this step
+// cannot be known and may be given once more.
+StoreSchema::Migration idsNeverReused()
+{
+    return {2,
+            QStringLiteral("ids are never reused (AUTOINCREMENT)"),
+            {
+                QStringLiteral("CREATE TABLE experiments_v2 ("
+                               " id INTEGER PRIMARY KEY AUTOINCREMENT,"
+                               " name TEXT NOT NULL DEFAULT '',"
+                               " kind TEXT NOT NULL DEFAULT '',"
+                               " spec_json TEXT NOT NULL DEFAULT '{}',"
+                               " created TEXT NOT NULL,"
+                               " app_version TEXT NOT NULL DEFAULT '',"
+                               " git_hash TEXT NOT NULL DEFAULT '')"),
+                QStringLiteral(
+                    "INSERT INTO experiments_v2 (id, name, kind, spec_json, created, app_version, git_hash)"
+                    " SELECT id, name, kind, spec_json, created, app_version, git_hash FROM experiments"),
+                QStringLiteral("DROP TABLE experiments"),
+                QStringLiteral("ALTER TABLE experiments_v2 RENAME TO experiments"),
+                QStringLiteral("CREATE TABLE runs_v2 ("
+                               " id INTEGER PRIMARY KEY AUTOINCREMENT,"
+                               " experiment_id INTEGER REFERENCES experiments(id) ON DELETE CASCADE,"
+                               " algorithm_id TEXT NOT NULL DEFAULT '',"
+                               " algorithm_name TEXT NOT NULL DEFAULT '',"
+                               " plugin_id TEXT NOT NULL DEFAULT '',"
+                               " plugin_version TEXT NOT NULL DEFAULT '',"
+                               " params_json TEXT NOT NULL DEFAULT '{}',"
+                               " dataset TEXT NOT NULL DEFAULT '',"
+                               " seed TEXT NOT NULL DEFAULT '0',"
+                               " threads INTEGER NOT NULL DEFAULT 1,"
+                               " repeat INTEGER NOT NULL DEFAULT 0,"
+                               " sigma REAL,"
+                               " status TEXT NOT NULL DEFAULT 'running',"
+                               " error TEXT NOT NULL DEFAULT '',"
+                               " started TEXT NOT NULL,"
+                               " ended TEXT,"
+                               " info_json TEXT NOT NULL DEFAULT '{}',"
+                               " app_version TEXT NOT NULL DEFAULT '',"
+                               " owner_host TEXT NOT NULL DEFAULT '',"
+                               " owner_boot TEXT NOT NULL DEFAULT '',"
+                               " owner_pid INTEGER NOT NULL DEFAULT 0,"
+                               " owner_start INTEGER NOT NULL DEFAULT 0,"
+                               " owner_token TEXT NOT NULL DEFAULT '')"),
+                QStringLiteral(
+                    "INSERT INTO runs_v2 (id, experiment_id, algorithm_id, algorithm_name, plugin_id,"
+                    " plugin_version, params_json, dataset, seed, threads, repeat, sigma, status, error,"
+                    " started, ended, info_json, app_version, owner_host, owner_boot, owner_pid,"
+                    " owner_start, owner_token)"
+                    " SELECT id, experiment_id, algorithm_id, algorithm_name, plugin_id,"
+                    " plugin_version, params_json, dataset, seed, threads, repeat, sigma, status, error,"
+                    " started, ended, info_json, app_version, owner_host, owner_boot, owner_pid,"
+                    " owner_start, owner_token FROM runs"),
+                QStringLiteral("DROP TABLE runs"), // drops its indexes too
+                QStringLiteral("ALTER TABLE runs_v2 RENAME TO runs"),
+                QStringLiteral("CREATE INDEX runs_by_experiment ON runs(experiment_id, id)"),
+                QStringLiteral("CREATE INDEX runs_running ON runs(id) WHERE status = 'running'"),
+            }};
+}
+
+} // namespace
+
 const QList<StoreSchema::Migration>& StoreSchema::migrations()
 {
     // Append new steps at the end; never edit a released step (files in the wild already ran it).
     static const QList<Migration> steps = {
-        {1,
-         QStringLiteral("initial schema"),
-         {
-             QStringLiteral("CREATE TABLE experiments ("
-                            " id INTEGER PRIMARY KEY,"
-                            " name TEXT NOT NULL DEFAULT '',"
-                            " kind TEXT NOT NULL DEFAULT '',"
-                            " spec_json TEXT NOT NULL DEFAULT '{}',"
-                            " created TEXT NOT NULL," // ISO 8601 UTC with milliseconds
-                            " app_version TEXT NOT NULL DEFAULT '',"
-                            " git_hash TEXT NOT NULL DEFAULT '')"),
-             // seed is decimal text: SQLite integers are signed 64-bit, seeds use all 64 bits.
-             // owner_* identify the process that created the run (see RunStoreOwner).
-             QStringLiteral("CREATE TABLE runs ("
-                            " id INTEGER PRIMARY KEY,"
-                            " experiment_id INTEGER REFERENCES experiments(id) ON DELETE CASCADE,"
-                            " algorithm_id TEXT NOT NULL DEFAULT '',"
-                            " algorithm_name TEXT NOT NULL DEFAULT '',"
-                            " plugin_id TEXT NOT NULL DEFAULT '',"
-                            " plugin_version TEXT NOT NULL DEFAULT '',"
-                            " params_json TEXT NOT NULL DEFAULT '{}',"
-                            " dataset TEXT NOT NULL DEFAULT '',"
-                            " seed TEXT NOT NULL DEFAULT '0',"
-                            " threads INTEGER NOT NULL DEFAULT 1,"
-                            " repeat INTEGER NOT NULL DEFAULT 0,"
-                            " sigma REAL," // NULL: not a noise-sweep run
-                            " status TEXT NOT NULL DEFAULT 'running',"
-                            " error TEXT NOT NULL DEFAULT '',"
-                            " started TEXT NOT NULL,"
-                            " ended TEXT,"
-                            " info_json TEXT NOT NULL DEFAULT '{}',"
-                            " app_version TEXT NOT NULL DEFAULT '',"
-                            " owner_host TEXT NOT NULL DEFAULT '',"
-                            " owner_boot TEXT NOT NULL DEFAULT '',"
-                            " owner_pid INTEGER NOT NULL DEFAULT 0,"
-                            " owner_start INTEGER NOT NULL DEFAULT 0,"
-                            " owner_token TEXT NOT NULL DEFAULT '')"),
-             QStringLiteral("CREATE INDEX runs_by_experiment ON runs(experiment_id, id)"),
-             // Opening a store scans running runs; a partial index keeps that cheap in big files.
-             QStringLiteral("CREATE INDEX runs_running ON runs(id) WHERE status = 'running'"),
-             // NULL metric = not applicable (NaN in MetricPoint).
-             QStringLiteral("CREATE TABLE metrics ("
-                            " run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,"
-                            " seq INTEGER NOT NULL,"
-                            " epoch REAL,"
-                            " train_time_s REAL,"
-                            " loss REAL,"
-                            " train_acc REAL,"
-                            " test_acc REAL,"
-                            " train_rmse REAL,"
-                            " test_rmse REAL,"
-                            " PRIMARY KEY (run_id, seq)) WITHOUT ROWID"),
-             QStringLiteral("CREATE TABLE sweep_points ("
-                            " id INTEGER PRIMARY KEY,"
-                            " experiment_id INTEGER NOT NULL REFERENCES experiments(id) ON DELETE CASCADE,"
-                            " algorithm_id TEXT NOT NULL DEFAULT '',"
-                            " algorithm_name TEXT NOT NULL DEFAULT '',"
-                            " sigma REAL,"
-                            " mc INTEGER NOT NULL DEFAULT 0,"
-                            " train_rmse_mean REAL,"
-                            " train_rmse_std REAL,"
-                            " test_rmse_mean REAL,"
-                            " test_rmse_std REAL)"),
-             QStringLiteral("CREATE INDEX sweep_points_by_experiment ON sweep_points(experiment_id, id)"),
-         }},
-        // Ids are never reused after a delete (issue 18): an exported "run-19.csv" must keep naming
-        // the run it came from. SQLite cannot add AUTOINCREMENT to a column, so both tables are
-        // rebuilt (the "12 steps" of https://sqlite.org/lang_altertable.html#otheralter): migrate()
-        // runs with foreign keys off, so dropping the old tables cascades nothing. Copying the rows
-        // seeds sqlite_sequence with the largest id kept; ids deleted above it before this step
-        // cannot be known and may be given once more.
-        {2,
-         QStringLiteral("ids are never reused (AUTOINCREMENT)"),
-         {
-             QStringLiteral("CREATE TABLE experiments_v2 ("
-                            " id INTEGER PRIMARY KEY AUTOINCREMENT,"
-                            " name TEXT NOT NULL DEFAULT '',"
-                            " kind TEXT NOT NULL DEFAULT '',"
-                            " spec_json TEXT NOT NULL DEFAULT '{}',"
-                            " created TEXT NOT NULL,"
-                            " app_version TEXT NOT NULL DEFAULT '',"
-                            " git_hash TEXT NOT NULL DEFAULT '')"),
-             QStringLiteral("INSERT INTO experiments_v2 (id, name, kind, spec_json, created, app_version, git_hash)"
-                            " SELECT id, name, kind, spec_json, created, app_version, git_hash FROM experiments"),
-             QStringLiteral("DROP TABLE experiments"),
-             QStringLiteral("ALTER TABLE experiments_v2 RENAME TO experiments"),
-             QStringLiteral("CREATE TABLE runs_v2 ("
-                            " id INTEGER PRIMARY KEY AUTOINCREMENT,"
-                            " experiment_id INTEGER REFERENCES experiments(id) ON DELETE CASCADE,"
-                            " algorithm_id TEXT NOT NULL DEFAULT '',"
-                            " algorithm_name TEXT NOT NULL DEFAULT '',"
-                            " plugin_id TEXT NOT NULL DEFAULT '',"
-                            " plugin_version TEXT NOT NULL DEFAULT '',"
-                            " params_json TEXT NOT NULL DEFAULT '{}',"
-                            " dataset TEXT NOT NULL DEFAULT '',"
-                            " seed TEXT NOT NULL DEFAULT '0',"
-                            " threads INTEGER NOT NULL DEFAULT 1,"
-                            " repeat INTEGER NOT NULL DEFAULT 0,"
-                            " sigma REAL,"
-                            " status TEXT NOT NULL DEFAULT 'running',"
-                            " error TEXT NOT NULL DEFAULT '',"
-                            " started TEXT NOT NULL,"
-                            " ended TEXT,"
-                            " info_json TEXT NOT NULL DEFAULT '{}',"
-                            " app_version TEXT NOT NULL DEFAULT '',"
-                            " owner_host TEXT NOT NULL DEFAULT '',"
-                            " owner_boot TEXT NOT NULL DEFAULT '',"
-                            " owner_pid INTEGER NOT NULL DEFAULT 0,"
-                            " owner_start INTEGER NOT NULL DEFAULT 0,"
-                            " owner_token TEXT NOT NULL DEFAULT '')"),
-             QStringLiteral("INSERT INTO runs_v2 (id, experiment_id, algorithm_id, algorithm_name, plugin_id,"
-                            " plugin_version, params_json, dataset, seed, threads, repeat, sigma, status, error,"
-                            " started, ended, info_json, app_version, owner_host, owner_boot, owner_pid,"
-                            " owner_start, owner_token)"
-                            " SELECT id, experiment_id, algorithm_id, algorithm_name, plugin_id,"
-                            " plugin_version, params_json, dataset, seed, threads, repeat, sigma, status, error,"
-                            " started, ended, info_json, app_version, owner_host, owner_boot, owner_pid,"
-                            " owner_start, owner_token FROM runs"),
-             QStringLiteral("DROP TABLE runs"), // drops its indexes too
-             QStringLiteral("ALTER TABLE runs_v2 RENAME TO runs"),
-             QStringLiteral("CREATE INDEX runs_by_experiment ON runs(experiment_id, id)"),
-             QStringLiteral("CREATE INDEX runs_running ON runs(id) WHERE status = 'running'"),
-         }},
+        initialSchema(),
+        idsNeverReused(),
         // The run browser's lab notebook: tags (comma-separated, trimmed) and a free-text note
         // per run, written by the user, never by a run.
         {3,
@@ -171,8 +188,9 @@ bool StoreSchema::migrate(QSqlDatabase& db, int fromVersion, QString* error)
     QSqlQuery q(db);
     // Steps rebuild tables that others reference: a DROP with foreign keys on would cascade.
     if (!q.exec(QStringLiteral("PRAGMA foreign_keys")) || !q.next() || q.value(0).toInt() != 0) {
-        *error = QStringLiteral("foreign keys must be off while the schema changes (set PRAGMA foreign_keys = OFF "
-                                "before the transaction)");
+        *error =
+            QStringLiteral("foreign keys must be off while the schema changes (set PRAGMA foreign_keys = OFF "
+                           "before the transaction)");
         return false;
     }
     q.finish();
