@@ -972,6 +972,16 @@ private Q_SLOTS:
         QVERIFY(m_browser->waitUntilIdle());
         QCOMPARE(shown->rowCount(), 2);
         QVERIFY2(summary->text().contains(QStringLiteral("2 experiments, 8 runs")), qPrintable(summary->text()));
+
+        // The name keeps the room: cut in the middle (the repeat stays in sight), the columns a
+        // row does not need hidden until asked for, the status wide enough for "999/999 finished".
+        QTreeView* v = view();
+        QCOMPARE(v->textElideMode(), Qt::ElideMiddle);
+        for (int c : {int(RunTreeModel::SeedColumn), int(RunTreeModel::ThreadsColumn), int(RunTreeModel::MemoryColumn)})
+            QVERIFY(v->header()->isSectionHidden(c));
+        QVERIFY(v->columnWidth(RunTreeModel::StatusColumn) >=
+                v->fontMetrics().horizontalAdvance(QStringLiteral("999/999 finished")));
+        QVERIFY(v->columnWidth(RunTreeModel::NameColumn) >= v->viewport()->width() / 4);
     }
 
     // The worker behind it: jobs run on a pool thread, the newest one's result arrives on the
