@@ -15,7 +15,7 @@ namespace tb::bench {
 
 QJsonObject BenchData::fashionMnistSpec(const BenchArguments& args, const QJsonObject& extra)
 {
-    QJsonObject spec{{"source", "fashion-mnist"}};
+    QJsonObject spec{{"source", "fashion_mnist"}};
     if (args.declares("data") && !args.text("data").isEmpty())
         spec.insert("dir", args.text("data"));
     if (args.declares("train-limit")) {

@@ -32,8 +32,9 @@ QString problemOf(const DataSourceInfo& info, const ParamSchema& common)
 {
     static const QRegularExpression idPattern(QStringLiteral("^[a-z0-9][a-z0-9_-]*$"));
     static const QRegularExpression keyPattern(QStringLiteral("^[a-z_][a-z0-9_]*$"));
-    if (!idPattern.match(info.id).hasMatch())
-        return QStringLiteral("data source id \"%1\" is not of the form [a-z0-9][a-z0-9_-]*").arg(info.id);
+    for (const QString& id : QStringList{info.id} + info.formerIds)
+        if (!idPattern.match(id).hasMatch())
+            return QStringLiteral("data source id \"%1\" is not of the form [a-z0-9][a-z0-9_-]*").arg(id);
     for (const ParamSpec& p : info.params.specs()) {
         if (!keyPattern.match(p.key).hasMatch() || p.key == u"source")
             return QStringLiteral("data source \"%1\": key \"%2\" is not a valid key").arg(info.id, p.key);
@@ -74,8 +75,9 @@ QString add(std::shared_ptr<const DataSourceProvider> provider, const QString& o
     State& s = state();
     std::unique_lock lock(s.mutex);
     for (const DataSourceEntry& other : s.entries)
-        if (other.info.id == e.info.id)
-            return QStringLiteral("data source \"%1\" is already offered by %2").arg(e.info.id, other.origin);
+        for (const QString& id : QStringList{e.info.id} + e.info.formerIds)
+            if (other.info.id == id || other.info.formerIds.contains(id))
+                return QStringLiteral("data source \"%1\" is already offered by %2").arg(id, other.origin);
     s.entries.push_back(std::move(e));
     return {};
 }
@@ -105,7 +107,7 @@ const DataSourceEntry* DataSourceRegistry::find(const QString& id)
     State& s = state();
     std::shared_lock lock(s.mutex);
     for (const DataSourceEntry& e : s.entries)
-        if (e.info.id == id)
+        if (e.info.id == id || e.info.formerIds.contains(id))
             return &e;
     return nullptr;
 }
@@ -146,6 +148,8 @@ QJsonValue DataSourceRegistry::toJson()
             o.insert("task", DataKeys::taskName(*e->info.task));
         if (!e->info.noiseKey.isEmpty())
             o.insert("noise_key", e->info.noiseKey);
+        if (!e->info.formerIds.isEmpty())
+            o.insert("former_ids", QJsonArray::fromStringList(e->info.formerIds));
         arr.append(o);
     }
     return arr;

@@ -36,7 +36,8 @@ public:
     /// source is not added and the others of the plugin are unaffected.
     static QString addFromPlugin(std::shared_ptr<const DataSourceProvider> provider, const QString& origin);
 
-    /// The source @p id, or nullptr. The entry lives as long as the process.
+    /// The source @p id (its id or one of its former ids, DataSourceInfo::formerIds), or nullptr.
+    /// The entry lives as long as the process.
     static const DataSourceEntry* find(const QString& id);
 
     /// Every source, in list order (DataSourceInfo::order, then id).

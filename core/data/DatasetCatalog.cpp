@@ -288,8 +288,8 @@ std::optional<DatasetEntry> parseEntry(const QJsonObject& o, const QString& orig
         return fail(QStringLiteral("id"), QStringLiteral("expected a name of a–z, 0–9, _ and -, got \"%1\"").arg(e.id));
     // Every entry is a data source of its name: a catalogue file cannot take the name of one of
     // the other built-in sources (core/data/sources/).
-    static const QStringList reserved{"bpls-toy", "moons",  "circles",       "spirals", "xor", "gaussian_blobs",
-                                      "friedman1", "mv",    "fashion-mnist", "idx",     "csv", "libsvm"};
+    static const QStringList reserved{"bpls_toy", "bpls-toy", "moons",  "circles",       "spirals", "xor", "gaussian_blobs",
+                                      "friedman1", "mv",    "fashion_mnist", "fashion-mnist", "idx",     "csv", "libsvm"};
     if (origin != u"built in" && reserved.contains(e.id))
         return fail(QStringLiteral("id"), QStringLiteral("\"%1\" is the name of a built-in data source").arg(e.id));
     e.title = text("title");

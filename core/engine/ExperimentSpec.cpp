@@ -220,6 +220,12 @@ QStringList ExperimentSpec::upgradeParams(const PluginRegistry& registry)
 {
     QStringList notes;
     const QString src = sourcePath.isEmpty() ? QStringLiteral("experiment") : sourcePath;
+    // A data source's former id ("bpls-toy") becomes its id ("bpls_toy"): the same source.
+    const QString given = dataset.value(QStringLiteral("source")).toString();
+    if (const data::DataSourceEntry* e = data::DataSourceRegistry::find(given); e && e->info.id != given) {
+        notes << QStringLiteral("%1: dataset.source \"%2\" is deprecated: it is now \"%3\"").arg(src, given, e->info.id);
+        dataset.insert(QStringLiteral("source"), e->info.id);
+    }
     for (int i = 0; i < algorithms.size(); ++i) {
         AlgorithmRun& a = algorithms[i];
         const AlgorithmEntry* e = registry.algorithm(a.id);

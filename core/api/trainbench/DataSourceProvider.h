@@ -31,7 +31,10 @@ namespace tb {
 
 /// What a data source is and which keys it takes.
 struct DataSourceInfo {
-    QString id;          ///< the value of "source", e.g. "moons"; [a-z0-9_-]+
+    QString id;          ///< the value of "source", e.g. "moons"; [a-z0-9_-]+, words joined by "_"
+    /// Ids the source was known by before ("bpls-toy" for "bpls_toy"): still accepted in experiment
+    /// files and stored runs, rewritten to id with a deprecation note (ExperimentSpec::upgradeParams()).
+    QStringList formerIds;
     QString label;       ///< for people, e.g. "Two moons (2-D)"
     QString description; ///< one sentence
     /// The task every spec of this source yields; nullopt when the spec decides, through the

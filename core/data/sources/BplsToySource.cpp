@@ -15,7 +15,8 @@ public:
     DataSourceInfo info() const override
     {
         DataSourceInfo i;
-        i.id = QStringLiteral("bpls-toy");
+        i.id = QStringLiteral("bpls_toy");
+        i.formerIds = {QStringLiteral("bpls-toy")};
         i.label = QStringLiteral("BPLS toy functions (1-D)");
         i.description = QStringLiteral("The BPLS paper's toy problem: 5 training and 5 test points of a linear or "
                                        "non-linear function with noisy training targets.");

@@ -12,7 +12,8 @@ public:
     DataSourceInfo info() const override
     {
         DataSourceInfo i;
-        i.id = QStringLiteral("fashion-mnist");
+        i.id = QStringLiteral("fashion_mnist");
+        i.formerIds = {QStringLiteral("fashion-mnist")};
         i.label = QStringLiteral("Fashion-MNIST");
         i.description =
             QStringLiteral("Zalando's 28×28 clothing images, 10 classes: 60000 training and 10000 test images.");

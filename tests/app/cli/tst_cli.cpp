@@ -232,7 +232,7 @@ private Q_SLOTS:
     {
         const QString db = m_dir.filePath("sweep.sqlite");
         const QString spec = writeSpec("sweep.json", R"({"name": "sweep", "kind": "noise-sweep", "threads": 2,
-            "dataset": {"source": "bpls-toy", "function": "linear"},
+            "dataset": {"source": "bpls_toy", "function": "linear"},
             "sweep": {"sigma": [0, 0.1], "monte_carlo": 4},
             "algorithms": [{"id": "linear.ridge", "label": "LS"}]})");
         const Output o = cli({"run", spec, "--db", db, "--quiet"});
@@ -441,7 +441,7 @@ private Q_SLOTS:
 
         // A noise sweep: RMSE vs σ, alone.
         const QString sweep = writeSpec("plot-sweep.json", R"({"name": "plot sweep", "kind": "noise-sweep", "threads": 1,
-            "dataset": {"source": "bpls-toy", "function": "linear"},
+            "dataset": {"source": "bpls_toy", "function": "linear"},
             "sweep": {"sigma": [0, 0.5], "monte_carlo": 2},
             "algorithms": [{"id": "linear.ridge", "label": "LS"}]})");
         o = cli({"run", sweep, "--no-db", "--quiet", "--plot", dir + "/sweep.png"});

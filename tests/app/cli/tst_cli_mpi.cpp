@@ -183,7 +183,7 @@ private Q_SLOTS:
     void noiseSweepMatchesOneProcessExactly()
     {
         compareWithOneProcess(writeSpec("ns.json", R"({"name": "ns", "kind": "noise-sweep", "seed": 3, "threads": 1,
-            "dataset": {"source": "bpls-toy", "function": "nonlinear"},
+            "dataset": {"source": "bpls_toy", "function": "nonlinear"},
             "sweep": {"sigma": [0, 0.1, 0.3], "monte_carlo": 6},
             "algorithms": [{"id": "linear.ridge"}, {"id": "bpls.regress"}]})"), "ns", 18);
     }
@@ -193,7 +193,7 @@ private Q_SLOTS:
         // gradient.adam fits its cells in lock step, 8 at a time: a σ's 11 Monte-Carlo cells are two
         // work items (packs of 8 and 3), which the ranks train as one process does.
         compareWithOneProcess(writeSpec("nsl.json", R"({"name": "nsl", "kind": "noise-sweep", "seed": 5, "threads": 1,
-            "dataset": {"source": "bpls-toy", "function": "nonlinear"},
+            "dataset": {"source": "bpls_toy", "function": "nonlinear"},
             "sweep": {"sigma": [0, 0.3], "monte_carlo": 11},
             "algorithms": [{"id": "gradient.adam", "params": {"epochs": 20, "hidden": [3], "activation": "sigmoid",
                             "output_activation": "sigmoid", "init": "uniform"}},
@@ -302,7 +302,7 @@ private Q_SLOTS:
         // next batch in advance: killed, it holds up to two batches. Only the cell it was training
         // fails; the other worker trains the rest of both.
         const QString spec = writeSpec("killshort.json", R"({"name": "killshort", "kind": "noise-sweep", "seed": 5, "threads": 1,
-            "dataset": {"source": "bpls-toy", "function": "linear"},
+            "dataset": {"source": "bpls_toy", "function": "linear"},
             "sweep": {"sigma": [0, 0.1], "monte_carlo": 400},
             "algorithms": [{"id": "test.sleepy", "params": {"epochs": 1, "epoch_ms": 10}}]})");
         const QString db = m_dir.filePath("killshort.sqlite");

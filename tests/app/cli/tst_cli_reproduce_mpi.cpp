@@ -40,7 +40,7 @@ const QByteArray kClaims = R"({
      "verdict": {"rule": "mean_ci_contains_or_exceeds"}},
     {"id": "ridge-toy-rmse", "quote": "RMSE below 2 without noise", "figure": {"value": 2, "unit": "RMSE"},
      "experiment": {"name": "toy sweep", "kind": "noise-sweep", "threads": 1, "seed": 3,
-                    "dataset": {"source": "bpls-toy", "function": "linear"},
+                    "dataset": {"source": "bpls_toy", "function": "linear"},
                     "sweep": {"sigma": [0, 0.5]},
                     "algorithms": [{"id": "linear.ridge", "label": "Ridge"}]},
      "statistic": {"kind": "sweep", "algorithm": "Ridge", "sigma": 0, "metric": "test_rmse"}, "n": 6,

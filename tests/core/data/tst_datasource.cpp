@@ -85,11 +85,11 @@ private Q_SLOTS:
                                    << QStringLiteral("dataset.source: missing; expected one of %1").arg(known.join(", "));
         QTest::newRow("unknown source") << R"({"source": "mnist8m"})"
                                         << QStringLiteral("dataset.source: expected one of %1, got \"mnist8m\"").arg(known.join(", "));
-        QTest::newRow("missing function") << R"({"source": "bpls-toy"})"
-                                          << "dataset.function: missing (required for source \"bpls-toy\")";
-        QTest::newRow("bad function") << R"({"source": "bpls-toy", "function": "cubic"})"
+        QTest::newRow("missing function") << R"({"source": "bpls_toy"})"
+                                          << "dataset.function: missing (required for source \"bpls_toy\")";
+        QTest::newRow("bad function") << R"({"source": "bpls_toy", "function": "cubic"})"
                                       << "dataset.function: expected one of \"linear\", \"nonlinear\", got \"cubic\"";
-        QTest::newRow("negative sigma") << R"({"source": "bpls-toy", "function": "linear", "sigma": -1})"
+        QTest::newRow("negative sigma") << R"({"source": "bpls_toy", "function": "linear", "sigma": -1})"
                                         << "dataset.sigma: expected a number ≥ 0, got -1";
         QTest::newRow("fractional samples") << R"({"source": "moons", "samples": 10.5})"
                                             << "dataset.samples: expected an integer ≥ 2, got 10.5";
@@ -140,7 +140,7 @@ private Q_SLOTS:
                                     << "dataset.file: expected a file path (a non-empty string), got \"\"";
         QTest::newRow("idx classes") << R"({"source": "idx", "train_images": "a", "train_labels": "b", "test_images": "c", "test_labels": "d", "classes": 300})"
                                      << "dataset.classes: expected an integer 1 to 256, got 300";
-        QTest::newRow("limit array") << R"({"source": "fashion-mnist", "train_limit": [1]})"
+        QTest::newRow("limit array") << R"({"source": "fashion_mnist", "train_limit": [1]})"
                                      << "dataset.train_limit: expected an integer ≥ 1, got [1]";
     }
     void validateCoversEveryKind()
@@ -152,10 +152,10 @@ private Q_SLOTS:
 
     void validSpecsValidate()
     {
-        for (const char* j : {R"({"source": "bpls-toy", "function": "nonlinear", "sigma": 0.3})",
+        for (const char* j : {R"({"source": "bpls_toy", "function": "nonlinear", "sigma": 0.3})",
                               R"({"source": "moons", "samples": 400, "noise": 0.1, "test_fraction": 0.3})",
                               R"({"source": "friedman1", "samples": 100, "features": 5, "seed": "18446744073709551615"})",
-                              R"({"source": "fashion-mnist", "train_limit": 100})",
+                              R"({"source": "fashion_mnist", "train_limit": 100})",
                               R"({"source": "csv", "file": "a.csv", "target": ["y1", "y2"], "task": "regression", "test_fraction": 0.3, "standardise": true})"})
             QVERIFY2(DataSource::validate(obj(j)).isEmpty(), qPrintable(DataSource::validate(obj(j))));
     }
@@ -179,7 +179,7 @@ private Q_SLOTS:
 
     void toySigmaOverride()
     {
-        const QJsonObject spec = obj(R"({"source": "bpls-toy", "function": "nonlinear", "sigma": 0.0})");
+        const QJsonObject spec = obj(R"({"source": "bpls_toy", "function": "nonlinear", "sigma": 0.0})");
         const DatasetPair p = DataSource::load(spec, {}, {0.25, 42});
         const DatasetPair g = Generators::bplsToy(BplsToyFunction::Nonlinear, 0.25, 42);
         QCOMPARE(p.train.y, g.train.y);
@@ -450,11 +450,11 @@ private Q_SLOTS:
 
     void describeIsShortAndHuman()
     {
-        QCOMPARE(DataSource::describe(obj(R"({"source": "bpls-toy", "function": "linear", "sigma": 0.1})")),
+        QCOMPARE(DataSource::describe(obj(R"({"source": "bpls_toy", "function": "linear", "sigma": 0.1})")),
                  QString("BPLS toy, linear, σ = 0.1"));
         QCOMPARE(DataSource::describe(obj(R"({"source": "moons", "samples": 400, "noise": 0.1, "test_fraction": 0.3})")),
                  QString("moons, 400 samples, noise 0.1, 30% test"));
-        QCOMPARE(DataSource::describe(obj(R"({"source": "fashion-mnist", "train_limit": 1000})")),
+        QCOMPARE(DataSource::describe(obj(R"({"source": "fashion_mnist", "train_limit": 1000})")),
                  QString("Fashion-MNIST, train 1000"));
         QVERIFY(DataSource::describe(obj(R"({"source": 3})")).startsWith("invalid dataset: dataset.source"));
         QCOMPARE(DataSource::task(obj(R"({"source": "xor"})")), std::optional<tb::Task>(tb::Task::Classification));
@@ -465,7 +465,7 @@ private Q_SLOTS:
     {
         if (IdxLoader::fashionMnistDir().isEmpty())
             QSKIP("Fashion-MNIST not installed");
-        const QJsonObject spec = obj(R"({"source": "fashion-mnist", "train_limit": 500, "test_limit": 200})");
+        const QJsonObject spec = obj(R"({"source": "fashion_mnist", "train_limit": 500, "test_limit": 200})");
         const DatasetPair p = DataSource::load(spec, {});
         QCOMPARE(p.train.rows(), Eigen::Index(500));
         QCOMPARE(p.test.rows(), Eigen::Index(200));

@@ -28,7 +28,7 @@ const QString fixtures = QStringLiteral(TB_FIXTURES_DIR "/data");
 /// The smallest valid spec of each source these tests can load without large files.
 QJsonObject minimal(const QString& source)
 {
-    if (source == u"bpls-toy")
+    if (source == u"bpls_toy")
         return {{"source", source}, {"function", "linear"}};
     if (source == u"csv")
         return {{"source", source}, {"file", fixtures + "/regression.csv"}, {"target", "y1"}, {"task", "regression"},
@@ -42,9 +42,9 @@ QJsonObject minimal(const QString& source)
 
 bool loadable(const QString& source)
 {
-    // idx and fashion-mnist need large or many files; the catalogue's sets their fetched files
+    // idx and fashion_mnist need large or many files; the catalogue's sets their fetched files
     // (tst_catalogsources loads them).
-    return source != u"idx" && source != u"fashion-mnist" && !DatasetCatalog::find(source);
+    return source != u"idx" && source != u"fashion_mnist" && !DatasetCatalog::find(source);
 }
 
 bool same(const DatasetPair& a, const DatasetPair& b)
@@ -67,7 +67,7 @@ private Q_SLOTS:
         QCOMPARE(ids, DataSource::sources());
         // Listed in their declared order (a later source may slot in anywhere).
         qsizetype at = -1;
-        for (const char* id : {"bpls-toy", "moons", "circles", "spirals", "xor", "friedman1", "mv", "fashion-mnist", "idx",
+        for (const char* id : {"bpls_toy", "moons", "circles", "spirals", "xor", "friedman1", "mv", "fashion_mnist", "idx",
                                "csv", "libsvm"}) {
             QVERIFY2(ids.indexOf(id) > at, id);
             at = ids.indexOf(id);
@@ -177,8 +177,8 @@ private Q_SLOTS:
             QCOMPARE(p.train.inputs(), Eigen::Index(2));
             QCOMPARE(p.train.rows() + p.test.rows(), Eigen::Index(6));
         }
-        for (const QString& fn : DataSourceRegistry::find("bpls-toy")->schema.find("function")->choices) {
-            const DatasetPair p = DataSource::load({{"source", "bpls-toy"}, {"function", fn}}, {});
+        for (const QString& fn : DataSourceRegistry::find("bpls_toy")->schema.find("function")->choices) {
+            const DatasetPair p = DataSource::load({{"source", "bpls_toy"}, {"function", fn}}, {});
             QCOMPARE(p.train.y(0, 1), fn == u"linear" ? 1.0 : 1.0 / (1.0 + std::exp(1.0))); // ỹ2 at x = 1
         }
         for (const QString& task : DataSourceRegistry::find("libsvm")->schema.find("task")->choices) {
@@ -266,8 +266,31 @@ private Q_SLOTS:
         QVERIFY2(common.contains("key \"seed\" is one the host declares"), qPrintable(common));
         const QString badId = DataSourceRegistry::addFromPlugin(std::make_shared<Copy>("Not An Id"), "/x/libcopy.so");
         QVERIFY2(badId.contains("is not of the form"), qPrintable(badId));
+        // A former id is taken as much as an id: a plugin cannot take over "bpls-toy", which old
+        // files and stored runs still mean as bpls_toy.
+        const QString former = DataSourceRegistry::addFromPlugin(std::make_shared<Copy>("bpls-toy"), "/x/libcopy.so");
+        QVERIFY2(former.contains("\"bpls-toy\" is already offered by built in"), qPrintable(former));
         QCOMPARE(DataSourceRegistry::find("moons")->origin, QStringLiteral("built in"));
         QVERIFY(!DataSourceRegistry::find("mine"));
+    }
+
+    // One spelling of data-source ids (words joined by "_", as keys and the catalogue's sets); the
+    // former spellings still find their source, so old files and stored runs load.
+    void formerIdsFindTheirSource()
+    {
+        for (const DataSourceEntry* e : DataSourceRegistry::all()) {
+            if (e->origin != u"built in")
+                continue;
+            QVERIFY2(!e->info.id.contains(QLatin1Char('-')), qPrintable(e->info.id + ": built-in ids join words with _"));
+            for (const QString& former : e->info.formerIds)
+                QCOMPARE(DataSourceRegistry::find(former), e);
+        }
+        QCOMPARE(DataSourceRegistry::find("bpls-toy")->info.id, QStringLiteral("bpls_toy"));
+        QCOMPARE(DataSourceRegistry::find("fashion-mnist")->info.id, QStringLiteral("fashion_mnist"));
+        const DatasetPair old = DataSource::load({{"source", "bpls-toy"}, {"function", "linear"}}, {});
+        const DatasetPair now = DataSource::load({{"source", "bpls_toy"}, {"function", "linear"}}, {});
+        QCOMPARE(old.train.x, now.train.x);
+        QCOMPARE(old.train.y, now.train.y);
     }
 };
 

@@ -103,7 +103,7 @@ private Q_SLOTS:
     {
         // A share that leaves no training rows, or holds out none.
         const DataError all = expectError([] {
-            DataSource::load({{"source", "bpls-toy"}, {"function", "linear"}, {"validation_fraction", 0.95}}, {});
+            DataSource::load({{"source", "bpls_toy"}, {"function", "linear"}, {"validation_fraction", 0.95}}, {});
         });
         QCOMPARE(all.key(), QStringLiteral("dataset.validation_fraction"));
         QVERIFY2(all.message().contains("leaves none to train on"), qPrintable(all.message()));

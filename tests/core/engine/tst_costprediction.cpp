@@ -194,7 +194,7 @@ private Q_SLOTS:
         auto store = RunStore::open(m_dir.filePath("sweep.sqlite"), &err);
         QVERIFY2(store, qPrintable(err));
         const ExperimentSpec spec = parse(R"({"kind": "noise-sweep", "threads": 2, "seed": 3,
-            "dataset": {"source": "bpls-toy", "function": "linear"},
+            "dataset": {"source": "bpls_toy", "function": "linear"},
             "sweep": {"sigma": [0, 0.5], "monte_carlo": 5},
             "algorithms": [{"id": "test.sleepy", "params": {"epochs": 2, "epoch_ms": 0}}, {"id": "linear.ridge"}]})");
         Spy spy;

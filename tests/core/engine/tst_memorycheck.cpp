@@ -71,7 +71,7 @@ private Q_SLOTS:
     {
         // 4 threads: 4 cells side by side, each 6 MiB: 24 MiB > 16 MiB. One thread: 6 MiB fits.
         ExperimentRunner runner(m_reg, nullptr);
-        const QByteArray tail = R"("dataset": {"source": "bpls-toy", "function": "linear"},
+        const QByteArray tail = R"("dataset": {"source": "bpls_toy", "function": "linear"},
             "sweep": {"sigma": [0, 0.1], "monte_carlo": 4},
             "algorithms": [{"id": "test.memory", "label": "Cells", "params": {"alloc_mb": 6}}]})";
         const ExperimentResult r = runner.run(parse(R"({"kind": "noise-sweep", "threads": 4, )" + tail));

@@ -243,7 +243,7 @@ private Q_SLOTS:
     void cpuBudgetIsRefusedWhereCellsTrainSideBySide()
     {
         const ExperimentSpec noise = parse(R"({"kind": "noise-sweep", "threads": 2, "time_budget_s": 5,
-            "time_budget_clock": "cpu", "dataset": {"source": "bpls-toy", "function": "linear"}, "algorithms": [{"id": "linear.ridge"}],
+            "time_budget_clock": "cpu", "dataset": {"source": "bpls_toy", "function": "linear"}, "algorithms": [{"id": "linear.ridge"}],
             "sweep": {"sigma": [0, 0.1], "monte_carlo": 2}})");
         QString p = noise.validate(m_reg).join('\n');
         QVERIFY2(p.contains("time_budget_clock: a budget on the cpu clock needs one run at a time") &&

@@ -528,7 +528,7 @@ private Q_SLOTS:
         // A different repeat index gives a different seed and so different numbers.
         QVERIFY(all.curves[0].repeats[1].last().trainAccuracy != b.last().trainAccuracy);
         QString err;
-        QVERIFY(!ExperimentSpec::fromJson(R"({"kind": "noise-sweep", "first_repeat": 1, "dataset": {"source": "bpls-toy", "function": "linear"},
+        QVERIFY(!ExperimentSpec::fromJson(R"({"kind": "noise-sweep", "first_repeat": 1, "dataset": {"source": "bpls_toy", "function": "linear"},
             "algorithms": [{"id": "linear.ridge"}], "sweep": {"sigma": [0], "monte_carlo": 1}})", "t", &err));
         QVERIFY2(err.contains("first_repeat"), qPrintable(err));
     }
@@ -557,7 +557,7 @@ private Q_SLOTS:
         QVERIFY(store);
         ExperimentRunner runner(m_reg, store.get());
         const ExperimentSpec spec = parse(R"({"kind": "noise-sweep", "threads": 2, "seed": 3,
-            "dataset": {"source": "bpls-toy", "function": "linear"},
+            "dataset": {"source": "bpls_toy", "function": "linear"},
             "sweep": {"sigma": [0, 0.5], "monte_carlo": 20},
             "algorithms": [{"id": "linear.ridge", "label": "LS"}, {"id": "test.throws"}]})");
         const ExperimentResult res = runner.run(spec);
@@ -608,7 +608,7 @@ private Q_SLOTS:
             }
         } spy;
         const ExperimentSpec spec = parse(R"({"kind": "noise-sweep", "threads": 2, "seed": 5,
-            "dataset": {"source": "bpls-toy", "function": "linear"},
+            "dataset": {"source": "bpls_toy", "function": "linear"},
             "sweep": {"sigma": [0, 0.2, 0.4, 0.6, 0.8, 1.0], "monte_carlo": 40},
             "algorithms": [{"id": "linear.ridge", "label": "A"}, {"id": "linear.ridge", "label": "B", "params": {"lambda": 1}}]})");
         const ExperimentResult res = ExperimentRunner(m_reg, nullptr).run(spec, &spy);
@@ -678,7 +678,7 @@ private Q_SLOTS:
             "repeats": 2, "sweep": {"grid": {"offset": [0.0202, 0.0203, 0.0204]}}})") << 4 << 6;
         // Six cells (one run row, were there a store).
         QTest::newRow("noise sweep") << QByteArray(R"({"name": "once-ns", "kind": "noise-sweep", "seed": 3, "threads": 2,
-            "dataset": {"source": "bpls-toy", "function": "linear"}, "sweep": {"sigma": [0, 0.5], "monte_carlo": 3},
+            "dataset": {"source": "bpls_toy", "function": "linear"}, "sweep": {"sigma": [0, 0.5], "monte_carlo": 3},
             "algorithms": [{"id": "test.noise", "params": {"epochs": 2, "offset": 0.0301}}]})") << 1 << 6;
     }
     void eachConfigurationIsPreparedOnce()
@@ -713,7 +713,7 @@ private Q_SLOTS:
             "algorithms": [{"id": "test.noise", "params": {"epochs": 2}}],
             "repeats": 2, "sweep": {"grid": {"epochs": [1, 2, 3]}}})") << 3;
         QTest::newRow("noise sweep") << QByteArray(R"({"name": "resume-ns", "kind": "noise-sweep", "seed": 3, "threads": 2,
-            "dataset": {"source": "bpls-toy", "function": "linear"},
+            "dataset": {"source": "bpls_toy", "function": "linear"},
             "sweep": {"sigma": [0, 0.5, 1], "monte_carlo": 6},
             "algorithms": [{"id": "linear.ridge"}, {"id": "test.noise", "params": {"epochs": 2}}]})") << 10;
         // The trials are cells of their own (trial-major); the final runs follow the choice.
@@ -736,7 +736,7 @@ private Q_SLOTS:
             "tuning": {"trials": 6, "seed": 3, "halving": {"eta": 2, "min_fraction": 0.25}}, "final": {"seeds": 2}})") << 14;
         // gradient.adam trains its cells in lock step (packs of 8 and 3), test.noise one by one.
         QTest::newRow("noise sweep in lock step") << QByteArray(R"({"name": "resume-ls", "kind": "noise-sweep", "seed": 8, "threads": 2,
-            "dataset": {"source": "bpls-toy", "function": "linear"},
+            "dataset": {"source": "bpls_toy", "function": "linear"},
             "sweep": {"sigma": [0, 0.5, 1], "monte_carlo": 11},
             "algorithms": [{"id": "gradient.adam", "params": {"epochs": 30, "hidden": [3], "activation": "identity", "init": "uniform"}},
                            {"id": "test.noise", "params": {"epochs": 2}}]})") << 20;
@@ -876,7 +876,7 @@ private Q_SLOTS:
         if (!m_reg.algorithm("gradient.adam"))
             QSKIP("the gradient plugin is not built");
         const QByteArray json = R"({"kind": "noise-sweep", "threads": 2, "seed": 9,
-            "dataset": {"source": "bpls-toy", "function": "nonlinear"},
+            "dataset": {"source": "bpls_toy", "function": "nonlinear"},
             "sweep": {"sigma": [0, 0.5], "monte_carlo": 11},
             "algorithms": [
               {"id": "gradient.adam", "params": {"epochs": 40, "hidden": [3], "activation": "sigmoid", "output_activation": "sigmoid", "init": "uniform", "init_low": -1, "init_high": 1}},
@@ -1026,7 +1026,7 @@ private Q_SLOTS:
         if (!m_reg.algorithm("gradient.adam"))
             QSKIP("the gradient plugin is not built");
         const ExperimentSpec s = parse(R"({"name": "resume-mid-cell", "kind": "noise-sweep", "seed": 6, "threads": 2,
-            "dataset": {"source": "bpls-toy", "function": "linear"},
+            "dataset": {"source": "bpls_toy", "function": "linear"},
             "sweep": {"sigma": [0, 0.5], "monte_carlo": 11},
             "algorithms": [{"id": "linear.ridge"},
                            {"id": "gradient.adam", "params": {"epochs": 20, "hidden": [3], "activation": "identity", "init": "uniform"}},

@@ -117,7 +117,7 @@ public:
     {
         if (data::DataSource::validate(spec.dataset).isEmpty() && !data::DataSource::hasNoiseLevel(spec.dataset))
             return {QStringLiteral("dataset.source: a noise-sweep needs a generator with a noise level (e.g. "
-                                   "\"bpls-toy\"), got \"%1\"")
+                                   "\"bpls_toy\"), got \"%1\"")
                         .arg(spec.dataset.value(QStringLiteral("source")).toString())};
         return {};
     }

@@ -65,7 +65,7 @@ private Q_SLOTS:
     void bplsToyRoundTrip()
     {
         DatasetPanel panel;
-        const QJsonObject in{{"source", "bpls-toy"}, {"function", "nonlinear"}, {"sigma", 0.15},
+        const QJsonObject in{{"source", "bpls_toy"}, {"function", "nonlinear"}, {"sigma", 0.15},
                              {"standardise", false}, {"seed", 7}};
         panel.setSpec(in);
         QCOMPARE(json(panel.spec()), json(in));
@@ -76,7 +76,7 @@ private Q_SLOTS:
         QCOMPARE(qobject_cast<QComboBox*>(panel.editor("function"))->currentData().toString(), QString("nonlinear"));
 
         // A minimal spec comes back unchanged: defaults it left out stay out (they are the schema's).
-        const QJsonObject minimal{{"source", "bpls-toy"}, {"function", "linear"}};
+        const QJsonObject minimal{{"source", "bpls_toy"}, {"function", "linear"}};
         panel.setSpec(minimal);
         QCOMPARE(json(panel.spec()), json(minimal));
         QCOMPARE(qobject_cast<QDoubleSpinBox*>(panel.editor("sigma"))->value(), 0.0); // shown at its default
@@ -210,7 +210,7 @@ private Q_SLOTS:
         if (data::IdxLoader::fashionMnistDir().isEmpty())
             QSKIP("Fashion-MNIST not installed (no /usr/share/datasets/fashion-mnist)");
         DatasetPanel panel;
-        const QJsonObject in{{"source", "fashion-mnist"}, {"train_limit", 600}, {"test_limit", 100},
+        const QJsonObject in{{"source", "fashion_mnist"}, {"train_limit", 600}, {"test_limit", 100},
                              {"standardise", false}};
         panel.setSpec(in);
         QCOMPARE(json(panel.spec()), json(in));
@@ -537,7 +537,7 @@ private Q_SLOTS:
         // The full set takes long enough that the panel dies first; the worker's late result
         // must be dropped, not delivered to freed memory.
         auto* panel = new DatasetPanel;
-        panel->setSpec({{"source", "fashion-mnist"}});
+        panel->setSpec({{"source", "fashion_mnist"}});
         panel->refreshPreview();
         QVERIFY(panel->isLoading());
         delete panel;

@@ -449,7 +449,7 @@ private Q_SLOTS:
     {
         TeachingView view(*m_registry);
         // Not a 2-D set: refused, the previous set stays.
-        view.setDataset(QJsonObject{{"source", "fashion-mnist"}});
+        view.setDataset(QJsonObject{{"source", "fashion_mnist"}});
         QCOMPARE(view.datasetSpec().value("source").toString(), QString("moons"));
         view.setDataset(QJsonObject{{"source", "circles"}, {"samples", "many"}});
         QCOMPARE(view.datasetSpec().value("source").toString(), QString("moons"));

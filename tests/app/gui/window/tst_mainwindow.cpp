@@ -85,7 +85,7 @@ QJsonObject ridgeSweep(int mc)
 {
     return QJsonObject{{"name", "ridge sweep"},
                        {"kind", "noise-sweep"},
-                       {"dataset", QJsonObject{{"source", "bpls-toy"}, {"function", "linear"}}},
+                       {"dataset", QJsonObject{{"source", "bpls_toy"}, {"function", "linear"}}},
                        {"sweep", QJsonObject{{"sigma", QJsonArray{0, 0.25, 0.5, 0.75, 1}}, {"monte_carlo", mc}}},
                        {"algorithms", QJsonArray{QJsonObject{{"id", "linear.ridge"}, {"label", "LS"}}}},
                        {"seed", 2},
@@ -1151,7 +1151,7 @@ private Q_SLOTS:
         QTest::mouseClick(run, Qt::LeftButton); // refused (no algorithm) and not focused
         QVERIFY(!run->hasFocus());
         auto* source = w->datasetPanel()->findChild<QComboBox*>(QStringLiteral("source"));
-        source->setCurrentIndex(source->findData(QStringLiteral("fashion-mnist")));
+        source->setCurrentIndex(source->findData(QStringLiteral("fashion_mnist")));
         auto* keep = qobject_cast<QLineEdit*>(w->datasetPanel()->editor("keep_classes"));
         QVERIFY(keep);
         QVERIFY2(!keep->placeholderText().contains("column") && keep->placeholderText().contains("class"),

@@ -128,7 +128,7 @@ private Q_SLOTS:
     // What the workbench, the CLI, the store and the claims ask of a kind, answered by each.
     void eachKindAnswersForItself()
     {
-        const QByteArray base = R"("dataset": {"source": "bpls-toy", "function": "linear"}, "seed": 4, "threads": 2,
+        const QByteArray base = R"("dataset": {"source": "bpls_toy", "function": "linear"}, "seed": 4, "threads": 2,
             "algorithms": [{"id": "linear.ridge", "label": "LS"}, {"id": "linear.ridge", "label": "LS2", "params": {"ridge": 0.5}}])";
         QString error;
         const auto lc = ExperimentSpec::fromJson("{\"kind\": \"learning-curve\", \"repeats\": 3, " + base + "}", "l.json", &error);
