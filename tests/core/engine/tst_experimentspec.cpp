@@ -121,6 +121,7 @@ private Q_SLOTS:
             "sweep": {"sigma": [0, 0.1], "monte_carlo": 2}, "algorithms": [{"id": "linear.ridge"}]})",
                                           "old.json", &err);
         QVERIFY2(s, qPrintable(err));
+        s->sourcePath = QStringLiteral("old.json"); // as fromFile() sets it: the note names the file
         const QStringList notes = s->upgradeParams(m_reg);
         QCOMPARE(notes.size(), 1);
         QCOMPARE(notes[0], QStringLiteral("old.json: dataset.source \"bpls-toy\" is deprecated: it is now \"bpls_toy\""));
