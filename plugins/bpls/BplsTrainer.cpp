@@ -2,6 +2,7 @@
 
 #include "BplsCalibration.h"
 
+#include <trainbench/toolkit/DataChecks.h>
 #include <numerics/FirstTouch.h>
 #include <numerics/LeastSquares.h>
 
@@ -41,14 +42,7 @@ constexpr double kBlendGrid[] = {0.05, 0.1, 0.2, 0.3, 0.5, 0.75, 1.0};
 
 void checkFinite(const Eigen::Ref<const Eigen::MatrixXd>& m, const char* what)
 {
-    if (m.allFinite())
-        return;
-    for (Eigen::Index j = 0; j < m.cols(); ++j)
-        for (Eigen::Index i = 0; i < m.rows(); ++i)
-            if (!std::isfinite(m(i, j)))
-                throw std::invalid_argument(std::string("bpls: the training ") + what + " contain " +
-                                            (std::isnan(m(i, j)) ? "NaN" : "Inf") + " at row " + std::to_string(i) +
-                                            ", column " + std::to_string(j) + "; remove or impute it first");
+    toolkit::requireFinite(m, "bpls", what);
 }
 
 std::vector<Eigen::Index> sizesOf(const BplsConfig& c, Eigen::Index d, Eigen::Index k)

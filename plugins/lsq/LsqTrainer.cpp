@@ -1,5 +1,6 @@
 #include "LsqTrainer.h"
 
+#include <trainbench/toolkit/DataChecks.h>
 #include <tbb/blocked_range.h>
 #include <tbb/parallel_for.h>
 
@@ -17,14 +18,7 @@ constexpr double kTranscendentalFlops = 20.0;
 
 void checkFinite(const Eigen::Ref<const Eigen::MatrixXd>& m, const char* what)
 {
-    if (m.allFinite())
-        return;
-    for (Eigen::Index j = 0; j < m.cols(); ++j)
-        for (Eigen::Index i = 0; i < m.rows(); ++i)
-            if (!std::isfinite(m(i, j)))
-                throw std::invalid_argument(std::string("lsq: the training ") + what + " contain " +
-                                            (std::isnan(m(i, j)) ? "NaN" : "Inf") + " at row " + std::to_string(i) +
-                                            ", column " + std::to_string(j) + "; remove or impute it first");
+    toolkit::requireFinite(m, "lsq", what);
 }
 
 } // namespace

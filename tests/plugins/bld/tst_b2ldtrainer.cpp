@@ -285,7 +285,22 @@ private Q_SLOTS:
         TestRunContext ctx;
         Eigen::MatrixXd x = Eigen::MatrixXd::Ones(10, 2), y = Eigen::MatrixXd::Ones(10, 1);
         x(3, 1) = std::numeric_limits<double>::quiet_NaN();
-        QVERIFY_THROWS_EXCEPTION(std::invalid_argument, fitIn(t, x, y, ctx));
+        // Named by row and column (from 0, as the data set's), so it can be found in the file.
+        try {
+            fitIn(t, x, y, ctx);
+            QFAIL("NaN input accepted");
+        } catch (const std::invalid_argument& e) {
+            QVERIFY2(QString(e.what()).contains("bld: the training inputs contain NaN at row 3, column 1"), e.what());
+        }
+        x(3, 1) = 1.0;
+        y(6, 0) = std::numeric_limits<double>::infinity();
+        try {
+            fitIn(t, x, y, ctx);
+            QFAIL("Inf target accepted");
+        } catch (const std::invalid_argument& e) {
+            QVERIFY2(QString(e.what()).contains("targets contain Inf at row 6, column 0"), e.what());
+        }
+        QVERIFY(ctx.checkpoints.empty());
         QVERIFY_THROWS_EXCEPTION(std::invalid_argument,
                                  fitIn(t, Eigen::MatrixXd(0, 2), Eigen::MatrixXd(0, 1), ctx));
         QVERIFY_THROWS_EXCEPTION(std::logic_error, t.predict(Eigen::MatrixXd::Ones(1, 2)));

@@ -10,6 +10,7 @@
 /// plugins, which link tb::numerics and tb::training.
 
 #include <trainbench/RunContext.h>
+#include <trainbench/toolkit/DataChecks.h>
 #include <trainbench/Trainer.h>
 
 #include <numerics/Mlp.h>
@@ -45,7 +46,8 @@ protected:
     explicit NetworkTrainer(std::string family) : m_family(std::move(family)) {}
 
     /// Throws std::invalid_argument naming the family for an empty training set, targets whose
-    /// rows do not match the inputs', and — with @p requireFinite — NaN or Inf in either.
+    /// rows do not match the inputs', and — with @p requireFinite — NaN or Inf in either, named by
+    /// row and column (toolkit::requireFinite()).
     void checkTrainingData(const DatasetView& data, bool requireFinite) const
     {
         if (data.rows() < 1)
@@ -53,8 +55,10 @@ protected:
         if (data.y.rows() != data.rows())
             throw std::invalid_argument(m_family + ": " + std::to_string(data.rows()) + " input rows but " +
                                         std::to_string(data.y.rows()) + " target rows");
-        if (requireFinite && (!data.x.allFinite() || !data.y.allFinite()))
-            throw std::invalid_argument(m_family + ": the training data contain NaN or Inf");
+        if (requireFinite) {
+            toolkit::requireFinite(data.x, m_family, "inputs");
+            toolkit::requireFinite(data.y, m_family, "targets");
+        }
     }
 
     /// Records the facts "network" (its description) and "weights" (their number).
