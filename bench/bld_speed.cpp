@@ -18,10 +18,10 @@
 // Nothing here trains: the program times the plugin's internal steps on purpose (the block
 // objective of BldObjective.h and BldConfig's network), which is why it links tb_bld_core.
 
-#include <BenchArguments.h>
-#include <BenchData.h>
-#include <BenchMain.h>
-#include <CpuTime.h>
+#include <support/BenchArguments.h>
+#include <support/BenchData.h>
+#include <support/BenchMain.h>
+#include <support/CpuTime.h>
 
 #include <training/BatchGradient.h>
 #include <bld/BldConfig.h>

@@ -31,11 +31,11 @@
 // (Table 8), and with --charts one PNG per dataset and architecture: objective against training
 // time, log-log, every seed.
 
-#include <BenchArguments.h>
-#include <BenchData.h>
-#include <BenchMain.h>
-#include <BenchRunner.h>
-#include <TrainingCpuClock.h>
+#include <support/BenchArguments.h>
+#include <support/BenchData.h>
+#include <support/BenchMain.h>
+#include <support/BenchRunner.h>
+#include <support/TrainingCpuClock.h>
 
 #include <bld/B2ldTrainer.h>
 #include <bld/BldConfig.h>

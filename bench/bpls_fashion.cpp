@@ -25,12 +25,12 @@
 // Results are recorded in bench/README.md, section "BPLS" (speed), and in docs/bpls.md, "How the
 // defaults were chosen" (the validation split).
 
-#include <BenchArguments.h>
-#include <BenchData.h>
-#include <BenchMain.h>
-#include <BenchRunner.h>
-#include <Spread.h>
-#include <Stopwatch.h>
+#include <support/BenchArguments.h>
+#include <support/BenchData.h>
+#include <support/BenchMain.h>
+#include <support/BenchRunner.h>
+#include <support/Spread.h>
+#include <support/Stopwatch.h>
 
 #include <bpls/BplsTrainer.h>
 #include <training/DesignMatrix.h>

@@ -12,12 +12,12 @@
 // to), and the mean ± std of the per-run RMSE that the engine stores. Cells run in parallel.
 // Default parameters follow the paper: linear → identity activations; non-linear → sigmoid.
 
-#include <BenchArguments.h>
-#include <BenchMain.h>
-#include <BenchRunner.h>
-#include <CsvWriter.h>
-#include <Spread.h>
-#include <Stopwatch.h>
+#include <support/BenchArguments.h>
+#include <support/BenchMain.h>
+#include <support/BenchRunner.h>
+#include <support/CsvWriter.h>
+#include <support/Spread.h>
+#include <support/Stopwatch.h>
 
 #include <data/Generators.h>
 #include <engine/TextTable.h>

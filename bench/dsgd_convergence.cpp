@@ -16,12 +16,12 @@
 // the end the least-squares slope of log error against log t over the last decade (−1 for
 // O(1/t)). Results: docs/dsgd.md, "Step sizes of Algorithm 1".
 
-#include <BenchArguments.h>
-#include <BenchMain.h>
-#include <BenchRunner.h>
-#include <CsvWriter.h>
-#include <Spread.h>
-#include <Stopwatch.h>
+#include <support/BenchArguments.h>
+#include <support/BenchMain.h>
+#include <support/BenchRunner.h>
+#include <support/CsvWriter.h>
+#include <support/Spread.h>
+#include <support/Stopwatch.h>
 
 #include <charts/ChartRenderer.h>
 #include <data/Generators.h>

@@ -21,12 +21,12 @@
 // methods of docs/dsgd.md ("How the experiments' settings were chosen") for one pass on 5000 rows.
 // The settings and how they were chosen: that section; the paper's claims: resources/claims/dsgd.json.
 
-#include <BenchArguments.h>
-#include <BenchData.h>
-#include <BenchMain.h>
-#include <BenchRunner.h>
-#include <CsvWriter.h>
-#include <Spread.h>
+#include <support/BenchArguments.h>
+#include <support/BenchData.h>
+#include <support/BenchMain.h>
+#include <support/BenchRunner.h>
+#include <support/CsvWriter.h>
+#include <support/Spread.h>
 
 #include <charts/ChartRenderer.h>
 

@@ -11,11 +11,11 @@
 // S … S + --seeds − 1), then the batch-1 run (seed S), then a summary line "RESULT ..." that
 // bench/README.md quotes and bench/pytorch_fashion.py parses. Compare with
 // bench/pytorch_fashion.py run in the same session (see bench/README.md, "Gradient baselines").
-#include <BenchArguments.h>
-#include <BenchData.h>
-#include <BenchMain.h>
-#include <BenchRunner.h>
-#include <Spread.h>
+#include <support/BenchArguments.h>
+#include <support/BenchData.h>
+#include <support/BenchMain.h>
+#include <support/BenchRunner.h>
+#include <support/Spread.h>
 
 #include <cstdio>
 #include <vector>

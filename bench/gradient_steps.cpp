@@ -8,9 +8,9 @@
 //                            [--algorithms gradient.sgd,gradient.adam] [--precisions double,float32] [--quick]
 //
 // Prints µs per update and the implied seconds for a 60000-sample epoch.
-#include <BenchArguments.h>
-#include <BenchMain.h>
-#include <BenchRunner.h>
+#include <support/BenchArguments.h>
+#include <support/BenchMain.h>
+#include <support/BenchRunner.h>
 
 #include <engine/TextTable.h>
 

@@ -14,9 +14,9 @@
 //   Gram AᵀA      n·d·(d+1)        symmetric rank-n update, lower triangle
 //   cross AᵀB     2·n·d·k
 //   solve         d³/3 + 2·d²·k    Cholesky and two triangular solves per right-hand side
-#include <BenchArguments.h>
-#include <BenchMain.h>
-#include <Stopwatch.h>
+#include <support/BenchArguments.h>
+#include <support/BenchMain.h>
+#include <support/Stopwatch.h>
 
 #include <numerics/LeastSquares.h>
 

@@ -10,8 +10,8 @@
 // QT_QPA_PLATFORM=offscreen. --quick without files runs resources/experiments/teaching-moons.json.
 // See bench/README.md ("Workbench GUI").
 
-#include <BenchArguments.h>
-#include <BenchMain.h>
+#include <support/BenchArguments.h>
+#include <support/BenchMain.h>
 
 #include "window/ChartTabs.h"
 #include <runs/ExperimentController.h>

@@ -24,10 +24,10 @@
 // --train-limit N replaces the file's train_limit (--quick: 2000 rows).
 // Results are recorded in bench/README.md, section "LIBLINEAR and LIBSVM".
 
-#include <BenchArguments.h>
-#include <BenchMain.h>
-#include <BenchRunner.h>
-#include <Spread.h>
+#include <support/BenchArguments.h>
+#include <support/BenchMain.h>
+#include <support/BenchRunner.h>
+#include <support/Spread.h>
 
 #include <data/DataError.h>
 #include <data/DataSource.h>

@@ -23,12 +23,12 @@
 // Results are recorded in docs/lsq.md ("How the experiments' settings were chosen") and
 // bench/README.md ("Least Squares Revisited: mixed precision and the ridge floor").
 
-#include <BenchArguments.h>
-#include <BenchData.h>
-#include <BenchMain.h>
-#include <BenchRunner.h>
-#include <Spread.h>
-#include <TrainingCpuClock.h>
+#include <support/BenchArguments.h>
+#include <support/BenchData.h>
+#include <support/BenchMain.h>
+#include <support/BenchRunner.h>
+#include <support/Spread.h>
+#include <support/TrainingCpuClock.h>
 
 #include <training/FeatureMap.h>
 #include <lsq/LsqConfig.h>

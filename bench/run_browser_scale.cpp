@@ -12,8 +12,8 @@
 // --db keeps the generated database (made once, reused when it holds --runs runs). Run it under
 // Xvfb for real painting or with QT_QPA_PLATFORM=offscreen. See bench/README.md ("Run browser at scale").
 
-#include <BenchArguments.h>
-#include <BenchMain.h>
+#include <support/BenchArguments.h>
+#include <support/BenchMain.h>
 
 #include <engine/ExperimentKind.h>
 #include <engine/PluginRegistry.h>

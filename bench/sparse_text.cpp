@@ -21,9 +21,9 @@
 // same experiment (it writes the same files and alternates the two). Results: bench/README.md,
 // "Sparse data".
 
-#include <BenchArguments.h>
-#include <BenchMain.h>
-#include <BenchRunner.h>
+#include <support/BenchArguments.h>
+#include <support/BenchMain.h>
+#include <support/BenchRunner.h>
 
 #include <data/DataError.h>
 #include <data/DataSource.h>

@@ -13,9 +13,9 @@
 ///  - end to end: (total wall time incl. the final flush − training time) / training time.
 /// Without --db a temporary file is used and removed.
 
-#include <BenchArguments.h>
-#include <BenchMain.h>
-#include <CpuTime.h>
+#include <support/BenchArguments.h>
+#include <support/BenchMain.h>
+#include <support/CpuTime.h>
 
 #include <engine/ExperimentKind.h>
 #include <store/RunStore.h>

@@ -1,8 +1,8 @@
-#include <BenchArguments.h>
-#include <BenchData.h>
-#include <BenchRunner.h>
-#include <CsvWriter.h>
-#include <Spread.h>
+#include <support/BenchArguments.h>
+#include <support/BenchData.h>
+#include <support/BenchRunner.h>
+#include <support/CsvWriter.h>
+#include <support/Spread.h>
 
 #include <data/DataSource.h>
 
