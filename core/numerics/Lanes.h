@@ -22,6 +22,16 @@ namespace tb::num {
 /// splits the vector; the results are the same).
 inline constexpr int kLanes = 8;
 
+/// What one Lanes operation compiles to in this build: "avx512" (one register) or "generic" (GCC
+/// splits it into narrower vectors; the same results, more instructions). A noise sweep's stored
+/// run names it beside its lock-step width, so a benchmark says which path it took.
+inline constexpr const char* kLanesInstructionSet =
+#if defined(__AVX512F__)
+    "avx512";
+#else
+    "generic";
+#endif
+
 /// kLanes doubles with lane-wise arithmetic (GCC/Clang vector extensions). Implicitly made
 /// from a double (every lane that value), so that scalar constants in shared code broadcast.
 struct Lanes {

@@ -7,6 +7,7 @@
 
 #include <Eigen/Core>
 #include <atomic>
+#include <string>
 #include <vector>
 
 namespace tb::train {
@@ -82,6 +83,17 @@ public:
     /// through Mlp's Eigen passes. Both give the same bits; false is for tests and benchmarks
     /// that compare the two. (Double precision only: float32 never takes the kernel.)
     void useSmallKernel(bool on) { m_smallKernel = on; }
+
+    /// Which code a batch of @p m rows runs: "small_mlp_kernel" (num::SmallMlpKernel), "eigen"
+    /// (Mlp's Eigen passes) or "eigen, N chunks in parallel" — the run's fact "batch_path", so a
+    /// benchmark on another CPU can say whether it took the path it was tuned on.
+    std::string pathFor(Eigen::Index m) const
+    {
+        const int chunks = chunkCount(m);
+        if (chunks == 1)
+            return m_smallKernel && m <= m_smallRows ? "small_mlp_kernel" : "eigen";
+        return "eigen, " + std::to_string(chunks) + " chunks in parallel";
+    }
 
 private:
     struct Chunk {

@@ -146,6 +146,7 @@ void GradientTrainer::fitIn(const DatasetView& data, RunContext& ctx)
     };
 
     recordRunFacts(ctx, batch, loss, nVal);
+    ctx.record("batch_path", QString::fromStdString(engine.pathFor(batch)));
 
     // The algorithm: one minibatch update per step; the loop does the rest (Stop, checkpoints
     // at epoch ends and every checkpoint_every minibatches, divergence, early stopping).

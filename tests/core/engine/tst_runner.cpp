@@ -1,5 +1,6 @@
 #include <store/BuildInfo.h>
 #include <data/DataSource.h>
+#include <numerics/Lanes.h>
 #include <engine/ExperimentRunner.h>
 #include <engine/PluginRegistry.h>
 #include <engine/PreparedConfiguration.h>
@@ -943,6 +944,16 @@ private Q_SLOTS:
         QCOMPARE(res.runsFinished, finished);
         QCOMPARE(res.runsFailed, notFinished);
         QVERIFY2(diverged > 0 && diverged < 22, qPrintable(QString::number(diverged)));  // SGD: some cells alone
+        // Each algorithm's row says which path its cells took: packs of 8 for the gradient
+        // methods (the lanes this build compiles to), one by one for the others.
+        for (int a : {0, 1, 4}) {
+            QCOMPARE(runs[a].info.value("lock_step_width").toInt(), num::kLanes);
+            QCOMPARE(runs[a].info.value("lock_step_lanes").toString(), QString::fromLatin1(num::kLanesInstructionSet));
+        }
+        for (int a : {2, 3}) {
+            QCOMPARE(runs[a].info.value("lock_step_width").toInt(-1), 0);
+            QVERIFY(!runs[a].info.contains("lock_step_lanes"));
+        }
     }
 
     void resumeRunsOnlyTheCellsThatDidNotFinish()

@@ -186,6 +186,28 @@ private Q_SLOTS:
     //   network part by 6e-8 over 300 epochs between two builds, which is no bound worth
     //   asserting; their gradients are checked step by step, and the steps are the shared
     //   Optimizer code.
+    // The run says which code its batches ran (issue 51: a benchmark on another CPU tells whether
+    // it took the path it was tuned on): the toy network's full batch in SmallMlpKernel, the same
+    // in float32 through Eigen (the kernel is double only), a large batch in parallel chunks.
+    void batchPathIsRecorded()
+    {
+        const Eigen::MatrixXd x = randomMatrix(5, 1, 3), y = randomMatrix(5, 2, 4);
+        auto pathOf = [](const GradientConfig& c, const Eigen::MatrixXd& in, const Eigen::MatrixXd& out) {
+            GradientTrainer t(c);
+            TestRunContext ctx(1, 1);
+            t.fit(tb::DatasetView(in, out), ctx);
+            return ctx.records.value("batch_path").toString();
+        };
+        const QVariantMap toy{{"batch_size", 5}, {"epochs", 2}, {"hidden", QVariantList{3}}};
+        QCOMPARE(pathOf(config("gradient.sgd", toy), x, y), QStringLiteral("small_mlp_kernel"));
+        QVariantMap f32 = toy;
+        f32.insert("precision", "float32");
+        QCOMPARE(pathOf(config("gradient.adam", f32), x, y), QStringLiteral("eigen"));
+        const Eigen::MatrixXd bx = randomMatrix(640, 3, 5), by = randomMatrix(640, 2, 6);
+        QCOMPARE(pathOf(config("gradient.adam", {{"batch_size", 640}, {"epochs", 1}, {"hidden", QVariantList{4}}}), bx, by),
+                 QStringLiteral("eigen, 10 chunks in parallel"));
+    }
+
     void toyNetworkSmallKernelAgreesWithEigen_data()
     {
         QTest::addColumn<QString>("id");
