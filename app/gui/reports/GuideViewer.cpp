@@ -1,5 +1,7 @@
 #include "GuideViewer.h"
 
+#include "widgets/ShippedFolders.h"
+
 #include <QCoreApplication>
 #include <QDialogButtonBox>
 #include <QDir>
@@ -26,12 +28,7 @@ GuideViewer::GuideViewer(QWidget* parent) : QDialog(parent), m_browser(new QText
 
 QStringList GuideViewer::folders()
 {
-    QStringList dirs{QDir::cleanPath(
-        QDir(QCoreApplication::applicationDirPath()).filePath(QStringLiteral("../share/doc/trainbench")))};
-#ifdef TB_SOURCE_RESOURCES
-    dirs << QDir::cleanPath(QStringLiteral(TB_SOURCE_RESOURCES "/../docs"));
-#endif
-    return dirs;
+    return shippedFolders(QStringLiteral("../share/doc/trainbench"), QStringLiteral("../docs"));
 }
 
 bool GuideViewer::openGuide(QString* error)

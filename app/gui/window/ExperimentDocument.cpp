@@ -5,6 +5,7 @@
 #include "setup/DatasetPanel.h"
 #include "setup/ExperimentPanel.h"
 #include "teaching/TeachingView.h"
+#include "widgets/ShippedFolders.h"
 
 #include <data/DataSource.h>
 #include <engine/ExperimentKind.h>
@@ -37,12 +38,7 @@ namespace {
 /// Folders holding the shipped example experiments: installed, then the source tree.
 QStringList exampleDirs()
 {
-    QStringList dirs{QDir(QCoreApplication::applicationDirPath())
-                         .filePath(QStringLiteral("../share/trainbench/experiments"))};
-#ifdef TB_SOURCE_RESOURCES
-    dirs << QStringLiteral(TB_SOURCE_RESOURCES "/experiments");
-#endif
-    return dirs;
+    return shippedFolders(QStringLiteral("../share/trainbench/experiments"), QStringLiteral("experiments"));
 }
 
 /// What a new experiment starts with: resources/defaults/new-experiment.json (installed beside the
@@ -50,11 +46,7 @@ QStringList exampleDirs()
 /// newcomer sees a result at once. Without the file: an empty experiment of the first kind.
 QJsonObject defaultExperiment()
 {
-    QStringList dirs{QDir(QCoreApplication::applicationDirPath()).filePath(QStringLiteral("../share/trainbench/defaults"))};
-#ifdef TB_SOURCE_RESOURCES
-    dirs << QStringLiteral(TB_SOURCE_RESOURCES "/defaults");
-#endif
-    for (const QString& d : dirs) {
+    for (const QString& d : shippedFolders(QStringLiteral("../share/trainbench/defaults"), QStringLiteral("defaults"))) {
         QFile f(QDir(d).filePath(QStringLiteral("new-experiment.json")));
         if (!f.open(QIODevice::ReadOnly))
             continue;
