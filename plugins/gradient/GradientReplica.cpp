@@ -29,6 +29,9 @@ void GradientReplica::fit(const DatasetView& data, RunContext& ctx)
     recordNetwork(ctx);
     ctx.record("batch_size", double(m_rows));
     ctx.record("loss_function", "squared");
+    // What the same run alone takes: lock step covers only networks and batches that
+    // SmallMlpKernel's lanes fit (lockstepWidth()), and those take the kernel one by one too.
+    ctx.record("batch_path", "small_mlp_kernel");
 
     const Eigen::Index batches = 1;
     train::TrainingLoop::Hooks hooks;
