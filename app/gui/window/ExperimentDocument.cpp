@@ -167,9 +167,9 @@ QStringList ExperimentDocument::setExperiment(const QJsonObject& spec, const QSt
     m_experiment->setValues(spec);
     if (!baseDir.isEmpty())
         m_dataset->setBaseDir(baseDir);
-    m_dataset->setSpec(spec.value(QStringLiteral("dataset")).toObject());
-    ExperimentSpec upgraded; // former parameter spellings shown under their current names, noted
+    ExperimentSpec upgraded; // former spellings (of parameters, of a data source's id) shown as current, noted
     upgraded.sourcePath = m_path;
+    upgraded.dataset = spec.value(QStringLiteral("dataset")).toObject();
     for (const QJsonValue& v : spec.value(QStringLiteral("algorithms")).toArray()) {
         const QJsonObject a = v.toObject();
         // The entry's other keys are its kind's (a tuned comparison's "search"): kept with it.
@@ -183,6 +183,7 @@ QStringList ExperimentDocument::setExperiment(const QJsonObject& spec, const QSt
     }
     for (const QString& note : upgraded.upgradeParams(m_registry))
         m_messages->appendLog(tr("Note: %1").arg(note));
+    m_dataset->setSpec(upgraded.dataset);
     // The workbench keeps one budget per experiment: algorithms' own budgets (an entry's, or bld
     // 1.1.0's time_limit, upgraded) that all agree become it when the file gives none.
     if (!spec.contains(QString::fromLatin1(kBudgetSecondsKey)) && !upgraded.algorithms.isEmpty()) {
@@ -207,7 +208,7 @@ QStringList ExperimentDocument::setExperiment(const QJsonObject& spec, const QSt
     updateTaskAndKind();
     // A 2-D classification experiment also sets up the teaching view: its data set, and its
     // first two algorithms side by side (the teaching view's defaults with the file's parameters).
-    const QJsonObject ds = spec.value(QStringLiteral("dataset")).toObject();
+    const QJsonObject& ds = upgraded.dataset;
     if (TeachingView::sets().contains(ds.value(QStringLiteral("source")).toString()) &&
         !m_teaching->isRunning()) {
         m_teaching->setDataset(ds);

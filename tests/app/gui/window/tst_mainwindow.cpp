@@ -1325,6 +1325,25 @@ private Q_SLOTS:
         QCOMPARE(spec->algorithms[2].label, QString("BPLS, joint-delta targets"));
     }
 
+    // A file written before the data-source ids had one spelling opens on that source under its
+    // current id (the Data set panel's choice and the spec it gives back), with the note in the log.
+    void formerDataSourceIdOpensItsSource()
+    {
+        const QJsonObject old{{"name", "old toy"}, {"kind", "noise-sweep"},
+                              {"dataset", QJsonObject{{"source", "bpls-toy"}, {"function", "nonlinear"}}},
+                              {"sweep", QJsonObject{{"sigma", QJsonArray{0, 0.1}}, {"monte_carlo", 2}}},
+                              {"algorithms", QJsonArray{QJsonObject{{"id", "linear.ridge"}}}}};
+        auto w = newWindow(QString());
+        QVERIFY(w->setExperiment(old).isEmpty());
+        const QJsonObject dataset = w->experimentJson().value("dataset").toObject();
+        QCOMPARE(dataset.value("source").toString(), QString("bpls_toy"));
+        QCOMPARE(dataset.value("function").toString(), QString("nonlinear"));
+        QVERIFY2(w->logText().contains("dataset.source \"bpls-toy\" is deprecated: it is now \"bpls_toy\""),
+                 qPrintable(w->logText()));
+        QStringList problems;
+        QVERIFY2(w->currentSpec(&problems), qPrintable(problems.join('\n')));
+    }
+
     // bld 1.1.0's own time limit in an old file: the host's budget now, which the workbench keeps
     // per experiment — taken from the algorithms when they all agree, a note when they do not.
     void formerPerAlgorithmTimeLimitsBecomeTheExperimentsBudget()
