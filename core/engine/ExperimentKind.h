@@ -96,6 +96,19 @@ public:
         return {};
     }
 
+    /// Converts the kind's own values of algorithm parameters (a sweep's values, a search range's
+    /// bounds) written in parameter format @p fromFormat to the current one, by the algorithms'
+    /// ParamSchema::formatChanges(); one note per change, "key: what changed". Called by
+    /// ExperimentSpec::upgradeParams() for a file of an earlier format.
+    virtual void upgradeFormat(ExperimentSpec& spec, const PluginRegistry& registry, int fromFormat,
+                               QStringList* notes) const
+    {
+        Q_UNUSED(spec);
+        Q_UNUSED(registry);
+        Q_UNUSED(fromFormat);
+        Q_UNUSED(notes);
+    }
+
     /// Writes the kind's part of the spec (its keys and section) into @p json, as the file
     /// would hold it; algorithm entries' kind keys are written by ExperimentSpec.
     virtual void write(const ExperimentSpec& spec, QJsonObject& json) const = 0;

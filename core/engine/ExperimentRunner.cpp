@@ -45,6 +45,9 @@ qint64 ExperimentRunner::resumable(const RunStore& store, const ExperimentSpec& 
     // making its stored runs someone else's.
     const auto settings = [](QJsonObject o) {
         o.remove(QStringLiteral("description"));
+        // Experiments stored before parameter formats have none; where their parameters did not
+        // change meaning, they are this one's.
+        o.remove(QStringLiteral("format"));
         return o;
     };
     const QJsonObject wanted = settings(storedSpec(spec));
@@ -74,8 +77,16 @@ ExperimentResult ExperimentRunner::resume(const ExperimentSpec& spec, qint64 exp
     return execute(spec, observer, experimentId);
 }
 
-ExperimentResult ExperimentRunner::execute(const ExperimentSpec& spec, ExperimentObserver* observer, qint64 resumeId)
+ExperimentResult ExperimentRunner::execute(const ExperimentSpec& given, ExperimentObserver* observer, qint64 resumeId)
 {
+    // Parameters of an earlier format run as their meaning converted (the callers that read
+    // files convert them first, with notes for the user; the stored spec is then the current one).
+    ExperimentSpec converted;
+    if (given.paramsFormat < kParamsFormat) {
+        converted = given;
+        converted.upgradeParams(m_registry);
+    }
+    const ExperimentSpec& spec = given.paramsFormat < kParamsFormat ? converted : given;
     m_stop.reset();
     const bool resuming = resumeId >= 0;
     m_context->begin(resuming, {});

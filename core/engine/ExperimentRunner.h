@@ -143,7 +143,8 @@ public:
     ExperimentResult resume(const ExperimentSpec& spec, qint64 experimentId, ExperimentObserver* observer = nullptr);
 
     /// The newest experiment in @p store stored from @p spec with the same settings (name, data,
-    /// algorithms, seeds, threads …), or −1 with a message in @p error naming the file.
+    /// algorithms, seeds, threads …), or −1 with a message in @p error naming the file. @p spec
+    /// as it runs: upgraded (ExperimentSpec::upgradeParams()), as run() stores it.
     static qint64 resumable(const RunStore& store, const ExperimentSpec& spec, QString* error);
     /// The experiment's settings as stored with it (ExperimentRecord::spec): dataset paths absolute.
     static QJsonObject storedSpec(const ExperimentSpec& spec);

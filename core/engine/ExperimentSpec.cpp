@@ -38,6 +38,13 @@ ParamSchema ExperimentSpec::schema()
               .absentMeans(QStringLiteral("1")));
     s.add(ParamSpec::integer(QStringLiteral("threads"), QStringLiteral("Threads"), 0, 0, 1024,
                              QStringLiteral("Worker threads (0 = all cores).")));
+    ParamSpec format = ParamSpec::make(QStringLiteral("format"), QStringLiteral("Parameter format"), ParamType::Int,
+                                       QVariant(), 1, kParamsFormat);
+    format.help = QStringLiteral("What the algorithms' parameters mean (docs/parameters.md): the workbench writes %1; a "
+                                 "file without it was written before parameter formats (1), and its values are "
+                                 "converted when it is read, each with a note.")
+                      .arg(kParamsFormat);
+    s.add(format.absentMeans(QStringLiteral("1")));
     // The budget's keys (HostBudget reads them, also from an algorithm entry): seconds > 0, or absent.
     ParamSpec budget = ParamSpec::make(QString::fromLatin1(kBudgetSecondsKey), QStringLiteral("Time budget (s)"),
                                        ParamType::Real, QVariant(), 0, std::numeric_limits<double>::infinity());
@@ -146,6 +153,7 @@ std::optional<ExperimentSpec> ExperimentSpec::fromObject(const QJsonObject& o, c
             s.description = top->value("description").toString();
             s.seed = top->contains("seed") ? top->value("seed").toULongLong() : 1;
             s.threads = int(top->value("threads").toLongLong());
+            s.paramsFormat = top->contains("format") ? int(top->value("format").toLongLong()) : 1;
             // keys() returns a schema by value: held here, so that the loop does not read a destroyed one.
             const ParamSchema kindKeys = kind->keys();
             for (const ParamSpec& k : kindKeys.specs())
@@ -236,7 +244,7 @@ QStringList ExperimentSpec::upgradeParams(const PluginRegistry& registry)
             a.id = e->info.id;
         }
         QStringList mine;
-        a.params = e->info.schema.upgrade(a.params, &mine);
+        a.params = e->info.schema.upgrade(a.params, &mine, paramsFormat);
         // A budget among the parameters (a plugin's former own time limit, upgraded) is the
         // host's: it becomes the entry's, unless the entry gives one itself. A bad value stays
         // where it is, for validate() to name.
@@ -257,11 +265,38 @@ QStringList ExperimentSpec::upgradeParams(const PluginRegistry& registry)
         for (const QString& n : std::as_const(mine))
             notes << QStringLiteral("%1: algorithms[%2] (%3): %4").arg(src).arg(i).arg(a.id, n);
     }
+    // The kind's values of parameters (a sweep's, a search range's) were written in the file's
+    // format too.
+    if (paramsFormat < kParamsFormat)
+        if (const ExperimentKind* k = ExperimentKinds::find(kind)) {
+            QStringList mine;
+            k->upgradeFormat(*this, registry, paramsFormat, &mine);
+            for (const QString& n : std::as_const(mine))
+                notes << QStringLiteral("%1: %2").arg(src, n);
+        }
+    paramsFormat = kParamsFormat;
     return notes;
 }
 
 QStringList ExperimentSpec::validate(const PluginRegistry& registry) const
 {
+    // Values of an earlier parameter format are checked as they will run: converted.
+    if (paramsFormat < kParamsFormat) {
+        ExperimentSpec current = *this;
+        const QStringList notes = current.upgradeParams(registry);
+        QStringList problems = current.validate(registry);
+        // A problem with a converted value also says what the file wrote.
+        for (QString& problem : problems)
+            for (int i = 0; i < algorithms.size(); ++i) {
+                const QString entry = QStringLiteral("algorithms[%1]").arg(i);
+                if (!problem.contains(entry + QLatin1Char('.')))
+                    continue;
+                for (const QString& note : notes)
+                    if (note.contains(entry + QStringLiteral(" (")) && note.contains(QStringLiteral("parameter format")))
+                        problem += QStringLiteral(" (") + note.section(QStringLiteral("): "), 1) + QLatin1Char(')');
+            }
+        return problems;
+    }
     QStringList problems;
     const QString src = sourcePath.isEmpty() ? QStringLiteral("experiment") : sourcePath;
     const QString dataError = data::DataSource::validate(dataset);
@@ -348,6 +383,7 @@ QJsonObject ExperimentSpec::toJson() const
     else
         o.insert("seed", QString::number(seed));
     o.insert("threads", effectiveThreads());
+    o.insert("format", paramsFormat);
     HostBudget::toJson(budget(), o);
     if (const ExperimentKind* k = ExperimentKinds::find(kind))
         k->write(*this, o);

@@ -54,6 +54,10 @@ struct ExperimentSpec {
     int firstRepeat = 0;
     std::uint64_t seed = 1;
     int threads = 0;                 ///< 0 = all cores
+    /// The parameter format the algorithms' parameters (and the kind's values of them) are in:
+    /// the file's "format" (absent = 1, a file written before formats), kParamsFormat once
+    /// upgradeParams() has converted them. toJson() writes it.
+    int paramsFormat = kParamsFormat;
     double timeBudgetSeconds = 0;    ///< 0 = no budget
     ClockKind timeBudgetClock = ClockKind::Wall; ///< the clock of timeBudgetSeconds
     /// The kind's own keys (ExperimentKind::keys()), normalised: canonical types, defaults in.
@@ -67,7 +71,7 @@ struct ExperimentSpec {
     QString baseDir;                 ///< folder relative dataset paths resolve against
 
     /// The keys every experiment file has, whatever its kind (name, description, kind, seed,
-    /// threads, time_budget_s, time_budget_clock; "dataset" and "algorithms" are objects of their
+    /// threads, time_budget_s, time_budget_clock, format; "dataset" and "algorithms" are objects of their
     /// own).
     static ParamSchema schema();
 
@@ -100,7 +104,9 @@ struct ExperimentSpec {
     /// Rewrites former algorithm ids (a plugin's "renamed_algorithms", PluginRegistry) and every
     /// algorithm's parameters written with former spellings (renamed keys or choices, see
     /// ParamSchema::upgrade()) to the current ones — a plugin's own former time limit (bld's
-    /// "time_limit") becomes the algorithm's host budget — and returns one deprecation note per change,
+    /// "time_limit") becomes the algorithm's host budget, values written in an earlier parameter
+    /// format are converted (ParamSchema::FormatChange; the kind's own, ExperimentKind::
+    /// upgradeFormat()) and paramsFormat becomes kParamsFormat — and returns one note per change,
     /// naming the file and the algorithm entry ("f.json: algorithms[0]: parameter
     /// \"hidden_activation\" is deprecated: it is now \"activation\""). Unknown algorithms are
     /// left alone (validate() reports them).

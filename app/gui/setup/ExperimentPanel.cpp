@@ -178,6 +178,8 @@ QJsonObject ExperimentPanel::values() const
     }
     o.insert(QStringLiteral("name"), m_name->text().trimmed().isEmpty() ? kDefaultName : m_name->text().trimmed());
     o.insert(QStringLiteral("kind"), kind());
+    // The forms' parameters are in the current format (a file's are converted when it is opened).
+    o.insert(QStringLiteral("format"), kParamsFormat);
     bool ok = false;
     const qulonglong seed = m_seed->text().toULongLong(&ok);
     // Above 2^53 a JSON number would round: the file format takes a decimal string there.

@@ -160,15 +160,50 @@ std::optional<ExperimentSpec> ExperimentDocument::currentSpec(QStringList* probl
     return spec;
 }
 
-QStringList ExperimentDocument::setExperiment(const QJsonObject& spec, const QString& baseDir)
+QStringList ExperimentDocument::setExperiment(const QJsonObject& given, const QString& baseDir)
 {
     const bool wasLoading = m_loading;
     m_loading = true;
+    // The forms hold values of the current parameter format (the panels write it): a file of an
+    // earlier one has its kind's values (a sweep's, ExperimentKind::upgradeFormat()) converted
+    // here and its parameters below, each change noted.
+    const int format = given.contains(QStringLiteral("format")) ? given.value(QStringLiteral("format")).toInt() : 1;
+    QJsonObject spec = given;
+    QStringList kindNotes;
+    if (format < kParamsFormat) {
+        QString ignored;  // a file that does not parse shows what the panels can take, as before
+        if (auto parsed = ExperimentSpec::fromObject(given, QStringLiteral("experiment"), &ignored)) {
+            parsed->sourcePath = m_path;
+            ExperimentSpec kindOnly = *parsed;  // the parameters' notes come from `upgraded` below
+            if (const ExperimentKind* kind = ExperimentKinds::find(parsed->kind)) {
+                kind->upgradeFormat(kindOnly, m_registry, format, &kindNotes);
+                QJsonObject written;
+                kind->write(kindOnly, written);
+                for (const QString& key : kind->sectionKeys())
+                    if (written.contains(key))
+                        spec.insert(key, written.value(key));
+                // The entries' own keys of the kind (a tuned comparison's "search" ranges).
+                QJsonArray entries = spec.value(QStringLiteral("algorithms")).toArray();
+                for (int i = 0; i < entries.size() && i < kindOnly.algorithms.size(); ++i) {
+                    QJsonObject entry = entries[i].toObject();
+                    const QJsonObject& keys = kindOnly.algorithms[i].kindKeys;
+                    for (auto it = keys.begin(); it != keys.end(); ++it)
+                        entry.insert(it.key(), it.value());
+                    entries[i] = entry;
+                }
+                spec.insert(QStringLiteral("algorithms"), entries);
+            }
+        }
+    }
+    for (const QString& note : std::as_const(kindNotes))
+        m_messages->appendLog(tr("Note: %1: %2").arg(m_path.isEmpty() ? tr("experiment") : m_path, note));
+    spec.insert(QStringLiteral("format"), kParamsFormat);
     m_experiment->setValues(spec);
     if (!baseDir.isEmpty())
         m_dataset->setBaseDir(baseDir);
     ExperimentSpec upgraded; // former spellings (of parameters, of a data source's id) shown as current, noted
     upgraded.sourcePath = m_path;
+    upgraded.paramsFormat = format;
     upgraded.dataset = spec.value(QStringLiteral("dataset")).toObject();
     for (const QJsonValue& v : spec.value(QStringLiteral("algorithms")).toArray()) {
         const QJsonObject a = v.toObject();

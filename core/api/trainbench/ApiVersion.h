@@ -12,7 +12,8 @@
 //    ParamSpec::search (how a tuned comparison draws a parameter).
 // 5: ParamSpec::teachingValue (a plugin's settings for a classroom demonstration,
 //    ParamSchema::teachingPreset()).
-#define TB_API_VERSION 5
+// 6: ParamSchema's layout (FormatChange: a key whose meaning changed with the parameter format).
+#define TB_API_VERSION 6
 
 // The data-source interface's own version, since DataTable's layout changed under it while the
 // trainer interfaces did not:
@@ -21,7 +22,8 @@
 //    see dense inputs only (SparseTrainer.h).
 // 5: ParamSpec's layout (teachingValue), in which a source declares its keys;
 //    DataSourceInfo::formerIds.
-#define TB_DATA_SOURCE_API_VERSION 5
+// 6: ParamSchema's layout (its format changes).
+#define TB_DATA_SOURCE_API_VERSION 6
 
 #define TB_API_STRINGIFY_(x) #x
 #define TB_API_STRINGIFY(x) TB_API_STRINGIFY_(x)

@@ -19,6 +19,14 @@
 
 namespace tb {
 
+/// The parameter format: what the keys of the in-tree plugins mean. An experiment file says which
+/// it was written in ("format", absent = 1); its values are converted to this one when it is read
+/// (ParamSchema::FormatChange, ExperimentSpec::upgradeParams()), each with a note.
+// 2: "ridge" is r of mean loss + r·‖w‖² in every plugin (docs/parameters.md, "Regularisation");
+//    gradient's, bld's, lsq's and dsgd's former value is twice it, linear.ridge's and bpls's
+//    former Gram-diagonal λ lives on as "gram_ridge".
+inline constexpr int kParamsFormat = 2;
+
 /// How a schema's messages name its keys, and what else its conditions may read.
 struct ParamContext {
     /// How messages name a key: `parameter "lr"` (an algorithm's parameters), or as a path into
@@ -47,14 +55,73 @@ public:
     ParamSchema(std::initializer_list<ParamSpec> specs) : m_specs(specs) {}
 
     void add(const ParamSpec& spec) { m_specs.append(spec); }
-    /// Appends every key of @p other (its upgrader is not taken).
-    void append(const ParamSchema& other) { m_specs.append(other.m_specs); }
+    /// Appends every key of @p other and its format changes (its upgrader is not taken).
+    void append(const ParamSchema& other)
+    {
+        m_specs.append(other.m_specs);
+        m_formatChanges.append(other.m_formatChanges);
+    }
 
     /// Rewrites parameters written for an older version of the algorithm, for changes that a
     /// renamed key or choice cannot express (e.g. two old keys that became one). Called by
     /// upgrade() before the aliases are applied; appends a note per change.
     using Upgrader = std::function<QVariantMap(const QVariantMap& params, QStringList* notes)>;
     void setUpgrader(Upgrader upgrader) { m_upgrader = std::move(upgrader); }
+
+    /// A key whose meaning changed with a parameter format (kParamsFormat): a value written in
+    /// an earlier format is multiplied by @c factor and kept under @c now (the same key or another
+    /// one, for a meaning that lives on under another name). Declarative, so that the host can
+    /// convert the values an experiment's kind holds outside the parameters too (a sweep's values,
+    /// a search range's bounds: ExperimentKind::upgradeFormat()).
+    struct FormatChange {
+        int format = 0;   ///< the first format with the new meaning
+        QString key;      ///< the key as the earlier format wrote it (after former spellings)
+        QString now;      ///< where its value goes
+        double factor = 1; ///< value now = value then × factor
+        QString then;     ///< what the key meant before, for the note ("λ of λ/2·‖w‖²")
+    };
+    void addFormatChange(FormatChange change) { m_formatChanges.append(std::move(change)); }
+    /// The changes a value written in @p fromFormat goes through, oldest first.
+    QList<FormatChange> formatChanges(int fromFormat) const
+    {
+        QList<FormatChange> out;
+        for (const auto& c : m_formatChanges)
+            if (c.format > fromFormat)
+                out << c;
+        return out;
+    }
+    /// The note for @p change applied to @p key = @p value (now @p converted).
+    static QString formatNote(const FormatChange& change, int fromFormat, const QString& key, const QVariant& value,
+                              const QVariant& converted)
+    {
+        // The shortest text that reads back as the same double ("0.0001", not "1e-04").
+        const auto text = [](const QVariant& x) {
+            return x.typeId() == QMetaType::Double ? QString::number(x.toDouble(), 'g', QLocale::FloatingPointShortest)
+                                                   : x.toString();
+        };
+        const QString v = text(value);
+        return QStringLiteral("parameter \"%1\" = %2 was written in parameter format %3, where it meant %4: it is "
+                              "now \"%5\" = %6 (docs/parameters.md)")
+            .arg(key, v)
+            .arg(fromFormat)
+            .arg(change.then, change.now, text(converted));
+    }
+    /// @p value of @p change's key converted (a number times the factor; anything else as it is,
+    /// for normalise() to report).
+    static QVariant convertedValue(const FormatChange& change, const QVariant& value)
+    {
+        switch (value.typeId()) {
+        case QMetaType::Double:
+        case QMetaType::Float:
+        case QMetaType::Int:
+        case QMetaType::LongLong:
+        case QMetaType::UInt:
+        case QMetaType::ULongLong:
+            return change.factor == 1 ? value : QVariant(value.toDouble() * change.factor);
+        default:
+            return value;
+        }
+    }
     const QList<ParamSpec>& specs() const { return m_specs; }
     int size() const { return int(m_specs.size()); }
     bool isEmpty() const { return m_specs.isEmpty(); }
@@ -132,7 +199,45 @@ public:
     /// one deprecation note per change to @p notes ("parameter \"hidden_activation\" is now
     /// \"activation\""). A key given under both its former and current name keeps the
     /// current one, with a note. Unknown keys are left for normalise() to report.
-    QVariantMap upgrade(const QVariantMap& params, QStringList* notes = nullptr) const
+    /// Values written in parameter format @p fromFormat (an experiment file's "format", older
+    /// than kParamsFormat for a file written before a key changed meaning) are then converted by
+    /// the format changes since (addFormatChange()), one note each.
+    QVariantMap upgrade(const QVariantMap& params, QStringList* notes = nullptr, int fromFormat = kParamsFormat) const
+    {
+        return upgradeFormat(upgradeSpellings(params, notes), notes, fromFormat);
+    }
+
+    /// @p params, in current spellings, written in @p fromFormat, converted to the current
+    /// format. A converted key given also under its new name keeps the new one, with a note.
+    QVariantMap upgradeFormat(const QVariantMap& params, QStringList* notes, int fromFormat) const
+    {
+        QVariantMap out = params;
+        for (const auto& c : formatChanges(fromFormat)) {
+            const auto it = out.constFind(c.key);
+            if (it == out.constEnd())
+                continue;
+            const QVariant value = it.value();
+            out.remove(c.key);
+            if (c.now != c.key && out.contains(c.now)) {
+                if (notes)
+                    *notes << QStringLiteral("parameter \"%1\" was written in parameter format %2 and \"%3\" is "
+                                             "also given: %3 is used")
+                                  .arg(c.key)
+                                  .arg(fromFormat)
+                                  .arg(c.now);
+                continue;
+            }
+            const QVariant converted = convertedValue(c, value);
+            out.insert(c.now, converted);
+            // 0 means "no penalty" (or no change) in either format: nothing worth a note.
+            if (notes && !(value.toDouble() == 0 && converted.toDouble() == 0))
+                *notes << formatNote(c, fromFormat, c.key, value, converted);
+        }
+        return out;
+    }
+
+    /// @p params with former spellings replaced by current ones (upgrade() without formats).
+    QVariantMap upgradeSpellings(const QVariantMap& params, QStringList* notes = nullptr) const
     {
         QVariantMap in = m_upgrader ? m_upgrader(params, notes) : params;
         QVariantMap out;
@@ -668,6 +773,7 @@ private:
 
     QList<ParamSpec> m_specs;
     Upgrader m_upgrader;
+    QList<FormatChange> m_formatChanges;
 };
 
 /// Convenience accessors for normalised parameter maps.

@@ -19,6 +19,7 @@
 #include <algorithm>
 #include <cmath>
 #include <mutex>
+#include <optional>
 #include <utility>
 #include <tbb/task_arena.h>
 
@@ -67,6 +68,101 @@ public:
         return ParamSweep::configurations(spec, registry);
     }
     QList<QJsonObject> datasets(const ExperimentSpec& spec) const override { return ParamSweep::datasets(spec); }
+
+    // A swept key of an earlier format is converted as every algorithm that takes it converts it
+    // (ridge: ×0.5 in gradient and dsgd alike); where two algorithms convert it differently no one
+    // axis can hold both, and validate() says so.
+    void upgradeFormat(ExperimentSpec& spec, const PluginRegistry& registry, int fromFormat,
+                       QStringList* notes) const override
+    {
+        auto sweep = std::make_shared<ParamSweepSpec>(ParamSweep::sweepOf(spec));
+        // The one change of @p key for every algorithm taking it; nullopt when none changes it.
+        auto changeOf = [&](const QString& key, const QString& path) -> std::optional<ParamSchema::FormatChange> {
+            std::optional<ParamSchema::FormatChange> found;
+            QString foundBy, unchangedBy;
+            for (const AlgorithmRun& a : std::as_const(spec.algorithms)) {
+                const AlgorithmEntry* e = registry.algorithm(a.id);
+                if (!e)
+                    continue;
+                std::optional<ParamSchema::FormatChange> mine;
+                for (const auto& c : e->info.schema.formatChanges(fromFormat))
+                    if (c.key == key)
+                        mine = c;
+                if (!mine) {
+                    if (e->info.schema.find(key))
+                        unchangedBy = a.id;
+                    continue;
+                }
+                if (found && (found->now != mine->now || found->factor != mine->factor)) {
+                    sweep->formatProblems << QStringLiteral("%1: written in parameter format %2, where \"%3\" meant %4 "
+                                                            "for %5 and %6 for %7: sweep them in format %8 "
+                                                            "(docs/parameters.md)")
+                                                 .arg(path)
+                                                 .arg(fromFormat)
+                                                 .arg(key, found->then, foundBy, mine->then, a.id)
+                                                 .arg(kParamsFormat);
+                    return std::nullopt;
+                }
+                found = mine;
+                foundBy = a.id;
+            }
+            if (found && !unchangedBy.isEmpty()) {
+                sweep->formatProblems << QStringLiteral("%1: written in parameter format %2, where \"%3\" meant %4 for "
+                                                        "%5 and what it means now for %6: sweep them in format %7")
+                                             .arg(path)
+                                             .arg(fromFormat)
+                                             .arg(key, found->then, foundBy, unchangedBy)
+                                             .arg(kParamsFormat);
+                return std::nullopt;
+            }
+            return found;
+        };
+        const auto scaled = [](const ParamSchema::FormatChange& c, const QJsonValue& v) {
+            return QJsonValue::fromVariant(ParamSchema::convertedValue(c, v.toVariant()));
+        };
+        for (SweepAxis& axis : sweep->grid) {
+            const QString path = QStringLiteral("sweep.grid.") + axis.key;
+            const auto c = changeOf(axis.key, path);
+            if (!c)
+                continue;
+            for (QVariant& v : axis.values)
+                v = ParamSchema::convertedValue(*c, v);
+            if (axis.source.isArray()) {
+                QJsonArray a = axis.source.toArray();
+                for (auto&& v : a)
+                    v = scaled(*c, v);
+                axis.source = a;
+            } else {  // {"from", "to", "count", "scale"}: a range scaled end to end is the values scaled
+                QJsonObject o = axis.source.toObject();
+                for (const char* end : {"from", "to"})
+                    o.insert(QLatin1String(end), scaled(*c, o.value(QLatin1String(end))));
+                axis.source = o;
+            }
+            *notes << QStringLiteral("%1: written in parameter format %2, where \"%3\" meant %4: it is now \"%5\", "
+                                     "each value × %6")
+                          .arg(path)
+                          .arg(fromFormat)
+                          .arg(axis.key, c->then, c->now)
+                          .arg(c->factor);
+            axis.key = c->now;
+        }
+        for (int i = 0; i < sweep->list.size(); ++i) {
+            QVariantMap point;
+            for (auto it = sweep->list[i].begin(); it != sweep->list[i].end(); ++it) {
+                const QString path = QStringLiteral("sweep.list[%1].%2").arg(i).arg(it.key());
+                const auto c = changeOf(it.key(), path);
+                if (!c) {
+                    point.insert(it.key(), it.value());
+                    continue;
+                }
+                const QVariant now = ParamSchema::convertedValue(*c, it.value());
+                point.insert(c->now, now);
+                *notes << ParamSchema::formatNote(*c, fromFormat, it.key(), it.value(), now).prepend(path + ": ");
+            }
+            sweep->list[i] = point;
+        }
+        spec.section = std::move(sweep);
+    }
 
 private:
     // The "sweep" object @p sw into @p ps; @p s is the spec parsed so far (its algorithms,
@@ -157,7 +253,7 @@ public:
     {
         const QList<AlgorithmRun>& algorithms = spec.algorithms;
         const ParamSweepSpec& ps = ParamSweep::sweepOf(spec);
-        QStringList problems;
+        QStringList problems = ps.formatProblems;
         for (int i = 0; i < algorithms.size(); ++i) {
             const AlgorithmEntry* e = registry.algorithm(algorithms[i].id);
             if (!e)

@@ -33,6 +33,9 @@ struct ParamSweepSpec : KindSection {
     /// Cells trained at the same time in the experiment's arena, 1..threads (default 1: each
     /// cell has every thread, so training times compare and peak memory is measured).
     int cellsAtOnce = 1;
+    /// Swept keys of an earlier parameter format that no one conversion fits (they changed
+    /// meaning differently for two of the algorithms), "key: why"; validate() reports them.
+    QStringList formatProblems;
 };
 
 } // namespace tb

@@ -181,6 +181,52 @@ public:
         return problems;
     }
 
+    // An algorithm's own search ranges of an earlier format convert as its parameters do: the key
+    // renamed, the bounds (or choices) scaled — a range scaled end to end draws the values scaled.
+    void upgradeFormat(ExperimentSpec& spec, const PluginRegistry& registry, int fromFormat,
+                       QStringList* notes) const override
+    {
+        auto section = std::make_shared<TuningSection>(sectionOf(spec));
+        for (int a = 0; a < spec.algorithms.size(); ++a) {
+            AlgorithmRun& run = spec.algorithms[a];
+            const AlgorithmEntry* e = registry.algorithm(run.id);
+            if (!e || !run.kindKeys.value(QStringLiteral("search")).isObject())
+                continue;
+            QJsonObject search = run.kindKeys.value(QStringLiteral("search")).toObject();
+            bool changed = false;
+            for (const auto& c : e->info.schema.formatChanges(fromFormat)) {
+                if (!search.contains(c.key) || !search.value(c.key).isObject())
+                    continue;
+                QJsonObject range = search.take(c.key).toObject();
+                for (auto it = range.begin(); it != range.end(); ++it)
+                    if (it.value().isArray()) {
+                        QJsonArray values = it.value().toArray();
+                        for (auto&& v : values)
+                            v = QJsonValue::fromVariant(ParamSchema::convertedValue(c, v.toVariant()));
+                        it.value() = values;
+                    }
+                search.insert(c.now, range);
+                changed = true;
+                *notes << QStringLiteral("algorithms[%1].search.%2: written in parameter format %3, where \"%2\" meant "
+                                         "%4: it is now \"%5\", its range × %6")
+                              .arg(a)
+                              .arg(c.key)
+                              .arg(fromFormat)
+                              .arg(c.then, c.now)
+                              .arg(c.factor);
+            }
+            if (!changed)
+                continue;
+            run.kindKeys.insert(QStringLiteral("search"), search);
+            QList<SearchAxis> axes;
+            QString key, message;
+            if (SearchSpaces::parse(search, QStringLiteral("algorithms[%1]").arg(a), &axes, &key, &message) &&
+                a < section->overrides.size())
+                section->overrides[a] = axes;
+        }
+        spec.section = std::move(section);
+    }
+
     void write(const ExperimentSpec& spec, QJsonObject& json) const override
     {
         const TuningSection& s = sectionOf(spec);

@@ -96,9 +96,11 @@ private Q_SLOTS:
     {
         ExperimentPanel panel;
         QSignalSpy changed(&panel, &ExperimentPanel::changed);
+        // What the panel holds is in the current parameter format, which it writes.
         const QJsonObject in{{"name", "n"},
                              {"description", "kept"},
                              {"kind", "noise-sweep"},
+                             {"format", tb::kParamsFormat},
                              {"sweep", QJsonObject{{"sigma", QJsonArray{0, 0.5}}, {"monte_carlo", 7}}},
                              {"seed", "18446744073709551615"},
                              {"threads", 2},
@@ -134,7 +136,7 @@ private Q_SLOTS:
     {
         ExperimentPanel panel;
         QVERIFY(!panel.budgetClockBox()->isEnabled()); // no budget, no clock
-        const QJsonObject cpu{{"name", "n"}, {"kind", "learning-curve"}, {"repeats", 1}, {"seed", 1},
+        const QJsonObject cpu{{"name", "n"}, {"kind", "learning-curve"}, {"format", tb::kParamsFormat}, {"repeats", 1}, {"seed", 1},
                               {"time_budget_s", 5}, {"time_budget_clock", "cpu"}};
         panel.setValues(cpu);
         QVERIFY(panel.budgetClockBox()->isEnabled());
@@ -159,7 +161,8 @@ private Q_SLOTS:
         // The panel lists every registered kind and edits each from its schemas; another kind's
         // section goes when the kind changes.
         ExperimentPanel panel;
-        const QJsonObject in{{"name", "n"}, {"kind", "test-rounds"}, {"rounds", 3}, {"sweep", QJsonObject{{"width", 0.25}}}, {"seed", 4}};
+        const QJsonObject in{{"name", "n"}, {"kind", "test-rounds"}, {"format", tb::kParamsFormat}, {"rounds", 3},
+                             {"sweep", QJsonObject{{"width", 0.25}}}, {"seed", 4}};
         panel.setValues(in);
         QCOMPARE(panel.values(), in);
         panel.kindBox()->setCurrentIndex(panel.kindBox()->findData("learning-curve"));
