@@ -1,5 +1,7 @@
 #include "BldConfig.h"
 
+#include <trainbench/toolkit/Ridge.h>
+
 #include <cmath>
 #include <stdexcept>
 
@@ -41,9 +43,10 @@ void addModelParams(ParamSchema& s)
     s.add(ParamSpec::choice("output_activation", QStringLiteral("Output activation"),
                             {"identity", "sigmoid", "tanh"}, "identity",
                             QStringLiteral("Activation of the output layer (the paper: identity, i.e. linear).")));
-    s.add(ParamSpec::real("ridge", QStringLiteral("Ridge ρ"), 0.0, 0.0, 100.0,
-                          QStringLiteral("Absolute ρ of the penalty ρ‖w‖² in f(w) = (1/P)Σ‖y − net(x)‖² + ρ‖w‖² "
-                                         "(every weight, biases included). Ignored when mean_square_ridge > 0.")));
+    // The papers' f(w) = (1/P)Σ‖y − net(x)‖² + ρ‖w‖² is twice the common squared loss: ρ = 2r.
+    s.add(toolkit::ridgeParam(QStringLiteral("every weight, biases included; the papers' ρ of (1/P)Σ‖y − net(x)‖² + "
+                                             "ρ‖w‖² is 2r. Ignored when mean_square_ridge > 0.")));
+    s.addFormatChange(toolkit::ridgeWasTwice(QStringLiteral("the papers' ρ of (1/P)Σ‖y − net(x)‖² + ρ‖w‖²")));
     // Not "relative_ridge": elsewhere that is relative to a Gram matrix's trace, here to the
     // number of weights.
     s.add(ParamSpec::real("mean_square_ridge", QStringLiteral("Ridge on the mean square"), 1e-3, 0.0, 100.0,
@@ -274,7 +277,7 @@ BldConfig BldConfig::fromParams(Algorithm a, const QVariantMap& p)
         c.hidden.push_back(Eigen::Index(h));
     c.activation = activationNamed(QString::fromStdString(c.network.activation));
     c.output = activationNamed(p.value("output_activation").toString());
-    c.ridge = p.value("ridge").toDouble();
+    c.ridge = 2.0 * p.value("ridge").toDouble();  // the papers' ρ
     c.relativeRidge = p.value("mean_square_ridge").toDouble();
     const QString order = p.value("order", "backward").toString();
     c.order = order == QLatin1String("forward") ? BlockOrder::Forward

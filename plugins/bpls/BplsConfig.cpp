@@ -1,5 +1,7 @@
 #include "BplsConfig.h"
 
+#include <trainbench/toolkit/Ridge.h>
+
 #include <stdexcept>
 
 namespace tb::bpls {
@@ -51,10 +53,11 @@ ParamSchema BplsConfig::schema(bool classify)
                                 QStringLiteral("identity"),
                                 QStringLiteral("Activation of the output layer; targets are passed through its "
                                                "inverse, clipped by clip_epsilon.")));
-    s.add(ParamSpec::real("ridge", QStringLiteral("Ridge λ"), 0.0, 0.0, 1e8,
-                          QStringLiteral("Absolute ridge added to every Gram diagonal (paper: 0). Ignored when "
-                                         "relative_ridge > 0."),
-                          true));
+    s.add(toolkit::ridgeParam(QStringLiteral("every layer's least-squares solve, its bias included: λ = 2n·r on "
+                                             "its Gram diagonal for n training rows (paper: 0). Ignored when "
+                                             "relative_ridge > 0.")));
+    s.add(toolkit::gramRidgeParam(QStringLiteral("Ignored when relative_ridge > 0.")));
+    s.addFormatChange(toolkit::ridgeWasGram());
     s.add(ParamSpec::real("relative_ridge", QStringLiteral("Relative ridge"), classify ? 1e-8 : 0.0, 0.0, 1.0,
                           classify ? QStringLiteral("Ridge λ = relative_ridge·trace(G)/dim per layer; 1e-8 keeps "
                                                     "image Gram matrices (constant pixels) on the Cholesky path with "
@@ -134,6 +137,7 @@ BplsConfig BplsConfig::fromParams(const QVariantMap& p, bool classify)
     c.bias = net.bias;
     c.hiddenBias = net.hiddenBias;
     c.ridge = p.value("ridge").toDouble();
+    c.gramRidge = p.value("gram_ridge").toDouble();
     c.relativeRidge = p.value("relative_ridge").toDouble();
     c.targetRule = TargetRule(kRules.indexOf(p.value("target_rule").toString()));
     c.epsilon = p.value("clip_epsilon").toDouble();
@@ -152,6 +156,10 @@ BplsConfig BplsConfig::fromParams(const QVariantMap& p, bool classify)
 
 void BplsConfig::check() const
 {
+    if (ridge > 0 && gramRidge > 0)
+        throw std::invalid_argument("bpls: parameters \"ridge\" and \"gram_ridge\": two ridges given (" +
+                                    std::to_string(ridge) + " and " + std::to_string(gramRidge) +
+                                    "); give one: ridge = gram_ridge/(2n) for n training rows");
     if (int(targetRule) < 0 || int(encoding) < 0 || int(blend) < 0 || int(gramPrecision) < 0)
         throw std::invalid_argument("bpls: parameters \"target_rule\", \"target_encoding\", \"blend\" and "
                                     "\"precision\" must be among their choices: the parameters were not normalised "

@@ -56,7 +56,8 @@ struct BplsConfig {
     double initHigh = 1.0;
     bool bias = true;                            ///< constant-1 input column of the first layer
     bool hiddenBias = true;                      ///< constant-1 column after every hidden layer
-    double ridge = 0.0;                          ///< absolute λ
+    double ridge = 0.0;                          ///< "ridge": r of mean ½ loss + r‖w‖² (λ = 2n·r)
+    double gramRidge = 0.0;                      ///< "gram_ridge": λ on every Gram diagonal, when > 0
     double relativeRidge = 0.0;                  ///< λ = relativeRidge·trace(G)/dim when > 0
     TargetRule targetRule = TargetRule::PerNeuron;
     double epsilon = 1e-3;                       ///< clipping of desired values and targets (classify: 0.05)

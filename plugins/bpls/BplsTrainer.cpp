@@ -3,6 +3,7 @@
 #include "BplsCalibration.h"
 
 #include <trainbench/toolkit/DataChecks.h>
+#include <trainbench/toolkit/Ridge.h>
 #include <numerics/FirstTouch.h>
 #include <numerics/LeastSquares.h>
 
@@ -216,7 +217,7 @@ double BplsTrainer::relativeResidual(const Eigen::MatrixXd& g, const Eigen::Matr
 num::LeastSquaresOptions BplsTrainer::solveOptions(RunContext& ctx) const
 {
     num::LeastSquaresOptions opt;
-    opt.ridge = m_config.ridge;
+    opt.ridge = m_gramRidge;
     opt.relativeRidge = m_config.relativeRidge;
     opt.stop = ctx.stopToken();  // large factorisations poll it between column blocks
     return opt;
@@ -882,6 +883,8 @@ void BplsTrainer::fit(const DatasetView& data, RunContext& ctx)
     m_layerSolves = QJsonArray();
     m_stop = ctx.stopToken();
     checkTrainingSet(data);
+    // Every layer's Gram sums the n training rows: λ = 2n·r on its diagonal.
+    m_gramRidge = toolkit::gramDiagonal(m_config.ridge, m_config.gramRidge, double(data.rows()));
 
     // The inputs in the working precision; the copy pass also checks them for NaN/Inf.
     const auto t0 = Clock::now();

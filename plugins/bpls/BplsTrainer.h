@@ -151,6 +151,7 @@ private:
     Eigen::MatrixXd solve(const Eigen::MatrixXd& g, const Eigen::MatrixXd& c, double targetNorm2, int layer, bool bias,
                           const char* phase, RunContext& ctx, const num::NormalEquationsFactor* factor = nullptr);
     num::LeastSquaresOptions solveOptions(RunContext& ctx) const;
+    double m_gramRidge = 0;  ///< the Gram-diagonal λ of this fit's rows (fit() sets it)
     Eigen::MatrixXd outputTargets(const Eigen::Ref<const Eigen::MatrixXd>& y) const;
     void evaluate(Evaluation& ev, const std::vector<Eigen::MatrixXd>& w, const Eigen::Ref<const Eigen::MatrixXd>& y,
                   const Eigen::MatrixXd* blendFrom = nullptr, const Eigen::MatrixXd* blendTo = nullptr,

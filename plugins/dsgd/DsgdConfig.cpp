@@ -1,5 +1,7 @@
 #include "DsgdConfig.h"
 
+#include <trainbench/toolkit/Ridge.h>
+
 #include <cmath>
 #include <stdexcept>
 
@@ -113,13 +115,16 @@ OptimizerDefaults stepDefaults(Algorithm a)
 
 void addRidgeParam(ParamSchema& s, const Defaults& d, bool exact)
 {
-    s.add(ParamSpec::real("ridge", QStringLiteral("Ridge ν"), d.nu, 0.0, 1e6,
-                          exact ? QStringLiteral("ν of the objective mean ½(f(x) − y)² + ν/2·‖f‖²_H: the "
-                                                 "subsample's kernel system is (K + mν·I)a = y.")
-                                : QStringLiteral("ν of the objective mean loss + ν/2·‖f‖²_H (Dai et al.'s ν): every "
-                                                 "step shrinks the earlier coefficients by (1 − γ_t·ν)."),
-                          true)
-              .withAlias(QStringLiteral("nu")));
+    // Dai et al.'s objective mean loss + ν/2·‖f‖²_H is the common one with r = ν/2 (‖f‖_H in
+    // place of ‖w‖); the defaults keep their ν.
+    ParamSpec ridge = toolkit::ridgeParam(
+        exact ? QStringLiteral("the RKHS norm ‖f‖²_H of the kernel expansion in place of ‖w‖²; Dai et al.'s ν = 2r, "
+                               "and the subsample's kernel system is (K + mν·I)a = y.")
+              : QStringLiteral("the RKHS norm ‖f‖²_H of the kernel expansion in place of ‖w‖²; Dai et al.'s ν = 2r: "
+                               "every step shrinks the earlier coefficients by (1 − γ_t·ν)."));
+    ridge.defaultValue = 0.5 * d.nu;
+    s.add(ridge.withAlias(QStringLiteral("nu")));
+    s.addFormatChange(toolkit::ridgeWasTwice(QStringLiteral("Dai et al.'s ν of mean loss + ν/2·‖f‖²_H")));
 }
 
 void addKernelParams(ParamSchema& s, const Defaults& d, Algorithm a)
@@ -267,7 +272,7 @@ namespace {
 void addSearchSpaces(ParamSchema& s, Algorithm a)
 {
     searched(s, "bandwidth", SearchSpace::logUniform(0.1, 10.0));
-    searched(s, "ridge", SearchSpace::logUniform(1e-8, 1e-2));
+    searched(s, "ridge", SearchSpace::logUniform(5e-9, 5e-3));
     if (a == Algorithm::KernelRidge)
         return;
     searched(s, "lr", SearchSpace::logUniform(1e-2, 10.0));
@@ -305,7 +310,7 @@ DsgdConfig DsgdConfig::fromParams(Algorithm a, const QVariantMap& p)
     c.bandwidth = c.bandwidthRule == BandwidthRule::Fixed ? features.bandwidth : 1.0;
     c.bandwidthScale = c.bandwidthRule == BandwidthRule::Median ? features.bandwidth : 1.0;
     c.medianRows = features.medianSample;
-    c.nu = p.value("ridge").toDouble();
+    c.nu = 2.0 * p.value("ridge").toDouble();  // Dai et al.'s ν
     if (a == Algorithm::KernelRidge) {
         c.subsample = p.value("subsample").toLongLong();
         c.check();
@@ -373,8 +378,9 @@ void DsgdConfig::check() const
                              .arg(maxFeatures)
                              .arg(featuresPerStep));
     if (theta * nu >= 1.0)
-        throw paramError(QStringLiteral("parameters \"lr\" and \"ridge\": θ·ν = %1 ≥ 1, so the first steps' shrink "
-                                        "factor 1 − γ·ν would be ≤ 0 (it must stay in (0, 1]); lower lr or ridge")
+        throw paramError(QStringLiteral("parameters \"lr\" and \"ridge\": θ·ν = lr·2·ridge = %1 ≥ 1, so the first "
+                                        "steps' shrink factor 1 − γ·ν would be ≤ 0 (it must stay in (0, 1]); lower lr "
+                                        "or ridge")
                              .arg(theta * nu));
 }
 

@@ -1,5 +1,7 @@
 #include "GradientConfig.h"
 
+#include <trainbench/toolkit/Ridge.h>
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -62,10 +64,10 @@ void addNetworkParams(ParamSchema& s)
                                            "cross_entropy for classification with a softmax output, else "
                                            "squared."))
               .withChoiceAliases({{QStringLiteral("squared_error"), QStringLiteral("squared")}}));
-    s.add(ParamSpec::real("ridge", QStringLiteral("Ridge λ (weight decay)"), 0.0, 0.0, 100.0,
-                          QStringLiteral("L2 penalty λ/2·‖w‖² on all weights (biases included) added to the mean "
-                                         "loss, i.e. λ·w added to every gradient (weight decay)."))
+    s.add(toolkit::ridgeParam(QStringLiteral("every weight, biases included; each gradient gets the weight decay "
+                                             "2r·w."))
               .withAlias(QStringLiteral("weight_decay")));
+    s.addFormatChange(toolkit::ridgeWasTwice(QStringLiteral("λ of mean loss + (λ/2)·‖w‖² (weight decay λ·w)")));
 }
 
 // Gives @p key of @p s its default search space (docs/parameters.md, "Default search spaces").
@@ -79,7 +81,7 @@ void searched(ParamSchema& s, const char* key, const SearchSpace& space)
 // methods; L-BFGS has no step size to tune, so its ridge and its memory.
 void addSearchSpaces(ParamSchema& s, const AlgorithmKind& kind)
 {
-    searched(s, "ridge", SearchSpace::logUniform(1e-6, 1e-1));
+    searched(s, "ridge", SearchSpace::logUniform(5e-7, 5e-2));
     if (kind.lbfgs) {
         searched(s, "memory", SearchSpace::logInteger(3, 50));
         return;
@@ -196,7 +198,7 @@ GradientConfig GradientConfig::fromParams(const AlgorithmKind& kind, const QVari
     c.loss = loss == QLatin1String("cross_entropy") ? LossChoice::CrossEntropy
              : loss == QLatin1String("squared") ? LossChoice::SquaredError
                                                       : LossChoice::Auto;
-    c.weightDecay = p.value("ridge").toDouble();
+    c.weightDecay = 2.0 * p.value("ridge").toDouble();  // the gradient of r·‖w‖² is 2r·w
     c.stopping = stoppingFromParams(p, stoppingDefaults(kind));
     if (kind.lbfgs) {
         c.lbfgs = lbfgsFromParams(p);

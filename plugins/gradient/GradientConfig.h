@@ -60,7 +60,7 @@ struct GradientConfig {
     NetworkSpec network;
     std::optional<num::Activation> output;                  ///< nullopt = auto (softmax / identity)
     LossChoice loss = LossChoice::Auto;
-    double weightDecay = 0.0;                               ///< λ ("ridge"), penalty λ/2·‖w‖² on all weights
+    double weightDecay = 0.0;                               ///< λ = 2·"ridge": penalty λ/2·‖w‖² on all weights
     /// The stopping block: epochs and early stopping (first-order methods), iterations and the
     /// gradient test (L-BFGS).
     train::StoppingRules stopping;

@@ -2,6 +2,7 @@
 
 #include "RidgeTrainer.h"
 
+#include <trainbench/toolkit/Ridge.h>
 #include <trainbench/toolkit/TeachingPreset.h>
 
 #include <stdexcept>
@@ -18,10 +19,10 @@ QList<AlgorithmInfo> LinearPlugin::algorithms() const
                                        "inputs: normal equations from the sparse rows, or conjugate gradients when wide.");
     ridge.citation = QStringLiteral("Agarwal et al., Least Squares Revisited, ICML 2014, Algorithm 1 (identity link)");
     ridge.schema = ParamSchema{
-        ParamSpec::real("ridge", QStringLiteral("Ridge λ"), 0.0, 0.0, 1e8,
-                        QStringLiteral("Absolute ridge added to the Gram diagonal (0 = plain least squares). Ignored "
-                                       "when relative_ridge > 0."),
-                        true),
+        toolkit::ridgeParam(QStringLiteral("every weight, the bias included; λ = 2n·r on the Gram diagonal of "
+                                           "½‖Xw − y‖² for n training rows (0 = plain least squares). Ignored when "
+                                           "relative_ridge > 0.")),
+        toolkit::gramRidgeParam(QStringLiteral("Ignored when relative_ridge > 0.")),
         // The range of bpls's and lsq's relative_ridge, the same quantity (docs/parameters.md):
         // at 1 the ridge equals the Gram matrix's mean eigenvalue, a penalty that dominates the fit.
         ParamSpec::real("relative_ridge", QStringLiteral("Relative ridge"), 0.0, 0.0, 1.0,
@@ -61,13 +62,15 @@ QList<AlgorithmInfo> LinearPlugin::algorithms() const
     ridge.schema.setSearch(QStringLiteral("relative_ridge"), SearchSpace::logUniform(1e-10, 1e-1));
     // Before the parameter names were unified: "lambda" and a flag "relative" that made it
     // relative. Old files keep running, with a note.
+    ridge.schema.addFormatChange(toolkit::ridgeWasGram());
+    // "lambda" was a Gram-diagonal λ: gram_ridge in either format.
     ridge.schema.setUpgrader([](const QVariantMap& in, QStringList* notes) {
         QVariantMap p = in;
         if (!p.contains("lambda") && !p.contains("relative"))
             return p;
         const bool relative = p.take("relative").toBool();
         const QVariant lambda = p.take("lambda");
-        const QString key = relative ? QStringLiteral("relative_ridge") : QStringLiteral("ridge");
+        const QString key = relative ? QStringLiteral("relative_ridge") : QStringLiteral("gram_ridge");
         if (lambda.isValid() && !p.contains(key))
             p.insert(key, lambda);
         if (notes)

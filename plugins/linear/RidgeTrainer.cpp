@@ -1,5 +1,7 @@
 #include "RidgeTrainer.h"
 
+#include <trainbench/toolkit/Ridge.h>
+
 #include "SparseCgLeastSquares.h"
 
 #include <numerics/CgLeastSquares.h>
@@ -20,10 +22,15 @@
 namespace tb::linear {
 
 RidgeTrainer::RidgeTrainer(const QVariantMap& params)
-    : m_ridge(params.value("ridge").toDouble()),
+    : m_commonRidge(params.value("ridge").toDouble()),
+      m_gramRidge(params.value("gram_ridge").toDouble()),
       m_relativeRidge(params.value("relative_ridge").toDouble()),
       m_bias(params.value("bias").toBool())
 {
+    if (m_commonRidge > 0 && m_gramRidge > 0)
+        throw std::invalid_argument("parameters \"ridge\" and \"gram_ridge\": two ridges given (" +
+                                    std::to_string(m_commonRidge) + " and " + std::to_string(m_gramRidge) +
+                                    "); give one: ridge = gram_ridge/(2n) for n training rows");
     // Absent from parameter maps made before these keys existed: the schema's defaults.
     if (params.contains("cg_tolerance"))
         m_cgTolerance = params.value("cg_tolerance").toDouble();
@@ -57,6 +64,9 @@ RidgeTrainer::RidgeTrainer(const QVariantMap& params)
 
 void RidgeTrainer::fit(const DatasetView& data, RunContext& ctx)
 {
+    // The Gram-diagonal λ of these rows: (1/n)·½‖Ax − y‖² + r‖x‖² has the normal equations
+    // (AᵀA + 2n·r·I)x = Aᵀy.
+    m_ridge = toolkit::gramDiagonal(m_commonRidge, m_gramRidge, double(data.rows()));
     if (data.isSparse()) {
         fitSparse(data, ctx);
         return;

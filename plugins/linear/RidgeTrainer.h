@@ -10,7 +10,7 @@
 namespace tb::linear {
 
 /// Ridge least squares W = (XᵀX + λI)⁻¹XᵀY with an optional bias column; regression outputs
-/// or one-hot class scores. Parameters (see LinearPlugin::algorithms()): ridge, relative_ridge,
+/// or one-hot class scores. Parameters (see LinearPlugin::algorithms()): ridge, gram_ridge, relative_ridge,
 /// bias, iteration_ladder, and for wide sparse inputs cg_tolerance and iterations.
 ///
 /// Without a ladder (the default): the closed form (tb::num::solveLeastSquares: Gram matrix,
@@ -99,7 +99,9 @@ private:
     void fitSparseDual(const DatasetView& data, double squaredNorm, RunContext& ctx);
     void fitSparseCg(const DatasetView& data, double squaredNorm, RunContext& ctx);
 
-    double m_ridge;
+    double m_commonRidge;    ///< "ridge": r of mean ½ loss + r‖w‖²
+    double m_gramRidge;      ///< "gram_ridge": λ on the Gram diagonal, when given
+    double m_ridge = 0;      ///< the Gram-diagonal λ of this fit's rows (fit() sets it)
     double m_relativeRidge;
     bool m_bias;
     std::vector<int> m_cgLadder; ///< CG iteration counts at the checkpoints; empty = closed form

@@ -1,5 +1,7 @@
 #include "LsqConfig.h"
 
+#include <trainbench/toolkit/Ridge.h>
+
 #include <trainbench/toolkit/RandomFeatureParams.h>
 
 #include <stdexcept>
@@ -54,11 +56,11 @@ void addFeatureParams(ParamSchema& s, Algorithm a)
                                            "double (half the memory and bandwidth; λ is then at least 7e-5·trace(Σ̂)/√p, "
                                            "the Gram's float rounding); double: double throughout. Sparse inputs "
                                            "are always double (their blocks are the data's own doubles).")));
-    s.add(ParamSpec::real("ridge", QStringLiteral("Ridge λ"), 0.0, 0.0, 1e8,
-                          QStringLiteral("λ of the objective (1/n)Σℓᵢ + (λ/2)‖W‖² (bias excluded): added to the "
-                                         "diagonal of Σ̂ = FᵀF/n, i.e. λ·n in linear.ridge's units (the authors' demo "
-                                         "adds λ·√n to FᵀF). Ignored when relative_ridge > 0."),
-                          true));
+    // The objective (1/n)Σℓᵢ + r‖W‖² puts λ = 2r on the diagonal of Σ̂ = FᵀF/n.
+    s.add(toolkit::ridgeParam(QStringLiteral("every weight but the bias feature's; λ = 2r is added to the diagonal "
+                                             "of Σ̂ = FᵀF/n (the authors' demo adds λ·√n to FᵀF). Ignored when "
+                                             "relative_ridge > 0.")));
+    s.addFormatChange(toolkit::ridgeWasTwice(QStringLiteral("λ of (1/n)Σℓᵢ + (λ/2)‖W‖², added to the diagonal of Σ̂")));
     s.add(ParamSpec::real("relative_ridge", QStringLiteral("Relative ridge"), 1e-6, 0.0, 1.0,
                           QStringLiteral("λ = relative_ridge × trace(Σ̂)/p, the mean eigenvalue of Σ̂ (scale-free); "
                                          "the default keeps float Gram matrices of random features positive "
@@ -170,7 +172,7 @@ LsqConfig LsqConfig::fromParams(const QVariantMap& p, Algorithm a)
     c.features.bias = p.value("bias").toBool();
     c.precision = p.value("precision").toString() == QLatin1String("double") ? train::Precision::Double
                                                                              : train::Precision::Mixed;
-    c.ridge = p.value("ridge").toDouble();
+    c.ridge = 2.0 * p.value("ridge").toDouble();  // λ on Σ̂'s diagonal
     c.relativeRidge = p.value("relative_ridge").toDouble();
     switch (a) {
     case Algorithm::Gls: {

@@ -52,7 +52,7 @@ struct LsqConfig {
     Algorithm algorithm = Algorithm::Gls;
     FeatureConfig features;
     train::Precision precision = train::Precision::Mixed;
-    double ridge = 0.0;          ///< λ of (1/n)Σℓ + (λ/2)‖W‖² (bias row excluded)
+    double ridge = 0.0;          ///< λ = 2·"ridge" of (1/n)Σℓ + (λ/2)‖W‖² (bias row excluded)
     double relativeRidge = 0.0;  ///< when > 0, λ = relative_ridge · trace(Σ̂)/p instead
     // Generalized least squares (lsq.gls, and the inner iterations of logistic stages).
     bool autoLink = true;        ///< identity for regression, softmax for classification

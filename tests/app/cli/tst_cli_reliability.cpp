@@ -195,7 +195,7 @@ private Q_SLOTS:
         QVERIFY2(refused.out.contains("Plugins are code: they run with your rights. Plugin folders, searched in this "
                                       "order:\n  " + folder + "  (refused: "),
                  qPrintable(refused.out.left(1200)));
-        QVERIFY2(refused.out.contains("(linear 1.1.0)  " TB_PLUGIN_BUILD_DIR "/trainbench-linear.so"), qPrintable(refused.out));
+        QVERIFY2(refused.out.contains("(linear 2.0.0)  " TB_PLUGIN_BUILD_DIR "/trainbench-linear.so"), qPrintable(refused.out));
         const QString spec = writeSpec("ridge.json", R"({"name": "ridge", "kind": "learning-curve", "threads": 1,
             "dataset": {"source": "moons", "samples": 100, "noise": 0.1},
             "algorithms": [{"id": "linear.ridge", "label": "Ridge"}]})");
@@ -207,14 +207,14 @@ private Q_SLOTS:
         // start of `list`, by `run`, and in the run's facts.
         QProcessEnvironment trusting = environment(path);
         trusting.insert("TRAINBENCH_TRUST_PLUGIN_DIRS", folder);
-        const QString replaced = QStringLiteral("plugin \"linear\" 1.1.0 from %1/trainbench-linear.so replaces "
+        const QString replaced = QStringLiteral("plugin \"linear\" 2.0.0 from %1/trainbench-linear.so replaces "
                                                 TB_PLUGIN_BUILD_DIR "/trainbench-linear.so")
                                      .arg(folder);
         const Output listed = cli({"list"}, trusting);
         QCOMPARE(listed.code, 0);
         QVERIFY2(listed.out.startsWith("Notice: plugin folder " + folder + " loaded although"), qPrintable(listed.out.left(600)));
         QVERIFY2(linesWith(listed.out, "Notice:").join('\n').contains(replaced), qPrintable(listed.out.left(1200)));
-        QVERIFY2(listed.out.contains("(linear 1.1.0)  " + folder + "/trainbench-linear.so\n  replaces " TB_PLUGIN_BUILD_DIR
+        QVERIFY2(listed.out.contains("(linear 2.0.0)  " + folder + "/trainbench-linear.so\n  replaces " TB_PLUGIN_BUILD_DIR
                                      "/trainbench-linear.so"),
                  qPrintable(listed.out));
         const Output json = cli({"list", "--json"}, trusting);

@@ -1,6 +1,7 @@
 #include <engine/ExperimentSpec.h>
 #include <engine/PluginRegistry.h>
 
+#include <QJsonArray>
 #include <QtTest>
 
 using tb::ExperimentSpec;
@@ -76,8 +77,20 @@ private Q_SLOTS:
         QVERIFY(s);
         const QStringList problems = s->validate(m_reg);
         QCOMPARE(problems.size(), 2);
-        QVERIFY2(problems[0].contains("algorithms[0].params: parameter \"ridge\": expected a number 0 to 100000000, got -2"), qPrintable(problems[0]));
+        // A file of format 1 (no "format"): linear.ridge's "ridge" is its gram_ridge now, and the
+        // message says what the file wrote.
+        QVERIFY2(problems[0].contains("algorithms[0].params: parameter \"gram_ridge\": expected a number 0 to 100000000, "
+                                      "got -2 (parameter \"ridge\" = -2 was written in parameter format 1"),
+                 qPrintable(problems[0]));
         QVERIFY2(problems[1].contains("algorithms[1].id: unknown algorithm \"nope\""), qPrintable(problems[1]));
+        auto current = ExperimentSpec::fromJson(R"({"kind": "learning-curve", "format": 2, "dataset": {"source": "moons"},
+            "algorithms": [{"id": "linear.ridge", "params": {"ridge": -2}}]})",
+                                                "exp.json", &err);
+        QVERIFY(current);
+        const QStringList now = current->validate(m_reg);
+        QCOMPARE(now.size(), 1);
+        QVERIFY2(now[0].contains("algorithms[0].params: parameter \"ridge\": expected a number 0 to 100000000, got -2"),
+                 qPrintable(now[0]));
     }
 
     void validateAsksThePluginAboutCombinationsTheSchemaCannotExpress()
@@ -160,6 +173,8 @@ private Q_SLOTS:
             QString err;
             auto s = ExperimentSpec::fromFile(dir.filePath(f), &err);
             QVERIFY2(s, qPrintable(err));
+            // Written in the current parameter format: what a user copies means what it says.
+            QVERIFY2(s->paramsFormat == tb::kParamsFormat, qPrintable(f + ": no \"format\": 2"));
             // Only check algorithms whose plugin is built; the rest is a structural check.
             QStringList problems;
             for (const auto& p : s->validate(m_reg))
@@ -167,6 +182,105 @@ private Q_SLOTS:
                     problems << p;
             QVERIFY2(problems.isEmpty(), qPrintable(f + ": " + problems.join("; ")));
         }
+    }
+
+    // A file written before parameter formats (no "format") gave "ridge" each plugin's former
+    // meaning (docs/parameters.md, "Regularisation"): read now, it is converted to the one ridge,
+    // each value with a note naming the file and the entry; a file of format 2 is taken as it is.
+    void formatOneRidgesAreConverted()
+    {
+        const char* algorithms = R"("algorithms": [
+            {"id": "gradient.sgd", "params": {"weight_decay": 0.01, "epochs": 1}},
+            {"id": "linear.ridge", "params": {"ridge": 3}},
+            {"id": "dsgd.random_features_sgd", "params": {"nu": 1e-4}},
+            {"id": "bld.lbfgs", "params": {"ridge": 0}}])";
+        QString err;
+        auto old = ExperimentSpec::fromJson(QByteArray(R"({"kind": "learning-curve", "dataset": {"source": "moons"}, )") +
+                                                algorithms + "}",
+                                            "old.json", &err);
+        QVERIFY2(old, qPrintable(err));
+        QCOMPARE(old->paramsFormat, 1);
+        QVERIFY2(old->validate(m_reg).isEmpty(), qPrintable(old->validate(m_reg).join("\n")));
+        old->sourcePath = QStringLiteral("old.json");
+        const QStringList notes = old->upgradeParams(m_reg);
+        QCOMPARE(old->paramsFormat, tb::kParamsFormat);
+        QCOMPARE(old->algorithms[0].params.value("ridge").toDouble(), 0.005);  // λ of λ/2·‖w‖² = 2r
+        QVERIFY(!old->algorithms[0].params.contains("weight_decay"));
+        QCOMPARE(old->algorithms[1].params.value("gram_ridge").toDouble(), 3.0);  // the same Gram-diagonal λ
+        QVERIFY(!old->algorithms[1].params.contains("ridge"));
+        QCOMPARE(old->algorithms[2].params.value("ridge").toDouble(), 5e-5);  // Dai et al.'s ν = 2r
+        QCOMPARE(old->algorithms[3].params.value("ridge").toDouble(), 0.0);  // none in either format
+        const QString all = notes.join("\n");
+        QVERIFY2(all.contains(QStringLiteral("old.json: algorithms[0] (gradient.sgd): parameter \"ridge\" = 0.01 was "
+                                             "written in parameter format 1, where it meant λ of mean loss + "
+                                             "(λ/2)·‖w‖² (weight decay λ·w): it is now \"ridge\" = 0.005")),
+                 qPrintable(all));
+        QVERIFY2(all.contains(QStringLiteral("old.json: algorithms[1] (linear.ridge): parameter \"ridge\" = 3 was written "
+                                             "in parameter format 1, where it meant λ added to the Gram diagonal: it is "
+                                             "now \"gram_ridge\" = 3")),
+                 qPrintable(all));
+        QVERIFY2(all.contains("algorithms[2] (dsgd.random_features_sgd): parameter \"ridge\" = 1e-04"), qPrintable(all));
+        QVERIFY2(!all.contains("bld.lbfgs"), qPrintable(all));  // 0 is no penalty in either format: nothing to say
+        QCOMPARE(old->toJson().value("format").toInt(), tb::kParamsFormat);  // saved, it is read back as it runs
+        QVERIFY(old->upgradeParams(m_reg).isEmpty());
+
+        auto current = ExperimentSpec::fromJson(
+            QByteArray(R"({"kind": "learning-curve", "format": 2, "dataset": {"source": "moons"}, )") + algorithms + "}",
+            "new.json", &err);
+        QVERIFY2(current, qPrintable(err));
+        const QStringList currentNotes = current->upgradeParams(m_reg);
+        QCOMPARE(current->algorithms[0].params.value("ridge").toDouble(), 0.01);
+        QCOMPARE(current->algorithms[1].params.value("ridge").toDouble(), 3.0);
+        QVERIFY2(!currentNotes.join(" ").contains("parameter format"), qPrintable(currentNotes.join("\n")));
+
+        QVERIFY(!ExperimentSpec::fromJson(R"({"kind": "learning-curve", "format": 3, "dataset": {"source": "moons"},
+            "algorithms": [{"id": "linear.ridge"}]})", "future.json", &err));
+        QVERIFY2(err.startsWith("future.json: format:") && err.contains("3"), qPrintable(err));
+    }
+
+    // A tuned comparison's search range and a param sweep's values of a format-1 file convert as
+    // the parameters do; a sweep axis that two algorithms would convert differently is refused.
+    void formatOneSearchesAndSweepsAreConverted()
+    {
+        QString err;
+        auto tuned = ExperimentSpec::fromJson(R"({"kind": "tuned-comparison", "name": "t",
+            "dataset": {"source": "moons", "validation_fraction": 0.2}, "tuning": {"trials": 2}, "final": {"seeds": 1},
+            "algorithms": [{"id": "linear.ridge", "search": {"ridge": {"log_uniform": [0.001, 10]}}},
+                           {"id": "gradient.sgd", "params": {"epochs": 1}, "search": {"ridge": {"log_uniform": [1e-6, 0.1]}}}]})",
+                                              "tuned.json", &err);
+        QVERIFY2(tuned, qPrintable(err));
+        tuned->sourcePath = QStringLiteral("tuned.json");
+        const QStringList notes = tuned->upgradeParams(m_reg);
+        QVERIFY2(tuned->validate(m_reg).isEmpty(), qPrintable(tuned->validate(m_reg).join("\n")));
+        const QJsonObject json = tuned->toJson();
+        const QJsonArray algs = json.value("algorithms").toArray();
+        QCOMPARE(algs[0].toObject().value("search").toObject().value("gram_ridge").toObject().value("log_uniform").toArray(),
+                 QJsonArray({0.001, 10}));
+        QCOMPARE(algs[1].toObject().value("search").toObject().value("ridge").toObject().value("log_uniform").toArray(),
+                 QJsonArray({5e-7, 0.05}));
+        QVERIFY2(notes.join("\n").contains("tuned.json: algorithms[1].search.ridge: written in parameter format 1"),
+                 qPrintable(notes.join("\n")));
+
+        auto sweep = ExperimentSpec::fromJson(R"({"kind": "param-sweep", "dataset": {"source": "moons"},
+            "sweep": {"grid": {"ridge": {"from": 0.01, "to": 1, "count": 3, "scale": "log"}}},
+            "algorithms": [{"id": "gradient.sgd", "params": {"epochs": 1}}, {"id": "bld.lbfgs"}]})",
+                                              "sweep.json", &err);
+        QVERIFY2(sweep, qPrintable(err));
+        sweep->upgradeParams(m_reg);
+        QVERIFY2(sweep->validate(m_reg).isEmpty(), qPrintable(sweep->validate(m_reg).join("\n")));
+        const QJsonObject range = sweep->toJson().value("sweep").toObject().value("grid").toObject().value("ridge").toObject();
+        QCOMPARE(range.value("from").toDouble(), 0.005);
+        QCOMPARE(range.value("to").toDouble(), 0.5);
+
+        auto mixed = ExperimentSpec::fromJson(R"({"kind": "param-sweep", "dataset": {"source": "moons"},
+            "sweep": {"grid": {"ridge": [0.01, 0.1]}},
+            "algorithms": [{"id": "gradient.sgd", "params": {"epochs": 1}}, {"id": "linear.ridge"}]})",
+                                              "mixed.json", &err);
+        QVERIFY2(mixed, qPrintable(err));
+        mixed->upgradeParams(m_reg);
+        const QString problems = mixed->validate(m_reg).join("\n");
+        QVERIFY2(problems.contains("sweep.grid.ridge: written in parameter format 1") && problems.contains("linear.ridge"),
+                 qPrintable(problems));
     }
 
     void datasetTypoGivesOneMessage()

@@ -178,7 +178,7 @@ private Q_SLOTS:
         const ExperimentSpec old = parse(R"({"kind": "param-sweep", "dataset": {"source": "moons"},
             "algorithms": [{"id": "linear.ridge"}], "sweep": {"grid": {"lambda": [0.1, 1]}}})");
         problems = old.validate(m_reg);
-        QVERIFY2(problems.size() == 1 && problems[0].contains("sweep.grid.lambda: \"lambda\" is now \"ridge\""),
+        QVERIFY2(problems.size() == 1 && problems[0].contains("sweep.grid.lambda: \"lambda\" is now \"gram_ridge\""),
                  qPrintable(problems.join('\n')));
     }
 

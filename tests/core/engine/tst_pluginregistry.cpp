@@ -129,7 +129,7 @@ private Q_SLOTS:
         QVERIFY(m_reg.algorithm("test.sleepy"));
         const auto* lin = m_reg.algorithm("linear.ridge");
         QVERIFY(lin);
-        QCOMPARE(lin->plugin->version, QStringLiteral("1.1.0"));
+        QCOMPARE(lin->plugin->version, QStringLiteral("2.0.0"));
     }
 
     void metadataReadBeforeLoading()

@@ -317,7 +317,7 @@ private Q_SLOTS:
         // A bad value under a former key names both spellings.
         const RunResult old = Runner(m_reg, nullptr).execute(job("linear.ridge", {{"lambda", "big"}}), stop);
         QCOMPARE(old.status, RunStatus::Failed);
-        QVERIFY2(old.error.contains("\"ridge\"") && old.error.contains("\"lambda\""), qPrintable(old.error));
+        QVERIFY2(old.error.contains("\"gram_ridge\"") && old.error.contains("\"lambda\""), qPrintable(old.error));
     }
 
     void formerParameterSpellingsRunWithANote()
@@ -718,19 +718,19 @@ private Q_SLOTS:
             "sweep": {"sigma": [0, 0.5, 1], "monte_carlo": 6},
             "algorithms": [{"id": "linear.ridge"}, {"id": "test.noise", "params": {"epochs": 2}}]})") << 10;
         // The trials are cells of their own (trial-major); the final runs follow the choice.
-        QTest::newRow("tuned comparison") << QByteArray(R"({"name": "resume-tc", "kind": "tuned-comparison", "seed": 6, "threads": 2,
+        QTest::newRow("tuned comparison") << QByteArray(R"({"name": "resume-tc", "kind": "tuned-comparison", "format": 2, "seed": 6, "threads": 2,
             "dataset": {"source": "moons", "samples": 200, "noise": 0.2, "validation_fraction": 0.25},
             "algorithms": [{"id": "test.noise", "search": {"epochs": {"integer": [1, 5]}}},
                            {"id": "linear.ridge", "search": {"ridge": {"log_uniform": [0.001, 10]}}}],
             "tuning": {"trials": 5, "seed": 3}, "final": {"seeds": 2}})") << 5;
-        QTest::newRow("tuned comparison, stopped in its final runs") << QByteArray(R"({"name": "resume-tf", "kind": "tuned-comparison", "seed": 6, "threads": 2,
+        QTest::newRow("tuned comparison, stopped in its final runs") << QByteArray(R"({"name": "resume-tf", "kind": "tuned-comparison", "format": 2, "seed": 6, "threads": 2,
             "dataset": {"source": "moons", "samples": 200, "noise": 0.2, "validation_fraction": 0.25},
             "algorithms": [{"id": "test.noise", "search": {"epochs": {"integer": [1, 5]}}},
                            {"id": "linear.ridge", "search": {"ridge": {"log_uniform": [0.001, 10]}}}],
             "tuning": {"trials": 5, "seed": 3}, "final": {"seeds": 2}})") << 12;
         // Successive halving: stopped in rung 1 (12 trials at rung 0; test.noise promotes 3 to rung 1,
         // linear.ridge has no epochs to halve), resumed to the same promotions.
-        QTest::newRow("tuned comparison with successive halving") << QByteArray(R"({"name": "resume-th", "kind": "tuned-comparison", "seed": 6, "threads": 2,
+        QTest::newRow("tuned comparison with successive halving") << QByteArray(R"({"name": "resume-th", "kind": "tuned-comparison", "format": 2, "seed": 6, "threads": 2,
             "dataset": {"source": "moons", "samples": 200, "noise": 0.2, "validation_fraction": 0.25},
             "algorithms": [{"id": "test.noise", "params": {"epochs": 8}, "search": {"offset": {"uniform": [0, 0.3]}}},
                            {"id": "linear.ridge", "search": {"ridge": {"log_uniform": [0.001, 10]}}}],

@@ -105,7 +105,7 @@ private Q_SLOTS:
         QCOMPARE(meta.value("IID").toString(), QString(TrainerFactory_iid));
         const QJsonObject md = meta.value("MetaData").toObject();
         QCOMPARE(md.value("id").toString(), QString("bpls"));
-        QCOMPARE(md.value("version").toString(), QString("1.1.0"));
+        QCOMPARE(md.value("version").toString(), QString("2.0.0"));
         QVERIFY(!md.contains("apiVersion")); // the IID carries the API version (written once)
         QCOMPARE(md.value("family").toString(), QString("bpls"));
         QVERIFY(md.value("citation").toString().contains("Tomi"));

@@ -161,7 +161,7 @@ private Q_SLOTS:
     void algorithm1MatchesAReferenceLoop()
     {
         QFETCH(QVariantMap, params);
-        params.insert({{"bandwidth_rule", "fixed"}, {"bandwidth", 0.8}, {"theta", 0.7}, {"t0", 20.0}, {"nu", 0.05},
+        params.insert({{"bandwidth_rule", "fixed"}, {"bandwidth", 0.8}, {"theta", 0.7}, {"t0", 20.0}, {"ridge", 0.5 * 0.05},
                        {"epochs", 2.0}, {"loss", "squared"}});
         const DsgdConfig c = config(Algorithm::Doubly, params);
         const Regression data(60);
@@ -186,7 +186,7 @@ private Q_SLOTS:
         const double nu = 0.01, eps = 1e-7;
         const DsgdConfig c = config(Algorithm::Preconditioned,
                                     {{"bandwidth_rule", "fixed"}, {"bandwidth", 0.9}, {"batch_size", 200},
-                                     {"features_per_step", 64}, {"epochs", 1.0}, {"theta", 1.0}, {"nu", nu},
+                                     {"features_per_step", 64}, {"epochs", 1.0}, {"theta", 1.0}, {"ridge", 0.5 * nu},
                                      {"loss", "squared"}, {"kernel", "gaussian_cos_sin"}});
         DsgdTrainer t(c);
         TestRunContext ctx(5, 2);
@@ -395,7 +395,7 @@ private Q_SLOTS:
     void divergenceIsReportedAsAnInfiniteLoss()
     {
         const Regression data(100);
-        DsgdTrainer t(config(Algorithm::Doubly, {{"theta", 1e5}, {"t0", 1e12}, {"nu", 0.0}, {"batch_size", 1},
+        DsgdTrainer t(config(Algorithm::Doubly, {{"theta", 1e5}, {"t0", 1e12}, {"ridge", 0.0}, {"batch_size", 1},
                                                  {"epochs", 10.0}, {"checkpoint_every", 1000}}));
         TestRunContext ctx(1, 2);
         fitIn(t, data.view(), ctx, 2);

@@ -102,7 +102,7 @@ private Q_SLOTS:
         for (Eigen::Index i = 0; i < n; ++i)
             y(i, 0) = std::sin(3 * x(i, 0)) + x(i, 1);
         const double nu = 1e-3, sigma = 0.5;
-        KernelRidgeTrainer t(config({{"bandwidth_rule", "fixed"}, {"bandwidth", sigma}, {"nu", nu}, {"subsample", 1000}}));
+        KernelRidgeTrainer t(config({{"bandwidth_rule", "fixed"}, {"bandwidth", sigma}, {"ridge", 0.5 * nu}, {"subsample", 1000}}));
         TestRunContext ctx(1, 2);
         tbb::task_arena(2).execute([&] { t.fit(tb::DatasetView(x, y), ctx); });
         QCOMPARE(t.centres().rows(), n);

@@ -79,7 +79,7 @@ private Q_SLOTS:
         for (Eigen::Index i = 0; i < n; ++i)
             y.row(i) << std::sin(3 * x(i, 0)) * x(i, 2), x(i, 1) * x(i, 1) - 0.3;
         const double nu = 0.01;
-        RandomFeatureSgdTrainer t(config({{"features", 64}, {"nu", nu}, {"batch_size", int(n)}, {"epochs", 3000.0},
+        RandomFeatureSgdTrainer t(config({{"features", 64}, {"ridge", 0.5 * nu}, {"batch_size", int(n)}, {"epochs", 3000.0},
                                           {"t0", 1e12}, {"theta", 0.9}, {"loss", "squared"},
                                           {"checkpoint_every", 1000}}));
         TestRunContext ctx(3, 2);
@@ -105,7 +105,7 @@ private Q_SLOTS:
         const Circle data(1000), test(500, 3);
         const double nu = 1e-4;
         // Pegasos: hinge loss, step 1/(ν·t).
-        RandomFeatureSgdTrainer t(config({{"loss", "hinge"}, {"nu", nu}, {"theta", 1.0 / nu}, {"t0", 1.0},
+        RandomFeatureSgdTrainer t(config({{"loss", "hinge"}, {"ridge", 0.5 * nu}, {"theta", 1.0 / nu}, {"t0", 1.0},
                                           {"batch_size", 10}, {"epochs", 10.0}, {"bandwidth_scale", 0.5}}));
         TestRunContext ctx(1, 2);
         fitIn(t, data.view(), ctx, 2);

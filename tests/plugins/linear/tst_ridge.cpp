@@ -23,9 +23,10 @@ using tb::testsupport::randomSparse;
 
 namespace {
 
+// @p ridge is the Gram-diagonal λ these tests were written in ("gram_ridge"; tst_oneridge checks "ridge").
 QVariantMap params(double ridge, bool bias, QVariantList ladder = {}, double relative = 0.0)
 {
-    return QVariantMap{{"ridge", ridge},      {"relative_ridge", relative}, {"bias", bias},
+    return QVariantMap{{"gram_ridge", ridge}, {"relative_ridge", relative}, {"bias", bias},
                        {"iteration_ladder", ladder}, {"cg_tolerance", 1e-8},       {"iterations", 2000}};
 }
 

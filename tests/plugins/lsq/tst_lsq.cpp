@@ -267,7 +267,7 @@ private Q_SLOTS:
                                                    {"acceleration", accelerate},
                                                    {"precision", "double"},
                                                    {"bias", false},
-                                                   {"ridge", lambda},
+                                                   {"ridge", lambda / 2},  // λ on Σ̂ = 2·ridge
                                                    {"relative_ridge", 0.0}});
         testing::TestRunContext ctx(1, 2);
         fitIn(*t, d.view(), ctx, 2);

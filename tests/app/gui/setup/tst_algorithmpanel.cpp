@@ -335,7 +335,7 @@ private Q_SLOTS:
         const QString notices = dialog.notices()->text();
         QVERIFY2(notices.contains("plugin folder " + open + " refused") && notices.contains("writable by every user"),
                  qPrintable(notices));
-        QVERIFY2(notices.contains(QStringLiteral("plugin &quot;linear&quot; 1.1.0 from %1/trainbench-linear.so replaces %2")
+        QVERIFY2(notices.contains(QStringLiteral("plugin &quot;linear&quot; 2.0.0 from %1/trainbench-linear.so replaces %2")
                                       .arg(mine, linear)),
                  qPrintable(notices));
         auto* folders = dialog.findChild<QListWidget*>(QStringLiteral("pluginFolders"));

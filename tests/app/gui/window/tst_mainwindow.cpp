@@ -1344,6 +1344,52 @@ private Q_SLOTS:
         QVERIFY2(w->currentSpec(&problems), qPrintable(problems.join('\n')));
     }
 
+    // A file written before parameter format 2: its ridges are shown as the one ridge now (gradient's
+    // halved, linear's Gram-diagonal λ under gram_ridge, a sweep's values too), each with a note, and
+    // what the workbench saves or runs says "format": 2 — so it is not converted a second time.
+    void formatOneFileOpensWithItsRidgesConverted()
+    {
+        const QJsonObject old{{"name", "old ridges"}, {"kind", "param-sweep"},
+                              {"dataset", QJsonObject{{"source", "moons"}}},
+                              {"sweep", QJsonObject{{"grid", QJsonObject{{"ridge", QJsonArray{0.01, 0.1}}}}}},
+                              {"algorithms", QJsonArray{QJsonObject{{"id", "gradient.sgd"}, {"params", QJsonObject{{"epochs", 1}}}}}}};
+        auto w = newWindow(QString());
+        QVERIFY(w->setExperiment(old).isEmpty());
+        const QJsonObject shown = w->experimentJson();
+        QCOMPARE(shown.value("format").toInt(), kParamsFormat);
+        QCOMPARE(shown.value("sweep").toObject().value("grid").toObject().value("ridge").toArray(), QJsonArray({0.005, 0.05}));
+        QVERIFY2(w->logText().contains("sweep.grid.ridge: written in parameter format 1"), qPrintable(w->logText()));
+        QStringList problems;
+        const auto spec = w->currentSpec(&problems);
+        QVERIFY2(spec, qPrintable(problems.join('\n')));
+        QCOMPARE(spec->paramsFormat, kParamsFormat);
+
+        const QJsonObject fixed{{"name", "old linear"}, {"kind", "learning-curve"}, {"dataset", QJsonObject{{"source", "moons"}}},
+                                {"algorithms", QJsonArray{QJsonObject{{"id", "gradient.sgd"}, {"params", QJsonObject{{"ridge", 0.01}}}},
+                                                          QJsonObject{{"id", "linear.ridge"}, {"params", QJsonObject{{"ridge", 3}}}}}}};
+        auto v = newWindow(QString());
+        QVERIFY(v->setExperiment(fixed).isEmpty());
+        const QJsonArray algs = v->experimentJson().value("algorithms").toArray();
+        QCOMPARE(algs[0].toObject().value("params").toObject().value("ridge").toDouble(), 0.005);
+        QCOMPARE(algs[1].toObject().value("params").toObject().value("gram_ridge").toDouble(), 3.0);
+        QVERIFY(!algs[1].toObject().value("params").toObject().contains("ridge"));
+        QVERIFY2(v->logText().contains("it is now \"gram_ridge\" = 3"), qPrintable(v->logText()));
+        const auto run = v->currentSpec(&problems);
+        QVERIFY2(run, qPrintable(problems.join('\n')));
+        QCOMPARE(run->algorithms[0].params.value("ridge").toDouble(), 0.005);  // as shown: not halved again
+
+        const QJsonObject tuned{{"name", "old tuned"}, {"kind", "tuned-comparison"},
+                                {"dataset", QJsonObject{{"source", "moons"}, {"validation_fraction", 0.2}}},
+                                {"tuning", QJsonObject{{"trials", 2}}}, {"final", QJsonObject{{"seeds", 1}}},
+                                {"algorithms", QJsonArray{QJsonObject{
+                                                   {"id", "gradient.sgd"}, {"params", QJsonObject{{"epochs", 1}}},
+                                                   {"search", QJsonObject{{"ridge", QJsonObject{{"log_uniform", QJsonArray{1e-6, 0.1}}}}}}}}}};
+        auto t = newWindow(QString());
+        QVERIFY(t->setExperiment(tuned).isEmpty());
+        const QJsonObject search = t->experimentJson().value("algorithms").toArray()[0].toObject().value("search").toObject();
+        QCOMPARE(search.value("ridge").toObject().value("log_uniform").toArray(), QJsonArray({5e-7, 0.05}));
+    }
+
     // bld 1.1.0's own time limit in an old file: the host's budget now, which the workbench keeps
     // per experiment — taken from the algorithms when they all agree, a note when they do not.
     void formerPerAlgorithmTimeLimitsBecomeTheExperimentsBudget()

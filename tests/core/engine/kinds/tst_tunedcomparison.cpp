@@ -35,7 +35,7 @@ ExperimentSpec parse(const QByteArray& json)
 // A small tuned comparison: test.noise (its epochs searched) and linear.ridge (its ridge).
 QByteArray smallSpec(const QByteArray& tuning, const QByteArray& final = R"({"seeds": 3})")
 {
-    return R"({"name": "tuned", "kind": "tuned-comparison", "seed": 5, "threads": 2,
+    return R"({"name": "tuned", "kind": "tuned-comparison", "format": 2, "seed": 5, "threads": 2,
         "dataset": {"source": "moons", "samples": 240, "noise": 0.25, "validation_fraction": 0.25},
         "algorithms": [
           {"id": "test.noise", "label": "Noise", "params": {"offset": 0.1}, "search": {"epochs": {"integer": [1, 6]}}},
@@ -150,7 +150,7 @@ private Q_SLOTS:
     {
         QTest::addColumn<QByteArray>("json");
         QTest::addColumn<QString>("expected");
-        const QByteArray head = R"({"kind": "tuned-comparison", "dataset": {"source": "moons", "validation_fraction": 0.2},)";
+        const QByteArray head = R"({"kind": "tuned-comparison", "format": 2, "dataset": {"source": "moons", "validation_fraction": 0.2},)";
         auto ridge = [&](const QByteArray& search, const QByteArray& params = "{}") {
             return head + R"( "algorithms": [{"id": "linear.ridge", "params": )" + params + R"(, "search": )" + search +
                    R"(}], "tuning": {"trials": 3}})";
@@ -292,7 +292,7 @@ private Q_SLOTS:
         // The same training CPU seconds for each: a trial starts only while its algorithm's trials
         // so far used less, so every algorithm ends with its budget just spent (or its trial cap),
         // counted on the CPU clock — what a busy machine does not change.
-        const QByteArray json = R"({"name": "cpu", "kind": "tuned-comparison", "seed": 1, "threads": 1,
+        const QByteArray json = R"({"name": "cpu", "kind": "tuned-comparison", "format": 2, "seed": 1, "threads": 1,
             "dataset": {"source": "moons", "samples": 600, "noise": 0.25, "validation_fraction": 0.25},
             "algorithms": [
               {"id": "gradient.adam", "params": {"epochs": 20, "hidden": [16]}, "search": {"lr": {"log_uniform": [0.001, 0.1]}}},
@@ -322,7 +322,7 @@ private Q_SLOTS:
         // (2, 6, 18 epochs), 9 → 3 → 1 runs; each rung's runs are the best third of the rung
         // below by validation accuracy, with the trial's own seed. Ridge, closed-form, has no
         // epochs to halve: its 9 trials train whole. The choice is the top rung's run.
-        const QByteArray json = R"({"name": "halving", "kind": "tuned-comparison", "seed": 3, "threads": 1,
+        const QByteArray json = R"({"name": "halving", "kind": "tuned-comparison", "format": 2, "seed": 3, "threads": 1,
             "dataset": {"source": "moons", "samples": 240, "noise": 0.25, "validation_fraction": 0.25},
             "algorithms": [
               {"id": "gradient.adam", "label": "Adam", "params": {"epochs": 18, "hidden": [4]}, "search": {"lr": {"log_uniform": [0.0001, 0.3]}}},
