@@ -47,7 +47,7 @@ int runSpec(const tb::ExperimentSpec& spec, const tb::PluginRegistry& reg, tb::R
     tb::cli::ProgressBar bar(!p.isSet("quiet") && isatty(STDERR_FILENO));
     err() << (resumeId >= 0 ? QStringLiteral("Resuming experiment %1, \"").arg(resumeId) : QStringLiteral("Running \""))
           << spec.name << "\" (" << spec.kind << ", " << spec.effectiveThreads()
-          << " threads" << (p.isSet("mpi") ? QStringLiteral(" per rank") : QString()) << ")"
+          << " threads" << (executor ? QStringLiteral(" per rank") : QString()) << ")"  // an executor: the MPI ranks
           << (store ? QStringLiteral(" → ") + store->path() : QString()) << Qt::endl;
     const tb::ExperimentResult result = resumeId >= 0 ? runner.resume(spec, resumeId, &bar) : runner.run(spec, &bar);
     bar.finish();

@@ -304,6 +304,7 @@ private Q_SLOTS:
         const Output r = cli({"rerun", runId, "--db", db, "--quiet", "--csv", m_dir.filePath("rerun.csv")});
         QVERIFY2(r.code == 0, qPrintable(r.err));
         QVERIFY2(r.err.contains("Re-running run " + runId), qPrintable(r.err));
+        QVERIFY2(!r.err.contains("QCommandLineParser"), qPrintable(r.err));  // an option rerun does not have was asked about
         QCOMPARE(rowsOf(readAll(m_dir.filePath("rerun.csv")), "Adam", "1"), original);
         // Issue 43: the re-run says how it compares with the stored run; same build, same CPU.
         QVERIFY2(r.out.contains("compared with the stored run: The re-run's final metrics are run " + runId +
