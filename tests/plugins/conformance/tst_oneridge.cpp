@@ -76,6 +76,10 @@ QList<Case> cases()
 {
     const double n = double(kRows);
     const QVariantList none;  // no hidden layer: a linear model
+    const auto bpls = [&](const char* key, double value) {
+        return QVariantMap{{key, value},          {"relative_ridge", 0.0},           {"bias", false},
+                           {"hidden", none},      {"output_activation", "identity"}, {"precision", "double"}};
+    };
     // Closed forms (a Cholesky solve of a well-conditioned 5×5 system) agree with Eigen's to
     // rounding: 1e-9 relative leaves room for another order of summation in the Gram. The
     // iterative solvers are run to a gradient norm of 1e-10 (L-BFGS) or for enough full-batch
@@ -97,22 +101,8 @@ QList<Case> cases()
           {"iterations", 1}},
          1e-9},
         // bpls.regress with no hidden layer: the output layer's least-squares solve.
-        {"bpls.regress",
-         {{"ridge", kRidge},
-          {"relative_ridge", 0.0},
-          {"bias", false},
-          {"hidden", none},
-          {"output_activation", "identity"},
-          {"precision", "double"}},
-         1e-9},
-        {"bpls.regress",
-         {{"gram_ridge", 2 * n * kRidge},
-          {"relative_ridge", 0.0},
-          {"bias", false},
-          {"hidden", none},
-          {"output_activation", "identity"},
-          {"precision", "double"}},
-         1e-9},
+        {"bpls.regress", bpls("ridge", kRidge), 1e-9},
+        {"bpls.regress", bpls("gram_ridge", 2 * n * kRidge), 1e-9},
         {"gradient.lbfgs",
          {{"ridge", kRidge},
           {"bias", false},
