@@ -83,7 +83,10 @@ private Q_SLOTS:
         QStringList lines;
         // The waiting thread's work after Stop: at most one poll interval (10 ms) asleep and the
         // wake-up, whatever the load (tests/support/StopMeter.h): the stopper measures this
-        // thread from the moment it requests Stop.
+        // thread from the moment it requests Stop. The library prints every 200 ms, so a caller
+        // that waited for its next line would sleep ~200 ms: the bound of 5 poll intervals (50 ms)
+        // tells the two apart with room for a virtual machine's timer wake-ups (22.8 ms was seen
+        // against the former bound of 20 ms, the library then printing every 20 ms).
         // Stop comes once a line has reached the caller: the work is under way, however late a
         // busy machine starts it.
         const int waiter = currentThreadId();
@@ -94,13 +97,13 @@ private Q_SLOTS:
             meter.emplace(waiter);
             stop.requestStop();
         });
-        // A "library" that never returns by itself and prints every 20 ms.
+        // A "library" that never returns by itself and prints every 200 ms.
         const auto outcome = DetachedCall::run(
             [owned, &prints] {
                 for (;;) {
                     DetachedCall::print("tick\n");
                     ++prints;
-                    std::this_thread::sleep_for(20ms);
+                    std::this_thread::sleep_for(200ms);
                 }
             },
             stop.token(), [&](const QString& l) {
@@ -113,13 +116,13 @@ private Q_SLOTS:
         QCOMPARE(outcome, DetachedCall::Outcome::Abandoned);
         const WorkAfterStop after = meter->finish(returned);
         qInfo("%s", qPrintable(after.describe()));
-        QVERIFY2(after.cpuMs + after.asleepMs <= 2 * 10.0, qPrintable("more than two poll intervals: " + after.describe()));
+        QVERIFY2(after.cpuMs + after.asleepMs <= 5 * 10.0, qPrintable("more than five poll intervals: " + after.describe()));
         QVERIFY(!lines.isEmpty() && lines.first() == "tick");
-        // The thread ends at its next print (≤ 20 ms later) and frees what it owned.
+        // The thread ends at its next print (≤ 200 ms later) and frees what it owned.
         QVERIFY(waitUntil([] { return DetachedCall::liveThreads() == 0; }));
         QVERIFY(destroyed.load());
         const int seen = prints.load();
-        std::this_thread::sleep_for(50ms);
+        std::this_thread::sleep_for(250ms);  // longer than a print interval: a live thread would print
         QCOMPARE(prints.load(), seen);
     }
 
