@@ -156,10 +156,7 @@ BplsConfig BplsConfig::fromParams(const QVariantMap& p, bool classify)
 
 void BplsConfig::check() const
 {
-    if (ridge > 0 && gramRidge > 0)
-        throw std::invalid_argument("bpls: parameters \"ridge\" and \"gram_ridge\": two ridges given (" +
-                                    std::to_string(ridge) + " and " + std::to_string(gramRidge) +
-                                    "); give one: ridge = gram_ridge/(2n) for n training rows");
+    toolkit::requireOneRidge(ridge, gramRidge, "bpls");
     if (int(targetRule) < 0 || int(encoding) < 0 || int(blend) < 0 || int(gramPrecision) < 0)
         throw std::invalid_argument("bpls: parameters \"target_rule\", \"target_encoding\", \"blend\" and "
                                     "\"precision\" must be among their choices: the parameters were not normalised "

@@ -27,10 +27,7 @@ RidgeTrainer::RidgeTrainer(const QVariantMap& params)
       m_relativeRidge(params.value("relative_ridge").toDouble()),
       m_bias(params.value("bias").toBool())
 {
-    if (m_commonRidge > 0 && m_gramRidge > 0)
-        throw std::invalid_argument("parameters \"ridge\" and \"gram_ridge\": two ridges given (" +
-                                    std::to_string(m_commonRidge) + " and " + std::to_string(m_gramRidge) +
-                                    "); give one: ridge = gram_ridge/(2n) for n training rows");
+    toolkit::requireOneRidge(m_commonRidge, m_gramRidge, "linear");
     // Absent from parameter maps made before these keys existed: the schema's defaults.
     if (params.contains("cg_tolerance"))
         m_cgTolerance = params.value("cg_tolerance").toDouble();

@@ -231,6 +231,27 @@ private Q_SLOTS:
         fitAndCompare(c.id, now, c.tolerance);
     }
 
+    // The Gram-diagonal solvers take the penalty once: "ridge" and "gram_ridge" together are refused,
+    // naming both keys and their values.
+    void twoRidgesAreRefused_data()
+    {
+        QTest::addColumn<QString>("id");
+        QTest::newRow("linear.ridge") << QStringLiteral("linear.ridge");
+        QTest::newRow("bpls.regress") << QStringLiteral("bpls.regress");
+    }
+
+    void twoRidgesAreRefused()
+    {
+        QFETCH(QString, id);
+        try {
+            m_reg.create(id, {{"ridge", 0.1}, {"gram_ridge", 2.0}});
+            QFAIL("both ridges were taken");
+        } catch (const std::exception& e) {
+            QVERIFY2(QString(e.what()).contains("parameters \"ridge\" and \"gram_ridge\": two ridges given (0.1 and 2)"),
+                     e.what());
+        }
+    }
+
 private:
     void fitAndCompare(const QString& id, const QVariantMap& params, double tolerance)
     {

@@ -11,6 +11,9 @@
 
 #include <QString>
 
+#include <stdexcept>
+#include <string>
+
 namespace tb::toolkit {
 
 /// The "ridge" key: r ≥ 0 of F, with @p how saying what the plugin does with it ("λ = 2r on every
@@ -49,6 +52,17 @@ inline ParamSchema::FormatChange ridgeWasGram()
 {
     return ParamSchema::FormatChange{2, QStringLiteral("ridge"), QStringLiteral("gram_ridge"), 1.0,
                                      QStringLiteral("λ added to the Gram diagonal")};
+}
+
+/// Throws std::invalid_argument "<family>: parameters "ridge" and "gram_ridge": two ridges given
+/// (0.1 and 2); give one: …" when both are > 0 (the same penalty, written twice).
+inline void requireOneRidge(double ridge, double gramRidge, const char* family)
+{
+    if (ridge > 0 && gramRidge > 0)
+        throw std::invalid_argument(std::string(family) + ": parameters \"ridge\" and \"gram_ridge\": two ridges given (" +
+                                    QString::number(ridge).toStdString() + " and " +
+                                    QString::number(gramRidge).toStdString() +
+                                    "); give one: ridge = gram_ridge/(2n) for n training rows");
 }
 
 /// The Gram-diagonal λ of a least-squares solve over @p rows rows: @p gramRidge when it is given
