@@ -84,6 +84,9 @@ struct ExperimentResult {
     QStringList warnings;            ///< about the data (e.g. a set with one class); the runs went on
     double wallSeconds = 0;
     QStringList variedKeys;          ///< the parameters that differ between configurations (a param sweep's grid)
+    /// A suite's merged result (SuiteRunner): its sets' names, in order (AlgorithmCurves::datasetIndex
+    /// indexes them); empty for one experiment. Charts of one data set's runs are not exported for it.
+    QStringList suiteSets;
 };
 
 /// Progress of an experiment as a whole. Called from worker threads; implementations must
@@ -93,6 +96,12 @@ public:
     virtual void experimentStarted(qint64 experimentId, const ExperimentSpec& spec, int totalUnits)
     {
         Q_UNUSED(experimentId); Q_UNUSED(spec); Q_UNUSED(totalUnits);
+    }
+    /// A suite's set @p index of @p sets starts as experiment @p spec (SuiteRunner: before its
+    /// experimentStarted(), which a suite calls once, for its first set, with the suite's total).
+    virtual void suiteSetStarted(int index, int sets, const ExperimentSpec& spec)
+    {
+        Q_UNUSED(index); Q_UNUSED(sets); Q_UNUSED(spec);
     }
     /// @p done of @p total units (ExperimentKind::unit()) are complete.
     virtual void progress(int done, int total) { Q_UNUSED(done); Q_UNUSED(total); }

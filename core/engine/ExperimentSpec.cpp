@@ -7,6 +7,7 @@
 #include "JsonPosition.h"
 #include "PluginRegistry.h"
 #include "PreparedConfiguration.h"
+#include "Suite.h"
 
 #include <data/DataSource.h>
 #include <data/DataSourceRegistry.h>
@@ -95,6 +96,67 @@ std::optional<ExperimentSpec> ExperimentSpec::fromJson(const QByteArray& json, c
     return spec;
 }
 
+namespace {
+
+// The file's data: one "dataset", or a suite's "datasets" or "suite" (exactly one of the three),
+// and a suite set's "suite_set".
+template <class Fail>
+void readDatasets(const QJsonObject& o, const QString& sourceName, ExperimentSpec& s, const Fail& fail)
+{
+    const QStringList given = [&] {
+        QStringList keys;
+        for (const char* k : {"dataset", "datasets", "suite"})
+            if (o.contains(QLatin1String(k)))
+                keys << QString::fromLatin1(k);
+        return keys;
+    }();
+    if (given.size() > 1) {
+        fail(given.join(QStringLiteral(" and ")),
+             QStringLiteral("give one of \"dataset\" (one data set), \"datasets\" or \"suite\" (several), not %1")
+                 .arg(given.size() == 2 ? QStringLiteral("both") : QStringLiteral("all three")));
+        return;
+    }
+    if (o.contains(QStringLiteral("suite_set"))) {
+        QString message;
+        if (!Suite::placeFromJson(o.value(QStringLiteral("suite_set")), &s.suitePlace, &message))
+            fail(QStringLiteral("suite_set"), message);
+    }
+    if (o.contains(QStringLiteral("datasets"))) {
+        QString key, message;
+        if (!Suite::readArray(o.value(QStringLiteral("datasets")), sourceName, &s.suite, &key, &message))
+            fail(key, message);
+        s.suiteName = o.value(QStringLiteral("name")).toString();
+    } else if (o.contains(QStringLiteral("suite"))) {
+        const QJsonValue v = o.value(QStringLiteral("suite"));
+        if (!v.isString() || v.toString().isEmpty()) {
+            fail(QStringLiteral("suite"), QStringLiteral("expected the path of a suite file (e.g. \"../suites/teaching.json\"), "
+                                                         "got %1").arg(jsonValueText(v)));
+            return;
+        }
+        s.suiteFile = v.toString();
+        const QString base = QFileInfo(sourceName).absolutePath();
+        const QString path = QFileInfo(s.suiteFile).isAbsolute() ? s.suiteFile : base + QLatin1Char('/') + s.suiteFile;
+        QString error;
+        if (!Suite::readFile(path, &s.suiteName, &s.suite, &error))
+            fail(QStringLiteral("suite"), error);
+    } else if (!o.value(QStringLiteral("dataset")).isObject()) {
+        fail(QStringLiteral("dataset"), QStringLiteral("expected an object such as {\"source\": \"moons\"} (or \"datasets\": [...] "
+                                                       "for several), got %1").arg(jsonValueText(o.value("dataset"))));
+        return;
+    }
+    if (s.suite.isEmpty()) {
+        s.dataset = o.value(QStringLiteral("dataset")).toObject();
+        return;
+    }
+    if (s.suitePlace.isSet())
+        fail(QStringLiteral("suite_set"), QStringLiteral("a suite's set has one \"dataset\", not several"));
+    for (const QString& problem : Suite::problems(s.suite))
+        fail(given.value(0), problem);
+    s.dataset = s.suite.first().dataset;
+}
+
+} // namespace
+
 std::optional<ExperimentSpec> ExperimentSpec::fromObject(const QJsonObject& o, const QString& sourceName, QString* error)
 {
     // Every problem the structure lets us find, one line each ("FILE: key: message"): a file with
@@ -129,7 +191,9 @@ std::optional<ExperimentSpec> ExperimentSpec::fromObject(const QJsonObject& o, c
         ParamContext ctx;
         ctx.keyNames = ParamContext::KeyNames::Path;
         ctx.owner = QStringLiteral("kind \"%1\"").arg(kind->id());
-        ctx.otherKeys = QStringList{QStringLiteral("dataset"), QStringLiteral("algorithms")} + kind->sectionKeys();
+        ctx.otherKeys = QStringList{QStringLiteral("dataset"), QStringLiteral("datasets"), QStringLiteral("suite"),
+                                    QStringLiteral("suite_set"), QStringLiteral("algorithms")} +
+                        kind->sectionKeys();
         // normalise() stops at the first problem: the key at fault is set aside and the rest
         // checked again, until no problem is left or the problem is not one key's.
         QVariantMap given = o.toVariantMap();
@@ -163,9 +227,7 @@ std::optional<ExperimentSpec> ExperimentSpec::fromObject(const QJsonObject& o, c
         }
     }
 
-    if (!o.value("dataset").isObject())
-        fail("dataset", QStringLiteral("expected an object such as {\"source\": \"moons\"}, got %1").arg(jsonValueText(o.value("dataset"))));
-    s.dataset = o.value("dataset").toObject();
+    readDatasets(o, sourceName, s, fail);
 
     const QJsonValue algs = o.value("algorithms");
     if (!algs.isArray() || algs.toArray().isEmpty())
@@ -229,10 +291,19 @@ QStringList ExperimentSpec::upgradeParams(const PluginRegistry& registry)
     QStringList notes;
     const QString src = sourcePath.isEmpty() ? QStringLiteral("experiment") : sourcePath;
     // A data source's former id ("bpls-toy") becomes its id ("bpls_toy"): the same source.
-    const QString given = dataset.value(QStringLiteral("source")).toString();
-    if (const data::DataSourceEntry* e = data::DataSourceRegistry::find(given); e && e->info.id != given) {
-        notes << QStringLiteral("%1: dataset.source \"%2\" is deprecated: it is now \"%3\"").arg(src, given, e->info.id);
-        dataset.insert(QStringLiteral("source"), e->info.id);
+    const auto renameSource = [&](QJsonObject& set, const QString& key) {
+        const QString given = set.value(QStringLiteral("source")).toString();
+        if (const data::DataSourceEntry* e = data::DataSourceRegistry::find(given); e && e->info.id != given) {
+            notes << QStringLiteral("%1: %2.source \"%3\" is deprecated: it is now \"%4\"").arg(src, key, given, e->info.id);
+            set.insert(QStringLiteral("source"), e->info.id);
+        }
+    };
+    if (isSuite()) {
+        for (SuiteSet& set : suite)
+            renameSource(set.dataset, set.origin.section(QStringLiteral(": "), -1));
+        dataset = suite.first().dataset;
+    } else {
+        renameSource(dataset, QStringLiteral("dataset"));
     }
     for (int i = 0; i < algorithms.size(); ++i) {
         AlgorithmRun& a = algorithms[i];
@@ -297,6 +368,8 @@ QStringList ExperimentSpec::validate(const PluginRegistry& registry) const
             }
         return problems;
     }
+    if (isSuite())
+        return Suite::validate(*this, registry);
     QStringList problems;
     const QString src = sourcePath.isEmpty() ? QStringLiteral("experiment") : sourcePath;
     const QString dataError = data::DataSource::validate(dataset);
@@ -362,7 +435,19 @@ QStringList ExperimentSpec::validate(const PluginRegistry& registry) const
 
 QJsonObject ExperimentSpec::toJson() const
 {
-    QJsonObject o{{"name", name}, {"kind", kind}, {"dataset", dataset}};
+    QJsonObject o{{"name", name}, {"kind", kind}};
+    if (!suiteFile.isEmpty()) {
+        o.insert("suite", suiteFile);
+    } else if (isSuite()) {
+        QJsonArray sets;
+        for (const SuiteSet& set : suite)
+            sets.append(QJsonObject{{"name", set.name}, {"dataset", set.dataset}});
+        o.insert("datasets", sets);
+    } else {
+        o.insert("dataset", dataset);
+    }
+    if (suitePlace.isSet())
+        o.insert("suite_set", Suite::placeToJson(suitePlace));
     if (!description.isEmpty())
         o.insert("description", description);
     QJsonArray algs;

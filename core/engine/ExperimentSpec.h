@@ -3,6 +3,7 @@
 /// An experiment file (JSON): what to run, on which data, how often.
 
 #include "KindSection.h"
+#include "SuiteSet.h"
 
 #include <trainbench/ParamSchema.h>
 #include <trainbench/RunBudget.h>
@@ -46,7 +47,14 @@ struct ExperimentSpec {
     QString name;
     QString description;             ///< free text for people; kept through toJson()
     QString kind;                    ///< an ExperimentKind's id (ExperimentKinds::find())
-    QJsonObject dataset;
+    QJsonObject dataset;             ///< the data set; a suite's first set (each set runs as Suite::setSpec())
+    /// A suite's data sets (the file's "datasets", or the sets of its "suite" file): each runs as an
+    /// experiment of its own (Suite.h). Empty for an experiment on one data set.
+    QList<SuiteSet> suite;
+    QString suiteName;               ///< the suite file's "name", or the experiment's name for "datasets"
+    QString suiteFile;               ///< the file's "suite" as written (resolved against baseDir); empty for "datasets"
+    /// A suite's set run as an experiment of its own: its place (the stored "suite_set"); unset otherwise.
+    SuitePlace suitePlace;
     QList<AlgorithmRun> algorithms;
     int repeats = 1;
     /// Learning-curve: index of the first repeat, so repeats r = first_repeat … first_repeat +
@@ -71,8 +79,8 @@ struct ExperimentSpec {
     QString baseDir;                 ///< folder relative dataset paths resolve against
 
     /// The keys every experiment file has, whatever its kind (name, description, kind, seed,
-    /// threads, time_budget_s, time_budget_clock, format; "dataset" and "algorithms" are objects of their
-    /// own).
+    /// threads, time_budget_s, time_budget_clock, format; "dataset" — or "datasets" / "suite" for a
+    /// suite, and "suite_set" for one of its sets — and "algorithms" are read on their own).
     static ParamSchema schema();
 
     /// The kind's section as its own type @p T (for the kind's code only), or null when the spec
@@ -82,6 +90,9 @@ struct ExperimentSpec {
     {
         return dynamic_cast<const T*>(section.get());
     }
+
+    /// Whether the spec is a suite (several data sets, Suite.h).
+    bool isSuite() const { return !suite.isEmpty(); }
 
     /// The budget of every run (time_budget_s on time_budget_clock; none when 0).
     RunBudget budget() const { return RunBudget{timeBudgetSeconds, timeBudgetClock}; }

@@ -254,9 +254,13 @@ StoredRuns::Selection StoredRuns::group(const RunStore& store, const QList<qint6
         const QString group = !place.selection || place.configuration.isEmpty() ? label
                               : manyExperiments ? QStringLiteral("%1 (exp. %2)").arg(place.configuration).arg(r.experimentId)
                                                 : place.configuration;
+        // A suite's set is named by its set's name (Suite.h), the column a comparison across sets shows.
+        const QJsonObject suiteSet = exp ? exp->spec.value(QStringLiteral("suite_set")).toObject() : QJsonObject{};
+        const QString dataset = suiteSet.contains(QStringLiteral("set")) ? suiteSet.value(QStringLiteral("set")).toString()
+                                                                         : r.dataset;
         AlgorithmCurves* c = nullptr;
         for (auto& existing : into)
-            if (existing.label == group && existing.algorithmId == r.algorithmId && existing.dataset == r.dataset)
+            if (existing.label == group && existing.algorithmId == r.algorithmId && existing.dataset == dataset)
                 c = &existing;
         if (!c) {
             into.append(AlgorithmCurves{});
@@ -264,7 +268,7 @@ StoredRuns::Selection StoredRuns::group(const RunStore& store, const QList<qint6
             c->algorithmId = r.algorithmId;
             c->label = group;
             c->configuration = group;
-            c->dataset = r.dataset;
+            c->dataset = dataset;
             if (place.placed && !place.selection) {
                 c->setting = place.setting;
                 c->configuration = place.configuration.isEmpty() ? label : place.configuration;
