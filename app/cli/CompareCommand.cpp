@@ -1,6 +1,7 @@
 #include "CompareCommand.h"
 #include "CliStreams.h"
 
+#include <engine/AcrossSetsTables.h>
 #include <engine/Comparison.h>
 #include <engine/SelectionCurves.h>
 #include <engine/ComparisonTables.h>
@@ -19,9 +20,10 @@ namespace {
 int usage(const QString& message)
 {
     err() << "trainbench-cli compare: " << message << "\n"
-                << "usage: trainbench-cli compare ID [ID ...] [--db FILE] [--metric KEY] [--baseline NAME] [--configurations A,B]\n"
+                << "usage: trainbench-cli compare ID [ID ...] | --suite NAME  [--db FILE] [--metric KEY] [--baseline NAME] [--configurations A,B]\n"
                    "         [--test t|wilcoxon] [--alpha A] [--tie-band B] [--confidence C] [--target T] [--at T1,T2]\n"
-                   "         [--tables tuning,selection,matrix,pairs,grid,time,at,frontier] [--format text|csv|markdown|latex] [--output FILE]\n";
+                   "         [--control NAME] [--rope R] [--tables sets,ranks,holm,vs-control,tuning,selection,matrix,pairs,grid,time,at,frontier]\n"
+                   "         [--format text|csv|markdown|latex] [--output FILE]\n";
     err().flush();
     return Usage;
 }
@@ -109,6 +111,11 @@ public:
         m_p.addOption({"tables", "Tables to print, comma-separated: tuning, selection, matrix, pairs, grid, time, at, "
                                  "frontier (default: selection,matrix,pairs,time,at, with tuning first for a tuned "
                                  "comparison and grid for a param sweep).", "list"});
+        m_p.addOption({"suite", "Compare the newest stored run of each set of suite NAME (instead of ids).", "name"});
+        m_p.addOption({"control", "Across data sets: the configuration Holm's procedure and the pair tests compare against "
+                                  "(default: the best average rank).", "name"});
+        m_p.addOption({"rope", "Across data sets: half-width of the Bayesian test's region of practical equivalence, in the "
+                               "metric's units (default 0.01: one point of accuracy; 1 % of the median score otherwise).", "r"});
         m_p.addOption({"format", "text (default), csv, markdown or latex.", "name"});
         m_p.addOption({"output", "Write to FILE instead of standard output.", "file"});
         m_p.process(args);
@@ -134,8 +141,16 @@ private:
     // The ids, --format, --test and the numbers of the statistics; Ok or usage()'s code.
     int readOptions()
     {
-        if (m_p.positionalArguments().isEmpty())
-            return usage(QStringLiteral("give at least one experiment id"));
+        if (m_p.positionalArguments().isEmpty() && !m_p.isSet("suite"))
+            return usage(QStringLiteral("give at least one experiment id, or --suite NAME"));
+        if (!m_p.positionalArguments().isEmpty() && m_p.isSet("suite"))
+            return usage(QStringLiteral("give experiment ids or --suite NAME, not both"));
+        if (m_p.isSet("rope")) {
+            bool ok = false;
+            m_rope = m_p.value("rope").toDouble(&ok);
+            if (!ok || !(m_rope >= 0) || !std::isfinite(m_rope))
+                return usage(QStringLiteral("--rope: expected a number ≥ 0, got \"%1\"").arg(m_p.value("rope")));
+        }
         for (const QString& a : m_p.positionalArguments()) {
             bool ok = false;
             const qint64 id = a.toLongLong(&ok);
@@ -182,6 +197,8 @@ private:
             err() << "trainbench-cli: " << error << Qt::endl;
             return Database;
         }
+        if (m_p.isSet("suite") && !suiteIds(*store, m_p.value("suite"), &error))
+            return usage(error);
         for (qint64 id : m_ids) {
             const auto result = tb::StoredRuns::experiment(*store, id, &error);
             if (!result)
@@ -196,6 +213,34 @@ private:
             m_tuning.selection << result->selection;
         }
         return Ok;
+    }
+
+    // --suite NAME: the newest stored experiment of each of the suite's sets, in set order.
+    bool suiteIds(const RunStore& store, const QString& suite, QString* error)
+    {
+        QString readError;
+        const QList<ExperimentRecord> all = store.experiments(&readError);
+        if (!readError.isEmpty()) {
+            *error = readError;
+            return false;
+        }
+        QMap<int, qint64> newest;
+        QStringList suites;
+        for (const ExperimentRecord& e : all) {
+            const QJsonObject place = e.spec.value(QStringLiteral("suite_set")).toObject();
+            const QString name = place.value(QStringLiteral("suite")).toString();
+            if (!name.isEmpty() && !suites.contains(name))
+                suites << name;
+            if (name == suite)
+                newest[place.value(QStringLiteral("index")).toInt()] = std::max(newest.value(place.value("index").toInt(), -1), e.id);
+        }
+        if (newest.isEmpty()) {
+            *error = QStringLiteral("--suite: %1 holds no set of a suite \"%2\" (suites there: %3)")
+                         .arg(store.path(), suite, suites.isEmpty() ? QStringLiteral("none") : suites.join(", "));
+            return false;
+        }
+        m_ids = newest.values();
+        return true;
     }
 
     // --configurations: keeps the named configurations in the order given; a name that matches
@@ -264,7 +309,10 @@ private:
             m_tables.insert(1, QStringLiteral("grid"));
         if (!m_p.isSet("tables") && !m_tuning.selection.isEmpty())
             m_tables.prepend(QStringLiteral("tuning"));
-        const QStringList known{"tuning", "selection", "matrix", "pairs", "grid", "time", "at", "frontier"};
+        if (!m_p.isSet("tables") && spansSets())
+            m_tables = QStringList{"sets", "ranks", "holm", "vs-control"} + m_tables;
+        const QStringList known{"sets",  "ranks", "holm", "vs-control", "tuning", "selection",
+                                "matrix", "pairs", "grid", "time",       "at",     "frontier"};
         for (QString& t : m_tables) {
             t = t.trimmed();
             if (!known.contains(t))
@@ -282,6 +330,19 @@ private:
             if (m_times.isEmpty())
                 return usage(QStringLiteral("--at: give at least one time"));
         }
+        if (m_p.isSet("control") && !Comparison::configurations(m_samples).contains(m_p.value("control")))
+            return usage(QStringLiteral("--control: no configuration \"%1\" (configurations: %2)")
+                             .arg(m_p.value("control"), Comparison::configurations(m_samples).join(", ")));
+        for (const char* t : {"ranks", "holm", "vs-control"})
+            if (m_tables.contains(QLatin1String(t)) && !spansSets())
+                return usage(QStringLiteral("--tables %1: a rank test needs at least 2 data sets and 2 configurations "
+                                            "with finished runs; these experiments have %2 and %3")
+                                 .arg(QLatin1String(t))
+                                 .arg(datasetCount())
+                                 .arg(Comparison::configurations(m_samples).size()));
+        if (spansSets())
+            m_across = AcrossSets::compute(AcrossSets::samples(m_curves, metricAsked()), metricAsked(), m_p.value("control"),
+                                           m_alpha);
         if (m_tables.contains("time") && m_p.isSet("target") && !RunMetric::hasCurve(m_metric))
             return usage(QStringLiteral("--target: %1 has no curve to reach a target on").arg(RunMetric::label(m_metric)));
         return Ok;
@@ -302,6 +363,14 @@ private:
         // What needs a curve (selection on validation, targets, common times) uses the run's
         // default quality metric when time or memory is compared.
         const MetricId curveMetric = RunMetric::hasCurve(m_metric) ? m_metric : RunMetric::defaultFor(m_curves);
+        if (t == QLatin1String("sets"))
+            return AcrossSetsTables::perSet(m_across).render(m_format);
+        if (t == QLatin1String("ranks"))
+            return AcrossSetsTables::ranks(m_across).render(m_format);
+        if (t == QLatin1String("holm"))
+            return AcrossSetsTables::holm(m_across).render(m_format);
+        if (t == QLatin1String("vs-control"))
+            return AcrossSetsTables::pairs(m_across, m_rope).render(m_format);
         if (t == QLatin1String("tuning"))
             return SelectionCurves::table(m_tuning).render(m_format);
         if (t == QLatin1String("selection"))
@@ -349,8 +418,33 @@ private:
         return Ok;
     }
 
+    // The metric --metric asked for, nullopt for each set's own.
+    std::optional<MetricId> metricAsked() const
+    {
+        return m_p.isSet("metric") ? std::optional<MetricId>(m_metric) : std::nullopt;
+    }
+    int datasetCount() const
+    {
+        QStringList sets;
+        for (const ConfigurationSample& s : m_samples)
+            if (!s.values.isEmpty() && !sets.contains(s.dataset))
+                sets << s.dataset;
+        return int(sets.size());
+    }
+    // Whether the runs span data sets enough to rank configurations over them.
+    bool spansSets() const
+    {
+        QStringList configurations;
+        for (const ConfigurationSample& s : m_samples)
+            if (!s.values.isEmpty() && !configurations.contains(s.configuration))
+                configurations << s.configuration;
+        return datasetCount() >= 2 && configurations.size() >= 2;
+    }
+
     QCommandLineParser m_p;
     QList<qint64> m_ids;
+    AcrossSetsResult m_across;
+    double m_rope = NaN;
     TextTable::Format m_format = TextTable::Format::Text;
     SignificanceTest m_test = SignificanceTest::PairedT;
     double m_alpha = 0.05;

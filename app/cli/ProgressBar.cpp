@@ -27,6 +27,16 @@ void ProgressBar::experimentStarted(qint64, const ExperimentSpec& spec, int tota
     draw(true);
 }
 
+void ProgressBar::suiteSetStarted(int index, int sets, const ExperimentSpec& spec)
+{
+    if (!describeSet)
+        return;
+    const QStringList lines = describeSet(index, sets, spec);
+    std::lock_guard lock(m_mutex);
+    for (const QString& line : lines)
+        printAbove(line);
+}
+
 void ProgressBar::progress(int done, int total)
 {
     std::lock_guard lock(m_mutex);

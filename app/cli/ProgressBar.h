@@ -4,6 +4,7 @@
 
 #include <QElapsedTimer>
 #include <QSet>
+#include <functional>
 #include <mutex>
 
 namespace tb::cli {
@@ -24,8 +25,13 @@ public:
     /// "Ridge regression: predicted 1.2 GFLOP for 60000×784 → 10 classes", once per
     /// algorithm and prediction (repeats of one algorithm predict the same).
     void costPredicted(const RunJob& job, qint64 runId, const QJsonObject& cost) override;
+    /// A suite's set starts: the lines of describeSet (if set) above the bar.
+    void suiteSetStarted(int index, int sets, const ExperimentSpec& spec) override;
     /// Ends the bar's line.
     void finish();
+
+    /// What to say as a suite's set starts (which set, its algorithms, its gaps); set before the run.
+    std::function<QStringList(int index, int sets, const ExperimentSpec& spec)> describeSet;
 
 private:
     void draw(bool force);

@@ -4,6 +4,7 @@
 #include "ChartExport.h"
 #include "CommandSupport.h"
 #include "ProgressBar.h"
+#include "ServeExperiments.h"
 #include "WorkerTimeout.h"
 
 #include <store/BuildInfo.h>
@@ -193,52 +194,6 @@ struct MpiJob {
 int reproduce(const QCommandLineParser& p, const QStringList& args, ExperimentRunner** current,
               const QElapsedTimer& wall, PluginRegistry& reg, const MpiJob* mpi);
 
-#ifdef TB_HAVE_MPI
-/// A worker rank of `reproduce --mpi`: serves the cells of each experiment rank 0 names, until rank
-/// 0 says there are no more; exits with rank 0's exit code. No database, no output but its errors.
-int serveExperiments(cluster::MpiSession& mpi, ExperimentRunner** current)
-{
-    PluginRegistry reg;
-    reg.scan();
-    cluster::MpiWorkerExecutor worker(mpi, reg);
-    for (;;) {
-        int code = Ok;
-        const auto next = worker.nextExperiment(&code);
-        if (!next) {
-            if (worker.peerLost())
-                mpi.skipFinalize();
-            return code;
-        }
-        QString error;
-        auto spec = ExperimentSpec::fromObject(next->json, next->sourceName, &error);
-        QStringList problems;
-        if (!spec) {
-            problems << error;
-        } else {
-            spec->sourcePath = next->sourcePath;
-            spec->baseDir = next->baseDir;
-            spec->upgradeParams(reg); // rank 0 said its notes
-            problems = spec->validate(reg);
-        }
-        if (!problems.isEmpty()) {
-            // As `run --mpi`: a plugin missing here, say; rank 0 reports it and goes on without us.
-            worker.refuse(problems.join(QStringLiteral("; ")));
-        } else {
-            ExperimentRunner runner(reg, nullptr, &worker);
-            *current = &runner;
-            struct Served : ExperimentObserver {
-                bool started = false;
-                void experimentStarted(qint64, const ExperimentSpec&, int) override { started = true; }
-            } served;
-            const ExperimentResult r = runner.run(*spec, &served);
-            *current = nullptr;
-            if (!served.started) // its data did not load on this node, say
-                worker.refuse(QStringLiteral("rank %1 on %2: %3").arg(mpi.rank()).arg(mpi.host(), r.error));
-        }
-        worker.experimentServed();
-    }
-}
-#endif
 
 /// `reproduce --mpi`: rank 0 reproduces with an MPI root executor; the other ranks serve it.
 int reproduceMpi(const QCommandLineParser& p, const QStringList& args, ExperimentRunner** current,

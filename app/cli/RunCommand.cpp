@@ -3,6 +3,8 @@
 #include "CommandSupport.h"
 #include "Interrupts.h"
 #include "RunSpec.h"
+#include "RunSuite.h"
+#include "ServeExperiments.h"
 #include "WorkerTimeout.h"
 
 #include <engine/ExperimentRunner.h>
@@ -46,6 +48,49 @@ int openForRun(const tb::ExperimentSpec& spec, const QCommandLineParser& p, int 
     return Ok;
 }
 
+#ifdef TB_HAVE_MPI
+// run --mpi of a suite, rank 0: each set an experiment the workers are told in turn (as `reproduce
+// --mpi` tells them its experiments); at the end they leave with rank 0's exit code.
+template <class Release>
+int runSuiteMpi(const tb::ExperimentSpec& spec, const tb::PluginRegistry& reg, const QCommandLineParser& p, int waitMs,
+                tb::cluster::MpiSession& mpi, tb::cluster::MpiRootExecutor& root, Release& release)
+{
+    release.dismiss(); // quit() below ends the workers' loop instead
+    auto quitOnThrow = qScopeGuard([&root] { root.quit(Invalid); });
+    std::unique_ptr<tb::RunStore> store;
+    int code = Ok;
+    if (!p.isSet("no-db") && !(store = openStore(p.value("db"), false, waitMs))) {
+        code = Database;
+    } else {
+        SuiteHooks hooks;
+        if (mpi.size() > 1) {
+            hooks.beginSet = [&root, &spec](const tb::ExperimentSpec& set) {
+                root.setExperiment({set.toJson(), spec.sourcePath, spec.sourcePath, spec.baseDir});
+            };
+            hooks.endSet = [&root] { root.endExperiment(); };
+        }
+        code = runSuite(spec, reg, store.get(), p, p.isSet("resume"), mpi.size() > 1 ? &root : nullptr, hooks);
+    }
+    const QList<int> cells = root.cellsPerRank();
+    if (std::accumulate(cells.begin(), cells.end(), 0) > 0) {
+        QStringList perRank;
+        for (int r = 1; r < cells.size(); ++r)
+            perRank << QString::number(cells[r]);
+        out() << "cells per worker rank: " << perRank.join(", ") << "\n";
+        out() << root.loadSummary() << "\n";
+        out().flush();
+    }
+    if (code == Ok && !root.problems().isEmpty())
+        code = RunsFailed;
+    err().flush();
+    root.quit(code); // last: mpirun may end the job as soon as a rank exits non-zero
+    quitOnThrow.dismiss();
+    if (root.lostWorkers())
+        mpi.skipFinalize();
+    return code;
+}
+#endif
+
 // run --mpi: rank 0 runs the experiment with an MpiRootExecutor (and is the only rank with a
 // database and output); the other ranks serve it cells until it says Done.
 int runMpi(tb::ExperimentSpec& spec, const tb::PluginRegistry& reg, const QCommandLineParser& p, int waitMs)
@@ -69,6 +114,8 @@ int runMpi(tb::ExperimentSpec& spec, const tb::PluginRegistry& reg, const QComma
         err() << "trainbench-cli: --mpi: " << mpi.error() << Qt::endl;
         return Usage;
     }
+    if (mpi.rank() != 0 && spec.isSuite())
+        return serveExperiments(mpi, runnerToStop()); // each set an experiment rank 0 names, in turn
     if (mpi.rank() != 0) {
         // A worker: no database, no output but its errors; rank 0 reports the experiment.
         tb::cluster::MpiWorkerExecutor worker(mpi, reg);
@@ -104,6 +151,8 @@ int runMpi(tb::ExperimentSpec& spec, const tb::PluginRegistry& reg, const QComma
     else
         err() << "MPI: " << mpi.size() - 1 << " worker rank(s), " << spec.effectiveThreads()
               << " thread(s) each; rank 0 on " << mpi.host() << " owns the database" << Qt::endl;
+    if (spec.isSuite())
+        return runSuiteMpi(spec, reg, p, waitMs, mpi, root, release);
     std::unique_ptr<tb::RunStore> store;
     qint64 resumeId = -1;
     if (const int failed = openForRun(spec, p, waitMs, store, resumeId); failed != Ok)
@@ -209,6 +258,13 @@ int runCommand(const QStringList& args)
     }
     if (p.isSet("mpi"))
         return runMpi(*spec, reg, p, waitMs);
+    if (spec->isSuite()) {
+        // Each set is an experiment of its own: --resume finds each set's (SuiteRunner).
+        std::unique_ptr<tb::RunStore> store;
+        if (!p.isSet("no-db") && !(store = openStore(p.value("db"), false, waitMs)))
+            return Database;
+        return runSuite(*spec, reg, store.get(), p, p.isSet("resume"));
+    }
     std::unique_ptr<tb::RunStore> store;
     qint64 resumeId = -1;
     if (const int failed = openForRun(*spec, p, waitMs, store, resumeId); failed != Ok)

@@ -25,44 +25,9 @@
 
 namespace tb::cli {
 
-int runSpec(const tb::ExperimentSpec& spec, const tb::PluginRegistry& reg, tb::RunStore* store,
-            const QCommandLineParser& p, tb::CellExecutor* executor, qint64 resumeId, tb::ExperimentResult* kept)
+void printRuns(const tb::ExperimentSpec& spec, const tb::ExperimentResult& result)
 {
-    QString error;
-    const QStringList problems = spec.validate(reg);
-    if (!problems.isEmpty()) {
-        for (const auto& pr : problems)
-            err() << pr << "\n";
-        err().flush();
-        return Invalid;
-    }
-    if (store)
-        QObject::connect(store, &tb::RunStore::waiting, [](const QString& message, bool) {
-            if (!message.isEmpty())
-                lineToStderr(QStringLiteral("trainbench-cli: ") + message);
-        });
-    tb::ExperimentRunner runner(reg, store, executor);
-    *runnerToStop() = &runner;
-    catchInterrupts();
-    tb::cli::ProgressBar bar(!p.isSet("quiet") && isatty(STDERR_FILENO));
-    err() << (resumeId >= 0 ? QStringLiteral("Resuming experiment %1, \"").arg(resumeId) : QStringLiteral("Running \""))
-          << spec.name << "\" (" << spec.kind << ", " << spec.effectiveThreads()
-          << " threads" << (executor ? QStringLiteral(" per rank") : QString()) << ")"  // an executor: the MPI ranks
-          << (store ? QStringLiteral(" → ") + store->path() : QString()) << Qt::endl;
-    const tb::ExperimentResult result = resumeId >= 0 ? runner.resume(spec, resumeId, &bar) : runner.run(spec, &bar);
-    bar.finish();
-    if (kept)
-        *kept = result;
-    *runnerToStop() = nullptr;
-    std::signal(SIGINT, SIG_DFL);
-
-    for (const auto& w : result.warnings)
-        err() << "warning: " << w << "\n";
-    if (!result.error.isEmpty()) {
-        err() << result.error << Qt::endl;
-        return result.storeError.isEmpty() ? Invalid : Database;
-    }
-    // Summary on stdout.
+    // One line per run (a noise sweep: per value of its axis) on stdout.
     const tb::ExperimentKind* kind = tb::ExperimentKinds::find(spec.kind);
     if (!result.summary.isEmpty()) {
         // Statistics per value of the kind's axis (a noise sweep's σ) over n runs each.
@@ -115,6 +80,46 @@ int runSpec(const tb::ExperimentSpec& spec, const tb::PluginRegistry& reg, tb::R
                 out() << "\n";
             }
     }
+}
+
+int runSpec(const tb::ExperimentSpec& spec, const tb::PluginRegistry& reg, tb::RunStore* store,
+            const QCommandLineParser& p, tb::CellExecutor* executor, qint64 resumeId, tb::ExperimentResult* kept)
+{
+    QString error;
+    const QStringList problems = spec.validate(reg);
+    if (!problems.isEmpty()) {
+        for (const auto& pr : problems)
+            err() << pr << "\n";
+        err().flush();
+        return Invalid;
+    }
+    if (store)
+        QObject::connect(store, &tb::RunStore::waiting, [](const QString& message, bool) {
+            if (!message.isEmpty())
+                lineToStderr(QStringLiteral("trainbench-cli: ") + message);
+        });
+    tb::ExperimentRunner runner(reg, store, executor);
+    *runnerToStop() = &runner;
+    catchInterrupts();
+    tb::cli::ProgressBar bar(!p.isSet("quiet") && isatty(STDERR_FILENO));
+    err() << (resumeId >= 0 ? QStringLiteral("Resuming experiment %1, \"").arg(resumeId) : QStringLiteral("Running \""))
+          << spec.name << "\" (" << spec.kind << ", " << spec.effectiveThreads()
+          << " threads" << (executor ? QStringLiteral(" per rank") : QString()) << ")"  // an executor: the MPI ranks
+          << (store ? QStringLiteral(" → ") + store->path() : QString()) << Qt::endl;
+    const tb::ExperimentResult result = resumeId >= 0 ? runner.resume(spec, resumeId, &bar) : runner.run(spec, &bar);
+    bar.finish();
+    if (kept)
+        *kept = result;
+    *runnerToStop() = nullptr;
+    std::signal(SIGINT, SIG_DFL);
+
+    for (const auto& w : result.warnings)
+        err() << "warning: " << w << "\n";
+    if (!result.error.isEmpty()) {
+        err() << result.error << Qt::endl;
+        return result.storeError.isEmpty() ? Invalid : Database;
+    }
+    printRuns(spec, result);
     if (!result.variedKeys.isEmpty() && !result.curves.isEmpty())
         out() << "\n" << tb::cli::gridSummary(result);
     for (const auto& e : result.runErrors)

@@ -20,6 +20,10 @@ namespace tb::cli {
 /// @p executor (null: this process), prints its summary and writes --plot / --csv as @p p asks;
 /// Ctrl-C stops it (Interrupts.h). @p kept, when given, receives the result. Returns the CLI's
 /// exit code: 0 ok, 1 runs failed or diverged, 3 invalid, 4 database, 5 stopped, 6 output not written.
+/// One line per run of @p result (its status, time and final metrics), or a noise sweep's
+/// statistics per value of its axis, on standard output.
+void printRuns(const ExperimentSpec& spec, const ExperimentResult& result);
+
 int runSpec(const ExperimentSpec& spec, const PluginRegistry& reg, RunStore* store, const QCommandLineParser& p,
             CellExecutor* executor = nullptr, qint64 resumeId = -1, ExperimentResult* kept = nullptr);
 
