@@ -189,7 +189,9 @@ ChartEntry featuresEntry()
     e.order = 140;
     e.applies = [](const ExperimentResult& r) { return FeatureFrontierChart::hasFeatureCounts(r.curves); };
     // As exports always chose: with the learning curves, not beside a numeric swept parameter.
-    e.exportedFor = [](const ExperimentResult& r) { return ParamSweepChart::numericParameters(r.curves).isEmpty(); };
+    e.exportedFor = [](const ExperimentResult& r) {
+        return r.suiteSets.isEmpty() && ParamSweepChart::numericParameters(r.curves).isEmpty();
+    };
     e.fileSuffix = QStringLiteral("features");
     e.build = [](const ChartOptions&) {
         auto* chart = new FeatureFrontierChart;

@@ -112,7 +112,8 @@ ChartEntry frontierEntry()
     e.place = ChartPlace::Comparison;
     e.order = 130;
     e.applies = [](const ExperimentResult& r) { return ChartOptions::holdsCurves(r); };
-    e.exportedFor = [](const ExperimentResult&) { return true; };
+    // A suite's runs come from several data sets: its export shows the sets' comparison instead.
+    e.exportedFor = [](const ExperimentResult& r) { return r.suiteSets.isEmpty(); };
     e.fileSuffix = QStringLiteral("frontier");
     e.build = [](const ChartOptions&) {
         auto* chart = new FrontierChart;

@@ -195,7 +195,10 @@ bool hasCurves(const ExperimentResult& r)
 bool noParameterAxis(const ExperimentResult& r)
 {
     // A tuned comparison's configurations vary their tuned parameters, but its point is the curves
-    // of the chosen and the default configurations (its trials have their own charts).
+    // of the chosen and the default configurations (its trials have their own charts). A suite's
+    // curves come from several data sets: its export shows the sets' comparison instead.
+    if (!r.suiteSets.isEmpty())
+        return false;
     return ParamSweepChart::numericParameters(r.curves).isEmpty() || !r.selection.isEmpty();
 }
 

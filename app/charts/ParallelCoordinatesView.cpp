@@ -288,7 +288,7 @@ ChartEntry parallelEntry()
     e.place = ChartPlace::Comparison;
     e.order = 120;
     e.applies = [](const ExperimentResult& r) { return ChartOptions::holdsCurves(r); };
-    e.exportedFor = [](const ExperimentResult& r) { return !r.variedKeys.isEmpty(); };
+    e.exportedFor = [](const ExperimentResult& r) { return !r.variedKeys.isEmpty() && r.suiteSets.isEmpty(); };
     e.fileSuffix = QStringLiteral("parallel");
     e.build = [](const ChartOptions&) {
         auto* view = new ParallelCoordinatesView;

@@ -182,7 +182,7 @@ ChartEntry paramSweepEntry()
     e.applies = [](const ExperimentResult& r) { return !ParamSweepChart::numericParameters(r.curves).isEmpty(); };
     e.fileSuffix = QStringLiteral("parameter");
     // Not for a tuned comparison's two configurations per algorithm: its tuning charts draw the trials.
-    e.exportedFor = [](const ExperimentResult& r) { return r.selection.isEmpty(); };
+    e.exportedFor = [](const ExperimentResult& r) { return r.selection.isEmpty() && r.suiteSets.isEmpty(); };
     e.exportParameters = [](const ExperimentResult& r) { return ParamSweepChart::numericParameters(r.curves); };
     e.build = [](const ChartOptions&) {
         auto* chart = new ParamSweepChart;

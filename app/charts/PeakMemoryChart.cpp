@@ -157,7 +157,8 @@ ChartEntry peakMemoryEntry()
     e.place = ChartPlace::Comparison;
     e.order = 150;
     e.applies = hasMeasuredPeak;
-    e.exportedFor = [](const ExperimentResult&) { return true; };
+    // A suite's runs come from several data sets: its export shows the sets' comparison instead.
+    e.exportedFor = [](const ExperimentResult& r) { return r.suiteSets.isEmpty(); };
     e.fileSuffix = QStringLiteral("memory");
     e.build = [](const ChartOptions&) {
         auto* chart = new QChart;

@@ -67,7 +67,7 @@ ChartEntry tuningEntry(bool againstTime)
         return std::any_of(r.selection.begin(), r.selection.end(),
                            [](const AlgorithmCurves& c) { return !c.repeats.isEmpty(); });
     };
-    e.exportedFor = [](const ExperimentResult&) { return true; };
+    e.exportedFor = [](const ExperimentResult& r) { return r.suiteSets.isEmpty(); }; // a suite: its sets' comparison
     e.fileSuffix = e.id;
     e.build = [againstTime](const ChartOptions&) {
         auto* chart = new TuningChart(againstTime);
