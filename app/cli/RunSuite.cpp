@@ -30,12 +30,14 @@ QStringList describeSet(const QList<SuiteSetOutcome>& plan, int index, int sets,
     for (const AlgorithmRun& a : spec.algorithms)
         labels << a.label;
     const SuiteSetOutcome& o = plan.at(index);
-    QString line = QStringLiteral("Set %1 of %2: %3 — %4 × %5 %6")
+    const ExperimentKind* kind = ExperimentKinds::find(spec.kind);
+    const int units = kind ? kind->plannedRuns(spec) : 0;
+    QString line = QStringLiteral("Set %1 of %2: %3 — %4 (%5 %6)")
                        .arg(index + 1)
                        .arg(sets)
                        .arg(spec.suitePlace.set, labels.join(QStringLiteral(", ")))
-                       .arg(spec.repeats)
-                       .arg(spec.repeats == 1 ? QStringLiteral("seed") : QStringLiteral("seeds"));
+                       .arg(units)
+                       .arg(kind ? kind->unit(units) : QStringLiteral("runs"));
     if (o.resumedFrom >= 0)
         line += QStringLiteral(" (resuming experiment %1)").arg(o.resumedFrom);
     QStringList lines{line};

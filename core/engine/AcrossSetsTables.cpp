@@ -61,7 +61,7 @@ TextTable AcrossSetsTables::perSet(const AcrossSetsResult& r)
     QStringList header{QStringLiteral("data set"), QStringLiteral("metric")};
     header << r.configurations;
     TextTable t(header);
-    t.setTitle(QStringLiteral("Per data set: mean over seeds (rank on the set), best marked *"));
+    t.setTitle(QStringLiteral("Per data set: mean over seeds (rank on the set); * marks the best of a set"));
     for (int c = 2; c < header.size(); ++c)
         t.setAlign(c, TextTable::Align::Right);
     // Ranks per set over the configurations that ran there.
