@@ -6,6 +6,7 @@
 
 #include "ChartPalette.h"
 #include "ChartRegistry.h"
+#include "ChartStyle.h"
 
 #include <engine/Comparison.h>
 #include <engine/CostPrediction.h>
@@ -162,14 +163,7 @@ ChartEntry peakMemoryEntry()
     e.fileSuffix = QStringLiteral("memory");
     e.build = [](const ChartOptions&) {
         auto* chart = new QChart;
-        chart->setAnimationOptions(QChart::NoAnimation);
-        chart->setBackgroundRoundness(0);
-        chart->setBackgroundBrush(Qt::white);
-        QFont title = QGuiApplication::font();
-        title.setPointSizeF(title.pointSizeF() * 1.35);
-        title.setBold(true);
-        chart->setTitleFont(title);
-        chart->legend()->setAlignment(Qt::AlignBottom);
+        styleChart(chart);
         return std::make_unique<ChartPlot>(
             chart, [chart](const ExperimentResult& r, const ChartOptions& o) { showMemory(chart, r, o); });
     };

@@ -6,6 +6,7 @@
 
 #include "ChartPalette.h"
 #include "ChartRegistry.h"
+#include "ChartStyle.h"
 
 #include <engine/AcrossSets.h>
 
@@ -172,14 +173,7 @@ ChartEntry profileEntry(Profile which)
     e.fileSuffix = time ? QStringLiteral("profile") : QStringLiteral("error-profile");
     e.build = [which](const ChartOptions&) {
         auto* chart = new QChart;
-        chart->setAnimationOptions(QChart::NoAnimation);
-        chart->setBackgroundRoundness(0);
-        chart->setBackgroundBrush(Qt::white);
-        QFont title = QGuiApplication::font();
-        title.setPointSizeF(title.pointSizeF() * 1.35);
-        title.setBold(true);
-        chart->setTitleFont(title);
-        chart->legend()->setAlignment(Qt::AlignBottom);
+        styleChart(chart);
         return std::make_unique<ChartPlot>(chart, [chart, which](const ExperimentResult& r, const ChartOptions& o) {
             showProfile(chart, r, o, which);
         });

@@ -8,6 +8,7 @@
 
 #include "ChartPalette.h"
 #include "ChartRegistry.h"
+#include "ChartStyle.h"
 
 #include <engine/AcrossSets.h>
 
@@ -118,14 +119,7 @@ ChartEntry setScoresEntry()
     e.fileSuffix = QStringLiteral("scores");
     e.build = [](const ChartOptions&) {
         auto* chart = new QChart;
-        chart->setAnimationOptions(QChart::NoAnimation);
-        chart->setBackgroundRoundness(0);
-        chart->setBackgroundBrush(Qt::white);
-        QFont title = QGuiApplication::font();
-        title.setPointSizeF(title.pointSizeF() * 1.35);
-        title.setBold(true);
-        chart->setTitleFont(title);
-        chart->legend()->setAlignment(Qt::AlignBottom);
+        styleChart(chart);
         return std::make_unique<ChartPlot>(
             chart, [chart](const ExperimentResult& r, const ChartOptions& o) { showScores(chart, r, o); });
     };

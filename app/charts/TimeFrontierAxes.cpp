@@ -1,5 +1,7 @@
 #include "TimeFrontierAxes.h"
 
+#include "ChartStyle.h"
+
 #include <QChart>
 #include <QGuiApplication>
 #include <QLogValueAxis>
@@ -9,14 +11,7 @@ namespace tb::charts {
 
 void setUpTimeFrontier(QChart* chart, QLogValueAxis** x, QValueAxis** y)
 {
-    chart->setAnimationOptions(QChart::NoAnimation);
-    chart->setBackgroundRoundness(0);
-    chart->setBackgroundBrush(Qt::white);
-    QFont title = QGuiApplication::font();
-    title.setPointSizeF(title.pointSizeF() * 1.35);
-    title.setBold(true);
-    chart->setTitleFont(title);
-    chart->legend()->setAlignment(Qt::AlignBottom);
+    styleChart(chart);
     *x = new QLogValueAxis;
     (*x)->setBase(10);
     (*x)->setLabelFormat("%g");

@@ -190,6 +190,28 @@ private Q_SLOTS:
         QVERIFY(!QFile::exists(db) || experiments(db) == 0);
     }
 
+    void anAbsentCatalogueSetIsSkippedWithItsFetchCommand()
+    {
+        QJsonObject o = suite("with an absent set");
+        QJsonArray sets = o.value("datasets").toArray();
+        sets.append(set("California", QJsonObject{{"source", "california_housing"}, {"min_max_scale", true}}));
+        o.insert("datasets", sets);
+        QJsonArray algs{QJsonObject{{"id", "linear.ridge"}, {"label", "ridge"}, {"params", QJsonObject{}}}};
+        o.insert("algorithms", algs);
+        QProcess p;
+        QProcessEnvironment env = environment();
+        env.insert("TRAINBENCH_DATASETS_DIR", m_dir.filePath("no-datasets-here"));
+        p.setProcessEnvironment(env);
+        p.start(QStringLiteral(TB_BIN_DIR "/trainbench-cli"), {"run", write("absent.json", o), "--no-db", "--quiet"});
+        const CliOutput run = tb::testsupport::finishProcess(p, 300000);
+        QVERIFY2(run.code == 0, qPrintable(run.err));
+        QVERIFY2(run.err.contains("skipped: set \"California\" is not downloaded") &&
+                     run.err.contains("run `trainbench-cli datasets fetch california_housing`"),
+                 qPrintable(run.err));
+        QVERIFY2(run.out.contains("California  absent"), qPrintable(run.out));
+        QVERIFY2(run.out.contains("== blobs =="), qPrintable(run.out)); // the other sets ran
+    }
+
 #ifdef TB_HAVE_MPI
     void aSuiteUnderMpiTrainsOnTheWorkersWithTheSameResults()
     {
