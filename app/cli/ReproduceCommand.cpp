@@ -238,15 +238,7 @@ int reproduceMpi(const QCommandLineParser& p, const QStringList& args, Experimen
     // Workers never wait for a rank 0 that gave up (an exception main() reports): they end with it.
     auto quitOnThrow = qScopeGuard([&root] { root.quit(Invalid); });
     int code = reproduce(p, args, current, wall, reg, &job);
-    const QList<int> cells = root.cellsPerRank();
-    if (std::accumulate(cells.begin(), cells.end(), 0) > 0) {
-        QStringList perRank;
-        for (int r = 1; r < cells.size(); ++r)
-            perRank << QString::number(cells[r]);
-        out() << "cells per worker rank: " << perRank.join(QStringLiteral(", ")) << "\n";
-        out() << root.loadSummary() << "\n";
-        out().flush();
-    }
+    printRankLoad(root);
     if (code == Ok && !root.problems().isEmpty())
         code = RunsFailed;
     if (code != Ok && qgetenv("OMPI_MCA_orte_enable_recovery") == "1")

@@ -71,15 +71,7 @@ int runSuiteMpi(const tb::ExperimentSpec& spec, const tb::PluginRegistry& reg, c
         }
         code = runSuite(spec, reg, store.get(), p, p.isSet("resume"), mpi.size() > 1 ? &root : nullptr, hooks);
     }
-    const QList<int> cells = root.cellsPerRank();
-    if (std::accumulate(cells.begin(), cells.end(), 0) > 0) {
-        QStringList perRank;
-        for (int r = 1; r < cells.size(); ++r)
-            perRank << QString::number(cells[r]);
-        out() << "cells per worker rank: " << perRank.join(", ") << "\n";
-        out() << root.loadSummary() << "\n";
-        out().flush();
-    }
+    printRankLoad(root);
     if (code == Ok && !root.problems().isEmpty())
         code = RunsFailed;
     err().flush();
@@ -158,15 +150,7 @@ int runMpi(tb::ExperimentSpec& spec, const tb::PluginRegistry& reg, const QComma
     if (const int failed = openForRun(spec, p, waitMs, store, resumeId); failed != Ok)
         return failed;
     const int code = runSpec(spec, reg, store.get(), p, mpi.size() > 1 ? &root : nullptr, resumeId);
-    const QList<int> cells = root.cellsPerRank();
-    if (std::accumulate(cells.begin(), cells.end(), 0) > 0) { // not after an experiment that never started
-        QStringList perRank;
-        for (int r = 1; r < cells.size(); ++r)
-            perRank << QString::number(cells[r]);
-        out() << "cells per worker rank: " << perRank.join(", ") << "\n";
-        out() << root.loadSummary() << "\n";
-        out().flush();
-    }
+    printRankLoad(root);
     if (root.lostWorkers())
         mpi.skipFinalize();
     const int exitCode = code == Ok && !root.problems().isEmpty() ? RunsFailed : code;

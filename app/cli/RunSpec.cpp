@@ -25,6 +25,24 @@
 
 namespace tb::cli {
 
+int refuseInvalid(const tb::ExperimentSpec& spec, const tb::PluginRegistry& reg)
+{
+    const QStringList problems = spec.validate(reg);
+    for (const auto& pr : problems)
+        err() << pr << "\n";
+    err().flush();
+    return problems.isEmpty() ? Ok : Invalid;
+}
+
+void announceWaits(tb::RunStore* store)
+{
+    if (store)
+        QObject::connect(store, &tb::RunStore::waiting, [](const QString& message, bool) {
+            if (!message.isEmpty())
+                lineToStderr(QStringLiteral("trainbench-cli: ") + message);
+        });
+}
+
 void printRuns(const tb::ExperimentSpec& spec, const tb::ExperimentResult& result)
 {
     // One line per run (a noise sweep: per value of its axis) on stdout.
@@ -86,18 +104,9 @@ int runSpec(const tb::ExperimentSpec& spec, const tb::PluginRegistry& reg, tb::R
             const QCommandLineParser& p, tb::CellExecutor* executor, qint64 resumeId, tb::ExperimentResult* kept)
 {
     QString error;
-    const QStringList problems = spec.validate(reg);
-    if (!problems.isEmpty()) {
-        for (const auto& pr : problems)
-            err() << pr << "\n";
-        err().flush();
-        return Invalid;
-    }
-    if (store)
-        QObject::connect(store, &tb::RunStore::waiting, [](const QString& message, bool) {
-            if (!message.isEmpty())
-                lineToStderr(QStringLiteral("trainbench-cli: ") + message);
-        });
+    if (const int invalid = refuseInvalid(spec, reg); invalid != Ok)
+        return invalid;
+    announceWaits(store);
     tb::ExperimentRunner runner(reg, store, executor);
     *runnerToStop() = &runner;
     catchInterrupts();

@@ -20,6 +20,11 @@ namespace tb::cli {
 /// @p executor (null: this process), prints its summary and writes --plot / --csv as @p p asks;
 /// Ctrl-C stops it (Interrupts.h). @p kept, when given, receives the result. Returns the CLI's
 /// exit code: 0 ok, 1 runs failed or diverged, 3 invalid, 4 database, 5 stopped, 6 output not written.
+/// Checks @p spec against @p reg: Ok, or Invalid after printing every problem on stderr.
+int refuseInvalid(const ExperimentSpec& spec, const PluginRegistry& reg);
+/// Says on stderr, as it happens, that @p store (may be null) waits for another process's lock.
+void announceWaits(RunStore* store);
+
 /// One line per run of @p result (its status, time and final metrics), or a noise sweep's
 /// statistics per value of its axis, on standard output.
 void printRuns(const ExperimentSpec& spec, const ExperimentResult& result);

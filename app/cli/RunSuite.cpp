@@ -78,18 +78,9 @@ void printCoverage(const SuiteResult& r, const QStringList& configurations)
 int runSuite(const ExperimentSpec& spec, const PluginRegistry& reg, RunStore* store, const QCommandLineParser& p,
              bool resume, CellExecutor* executor, const SuiteHooks& hooks)
 {
-    const QStringList problems = spec.validate(reg);
-    if (!problems.isEmpty()) {
-        for (const auto& pr : problems)
-            err() << pr << "\n";
-        err().flush();
-        return Invalid;
-    }
-    if (store)
-        QObject::connect(store, &RunStore::waiting, [](const QString& message, bool) {
-            if (!message.isEmpty())
-                lineToStderr(QStringLiteral("trainbench-cli: ") + message);
-        });
+    if (const int invalid = refuseInvalid(spec, reg); invalid != Ok)
+        return invalid;
+    announceWaits(store);
     ExperimentRunner runner(reg, store, executor);
     SuiteRunner suite(runner, reg, store);
     suite.beginSet = hooks.beginSet;

@@ -4,11 +4,14 @@
 #include "CliStreams.h"
 #include "CommandSupport.h"
 
+#include <cluster/MpiRootExecutor.h>
 #include <cluster/MpiSession.h>
 #include <cluster/MpiWorkerExecutor.h>
 #include <engine/ExperimentRunner.h>
 #include <engine/ExperimentSpec.h>
 #include <engine/PluginRegistry.h>
+
+#include <numeric>
 
 namespace tb::cli {
 
@@ -53,6 +56,19 @@ int serveExperiments(cluster::MpiSession& mpi, ExperimentRunner** current)
         }
         worker.experimentServed();
     }
+}
+
+void printRankLoad(const cluster::MpiRootExecutor& root)
+{
+    const QList<int> cells = root.cellsPerRank();
+    if (std::accumulate(cells.begin(), cells.end(), 0) == 0)
+        return;
+    QStringList perRank;
+    for (int r = 1; r < cells.size(); ++r)
+        perRank << QString::number(cells[r]);
+    out() << "cells per worker rank: " << perRank.join(QStringLiteral(", ")) << "\n";
+    out() << root.loadSummary() << "\n";
+    out().flush();
 }
 
 } // namespace tb::cli
