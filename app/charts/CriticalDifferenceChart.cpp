@@ -50,25 +50,7 @@ std::vector<int> byRank(const std::vector<double>& ranks)
 
 std::vector<std::vector<int>> CriticalDifferenceDiagram::cliquesOf(const std::vector<double>& ranks, double cd)
 {
-    std::vector<std::vector<int>> out;
-    if (!(cd > 0) || ranks.size() < 2)
-        return out;
-    const std::vector<int> order = byRank(ranks);
-    const size_t k = order.size();
-    // The graph "ranks differ by less than cd" of points on a line: its maximal cliques are the
-    // longest windows from each configuration on; a window ending where the last one ended lies
-    // inside it.
-    size_t lastEnd = 0;
-    for (size_t i = 0; i < k; ++i) {
-        size_t j = i;
-        while (j + 1 < k && ranks[size_t(order[j + 1])] - ranks[size_t(order[i])] < cd)
-            ++j;
-        if (j > i && (out.empty() || j > lastEnd)) {
-            out.emplace_back(order.begin() + std::ptrdiff_t(i), order.begin() + std::ptrdiff_t(j) + 1);
-            lastEnd = j;
-        }
-    }
-    return out;
+    return stats::RankStatistics::nemenyiGroups(ranks, cd);
 }
 
 CriticalDifferenceDiagram CriticalDifferenceDiagram::of(const AcrossSetsResult& result)
@@ -89,16 +71,19 @@ CriticalDifferenceDiagram CriticalDifferenceDiagram::of(const AcrossSetsResult& 
     d.cliques = cliquesOf(d.ranks, d.criticalDifference);
     const QString alpha = QString::number(result.alpha, 'g', 3);
     QStringList parts;
-    parts << QStringLiteral("%1 data sets, Friedman p %2, Iman–Davenport p %3")
+    parts << QStringLiteral("%1 data sets, Friedman p %2, %3")
                  .arg(f.sets)
-                 .arg(pText(f.chiSquareP), pText(f.imanDavenportP));
+                 .arg(pText(f.chiSquareP),
+                      std::isinf(f.imanDavenportF) ? QStringLiteral("Iman–Davenport F = ∞ (every set ranks them alike)")
+                                                   : QStringLiteral("Iman–Davenport p ") + pText(f.imanDavenportP));
     if (std::isfinite(d.criticalDifference))
         parts << QStringLiteral("CD: Nemenyi at α = %1").arg(alpha);
     else
         parts << QStringLiteral("no Nemenyi critical difference for %1 configurations").arg(f.algorithms);
     if (f.setsLeftOut > 0)
         parts << QStringLiteral("%1 data set%2 left out for gaps").arg(f.setsLeftOut).arg(f.setsLeftOut == 1 ? "" : "s");
-    if (!(f.imanDavenportP < result.alpha))
+    // Every set ranking alike makes F infinite, its p 0: the χ² test's p says it then.
+    if (!((std::isinf(f.imanDavenportF) ? f.chiSquareP : f.imanDavenportP) < result.alpha))
         parts << QStringLiteral("the ranks do not differ significantly at α = %1").arg(alpha);
     d.subtitle = parts.join(QStringLiteral("; "));
     return d;

@@ -41,6 +41,17 @@ std::optional<MetricId> oneMetric(const AcrossSetsResult& r)
 QString friedmanLine(const AcrossSetsResult& r)
 {
     const stats::FriedmanResult& f = r.friedman;
+    if (std::isinf(f.imanDavenportF)) // its limit, p = 0, would read as certainty: say why instead
+        return QStringLiteral("Friedman χ²(%1) = %2, p = %3; Iman–Davenport F(%4, %5) = ∞: every set ranks the "
+                              "configurations alike, and the F approximation has no p-value there (k = %6 "
+                              "configurations, N = %7 data sets)")
+            .arg(f.df1)
+            .arg(f.chiSquare, 0, 'f', 3)
+            .arg(ComparisonTables::formatP(f.chiSquareP))
+            .arg(f.df1)
+            .arg(f.df2)
+            .arg(f.algorithms)
+            .arg(f.sets);
     return QStringLiteral("Friedman χ²(%1) = %2, p = %3; Iman–Davenport F(%4, %5) = %6, p = %7 (k = %8 configurations, "
                           "N = %9 data sets)")
         .arg(f.df1)
@@ -48,7 +59,7 @@ QString friedmanLine(const AcrossSetsResult& r)
         .arg(ComparisonTables::formatP(f.chiSquareP))
         .arg(f.df1)
         .arg(f.df2)
-        .arg(std::isinf(f.imanDavenportF) ? QStringLiteral("∞") : QString::number(f.imanDavenportF, 'f', 3))
+        .arg(f.imanDavenportF, 0, 'f', 3)
         .arg(ComparisonTables::formatP(f.imanDavenportP))
         .arg(f.algorithms)
         .arg(f.sets);
@@ -110,23 +121,10 @@ TextTable AcrossSetsTables::perSet(const AcrossSetsResult& r)
 QList<QList<int>> AcrossSetsTables::cliques(const AcrossSetsResult& r)
 {
     QList<QList<int>> out;
-    if (!r.friedman.valid || std::isnan(r.criticalDifference))
+    if (!r.friedman.valid)
         return out;
-    const std::vector<int> order = byRank(r);
-    const auto rank = [&](int i) { return r.friedman.averageRanks[size_t(order[size_t(i)])]; };
-    int lastEnd = -1;
-    for (int i = 0; i < int(order.size()); ++i) {
-        int j = i;
-        while (j + 1 < int(order.size()) && rank(j + 1) - rank(i) < r.criticalDifference)
-            ++j;
-        if (j > i && j > lastEnd) { // maximal: not inside the group before
-            QList<int> group;
-            for (int m = i; m <= j; ++m)
-                group << order[size_t(m)];
-            out << group;
-            lastEnd = j;
-        }
-    }
+    for (const std::vector<int>& g : stats::RankStatistics::nemenyiGroups(r.friedman.averageRanks, r.criticalDifference))
+        out << QList<int>(g.begin(), g.end());
     return out;
 }
 
@@ -160,7 +158,7 @@ TextTable AcrossSetsTables::ranks(const AcrossSetsResult& r)
             names << r.configurations[j];
         t.addNote(QStringLiteral("Not significantly different (within CD): %1.").arg(names.join(QStringLiteral(", "))));
     }
-    if (r.friedman.imanDavenportP >= r.alpha)
+    if (std::isinf(r.friedman.imanDavenportF) ? r.friedman.chiSquareP >= r.alpha : r.friedman.imanDavenportP >= r.alpha)
         t.addNote(QStringLiteral("The Friedman test does not reject \"all configurations rank alike\" at α = %1: the "
                                  "post-hoc tests below are not warranted (Demšar 2006, §3.2.2).")
                       .arg(r.alpha));

@@ -415,4 +415,28 @@ PerformanceProfile RankStatistics::performanceProfile(const std::vector<std::vec
     return p;
 }
 
+std::vector<std::vector<int>> RankStatistics::nemenyiGroups(const std::vector<double>& ranks, double cd)
+{
+    std::vector<std::vector<int>> out;
+    if (!(cd > 0) || ranks.size() < 2)
+        return out;
+    std::vector<int> order(ranks.size());
+    std::iota(order.begin(), order.end(), 0);
+    std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return ranks[size_t(a)] < ranks[size_t(b)]; });
+    const size_t k = order.size();
+    // The graph "ranks differ by less than cd" of points on a line: its maximal cliques are the
+    // longest windows from each algorithm on; a window ending where the last one ended lies inside it.
+    size_t lastEnd = 0;
+    for (size_t i = 0; i < k; ++i) {
+        size_t j = i;
+        while (j + 1 < k && ranks[size_t(order[j + 1])] - ranks[size_t(order[i])] < cd)
+            ++j;
+        if (j > i && (out.empty() || j > lastEnd)) {
+            out.emplace_back(order.begin() + std::ptrdiff_t(i), order.begin() + std::ptrdiff_t(j) + 1);
+            lastEnd = j;
+        }
+    }
+    return out;
+}
+
 } // namespace tb::stats

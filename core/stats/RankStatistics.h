@@ -95,6 +95,12 @@ public:
     /// The Nemenyi critical difference CD = q_α √(k(k+1)/(6N)) for @p k algorithms on @p n sets.
     static double nemenyiCriticalDifference(int k, int n, double alpha);
 
+    /// The groups of the critical-difference diagram: the maximal sets of algorithms whose
+    /// average @p ranks differ pairwise by less than @p cd (a difference of exactly cd is
+    /// significant), each in ascending rank (ties in index order), ordered by their best rank.
+    /// Groups of one are left out; empty when cd is not > 0 or fewer than 2 ranks are given.
+    static std::vector<std::vector<int>> nemenyiGroups(const std::vector<double>& ranks, double cd);
+
     /// Holm's step-down procedure of every algorithm against @p control (Demšar §3.2.2), from the
     /// average ranks of @p f; rows ordered by ascending p (equal p: by algorithm index). Empty when
     /// @p f is not valid or @p control is not one of its columns.
