@@ -109,7 +109,7 @@ ChartEntry setScoresEntry()
 {
     ChartEntry e;
     e.id = QStringLiteral("set-scores");
-    e.title = ChartEntry::fixedTitle(QStringLiteral("Per data set"));
+    e.title = ChartEntry::fixedTitle(QStringLiteral("Scores per set"));
     e.toolTip = QStringLiteral("Each configuration's mean score on each data set (its rank there when the sets' metrics "
                                "differ)");
     e.place = ChartPlace::Comparison;

@@ -172,7 +172,7 @@ ExperimentSpec Suite::setSpec(const ExperimentSpec& suite, int index, const Plug
     s.suite.clear();
     s.suiteFile.clear();
     s.dataset = set.dataset;
-    s.name = QStringLiteral("%1 [%2]").arg(suite.name, set.name);
+    s.name = QStringLiteral("%1 — %2").arg(set.name, suite.name); // the set first: a list cuts long names
     s.suitePlace = {suite.suiteName.isEmpty() ? suite.name : suite.suiteName, set.name, index, int(suite.suite.size())};
     const std::optional<Task> task = data::DataSource::task(set.dataset);
     s.algorithms.clear();

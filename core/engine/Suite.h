@@ -38,7 +38,7 @@ public:
     static QString absentBecause(const SuiteSet& set);
 
     /// The experiment of set @p index of @p suite (ExperimentSpec::suite non-empty): the file's
-    /// kind, algorithms and settings on that set, named "NAME [SET]", with its place. Algorithms
+    /// kind, algorithms and settings on that set, named "SET — NAME", with its place. Algorithms
     /// that cannot take the set's task are left out, each named in @p gaps ("LIBLINEAR on friedman1:
     /// regression, and it only classifies"); the spec keeps the other entries' labels, so that a
     /// configuration has one name on every set.

@@ -202,7 +202,7 @@ private Q_SLOTS:
         QCOMPARE(regression.algorithms[0].id, QStringLiteral("linear.ridge"));
         QCOMPARE(gaps.size(), 1);
         QVERIFY2(gaps[0].contains("BPLS on friedman1") && gaps[0].contains("regression"), qPrintable(gaps[0]));
-        QCOMPARE(regression.name, QStringLiteral("suite test [friedman1]"));
+        QCOMPARE(regression.name, QStringLiteral("friedman1 — suite test"));
         QCOMPARE(regression.suitePlace.index, 2);
         QCOMPARE(regression.suitePlace.sets, 3);
         QCOMPARE(regression.toJson().value("suite_set").toObject().value("set").toString(), QStringLiteral("friedman1"));
