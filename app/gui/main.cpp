@@ -4,6 +4,7 @@
 
 #include "comparison/ComparisonPanel.h"
 #include "comparison/ComparisonTab.h"
+#include "comparison/SweepResultView.h"
 #include "runs/ExperimentController.h"
 #include "window/MainWindow.h"
 #include "teaching/TeachingView.h"
@@ -88,10 +89,13 @@ int main(int argc, char** argv)
                     if (centre->tabText(i).remove(QLatin1Char('&')).toLower() == tab)
                         centre->setCurrentIndex(i);
                 QApplication::processEvents();
-                // The Comparison page scrolls on a small screen: its tables, not only its charts.
+                // The Comparison page scrolls on a small screen: its tables, not only its charts —
+                // but a comparison across data sets (a suite's) is its critical-difference diagram, at the top.
+                tb::gui::SweepResultView* sweep = window.comparison()->sweepView();
+                const bool acrossSets = sweep->tabs()->currentIndex() == sweep->indexOf(QStringLiteral("critical-difference"));
                 if (auto* page = qobject_cast<QScrollArea*>(centre ? centre->currentWidget() : nullptr);
                     page && tab == u"comparison")
-                    page->ensureWidgetVisible(window.comparison()->panel(), 0, 0);
+                    page->ensureWidgetVisible(acrossSets ? static_cast<QWidget*>(sweep) : window.comparison()->panel(), 0, 0);
                 QApplication::processEvents();
             }
             const bool ok = window.grab().save(path);

@@ -1,5 +1,6 @@
 #include "ComparisonPanel.h"
 
+#include <engine/AcrossSetsTables.h>
 #include <engine/ComparisonTables.h>
 
 #include <QApplication>
@@ -91,7 +92,7 @@ ComparisonPanel::ComparisonPanel(QWidget* parent) : QWidget(parent)
     layout->addWidget(m_summary);
     m_tabs = new QTabWidget;
     const QString names[TabCount] = {tr("Result matrix"), tr("Paired tests"), tr("Time to target"), tr("Grid"),
-                                     tr("At common times")};
+                                     tr("At common times"), tr("Per data set"), tr("Ranks")};
     for (int t = 0; t < TabCount; ++t) {
         auto* page = new QWidget;
         auto* pl = new QVBoxLayout(page);
@@ -115,6 +116,9 @@ ComparisonPanel::ComparisonPanel(QWidget* parent) : QWidget(parent)
         pl->addWidget(m_notes[t]);
         m_tabs->addTab(page, names[t]);
     }
+    // A configuration per column: a stretched last one would set its scores far from the others.
+    for (Tab t : {PerSetTab, RanksTab})
+        m_views[t]->horizontalHeader()->setStretchLastSection(false);
     layout->addWidget(m_tabs, 1);
 
     auto again = [this] {
@@ -275,9 +279,31 @@ void ComparisonPanel::rebuild()
     m_tables[GridTab] = ComparisonTables::grid(Comparison::grid(samples), m);
     const QList<ConfigurationSample> curveSamples = Comparison::samples(m_curves, curveMetric);
     m_tables[AtTimesTab] = ComparisonTables::atTimes(Comparison::atTimes(curveSamples, curveMetric, {1, 10, 30, 150}), 0.95);
+    // Across data sets (a suite): each set ranked on its own task's default metric, as the
+    // critical-difference diagram ranks them, so the table and the diagram agree.
+    ExperimentResult runs;
+    runs.curves = m_curves;
+    const bool across = AcrossSets::applies(runs);
+    if (across) {
+        const AcrossSetsResult r = AcrossSets::compute(AcrossSets::samples(m_curves), std::nullopt, QString(), alpha);
+        m_tables[PerSetTab] = AcrossSetsTables::perSet(r);
+        m_tables[RanksTab] = AcrossSetsTables::ranks(r);
+        m_tables[PerSetTab].addNote(tr("Each set is ranked on its task's default metric (test accuracy, or test RMSE "
+                                       "for regression), whatever the Metric box says; α is the box's."));
+    } else {
+        m_tables[PerSetTab] = m_tables[RanksTab] = TextTable();
+    }
     for (int t = 0; t < TabCount; ++t)
         fill(Tab(t), m_tables[t]);
     m_tabs->setTabEnabled(GridTab, sweep);
+    m_tabs->setTabEnabled(PerSetTab, across);
+    m_tabs->setTabEnabled(RanksTab, across);
+    // A suite's point is the comparison across its sets: it comes forward once, when it begins to apply.
+    if (across && !m_acrossSets)
+        m_tabs->setCurrentIndex(PerSetTab);
+    else if (!across && (m_tabs->currentIndex() == PerSetTab || m_tabs->currentIndex() == RanksTab))
+        m_tabs->setCurrentIndex(MatrixTab);
+    m_acrossSets = across;
     if (m_curves.isEmpty())
         m_summary->setText(tr("Run an experiment with repeats, or pick runs in the run browser and press Compare."));
     else {
@@ -325,6 +351,14 @@ void ComparisonPanel::fill(Tab tab, const TextTable& table)
                 QFont f = item->font();
                 f.setBold(true);
                 item->setFont(f);
+            }
+            // A set's winner (AcrossSetsTables::perSet marks it "*"): bold and green.
+            if (tab == PerSetTab && c > 1 && text.endsWith(QStringLiteral(" *"))) {
+                QFont f = item->font();
+                f.setBold(true);
+                item->setFont(f);
+                item->setForeground(QColor(0x00, 0x7A, 0x3D));
+                item->setToolTip(tr("the best on this data set"));
             }
             v->setItem(r, c, item);
         }

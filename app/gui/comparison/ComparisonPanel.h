@@ -20,7 +20,11 @@ namespace tb::gui {
 
 /// Controls on top — metric, baseline, test (paired t or Wilcoxon), α, target — and one tab per
 /// table (Comparison, ComparisonTables): "Result matrix" (markers ▲ green / ▼ red), "Paired tests",
-/// "Time to target", "Grid" (param sweeps). Each tab's notes say which test and tie band were used
+/// "Time to target", "Grid" (param sweeps), and for runs on 2 or more data sets of 2 or more
+/// configurations (AcrossSets::applies(): a suite's) "Per data set" (each set's scores and ranks,
+/// the winner of each row in bold green) and "Ranks" (average ranks, Friedman, Nemenyi), which
+/// come forward when they begin to apply; both rank each set on its own task's default metric, as
+/// the critical-difference diagram does. Each tab's notes say which test and tie band were used
 /// and which runs were left out. "Copy as" puts the current table on the clipboard as text, CSV,
 /// Markdown or LaTeX (what `trainbench-cli compare --format` writes). The tables are recomputed
 /// when the data or a control changes (cheap: one pass over the runs' final points).
@@ -28,7 +32,16 @@ namespace tb::gui {
 class ComparisonPanel : public QWidget {
     Q_OBJECT
 public:
-    enum Tab { MatrixTab = 0, PairsTab = 1, TimeTab = 2, GridTab = 3, AtTimesTab = 4, TabCount = 5 };
+    enum Tab {
+        MatrixTab = 0,
+        PairsTab = 1,
+        TimeTab = 2,
+        GridTab = 3,
+        AtTimesTab = 4,
+        PerSetTab = 5, ///< across data sets: AcrossSetsTables::perSet()
+        RanksTab = 6,  ///< across data sets: AcrossSetsTables::ranks()
+        TabCount = 7
+    };
 
     explicit ComparisonPanel(QWidget* parent = nullptr);
 
@@ -83,6 +96,7 @@ private:
     QLabel* m_notes[TabCount] = {};
     TextTable m_tables[TabCount];
     bool m_building = false;
+    bool m_acrossSets = false; ///< the last rebuild compared across data sets
 };
 
 } // namespace tb::gui

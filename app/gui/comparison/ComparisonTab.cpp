@@ -10,6 +10,7 @@
 #include <engine/StoredRuns.h>
 #include <store/RunStore.h>
 
+#include <QJsonObject>
 #include <QLabel>
 #include <QSet>
 #include <QSplitter>
@@ -55,16 +56,12 @@ void ComparisonTab::show(const QList<AlgorithmCurves>& curves, const QList<Algor
     m_panel->setCurves(curves);
 }
 
-void ComparisonTab::showLive(const ExperimentSpec& spec, const QList<charts::CurveSeriesData>& curves,
-                             const QList<AlgorithmCurves>& selection)
+QList<AlgorithmCurves> ComparisonTab::liveConfigurations(const ExperimentSpec& spec,
+                                                        const QList<charts::CurveSeriesData>& curves) const
 {
     // The kind's configurations, as its runner labels them; a kind of summary points has none.
     const ExperimentKind* kind = ExperimentKinds::find(spec.kind);
     QList<AlgorithmCurves> shown = kind ? kind->configurations(spec, &m_registry) : QList<AlgorithmCurves>{};
-    if (shown.isEmpty()) {
-        clear();
-        return;
-    }
     for (AlgorithmCurves& c : shown)
         if (!kind->comparesConfigurations())
             c.dataset = QStringLiteral("data set");
@@ -83,8 +80,45 @@ void ComparisonTab::showLive(const ExperimentSpec& spec, const QList<charts::Cur
                 }
                 break;
             }
+    return shown;
+}
+
+void ComparisonTab::showLive(const ExperimentSpec& spec, const QList<charts::CurveSeriesData>& curves,
+                             const QList<AlgorithmCurves>& selection)
+{
+    const QList<AlgorithmCurves> shown = liveConfigurations(spec, curves);
+    if (shown.isEmpty()) {
+        clear();
+        return;
+    }
     m_caption->setText(tr("Live: %1 — %2").arg(spec.name, spec.kind));
     show(shown, selection); // a tuned comparison's trials so far: its tuning charts, live
+}
+
+void ComparisonTab::showLiveSuite(const ExperimentSpec& suite, const QList<LiveSuiteSet>& sets)
+{
+    QList<AlgorithmCurves> shown;
+    int started = 0;
+    for (int i = 0; i < sets.size(); ++i) {
+        if (!sets[i].started)
+            continue;
+        ++started;
+        // Named by the set, as the finished suite's result names them (SuiteResult::merged).
+        for (AlgorithmCurves c : liveConfigurations(sets[i].spec, sets[i].curves)) {
+            c.dataset = sets[i].name;
+            c.datasetIndex = i;
+            shown << c;
+        }
+    }
+    if (shown.isEmpty()) {
+        clear();
+        return;
+    }
+    m_caption->setText(tr("Live: suite %1 — %2, %3 of %4 data sets started")
+                           .arg(suite.name, suite.kind)
+                           .arg(started)
+                           .arg(sets.size()));
+    show(shown);
 }
 
 void ComparisonTab::showResult(const ExperimentResult& result, const QString& caption)
@@ -104,6 +138,8 @@ int ComparisonTab::showRuns(RunStore& store, const QList<qint64>& runIds)
     for (qint64 id : runIds)
         if (const auto run = store.run(id); run && !experiments.contains(run->experimentId))
             experiments << run->experimentId;
+    // Sets of one suite: one configuration across the sets, each set's curves named by the set.
+    const QString suite = commonSuite(store, experiments);
     QList<AlgorithmCurves> curves, selection;
     int shown = 0;
     for (qint64 e : experiments) {
@@ -134,7 +170,7 @@ int ComparisonTab::showRuns(RunStore& store, const QList<qint64>& runIds)
             if (kept.runIds.isEmpty())
                 continue;
             // Runs of several experiments: the experiment tells equal labels apart.
-            if (experiments.size() > 1) {
+            if (experiments.size() > 1 && suite.isEmpty()) {
                 const QString suffix = QStringLiteral(" (exp %1)").arg(e);
                 kept.label += suffix;
                 kept.configuration = (kept.configuration.isEmpty() ? c.label : kept.configuration) + suffix;
@@ -143,9 +179,33 @@ int ComparisonTab::showRuns(RunStore& store, const QList<qint64>& runIds)
             (ci < configurations ? curves : selection) << kept; // a tuned comparison's trials draw its tuning charts
         }
     }
-    m_caption->setText(tr("%n picked run(s)", nullptr, shown));
+    m_caption->setText(suite.isEmpty() ? tr("%n picked run(s)", nullptr, shown)
+                                       : tr("Suite %1: %2 picked runs on %3 data sets")
+                                             .arg(suite)
+                                             .arg(shown)
+                                             .arg(experiments.size()));
     show(curves, selection);
     return shown;
+}
+
+QString ComparisonTab::commonSuite(const RunStore& store, const QList<qint64>& experiments)
+{
+    if (experiments.size() < 2)
+        return {};
+    QString suite;
+    QStringList sets;
+    for (qint64 id : experiments) {
+        const auto e = store.experiment(id);
+        const QJsonObject place = e ? e->spec.value(QStringLiteral("suite_set")).toObject() : QJsonObject{};
+        const QString name = place.value(QStringLiteral("suite")).toString();
+        const QString set = place.value(QStringLiteral("set")).toString();
+        // Two experiments of one set (a re-run) would mix their runs under one name: not one suite's sets.
+        if (name.isEmpty() || set.isEmpty() || (!suite.isEmpty() && name != suite) || sets.contains(set))
+            return {};
+        suite = name;
+        sets << set;
+    }
+    return suite;
 }
 
 } // namespace tb::gui

@@ -112,6 +112,8 @@ void SweepResultView::setCurves(const QList<AlgorithmCurves>& curves, const QLis
     // Tabs follow whether their chart applies, in order. Without a numeric swept parameter the
     // frontier says most; a sweep brings its chart (the first tab) back.
     const int frontier = indexOf(QStringLiteral("frontier"));
+    const int across = indexOf(QStringLiteral("critical-difference"));
+    const bool hadAcross = across >= 0 && m_tabs->isTabEnabled(across);
     for (int i = 0; i < int(m_tabList.size()); ++i) {
         const bool on = m_tabList[i].entry->applies(m_data);
         const bool had = m_tabs->isTabEnabled(i);
@@ -121,6 +123,9 @@ void SweepResultView::setCurves(const QList<AlgorithmCurves>& curves, const QLis
         else if (on && !had && i == 0 && selection.isEmpty()) // a tuned comparison keeps its tuning in front
             m_tabs->setCurrentIndex(0);
     }
+    // A suite's point is the comparison across its sets: its diagram comes forward when it begins to apply.
+    if (across >= 0 && !hadAcross && m_tabs->isTabEnabled(across))
+        m_tabs->setCurrentIndex(across);
     // A tuned comparison's point is its tuning: its chart comes forward when its trials arrive.
     if (const int tuning = indexOf(QStringLiteral("tuning")); tuning >= 0 && !selection.isEmpty() &&
                                                               m_tabs->isTabEnabled(tuning) && !m_showedTuning) {

@@ -37,7 +37,8 @@ namespace tb::gui {
 /// "Features" (charts::FeatureFrontierChart: accuracy or RMSE against time, point size = number of
 /// features, for runs that record them). A tab is enabled only while its chart applies to the runs
 /// (ChartEntry::applies); the first tab comes forward when it becomes enabled (a sweep brings its
-/// chart back) and a view left on a tab that is disabled falls back to the frontier. A metric box
+/// chart back), the critical-difference diagram when it does (runs across data sets: a suite's),
+/// and a view left on a tab that is disabled falls back to the frontier. A metric box
 /// above applies to every chart that draws a metric. setCurves() may be called while a sweep runs
 /// (~20 times a second): only the tab in view is rebuilt at once. GUI thread only.
 class SweepResultView : public QWidget {

@@ -2,12 +2,11 @@
 
 #include "RunTreeModel.h"
 
-#include <engine/ExperimentKind.h>
-
 #include <engine/CostPrediction.h>
 #include <engine/ExperimentKind.h>
 #include <engine/HostBudget.h>
 #include <engine/PluginRegistry.h>
+#include <engine/SuiteRunner.h>
 #include <store/RunStore.h>
 
 #include <QCoreApplication>
@@ -33,7 +32,7 @@ ClockKind timesClockOf(const RunBudget& budget, QVariantMap params)
 
 /// One thing that happened on a worker thread, waiting for the GUI thread.
 struct ExperimentController::Event {
-    enum class Type { ExperimentStarted, RunStarted, CostPredicted, Checkpoint, RunFinished, Progress, Summary, Status };
+    enum class Type { ExperimentStarted, SetStarted, RunStarted, CostPredicted, Checkpoint, RunFinished, Progress, Summary, Status };
     Type type = Type::Progress;
     QString label;
     QString algorithmId;
@@ -42,7 +41,7 @@ struct ExperimentController::Event {
     MetricPoint point;       ///< Checkpoint; RunFinished: the final point
     RunStatus status = RunStatus::Finished;
     QString error;
-    int done = 0;
+    int done = 0;            ///< Progress; SetStarted: the set's index
     int total = 0;
     SummaryPoint summary;
     QStringList lines;       ///< Status: the kind's lines
@@ -59,6 +58,14 @@ public:
         e.type = Event::Type::ExperimentStarted;
         e.id = experimentId;
         e.total = totalUnits;
+        push(std::move(e));
+    }
+    void suiteSetStarted(int index, int sets, const ExperimentSpec&) override
+    {
+        Event e;
+        e.type = Event::Type::SetStarted;
+        e.done = index;
+        e.total = sets;
         push(std::move(e));
     }
     void progress(int done, int total) override
@@ -158,7 +165,9 @@ ExperimentController::ExperimentController(const PluginRegistry& registry, QObje
 
 ExperimentController::~ExperimentController()
 {
-    if (m_runner)
+    if (m_suiteRunner)
+        m_suiteRunner->requestStop();
+    else if (m_runner)
         m_runner->requestStop();
     if (m_worker.joinable())
         m_worker.join();
@@ -191,7 +200,10 @@ bool ExperimentController::start(const ExperimentSpec& spec, QString* error, qin
 
     m_spec = spec;
     m_experimentId = -1;
+    m_experimentIds.clear();
     m_curves.clear();
+    m_sets.clear();
+    m_currentSet = -1;
     m_selection.clear();
     m_repeatIndex.clear();
     m_plannedEpochs.clear();
@@ -205,11 +217,73 @@ bool ExperimentController::start(const ExperimentSpec& spec, QString* error, qin
     m_currentRepeat = 0;
     m_lastPoint = MetricPoint{};
     m_total = 0; // the runner says how many units once the data are loaded (experimentStarted)
-    // One curve per configuration of the kind (ExperimentKind::configurations(): the runner's own
-    // list, labelled as it labels its jobs); a kind that keeps summary points has none.
     const ExperimentKind* kind = ExperimentKinds::find(spec.kind);
     m_keepsSummary = kind && !kind->summaryAxis().isEmpty();
     m_routeByLabel = kind && !kind->runsOneAtATime(spec);
+
+    m_runner = std::make_unique<ExperimentRunner>(m_registry, m_store);
+    m_observer = std::make_unique<Observer>();
+    if (spec.isSuite()) {
+        m_suiteRunner = std::make_unique<SuiteRunner>(*m_runner, m_registry, m_store);
+        planSets(spec, resumeId >= 0); // each set's curves come forward as it starts (beginSet())
+    } else {
+        m_curves = configurationCurves(spec, &m_plannedEpochs);
+        m_repeatIndex = QList<QList<int>>(m_curves.size());
+    }
+    m_clock.start();
+    m_lastElapsed = 0;
+    Observer* observer = m_observer.get();
+    ExperimentRunner* runner = m_runner.get();
+    SuiteRunner* suite = m_suiteRunner.get();
+    const ExperimentSpec copy = m_spec;
+    m_worker = std::thread([this, observer, runner, suite, copy, resumeId] {
+        ExperimentResult r;
+        QList<qint64> ids;
+        QStringList setErrors;
+        if (suite) {
+            SuiteResult sr = suite->run(copy, observer, resumeId >= 0);
+            r = std::move(sr.merged);
+            ids = sr.experimentIds;
+            setErrors = sr.setErrors;
+        } else {
+            r = resumeId >= 0 ? runner->resume(copy, resumeId, observer) : runner->run(copy, observer);
+        }
+        {
+            std::lock_guard lock(m_resultMutex);
+            m_workerResult = std::move(r);
+            m_workerExperimentIds = ids;
+            m_workerSetErrors = setErrors;
+        }
+        observer->markFinished();
+    });
+    m_timer.start();
+    Q_EMIT started();
+    Q_EMIT progressChanged(0, m_total);
+    Q_EMIT statusText(tr("Starting “%1”…").arg(spec.name));
+    if (spec.isSuite()) {
+        Q_EMIT logMessage(tr("Started suite “%1” (%2 data sets × %3 algorithms, %4, %5 threads)")
+                              .arg(spec.name)
+                              .arg(spec.suite.size())
+                              .arg(spec.algorithms.size())
+                              .arg(spec.kind)
+                              .arg(spec.effectiveThreads()));
+        for (const LiveSuiteSet& set : std::as_const(m_sets))
+            if (!set.absent.isEmpty())
+                Q_EMIT logMessage(tr("Skipped set “%1”: it is not downloaded — fetch it with `%2`, then resume the suite")
+                                      .arg(set.name, set.absent));
+    } else {
+        Q_EMIT logMessage(tr("Started “%1” (%2, %3 threads)").arg(spec.name, spec.kind).arg(spec.effectiveThreads()));
+    }
+    return true;
+}
+
+QList<charts::CurveSeriesData> ExperimentController::configurationCurves(const ExperimentSpec& spec,
+                                                                        QList<double>* plannedEpochs) const
+{
+    // One curve per configuration of the kind (ExperimentKind::configurations(): the runner's own
+    // list, labelled as it labels its jobs); a kind that keeps summary points has none.
+    QList<charts::CurveSeriesData> out;
+    const ExperimentKind* kind = ExperimentKinds::find(spec.kind);
     for (const AlgorithmCurves& c : kind ? kind->configurations(spec, &m_registry) : QList<AlgorithmCurves>{}) {
         charts::CurveSeriesData d;
         d.algorithmId = c.algorithmId;
@@ -224,40 +298,68 @@ bool ExperimentController::start(const ExperimentSpec& spec, QString* error, qin
         for (auto it = c.setting.begin(); it != c.setting.end(); ++it)
             params.insert(it.key(), it.value());
         d.clock = timesClockOf(budget, params);
-        m_curves << d;
-        m_repeatIndex << QList<int>();
-        m_plannedEpochs << m_registry.plannedEpochs(c.algorithmId, params);
+        out << d;
+        if (plannedEpochs)
+            *plannedEpochs << m_registry.plannedEpochs(c.algorithmId, params);
     }
+    return out;
+}
 
-    m_runner = std::make_unique<ExperimentRunner>(m_registry, m_store);
-    m_observer = std::make_unique<Observer>();
-    m_clock.start();
-    m_lastElapsed = 0;
-    Observer* observer = m_observer.get();
-    ExperimentRunner* runner = m_runner.get();
-    const ExperimentSpec copy = m_spec;
-    m_worker = std::thread([this, observer, runner, copy, resumeId] {
-        ExperimentResult r = resumeId >= 0 ? runner->resume(copy, resumeId, observer) : runner->run(copy, observer);
-        {
-            std::lock_guard lock(m_resultMutex);
-            m_workerResult = std::move(r);
-        }
-        observer->markFinished();
-    });
-    m_timer.start();
-    Q_EMIT started();
-    Q_EMIT progressChanged(0, m_total);
-    Q_EMIT statusText(tr("Starting “%1”…").arg(spec.name));
-    Q_EMIT logMessage(tr("Started “%1” (%2, %3 threads)")
-                          .arg(spec.name, spec.kind)
-                          .arg(spec.effectiveThreads()));
-    return true;
+void ExperimentController::planSets(const ExperimentSpec& spec, bool resume)
+{
+    for (const SuiteSetOutcome& o : m_suiteRunner->plan(spec, resume)) {
+        LiveSuiteSet set;
+        set.name = o.set.name;
+        set.spec = o.spec;
+        set.gaps = o.gaps;
+        set.absent = o.absent;
+        set.resumedFrom = o.resumedFrom;
+        set.curves = configurationCurves(o.spec, nullptr);
+        m_sets << set;
+    }
+}
+
+void ExperimentController::beginSet(int index)
+{
+    if (index < 0 || index >= m_sets.size())
+        return;
+    if (m_currentSet >= 0)
+        m_sets[m_currentSet].curves = m_curves;
+    m_currentSet = index;
+    LiveSuiteSet& set = m_sets[index];
+    set.started = true;
+    // The charts follow the set that trains: its configurations, as any experiment's.
+    m_plannedEpochs.clear();
+    m_curves = configurationCurves(set.spec, &m_plannedEpochs);
+    m_repeatIndex = QList<QList<int>>(m_curves.size());
+    m_currentCurve = -1;
+    m_currentRun.clear(); // "loading data" until its first run starts
+    m_lastPoint = MetricPoint{};
+    QStringList labels;
+    for (const AlgorithmRun& a : std::as_const(set.spec.algorithms))
+        labels << a.label;
+    QString line = tr("Set %1 of %2: %3 — %4 × %5 %6")
+                       .arg(index + 1)
+                       .arg(m_sets.size())
+                       .arg(set.name, labels.join(QStringLiteral(", ")))
+                       .arg(set.spec.repeats)
+                       .arg(set.spec.repeats == 1 ? tr("seed") : tr("seeds"));
+    if (set.resumedFrom >= 0)
+        line += tr(" (resuming experiment %1)").arg(set.resumedFrom);
+    Q_EMIT logMessage(line);
+    for (const QString& gap : std::as_const(set.gaps))
+        Q_EMIT logMessage(tr("  gap: %1").arg(gap));
+    Q_EMIT suiteSetStarted(index);
 }
 
 void ExperimentController::stop()
 {
     if (m_runner && isRunning()) {
-        m_runner->requestStop();
+        // A suite's runner stops the set that trains and starts no other.
+        if (m_suiteRunner)
+            m_suiteRunner->requestStop();
+        else
+            m_runner->requestStop();
         Q_EMIT statusText(tr("Stopping…"));
     }
 }
@@ -304,6 +406,10 @@ void ExperimentController::drain()
             m_experimentId = e.id;
             m_total = e.total;
             progress = true;
+            break;
+        case Event::Type::SetStarted:
+            beginSet(e.done);
+            dataChanged = true;
             break;
         case Event::Type::Progress:
             m_done = e.done;
@@ -373,6 +479,8 @@ void ExperimentController::drain()
         }
     }
     if (dataChanged) {
+        if (m_currentSet >= 0)
+            m_sets[m_currentSet].curves = m_curves; // suiteSets() stays current, cheaply (shared data)
         Q_EMIT updated();
         if (!m_keepsSummary)
             Q_EMIT runProgressChanged(runFraction());
@@ -452,13 +560,25 @@ QString ExperimentController::currentStatus() const
             .arg(m_summary.size())
             .arg(t, 0, 'f', 1);
     }
-    if (m_runsStarted == 0)
-        return tr("Loading data… %1 s").arg(t, 0, 'f', 1);
-    QString s = tr("Run %1 of %2: %3, repeat %4").arg(m_runsStarted).arg(m_total).arg(m_currentRun).arg(m_currentRepeat);
+    // A suite names the set that trains first: "Set 2 of 5 (circles) — run 7 of 30: …".
+    const QString set = m_currentSet >= 0 ? tr("Set %1 of %2 (%3) — ")
+                                                .arg(m_currentSet + 1)
+                                                .arg(m_sets.size())
+                                                .arg(m_sets[m_currentSet].name)
+                                          : QString();
+    if (m_runsStarted == 0 || m_currentRun.isEmpty())
+        return set + tr("Loading data… %1 s").arg(t, 0, 'f', 1);
+    QString s = set + (set.isEmpty() ? tr("Run %1 of %2: %3, repeat %4") : tr("run %1 of %2: %3, repeat %4"))
+                          .arg(m_runsStarted)
+                          .arg(m_total)
+                          .arg(m_currentRun)
+                          .arg(m_currentRepeat);
     if (m_lastPoint.seq > 0 || m_lastPoint.epoch > 0)
         s += tr(" — epoch %1, %2 s training").arg(m_lastPoint.epoch, 0, 'g', 4).arg(m_lastPoint.trainTime, 0, 'f', 2);
     // The kind's line of the part under way ("Adam: 12 of 30 trials, …; best …" for "Adam trial 12").
-    for (const QString& line : m_kindStatus) {
+    // A suite's lines start with their set ("set 2 of 5 (circles): "), which the status already says.
+    for (const QString& given : m_kindStatus) {
+        const QString line = m_currentSet >= 0 ? given.section(QStringLiteral(": "), 1) : given;
         const QString part = line.section(QStringLiteral(": "), 0, 0);
         if (!part.isEmpty() && m_currentRun.startsWith(part + QLatin1Char(' ')))
             s += QStringLiteral(" | ") + line;
@@ -471,49 +591,77 @@ void ExperimentController::workerDone()
     m_worker.join();
     m_timer.stop();
     m_lastElapsed = m_clock.elapsed() / 1000.0;
+    QStringList setErrors;
     {
         std::lock_guard lock(m_resultMutex);
         m_result = std::move(m_workerResult);
         m_workerResult = ExperimentResult{};
+        m_experimentIds = m_workerExperimentIds;
+        setErrors = m_workerSetErrors;
+        m_workerExperimentIds.clear();
+        m_workerSetErrors.clear();
     }
+    const bool suite = m_suiteRunner != nullptr;
+    m_suiteRunner.reset(); // before the runner it runs on
     m_runner.reset();
     m_observer.reset();
+    if (m_currentSet >= 0)
+        m_sets[m_currentSet].curves = m_curves;
     if (m_result.experimentId >= 0)
         m_experimentId = m_result.experimentId;
+    if (!suite && m_experimentId >= 0)
+        m_experimentIds = {m_experimentId};
     // The result is authoritative (e.g. a noise sweep's points for σ values cut short by Stop).
     if (m_keepsSummary && m_result.error.isEmpty())
         m_summary = m_result.summary;
 
-    QString summary;
-    if (!m_result.error.isEmpty()) {
-        summary = tr("Could not run “%1”: %2").arg(m_spec.name, m_result.error);
-    } else {
-        // The same counts as the progress bar's (progressFormat()), so the two never disagree.
-        const QString finished = tr("%1 of %2 runs finished").arg(m_result.runsFinished).arg(m_result.runsPlanned);
-        // Durations as the run browser writes them ("3 min 18 s"), so the two read alike.
-        const QString took = RunTreeModel::formatDuration(m_lastElapsed);
-        summary = m_result.cancelled ? tr("Stopped after %1: %2").arg(took, finished)
-                                     : tr("Finished in %1: %2").arg(took, finished);
-        if (m_result.runsFailed > 0)
-            summary += tr(", %1 failed or diverged").arg(m_result.runsFailed);
-        if (m_result.runsCancelled > 0) {
-            summary += tr(", %1 cancelled").arg(m_result.runsCancelled);
-            if (m_result.runsNotStarted > 0)
-                summary += tr(" (%1 of them never started)").arg(m_result.runsNotStarted);
-        }
-        if (m_store && m_experimentId >= 0)
-            summary += tr(" (experiment %1)").arg(m_experimentId);
-    }
+    // A suite plans every set's runs (m_total); its merged result counts only the sets that ran.
+    if (!suite && m_result.runsPlanned > 0)
+        m_total = m_result.runsPlanned;
+    const QString summary = finishedSummary();
+    for (const QString& e : std::as_const(setErrors))
+        Q_EMIT logMessage(tr("Problem: %1").arg(e));
     for (const QString& e : m_result.runErrors)
         Q_EMIT logMessage(tr("Problem: %1").arg(e));
     for (const QString& line : std::as_const(m_kindStatus))
         Q_EMIT logMessage(line);
     Q_EMIT logMessage(summary);
     Q_EMIT updated();
-    if (m_result.runsPlanned > 0)
-        m_total = m_result.runsPlanned;
     Q_EMIT progressChanged(m_result.cancelled ? m_result.runsFinished : m_total, m_total);
     Q_EMIT finished(summary);
+}
+
+QString ExperimentController::finishedSummary() const
+{
+    if (!m_result.error.isEmpty())
+        return tr("Could not run “%1”: %2").arg(m_spec.name, m_result.error);
+    // The same counts as the progress bar's (progressFormat()), so the two never disagree.
+    const int planned = m_spec.isSuite() ? m_total : m_result.runsPlanned;
+    QString finished = tr("%1 of %2 runs finished").arg(m_result.runsFinished).arg(planned);
+    if (m_spec.isSuite()) {
+        const auto ran = std::count_if(m_sets.begin(), m_sets.end(), [](const LiveSuiteSet& s) { return s.started; });
+        finished = tr("%1 of %2 data sets, ").arg(ran).arg(m_sets.size()) + finished;
+    }
+    // Durations as the run browser writes them ("3 min 18 s"), so the two read alike.
+    const QString took = RunTreeModel::formatDuration(m_lastElapsed);
+    QString summary = m_result.cancelled ? tr("Stopped after %1: %2").arg(took, finished)
+                                         : tr("Finished in %1: %2").arg(took, finished);
+    if (m_result.runsFailed > 0)
+        summary += tr(", %1 failed or diverged").arg(m_result.runsFailed);
+    if (m_result.runsCancelled > 0) {
+        summary += tr(", %1 cancelled").arg(m_result.runsCancelled);
+        if (m_result.runsNotStarted > 0)
+            summary += tr(" (%1 of them never started)").arg(m_result.runsNotStarted);
+    }
+    if (m_store && m_experimentIds.size() > 1) {
+        QStringList ids;
+        for (qint64 id : m_experimentIds)
+            ids << QString::number(id);
+        summary += tr(" (experiments %1)").arg(ids.join(QStringLiteral(", ")));
+    } else if (m_store && m_experimentId >= 0) {
+        summary += tr(" (experiment %1)").arg(m_experimentId);
+    }
+    return summary;
 }
 
 } // namespace tb::gui

@@ -1,7 +1,9 @@
 #pragma once
 /// @file ExperimentController.h
-/// Runs one experiment at a time on a worker thread and hands its progress to the GUI thread at
-/// most ~20 times a second.
+/// Runs one experiment (or suite) at a time on a worker thread and hands its progress to the GUI
+/// thread at most ~20 times a second.
+
+#include "LiveSuiteSet.h"
 
 #include <engine/ExperimentRunner.h>
 #include <engine/ExperimentSpec.h>
@@ -19,6 +21,7 @@
 namespace tb {
 class PluginRegistry;
 class RunStore;
+class SuiteRunner;
 } // namespace tb
 
 namespace tb::gui {
@@ -27,6 +30,11 @@ namespace tb::gui {
 /// threads; the controller only queues them there (under a mutex, no allocation-heavy work) and a
 /// GUI-thread timer drains the queue every updateInterval() ms (default 50 ms, i.e. ≤ 20 updates a
 /// second), so the GUI never waits on training and is never flooded by it.
+///
+/// A suite (ExperimentSpec::isSuite()) runs with a SuiteRunner: each set as an experiment of its
+/// own, one after the other. Its curves() are the curves of the set that trains (suiteSets() has
+/// every set's), the progress counts over sets × algorithms, the status names the set, the log
+/// names each set as it starts with its gaps, and the result is every set's (SuiteResult::merged).
 ///
 /// Everything but the observer runs on the GUI thread: create, call and destroy it there.
 /// Destroying a controller stops its experiment and joins the worker (≤ 200 ms for conforming
@@ -48,8 +56,11 @@ public:
     /// With @p resumeId ≥ 0 (a stored experiment of @p spec that was stopped, see
     /// ExperimentRunner::resumable(); needs a store) only its unfinished runs or cells train, into
     /// the same experiment, and the result is the whole experiment (ExperimentRunner::resume()).
+    /// A suite resumes when @p resumeId ≥ 0: each set its newest stored experiment with the same
+    /// settings (SuiteRunner::run() with resume; the id itself is not used).
     bool start(const ExperimentSpec& spec, QString* error, qint64 resumeId = -1);
-    /// Asks the running experiment to stop; trainers return within 200 ms. Safe when idle.
+    /// Asks the running experiment to stop; trainers return within 200 ms. Safe when idle. A
+    /// suite stops the set that trains and starts no other.
     void stop();
     bool isRunning() const { return m_worker.joinable(); }
     /// Processes events until the experiment has finished (finished() emitted) or @p ms passed.
@@ -58,8 +69,18 @@ public:
     /// The experiment running or last run.
     const ExperimentSpec& spec() const { return m_spec; }
     qint64 experimentId() const { return m_experimentId; }
-    /// Learning curves so far, one entry per algorithm of the spec in spec order.
+    /// The stored experiments of the last run, in set order for a suite (one per set that stored
+    /// one), else the experiment's alone; empty without a store.
+    const QList<qint64>& experimentIds() const { return m_experimentIds; }
+    /// Learning curves so far, one entry per configuration in the kind's order; for a suite, of
+    /// the set that trains (or trained last).
     const QList<charts::CurveSeriesData>& curves() const { return m_curves; }
+    /// A suite's sets as planned at start(), each with its curves so far; empty for an
+    /// experiment on one data set.
+    const QList<LiveSuiteSet>& suiteSets() const { return m_sets; }
+    /// The set of the suite that trains (or trained last), −1 before the first and for an
+    /// experiment on one data set.
+    int currentSet() const { return m_currentSet; }
     /// The runs so far that choose the configurations (ExperimentResult::selection: a tuned
     /// comparison's trials, one entry per algorithm in the order they first arrive), each with
     /// its final point and facts: the tuning charts drawn live.
@@ -108,6 +129,8 @@ Q_SIGNALS:
     void statusText(const QString& text);
     /// A line for the log (run started / finished / failed with its message).
     void logMessage(const QString& line);
+    /// Set @p index of a suite's suiteSets() started training; curves() are now its curves.
+    void suiteSetStarted(int index);
     /// The experiment ended; result() holds the outcome. @p summary is one line for the status bar.
     void finished(const QString& summary);
 
@@ -117,6 +140,15 @@ private:
 
     void drain();
     void workerDone();
+    /// One empty curve per configuration of @p spec (one experiment, or a suite's set), with each
+    /// one's planned epochs in @p plannedEpochs.
+    QList<charts::CurveSeriesData> configurationCurves(const ExperimentSpec& spec, QList<double>* plannedEpochs) const;
+    /// The sets of suite @p spec as its runner plans them (with @p resume: what each resumes).
+    void planSets(const ExperimentSpec& spec, bool resume);
+    /// Set @p index of the suite begins: its curves become curves(), the log names it.
+    void beginSet(int index);
+    /// The status bar's summary of the finished experiment or suite.
+    QString finishedSummary() const;
     /// A finished run that chooses the configurations joins selection(); false for other runs.
     bool addToSelection(const Event& e);
     int curveIndex(const QString& label, const QString& algorithmId);
@@ -125,6 +157,7 @@ private:
     const PluginRegistry& m_registry;
     RunStore* m_store = nullptr;
     std::unique_ptr<ExperimentRunner> m_runner;
+    std::unique_ptr<SuiteRunner> m_suiteRunner; ///< while a suite runs
     std::unique_ptr<Observer> m_observer;
     std::thread m_worker;
     QTimer m_timer;
@@ -133,7 +166,10 @@ private:
 
     ExperimentSpec m_spec;
     qint64 m_experimentId = -1;
+    QList<qint64> m_experimentIds;
     QList<charts::CurveSeriesData> m_curves;
+    QList<LiveSuiteSet> m_sets;   ///< a suite's sets; m_curves is m_sets[m_currentSet]'s while it trains
+    int m_currentSet = -1;
     QList<AlgorithmCurves> m_selection;
     QList<QList<int>> m_repeatIndex; ///< per curve: repeat number of each entry of its repeats
     QList<SummaryPoint> m_summary;
@@ -152,6 +188,8 @@ private:
 
     std::mutex m_resultMutex;
     ExperimentResult m_workerResult; ///< written by the worker just before it ends
+    QList<qint64> m_workerExperimentIds; ///< a suite's, written with m_workerResult
+    QStringList m_workerSetErrors;       ///< a suite's sets that could not start, written with m_workerResult
 };
 
 } // namespace tb::gui

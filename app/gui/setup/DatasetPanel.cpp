@@ -39,6 +39,14 @@ constexpr int debounceMs = 300;
 DatasetPanel::DatasetPanel(QWidget* parent) : QWidget(parent), m_baseDir(QDir::currentPath())
 {
     auto* outer = new QVBoxLayout(this);
+    m_suiteNote = new QLabel(this);
+    m_suiteNote->setObjectName(QStringLiteral("suite_note"));
+    m_suiteNote->setWordWrap(true);
+    m_suiteNote->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_suiteNote->setStyleSheet(QStringLiteral("QLabel { background: #eaf2fb; border: 1px solid #a9c7e8; border-radius: 3px; "
+                                              "padding: 4px; color: #1b3a5c; }"));
+    m_suiteNote->setVisible(false);
+    outer->addWidget(m_suiteNote);
     auto* top = new QFormLayout;
     top->setRowWrapPolicy(QFormLayout::WrapLongRows);
     top->setFieldGrowthPolicy(QFormLayout::AllNonFixedFieldsGrow);
@@ -106,6 +114,33 @@ DatasetPanel::DatasetPanel(QWidget* parent) : QWidget(parent), m_baseDir(QDir::c
 
 // The fetch row cancels and waits for its fetch, the loader lets go of its loads (children).
 DatasetPanel::~DatasetPanel() = default;
+
+void DatasetPanel::setSuite(const QStringList& names, const QString& where, const QString& problem)
+{
+    m_suite = !names.isEmpty() || !problem.isEmpty();
+    // The form shows one set: a suite's first, read-only, since an edit could not reach the file's sets.
+    m_source->setEnabled(!m_suite);
+    m_stack->setEnabled(!m_suite);
+    m_suiteNote->setVisible(m_suite);
+    if (!m_suite) {
+        m_suiteNote->clear();
+        return;
+    }
+    const QString origin = where.isEmpty() ? tr("listed in the experiment file's “datasets”")
+                                           : tr("from the suite file %1").arg(where.toHtmlEscaped());
+    if (!problem.isEmpty()) {
+        m_suiteNote->setText(tr("<b>Suite</b> %1 — its sets cannot be read: %2").arg(origin, problem.toHtmlEscaped()));
+        return;
+    }
+    QStringList escaped;
+    for (const QString& n : names)
+        escaped << n.toHtmlEscaped();
+    m_suiteNote->setText(tr("<b>Suite of %1 data sets</b>, %2: %3.<br>Each runs as an experiment of its own. Shown "
+                            "below, read-only: the first, <b>%4</b>. The sets are edited in the file; saving keeps "
+                            "them.")
+                             .arg(names.size())
+                             .arg(origin, escaped.join(QStringLiteral(", ")), escaped.first()));
+}
 
 void DatasetPanel::buildPage(const DataSourceEntry& entry)
 {

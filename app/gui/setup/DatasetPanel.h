@@ -60,7 +60,12 @@ class DatasetPreview;
 /// downloading); the preview's own load errors keep the red label below. A fetch goes on when
 /// another source is chosen (the row stays to show and cancel it); a completed one reloads the
 /// preview when its set is shown. One fetch at a time. The panel may be destroyed during a fetch
-/// (it is cancelled and waited for, within about 0.2 s). GUI thread only.
+/// (it is cancelled and waited for, within about 0.2 s).
+///
+/// A suite (an experiment file's "datasets" or "suite", Suite.h) runs on several sets; the panel
+/// edits one. setSuite() puts a note on top naming the sets and saying the form shows the first,
+/// read-only: the sets are the file's (the experiment file writes them back as they were). GUI
+/// thread only.
 class DatasetPanel : public QWidget {
     Q_OBJECT
 public:
@@ -90,6 +95,16 @@ public:
     QString withLabels(const QString& message) const;
     /// Warnings of the last preview load (DataSource::warnings()).
     QStringList warnings() const { return m_warnings; }
+
+    /// The experiment runs on the suite of sets @p names (in order; the form shows the first,
+    /// which setSpec() gives), written in @p where (the suite file as the experiment names it, or
+    /// empty for the experiment's own "datasets"); @p problem, when not empty, says why the sets
+    /// could not be read. Empty @p names and @p problem: one data set, the form editable again.
+    void setSuite(const QStringList& names, const QString& where, const QString& problem = QString());
+    /// Whether setSuite() named a suite.
+    bool isSuite() const { return m_suite; }
+    /// The note on top saying what the suite is (hidden for one data set).
+    QLabel* suiteNote() const { return m_suiteNote; }
 
     /// Folder relative paths resolve against (the experiment file's); default: the current
     /// directory. Schedules a preview.
@@ -157,6 +172,8 @@ private:
     QJsonObject m_overrides; ///< keys from setSpec() the editors cannot show
     QSet<QString> m_present; ///< keys the last setSpec() had: written back even at their default
     QSet<QString> m_edited;  ///< keys the user edited since
+    QLabel* m_suiteNote = nullptr;
+    bool m_suite = false;
     QLabel* m_error = nullptr;
     QLabel* m_warning = nullptr;
     QLabel* m_status = nullptr;

@@ -11,6 +11,7 @@
 #include <engine/ExperimentKind.h>
 #include <engine/HostBudget.h>
 #include <engine/PluginRegistry.h>
+#include <engine/Suite.h>
 
 #include <QCoreApplication>
 #include <QDir>
@@ -115,7 +116,11 @@ bool ExperimentDocument::isModified() const
 QJsonObject ExperimentDocument::experimentJson() const
 {
     QJsonObject o = m_experiment->values();
-    o.insert(QStringLiteral("dataset"), m_dataset->spec());
+    if (m_suiteKeys.isEmpty())
+        o.insert(QStringLiteral("dataset"), m_dataset->spec());
+    else // the file's sets as it wrote them; the panel shows the first, read-only
+        for (auto it = m_suiteKeys.begin(); it != m_suiteKeys.end(); ++it)
+            o.insert(it.key(), it.value());
     QJsonArray algs;
     // As written in a file: labels only where typed, parameters only where given or changed, so
     // a file opened and saved again keeps what it said.
@@ -142,8 +147,7 @@ std::optional<ExperimentSpec> ExperimentDocument::currentSpec(QStringList* probl
     std::optional<ExperimentSpec> spec;
     if (p.isEmpty()) {
         QString error;
-        spec = ExperimentSpec::fromObject(
-            experimentJson(), m_path.isEmpty() ? tr("experiment") : QFileInfo(m_path).fileName(), &error);
+        spec = ExperimentSpec::fromObject(experimentJson(), sourceName(), &error);
         if (!spec)
             p << m_dataset->withLabels(error);
         else {
@@ -198,13 +202,14 @@ QStringList ExperimentDocument::setExperiment(const QJsonObject& given, const QS
     for (const QString& note : std::as_const(kindNotes))
         m_messages->appendLog(tr("Note: %1: %2").arg(m_path.isEmpty() ? tr("experiment") : m_path, note));
     spec.insert(QStringLiteral("format"), kParamsFormat);
-    m_experiment->setValues(spec);
     if (!baseDir.isEmpty())
         m_dataset->setBaseDir(baseDir);
+    const QJsonObject shownDataset = takeSuite(spec); // a suite's sets are the document's, not the Experiment panel's
+    m_experiment->setValues(spec);
     ExperimentSpec upgraded; // former spellings (of parameters, of a data source's id) shown as current, noted
     upgraded.sourcePath = m_path;
     upgraded.paramsFormat = format;
-    upgraded.dataset = spec.value(QStringLiteral("dataset")).toObject();
+    upgraded.dataset = shownDataset;
     for (const QJsonValue& v : spec.value(QStringLiteral("algorithms")).toArray()) {
         const QJsonObject a = v.toObject();
         // The entry's other keys are its kind's (a tuned comparison's "search"): kept with it.
@@ -296,8 +301,12 @@ bool ExperimentDocument::saveExperiment(const QString& path, QString* error)
             *error = tr("cannot write %1: %2").arg(path, f.errorString());
         return false;
     }
+    const QString folder = QFileInfo(path).absolutePath();
+    const QJsonObject keptSuite = m_suiteKeys;
+    rebaseSuite(folder); // a suite file's path, as the new file's folder reaches it
     f.write(QJsonDocument(experimentJson()).toJson(QJsonDocument::Indented));
     if (!f.commit()) {
+        m_suiteKeys = keptSuite;
         if (error)
             *error = tr("cannot write %1: %2").arg(path, f.errorString());
         return false;
@@ -540,7 +549,7 @@ void ExperimentDocument::updateTaskAndKind()
     // noise level …), live beside the kind's fields; the file's own syntax is the fields' business.
     QStringList kindProblems;
     QString parseError;
-    if (const auto spec = ExperimentSpec::fromObject(experimentJson(), QStringLiteral("experiment"), &parseError))
+    if (const auto spec = ExperimentSpec::fromObject(experimentJson(), sourceName(), &parseError))
         if (const ExperimentKind* kind = ExperimentKinds::find(spec->kind))
             kindProblems = kind->validate(*spec, m_registry);
     m_experiment->setKindProblems(kindProblems);
@@ -551,6 +560,59 @@ void ExperimentDocument::updateTaskAndKind()
     m_algorithms->setSuggestion(small2d.contains(source) ? tr("a small 2-D set like %1").arg(source) : QString());
     Q_EMIT setupChanged(m_experiment->values().value(QStringLiteral("kind")).toString(),
                         m_dataset->task() == Task::Classification);
+}
+
+QJsonObject ExperimentDocument::takeSuite(QJsonObject& spec)
+{
+    m_suiteKeys = QJsonObject();
+    for (const QString& key : {QStringLiteral("datasets"), QStringLiteral("suite")})
+        if (spec.contains(key)) {
+            m_suiteKeys.insert(key, spec.value(key));
+            spec.remove(key); // the document writes it back, not the Experiment panel
+        }
+    if (m_suiteKeys.isEmpty()) {
+        m_dataset->setSuite({}, {});
+        return spec.value(QStringLiteral("dataset")).toObject();
+    }
+    // The sets as the engine reads them (ExperimentSpec::fromObject() says what is wrong when they
+    // cannot be read; the note says it too, the panel then shows its defaults).
+    QList<SuiteSet> sets;
+    QString suiteName, problem, where;
+    if (m_suiteKeys.contains(QStringLiteral("suite"))) {
+        where = m_suiteKeys.value(QStringLiteral("suite")).toString();
+        const QString path = QDir(m_dataset->baseDir()).absoluteFilePath(where);
+        if (!Suite::readFile(path, &suiteName, &sets, &problem) && problem.isEmpty())
+            problem = tr("cannot read %1").arg(path);
+    } else {
+        QString key;
+        if (!Suite::readArray(m_suiteKeys.value(QStringLiteral("datasets")), sourceName(), &sets, &key, &problem))
+            problem = key.isEmpty() ? problem : QStringLiteral("%1: %2").arg(key, problem);
+    }
+    QStringList names;
+    for (const SuiteSet& set : std::as_const(sets))
+        names << set.name;
+    m_dataset->setSuite(problem.isEmpty() ? names : QStringList(), where, problem);
+    return problem.isEmpty() && !sets.isEmpty() ? sets.first().dataset : QJsonObject();
+}
+
+QString ExperimentDocument::sourceName() const
+{
+    const QString name = m_path.isEmpty() ? tr("experiment") : QFileInfo(m_path).fileName();
+    if (!m_suiteKeys.contains(QStringLiteral("suite")))
+        return name;
+    return QDir(m_dataset->baseDir()).absoluteFilePath(m_path.isEmpty() ? QStringLiteral("experiment.json") : name);
+}
+
+void ExperimentDocument::rebaseSuite(const QString& folder)
+{
+    const QString written = m_suiteKeys.value(QStringLiteral("suite")).toString();
+    if (written.isEmpty() || QFileInfo(written).isAbsolute())
+        return;
+    const QString from = QDir(m_dataset->baseDir()).absolutePath();
+    if (QDir(folder).absolutePath() == from)
+        return; // the same folder: the path as the file wrote it
+    const QString target = QDir::cleanPath(QDir(from).absoluteFilePath(written));
+    m_suiteKeys.insert(QStringLiteral("suite"), QDir::cleanPath(QDir(folder).relativeFilePath(target)));
 }
 
 void ExperimentDocument::updateSweepParameters()

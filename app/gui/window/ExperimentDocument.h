@@ -36,8 +36,12 @@ class WindowMessages;
 /// after every change, and a window started after a crash continues from them. Keeps the panels
 /// consistent as they change: the data set's task chooses the algorithms that fit, noise sweeps
 /// need a data set with a noise level, a sweep may set the parameters every selected algorithm
-/// has. A 2-D classification experiment also sets up the teaching view. Settings key of the file
-/// dialogs' folder: "lastDir". GUI thread only.
+/// has. A 2-D classification experiment also sets up the teaching view. A suite (the file's
+/// "datasets" or "suite", Suite.h) keeps its sets as the file wrote them: the data-set panel shows
+/// the first, read-only, with a note naming them all, and experimentJson() writes the file's
+/// "datasets" or "suite" back instead of a "dataset" (a "suite" path rewritten to stay right when
+/// the experiment is saved in another folder). Settings key of the file dialogs' folder:
+/// "lastDir". GUI thread only.
 class ExperimentDocument : public QObject {
     Q_OBJECT
 public:
@@ -46,8 +50,11 @@ public:
                        DatasetPanel* dataset, AlgorithmPanel* algorithms, TeachingView* teaching,
                        WindowMessages* messages);
 
-    /// The experiment the panels describe, as an experiment file's JSON object.
+    /// The experiment the panels describe, as an experiment file's JSON object (a suite's with its
+    /// "datasets" or "suite" as opened).
     QJsonObject experimentJson() const;
+    /// Whether the experiment is a suite (its file gave "datasets" or "suite").
+    bool isSuite() const { return !m_suiteKeys.isEmpty(); }
     /// The experiment parsed and validated against the registry; nullopt with every problem (one
     /// per line, each naming its key) in @p problems.
     std::optional<ExperimentSpec> currentSpec(QStringList* problems) const;
@@ -108,6 +115,16 @@ private:
     void updateTitle();
     void updateTaskAndKind();
     void updateSweepParameters();
+    /// Takes a suite's "datasets" or "suite" out of @p spec into m_suiteKeys and names the sets in
+    /// the data-set panel; returns the data set the panel shows (the suite's first, or the file's
+    /// "dataset").
+    QJsonObject takeSuite(QJsonObject& spec);
+    /// The name the panels' experiment is parsed under: the file's name, for messages — its whole
+    /// path when it names a suite file, whose path resolves against the experiment's folder.
+    QString sourceName() const;
+    /// m_suiteKeys' "suite" path rewritten for an experiment file in @p folder (it was relative to
+    /// the data-set panel's folder).
+    void rebaseSuite(const QString& folder);
 
     const PluginRegistry& m_registry;
     QMainWindow* m_window;
@@ -120,6 +137,7 @@ private:
     QString m_path;         ///< experiment file, empty when unsaved
     QString m_lastDir;      ///< folder of the last file dialog
     bool m_loading = false; ///< setExperiment() is filling the panels
+    QJsonObject m_suiteKeys; ///< a suite's "datasets" or "suite" as the file wrote it; empty for one data set
 };
 
 } // namespace tb::gui

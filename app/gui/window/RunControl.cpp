@@ -4,6 +4,7 @@
 
 #include <engine/ExperimentKind.h>
 #include <engine/ExperimentRunner.h>
+#include <engine/SuiteRunner.h>
 
 #include "DatabaseControl.h"
 #include "ExperimentDocument.h"
@@ -80,6 +81,7 @@ RunControl::RunControl(const PluginRegistry& registry, ExperimentController* con
     connect(m_controller, &ExperimentController::started, this, &RunControl::onStarted);
     connect(m_controller, &ExperimentController::updated, this, &RunControl::onUpdated);
     connect(m_controller, &ExperimentController::finished, this, &RunControl::onFinished);
+    connect(m_controller, &ExperimentController::suiteSetStarted, this, &RunControl::onSuiteSetStarted);
     connect(m_controller, &ExperimentController::statusText, m_messages, &WindowMessages::setStatus);
     connect(m_controller, &ExperimentController::logMessage, m_messages, &WindowMessages::appendLog);
     connect(m_controller, &ExperimentController::progressChanged, this, [this](int done, int total) {
@@ -104,7 +106,7 @@ RunControl::RunControl(const PluginRegistry& registry, ExperimentController* con
     connect(m_centre, &QTabWidget::currentChanged, this, [this] {
         if (m_comparisonDirty && m_centre->currentWidget() == m_comparisonPage && m_controller->isRunning()) {
             m_comparisonDirty = false;
-            m_comparison->showLive(m_controller->spec(), m_controller->curves(), m_controller->selection());
+            showLiveComparison();
         }
     });
     connect(m_browser, &RunBrowser::overlayRequested, this,
@@ -162,11 +164,32 @@ bool RunControl::resumeExperiment(QString* error)
             *error = tr("no database is open: a stopped experiment is resumed from the database it is stored in");
         return false;
     }
+    if (spec->isSuite())
+        return resumeSuite(*spec, *store, error);
     const qint64 id = ExperimentRunner::resumable(*store, *spec, error);
     if (id < 0)
         return false;
     m_messages->appendLog(tr("Resuming experiment %1, “%2”: its finished runs are kept").arg(id).arg(spec->name));
     return startSpec(*spec, tr("Live: resuming experiment %1, %2 — %3").arg(id).arg(spec->name, spec->kind), error, id);
+}
+
+bool RunControl::resumeSuite(const ExperimentSpec& spec, RunStore& store, QString* error)
+{
+    // Each set resumes its own newest stopped experiment (SuiteRunner), the others run afresh.
+    ExperimentRunner runner(m_registry, &store);
+    const QList<SuiteSetOutcome> plan = SuiteRunner(runner, m_registry, &store).plan(spec, true);
+    QStringList resumed;
+    for (const SuiteSetOutcome& o : plan)
+        if (o.resumedFrom >= 0)
+            resumed << tr("%1 (experiment %2)").arg(o.set.name).arg(o.resumedFrom);
+    if (resumed.isEmpty()) {
+        if (error)
+            *error = tr("nothing to resume: %1 holds no set of the suite “%2” with these settings; press Run to run it")
+                         .arg(store.path(), spec.name);
+        return false;
+    }
+    m_messages->appendLog(tr("Resuming suite “%1”: %2; the other sets run afresh").arg(spec.name, resumed.join(QStringLiteral(", "))));
+    return startSpec(spec, tr("Live: resuming suite %1 — %2").arg(spec.name, spec.kind), error, 0);
 }
 
 bool RunControl::startSpec(const ExperimentSpec& spec, const QString& caption, QString* error, qint64 resumeId)
@@ -299,6 +322,11 @@ QStringList RunControl::chartSettings() const
     if (m_chartSpec) {
         const ExperimentSpec& e = *m_chartSpec;
         lines << tr("Data: %1").arg(data::DataSource::describe(e.dataset));
+        if (e.suitePlace.isSet())
+            lines << tr("Set %1 of %2 (%3) of the suite “%4”")
+                         .arg(e.suitePlace.index + 1)
+                         .arg(e.suitePlace.sets)
+                         .arg(e.suitePlace.set, e.suitePlace.suite);
         if (const ExperimentKind* kind = ExperimentKinds::find(e.kind)) {
             QString what = kind->describe(e);
             if (!what.isEmpty())
@@ -345,6 +373,33 @@ void RunControl::onStarted()
     updateActions();
 }
 
+void RunControl::onSuiteSetStarted(int index)
+{
+    // The charts follow the set that trains — only its curves, under their plain labels: learning
+    // curves of different data sets share no scale (one set's 95 % is another's 60 %), so a chart of
+    // every set's would bury the comparison a user makes, of the algorithms on one set; each
+    // algorithm keeps its colour from set to set, and the Comparison tab compares across the sets.
+    const LiveSuiteSet& set = m_controller->suiteSets().at(index);
+    const auto task = data::DataSource::task(set.spec.dataset);
+    m_charts->clear();
+    m_charts->setTask(!task || *task == Task::Classification);
+    m_charts->showKind(set.spec.kind);
+    m_charts->setCaption(tr("Live: %1 — set %2 of %3: %4 (%5)")
+                             .arg(m_controller->spec().name)
+                             .arg(index + 1)
+                             .arg(m_controller->suiteSets().size())
+                             .arg(set.name, set.spec.kind));
+    m_chartSpec = set.spec;
+}
+
+void RunControl::showLiveComparison()
+{
+    if (m_controller->spec().isSuite())
+        m_comparison->showLiveSuite(m_controller->spec(), m_controller->suiteSets());
+    else
+        m_comparison->showLive(m_controller->spec(), m_controller->curves(), m_controller->selection());
+}
+
 void RunControl::onUpdated()
 {
     if (m_controller->keepsSummary())
@@ -354,7 +409,7 @@ void RunControl::onUpdated()
     // The comparison is rebuilt only while in view (its tables cost more than a chart update).
     if (!m_controller->keepsSummary() && m_controller->isRunning()) {
         if (m_centre->currentWidget() == m_comparisonPage)
-            m_comparison->showLive(m_controller->spec(), m_controller->curves(), m_controller->selection());
+            showLiveComparison();
         else
             m_comparisonDirty = true;
     }
@@ -370,29 +425,45 @@ void RunControl::onFinished(const QString& summary)
     m_messages->setStatus(summary);
     updateActions();
     const qint64 id = m_controller->experimentId();
-    if (m_controller->result().error.isEmpty())
-        m_charts->setCaption((id >= 0 ? tr("Experiment %1: “%2” — %3").arg(id) : tr("“%1” — %2"))
-                                 .arg(m_controller->spec().name, summary));
+    const bool suite = m_controller->spec().isSuite();
+    const QList<qint64>& ids = m_controller->experimentIds();
+    if (m_controller->result().error.isEmpty()) {
+        if (suite) // the charts show the last set's curves; the Comparison tab has every set's
+            m_charts->setCaption(tr("Suite “%1”, last set shown: %2 — %3")
+                                     .arg(m_controller->spec().name,
+                                          m_controller->currentSet() >= 0
+                                              ? m_controller->suiteSets().at(m_controller->currentSet()).name
+                                              : QString(),
+                                          summary));
+        else
+            m_charts->setCaption((id >= 0 ? tr("Experiment %1: “%2” — %3").arg(id) : tr("“%1” — %2"))
+                                     .arg(m_controller->spec().name, summary));
+    }
     m_shownRuns.clear();
     RunStore* store = m_database->store();
-    if (store && id >= 0)
+    if (store && !suite && id >= 0)
         for (const RunRecord& r : store->runs(id))
+            m_shownRuns << r.id;
+    if (store && suite && m_controller->currentSet() >= 0 && !ids.isEmpty())
+        for (const RunRecord& r : store->runs(ids.last())) // the runs on the charts: the last set's
             m_shownRuns << r.id;
     if (store) {
         m_browser->refresh();
-        if (m_controller->experimentId() >= 0)
-            m_browser->setSelection({m_controller->experimentId()}, {});
+        if (!ids.isEmpty())
+            m_browser->setSelection(ids, {});
     }
     const ExperimentResult& result = m_controller->result();
     // Stopped part-way into a database: offer to train the rest (the engine keeps what is done).
+    // A suite plans every set's runs, its result counts those of the sets that ran.
+    const int planned = suite ? m_controller->unitsTotal() : result.runsPlanned;
     m_stoppedWithResults = result.cancelled && result.error.isEmpty() && store && id >= 0 &&
-                           result.runsFinished > 0 && result.runsFinished < result.runsPlanned;
+                           result.runsFinished > 0 && result.runsFinished < planned;
     updateActions();
     if (m_stoppedWithResults) {
         const QLocale loc;
         const QString done = tr("%1 of %2 %3 done")
-                                 .arg(loc.toString(result.runsFinished), loc.toString(result.runsPlanned),
-                                      kindUnit(result.kind, result.runsPlanned));
+                                 .arg(loc.toString(result.runsFinished), loc.toString(planned),
+                                      kindUnit(result.kind, planned));
         m_charts->setCaption(tr("Experiment %1: “%2” stopped, partial results: %3 — Run → Resume stopped experiment "
                                 "trains the rest")
                                  .arg(id)
@@ -400,6 +471,9 @@ void RunControl::onFinished(const QString& summary)
         m_messages->setStatus(tr("Stopped: %1 (partial results; Run → Resume stopped experiment continues)").arg(done));
     }
     m_database->experimentFinished(result);
+    // A suite's result is its comparison across the sets: the Comparison tab shows it.
+    if (suite && result.error.isEmpty() && result.runsFinished > 0)
+        m_centre->setCurrentWidget(m_comparisonPage);
     if (m_rerunOf && result.error.isEmpty() && result.curves.size() == 1 && result.curves.first().infos.size() == 1 &&
         result.curves.first().statuses.value(0) == RunStatus::Finished)
         m_messages->appendLog(tr("Re-run compared with the stored run: %1")

@@ -20,6 +20,7 @@ class QWidget;
 
 namespace tb {
 class PluginRegistry;
+class RunStore;
 }
 
 namespace tb::gui {
@@ -38,7 +39,8 @@ class WindowMessages;
 /// configurations (rebuilt only while in view); the status bar shows the current run's and the
 /// experiment's progress. Stored runs picked in the browser are overlaid on the charts (Show on
 /// charts) or compared (Compare); runs deleted in the browser leave the charts. Knows what the
-/// charts show, for the header of an exported chart (chartSettings()). GUI thread only.
+/// charts show, for the header of an exported chart (chartSettings()). A suite's charts follow the
+/// set that trains; when it ends the Comparison tab comes forward with every set. GUI thread only.
 class RunControl : public QObject {
     Q_OBJECT
 public:
@@ -88,6 +90,13 @@ Q_SIGNALS:
 
 private:
     bool startSpec(const ExperimentSpec& spec, const QString& caption, QString* error, qint64 resumeId = -1);
+    /// Resumes suite @p spec: each set its newest stopped experiment in @p store. False with the
+    /// reason in @p error when no set has one.
+    bool resumeSuite(const ExperimentSpec& spec, RunStore& store, QString* error);
+    /// A suite's set @p index started: the charts now follow its curves.
+    void onSuiteSetStarted(int index);
+    /// The Comparison tab from the live data: the experiment's configurations, or a suite's sets.
+    void showLiveComparison();
     /// The document now shows an experiment named @p name: charts of another one are cleared.
     void experimentShown(const QString& name);
     void onStarted();
