@@ -104,6 +104,8 @@ struct ExperimentSpec {
     /// errors or "FILE: key.path: message" for wrong values.
     static std::optional<ExperimentSpec> fromJson(const QByteArray& json, const QString& sourceName, QString* error);
     static std::optional<ExperimentSpec> fromFile(const QString& path, QString* error);
+    /// A suite's relative "suite" file is read from the folder of @p sourceName (the experiment
+    /// file's path, as fromFile() passes it).
     static std::optional<ExperimentSpec> fromObject(const QJsonObject& o, const QString& sourceName, QString* error);
 
     /// Checks algorithm ids, their parameters, their task, the dataset spec and what the kind

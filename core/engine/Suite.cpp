@@ -92,12 +92,29 @@ bool Suite::readArray(const QJsonValue& array, const QString& origin, QList<Suit
 
 bool Suite::readFile(const QString& path, QString* suiteName, QList<SuiteSet>* sets, QString* error)
 {
+    // A suite file is a few kilobytes of JSON: a device, a folder or a huge file is a mistake, and
+    // reading one whole (/dev/zero) would never end.
+    constexpr qint64 kMaxSuiteBytes = 64 * 1024 * 1024;
+    const QFileInfo info(path);
+    if (info.exists() && !info.isFile()) {
+        *error = QStringLiteral("%1: not a suite file (a %2)").arg(path, info.isDir() ? QStringLiteral("folder")
+                                                                                      : QStringLiteral("device or pipe"));
+        return false;
+    }
+    if (info.size() > kMaxSuiteBytes) {
+        *error = QStringLiteral("%1: %2 bytes, more than a suite file's 64 MiB").arg(path).arg(info.size());
+        return false;
+    }
     QFile f(path);
     if (!f.open(QIODevice::ReadOnly)) {
         *error = QStringLiteral("%1: cannot open the suite file: %2").arg(path, f.errorString());
         return false;
     }
-    const QByteArray json = f.readAll();
+    const QByteArray json = f.read(kMaxSuiteBytes + 1);
+    if (json.size() > kMaxSuiteBytes) {
+        *error = QStringLiteral("%1: more than a suite file's 64 MiB").arg(path);
+        return false;
+    }
     QJsonParseError pe;
     const QJsonDocument doc = QJsonDocument::fromJson(json, &pe);
     if (pe.error != QJsonParseError::NoError) {

@@ -168,6 +168,10 @@ private Q_SLOTS:
         o.remove("datasets");
         o.insert("suite", "does-not-exist.json");
         QTest::newRow("no suite file") << o << "does-not-exist.json: cannot open the suite file";
+        o.insert("suite", "/dev/zero"); // read whole, it would never end
+        QTest::newRow("a device") << o << "/dev/zero: not a suite file (a device or pipe)";
+        o.insert("suite", "/tmp");
+        QTest::newRow("a folder") << o << "/tmp: not a suite file (a folder)";
     }
     void badSuitesAreRefusedNamingTheEntry()
     {

@@ -50,7 +50,8 @@ private Q_SLOTS:
             QVERIFY2(spec, qPrintable(error));
             seen.insert(spec->kind);
             const QJsonObject once = spec->toJson();
-            const auto again = ExperimentSpec::fromObject(once, f, &error);
+            // Named by its path, as fromFile() names it: a suite's relative "suite" file is its neighbour.
+            const auto again = ExperimentSpec::fromObject(once, dir.filePath(f), &error);
             QVERIFY2(again, qPrintable(error));
             QVERIFY2(again->toJson() == once, qPrintable(f));
             QCOMPARE(ExperimentKinds::find(spec->kind)->plannedRuns(*spec) > 0, true);
