@@ -8,7 +8,7 @@ namespace tb {
 namespace {
 
 // One progress over the suite: each set's units counted after the sets before it; the suite
-// starts once (with its total), each set's status lines carry the set's name.
+// starts once (with its total), and each set is announced before it starts (suiteSetStarted).
 class SuiteObserver final : public ExperimentObserver {
 public:
     SuiteObserver(ExperimentObserver* inner, int total, ExperimentRunner& runner, const std::atomic<bool>& stop)
@@ -19,7 +19,6 @@ public:
     void beginSet(int index, int sets, const ExperimentSpec& spec, int offset)
     {
         m_offset = offset;
-        m_set = QStringLiteral("set %1 of %2 (%3)").arg(index + 1).arg(sets).arg(spec.suitePlace.set);
         if (m_inner)
             m_inner->suiteSetStarted(index, sets, spec);
     }
@@ -48,12 +47,9 @@ public:
     }
     void statusChanged(const QStringList& lines) override
     {
-        if (!m_inner)
-            return;
-        QStringList mine;
-        for (const QString& l : lines)
-            mine << m_set + QStringLiteral(": ") + l;
-        m_inner->statusChanged(mine);
+        // As the set's kind wrote them: the observer knows the set from suiteSetStarted().
+        if (m_inner)
+            m_inner->statusChanged(lines);
     }
     void cellFinished(int cell, int configuration, const RunResult& r) override
     {
@@ -99,7 +95,6 @@ private:
     const std::atomic<bool>& m_stop;
     int m_offset = 0;
     bool m_started = false;
-    QString m_set;
 };
 
 // Adds set @p index's result into the suite's.

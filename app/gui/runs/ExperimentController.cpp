@@ -576,9 +576,7 @@ QString ExperimentController::currentStatus() const
     if (m_lastPoint.seq > 0 || m_lastPoint.epoch > 0)
         s += tr(" — epoch %1, %2 s training").arg(m_lastPoint.epoch, 0, 'g', 4).arg(m_lastPoint.trainTime, 0, 'f', 2);
     // The kind's line of the part under way ("Adam: 12 of 30 trials, …; best …" for "Adam trial 12").
-    // A suite's lines start with their set ("set 2 of 5 (circles): "), which the status already says.
-    for (const QString& given : m_kindStatus) {
-        const QString line = m_currentSet >= 0 ? given.section(QStringLiteral(": "), 1) : given;
+    for (const QString& line : m_kindStatus) {
         const QString part = line.section(QStringLiteral(": "), 0, 0);
         if (!part.isEmpty() && m_currentRun.startsWith(part + QLatin1Char(' ')))
             s += QStringLiteral(" | ") + line;
