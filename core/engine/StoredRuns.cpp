@@ -126,6 +126,8 @@ std::optional<StoredRuns::Rerun> StoredRuns::rerunOfRun(const RunStore& store, c
     if (const ExperimentKind* kind = ExperimentKinds::find(r.spec.kind))
         kind->narrowToRun(r.spec, *run);
     r.spec.threads = run->threads;
+    // One run again is not a set of its suite: `compare --suite` takes the suite's own sets only.
+    r.spec.suitePlace = {};
     r.spec.name = QStringLiteral("%1 — re-run of run %2").arg(exp->name).arg(runId);
     r.description = QStringLiteral("run %1 (%2, repeat %3, seed %4)")
                         .arg(runId)

@@ -131,6 +131,12 @@ private Q_SLOTS:
                                  "Iman–Davenport F(2, 8) = ", "Nemenyi critical difference at α = 0.05: CD = 1.482",
                                  "Holm's procedure against", "Wilcoxon signed-rank and Bayesian signed-rank"})
             QVERIFY2(compare.out.contains(QString::fromUtf8(what)), qPrintable(what + QStringLiteral("\n") + compare.out));
+        // A re-run of one run is an experiment of its own, not the newest run of its set.
+        const CliOutput rerun = cli({"rerun", QString::number(store->runs(exps.first().id, &error).first().id), "--db", db});
+        QVERIFY2(rerun.code == 0 && rerun.out.contains("to the bit"), qPrintable(rerun.err + rerun.out));
+        const CliOutput after = cli({"compare", "--suite", "cli suite", "--db", db, "--tables", "sets"});
+        QVERIFY2(after.code == 0, qPrintable(after.err));
+        QVERIFY2(compare.out.contains(after.out.trimmed()), qPrintable(after.out + "\n---\n" + compare.out));
         // The same by ids, and as Markdown.
         QStringList ids;
         for (const ExperimentRecord& e : exps)
