@@ -37,6 +37,9 @@ struct AlgorithmCurves {
     QString configuration;    ///< the label without the data-set option: a result matrix's row
     QString dataset;          ///< the data set's description (DataSource::describe)
     int datasetIndex = 0;     ///< the data-set option, for a kind that has several (a param sweep's)
+    /// The stored experiment its runs belong to when it is not the result's (a suite's merged
+    /// result: each set's own); −1: ExperimentResult::experimentId.
+    qint64 experimentId = -1;
     /// The clock the repeats' checkpoint times are on: the CPU clock when the runs' budget is on
     /// it (HostBudget::timesClock of their facts), else the training (wall) clock.
     ClockKind clock = ClockKind::Wall;

@@ -64,8 +64,9 @@ public:
     /// after the fixed columns with the data set.
     /// @p phases: the runs have phases (a tuned comparison's trials and final runs): a phase and a
     /// trial column come last.
-    Writer(const QString& path, const QStringList& variedKeys, bool phases = false)
-        : m_path(path), m_file(path), m_swept(variedKeys), m_phases(phases)
+    /// @p datasets: write the data-set column even when no parameter varies (a suite's sets).
+    Writer(const QString& path, const QStringList& variedKeys, bool phases = false, bool datasets = false)
+        : m_path(path), m_file(path), m_swept(variedKeys), m_phases(phases), m_datasets(datasets || !variedKeys.isEmpty())
     {
     }
 
@@ -75,11 +76,10 @@ public:
             return fail(error);
         m_out.setDevice(&m_file);
         m_out << ResultCsv::columns().join(QLatin1Char(','));
-        if (!m_swept.isEmpty()) {
+        if (m_datasets)
             m_out << ",dataset";
-            for (const QString& k : m_swept)
-                m_out << ',' << field(k);
-        }
+        for (const QString& k : m_swept)
+            m_out << ',' << field(k);
         if (m_phases)
             m_out << ",phase,trial";
         m_out << '\n';
@@ -89,11 +89,10 @@ public:
                      const QVariantMap& setting = {}, const StoredPlace& place = {})
     {
         QString extra;
-        if (!m_swept.isEmpty()) {
+        if (m_datasets)
             extra = QLatin1Char(',') + field(dataset);
-            for (const QString& key : m_swept)
-                extra += QLatin1Char(',') + field(setting.contains(key) ? settingText(setting.value(key)) : QString());
-        }
+        for (const QString& key : m_swept)
+            extra += QLatin1Char(',') + field(setting.contains(key) ? settingText(setting.value(key)) : QString());
         if (m_phases)
             extra += QLatin1Char(',') + field(place.phase) + QLatin1Char(',') +
                      (place.trial >= 0 ? QString::number(place.trial) : QString());
@@ -111,7 +110,7 @@ public:
     {
         m_out << prefix(k) << ',' << number(p.x) << ',' << p.count << ",,,,,,," << number(p.trainRmseMean)
               << ',' << number(p.trainRmseStd) << ',' << number(p.testRmseMean) << ',' << number(p.testRmseStd) << ",,"
-              << QString((m_swept.isEmpty() ? 0 : m_swept.size() + 1) + (m_phases ? 2 : 0), QLatin1Char(',')) << '\n';
+              << QString(int(m_swept.size()) + (m_datasets ? 1 : 0) + (m_phases ? 2 : 0), QLatin1Char(',')) << '\n';
     }
     bool commit(QString* error)
     {
@@ -142,6 +141,7 @@ private:
     QTextStream m_out;
     QStringList m_swept;
     bool m_phases = false;
+    bool m_datasets = false; ///< the data-set column (a param sweep's options, a suite's sets)
 };
 
 // Where a run of @p kind with facts @p info belongs (its phase and trial), as its kind reads it.
@@ -176,13 +176,15 @@ bool ResultCsv::write(const ExperimentResult& result, const QString& path, QStri
         for (const AlgorithmCurves& c : *list)
             for (const QJsonObject& info : c.infos)
                 phases = phases || !placeOfInfo(kind, info).phase.isEmpty();
-    Writer w(path, result.variedKeys, phases); // the varied parameters, empty when none vary
+    // The varied parameters, empty when none vary; a suite's rows say their set.
+    Writer w(path, result.variedKeys, phases, !result.suiteSets.isEmpty());
     if (!w.open(error))
         return false;
     for (const QList<AlgorithmCurves>* list : {&result.selection, &result.curves})
         for (const AlgorithmCurves& c : *list)
             for (int r = 0; r < c.repeats.size(); ++r) {
-                RunKey k{result.experimentId, c.runIds.value(r, -1), c.algorithmId, c.label, c.repeatNumbers.value(r, r),
+                RunKey k{c.experimentId >= 0 ? c.experimentId : result.experimentId, c.runIds.value(r, -1), c.algorithmId,
+                         c.label, c.repeatNumbers.value(r, r),
                          std::nullopt, c.statuses.value(r, RunStatus::Finished)};
                 if (r < c.seeds.size())
                     k.seed = c.seeds[r];

@@ -103,11 +103,13 @@ void merge(ExperimentResult& into, const ExperimentResult& r, int index, const Q
     for (AlgorithmCurves c : r.curves) {
         c.dataset = setName;
         c.datasetIndex = index;
+        c.experimentId = r.experimentId;
         into.curves << c;
     }
     for (AlgorithmCurves c : r.selection) {
         c.dataset = setName;
         c.datasetIndex = index;
+        c.experimentId = r.experimentId;
         into.selection << c;
     }
     into.summary << r.summary;

@@ -250,6 +250,15 @@ private Q_SLOTS:
         };
         QCOMPARE(finals(mpi.out), finals(local.out));
         QCOMPARE(finals(mpi.out).size(), 30);
+        // The CSV says each row's set and its own experiment (the sets are two experiments).
+        QFile csv(m_dir.filePath("mpi.csv"));
+        QVERIFY(csv.open(QIODevice::ReadOnly));
+        const QStringList lines = QString::fromUtf8(csv.readAll()).split('\n', Qt::SkipEmptyParts);
+        QVERIFY2(lines.first().endsWith(",dataset"), qPrintable(lines.first()));
+        QSet<QString> pairs;
+        for (const QString& l : lines.mid(1))
+            pairs.insert(l.section(',', 0, 0) + " " + l.section(',', -1));
+        QCOMPARE(pairs, (QSet<QString>{"1 moons", "2 circles"}));
     }
 #endif
 };
