@@ -436,7 +436,13 @@ void RunBrowser::showLoaded(Loaded loaded)
     for (qint64 id : runIds)
         add(m_model->indexOfRun(id));
     m_view->selectionModel()->select(sel, QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
-    if (current.isValid()) {
+    const bool pending = !m_pendingExperiments.isEmpty() || !m_pendingRuns.isEmpty();
+    if (pending) { // what setSelection() asked for before this read listed it
+        QList<qint64> exps = expIds + m_pendingExperiments, runs = runIds + m_pendingRuns;
+        m_pendingExperiments.clear();
+        m_pendingRuns.clear();
+        selectNow(exps, runs);
+    } else if (current.isValid()) {
         const QModelIndex c = toProxy(currentIsRun ? m_model->indexOfRun(currentId, current.column())
                                                    : m_model->indexOfExperiment(currentId, current.column()));
         if (c.isValid())
@@ -483,6 +489,23 @@ QList<qint64> RunBrowser::selectedExperimentIds() const
 
 void RunBrowser::setSelection(const QList<qint64>& experimentIds, const QList<qint64>& runIds)
 {
+    // An id not listed yet waits for the reload that lists it (RunControl selects a finished
+    // experiment while the browser's re-read of the store is still on its way).
+    m_pendingExperiments.clear();
+    m_pendingRuns.clear();
+    for (qint64 id : experimentIds)
+        if (!m_model->indexOfExperiment(id).isValid())
+            m_pendingExperiments << id;
+    for (qint64 id : runIds)
+        if (!m_model->indexOfRun(id).isValid())
+            m_pendingRuns << id;
+    m_selecting = true; // not the user's choice: what is pending stays pending
+    selectNow(experimentIds, runIds);
+    m_selecting = false;
+}
+
+void RunBrowser::selectNow(const QList<qint64>& experimentIds, const QList<qint64>& runIds)
+{
     QItemSelection sel;
     QModelIndex first;
     auto add = [&](const QModelIndex& source) {
@@ -519,6 +542,10 @@ void RunBrowser::onSelectionChanged()
     updateDetails();
     if (m_restoring)
         return;
+    if (!m_selecting) { // the user chose: nothing waits any more
+        m_pendingExperiments.clear();
+        m_pendingRuns.clear();
+    }
     const QList<qint64> runs = selectedRunIds();
     const QList<qint64> exps = selectedExperimentIds();
     if (runs == m_lastRunIds && exps == m_lastExperimentIds)

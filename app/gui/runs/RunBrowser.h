@@ -93,8 +93,10 @@ public:
     /// Experiments selected directly (not through one of their runs), ascending ids. The group
     /// of runs without an experiment has no id and is never listed.
     QList<qint64> selectedExperimentIds() const;
-    /// Selects exactly the given experiments and runs (ids not shown are ignored), expanding the
-    /// experiments of the selected runs, and makes the first of them current.
+    /// Selects exactly the given experiments and runs, expanding the experiments of the selected
+    /// runs, and makes the first of them current. An id the list does not hold yet (an experiment
+    /// written just now, while a reload is on its way) is selected when the next reload lists it,
+    /// unless the user selects something else first; ids that no reload lists are ignored.
     void setSelection(const QList<qint64>& experimentIds, const QList<qint64>& runIds);
 
     /// Deletes the selected experiments (with all their runs) and the selected runs outside
@@ -171,6 +173,9 @@ private:
     };
     /// Starts a read of the store off the GUI thread; showLoaded() puts it in the tree.
     void reload(bool flushFirst);
+    /// Selects exactly those of @p experimentIds and @p runIds the list holds (setSelection()
+    /// without its waiting), the first current and scrolled to.
+    void selectNow(const QList<qint64>& experimentIds, const QList<qint64>& runIds);
     void showLoaded(Loaded loaded);
     /// Matches the wanted criteria on the snapshot shown, off the GUI thread.
     void startMatching();
@@ -203,6 +208,9 @@ private:
     QAction* m_notesAction = nullptr;
     bool m_confirmDeletes = true;
     bool m_restoring = false;      ///< refresh() is rebuilding: selection signals are its own
+    bool m_selecting = false;      ///< setSelection() is selecting: not the user's change
+    /// setSelection()'s ids that the list did not hold yet: selected by the reload that lists them.
+    QList<qint64> m_pendingExperiments, m_pendingRuns;
     bool m_columnsSized = false;   ///< columns fitted to the first non-empty contents
     QString m_readError;           ///< the last refresh()'s read failure, empty if none
     QString m_message;             ///< outcome of the last delete worth telling, empty if none

@@ -547,6 +547,42 @@ private Q_SLOTS:
         QCOMPARE(changed.count(), 1);
     }
 
+    void anExperimentSelectedBeforeItIsListedIsSelectedWhenItIs()
+    {
+        // RunControl selects a finished experiment while the browser's re-read is on its way.
+        ExperimentRecord c;
+        c.name = QStringLiteral("Written just now");
+        c.kind = QStringLiteral("learning-curve");
+        c.created = T0.addSecs(120);
+        const qint64 exp = m_store->createExperiment(c);
+        QVERIFY(exp >= 0);
+        QVERIFY(m_store->flush());
+        QVERIFY(!treeModel()->indexOfExperiment(exp).isValid());
+        m_browser->setSelection({exp}, {});
+        QVERIFY(m_browser->selectedExperimentIds().isEmpty()); // not listed yet
+        m_browser->refresh();
+        QVERIFY(m_browser->waitUntilIdle());
+        QCOMPARE(m_browser->selectedExperimentIds(), QList<qint64>{exp});
+        // Once applied it waits no more: the user's next choice stands through later reloads.
+        m_browser->setSelection({m_expA}, {});
+        m_browser->refresh();
+        QVERIFY(m_browser->waitUntilIdle());
+        QCOMPARE(m_browser->selectedExperimentIds(), QList<qint64>{m_expA});
+    }
+
+    void aPendingSelectionGivesWayToTheUsersChoice()
+    {
+        const qint64 never = 999999; // no reload lists it
+        m_browser->setSelection({never}, {});
+        // The user clicks a run before any reload.
+        const QModelIndex run = view()->model()->index(0, 0);
+        view()->selectionModel()->select(run, QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
+        const QList<qint64> chosen = m_browser->selectedExperimentIds();
+        m_browser->refresh();
+        QVERIFY(m_browser->waitUntilIdle());
+        QCOMPARE(m_browser->selectedExperimentIds(), chosen);
+    }
+
     void perLayerFactsReadAsTables()
     {
         // The block-layer methods' updates per layer (the paper's Table 5) and BPLS's per-layer
