@@ -82,8 +82,7 @@ CriticalDifferenceDiagram CriticalDifferenceDiagram::of(const AcrossSetsResult& 
         parts << QStringLiteral("no Nemenyi critical difference for %1 configurations").arg(f.algorithms);
     if (f.setsLeftOut > 0)
         parts << QStringLiteral("%1 data set%2 left out for gaps").arg(f.setsLeftOut).arg(f.setsLeftOut == 1 ? "" : "s");
-    // Every set ranking alike makes F infinite, its p 0: the χ² test's p says it then.
-    if (!((std::isinf(f.imanDavenportF) ? f.chiSquareP : f.imanDavenportP) < result.alpha))
+    if (!(f.decisionP() < result.alpha))
         parts << QStringLiteral("the ranks do not differ significantly at α = %1").arg(alpha);
     d.subtitle = parts.join(QStringLiteral("; "));
     return d;

@@ -59,17 +59,7 @@ void showScores(QChart* chart, const ExperimentResult& result, const ChartOption
         set->setColor(ChartPalette::color(j));
         set->setBorderColor(ChartPalette::color(j));
         for (size_t d = 0; d < r.scores.size(); ++d) {
-            double v = r.scores[d][size_t(j)];
-            if (!scores && std::isfinite(v)) { // the rank among the configurations that ran there
-                const bool higher = RunMetric::better(r.sets[int(d)].metric) == stats::Better::Higher;
-                double better = 0, equal = 0;
-                for (double o : r.scores[d])
-                    if (std::isfinite(o)) {
-                        better += higher ? o > v : o < v;
-                        equal += o == v;
-                    }
-                v = better + (equal + 1) / 2;
-            }
+            const double v = scores ? r.scores[d][size_t(j)] : r.setRanks[d][size_t(j)];
             // A gap is an empty slot (0 draws no bar): the per-set table names it.
             *set << (std::isfinite(v) ? v * scale : 0.0);
             if (std::isfinite(v)) {

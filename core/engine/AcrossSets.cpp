@@ -149,6 +149,16 @@ AcrossSetsResult AcrossSets::compute(const QList<ConfigurationSample>& samples, 
     }
     const std::vector<std::vector<double>> up = higherIsBetter(r);
     for (const std::vector<double>& row : up) {
+        std::vector<double> present;
+        for (double v : row)
+            if (!std::isnan(v))
+                present.push_back(v);
+        const std::vector<double> ranked = stats::RankStatistics::ranks(present, true);
+        std::vector<double> ranks(row.size(), NaN);
+        for (size_t j = 0, i = 0; j < row.size(); ++j)
+            if (!std::isnan(row[j]))
+                ranks[j] = ranked[i++];
+        r.setRanks.push_back(std::move(ranks));
         std::vector<int> best;
         double top = -kInf;
         for (size_t j = 0; j < row.size(); ++j)

@@ -42,6 +42,9 @@ struct AcrossSetsResult {
     /// Per set, the index of the best score (ties: every configuration at the best, lowest index
     /// first); empty for a set without scores.
     std::vector<std::vector<int>> winners;
+    /// [set][configuration]: the rank on the set among the configurations that ran there (1 =
+    /// best, ties the mean of their ranks); NaN for a gap.
+    std::vector<std::vector<double>> setRanks;
     stats::FriedmanResult friedman;  ///< over the sets every configuration ran on
     double alpha = 0.05;
     double criticalDifference = NaN; ///< Nemenyi's, at alpha, for friedman's k and N

@@ -41,26 +41,19 @@ std::optional<MetricId> oneMetric(const AcrossSetsResult& r)
 QString friedmanLine(const AcrossSetsResult& r)
 {
     const stats::FriedmanResult& f = r.friedman;
-    if (std::isinf(f.imanDavenportF)) // its limit, p = 0, would read as certainty: say why instead
-        return QStringLiteral("Friedman χ²(%1) = %2, p = %3; Iman–Davenport F(%4, %5) = ∞: every set ranks the "
-                              "configurations alike, and the F approximation has no p-value there (k = %6 "
-                              "configurations, N = %7 data sets)")
-            .arg(f.df1)
-            .arg(f.chiSquare, 0, 'f', 3)
-            .arg(ComparisonTables::formatP(f.chiSquareP))
-            .arg(f.df1)
-            .arg(f.df2)
-            .arg(f.algorithms)
-            .arg(f.sets);
-    return QStringLiteral("Friedman χ²(%1) = %2, p = %3; Iman–Davenport F(%4, %5) = %6, p = %7 (k = %8 configurations, "
-                          "N = %9 data sets)")
+    // Every set ranking alike makes F infinite and its p 0, which would read as certainty: say why.
+    const QString fPart = std::isinf(f.imanDavenportF)
+                              ? QStringLiteral("∞: every set ranks the configurations alike, and the F approximation "
+                                               "has no p-value there")
+                              : QStringLiteral("%1, p = %2").arg(f.imanDavenportF, 0, 'f', 3).arg(ComparisonTables::formatP(f.imanDavenportP));
+    return QStringLiteral("Friedman χ²(%1) = %2, p = %3; Iman–Davenport F(%4, %5) = %6 (k = %7 configurations, N = %8 "
+                          "data sets)")
         .arg(f.df1)
         .arg(f.chiSquare, 0, 'f', 3)
         .arg(ComparisonTables::formatP(f.chiSquareP))
         .arg(f.df1)
         .arg(f.df2)
-        .arg(f.imanDavenportF, 0, 'f', 3)
-        .arg(ComparisonTables::formatP(f.imanDavenportP))
+        .arg(fPart)
         .arg(f.algorithms)
         .arg(f.sets);
 }
@@ -75,22 +68,9 @@ TextTable AcrossSetsTables::perSet(const AcrossSetsResult& r)
     t.setTitle(QStringLiteral("Per data set: mean over seeds (rank on the set); * marks the best of a set"));
     for (int c = 2; c < header.size(); ++c)
         t.setAlign(c, TextTable::Align::Right);
-    // Ranks per set over the configurations that ran there.
     for (size_t d = 0; d < r.scores.size(); ++d) {
         const AcrossSetsColumn& col = r.sets[int(d)];
-        std::vector<double> present;
-        std::vector<size_t> which;
-        for (size_t j = 0; j < r.scores[d].size(); ++j)
-            if (!std::isnan(r.scores[d][j])) {
-                present.push_back(r.scores[d][j]);
-                which.push_back(j);
-            }
-        std::vector<double> ranks(r.scores[d].size(), NaN);
-        if (!present.empty()) {
-            const auto rk = stats::RankStatistics::ranks(present, RunMetric::better(col.metric) == stats::Better::Higher);
-            for (size_t i = 0; i < which.size(); ++i)
-                ranks[which[i]] = rk[i];
-        }
+        const std::vector<double>& ranks = r.setRanks[d];
         QStringList row{col.dataset, RunMetric::label(col.metric)};
         for (size_t j = 0; j < r.scores[d].size(); ++j) {
             if (std::isnan(r.scores[d][j])) {
@@ -158,7 +138,7 @@ TextTable AcrossSetsTables::ranks(const AcrossSetsResult& r)
             names << r.configurations[j];
         t.addNote(QStringLiteral("Not significantly different (within CD): %1.").arg(names.join(QStringLiteral(", "))));
     }
-    if (std::isinf(r.friedman.imanDavenportF) ? r.friedman.chiSquareP >= r.alpha : r.friedman.imanDavenportP >= r.alpha)
+    if (r.friedman.decisionP() >= r.alpha)
         t.addNote(QStringLiteral("The Friedman test does not reject \"all configurations rank alike\" at α = %1: the "
                                  "post-hoc tests below are not warranted (Demšar 2006, §3.2.2).")
                       .arg(r.alpha));

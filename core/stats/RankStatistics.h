@@ -12,6 +12,7 @@
 /// shorter row has gaps in its missing columns.
 
 #include <cstdint>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -35,6 +36,14 @@ struct FriedmanResult {
     int df1 = 0;                    ///< k − 1
     int df2 = 0;                    ///< (k − 1)(N − 1)
     std::string note;               ///< why it is not valid, what was left out, or that F_F is infinite
+
+    /// The p-value to decide "the algorithms differ" on: the Iman–Davenport test's (Demšar's
+    /// advice), or the χ² test's when every set ranks alike (F_F is then infinite and its p 0, the
+    /// limit of an approximation that no longer holds).
+    double decisionP() const
+    {
+        return imanDavenportF < std::numeric_limits<double>::infinity() ? imanDavenportP : chiSquareP;
+    }
 };
 
 /// One comparison of Holm's procedure: an algorithm against the control.

@@ -291,12 +291,14 @@ private Q_SLOTS:
         QVERIFY(close(f.chiSquareP, 0.0018166489665723214, 1e-15));
         QCOMPARE(f.imanDavenportF, kInf);
         QCOMPARE(f.imanDavenportP, 0.0);
+        QCOMPARE(f.decisionP(), f.chiSquareP); // F's limit p = 0 is not a decision
         // One tie breaks the extreme: χ²_F < 15 and F_F finite.
         t[2][1] = t[2][2];
         const FriedmanResult g = RankStatistics::friedman(t, true);
         QVERIFY(g.chiSquare < 15);
         QVERIFY(std::isfinite(g.imanDavenportF));
         QVERIFY(g.imanDavenportP > 0);
+        QCOMPARE(g.decisionP(), g.imanDavenportP);
         // Every set a four-way tie: every average rank 2.5, χ²_F = 0, F_F = 0, both p = 1.
         const FriedmanResult tied = RankStatistics::friedman({{1, 1, 1, 1}, {2, 2, 2, 2}, {3, 3, 3, 3}}, true);
         QVERIFY(tied.valid);
