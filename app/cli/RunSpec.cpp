@@ -43,6 +43,14 @@ void announceWaits(tb::RunStore* store)
         });
 }
 
+void adviseResume(const tb::ExperimentSpec& spec, const tb::RunStore* store)
+{
+    if (!store || spec.sourcePath.isEmpty())
+        return;
+    err() << "trainbench-cli: stopped; what finished is stored in " << store->path() << ": `trainbench-cli run "
+          << spec.sourcePath << " --db " << store->path() << " --resume` trains the rest" << Qt::endl;
+}
+
 void printRuns(const tb::ExperimentSpec& spec, const tb::ExperimentResult& result)
 {
     // One line per run (a noise sweep: per value of its axis) on stdout.
@@ -137,6 +145,8 @@ int runSpec(const tb::ExperimentSpec& spec, const tb::PluginRegistry& reg, tb::R
     out().flush();
 
     int code = result.cancelled ? Stopped : (result.runsFailed > 0 ? RunsFailed : Ok);
+    if (result.cancelled && result.storeError.isEmpty())
+        adviseResume(spec, store);
     if (!result.storeError.isEmpty()) {
         // Loud, and after the summary so it is the last thing read: the database holds less than
         // was trained; the results above and in --csv / --plot are the complete ones.

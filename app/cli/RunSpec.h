@@ -25,6 +25,10 @@ int refuseInvalid(const ExperimentSpec& spec, const PluginRegistry& reg);
 /// Says on stderr, as it happens, that @p store (may be null) waits for another process's lock.
 void announceWaits(RunStore* store);
 
+/// After Stop: on stderr, that what finished is in @p store and the command that trains the rest
+/// (`run FILE --db DB --resume`); nothing without a store or a file (a re-run).
+void adviseResume(const ExperimentSpec& spec, const RunStore* store);
+
 /// One line per run of @p result (its status, time and final metrics), or a noise sweep's
 /// statistics per value of its axis, on standard output.
 void printRuns(const ExperimentSpec& spec, const ExperimentResult& result);

@@ -139,6 +139,8 @@ int runSuite(const ExperimentSpec& spec, const PluginRegistry& reg, RunStore* st
     err().flush();
 
     int code = result.cancelled ? Stopped : (result.merged.runsFailed > 0 || !result.setErrors.isEmpty() ? RunsFailed : Ok);
+    if (result.cancelled && result.storeError.isEmpty())
+        adviseResume(spec, store);
     if (!result.storeError.isEmpty()) {
         code = Database;
         err() << "trainbench-cli: the suite was stopped because a write to the database failed: " << result.storeError

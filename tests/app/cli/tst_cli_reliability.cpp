@@ -254,6 +254,10 @@ private Q_SLOTS:
         QVERIFY2(lines.first().contains("train acc -  test acc -"), qPrintable(out));
         QVERIFY2(!lines.first().contains("RMSE"), qPrintable(out));
         QVERIFY2(lines.first().contains("no checkpoint"), qPrintable(out));
+        // And says how to go on.
+        const QString err = QString::fromUtf8(p.readAllStandardError());
+        QVERIFY2(err.contains(QStringLiteral("`trainbench-cli run %1 --db %2 --resume` trains the rest").arg(spec, db)),
+                 qPrintable(err));
 
         // A regression run stopped the same way speaks of RMSE.
         const QString regression = writeSpec("cancel-reg.json", R"({"name": "cancel", "kind": "learning-curve",
@@ -266,6 +270,31 @@ private Q_SLOTS:
         QVERIFY(q.waitForFinished(60000));
         const QString out2 = QString::fromUtf8(q.readAllStandardOutput());
         QVERIFY2(linesWith(out2, "Sleepy ").value(0).contains("train RMSE -  test RMSE -"), qPrintable(out2));
+    }
+
+    // Stop during a suite's first set: the set's rows are kept, no other set starts, and the
+    // command that trains the rest is said.
+    void stopDuringASuiteStartsNoOtherSetAndSaysHowToGoOn()
+    {
+        const QString spec = writeSpec("suite-stop.json", R"({"name": "suite stop", "kind": "learning-curve",
+            "threads": 1, "datasets": [
+                {"name": "a", "dataset": {"source": "moons", "samples": 100, "noise": 0.1, "seed": 1}},
+                {"name": "b", "dataset": {"source": "moons", "samples": 100, "noise": 0.1, "seed": 2}}],
+            "algorithms": [{"id": "test.sleepy", "label": "Sleepy", "params": {"epochs": 1, "epoch_ms": 600000}}]})");
+        const QString db = m_dir.filePath("suite-stop.sqlite");
+        QProcess p;
+        QVERIFY(startRunAndWaitForARunningRow(p, spec, db));
+        QCOMPARE(::kill(pid_t(p.processId()), SIGINT), 0);
+        QVERIFY(p.waitForFinished(60000));
+        QCOMPARE(p.exitCode(), 5);
+        const QString err = QString::fromUtf8(p.readAllStandardError());
+        QVERIFY2(err.contains(QStringLiteral("`trainbench-cli run %1 --db %2 --resume` trains the rest").arg(spec, db)),
+                 qPrintable(err));
+        QVERIFY2(!err.contains("Set 2 of 2"), qPrintable(err));
+        const Output runs = cli({"runs", "--db", db, "--json"});
+        const QJsonArray exps = QJsonDocument::fromJson(runs.out.toUtf8()).object().value("experiments").toArray();
+        QCOMPARE(exps.size(), 1); // set b never started
+        QCOMPARE(exps[0]["runs"][0]["status"].toString(), QStringLiteral("cancelled"));
     }
 
     // Item 6: a killed `run` leaves a row "running" in the file; every reader shows it interrupted.
