@@ -101,7 +101,7 @@ int runSuite(const ExperimentSpec& spec, const PluginRegistry& reg, RunStore* st
         return describeSet(planned, index, sets, s);
     };
     QString error;
-    const SuiteResult result = suite.run(spec, &bar, resume, &error);
+    const SuiteResult result = suite.run(spec, &bar, resume, planned, &error);
     bar.finish();
     *runnerToStop() = nullptr;
     std::signal(SIGINT, SIG_DFL);

@@ -163,11 +163,17 @@ QList<SuiteSetOutcome> SuiteRunner::plan(const ExperimentSpec& suite, bool resum
 
 SuiteResult SuiteRunner::run(const ExperimentSpec& suite, ExperimentObserver* observer, bool resume, QString* error)
 {
+    return run(suite, observer, resume, plan(suite, resume), error);
+}
+
+SuiteResult SuiteRunner::run(const ExperimentSpec& suite, ExperimentObserver* observer, bool resume,
+                             const QList<SuiteSetOutcome>& sets, QString* error)
+{
     m_stop = false;
     SuiteResult out;
     out.merged.kind = suite.kind;
     const ExperimentKind* kind = ExperimentKinds::find(suite.kind);
-    out.sets = plan(suite, resume);
+    out.sets = sets;
     for (const SuiteSetOutcome& o : std::as_const(out.sets))
         out.merged.suiteSets << o.set.name;
     int total = 0;

@@ -58,6 +58,10 @@ public:
     /// with none runs afresh; when no set has one, nothing runs and @p error says so. The caller
     /// should have validated @p suite.
     SuiteResult run(const ExperimentSpec& suite, ExperimentObserver* observer, bool resume, QString* error = nullptr);
+    /// The same with the plan the caller made already (plan() of @p suite and @p resume), so that
+    /// the store is not read for it twice.
+    SuiteResult run(const ExperimentSpec& suite, ExperimentObserver* observer, bool resume,
+                    const QList<SuiteSetOutcome>& plan, QString* error = nullptr);
 
     /// What run() will do with each set of @p suite: its experiment, gaps, whether it is absent
     /// and (with @p resume) which stored experiment it resumes.

@@ -223,9 +223,10 @@ bool ExperimentController::start(const ExperimentSpec& spec, QString* error, qin
 
     m_runner = std::make_unique<ExperimentRunner>(m_registry, m_store);
     m_observer = std::make_unique<Observer>();
+    QList<SuiteSetOutcome> plan;
     if (spec.isSuite()) {
         m_suiteRunner = std::make_unique<SuiteRunner>(*m_runner, m_registry, m_store);
-        planSets(spec, resumeId >= 0); // each set's curves come forward as it starts (beginSet())
+        plan = planSets(spec, resumeId >= 0); // each set's curves come forward as it starts (beginSet())
     } else {
         m_curves = configurationCurves(spec, &m_plannedEpochs);
         m_repeatIndex = QList<QList<int>>(m_curves.size());
@@ -236,12 +237,12 @@ bool ExperimentController::start(const ExperimentSpec& spec, QString* error, qin
     ExperimentRunner* runner = m_runner.get();
     SuiteRunner* suite = m_suiteRunner.get();
     const ExperimentSpec copy = m_spec;
-    m_worker = std::thread([this, observer, runner, suite, copy, resumeId] {
+    m_worker = std::thread([this, observer, runner, suite, copy, resumeId, plan] {
         ExperimentResult r;
         QList<qint64> ids;
         QStringList setErrors;
         if (suite) {
-            SuiteResult sr = suite->run(copy, observer, resumeId >= 0);
+            SuiteResult sr = suite->run(copy, observer, resumeId >= 0, plan);
             r = std::move(sr.merged);
             ids = sr.experimentIds;
             setErrors = sr.setErrors;
@@ -305,9 +306,10 @@ QList<charts::CurveSeriesData> ExperimentController::configurationCurves(const E
     return out;
 }
 
-void ExperimentController::planSets(const ExperimentSpec& spec, bool resume)
+QList<SuiteSetOutcome> ExperimentController::planSets(const ExperimentSpec& spec, bool resume)
 {
-    for (const SuiteSetOutcome& o : m_suiteRunner->plan(spec, resume)) {
+    const QList<SuiteSetOutcome> plan = m_suiteRunner->plan(spec, resume);
+    for (const SuiteSetOutcome& o : plan) {
         LiveSuiteSet set;
         set.name = o.set.name;
         set.spec = o.spec;
@@ -317,6 +319,7 @@ void ExperimentController::planSets(const ExperimentSpec& spec, bool resume)
         set.curves = configurationCurves(o.spec, nullptr);
         m_sets << set;
     }
+    return plan;
 }
 
 void ExperimentController::beginSet(int index)

@@ -7,6 +7,7 @@
 
 #include <engine/ExperimentRunner.h>
 #include <engine/ExperimentSpec.h>
+#include <engine/SuiteRunner.h>
 #include <charts/LearningCurveChart.h>
 #include <store/RunTypes.h>
 
@@ -143,8 +144,9 @@ private:
     /// One empty curve per configuration of @p spec (one experiment, or a suite's set), with each
     /// one's planned epochs in @p plannedEpochs.
     QList<charts::CurveSeriesData> configurationCurves(const ExperimentSpec& spec, QList<double>* plannedEpochs) const;
-    /// The sets of suite @p spec as its runner plans them (with @p resume: what each resumes).
-    void planSets(const ExperimentSpec& spec, bool resume);
+    /// The sets of suite @p spec as its runner plans them (with @p resume: what each resumes), kept
+    /// in m_sets; returns the plan for the runner.
+    QList<SuiteSetOutcome> planSets(const ExperimentSpec& spec, bool resume);
     /// Set @p index of the suite begins: its curves become curves(), the log names it.
     void beginSet(int index);
     /// The status bar's summary of the finished experiment or suite.
