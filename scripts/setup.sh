@@ -16,6 +16,7 @@ TB_PACKAGES=(
   fonts-dejavu-core
   dataset-fashion-mnist
   clang libclang-rt-14-dev
+  python3-dev pybind11-dev python3-numpy python3-pandas python3-torch python3-sklearn python3-matplotlib libopenblas0-pthread
 )
 
 tb_install_packages() {

@@ -142,8 +142,9 @@ int listCommand(const QStringList& args)
         if (!s->citation.isEmpty())
             out() << "  " << s->citation << "\n";
         for (const auto& a : s->algorithms) {
-            out() << "  " << a.id << " — " << a.name << (isSparse(a.id) ? "  [sparse inputs]" : "") << "\n    "
-                  << a.description << "\n";
+            out() << "  " << a.id << " — " << a.name << (isSparse(a.id) ? "  [sparse inputs]" : "") << "\n";
+            if (!a.description.isEmpty()) // a Python trainer's is optional
+                out() << "    " << a.description << "\n";
             if (const QString cost = costs.value(a.id).describe(); !cost.isEmpty())
                 out() << "    predicted cost for " << tb::CostPrediction::describeShape(referenceShapeOf(a))
                       << " (Fashion-MNIST, defaults, " << costThreads << " threads): " << cost << "\n";

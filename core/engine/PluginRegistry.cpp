@@ -316,6 +316,96 @@ void PluginRegistry::loadOne(const QString& filePath)
         m_algorithms.append(AlgorithmEntry{a, spec.get(), sparse.contains(a.id)});
     for (auto it = spec->renamedAlgorithms.begin(); it != spec->renamedAlgorithms.end(); ++it)
         m_renamed.insert(it.key(), it.value());
+    if (const auto* host = qobject_cast<ScriptHost*>(root))
+        loadScripts(*spec, *host);
+}
+
+ScriptTrust PluginRegistry::scriptTrust()
+{
+    // The rule of distrust() for shared libraries, without its notes on m_folders: a script folder
+    // is not a folder of the registry's search path (folders() lists those alone), so a refused
+    // script is named by notices() file by file ("plugin file … refused"), and a folder trusted
+    // through TRAINBENCH_TRUST_PLUGIN_DIRS is read without a notice.
+    return [](const QString& path) -> QString {
+        const QFileInfo info(path);
+        if (info.isDir()) {
+            const QString problem = PluginTrust::folderProblem(path);
+            if (problem.isEmpty() || PluginTrust::isTrusted(path))
+                return {};
+            return QStringLiteral("not read, its folder is refused: %1; %2").arg(problem, PluginTrust::remedy(path));
+        }
+        const QString folder = info.absolutePath();
+        const QString unsafe = PluginTrust::fileProblem(path);
+        if (unsafe.isEmpty() || PluginTrust::isTrusted(folder))
+            return {};
+        return QStringLiteral("not read: %1; %2").arg(unsafe, PluginTrust::remedy(folder));
+    };
+}
+
+void PluginRegistry::loadScripts(const PluginSpec& hostSpec, const ScriptHost& host)
+{
+    QList<ScriptFile> files;
+    try {
+        files = host.scripts(scriptTrust());
+    } catch (const std::exception& e) {
+        // The host's own algorithms (if any) stay usable; its scripts are named as unreadable.
+        auto spec = std::make_shared<PluginSpec>();
+        spec->filePath = hostSpec.filePath;
+        spec->id = hostSpec.id + QStringLiteral(":scripts");
+        spec->family = hostSpec.family;
+        spec->state = PluginSpec::State::Failed;
+        spec->error = QStringLiteral("scripts() threw: %1").arg(QString::fromUtf8(e.what()));
+        m_plugins.append(spec);
+        return;
+    }
+    for (const ScriptFile& file : std::as_const(files)) {
+        auto spec = std::make_shared<PluginSpec>();
+        spec->filePath = file.filePath;
+        spec->id = file.id;
+        spec->name = file.name.isEmpty() ? file.id : file.name;
+        spec->version = file.version;
+        spec->family = hostSpec.family;
+        spec->citation = file.citation;
+        spec->description = file.description;
+        spec->apiVersion = hostSpec.apiVersion;
+        spec->error = file.error;
+        m_plugins.append(spec);
+        switch (file.state) {
+        case ScriptFile::State::Refused: spec->state = PluginSpec::State::Refused; continue;
+        case ScriptFile::State::Shadowed: spec->state = PluginSpec::State::Shadowed; continue;
+        case ScriptFile::State::Invalid: spec->state = PluginSpec::State::Invalid; continue;
+        case ScriptFile::State::Usable: break;
+        }
+        // The checks of a shared library: a plugin id loaded before wins, an algorithm id offered
+        // twice is refused, and a script offers at least one algorithm with a factory.
+        spec->state = PluginSpec::State::Failed;
+        const auto earlier = std::find_if(m_plugins.cbegin(), m_plugins.cend(), [&](const auto& other) {
+            return other != spec && other->isLoaded() && other->id == spec->id;
+        });
+        if (earlier != m_plugins.cend()) {
+            spec->state = PluginSpec::State::Shadowed;
+            spec->error = QStringLiteral("plugin \"%1\" already loaded from %2").arg(spec->id, (*earlier)->filePath);
+            continue;
+        }
+        if (!file.factory || file.algorithms.isEmpty()) {
+            spec->error = QStringLiteral("the script host %1 gave it %2").arg(hostSpec.id,
+                file.factory ? QStringLiteral("no algorithms") : QStringLiteral("no factory"));
+            continue;
+        }
+        for (const AlgorithmInfo& a : file.algorithms)
+            if (const AlgorithmEntry* dup = algorithm(a.id)) {
+                spec->error = QStringLiteral("algorithm id \"%1\" is already offered by plugin \"%2\"")
+                                  .arg(a.id, dup->plugin->id);
+                break;
+            }
+        if (!spec->error.isEmpty())
+            continue;
+        spec->factory = file.factory;
+        spec->algorithms = file.algorithms;
+        spec->state = PluginSpec::State::Loaded;
+        for (const AlgorithmInfo& a : file.algorithms)
+            m_algorithms.append(AlgorithmEntry{a, spec.get(), false});
+    }
 }
 
 QString PluginRegistry::trainerProblem(PluginSpec& spec, TrainerFactory& factory, QObject* root,
@@ -327,7 +417,8 @@ QString PluginRegistry::trainerProblem(PluginSpec& spec, TrainerFactory& factory
     } catch (const std::exception& e) {
         return QStringLiteral("algorithms() threw: %1").arg(QString::fromUtf8(e.what()));
     }
-    if (algos.isEmpty())
+    // A script host's algorithms are its scripts' (loadScripts()): it may offer none of its own.
+    if (algos.isEmpty() && !qobject_cast<ScriptHost*>(root))
         return QStringLiteral("offers no algorithms");
     for (const auto& a : algos)
         if (const AlgorithmEntry* dup = algorithm(a.id))

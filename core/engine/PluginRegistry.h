@@ -3,6 +3,7 @@
 /// Finds trainer plugins, reads their metadata before loading, loads them, and keeps a
 /// state and an error string per plugin (Qt Creator's PluginSpec is the model).
 
+#include <trainbench/ScriptHost.h>
 #include <trainbench/SparseTrainer.h>
 #include <trainbench/TrainerFactory.h>
 
@@ -21,7 +22,9 @@ namespace tb {
 
 class PreparedConfiguration;
 
-/// One plugin file found on a search path.
+/// One plugin file found on a search path: a shared library, or a script of a loaded ScriptHost
+/// (ScriptHost.h: a `.py` file of plugins/python), listed after its host with the host's family
+/// and factory, its content's hash as version, and its own state and reason.
 struct PluginSpec {
     enum class State {
         Loaded,   ///< metadata valid, instance created, algorithms (or data sources) listed
@@ -95,7 +98,9 @@ public:
     /// Scans @p paths (default: defaultSearchPaths()) for shared libraries and loads every
     /// valid plugin. Folders that don't exist are skipped. A folder or file that other users can
     /// write to is refused unless TRAINBENCH_TRUST_PLUGIN_DIRS names its folder (PluginTrust):
-    /// plugins are code. May be called once.
+    /// plugins are code. The scripts of a loaded ScriptHost (ScriptHost.h, e.g. the `.py` trainers
+    /// of plugins/python) are listed after it, one PluginSpec each, the host reading only what the
+    /// same rule allows. May be called once.
     void scan(const QStringList& paths = defaultSearchPaths());
 
     const QList<std::shared_ptr<PluginSpec>>& plugins() const { return m_plugins; }
@@ -144,15 +149,23 @@ private:
     void loadOne(const QString& filePath);
     void loadDataSources(PluginSpec& spec, QObject* root, QPluginLoader* loader);
     /// Why the trainer plugin @p spec (root object @p root, its @p factory, metadata @p data) cannot
-    /// be used, empty when it can: algorithms() throws or offers none, an id another plugin offers, a
-    /// bad "renamed_algorithms", sparseInputAlgorithms() throws or names an algorithm it lacks. Fills
-    /// @p algos, @p sparse and spec.renamedAlgorithms as it checks them.
+    /// be used, empty when it can: algorithms() throws or offers none (a ScriptHost may offer none
+    /// of its own), an id another plugin offers, a bad "renamed_algorithms", sparseInputAlgorithms()
+    /// throws or names an algorithm it lacks. Fills @p algos, @p sparse and spec.renamedAlgorithms as
+    /// it checks them.
     QString trainerProblem(PluginSpec& spec, TrainerFactory& factory, QObject* root, const QJsonObject& data,
                            QList<AlgorithmInfo>& algos, QStringList& sparse) const;
     /// The "renamed_algorithms" of metadata @p data: each former id must name one of @p algos and no
     /// current id anywhere; kept in spec.renamedAlgorithms. Empty when they do, else why not.
     QString renamesProblem(PluginSpec& spec, const QList<AlgorithmInfo>& algos,
                            const QJsonObject& data) const;
+    /// The scripts of the loaded ScriptHost @p host (plugin @p spec): each file becomes a PluginSpec
+    /// of its own after @p spec, loaded (its algorithms offered, under the checks of trainerProblem())
+    /// or listed with the host's reason. The host reads only what scriptTrust() allows.
+    void loadScripts(const PluginSpec& spec, const ScriptHost& host);
+    /// The rule a ScriptHost applies before it reads a folder or a script: PluginTrust's, as for
+    /// shared libraries (TRAINBENCH_TRUST_PLUGIN_DIRS included).
+    static ScriptTrust scriptTrust();
     /// Lists @p filePath as Refused with @p why, without reading it.
     void refuse(const QString& filePath, const QString& why);
     /// Why @p filePath of @p folder must not be read (PluginTrust), empty when it may be loaded;

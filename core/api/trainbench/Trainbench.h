@@ -9,6 +9,7 @@
 #include "ParamSpec.h"
 #include "RunBudget.h"
 #include "RunContext.h"
+#include "ScriptHost.h"
 #include "Seeds.h"
 #include "SparseMatrix.h"
 #include "LockstepTrainer.h"
