@@ -1,7 +1,7 @@
 # The Debian package: `cpack -G DEB` in the build tree (after a full build) writes
 # trainbench_<version>_<arch>.deb with everything `cmake --install` installs — the workbench, the
-# CLI, the plugins, the SDK (headers and the CMake package of Install.cmake) and the example
-# experiments — under /usr. The binaries find their libraries through their relative rpath
+# CLI, the plugins, the Python module (python/CMakeLists.txt), the SDK (headers and the CMake
+# package of Install.cmake) and the example experiments — under /usr. The binaries find their libraries through their relative rpath
 # ($ORIGIN/../lib) and their plugins relative to themselves (PluginRegistry's
 # <executable dir>/<TB_PLUGIN_RELATIVE_DIR>), so the unpacked tree works wherever it lies
 # (tests/package unpacks it with dpkg -x and runs the CLI from there).
@@ -31,5 +31,13 @@ set(CPACK_DEBIAN_PACKAGE_DEPENDS "libqt6sql6-sqlite, fonts-dejavu-core")
 # Building an out-of-tree plugin against the SDK (find_package(Trainbench)) needs the headers of
 # what the SDK's CMake package finds, and a compiler.
 set(CPACK_DEBIAN_PACKAGE_RECOMMENDS "cmake, g++, qt6-base-dev, libeigen3-dev, libtbb-dev")
+# The Python module (python/, lib/python3/dist-packages/trainbench) is built for this build's
+# interpreter (its ABI tag names the version) and returns pandas frames: without them the rest of
+# the package works, so they are recommended, not required.
+if(TB_HAVE_PYTHON)
+  math(EXPR tb_python_next_minor "${Python_VERSION_MINOR} + 1")
+  string(APPEND CPACK_DEBIAN_PACKAGE_RECOMMENDS
+    ", python3 (>= ${Python_VERSION_MAJOR}.${Python_VERSION_MINOR}), python3 (<< ${Python_VERSION_MAJOR}.${tb_python_next_minor}), python3-numpy, python3-pandas")
+endif()
 set(CPACK_DEBIAN_PACKAGE_SUGGESTS "dataset-fashion-mnist, liblbfgspp-dev")
 include(CPack)

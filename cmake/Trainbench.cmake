@@ -60,14 +60,18 @@ function(tb_add_plugin target)
   set_property(GLOBAL APPEND PROPERTY TB_PLUGIN_TARGETS ${target})
 endfunction()
 
-# trainbench-apps: what ./run.sh runs — the workbench, the CLI and every plugin of plugins/ —
-# and nothing else (no tests, benchmarks or fuzz harnesses). Called once plugins/ is added.
+# trainbench-apps: what ./run.sh runs — the workbench, the CLI, every plugin of plugins/ and the
+# Python module (python/, when built) — and nothing else (no tests, benchmarks or fuzz harnesses).
+# Called once plugins/ and python/ are added.
 function(tb_add_apps_target)
   get_property(plugins GLOBAL PROPERTY TB_PLUGIN_TARGETS)
   add_custom_target(trainbench-apps)
   add_dependencies(trainbench-apps trainbench-cli ${plugins})
   if(TARGET trainbench)
     add_dependencies(trainbench-apps trainbench)
+  endif()
+  if(TARGET tb_python_module)
+    add_dependencies(trainbench-apps tb_python_module)
   endif()
 endfunction()
 
