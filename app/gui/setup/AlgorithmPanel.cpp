@@ -52,6 +52,8 @@ AlgorithmPanel::AlgorithmPanel(const PluginRegistry& registry, QWidget* parent) 
     for (const auto& plugin : registry.plugins()) {
         if (!plugin->isLoaded())
             continue; // broken plugins are listed in the Plugins dialog
+        if (plugin->algorithms.isEmpty())
+            continue; // a data-source plugin, or a script host (its scripts are listed as plugins of their own)
         ++loaded;
         auto* title = new QLabel(QStringLiteral("<b>%1</b> <span style='color:gray'>%2</span>")
                                      .arg(plugin->name.toHtmlEscaped(), plugin->version.toHtmlEscaped()),
