@@ -135,30 +135,8 @@ void curveColumns(const ExperimentResult& r, const QList<AlgorithmCurves>& curve
 
 py::dict summaryColumns(const QList<SummaryPoint>& summary)
 {
-    const std::size_t n = std::size_t(summary.size());
-    std::vector<double> x(n), trainMean(n), trainStd(n), testMean(n), testStd(n);
-    std::vector<std::int64_t> count(n);
-    QStringList algorithmId, algorithmName;
-    for (std::size_t i = 0; i < n; ++i) {
-        const SummaryPoint& p = summary[qsizetype(i)];
-        algorithmId << p.algorithmId;
-        algorithmName << p.algorithmName;
-        x[i] = p.x;
-        count[i] = p.count;
-        trainMean[i] = p.trainRmseMean;
-        trainStd[i] = p.trainRmseStd;
-        testMean[i] = p.testRmseMean;
-        testStd[i] = p.testRmseStd;
-    }
     Columns c;
-    c.put("algorithm_id", algorithmId);
-    c.put("algorithm_name", algorithmName);
-    c.put("x", x);
-    c.put("count", count);
-    c.put("train_rmse_mean", trainMean);
-    c.put("train_rmse_std", trainStd);
-    c.put("test_rmse_mean", testMean);
-    c.put("test_rmse_std", testStd);
+    RunColumns::putSummary(c, summary);
     return c.dict();
 }
 

@@ -315,31 +315,9 @@ py::dict ModuleStore::summaryPoints(std::optional<long long> experiment) const
             experimentId.insert(experimentId.end(), std::size_t(points.size()), id);
         }
     }
-    const std::size_t n = std::size_t(all.size());
-    std::vector<double> x(n), trainMean(n), trainStd(n), testMean(n), testStd(n);
-    std::vector<std::int64_t> count(n);
-    QStringList algorithmId, algorithmName;
-    for (std::size_t i = 0; i < n; ++i) {
-        const SummaryPoint& p = all[qsizetype(i)];
-        algorithmId << p.algorithmId;
-        algorithmName << p.algorithmName;
-        x[i] = p.x;
-        count[i] = p.count;
-        trainMean[i] = p.trainRmseMean;
-        trainStd[i] = p.trainRmseStd;
-        testMean[i] = p.testRmseMean;
-        testStd[i] = p.testRmseStd;
-    }
     Columns c;
     c.put("experiment_id", experimentId);
-    c.put("algorithm_id", algorithmId);
-    c.put("algorithm_name", algorithmName);
-    c.put("x", x);
-    c.put("count", count);
-    c.put("train_rmse_mean", trainMean);
-    c.put("train_rmse_std", trainStd);
-    c.put("test_rmse_mean", testMean);
-    c.put("test_rmse_std", testStd);
+    RunColumns::putSummary(c, all);
     return c.dict();
 }
 

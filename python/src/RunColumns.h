@@ -30,6 +30,10 @@ public:
     /// values as Python objects (lists as tuples), None where a run has no such key.
     static void putParams(Columns& c, const std::vector<QVariantMap>& params, const QString& prefix);
 
+    /// A noise sweep's statistics, one row per point: algorithm_id, algorithm_name, x, count,
+    /// train_rmse_mean, train_rmse_std, test_rmse_mean, test_rmse_std.
+    static void putSummary(Columns& c, const QList<SummaryPoint>& points);
+
     /// The metric columns of checkpoints, in this order: seq, epoch, train_time, loss,
     /// train_accuracy, validation_accuracy, test_accuracy, train_rmse, validation_rmse, test_rmse.
     struct Checkpoints {
