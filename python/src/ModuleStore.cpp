@@ -241,40 +241,26 @@ py::dict ModuleStore::checkpoints(const py::object& runs, std::optional<long lon
         QString error;
         if (experiment)
             requireExperiment(*store, *experiment);
-        if (given && ids.size() <= 64) {
-            // A few runs: each looked up by its key.
+        // One listing (without parameters) of the file names every run: the ids given are checked
+        // against it, or an experiment's (every run's) ids are taken from it.
+        const QList<RunRecord> listing = store->runListing(&error);
+        check(error);
+        if (given) {
+            std::unordered_set<qint64> known;
+            for (const RunRecord& r : listing)
+                known.insert(r.id);
             QStringList unknown;
-            for (qint64 id : ids) {
-                const auto r = store->run(id, &error);
-                check(error);
-                if (!r)
+            for (qint64 id : ids)
+                if (!known.count(id))
                     unknown << QString::number(id);
-            }
             if (!unknown.isEmpty())
                 throw py::key_error(QStringLiteral("%1 holds no run %2")
                                         .arg(store->path(), unknown.join(QStringLiteral(", ")))
                                         .toStdString());
         } else {
-            // Every run, an experiment's, or many: one listing (without parameters) of the file.
-            const QList<RunRecord> listing = store->runListing(&error);
-            check(error);
-            if (given) {
-                std::unordered_set<qint64> known;
-                for (const RunRecord& r : listing)
-                    known.insert(r.id);
-                QStringList unknown;
-                for (qint64 id : ids)
-                    if (!known.count(id))
-                        unknown << QString::number(id);
-                if (!unknown.isEmpty())
-                    throw py::key_error(QStringLiteral("%1 holds no run %2")
-                                            .arg(store->path(), unknown.join(QStringLiteral(", ")))
-                                            .toStdString());
-            } else {
-                for (const RunRecord& r : listing)
-                    if (!experiment || r.experimentId == *experiment)
-                        ids.push_back(r.id);
-            }
+            for (const RunRecord& r : listing)
+                if (!experiment || r.experimentId == *experiment)
+                    ids.push_back(r.id);
         }
         for (qint64 id : ids) {
             const QVector<MetricPoint> m = store->metrics(id, &error);
