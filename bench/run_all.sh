@@ -13,7 +13,8 @@
 #   1b. dsgd-fashion-mnist-30s.json's first configuration, one seed: whole-run wall time (the goal
 #      ≤ 35 s), training wall time and CPU time (its budget is 60 s of CPU);
 #   2. the toy noise sweeps (gradient-toy-linear.json + gradient-toy-nonlinear.json, the goal
-#      ≤ 10 s together) and the fast paths they took (lock_step_width, lock_step_lanes);
+#      ≤ 10 s together) and the fast paths they took (lock_step_width, lock_step_lanes,
+#      lock_step_exp);
 #   3. BPLS Algorithm 2 against its own normal-equations step (bench/bpls_fashion --seeds 5, the goal
 #      ≤ 3.2).
 set -euo pipefail
@@ -74,7 +75,7 @@ echo "2. toy noise sweeps …" >&2
 {
     echo "## 2. Toy noise sweeps (goal ≤ 10 s together) and the paths they took"
     echo
-    echo "| file | wall s | lock_step_width / lock_step_lanes of the gradient rows |"
+    echo "| file | wall s | lock_step_width / lock_step_lanes / lock_step_exp of the gradient rows |"
     echo "|---|---|---|"
 } >> "$out"
 total=0
@@ -83,7 +84,7 @@ for f in gradient-toy-linear gradient-toy-nonlinear; do
     "$cli" run "resources/experiments/$f.json" --db "$work/$f.sqlite" --quiet > /dev/null
     t=$(calc "$(now) - $start")
     total=$(calc "$total + $t")
-    paths=$(query "$work/$f.sqlite" "select distinct json_extract(info_json, '\$.lock_step_width') || ' / ' || json_extract(info_json, '\$.lock_step_lanes') from runs where algorithm_id like 'gradient.%'" | paste -sd, -)
+    paths=$(query "$work/$f.sqlite" "select distinct json_extract(info_json, '\$.lock_step_width') || ' / ' || json_extract(info_json, '\$.lock_step_lanes') || ' / ' || json_extract(info_json, '\$.lock_step_exp') from runs where algorithm_id like 'gradient.%'" | paste -sd, -)
     printf '| %s | %.2f | %s |\n' "$f.json" "$t" "$paths" >> "$out"
 done
 printf '| together | %.2f | |\n\n' "$total" >> "$out"

@@ -1,28 +1,12 @@
 #include "LaneExp.h"
 
-#include <cstdint>
 #include <cstring>
 #include <random>
 
-// Compiled with -ffp-contract=off (CMakeLists.txt): the only fused multiply-adds are the explicit
-// ones, placed where glibc's __exp_fma has them.
-
 namespace tb::num {
-namespace {
+namespace detail {
 
-// The constants and table of glibc's exp (sysdeps/ieee754/dbl-64/e_exp_data.c, from Arm's
-// optimized-routines, MIT / Apache-2.0 with LLVM exception; the same in musl's exp_data.c):
-// N = 128, tab[2k] the tail of 2^(k/N) and tab[2k+1] its bits minus k << 45.
-constexpr double kInvLn2N = 0x1.71547652b82fep0 * 128;
-constexpr double kShift = 0x1.8p52;
-constexpr double kNegLn2HiN = -0x1.62e42fefa0000p-8;
-constexpr double kNegLn2LoN = -0x1.cf79abc9e3b3ap-47;
-constexpr double kC2 = 0x1.ffffffffffdbdp-2;
-constexpr double kC3 = 0x1.555555555543cp-3;
-constexpr double kC4 = 0x1.55555cf172b91p-5;
-constexpr double kC5 = 0x1.1111167a4d017p-7;
-
-alignas(64) const std::uint64_t kTable[256] = {
+alignas(64) extern const std::uint64_t kExpTable[256] = {
     0x0000000000000000ULL, 0x3ff0000000000000ULL, 0x3c9b3b4f1a88bf6eULL, 0x3feff63da9fb3335ULL,
     0xbc7160139cd8dc5dULL, 0x3fefec9a3e778061ULL, 0xbc905e7a108766d1ULL, 0x3fefe315e86e7f85ULL,
     0x3c8cd2523567f613ULL, 0x3fefd9b0d3158574ULL, 0xbc8bce8023f98efaULL, 0x3fefd06b29ddf6deULL,
@@ -89,51 +73,19 @@ alignas(64) const std::uint64_t kTable[256] = {
     0x3c77893b4d91cd9dULL, 0x3fefe7c1819e90d8ULL, 0x3c5305c14160cc89ULL, 0x3feff3c22b8f71f1ULL,
 };
 
+bool gLaneExpVector = false;
+
+} // namespace detail
+
+namespace {
+
 Lanes scalarExp(Lanes x)
 {
     return eachLane(x, [](double v) { return std::exp(v); });
 }
 
-#if defined(__AVX512F__) && defined(__FMA__)
-// GCC 12's AVX-512 shift and gather intrinsics start from _mm512_undefined_*(), which its
-// -Wuninitialized reports (GCC bug 105593, fixed in 13): not a use of an uninitialised value.
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wuninitialized"
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-Lanes vectorExp(Lanes in)
-{
-    const __m512d x = in.v;
-    const __m512i ix = _mm512_castpd_si512(x);
-    // The main range: top12(|x|) − top12(2^−54) < top12(512) − top12(2^−54), unsigned.
-    const __m512i abstop = _mm512_and_si512(_mm512_srli_epi64(ix, 52), _mm512_set1_epi64(0x7ff));
-    const __mmask8 main = _mm512_cmplt_epu64_mask(_mm512_sub_epi64(abstop, _mm512_set1_epi64(0x3c9)),
-                                                  _mm512_set1_epi64(0x3f));
-    // kd = x·N/ln2 + shift (fused); ki its bits; r = x − kd·ln2/N in two fused steps.
-    __m512d kd = _mm512_fmadd_pd(x, _mm512_set1_pd(kInvLn2N), _mm512_set1_pd(kShift));
-    const __m512i ki = _mm512_castpd_si512(kd);
-    kd = _mm512_sub_pd(kd, _mm512_set1_pd(kShift));
-    __m512d r = _mm512_fmadd_pd(kd, _mm512_set1_pd(kNegLn2HiN), x);
-    r = _mm512_fmadd_pd(kd, _mm512_set1_pd(kNegLn2LoN), r);
-    const __m512i idx = _mm512_slli_epi64(_mm512_and_si512(ki, _mm512_set1_epi64(127)), 1);
-    const __m512i top = _mm512_slli_epi64(ki, 45);
-    const __m512d tail = _mm512_i64gather_pd(idx, reinterpret_cast<const double*>(kTable), 8);
-    const __m512i sbits = _mm512_add_epi64(_mm512_i64gather_epi64(idx, reinterpret_cast<const long long*>(kTable + 1), 8), top);
-    // tmp = tail + r + r²·(C2 + r·C3) + r⁴·(C4 + r·C5), as __exp_fma evaluates it.
-    const __m512d r2 = _mm512_mul_pd(r, r);
-    const __m512d p23 = _mm512_fmadd_pd(r, _mm512_set1_pd(kC3), _mm512_set1_pd(kC2));
-    const __m512d t = _mm512_add_pd(r, tail);
-    const __m512d p45 = _mm512_fmadd_pd(r, _mm512_set1_pd(kC5), _mm512_set1_pd(kC4));
-    const __m512d a = _mm512_fmadd_pd(p23, r2, t);
-    const __m512d tmp = _mm512_fmadd_pd(_mm512_mul_pd(r2, r2), p45, a);
-    const __m512d scale = _mm512_castsi512_pd(sbits);
-    Lanes out(Lanes::Vector(_mm512_fmadd_pd(scale, tmp, scale)));
-    if (main != 0xff)
-        for (int i = 0; i < kLanes; ++i)
-            if (!(main >> i & 1))
-                out.set(i, std::exp(in[i]));
-    return out;
-}
-#pragma GCC diagnostic pop
+#if defined(TB_LANE_EXP_VECTOR)
+using detail::vectorExp;
 
 // Whether vectorExp() gives std::exp's bits here: every table entry (k/128·ln 2 + small
 // offsets), both ends of the main range, and random arguments across it.
@@ -167,30 +119,26 @@ bool checkVector()
 }
 #endif
 
-bool vectorised()
+bool checkedOnLoad()
 {
-#if defined(__AVX512F__) && defined(__FMA__)
-    static const bool ok = checkVector();
-    return ok;
-#else
-    return false;
+#if defined(TB_LANE_EXP_VECTOR)
+    detail::gLaneExpVector = checkVector();
 #endif
+    return detail::gLaneExpVector;
 }
+
+const bool kChecked = checkedOnLoad();
 
 } // namespace
 
 bool laneExpVectorised()
 {
-    return vectorised();
+    return kChecked && detail::gLaneExpVector;
 }
 
-Lanes laneExp(Lanes x)
+const char* laneExpPath()
 {
-#if defined(__AVX512F__) && defined(__FMA__)
-    if (vectorised())
-        return vectorExp(x);
-#endif
-    return scalarExp(x);
+    return laneExpVectorised() ? kLanesInstructionSet : "std::exp";
 }
 
 } // namespace tb::num

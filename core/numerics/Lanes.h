@@ -12,61 +12,98 @@
 
 #include <cmath>
 
-#if defined(__AVX512F__)
+#if defined(__SSE2__)
 #include <immintrin.h>
 #endif
 
 namespace tb::num {
 
-/// Replicas one Lanes value holds: 8, one AVX-512 register of doubles (on narrower targets GCC
-/// splits the vector; the results are the same).
+/// Replicas one Lanes value holds: 8, one AVX-512 register of doubles.
 inline constexpr int kLanes = 8;
 
-/// What one Lanes operation compiles to in this build: "avx512" (one register) or "generic" (GCC
-/// splits it into narrower vectors; the same results, more instructions). A noise sweep's stored
-/// run names it beside its lock-step width, so a benchmark says which path it took.
+/// Doubles per register of the build's widest vector unit: 8 (AVX-512), 4 (AVX) or 2 (SSE2).
+/// A Lanes value is kLanes / kLaneWidth such registers. (Declared as one 64-byte GCC vector, a
+/// value was copied through the stack in 16-byte pieces around every operation on an AVX2
+/// machine, and sqrt went lane by lane; vectors of the machine's own width stay in registers.)
+inline constexpr int kLaneWidth =
+#if defined(__AVX512F__)
+    8;
+#elif defined(__AVX__)
+    4;
+#else
+    2;
+#endif
+inline constexpr int kLaneParts = kLanes / kLaneWidth;
+
+/// What one Lanes operation compiles to in this build: "avx512" (one register), "avx2" (two AVX
+/// registers, with AVX2 and FMA), "avx" or "generic" (four SSE2 registers; fma lane by lane). The
+/// results are the same on every path. A noise sweep's stored run names it beside its lock-step
+/// width, so a benchmark says which path it took.
 inline constexpr const char* kLanesInstructionSet =
 #if defined(__AVX512F__)
     "avx512";
+#elif defined(__AVX2__) && defined(__FMA__)
+    "avx2";
+#elif defined(__AVX__)
+    "avx";
 #else
     "generic";
 #endif
 
-/// kLanes doubles with lane-wise arithmetic (GCC/Clang vector extensions). Implicitly made
-/// from a double (every lane that value), so that scalar constants in shared code broadcast.
+/// kLanes doubles with lane-wise arithmetic (GCC/Clang vector extensions, kLaneParts registers of
+/// kLaneWidth doubles). Implicitly made from a double (every lane that value), so that scalar
+/// constants in shared code broadcast.
 struct Lanes {
-    using Vector = double __attribute__((vector_size(kLanes * sizeof(double))));
-    Vector v;
+    using Part = double __attribute__((vector_size(kLaneWidth * sizeof(double))));
+    Part p[kLaneParts];
 
     Lanes() = default;
-    Lanes(double s) : v{s, s, s, s, s, s, s, s} {} // NOLINT: implicit on purpose (broadcast)
-    explicit Lanes(Vector x) : v(x) {}
+    Lanes(double s) // NOLINT: implicit on purpose (broadcast)
+    {
+        Part b;
+        for (int i = 0; i < kLaneWidth; ++i)
+            b[i] = s;
+        for (Part& x : p)
+            x = b;
+    }
 
-    double operator[](int i) const { return v[i]; }
-    void set(int i, double x) { v[i] = x; }
+    double operator[](int i) const { return p[i / kLaneWidth][i % kLaneWidth]; }
+    void set(int i, double x) { p[i / kLaneWidth][i % kLaneWidth] = x; }
 
-    Lanes operator-() const { return Lanes(-v); }
-    Lanes& operator+=(Lanes b) { v += b.v; return *this; }
-    Lanes& operator-=(Lanes b) { v -= b.v; return *this; }
-    Lanes& operator*=(Lanes b) { v *= b.v; return *this; }
-    Lanes& operator/=(Lanes b) { v /= b.v; return *this; }
+    /// f(part) for every register: the one loop every operation below is written with.
+    template <class F>
+    static Lanes eachPart(F f)
+    {
+        Lanes r;
+        for (int k = 0; k < kLaneParts; ++k)
+            r.p[k] = f(k);
+        return r;
+    }
+
+    Lanes operator-() const { return eachPart([&](int k) { return -p[k]; }); }
+    Lanes& operator+=(Lanes b) { for (int k = 0; k < kLaneParts; ++k) p[k] += b.p[k]; return *this; }
+    Lanes& operator-=(Lanes b) { for (int k = 0; k < kLaneParts; ++k) p[k] -= b.p[k]; return *this; }
+    Lanes& operator*=(Lanes b) { for (int k = 0; k < kLaneParts; ++k) p[k] *= b.p[k]; return *this; }
+    Lanes& operator/=(Lanes b) { for (int k = 0; k < kLaneParts; ++k) p[k] /= b.p[k]; return *this; }
 };
 static_assert(sizeof(Lanes) == kLanes * sizeof(double));
 
-inline Lanes operator+(Lanes a, Lanes b) { return Lanes(a.v + b.v); }
-inline Lanes operator-(Lanes a, Lanes b) { return Lanes(a.v - b.v); }
-inline Lanes operator*(Lanes a, Lanes b) { return Lanes(a.v * b.v); }
-inline Lanes operator/(Lanes a, Lanes b) { return Lanes(a.v / b.v); }
+inline Lanes operator+(Lanes a, Lanes b) { return a += b; }
+inline Lanes operator-(Lanes a, Lanes b) { return a -= b; }
+inline Lanes operator*(Lanes a, Lanes b) { return a *= b; }
+inline Lanes operator/(Lanes a, Lanes b) { return a /= b; }
 
 /// a·b + c rounded once in every lane (std::fma lane by lane).
 inline Lanes fma(Lanes a, Lanes b, Lanes c)
 {
 #if defined(__AVX512F__)
-    return Lanes(Lanes::Vector(_mm512_fmadd_pd(a.v, b.v, c.v)));
+    return Lanes::eachPart([&](int k) { return Lanes::Part(_mm512_fmadd_pd(a.p[k], b.p[k], c.p[k])); });
+#elif defined(__AVX__) && defined(__FMA__)
+    return Lanes::eachPart([&](int k) { return Lanes::Part(_mm256_fmadd_pd(a.p[k], b.p[k], c.p[k])); });
 #else
     Lanes r;
     for (int i = 0; i < kLanes; ++i)
-        r.v[i] = std::fma(a.v[i], b.v[i], c.v[i]);
+        r.set(i, std::fma(a[i], b[i], c[i]));
     return r;
 #endif
 }
@@ -96,15 +133,19 @@ inline float madd(float a, float b, float c)
 #endif
 }
 
-/// √a in every lane (correctly rounded, as std::sqrt).
+/// √a in every lane (correctly rounded, as std::sqrt: IEEE's square root in every instruction set).
 inline Lanes sqrt(Lanes a)
 {
 #if defined(__AVX512F__)
-    return Lanes(Lanes::Vector(_mm512_sqrt_pd(a.v)));
+    return Lanes::eachPart([&](int k) { return Lanes::Part(_mm512_sqrt_pd(a.p[k])); });
+#elif defined(__AVX__)
+    return Lanes::eachPart([&](int k) { return Lanes::Part(_mm256_sqrt_pd(a.p[k])); });
+#elif defined(__SSE2__)
+    return Lanes::eachPart([&](int k) { return Lanes::Part(_mm_sqrt_pd(a.p[k])); });
 #else
     Lanes r;
     for (int i = 0; i < kLanes; ++i)
-        r.v[i] = std::sqrt(a.v[i]);
+        r.set(i, std::sqrt(a[i]));
     return r;
 #endif
 }
@@ -115,7 +156,7 @@ inline Lanes eachLane(Lanes a, F f)
 {
     Lanes r;
     for (int i = 0; i < kLanes; ++i)
-        r.v[i] = f(a.v[i]);
+        r.set(i, f(a[i]));
     return r;
 }
 

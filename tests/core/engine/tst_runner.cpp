@@ -1,6 +1,6 @@
 #include <store/BuildInfo.h>
 #include <data/DataSource.h>
-#include <numerics/Lanes.h>
+#include <numerics/LaneExp.h>
 #include <engine/ExperimentRunner.h>
 #include <engine/PluginRegistry.h>
 #include <engine/PreparedConfiguration.h>
@@ -949,10 +949,12 @@ private Q_SLOTS:
         for (int a : {0, 1, 4}) {
             QCOMPARE(runs[a].info.value("lock_step_width").toInt(), num::kLanes);
             QCOMPARE(runs[a].info.value("lock_step_lanes").toString(), QString::fromLatin1(num::kLanesInstructionSet));
+            QCOMPARE(runs[a].info.value("lock_step_exp").toString(), QString::fromLatin1(num::laneExpPath()));
         }
         for (int a : {2, 3}) {
             QCOMPARE(runs[a].info.value("lock_step_width").toInt(-1), 0);
             QVERIFY(!runs[a].info.contains("lock_step_lanes"));
+            QVERIFY(!runs[a].info.contains("lock_step_exp"));
         }
     }
 

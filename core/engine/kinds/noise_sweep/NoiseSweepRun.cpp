@@ -6,7 +6,7 @@
 #include <store/RunStore.h>
 
 #include <data/DataSource.h>
-#include <numerics/Lanes.h>
+#include <numerics/LaneExp.h>
 #include <numerics/Metrics.h>
 #include <trainbench/LockstepTrainer.h>
 #include <trainbench/Seeds.h>
@@ -530,8 +530,10 @@ void NoiseSweepRun::finishRows()
                 info.insert("predicted_cost_per_cell", m_cellCosts[a]);
             // Which path the cells took: fitted in packs of this many replicas (0: one by one).
             info.insert("lock_step_width", m_lockstepWidth[size_t(a)]);
-            if (m_lockstepWidth[size_t(a)] > 0)
+            if (m_lockstepWidth[size_t(a)] > 0) {
                 info.insert("lock_step_lanes", QString::fromLatin1(num::kLanesInstructionSet));
+                info.insert("lock_step_exp", QString::fromLatin1(num::laneExpPath()));
+            }
             // The row stands for every cell: the build and CPU that trained them (rank 0's under MPI).
             const QJsonObject machine = Runner::machineFacts();
             for (auto it = machine.begin(); it != machine.end(); ++it)
