@@ -3,36 +3,7 @@
 #include <tbb/blocked_range2d.h>
 #include <tbb/parallel_for.h>
 
-#include <utility>
-
 namespace tb::train {
-namespace {
-__extension__ typedef unsigned __int128 U128;  // GCC/Clang; __extension__ keeps -Wpedantic quiet
-} // namespace
-
-std::uint64_t boundedDraw(std::mt19937_64& gen, std::uint64_t n)
-{
-    // Lemire (2019): the high word of x·n is uniform once the low word's biased zone is rejected.
-    U128 p = static_cast<U128>(gen()) * n;
-    auto low = static_cast<std::uint64_t>(p);
-    if (low < n) {
-        const std::uint64_t threshold = (0 - n) % n;
-        while (low < threshold) {
-            p = static_cast<U128>(gen()) * n;
-            low = static_cast<std::uint64_t>(p);
-        }
-    }
-    return static_cast<std::uint64_t>(p >> 64);
-}
-
-void shuffle(std::vector<Eigen::Index>& v, std::mt19937_64& gen)
-{
-    for (std::size_t i = v.size(); i > 1; --i) {
-        const std::size_t j = std::size_t(boundedDraw(gen, i));
-        std::swap(v[i - 1], v[j]);
-    }
-}
-
 template <class Scalar>
 Eigen::Matrix<Scalar, Eigen::Dynamic, Eigen::Dynamic> transposedCopy(const Eigen::Ref<const Eigen::MatrixXd>& x)
 {
