@@ -11,6 +11,7 @@
 #include <trainbench/toolkit/RunLoopHost.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <limits>
 #include <numeric>
@@ -244,10 +245,18 @@ namespace {
 
 // Replica data → lane @p ln of a lock-step batch: row i of the batch is row rows[i] of the
 // replica's x (n × d) and y (n × k), both row-major; xs[(i·d + a)·8 + ln], ys[(j·8 + i)·8 + ln].
-void gatherLane(int ln, const Eigen::Index* __restrict rows, const double* __restrict x, const double* __restrict y,
-                Eigen::Index n, Eigen::Index d, Eigen::Index k, double* __restrict xs, double* __restrict ys)
+// D and K > 0: d and k known when compiled (the toy networks' 1 to 4 inputs and outputs), so the
+// copies of a row are straight-line code; 0: read from @p d and @p k. (With loops of one or two
+// turns of unknown length the gathers were a fifth of a toy sweep's time.)
+template <int D, int K>
+void gatherLaneOf(int ln, const Eigen::Index* __restrict rows, const double* __restrict x, const double* __restrict y,
+                  Eigen::Index n, Eigen::Index d, Eigen::Index k, double* __restrict xs, double* __restrict ys)
 {
     constexpr int W = num::kLanes;
+    if constexpr (D > 0) {
+        d = D;
+        k = K;
+    }
     for (Eigen::Index i = 0; i < n; ++i) {
         const double* xrow = x + rows[i] * d;
         const double* yrow = y + rows[i] * k;
@@ -256,6 +265,23 @@ void gatherLane(int ln, const Eigen::Index* __restrict rows, const double* __res
         for (Eigen::Index j = 0; j < k; ++j)
             ys[(j * 8 + i) * W + ln] = yrow[j];
     }
+}
+
+using GatherLane = void (*)(int, const Eigen::Index*, const double*, const double*, Eigen::Index, Eigen::Index,
+                            Eigen::Index, double*, double*);
+
+template <int D>
+constexpr std::array<GatherLane, 4> gathersWithInputs()
+{
+    return {&gatherLaneOf<D, 1>, &gatherLaneOf<D, 2>, &gatherLaneOf<D, 3>, &gatherLaneOf<D, 4>};
+}
+
+// The gather for d inputs and k outputs: a straight-line one for 1 ≤ d, k ≤ 4, the general one otherwise.
+GatherLane gatherLane(Eigen::Index d, Eigen::Index k)
+{
+    static constexpr std::array<std::array<GatherLane, 4>, 4> kSmall{
+        gathersWithInputs<1>(), gathersWithInputs<2>(), gathersWithInputs<3>(), gathersWithInputs<4>()};
+    return d >= 1 && d <= 4 && k >= 1 && k <= 4 ? kSmall[std::size_t(d - 1)][std::size_t(k - 1)] : &gatherLaneOf<0, 0>;
 }
 
 } // namespace
@@ -349,8 +375,9 @@ void GradientTrainer::fitReplicas(const std::vector<DatasetView>& data, const st
     const Lanes* cols[8] = {};
     for (Eigen::Index i = 0; i < n; ++i)
         cols[i] = xs.data() + i * d;
+    const GatherLane gatherInto = gatherLane(d, k);
     auto gather = [&](int ln, int r, const std::vector<Eigen::Index>& rows) {
-        gatherLane(ln, rows.data(), xr.data() + r * n * d, yr.data() + r * n * k, n, d, k, lane(xs), lane(ys));
+        gatherInto(ln, rows.data(), xr.data() + r * n * d, yr.data() + r * n * k, n, d, k, lane(xs), lane(ys));
     };
     for (int ln = count; ln < W; ++ln)
         gather(ln, 0, rowsOf[0]);  // unchanged from here on
