@@ -49,15 +49,19 @@ LoopEnd TrainingLoop::diverged(double loss, const Hooks& hooks, bool epochEnd)
     return LoopEnd::Diverged;
 }
 
-std::optional<LoopEnd> TrainingLoop::endEpoch(const Plan& plan, const Hooks& hooks, bool budget)
+bool TrainingLoop::endEpoch(const Plan& plan, const Hooks& hooks, bool budget, LoopEnd& end)
 {
     double loss = 0;
     if (hooks.epochLoss) {
         const std::optional<double> l = hooks.epochLoss(m_pos);
-        if (!l)
-            return LoopEnd::Stopped;
-        if (!std::isfinite(*l))
-            return diverged(*l, hooks, true);
+        if (!l) {
+            end = LoopEnd::Stopped;
+            return true;
+        }
+        if (!std::isfinite(*l)) {
+            end = diverged(*l, hooks, true);
+            return true;
+        }
         loss = *l;
     } else {
         const double mean = m_lossSum / m_rows;
@@ -66,8 +70,10 @@ std::optional<LoopEnd> TrainingLoop::endEpoch(const Plan& plan, const Hooks& hoo
     bool stopEarly = false;
     if (m_validationLoss) {
         const std::optional<double> v = m_validationLoss();
-        if (!v)
-            return LoopEnd::Stopped;
+        if (!v) {
+            end = LoopEnd::Stopped;
+            return true;
+        }
         const long long epoch = m_pos.epoch + 1;
         if (*v < m_bestLoss) {
             m_bestLoss = *v;
@@ -94,16 +100,22 @@ std::optional<LoopEnd> TrainingLoop::endEpoch(const Plan& plan, const Hooks& hoo
     if (m_atEpochEnds || budget) {
         if (hooks.beforeCheckpoint)
             hooks.beforeCheckpoint(m_pos);
-        if (!checkpoint(m_pos.epochs, loss))
-            return budget || (m_pollBudget && m_host.budgetSpent()) ? LoopEnd::Budget : LoopEnd::Stopped;
+        if (!checkpoint(m_pos.epochs, loss)) {
+            end = budget || (m_pollBudget && m_host.budgetSpent()) ? LoopEnd::Budget : LoopEnd::Stopped;
+            return true;
+        }
     }
     m_lossSum = 0;
     m_rows = 0;
-    if (budget)
-        return LoopEnd::Budget;
-    if (stopEarly)
-        return LoopEnd::EarlyStopped;
-    return std::nullopt;
+    if (budget) {
+        end = LoopEnd::Budget;
+        return true;
+    }
+    if (stopEarly) {
+        end = LoopEnd::EarlyStopped;
+        return true;
+    }
+    return false;
 }
 
 LoopEnd TrainingLoop::run(const Plan& plan, const Hooks& hooks)
@@ -172,8 +184,8 @@ LoopEnd TrainingLoop::run(const Plan& plan, const Hooks& hooks)
                 return m_pollBudget && m_host.budgetSpent() ? LoopEnd::Budget : LoopEnd::Stopped;
         }
         if (epochEnd || budget || r.finished) {
-            if (const std::optional<LoopEnd> end = endEpoch(plan, hooks, budget))
-                return *end;
+            if (LoopEnd end{}; endEpoch(plan, hooks, budget, end))
+                return end;
             if (r.finished)
                 return LoopEnd::Completed;
         }

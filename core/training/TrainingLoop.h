@@ -147,8 +147,10 @@ public:
 private:
     LoopEnd diverged(double loss, const Hooks& hooks, bool epochEnd);
     bool checkpoint(double epoch, double loss) { return m_host.checkpoint(epoch, loss, std::string()); }
-    // The end of an epoch at m_pos: its checkpoint (and early stopping); nullopt = go on.
-    std::optional<LoopEnd> endEpoch(const Plan& plan, const Hooks& hooks, bool budget);
+    // The end of an epoch at m_pos: its checkpoint (and early stopping). True when the loop ends here, with @p end. (Not std::optional<LoopEnd>: GCC built that
+    // return value in memory byte by byte and read it back whole, a stalled store every epoch —
+    // half of this function's time in a lock-step toy sweep's replay.)
+    bool endEpoch(const Plan& plan, const Hooks& hooks, bool budget, LoopEnd& end);
 
     LoopHost& m_host;
     bool m_atEpochEnds = true;
