@@ -73,7 +73,7 @@ alignas(64) extern const std::uint64_t kExpTable[256] = {
     0x3c77893b4d91cd9dULL, 0x3fefe7c1819e90d8ULL, 0x3c5305c14160cc89ULL, 0x3feff3c22b8f71f1ULL,
 };
 
-bool gLaneExpVector = false;
+std::atomic<int> gLaneExpVector{0};
 
 } // namespace detail
 
@@ -119,21 +119,31 @@ bool checkVector()
 }
 #endif
 
-bool checkedOnLoad()
+// The check, once per process (the first caller's thread; others wait for it).
+bool vectorised()
 {
+    static const bool ok = [] {
 #if defined(TB_LANE_EXP_VECTOR)
-    detail::gLaneExpVector = checkVector();
+        const bool pass = checkVector();
+#else
+        const bool pass = false;
 #endif
-    return detail::gLaneExpVector;
+        detail::gLaneExpVector.store(pass ? 1 : -1, std::memory_order_relaxed);
+        return pass;
+    }();
+    return ok;
 }
-
-const bool kChecked = checkedOnLoad();
 
 } // namespace
 
+Lanes detail::laneExpFirst(Lanes x)
+{
+    return vectorised() ? laneExp(x) : scalarExp(x);
+}
+
 bool laneExpVectorised()
 {
-    return kChecked && detail::gLaneExpVector;
+    return vectorised();
 }
 
 const char* laneExpPath()

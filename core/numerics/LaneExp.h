@@ -4,6 +4,7 @@
 
 #include "Lanes.h"
 
+#include <atomic>
 #include <cmath>
 #include <cstdint>
 
@@ -17,7 +18,7 @@ namespace tb::num {
 /// performs that sequence in AVX-512, or in two AVX2 registers (same constants, same table, an
 /// fma exactly where glibc's __exp_fma has one) and hands every other lane (0, tiny, huge, ±inf,
 /// NaN) to std::exp. Whether the vector form reproduces this process's std::exp is checked once,
-/// when the library is loaded, on inputs that reach every table entry and both ends of the range;
+/// on first use, on inputs that reach every table entry and both ends of the range;
 /// if any differs (another libm, a build without AVX2 and FMA) every lane goes to std::exp.
 /// tst_smallmlpkernel compares it with std::exp on millions of inputs. Thread-safe.
 ///
@@ -50,9 +51,12 @@ inline constexpr double kC5 = 0x1.1111167a4d017p-7;
 
 extern const std::uint64_t kExpTable[256];
 
-/// Set while the library loads, once its check has passed (LaneExp.cpp); false before that,
-/// which is always right: std::exp's bits are the ones the vector form reproduces.
-extern bool gLaneExpVector;
+/// Whether the vector form passed its check here: 1 yes, −1 no, 0 not checked yet (the first
+/// laneExp() checks, through laneExpFirst(); no process pays for the check that never uses it).
+extern std::atomic<int> gLaneExpVector;
+
+/// laneExp() before the check: runs it once (thread-safe), then computes @p x by its verdict.
+Lanes laneExpFirst(Lanes x);
 
 #if defined(__AVX512F__) && defined(__FMA__)
 #define TB_LANE_EXP_VECTOR 1
@@ -157,10 +161,13 @@ inline Lanes vectorExp(Lanes in)
 
 inline Lanes laneExp(Lanes x)
 {
+    const int verdict = detail::gLaneExpVector.load(std::memory_order_relaxed);
 #if defined(TB_LANE_EXP_VECTOR)
-    if (detail::gLaneExpVector)
+    if (verdict > 0)
         return detail::vectorExp(x);
 #endif
+    if (verdict == 0)
+        return detail::laneExpFirst(x);
     return eachLane(x, [](double v) { return std::exp(v); });
 }
 
